@@ -1,0 +1,68 @@
+/**
+ * `npm start`: the whole service on this machine. Environment: PORT (3000), ADMIN_KEY (generated
+ * and printed when unset), IN_MEMORY=1 for a throwaway database (otherwise data persists in .data/).
+ */
+import { join } from 'node:path';
+import { ensureDemoUser } from './local/demo';
+import { PROJECT_ROOT } from './local/dynamodb-local';
+import { PortInUseError, startLocalStack } from './local/stack';
+
+async function main(): Promise<void> {
+  const inMemory = process.env.IN_MEMORY === '1' || process.env.IN_MEMORY === 'true';
+  const port = process.env.PORT ? Number(process.env.PORT) : 3000;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`PORT must be a port number, got ${process.env.PORT}`);
+    process.exit(1);
+  }
+  if (process.env.ADMIN_KEY !== undefined && process.env.ADMIN_KEY.length < 16) {
+    console.error('ADMIN_KEY must be at least 16 characters');
+    process.exit(1);
+  }
+  console.log(`starting DynamoDB Local (${inMemory ? 'in memory' : 'data in .data/'}) …`);
+  let stack: Awaited<ReturnType<typeof startLocalStack>>;
+  try {
+    stack = await startLocalStack({
+      port,
+      inMemory,
+      ...(process.env.ADMIN_KEY ? { adminKey: process.env.ADMIN_KEY } : {}),
+      env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN' },
+    });
+  } catch (error) {
+    if (error instanceof PortInUseError) {
+      console.error(`error: port ${error.port} is already in use. Stop whatever uses it, or run with PORT=<another port> npm start.`);
+    } else {
+      console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    process.exit(1);
+  }
+  const demo = await ensureDemoUser(stack.url, stack.adminKey, inMemory ? undefined : join(PROJECT_ROOT, '.data', 'demo.json'));
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping …`);
+    await stack.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  console.log(`
+Agent Payment Service running at ${stack.url}
+
+  admin key   ${stack.adminKey}${stack.adminKeyGenerated ? '   (generated; set ADMIN_KEY to choose one)' : ''}
+  demo user   ${demo.id}
+  user key    ${demo.userKey}   (balance starts at 100 USD and 100 USDC)
+
+Try it:
+  export BASE=${stack.url} ADMIN_KEY=${stack.adminKey} USER_KEY=${demo.userKey}
+  curl -s $BASE/health
+  curl -s -X POST $BASE/api/v1/agents/register -H 'content-type: application/json' \\
+       -d '{"name":"my-agent","email":"dev@example.com","website":"https://example.com"}'
+  (then enable it, charge the demo user, … — the README's walkthrough has every step)
+
+Ctrl-C stops everything.`);
+}
+
+void main();

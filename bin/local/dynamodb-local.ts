@@ -1,0 +1,109 @@
+/**
+ * Runs the real DynamoDB Local jar (fetched once by scripts/fetch-dynamodb-local.mjs) as a child
+ * process on a free loopback port, and makes sure it never outlives us.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+
+export const PROJECT_ROOT = join(__dirname, '..', '..');
+const JAR_DIR = join(PROJECT_ROOT, '.cache', 'dynamodb-local');
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function ensureJar(): string {
+  const jar = join(JAR_DIR, 'DynamoDBLocal.jar');
+  if (!existsSync(jar)) {
+    execFileSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'fetch-dynamodb-local.mjs')], { stdio: 'inherit' });
+  }
+  return jar;
+}
+
+function ensureJava(): void {
+  try {
+    execFileSync('java', ['-version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error('DynamoDB Local needs a Java 17+ runtime on PATH (Debian/Ubuntu: apt-get install -y openjdk-17-jre-headless)');
+  }
+}
+
+/** Starts DynamoDB Local: in memory, or persisting under `dataDir`. Resolves once it answers. */
+export async function startDynamoDbLocal(opts: { inMemory: boolean; dataDir?: string }): Promise<DynamoDbLocal> {
+  ensureJava();
+  const jar = ensureJar();
+  const port = await freePort();
+  const args = [
+    `-Djava.library.path=${join(JAR_DIR, 'DynamoDBLocal_lib')}`,
+    '-Xms64m',
+    '-jar',
+    jar,
+    '-port',
+    String(port),
+    '-sharedDb',
+    '-disableTelemetry',
+  ];
+  if (opts.inMemory) args.push('-inMemory');
+  else {
+    const dir = opts.dataDir ?? join(PROJECT_ROOT, '.data', 'dynamodb');
+    mkdirSync(dir, { recursive: true });
+    args.push('-dbPath', dir);
+  }
+  const child: ChildProcess = spawn('java', args, { cwd: JAR_DIR, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  // If this process exits for any reason, take Java with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode}): ${stderr.trim()}`);
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`DynamoDB Local did not start within 60 s: ${stderr.trim()}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  client.destroy();
+
+  return {
+    endpoint,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        process.removeListener('exit', killOnExit);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

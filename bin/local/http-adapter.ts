@@ -1,0 +1,139 @@
+/**
+ * A thin node:http adapter: turns each request into the API Gateway HTTP API (v2) event the
+ * route's Lambda would receive, calls the very same handler, and writes its result back.
+ * Unmatched paths and methods go to the `$default` route, as on API Gateway.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { RouteSpec } from '../../functions/api/routes';
+import type { RouteHandler } from '../../functions/http/handler';
+
+export interface LoadedRoute {
+  spec: RouteSpec;
+  handler: RouteHandler;
+}
+
+interface CompiledRoute extends LoadedRoute {
+  pattern: RegExp;
+  params: string[];
+}
+
+/** API Gateway's own payload limit; the handlers enforce the service's much smaller one. */
+const MAX_PAYLOAD = 10 * 1024 * 1024;
+
+export function createRequestListener(routes: LoadedRoute[]) {
+  const compiled: CompiledRoute[] = [];
+  let fallback: LoadedRoute | undefined;
+  for (const route of routes) {
+    if (route.spec.path === '$default') {
+      fallback = route;
+      continue;
+    }
+    const params: string[] = [];
+    const source = route.spec.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_, name: string) => {
+      params.push(name);
+      return '([^/]+)';
+    });
+    compiled.push({ ...route, pattern: new RegExp(`^${source}$`), params });
+  }
+  if (!fallback) throw new Error('routes need a $default route');
+  const defaultRoute = fallback;
+
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const body = await readBody(req);
+      if (body === undefined) return write(res, { statusCode: 413, body: JSON.stringify({ error: 'request body too large' }) });
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const method = (req.method ?? 'GET').toUpperCase();
+      let chosen: LoadedRoute = defaultRoute;
+      let pathParameters: Record<string, string> | undefined;
+      for (const route of compiled) {
+        const match = route.pattern.exec(url.pathname);
+        if (!match || route.spec.method !== method) continue;
+        chosen = route;
+        pathParameters = Object.fromEntries(route.params.map((name, i) => [name, safeDecode(match[i + 1] ?? '')]));
+        break;
+      }
+      const event = toEvent(req, url, method, body, chosen.spec, pathParameters);
+      write(res, await chosen.handler(event));
+    } catch {
+      write(res, { statusCode: 500, body: JSON.stringify({ error: 'internal error' }) });
+    }
+  };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_PAYLOAD) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  body: string,
+  spec: RouteSpec,
+  pathParameters: Record<string, string> | undefined,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const now = new Date();
+  const routeKey = spec.path === '$default' ? '$default' : `${spec.method} ${spec.path}`;
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ''),
+    headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(pathParameters ? { pathParameters } : {}),
+    ...(body.length > 0 ? { body } : {}),
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+  };
+}
+
+function write(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  res.writeHead(result.statusCode ?? 200, { 'content-type': 'application/json', ...(result.headers as Record<string, string>) });
+  res.end(result.body ?? '');
+}

@@ -1,0 +1,14 @@
+import { parseJsonBody } from '../http/body';
+import { httpHandler } from '../http/handler';
+import { authenticateAdmin } from '../use-cases/auth';
+import { requireIdempotencyKey } from '../use-cases/idempotency';
+import { creditUserBalance } from '../use-cases/users';
+import { creditSchema } from './request.schemas';
+
+/** POST /api/v1/admin/users/{id}/credits — x-admin-key, Idempotency-Key. */
+export const handler = httpHandler(async (req) => {
+  await authenticateAdmin(req);
+  const idempotencyKey = requireIdempotencyKey(req);
+  const body = parseJsonBody(req, creditSchema);
+  return creditUserBalance({ userId: req.params.id, idempotencyKey, ...body });
+});

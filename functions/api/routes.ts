@@ -1,0 +1,34 @@
+/**
+ * Every HTTP route as data. The local adapter (bin/local) serves these, and the CDK stack gives
+ * each its own Lambda with exactly the grants listed here. A handler module exports `handler`.
+ */
+export type TableAccess = 'read' | 'write';
+
+export interface RouteSpec {
+  /** Function name stem and handler file: functions/api/<name>.handler.ts. */
+  name: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'ANY';
+  /** API Gateway route path, `{param}` style; `$default` catches everything unmatched. */
+  path: string;
+  table: readonly TableAccess[];
+  /** Sends withdrawals to the payout queue. */
+  queue?: boolean;
+  /** Reads the admin key secret. */
+  adminSecret?: boolean;
+}
+
+export const ROUTES: readonly RouteSpec[] = [
+  { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', table: ['write'] },
+  { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: ['read', 'write'] },
+  { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: ['read'] },
+  { name: 'get-charge', method: 'GET', path: '/api/v1/agents/charge/{id}', table: ['read'], adminSecret: true },
+  { name: 'get-balance', method: 'GET', path: '/api/v1/agents/balance', table: ['read'] },
+  { name: 'admin-create-user', method: 'POST', path: '/api/v1/admin/users', table: ['write'], adminSecret: true },
+  { name: 'admin-credit-user', method: 'POST', path: '/api/v1/admin/users/{id}/credits', table: ['read', 'write'], adminSecret: true },
+  { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: ['read'], adminSecret: true },
+  { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: ['read', 'write'], adminSecret: true },
+  { name: 'health', method: 'GET', path: '/health', table: ['read'] },
+  { name: 'not-found', method: 'ANY', path: '$default', table: [] },
+];
+
+export const handlerEntry = (route: RouteSpec): string => `functions/api/${route.name}.handler.ts`;

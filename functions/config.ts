@@ -1,0 +1,84 @@
+/**
+ * The one configuration module. It parses `process.env` with zod once, at cold start, and fails
+ * loudly when a value is missing or malformed. Nothing else in the service reads `process.env`.
+ */
+import * as z from 'zod';
+
+const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+
+const schema = z.object({
+  /** DynamoDB table holding every item of the service. */
+  TABLE_NAME: z.string().min(1),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  /** Local endpoint (DynamoDB Local); unset on AWS. */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  /** Plain admin key (local runs and tests). On AWS use ADMIN_KEY_SECRET_ARN instead. */
+  ADMIN_KEY: z.string().min(16).optional(),
+  /** Secrets Manager secret holding the admin key (AWS). */
+  ADMIN_KEY_SECRET_ARN: z.string().min(1).optional(),
+  /** How long an auth lookup may be served from the container's memory. At most 30 s. */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(30_000).default(30_000),
+  /** Largest amount accepted in one charge, credit or withdrawal, in currency units. */
+  MAX_AMOUNT: z.coerce.number().int().positive().max(1_000_000_000).default(1_000_000),
+  /** Write shards of each agent's earned balance (see docs/data-model.md). */
+  BALANCE_SHARDS: z.coerce.number().int().min(1).max(64).default(8),
+  /** Idempotency records live this long. */
+  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
+  /** Attempts for a transaction that DynamoDB cancels with TransactionConflict. */
+  TRANSACTION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
+  /** Largest accepted request body, bytes. */
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024),
+  /** SQS queue the withdrawals travel on to the payout worker. */
+  PAYOUT_QUEUE_URL: z.string().min(1).optional(),
+  /** Local SQS endpoint; unset on AWS. */
+  SQS_ENDPOINT: z.url().optional(),
+  /** Receives before SQS moves a payout message to the dead-letter queue (mirrors the CDK redrive policy). */
+  PAYOUT_MAX_RECEIVES: z.coerce.number().int().min(1).default(5),
+  /** Reconciler: re-send PENDING payouts older than this; re-check PROCESSING ones older than this. */
+  RECONCILE_PENDING_AFTER_SECONDS: z.coerce.number().int().min(1).default(120),
+  RECONCILE_PROCESSING_AFTER_SECONDS: z.coerce.number().int().min(1).default(300),
+  /** Solana: RPC endpoint, USDC mint, and the platform hot wallet (secret key, base58 or JSON
+   * byte array) given directly (local) or as a Secrets Manager ARN (AWS). */
+  SOLANA_RPC_URL: z.url().optional(),
+  USDC_MINT: z.string().min(32).max(44).optional(),
+  SOLANA_HOT_WALLET_SECRET: z.string().min(1).optional(),
+  SOLANA_HOT_WALLET_SECRET_ARN: z.string().min(1).optional(),
+  SOLANA_COMMITMENT: z.enum(['processed', 'confirmed', 'finalized']).default('confirmed'),
+  /** PayPal Payouts API: base URL (sandbox, live, or the local sandbox) and OAuth2 client
+   * credentials given directly (local) or as a Secrets Manager ARN holding {clientId, clientSecret}. */
+  PAYPAL_BASE_URL: z.url().optional(),
+  PAYPAL_CLIENT_ID: z.string().min(1).optional(),
+  PAYPAL_CLIENT_SECRET: z.string().min(1).optional(),
+  PAYPAL_CREDENTIALS_SECRET_ARN: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  /** Stage name, for logs and metrics. */
+  STAGE: z.string().default('local'),
+  /** Local runs: AWS SDK needs some credentials even for DynamoDB Local. */
+  LOCAL: bool.default(false),
+});
+
+export type Config = z.infer<typeof schema>;
+
+let cached: Config | undefined;
+
+/** The parsed configuration (parsed on first use, then cached for the container's life). */
+export function config(): Config {
+  if (!cached) {
+    const parsed = schema.safeParse(process.env);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      throw new Error(`invalid configuration: ${problems}`);
+    }
+    cached = parsed.data;
+  }
+  return cached;
+}
+
+/** Tests and the local runner set the environment, then call this to re-read it. */
+export function resetConfig(): void {
+  cached = undefined;
+}

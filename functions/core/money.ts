@@ -1,0 +1,71 @@
+/**
+ * Exact money. Inside the service an amount is an integer count of the currency's minor unit
+ * (USD cents, micro-USDC). Outside it is a decimal JSON number. Input is parsed from the JSON
+ * literal's own text, so `1.005` USD is rejected instead of being rounded by a float parse.
+ */
+export const CURRENCIES = ['USD', 'USDC'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+/** Decimal places of each currency's minor unit. */
+export const DECIMALS: Readonly<Record<Currency, number>> = { USD: 2, USDC: 6 };
+
+/** An integer number of minor units; always a safe integer. */
+export type Minor = number;
+
+export class AmountError extends Error {}
+
+const JSON_NUMBER = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+export function isCurrency(value: unknown): value is Currency {
+  return typeof value === 'string' && (CURRENCIES as readonly string[]).includes(value);
+}
+
+/**
+ * Parses the text of a JSON number into minor units of `currency`.
+ * Rejects (never rounds) zero, negatives, more decimals than the currency has, and amounts
+ * above `maxMinor`. Exponent notation is read exactly (`1e2` is 100).
+ */
+export function parseAmount(literal: string, currency: Currency, maxMinor: Minor, field = 'amount'): Minor {
+  const m = JSON_NUMBER.exec(literal.trim());
+  if (!m) throw new AmountError(`${field} must be a number`);
+  const [, sign, intPart = '', frac = '', expText] = m;
+  let digits = (intPart + frac).replace(/^0+/, '');
+  let scale = frac.length - Number(expText ?? '0');
+  if (digits === '') throw new AmountError(`${field} must be greater than 0`);
+  if (sign === '-') throw new AmountError(`${field} must be greater than 0`);
+  // Trailing zeros carry no value: 1.50 has the same precision as 1.5.
+  while (digits.endsWith('0') && scale > 0) {
+    digits = digits.slice(0, -1);
+    scale -= 1;
+  }
+  const decimals = DECIMALS[currency];
+  if (scale > decimals) {
+    throw new AmountError(`${field} has more than ${decimals} decimal places for ${currency}`);
+  }
+  // digits × 10^(decimals − scale); a huge exponent is already far above any maximum.
+  const shift = decimals - scale;
+  if (digits.length + shift > String(maxMinor).length + 1) throw tooLarge(field, maxMinor, currency);
+  const minor = BigInt(digits) * 10n ** BigInt(shift);
+  if (minor > BigInt(maxMinor)) throw tooLarge(field, maxMinor, currency);
+  return Number(minor);
+}
+
+function tooLarge(field: string, maxMinor: Minor, currency: Currency): AmountError {
+  return new AmountError(`${field} must not exceed ${formatAmount(maxMinor, currency)}`);
+}
+
+/** Minor units → canonical decimal text (`150` USD → `"1.5"`, `20000000` USDC → `"20"`). */
+export function formatAmount(minor: Minor, currency: Currency): string {
+  if (!Number.isSafeInteger(minor)) throw new RangeError(`not an exact minor amount: ${minor}`);
+  const decimals = DECIMALS[currency];
+  const negative = minor < 0;
+  const text = String(Math.abs(minor)).padStart(decimals + 1, '0');
+  const whole = text.slice(0, text.length - decimals);
+  const frac = text.slice(text.length - decimals).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
+}
+
+/** Whole currency units → minor units (configuration values such as the 1.00 withdrawal minimum). */
+export function unitsToMinor(units: number, currency: Currency): Minor {
+  return parseAmount(String(units), currency, Number.MAX_SAFE_INTEGER);
+}

@@ -1,0 +1,29 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ApiError } from '../core/errors';
+import { logger } from './logger';
+import { errorResponse } from './response';
+
+/**
+ * The one place errors become HTTP responses: an ApiError keeps its status and public message;
+ * anything else is a 500 with a generic message and its cause logged (never sent).
+ */
+export function errorMapper(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  return {
+    onError: async (request) => {
+      const error = request.error;
+      if (error instanceof ApiError) {
+        if (error.statusCode >= 500) logger().warn('service busy', { error: error.name, cause: describe(error.cause) });
+        request.response = errorResponse(error.statusCode, error.message, { ...error.headers });
+        return;
+      }
+      logger().error('unhandled error', { error: describe(error), route: request.event?.routeKey });
+      request.response = errorResponse(500, 'internal error');
+    },
+  };
+}
+
+function describe(error: unknown): Record<string, unknown> | string {
+  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
+  return String(error);
+}

@@ -1,0 +1,33 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+
+/** The parts of an API Gateway HTTP API (v2) event a use case may see. */
+export interface HttpRequest {
+  method: string;
+  path: string;
+  /** Lower-cased header names (API Gateway v2 already lower-cases them). */
+  headers: Readonly<Record<string, string | undefined>>;
+  query: Readonly<Record<string, string | undefined>>;
+  params: Readonly<Record<string, string | undefined>>;
+  body: string | undefined;
+  requestId: string;
+}
+
+export function toRequest(event: APIGatewayProxyEventV2): HttpRequest {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
+  const body =
+    event.body === undefined || event.body === null
+      ? undefined
+      : event.isBase64Encoded
+        ? Buffer.from(event.body, 'base64').toString('utf8')
+        : event.body;
+  return {
+    method: event.requestContext?.http?.method ?? 'GET',
+    path: event.rawPath ?? event.requestContext?.http?.path ?? '/',
+    headers,
+    query: event.queryStringParameters ?? {},
+    params: event.pathParameters ?? {},
+    body,
+    requestId: event.requestContext?.requestId ?? '',
+  };
+}

@@ -1,0 +1,50 @@
+import { isLosslessNumber, type LosslessNumber } from 'lossless-json';
+import * as z from 'zod';
+import { ValidationError } from '../core/errors';
+
+/** Human message for the first zod issue, naming the field: "currency must be one of USD, USDC". */
+export function describeIssue(issue: z.core.$ZodIssue): string {
+  const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return `unknown field: ${issue.keys.join(', ')}`;
+    case 'invalid_type':
+      return issue.input === undefined ? `${field} is required` : `${field} must be ${article(issue.expected)}`;
+    case 'invalid_value':
+      return `${field} must be one of ${issue.values.map(String).join(', ')}`;
+    case 'too_big':
+      if (issue.origin === 'string') return `${field} must be at most ${issue.maximum} characters`;
+      break;
+    case 'too_small':
+      if (issue.origin === 'string') {
+        return issue.minimum === 1 ? `${field} must not be empty` : `${field} must be at least ${issue.minimum} characters`;
+      }
+      break;
+    case 'invalid_format':
+      if (issue.format === 'email') return `${field} must be a valid email address`;
+      if (issue.format === 'url') return `${field} must be a valid http(s) URL`;
+      break;
+  }
+  // Schemas give their own messages in the form "must be …".
+  return `${field} ${issue.message}`;
+}
+
+function article(expected: string): string {
+  if (expected === 'object') return 'a JSON object';
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+/** Validates with a schema built once at module scope; the first problem becomes a 400. */
+export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const parsed = schema.safeParse(input, { reportInput: true });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ValidationError(issue ? describeIssue(issue) : 'invalid request');
+  }
+  return parsed.data;
+}
+
+/** A JSON number kept as its literal text (see http/body.ts), e.g. "1.50". */
+export const amountLiteral = z
+  .custom<LosslessNumber>((v) => isLosslessNumber(v), { message: 'must be a number' })
+  .transform((v) => v.value);

@@ -1,0 +1,125 @@
+/**
+ * Agents. The agent item is keyed by the SHA-256 of the agent's key so authentication is one
+ * strongly consistent read; GSI1 finds the same item by agentId (admin API, console).
+ * Operators enable an agent by setting `enabled` to true on this item (README, "Operating").
+ */
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { db } from './client';
+import { GSI1, keys } from './table';
+import { ConditionFailedError, transactWrite } from './transact';
+
+export interface Agent {
+  id: string;
+  name: string;
+  email: string;
+  website: string;
+  enabled: boolean;
+  createdAt: string;
+}
+
+export class AgentNameTakenError extends Error {
+  constructor() {
+    super('agent name taken');
+    this.name = 'AgentNameTakenError';
+  }
+}
+
+/** Creates a disabled agent and reserves its name (case-insensitively) in one transaction. */
+export async function createAgent(agent: Agent, keyHash: string): Promise<void> {
+  const table = config().TABLE_NAME;
+  try {
+    await transactWrite([
+      {
+        Put: {
+          TableName: table,
+          Item: { ...keys.agentName(agent.name), type: 'AgentName', agentId: agent.id },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      {
+        Put: {
+          TableName: table,
+          Item: { ...keys.agent(keyHash), ...keys.agentIndex(agent.id), type: 'Agent', ...agentAttributes(agent) },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    ]);
+  } catch (error) {
+    if (error instanceof ConditionFailedError && error.failed.includes(0)) throw new AgentNameTakenError();
+    throw error;
+  }
+}
+
+export async function findAgentByKeyHash(keyHash: string): Promise<Agent | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.agent(keyHash), ConsistentRead: true }));
+  return out.Item ? toAgent(out.Item) : undefined;
+}
+
+/** Finds the agent item's primary key by agentId through GSI1. */
+async function findAgentKeyById(agentId: string): Promise<{ PK: string; SK: string } | undefined> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK = :sk',
+      ExpressionAttributeValues: { ':pk': keys.agentIndex(agentId).GSI1PK, ':sk': 'AGENT' },
+      Limit: 1,
+    }),
+  );
+  const item = out.Items?.[0];
+  return item ? { PK: String(item.PK), SK: String(item.SK) } : undefined;
+}
+
+export async function findAgentById(agentId: string): Promise<Agent | undefined> {
+  const key = await findAgentKeyById(agentId);
+  if (!key) return undefined;
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
+  return out.Item ? toAgent(out.Item) : undefined;
+}
+
+/** Sets `enabled`; undefined when no such agent. */
+export async function setAgentEnabled(agentId: string, enabled: boolean): Promise<Agent | undefined> {
+  const key = await findAgentKeyById(agentId);
+  if (!key) return undefined;
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: key,
+        UpdateExpression: 'SET enabled = :enabled',
+        // The index entry may outlive the item for a moment; never create a half item.
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':enabled': enabled },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes ? toAgent(out.Attributes) : undefined;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+function agentAttributes(agent: Agent) {
+  return {
+    agentId: agent.id,
+    name: agent.name,
+    email: agent.email,
+    website: agent.website,
+    enabled: agent.enabled,
+    createdAt: agent.createdAt,
+  };
+}
+
+export function toAgent(item: Record<string, unknown>): Agent {
+  return {
+    id: String(item.agentId),
+    name: String(item.name),
+    email: String(item.email),
+    website: String(item.website),
+    // Operators edit this in the console: accept a boolean, and nothing else, as enabled.
+    enabled: item.enabled === true,
+    createdAt: String(item.createdAt),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * An agent's earned balance is write-sharded: each charge credits one of BALANCE_SHARDS items
+ * (picked at random), so no single item takes every payment of a busy agent (one item sustains
+ * ~500 transactional writes/s, fewer under conflict). Reads sum the shards with one
+ * BatchGetItem. Each shard also counts the agent's charges, which gives the charge list its
+ * `total` without a per-agent hot counter or a count query. See docs/data-model.md.
+ */
+import { config } from '../config';
+import { CURRENCIES, type Currency, type Minor } from '../core/money';
+import { batchGetConsistent } from './batch-get';
+import { keys } from './table';
+import type { TransactItem } from './transact';
+import { type Balances, zeroBalances } from './user.repository';
+
+export interface ShardState {
+  shard: number;
+  balances: Balances;
+  charges: number;
+}
+
+export interface AgentLedger {
+  balances: Balances;
+  charges: number;
+  shards: ShardState[];
+}
+
+export const randomShard = (): number => Math.floor(Math.random() * config().BALANCE_SHARDS);
+
+/** Update that credits `amount` (may be 0) to one shard and counts one more charge. */
+export function shardCredit(agentId: string, shard: number, currency: Currency, amount: Minor, countCharge: boolean): TransactItem {
+  const names: Record<string, string> = { '#cur': currency };
+  const values: Record<string, number> = { ':amount': amount };
+  let update = 'ADD #cur :amount';
+  if (countCharge) {
+    update += ', charges :one';
+    values[':one'] = 1;
+  }
+  return {
+    Update: {
+      TableName: config().TABLE_NAME,
+      Key: keys.agentBalanceShard(agentId, shard),
+      UpdateExpression: `${update} SET agentId = if_not_exists(agentId, :agentId), #type = if_not_exists(#type, :type)`,
+      ExpressionAttributeNames: { ...names, '#type': 'type' },
+      ExpressionAttributeValues: { ...values, ':agentId': agentId, ':type': 'AgentBalanceShard' } as Record<string, unknown>,
+    },
+  };
+}
+
+/** Conditional debit of one shard: succeeds only while the shard still holds `amount`. */
+export function shardDebit(agentId: string, shard: number, currency: Currency, amount: Minor): TransactItem {
+  return {
+    Update: {
+      TableName: config().TABLE_NAME,
+      Key: keys.agentBalanceShard(agentId, shard),
+      UpdateExpression: 'ADD #cur :neg',
+      ConditionExpression: '#cur >= :amount',
+      ExpressionAttributeNames: { '#cur': currency },
+      ExpressionAttributeValues: { ':neg': -amount, ':amount': amount },
+    },
+  };
+}
+
+/** Sums every shard of an agent (strongly consistent, one BatchGetItem). */
+export async function readAgentLedger(agentId: string): Promise<AgentLedger> {
+  const shardKeys = Array.from({ length: config().BALANCE_SHARDS }, (_, i) => keys.agentBalanceShard(agentId, i));
+  const shards: ShardState[] = (await batchGetConsistent(shardKeys)).map((item) => {
+    const balances = zeroBalances();
+    for (const c of CURRENCIES) balances[c] = typeof item[c] === 'number' ? (item[c] as number) : 0;
+    const shard = Number(String(item.PK).split('#').pop());
+    return { shard, balances, charges: typeof item.charges === 'number' ? item.charges : 0 };
+  });
+  const balances = zeroBalances();
+  let charges = 0;
+  for (const s of shards) {
+    for (const c of CURRENCIES) balances[c] += s.balances[c];
+    charges += s.charges;
+  }
+  shards.sort((a, b) => a.shard - b.shard);
+  return { balances, charges, shards };
+}
+
+/**
+ * Plans a debit of `amount` across shards, largest first, as conditional updates. Undefined
+ * when the shards together hold too little. Shards only grow between the read and the write
+ * (charges credit them; only the single in-flight payout debits), so the conditions hold unless
+ * something else debited, in which case the transaction fails and nothing moves.
+ */
+export function planShardDebit(agentId: string, ledger: AgentLedger, currency: Currency, amount: Minor): TransactItem[] | undefined {
+  if (ledger.balances[currency] < amount) return undefined;
+  const items: TransactItem[] = [];
+  let left = amount;
+  for (const s of [...ledger.shards].sort((a, b) => b.balances[currency] - a.balances[currency])) {
+    if (left === 0) break;
+    const take = Math.min(left, s.balances[currency]);
+    if (take <= 0) continue;
+    items.push(shardDebit(agentId, s.shard, currency, take));
+    left -= take;
+  }
+  return left === 0 ? items : undefined;
+}

@@ -1,0 +1,193 @@
+/**
+ * Charges. A successful charge is ONE TransactWriteItems of four items:
+ *   0. the user's balance debited (condition: enough funds),
+ *   1. one shard of the agent's earned balance credited (and its charge count bumped),
+ *   2. the charge written,
+ *   3. the idempotency record written.
+ * A charge refused for funds keeps a FAILED record, written with its idempotency record.
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { InsufficientFundsError } from '../core/errors';
+import type { Currency, Minor } from '../core/money';
+import { shardCredit } from './balance.repository';
+import { db } from './client';
+import { type IdempotencyRecord, idempotencyPut } from './idempotency.repository';
+import { GSI1, keys } from './table';
+import { ConditionFailedError, transactWrite } from './transact';
+
+export type ChargeStatus = 'PENDING' | 'SUCCESS' | 'FAILED' | 'EXPIRED';
+
+export interface Charge {
+  id: string;
+  agentId: string;
+  userId: string;
+  idempotencyKey: string;
+  amount: Minor;
+  currency: Currency;
+  description: string;
+  status: ChargeStatus;
+  createdAt: string;
+}
+
+export interface IdempotencyWrite {
+  scope: string;
+  key: string;
+  record: IdempotencyRecord;
+}
+
+/** Thrown when the idempotency record already existed: the old record is attached. */
+export class IdempotencyRecordExistsError extends Error {
+  constructor(readonly existing: Record<string, unknown> | undefined) {
+    super('idempotency record exists');
+    this.name = 'IdempotencyRecordExistsError';
+  }
+}
+
+const USER_DEBIT = 0;
+const SUCCESS_IDEMPOTENCY = 3;
+const FAILED_IDEMPOTENCY = 2;
+
+/** Commits a SUCCESS charge. Throws InsufficientFundsError or IdempotencyRecordExistsError. */
+export async function commitCharge(charge: Charge, shard: number, idem: IdempotencyWrite, now: Date): Promise<void> {
+  const table = config().TABLE_NAME;
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: table,
+          Key: keys.user(charge.userId),
+          UpdateExpression: 'ADD #cur :neg',
+          // Enough funds in the charge's own currency; a missing attribute means zero.
+          ConditionExpression: 'attribute_exists(PK) AND #cur >= :amount',
+          ExpressionAttributeNames: { '#cur': charge.currency },
+          ExpressionAttributeValues: { ':neg': -charge.amount, ':amount': charge.amount },
+        },
+      },
+      shardCredit(charge.agentId, shard, charge.currency, charge.amount, true),
+      chargePut(charge),
+      idempotencyPut(idem.scope, idem.key, idem.record, now),
+    ]);
+  } catch (error) {
+    if (error instanceof ConditionFailedError) {
+      // A replay wins over a funds check: the first request's answer is the answer.
+      if (error.failed.includes(SUCCESS_IDEMPOTENCY)) {
+        throw new IdempotencyRecordExistsError(error.oldItems.get(SUCCESS_IDEMPOTENCY));
+      }
+      if (error.failed.includes(USER_DEBIT)) throw new InsufficientFundsError();
+    }
+    throw error;
+  }
+}
+
+/** Keeps a FAILED charge (funds refused) with its idempotency record; moves no money. */
+export async function recordFailedCharge(charge: Charge, shard: number, idem: IdempotencyWrite, now: Date): Promise<void> {
+  try {
+    await transactWrite([
+      shardCredit(charge.agentId, shard, charge.currency, 0, true),
+      chargePut(charge),
+      idempotencyPut(idem.scope, idem.key, idem.record, now),
+    ]);
+  } catch (error) {
+    if (error instanceof ConditionFailedError && error.failed.includes(FAILED_IDEMPOTENCY)) {
+      throw new IdempotencyRecordExistsError(error.oldItems.get(FAILED_IDEMPOTENCY));
+    }
+    throw error;
+  }
+}
+
+function chargePut(charge: Charge) {
+  return {
+    Put: {
+      TableName: config().TABLE_NAME,
+      Item: { ...keys.charge(charge.agentId, charge.id), ...keys.chargeIndex(charge.id), type: 'Charge', ...charge },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** One agent's charge; undefined for an unknown id or another agent's charge. */
+export async function getCharge(agentId: string, chargeId: string): Promise<Charge | undefined> {
+  const out = await db().send(
+    new GetCommand({ TableName: config().TABLE_NAME, Key: keys.charge(agentId, chargeId), ConsistentRead: true }),
+  );
+  return out.Item ? toCharge(out.Item) : undefined;
+}
+
+/** Any agent's charge by id (admin reads), through GSI1. */
+export async function getChargeById(chargeId: string): Promise<Charge | undefined> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.chargeIndex(chargeId).GSI1PK },
+      Limit: 1,
+    }),
+  );
+  const item = out.Items?.[0];
+  return item ? toCharge(item) : undefined;
+}
+
+export interface ChargePage {
+  charges: Charge[];
+  /** Id of the last charge returned when more may follow. */
+  lastId: string | undefined;
+}
+
+/**
+ * A page of an agent's charges, newest first. `after` continues from a cursor (one query).
+ * Otherwise `skip` charges are passed over with keys-only queries, so a deep page reads only
+ * keys of what it skips, never whole items.
+ */
+export async function listCharges(agentId: string, opts: { limit: number; skip: number; after?: string }): Promise<ChargePage> {
+  const table = config().TABLE_NAME;
+  const pk = keys.chargePartition(agentId);
+  let start: Record<string, unknown> | undefined = opts.after ? { PK: pk, SK: opts.after } : undefined;
+  let toSkip = opts.after ? 0 : opts.skip;
+  while (toSkip > 0) {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ProjectionExpression: 'PK, SK',
+        ScanIndexForward: false,
+        Limit: toSkip,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    toSkip -= out.Items?.length ?? 0;
+    // No LastEvaluatedKey: the partition ended inside (or exactly at the end of) the skip.
+    if (!out.LastEvaluatedKey) return { charges: [], lastId: undefined };
+    start = out.LastEvaluatedKey;
+  }
+  const out = await db().send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      Limit: opts.limit,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  const charges = (out.Items ?? []).map(toCharge);
+  const last = charges[charges.length - 1];
+  return { charges, lastId: out.LastEvaluatedKey && last ? last.id : undefined };
+}
+
+export function toCharge(item: Record<string, unknown>): Charge {
+  return {
+    id: String(item.id),
+    agentId: String(item.agentId),
+    userId: String(item.userId),
+    idempotencyKey: String(item.idempotencyKey),
+    amount: Number(item.amount),
+    currency: item.currency as Currency,
+    description: String(item.description ?? ''),
+    status: item.status as ChargeStatus,
+    createdAt: String(item.createdAt),
+  };
+}

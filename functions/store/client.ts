@@ -1,0 +1,52 @@
+/**
+ * DynamoDB clients: one per container, built on first use, keep-alive on. Every request is
+ * counted by command name so benchmarks and tests can prove how many round trips an operation
+ * costs (the counter is a plain in-memory map; it costs nothing measurable).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+
+const counts = new Map<string, number>();
+
+let doc: DynamoDBDocumentClient | undefined;
+
+/** The shared document client. */
+export function db(): DynamoDBDocumentClient {
+  if (!doc) {
+    const cfg = config();
+    const raw = new DynamoDBClient({
+      region: cfg.AWS_REGION,
+      ...(cfg.DYNAMODB_ENDPOINT ? { endpoint: cfg.DYNAMODB_ENDPOINT } : {}),
+      // DynamoDB Local accepts any credentials but the SDK insists on having some.
+      ...(cfg.LOCAL ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+      maxAttempts: 4,
+      requestHandler: { httpAgent: { keepAlive: true }, httpsAgent: { keepAlive: true }, requestTimeout: 5_000 },
+    });
+    raw.middlewareStack.add(
+      (next, context) => (args) => {
+        const name = context.commandName ?? 'unknown';
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+        return next(args);
+      },
+      { step: 'initialize', name: 'countRequests' },
+    );
+    doc = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  }
+  return doc;
+}
+
+/** Requests sent since the last reset, by command name (e.g. `TransactWriteItemsCommand`). */
+export function dynamoRequestCounts(): Record<string, number> {
+  return Object.fromEntries(counts);
+}
+
+export function resetDynamoRequestCounts(): void {
+  counts.clear();
+}
+
+/** Drops the client so the next call re-reads configuration (local runner and tests only). */
+export function resetDbClient(): void {
+  doc?.destroy();
+  doc = undefined;
+}

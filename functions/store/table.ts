@@ -1,0 +1,38 @@
+/**
+ * The single table's shape and every key builder. Shared by the repositories, the local runner
+ * (which creates the table) and the CDK stack (which declares it), so the three cannot drift.
+ * Item layout and why: docs/data-model.md.
+ */
+export const TABLE_KEYS = { partitionKey: 'PK', sortKey: 'SK' } as const;
+export const GSI1 = { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' } as const;
+/** TTL attribute (epoch seconds) on idempotency records. */
+export const TTL_ATTRIBUTE = 'ttl';
+
+export const keys = {
+  /** The agent item: operators flip `enabled` here. Keyed by the hash of the agent's key. */
+  agent: (keyHash: string) => ({ PK: `AGENTKEY#${keyHash}`, SK: 'AGENT' }),
+  /** GSI1 entry that finds an agent item by agentId. */
+  agentIndex: (agentId: string) => ({ GSI1PK: `AGENT#${agentId}`, GSI1SK: 'AGENT' }),
+  /** Reserves an agent name, case-insensitively. */
+  agentName: (name: string) => ({ PK: `AGENTNAME#${name.toLowerCase()}`, SK: 'AGENTNAME' }),
+  /** One write shard of an agent's earned balance and charge count. */
+  agentBalanceShard: (agentId: string, shard: number) => ({ PK: `AGENTBAL#${agentId}#${shard}`, SK: 'BAL' }),
+  user: (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' }),
+  userKey: (keyHash: string) => ({ PK: `USERKEY#${keyHash}`, SK: 'USERKEY' }),
+  /** Append-only record of each admin credit (the audit's source of money in). */
+  credit: (userId: string, recordId: string) => ({ PK: `CREDITS#${userId}`, SK: recordId }),
+  /** All charges of one agent live in one partition, sorted by id (= creation order). */
+  charge: (agentId: string, chargeId: string) => ({ PK: `CHARGES#${agentId}`, SK: chargeId }),
+  chargePartition: (agentId: string) => `CHARGES#${agentId}`,
+  /** GSI1 entry that finds a charge by id alone (admin reads). */
+  chargeIndex: (chargeId: string) => ({ GSI1PK: `CHARGE#${chargeId}`, GSI1SK: 'CHARGE' }),
+  /** All payouts of one agent, sorted by id (= creation order). */
+  payout: (agentId: string, payoutId: string) => ({ PK: `PAYOUTS#${agentId}`, SK: payoutId }),
+  payoutPartition: (agentId: string) => `PAYOUTS#${agentId}`,
+  /** GSI1 entry that finds a payout by id alone. */
+  payoutIndex: (payoutId: string) => ({ GSI1PK: `PAYOUT#${payoutId}`, GSI1SK: 'PAYOUT' }),
+  /** The agent's single in-flight payout lock (exists while a payout is PENDING/PROCESSING). */
+  payoutLock: (agentId: string) => ({ PK: `PAYOUTLOCK#${agentId}`, SK: 'LOCK' }),
+  idempotency: (scope: string, key: string) => ({ PK: `IDEM#${scope}#${key}`, SK: 'IDEM' }),
+  health: () => ({ PK: 'HEALTH', SK: 'HEALTH' }),
+} as const;

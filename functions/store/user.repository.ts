@@ -1,0 +1,109 @@
+/**
+ * Users and their prepaid balances. A user's balances live on the user item, one numeric
+ * attribute per currency in minor units; every debit is a conditional update on that item.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { newRecordId } from '../core/ids';
+import { CURRENCIES, type Currency, type Minor } from '../core/money';
+import { db } from './client';
+import { type IdempotencyRecord, idempotencyPut } from './idempotency.repository';
+import { keys } from './table';
+import { type TransactItem, transactWrite } from './transact';
+
+export type Balances = Record<Currency, Minor>;
+
+export interface User {
+  id: string;
+  balances: Balances;
+  createdAt: string;
+}
+
+export const zeroBalances = (): Balances => ({ USD: 0, USDC: 0 });
+
+export async function createUser(userId: string, keyHash: string, now: Date): Promise<User> {
+  const table = config().TABLE_NAME;
+  const user: User = { id: userId, balances: zeroBalances(), createdAt: now.toISOString() };
+  await transactWrite([
+    {
+      Put: {
+        TableName: table,
+        Item: { ...keys.user(userId), type: 'User', userId, ...user.balances, createdAt: user.createdAt },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: table,
+        Item: { ...keys.userKey(keyHash), type: 'UserKey', userId },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ]);
+  return user;
+}
+
+export async function getUser(userId: string): Promise<User | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.user(userId), ConsistentRead: true }));
+  return out.Item ? toUser(out.Item) : undefined;
+}
+
+export class UserNotFoundError extends Error {
+  constructor() {
+    super('user not found');
+    this.name = 'UserNotFoundError';
+  }
+}
+
+/**
+ * Credits a user (admin top-up) with its idempotency record and an append-only credit record
+ * (the ledger audit's "money in") in one transaction. Index 0 is the user, 2 the idempotency Put.
+ */
+export async function creditUser(
+  userId: string,
+  expected: Balances,
+  amount: Minor,
+  currency: Currency,
+  idempotency: { scope: string; key: string; record: IdempotencyRecord },
+  now: Date,
+): Promise<void> {
+  const table = config().TABLE_NAME;
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: table,
+        Key: keys.user(userId),
+        UpdateExpression: 'ADD #cur :amount',
+        // Optimistic check: the balances are still the ones the caller read, so the balances it
+        // answers with (and stores for replays) are exactly the balances after this credit.
+        ConditionExpression: 'attribute_exists(PK) AND USD = :usd AND USDC = :usdc',
+        ExpressionAttributeNames: { '#cur': currency },
+        ExpressionAttributeValues: { ':amount': amount, ':usd': expected.USD, ':usdc': expected.USDC },
+      },
+    },
+    {
+      Put: {
+        TableName: table,
+        Item: {
+          ...keys.credit(userId, newRecordId()),
+          type: 'Credit',
+          userId,
+          amount,
+          currency,
+          idempotencyKey: idempotency.key,
+          createdAt: now.toISOString(),
+        },
+      },
+    },
+    idempotencyPut(idempotency.scope, idempotency.key, idempotency.record, now),
+  ];
+  await transactWrite(items);
+}
+
+export const CREDIT_IDEMPOTENCY_INDEX = 2;
+
+export function toUser(item: Record<string, unknown>): User {
+  const balances = zeroBalances();
+  for (const c of CURRENCIES) balances[c] = typeof item[c] === 'number' ? (item[c] as number) : 0;
+  return { id: String(item.userId), balances, createdAt: String(item.createdAt) };
+}

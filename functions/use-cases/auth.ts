@@ -1,0 +1,102 @@
+/**
+ * Authentication. Keys arrive in headers, are shape-checked, hashed, and looked up by hash.
+ * Results are cached in the container for at most AUTH_CACHE_TTL_MS (≤ 30 s); "unknown" and
+ * "disabled" answers for at most 5 s. So disabling an agent takes effect within 30 s, enabling
+ * within 5 s.
+ * A key never reaches a log line or an error message.
+ */
+import { config } from '../config';
+import { UnauthorizedError } from '../core/errors';
+import { AGENT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual, USER_KEY_PREFIX } from '../core/keys';
+import { TtlCache } from '../core/ttl-cache';
+import type { HttpRequest } from '../http/request';
+import type { Agent } from '../store/agent.repository';
+import { lookupCredentials } from '../store/credentials.repository';
+import { adminKey } from './admin-key';
+
+/** Public messages, per endpoint, exactly as the spec and DESIGN §3 give them. */
+export const AUTH_MESSAGES = {
+  createCharge: 'invalid or disabled agent key',
+  listCharges: 'invalid or disabled agent key',
+  getCharge: 'invalid agent key',
+  withdraw: 'invalid agent',
+  listWithdrawals: 'invalid agent',
+  balance: 'invalid or disabled agent key',
+  user: 'invalid user key',
+  admin: 'invalid admin key',
+} as const;
+
+type CachedAgent = { agent: Agent | null };
+type CachedUser = { userId: string | null };
+
+const NEGATIVE_TTL_MS = 5_000;
+
+let agentCache: TtlCache<CachedAgent> | undefined;
+let userCache: TtlCache<CachedUser> | undefined;
+
+function caches() {
+  if (!agentCache || !userCache) {
+    agentCache = new TtlCache<CachedAgent>(config().AUTH_CACHE_TTL_MS);
+    userCache = new TtlCache<CachedUser>(config().AUTH_CACHE_TTL_MS);
+  }
+  return { agents: agentCache, users: userCache };
+}
+
+/** Forget every cached answer: the container that flips `enabled` sees it at once. */
+export function clearAuthCache(): void {
+  agentCache = undefined;
+  userCache = undefined;
+}
+
+export interface ChargeParties {
+  agent: Agent;
+  userId: string;
+}
+
+/**
+ * Resolves an agent key and, optionally, a user key. Cold caches cost one BatchGetItem for both.
+ * The agent is checked first: a bad agent key is reported even when the user key is bad too.
+ */
+export async function authenticate(req: HttpRequest, agentMessage: string, withUser: false): Promise<{ agent: Agent }>;
+export async function authenticate(req: HttpRequest, agentMessage: string, withUser: true): Promise<ChargeParties>;
+export async function authenticate(req: HttpRequest, agentMessage: string, withUser: boolean): Promise<{ agent: Agent; userId?: string }> {
+  const agentKey = req.headers['x-agent-key'];
+  if (!looksLikeKey(agentKey, AGENT_KEY_PREFIX)) throw new UnauthorizedError(agentMessage);
+  const userKey = req.headers['x-user-key'];
+  const userKeyOk = looksLikeKey(userKey, USER_KEY_PREFIX);
+
+  const { agents, users } = caches();
+  const agentHash = hashKey(agentKey);
+  const userHash = withUser && userKeyOk ? hashKey(userKey) : undefined;
+  let cachedAgent = agents.get(agentHash);
+  let cachedUser = userHash ? users.get(userHash) : undefined;
+
+  const needAgent = !cachedAgent;
+  const needUser = userHash !== undefined && !cachedUser;
+  if (needAgent || needUser) {
+    const found = await lookupCredentials({
+      ...(needAgent ? { agentKeyHash: agentHash } : {}),
+      ...(needUser ? { userKeyHash: userHash } : {}),
+    });
+    if (needAgent) {
+      cachedAgent = { agent: found.agent ?? null };
+      agents.set(agentHash, cachedAgent, cachedAgent.agent?.enabled ? undefined : NEGATIVE_TTL_MS);
+    }
+    if (needUser && userHash) {
+      cachedUser = { userId: found.userId ?? null };
+      users.set(userHash, cachedUser, cachedUser.userId ? undefined : NEGATIVE_TTL_MS);
+    }
+  }
+  const agent = cachedAgent?.agent;
+  if (!agent?.enabled) throw new UnauthorizedError(agentMessage);
+  if (!withUser) return { agent };
+  const userId = cachedUser?.userId;
+  if (!userId) throw new UnauthorizedError(AUTH_MESSAGES.user);
+  return { agent, userId };
+}
+
+/** Checks x-admin-key against the configured admin key in constant time. */
+export async function authenticateAdmin(req: HttpRequest): Promise<void> {
+  const given = req.headers['x-admin-key'];
+  if (!given || !secretsEqual(given, await adminKey())) throw new UnauthorizedError(AUTH_MESSAGES.admin);
+}

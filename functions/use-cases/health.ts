@@ -1,0 +1,13 @@
+import { ApiError } from '../core/errors';
+import type { HttpResult } from '../http/response';
+import { pingTable } from '../store/health.repository';
+
+/** 200 when the table answers a strongly consistent read; 503 (not a crash) when it does not. */
+export async function checkHealth(): Promise<HttpResult> {
+  try {
+    await pingTable();
+  } catch (error) {
+    throw new ApiError(503, 'table unreachable', { 'retry-after': '5' }, { cause: error });
+  }
+  return { statusCode: 200, body: { status: 'ok' } };
+}

@@ -1,0 +1,13 @@
+/**
+ * Runs before each test file: points the config module at the shared DynamoDB Local and at a
+ * table of the file's own, so files never see each other's data.
+ */
+import { randomBytes } from 'node:crypto';
+
+process.env.TABLE_NAME = `test-${randomBytes(6).toString('hex')}`;
+process.env.DYNAMODB_ENDPOINT = process.env.TEST_DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:1';
+process.env.LOCAL = '1';
+process.env.AWS_REGION = 'us-east-1';
+process.env.ADMIN_KEY = 'test-admin-key-0123456789';
+process.env.LOG_LEVEL = 'SILENT';
+process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING = '1';

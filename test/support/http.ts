@@ -1,0 +1,32 @@
+/** A small HTTP client for end-to-end tests against the local stack. */
+export interface Reply<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export function client(baseUrl: string) {
+  return async function call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    opts: { headers?: Record<string, string>; body?: unknown; raw?: string } = {},
+  ): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  };
+}

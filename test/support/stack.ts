@@ -1,0 +1,57 @@
+/**
+ * Starts the local stack (the same code `npm start` runs) on a free port, against the run's
+ * shared DynamoDB Local and this file's own table, plus helpers to set up agents and users.
+ */
+import { type LocalStack, startLocalStack } from '../../bin/local/stack';
+import { config } from '../../functions/config';
+import { client } from './http';
+
+export interface TestStack {
+  stack: LocalStack;
+  call: ReturnType<typeof client>;
+  admin: Record<string, string>;
+  /** Registers an agent and enables it; returns its key and id. */
+  enabledAgent(name?: string): Promise<{ key: string; id: string }>;
+  /** Creates a user credited with the given decimal amounts. */
+  fundedUser(credits?: Partial<Record<'USD' | 'USDC', number | string>>): Promise<{ key: string; id: string }>;
+}
+
+let counter = 0;
+
+export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
+  const stack = await startLocalStack({
+    port: 0,
+    dynamoEndpoint: config().DYNAMODB_ENDPOINT ?? '',
+    tableName: config().TABLE_NAME,
+    adminKey: config().ADMIN_KEY ?? 'test-admin-key-0123456789',
+    env: { LOG_LEVEL: 'SILENT', ...env },
+  });
+  const call = client(stack.url);
+  const admin = { 'x-admin-key': stack.adminKey };
+  return {
+    stack,
+    call,
+    admin,
+    async enabledAgent(name) {
+      const reg = await call<{ apiKey: string; agentId: string }>('POST', '/api/v1/agents/register', {
+        body: { name: name ?? `agent-${process.pid}-${++counter}-${Date.now()}`, email: 'dev@example.com', website: 'https://example.com' },
+      });
+      if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${reg.text}`);
+      const patch = await call('PATCH', `/api/v1/admin/agents/${reg.body.agentId}`, { headers: admin, body: { enabled: true } });
+      if (patch.status !== 200) throw new Error(`enable failed: ${patch.status} ${patch.text}`);
+      return { key: reg.body.apiKey, id: reg.body.agentId };
+    },
+    async fundedUser(credits = {}) {
+      const created = await call<{ id: string; userKey: string }>('POST', '/api/v1/admin/users', { headers: admin });
+      if (created.status !== 201) throw new Error(`create user failed: ${created.status} ${created.text}`);
+      for (const [currency, amount] of Object.entries(credits)) {
+        const res = await call('POST', `/api/v1/admin/users/${created.body.id}/credits`, {
+          headers: { ...admin, 'idempotency-key': `seed-${created.body.id}-${currency}` },
+          raw: `{"amount":${amount},"currency":"${currency}"}`,
+        });
+        if (res.status !== 200) throw new Error(`credit failed: ${res.status} ${res.text}`);
+      }
+      return { key: created.body.userKey, id: created.body.id };
+    },
+  };
+}
