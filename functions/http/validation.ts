@@ -5,11 +5,12 @@ import { ValidationError } from '../core/errors';
 /** Human message for the first zod issue, naming the field: "currency must be one of USD, USDC". */
 export function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
+  if (issue.code !== 'unrecognized_keys' && issue.path.length > 0 && issue.input === undefined) return `${field} is required`;
   switch (issue.code) {
     case 'unrecognized_keys':
       return `unknown field: ${issue.keys.join(', ')}`;
     case 'invalid_type':
-      return issue.input === undefined ? `${field} is required` : `${field} must be ${article(issue.expected)}`;
+      return `${field} must be ${article(issue.expected)}`;
     case 'invalid_value':
       return `${field} must be one of ${issue.values.map(String).join(', ')}`;
     case 'too_big':

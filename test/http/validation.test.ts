@@ -1,0 +1,102 @@
+import { parse } from 'lossless-json';
+import { createChargeSchema, listChargesQuerySchema, registerAgentSchema } from '../../functions/api/request.schemas';
+import { ValidationError } from '../../functions/core/errors';
+import { parseJsonBody } from '../../functions/http/body';
+import type { HttpRequest } from '../../functions/http/request';
+import { validate } from '../../functions/http/validation';
+
+const req = (body: string | undefined): HttpRequest => ({
+  method: 'POST',
+  path: '/',
+  headers: {},
+  query: {},
+  params: {},
+  body,
+  requestId: 'r',
+});
+
+const message = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ValidationError) return error.message;
+    throw error;
+  }
+  throw new Error('expected a ValidationError');
+};
+
+describe('request validation', () => {
+  it('keeps the amount as its literal text', () => {
+    const body = parseJsonBody(req('{"amount":1.50,"currency":"USD"}'), createChargeSchema);
+    expect(body).toEqual({ amount: '1.50', currency: 'USD', description: '' });
+  });
+
+  it.each([
+    ['{"amount":"1.50","currency":"USD"}', 'amount must be a number'],
+    ['{"currency":"USD"}', 'amount is required'],
+    ['{"amount":1,"currency":"EUR"}', 'currency must be one of USD, USDC'],
+    ['{"amount":1}', 'currency is required'],
+    ['{"amount":1,"currency":"USD","ammount":2}', 'unknown field: ammount'],
+    ['{"amount":1,"currency":"USD","description":5}', 'description must be a string'],
+    [`{"amount":1,"currency":"USD","description":"${'x'.repeat(256)}"}`, 'description must be at most 255 characters'],
+  ])('charge body %s → %s', (body, expected) => {
+    expect(message(() => parseJsonBody(req(body), createChargeSchema))).toBe(expected);
+  });
+
+  it('counts description length in characters, not UTF-16 units', () => {
+    expect(
+      parseJsonBody(req(JSON.stringify({ amount: 1, currency: 'USD', description: '😀'.repeat(255) })), createChargeSchema).description,
+    ).toHaveLength(510);
+  });
+
+  it.each(['', 'nope', '[1,2]', '"text"', '12', 'null', '{"a":1', '{"a":1}{"b":2}'])('body %j is invalid json body', (body) => {
+    expect(message(() => parseJsonBody(req(body), createChargeSchema))).toBe('invalid json body');
+  });
+
+  it('refuses bodies over 16 KB with 413', () => {
+    const big = JSON.stringify({ amount: 1, currency: 'USD', description: 'x'.repeat(17_000) });
+    expect(() => parseJsonBody(req(big), createChargeSchema)).toThrow('request body too large');
+  });
+
+  it.each([
+    [{ email: 'a@b.co', website: 'https://a.co' }, 'name is required'],
+    [{ name: '  ', email: 'a@b.co', website: 'https://a.co' }, 'name must not be empty'],
+    [{ name: 'x', email: 'nope', website: 'https://a.co' }, 'email must be a valid email address'],
+    [{ name: 'x', email: 'a@b.co', website: 'ftp://a.co' }, 'website must be a valid http(s) URL'],
+    [{ name: 'x', email: 'a@b.co', website: 'javascript:alert(1)' }, 'website must be a valid http(s) URL'],
+    [{ name: 'a\u0000b', email: 'a@b.co', website: 'https://a.co' }, 'name must not contain control characters'],
+    [{ name: 'x'.repeat(101), email: 'a@b.co', website: 'https://a.co' }, 'name must be at most 100 characters'],
+  ])('register body %j → %s', (body, expected) => {
+    expect(message(() => validate(registerAgentSchema, body))).toBe(expected);
+  });
+
+  it('trims the agent name', () => {
+    expect(validate(registerAgentSchema, { name: ' bot ', email: 'a@b.co', website: 'https://a.co' }).name).toBe('bot');
+  });
+
+  it.each([
+    [{}, { page: 1, limit: 20 }],
+    [
+      { page: '3', limit: '100' },
+      { page: 3, limit: 100 },
+    ],
+  ])('list query %j → %j', (query, expected) => {
+    expect(validate(listChargesQuerySchema, query)).toEqual(expected);
+  });
+
+  it.each([
+    [{ page: '0' }, 'page must be a positive integer'],
+    [{ page: '-1' }, 'page must be a positive integer'],
+    [{ page: '1.5' }, 'page must be a positive integer'],
+    [{ page: 'abc' }, 'page must be a positive integer'],
+    [{ limit: '101' }, 'limit must be at most 100'],
+    [{ limit: '0' }, 'limit must be a positive integer'],
+    [{ sort: 'asc' }, 'unknown field: sort'],
+  ])('list query %j → %s', (query, expected) => {
+    expect(message(() => validate(listChargesQuerySchema, query))).toBe(expected);
+  });
+
+  it('lossless parse keeps digits a float would lose', () => {
+    expect(String((parse('{"a":1.0000000000000001}') as { a: unknown }).a)).toBe('1.0000000000000001');
+  });
+});

@@ -1,0 +1,166 @@
+import { InsufficientFundsError } from '../../functions/core/errors';
+import { newChargeId, newUserId } from '../../functions/core/ids';
+import { readAgentLedger } from '../../functions/store/balance.repository';
+import {
+  type Charge,
+  commitCharge,
+  getCharge,
+  getChargeById,
+  IdempotencyRecordExistsError,
+  listCharges,
+  recordFailedCharge,
+} from '../../functions/store/charge.repository';
+import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
+import { getIdempotencyRecord } from '../../functions/store/idempotency.repository';
+import { ConcurrencyError } from '../../functions/store/transact';
+import { createUser, creditUser, getUser } from '../../functions/store/user.repository';
+import { injectFault } from '../support/faults';
+import { createTestTable } from '../support/table';
+
+beforeAll(createTestTable);
+
+let n = 0;
+async function userWith(usd: number): Promise<string> {
+  const id = newUserId();
+  await createUser(id, `hash-${id}`, new Date());
+  if (usd > 0) {
+    await creditUser(
+      id,
+      { USD: 0, USDC: 0 },
+      usd,
+      'USD',
+      { scope: 'admin#credits', key: `seed-${id}`, record: { fingerprint: 'f', statusCode: 200, body: '{}' } },
+      new Date(),
+    );
+  }
+  return id;
+}
+
+function charge(agentId: string, userId: string, amount: number): Charge {
+  return {
+    id: newChargeId(),
+    agentId,
+    userId,
+    idempotencyKey: `key-${++n}`,
+    amount,
+    currency: 'USD',
+    description: 'test',
+    status: 'SUCCESS',
+    createdAt: new Date().toISOString(),
+  };
+}
+
+const idem = (c: Charge, fingerprint = 'fp') => ({
+  scope: `${c.agentId}#charges`,
+  key: c.idempotencyKey,
+  record: { fingerprint, statusCode: 201, body: JSON.stringify({ id: c.id }) },
+});
+
+describe('charge repository against DynamoDB Local', () => {
+  it('moves money from the user to one agent shard in one TransactWriteItems', async () => {
+    const userId = await userWith(1000);
+    const c = charge('agent-move', userId, 250);
+    resetDynamoRequestCounts();
+    await commitCharge(c, 3, idem(c), new Date());
+    expect(dynamoRequestCounts()).toEqual({ TransactWriteItemsCommand: 1 });
+    expect((await getUser(userId))?.balances.USD).toBe(750);
+    const ledger = await readAgentLedger('agent-move');
+    expect(ledger.balances.USD).toBe(250);
+    expect(ledger.charges).toBe(1);
+    expect(ledger.shards.find((s) => s.shard === 3)?.balances.USD).toBe(250);
+    expect(await getCharge('agent-move', c.id)).toEqual(c);
+    expect(await getIdempotencyRecord(`agent-move#charges`, c.idempotencyKey, new Date())).toEqual(idem(c).record);
+  });
+
+  it('refuses a debit larger than the balance and changes nothing', async () => {
+    const userId = await userWith(100);
+    const c = charge('agent-poor', userId, 101);
+    await expect(commitCharge(c, 0, idem(c), new Date())).rejects.toBeInstanceOf(InsufficientFundsError);
+    expect((await getUser(userId))?.balances.USD).toBe(100);
+    expect(await getCharge('agent-poor', c.id)).toBeUndefined();
+    expect(await getIdempotencyRecord('agent-poor#charges', c.idempotencyKey, new Date())).toBeUndefined();
+    expect((await readAgentLedger('agent-poor')).balances.USD).toBe(0);
+  });
+
+  it('keeps a FAILED charge with its idempotency record and counts it, moving no money', async () => {
+    const userId = await userWith(0);
+    const c = { ...charge('agent-failed', userId, 500), status: 'FAILED' as const };
+    await recordFailedCharge(c, 1, idem(c), new Date());
+    const ledger = await readAgentLedger('agent-failed');
+    expect(ledger.charges).toBe(1);
+    expect(ledger.balances.USD).toBe(0);
+    expect((await getCharge('agent-failed', c.id))?.status).toBe('FAILED');
+  });
+
+  it('reports an existing idempotency record with the old item and moves no money', async () => {
+    const userId = await userWith(1000);
+    const first = charge('agent-replay', userId, 100);
+    await commitCharge(first, 0, idem(first, 'same'), new Date());
+    const second = { ...charge('agent-replay', userId, 100), idempotencyKey: first.idempotencyKey };
+    const error = await commitCharge(second, 1, idem(second, 'same'), new Date()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IdempotencyRecordExistsError);
+    const existing = (error as IdempotencyRecordExistsError).existing;
+    // DynamoDB hands the old record back with the failed condition (no extra read needed).
+    if (existing) expect(existing.body).toBe(JSON.stringify({ id: first.id }));
+    expect((await getUser(userId))?.balances.USD).toBe(900);
+    expect(await getCharge('agent-replay', second.id)).toBeUndefined();
+  });
+
+  it('treats an expired idempotency record as absent (TTL deletion lags)', async () => {
+    const userId = await userWith(1000);
+    const first = charge('agent-expired', userId, 100);
+    const longAgo = new Date(Date.now() - 2 * 86_400_000);
+    await commitCharge(first, 0, idem(first), longAgo);
+    const again = { ...charge('agent-expired', userId, 100), idempotencyKey: first.idempotencyKey };
+    await commitCharge(again, 0, idem(again), new Date());
+    expect((await getUser(userId))?.balances.USD).toBe(800);
+  });
+
+  it('retries TransactionConflict with backoff and then commits once', async () => {
+    const userId = await userWith(1000);
+    const c = charge('agent-conflict', userId, 100);
+    const fault = injectFault('TransactWriteItemsCommand', 'conflict', 3);
+    try {
+      await commitCharge(c, 0, idem(c), new Date());
+    } finally {
+      fault.remove();
+    }
+    expect(fault.hits()).toBe(3);
+    expect((await getUser(userId))?.balances.USD).toBe(900);
+    expect((await readAgentLedger('agent-conflict')).balances.USD).toBe(100);
+  });
+
+  it('gives up after TRANSACTION_MAX_ATTEMPTS conflicts with ConcurrencyError and moves nothing', async () => {
+    const userId = await userWith(1000);
+    const c = charge('agent-conflict-forever', userId, 100);
+    const fault = injectFault('TransactWriteItemsCommand', 'conflict', 1000);
+    try {
+      await expect(commitCharge(c, 0, idem(c), new Date())).rejects.toBeInstanceOf(ConcurrencyError);
+    } finally {
+      fault.remove();
+    }
+    expect(fault.hits()).toBe(6);
+    expect((await getUser(userId))?.balances.USD).toBe(1000);
+  });
+
+  it('lists newest first, skips by keys, continues after a cursor, and finds any charge by id', async () => {
+    const userId = await userWith(10_000);
+    const made: Charge[] = [];
+    for (let i = 0; i < 7; i++) {
+      const c = charge('agent-list', userId, 10 + i);
+      await commitCharge(c, i % 8, idem(c), new Date());
+      made.push(c);
+    }
+    const newestFirst = [...made].reverse().map((c) => c.id);
+    const page1 = await listCharges('agent-list', { limit: 3, skip: 0 });
+    expect(page1.charges.map((c) => c.id)).toEqual(newestFirst.slice(0, 3));
+    const page3 = await listCharges('agent-list', { limit: 3, skip: 6 });
+    expect(page3.charges.map((c) => c.id)).toEqual(newestFirst.slice(6));
+    const after = await listCharges('agent-list', { limit: 3, skip: 0, after: page1.lastId });
+    expect(after.charges.map((c) => c.id)).toEqual(newestFirst.slice(3, 6));
+    expect((await listCharges('agent-list', { limit: 3, skip: 7 })).charges).toEqual([]);
+    expect((await listCharges('agent-list', { limit: 3, skip: 50 })).charges).toEqual([]);
+    expect((await getChargeById(made[2]?.id ?? ''))?.id).toBe(made[2]?.id);
+    expect(await getCharge('another-agent', made[2]?.id ?? '')).toBeUndefined();
+  });
+});
