@@ -1,0 +1,82 @@
+/**
+ * Reads everything the ledger audit needs: one paginated, strongly consistent Scan of the table,
+ * sorted into the item kinds that hold money. This is an operator tool (bin/audit.ts) and a test
+ * oracle, never a request path: a Scan reads the whole table, and it is not a snapshot, so the
+ * figures only balance when no money moves while it runs.
+ */
+import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { db } from './client';
+
+type Item = Record<string, unknown>;
+
+/** The money-holding items of the table, by kind (raw attributes, as stored). */
+export interface LedgerItems {
+  /** `USER#…/USER`: balances per currency in minor units. */
+  users: Item[];
+  /** `AGENTBAL#<agentId>#<n>/BAL`: one write shard of an agent's earned balance. */
+  agentShards: Item[];
+  /** `CREDITS#<userId>/<id>`: append-only admin top-ups (money in). */
+  credits: Item[];
+  /** `CHARGES#<agentId>/<chargeId>`. */
+  charges: Item[];
+  /** `PAYOUTS#<agentId>/<payoutId>`. */
+  payouts: Item[];
+  /** `PAYOUTLOCK#<agentId>/LOCK`: an agent's in-flight payout lock. */
+  payoutLocks: Item[];
+  /** Items read in all (every kind, money-holding or not). */
+  scanned: number;
+  /** Scan requests sent (pages). */
+  pages: number;
+}
+
+/** Partition-key prefixes (see functions/store/table.ts) → the bucket they belong in. */
+const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, bucket: Exclude<keyof LedgerItems, 'scanned' | 'pages'>]> = [
+  ['USER#', 'USER', 'users'],
+  ['AGENTBAL#', 'BAL', 'agentShards'],
+  ['CREDITS#', undefined, 'credits'],
+  ['CHARGES#', undefined, 'charges'],
+  ['PAYOUTS#', undefined, 'payouts'],
+  ['PAYOUTLOCK#', 'LOCK', 'payoutLocks'],
+];
+
+/**
+ * Scans the whole table (strongly consistent pages of up to `pageSize` items) and returns the
+ * money-holding items by kind. `segments` > 1 runs a parallel scan (large tables).
+ */
+export async function scanLedgerItems(opts: { pageSize?: number; segments?: number } = {}): Promise<LedgerItems> {
+  const table = config().TABLE_NAME;
+  const segments = Math.max(1, opts.segments ?? 1);
+  const result: LedgerItems = { users: [], agentShards: [], credits: [], charges: [], payouts: [], payoutLocks: [], scanned: 0, pages: 0 };
+
+  const scanSegment = async (segment: number): Promise<void> => {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out: ScanCommandOutput = await db().send(
+        new ScanCommand({
+          TableName: table,
+          ConsistentRead: true,
+          ...(opts.pageSize ? { Limit: opts.pageSize } : {}),
+          ...(segments > 1 ? { Segment: segment, TotalSegments: segments } : {}),
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      result.pages += 1;
+      for (const item of out.Items ?? []) {
+        result.scanned += 1;
+        const pk = String(item.PK ?? '');
+        const sk = String(item.SK ?? '');
+        for (const [prefix, wantSk, bucket] of KINDS) {
+          if (pk.startsWith(prefix) && (wantSk === undefined || sk === wantSk)) {
+            result[bucket].push(item);
+            break;
+          }
+        }
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+  };
+
+  await Promise.all(Array.from({ length: segments }, (_, i) => scanSegment(i)));
+  return result;
+}
