@@ -4,7 +4,7 @@ import { newUserId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import type { Currency } from '../core/money';
 import { type HttpResult, serialize } from '../http/response';
-import { ConcurrencyError, ConditionFailedError } from '../store/transact';
+import { backoffMs, ConcurrencyError, ConditionFailedError } from '../store/transact';
 import { CREDIT_IDEMPOTENCY_INDEX, createUser, creditUser, getUser } from '../store/user.repository';
 import { parseMoney } from './charges';
 import { fingerprint, replay } from './idempotency';
@@ -30,7 +30,13 @@ export async function readUser(userId: string | undefined): Promise<HttpResult> 
   return { statusCode: 200, body: { id: user.id, balances: balancesView(user.balances) } };
 }
 
-const CREDIT_ROUNDS = 5;
+/**
+ * Every failed round is caused by another write that committed, so N concurrent credits to one
+ * user all land within N rounds; beyond this many the caller gets 409 + Retry-After.
+ */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const CREDIT_ROUNDS = 10;
 
 /**
  * Tops up a user's balance. Idempotent: the Idempotency-Key, scoped to admin credits, is written
@@ -47,6 +53,7 @@ export async function creditUserBalance(input: {
   const scope = 'admin#credits';
   const fp = fingerprint({ userId, amount, currency: input.currency });
   for (let round = 0; round < CREDIT_ROUNDS; round++) {
+    if (round > 0) await sleep(backoffMs(round));
     const now = new Date();
     const before = await getUser(userId);
     if (!before) throw new NotFoundError('user not found');

@@ -24,7 +24,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     dynamoEndpoint: config().DYNAMODB_ENDPOINT ?? '',
     tableName: config().TABLE_NAME,
     adminKey: config().ADMIN_KEY ?? 'test-admin-key-0123456789',
-    env: { LOG_LEVEL: 'SILENT', ...env },
+    env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT', ...env },
   });
   const call = client(stack.url);
   const admin = { 'x-admin-key': stack.adminKey };
