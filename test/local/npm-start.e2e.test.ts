@@ -1,0 +1,84 @@
+/**
+ * `npm start` as a user runs it: a separate process (bin/local.ts) with its own DynamoDB Local.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { freePort } from '../../bin/local/dynamodb-local';
+
+const ROOT = join(__dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+function start(port: number): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  let out = '';
+  const child = spawn(TSX, ['bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, IN_MEMORY: '1', PORT: String(port), ADMIN_KEY: 'npm-start-test-admin-key', LOG_LEVEL: 'ERROR' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+async function waitFor(predicate: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Every process below `pid` (tsx → node → java). */
+function descendants(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = execFileSync('pgrep', ['-P', String(pid)])
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+  return children.flatMap((c) => [c, ...descendants(c)]);
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('npm start', () => {
+  it('serves the stack, refuses a busy port plainly, and stops cleanly on SIGTERM leaving no Java', async () => {
+    const port = await freePort();
+    const first = start(port);
+    await waitFor(() => first.output().includes('Ctrl-C stops everything'), 60_000);
+    expect(first.output()).toContain(`running at http://127.0.0.1:${port}`);
+    expect(first.output()).toContain('admin key   npm-start-test-admin-key');
+    expect(first.output()).toMatch(/user key {4}uk_live_\w+/);
+    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    expect(health.status).toBe(200);
+
+    const tree = descendants(first.child.pid ?? 0);
+    expect(tree.length).toBeGreaterThan(0);
+
+    const second = start(port);
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toContain(`port ${port} is already in use`);
+    expect(second.output()).not.toMatch(/\n\s+at /); // no stack trace
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    await waitFor(() => tree.every((pid) => !alive(pid)), 10_000);
+  });
+});
