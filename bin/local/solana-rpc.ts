@@ -1,0 +1,651 @@
+/**
+ * A local stand-in for a Solana RPC node: an in-process LiteSVM behind a tiny JSON-RPC server on
+ * 127.0.0.1, speaking just the methods `@solana/web3.js`'s `Connection` uses for the payout rail.
+ * The production rail runs against it unchanged. LiteSVM executes the real SPL Token, Associated
+ * Token Account and Memo programs; it is NOT a validator: no leaders, forks, gossip or fees
+ * markets, and every landed transaction is immediately final.
+ *
+ * Blocks and blockhashes are modelled here, because LiteSVM has neither: the block height starts
+ * at 1,000 and grows by one per landed transaction (and on demand); LiteSVM accepts only its latest
+ * blockhash, so a blockhash is kept until the height passes its `lastValidBlockHeight` (issued
+ * height + 150) and only then replaced. A transaction is therefore landable exactly while its
+ * blockhash is valid, as on a real cluster.
+ *
+ * Controls, as methods of the returned object and as JSON-RPC methods (for curl while `npm start`):
+ *   _advanceBlocks [n]            height += n (blockhash replaced once past its last valid height)
+ *   _expireBlockhash              advance just past the current blockhash's last valid height
+ *   _dropNextSend [n]             the next n sendTransaction calls answer a signature but never land
+ *   _failNext [method, n]         the next n calls of `method` answer HTTP 503
+ *   _holdConfirmations [bool]     while held, new transactions stay at 'processed'; release → 'finalized'
+ *   _mintTo [owner, microUsdc]    mints USDC-like tokens to owner's associated token account
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { address, getTransactionDecoder, lamports as toLamports } from '@solana/kit';
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createInitializeMint2Instruction,
+  createMintToInstruction,
+  getAssociatedTokenAddressSync,
+  MINT_SIZE,
+  TOKEN_PROGRAM_ID,
+} from '@solana/spl-token';
+import { Keypair, PublicKey, SystemProgram, Transaction, VersionedTransaction } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
+
+/** Blocks a blockhash stays valid after it was issued (Solana's MAX_PROCESSING_AGE). */
+export const BLOCKHASH_LIFETIME = 150;
+const FIRST_BLOCK_HEIGHT = 1_000;
+const MEMO_PROGRAM_IDS = new Set(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo']);
+const GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY';
+
+export interface LocalSolanaOptions {
+  port?: number;
+  /** Micro-USDC minted to the hot wallet at start (default 1,000,000 USDC). */
+  hotWalletMicroUsdc?: bigint;
+  /** Lamports given to the hot wallet for fees and rent (default 10 SOL). */
+  hotWalletLamports?: bigint;
+  /** Keep chain and shim state in this file across restarts (npm start); in memory when unset. */
+  stateFile?: string;
+}
+
+export interface LandedTransaction {
+  signature: string;
+  slot: number;
+  /** Transaction error in RPC JSON form, null when it succeeded. */
+  err: unknown;
+  /** Text of the transaction's memo instruction, if it had one. */
+  memo: string | undefined;
+}
+
+export interface LocalSolana {
+  url: string;
+  /** Base58 address of the USDC-like mint (6 decimals). */
+  mint: string;
+  hotWallet: { publicKey: string /** base58 of the 64-byte secret key */; secretKey: string };
+  blockHeight(): number;
+  advanceBlocks(n: number): void;
+  expireBlockhash(): void;
+  dropNextSends(n?: number): void;
+  failNext(method: string, n?: number): void;
+  holdConfirmations(hold: boolean): void;
+  mintTo(owner: string, microUsdc: bigint): void;
+  /** Token balance (micro-USDC) of `owner`'s associated token account; 0n when it has none. */
+  tokenBalance(owner: string): bigint;
+  tokenAccountExists(owner: string): boolean;
+  lamports(account: string): bigint;
+  /** Every transaction that landed (successfully or with an error), oldest first. */
+  landed(): readonly LandedTransaction[];
+  stop(): Promise<void>;
+}
+
+interface Status extends LandedTransaction {
+  finalized: boolean;
+}
+
+interface SavedShim {
+  mintAuthority: string;
+  mint: string;
+  hotWallet: string;
+  height: number;
+  blockhash: string;
+  lastValid: number;
+  statuses: Status[];
+}
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<LocalSolana> {
+  const chain = opts.stateFile && existsSync(opts.stateFile) ? restore(opts.stateFile) : genesis(opts);
+  const server = createServer((req, res) => void chain.handle(req, res));
+  server.keepAliveTimeout = 5_000;
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    mint: chain.mint.publicKey.toBase58(),
+    hotWallet: { publicKey: chain.hotWallet.publicKey.toBase58(), secretKey: bs58.encode(chain.hotWallet.secretKey) },
+    blockHeight: () => chain.height,
+    advanceBlocks: (n) => chain.advance(n),
+    expireBlockhash: () => chain.expire(),
+    dropNextSends: (n = 1) => {
+      chain.drops += n;
+    },
+    failNext: (method, n = 1) => chain.failures.set(method, (chain.failures.get(method) ?? 0) + n),
+    holdConfirmations: (hold) => chain.hold(hold),
+    mintTo: (owner, microUsdc) => chain.mintTo(new PublicKey(owner), microUsdc),
+    tokenBalance: (owner) => chain.tokenBalance(new PublicKey(owner)),
+    tokenAccountExists: (owner) => chain.account(chain.ata(new PublicKey(owner))) !== undefined,
+    lamports: (account) => chain.svm.getBalance(address(account)) ?? 0n,
+    landed: () => [...chain.statuses.values()].map(({ finalized: _, ...landed }) => landed),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        chain.persist();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+
+  function genesis(options: LocalSolanaOptions): Chain {
+    const svm = new LiteSVM();
+    const mintAuthority = Keypair.generate();
+    const mint = Keypair.generate();
+    const hotWallet = Keypair.generate();
+    svm.airdrop(address(mintAuthority.publicKey.toBase58()), toLamports(100_000_000_000n));
+    svm.airdrop(address(hotWallet.publicKey.toBase58()), toLamports(options.hotWalletLamports ?? 10_000_000_000n));
+    const state: SavedShim = {
+      mintAuthority: bs58.encode(mintAuthority.secretKey),
+      mint: bs58.encode(mint.secretKey),
+      hotWallet: bs58.encode(hotWallet.secretKey),
+      height: FIRST_BLOCK_HEIGHT,
+      blockhash: svm.latestBlockhash(),
+      lastValid: FIRST_BLOCK_HEIGHT + BLOCKHASH_LIFETIME,
+      statuses: [],
+    };
+    const chain = new Chain(svm, state, options.stateFile);
+    const rent = Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE)));
+    chain.execute(
+      [
+        SystemProgram.createAccount({
+          fromPubkey: mintAuthority.publicKey,
+          newAccountPubkey: mint.publicKey,
+          lamports: rent,
+          space: MINT_SIZE,
+          programId: TOKEN_PROGRAM_ID,
+        }),
+        createInitializeMint2Instruction(mint.publicKey, 6, mintAuthority.publicKey, null),
+      ],
+      [mintAuthority, mint],
+    );
+    chain.mintTo(hotWallet.publicKey, options.hotWalletMicroUsdc ?? 1_000_000_000_000n);
+    return chain;
+  }
+
+  function restore(file: string): Chain {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as SavedShim & { svm: string };
+    const svm = LiteSVM.fromBytes(Buffer.from(saved.svm, 'base64'));
+    return new Chain(svm, saved, file);
+  }
+}
+
+/** LiteSVM plus the block/blockhash model and the JSON-RPC methods. */
+class Chain {
+  readonly mintAuthority: Keypair;
+  readonly mint: Keypair;
+  readonly hotWallet: Keypair;
+  height: number;
+  private blockhash: string;
+  private lastValid: number;
+  readonly statuses = new Map<string, Status>();
+  drops = 0;
+  readonly failures = new Map<string, number>();
+  private held = false;
+  private readonly decoder = getTransactionDecoder();
+
+  constructor(
+    readonly svm: LiteSVM,
+    state: SavedShim,
+    private readonly stateFile: string | undefined,
+  ) {
+    this.mintAuthority = Keypair.fromSecretKey(bs58.decode(state.mintAuthority));
+    this.mint = Keypair.fromSecretKey(bs58.decode(state.mint));
+    this.hotWallet = Keypair.fromSecretKey(bs58.decode(state.hotWallet));
+    this.height = state.height;
+    this.blockhash = state.blockhash;
+    this.lastValid = state.lastValid;
+    for (const status of state.statuses) this.statuses.set(status.signature, status);
+    if (svm.latestBlockhash() !== this.blockhash) {
+      // A restored LiteSVM that no longer knows the saved blockhash: treat it as aged out, so
+      // clients see the old transactions' blockhash expire rather than hang forever.
+      this.height = this.lastValid + 1;
+      this.blockhash = svm.latestBlockhash();
+      this.lastValid = this.height + BLOCKHASH_LIFETIME;
+    }
+  }
+
+  advance(blocks: number): void {
+    if (!Number.isInteger(blocks) || blocks < 0) throw new RpcError(-32602, 'blocks must be a non-negative integer');
+    this.height += blocks;
+    if (this.height > this.lastValid) {
+      // The current blockhash has aged out: from now on nothing signed with it can land.
+      this.svm.expireBlockhash();
+      this.blockhash = this.svm.latestBlockhash();
+      this.lastValid = this.height + BLOCKHASH_LIFETIME;
+    }
+  }
+
+  expire(): void {
+    this.advance(this.lastValid - this.height + 1);
+  }
+
+  hold(hold: boolean): void {
+    this.held = hold;
+    if (!hold) for (const status of this.statuses.values()) status.finalized = true;
+  }
+
+  ata(owner: PublicKey): PublicKey {
+    return getAssociatedTokenAddressSync(this.mint.publicKey, owner, true);
+  }
+
+  account(key: PublicKey) {
+    const account = this.svm.getAccount(address(key.toBase58()));
+    return account.exists ? account : undefined;
+  }
+
+  tokenBalance(owner: PublicKey): bigint {
+    const account = this.account(this.ata(owner));
+    return account ? Buffer.from(account.data).readBigUInt64LE(64) : 0n;
+  }
+
+  mintTo(owner: PublicKey, amount: bigint): void {
+    const ata = this.ata(owner);
+    this.execute(
+      [
+        createAssociatedTokenAccountIdempotentInstruction(this.mintAuthority.publicKey, ata, owner, this.mint.publicKey),
+        createMintToInstruction(this.mint.publicKey, ata, this.mintAuthority.publicKey, amount),
+      ],
+      [this.mintAuthority],
+    );
+  }
+
+  /** Signs and lands an operator transaction (setup, mintTo); throws if it fails. */
+  execute(instructions: Parameters<Transaction['add']>, signers: Keypair[]): void {
+    const [payer] = signers;
+    if (!payer) throw new Error('a transaction needs a fee payer');
+    const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: this.blockhash }).add(...instructions);
+    tx.sign(...signers);
+    const result = this.land(tx.serialize());
+    if (result.err !== null) throw new Error(`local chain setup transaction failed: ${JSON.stringify(result.err)}`);
+  }
+
+  /** Executes a transaction; records and counts it as a block when it lands. */
+  private land(bytes: Uint8Array): { signature: string; err: unknown; landed: boolean } {
+    const signature = signatureOf(bytes);
+    const result = this.svm.sendTransaction(this.decoder.decode(bytes));
+    if (this.statuses.has(signature)) return { signature, err: null, landed: false };
+    // A failed transaction that LiteSVM kept in its history landed (and paid its fee); one it did
+    // not keep (bad blockhash, no fee payer funds, duplicate) never reached a block.
+    const landed = !(result instanceof FailedTransactionMetadata) || this.svm.getTransaction(signature as never) !== null;
+    const err = result instanceof FailedTransactionMetadata ? rpcError(result) : null;
+    if (landed) {
+      this.statuses.set(signature, { signature, slot: this.height, err, memo: memoOf(bytes), finalized: !this.held });
+      this.advance(1);
+      this.persist();
+    }
+    return { signature, err, landed };
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let request: unknown;
+    try {
+      request = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return reply(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    }
+    const calls = Array.isArray(request) ? request : [request];
+    for (const call of calls) {
+      const method = (call as { method?: unknown }).method;
+      const left = typeof method === 'string' ? (this.failures.get(method) ?? 0) : 0;
+      if (left > 0) {
+        this.failures.set(method as string, left - 1);
+        res.writeHead(503, { 'content-type': 'text/plain' });
+        res.end('injected failure');
+        return;
+      }
+    }
+    const answers = calls.map((call) => this.dispatch(call));
+    reply(res, 200, Array.isArray(request) ? answers : answers[0]);
+  }
+
+  private dispatch(call: unknown): unknown {
+    const { id = null, method, params = [] } = (call ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
+    try {
+      if (typeof method !== 'string' || !Array.isArray(params)) throw new RpcError(-32600, 'Invalid request');
+      return { jsonrpc: '2.0', id, result: this.method(method, params) };
+    } catch (error) {
+      if (error instanceof RpcError) {
+        return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } };
+      }
+      return { jsonrpc: '2.0', id, error: { code: -32603, message: error instanceof Error ? error.message : 'Internal error' } };
+    }
+  }
+
+  private method(method: string, params: unknown[]): unknown {
+    const context = { slot: this.height, apiVersion: '2.2.0' };
+    switch (method) {
+      case 'getLatestBlockhash':
+        return { context, value: { blockhash: this.blockhash, lastValidBlockHeight: this.lastValid } };
+      case 'getBlockHeight':
+      case 'getSlot':
+        return this.height;
+      case 'getVersion':
+        return { 'solana-core': '2.2.0 (LiteSVM local stand-in)', 'feature-set': 0 };
+      case 'getGenesisHash':
+        return GENESIS_HASH;
+      case 'getHealth':
+        return 'ok';
+      case 'getBalance':
+        return { context, value: Number(this.svm.getBalance(address(pubkey(params[0]))) ?? 0n) };
+      case 'getMinimumBalanceForRentExemption':
+        return Number(this.svm.minimumBalanceForRentExemption(BigInt(integer(params[0]))));
+      case 'getAccountInfo':
+        return { context, value: this.accountInfo(pubkey(params[0]), params[1]) };
+      case 'getMultipleAccounts': {
+        const keys = Array.isArray(params[0]) ? params[0] : [];
+        return { context, value: keys.map((key) => this.accountInfo(pubkey(key), params[1])) };
+      }
+      case 'getTokenAccountBalance':
+        return { context, value: this.tokenAmount(pubkey(params[0])) };
+      case 'getSignatureStatuses': {
+        const signatures = Array.isArray(params[0]) ? params[0] : [];
+        return { context, value: signatures.map((s) => this.signatureStatus(String(s))) };
+      }
+      case 'sendTransaction':
+        return this.sendTransaction(params);
+      case 'simulateTransaction':
+        return this.simulate(params);
+      case '_advanceBlocks':
+        this.advance(integer(params[0] ?? 1));
+        return this.height;
+      case '_expireBlockhash':
+        this.expire();
+        return this.height;
+      case '_dropNextSend':
+        this.drops += integer(params[0] ?? 1);
+        return this.drops;
+      case '_failNext': {
+        const target = String(params[0]);
+        this.failures.set(target, (this.failures.get(target) ?? 0) + integer(params[1] ?? 1));
+        return this.failures.get(target);
+      }
+      case '_holdConfirmations':
+        this.hold(params[0] === true);
+        return this.held;
+      case '_mintTo':
+        this.mintTo(new PublicKey(pubkey(params[0])), BigInt(integer(params[1])));
+        return this.tokenBalance(new PublicKey(pubkey(params[0]))).toString();
+      default:
+        throw new RpcError(-32601, `Method not found: ${method} (not implemented by the LiteSVM stand-in)`);
+    }
+  }
+
+  private accountInfo(key: string, config: unknown) {
+    const encoding = (config as { encoding?: string } | undefined)?.encoding ?? 'base64';
+    if (encoding !== 'base64') throw new RpcError(-32602, `encoding ${encoding} is not supported by the LiteSVM stand-in`);
+    const account = this.svm.getAccount(address(key));
+    if (!account.exists) return null;
+    return {
+      data: [Buffer.from(account.data).toString('base64'), 'base64'],
+      executable: account.executable,
+      lamports: Number(account.lamports),
+      owner: account.programAddress,
+      rentEpoch: 0,
+      space: account.data.length,
+    };
+  }
+
+  private tokenAmount(key: string) {
+    const account = this.svm.getAccount(address(key));
+    if (!account.exists || account.data.length < 72) throw new RpcError(-32602, 'Invalid param: could not find account');
+    const data = Buffer.from(account.data);
+    const mint = this.svm.getAccount(address(new PublicKey(data.subarray(0, 32)).toBase58()));
+    const decimals = mint.exists ? (mint.data[44] ?? 0) : 0;
+    const amount = data.readBigUInt64LE(64);
+    const ui = Number(amount) / 10 ** decimals;
+    return { amount: amount.toString(), decimals, uiAmount: ui, uiAmountString: String(ui) };
+  }
+
+  private signatureStatus(signature: string) {
+    const status = this.statuses.get(signature);
+    if (!status) return null;
+    return {
+      slot: status.slot,
+      confirmations: status.finalized ? null : 0,
+      err: status.err,
+      status: status.err === null ? { Ok: null } : { Err: status.err },
+      confirmationStatus: status.finalized ? 'finalized' : 'processed',
+    };
+  }
+
+  private sendTransaction(params: unknown[]): string {
+    const bytes = transactionBytes(params);
+    const config = (params[1] ?? {}) as { skipPreflight?: boolean };
+    const signature = signatureOf(bytes);
+    if (this.drops > 0) {
+      // Accepted by "the node" but never reaches a leader: the client sees only its signature.
+      this.drops -= 1;
+      return signature;
+    }
+    if (!config.skipPreflight) {
+      const simulated = this.svm.simulateTransaction(this.decoder.decode(bytes));
+      if (simulated instanceof FailedTransactionMetadata) {
+        const err = rpcError(simulated);
+        throw new RpcError(-32002, `Transaction simulation failed: ${JSON.stringify(err)}`, {
+          err,
+          logs: simulated.meta().logs(),
+          accounts: null,
+          unitsConsumed: 0,
+          returnData: null,
+        });
+      }
+    }
+    this.land(bytes);
+    return signature;
+  }
+
+  private simulate(params: unknown[]) {
+    const simulated = this.svm.simulateTransaction(this.decoder.decode(transactionBytes(params)));
+    const meta = simulated.meta();
+    return {
+      context: { slot: this.height },
+      value: {
+        err: simulated instanceof FailedTransactionMetadata ? rpcError(simulated) : null,
+        logs: meta.logs(),
+        accounts: null,
+        unitsConsumed: Number(meta.computeUnitsConsumed()),
+        returnData: null,
+      },
+    };
+  }
+
+  persist(): void {
+    if (!this.stateFile) return;
+    const state: SavedShim & { svm: string } = {
+      mintAuthority: bs58.encode(this.mintAuthority.secretKey),
+      mint: bs58.encode(this.mint.secretKey),
+      hotWallet: bs58.encode(this.hotWallet.secretKey),
+      height: this.height,
+      blockhash: this.blockhash,
+      lastValid: this.lastValid,
+      statuses: [...this.statuses.values()],
+      svm: Buffer.from(this.svm.toBytes()).toString('base64'),
+    };
+    mkdirSync(dirname(this.stateFile), { recursive: true });
+    const temp = `${this.stateFile}.tmp`;
+    writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
+    renameSync(temp, this.stateFile);
+  }
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function pubkey(value: unknown): string {
+  if (typeof value !== 'string') throw new RpcError(-32602, 'Invalid param: expected a base58 public key');
+  try {
+    return new PublicKey(value).toBase58();
+  } catch {
+    throw new RpcError(-32602, `Invalid param: ${value} is not a public key`);
+  }
+}
+
+function integer(value: unknown): number {
+  const n = typeof value === 'string' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+    throw new RpcError(-32602, 'Invalid param: expected a non-negative integer');
+  return n;
+}
+
+function transactionBytes(params: unknown[]): Uint8Array {
+  const [encoded, config] = params as [unknown, { encoding?: string } | undefined];
+  if (typeof encoded !== 'string') throw new RpcError(-32602, 'Invalid param: expected an encoded transaction');
+  const bytes = config?.encoding === 'base64' ? Buffer.from(encoded, 'base64') : Buffer.from(bs58.decode(encoded));
+  try {
+    VersionedTransaction.deserialize(bytes);
+  } catch {
+    throw new RpcError(-32602, 'Invalid param: failed to deserialize transaction');
+  }
+  return bytes;
+}
+
+function signatureOf(bytes: Uint8Array): string {
+  const [signature] = VersionedTransaction.deserialize(bytes).signatures;
+  if (!signature) throw new RpcError(-32602, 'Invalid param: transaction has no signature');
+  return bs58.encode(signature);
+}
+
+function memoOf(bytes: Uint8Array): string | undefined {
+  const message = VersionedTransaction.deserialize(bytes).message;
+  const keys = message.staticAccountKeys;
+  for (const ix of message.compiledInstructions) {
+    const program = keys[ix.programIdIndex]?.toBase58();
+    if (program && MEMO_PROGRAM_IDS.has(program)) return Buffer.from(ix.data).toString('utf8');
+  }
+  return undefined;
+}
+
+/** LiteSVM's error → the JSON shape a Solana RPC node uses (`{"InstructionError":[1,{"Custom":1}]}`). */
+function rpcError(failed: FailedTransactionMetadata): unknown {
+  const err = failed.err() as unknown;
+  if (typeof err === 'number') return TRANSACTION_ERRORS[err] ?? `TransactionError(${err})`;
+  if (err && typeof err === 'object') {
+    const o = err as { index?: number; accountIndex?: number; err?: () => unknown; constructor: { name: string } };
+    if (o.constructor.name === 'TransactionErrorInstructionError' && typeof o.err === 'function') {
+      const inner = o.err() as unknown;
+      if (typeof inner === 'number') return { InstructionError: [o.index, INSTRUCTION_ERRORS[inner] ?? `InstructionError(${inner})`] };
+      if (inner && typeof inner === 'object' && 'code' in inner)
+        return { InstructionError: [o.index, { Custom: (inner as { code: number }).code }] };
+      return { InstructionError: [o.index, 'BorshIoError'] };
+    }
+    if (o.constructor.name === 'TransactionErrorDuplicateInstruction') return { DuplicateInstruction: o.index };
+    if (o.constructor.name === 'TransactionErrorInsufficientFundsForRent')
+      return { InsufficientFundsForRent: { account_index: o.accountIndex } };
+    if (o.constructor.name === 'TransactionErrorProgramExecutionTemporarilyRestricted') {
+      return { ProgramExecutionTemporarilyRestricted: { account_index: o.accountIndex } };
+    }
+  }
+  return String(err);
+}
+
+/** Names of LiteSVM's (= Solana's) field-less transaction errors, by their enum value. */
+const TRANSACTION_ERRORS = [
+  'AccountInUse',
+  'AccountLoadedTwice',
+  'AccountNotFound',
+  'ProgramAccountNotFound',
+  'InsufficientFundsForFee',
+  'InvalidAccountForFee',
+  'AlreadyProcessed',
+  'BlockhashNotFound',
+  'CallChainTooDeep',
+  'MissingSignatureForFee',
+  'InvalidAccountIndex',
+  'SignatureFailure',
+  'InvalidProgramForExecution',
+  'SanitizeFailure',
+  'ClusterMaintenance',
+  'AccountBorrowOutstanding',
+  'WouldExceedMaxBlockCostLimit',
+  'UnsupportedVersion',
+  'InvalidWritableAccount',
+  'WouldExceedMaxAccountCostLimit',
+  'WouldExceedAccountDataBlockLimit',
+  'TooManyAccountLocks',
+  'AddressLookupTableNotFound',
+  'InvalidAddressLookupTableOwner',
+  'InvalidAddressLookupTableData',
+  'InvalidAddressLookupTableIndex',
+  'InvalidRentPayingAccount',
+  'WouldExceedMaxVoteCostLimit',
+  'WouldExceedAccountDataTotalLimit',
+  'MaxLoadedAccountsDataSizeExceeded',
+  'ResanitizationNeeded',
+  'InvalidLoadedAccountsDataSizeLimit',
+  'UnbalancedTransaction',
+  'ProgramCacheHitMaxLimit',
+  'CommitCancelled',
+];
+
+/** Names of the field-less instruction errors, by their enum value. */
+const INSTRUCTION_ERRORS = [
+  'GenericError',
+  'InvalidArgument',
+  'InvalidInstructionData',
+  'InvalidAccountData',
+  'AccountDataTooSmall',
+  'InsufficientFunds',
+  'IncorrectProgramId',
+  'MissingRequiredSignature',
+  'AccountAlreadyInitialized',
+  'UninitializedAccount',
+  'UnbalancedInstruction',
+  'ModifiedProgramId',
+  'ExternalAccountLamportSpend',
+  'ExternalAccountDataModified',
+  'ReadonlyLamportChange',
+  'ReadonlyDataModified',
+  'DuplicateAccountIndex',
+  'ExecutableModified',
+  'RentEpochModified',
+  'NotEnoughAccountKeys',
+  'AccountDataSizeChanged',
+  'AccountNotExecutable',
+  'AccountBorrowFailed',
+  'AccountBorrowOutstanding',
+  'DuplicateAccountOutOfSync',
+  'InvalidError',
+  'ExecutableDataModified',
+  'ExecutableLamportChange',
+  'ExecutableAccountNotRentExempt',
+  'UnsupportedProgramId',
+  'CallDepth',
+  'MissingAccount',
+  'ReentrancyNotAllowed',
+  'MaxSeedLengthExceeded',
+  'InvalidSeeds',
+  'InvalidRealloc',
+  'ComputationalBudgetExceeded',
+  'PrivilegeEscalation',
+  'ProgramEnvironmentSetupFailure',
+  'ProgramFailedToComplete',
+  'ProgramFailedToCompile',
+  'Immutable',
+  'IncorrectAuthority',
+  'AccountNotRentExempt',
+  'InvalidAccountOwner',
+  'ArithmeticOverflow',
+  'UnsupportedSysvar',
+  'IllegalOwner',
+  'MaxAccountsDataAllocationsExceeded',
+  'MaxAccountsExceeded',
+  'MaxInstructionTraceLengthExceeded',
+  'BuiltinProgramsMustConsumeComputeUnits',
+  'BorshIoError',
+];

@@ -1,0 +1,354 @@
+/**
+ * USDC payouts on Solana. One legacy transaction per attempt: a memo naming the payout, an
+ * idempotent create of the destination's associated token account (ATA), and a `transferChecked`
+ * of the net amount from the hot wallet's ATA. The hot wallet pays the fee (and the ATA rent when
+ * the destination has none), so the destination receives exactly the net amount.
+ *
+ * Exactly once rests on three properties of the chain and one rule of ours:
+ *  1. a signed transaction is named by its signature, and the same bytes can land at most once;
+ *  2. a transaction whose blockhash is past its `lastValidBlockHeight` can never land;
+ *  3. a transaction that landed with an error moved no tokens;
+ *  rule: the signature, its `lastValidBlockHeight` and the signed bytes are saved through the
+ *  checkpoint BEFORE they are sent.
+ * On a call with a checkpoint the saved signature is looked up first. Landed → its result. Not
+ * landed and still valid → the same bytes are sent again. Only when the *finalized* block height
+ * is past `lastValidBlockHeight` and the signature is still unknown is a new transaction signed.
+ * So at most one transaction of a payout can ever land: the one in the checkpoint.
+ *
+ * The memo makes every payout's transaction unique: without it, two payouts of the same amount to
+ * the same wallet built on the same blockhash would be byte-identical, and the second would find
+ * the first one's signature on chain and be marked paid without paying.
+ *
+ * Only this module imports @solana/*, so only the bundles that pay (worker, reconciler) carry it.
+ */
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  unpackAccount,
+  unpackMint,
+} from '@solana/spl-token';
+import { Connection, Keypair, PublicKey, type SignatureStatus, Transaction, TransactionInstruction } from '@solana/web3.js';
+import bs58 from 'bs58';
+import * as z from 'zod';
+import { config } from '../config';
+import { readSecretString } from '../store/secrets';
+import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
+import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';
+
+export const USDC_DECIMALS = 6;
+/** SPL Memo v2. Its instruction with no accounts just records the text in the transaction. */
+export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+/** Size of an SPL token account; its rent is what creating a missing destination ATA costs. */
+const TOKEN_ACCOUNT_SIZE = 165;
+/** Lamports kept back for the transaction fee (5,000 per signature today) with a margin. */
+const FEE_RESERVE_LAMPORTS = 20_000;
+
+export type SolanaCommitment = 'processed' | 'confirmed' | 'finalized';
+
+export interface SolanaRailOptions {
+  /** Defaults: SOLANA_RPC_URL, USDC_MINT, SOLANA_COMMITMENT from the config module. */
+  rpcUrl?: string;
+  mint?: string;
+  commitment?: SolanaCommitment;
+  /** The hot wallet's secret (base58 or JSON byte array); default SOLANA_HOT_WALLET_SECRET(_ARN). */
+  hotWalletSecret?: () => Promise<string>;
+  /** How long one call waits for its transaction to reach `commitment` before answering 'pending'. */
+  confirmTimeoutMs?: number;
+  pollIntervalMs?: number;
+  /** Per RPC request. A hung node is a transient error, not a hung worker. */
+  rpcTimeoutMs?: number;
+}
+
+/** What is saved before a transaction is sent. `tx` is the signed transaction, base64. */
+const savedSchema = z.object({
+  rail: z.literal('solana'),
+  signature: z.string().min(64).max(88),
+  lastValidBlockHeight: z.number().int().nonnegative(),
+  tx: z.string().min(1),
+  attempt: z.number().int().positive(),
+});
+type SolanaCheckpoint = z.infer<typeof savedSchema>;
+
+interface Ready {
+  connection: Connection;
+  hotWallet: Keypair;
+  mint: PublicKey;
+  tokenProgram: PublicKey;
+  hotAta: PublicKey;
+  ataRent: number;
+}
+
+const COMMITMENT_RANK: Record<SolanaCommitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
+
+export class SolanaRail implements PayoutRail {
+  private ready: Promise<Ready> | undefined;
+  private readonly confirmTimeoutMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly rpcTimeoutMs: number;
+
+  constructor(private readonly options: SolanaRailOptions = {}) {
+    this.confirmTimeoutMs = options.confirmTimeoutMs ?? 30_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.rpcTimeoutMs = options.rpcTimeoutMs ?? 10_000;
+  }
+
+  async pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome> {
+    if (instruction.currency !== 'USDC') return { kind: 'failed', reason: `solana rail pays USDC, not ${instruction.currency}` };
+    if (!Number.isSafeInteger(instruction.netAmount) || instruction.netAmount <= 0) {
+      return { kind: 'failed', reason: 'net amount must be a positive whole number of micro-USDC' };
+    }
+    const owner = walletAddress(instruction.destination);
+    if (!owner) return { kind: 'failed', reason: 'invalid solana address' };
+    const saved = readCheckpoint(checkpoint.saved);
+    const ready = await this.init();
+    if (owner.equals(ready.hotWallet.publicKey)) return { kind: 'failed', reason: 'destination is the platform hot wallet' };
+
+    if (!saved) return this.signAndSend(ready, instruction, owner, checkpoint, 1);
+
+    // Height first, then status: if the finalized height is already past the blockhash's last
+    // valid height, every block that could hold the transaction is finalized, so a status lookup
+    // made afterwards cannot miss it.
+    const finalizedHeight = await this.rpc('getBlockHeight', () => ready.connection.getBlockHeight('finalized'));
+    const status = await this.status(ready, saved.signature, true);
+    if (status) return this.awaitOutcome(ready, saved, status);
+    if (finalizedHeight <= saved.lastValidBlockHeight) {
+      // Maybe never sent (crash after the save), maybe dropped: the same bytes, so at most once.
+      await this.broadcast(ready, saved.tx);
+      return this.awaitOutcome(ready, saved, null);
+    }
+    // The saved transaction is unknown to the chain and can no longer land: safe to sign anew.
+    return this.signAndSend(ready, instruction, owner, checkpoint, saved.attempt + 1);
+  }
+
+  private async signAndSend(
+    ready: Ready,
+    instruction: PayoutInstruction,
+    owner: PublicKey,
+    checkpoint: RailCheckpoint,
+    attempt: number,
+  ): Promise<RailOutcome> {
+    const { connection, hotWallet, mint, tokenProgram, hotAta } = ready;
+    const destinationAta = getAssociatedTokenAddressSync(mint, owner, false, tokenProgram);
+    const [hotAtaInfo, destinationInfo, lamports] = await Promise.all([
+      this.rpc('getAccountInfo', () => connection.getAccountInfo(hotAta)),
+      this.rpc('getAccountInfo', () => connection.getAccountInfo(destinationAta)),
+      this.rpc('getBalance', () => connection.getBalance(hotWallet.publicKey)),
+    ]);
+
+    // Checks before signing spare a fee on a transaction bound to fail. The chain stays the
+    // authority: if funds move between here and landing, the transaction lands with an error.
+    const available = hotAtaInfo ? unpackAccount(hotAta, hotAtaInfo, tokenProgram).amount : 0n;
+    if (available < BigInt(instruction.netAmount)) {
+      throw new PlatformFundsError(`hot wallet holds ${available} micro-USDC, payout needs ${instruction.netAmount}`);
+    }
+    const lamportsNeeded = FEE_RESERVE_LAMPORTS + (destinationInfo ? 0 : ready.ataRent);
+    if (lamports < lamportsNeeded) {
+      throw new PlatformFundsError(`hot wallet holds ${lamports} lamports, payout needs ${lamportsNeeded} for fee and rent`);
+    }
+    if (destinationInfo) {
+      const account = tryUnpackAccount(destinationAta, destinationInfo, tokenProgram);
+      if (!account) return { kind: 'failed', reason: 'destination token account is not a token account of this mint' };
+      if (account.isFrozen) return { kind: 'failed', reason: 'destination token account is frozen' };
+    }
+
+    const { blockhash, lastValidBlockHeight } = await this.rpc('getLatestBlockhash', () =>
+      connection.getLatestBlockhash(this.commitment()),
+    );
+    const tx = new Transaction({ feePayer: hotWallet.publicKey, blockhash, lastValidBlockHeight });
+    tx.add(
+      new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [], data: Buffer.from(`payout:${instruction.payoutId}`, 'utf8') }),
+      createAssociatedTokenAccountIdempotentInstruction(hotWallet.publicKey, destinationAta, owner, mint, tokenProgram),
+      createTransferCheckedInstruction(
+        hotAta,
+        mint,
+        destinationAta,
+        hotWallet.publicKey,
+        BigInt(instruction.netAmount),
+        USDC_DECIMALS,
+        [],
+        tokenProgram,
+      ),
+    );
+    tx.sign(hotWallet);
+    if (!tx.signature) throw new Error('transaction has no signature after signing');
+    const saved: SolanaCheckpoint = {
+      rail: 'solana',
+      signature: bs58.encode(tx.signature),
+      lastValidBlockHeight,
+      tx: tx.serialize().toString('base64'),
+      attempt,
+    };
+    // The one rule: persisted before the bytes leave this process.
+    await checkpoint.save(saved);
+    await this.broadcast(ready, saved.tx);
+    return this.awaitOutcome(ready, saved, null);
+  }
+
+  /** Sends signed bytes. No preflight: the outcome is read from the chain, never from a simulation. */
+  private async broadcast(ready: Ready, base64Tx: string): Promise<void> {
+    await this.rpc('sendTransaction', () =>
+      ready.connection.sendRawTransaction(Buffer.from(base64Tx, 'base64'), { skipPreflight: true, preflightCommitment: this.commitment() }),
+    );
+  }
+
+  /** Polls the signature until it reaches the configured commitment, fails, or time runs out. */
+  private async awaitOutcome(ready: Ready, saved: SolanaCheckpoint, first: SignatureStatus | null): Promise<RailOutcome> {
+    const deadline = Date.now() + this.confirmTimeoutMs;
+    let status = first;
+    for (;;) {
+      if (status?.err) {
+        // Landed with an error: it moved no tokens and, being on chain, can never land again.
+        return { kind: 'failed', reason: `transaction failed on chain: ${JSON.stringify(status.err)}`, externalId: saved.signature };
+      }
+      if (status && reached(status, this.commitment())) {
+        return { kind: 'completed', externalId: saved.signature, txHash: saved.signature };
+      }
+      if (Date.now() + this.pollIntervalMs > deadline) return { kind: 'pending', externalId: saved.signature };
+      await sleep(this.pollIntervalMs);
+      status = await this.status(ready, saved.signature, false);
+    }
+  }
+
+  private async status(ready: Ready, signature: string, searchTransactionHistory: boolean): Promise<SignatureStatus | null> {
+    const res = await this.rpc('getSignatureStatuses', () =>
+      ready.connection.getSignatureStatuses([signature], { searchTransactionHistory }),
+    );
+    return res.value[0] ?? null;
+  }
+
+  private commitment(): SolanaCommitment {
+    return this.options.commitment ?? config().SOLANA_COMMITMENT;
+  }
+
+  /** Connection, hot wallet and mint, once per container (retried on the next call if it failed). */
+  private init(): Promise<Ready> {
+    this.ready ??= this.load().catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  private async load(): Promise<Ready> {
+    const rpcUrl = this.options.rpcUrl ?? config().SOLANA_RPC_URL;
+    const mintText = this.options.mint ?? config().USDC_MINT;
+    if (!rpcUrl) throw new RailConfigError('SOLANA_RPC_URL is not set');
+    if (!mintText) throw new RailConfigError('USDC_MINT is not set');
+    const mint = walletAddress(mintText, false);
+    if (!mint) throw new RailConfigError('USDC_MINT is not a Solana address');
+    const hotWallet = parseSecretKey(await (this.options.hotWalletSecret ?? defaultHotWalletSecret)());
+
+    const timeoutMs = this.rpcTimeoutMs;
+    const connection = new Connection(rpcUrl, {
+      commitment: this.commitment(),
+      disableRetryOnRateLimit: true,
+      fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
+    });
+    const mintInfo = await this.rpc('getAccountInfo', () => connection.getAccountInfo(mint));
+    if (!mintInfo) throw new RailConfigError('USDC_MINT does not exist on this cluster');
+    const tokenProgram = mintInfo.owner;
+    if (!tokenProgram.equals(TOKEN_PROGRAM_ID) && !tokenProgram.equals(TOKEN_2022_PROGRAM_ID)) {
+      throw new RailConfigError('USDC_MINT is not owned by a token program');
+    }
+    const decimals = unpackMint(mint, mintInfo, tokenProgram).decimals;
+    if (decimals !== USDC_DECIMALS) throw new RailConfigError(`USDC_MINT has ${decimals} decimals, expected ${USDC_DECIMALS}`);
+    const ataRent = await this.rpc('getMinimumBalanceForRentExemption', () =>
+      connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE),
+    );
+    const hotAta = getAssociatedTokenAddressSync(mint, hotWallet.publicKey, false, tokenProgram);
+    return { connection, hotWallet, mint, tokenProgram, hotAta, ataRent };
+  }
+
+  private async rpc<T>(method: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw new RailUnavailableError(`solana rpc ${method} failed`, { cause: error });
+    }
+  }
+}
+
+/**
+ * A wallet address a payout may go to: base58 of 32 bytes and, unless `onCurve` is false, a point
+ * on the ed25519 curve (an off-curve address is a program-derived account, e.g. a token account
+ * pasted by mistake, whose "ATA" nobody could ever spend from).
+ */
+export function walletAddress(text: string, onCurve = true): PublicKey | undefined {
+  let bytes: Uint8Array;
+  try {
+    bytes = bs58.decode(text);
+  } catch {
+    return undefined;
+  }
+  if (bytes.length !== 32) return undefined;
+  if (onCurve && !PublicKey.isOnCurve(bytes)) return undefined;
+  return new PublicKey(bytes);
+}
+
+/** A 64-byte secret key given as base58 or as a JSON byte array (the Solana CLI's key file format). */
+export function parseSecretKey(text: string): Keypair {
+  const trimmed = text.trim();
+  let bytes: Uint8Array;
+  try {
+    if (trimmed.startsWith('[')) {
+      const parsed = z.array(z.number().int().min(0).max(255)).safeParse(JSON.parse(trimmed));
+      if (!parsed.success) throw new Error('not a byte array');
+      bytes = Uint8Array.from(parsed.data);
+    } else {
+      bytes = bs58.decode(trimmed);
+    }
+  } catch {
+    // Never echo the input or a parser message quoting it: it is the hot wallet's key.
+    throw new RailConfigError('hot wallet secret is neither base58 nor a JSON byte array');
+  }
+  if (bytes.length !== 64) throw new RailConfigError(`hot wallet secret must be 64 bytes, got ${bytes.length}`);
+  try {
+    return Keypair.fromSecretKey(bytes);
+  } catch {
+    throw new RailConfigError('hot wallet secret is not a valid ed25519 key pair');
+  }
+}
+
+async function defaultHotWalletSecret(): Promise<string> {
+  const { SOLANA_HOT_WALLET_SECRET, SOLANA_HOT_WALLET_SECRET_ARN } = config();
+  if (SOLANA_HOT_WALLET_SECRET) return SOLANA_HOT_WALLET_SECRET;
+  if (SOLANA_HOT_WALLET_SECRET_ARN) return readSecretString(SOLANA_HOT_WALLET_SECRET_ARN);
+  throw new RailConfigError('neither SOLANA_HOT_WALLET_SECRET nor SOLANA_HOT_WALLET_SECRET_ARN is set');
+}
+
+function readCheckpoint(saved: RailState | undefined): SolanaCheckpoint | undefined {
+  if (saved === undefined) return undefined;
+  const parsed = savedSchema.safeParse(saved);
+  if (!parsed.success) throw new CheckpointError('saved rail state is not a Solana checkpoint');
+  let tx: Transaction;
+  try {
+    tx = Transaction.from(Buffer.from(parsed.data.tx, 'base64'));
+  } catch {
+    throw new CheckpointError('saved Solana transaction cannot be decoded');
+  }
+  if (!tx.signature || bs58.encode(tx.signature) !== parsed.data.signature) {
+    throw new CheckpointError('saved Solana transaction does not carry the saved signature');
+  }
+  return parsed.data;
+}
+
+function tryUnpackAccount(address: PublicKey, info: Parameters<typeof unpackAccount>[1], program: PublicKey) {
+  try {
+    return unpackAccount(address, info, program);
+  } catch {
+    return undefined;
+  }
+}
+
+function reached(status: SignatureStatus, wanted: SolanaCommitment): boolean {
+  // `confirmations: null` means rooted (finalized) on nodes that omit confirmationStatus.
+  const actual: SolanaCommitment = status.confirmationStatus ?? (status.confirmations === null ? 'finalized' : 'processed');
+  return COMMITMENT_RANK[actual] >= COMMITMENT_RANK[wanted];
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
