@@ -59,6 +59,12 @@ const schema = z.object({
   STAGE: z.string().default('local'),
   /** Local runs: AWS SDK needs some credentials even for DynamoDB Local. */
   LOCAL: bool.default(false),
+  /** Payout worker: how long one attempt holds a payout it is driving (a lease, renewed at each
+   * rail checkpoint). Must exceed the worker's timeout and stay within the queue's visibility
+   * timeout, so a crashed attempt's payout is free again when its message reappears. */
+  PAYOUT_LEASE_SECONDS: z.coerce.number().int().min(1).max(43_200).default(90),
+  /** Reconciler: most payouts of each kind (PENDING to re-send, PROCESSING to drive) per run. */
+  RECONCILE_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(100),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -42,3 +42,16 @@ export const listChargesQuerySchema = z.strictObject({
 });
 
 export const emptyQuerySchema = z.strictObject({});
+
+export const withdrawSchema = z.strictObject({
+  amount: amountLiteral,
+  currency: z.enum(CURRENCIES),
+  // The network's own rules (Solana address, PayPal account) are checked by the use case.
+  walletAddress: z.string().min(1).max(256),
+});
+
+export const listWithdrawalsQuerySchema = z.strictObject({
+  limit: positiveInt.pipe(z.number().max(100, { error: 'must be at most 100' })).default(20),
+  cursor: z.string().max(512).optional(),
+  payoutId: z.string().max(64).optional(),
+});

@@ -23,6 +23,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: ['read'] },
   { name: 'get-charge', method: 'GET', path: '/api/v1/agents/charge/{id}', table: ['read'], adminSecret: true },
   { name: 'get-balance', method: 'GET', path: '/api/v1/agents/balance', table: ['read'] },
+  { name: 'withdraw', method: 'POST', path: '/api/v1/agents/withdraw', table: ['read', 'write'], queue: true },
+  { name: 'list-withdrawals', method: 'GET', path: '/api/v1/agents/withdraw', table: ['read'] },
   { name: 'admin-create-user', method: 'POST', path: '/api/v1/admin/users', table: ['write'], adminSecret: true },
   { name: 'admin-credit-user', method: 'POST', path: '/api/v1/admin/users/{id}/credits', table: ['read', 'write'], adminSecret: true },
   { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: ['read'], adminSecret: true },

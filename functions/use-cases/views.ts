@@ -1,7 +1,9 @@
 /** Public JSON shapes of the resources (money as exact JSON numbers). */
+import { PLATFORM_FEE_RATE } from '../core/fees';
 import { jsonAmount } from '../http/response';
 import type { Agent } from '../store/agent.repository';
 import type { Charge } from '../store/charge.repository';
+import type { Payout } from '../store/payout.repository';
 import type { Balances } from '../store/user.repository';
 
 export function chargeView(charge: Charge) {
@@ -28,5 +30,45 @@ export function agentView(agent: Agent) {
     website: agent.website,
     enabled: agent.enabled,
     createdAt: agent.createdAt,
+  };
+}
+
+/** The answer to an accepted withdrawal (spec: Withdraw funds, success). */
+export function withdrawalView(payout: Payout) {
+  return {
+    success: true,
+    payoutId: payout.id,
+    breakdown: {
+      grossAmount: jsonAmount(payout.amount, payout.currency),
+      platformFeeRate: PLATFORM_FEE_RATE,
+      platformFee: jsonAmount(payout.fee, payout.currency),
+      netAmount: jsonAmount(payout.netAmount, payout.currency),
+      currency: payout.currency,
+      walletAddress: payout.walletAddress,
+      network: payout.network,
+    },
+  };
+}
+
+/**
+ * The Payout object. `amount` is the gross amount debited (DESIGN §2), `fee` the platform fee,
+ * `netAmount` what the rail pays. Unknown values are null, never absent.
+ */
+export function payoutView(payout: Payout) {
+  return {
+    id: payout.id,
+    agentId: payout.agentId,
+    currency: payout.currency,
+    status: payout.status,
+    destination: { network: payout.network, walletAddress: payout.walletAddress },
+    externalId: payout.externalId ?? null,
+    txHash: payout.txHash ?? null,
+    createdAt: payout.createdAt,
+    processedAt: payout.processedAt ?? null,
+    amount: jsonAmount(payout.amount, payout.currency),
+    fee: jsonAmount(payout.fee, payout.currency),
+    netAmount: jsonAmount(payout.netAmount, payout.currency),
+    platformFeeRate: PLATFORM_FEE_RATE,
+    failureReason: payout.failureReason ?? null,
   };
 }

@@ -1,0 +1,14 @@
+import { parseJsonBody } from '../http/body';
+import { httpHandler } from '../http/handler';
+import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
+import { requireIdempotencyKey } from '../use-cases/idempotency';
+import { createWithdrawal } from '../use-cases/withdrawals';
+import { withdrawSchema } from './request.schemas';
+
+/** POST /api/v1/agents/withdraw — x-agent-key, Idempotency-Key; checks in DESIGN §6 order. */
+export const handler = httpHandler(async (req) => {
+  const { agent } = await authenticate(req, AUTH_MESSAGES.withdraw, false);
+  const idempotencyKey = requireIdempotencyKey(req);
+  const body = parseJsonBody(req, withdrawSchema);
+  return createWithdrawal({ agentId: agent.id, idempotencyKey, ...body });
+});

@@ -1,0 +1,61 @@
+/**
+ * The payout queue: withdrawals travel to the payout worker as `{payoutId, agentId}`. The
+ * client is built once per container (keep-alive) and points at local SQS when SQS_ENDPOINT is
+ * set. A message only says "look at this payout": the payout item is the truth, so a lost,
+ * repeated or replayed message can delay a payout but never pay it twice.
+ */
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import * as z from 'zod';
+import { config } from '../config';
+
+export interface PayoutMessage {
+  payoutId: string;
+  agentId: string;
+}
+
+const messageSchema = z.strictObject({
+  payoutId: z.string().regex(/^p[0-9a-z]{26}$/),
+  agentId: z.string().regex(/^a[0-9a-z]{26}$/),
+});
+
+let client: SQSClient | undefined;
+
+/** The shared SQS client. */
+export function sqs(): SQSClient {
+  if (!client) {
+    const cfg = config();
+    client = new SQSClient({
+      region: cfg.AWS_REGION,
+      ...(cfg.SQS_ENDPOINT ? { endpoint: cfg.SQS_ENDPOINT } : {}),
+      ...(cfg.LOCAL ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+      // The withdraw response waits for this send: fail fast, the reconciler re-sends.
+      maxAttempts: 3,
+      requestHandler: { httpAgent: { keepAlive: true }, httpsAgent: { keepAlive: true }, requestTimeout: 2_000 },
+    });
+  }
+  return client;
+}
+
+/** Sends one payout to the worker. Throws when the queue is not configured or refuses. */
+export async function sendPayoutMessage(message: PayoutMessage): Promise<void> {
+  const queueUrl = config().PAYOUT_QUEUE_URL;
+  if (!queueUrl) throw new Error('PAYOUT_QUEUE_URL is not configured');
+  const body: PayoutMessage = { payoutId: message.payoutId, agentId: message.agentId };
+  await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
+}
+
+/** Reads a message body; undefined when it is not a payout message (a poison message). */
+export function parsePayoutMessage(body: string): PayoutMessage | undefined {
+  try {
+    const parsed = messageSchema.safeParse(JSON.parse(body));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Drops the client so the next send re-reads configuration (local runner and tests only). */
+export function resetSqsClient(): void {
+  client?.destroy();
+  client = undefined;
+}

@@ -1,0 +1,223 @@
+/**
+ * The payout state machine, driven by the payout worker (one SQS message) and by the
+ * reconciler (stale payouts) through the same function, `drivePayout`:
+ *
+ *   PENDING ──claim──▶ PROCESSING ──rail.pay──▶ COMPLETED            (lock released)
+ *                          │   ▲                 FAILED + refund      (lock released, one transaction)
+ *                          │   └── pending: stays PROCESSING, re-checked by the reconciler
+ *                          └── throw (transient): stays PROCESSING, retried by SQS / reconciler
+ *
+ * Every attempt holds a lease (a token on the payout item) that fences its writes: only the
+ * holder can save rail state or finish the payout, and a crashed holder's lease runs out.
+ * The rail saves its progress through the checkpoint BEFORE it acts, so a later attempt
+ * finds out what happened instead of paying again. See docs/payouts.md.
+ */
+import { randomUUID } from 'node:crypto';
+import { config } from '../config';
+import type { Currency } from '../core/money';
+import { logger } from '../http/logger';
+import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
+import type { PayoutRail, RailCheckpoint, RailOutcome, RailState } from '../rails/rail';
+import {
+  claimPayout,
+  completePayout,
+  failPayout,
+  getPayout,
+  LeaseLostError,
+  listStaleInflight,
+  type Payout,
+  type PayoutRef,
+  recordPendingCheck,
+  saveRailState,
+  touchPending,
+} from '../store/payout.repository';
+
+/** Points between the steps of one attempt, in order. */
+export type PayoutStep = 'afterClaim' | 'afterCheckpoint' | 'afterRail' | 'afterFinalize';
+
+/**
+ * Optional observers called between steps. Production passes none; tests throw from them to
+ * simulate a crash at that exact point (the attempt stops, nothing is cleaned up, the lease is
+ * left to run out), then check that the next attempt finishes the payout exactly once.
+ */
+export type PayoutHooks = Partial<Record<PayoutStep, (payout: Payout) => void | Promise<void>>>;
+
+export interface PayoutDeps {
+  railFor(currency: Currency): PayoutRail;
+  hooks?: PayoutHooks;
+  /** The time leases are taken and judged by (tests move it forward instead of sleeping). */
+  clock?: () => Date;
+}
+
+const systemClock = () => new Date();
+
+export type DriveResult =
+  | 'completed'
+  | 'failed'
+  /** The rail could not tell yet; the payout stays PROCESSING until the reconciler looks again. */
+  | 'pending'
+  /** Already COMPLETED or FAILED: nothing was done (redelivery, duplicate message). */
+  | 'already-final'
+  /** Another live attempt holds the payout; it (or, failing that, the reconciler) finishes it. */
+  | 'busy'
+  | 'missing';
+
+/**
+ * One attempt at a payout: claim it, let its rail pay (or find out what an earlier attempt's
+ * payment became), record the outcome. Safe to call any number of times, concurrently too.
+ * Throws only on transient trouble (the rail or DynamoDB unreachable): the payout is then left
+ * PROCESSING for a later attempt.
+ */
+export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<DriveResult> {
+  const clock = deps.clock ?? systemClock;
+  const token = randomUUID();
+  const claim = await claimPayout(ref, token, clock());
+  if (claim.kind === 'missing') return 'missing';
+  if (claim.kind === 'final') return 'already-final';
+  if (claim.kind === 'busy') return 'busy';
+  const payout = claim.payout;
+  const ctx = { payoutId: payout.id, agentId: payout.agentId, attempt: payout.attempts };
+  logger().info('payout claimed', { ...ctx, currency: payout.currency, resumed: payout.railState !== undefined });
+  await deps.hooks?.afterClaim?.(payout);
+
+  let saved: RailState | undefined = payout.railState;
+  const checkpoint: RailCheckpoint = {
+    get saved() {
+      return saved;
+    },
+    async save(state) {
+      await saveRailState(payout, token, state, clock());
+      saved = state;
+      await deps.hooks?.afterCheckpoint?.(payout);
+    },
+  };
+
+  let outcome: RailOutcome;
+  try {
+    outcome = await deps
+      .railFor(payout.currency)
+      .pay({ payoutId: payout.id, currency: payout.currency, netAmount: payout.netAmount, destination: payout.walletAddress }, checkpoint);
+  } catch (error) {
+    // The rail may wrap what the checkpoint threw; a lost lease anywhere in the chain means stop.
+    if (isLeaseLost(error)) return lostLease(ref);
+    throw error;
+  }
+  await deps.hooks?.afterRail?.(payout);
+
+  try {
+    switch (outcome.kind) {
+      case 'completed':
+        await completePayout(
+          payout,
+          token,
+          { externalId: outcome.externalId, txHash: payout.network === 'SOL' ? outcome.txHash : undefined },
+          clock(),
+        );
+        logger().info('payout completed', { ...ctx, externalId: outcome.externalId });
+        break;
+      case 'failed':
+        await failPayout(payout, token, { reason: outcome.reason, externalId: outcome.externalId }, clock());
+        logger().warn('payout failed; gross amount refunded to the agent', {
+          ...ctx,
+          reason: outcome.reason,
+          externalId: outcome.externalId,
+        });
+        break;
+      case 'pending':
+        await recordPendingCheck(payout, token, outcome.externalId, clock());
+        logger().info('payout not final yet; the reconciler will look again', { ...ctx, externalId: outcome.externalId });
+        break;
+    }
+  } catch (error) {
+    if (error instanceof LeaseLostError) return lostLease(ref);
+    throw error;
+  }
+  await deps.hooks?.afterFinalize?.(payout);
+  return outcome.kind;
+}
+
+/** This attempt's lease went to another attempt (it ran out): whoever holds it now finishes. */
+async function lostLease(ref: PayoutRef): Promise<DriveResult> {
+  const now = await getPayout(ref.agentId, ref.payoutId);
+  logger().warn('payout lease lost to another attempt', { payoutId: ref.payoutId, status: now?.status });
+  return now?.status === 'COMPLETED' || now?.status === 'FAILED' ? 'already-final' : 'busy';
+}
+
+export interface ReconcileDeps extends PayoutDeps {
+  /** Re-sends a PENDING payout to the worker (the SQS queue in production). */
+  enqueue?(message: PayoutMessage): Promise<void>;
+}
+
+export interface ReconcileReport {
+  resent: number;
+  driven: Record<DriveResult, number>;
+  errors: number;
+}
+
+/** How many stale PROCESSING payouts the reconciler drives at once. */
+const RECONCILE_CONCURRENCY = 4;
+
+/**
+ * One reconciler run. PENDING payouts older than RECONCILE_PENDING_AFTER_SECONDS were committed
+ * but their message was lost or dead-lettered: they are sent to the queue again. PROCESSING
+ * payouts untouched for RECONCILE_PROCESSING_AFTER_SECONDS (rail said "pending", the worker
+ * crashed, or the message went to the DLQ) are driven to an outcome with `drivePayout`, the
+ * worker's own code path. One payout's trouble never stops the run.
+ */
+export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileReport> {
+  const cfg = config();
+  const clock = deps.clock ?? systemClock;
+  const now = clock();
+  const enqueue = deps.enqueue ?? sendPayoutMessage;
+  const report: ReconcileReport = {
+    resent: 0,
+    driven: { completed: 0, failed: 0, pending: 0, 'already-final': 0, busy: 0, missing: 0 },
+    errors: 0,
+  };
+
+  const pendingBefore = new Date(now.getTime() - cfg.RECONCILE_PENDING_AFTER_SECONDS * 1000);
+  for (const ref of await listStaleInflight('PENDING', pendingBefore, cfg.RECONCILE_MAX_PER_RUN)) {
+    try {
+      await enqueue({ payoutId: ref.payoutId, agentId: ref.agentId });
+      // Restart its clock so the next run does not send it again straight away.
+      await touchPending(ref, clock());
+      report.resent += 1;
+    } catch (error) {
+      report.errors += 1;
+      logger().error('reconciler could not re-send a pending payout', { payoutId: ref.payoutId, error: describe(error) });
+    }
+  }
+
+  const processingBefore = new Date(now.getTime() - cfg.RECONCILE_PROCESSING_AFTER_SECONDS * 1000);
+  const stale = await listStaleInflight('PROCESSING', processingBefore, cfg.RECONCILE_MAX_PER_RUN);
+  let next = 0;
+  const lane = async () => {
+    while (next < stale.length) {
+      const ref = stale[next++];
+      if (!ref) break;
+      try {
+        report.driven[await drivePayout(ref, deps)] += 1;
+      } catch (error) {
+        report.errors += 1;
+        logger().warn('reconciler could not finish a payout yet', { payoutId: ref.payoutId, error: describe(error) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: RECONCILE_CONCURRENCY }, lane));
+  if (report.resent > 0 || stale.length > 0 || report.errors > 0) logger().info('reconciler run', { ...report });
+  return report;
+}
+
+function isLeaseLost(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (current instanceof LeaseLostError) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+export function describe(error: unknown): Record<string, unknown> | string {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return String(error);
+}

@@ -1,0 +1,48 @@
+/** Helpers for withdrawal and payout tests against DynamoDB Local. */
+import { randomBytes } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import bs58 from 'bs58';
+import { newAgentId } from '../../functions/core/ids';
+import type { Currency } from '../../functions/core/money';
+import { shardCredit } from '../../functions/store/balance.repository';
+import { transactWrite } from '../../functions/store/transact';
+import type { WithdrawInput } from '../../functions/use-cases/withdrawals';
+
+/** A fresh Solana wallet address (an ed25519 public key, so on the curve). */
+export function solanaWallet(): string {
+  return bs58.encode(ed25519.getPublicKey(randomBytes(32)));
+}
+
+/** Credits `minor` units to one balance shard of `agentId` (what charges do). */
+export async function fundAgent(agentId: string, currency: Currency, minor: number, shard = 0): Promise<void> {
+  await transactWrite([shardCredit(agentId, shard, currency, minor, false)]);
+}
+
+/** A new agent id with `minor` units earned in `currency`. */
+export async function fundedAgent(currency: Currency, minor: number): Promise<string> {
+  const agentId = newAgentId();
+  await fundAgent(agentId, currency, minor);
+  return agentId;
+}
+
+let seq = 0;
+
+export function withdrawal(agentId: string, overrides: Partial<WithdrawInput> = {}): WithdrawInput {
+  const currency = overrides.currency ?? 'USD';
+  return {
+    agentId,
+    idempotencyKey: `wd-${process.pid}-${++seq}`,
+    amount: '10',
+    currency,
+    walletAddress: currency === 'USD' ? 'agent@example.com' : solanaWallet(),
+    ...overrides,
+  };
+}
+
+/** The payoutId of a 200 withdraw answer. */
+export function payoutIdOf(result: { statusCode: number; rawBody?: string }): string {
+  if (result.statusCode !== 200 || !result.rawBody) throw new Error(`withdrawal not accepted: ${result.statusCode} ${result.rawBody}`);
+  const id = (JSON.parse(result.rawBody) as { payoutId?: unknown }).payoutId;
+  if (typeof id !== 'string') throw new Error('no payoutId in the answer');
+  return id;
+}
