@@ -1,0 +1,55 @@
+/**
+ * The payout rails' local stand-ins, started together: a LiteSVM chain behind a Solana JSON-RPC
+ * shim (bin/local/solana-rpc.ts) and an imitation of the PayPal Payouts API
+ * (bin/local/paypal-sandbox.ts). `env` holds exactly the variables the rails read, pointing at them.
+ * Neither is the real network: see docs/rails.md for what differs.
+ */
+import { join } from 'node:path';
+import { type PaypalSandbox, startPaypalSandbox } from './paypal-sandbox';
+import { type LocalSolana, startLocalSolana } from './solana-rpc';
+
+export interface LocalRailsOptions {
+  /** Keep both stand-ins' state in this directory across restarts; in memory when unset. */
+  dataDir?: string;
+  /** Micro-USDC in the hot wallet at first start (default 1,000,000 USDC). */
+  hotWalletMicroUsdc?: bigint;
+}
+
+export interface LocalRails {
+  /** SOLANA_RPC_URL, USDC_MINT, SOLANA_HOT_WALLET_SECRET, PAYPAL_BASE_URL, PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET. */
+  env: Record<string, string>;
+  solana: LocalSolana;
+  paypal: PaypalSandbox;
+  stop(): Promise<void>;
+}
+
+export async function startLocalRails(opts: LocalRailsOptions = {}): Promise<LocalRails> {
+  const solana = await startLocalSolana({
+    ...(opts.dataDir ? { stateFile: join(opts.dataDir, 'solana.json') } : {}),
+    ...(opts.hotWalletMicroUsdc !== undefined ? { hotWalletMicroUsdc: opts.hotWalletMicroUsdc } : {}),
+  });
+  let paypal: PaypalSandbox;
+  try {
+    paypal = await startPaypalSandbox({
+      ...(opts.dataDir ? { stateFile: join(opts.dataDir, 'paypal.json'), clientId: 'local-client', clientSecret: 'local-secret' } : {}),
+    });
+  } catch (error) {
+    await solana.stop();
+    throw error;
+  }
+  return {
+    env: {
+      SOLANA_RPC_URL: solana.url,
+      USDC_MINT: solana.mint,
+      SOLANA_HOT_WALLET_SECRET: solana.hotWallet.secretKey,
+      PAYPAL_BASE_URL: paypal.url,
+      PAYPAL_CLIENT_ID: paypal.clientId,
+      PAYPAL_CLIENT_SECRET: paypal.clientSecret,
+    },
+    solana,
+    paypal,
+    stop: async () => {
+      await Promise.all([solana.stop(), paypal.stop()]);
+    },
+  };
+}

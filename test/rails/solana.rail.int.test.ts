@@ -1,0 +1,318 @@
+/**
+ * The Solana rail against a real LiteSVM (SPL Token, ATA and Memo programs) behind the local
+ * JSON-RPC stand-in, through the production `Connection` code path.
+ */
+import { randomUUID } from 'node:crypto';
+import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { type LocalSolana, startLocalSolana } from '../../bin/local/solana-rpc';
+import { CheckpointError, PlatformFundsError, RailUnavailableError } from '../../functions/rails/errors';
+import type { PayoutInstruction, RailOutcome } from '../../functions/rails/rail';
+import { SolanaRail } from '../../functions/rails/solana.rail';
+import { MemoryCheckpoint } from './checkpoint';
+
+const NET = 9_710_000; // 10.01 USDC gross − 3 % fee
+const FEE_LAMPORTS = 5_000n;
+
+function railFor(chain: LocalSolana): SolanaRail {
+  return new SolanaRail({
+    rpcUrl: chain.url,
+    mint: chain.mint,
+    commitment: 'confirmed',
+    hotWalletSecret: async () => chain.hotWallet.secretKey,
+    pollIntervalMs: 10,
+    confirmTimeoutMs: 200,
+    rpcTimeoutMs: 2_000,
+  });
+}
+
+function payout(destination: string, netAmount = NET): PayoutInstruction {
+  return { payoutId: `po_${randomUUID()}`, currency: 'USDC', netAmount, destination };
+}
+
+const wallet = () => Keypair.generate().publicKey.toBase58();
+
+function transfersOf(chain: LocalSolana, payoutId: string) {
+  return chain.landed().filter((t) => t.memo === `payout:${payoutId}`);
+}
+
+function signatureIn(checkpoint: MemoryCheckpoint): string {
+  return String(checkpoint.saved?.signature);
+}
+
+describe('Solana rail on LiteSVM', () => {
+  let chain: LocalSolana;
+  let rail: SolanaRail;
+  let ataRent: bigint;
+
+  beforeAll(async () => {
+    chain = await startLocalSolana();
+    rail = railFor(chain);
+    ataRent = BigInt(await new Connection(chain.url).getMinimumBalanceForRentExemption(165));
+  });
+  afterAll(async () => {
+    await chain.stop();
+  });
+
+  it('pays exactly the net amount to a new wallet, creating its token account; the hot wallet pays fee and rent', async () => {
+    const destination = wallet();
+    const hot = chain.hotWallet.publicKey;
+    const [usdcBefore, solBefore] = [chain.tokenBalance(hot), chain.lamports(hot)];
+    expect(chain.tokenAccountExists(destination)).toBe(false);
+
+    const checkpoint = new MemoryCheckpoint();
+    const instruction = payout(destination);
+    const outcome = await rail.pay(instruction, checkpoint);
+
+    const signature = signatureIn(checkpoint);
+    expect(outcome).toEqual({ kind: 'completed', externalId: signature, txHash: signature });
+    expect(checkpoint.saves).toHaveLength(1);
+    expect(checkpoint.saved).toMatchObject({ rail: 'solana', attempt: 1, lastValidBlockHeight: expect.any(Number) });
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+    expect(usdcBefore - chain.tokenBalance(hot)).toBe(BigInt(NET));
+    expect(solBefore - chain.lamports(hot)).toBe(FEE_LAMPORTS + ataRent);
+    expect(transfersOf(chain, instruction.payoutId)).toEqual([expect.objectContaining({ signature, err: null })]);
+  });
+
+  it('pays into an existing token account without creating it again', async () => {
+    const destination = wallet();
+    await rail.pay(payout(destination), new MemoryCheckpoint());
+    const hot = chain.hotWallet.publicKey;
+    const solBefore = chain.lamports(hot);
+
+    const outcome = await rail.pay(payout(destination, 1_000_000), new MemoryCheckpoint());
+
+    expect(outcome.kind).toBe('completed');
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET + 1_000_000));
+    expect(solBefore - chain.lamports(hot)).toBe(FEE_LAMPORTS); // no second rent
+  });
+
+  it('pays two payouts of the same amount to the same wallet in one blockhash window as two transfers', async () => {
+    // Without the payout-id memo these two transactions would be byte-identical.
+    const destination = wallet();
+    const first = await rail.pay(payout(destination), new MemoryCheckpoint());
+    const second = await rail.pay(payout(destination), new MemoryCheckpoint());
+
+    expect(first.kind).toBe('completed');
+    expect(second.kind).toBe('completed');
+    expect(first.kind === 'completed' && second.kind === 'completed' && first.externalId !== second.externalId).toBe(true);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(2 * NET));
+  });
+
+  it('answers a redelivery after completion from the chain, moving nothing', async () => {
+    const destination = wallet();
+    const instruction = payout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    const first = await rail.pay(instruction, checkpoint);
+
+    const again = checkpoint.redeliver();
+    const second = await rail.pay(instruction, again);
+
+    expect(second).toEqual(first);
+    expect(again.saves).toHaveLength(0);
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+  });
+
+  it('crash after the checkpoint save, before sending: the redelivery sends the saved transaction, once', async () => {
+    const destination = wallet();
+    const instruction = payout(destination);
+    const crashing = new MemoryCheckpoint(undefined, true);
+
+    await expect(rail.pay(instruction, crashing)).rejects.toThrow('simulated crash');
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(0);
+
+    const again = crashing.redeliver();
+    const outcome = await rail.pay(instruction, again);
+
+    expect(outcome).toMatchObject({ kind: 'completed', externalId: signatureIn(crashing) });
+    expect(again.saves).toHaveLength(0); // nothing new signed
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+  });
+
+  it('crash after sending, before the status was read: the redelivery finds the landed transaction', async () => {
+    const destination = wallet();
+    const instruction = payout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    chain.failNext('getSignatureStatuses');
+
+    await expect(rail.pay(instruction, checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+
+    const again = checkpoint.redeliver();
+    const outcome = await rail.pay(instruction, again);
+
+    expect(outcome).toMatchObject({ kind: 'completed', externalId: signatureIn(checkpoint) });
+    expect(again.saves).toHaveLength(0);
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+  });
+
+  it('re-sends a dropped transaction with the same bytes while its blockhash is valid', async () => {
+    const destination = wallet();
+    const instruction = payout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+
+    const first = await rail.pay(instruction, checkpoint);
+    expect(first).toEqual({ kind: 'pending', externalId: signatureIn(checkpoint) });
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(0);
+
+    const again = checkpoint.redeliver();
+    const second = await rail.pay(instruction, again);
+
+    expect(second).toMatchObject({ kind: 'completed', externalId: signatureIn(checkpoint) });
+    expect(again.saves).toHaveLength(0);
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+  });
+
+  it('never signs again while the saved transaction could still land, however many blocks pass', async () => {
+    const instruction = payout(wallet());
+    const checkpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    await rail.pay(instruction, checkpoint);
+    const lastValid = Number(checkpoint.saved?.lastValidBlockHeight);
+
+    chain.advanceBlocks(lastValid - chain.blockHeight()); // exactly at the last valid height
+    chain.dropNextSends(1);
+    const again = checkpoint.redeliver();
+    const outcome = await rail.pay(instruction, again);
+
+    expect(outcome).toEqual({ kind: 'pending', externalId: signatureIn(checkpoint) });
+    expect(again.saves).toHaveLength(0);
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(0);
+    chain.expireBlockhash(); // leave the chain past this payout's window for the next tests
+  });
+
+  it('signs anew only once the old blockhash expired unlanded: one transfer in total', async () => {
+    const destination = wallet();
+    const instruction = payout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    await rail.pay(instruction, checkpoint);
+    const old = { signature: signatureIn(checkpoint), tx: String(checkpoint.saved?.tx) };
+
+    chain.expireBlockhash(); // block height now past the old lastValidBlockHeight
+    const again = checkpoint.redeliver();
+    const outcome = await rail.pay(instruction, again);
+
+    const renewed = signatureIn(again);
+    expect(renewed).not.toBe(old.signature);
+    expect(again.saved).toMatchObject({ attempt: 2 });
+    expect(outcome).toEqual({ kind: 'completed', externalId: renewed, txHash: renewed });
+
+    // The expired transaction can never land now, even if someone sends its bytes.
+    await new Connection(chain.url).sendRawTransaction(Buffer.from(old.tx, 'base64'), { skipPreflight: true });
+    expect(transfersOf(chain, instruction.payoutId).map((t) => t.signature)).toEqual([renewed]);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+  });
+
+  it('answers pending while the transaction is only processed, completed once confirmed', async () => {
+    const instruction = payout(wallet());
+    const checkpoint = new MemoryCheckpoint();
+    chain.holdConfirmations(true);
+    try {
+      expect(await rail.pay(instruction, checkpoint)).toEqual({ kind: 'pending', externalId: signatureIn(checkpoint) });
+    } finally {
+      chain.holdConfirmations(false);
+    }
+    expect(await rail.pay(instruction, checkpoint.redeliver())).toMatchObject({ kind: 'completed', externalId: signatureIn(checkpoint) });
+  });
+
+  it.each<[string, () => string]>([
+    ['not base58', () => 'not-a-solana-address!'],
+    ['too short', () => bs58.encode(Buffer.alloc(16, 7))],
+    [
+      'off the ed25519 curve: a token account',
+      () => getAssociatedTokenAddressSync(new PublicKey(chain.mint), Keypair.generate().publicKey).toBase58(),
+    ],
+  ])('fails an invalid destination (%s) without touching the chain', async (_, destination) => {
+    const checkpoint = new MemoryCheckpoint();
+    const landedBefore = chain.landed().length;
+
+    const outcome: RailOutcome = await rail.pay(payout(destination()), checkpoint);
+
+    expect(outcome).toEqual({ kind: 'failed', reason: 'invalid solana address' });
+    expect(checkpoint.saves).toHaveLength(0);
+    expect(chain.landed()).toHaveLength(landedBefore);
+  });
+
+  it('throws (transient) when the RPC node is unavailable before anything was signed', async () => {
+    const checkpoint = new MemoryCheckpoint();
+    chain.failNext('getLatestBlockhash');
+
+    await expect(rail.pay(payout(wallet()), checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
+    expect(checkpoint.saves).toHaveLength(0);
+  });
+
+  it('refuses a checkpoint it cannot read instead of signing blindly', async () => {
+    const checkpoint = new MemoryCheckpoint({ rail: 'paypal', batchId: 'X' });
+    await expect(rail.pay(payout(wallet()), checkpoint)).rejects.toBeInstanceOf(CheckpointError);
+  });
+});
+
+describe('Solana rail when the hot wallet runs short', () => {
+  let chain: LocalSolana;
+  let rail: SolanaRail;
+
+  beforeAll(async () => {
+    chain = await startLocalSolana({ hotWalletMicroUsdc: 10_000_000n }); // 10 USDC
+    rail = railFor(chain);
+  });
+  afterAll(async () => {
+    await chain.stop();
+  });
+
+  it('throws PlatformFundsError before signing when the hot wallet lacks the USDC', async () => {
+    const checkpoint = new MemoryCheckpoint();
+    await expect(rail.pay(payout(wallet(), 11_000_000), checkpoint)).rejects.toBeInstanceOf(PlatformFundsError);
+    expect(checkpoint.saves).toHaveLength(0);
+  });
+
+  it('fails a payout whose transaction landed with an error: no tokens moved, and it cannot land again', async () => {
+    // Payout A is signed while the funds are there, but its send is dropped; payout B then takes
+    // most of the funds; A's re-send lands and fails on chain (insufficient funds).
+    const a = payout(wallet(), 9_000_000);
+    const aCheckpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    expect((await rail.pay(a, aCheckpoint)).kind).toBe('pending');
+    expect((await rail.pay(payout(wallet(), 5_000_000), new MemoryCheckpoint())).kind).toBe('completed');
+
+    const outcome = await rail.pay(a, aCheckpoint.redeliver());
+
+    expect(outcome).toMatchObject({ kind: 'failed', externalId: signatureIn(aCheckpoint) });
+    expect(outcome.kind === 'failed' && outcome.reason).toMatch(/InstructionError/);
+    expect(chain.tokenBalance(a.destination)).toBe(0n);
+    expect(chain.tokenBalance(chain.hotWallet.publicKey)).toBe(5_000_000n);
+    // Asked again (the worker crashed before recording FAILED): the same answer, nothing signed.
+    const again = aCheckpoint.redeliver();
+    expect(await rail.pay(a, again)).toEqual(outcome);
+    expect(again.saves).toHaveLength(0);
+  });
+
+  it('the stand-in answers a failing preflight with a JSON-RPC error and lands nothing', async () => {
+    const hot = Keypair.fromSecretKey(bs58.decode(chain.hotWallet.secretKey));
+    const connection = new Connection(chain.url);
+    const mint = new PublicKey(chain.mint);
+    const target = wallet();
+    chain.mintTo(target, 1n); // creates the target's token account
+    const tx = new Transaction({ feePayer: hot.publicKey, ...(await connection.getLatestBlockhash()) }).add(
+      createTransferCheckedInstruction(
+        getAssociatedTokenAddressSync(mint, hot.publicKey),
+        mint,
+        getAssociatedTokenAddressSync(mint, new PublicKey(target)),
+        hot.publicKey,
+        1_000_000_000n,
+        6,
+      ),
+    );
+    tx.sign(hot);
+    const landedBefore = chain.landed().length;
+
+    await expect(connection.sendRawTransaction(tx.serialize())).rejects.toThrow(/simulation failed/i);
+    expect(chain.landed()).toHaveLength(landedBefore);
+    expect(chain.tokenBalance(target)).toBe(1n);
+  });
+});
