@@ -1,0 +1,236 @@
+/**
+ * The PayPal rail against the local imitation of the Payouts API (bin/local/paypal-sandbox.ts),
+ * over real HTTP: OAuth2 token, create batch with sender_batch_id de-duplication, read batch.
+ */
+import { randomUUID } from 'node:crypto';
+import { type PaypalSandbox, startPaypalSandbox } from '../../bin/local/paypal-sandbox';
+import { PlatformFundsError, RailUnavailableError } from '../../functions/rails/errors';
+import { PaypalRail, type PaypalRailOptions } from '../../functions/rails/paypal.rail';
+import type { PayoutInstruction } from '../../functions/rails/rail';
+import { MemoryCheckpoint } from './checkpoint';
+
+let sandbox: PaypalSandbox;
+
+beforeAll(async () => {
+  sandbox = await startPaypalSandbox();
+});
+afterAll(async () => {
+  await sandbox.stop();
+});
+
+function newRail(options: PaypalRailOptions = {}): PaypalRail {
+  return new PaypalRail({
+    baseUrl: sandbox.url,
+    credentials: async () => ({ clientId: sandbox.clientId, clientSecret: sandbox.clientSecret }),
+    requestTimeoutMs: 300,
+    settleTimeoutMs: 100,
+    pollIntervalMs: 20,
+    ...options,
+  });
+}
+
+function payout(destination: string, netAmount = 971): PayoutInstruction {
+  return { payoutId: `po_${randomUUID()}`, currency: 'USD', netAmount, destination };
+}
+
+const email = (local: string) => `${local}+${randomUUID().slice(0, 8)}@example.com`;
+
+describe('PayPal rail', () => {
+  let rail: PaypalRail;
+  beforeEach(() => {
+    rail = newRail();
+  });
+
+  it('pays an e-mail receiver: one batch named by the payout id, completed with its batch id', async () => {
+    const instruction = payout(email('success'));
+    const checkpoint = new MemoryCheckpoint();
+
+    const outcome = await rail.pay(instruction, checkpoint);
+
+    const batch = sandbox.batchBySenderId(instruction.payoutId);
+    expect(batch).toBeDefined();
+    expect(outcome).toEqual({ kind: 'completed', externalId: batch?.payoutBatchId });
+    expect(checkpoint.saves).toEqual([{ rail: 'paypal', batchId: batch?.payoutBatchId }]);
+    expect(batch?.items).toEqual([
+      expect.objectContaining({
+        recipientType: 'EMAIL',
+        receiver: instruction.destination,
+        amount: { value: '9.71', currency: 'USD' },
+        senderItemId: instruction.payoutId,
+        status: 'SUCCESS',
+      }),
+    ]);
+  });
+
+  it('pays a PayPal payer id as PAYPAL_ID and always sends two decimals', async () => {
+    const instruction = payout('N8HQ3A6WXZ2PL', 970);
+    expect((await rail.pay(instruction, new MemoryCheckpoint())).kind).toBe('completed');
+    expect(sandbox.batchBySenderId(instruction.payoutId)?.items[0]).toMatchObject({
+      recipientType: 'PAYPAL_ID',
+      amount: { value: '9.70', currency: 'USD' },
+    });
+  });
+
+  it('answers a redelivery after completion by reading the batch, creating nothing', async () => {
+    const instruction = payout(email('success'));
+    const checkpoint = new MemoryCheckpoint();
+    const first = await rail.pay(instruction, checkpoint);
+    const creates = sandbox.createRequests();
+
+    const again = checkpoint.redeliver();
+    expect(await rail.pay(instruction, again)).toEqual(first);
+    expect(sandbox.createRequests()).toBe(creates);
+    expect(again.saves).toHaveLength(0);
+  });
+
+  it('crash between PayPal accepting and the checkpoint save: the retry is refused as a duplicate and follows its link', async () => {
+    const instruction = payout(email('success'));
+    await rail.pay(instruction, new MemoryCheckpoint()); // its save is "lost" with the crashed process
+    const original = sandbox.batchBySenderId(instruction.payoutId);
+
+    const retry = new MemoryCheckpoint();
+    const outcome = await rail.pay(instruction, retry);
+
+    expect(outcome).toEqual({ kind: 'completed', externalId: original?.payoutBatchId });
+    expect(retry.saves).toEqual([{ rail: 'paypal', batchId: original?.payoutBatchId }]);
+    expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
+  });
+
+  it('a create whose response is lost throws (transient); the retry finds the batch, no second payout', async () => {
+    const instruction = payout(email('lost'));
+    const checkpoint = new MemoryCheckpoint();
+
+    await expect(rail.pay(instruction, checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
+    expect(checkpoint.saves).toHaveLength(0);
+    const created = sandbox.batchBySenderId(instruction.payoutId);
+    expect(created).toBeDefined();
+
+    const outcome = await rail.pay(instruction, checkpoint.redeliver());
+    expect(outcome).toEqual({ kind: 'completed', externalId: created?.payoutBatchId });
+    expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
+  });
+
+  it.each(['failed', 'returned', 'blocked', 'refunded', 'reversed'])(
+    'fails a payout whose item is %s, with the batch id',
+    async (status) => {
+      const instruction = payout(email(status));
+      const outcome = await rail.pay(instruction, new MemoryCheckpoint());
+      expect(outcome).toMatchObject({
+        kind: 'failed',
+        reason: expect.stringContaining(status.toUpperCase()),
+        externalId: sandbox.batchBySenderId(instruction.payoutId)?.payoutBatchId,
+      });
+    },
+  );
+
+  it.each(['unclaimed', 'onhold', 'pending'])('leaves an item that is %s pending', async (status) => {
+    const instruction = payout(email(status));
+    const outcome = await rail.pay(instruction, new MemoryCheckpoint());
+    expect(outcome).toEqual({ kind: 'pending', externalId: sandbox.batchBySenderId(instruction.payoutId)?.payoutBatchId });
+  });
+
+  it('completes an unclaimed payout once the recipient claims it, and fails one PayPal returns', async () => {
+    const claimed = payout(email('unclaimed'));
+    const returned = payout(email('unclaimed'));
+    const claimedCheckpoint = new MemoryCheckpoint();
+    const returnedCheckpoint = new MemoryCheckpoint();
+    await rail.pay(claimed, claimedCheckpoint);
+    await rail.pay(returned, returnedCheckpoint);
+    const creates = sandbox.createRequests();
+
+    sandbox.setItemStatus(String(claimedCheckpoint.saved?.batchId), 'SUCCESS');
+    sandbox.setItemStatus(String(returnedCheckpoint.saved?.batchId), 'RETURNED');
+
+    expect(await rail.pay(claimed, claimedCheckpoint.redeliver())).toMatchObject({ kind: 'completed' });
+    expect(await rail.pay(returned, returnedCheckpoint.redeliver())).toMatchObject({ kind: 'failed' });
+    expect(sandbox.createRequests()).toBe(creates);
+  });
+
+  it('fails a payout PayPal refuses at creation (validation), since nothing was created', async () => {
+    const instruction = payout(email('rejected'));
+    const outcome = await rail.pay(instruction, new MemoryCheckpoint());
+    expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining('VALIDATION_ERROR') });
+    expect(sandbox.batchBySenderId(instruction.payoutId)).toBeUndefined();
+  });
+
+  it('fails an invalid PayPal account without calling PayPal', async () => {
+    const creates = sandbox.createRequests();
+    const checkpoint = new MemoryCheckpoint();
+    expect(await rail.pay(payout('not an account'), checkpoint)).toEqual({ kind: 'failed', reason: 'invalid paypal account' });
+    expect(sandbox.createRequests()).toBe(creates);
+    expect(checkpoint.saves).toHaveLength(0);
+  });
+
+  it('throws PlatformFundsError when the platform PayPal balance is too low (no refund, retried later)', async () => {
+    await expect(rail.pay(payout(email('insufficient')), new MemoryCheckpoint())).rejects.toBeInstanceOf(PlatformFundsError);
+  });
+
+  it('throws (transient) on a 5xx from create; the retry pays once', async () => {
+    const instruction = payout(email('success'));
+    sandbox.failNext('create', 1, 500);
+    await expect(rail.pay(instruction, new MemoryCheckpoint())).rejects.toBeInstanceOf(RailUnavailableError);
+    expect(sandbox.batchBySenderId(instruction.payoutId)).toBeUndefined();
+
+    expect((await rail.pay(instruction, new MemoryCheckpoint())).kind).toBe('completed');
+    expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
+  });
+
+  it('throws (transient) when PayPal does not answer in time', async () => {
+    const started = Date.now();
+    const instruction = payout(email('timeout'));
+    await expect(rail.pay(instruction, new MemoryCheckpoint())).rejects.toBeInstanceOf(RailUnavailableError);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(sandbox.batchBySenderId(instruction.payoutId)).toBeUndefined();
+  });
+
+  it('a 5xx while reading the batch throws after the batch id was saved; the redelivery only reads', async () => {
+    const instruction = payout(email('success'));
+    const checkpoint = new MemoryCheckpoint();
+    sandbox.failNext('get-batch', 1, 503);
+
+    await expect(rail.pay(instruction, checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
+    expect(checkpoint.saved).toEqual({ rail: 'paypal', batchId: sandbox.batchBySenderId(instruction.payoutId)?.payoutBatchId });
+    const creates = sandbox.createRequests();
+
+    expect((await rail.pay(instruction, checkpoint.redeliver())).kind).toBe('completed');
+    expect(sandbox.createRequests()).toBe(creates);
+  });
+});
+
+describe('PayPal rail OAuth2 token', () => {
+  it('is fetched once and reused across payouts', async () => {
+    const rail = newRail();
+    const before = sandbox.tokenRequests();
+    await Promise.all([1, 2, 3].map(() => rail.pay(payout(email('success')), new MemoryCheckpoint())));
+    await rail.pay(payout(email('success')), new MemoryCheckpoint());
+    expect(sandbox.tokenRequests() - before).toBe(1);
+  });
+
+  it('is fetched again once it is about to expire', async () => {
+    let now = Date.now();
+    const rail = newRail({ now: () => now });
+    const before = sandbox.tokenRequests();
+    await rail.pay(payout(email('success')), new MemoryCheckpoint());
+    now += 9 * 3600 * 1000 - 61_000; // PayPal's tokens last 9 h; refreshed in their last minute
+    await rail.pay(payout(email('success')), new MemoryCheckpoint());
+    expect(sandbox.tokenRequests() - before).toBe(1);
+    now += 2_000;
+    await rail.pay(payout(email('success')), new MemoryCheckpoint());
+    expect(sandbox.tokenRequests() - before).toBe(2);
+  });
+
+  it('is replaced once when PayPal answers 401, and the call goes through', async () => {
+    const rail = newRail();
+    await rail.pay(payout(email('success')), new MemoryCheckpoint());
+    const before = sandbox.tokenRequests();
+    sandbox.revokeTokens();
+    expect((await rail.pay(payout(email('success')), new MemoryCheckpoint())).kind).toBe('completed');
+    expect(sandbox.tokenRequests() - before).toBe(1);
+  });
+
+  it('an unavailable token endpoint is a transient error', async () => {
+    const rail = newRail();
+    sandbox.failNext('token', 1, 503);
+    await expect(rail.pay(payout(email('success')), new MemoryCheckpoint())).rejects.toBeInstanceOf(RailUnavailableError);
+  });
+});

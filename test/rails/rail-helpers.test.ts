@@ -1,0 +1,76 @@
+import { Keypair, PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { railFor, resetRails } from '../../functions/rails';
+import { RailConfigError } from '../../functions/rails/errors';
+import { centsToDecimal, PaypalRail, recipientTypeOf } from '../../functions/rails/paypal.rail';
+import { parseSecretKey, SolanaRail, walletAddress } from '../../functions/rails/solana.rail';
+
+describe('walletAddress', () => {
+  it('accepts a wallet (on-curve) address', () => {
+    const key = Keypair.generate().publicKey;
+    expect(walletAddress(key.toBase58())?.equals(key)).toBe(true);
+  });
+
+  it('refuses garbage, wrong lengths and off-curve addresses unless asked to allow them', () => {
+    expect(walletAddress('0OIl')).toBeUndefined();
+    expect(walletAddress(bs58.encode(Buffer.alloc(31, 1)))).toBeUndefined();
+    // A program-derived address (e.g. a token account) is off the curve by construction.
+    const [pda] = PublicKey.findProgramAddressSync([Buffer.from('x')], Keypair.generate().publicKey);
+    expect(walletAddress(pda.toBase58())).toBeUndefined();
+    expect(walletAddress(pda.toBase58(), false)?.toBase58()).toBe(pda.toBase58());
+  });
+});
+
+describe('parseSecretKey', () => {
+  const keypair = Keypair.generate();
+
+  it('reads base58 and the Solana CLI JSON byte array', () => {
+    expect(parseSecretKey(bs58.encode(keypair.secretKey)).publicKey.equals(keypair.publicKey)).toBe(true);
+    expect(parseSecretKey(` ${JSON.stringify([...keypair.secretKey])}\n`).publicKey.equals(keypair.publicKey)).toBe(true);
+  });
+
+  it('refuses malformed secrets without ever quoting them', () => {
+    const secretish = `[${[...keypair.secretKey].slice(0, 10).join(',')},oops`;
+    for (const bad of [secretish, 'not-base58-0OIl', bs58.encode(keypair.secretKey.slice(0, 32)), JSON.stringify([...Array(64).keys()])]) {
+      let caught: unknown;
+      try {
+        parseSecretKey(bad);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(RailConfigError);
+      expect(String((caught as Error).message)).not.toContain(bad.slice(1, 12));
+    }
+  });
+});
+
+describe('PayPal helpers', () => {
+  it('formats cents with exactly two decimals', () => {
+    expect([971, 970, 100, 5, 123456789].map(centsToDecimal)).toEqual(['9.71', '9.70', '1.00', '0.05', '1234567.89']);
+  });
+
+  it('types a receiver as EMAIL or PAYPAL_ID, and refuses anything else', () => {
+    expect(recipientTypeOf('dev@example.com')).toBe('EMAIL');
+    expect(recipientTypeOf('N8HQ3A6WXZ2PL')).toBe('PAYPAL_ID');
+    expect(recipientTypeOf('n8hq3a6wxz2pl')).toBeUndefined();
+    expect(recipientTypeOf('dev@example')).toBeUndefined();
+    expect(recipientTypeOf('')).toBeUndefined();
+  });
+});
+
+describe('railFor', () => {
+  afterEach(() => resetRails());
+
+  it('gives the Solana rail for USDC and the PayPal rail for USD, built once', () => {
+    expect(railFor('USDC')).toBeInstanceOf(SolanaRail);
+    expect(railFor('USD')).toBeInstanceOf(PaypalRail);
+    expect(railFor('USDC')).toBe(railFor('USDC'));
+    expect(railFor('USD')).toBe(railFor('USD'));
+  });
+
+  it('builds new rails after resetRails', () => {
+    const before = railFor('USD');
+    resetRails();
+    expect(railFor('USD')).not.toBe(before);
+  });
+});
