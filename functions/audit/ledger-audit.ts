@@ -14,7 +14,8 @@
  *   - per agent and currency: SUCCESS charges = shard balances + gross of its non-FAILED payouts;
  *   - per user and currency: credits − SUCCESS and PENDING charges = the user's balance;
  *   - every payout: fee = 3% of gross (half up), net = gross − fee; no balance is negative;
- *     an agent has at most one payout in flight.
+ *     an agent has at most one payout in flight, and its payout lock exists exactly while one is,
+ *     naming that payout.
  *
  * `auditLedger` is pure (tests feed it items); `runLedgerAudit` scans the table first.
  */
@@ -227,6 +228,21 @@ export function auditLedger(items: Omit<LedgerItems, 'scanned' | 'pages'> & { sc
   }
   for (const [agentId, ids] of inFlightByAgent) {
     if (ids.length > 1) problems.push(`agent ${agentId}: ${ids.length} payouts in flight at once (${ids.join(', ')})`);
+  }
+  // The lock exists exactly while one of the agent's payouts is in flight, and names that payout.
+  const lockByAgent = new Map<string, string>();
+  for (const lock of items.payoutLocks) {
+    const agentId = typeof lock.agentId === 'string' ? lock.agentId : afterHash(lock.PK);
+    lockByAgent.set(agentId, String(lock.payoutId));
+    const inFlight = inFlightByAgent.get(agentId) ?? [];
+    if (!inFlight.includes(String(lock.payoutId))) {
+      problems.push(
+        `agent ${agentId}: payout lock names ${String(lock.payoutId)}, which is not in flight (a stuck lock blocks every withdrawal)`,
+      );
+    }
+  }
+  for (const [agentId, ids] of inFlightByAgent) {
+    if (!lockByAgent.has(agentId)) problems.push(`agent ${agentId}: payout ${ids.join(', ')} in flight without the agent's payout lock`);
   }
 
   for (const c of CURRENCIES) {

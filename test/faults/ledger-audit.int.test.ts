@@ -73,8 +73,11 @@ async function payout(status: string, gross: number, overrides: Record<string, u
   if (!ledger) throw new Error('no shard holds enough for the test payout');
   const shard = Number(String(ledger.PK).split('#').pop());
   const refunded = status === 'FAILED';
+  const inFlight = status === 'PENDING' || status === 'PROCESSING';
+  const lock = { Put: { TableName: table(), Item: { ...keys.payoutLock(agentId), type: 'PayoutLock', agentId, payoutId: id } } };
   await transactWrite([
     ...(refunded ? [] : [shardDebit(agentId, shard, 'USD', gross)]),
+    ...(inFlight ? [lock] : []),
     {
       Put: {
         TableName: table(),
@@ -108,6 +111,7 @@ async function payout(status: string, gross: number, overrides: Record<string, u
           ]),
       { Delete: { TableName: table(), Key: keys.payout(agentId, id) } },
     ]);
+    if (inFlight) await db().send(new DeleteCommand({ TableName: table(), Key: keys.payoutLock(agentId) }));
   };
 }
 
@@ -232,6 +236,29 @@ describe('ledger audit', () => {
     } finally {
       await undoA();
       await undoB();
+    }
+  });
+
+  it('fails on a payout lock that outlived its payout, and on an in-flight payout without a lock', async () => {
+    const undo = await payout('COMPLETED', 500);
+    const lockKey = keys.payoutLock(agentId);
+    try {
+      const completed = (await scanLedgerItems()).payouts[0];
+      await db().send(new PutCommand({ TableName: table(), Item: { ...lockKey, type: 'PayoutLock', agentId, payoutId: completed?.SK } }));
+      const stuck = await runLedgerAudit();
+      expect(stuck.currencies.USD.difference).toBe(0);
+      expect(stuck.problems).toEqual([expect.stringContaining('which is not in flight (a stuck lock blocks every withdrawal)')]);
+    } finally {
+      await db().send(new DeleteCommand({ TableName: table(), Key: lockKey }));
+      await undo();
+    }
+    const undoPending = await payout('PENDING', 500);
+    try {
+      await db().send(new DeleteCommand({ TableName: table(), Key: lockKey }));
+      const unlocked = await runLedgerAudit();
+      expect(unlocked.problems).toEqual([expect.stringContaining("in flight without the agent's payout lock")]);
+    } finally {
+      await undoPending();
     }
   });
 
