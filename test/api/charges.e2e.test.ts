@@ -1,4 +1,5 @@
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
+import { auditAfterAll } from '../support/audit';
 import { injectFault } from '../support/faults';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
@@ -439,3 +440,6 @@ describe('listing and reading charges', () => {
     expect(nobody.body).toEqual({ error: 'invalid agent key' });
   });
 });
+
+// Every end-to-end suite ends by proving the ledger invariant over its table.
+auditAfterAll();
