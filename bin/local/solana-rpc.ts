@@ -171,6 +171,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
       [mintAuthority, mint],
     );
     chain.mintTo(hotWallet.publicKey, options.hotWalletMicroUsdc ?? 1_000_000_000_000n);
+    chain.persist();
     return chain;
   }
 
@@ -193,6 +194,7 @@ class Chain {
   drops = 0;
   readonly failures = new Map<string, number>();
   private held = false;
+  private persistTimer: NodeJS.Timeout | undefined;
   private readonly decoder = getTransactionDecoder();
 
   constructor(
@@ -225,6 +227,7 @@ class Chain {
       this.blockhash = this.svm.latestBlockhash();
       this.lastValid = this.height + BLOCKHASH_LIFETIME;
     }
+    this.schedulePersist();
   }
 
   expire(): void {
@@ -283,7 +286,6 @@ class Chain {
     if (landed) {
       this.statuses.set(signature, { signature, slot: this.height, err, memo: memoOf(bytes), finalized: !this.held });
       this.advance(1);
-      this.persist();
     }
     return { signature, err, landed };
   }
@@ -463,7 +465,16 @@ class Chain {
     };
   }
 
+  /** Snapshots are ~2 MB: written at most every 250 ms while busy, and on stop. */
+  private schedulePersist(): void {
+    if (!this.stateFile || this.persistTimer) return;
+    this.persistTimer = setTimeout(() => this.persist(), 250);
+    this.persistTimer.unref();
+  }
+
   persist(): void {
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = undefined;
     if (!this.stateFile) return;
     const state: SavedShim & { svm: string } = {
       mintAuthority: bs58.encode(this.mintAuthority.secretKey),

@@ -197,7 +197,7 @@ export class SolanaRail implements PayoutRail {
   /** Polls the signature until it reaches the configured commitment, fails, or time runs out. */
   private async awaitOutcome(ready: Ready, saved: SolanaCheckpoint, first: SignatureStatus | null): Promise<RailOutcome> {
     const deadline = Date.now() + this.confirmTimeoutMs;
-    let status = first;
+    let status = first ?? (await this.status(ready, saved.signature, false));
     for (;;) {
       if (status?.err) {
         // Landed with an error: it moved no tokens and, being on chain, can never land again.

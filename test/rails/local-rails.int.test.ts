@@ -1,0 +1,101 @@
+/**
+ * startLocalRails: its `env` is all the rails need (through the config module, as in the worker),
+ * and with a data directory both stand-ins keep their state across a restart.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keypair } from '@solana/web3.js';
+import { type LocalRails, startLocalRails } from '../../bin/local/rails';
+import { resetConfig } from '../../functions/config';
+import { railFor, resetRails } from '../../functions/rails';
+import { MemoryCheckpoint } from './checkpoint';
+
+const saved = { ...process.env };
+
+function useEnv(env: Record<string, string>): void {
+  Object.assign(process.env, env, { SOLANA_COMMITMENT: 'confirmed' });
+  resetConfig();
+  resetRails();
+}
+
+afterEach(() => {
+  process.env = { ...saved };
+  resetConfig();
+  resetRails();
+});
+
+describe('startLocalRails', () => {
+  let rails: LocalRails;
+  beforeAll(async () => {
+    rails = await startLocalRails();
+  });
+  afterAll(async () => {
+    await rails.stop();
+  });
+
+  it('gives the environment the rails read, and both rails pay through it', async () => {
+    expect(Object.keys(rails.env).sort()).toEqual([
+      'PAYPAL_BASE_URL',
+      'PAYPAL_CLIENT_ID',
+      'PAYPAL_CLIENT_SECRET',
+      'SOLANA_HOT_WALLET_SECRET',
+      'SOLANA_RPC_URL',
+      'USDC_MINT',
+    ]);
+    useEnv(rails.env);
+    const wallet = Keypair.generate().publicKey.toBase58();
+
+    const usdc = await railFor('USDC').pay(
+      { payoutId: `po_${randomUUID()}`, currency: 'USDC', netAmount: 970_000, destination: wallet },
+      new MemoryCheckpoint(),
+    );
+    const usd = await railFor('USD').pay(
+      { payoutId: `po_${randomUUID()}`, currency: 'USD', netAmount: 97, destination: 'agent@example.com' },
+      new MemoryCheckpoint(),
+    );
+
+    expect(usdc.kind).toBe('completed');
+    expect(rails.solana.tokenBalance(wallet)).toBe(970_000n);
+    expect(usd.kind).toBe('completed');
+    expect(rails.paypal.batches().at(-1)?.items[0]?.amount).toEqual({ value: '0.97', currency: 'USD' });
+  });
+});
+
+describe('startLocalRails with a data directory', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'local-rails-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps chain, keys and PayPal batches across a restart; a payout signed before it is sent after it', async () => {
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const instruction = { payoutId: `po_${randomUUID()}`, currency: 'USDC' as const, netAmount: 1_000_000, destination: wallet };
+    const checkpoint = new MemoryCheckpoint(undefined, true); // the worker dies right after saving
+
+    const first = await startLocalRails({ dataDir: dir });
+    useEnv(first.env);
+    await railFor('USD').pay(
+      { payoutId: 'po_kept', currency: 'USD', netAmount: 500, destination: 'kept@example.com' },
+      new MemoryCheckpoint(),
+    );
+    await expect(railFor('USDC').pay(instruction, checkpoint)).rejects.toThrow('simulated crash');
+    const env = first.env;
+    await first.stop();
+
+    const second = await startLocalRails({ dataDir: dir });
+    try {
+      expect(second.env.USDC_MINT).toBe(env.USDC_MINT);
+      expect(second.env.SOLANA_HOT_WALLET_SECRET).toBe(env.SOLANA_HOT_WALLET_SECRET);
+      expect(second.paypal.batchBySenderId('po_kept')).toBeDefined();
+      useEnv(second.env);
+      const outcome = await railFor('USDC').pay(instruction, checkpoint.redeliver());
+      expect(outcome).toMatchObject({ kind: 'completed', externalId: checkpoint.saved?.signature });
+      expect(second.solana.tokenBalance(wallet)).toBe(1_000_000n);
+    } finally {
+      await second.stop();
+    }
+  });
+});
