@@ -1,0 +1,26 @@
+/**
+ * The CDK app: one stack for the stage chosen with `-c stage=<name>` (default `dev`), configured
+ * from cdk.json's `stages` block and `-c key=value` overrides (lib/stage-config.ts,
+ * docs/deploy.md). cdk-nag's AWS Solutions checks run on every synth; a finding fails it.
+ */
+import { App, Tags, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { AgentPaymentServiceStack, stackName } from '../lib/agent-payment-service-stack';
+import { stageConfigFromContext } from '../lib/stage-config';
+
+const app = new App();
+const config = stageConfigFromContext(app.node);
+
+const stack = new AgentPaymentServiceStack(app, stackName(config.stage), {
+  config,
+  description: `Agent Payment Service (${config.stage})`,
+  env: {
+    account: config.account ?? process.env.CDK_DEFAULT_ACCOUNT,
+    region: config.region ?? process.env.CDK_DEFAULT_REGION,
+  },
+  terminationProtection: config.stage === 'production',
+});
+Tags.of(stack).add('service', 'agent-payment-service');
+Tags.of(stack).add('stage', config.stage);
+
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,0 +1,64 @@
+/**
+ * CloudWatch metrics (Powertools, embedded metric format on stdout): one Metrics instance per
+ * container, the names every emitter and every alarm share, and the middy middleware that
+ * flushes what a request recorded. Off locally and in tests (LOCAL=1, LOG_LEVEL=SILENT, or
+ * Powertools' own POWERTOOLS_METRICS_DISABLED), so nothing reaches their stdout.
+ */
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { MiddlewareObj } from '@middy/core';
+import { config } from '../config';
+
+/** Namespace of every custom metric of the service. */
+export const METRICS_NAMESPACE = 'AgentPaymentService';
+/** The `service` dimension (the same name the logger uses). */
+export const SERVICE_NAME = 'agent-payment-service';
+/**
+ * Gauge the reconciler emits after each sweep: payouts still PROCESSING for longer than
+ * RECONCILE_PROCESSING_AFTER_SECONDS (0 when there are none). lib/monitoring.ts alarms on it.
+ */
+export const STUCK_PAYOUTS_METRIC = 'StuckPayouts';
+
+/** Dimensions of every metric: `service` and `stage` (alarms match this set exactly). */
+export const metricDimensions = (stage: string) => ({ service: SERVICE_NAME, stage });
+
+let instance: Metrics | undefined;
+
+/** The container's Metrics (dimensions service + stage). Record with `metrics().addMetric(…)`. */
+export function metrics(): Metrics {
+  instance ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, defaultDimensions: { stage: config().STAGE } });
+  return instance;
+}
+
+/** Whether this process publishes metrics at all. Metrics never fail a request: bad config means off. */
+export function metricsEnabled(): boolean {
+  try {
+    const cfg = config();
+    return !cfg.LOCAL && cfg.LOG_LEVEL !== 'SILENT';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes what was recorded, if anything (Powertools warns on every empty flush, so an empty
+ * one is skipped), and forgets it otherwise so nothing leaks into the next invocation.
+ */
+export function flushMetrics(): void {
+  if (!instance?.hasStoredMetrics()) return;
+  if (metricsEnabled()) instance.publishStoredMetrics();
+  else instance.clearMetrics();
+}
+
+/**
+ * Middy middleware: a ColdStart metric on a container's first request (Powertools knows which
+ * one that is), and the request's metrics flushed after the response, success or failure.
+ */
+export function metricsMiddleware<TEvent, TResult>(): MiddlewareObj<TEvent, TResult> {
+  return {
+    before: async (request) => {
+      if (metricsEnabled()) metrics().captureColdStartMetric(request.context.functionName);
+    },
+    after: async () => flushMetrics(),
+    onError: async () => flushMetrics(),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * One stack per stage: stateful data, the payout pipeline, the HTTP API and the alarms, each its
+ * own construct. One stack rather than a stateful/stateless pair keeps deploys atomic and avoids
+ * cross-stack exports; the stateful resources are protected by RETAIN and deletion protection.
+ */
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { DataStore } from './data-store';
+import { ServiceHttpApi } from './http-api';
+import { Monitoring } from './monitoring';
+import { PayoutPipeline } from './payout-pipeline';
+import type { StageConfig } from './stage-config';
+
+export interface AgentPaymentServiceStackProps extends StackProps {
+  config: StageConfig;
+}
+
+export const stackName = (stage: string): string => `AgentPaymentService-${stage}`;
+
+export class AgentPaymentServiceStack extends Stack {
+  readonly data: DataStore;
+  readonly pipeline: PayoutPipeline;
+  readonly api: ServiceHttpApi;
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: AgentPaymentServiceStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+
+    this.data = new DataStore(this, 'Data', { config });
+    this.pipeline = new PayoutPipeline(this, 'Payouts', { config, data: this.data });
+    this.api = new ServiceHttpApi(this, 'Http', { config, data: this.data, payoutQueue: this.pipeline.queue });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      config,
+      api: this.api.api,
+      deadLetterQueue: this.pipeline.deadLetterQueue,
+      worker: this.pipeline.worker,
+      reconciler: this.pipeline.reconciler,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', {
+      value: this.data.table.tableName,
+      description: 'DynamoDB table (agents: PK AGENTKEY#<sha256>, SK AGENT)',
+    });
+    new CfnOutput(this, 'PayoutQueueUrl', { value: this.pipeline.queue.queueUrl });
+    new CfnOutput(this, 'PayoutDeadLetterQueueUrl', { value: this.pipeline.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'PayoutDeadLetterQueueArn', { value: this.pipeline.deadLetterQueue.queueArn });
+    new CfnOutput(this, 'AdminKeySecretName', { value: this.data.adminKey.secretName });
+    new CfnOutput(this, 'SolanaHotWalletSecretName', { value: this.data.solanaHotWallet.secretName });
+    new CfnOutput(this, 'PaypalCredentialsSecretName', { value: this.data.paypalCredentials.secretName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
+  }
+}

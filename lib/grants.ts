@@ -1,0 +1,55 @@
+/**
+ * Least-privilege grants, spelled out. CDK's grant helpers (grantReadData, grantSendMessages,
+ * grantRead) add actions the code never calls (Scan, DescribeTable, GetQueueUrl,
+ * DescribeSecret, …); these add only what the repositories and clients actually send.
+ */
+
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { TableAccess } from '../functions/api/routes';
+import { GSI1 } from '../functions/store/table';
+
+/**
+ * DynamoDB actions per access level. TransactWriteItems has no action of its own: each item in
+ * a transaction is authorised as its Put/Update/Delete/ConditionCheck.
+ */
+export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
+  read: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+  write: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+};
+
+export function grantTable(role: iam.IRole, table: dynamodb.ITable, access: readonly TableAccess[]): void {
+  if (access.includes('read')) {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: [...TABLE_ACTIONS.read],
+        // The one index by name, not index/*: a new index is a new grant.
+        resources: [table.tableArn, `${table.tableArn}/index/${GSI1.indexName}`],
+      }),
+    );
+  }
+  if (access.includes('write')) {
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...TABLE_ACTIONS.write], resources: [table.tableArn] }));
+  }
+}
+
+export function grantSendToQueue(role: iam.IRole, queue: sqs.IQueue): void {
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+}
+
+/** What Lambda's SQS event source mapping needs on the consumer's role, and no more. */
+export const QUEUE_CONSUME_ACTIONS = ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'] as const;
+
+export function grantConsumeQueue(role: iam.IRole, queue: sqs.IQueue): void {
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...QUEUE_CONSUME_ACTIONS], resources: [queue.queueArn] }));
+}
+
+/** functions/store/secrets.ts sends GetSecretValue only. The secrets use the AWS-managed key, so no KMS grant. */
+export function grantReadSecrets(role: iam.IRole, secrets: readonly secretsmanager.ISecret[]): void {
+  if (secrets.length === 0) return;
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets.map((s) => s.secretArn) }),
+  );
+}

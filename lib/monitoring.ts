@@ -1,0 +1,135 @@
+/**
+ * Alarms, all sent to one SNS topic (with an e-mail subscription when `alarmEmail` is set):
+ *
+ * | alarm | fires when |
+ * | --- | --- |
+ * | PayoutDlqNotEmpty | any payout message reached the dead-letter queue (a payout gave up after PAYOUT_MAX_RECEIVES tries) |
+ * | PayoutWorkerErrors | the worker threw (a whole batch failed, not one payout) in a 5-minute period |
+ * | Api5xxRate | more than `api5xxRatePercent` % of API requests answered 5xx over 5 minutes (a 5xx is always a bug) |
+ * | PayoutsStuckProcessing | the reconciler reported payouts PROCESSING past RECONCILE_PROCESSING_AFTER_SECONDS for 15 minutes |
+ * | ReconcilerErrors | the reconciler failed in 2 of the last 3 5-minute periods |
+ * | ReconcilerNotRunning | the reconciler was not invoked for 15 minutes (schedule disabled or broken) |
+ *
+ * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
+ * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
+ * payout UNCLAIMED), and only a sweep over the table sees it. The metric's contract is in
+ * functions/http/metrics.ts (STUCK_PAYOUTS_METRIC).
+ */
+import { Duration, Validations } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { METRICS_NAMESPACE, metricDimensions, STUCK_PAYOUTS_METRIC } from '../functions/http/metrics';
+import type { ServiceFunction } from './service-function';
+import type { StageConfig } from './stage-config';
+
+export interface MonitoringProps {
+  config: StageConfig;
+  api: apigw.IHttpApi;
+  deadLetterQueue: sqs.IQueue;
+  worker: ServiceFunction;
+  reconciler: ServiceFunction;
+}
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+export class Monitoring extends Construct {
+  readonly topic: sns.Topic;
+  readonly alarms: cloudwatch.Alarm[] = [];
+  private readonly stage: string;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const { config } = props;
+    this.stage = config.stage;
+
+    this.topic = new sns.Topic(this, 'AlarmTopic', { displayName: `Agent Payment Service alarms (${config.stage})`, enforceSSL: true });
+    Validations.of(this.topic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason:
+        'Carries only CloudWatch alarm notifications (alarm names and states, no payment data). CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer key per stage buys nothing for this content.',
+    });
+    if (config.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
+
+    this.alarm('PayoutDlqNotEmpty', {
+      alarmDescription:
+        'Payout messages are in the dead-letter queue. Each is a payout that failed PAYOUT_MAX_RECEIVES times: inspect and redrive (docs/deploy.md).',
+      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+    });
+
+    this.alarm('PayoutWorkerErrors', {
+      alarmDescription: 'The payout worker threw (a whole batch failed). See the worker log group.',
+      metric: props.worker.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+    });
+
+    this.alarm('Api5xxRate', {
+      alarmDescription: `More than ${config.api5xxRatePercent}% of API requests answered 5xx over 5 minutes.`,
+      metric: new cloudwatch.MathExpression({
+        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        usingMetrics: {
+          errors: props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
+          requests: props.api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        },
+        label: '5xx %',
+        period: FIVE_MINUTES,
+      }),
+      threshold: config.api5xxRatePercent,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+
+    this.alarm('PayoutsStuckProcessing', {
+      alarmDescription:
+        'Payouts stay PROCESSING past RECONCILE_PROCESSING_AFTER_SECONDS and the reconciler could not finish them for 15 minutes. Check the reconciler and worker logs, the Solana RPC and PayPal.',
+      metric: new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: STUCK_PAYOUTS_METRIC,
+        dimensionsMap: metricDimensions(config.stage),
+        period: FIVE_MINUTES,
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 3,
+    });
+
+    this.alarm('ReconcilerErrors', {
+      alarmDescription: 'The payout reconciler failed in 2 of the last 3 five-minute periods.',
+      metric: props.reconciler.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+
+    this.alarm('ReconcilerNotRunning', {
+      alarmDescription: 'The payout reconciler has not run for 15 minutes: its schedule is disabled or broken.',
+      metric: props.reconciler.fn.metricInvocations({ period: Duration.minutes(15), statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      // No invocations means no data points at all: that is exactly the failure.
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    });
+  }
+
+  private alarm(id: string, props: Omit<cloudwatch.AlarmProps, 'actionsEnabled'>): cloudwatch.Alarm {
+    const alarm = new cloudwatch.Alarm(this, id, {
+      alarmName: `agent-payment-service-${this.stage}-${id}`,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      ...props,
+    });
+    const action = new actions.SnsAction(this.topic);
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
+    this.alarms.push(alarm);
+    return alarm;
+  }
+}

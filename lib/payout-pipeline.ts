@@ -1,0 +1,125 @@
+/**
+ * The payout pipeline: the payout queue and its dead-letter queue, the worker that consumes it
+ * (partial batch failures, bounded batch and concurrency), and the scheduled reconciler that
+ * re-sends committed payouts that never reached the queue and finishes stale ones.
+ */
+import { Duration, Validations } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { DataStore } from './data-store';
+import { grantConsumeQueue, grantReadSecrets, grantSendToQueue, grantTable } from './grants';
+import { ServiceFunction } from './service-function';
+import { PAYPAL_BASE_URLS, type StageConfig } from './stage-config';
+
+export const WORKER_ENTRY = 'functions/payout-worker/handler.ts';
+export const RECONCILER_ENTRY = 'functions/reconciler/handler.ts';
+
+/** A payout may wait on Solana confirmation or PayPal; one batch gets this long. */
+export const WORKER_TIMEOUT = Duration.seconds(60);
+/** The reconciler finishes before the next sweep starts, so two sweeps never overlap. */
+export const reconcilerTimeout = (everyMinutes: number): Duration => Duration.seconds(Math.min(90, everyMinutes * 60 - 10));
+
+/**
+ * How long a worker or reconciler run holds a payout it drives (config.ts PAYOUT_LEASE_SECONDS):
+ * longer than either function can run, so a live attempt never loses its payout to another,
+ * and within the queue's visibility timeout, so a crashed attempt's payout is free again by the
+ * time its message reappears.
+ */
+export const payoutLeaseSeconds = (reconcilerTimeoutValue: Duration): number =>
+  Math.max(WORKER_TIMEOUT.toSeconds(), reconcilerTimeoutValue.toSeconds()) + 30;
+
+export class PayoutPipeline extends Construct {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly worker: ServiceFunction;
+  readonly reconciler: ServiceFunction;
+  readonly schedule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: { config: StageConfig; data: DataStore }) {
+    super(scope, id);
+    const { config, data } = props;
+
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Longer than the source queue's retention: a standard queue keeps the original enqueue
+      // time when a message moves, so the DLQ must outlive it to keep it for the operators.
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This is the dead-letter queue of the payout queue; its messages are redriven by an operator (docs/deploy.md).',
+    });
+
+    this.queue = new sqs.Queue(this, 'Queue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // AWS's guidance for an SQS event source: at least six times the function timeout, so a
+      // batch still being retried by Lambda is never handed to a second worker.
+      visibilityTimeout: Duration.seconds(WORKER_TIMEOUT.toSeconds() * 6),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: config.payoutMaxReceives },
+    });
+
+    const reconcilerTimeoutValue = reconcilerTimeout(config.reconcileEveryMinutes);
+    const railEnvironment = {
+      TABLE_NAME: data.table.tableName,
+      PAYOUT_QUEUE_URL: this.queue.queueUrl,
+      PAYOUT_MAX_RECEIVES: String(config.payoutMaxReceives),
+      PAYOUT_LEASE_SECONDS: String(payoutLeaseSeconds(reconcilerTimeoutValue)),
+      SOLANA_RPC_URL: config.solanaRpcUrl,
+      USDC_MINT: config.usdcMint,
+      SOLANA_COMMITMENT: config.solanaCommitment,
+      SOLANA_HOT_WALLET_SECRET_ARN: data.solanaHotWallet.secretArn,
+      PAYPAL_BASE_URL: PAYPAL_BASE_URLS[config.paypalMode],
+      PAYPAL_CREDENTIALS_SECRET_ARN: data.paypalCredentials.secretArn,
+    };
+    const railSecrets = [data.solanaHotWallet, data.paypalCredentials];
+
+    this.worker = new ServiceFunction(this, 'Worker', {
+      entry: WORKER_ENTRY,
+      description: 'Payout worker: pays withdrawals from the payout queue (Solana USDC, PayPal USD)',
+      // The Solana libraries and ed25519 signing: more memory is also more CPU for cold start.
+      memorySize: 1024,
+      timeout: WORKER_TIMEOUT,
+      config,
+      environment: railEnvironment,
+    });
+    grantTable(this.worker.role, data.table, ['read', 'write']);
+    grantConsumeQueue(this.worker.role, this.queue);
+    grantReadSecrets(this.worker.role, railSecrets);
+    this.worker.fn.addEventSourceMapping('PayoutQueue', {
+      eventSourceArn: this.queue.queueArn,
+      batchSize: config.workerBatchSize,
+      // Only the failed payouts of a batch come back; the paid ones are deleted.
+      reportBatchItemFailures: true,
+      // Bounds the load on the RPC node, on PayPal and on the hot wallet.
+      maxConcurrency: config.workerMaxConcurrency,
+    });
+
+    this.reconciler = new ServiceFunction(this, 'Reconciler', {
+      entry: RECONCILER_ENTRY,
+      description: 'Reconciler: re-sends PENDING payouts that never reached the queue, finishes stale PROCESSING ones',
+      memorySize: 1024,
+      timeout: reconcilerTimeoutValue,
+      config,
+      environment: railEnvironment,
+    });
+    grantTable(this.reconciler.role, data.table, ['read', 'write']);
+    grantSendToQueue(this.reconciler.role, this.queue);
+    grantReadSecrets(this.reconciler.role, railSecrets);
+    // A failed sweep is not retried by Lambda's async retries either; the next one covers it.
+    this.reconciler.fn.configureAsyncInvoke({ retryAttempts: 0 });
+
+    this.schedule = new events.Rule(this, 'Schedule', {
+      description: 'Runs the payout reconciler',
+      schedule: events.Schedule.rate(Duration.minutes(config.reconcileEveryMinutes)),
+      targets: [
+        // A missed sweep is simply done by the next one: no retries piling up behind a slow run.
+        new targets.LambdaFunction(this.reconciler.fn, { retryAttempts: 0, maxEventAge: Duration.minutes(config.reconcileEveryMinutes) }),
+      ],
+    });
+  }
+}

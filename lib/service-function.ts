@@ -1,0 +1,106 @@
+/**
+ * The house construct: every Lambda function of the service is one of these. Runtime,
+ * architecture, bundling, logging, tracing and the role are decided here once; callers give the
+ * entry, the sizing, the environment specific to the function, and then grant exactly what it uses.
+ */
+import * as path from 'node:path';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { nodejsBundling, PROJECT_ROOT } from './bundling';
+import type { StageConfig } from './stage-config';
+
+export interface ServiceFunctionProps {
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  entry: string;
+  description: string;
+  /** MB. API handlers are I/O-bound and small; the payout worker loads the Solana libraries. */
+  memorySize?: number;
+  timeout?: Duration;
+  /** Variables this function needs beyond the stage-wide ones (all must be keys of functions/config.ts). */
+  environment?: Record<string, string>;
+  config: StageConfig;
+}
+
+export class ServiceFunction extends Construct {
+  readonly fn: NodejsFunction;
+  /** Handler module, relative to the repository root. */
+  readonly entry: string;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const { config } = props;
+    this.entry = props.entry;
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: config.logRetentionDays as logs.RetentionDays,
+      // Payment logs outlive a deleted stack; they are the audit trail of what happened.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // An own role instead of the managed AWSLambdaBasicExecutionRole (logs:* on every log
+    // group): this function may write to its own log group and nothing else.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description} (${config.stage})`,
+    });
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }),
+    );
+    this.role.addManagedPolicy(tracingPolicy(this));
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: path.resolve(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      description: props.description,
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      // Lambda filters below this level too; keep it equal to LOG_LEVEL so the two never disagree.
+      applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
+      systemLogLevelV2: lambda.SystemLogLevel.INFO,
+      awsSdkConnectionReuse: false, // SDK v3 keeps connections alive by itself (functions/store/client.ts)
+      bundling: nodejsBundling(),
+      environment: {
+        STAGE: config.stage,
+        LOG_LEVEL: config.logLevel,
+        // Bundles are minified; stack traces in logs should still name the source file and line.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+    });
+
+    // Active tracing, but without the construct's own X-Ray statement (Resource "*") in this
+    // function's policy: the stack's one shared X-Ray policy carries it, so a wildcard appearing
+    // in any function's own policy is still a finding.
+    (this.fn.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
+  }
+}
+
+/** One customer-managed policy per stack with the two X-Ray write actions every function needs. */
+function tracingPolicy(scope: Construct): iam.ManagedPolicy {
+  const stack = Stack.of(scope);
+  const id = 'XRayWritePolicy';
+  const existing = stack.node.tryFindChild(id);
+  if (existing) return existing as iam.ManagedPolicy;
+  const policy = new iam.ManagedPolicy(stack, id, {
+    description: 'Lets the service functions send X-Ray trace segments',
+    statements: [new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] })],
+  });
+  Validations.of(policy).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; this is their only statement.',
+  });
+  return policy;
+}

@@ -1,0 +1,89 @@
+/**
+ * Per-stage deployment configuration, read from CDK context and validated once with zod.
+ *
+ * Where a value comes from, later wins:
+ *   1. the stage's block under `stages.<stage>` in cdk.json (checked in, reviewed);
+ *   2. `-c <key>=<value>` on the command line (CI passes e.g. `-c alarmEmail=…` from GitHub
+ *      environment variables, so nothing environment-specific has to live in the repository).
+ * The stage itself is `-c stage=<name>` (default `dev`). See docs/deploy.md for every key.
+ */
+import type { Node } from 'constructs';
+import * as z from 'zod';
+
+export const PAYPAL_BASE_URLS = {
+  sandbox: 'https://api-m.sandbox.paypal.com',
+  live: 'https://api-m.paypal.com',
+} as const;
+
+const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+/** Keys a stage block (or `-c key=value`) may set. Numbers are coerced: `-c` always passes strings. */
+const stageSchema = z
+  .object({
+    /** Used in the stack name, secret names, logs (`STAGE`) and the `stage` metric dimension. */
+    stage: z.string().regex(/^[a-z][a-z0-9-]{1,19}$/, 'lowercase letters, digits and dashes, 2-20 characters'),
+    /** Pin the stack to an account/region; otherwise the deploying credentials decide. */
+    account: z
+      .string()
+      .regex(/^\d{12}$/)
+      .optional(),
+    region: z.string().min(1).optional(),
+    /** Solana JSON-RPC endpoint used by the worker and the reconciler (SOLANA_RPC_URL). */
+    solanaRpcUrl: z.url(),
+    /** USDC mint on that cluster (USDC_MINT). */
+    usdcMint: z.string().min(32).max(44),
+    solanaCommitment: z.enum(['processed', 'confirmed', 'finalized']).default('confirmed'),
+    /** PayPal environment; chooses PAYPAL_BASE_URL. */
+    paypalMode: z.enum(['sandbox', 'live']),
+    /** API Gateway `$default` stage throttling: steady requests per second and burst. */
+    throttleRateLimit: z.coerce.number().positive(),
+    throttleBurstLimit: z.coerce.number().int().positive(),
+    /** Alarm notifications go to this address (an SNS e-mail subscription; confirm the e-mail once). */
+    alarmEmail: z.email().optional(),
+    /** Alarm when more than this percentage of API requests answer 5xx over 5 minutes. */
+    api5xxRatePercent: z.coerce.number().positive().max(100).default(1),
+    logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+    logRetentionDays: z.coerce
+      .number()
+      .refine((d) => (LOG_RETENTION_DAYS as readonly number[]).includes(d), 'a CloudWatch Logs retention period')
+      .default(30),
+    /** Receives before a payout message moves to the DLQ; also given to the functions (PAYOUT_MAX_RECEIVES). */
+    payoutMaxReceives: z.coerce.number().int().min(1).max(1000).default(5),
+    /** Payout messages per worker invocation, and at most this many concurrent worker invocations. */
+    workerBatchSize: z.coerce.number().int().min(1).max(10).default(5),
+    workerMaxConcurrency: z.coerce.number().int().min(2).max(1000).default(2),
+    /** How often the reconciler sweeps. */
+    reconcileEveryMinutes: z.coerce.number().int().min(1).max(60).default(2),
+  })
+  .strict();
+
+export type StageConfig = z.infer<typeof stageSchema>;
+
+export const STAGE_CONTEXT_KEYS = Object.keys(stageSchema.shape) as (keyof StageConfig)[];
+
+/** Reads `stage`, `stages.<stage>` and the per-key overrides from the app's context. */
+export function stageConfigFromContext(node: Node): StageConfig {
+  const stage = String(node.tryGetContext('stage') ?? 'dev');
+  const stages = (node.tryGetContext('stages') ?? {}) as Record<string, Record<string, unknown>>;
+  const block = stages[stage];
+  if (!block) {
+    throw new Error(`no configuration for stage "${stage}": add it under "stages" in cdk.json (known: ${Object.keys(stages).join(', ')})`);
+  }
+  const overrides: Record<string, unknown> = {};
+  for (const key of STAGE_CONTEXT_KEYS) {
+    const value = node.tryGetContext(key);
+    if (value !== undefined && value !== '') overrides[key] = value;
+  }
+  return parseStageConfig({ ...block, ...overrides, stage });
+}
+
+export function parseStageConfig(input: Record<string, unknown>): StageConfig {
+  const parsed = stageSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new Error(`invalid stage configuration: ${problems}`);
+  }
+  return parsed.data;
+}

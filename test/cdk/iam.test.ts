@@ -1,0 +1,144 @@
+/**
+ * Least privilege, pinned: every function's role must carry exactly the statements listed here,
+ * written out by hand rather than derived from lib/, so any widening (a new action, a wildcard,
+ * another resource, a managed policy) fails this file and has to be reviewed.
+ */
+import { ROUTES } from '../../functions/api/routes';
+import type { ServiceFunction } from '../../lib/service-function';
+import { logicalId, resources, synthesize } from './support';
+
+const { stack, template } = synthesize();
+const all = resources(template);
+
+/** What a statement may be granted on, by name. */
+type Grant = 'logs' | 'table-read' | 'table-write' | 'queue-send' | 'queue-consume' | 'admin-secret' | 'rail-secrets';
+
+/** Per function: the grants it needs. Change this table only together with the code that needs it. */
+const EXPECTED: Record<string, Grant[]> = {
+  'register-agent': ['logs', 'table-write'],
+  'create-charge': ['logs', 'table-read', 'table-write'],
+  'list-charges': ['logs', 'table-read'],
+  'get-charge': ['logs', 'table-read', 'admin-secret'],
+  'get-balance': ['logs', 'table-read'],
+  withdraw: ['logs', 'table-read', 'table-write', 'queue-send'],
+  'list-withdrawals': ['logs', 'table-read'],
+  'admin-create-user': ['logs', 'table-write', 'admin-secret'],
+  'admin-credit-user': ['logs', 'table-read', 'table-write', 'admin-secret'],
+  'admin-get-user': ['logs', 'table-read', 'admin-secret'],
+  'admin-update-agent': ['logs', 'table-read', 'table-write', 'admin-secret'],
+  health: ['logs', 'table-read'],
+  'not-found': ['logs'],
+  'payout-worker': ['logs', 'table-read', 'table-write', 'queue-consume', 'rail-secrets'],
+  reconciler: ['logs', 'table-read', 'table-write', 'queue-send', 'rail-secrets'],
+};
+
+const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
+const queue = { 'Fn::GetAtt': [logicalId(stack, stack.pipeline.queue), 'Arn'] };
+const secret = (s: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(stack, s) });
+
+/** The exact statement (actions sorted) each grant stands for. */
+function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; resources: unknown[] } {
+  switch (grant) {
+    case 'logs':
+      return {
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [{ 'Fn::GetAtt': [logicalId(stack, fn.logGroup), 'Arn'] }],
+      };
+    case 'table-read':
+      return {
+        actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+        resources: [table, { 'Fn::Join': ['', [table, '/index/GSI1']] }],
+      };
+    case 'table-write':
+      return {
+        actions: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [table],
+      };
+    case 'queue-send':
+      return { actions: ['sqs:SendMessage'], resources: [queue] };
+    case 'queue-consume':
+      return { actions: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'], resources: [queue] };
+    case 'admin-secret':
+      return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.adminKey)] };
+    case 'rail-secrets':
+      return {
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [secret(stack.data.solanaHotWallet), secret(stack.data.paypalCredentials)],
+      };
+  }
+}
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+  NotAction?: unknown;
+  NotResource?: unknown;
+}
+
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** Every statement of every inline policy attached to the role, normalised. */
+function statementsOf(roleId: string) {
+  return Object.values(all)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties?.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement)
+    .map((s) => {
+      expect(s.Effect).toBe('Allow');
+      expect(s.Condition ?? s.NotAction ?? s.NotResource).toBeUndefined();
+      return { actions: asArray(s.Action).sort(), resources: asArray(s.Resource) };
+    });
+}
+
+const functions: [string, ServiceFunction][] = [
+  ...stack.api.functions.entries(),
+  ['payout-worker', stack.pipeline.worker],
+  ['reconciler', stack.pipeline.reconciler],
+];
+
+describe('IAM', () => {
+  it('has an expectation for every function, and a function for every expectation', () => {
+    expect(functions.map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect(ROUTES.every((r) => r.name in EXPECTED)).toBe(true);
+  });
+
+  it.each(functions)('grants %s exactly the statements it needs', (name, fn) => {
+    const roleId = logicalId(stack, fn.role);
+    const actual = statementsOf(roleId);
+    const expected = (EXPECTED[name] ?? []).map((grant) => statement(grant, fn));
+    expect(actual).toHaveLength(expected.length);
+    expect(actual).toEqual(expect.arrayContaining(expected));
+  });
+
+  it.each(functions)('gives %s its own role, assumable only by Lambda, with only the shared X-Ray policy attached', (_name, fn) => {
+    const roleId = logicalId(stack, fn.role);
+    expect(all[fn.fn.node.defaultChild ? logicalId(stack, fn.fn) : '']?.Properties?.Role).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+    const role = all[roleId]?.Properties ?? {};
+    expect(role.AssumeRolePolicyDocument).toEqual({
+      Version: '2012-10-17',
+      Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
+    });
+    expect(role.Policies).toBeUndefined();
+    const xray = Object.entries(all).find(([, r]) => r.Type === 'AWS::IAM::ManagedPolicy')?.[0];
+    expect(role.ManagedPolicyArns).toEqual([{ Ref: xray }]);
+  });
+
+  it('keeps the one unavoidable wildcard resource in the shared X-Ray policy, with nothing else in it', () => {
+    const managed = Object.values(all).filter((r) => r.Type === 'AWS::IAM::ManagedPolicy');
+    expect(managed).toHaveLength(1);
+    expect((managed[0]?.Properties?.PolicyDocument as { Statement: unknown[] }).Statement).toEqual([
+      { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
+    ]);
+  });
+
+  it('has no wildcard action and no wildcard resource in any function policy', () => {
+    const policies = Object.values(all).filter((r) => r.Type === 'AWS::IAM::Policy');
+    for (const policy of policies) {
+      for (const s of (policy.Properties?.PolicyDocument as { Statement: Statement[] }).Statement) {
+        for (const action of asArray(s.Action)) expect(action).not.toContain('*');
+        expect(JSON.stringify(s.Resource)).not.toContain('*');
+      }
+    }
+  });
+});

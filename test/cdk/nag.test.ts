@@ -1,0 +1,68 @@
+/**
+ * cdk-nag's AWS Solutions pack over the whole app (bin/app.ts runs the same pack on every synth
+ * and a finding fails it). Acknowledgements are pinned: each sits on the resource concerned,
+ * never on the stack or the app, and says why.
+ */
+import { Stack, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { ROUTES } from '../../functions/api/routes';
+import { synthesize } from './support';
+
+const { app } = synthesize({ alarmEmail: 'ops@example.com' });
+
+interface Acknowledgement {
+  path: string;
+  id: string;
+  reason: string;
+}
+
+function acknowledgements(): Acknowledgement[] {
+  return app.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+          path: construct.node.path,
+          id: id.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
+}
+
+describe('cdk-nag (AWS Solutions)', () => {
+  it('finds nothing that is not acknowledged', () => {
+    const report = new AwsSolutionsChecks().validateScope(app);
+    const findings = report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    expect(findings).toEqual([]);
+  });
+
+  it('acknowledges only these findings, each on the resource it concerns, none stack- or app-wide', () => {
+    const acks = acknowledgements();
+    const count = (id: string) => acks.filter((a) => a.id === id).length;
+    expect(count('AwsSolutions-APIG4')).toBe(ROUTES.length);
+    expect(acks.filter((a) => a.id === 'AwsSolutions-APIG4').every((a) => /\/Http\/\w+Route$/.test(a.path))).toBe(true);
+    expect(acks.filter((a) => a.id !== 'AwsSolutions-APIG4').map((a) => `${a.id} ${a.path}`)).toEqual(
+      expect.arrayContaining([
+        'AwsSolutions-IAM5[Resource::*] AgentPaymentService-test/XRayWritePolicy',
+        'AwsSolutions-SMG4 AgentPaymentService-test/Data/AdminKey',
+        'AwsSolutions-SMG4 AgentPaymentService-test/Data/SolanaHotWallet',
+        'AwsSolutions-SMG4 AgentPaymentService-test/Data/PaypalCredentials',
+        'AwsSolutions-SQS3 AgentPaymentService-test/Payouts/DeadLetterQueue',
+        'AwsSolutions-SNS2 AgentPaymentService-test/Monitoring/AlarmTopic',
+      ]),
+    );
+    expect(acks).toHaveLength(ROUTES.length + 6);
+    for (const ack of acks) {
+      const construct = app.node.findChild(ack.path.split('/')[0] ?? '');
+      expect(construct).toBeInstanceOf(Stack);
+      expect(ack.path.split('/').length).toBeGreaterThan(1);
+    }
+  });
+
+  it('gives every acknowledgement a specific reason', () => {
+    for (const ack of acknowledgements()) {
+      expect([ack.id, ack.reason.length >= 80]).toEqual([ack.id, true]);
+    }
+  });
+});

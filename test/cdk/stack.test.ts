@@ -1,0 +1,380 @@
+/**
+ * The synthesized stack: routes, stage, functions, table, queues, worker, reconciler, secrets,
+ * environment and alarms. IAM has its own file (iam.test.ts), bundles theirs (bundles.test.ts).
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { handlerEntry, ROUTES } from '../../functions/api/routes';
+import { config as readConfig, resetConfig } from '../../functions/config';
+import { METRICS_NAMESPACE, metrics, STUCK_PAYOUTS_METRIC } from '../../functions/http/metrics';
+import { GSI1, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
+import { PROJECT_ROOT } from '../../lib/bundling';
+import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
+import { logicalId, resources, synthesize } from './support';
+
+const { stack, template, config } = synthesize();
+const all = resources(template);
+const ofType = (type: string) => Object.entries(all).filter(([, r]) => r.Type === type);
+const props = (id: string) => all[id]?.Properties ?? {};
+const fnId = (construct: { fn: { node: { defaultChild?: unknown } } }) => logicalId(stack, construct.fn);
+const functionEnv = (id: string) =>
+  ((props(id).Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>;
+
+const api = stack.api;
+const pipeline = stack.pipeline;
+const allFunctions = [...api.functions.values(), pipeline.worker, pipeline.reconciler];
+
+describe('HTTP API', () => {
+  it('serves the six spec routes, balance, the admin API, health and a $default not-found route', () => {
+    const keys = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties?.RouteKey);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/agents/register',
+        'POST /api/v1/agents/charges',
+        'GET /api/v1/agents/charges',
+        'GET /api/v1/agents/charge/{id}',
+        'POST /api/v1/agents/withdraw',
+        'GET /api/v1/agents/withdraw',
+        'GET /api/v1/agents/balance',
+        'POST /api/v1/admin/users',
+        'POST /api/v1/admin/users/{id}/credits',
+        'GET /api/v1/admin/users/{id}',
+        'PATCH /api/v1/admin/agents/{id}',
+        'GET /health',
+        '$default',
+      ]),
+    );
+    expect(keys).toHaveLength(ROUTES.length);
+  });
+
+  it('sends every route of ROUTES to a function of its own, built from its handler file', () => {
+    const seen = new Set<string>();
+    for (const route of ROUTES) {
+      const key = route.path === '$default' ? '$default' : `${route.method} ${route.path}`;
+      const [, routeResource] = ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties?.RouteKey === key) ?? [];
+      expect(routeResource).toBeDefined();
+      const target = routeResource?.Properties?.Target as { 'Fn::Join': [string, unknown[]] };
+      const integrationId = (target['Fn::Join'][1][1] as { Ref: string }).Ref;
+      expect(props(integrationId)).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+
+      const fn = api.functions.get(route.name);
+      expect(fn?.entry).toBe(handlerEntry(route));
+      expect(existsSync(path.join(PROJECT_ROOT, handlerEntry(route)))).toBe(true);
+      const id = fn ? fnId(fn) : '';
+      expect(props(integrationId).IntegrationUri).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });
+      seen.add(id);
+    }
+    expect(seen.size).toBe(ROUTES.length);
+  });
+
+  it('lets API Gateway invoke each route function, and nothing else', () => {
+    const apiPermissions = ofType('AWS::Lambda::Permission').filter(([, r]) => r.Properties?.Principal === 'apigateway.amazonaws.com');
+    expect(apiPermissions).toHaveLength(ROUTES.length);
+  });
+
+  it('has an explicit $default stage with JSON access logs (no headers or query) and throttling from the stage configuration', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: config.throttleRateLimit, ThrottlingBurstLimit: config.throttleBurstLimit },
+      AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('AccessLogs'), 'Arn'] }, Format: Match.anyValue() },
+    });
+    const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0] ?? [];
+    const format = JSON.parse(String((stage?.Properties?.AccessLogSettings as { Format: string }).Format)) as Record<string, string>;
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
+    expect(Object.values(format).join(' ')).not.toMatch(/header|querystring|requestOverride|body/i);
+  });
+});
+
+describe('functions (the house construct)', () => {
+  it('run Node.js 24 on ARM64 with JSON logs, active tracing, source maps and a retained log group', () => {
+    const lambdas = ofType('AWS::Lambda::Function');
+    expect(lambdas).toHaveLength(ROUTES.length + 2);
+    for (const [id, fn] of lambdas) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: config.logLevel, LogGroup: { Ref: expect.any(String) } },
+      });
+      expect(functionEnv(id)).toMatchObject({ STAGE: 'test', LOG_LEVEL: config.logLevel, NODE_OPTIONS: '--enable-source-maps' });
+      const logGroupId = (fn.Properties?.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(all[logGroupId]).toMatchObject({
+        Type: 'AWS::Logs::LogGroup',
+        DeletionPolicy: 'Retain',
+        Properties: { RetentionInDays: config.logRetentionDays },
+      });
+    }
+  });
+
+  it('size memory and timeout by role: API handlers small and short, the worker larger and longer', () => {
+    for (const fn of api.functions.values()) expect(props(fnId(fn))).toMatchObject({ MemorySize: 512, Timeout: 10 });
+    expect(props(fnId(pipeline.worker))).toMatchObject({ MemorySize: 1024, Timeout: 60 });
+  });
+
+  it('give each function exactly the environment functions/config.ts reads, and it parses there', () => {
+    const saved = { ...process.env };
+    try {
+      for (const fn of allFunctions) {
+        const env = functionEnv(fnId(fn));
+        // Deploy-time references (table name, queue URL, secret ARNs) become placeholders.
+        const resolved = Object.fromEntries(
+          Object.entries(env).map(([k, v]) => [k, typeof v === 'string' ? v : `resolved-at-deploy-${k}`]),
+        );
+        process.env = { AWS_REGION: 'eu-west-1', ...resolved };
+        resetConfig();
+        const parsed = readConfig();
+        for (const key of Object.keys(resolved).filter((k) => k !== 'NODE_OPTIONS')) {
+          expect([fn.entry, key, Object.hasOwn(parsed, key)]).toEqual([fn.entry, key, true]);
+        }
+      }
+    } finally {
+      process.env = saved;
+      resetConfig();
+    }
+  });
+
+  it('hand the admin key only as a Secrets Manager ARN, and only to routes that check it', () => {
+    for (const route of ROUTES) {
+      const fn = api.functions.get(route.name);
+      const env = functionEnv(fn ? fnId(fn) : '');
+      expect(env.ADMIN_KEY).toBeUndefined();
+      if (route.adminSecret) expect(env.ADMIN_KEY_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.adminKey) });
+      else expect(env.ADMIN_KEY_SECRET_ARN).toBeUndefined();
+      if (route.queue) expect(env.PAYOUT_QUEUE_URL).toEqual({ Ref: logicalId(stack, pipeline.queue) });
+      else expect(env.PAYOUT_QUEUE_URL).toBeUndefined();
+      expect(Object.keys(env).filter((k) => /SOLANA|PAYPAL|USDC/.test(k))).toEqual([]);
+    }
+  });
+});
+
+describe('data', () => {
+  it('is one on-demand table with the keys, GSI1 and TTL attribute of functions/store/table.ts', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: GSI1.indexName,
+          KeySchema: [
+            { AttributeName: GSI1.partitionKey, KeyType: 'HASH' },
+            { AttributeName: GSI1.sortKey, KeyType: 'RANGE' },
+          ],
+          // As bin/local/table.ts creates it.
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+    });
+  });
+
+  it('has point-in-time recovery and deletion protection, and is retained if the stack goes', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: { PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true },
+    });
+  });
+
+  it('keeps three retained secrets whose values never appear in the template; the admin key is a generated plain string', () => {
+    const secrets = ofType('AWS::SecretsManager::Secret');
+    expect(secrets).toHaveLength(3);
+    for (const [, secret] of secrets) {
+      expect(secret.DeletionPolicy).toBe('Retain');
+      expect(secret.Properties?.SecretString).toBeUndefined();
+    }
+    const admin = props(logicalId(stack, stack.data.adminKey));
+    expect(admin).toMatchObject({ Name: 'agent-payment-service/test/admin-key', GenerateSecretString: { PasswordLength: 48 } });
+    // No JSON template: admin-key.ts reads the value as-is.
+    expect((admin.GenerateSecretString as Record<string, unknown>).SecretStringTemplate).toBeUndefined();
+    expect(props(logicalId(stack, stack.data.paypalCredentials))).toMatchObject({
+      GenerateSecretString: { SecretStringTemplate: JSON.stringify({ clientId: 'REPLACE_ME' }), GenerateStringKey: 'clientSecret' },
+    });
+  });
+});
+
+describe('payout pipeline', () => {
+  const queue = props(logicalId(stack, pipeline.queue));
+  const dlqId = logicalId(stack, pipeline.deadLetterQueue);
+  const worker = props(fnId(pipeline.worker));
+
+  it('moves a payout message to the DLQ after PAYOUT_MAX_RECEIVES receives (config.ts default), and tells the functions', () => {
+    const saved = { ...process.env };
+    try {
+      delete process.env.PAYOUT_MAX_RECEIVES;
+      resetConfig();
+      expect(config.payoutMaxReceives).toBe(readConfig().PAYOUT_MAX_RECEIVES);
+    } finally {
+      process.env = saved;
+      resetConfig();
+    }
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
+      maxReceiveCount: config.payoutMaxReceives,
+    });
+    expect(functionEnv(fnId(pipeline.worker)).PAYOUT_MAX_RECEIVES).toBe(String(config.payoutMaxReceives));
+    expect(functionEnv(fnId(pipeline.reconciler)).PAYOUT_MAX_RECEIVES).toBe(String(config.payoutMaxReceives));
+  });
+
+  it('keeps dead letters longer than the queue keeps messages', () => {
+    expect(props(dlqId).MessageRetentionPeriod as number).toBeGreaterThan(queue.MessageRetentionPeriod as number);
+  });
+
+  it('hides a received message longer than the worker can run, and leases payouts between the two', () => {
+    const visibility = queue.VisibilityTimeout as number;
+    const workerTimeout = worker.Timeout as number;
+    const reconcilerTimeout = props(fnId(pipeline.reconciler)).Timeout as number;
+    expect(visibility).toBeGreaterThanOrEqual(6 * workerTimeout);
+    const lease = Number(functionEnv(fnId(pipeline.worker)).PAYOUT_LEASE_SECONDS);
+    expect(lease).toBeGreaterThan(Math.max(workerTimeout, reconcilerTimeout));
+    expect(lease).toBeLessThanOrEqual(visibility);
+    expect(functionEnv(fnId(pipeline.reconciler)).PAYOUT_LEASE_SECONDS).toBe(String(lease));
+  });
+
+  it('encrypts both queues and refuses requests without TLS', () => {
+    for (const id of [logicalId(stack, pipeline.queue), dlqId]) {
+      expect(props(id).SqsManagedSseEnabled).toBe(true);
+      const policy = ofType('AWS::SQS::QueuePolicy').find(([, p]) => JSON.stringify(p.Properties?.Queues).includes(id));
+      expect(policy?.[1].Properties?.PolicyDocument).toMatchObject({
+        Statement: [expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })],
+      });
+    }
+  });
+
+  it('feeds the worker from the queue with partial batch failures, a bounded batch and bounded concurrency', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId(pipeline.worker) },
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, pipeline.queue), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: config.workerBatchSize,
+      ScalingConfig: { MaximumConcurrency: config.workerMaxConcurrency },
+    });
+    expect(pipeline.worker.entry).toBe(WORKER_ENTRY);
+  });
+
+  it('runs the reconciler on a schedule, once per tick: no retries, and it ends before the next tick', () => {
+    expect(pipeline.reconciler.entry).toBe(RECONCILER_ENTRY);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: `rate(${config.reconcileEveryMinutes} minutes)`,
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId(pipeline.reconciler), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fnId(pipeline.reconciler) },
+      MaximumRetryAttempts: 0,
+    });
+    expect(props(fnId(pipeline.reconciler)).Timeout as number).toBeLessThan(config.reconcileEveryMinutes * 60);
+  });
+
+  it('configures the rails for the worker and the reconciler from the stage: Solana RPC, USDC mint, PayPal sandbox', () => {
+    for (const fn of [pipeline.worker, pipeline.reconciler]) {
+      expect(functionEnv(fnId(fn))).toMatchObject({
+        SOLANA_RPC_URL: 'https://rpc.test.invalid',
+        USDC_MINT: config.usdcMint,
+        PAYPAL_BASE_URL: 'https://api-m.sandbox.paypal.com',
+        SOLANA_HOT_WALLET_SECRET_ARN: { Ref: logicalId(stack, stack.data.solanaHotWallet) },
+        PAYPAL_CREDENTIALS_SECRET_ARN: { Ref: logicalId(stack, stack.data.paypalCredentials) },
+      });
+    }
+  });
+});
+
+describe('alarms', () => {
+  const alarms = new Map(ofType('AWS::CloudWatch::Alarm').map(([, r]) => [String(r.Properties?.AlarmName), r.Properties ?? {}]));
+  const alarm = (name: string) => alarms.get(`agent-payment-service-test-${name}`) ?? {};
+  const topic = { Ref: logicalId(stack, stack.monitoring.topic) };
+
+  it('notify the alarm topic on alarm and on recovery', () => {
+    expect([...alarms.keys()].sort()).toEqual(
+      ['Api5xxRate', 'PayoutDlqNotEmpty', 'PayoutWorkerErrors', 'PayoutsStuckProcessing', 'ReconcilerErrors', 'ReconcilerNotRunning'].map(
+        (n) => `agent-payment-service-test-${n}`,
+      ),
+    );
+    for (const props of alarms.values()) {
+      expect(props.AlarmActions).toEqual([topic]);
+      expect(props.OKActions).toEqual([topic]);
+    }
+  });
+
+  it('fire on any message in the dead-letter queue', () => {
+    expect(alarm('PayoutDlqNotEmpty')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, pipeline.deadLetterQueue), 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('fire on worker errors', () => {
+    expect(alarm('PayoutWorkerErrors')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId(pipeline.worker) } }],
+      Threshold: 1,
+    });
+  });
+
+  it('fire on the API 5xx rate, not the count', () => {
+    const props = alarm('Api5xxRate');
+    expect(props).toMatchObject({ Threshold: config.api5xxRatePercent, ComparisonOperator: 'GreaterThanThreshold' });
+    const metrics = props.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string } } }[];
+    expect(metrics.find((m) => m.Expression)?.Expression).toBe('IF(requests > 0, 100 * errors / requests, 0)');
+    expect(
+      metrics
+        .filter((m) => m.MetricStat)
+        .map((m) => m.MetricStat?.Metric.MetricName)
+        .sort(),
+    ).toEqual(['5xx', 'Count']);
+  });
+
+  it('fire on payouts stuck in PROCESSING, on the exact metric functions/http/metrics.ts emits', () => {
+    const saved = { ...process.env };
+    let emitted: Record<string, unknown>;
+    try {
+      process.env.STAGE = 'test';
+      resetConfig();
+      metrics().addMetric(STUCK_PAYOUTS_METRIC, 'Count', 2);
+      emitted = metrics().serializeMetrics() as unknown as Record<string, unknown>;
+      metrics().clearMetrics();
+    } finally {
+      process.env = saved;
+      resetConfig();
+    }
+    const directive = (emitted._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][] }[] }).CloudWatchMetrics[0];
+    const dimensions = (directive?.Dimensions[0] ?? []).map((name) => ({ Name: name, Value: emitted[name] }));
+    expect(alarm('PayoutsStuckProcessing')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: STUCK_PAYOUTS_METRIC,
+      Statistic: 'Maximum',
+      Threshold: 1,
+      EvaluationPeriods: 3,
+    });
+    expect(directive?.Namespace).toBe(METRICS_NAMESPACE);
+    expect(new Set((alarm('PayoutsStuckProcessing').Dimensions as unknown[]).map((d) => JSON.stringify(d)))).toEqual(
+      new Set(dimensions.map((d) => JSON.stringify(d))),
+    );
+  });
+
+  it('fire when the reconciler fails repeatedly or stops running', () => {
+    expect(alarm('ReconcilerErrors')).toMatchObject({ MetricName: 'Errors', EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    expect(alarm('ReconcilerNotRunning')).toMatchObject({
+      MetricName: 'Invocations',
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
+  });
+
+  it('have no e-mail subscription unless alarmEmail is configured', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+});

@@ -1,0 +1,69 @@
+/** Stage configuration from cdk.json and `-c key=value`, and what it changes in the stack. */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { PROJECT_ROOT } from '../../lib/bundling';
+import { stageConfigFromContext } from '../../lib/stage-config';
+import { logicalId, resources, synthesize } from './support';
+
+const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as {
+  app: string;
+  notices: boolean;
+  'cli-telemetry': boolean;
+  context: Record<string, unknown>;
+};
+const fromContext = (extra: Record<string, unknown>) => stageConfigFromContext(new App({ context: { ...cdkJson.context, ...extra } }).node);
+
+const USDC_MAINNET = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+describe('stage configuration', () => {
+  it('runs the app with tsx and keeps the CLI offline (no notices, no telemetry)', () => {
+    expect(cdkJson).toMatchObject({ app: 'npx tsx bin/app.ts', notices: false, 'cli-telemetry': false });
+  });
+
+  it('defaults to the dev stage, and every stage in cdk.json is valid', () => {
+    expect(fromContext({}).stage).toBe('dev');
+    for (const stage of ['dev', 'staging', 'production']) expect(fromContext({ stage }).stage).toBe(stage);
+  });
+
+  it('pays real money only in production: live PayPal and mainnet USDC there, sandbox and devnet elsewhere', () => {
+    expect(fromContext({ stage: 'production' })).toMatchObject({ paypalMode: 'live', usdcMint: USDC_MAINNET });
+    for (const stage of ['dev', 'staging']) {
+      const config = fromContext({ stage });
+      expect(config.paypalMode).toBe('sandbox');
+      expect(config.usdcMint).not.toBe(USDC_MAINNET);
+      expect(config.solanaRpcUrl).toContain('devnet');
+    }
+  });
+
+  it('lets -c key=value override the stage block, coercing numbers (the CLI passes strings)', () => {
+    const config = fromContext({
+      stage: 'staging',
+      throttleRateLimit: '75',
+      alarmEmail: 'ops@example.com',
+      solanaRpcUrl: 'https://rpc.example.com/k',
+    });
+    expect(config).toMatchObject({ throttleRateLimit: 75, alarmEmail: 'ops@example.com', solanaRpcUrl: 'https://rpc.example.com/k' });
+    expect(config.payoutMaxReceives).toBe(5);
+  });
+
+  it('refuses an unknown stage, an unknown key and a malformed value, saying which', () => {
+    expect(() => fromContext({ stage: 'qa' })).toThrow(/no configuration for stage "qa"/);
+    expect(() =>
+      stageConfigFromContext(
+        new App({ context: { stages: { dev: { ...(cdkJson.context.stages as { dev: object }).dev, colour: 'blue' } } } }).node,
+      ),
+    ).toThrow(/colour/);
+    expect(() => fromContext({ stage: 'production', paypalMode: 'test' })).toThrow(/paypalMode/);
+    expect(() => fromContext({ logRetentionDays: '10' })).toThrow(/logRetentionDays/);
+  });
+
+  it('sends live-mode rails and alarm e-mail where configured', () => {
+    const { stack, template } = synthesize({ paypalMode: 'live', alarmEmail: 'ops@example.com' });
+    const worker = resources(template)[logicalId(stack, stack.pipeline.worker.fn)];
+    expect((worker?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.PAYPAL_BASE_URL).toBe(
+      'https://api-m.paypal.com',
+    );
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+});
