@@ -20,7 +20,11 @@ export type RailState = Readonly<Record<string, string | number>>;
 export interface RailCheckpoint {
   /** What a previous attempt saved, if anything. */
   readonly saved: RailState | undefined;
-  /** Persists progress durably BEFORE the rail does the step it describes. */
+  /**
+   * Persists progress durably BEFORE the rail does the step it describes. Must throw when this
+   * attempt no longer owns the payout (another attempt took over), so that no two attempts ever
+   * act on different saved states; the rail then stops without acting.
+   */
   save(state: RailState): Promise<void>;
 }
 

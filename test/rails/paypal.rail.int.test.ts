@@ -110,18 +110,21 @@ describe('PayPal rail', () => {
     expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
   });
 
-  it.each(['failed', 'returned', 'blocked', 'refunded', 'reversed'])(
-    'fails a payout whose item is %s, with the batch id',
-    async (status) => {
-      const instruction = payout(email(status));
-      const outcome = await rail.pay(instruction, new MemoryCheckpoint());
-      expect(outcome).toMatchObject({
-        kind: 'failed',
-        reason: expect.stringContaining(status.toUpperCase()),
-        externalId: sandbox.batchBySenderId(instruction.payoutId)?.payoutBatchId,
-      });
-    },
-  );
+  it.each([
+    'failed',
+    'returned',
+    'blocked',
+    'refunded',
+    'reversed',
+  ])('fails a payout whose item is %s, with the batch id', async (status) => {
+    const instruction = payout(email(status));
+    const outcome = await rail.pay(instruction, new MemoryCheckpoint());
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      reason: expect.stringContaining(status.toUpperCase()),
+      externalId: sandbox.batchBySenderId(instruction.payoutId)?.payoutBatchId,
+    });
+  });
 
   it.each(['unclaimed', 'onhold', 'pending'])('leaves an item that is %s pending', async (status) => {
     const instruction = payout(email(status));
