@@ -1,18 +1,29 @@
 /**
- * The whole service on one machine: DynamoDB Local, the table, and every route's real handler
- * behind the node:http adapter. `npm start` and the end-to-end tests both start it through here.
+ * The whole service on one machine: DynamoDB Local, the table, every route's real handler behind
+ * the node:http adapter, the payout rails' local stand-ins (LiteSVM, PayPal imitation), and the
+ * payout pipeline (local SQS + DLQ, the real worker and reconciler handlers, see
+ * payout-pipeline.ts). `npm start` and the end-to-end tests both start it through here.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
-import { resetConfig } from '../../functions/config';
+import { config, resetConfig } from '../../functions/config';
 import type { RouteHandler } from '../../functions/http/handler';
+import { logger } from '../../functions/http/logger';
+import type { PayoutWorker } from '../../functions/payout-worker/worker';
+import { resetSqsClient } from '../../functions/queue/payout-queue';
+import { resetRails } from '../../functions/rails';
+import type { Reconciler } from '../../functions/reconciler/reconciler';
 import { resetDbClient } from '../../functions/store/client';
 import { resetAdminKey } from '../../functions/use-cases/admin-key';
 import { clearAuthCache } from '../../functions/use-cases/auth';
+import { describe } from '../../functions/use-cases/payouts';
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
 import { createRequestListener, type LoadedRoute } from './http-adapter';
+import { type LocalSqs, startLocalSqs, startPayoutConsumer } from './payout-pipeline';
+import { type LocalRails, startLocalRails } from './rails';
 import { ensureTable } from './table';
 
 export interface LocalStackOptions {
@@ -27,6 +38,16 @@ export interface LocalStackOptions {
   dynamoEndpoint?: string;
   /** Extra environment for the handlers (e.g. AUTH_CACHE_TTL_MS=0 in tests). */
   env?: Record<string, string>;
+  /** Keep the local rails' chain and PayPal batches here; default .data/rails when the database
+   * persists, in memory otherwise. */
+  railsDataDir?: string;
+  /** Payout pipeline timing (tests shorten it). */
+  payouts?: {
+    /** The queue's visibility timeout, also the default PAYOUT_LEASE_SECONDS (default 60). */
+    visibilityTimeoutSeconds?: number;
+    /** How often the reconciler runs (default 10 s; an EventBridge schedule on AWS). */
+    reconcileIntervalMs?: number;
+  };
 }
 
 export interface LocalStack {
@@ -36,8 +57,18 @@ export interface LocalStack {
   adminKeyGenerated: boolean;
   tableName: string;
   dynamoEndpoint: string;
+  /** Local SQS: the payout queue and its dead-letter queue. */
+  sqs: LocalSqs;
+  /** The rails' stand-ins, with controls for tests (balances, faults, landed transactions). */
+  rails: LocalRails;
   stop(): Promise<void>;
 }
+
+/**
+ * Reconciler thresholds for local runs, much shorter than on AWS so a stuck payout visibly
+ * recovers within a minute; the caller's environment and `env` override them.
+ */
+const LOCAL_PAYOUT_DEFAULTS = { RECONCILE_PENDING_AFTER_SECONDS: '30', RECONCILE_PROCESSING_AFTER_SECONDS: '60' };
 
 export class PortInUseError extends Error {
   constructor(readonly port: number) {
@@ -61,16 +92,37 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     }
     await ensureTable(endpoint, tableName);
 
+    const persistent = !opts.inMemory && !opts.dynamoEndpoint;
+    const railsDataDir = opts.railsDataDir ?? (persistent ? join(PROJECT_ROOT, '.data', 'rails') : undefined);
+    const rails = await startLocalRails(railsDataDir ? { dataDir: railsDataDir } : {});
+    stops.unshift(() => rails.stop());
+
+    const visibilityTimeoutSeconds = opts.payouts?.visibilityTimeoutSeconds ?? 60;
+    // A crashed attempt's lease must have run out when its message reappears.
+    const localDefaults = Object.fromEntries(
+      Object.entries({ ...LOCAL_PAYOUT_DEFAULTS, PAYOUT_LEASE_SECONDS: String(visibilityTimeoutSeconds) }).filter(
+        ([name]) => process.env[name] === undefined,
+      ),
+    );
     Object.assign(process.env, {
       TABLE_NAME: tableName,
       DYNAMODB_ENDPOINT: endpoint,
       ADMIN_KEY: adminKey,
       LOCAL: '1',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+      ...localDefaults,
+      ...rails.env,
       ...opts.env,
     });
     resetConfig();
+    // The redrive policy mirrors PAYOUT_MAX_RECEIVES, as the CDK stack's does.
+    const sqs = await startLocalSqs({ visibilityTimeoutSeconds, maxReceives: config().PAYOUT_MAX_RECEIVES });
+    stops.unshift(() => sqs.stop());
+    Object.assign(process.env, sqs.env);
+    resetConfig();
     resetDbClient();
+    resetSqsClient();
+    resetRails();
     resetAdminKey();
     clearAuthCache();
 
@@ -79,9 +131,19 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       const mod = (await import(`../../${handlerEntry(spec).replace(/\.ts$/, '')}`)) as { handler: RouteHandler };
       routes.push({ spec, handler: mod.handler });
     }
+    const worker = (await import('../../functions/payout-worker/handler')) as { handler: PayoutWorker };
+    const reconciler = (await import('../../functions/reconciler/handler')) as { handler: Reconciler };
     const server = createServer(createRequestListener(routes));
     server.keepAliveTimeout = 5_000;
     const port = await listen(server, opts.port ?? 3000, opts.host ?? '127.0.0.1');
+    const consumer = startPayoutConsumer({
+      sqs,
+      worker: worker.handler,
+      reconcile: reconciler.handler,
+      reconcileIntervalMs: opts.payouts?.reconcileIntervalMs ?? 10_000,
+      onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: describe(error) }),
+    });
+    stops.unshift(() => consumer.stop());
     stops.unshift(
       () =>
         new Promise<void>((resolve) => {
@@ -97,9 +159,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       adminKeyGenerated,
       tableName,
       dynamoEndpoint: endpoint,
+      sqs,
+      rails,
       stop: async () => {
         for (const stop of stops) await stop();
         resetDbClient();
+        resetSqsClient();
+        resetRails();
       },
     };
   } catch (error) {

@@ -2,7 +2,7 @@
  * Starts the local stack (the same code `npm start` runs) on a free port, against the run's
  * shared DynamoDB Local and this file's own table, plus helpers to set up agents and users.
  */
-import { type LocalStack, startLocalStack } from '../../bin/local/stack';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../bin/local/stack';
 import { config } from '../../functions/config';
 import { client } from './http';
 
@@ -14,21 +14,27 @@ export interface TestStack {
   enabledAgent(name?: string): Promise<{ key: string; id: string }>;
   /** Creates a user credited with the given decimal amounts. */
   fundedUser(credits?: Partial<Record<'USD' | 'USDC', number | string>>): Promise<{ key: string; id: string }>;
+  /** An enabled agent that has earned the given decimal amounts by charging a fresh user. */
+  earningAgent(earned: Partial<Record<'USD' | 'USDC', number | string>>): Promise<{ key: string; id: string }>;
 }
 
 let counter = 0;
 
-export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
+export async function startTestStack(
+  env: Record<string, string> = {},
+  options: Pick<LocalStackOptions, 'payouts'> = {},
+): Promise<TestStack> {
   const stack = await startLocalStack({
     port: 0,
     dynamoEndpoint: config().DYNAMODB_ENDPOINT ?? '',
     tableName: config().TABLE_NAME,
     adminKey: config().ADMIN_KEY ?? 'test-admin-key-0123456789',
     env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT', ...env },
+    ...options,
   });
   const call = client(stack.url);
   const admin = { 'x-admin-key': stack.adminKey };
-  return {
+  const t: TestStack = {
     stack,
     call,
     admin,
@@ -53,5 +59,18 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
       }
       return { key: created.body.userKey, id: created.body.id };
     },
+    async earningAgent(earned) {
+      const agent = await t.enabledAgent();
+      const user = await t.fundedUser(earned);
+      for (const [currency, amount] of Object.entries(earned)) {
+        const res = await call('POST', '/api/v1/agents/charges', {
+          headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': `earn-${agent.id}-${currency}` },
+          raw: `{"amount":${amount},"currency":"${currency}","description":"earned in a test"}`,
+        });
+        if (res.status !== 201) throw new Error(`charge failed: ${res.status} ${res.text}`);
+      }
+      return agent;
+    },
   };
+  return t;
 }

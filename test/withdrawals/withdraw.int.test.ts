@@ -1,0 +1,235 @@
+/**
+ * The withdraw use case against DynamoDB Local: fee math, the one transaction, idempotency,
+ * the in-flight lock, and races. HTTP-level checks (auth, header, body order) are in
+ * withdrawals.e2e.test.ts.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../functions/config';
+import type { Currency } from '../../functions/core/money';
+import { readAgentLedger } from '../../functions/store/balance.repository';
+import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
+import { getIdempotencyRecord } from '../../functions/store/idempotency.repository';
+import { getPayout, listPayouts } from '../../functions/store/payout.repository';
+import { keys } from '../../functions/store/table';
+import { createWithdrawal, type WithdrawDeps } from '../../functions/use-cases/withdrawals';
+import { injectFault } from '../support/faults';
+import { fundAgent, fundedAgent, payoutIdOf, solanaWallet, withdrawal } from '../support/payouts';
+import { createTestTable } from '../support/table';
+
+beforeAll(createTestTable);
+
+const sent: { payoutId: string; agentId: string }[] = [];
+const queue: WithdrawDeps = {
+  enqueue: async (message) => {
+    sent.push(message);
+  },
+};
+
+async function lockOf(agentId: string) {
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.payoutLock(agentId), ConsistentRead: true }));
+  return out.Item;
+}
+
+async function balance(agentId: string, currency: Currency = 'USD'): Promise<number> {
+  return (await readAgentLedger(agentId)).balances[currency];
+}
+
+describe('withdraw', () => {
+  it('answers the breakdown with the 3% fee rounded half up (10.01 USD → 0.30 fee, 9.71 net)', async () => {
+    const agentId = await fundedAgent('USD', 50_00);
+    const input = withdrawal(agentId, { amount: '10.01', walletAddress: 'agent@example.com' });
+    const result = await createWithdrawal(input, queue);
+    expect(result.statusCode).toBe(200);
+    const payoutId = payoutIdOf(result);
+    expect(result.rawBody).toBe(
+      `{"success":true,"payoutId":"${payoutId}","breakdown":{"grossAmount":10.01,"platformFeeRate":"3%","platformFee":0.3,` +
+        `"netAmount":9.71,"currency":"USD","walletAddress":"agent@example.com","network":"PAYPAL"}}`,
+    );
+    expect(await getPayout(agentId, payoutId)).toMatchObject({
+      status: 'PENDING',
+      amount: 10_01,
+      fee: 30,
+      netAmount: 9_71,
+      network: 'PAYPAL',
+    });
+    expect(await balance(agentId)).toBe(50_00 - 10_01);
+  });
+
+  it.each([
+    ['USD', '1', '0.03', '0.97'],
+    ['USD', '1.16', '0.03', '1.13'],
+    ['USD', '1.17', '0.04', '1.13'],
+    ['USDC', '1.000001', '0.03', '0.970001'],
+    ['USDC', '16.666667', '0.5', '16.166667'],
+  ] as const)('%s %s → fee %s, net %s', async (currency, amount, fee, net) => {
+    const agentId = await fundedAgent(currency, 100_000_000);
+    const input = withdrawal(agentId, { currency, amount });
+    const body = JSON.parse((await createWithdrawal(input, queue)).rawBody ?? '{}') as { breakdown: Record<string, unknown> };
+    expect(body.breakdown).toMatchObject({
+      grossAmount: Number(amount),
+      platformFee: Number(fee),
+      netAmount: Number(net),
+      network: currency === 'USD' ? 'PAYPAL' : 'SOL',
+    });
+  });
+
+  it('costs one balance read and one TransactWriteItems, then queues {payoutId, agentId}', async () => {
+    const agentId = await fundedAgent('USDC', 20_000_000);
+    sent.length = 0;
+    resetDynamoRequestCounts();
+    const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { currency: 'USDC', amount: '20' }), queue));
+    expect(dynamoRequestCounts()).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
+    expect(sent).toEqual([{ payoutId, agentId }]);
+    expect(await lockOf(agentId)).toMatchObject({ payoutId });
+    expect(await balance(agentId, 'USDC')).toBe(0);
+  });
+
+  it('debits across balance shards when no single shard holds the amount', async () => {
+    const agentId = await fundedAgent('USD', 3_00);
+    await fundAgent(agentId, 'USD', 4_00, 1);
+    await fundAgent(agentId, 'USD', 5_00, 2);
+    payoutIdOf(await createWithdrawal(withdrawal(agentId, { amount: '11.5' }), queue));
+    const ledger = await readAgentLedger(agentId);
+    expect(ledger.balances.USD).toBe(50);
+    for (const shard of ledger.shards) expect(shard.balances.USD).toBeGreaterThanOrEqual(0);
+  });
+
+  it('replays the first answer for the same key and request, and debits once', async () => {
+    const agentId = await fundedAgent('USD', 30_00);
+    const input = withdrawal(agentId, { amount: '20' });
+    const first = await createWithdrawal(input, queue);
+    // The balance is now too low and the lock is held: the replay still answers as the first time.
+    const again = await createWithdrawal(input, queue);
+    expect(again.statusCode).toBe(200);
+    expect(again.rawBody).toBe(first.rawBody);
+    expect(again.headers).toEqual({ 'idempotent-replayed': 'true' });
+    expect(await balance(agentId)).toBe(10_00);
+    expect((await listPayouts(agentId, { limit: 10 })).payouts).toHaveLength(1);
+  });
+
+  it('refuses the same key with a different request (422) and changes nothing', async () => {
+    const agentId = await fundedAgent('USD', 30_00);
+    const input = withdrawal(agentId, { amount: '5' });
+    await createWithdrawal(input, queue);
+    for (const changed of [{ amount: '6' }, { walletAddress: 'other@example.com' }]) {
+      await expect(createWithdrawal({ ...input, ...changed }, queue)).rejects.toMatchObject({
+        statusCode: 422,
+        message: 'idempotency key reused with different request',
+      });
+    }
+    expect(await balance(agentId)).toBe(25_00);
+  });
+
+  it('refuses more than the balance with 400 insufficient balance and writes nothing', async () => {
+    const agentId = await fundedAgent('USD', 9_99);
+    const input = withdrawal(agentId, { amount: '10' });
+    await expect(createWithdrawal(input, queue)).rejects.toMatchObject({ statusCode: 400, message: 'insufficient balance' });
+    expect(await balance(agentId)).toBe(9_99);
+    expect(await lockOf(agentId)).toBeUndefined();
+    expect((await listPayouts(agentId, { limit: 10 })).payouts).toHaveLength(0);
+    expect(await getIdempotencyRecord(`${agentId}#withdraw`, input.idempotencyKey, new Date())).toBeUndefined();
+    // USDC earned does not pay a USD withdrawal.
+    await fundAgent(agentId, 'USDC', 100_000_000);
+    await expect(createWithdrawal(input, queue)).rejects.toMatchObject({ message: 'insufficient balance' });
+  });
+
+  it('refuses a second withdrawal while one is in flight, without touching the balance', async () => {
+    const agentId = await fundedAgent('USD', 30_00);
+    await createWithdrawal(withdrawal(agentId, { amount: '5' }), queue);
+    const second = withdrawal(agentId, { amount: '5' });
+    await expect(createWithdrawal(second, queue)).rejects.toMatchObject({ statusCode: 400, message: 'payout already in progress' });
+    expect(await balance(agentId)).toBe(25_00);
+    // Not remembered under the key: the same request may be retried once the first payout is done.
+    expect(await getIdempotencyRecord(`${agentId}#withdraw`, second.idempotencyKey, new Date())).toBeUndefined();
+  });
+
+  it.each([
+    ['0.99', 'amount must be at least 1'],
+    ['0', 'amount must be at least 1'],
+    ['-5', 'amount must be at least 1'],
+    ['5e-1', 'amount must be at least 1'],
+    ['1e-7', 'amount has more than 2 decimal places for USD'],
+    ['1.001', 'amount has more than 2 decimal places for USD'],
+    ['1000000.01', 'amount must not exceed 1000000'],
+  ])('refuses amount %s: %s', async (amount, message) => {
+    const agentId = await fundedAgent('USD', 10_00);
+    await expect(createWithdrawal(withdrawal(agentId, { amount }), queue)).rejects.toMatchObject({ statusCode: 400, message });
+    expect(await balance(agentId)).toBe(10_00);
+  });
+
+  it('accepts exactly the minimum, 1.00 in either currency', async () => {
+    const agentId = await fundedAgent('USD', 1_00);
+    await fundAgent(agentId, 'USDC', 1_000_000);
+    expect((await createWithdrawal(withdrawal(agentId, { amount: '1.00' }), queue)).statusCode).toBe(200);
+    const other = await fundedAgent('USDC', 1_000_000);
+    expect((await createWithdrawal(withdrawal(other, { currency: 'USDC', amount: '1.000000' }), queue)).statusCode).toBe(200);
+  });
+
+  it('refuses a destination its network cannot pay, before looking at the balance', async () => {
+    const agentId = await fundedAgent('USD', 0);
+    await expect(
+      createWithdrawal(withdrawal(agentId, { currency: 'USDC', walletAddress: 'agent@example.com' }), queue),
+    ).rejects.toMatchObject({
+      statusCode: 400,
+      message: 'invalid solana address',
+    });
+    await expect(createWithdrawal(withdrawal(agentId, { currency: 'USD', walletAddress: solanaWallet() }), queue)).rejects.toMatchObject({
+      statusCode: 400,
+      message: 'invalid paypal account',
+    });
+  });
+
+  it('still answers 200 when the queue refuses the message: the payout stays PENDING for the reconciler', async () => {
+    const agentId = await fundedAgent('USD', 10_00);
+    const payoutId = payoutIdOf(
+      await createWithdrawal(withdrawal(agentId, { amount: '10' }), {
+        enqueue: async () => {
+          throw new Error('queue unreachable');
+        },
+      }),
+    );
+    expect(await getPayout(agentId, payoutId)).toMatchObject({ status: 'PENDING' });
+    expect(await balance(agentId)).toBe(0);
+  });
+
+  it('retries the transaction when DynamoDB reports a TransactionConflict', async () => {
+    const agentId = await fundedAgent('USD', 10_00);
+    const fault = injectFault('TransactWriteItemsCommand', 'conflict', 2);
+    try {
+      payoutIdOf(await createWithdrawal(withdrawal(agentId, { amount: '10' }), queue));
+    } finally {
+      fault.remove();
+    }
+    expect(fault.hits()).toBe(2);
+    expect(await balance(agentId)).toBe(0);
+  });
+});
+
+describe('withdraw races', () => {
+  it('lets at most one of many concurrent withdrawals through and never overdraws', async () => {
+    const agentId = await fundedAgent('USD', 10_00);
+    await fundAgent(agentId, 'USD', 5_00, 3);
+    const attempts = Array.from({ length: 12 }, () => createWithdrawal(withdrawal(agentId, { amount: '9' }), queue));
+    const results = await Promise.allSettled(attempts);
+    const accepted = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+    expect(accepted).toHaveLength(1);
+    for (const message of refused) expect(['payout already in progress', 'insufficient balance']).toContain(message);
+    const ledger = await readAgentLedger(agentId);
+    expect(ledger.balances.USD).toBe(6_00);
+    for (const shard of ledger.shards) expect(shard.balances.USD).toBeGreaterThanOrEqual(0);
+    expect((await listPayouts(agentId, { limit: 20 })).payouts).toHaveLength(1);
+  });
+
+  it('turns concurrent requests with the same key into one payout with one answer', async () => {
+    const agentId = await fundedAgent('USDC', 50_000_000);
+    const input = withdrawal(agentId, { currency: 'USDC', amount: '7.5' });
+    const results = await Promise.all(Array.from({ length: 8 }, () => createWithdrawal(input, queue)));
+    const ids = new Set(results.map(payoutIdOf));
+    expect(ids.size).toBe(1);
+    expect(new Set(results.map((r) => r.rawBody)).size).toBe(1);
+    expect(results.filter((r) => r.headers?.['idempotent-replayed'] === 'true')).toHaveLength(7);
+    expect(await balance(agentId, 'USDC')).toBe(42_500_000);
+    expect((await listPayouts(agentId, { limit: 20 })).payouts).toHaveLength(1);
+  });
+});
