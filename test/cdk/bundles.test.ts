@@ -1,0 +1,140 @@
+/**
+ * Real bundles. Every function is built with the stack's own esbuild options (lib/bundling.ts),
+ * all at once through esbuild's API, and held to its size budget; one is also built through
+ * NodejsFunction (local esbuild, no Docker) to prove the two paths produce the same file; and
+ * the bundles are loaded and run by Node as the ES modules Lambda will load.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { App, Stack } from 'aws-cdk-lib';
+import { build, type Metafile } from 'esbuild';
+import { ensureTable } from '../../bin/local/table';
+import { handlerEntry, ROUTES } from '../../functions/api/routes';
+import { esbuildOptions } from '../../lib/bundling';
+import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
+import { ServiceFunction } from '../../lib/service-function';
+import { parseStageConfig } from '../../lib/stage-config';
+import { TEST_STAGE_CONFIG } from './support';
+
+const run = promisify(execFile);
+
+/** Bytes of the .mjs (source map excluded: it is not loaded unless a stack trace is printed). */
+const API_BUDGET = 500_000;
+/** The rails bring the Solana libraries (~740 KB); the budget stops it growing unnoticed. */
+const RAIL_BUDGET = 1_500_000;
+
+const RAIL_ONLY = ['node_modules/@solana/', 'node_modules/node-fetch/', 'node_modules/tr46/', 'node_modules/ws/'];
+
+interface Built {
+  name: string;
+  entry: string;
+  file: string;
+  bytes: number;
+  inputs: string[];
+}
+
+const outDir = mkdtempSync(path.join(tmpdir(), 'aps-bundles-'));
+const entries = [
+  ...ROUTES.map((r) => ({ name: r.name, entry: handlerEntry(r), rails: false })),
+  { name: 'payout-worker', entry: WORKER_ENTRY, rails: true },
+  { name: 'reconciler', entry: RECONCILER_ENTRY, rails: true },
+];
+let built: Map<string, Built>;
+
+beforeAll(async () => {
+  const results = await Promise.all(
+    entries.map(async ({ name, entry }) => {
+      const file = path.join(outDir, name, 'index.mjs');
+      const result = await build({ ...esbuildOptions(entry, file), metafile: true });
+      const output = Object.values((result.metafile as Metafile).outputs).find((o) => o.entryPoint);
+      return { name, entry, file, bytes: output?.bytes ?? 0, inputs: Object.keys(output?.inputs ?? {}) };
+    }),
+  );
+  built = new Map(results.map((b) => [b.name, b]));
+  // Recorded for the pull request / CI log: what each function ships.
+  console.log(results.map((b) => `${b.name.padEnd(20)} ${(b.bytes / 1000).toFixed(1).padStart(7)} KB`).join('\n'));
+}, 120_000);
+
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+describe('bundles', () => {
+  it.each(entries.filter((e) => !e.rails).map((e) => e.name))('keeps API function %s within 500 KB', (name) => {
+    expect(built.get(name)?.bytes).toBeLessThanOrEqual(API_BUDGET);
+  });
+
+  it.each(['payout-worker', 'reconciler'])('keeps %s within 1.5 MB', (name) => {
+    expect(built.get(name)?.bytes).toBeLessThanOrEqual(RAIL_BUDGET);
+  });
+
+  it('puts the Solana libraries (and node-fetch, tr46, ws) in the worker and the reconciler only', () => {
+    for (const { name, rails } of entries) {
+      const solana = built.get(name)?.inputs.filter((input) => RAIL_ONLY.some((p) => input.includes(p))) ?? [];
+      if (rails) expect(solana.some((input) => input.includes('@solana/web3.js'))).toBe(true);
+      else expect([name, solana]).toEqual([name, []]);
+    }
+  });
+
+  it('bundles the AWS SDK with the environment-credentials provider instead of the default chain', () => {
+    for (const { name } of entries) {
+      const inputs = built.get(name)?.inputs ?? [];
+      if (!inputs.some((i) => i.includes('node_modules/@aws-sdk/'))) continue;
+      expect([name, inputs.filter((i) => /credential-provider-node|nested-clients|credential-provider-sso/.test(i))]).toEqual([name, []]);
+      expect(inputs).toContain('lib/shims/env-credentials.ts');
+    }
+  });
+
+  it('builds through NodejsFunction (local esbuild, no Docker) exactly the file the options above build', () => {
+    const health = ROUTES.find((r) => r.name === 'health');
+    if (!health) throw new Error('no health route');
+    const outdir = path.join(outDir, 'cdk.out');
+    const app = new App({ outdir, builtinCloudFormationValidation: false });
+    const stack = new Stack(app, 'BundleCheck');
+    const fn = new ServiceFunction(stack, 'Health', {
+      entry: handlerEntry(health),
+      description: 'health',
+      config: parseStageConfig(TEST_STAGE_CONFIG),
+    });
+    const assembly = app.synth();
+    const code =
+      assembly.getStackByName('BundleCheck').template.Resources[stack.getLogicalId(fn.fn.node.defaultChild as never)].Properties.Code;
+    const hash = String(code.S3Key).replace(/\.zip$/, '');
+    const viaCdk = readFileSync(path.join(outdir, `asset.${hash}`, 'index.mjs'));
+    const viaApi = readFileSync(built.get('health')?.file ?? '');
+    expect(viaCdk.equals(viaApi)).toBe(true);
+  }, 60_000);
+
+  it('load as ES modules in Node, and the health bundle answers from DynamoDB Local with credentials from the environment', async () => {
+    const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+    if (!endpoint) throw new Error('DynamoDB Local is started by test/support/global-setup.ts');
+    const table = `bundle-${Date.now()}`;
+    await ensureTable(endpoint, table);
+    const script = `
+      const files = JSON.parse(process.argv[1]);
+      for (const file of files) {
+        const mod = await import(file);
+        if (typeof mod.handler !== 'function') throw new Error(file + ' exports no handler');
+      }
+      const health = await import(files[0]);
+      const event = { rawPath: '/health', headers: {}, requestContext: { http: { method: 'GET' }, requestId: 'r' } };
+      process.stdout.write(JSON.stringify(await health.handler(event, { functionName: 'health' })));
+    `;
+    const files = [built.get('health'), ...[...built.values()].filter((b) => b.name !== 'health')].map((b) => b?.file);
+    // Lambda's environment: credentials in variables, no LOCAL flag, nothing inherited from Jest.
+    const env = {
+      PATH: process.env.PATH ?? '',
+      TABLE_NAME: table,
+      DYNAMODB_ENDPOINT: endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+      AWS_SESSION_TOKEN: 'token',
+      LOG_LEVEL: 'ERROR',
+      AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
+    };
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(files)], { env, timeout: 30_000 });
+    expect(JSON.parse(stdout)).toMatchObject({ statusCode: 200, body: JSON.stringify({ status: 'ok' }) });
+  }, 60_000);
+});
