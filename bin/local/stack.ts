@@ -43,7 +43,7 @@ export interface LocalStackOptions {
   railsDataDir?: string;
   /** Payout pipeline timing (tests shorten it). */
   payouts?: {
-    /** The queue's visibility timeout, also the default PAYOUT_LEASE_SECONDS (default 60). */
+    /** The queue's visibility timeout (default 60); PAYOUT_LEASE_SECONDS defaults to 90% of it. */
     visibilityTimeoutSeconds?: number;
     /** How often the reconciler runs (default 10 s; an EventBridge schedule on AWS). */
     reconcileIntervalMs?: number;
@@ -98,9 +98,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     stops.unshift(() => rails.stop());
 
     const visibilityTimeoutSeconds = opts.payouts?.visibilityTimeoutSeconds ?? 60;
-    // A crashed attempt's lease must have run out when its message reappears.
+    // A failed attempt's lease must have run out when its message reappears: a little shorter.
+    const leaseSeconds = Math.max(1, Math.floor(visibilityTimeoutSeconds * 0.9));
     const localDefaults = Object.fromEntries(
-      Object.entries({ ...LOCAL_PAYOUT_DEFAULTS, PAYOUT_LEASE_SECONDS: String(visibilityTimeoutSeconds) }).filter(
+      Object.entries({ ...LOCAL_PAYOUT_DEFAULTS, PAYOUT_LEASE_SECONDS: String(leaseSeconds) }).filter(
         ([name]) => process.env[name] === undefined,
       ),
     );

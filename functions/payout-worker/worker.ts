@@ -1,9 +1,10 @@
 /**
  * The payout worker as an SQS batch consumer (Lambda event source mapping with
  * `reportBatchItemFailures`). Each record names one payout; each is driven independently and a
- * record fails alone, so SQS redelivers only what did not finish. After PAYOUT_MAX_RECEIVES
- * receives SQS moves a failing message to the dead-letter queue; the payout itself stays
- * PENDING or PROCESSING and the reconciler finishes it.
+ * record fails alone, so SQS redelivers only what did not finish: a message is deleted only once
+ * its payout is final, or waiting on the network (the reconciler re-checks those). After
+ * PAYOUT_MAX_RECEIVES receives SQS moves a failing message to the dead-letter queue; the payout
+ * itself stays PENDING or PROCESSING, visible to the agent, and the reconciler finishes it.
  */
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../config';
@@ -34,6 +35,13 @@ async function handleRecord(record: SQSRecord, deps: PayoutDeps): Promise<SQSBat
     const result = await drivePayout(message, deps);
     if (result === 'missing') {
       logger().error('payout message names no payout', { ...message, messageId: record.messageId, receives });
+      return failure;
+    }
+    if (result === 'busy') {
+      // Another attempt is driving it (a duplicate message, or the reconciler). Keep the message:
+      // it comes back after the visibility timeout and is then acknowledged as final, or, if
+      // that attempt died, finds its lease run out and finishes the payout itself.
+      logger().info('payout busy with another attempt; message kept for later', { ...message, receives });
       return failure;
     }
     return undefined;

@@ -234,12 +234,34 @@ describe('payout worker SQS batch handler', () => {
         record('m-stuck', JSON.stringify(stuck), config().PAYOUT_MAX_RECEIVES),
         record('m-poison', '{"hello":"world"}'),
         record('m-unknown', JSON.stringify({ agentId: paid.agentId, payoutId: 'p00000000000000000000000000' })),
-        record('m-again', JSON.stringify(paid)),
       ],
     });
     expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m-poison', 'm-stuck', 'm-unknown']);
     expect((await payout(paid)).status).toBe('COMPLETED');
     expect(good.paymentsFor(paid.payoutId)).toHaveLength(1);
     expect((await payout(stuck)).status).toBe('PROCESSING');
+
+    // Delivered again once final: acknowledged, the rail is not asked again.
+    const again = await worker({ Records: [record('m-again', JSON.stringify(paid), 2)] });
+    expect(again.batchItemFailures).toEqual([]);
+    expect(good.calls).toBe(1);
+  });
+
+  it('keeps the message of a payout another live attempt is driving, so it is looked at again later', async () => {
+    const rail = new FakeRail();
+    const ref = await newPayout('USD');
+    const worker = createPayoutWorker({ railFor: fakeRails(rail) });
+    let duplicate: Awaited<ReturnType<typeof worker>> | undefined;
+    const holder: PayoutDeps = {
+      railFor: fakeRails(rail),
+      hooks: {
+        afterClaim: async () => {
+          duplicate = await worker({ Records: [record('m-dup', JSON.stringify(ref))] });
+        },
+      },
+    };
+    expect(await drivePayout(ref, holder)).toBe('completed');
+    expect(duplicate?.batchItemFailures).toEqual([{ itemIdentifier: 'm-dup' }]);
+    expect(rail.calls).toBe(1);
   });
 });

@@ -1,0 +1,172 @@
+/**
+ * Crash injection through the REAL rails (functions/rails) against their local stand-ins:
+ * LiteSVM behind the JSON-RPC shim, and the PayPal Payouts imitation. Each test stops an attempt
+ * at one point — after the claim, after the checkpoint, after sending, after confirming, before
+ * the message is deleted — then redelivers, and checks that exactly one payment reached the
+ * network and the payout ended COMPLETED.
+ */
+import { type LocalRails, startLocalRails } from '../../bin/local/rails';
+import { config, resetConfig } from '../../functions/config';
+import type { Currency } from '../../functions/core/money';
+import { PaypalRail } from '../../functions/rails/paypal.rail';
+import type { PayoutRail } from '../../functions/rails/rail';
+import { SolanaRail } from '../../functions/rails/solana.rail';
+import { readAgentLedger } from '../../functions/store/balance.repository';
+import { getPayout, type Payout } from '../../functions/store/payout.repository';
+import { drivePayout, type PayoutDeps, type PayoutStep } from '../../functions/use-cases/payouts';
+import { createWithdrawal } from '../../functions/use-cases/withdrawals';
+import { fundedAgent, payoutIdOf, solanaWallet, withdrawal } from '../support/payouts';
+import { createTestTable } from '../support/table';
+
+let rails: LocalRails;
+let solana: SolanaRail;
+let paypal: PaypalRail;
+const railFor = (currency: Currency): PayoutRail => (currency === 'USDC' ? solana : paypal);
+const noQueue = { enqueue: async () => undefined };
+const afterLeaseExpiry = () => new Date(Date.now() + (config().PAYOUT_LEASE_SECONDS + 1) * 1000);
+
+beforeAll(async () => {
+  await createTestTable();
+  rails = await startLocalRails();
+  Object.assign(process.env, rails.env);
+  resetConfig();
+  // The production rails, tuned to give up quickly so a lost answer is a fast transient error.
+  solana = new SolanaRail({ confirmTimeoutMs: 300, pollIntervalMs: 20 });
+  paypal = new PaypalRail({ requestTimeoutMs: 300, settleTimeoutMs: 300, pollIntervalMs: 20 });
+});
+
+afterAll(async () => {
+  await rails?.stop();
+});
+
+async function payoutTo(currency: Currency, walletAddress: string, amount: string): Promise<{ agentId: string; payoutId: string }> {
+  const agentId = await fundedAgent(currency, currency === 'USD' ? 1_000_00 : 1_000_000_000);
+  const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { currency, walletAddress, amount }), noQueue));
+  return { agentId, payoutId };
+}
+
+async function payout(ref: { agentId: string; payoutId: string }): Promise<Payout> {
+  const found = await getPayout(ref.agentId, ref.payoutId);
+  if (!found) throw new Error('payout vanished');
+  return found;
+}
+
+const landedFor = (payoutId: string) => rails.solana.landed().filter((tx) => tx.memo === `payout:${payoutId}`);
+
+function crashAt(step: PayoutStep): PayoutDeps {
+  return {
+    railFor,
+    hooks: {
+      [step]: () => {
+        throw new Error(`crash ${step}`);
+      },
+    },
+  };
+}
+
+describe('Solana payouts survive a crash at every step', () => {
+  it.each<PayoutStep>([
+    'afterClaim',
+    'afterCheckpoint',
+    'afterRail',
+    'afterFinalize',
+  ])('crash %s, then redelivery: one transaction on chain, the wallet credited once, COMPLETED', async (step) => {
+    const wallet = solanaWallet();
+    const ref = await payoutTo('USDC', wallet, '10');
+    await expect(drivePayout(ref, crashAt(step))).rejects.toThrow(`crash ${step}`);
+    const result = await drivePayout(ref, { railFor, clock: afterLeaseExpiry });
+    expect(result).toBe(step === 'afterFinalize' ? 'already-final' : 'completed');
+
+    const done = await payout(ref);
+    expect(done.status).toBe('COMPLETED');
+    expect(rails.solana.tokenBalance(wallet)).toBe(9_700_000n);
+    const landed = landedFor(ref.payoutId);
+    expect(landed).toHaveLength(1);
+    expect(landed[0]?.err).toBeNull();
+    expect(done.txHash).toBe(landed[0]?.signature);
+    // The checkpoint saved before sending names the transaction that landed.
+    expect(done.railState?.signature).toBe(landed[0]?.signature);
+  });
+
+  it('crash after sending (the confirmation is never read): the retry finds the landed signature and signs nothing new', async () => {
+    const wallet = solanaWallet();
+    const ref = await payoutTo('USDC', wallet, '4');
+    rails.solana.failNext('getSignatureStatuses', 1);
+    await expect(drivePayout(ref, { railFor })).rejects.toThrow();
+    expect(landedFor(ref.payoutId)).toHaveLength(1);
+    expect((await payout(ref)).status).toBe('PROCESSING');
+
+    expect(await drivePayout(ref, { railFor, clock: afterLeaseExpiry })).toBe('completed');
+    expect(landedFor(ref.payoutId)).toHaveLength(1);
+    expect(rails.solana.tokenBalance(wallet)).toBe(3_880_000n);
+  });
+
+  it('a send the network dropped is re-sent as the same bytes while its blockhash is valid', async () => {
+    const wallet = solanaWallet();
+    const ref = await payoutTo('USDC', wallet, '2');
+    rails.solana.dropNextSends(1);
+    expect(await drivePayout(ref, { railFor })).toBe('pending');
+    const waiting = await payout(ref);
+    expect(waiting).toMatchObject({ status: 'PROCESSING', externalId: waiting.railState?.signature });
+    expect(landedFor(ref.payoutId)).toHaveLength(0);
+
+    expect(await drivePayout(ref, { railFor })).toBe('completed');
+    const landed = landedFor(ref.payoutId);
+    expect(landed.map((tx) => tx.signature)).toEqual([waiting.railState?.signature]);
+    expect(rails.solana.tokenBalance(wallet)).toBe(1_940_000n);
+  });
+
+  it('a dropped send whose blockhash expired is signed anew, and still only one transaction lands', async () => {
+    const wallet = solanaWallet();
+    const ref = await payoutTo('USDC', wallet, '3');
+    rails.solana.dropNextSends(1);
+    expect(await drivePayout(ref, { railFor })).toBe('pending');
+    const first = (await payout(ref)).railState?.signature;
+    rails.solana.expireBlockhash();
+
+    expect(await drivePayout(ref, { railFor })).toBe('completed');
+    const done = await payout(ref);
+    expect(done.railState).toMatchObject({ attempt: 2 });
+    expect(done.txHash).not.toBe(first);
+    expect(landedFor(ref.payoutId).map((tx) => tx.signature)).toEqual([done.txHash]);
+    expect(rails.solana.tokenBalance(wallet)).toBe(2_910_000n);
+  });
+});
+
+describe('PayPal payouts survive a crash at every step', () => {
+  it.each<PayoutStep>([
+    'afterClaim',
+    'afterCheckpoint',
+    'afterRail',
+    'afterFinalize',
+  ])('crash %s, then redelivery: one batch at PayPal, COMPLETED', async (step) => {
+    const ref = await payoutTo('USD', 'agent@example.com', '10.01');
+    await expect(drivePayout(ref, crashAt(step))).rejects.toThrow(`crash ${step}`);
+    await drivePayout(ref, { railFor, clock: afterLeaseExpiry });
+    const done = await payout(ref);
+    expect(done.status).toBe('COMPLETED');
+    const batch = rails.paypal.batchBySenderId(ref.payoutId);
+    expect(batch?.items.map((i) => i.amount.value)).toEqual(['9.71']);
+    expect(rails.paypal.batches().filter((b) => b.senderBatchId === ref.payoutId)).toHaveLength(1);
+    expect(done.externalId).toBe(batch?.payoutBatchId);
+  });
+
+  it('crash after sending (PayPal created the batch, the answer was lost): the retry finds that batch', async () => {
+    const ref = await payoutTo('USD', 'lost@example.com', '7');
+    await expect(drivePayout(ref, { railFor })).rejects.toThrow();
+    expect(rails.paypal.batchBySenderId(ref.payoutId)).toBeDefined();
+    expect((await payout(ref)).railState).toBeUndefined();
+
+    expect(await drivePayout(ref, { railFor, clock: afterLeaseExpiry })).toBe('completed');
+    expect(rails.paypal.batches().filter((b) => b.senderBatchId === ref.payoutId)).toHaveLength(1);
+    expect((await payout(ref)).externalId).toBe(rails.paypal.batchBySenderId(ref.payoutId)?.payoutBatchId);
+  });
+
+  it('a refused payout is FAILED and the gross amount refunded; a refused create moves no money', async () => {
+    const ref = await payoutTo('USD', 'rejected@example.com', '50');
+    expect(await drivePayout(ref, { railFor })).toBe('failed');
+    expect(await payout(ref)).toMatchObject({ status: 'FAILED' });
+    expect(rails.paypal.batchBySenderId(ref.payoutId)).toBeUndefined();
+    expect((await readAgentLedger(ref.agentId)).balances.USD).toBe(1_000_00);
+  });
+});
