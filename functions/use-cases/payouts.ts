@@ -146,12 +146,20 @@ async function lostLease(ref: PayoutRef): Promise<DriveResult> {
 export interface ReconcileDeps extends PayoutDeps {
   /** Re-sends a PENDING payout to the worker (the SQS queue in production). */
   enqueue?(message: PayoutMessage): Promise<void>;
+  /** Epoch ms after which no further payout is started (the Lambda's time is running out). */
+  startBefore?: number;
 }
 
 export interface ReconcileReport {
   resent: number;
   driven: Record<DriveResult, number>;
   errors: number;
+  /**
+   * Payouts PROCESSING for longer than RECONCILE_PROCESSING_AFTER_SECONDS that this run could
+   * not finish (the network still says "not final", another attempt holds them, or an error);
+   * at most RECONCILE_MAX_PER_RUN. The StuckPayouts metric.
+   */
+  stuck: number;
 }
 
 /** How many stale PROCESSING payouts the reconciler drives at once. */
@@ -173,6 +181,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
     resent: 0,
     driven: { completed: 0, failed: 0, pending: 0, 'already-final': 0, busy: 0, missing: 0 },
     errors: 0,
+    stuck: 0,
   };
 
   const pendingBefore = new Date(now.getTime() - cfg.RECONCILE_PENDING_AFTER_SECONDS * 1000);
@@ -193,6 +202,8 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
   let next = 0;
   const lane = async () => {
     while (next < stale.length) {
+      // Left for the next run rather than cut off mid-payment when the function's time ends.
+      if (deps.startBefore !== undefined && Date.now() > deps.startBefore) break;
       const ref = stale[next++];
       if (!ref) break;
       try {
@@ -204,6 +215,8 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
     }
   };
   await Promise.all(Array.from({ length: RECONCILE_CONCURRENCY }, lane));
+  const finished = report.driven.completed + report.driven.failed + report.driven['already-final'];
+  report.stuck = stale.length - finished;
   if (report.resent > 0 || stale.length > 0 || report.errors > 0) logger().info('reconciler run', { ...report });
   return report;
 }

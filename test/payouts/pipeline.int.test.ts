@@ -8,6 +8,7 @@ import { type LocalSqs, type PayoutConsumer, startLocalSqs, startPayoutConsumer 
 import { resetConfig } from '../../functions/config';
 import { createPayoutWorker } from '../../functions/payout-worker/worker';
 import { resetSqsClient } from '../../functions/queue/payout-queue';
+import { createReconciler } from '../../functions/reconciler/reconciler';
 import { getPayout } from '../../functions/store/payout.repository';
 import { reconcilePayouts } from '../../functions/use-cases/payouts';
 import { createWithdrawal } from '../../functions/use-cases/withdrawals';
@@ -137,12 +138,34 @@ describe('payout pipeline on local SQS', () => {
     );
     expect(await statusOf(agentId, payoutId)).toBe('PROCESSING');
 
+    // Still not final when the reconciler looks: counted as stuck (the StuckPayouts metric).
+    const stillWaiting = await reconcilePayouts({ railFor: fakeRails(rail), clock: minutesLater(6) });
+    expect(stillWaiting).toMatchObject({ driven: { pending: 1 }, stuck: 1 });
+
     rail.mode = 'complete';
     expect((await reconcilePayouts({ railFor: fakeRails(rail) })).driven.completed).toBe(0);
     expect(await statusOf(agentId, payoutId)).toBe('PROCESSING');
-    const later = await reconcilePayouts({ railFor: fakeRails(rail), clock: minutesLater(6) });
-    expect(later.driven.completed).toBeGreaterThanOrEqual(1);
+    const later = await reconcilePayouts({ railFor: fakeRails(rail), clock: minutesLater(12) });
+    expect(later).toMatchObject({ driven: { completed: 1 }, stuck: 0 });
     expect(await statusOf(agentId, payoutId)).toBe('COMPLETED');
     expect(rail.paymentsFor(payoutId)).toHaveLength(1);
+  });
+
+  it('starts no payout when its Lambda has too little time left, and reports those payouts as stuck', async () => {
+    rail.mode = 'pending';
+    const agentId = await fundedAgent('USD', 2_00);
+    const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { amount: '2' })));
+    await eventually('an attempt that left it waiting', async () =>
+      (await getPayout(agentId, payoutId))?.externalId !== undefined ? true : undefined,
+    );
+    rail.mode = 'complete';
+    const calls = rail.calls;
+    const reconciler = createReconciler({ railFor: fakeRails(rail), clock: minutesLater(30) });
+    const hurried = await reconciler(undefined, { getRemainingTimeInMillis: () => 5_000 });
+    expect(hurried.stuck).toBe(1);
+    expect(rail.calls).toBe(calls);
+    const unhurried = await reconciler(undefined, { getRemainingTimeInMillis: () => 300_000 });
+    expect(unhurried).toMatchObject({ driven: { completed: 1 }, stuck: 0 });
+    expect(await statusOf(agentId, payoutId)).toBe('COMPLETED');
   });
 });
