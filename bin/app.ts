@@ -3,7 +3,7 @@
  * from cdk.json's `stages` block and `-c key=value` overrides (lib/stage-config.ts,
  * docs/deploy.md). cdk-nag's AWS Solutions checks run on every synth; a finding fails it.
  */
-import { App, Tags, Validations } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { AgentPaymentServiceStack, stackName } from '../lib/agent-payment-service-stack';
 import { stageConfigFromContext } from '../lib/stage-config';
@@ -11,7 +11,7 @@ import { stageConfigFromContext } from '../lib/stage-config';
 const app = new App();
 const config = stageConfigFromContext(app.node);
 
-const stack = new AgentPaymentServiceStack(app, stackName(config.stage), {
+new AgentPaymentServiceStack(app, stackName(config.stage), {
   config,
   description: `Agent Payment Service (${config.stage})`,
   env: {
@@ -19,8 +19,8 @@ const stack = new AgentPaymentServiceStack(app, stackName(config.stage), {
     region: config.region ?? process.env.CDK_DEFAULT_REGION,
   },
   terminationProtection: config.stage === 'production',
+  // Stack tags; CloudFormation copies them onto every resource that supports tags.
+  tags: { service: 'agent-payment-service', stage: config.stage },
 });
-Tags.of(stack).add('service', 'agent-payment-service');
-Tags.of(stack).add('stage', config.stage);
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -17,7 +17,7 @@ import { esbuildOptions } from '../../lib/bundling';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { ServiceFunction } from '../../lib/service-function';
 import { parseStageConfig } from '../../lib/stage-config';
-import { TEST_STAGE_CONFIG } from './support';
+import { CDK_CONTEXT, TEST_STAGE_CONFIG } from './support';
 
 const run = promisify(execFile);
 
@@ -90,7 +90,7 @@ describe('bundles', () => {
     const health = ROUTES.find((r) => r.name === 'health');
     if (!health) throw new Error('no health route');
     const outdir = path.join(outDir, 'cdk.out');
-    const app = new App({ outdir, builtinCloudFormationValidation: false });
+    const app = new App({ outdir, context: CDK_CONTEXT, builtinCloudFormationValidation: false });
     const stack = new Stack(app, 'BundleCheck');
     const fn = new ServiceFunction(stack, 'Health', {
       entry: handlerEntry(health),

@@ -2,9 +2,12 @@
  * Builds the service stack for assertions: bundling skipped (the bundle test bundles for real),
  * CDK's built-in CloudFormation validator off (it costs seconds and `npm run synth` runs it).
  */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AgentPaymentServiceStack } from '../../lib/agent-payment-service-stack';
+import { PROJECT_ROOT } from '../../lib/bundling';
 import { parseStageConfig, type StageConfig } from '../../lib/stage-config';
 
 export const TEST_STAGE_CONFIG = {
@@ -23,8 +26,12 @@ export interface Synthesized {
   config: StageConfig;
 }
 
+/** cdk.json's context (feature flags and stages), as the CLI hands it to bin/app.ts. */
+const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
+export const CDK_CONTEXT = cdkJson.context;
+
 export function synthesize(overrides: Record<string, unknown> = {}): Synthesized {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
   const config = parseStageConfig({ ...TEST_STAGE_CONFIG, ...overrides });
   const stack = new AgentPaymentServiceStack(app, 'AgentPaymentService-test', { config });
   return { app, stack, template: Template.fromStack(stack), config };
