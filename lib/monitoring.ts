@@ -9,16 +9,23 @@
  * | PayoutsStuckProcessing | the reconciler reported payouts PROCESSING past RECONCILE_PROCESSING_AFTER_SECONDS for 15 minutes |
  * | ReconcilerErrors | the reconciler failed in 2 of the last 3 5-minute periods |
  * | ReconcilerNotRunning | the reconciler was not invoked for 15 minutes (schedule disabled or broken) |
+ * | PayoutRailNeedsOperator | a rail reported the platform's own account short of funds or misconfigured |
  *
  * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
  * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
  * payout UNCLAIMED), and only a sweep over the table sees it. The metric's contract is in
  * functions/http/metrics.ts (STUCK_PAYOUTS_METRIC).
+ *
+ * PayoutRailNeedsOperator counts, from the worker's and reconciler's JSON logs, the two rail
+ * errors no retry can cure (functions/rails/errors.ts): PlatformFundsError (top up the hot wallet
+ * or the PayPal balance) and RailConfigError (secret, mint or credentials wrong). Payouts wait
+ * meanwhile; this says so within minutes instead of when the DLQ fills.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -36,6 +43,10 @@ export interface MonitoringProps {
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
+
+/** Rail errors that wait for an operator (functions/rails/errors.ts), matched on the logged `error.name`. */
+export const OPERATOR_RAIL_ERRORS = ['PlatformFundsError', 'RailConfigError'] as const;
+export const RAIL_NEEDS_OPERATOR_METRIC = 'RailNeedsOperator';
 
 export class Monitoring extends Construct {
   readonly topic: sns.Topic;
@@ -116,6 +127,34 @@ export class Monitoring extends Construct {
       evaluationPeriods: 1,
       // No invocations means no data points at all: that is exactly the failure.
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    });
+
+    const pattern = logs.FilterPattern.any(
+      ...OPERATOR_RAIL_ERRORS.map((name) => logs.FilterPattern.stringValue('$.error.name', '=', name)),
+    );
+    for (const fn of [props.worker, props.reconciler]) {
+      new logs.MetricFilter(this, `${fn.node.id}RailNeedsOperator`, {
+        logGroup: fn.logGroup,
+        filterPattern: pattern,
+        metricNamespace: METRICS_NAMESPACE,
+        metricName: RAIL_NEEDS_OPERATOR_METRIC,
+        metricValue: '1',
+        // Every log line carries the stage (functions/http/logger.ts).
+        dimensions: { stage: '$.stage' },
+      });
+    }
+    this.alarm('PayoutRailNeedsOperator', {
+      alarmDescription:
+        "A payout rail reported PlatformFundsError (top up the hot wallet's SOL/USDC or the PayPal balance) or RailConfigError (rail secret, USDC mint or PayPal credentials wrong). Payouts wait until it is fixed.",
+      metric: new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: RAIL_NEEDS_OPERATOR_METRIC,
+        dimensionsMap: { stage: config.stage },
+        period: FIVE_MINUTES,
+        statistic: 'Sum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
     });
   }
 

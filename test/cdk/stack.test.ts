@@ -294,9 +294,15 @@ describe('alarms', () => {
 
   it('notify the alarm topic on alarm and on recovery', () => {
     expect([...alarms.keys()].sort()).toEqual(
-      ['Api5xxRate', 'PayoutDlqNotEmpty', 'PayoutWorkerErrors', 'PayoutsStuckProcessing', 'ReconcilerErrors', 'ReconcilerNotRunning'].map(
-        (n) => `agent-payment-service-test-${n}`,
-      ),
+      [
+        'Api5xxRate',
+        'PayoutDlqNotEmpty',
+        'PayoutRailNeedsOperator',
+        'PayoutWorkerErrors',
+        'PayoutsStuckProcessing',
+        'ReconcilerErrors',
+        'ReconcilerNotRunning',
+      ].map((n) => `agent-payment-service-test-${n}`),
     );
     for (const props of alarms.values()) {
       expect(props.AlarmActions).toEqual([topic]);
@@ -371,6 +377,31 @@ describe('alarms', () => {
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
       TreatMissingData: 'breaching',
+    });
+  });
+
+  it('fire when the worker or reconciler logs a rail error only an operator can fix (funds, configuration)', () => {
+    const filters = ofType('AWS::Logs::MetricFilter').map(([, r]) => r.Properties ?? {});
+    expect(filters.map((f) => f.LogGroupName).sort()).toEqual(
+      [pipeline.worker, pipeline.reconciler].map((fn) => ({ Ref: logicalId(stack, fn.logGroup) })).sort(),
+    );
+    for (const filter of filters) {
+      expect(filter.FilterPattern).toBe('{ ($.error.name = "PlatformFundsError") || ($.error.name = "RailConfigError") }');
+      expect(filter.MetricTransformations).toEqual([
+        {
+          MetricNamespace: METRICS_NAMESPACE,
+          MetricName: 'RailNeedsOperator',
+          MetricValue: '1',
+          Dimensions: [{ Key: 'stage', Value: '$.stage' }],
+        },
+      ]);
+    }
+    expect(alarm('PayoutRailNeedsOperator')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'RailNeedsOperator',
+      Dimensions: [{ Name: 'stage', Value: 'test' }],
+      Statistic: 'Sum',
+      Threshold: 1,
     });
   });
 
