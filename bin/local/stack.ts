@@ -19,7 +19,7 @@ import type { Reconciler } from '../../functions/reconciler/reconciler';
 import { resetDbClient } from '../../functions/store/client';
 import { resetAdminKey } from '../../functions/use-cases/admin-key';
 import { clearAuthCache } from '../../functions/use-cases/auth';
-import { describe } from '../../functions/use-cases/payouts';
+import { describeError } from '../../functions/use-cases/payouts';
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
 import { createRequestListener, type LoadedRoute } from './http-adapter';
 import { type LocalSqs, startLocalSqs, startPayoutConsumer } from './payout-pipeline';
@@ -142,7 +142,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       worker: worker.handler,
       reconcile: reconciler.handler,
       reconcileIntervalMs: opts.payouts?.reconcileIntervalMs ?? 10_000,
-      onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: describe(error) }),
+      onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: describeError(error) }),
     });
     stops.unshift(() => consumer.stop());
     stops.unshift(

@@ -10,7 +10,7 @@ import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 
 import { config } from '../config';
 import { logger } from '../http/logger';
 import { parsePayoutMessage } from '../queue/payout-queue';
-import { describe, drivePayout, type PayoutDeps } from '../use-cases/payouts';
+import { describeError, drivePayout, type PayoutDeps } from '../use-cases/payouts';
 
 export type PayoutWorker = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
@@ -46,7 +46,7 @@ async function handleRecord(record: SQSRecord, deps: PayoutDeps): Promise<SQSBat
     }
     return undefined;
   } catch (error) {
-    const details = { ...message, messageId: record.messageId, receives, error: describe(error) };
+    const details = { ...message, messageId: record.messageId, receives, error: describeError(error) };
     if (lastTry) logger().error('payout attempt failed; message goes to the DLQ, the reconciler takes over', details);
     else logger().warn('payout attempt failed; SQS will retry', details);
     return failure;

@@ -193,7 +193,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
       report.resent += 1;
     } catch (error) {
       report.errors += 1;
-      logger().error('reconciler could not re-send a pending payout', { payoutId: ref.payoutId, error: describe(error) });
+      logger().error('reconciler could not re-send a pending payout', { payoutId: ref.payoutId, error: describeError(error) });
     }
   }
 
@@ -210,7 +210,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
         report.driven[await drivePayout(ref, deps)] += 1;
       } catch (error) {
         report.errors += 1;
-        logger().warn('reconciler could not finish a payout yet', { payoutId: ref.payoutId, error: describe(error) });
+        logger().warn('reconciler could not finish a payout yet', { payoutId: ref.payoutId, error: describeError(error) });
       }
     }
   };
@@ -230,7 +230,7 @@ function isLeaseLost(error: unknown): boolean {
   return false;
 }
 
-export function describe(error: unknown): Record<string, unknown> | string {
+export function describeError(error: unknown): Record<string, unknown> | string {
   if (error instanceof Error) return { name: error.name, message: error.message };
   return String(error);
 }

@@ -243,6 +243,54 @@ describe('withdrawals through the rails', () => {
   });
 });
 
+describe('withdraw races over HTTP', () => {
+  it('lets one of many concurrent withdrawals with different keys through; the balance never goes negative', async () => {
+    const agent = await t.earningAgent({ USD: 30 });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => withdraw(agent.key, { amount: 25, currency: 'USD', walletAddress: 'unclaimed@example.com' })),
+    );
+    const accepted = answers.filter((a) => a.status === 200);
+    expect(accepted).toHaveLength(1);
+    for (const refused of answers.filter((a) => a.status !== 200)) {
+      expect(refused.status).toBe(400);
+      expect(['payout already in progress', 'insufficient balance']).toContain(refused.body.error);
+    }
+    expect((await balances(agent.key)).USD).toBe(5);
+    const list = await t.call<{ payouts: PayoutBody[] }>('GET', '/api/v1/agents/withdraw', { headers: { 'x-agent-key': agent.key } });
+    expect(list.body.payouts).toHaveLength(1);
+    // Let it finish so the ledger audit sees no payout left in flight by accident.
+    const batch = await waitForBatch(accepted[0]?.body.payoutId ?? '');
+    t.stack.rails.paypal.setItemStatus(batch, 'SUCCESS');
+    await until(agent.key, accepted[0]?.body.payoutId ?? '', 'COMPLETED');
+  });
+
+  it('turns concurrent requests with one Idempotency-Key into one payout and one answer', async () => {
+    const agent = await t.earningAgent({ USDC: 30 });
+    const body = { amount: 12.5, currency: 'USDC', walletAddress: solanaWallet() };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => withdraw(agent.key, body, 'same-key')));
+    const ok = answers.filter((a) => a.status === 200);
+    // A duplicate that cannot be answered from a committed record yet may be told to retry.
+    for (const other of answers.filter((a) => a.status !== 200)) {
+      expect([other.status, other.body.error]).toEqual([409, 'request with this Idempotency-Key is in progress']);
+    }
+    expect(new Set(ok.map((a) => a.body.payoutId)).size).toBe(1);
+    const payoutId = ok[0]?.body.payoutId ?? '';
+    await until(agent.key, payoutId, 'COMPLETED');
+    expect(t.stack.rails.solana.landed().filter((tx) => tx.memo === `payout:${payoutId}`)).toHaveLength(1);
+    expect((await balances(agent.key)).USDC).toBe(17.5);
+  });
+});
+
+async function waitForBatch(payoutId: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const batch = t.stack.rails.paypal.batchBySenderId(payoutId);
+    if (batch) return batch.payoutBatchId;
+    if (Date.now() > deadline) throw new Error(`no PayPal batch for ${payoutId}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('GET /api/v1/agents/withdraw', () => {
   it('lists newest first with limit and nextCursor; ?payoutId= answers one Payout; 404 for unknown or foreign ids', async () => {
     const agent = await t.earningAgent({ USD: 40 });
