@@ -3,7 +3,7 @@
  * the in-flight lock, and races. HTTP-level checks (auth, header, body order) are in
  * withdrawals.e2e.test.ts.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import type { Currency } from '../../functions/core/money';
 import { readAgentLedger } from '../../functions/store/balance.repository';
@@ -202,6 +202,99 @@ describe('withdraw', () => {
     }
     expect(fault.hits()).toBe(2);
     expect(await balance(agentId)).toBe(0);
+  });
+});
+
+async function setShard(agentId: string, usd: number): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.agentBalanceShard(agentId, 0),
+      UpdateExpression: 'SET USD = :usd',
+      ExpressionAttributeValues: { ':usd': usd },
+    }),
+  );
+}
+
+function writesPayout(input: unknown): boolean {
+  const items = (input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems ?? [];
+  return items.some((item) => item.Put?.Item?.type === 'Payout');
+}
+
+/**
+ * Makes the next `times` withdrawal TransactWriteItems find shard 0 emptied by someone else just before they
+ * run (nothing in the service debits a shard without the lock, so this is the only way to see it).
+ */
+function drainShardBeforeTransactions(agentId: string, times: number): () => void {
+  const name = `drain-${agentId}`;
+  let left = times;
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'TransactWriteItemsCommand' && left > 0 && writesPayout(args.input)) {
+        left -= 1;
+        await setShard(agentId, 0);
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return () => db().middlewareStack.remove(name);
+}
+
+describe('withdraw when the balance moves underneath', () => {
+  it('reads the balance again when a shard holds less than planned, then answers from the new balance', async () => {
+    const agentId = await fundedAgent('USD', 10_00);
+    await fundAgent(agentId, 'USD', 3_00, 1);
+    const restore = drainShardBeforeTransactions(agentId, 1);
+    try {
+      // 13 USD planned; shard 0's 10 USD vanish; the second round sees 3 USD and refuses 5.
+      await expect(createWithdrawal(withdrawal(agentId, { amount: '5' }), queue)).rejects.toMatchObject({
+        message: 'insufficient balance',
+      });
+    } finally {
+      restore();
+    }
+    expect(await balance(agentId)).toBe(3_00);
+    expect(await lockOf(agentId)).toBeUndefined();
+  });
+
+  it('gives up with 409 when the balance keeps moving, having written nothing', async () => {
+    const agentId = await fundedAgent('USD', 10_00);
+    const restore = drainShardBeforeTransactions(agentId, 3);
+    const refill = () => setShard(agentId, 10_00);
+    try {
+      // Refill between rounds so every round plans a debit that then finds the shard empty.
+      db().middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === 'BatchGetItemCommand') await refill();
+          return next(args);
+        },
+        { step: 'initialize', name: `refill-${agentId}` },
+      );
+      await expect(createWithdrawal(withdrawal(agentId, { amount: '5' }), queue)).rejects.toMatchObject({
+        statusCode: 409,
+        message: 'balance changed while withdrawing, retry',
+      });
+    } finally {
+      restore();
+      db().middlewareStack.remove(`refill-${agentId}`);
+    }
+    expect(await lockOf(agentId)).toBeUndefined();
+    expect((await listPayouts(agentId, { limit: 10 })).payouts).toHaveLength(0);
+  });
+
+  it('answers 409 in progress when DynamoDB keeps reporting conflicts', async () => {
+    const agentId = await fundedAgent('USD', 10_00);
+    const fault = injectFault('TransactWriteItemsCommand', 'conflict', 1000);
+    try {
+      await expect(createWithdrawal(withdrawal(agentId, { amount: '5' }), queue)).rejects.toMatchObject({
+        statusCode: 409,
+        message: 'request with this Idempotency-Key is in progress',
+      });
+    } finally {
+      fault.remove();
+    }
+    expect(await balance(agentId)).toBe(10_00);
   });
 });
 
