@@ -28,8 +28,8 @@ export function sqs(): SQSClient {
       region: cfg.AWS_REGION,
       ...(cfg.SQS_ENDPOINT ? { endpoint: cfg.SQS_ENDPOINT } : {}),
       ...(cfg.LOCAL ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-      // The withdraw response waits for this send: fail fast, the reconciler re-sends.
-      maxAttempts: 3,
+      // The withdraw response waits for this send (at most ~4 s): fail fast, the reconciler re-sends.
+      maxAttempts: 2,
       requestHandler: { httpAgent: { keepAlive: true }, httpsAgent: { keepAlive: true }, requestTimeout: 2_000 },
     });
   }
