@@ -8,7 +8,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { config } from '../../functions/config';
 import { createPayoutWorker } from '../../functions/payout-worker/worker';
 import { readAgentLedger } from '../../functions/store/balance.repository';
-import { db } from '../../functions/store/client';
+import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { getPayout, type Payout } from '../../functions/store/payout.repository';
 import { keys } from '../../functions/store/table';
 import { type DriveResult, drivePayout, type PayoutDeps, type PayoutStep } from '../../functions/use-cases/payouts';
@@ -48,7 +48,10 @@ describe('payout worker state machine', () => {
     expect((await payout(ref)).status).toBe('PENDING');
     expect(await lockOf(ref.agentId)).toMatchObject({ payoutId: ref.payoutId });
 
+    resetDynamoRequestCounts();
     expect(await drivePayout(ref, { railFor: fakeRails(rail) })).toBe('completed');
+    // Claim, checkpoint, and one transaction for COMPLETED + lock release.
+    expect(dynamoRequestCounts()).toEqual({ UpdateItemCommand: 2, TransactWriteItemsCommand: 1 });
 
     const done = await payout(ref);
     expect(done).toMatchObject({ status: 'COMPLETED', attempts: 1, amount: 10_000_000, fee: 300_000, netAmount: 9_700_000 });
