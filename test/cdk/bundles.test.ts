@@ -54,8 +54,6 @@ beforeAll(async () => {
     }),
   );
   built = new Map(results.map((b) => [b.name, b]));
-  // Recorded for the pull request / CI log: what each function ships.
-  console.log(results.map((b) => `${b.name.padEnd(20)} ${(b.bytes / 1000).toFixed(1).padStart(7)} KB`).join('\n'));
 }, 120_000);
 
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
@@ -92,11 +90,18 @@ describe('bundles', () => {
     const outdir = path.join(outDir, 'cdk.out');
     const app = new App({ outdir, context: CDK_CONTEXT, builtinCloudFormationValidation: false });
     const stack = new Stack(app, 'BundleCheck');
-    const fn = new ServiceFunction(stack, 'Health', {
-      entry: handlerEntry(health),
-      description: 'health',
-      config: parseStageConfig(TEST_STAGE_CONFIG),
-    });
+    // CDK bundles while the function is constructed and announces it on stderr: keep the output clean.
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    let fn: ServiceFunction;
+    try {
+      fn = new ServiceFunction(stack, 'Health', {
+        entry: handlerEntry(health),
+        description: 'health',
+        config: parseStageConfig(TEST_STAGE_CONFIG),
+      });
+    } finally {
+      stderr.mockRestore();
+    }
     const assembly = app.synth();
     const code =
       assembly.getStackByName('BundleCheck').template.Resources[stack.getLogicalId(fn.fn.node.defaultChild as never)].Properties.Code;
