@@ -1,0 +1,22 @@
+/**
+ * `npm run bench`: the service's performance, measured on this machine (test/bench/main.ts).
+ *
+ *   npm run bench                    full run (about 10 minutes), results to docs/benchmarks.{md,json,svg}
+ *   npm run bench -- --quick         shorter phases (under 3 minutes on 2 cores)
+ *   npm run bench -- --load 60       load-run length in seconds (0 skips it)
+ *   npm run bench -- --no-write      print only
+ *
+ * The last line is `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
+ * correctness problem (audit, double payment, 5xx), 2 on bad arguments.
+ */
+process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING ??= '1';
+
+import('../test/bench/main')
+  .then(({ main }) => main(process.argv.slice(2)))
+  .then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(2);
+    },
+  );

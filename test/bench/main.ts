@@ -1,0 +1,162 @@
+/**
+ * The benchmark run (`npm run bench`, entry bin/bench.ts). One DynamoDB Local and one local stack
+ * for the whole run, phases one after another, results to docs/benchmarks.{json,md,svg}. The last
+ * line printed is `bench: service/raw throughput ratio R`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PROJECT_ROOT } from '../../bin/local/dynamodb-local';
+import { startLocalStack } from '../../bin/local/stack';
+import { bundleCosts } from './bundles';
+import type { BenchContext } from './context';
+import { httpClient } from './http';
+import { endpointLatency } from './latency';
+import { loadRun, settleAndCheck } from './load';
+import { deepPagination } from './pagination';
+import { type BenchReport, renderMarkdown, renderSvg, roundRatios } from './report';
+import { requestsPerOperation } from './requests';
+import { chargeThroughput } from './throughput';
+
+const USAGE = 'usage: npm run bench -- [--quick] [--load <seconds>] [--concurrency <n>] [--out <dir>] [--no-write]';
+
+export async function main(argv: string[]): Promise<number> {
+  let values: { quick?: boolean; load?: string; concurrency?: string; out?: string; 'no-write'?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        quick: { type: 'boolean' },
+        load: { type: 'string' },
+        concurrency: { type: 'string' },
+        out: { type: 'string' },
+        'no-write': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const quick = values.quick === true;
+  const loadSeconds = Number(values.load ?? (quick ? '20' : '60'));
+  const concurrency = Number(values.concurrency ?? '32');
+  if (!Number.isInteger(loadSeconds) || loadSeconds < 0 || !Number.isInteger(concurrency) || concurrency < 1) {
+    console.error(`--load and --concurrency take whole numbers\n${USAGE}`);
+    return 2;
+  }
+  const outDir = values.out ?? join(PROJECT_ROOT, 'docs');
+  const started = performance.now();
+  const loadAverageAtStart = loadavg();
+  const log = (line: string) => console.log(line);
+  const phase = (name: string) => log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${name}`);
+
+  phase('starting DynamoDB Local and the local stack (handlers, SQS, payout worker, rails)');
+  const stack = await startLocalStack({ port: 0, inMemory: true, tableName: 'bench', env: { LOG_LEVEL: 'SILENT' } });
+  const { call, close } = httpClient(stack.url);
+  const ctx: BenchContext = { stack, call, admin: { 'x-admin-key': stack.adminKey }, quick, log };
+  try {
+    phase(`charge throughput: service vs raw TransactWriteItems, concurrency ${concurrency}`);
+    const throughput = await chargeThroughput(
+      ctx,
+      quick
+        ? { concurrency, roundSeconds: 3, rounds: 8, warmupSeconds: 8 }
+        : { concurrency, roundSeconds: 5, rounds: 20, warmupSeconds: 15 },
+    );
+    log(
+      `  service ${throughput.serviceOpsPerSecond.toFixed(1)} ops/s, raw ${throughput.rawOpsPerSecond.toFixed(1)} ops/s, ratio ${throughput.ratio.toFixed(2)} (rounds ${roundRatios(
+        throughput,
+      )
+        .map((x) => x.toFixed(2))
+        .join(', ')})`,
+    );
+
+    phase('DynamoDB requests per operation, cold and warm');
+    const requests = await requestsPerOperation(ctx);
+    for (const q of requests)
+      log(`  ${q.endpoint.padEnd(40)} ${q.case.padEnd(32)} ${q.state}  ${JSON.stringify(q.dynamo)}${q.sqs ? ` +${q.sqs} SQS` : ''}`);
+
+    phase('latency per endpoint');
+    const latency = await endpointLatency(ctx, quick ? 40 : 200);
+    for (const l of latency)
+      log(`  ${l.endpoint.padEnd(40)} p50 ${l.p50Ms.toFixed(2)}  p95 ${l.p95Ms.toFixed(2)}  p99 ${l.p99Ms.toFixed(2)} ms`);
+
+    phase('deep pagination: page 1 vs page 100');
+    const pagination = await deepPagination(ctx);
+    for (const p of pagination.rows)
+      log(`  ${p.case.padEnd(55)} ${p.readRequests} reads, ${p.itemsRead} items, ${p.readUnits} RCU, ${p.medianMs.toFixed(2)} ms`);
+
+    phase('bundle sizes and module-load CPU');
+    const bundles = await bundleCosts(quick ? 5 : 11, log);
+    for (const b of bundles.rows)
+      log(
+        `  ${b.name.padEnd(20)} ${(b.bytes / 1000).toFixed(1).padStart(7)} KB  load ${b.loadCpuMs.toFixed(1)} ms CPU (+${b.extraCpuMs.toFixed(1)} over empty)`,
+      );
+
+    let load: BenchReport['load'] = null;
+    if (loadSeconds > 0) {
+      phase(`load run: ${loadSeconds} s`);
+      load = await loadRun(ctx, { seconds: loadSeconds, concurrency: 32, agents: quick ? 20 : 40, users: quick ? 100 : 200 });
+      log(
+        `  ${load.requests} requests (${load.requestsPerSecond.toFixed(1)}/s), 5xx ${load.serverErrors}, payouts settled ${load.settleSeconds.toFixed(1)} s after the load`,
+      );
+      log(`  ${JSON.stringify(load.outcomes)}`);
+    }
+
+    phase('settling payouts; ledger audit over the whole run');
+    const final = await settleAndCheck(ctx);
+    log(final.audit.summary.replace(/^/gm, '  '));
+    log(
+      `  payouts ${final.payouts.total} (${final.payouts.completed} COMPLETED, ${final.payouts.failed} FAILED, ${final.payouts.stillInFlight} in flight), paid twice ${final.paidTwice.length}`,
+    );
+
+    const report: BenchReport = {
+      generatedAt: new Date().toISOString(),
+      mode: quick ? 'quick' : 'full',
+      command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
+      durationSeconds: (performance.now() - started) / 1000,
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+        loadAverageAtStart,
+        loadAverageAtEnd: loadavg(),
+      },
+      throughput,
+      requests,
+      latency,
+      pagination,
+      bundles,
+      load,
+      final,
+    };
+    if (!values['no-write']) {
+      mkdirSync(outDir, { recursive: true });
+      writeFileSync(join(outDir, 'benchmarks.json'), `${JSON.stringify(report, null, 2)}\n`);
+      writeFileSync(join(outDir, 'benchmarks.md'), renderMarkdown(report));
+      writeFileSync(join(outDir, 'benchmarks.svg'), renderSvg(report));
+      log(`wrote ${join(outDir, 'benchmarks.{json,md,svg}')}`);
+    }
+    const problems = [
+      ...(final.audit.ok ? [] : ['the ledger audit does not hold']),
+      ...(final.paidTwice.length
+        ? [`${final.paidTwice.length} payout(s) paid more than once: ${final.paidTwice.slice(0, 3).join('; ')}`]
+        : []),
+      ...(load && load.serverErrors > 0 ? [`${load.serverErrors} 5xx answers under load`] : []),
+      ...(throughput.failures > 0 ? [`${throughput.failures} charges failed during the throughput phase`] : []),
+    ];
+    for (const p of problems) console.error(`bench: ${p}`);
+    console.log(`bench: service/raw throughput ratio ${throughput.ratio.toFixed(2)}`);
+    return problems.length ? 1 : 0;
+  } finally {
+    close();
+    await stack.stop();
+  }
+}

@@ -1,0 +1,390 @@
+/**
+ * DynamoDB requests per operation, per endpoint, cold and warm. Each request is made by calling
+ * the route's real handler (the very module the local stack serves) with the API Gateway event
+ * the adapter would build, inside an AsyncLocalStorage scope; a middleware on the shared clients
+ * counts only commands sent from that scope, so the payout worker or reconciler running in the
+ * same process can never be miscounted as an endpoint's cost. The process-wide counter of
+ * functions/store/client.ts is read too and reported beside it.
+ *
+ * Cold = a new container: auth and admin-key caches empty. Warm = the same container again.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { handlerEntry, ROUTES } from '../../functions/api/routes';
+import type { RouteHandler } from '../../functions/http/handler';
+import { sqs } from '../../functions/queue/payout-queue';
+import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
+import { resetAdminKey } from '../../functions/use-cases/admin-key';
+import { clearAuthCache } from '../../functions/use-cases/auth';
+import { type BenchContext, enabledAgent, fundedUser, type Party } from './context';
+
+export interface RequestCount {
+  endpoint: string;
+  /** What the request exercised, e.g. "201 created" or "replay". */
+  case: string;
+  state: 'cold' | 'warm';
+  status: number;
+  /** DynamoDB commands sent by this request, by name (without the `Command` suffix). */
+  dynamo: Record<string, number>;
+  reads: number;
+  writes: number;
+  /** SQS commands sent by this request. */
+  sqs: number;
+  itemsRead: number;
+  readUnits: number;
+  writeUnits: number;
+  /** The process-wide counter of functions/store/client.ts over the same request. */
+  processWide: number;
+}
+
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+
+export interface Scope {
+  dynamo: Map<string, number>;
+  sqs: number;
+  /** Items the reads returned (Query/Scan: items examined). */
+  itemsRead: number;
+  /** Capacity units DynamoDB Local reports (ReturnConsumedCapacity=TOTAL is added in scope). */
+  readUnits: number;
+  writeUnits: number;
+}
+
+export function newScope(): Scope {
+  return { dynamo: new Map(), sqs: 0, itemsRead: 0, readUnits: 0, writeUnits: 0 };
+}
+
+function units(consumed: unknown): number {
+  const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
+  return list.reduce((a: number, c: { CapacityUnits?: number }) => a + (c.CapacityUnits ?? 0), 0);
+}
+
+function itemsIn(output: Record<string, unknown>): number {
+  if (typeof output.ScannedCount === 'number') return output.ScannedCount;
+  if (typeof output.Count === 'number') return output.Count;
+  if (output.Item) return 1;
+  if (output.Responses && typeof output.Responses === 'object') {
+    return Object.values(output.Responses as Record<string, unknown[]>).reduce((a, r) => a + (Array.isArray(r) ? r.length : 0), 0);
+  }
+  return 0;
+}
+
+const scope = new AsyncLocalStorage<Scope>();
+let installed = false;
+
+/** Adds the scope-aware counters to the shared DynamoDB and SQS clients (once per client). */
+export function installScopedCounters(): void {
+  if (installed) return;
+  installed = true;
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      const s = scope.getStore();
+      if (!s) return next(args);
+      const name = (context.commandName ?? 'unknown').replace(/Command$/, '');
+      s.dynamo.set(name, (s.dynamo.get(name) ?? 0) + 1);
+      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const output = result.output as Record<string, unknown>;
+      if (READS.has(name)) {
+        s.itemsRead += itemsIn(output);
+        s.readUnits += units(output.ConsumedCapacity);
+      } else if (WRITES.has(name)) s.writeUnits += units(output.ConsumedCapacity);
+      return result;
+    },
+    { step: 'initialize', name: 'benchScopedDynamoCount' },
+  );
+  sqs().middlewareStack.add(
+    (next) => (args) => {
+      const s = scope.getStore();
+      if (s) s.sqs += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchScopedSqsCount' },
+  );
+}
+
+const handlers = new Map<string, RouteHandler>();
+
+async function routeHandler(name: string): Promise<RouteHandler> {
+  let h = handlers.get(name);
+  if (!h) {
+    const spec = ROUTES.find((r) => r.name === name);
+    if (!spec) throw new Error(`no route ${name}`);
+    h = ((await import(`../../${handlerEntry(spec).replace(/\.ts$/, '')}`)) as { handler: RouteHandler }).handler;
+    handlers.set(name, h);
+  }
+  return h;
+}
+
+/** The API Gateway HTTP API (v2) event for a request, as the local adapter builds it. */
+export function apiEvent(
+  method: string,
+  routePath: string,
+  path: string,
+  opts: { headers?: Record<string, string>; body?: string; query?: Record<string, string>; params?: Record<string, string> } = {},
+): APIGatewayProxyEventV2 {
+  const now = new Date();
+  const headers = Object.fromEntries(Object.entries(opts.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  if (opts.body !== undefined) headers['content-type'] ??= 'application/json';
+  const routeKey = `${method} ${routePath}`;
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: path,
+    rawQueryString: new URLSearchParams(opts.query ?? {}).toString(),
+    headers,
+    ...(opts.query ? { queryStringParameters: opts.query } : {}),
+    ...(opts.params ? { pathParameters: opts.params } : {}),
+    ...(opts.body !== undefined ? { body: opts.body } : {}),
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'bench',
+      apiId: 'bench',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+  };
+}
+
+interface Invocation {
+  route: string;
+  event: APIGatewayProxyEventV2;
+}
+
+export interface Counted {
+  status: number;
+  body: string;
+  scope: Scope;
+  processWide: number;
+  ms: number;
+}
+
+/** Calls a route's handler with `event` and counts what it sent to DynamoDB and SQS. */
+export async function invokeCounted(route: string, event: APIGatewayProxyEventV2, cold = false): Promise<Counted> {
+  installScopedCounters();
+  if (cold) {
+    clearAuthCache();
+    resetAdminKey();
+  }
+  const handler = await routeHandler(route);
+  const s = newScope();
+  resetDynamoRequestCounts();
+  const t0 = performance.now();
+  const res = (await scope.run(s, () => handler(event))) as APIGatewayProxyStructuredResultV2;
+  const ms = performance.now() - t0;
+  const processWide = Object.values(dynamoRequestCounts()).reduce((a, b) => a + b, 0);
+  return { status: res.statusCode ?? 0, body: String(res.body ?? ''), scope: s, processWide, ms };
+}
+
+async function measure(endpoint: string, label: string, state: 'cold' | 'warm', inv: Invocation, expect: number): Promise<RequestCount> {
+  const { status, body, scope: s, processWide } = await invokeCounted(inv.route, inv.event, state === 'cold');
+  if (status !== expect) throw new Error(`${endpoint} (${label}, ${state}) answered ${status}, expected ${expect}: ${body}`);
+  const dynamo = Object.fromEntries([...s.dynamo.entries()].sort());
+  const sum = (set: Set<string>) => [...s.dynamo.entries()].filter(([n]) => set.has(n)).reduce((a, [, v]) => a + v, 0);
+  return {
+    endpoint,
+    case: label,
+    state,
+    status,
+    dynamo,
+    reads: sum(READS),
+    writes: sum(WRITES),
+    sqs: s.sqs,
+    itemsRead: s.itemsRead,
+    readUnits: s.readUnits,
+    writeUnits: s.writeUnits,
+    processWide,
+  };
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+/** Measures every endpoint, cold then warm. */
+export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCount[]> {
+  const out: RequestCount[] = [];
+  const agent = await enabledAgent(ctx);
+  const user = await fundedUser(ctx, { USD: '1000', USDC: '1000' });
+  const poor = await fundedUser(ctx, { USD: '0.01' });
+  const ah = (a: Party) => ({ 'x-agent-key': a.key });
+  const charge = (key: string, u: Party = user, amount = '1.25'): Invocation => ({
+    route: 'create-charge',
+    event: apiEvent('POST', '/api/v1/agents/charges', '/api/v1/agents/charges', {
+      headers: { ...ah(agent), 'x-user-key': u.key, 'idempotency-key': key },
+      body: `{"amount":${amount},"currency":"USD","description":"bench"}`,
+    }),
+  });
+  const add = async (
+    endpoint: string,
+    label: string,
+    states: ('cold' | 'warm')[],
+    make: () => Invocation | Promise<Invocation>,
+    expect: number,
+  ) => {
+    for (const state of states) out.push(await measure(endpoint, label, state, await make(), expect));
+  };
+  let n = 0;
+  const key = () => `rq-${Date.now()}-${++n}`;
+
+  await add('POST /api/v1/agents/charges', 'created (201)', ['cold', 'warm'], () => charge(key()), 201);
+  const replayKey = key();
+  await measure('POST /api/v1/agents/charges', 'seed', 'warm', charge(replayKey), 201);
+  await add('POST /api/v1/agents/charges', 'replay (same key, same body)', ['warm'], () => charge(replayKey), 201);
+  await add('POST /api/v1/agents/charges', 'key reused, other body (422)', ['warm'], () => charge(replayKey, user, '2'), 422);
+  // Warm: this container has already seen the poor user's key (a charge that takes their last cent).
+  await measure('POST /api/v1/agents/charges', 'seed', 'warm', charge(key(), poor, '0.01'), 201);
+  await add('POST /api/v1/agents/charges', 'insufficient balance (402)', ['warm'], () => charge(key(), poor, '5'), 402);
+
+  const listed: Invocation = {
+    route: 'list-charges',
+    event: apiEvent('GET', '/api/v1/agents/charges', '/api/v1/agents/charges', { headers: ah(agent), query: { page: '1', limit: '20' } }),
+  };
+  await add('GET /api/v1/agents/charges', 'page 1, limit 20', ['cold', 'warm'], () => listed, 200);
+  const made = await ctx.call(
+    'POST',
+    '/api/v1/agents/charges',
+    { ...ah(agent), 'x-user-key': user.key, 'idempotency-key': key() },
+    '{"amount":1,"currency":"USD","description":"x"}',
+  );
+  const chargeId = (JSON.parse(made.body) as { id: string }).id;
+  await add(
+    'GET /api/v1/agents/charge/{id}',
+    'own charge',
+    ['cold', 'warm'],
+    () => ({
+      route: 'get-charge',
+      event: apiEvent('GET', '/api/v1/agents/charge/{id}', `/api/v1/agents/charge/${chargeId}`, {
+        headers: ah(agent),
+        params: { id: chargeId },
+      }),
+    }),
+    200,
+  );
+  await add(
+    'GET /api/v1/agents/balance',
+    'balances',
+    ['cold', 'warm'],
+    () => ({ route: 'get-balance', event: apiEvent('GET', '/api/v1/agents/balance', '/api/v1/agents/balance', { headers: ah(agent) }) }),
+    200,
+  );
+
+  if (ROUTES.some((r) => r.name === 'withdraw')) {
+    // A withdrawal locks the agent until its payout finishes: each measured one has its own agent.
+    const withdrawer = async (): Promise<Party> => {
+      const a = await enabledAgent(ctx);
+      const res = await ctx.call(
+        'POST',
+        '/api/v1/agents/charges',
+        { 'x-agent-key': a.key, 'x-user-key': user.key, 'idempotency-key': key() },
+        '{"amount":20,"currency":"USD","description":"earn"}',
+      );
+      if (res.status !== 201) throw new Error(`funding charge failed: ${res.status}`);
+      return a;
+    };
+    let lastPayout = { agent, payoutId: '' };
+    for (const state of ['cold', 'warm'] as const) {
+      const a = await withdrawer();
+      // Warm: this container has already seen the agent's key.
+      if (state === 'warm') await ctx.call('GET', '/api/v1/agents/balance', ah(a));
+      const inv: Invocation = {
+        route: 'withdraw',
+        event: apiEvent('POST', '/api/v1/agents/withdraw', '/api/v1/agents/withdraw', {
+          headers: { ...ah(a), 'idempotency-key': key() },
+          body: json({ amount: 10, currency: 'USD', walletAddress: 'bench-payee@example.com' }),
+        }),
+      };
+      const counted = await measure('POST /api/v1/agents/withdraw', 'accepted (200)', state, inv, 200);
+      out.push(counted);
+      lastPayout = { agent: a, payoutId: '' };
+      const listedPayouts = await ctx.call('GET', '/api/v1/agents/withdraw', ah(a));
+      lastPayout.payoutId = (JSON.parse(listedPayouts.body) as { payouts: { id: string }[] }).payouts[0]?.id ?? '';
+    }
+    const la = lastPayout.agent;
+    await add(
+      'GET /api/v1/agents/withdraw',
+      'list',
+      ['cold', 'warm'],
+      () => ({
+        route: 'list-withdrawals',
+        event: apiEvent('GET', '/api/v1/agents/withdraw', '/api/v1/agents/withdraw', { headers: ah(la) }),
+      }),
+      200,
+    );
+    await add(
+      'GET /api/v1/agents/withdraw?payoutId=',
+      'one payout',
+      ['cold', 'warm'],
+      () => ({
+        route: 'list-withdrawals',
+        event: apiEvent('GET', '/api/v1/agents/withdraw', '/api/v1/agents/withdraw', {
+          headers: ah(la),
+          query: { payoutId: lastPayout.payoutId },
+        }),
+      }),
+      200,
+    );
+  }
+
+  const register = (): Invocation => ({
+    route: 'register-agent',
+    event: apiEvent('POST', '/api/v1/agents/register', '/api/v1/agents/register', {
+      body: json({ name: `bench-reg-${randomUUID()}`, email: 'b@example.com', website: 'https://example.com' }),
+    }),
+  });
+  await add('POST /api/v1/agents/register', 'registered (201)', ['cold', 'warm'], register, 201);
+
+  const admin = ctx.admin;
+  await add(
+    'POST /api/v1/admin/users',
+    'created (201)',
+    ['cold', 'warm'],
+    () => ({ route: 'admin-create-user', event: apiEvent('POST', '/api/v1/admin/users', '/api/v1/admin/users', { headers: admin }) }),
+    201,
+  );
+  await add(
+    'POST /api/v1/admin/users/{id}/credits',
+    'credited (200)',
+    ['cold', 'warm'],
+    () => ({
+      route: 'admin-credit-user',
+      event: apiEvent('POST', '/api/v1/admin/users/{id}/credits', `/api/v1/admin/users/${user.id}/credits`, {
+        headers: { ...admin, 'idempotency-key': key() },
+        body: '{"amount":1,"currency":"USD"}',
+        params: { id: user.id },
+      }),
+    }),
+    200,
+  );
+  await add(
+    'GET /api/v1/admin/users/{id}',
+    'balances',
+    ['cold', 'warm'],
+    () => ({
+      route: 'admin-get-user',
+      event: apiEvent('GET', '/api/v1/admin/users/{id}', `/api/v1/admin/users/${user.id}`, { headers: admin, params: { id: user.id } }),
+    }),
+    200,
+  );
+  await add(
+    'PATCH /api/v1/admin/agents/{id}',
+    'enable',
+    ['cold', 'warm'],
+    () => ({
+      route: 'admin-update-agent',
+      event: apiEvent('PATCH', '/api/v1/admin/agents/{id}', `/api/v1/admin/agents/${agent.id}`, {
+        headers: admin,
+        body: '{"enabled":true}',
+        params: { id: agent.id },
+      }),
+    }),
+    200,
+  );
+  await add('GET /health', 'ok', ['cold', 'warm'], () => ({ route: 'health', event: apiEvent('GET', '/health', '/health') }), 200);
+  return out;
+}
