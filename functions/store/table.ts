@@ -29,8 +29,6 @@ export const keys = {
   /** All payouts of one agent, sorted by id (= creation order). */
   payout: (agentId: string, payoutId: string) => ({ PK: `PAYOUTS#${agentId}`, SK: payoutId }),
   payoutPartition: (agentId: string) => `PAYOUTS#${agentId}`,
-  /** GSI1 entry that finds a payout by id alone. */
-  payoutIndex: (payoutId: string) => ({ GSI1PK: `PAYOUT#${payoutId}`, GSI1SK: 'PAYOUT' }),
   /** The agent's single in-flight payout lock (exists while a payout is PENDING/PROCESSING). */
   payoutLock: (agentId: string) => ({ PK: `PAYOUTLOCK#${agentId}`, SK: 'LOCK' }),
   idempotency: (scope: string, key: string) => ({ PK: `IDEM#${scope}#${key}`, SK: 'IDEM' }),
