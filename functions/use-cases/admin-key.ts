@@ -1,19 +1,24 @@
 /**
  * The admin key: ADMIN_KEY locally and in tests. On AWS the key lives in Secrets Manager
- * (ADMIN_KEY_SECRET_ARN) and is fetched once per container, then kept in memory.
+ * (ADMIN_KEY_SECRET_ARN); each container re-reads it at most every ADMIN_KEY_REFRESH_MS, so a
+ * rotated key takes effect within that time without redeploying (docs/deploy.md).
  */
 import { config } from '../config';
 
-let cached: Promise<string> | undefined;
+export const ADMIN_KEY_REFRESH_MS = 5 * 60_000;
 
-export function adminKey(): Promise<string> {
-  if (!cached) {
-    cached = load().catch((error) => {
-      cached = undefined; // let the next request try again
-      throw error;
+let cached: { value: Promise<string>; expires: number } | undefined;
+
+export function adminKey(now = Date.now()): Promise<string> {
+  if (!cached || cached.expires <= now) {
+    const value = load();
+    const entry = { value, expires: now + ADMIN_KEY_REFRESH_MS };
+    cached = entry;
+    value.catch(() => {
+      if (cached === entry) cached = undefined; // let the next request try again
     });
   }
-  return cached;
+  return cached.value;
 }
 
 async function load(): Promise<string> {
@@ -21,7 +26,7 @@ async function load(): Promise<string> {
   if (cfg.ADMIN_KEY) return cfg.ADMIN_KEY;
   if (cfg.ADMIN_KEY_SECRET_ARN) {
     const { readSecretString } = await import('../store/secrets');
-    return readSecretString(cfg.ADMIN_KEY_SECRET_ARN);
+    return (await readSecretString(cfg.ADMIN_KEY_SECRET_ARN)).trim();
   }
   throw new Error('no admin key configured: set ADMIN_KEY or ADMIN_KEY_SECRET_ARN');
 }
