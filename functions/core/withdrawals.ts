@@ -22,15 +22,25 @@ export const MIN_WITHDRAWAL_UNITS = 1;
  * payout sent to an account nobody can sign for. Same test as web3.js `PublicKey.isOnCurve`.
  */
 export function isSolanaWalletAddress(address: string): boolean {
+  const bytes = solanaAddressBytes(address);
+  return bytes !== undefined && isOnEd25519Curve(bytes);
+}
+
+/** The 32 bytes a base58 Solana address stands for, or undefined when it is not one. */
+export function solanaAddressBytes(address: string): Uint8Array | undefined {
   // 32 bytes are 32 to 44 base58 characters; anything else is not worth decoding.
-  if (address.length < 32 || address.length > 44) return false;
+  if (address.length < 32 || address.length > 44) return undefined;
   let bytes: Uint8Array;
   try {
     bytes = bs58.decode(address);
   } catch {
-    return false;
+    return undefined;
   }
-  if (bytes.length !== 32) return false;
+  return bytes.length === 32 ? bytes : undefined;
+}
+
+/** Whether 32 bytes are a point on the ed25519 curve (a wallet, not a program-derived address). */
+export function isOnEd25519Curve(bytes: Uint8Array): boolean {
   try {
     ed25519.Point.fromBytes(bytes);
     return true;

@@ -34,6 +34,7 @@ import { Connection, Keypair, PublicKey, type SignatureStatus, Transaction, Tran
 import bs58 from 'bs58';
 import * as z from 'zod';
 import { config } from '../config';
+import { isOnEd25519Curve, solanaAddressBytes } from '../core/withdrawals';
 import { readSecretString } from '../store/secrets';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
 import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';
@@ -277,14 +278,9 @@ export class SolanaRail implements PayoutRail {
  * pasted by mistake, whose "ATA" nobody could ever spend from).
  */
 export function walletAddress(text: string, onCurve = true): PublicKey | undefined {
-  let bytes: Uint8Array;
-  try {
-    bytes = bs58.decode(text);
-  } catch {
-    return undefined;
-  }
-  if (bytes.length !== 32) return undefined;
-  if (onCurve && !PublicKey.isOnCurve(bytes)) return undefined;
+  // One definition of a valid destination, shared with the withdraw API (functions/core).
+  const bytes = solanaAddressBytes(text);
+  if (!bytes || (onCurve && !isOnEd25519Curve(bytes))) return undefined;
   return new PublicKey(bytes);
 }
 
