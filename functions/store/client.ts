@@ -3,9 +3,15 @@
  * counted by command name so benchmarks and tests can prove how many round trips an operation
  * costs (the counter is a plain in-memory map; it costs nothing measurable).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBClient,
+  ProvisionedThroughputExceededException,
+  RequestLimitExceeded,
+  ThrottlingException,
+} from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { ServiceBusyError } from '../core/errors';
 
 const counts = new Map<string, number>();
 
@@ -31,9 +37,28 @@ export function db(): DynamoDBDocumentClient {
       },
       { step: 'initialize', name: 'countRequests' },
     );
+    raw.middlewareStack.add(
+      (next, context) => async (args) => {
+        try {
+          return await next(args);
+        } catch (error) {
+          // Throttling that outlasted the SDK's own retries: the caller may retry later (503 with
+          // Retry-After), it is not a bug (500). Transactions retry it themselves first (transact.ts).
+          if (context.commandName !== 'TransactWriteItemsCommand' && isThrottled(error)) throw new ServiceBusyError(error);
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'throttlingIsServiceBusy' },
+    );
     doc = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   }
   return doc;
+}
+
+function isThrottled(error: unknown): boolean {
+  return (
+    error instanceof ProvisionedThroughputExceededException || error instanceof ThrottlingException || error instanceof RequestLimitExceeded
+  );
 }
 
 /** Requests sent since the last reset, by command name (e.g. `TransactWriteItemsCommand`). */
