@@ -1,0 +1,106 @@
+/**
+ * Fault injection on the service's own SDK clients (the DynamoDB document client of
+ * functions/store/client.ts and the SQS client of functions/queue/payout-queue.ts): a middleware
+ * that throws, for the first `times` commands that match, the exception the SDK itself raises.
+ *
+ * Where it sits decides what it models:
+ *  - `past-sdk-retries` (step initialize, outside the SDK's retry loop): the SDK already gave up,
+ *    so the service's own handling sees the error at once;
+ *  - `inside-sdk-retries` (step deserialize, inside the loop): DynamoDB answered with the error
+ *    and the SDK's retry strategy gets its say first, as in production.
+ * DynamoDB Local serialises transactions and never throttles, so this is how those faults exist.
+ */
+import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { sqs } from '../../functions/queue/payout-queue';
+import { db } from '../../functions/store/client';
+
+type Input = Record<string, unknown>;
+
+export interface Injection {
+  /** How many commands it has failed so far. */
+  hits(): number;
+  remove(): void;
+}
+
+export interface InjectOptions {
+  /** SDK command name, e.g. `TransactWriteItemsCommand`, `SendMessageCommand`. */
+  command: string;
+  /** Further narrows which commands fail (the input is the document client's, unmarshalled). */
+  match?: (input: Input) => boolean;
+  times: number;
+  error: () => Error;
+  where?: 'past-sdk-retries' | 'inside-sdk-retries';
+  client?: 'dynamodb' | 'sqs';
+}
+
+let seq = 0;
+
+export function inject(opts: InjectOptions): Injection {
+  // Both stacks take the same middleware; one type is enough to add it.
+  const stack = (opts.client === 'sqs' ? sqs().middlewareStack : db().middlewareStack) as ReturnType<typeof db>['middlewareStack'];
+  const name = `bench-fault-${++seq}`;
+  let hits = 0;
+  const maybeFail = (commandName: string | undefined, input: unknown) => {
+    if (commandName === opts.command && hits < opts.times && (opts.match?.(input as Input) ?? true)) {
+      hits += 1;
+      throw opts.error();
+    }
+  };
+  if (opts.where === 'inside-sdk-retries') {
+    stack.add(
+      (next, context) => async (args) => {
+        maybeFail(context.commandName, args.input);
+        return next(args);
+      },
+      { step: 'deserialize', name },
+    );
+  } else {
+    stack.add(
+      (next, context) => async (args) => {
+        maybeFail(context.commandName, args.input);
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+  }
+  return { hits: () => hits, remove: () => void stack.remove(name) };
+}
+
+/** What DynamoDB answers when another transaction holds an item of this one. */
+export const transactionConflict = () =>
+  new TransactionCanceledException({
+    message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
+    $metadata: { httpStatusCode: 400 },
+    CancellationReasons: [{ Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }],
+  });
+
+/** What DynamoDB answers when a table or partition is over its throughput. */
+export const throttled = () =>
+  new ProvisionedThroughputExceededException({
+    message: 'The level of configured provisioned throughput for the table was exceeded.',
+    $metadata: { httpStatusCode: 400 },
+  });
+
+/** The process died at this point (for the service, the call simply never returned normally). */
+export const crash = () => new Error('injected crash: the worker died here');
+
+type TransactItems = { Put?: { Item?: Input }; Update?: { Key?: Input }; Delete?: { Key?: Input } }[];
+
+const items = (input: Input) => (input.TransactItems as TransactItems | undefined) ?? [];
+/** The PK of a key or item, as the document client holds it or (inside the SDK) marshalled. */
+const pk = (key: Input | undefined): string => {
+  const v = key?.PK;
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object' && typeof (v as { S?: unknown }).S === 'string') return (v as { S: string }).S;
+  return '';
+};
+
+/** A withdrawal's commit: the transaction that Puts a payout. */
+export const isWithdrawalCommit = (input: Input) => items(input).some((i) => pk(i.Put?.Item).startsWith('PAYOUTS#'));
+/** A payout's final transition (COMPLETED, or FAILED with refund): it deletes the agent's lock. */
+export const isPayoutFinalize = (input: Input) => items(input).some((i) => pk(i.Delete?.Key).startsWith('PAYOUTLOCK#'));
+/** A charge: the transaction that Puts a charge. */
+export const isCharge = (input: Input) => items(input).some((i) => pk(i.Put?.Item).startsWith('CHARGES#'));
+/** The worker saving rail progress before it acts (UpdateItem on the payout setting railState). */
+export const isRailCheckpoint = (input: Input) =>
+  pk(input.Key as Input).startsWith('PAYOUTS#') && String(input.UpdateExpression ?? '').includes('railState');
