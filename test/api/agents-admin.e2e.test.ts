@@ -1,5 +1,6 @@
 import { setAgentEnabled } from '../../functions/store/agent.repository';
 import { clearAuthCache } from '../../functions/use-cases/auth';
+import { auditAfterAll } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
 
@@ -300,3 +301,6 @@ describe('service edges', () => {
     expect(balance.body).toEqual({ balances: { USD: 0, USDC: 0 } });
   });
 });
+
+// Every end-to-end suite ends by proving the ledger invariant over its table.
+auditAfterAll();
