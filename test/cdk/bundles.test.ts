@@ -137,7 +137,7 @@ describe('bundles', () => {
       AWS_SECRET_ACCESS_KEY: 'secret',
       AWS_SESSION_TOKEN: 'token',
       LOG_LEVEL: 'ERROR',
-      AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(files)], { env, timeout: 30_000 });
     expect(JSON.parse(stdout)).toMatchObject({ statusCode: 200, body: JSON.stringify({ status: 'ok' }) });

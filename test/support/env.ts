@@ -10,4 +10,4 @@ process.env.LOCAL = '1';
 process.env.AWS_REGION = 'us-east-1';
 process.env.ADMIN_KEY = 'test-admin-key-0123456789';
 process.env.LOG_LEVEL = 'SILENT';
-process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING = '1';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
