@@ -147,7 +147,7 @@ export async function settleAndCheck(ctx: BenchContext, maxWaitMs = 180_000): Pr
   const settleSeconds = await waitForPayouts(maxWaitMs);
   // One consistent scan serves the payout statuses and the audit.
   const scanStart = performance.now();
-  const items = await scanLedgerItems({ segments: 4 });
+  const items = await scanLedgerItems();
   const scanSeconds = (performance.now() - scanStart) / 1000;
   const inFlight = () => items.payouts.filter((p) => p.status === 'PENDING' || p.status === 'PROCESSING').length;
 

@@ -19,6 +19,8 @@ import { type BenchReport, renderMarkdown, renderSvg, roundRatios } from './repo
 import { requestsPerOperation } from './requests';
 import { chargeThroughput } from './throughput';
 
+const RECONCILE_AFTER_SECONDS = 5;
+
 const USAGE = 'usage: npm run bench -- [--quick] [--load <seconds>] [--concurrency <n>] [--out <dir>] [--no-write]';
 
 export async function main(argv: string[]): Promise<number> {
@@ -45,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const quick = values.quick === true;
-  const loadSeconds = Number(values.load ?? (quick ? '20' : '60'));
+  const loadSeconds = Number(values.load ?? (quick ? '15' : '60'));
   const concurrency = Number(values.concurrency ?? '32');
   if (!Number.isInteger(loadSeconds) || loadSeconds < 0 || !Number.isInteger(concurrency) || concurrency < 1) {
     console.error(`--load and --concurrency take whole numbers\n${USAGE}`);
@@ -58,7 +60,19 @@ export async function main(argv: string[]): Promise<number> {
   const phase = (name: string) => log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${name}`);
 
   phase('starting DynamoDB Local and the local stack (handlers, SQS, payout worker, rails)');
-  const stack = await startLocalStack({ port: 0, inMemory: true, tableName: 'bench', env: { LOG_LEVEL: 'SILENT' } });
+  // `npm start`'s pipeline, except that the reconciler looks every second at payouts idle for 5 s
+  // (locally 30/60 s, on AWS minutes), so stragglers of the load run finish within the run.
+  const stack = await startLocalStack({
+    port: 0,
+    inMemory: true,
+    tableName: 'bench',
+    env: {
+      LOG_LEVEL: 'SILENT',
+      RECONCILE_PENDING_AFTER_SECONDS: String(RECONCILE_AFTER_SECONDS),
+      RECONCILE_PROCESSING_AFTER_SECONDS: String(RECONCILE_AFTER_SECONDS),
+    },
+    payouts: { reconcileIntervalMs: 1_000 },
+  });
   const { call, close } = httpClient(stack.url);
   const ctx: BenchContext = { stack, call, admin: { 'x-admin-key': stack.adminKey }, quick, log };
   try {
@@ -66,8 +80,8 @@ export async function main(argv: string[]): Promise<number> {
     const throughput = await chargeThroughput(
       ctx,
       quick
-        ? { concurrency, roundSeconds: 3, rounds: 8, warmupSeconds: 8 }
-        : { concurrency, roundSeconds: 5, rounds: 20, warmupSeconds: 15 },
+        ? { concurrency, roundSeconds: 2, rounds: 6, warmupSeconds: 5 }
+        : { concurrency, roundSeconds: 5, rounds: 12, warmupSeconds: 15 },
     );
     log(
       `  service ${throughput.serviceOpsPerSecond.toFixed(1)} ops/s, raw ${throughput.rawOpsPerSecond.toFixed(1)} ops/s, ratio ${throughput.ratio.toFixed(2)} (rounds ${roundRatios(
@@ -76,6 +90,16 @@ export async function main(argv: string[]): Promise<number> {
         .map((x) => x.toFixed(2))
         .join(', ')})`,
     );
+
+    // The same comparison at lower concurrency: at 1 it is a per-request overhead figure, higher up
+    // it shows where DynamoDB Local itself becomes the limit.
+    const sweep = [];
+    for (const c of quick ? [1] : [1, 4, 16]) {
+      phase(`charge throughput at concurrency ${c}`);
+      const r = await chargeThroughput(ctx, { concurrency: c, roundSeconds: quick ? 2 : 3, rounds: quick ? 3 : 4, warmupSeconds: 2 });
+      log(`  service ${r.serviceOpsPerSecond.toFixed(1)} ops/s, raw ${r.rawOpsPerSecond.toFixed(1)} ops/s, ratio ${r.ratio.toFixed(2)}`);
+      sweep.push(r);
+    }
 
     phase('DynamoDB requests per operation, cold and warm');
     const requests = await requestsPerOperation(ctx);
@@ -130,6 +154,7 @@ export async function main(argv: string[]): Promise<number> {
         loadAverageAtEnd: loadavg(),
       },
       throughput,
+      throughputByConcurrency: sweep,
       requests,
       latency,
       pagination,
@@ -150,7 +175,9 @@ export async function main(argv: string[]): Promise<number> {
         ? [`${final.paidTwice.length} payout(s) paid more than once: ${final.paidTwice.slice(0, 3).join('; ')}`]
         : []),
       ...(load && load.serverErrors > 0 ? [`${load.serverErrors} 5xx answers under load`] : []),
-      ...(throughput.failures > 0 ? [`${throughput.failures} charges failed during the throughput phase`] : []),
+      ...[throughput, ...sweep]
+        .filter((x) => x.failures > 0)
+        .map((x) => `${x.failures} charges failed in the throughput phase at concurrency ${x.concurrency}`),
     ];
     for (const p of problems) console.error(`bench: ${p}`);
     console.log(`bench: service/raw throughput ratio ${throughput.ratio.toFixed(2)}`);
