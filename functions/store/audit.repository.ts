@@ -30,6 +30,16 @@ export interface LedgerItems {
   pages: number;
 }
 
+/**
+ * Only what the audit reads: large attributes (stored idempotency answers, rail state) stay on
+ * the server, so each 1 MB page carries several times more items. (DynamoDB still bills a Scan
+ * by the size of whole items; the saving is transfer and pages, not capacity.)
+ */
+const PROJECTION = {
+  ProjectionExpression: 'PK, SK, USD, USDC, amount, fee, netAmount, currency, #status, agentId, userId, payoutId',
+  ExpressionAttributeNames: { '#status': 'status' },
+};
+
 /** Partition-key prefixes (see functions/store/table.ts) → the bucket they belong in. */
 const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, bucket: Exclude<keyof LedgerItems, 'scanned' | 'pages'>]> = [
   ['USER#', 'USER', 'users'],
@@ -56,6 +66,7 @@ export async function scanLedgerItems(opts: { pageSize?: number; segments?: numb
         new ScanCommand({
           TableName: table,
           ConsistentRead: true,
+          ...PROJECTION,
           ...(opts.pageSize ? { Limit: opts.pageSize } : {}),
           ...(segments > 1 ? { Segment: segment, TotalSegments: segments } : {}),
           ...(start ? { ExclusiveStartKey: start } : {}),
