@@ -131,6 +131,9 @@ export async function waitForPayouts(maxWaitMs = 180_000): Promise<number> {
   return (performance.now() - start) / 1000;
 }
 
+/** Parallel scan segments for the final audit (DynamoDB Local pages get slower deep into a segment). */
+const AUDIT_SEGMENTS = 4;
+
 export interface SettledCheck {
   payouts: { total: number; completed: number; failed: number; stillInFlight: number; settleSeconds: number };
   /** Payouts that moved money more than once on a rail, or whose status disagrees with the rail (must be empty). */
@@ -147,7 +150,7 @@ export async function settleAndCheck(ctx: BenchContext, maxWaitMs = 180_000): Pr
   const settleSeconds = await waitForPayouts(maxWaitMs);
   // One consistent scan serves the payout statuses and the audit.
   const scanStart = performance.now();
-  const items = await scanLedgerItems();
+  const items = await scanLedgerItems({ segments: AUDIT_SEGMENTS });
   const scanSeconds = (performance.now() - scanStart) / 1000;
   const inFlight = () => items.payouts.filter((p) => p.status === 'PENDING' || p.status === 'PROCESSING').length;
 
