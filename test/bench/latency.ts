@@ -16,9 +16,17 @@ export interface LatencyRow {
   meanMs: number;
 }
 
+/** Unmeasured requests of the same kind first: JIT and DynamoDB Local's own warm-up per code path. */
+const WARMUP = 30;
+
+/** `op(i)` for i in [0, WARMUP) warms up, for i in [WARMUP, WARMUP + n) is measured. */
 async function sample(endpoint: string, n: number, expect: number, op: (i: number) => Promise<BenchReply>): Promise<LatencyRow> {
+  for (let i = 0; i < WARMUP; i++) {
+    const res = await op(i);
+    if (res.status !== expect) throw new Error(`${endpoint} (warm-up): ${res.status} (expected ${expect}) ${res.body}`);
+  }
   const times: number[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = WARMUP; i < WARMUP + n; i++) {
     const t0 = performance.now();
     const res = await op(i);
     times.push(performance.now() - t0);
@@ -42,16 +50,6 @@ export async function endpointLatency(ctx: BenchContext, n: number): Promise<Lat
   const rows: LatencyRow[] = [];
   const tag = Date.now();
 
-  // Warm-up: a few of each so JIT and sockets are not what is measured.
-  for (let i = 0; i < 20; i++) {
-    await call(
-      'POST',
-      '/api/v1/agents/charges',
-      { ...h, 'x-user-key': user.key, 'idempotency-key': `lw-${tag}-${i}` },
-      '{"amount":0.01,"currency":"USD","description":"w"}',
-    );
-    await call('GET', '/api/v1/agents/charges', h);
-  }
   let chargeId = '';
   rows.push(
     await sample('POST /api/v1/agents/charges', n, 201, async (i) => {
@@ -81,7 +79,7 @@ export async function endpointLatency(ctx: BenchContext, n: number): Promise<Lat
 
   if (ROUTES.some((r) => r.name === 'withdraw')) {
     // One withdrawal per agent: the in-flight lock allows no second one until the first is paid.
-    const withdrawers: Party[] = await inBatches(n, 4, async (i) => {
+    const withdrawers: Party[] = await inBatches(WARMUP + n, 4, async (i) => {
       const a = await enabledAgent(ctx);
       const res = await call(
         'POST',

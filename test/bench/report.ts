@@ -146,7 +146,7 @@ export function renderMarkdown(r: BenchReport): string {
   out.push('## Latency per endpoint');
   out.push('');
   out.push(
-    `One request at a time through the local HTTP stack (${r.latency[0]?.samples ?? 0} samples each, after a warm-up), milliseconds. The last column is p50 relative to \`GET /health\` (one GetItem) in the same run.`,
+    `One request at a time through the local HTTP stack (${r.latency[0]?.samples ?? 0} samples each, after 30 unmeasured requests of the same kind), milliseconds. The last column is p50 relative to \`GET /health\` (one GetItem) in the same run.`,
   );
   out.push('');
   out.push(
