@@ -5,6 +5,7 @@
  *   npm run bench -- --quick         shorter phases (under 3 minutes on 2 cores)
  *   npm run bench -- --load 60       load-run length in seconds (0 skips it)
  *   npm run bench -- --no-write      print only
+ *   npm run bench -- --render-only   rewrite docs/benchmarks.{md,svg} from docs/benchmarks.json
  *
  * The last line is `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
  * correctness problem (audit, double payment, 5xx), 2 on bad arguments.

@@ -3,7 +3,7 @@
  * for the whole run, phases one after another, results to docs/benchmarks.{json,md,svg}. The last
  * line printed is `bench: service/raw throughput ratio R`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,10 +26,18 @@ const RECONCILE_AFTER_SECONDS = 5;
  */
 const DEFAULT_CONCURRENCY = 8;
 
-const USAGE = 'usage: npm run bench -- [--quick] [--load <seconds>] [--concurrency <n>] [--out <dir>] [--no-write]';
+const USAGE = 'usage: npm run bench -- [--quick] [--load <seconds>] [--concurrency <n>] [--out <dir>] [--no-write] [--render-only]';
 
 export async function main(argv: string[]): Promise<number> {
-  let values: { quick?: boolean; load?: string; concurrency?: string; out?: string; 'no-write'?: boolean; help?: boolean };
+  let values: {
+    quick?: boolean;
+    load?: string;
+    concurrency?: string;
+    out?: string;
+    'no-write'?: boolean;
+    'render-only'?: boolean;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -39,6 +47,7 @@ export async function main(argv: string[]): Promise<number> {
         concurrency: { type: 'string' },
         out: { type: 'string' },
         'no-write': { type: 'boolean' },
+        'render-only': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -59,6 +68,15 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const outDir = values.out ?? join(PROJECT_ROOT, 'docs');
+  if (values['render-only']) {
+    // Re-renders the Markdown and the chart from the figures of the last run (no measuring).
+    const report = JSON.parse(readFileSync(join(outDir, 'benchmarks.json'), 'utf8')) as BenchReport;
+    writeFileSync(join(outDir, 'benchmarks.md'), renderMarkdown(report));
+    writeFileSync(join(outDir, 'benchmarks.svg'), renderSvg(report));
+    console.log(`re-rendered ${join(outDir, 'benchmarks.{md,svg}')} from the run of ${report.generatedAt}`);
+    console.log(`bench: service/raw throughput ratio ${report.throughput.ratio.toFixed(2)}`);
+    return 0;
+  }
   const started = performance.now();
   const loadAverageAtStart = loadavg();
   const log = (line: string) => console.log(line);

@@ -118,7 +118,8 @@ export function renderMarkdown(r: BenchReport): string {
   out.push(
     'Counted on the shared SDK client for exactly the commands each request sent (the route’s real handler invoked inside an ' +
       'AsyncLocalStorage scope, so the payout worker running in the same process is never counted; the process-wide counter of ' +
-      '`functions/store/client.ts` is in the JSON). *Cold* = a new container (auth and admin-key caches empty); *warm* = the same ' +
+      '`functions/store/client.ts` is in the JSON as `processWide`; it reads higher exactly when the worker or reconciler ' +
+      'happened to run during the request, which is why it is not the figure used). *Cold* = a new container (auth and admin-key caches empty); *warm* = the same ' +
       'container again. Capacity units are what DynamoDB Local reports with `ReturnConsumedCapacity=TOTAL`.',
   );
   out.push('');
@@ -147,6 +148,11 @@ export function renderMarkdown(r: BenchReport): string {
   out.push('');
   out.push(
     `One request at a time through the local HTTP stack (${r.latency[0]?.samples ?? 0} samples each, after 30 unmeasured requests of the same kind), milliseconds. The last column is p50 relative to \`GET /health\` (one GetItem) in the same run.`,
+  );
+  out.push('');
+  out.push(
+    'A replay is answered from one TransactWriteItems that DynamoDB cancels on the idempotency record (no read, see above); ' +
+      'its time is spent inside that SDK call: DynamoDB Local’s cancellation path (and the SDK’s error decoding) is slower than a commit.',
   );
   out.push('');
   out.push(
