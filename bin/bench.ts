@@ -10,7 +10,7 @@
  * The last line is `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
  * correctness problem (audit, double payment, 5xx), 2 on bad arguments.
  */
-process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING ??= '1';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 import('../test/bench/main')
   .then(({ main }) => main(process.argv.slice(2)))

@@ -93,7 +93,7 @@ export async function bundleCosts(processes: number, log: (line: string) => void
       AWS_ACCESS_KEY_ID: 'x',
       AWS_SECRET_ACCESS_KEY: 'x',
       LOG_LEVEL: 'SILENT',
-      AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
     const samples = new Map<string, Sample[]>(built.map((b) => [b.name, []]));
     for (let i = 0; i < processes; i++) {
