@@ -207,6 +207,13 @@ export class SolanaRail implements PayoutRail {
       if (status && reached(status, this.commitment())) {
         return { kind: 'completed', externalId: saved.signature, txHash: saved.signature };
       }
+      if (!status) {
+        // Unknown to the chain and past its blockhash's last valid height: it can never land, so
+        // waiting out the timeout would only hold the worker. The next attempt re-checks at
+        // finalized height (see pay) and only then signs anew.
+        const height = await this.rpc('getBlockHeight', () => ready.connection.getBlockHeight(this.commitment()));
+        if (height > saved.lastValidBlockHeight) return { kind: 'pending', externalId: saved.signature };
+      }
       if (Date.now() + this.pollIntervalMs > deadline) return { kind: 'pending', externalId: saved.signature };
       await sleep(this.pollIntervalMs);
       status = await this.status(ready, saved.signature, false);

@@ -15,14 +15,14 @@ import { MemoryCheckpoint } from './checkpoint';
 const NET = 9_710_000; // 10.01 USDC gross − 3 % fee
 const FEE_LAMPORTS = 5_000n;
 
-function railFor(chain: LocalSolana): SolanaRail {
+function railFor(chain: LocalSolana, confirmTimeoutMs = 200): SolanaRail {
   return new SolanaRail({
     rpcUrl: chain.url,
     mint: chain.mint,
     commitment: 'confirmed',
     hotWalletSecret: async () => chain.hotWallet.secretKey,
     pollIntervalMs: 10,
-    confirmTimeoutMs: 200,
+    confirmTimeoutMs,
     rpcTimeoutMs: 2_000,
   });
 }
@@ -207,6 +207,24 @@ describe('Solana rail on LiteSVM', () => {
     await new Connection(chain.url).sendRawTransaction(Buffer.from(old.tx, 'base64'), { skipPreflight: true });
     expect(transfersOf(chain, instruction.payoutId).map((t) => t.signature)).toEqual([renewed]);
     expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+  });
+
+  it('stops waiting as soon as an unlanded transaction can no longer land, instead of holding the worker', async () => {
+    const patient = railFor(chain, 10_000);
+    const instruction = payout(wallet());
+    const checkpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    const started = Date.now();
+    const expiring = setTimeout(() => chain.expireBlockhash(), 100);
+    const outcome = await patient.pay(instruction, checkpoint);
+    clearTimeout(expiring);
+    expect(outcome).toEqual({ kind: 'pending', externalId: signatureIn(checkpoint) });
+    expect(Date.now() - started).toBeLessThan(5_000); // not the 10 s confirmation timeout
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(0);
+    // The next attempt signs anew and pays once.
+    const again = checkpoint.redeliver();
+    expect(await patient.pay(instruction, again)).toMatchObject({ kind: 'completed' });
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
   });
 
   it('answers pending while the transaction is only processed, completed once confirmed', async () => {
