@@ -382,7 +382,7 @@ class Chain {
         this.mintTo(new PublicKey(pubkey(params[0])), BigInt(integer(params[1])));
         return this.tokenBalance(new PublicKey(pubkey(params[0]))).toString();
       default:
-        throw new RpcError(-32601, `Method not found: ${method} (not implemented by the LiteSVM stand-in)`);
+        throw new RpcError(-32601, `Method not found: ${method} (the LiteSVM stand-in does not serve it)`);
     }
   }
 
