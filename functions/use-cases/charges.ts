@@ -5,6 +5,7 @@ import { config } from '../config';
 import { IdempotencyInProgressError, InsufficientFundsError, NotFoundError, ValidationError } from '../core/errors';
 import { newChargeId } from '../core/ids';
 import { AmountError, type Currency, parseAmount, unitsToMinor } from '../core/money';
+import { decodeCursor, encodeCursor } from '../http/cursor';
 import { type HttpResult, serialize } from '../http/response';
 import { randomShard, readAgentLedger } from '../store/balance.repository';
 import {
@@ -116,26 +117,13 @@ interface Cursor {
   page: number;
 }
 
-export function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify([cursor.after, cursor.page])).toString('base64url');
-}
-
-export function decodeCursor(text: string): Cursor {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (
-      Array.isArray(value) &&
-      typeof value[0] === 'string' &&
-      CHARGE_ID.test(value[0]) &&
-      Number.isSafeInteger(value[1]) &&
-      value[1] >= 1
-    ) {
-      return { after: value[0], page: value[1] };
-    }
-  } catch {
-    // fall through
-  }
-  throw new ValidationError('cursor is invalid');
+/** A charge-list cursor: the last id returned and the page number that follows it. */
+function readChargeCursor(text: string): Cursor {
+  return decodeCursor(text, ([after, page]) =>
+    typeof after === 'string' && CHARGE_ID.test(after) && Number.isSafeInteger(page) && (page as number) >= 1
+      ? { after, page: page as number }
+      : undefined,
+  );
 }
 
 /**
@@ -143,7 +131,7 @@ export function decodeCursor(text: string): Cursor {
  * `nextCursor` that continues with one query however deep it goes.
  */
 export async function listAgentCharges(agentId: string, query: ListChargesQuery): Promise<HttpResult> {
-  const cursor = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const cursor = query.cursor ? readChargeCursor(query.cursor) : undefined;
   const page = cursor ? cursor.page : query.page;
   const { limit } = query;
   const ledger = await readAgentLedger(agentId);
@@ -159,7 +147,7 @@ export async function listAgentCharges(agentId: string, query: ListChargesQuery)
     body: {
       data: result.charges.map(chargeView),
       pagination: { total, page, limit, totalPages: Math.ceil(total / limit) },
-      nextCursor: more && result.lastId ? encodeCursor({ after: result.lastId, page: page + 1 }) : null,
+      nextCursor: more && result.lastId ? encodeCursor([result.lastId, page + 1]) : null,
     },
   };
 }

@@ -8,6 +8,7 @@ import { platformFee } from '../core/fees';
 import { newPayoutId } from '../core/ids';
 import { type Currency, type Minor, unitsToMinor } from '../core/money';
 import { destinationProblem, MIN_WITHDRAWAL_UNITS, NETWORK_OF } from '../core/withdrawals';
+import { decodeCursor, encodeCursor } from '../http/cursor';
 import { logger } from '../http/logger';
 import { type HttpResult, serialize } from '../http/response';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
@@ -139,18 +140,11 @@ export interface ListWithdrawalsQuery {
   payoutId?: string | undefined;
 }
 
-function encodeCursor(afterId: string): string {
-  return Buffer.from(JSON.stringify([afterId])).toString('base64url');
-}
-
-function decodeCursor(text: string): string {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string' && PAYOUT_ID.test(value[0])) return value[0];
-  } catch {
-    // fall through
-  }
-  throw new ValidationError('cursor is invalid');
+/** A payout-list cursor: the last payout id returned. */
+function readPayoutCursor(text: string): string {
+  return decodeCursor(text, (parts) =>
+    parts.length === 1 && typeof parts[0] === 'string' && PAYOUT_ID.test(parts[0]) ? parts[0] : undefined,
+  );
 }
 
 /**
@@ -163,10 +157,10 @@ export async function listWithdrawals(agentId: string, query: ListWithdrawalsQue
     if (!payout) throw new NotFoundError('payout not found');
     return { statusCode: 200, body: payoutView(payout) };
   }
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const after = query.cursor ? readPayoutCursor(query.cursor) : undefined;
   const page = await listPayouts(agentId, { limit: query.limit, ...(after ? { after } : {}) });
   return {
     statusCode: 200,
-    body: { payouts: page.payouts.map(payoutView), nextCursor: page.lastId ? encodeCursor(page.lastId) : null },
+    body: { payouts: page.payouts.map(payoutView), nextCursor: page.lastId ? encodeCursor([page.lastId]) : null },
   };
 }

@@ -4,7 +4,7 @@
  * in DynamoDB read requests, items examined and read capacity units as DynamoDB Local reports
  * them, plus the latency of each through the HTTP stack.
  */
-import { encodeCursor } from '../../functions/use-cases/charges';
+import { encodeCursor } from '../../functions/http/cursor';
 import { type BenchContext, enabledAgent, fundedUser, inBatches } from './context';
 import { median } from './http';
 import { apiEvent, invokeCounted } from './requests';
@@ -54,7 +54,7 @@ export async function deepPagination(ctx: BenchContext): Promise<PaginationResul
     },
     {
       label: `page ${PAGES} (?cursor= from page ${PAGES - 1})`,
-      query: { cursor: encodeCursor({ after: afterPage99, page: PAGES }), limit: String(LIMIT) },
+      query: { cursor: encodeCursor([afterPage99, PAGES]), limit: String(LIMIT) },
     },
   ];
   const rows: PaginationRow[] = [];
