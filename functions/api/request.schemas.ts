@@ -1,30 +1,63 @@
-/** One zod schema per request, built once at module scope; `z.infer` is the type everywhere. */
+/**
+ * One zod schema per request, built once at module scope; `z.infer` of these is the input type
+ * of every use case (no hand-written twins).
+ */
 import * as z from 'zod';
-import { CURRENCIES } from '../core/money';
+import { config } from '../config';
+import { AmountError, CURRENCIES, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
+import { MIN_WITHDRAWAL_UNITS } from '../core/withdrawals';
 import { amountLiteral } from '../http/validation';
 
 const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
 const codePoints = (s: string) => [...s].length;
+
+/**
+ * The one money rule for requests: (amount literal, currency) → integer minor units of that
+ * currency, at most MAX_AMOUNT and at least `min` when given; rejected, never rounded. It runs
+ * after the fields' own checks, so the currency is known when the literal is read.
+ */
+function inMinorUnits(min?: { units: number; message: string }) {
+  return <T extends { amount: string; currency: Currency }>(value: T, ctx: z.RefinementCtx<T>): Omit<T, 'amount'> & { amount: Minor } => {
+    const fail = (message: string) => {
+      ctx.addIssue({ code: 'custom', path: ['amount'], message, input: value.amount });
+      return z.NEVER;
+    };
+    // The sign of a JSON number literal survives a float parse exactly; zero and negatives get
+    // the minimum's own message rather than the generic "greater than 0".
+    if (min && !(Number(value.amount) > 0)) return fail(min.message);
+    try {
+      const amount = parseAmount(value.amount, value.currency, unitsToMinor(config().MAX_AMOUNT, value.currency));
+      if (min && amount < unitsToMinor(min.units, value.currency)) return fail(min.message);
+      return { ...value, amount };
+    } catch (error) {
+      if (error instanceof AmountError) return fail(error.reason);
+      throw error;
+    }
+  };
+}
+
+const money = { amount: amountLiteral, currency: z.enum(CURRENCIES) };
 
 export const registerAgentSchema = z.strictObject({
   name: z.string().trim().min(1).max(100).regex(PRINTABLE, { error: 'must not contain control characters' }),
   email: z.email().max(254),
   website: z.url({ protocol: /^https?$/, hostname: z.regexes.domain }).max(2048),
 });
+export type RegisterAgentRequest = z.infer<typeof registerAgentSchema>;
 
-export const createChargeSchema = z.strictObject({
-  amount: amountLiteral,
-  currency: z.enum(CURRENCIES),
-  description: z
-    .string()
-    .refine((s) => codePoints(s) <= 255, { error: 'must be at most 255 characters' })
-    .default(''),
-});
+export const createChargeSchema = z
+  .strictObject({
+    ...money,
+    description: z
+      .string()
+      .refine((s) => codePoints(s) <= 255, { error: 'must be at most 255 characters' })
+      .default(''),
+  })
+  .transform(inMinorUnits());
+export type CreateChargeRequest = z.infer<typeof createChargeSchema>;
 
-export const creditSchema = z.strictObject({
-  amount: amountLiteral,
-  currency: z.enum(CURRENCIES),
-});
+export const creditSchema = z.strictObject(money).transform(inMinorUnits());
+export type CreditRequest = z.infer<typeof creditSchema>;
 
 export const updateAgentSchema = z.strictObject({
   enabled: z.boolean(),
@@ -35,23 +68,27 @@ const positiveInt = z
   .regex(/^[1-9]\d{0,8}$/, { error: 'must be a positive integer' })
   .transform(Number);
 
+const limit = positiveInt.pipe(z.number().max(100, { error: 'must be at most 100' })).default(20);
+
 export const listChargesQuerySchema = z.strictObject({
   page: positiveInt.default(1),
-  limit: positiveInt.pipe(z.number().max(100, { error: 'must be at most 100' })).default(20),
+  limit,
   cursor: z.string().max(512).optional(),
 });
+export type ListChargesQuery = z.infer<typeof listChargesQuerySchema>;
 
-export const emptyQuerySchema = z.strictObject({});
-
-export const withdrawSchema = z.strictObject({
-  amount: amountLiteral,
-  currency: z.enum(CURRENCIES),
-  // The network's own rules (Solana address, PayPal account) are checked by the use case.
-  walletAddress: z.string().min(1).max(256),
-});
+export const withdrawSchema = z
+  .strictObject({
+    ...money,
+    // The network's own rules (Solana address, PayPal account) are checked by the use case.
+    walletAddress: z.string().min(1).max(256),
+  })
+  .transform(inMinorUnits({ units: MIN_WITHDRAWAL_UNITS, message: `must be at least ${MIN_WITHDRAWAL_UNITS}` }));
+export type WithdrawRequest = z.infer<typeof withdrawSchema>;
 
 export const listWithdrawalsQuerySchema = z.strictObject({
-  limit: positiveInt.pipe(z.number().max(100, { error: 'must be at most 100' })).default(20),
+  limit,
   cursor: z.string().max(512).optional(),
   payoutId: z.string().max(64).optional(),
 });
+export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuerySchema>;

@@ -3,6 +3,8 @@
  * middleware (functions/http/error-mapper.ts) turns them into `{"error": message}`. Any other
  * thrown value becomes a 500 with a generic message, its cause logged, never echoed.
  */
+import type { IdempotencyRecord } from './idempotency';
+
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
@@ -24,12 +26,6 @@ export class ValidationError extends ApiError {
 export class UnauthorizedError extends ApiError {
   constructor(message: string) {
     super(401, message);
-  }
-}
-
-export class PaymentRequiredError extends ApiError {
-  constructor(message = 'insufficient balance') {
-    super(402, message);
   }
 }
 
@@ -70,10 +66,70 @@ export class ServiceBusyError extends ApiError {
   }
 }
 
-/** Domain signal from a repository: a conditional debit found too little money. */
-export class InsufficientFundsError extends Error {
+/*
+ * Domain outcomes. Repositories turn every DynamoDB outcome a use case must act on into one of
+ * these, so no use case knows which item of a transaction failed or how DynamoDB said so.
+ */
+
+/** A base for the outcomes below: plain errors, never shown to a client as they are. */
+export class DomainError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A conditional debit found too little money. */
+export class InsufficientFundsError extends DomainError {
   constructor() {
     super('insufficient funds');
-    this.name = 'InsufficientFundsError';
+  }
+}
+
+/** The idempotency key was already used: the live record it holds is attached when known. */
+export class IdempotencyRecordExistsError extends DomainError {
+  constructor(readonly existing: IdempotencyRecord | undefined) {
+    super('idempotency record exists');
+  }
+}
+
+/**
+ * What a write was conditioned on (a balance, a shard) changed since it was read: read again and
+ * retry. Every such failure means another write committed, so retries make progress.
+ */
+export class StaleReadError extends DomainError {
+  constructor(what: string) {
+    super(`${what} changed since it was read`);
+  }
+}
+
+/** The agent already has a payout in flight (its lock item exists). */
+export class PayoutInProgressError extends DomainError {
+  constructor() {
+    super('payout already in progress');
+  }
+}
+
+/** Another attempt holds (or took over) this payout's lease, or its state moved on. */
+export class LeaseLostError extends DomainError {
+  constructor(readonly payoutId: string) {
+    super(`lease on payout ${payoutId} lost`);
+  }
+}
+
+/** The agent name (or a case variant of it) is already registered. */
+export class AgentNameTakenError extends DomainError {
+  constructor() {
+    super('agent name taken');
+  }
+}
+
+/**
+ * A transaction kept being cancelled by concurrent writes past every retry. For a request with
+ * an Idempotency-Key the likeliest cause is a concurrent request with that very key.
+ */
+export class ConcurrencyError extends DomainError {
+  constructor(options?: { cause?: unknown }) {
+    super('transaction kept conflicting with concurrent writes', options);
   }
 }

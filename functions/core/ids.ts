@@ -11,3 +11,16 @@ export const newPayoutId = (): string => `p${ulid().toLowerCase()}`;
 export const newAgentId = (): string => `a${ulid().toLowerCase()}`;
 export const newUserId = (): string => `u${ulid().toLowerCase()}`;
 export const newRecordId = (): string => ulid().toLowerCase();
+
+/** The one pattern of each kind of id: a path or query value that does not match names nothing. */
+export const ID_PATTERNS = {
+  charge: /^c[0-9a-z]{26}$/,
+  payout: /^p[0-9a-z]{26}$/,
+  agent: /^a[0-9a-z]{26}$/,
+  user: /^u[0-9a-z]{26}$/,
+} as const;
+
+export type IdKind = keyof typeof ID_PATTERNS;
+
+/** Whether `value` is an id of this kind (undefined is not). */
+export const isId = (kind: IdKind, value: string | undefined): value is string => value !== undefined && ID_PATTERNS[kind].test(value);

@@ -12,7 +12,16 @@ export const DECIMALS: Readonly<Record<Currency, number>> = { USD: 2, USDC: 6 };
 /** An integer number of minor units; always a safe integer. */
 export type Minor = number;
 
-export class AmountError extends Error {}
+/** An amount that is not acceptable; `reason` is the message without the field's name. */
+export class AmountError extends Error {
+  constructor(
+    field: string,
+    readonly reason: string,
+  ) {
+    super(`${field} ${reason}`);
+    this.name = 'AmountError';
+  }
+}
 
 const JSON_NUMBER = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
@@ -27,12 +36,12 @@ export function isCurrency(value: unknown): value is Currency {
  */
 export function parseAmount(literal: string, currency: Currency, maxMinor: Minor, field = 'amount'): Minor {
   const m = JSON_NUMBER.exec(literal.trim());
-  if (!m) throw new AmountError(`${field} must be a number`);
+  if (!m) throw new AmountError(field, 'must be a number');
   const [, sign, intPart = '', frac = '', expText] = m;
   let digits = (intPart + frac).replace(/^0+/, '');
   let scale = frac.length - Number(expText ?? '0');
-  if (digits === '') throw new AmountError(`${field} must be greater than 0`);
-  if (sign === '-') throw new AmountError(`${field} must be greater than 0`);
+  if (digits === '') throw new AmountError(field, 'must be greater than 0');
+  if (sign === '-') throw new AmountError(field, 'must be greater than 0');
   // Trailing zeros carry no value: 1.50 has the same precision as 1.5.
   while (digits.endsWith('0') && scale > 0) {
     digits = digits.slice(0, -1);
@@ -40,7 +49,7 @@ export function parseAmount(literal: string, currency: Currency, maxMinor: Minor
   }
   const decimals = DECIMALS[currency];
   if (scale > decimals) {
-    throw new AmountError(`${field} has more than ${decimals} decimal places for ${currency}`);
+    throw new AmountError(field, `has more than ${decimals} decimal places for ${currency}`);
   }
   // digits × 10^(decimals − scale); a huge exponent is already far above any maximum.
   const shift = decimals - scale;
@@ -51,7 +60,7 @@ export function parseAmount(literal: string, currency: Currency, maxMinor: Minor
 }
 
 function tooLarge(field: string, maxMinor: Minor, currency: Currency): AmountError {
-  return new AmountError(`${field} must not exceed ${formatAmount(maxMinor, currency)}`);
+  return new AmountError(field, `must not exceed ${formatAmount(maxMinor, currency)}`);
 }
 
 /** Minor units → canonical decimal text (`150` USD → `"1.5"`, `20000000` USDC → `"20"`). */

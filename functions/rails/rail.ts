@@ -4,6 +4,7 @@
  * a crash at any point (SQS redelivers), and must never move money twice.
  */
 import type { Currency, Minor } from '../core/money';
+import type { RailState } from '../core/payouts';
 
 export interface PayoutInstruction {
   payoutId: string;
@@ -14,8 +15,7 @@ export interface PayoutInstruction {
   destination: string;
 }
 
-/** Rail progress saved on the payout item (e.g. Solana signature + last valid block height). */
-export type RailState = Readonly<Record<string, string | number>>;
+export type { RailState } from '../core/payouts';
 
 export interface RailCheckpoint {
   /** What a previous attempt saved, if anything. */

@@ -3,27 +3,14 @@
  * strongly consistent read; GSI1 finds the same item by agentId (admin API, console).
  * Operators enable an agent by setting `enabled` to true on this item (README, "Operating").
  */
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import type { Agent } from '../core/agents';
+import { AgentNameTakenError } from '../core/errors';
 import { db } from './client';
 import { GSI1, keys } from './table';
 import { ConditionFailedError, transactWrite } from './transact';
-
-export interface Agent {
-  id: string;
-  name: string;
-  email: string;
-  website: string;
-  enabled: boolean;
-  createdAt: string;
-}
-
-export class AgentNameTakenError extends Error {
-  constructor() {
-    super('agent name taken');
-    this.name = 'AgentNameTakenError';
-  }
-}
 
 /** Creates a disabled agent and reserves its name (case-insensitively) in one transaction. */
 export async function createAgent(agent: Agent, keyHash: string): Promise<void> {
@@ -51,11 +38,6 @@ export async function createAgent(agent: Agent, keyHash: string): Promise<void> 
   }
 }
 
-export async function findAgentByKeyHash(keyHash: string): Promise<Agent | undefined> {
-  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.agent(keyHash), ConsistentRead: true }));
-  return out.Item ? toAgent(out.Item) : undefined;
-}
-
 /** Finds the agent item's primary key by agentId through GSI1. */
 async function findAgentKeyById(agentId: string): Promise<{ PK: string; SK: string } | undefined> {
   const out = await db().send(
@@ -69,13 +51,6 @@ async function findAgentKeyById(agentId: string): Promise<{ PK: string; SK: stri
   );
   const item = out.Items?.[0];
   return item ? { PK: String(item.PK), SK: String(item.SK) } : undefined;
-}
-
-export async function findAgentById(agentId: string): Promise<Agent | undefined> {
-  const key = await findAgentKeyById(agentId);
-  if (!key) return undefined;
-  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
-  return out.Item ? toAgent(out.Item) : undefined;
 }
 
 /** Sets `enabled`; undefined when no such agent. */
@@ -96,7 +71,7 @@ export async function setAgentEnabled(agentId: string, enabled: boolean): Promis
     );
     return out.Attributes ? toAgent(out.Attributes) : undefined;
   } catch (error) {
-    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return undefined;
+    if (error instanceof ConditionalCheckFailedException) return undefined;
     throw error;
   }
 }

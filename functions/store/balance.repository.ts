@@ -6,23 +6,12 @@
  * `total` without a per-agent hot counter or a count query. See docs/data-model.md.
  */
 import { config } from '../config';
+import type { AgentLedger, ShardDebit, ShardState } from '../core/ledger';
 import { CURRENCIES, type Currency, type Minor } from '../core/money';
+import { zeroBalances } from '../core/users';
 import { batchGetConsistent } from './batch-get';
 import { keys } from './table';
 import type { TransactItem } from './transact';
-import { type Balances, zeroBalances } from './user.repository';
-
-export interface ShardState {
-  shard: number;
-  balances: Balances;
-  charges: number;
-}
-
-export interface AgentLedger {
-  balances: Balances;
-  charges: number;
-  shards: ShardState[];
-}
 
 export const randomShard = (): number => Math.floor(Math.random() * config().BALANCE_SHARDS);
 
@@ -79,22 +68,7 @@ export async function readAgentLedger(agentId: string): Promise<AgentLedger> {
   return { balances, charges, shards };
 }
 
-/**
- * Plans a debit of `amount` across shards, largest first, as conditional updates. Undefined
- * when the shards together hold too little. Shards only grow between the read and the write
- * (charges credit them; only the single in-flight payout debits), so the conditions hold unless
- * something else debited, in which case the transaction fails and nothing moves.
- */
-export function planShardDebit(agentId: string, ledger: AgentLedger, currency: Currency, amount: Minor): TransactItem[] | undefined {
-  if (ledger.balances[currency] < amount) return undefined;
-  const items: TransactItem[] = [];
-  let left = amount;
-  for (const s of [...ledger.shards].sort((a, b) => b.balances[currency] - a.balances[currency])) {
-    if (left === 0) break;
-    const take = Math.min(left, s.balances[currency]);
-    if (take <= 0) continue;
-    items.push(shardDebit(agentId, s.shard, currency, take));
-    left -= take;
-  }
-  return left === 0 ? items : undefined;
+/** The conditional shard debits of a plan (core/ledger.ts `planShardDebit`). */
+export function shardDebits(agentId: string, currency: Currency, plan: readonly ShardDebit[]): TransactItem[] {
+  return plan.map((part) => shardDebit(agentId, part.shard, currency, part.amount));
 }

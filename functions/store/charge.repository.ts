@@ -8,48 +8,25 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import type { Charge, ChargeStatus } from '../core/charges';
 import { InsufficientFundsError } from '../core/errors';
-import type { Currency, Minor } from '../core/money';
-import { shardCredit } from './balance.repository';
+import type { IdempotencyWrite } from '../core/idempotency';
+import type { Currency } from '../core/money';
+import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
-import { type IdempotencyRecord, idempotencyPut } from './idempotency.repository';
+import { idempotencyPut, recordExists } from './idempotency.repository';
 import { GSI1, keys } from './table';
 import { ConditionFailedError, transactWrite } from './transact';
-
-export type ChargeStatus = 'PENDING' | 'SUCCESS' | 'FAILED' | 'EXPIRED';
-
-export interface Charge {
-  id: string;
-  agentId: string;
-  userId: string;
-  idempotencyKey: string;
-  amount: Minor;
-  currency: Currency;
-  description: string;
-  status: ChargeStatus;
-  createdAt: string;
-}
-
-export interface IdempotencyWrite {
-  scope: string;
-  key: string;
-  record: IdempotencyRecord;
-}
-
-/** Thrown when the idempotency record already existed: the old record is attached. */
-export class IdempotencyRecordExistsError extends Error {
-  constructor(readonly existing: Record<string, unknown> | undefined) {
-    super('idempotency record exists');
-    this.name = 'IdempotencyRecordExistsError';
-  }
-}
 
 const USER_DEBIT = 0;
 const SUCCESS_IDEMPOTENCY = 3;
 const FAILED_IDEMPOTENCY = 2;
 
-/** Commits a SUCCESS charge. Throws InsufficientFundsError or IdempotencyRecordExistsError. */
-export async function commitCharge(charge: Charge, shard: number, idem: IdempotencyWrite, now: Date): Promise<void> {
+/**
+ * Commits a SUCCESS charge. Throws IdempotencyRecordExistsError (which wins over a funds check:
+ * the first request's answer is the answer) or InsufficientFundsError.
+ */
+export async function commitCharge(charge: Charge, idem: IdempotencyWrite, now: Date): Promise<void> {
   const table = config().TABLE_NAME;
   try {
     await transactWrite([
@@ -64,35 +41,31 @@ export async function commitCharge(charge: Charge, shard: number, idem: Idempote
           ExpressionAttributeValues: { ':neg': -charge.amount, ':amount': charge.amount },
         },
       },
-      shardCredit(charge.agentId, shard, charge.currency, charge.amount, true),
+      shardCredit(charge.agentId, randomShard(), charge.currency, charge.amount, true),
       chargePut(charge),
-      idempotencyPut(idem.scope, idem.key, idem.record, now),
+      idempotencyPut(idem, now),
     ]);
   } catch (error) {
-    if (error instanceof ConditionFailedError) {
-      // A replay wins over a funds check: the first request's answer is the answer.
-      if (error.failed.includes(SUCCESS_IDEMPOTENCY)) {
-        throw new IdempotencyRecordExistsError(error.oldItems.get(SUCCESS_IDEMPOTENCY));
-      }
-      if (error.failed.includes(USER_DEBIT)) throw new InsufficientFundsError();
-    }
+    const exists = recordExists(error, SUCCESS_IDEMPOTENCY, now);
+    if (exists) throw exists;
+    if (error instanceof ConditionFailedError && error.failed.includes(USER_DEBIT)) throw new InsufficientFundsError();
     throw error;
   }
 }
 
-/** Keeps a FAILED charge (funds refused) with its idempotency record; moves no money. */
-export async function recordFailedCharge(charge: Charge, shard: number, idem: IdempotencyWrite, now: Date): Promise<void> {
+/**
+ * Keeps a FAILED charge (funds refused) with its idempotency record; moves no money. The shard
+ * write only counts the charge, so the list's `total` includes refused charges.
+ */
+export async function recordFailedCharge(charge: Charge, idem: IdempotencyWrite, now: Date): Promise<void> {
   try {
     await transactWrite([
-      shardCredit(charge.agentId, shard, charge.currency, 0, true),
+      shardCredit(charge.agentId, randomShard(), charge.currency, 0, true),
       chargePut(charge),
-      idempotencyPut(idem.scope, idem.key, idem.record, now),
+      idempotencyPut(idem, now),
     ]);
   } catch (error) {
-    if (error instanceof ConditionFailedError && error.failed.includes(FAILED_IDEMPOTENCY)) {
-      throw new IdempotencyRecordExistsError(error.oldItems.get(FAILED_IDEMPOTENCY));
-    }
-    throw error;
+    throw recordExists(error, FAILED_IDEMPOTENCY, now) ?? error;
   }
 }
 

@@ -2,7 +2,8 @@
  * Looks up an agent key and a user key together: one strongly consistent BatchGetItem, so a
  * charge with cold caches costs a single read before its transaction.
  */
-import { type Agent, toAgent } from './agent.repository';
+import type { Agent } from '../core/agents';
+import { toAgent } from './agent.repository';
 import { batchGetConsistent } from './batch-get';
 import { keys } from './table';
 

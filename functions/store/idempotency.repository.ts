@@ -1,32 +1,26 @@
 /**
  * Idempotency records. A record is written in the SAME TransactWriteItems as the money movement
- * it answers for, so no crash can leave a debit without its record (DESIGN §4).
+ * it answers for, so no crash can leave a debit without its record (docs/idempotency.md).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { IdempotencyRecordExistsError } from '../core/errors';
+import type { IdempotencyRecord, IdempotencyWrite } from '../core/idempotency';
 import { db } from './client';
 import { keys, TTL_ATTRIBUTE } from './table';
-import type { TransactItem } from './transact';
-
-export interface IdempotencyRecord {
-  /** SHA-256 of the canonical request (amount in minor units, currency, … and the user for charges). */
-  fingerprint: string;
-  statusCode: number;
-  /** The exact response body sent the first time. */
-  body: string;
-}
+import { ConditionFailedError, type TransactItem } from './transact';
 
 /** Builds the Put for a new record: succeeds when no live record exists (TTL deletion lags, so
  * an expired record still present counts as absent). On failure the old record comes back. */
-export function idempotencyPut(scope: string, key: string, record: IdempotencyRecord, now: Date): TransactItem {
+export function idempotencyPut(write: IdempotencyWrite, now: Date): TransactItem {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   return {
     Put: {
       TableName: config().TABLE_NAME,
       Item: {
-        ...keys.idempotency(scope, key),
+        ...keys.idempotency(write.scope, write.key),
         type: 'Idempotency',
-        ...record,
+        ...write.record,
         createdAt: now.toISOString(),
         [TTL_ATTRIBUTE]: nowSeconds + config().IDEMPOTENCY_TTL_SECONDS,
       },
@@ -38,14 +32,23 @@ export function idempotencyPut(scope: string, key: string, record: IdempotencyRe
   };
 }
 
+/**
+ * When `error` is the failed condition of the idempotency Put at `index` of a transaction, the
+ * domain's IdempotencyRecordExistsError carrying the record DynamoDB handed back; else undefined.
+ */
+export function recordExists(error: unknown, index: number, now: Date): IdempotencyRecordExistsError | undefined {
+  if (!(error instanceof ConditionFailedError) || !error.failed.includes(index)) return undefined;
+  return new IdempotencyRecordExistsError(toRecord(error.oldItems.get(index), now));
+}
+
 /** Reads a live record (strongly consistent); undefined when absent or expired. */
 export async function getIdempotencyRecord(scope: string, key: string, now: Date): Promise<IdempotencyRecord | undefined> {
   const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.idempotency(scope, key), ConsistentRead: true }));
   return toRecord(out.Item, now);
 }
 
-/** Interprets an item returned by a failed condition (or a read) as a live record. */
-export function toRecord(item: Record<string, unknown> | undefined, now: Date): IdempotencyRecord | undefined {
+/** Interprets a stored item as a live record; undefined when absent or past its TTL. */
+function toRecord(item: Record<string, unknown> | undefined, now: Date): IdempotencyRecord | undefined {
   if (!item) return undefined;
   if (typeof item[TTL_ATTRIBUTE] === 'number' && (item[TTL_ATTRIBUTE] as number) < Math.floor(now.getTime() / 1000)) {
     return undefined;

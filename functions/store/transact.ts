@@ -3,15 +3,21 @@
  * - a condition failed on a known item → `ConditionFailedError` naming which (and the old item
  *   when ReturnValuesOnConditionCheckFailure asked for it);
  * - TransactionConflict / throttling inside the transaction → retried with full-jitter backoff,
- *   then `ConcurrencyError` (DynamoDB Local serialises transactions and never produces these,
+ *   then the domain's `ConcurrencyError` (DynamoDB Local serialises transactions and never produces these,
  *   so tests inject them at the client, see test/store/transact.int.test.ts);
  * - throttling the SDK's own retries could not absorb → `ServiceBusyError` (503, Retry-After).
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  ProvisionedThroughputExceededException,
+  RequestLimitExceeded,
+  ThrottlingException,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type NativeAttributeValue, unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config';
-import { ServiceBusyError } from '../core/errors';
+import { backoffMs, sleep } from '../core/backoff';
+import { ConcurrencyError, ServiceBusyError } from '../core/errors';
 import { db } from './client';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -28,22 +34,7 @@ export class ConditionFailedError extends Error {
   }
 }
 
-export class ConcurrencyError extends Error {
-  constructor(options?: { cause?: unknown }) {
-    super('transaction kept conflicting with concurrent writes', options);
-    this.name = 'ConcurrencyError';
-  }
-}
-
 const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
-const THROTTLING = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded']);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Full jitter: a random wait up to min(cap, base·2^attempt). */
-export function backoffMs(attempt: number, baseMs = 15, capMs = 400): number {
-  return Math.random() * Math.min(capMs, baseMs * 2 ** attempt);
-}
 
 export async function transactWrite(items: TransactItem[]): Promise<void> {
   const attempts = config().TRANSACTION_MAX_ATTEMPTS;
@@ -78,5 +69,7 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
 }
 
 export function isThrottling(error: unknown): boolean {
-  return error instanceof Error && THROTTLING.has(error.name);
+  return (
+    error instanceof ThrottlingException || error instanceof ProvisionedThroughputExceededException || error instanceof RequestLimitExceeded
+  );
 }

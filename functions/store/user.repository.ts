@@ -4,22 +4,15 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { StaleReadError } from '../core/errors';
+import type { IdempotencyWrite } from '../core/idempotency';
 import { newRecordId } from '../core/ids';
 import { CURRENCIES, type Currency, type Minor } from '../core/money';
+import { type Balances, type User, zeroBalances } from '../core/users';
 import { db } from './client';
-import { type IdempotencyRecord, idempotencyPut } from './idempotency.repository';
+import { idempotencyPut, recordExists } from './idempotency.repository';
 import { keys } from './table';
-import { type TransactItem, transactWrite } from './transact';
-
-export type Balances = Record<Currency, Minor>;
-
-export interface User {
-  id: string;
-  balances: Balances;
-  createdAt: string;
-}
-
-export const zeroBalances = (): Balances => ({ USD: 0, USDC: 0 });
+import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
 export async function createUser(userId: string, keyHash: string, now: Date): Promise<User> {
   const table = config().TABLE_NAME;
@@ -48,23 +41,17 @@ export async function getUser(userId: string): Promise<User | undefined> {
   return out.Item ? toUser(out.Item) : undefined;
 }
 
-export class UserNotFoundError extends Error {
-  constructor() {
-    super('user not found');
-    this.name = 'UserNotFoundError';
-  }
-}
-
 /**
  * Credits a user (admin top-up) with its idempotency record and an append-only credit record
- * (the ledger audit's "money in") in one transaction. Index 0 is the user, 2 the idempotency Put.
+ * (the ledger audit's "money in") in one transaction. Throws IdempotencyRecordExistsError when
+ * the key was used, else StaleReadError when the balances are no longer `expected`.
  */
 export async function creditUser(
   userId: string,
   expected: Balances,
   amount: Minor,
   currency: Currency,
-  idempotency: { scope: string; key: string; record: IdempotencyRecord },
+  idempotency: IdempotencyWrite,
   now: Date,
 ): Promise<void> {
   const table = config().TABLE_NAME;
@@ -95,12 +82,20 @@ export async function creditUser(
         },
       },
     },
-    idempotencyPut(idempotency.scope, idempotency.key, idempotency.record, now),
+    idempotencyPut(idempotency, now),
   ];
-  await transactWrite(items);
+  try {
+    await transactWrite(items);
+  } catch (error) {
+    const exists = recordExists(error, CREDIT_IDEMPOTENCY, now);
+    if (exists) throw exists;
+    if (error instanceof ConditionFailedError && error.failed.includes(USER_ITEM)) throw new StaleReadError('user balance');
+    throw error;
+  }
 }
 
-export const CREDIT_IDEMPOTENCY_INDEX = 2;
+const USER_ITEM = 0;
+const CREDIT_IDEMPOTENCY = 2;
 
 export function toUser(item: Record<string, unknown>): User {
   const balances = zeroBalances();

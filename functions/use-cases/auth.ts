@@ -6,11 +6,11 @@
  * A key never reaches a log line or an error message.
  */
 import { config } from '../config';
+import type { Agent } from '../core/agents';
 import { UnauthorizedError } from '../core/errors';
 import { AGENT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual, USER_KEY_PREFIX } from '../core/keys';
 import { TtlCache } from '../core/ttl-cache';
 import type { HttpRequest } from '../http/request';
-import type { Agent } from '../store/agent.repository';
 import { lookupCredentials } from '../store/credentials.repository';
 import { adminKey } from './admin-key';
 

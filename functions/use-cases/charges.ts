@@ -1,115 +1,60 @@
 /**
  * Charges: an agent debits a user's balance in the charge's currency and earns it.
  */
-import { config } from '../config';
-import { IdempotencyInProgressError, InsufficientFundsError, NotFoundError, ValidationError } from '../core/errors';
-import { newChargeId } from '../core/ids';
-import { AmountError, type Currency, parseAmount, unitsToMinor } from '../core/money';
+import type { CreateChargeRequest, ListChargesQuery } from '../api/request.schemas';
+import type { Charge } from '../core/charges';
+import { InsufficientFundsError, NotFoundError } from '../core/errors';
+import { isId, newChargeId } from '../core/ids';
 import { decodeCursor, encodeCursor } from '../http/cursor';
-import { type HttpResult, serialize } from '../http/response';
-import { randomShard, readAgentLedger } from '../store/balance.repository';
-import {
-  type Charge,
-  commitCharge,
-  getCharge,
-  getChargeById,
-  IdempotencyRecordExistsError,
-  listCharges,
-  recordFailedCharge,
-} from '../store/charge.repository';
-import { ConcurrencyError } from '../store/transact';
-import { fingerprint, replay } from './idempotency';
+import type { HttpResult } from '../http/response';
+import { readAgentLedger } from '../store/balance.repository';
+import { commitCharge, getCharge, getChargeById, listCharges, recordFailedCharge } from '../store/charge.repository';
+import { idempotentCommand } from './idempotency';
 import { balancesView, chargeView } from './views';
 
-export interface CreateChargeInput {
-  agentId: string;
-  userId: string;
-  idempotencyKey: string;
-  /** The amount's JSON literal, exactly as sent. */
-  amount: string;
-  currency: Currency;
-  description: string;
-}
-
-/** Parses a money literal for `currency` within the configured maximum; a 400 otherwise. */
-export function parseMoney(literal: string, currency: Currency, field = 'amount'): number {
-  try {
-    return parseAmount(literal, currency, unitsToMinor(config().MAX_AMOUNT, currency), field);
-  } catch (error) {
-    if (error instanceof AmountError) throw new ValidationError(error.message);
-    throw error;
-  }
-}
+export type CreateChargeInput = CreateChargeRequest & { agentId: string; userId: string; idempotencyKey: string };
 
 /**
  * Creates a charge: 201 SUCCESS, or 402 `insufficient balance` with a FAILED charge kept.
  * Both answers are stored under the Idempotency-Key in the same transaction that writes them.
  */
-export async function createCharge(input: CreateChargeInput): Promise<HttpResult> {
-  const amount = parseMoney(input.amount, input.currency);
-  const scope = `${input.agentId}#charges`;
-  const fp = fingerprint({ userId: input.userId, amount, currency: input.currency, description: input.description });
-
-  // Two rounds at most: the second only when a matching record expired between write and read.
-  for (let round = 0; round < 2; round++) {
-    const now = new Date();
-    const charge: Charge = {
-      id: newChargeId(),
-      agentId: input.agentId,
-      userId: input.userId,
-      idempotencyKey: input.idempotencyKey,
-      amount,
-      currency: input.currency,
-      description: input.description,
-      status: 'SUCCESS',
-      createdAt: now.toISOString(),
-    };
-    const shard = randomShard();
-    try {
+export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
+  const { agentId, userId, idempotencyKey, amount, currency, description } = input;
+  return idempotentCommand(
+    // Two rounds: the second only when a matching record expired between write and read.
+    { scope: `${agentId}#charges`, key: idempotencyKey, request: { userId, amount, currency, description }, rounds: 2 },
+    async ({ now, answer }) => {
+      const charge: Charge = {
+        id: newChargeId(),
+        agentId,
+        userId,
+        idempotencyKey,
+        amount,
+        currency,
+        description,
+        status: 'SUCCESS',
+        createdAt: now.toISOString(),
+      };
+      const created = answer(201, chargeView(charge));
       try {
-        const body = serialize(chargeView(charge));
-        await commitCharge(charge, shard, { scope, key: input.idempotencyKey, record: { fingerprint: fp, statusCode: 201, body } }, now);
-        return { statusCode: 201, rawBody: body };
+        await commitCharge(charge, created.record, now);
+        return created.result;
       } catch (error) {
         if (!(error instanceof InsufficientFundsError)) throw error;
-        const failed: Charge = { ...charge, status: 'FAILED' };
-        const body = serialize({ error: 'insufficient balance' });
-        await recordFailedCharge(
-          failed,
-          shard,
-          { scope, key: input.idempotencyKey, record: { fingerprint: fp, statusCode: 402, body } },
-          now,
-        );
-        return { statusCode: 402, rawBody: body };
       }
-    } catch (error) {
-      if (error instanceof IdempotencyRecordExistsError) {
-        const answer = await replay(scope, input.idempotencyKey, error.existing, fp, new Date());
-        if (answer) return answer;
-        continue;
-      }
-      // Conflicts past every retry: most likely a concurrent request with this very key.
-      if (error instanceof ConcurrencyError) throw new IdempotencyInProgressError();
-      throw error;
-    }
-  }
-  throw new IdempotencyInProgressError();
+      const refused = answer(402, { error: 'insufficient balance' });
+      await recordFailedCharge({ ...charge, status: 'FAILED' }, refused.record, now);
+      return refused.result;
+    },
+  );
 }
-
-const CHARGE_ID = /^c[0-9a-z]{26}$/;
 
 /** One charge of this agent (another agent's charge is "not found", never "forbidden"). */
 export async function readCharge(agentId: string | undefined, chargeId: string | undefined): Promise<HttpResult> {
-  if (!chargeId || !CHARGE_ID.test(chargeId)) throw new NotFoundError('charge not found');
+  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
   const charge = agentId ? await getCharge(agentId, chargeId) : await getChargeById(chargeId);
   if (!charge) throw new NotFoundError('charge not found');
   return { statusCode: 200, body: chargeView(charge) };
-}
-
-export interface ListChargesQuery {
-  page: number;
-  limit: number;
-  cursor?: string | undefined;
 }
 
 interface Cursor {
@@ -120,7 +65,7 @@ interface Cursor {
 /** A charge-list cursor: the last id returned and the page number that follows it. */
 function readChargeCursor(text: string): Cursor {
   return decodeCursor(text, ([after, page]) =>
-    typeof after === 'string' && CHARGE_ID.test(after) && Number.isSafeInteger(page) && (page as number) >= 1
+    typeof after === 'string' && isId('charge', after) && Number.isSafeInteger(page) && (page as number) >= 1
       ? { after, page: page as number }
       : undefined,
   );

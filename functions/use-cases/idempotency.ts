@@ -1,13 +1,25 @@
 /**
- * Idempotency for money-moving POSTs (DESIGN §4). The record itself is written by the
- * repositories inside the money transaction; this module validates the header, fingerprints the
- * request, and answers a request whose key was already used.
+ * Idempotency for money-moving POSTs (docs/idempotency.md), in one helper every money movement
+ * calls: `idempotentCommand`. In the spirit of Powertools' `makeIdempotent`, except that the
+ * record is not written by the helper in a transaction of its own: the repository writes it
+ * inside the money movement's own TransactWriteItems, so no crash can leave a debit without
+ * the answer that stands for it.
  */
 import { createHash } from 'node:crypto';
-import { IdempotencyMismatchError, ValidationError } from '../core/errors';
+import { backoffMs, sleep } from '../core/backoff';
+import {
+  type ApiError,
+  ConcurrencyError,
+  IdempotencyInProgressError,
+  IdempotencyMismatchError,
+  IdempotencyRecordExistsError,
+  StaleReadError,
+  ValidationError,
+} from '../core/errors';
+import type { IdempotencyRecord, IdempotencyWrite } from '../core/idempotency';
 import type { HttpRequest } from '../http/request';
-import type { HttpResult } from '../http/response';
-import { getIdempotencyRecord, type IdempotencyRecord, toRecord } from '../store/idempotency.repository';
+import { type HttpResult, serialize } from '../http/response';
+import { getIdempotencyRecord } from '../store/idempotency.repository';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
@@ -32,20 +44,87 @@ export function fingerprint(parts: Record<string, string | number>): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+/** An answer an attempt gives, and the record that stores it for replays. */
+export interface Answer {
+  result: HttpResult;
+  record: IdempotencyWrite;
+}
+
+/** What one attempt of a command gets from the helper. */
+export interface Attempt {
+  /** The time this attempt runs at (records' TTL and the movement's timestamps). */
+  readonly now: Date;
+  /** Builds the answer (status and body, serialized once) and its record for the repository. */
+  answer(statusCode: number, body: unknown): Answer;
+  /**
+   * The stored answer when this key was already used (a replay, or 422 when the request differs);
+   * undefined when it was not. For a refusal decided before any write (e.g. too little balance,
+   * perhaps because this very request already moved it): a replay must win over the refusal.
+   */
+  replayIfUsed(): Promise<HttpResult | undefined>;
+}
+
+export interface IdempotentCommand {
+  /** Who and which endpoint the key belongs to, e.g. `<agentId>#charges`. */
+  scope: string;
+  key: string;
+  /** What makes two requests "the same" (amounts in minor units). */
+  request: Record<string, string | number>;
+  /**
+   * Most attempts. A new round follows an expired record (rare) or a StaleReadError: a condition
+   * on something read before the write failed because another write committed in between.
+   */
+  rounds: number;
+  /** The answer when every round lost a race: 409 with Retry-After by default. */
+  exhausted?: () => ApiError;
+}
+
 /**
- * The answer for a key already used: the stored response with `Idempotent-Replayed: true` when
- * the request matches, 422 when it does not. `existing` is the old item DynamoDB handed back with
- * the failed condition; when it did not, the record is read. Undefined when no live record exists
- * after all (it expired in between): the caller may then try once more.
+ * Runs a money movement at most once per key. `attempt` reads what it needs, decides, and
+ * commits through a repository that writes `answer(…).record` in the movement's transaction;
+ * it returns the answer's result. The helper turns the outcomes every movement shares into
+ * answers: a used key → the stored answer (`Idempotent-Replayed: true`) or 422; a stale read →
+ * another round after a jittered wait; conflicts past the store's retries → 409 in progress.
  */
-export async function replay(
-  scope: string,
-  key: string,
-  existing: Record<string, unknown> | undefined,
-  requestFingerprint: string,
-  now: Date,
-): Promise<HttpResult | undefined> {
-  const record: IdempotencyRecord | undefined = existing ? toRecord(existing, now) : await getIdempotencyRecord(scope, key, now);
+export async function idempotentCommand(command: IdempotentCommand, attempt: (a: Attempt) => Promise<HttpResult>): Promise<HttpResult> {
+  const fp = fingerprint(command.request);
+  const replayOf = (record: IdempotencyRecord | undefined) => replay(record, fp);
+  for (let round = 0; round < command.rounds; round++) {
+    const now = new Date();
+    const context: Attempt = {
+      now,
+      answer: (statusCode, body) => {
+        const text = serialize(body);
+        return {
+          result: { statusCode, rawBody: text },
+          record: { scope: command.scope, key: command.key, record: { fingerprint: fp, statusCode, body: text } },
+        };
+      },
+      replayIfUsed: async () => replayOf(await getIdempotencyRecord(command.scope, command.key, now)),
+    };
+    try {
+      return await attempt(context);
+    } catch (error) {
+      if (error instanceof IdempotencyRecordExistsError) {
+        // The record DynamoDB handed back with the failed condition; read it when it did not.
+        const answer = replayOf(error.existing ?? (await getIdempotencyRecord(command.scope, command.key, new Date())));
+        if (answer) return answer;
+        continue; // It expired in between: the key is free again.
+      }
+      if (error instanceof StaleReadError) {
+        await sleep(backoffMs(round + 1));
+        continue;
+      }
+      // Conflicts past every retry: most likely a concurrent request with this very key.
+      if (error instanceof ConcurrencyError) throw new IdempotencyInProgressError();
+      throw error;
+    }
+  }
+  throw command.exhausted ? command.exhausted() : new IdempotencyInProgressError();
+}
+
+/** The stored answer with `Idempotent-Replayed: true`, 422 for a different request, undefined for no record. */
+function replay(record: IdempotencyRecord | undefined, requestFingerprint: string): HttpResult | undefined {
   if (!record) return undefined;
   if (record.fingerprint !== requestFingerprint) throw new IdempotencyMismatchError();
   return { statusCode: record.statusCode, rawBody: record.body, headers: { 'idempotent-replayed': 'true' } };

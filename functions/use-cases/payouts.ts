@@ -14,23 +14,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
+import { LeaseLostError } from '../core/errors';
 import type { Currency } from '../core/money';
+import type { Payout, PayoutRef, RailState } from '../core/payouts';
 import { logger } from '../http/logger';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
-import type { PayoutRail, RailCheckpoint, RailOutcome, RailState } from '../rails/rail';
-import {
-  claimPayout,
-  completePayout,
-  failPayout,
-  getPayout,
-  LeaseLostError,
-  listStaleInflight,
-  type Payout,
-  type PayoutRef,
-  recordPendingCheck,
-  saveRailState,
-  touchPending,
-} from '../store/payout.repository';
+import type { PayoutRail, RailCheckpoint, RailOutcome } from '../rails/rail';
+import { getPayout } from '../store/payout.repository';
+import { listStaleInflight, touchPending } from '../store/payout-inflight.repository';
+import { claimPayout, completePayout, failPayout, recordPendingCheck, saveRailState } from '../store/payout-lease.repository';
 
 /** Points between the steps of one attempt, in order. */
 export type PayoutStep = 'afterClaim' | 'afterCheckpoint' | 'afterRail' | 'afterFinalize';

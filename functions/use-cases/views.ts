@@ -1,10 +1,11 @@
 /** Public JSON shapes of the resources (money as exact JSON numbers). */
+
+import type { Agent } from '../core/agents';
+import type { Charge } from '../core/charges';
 import { PLATFORM_FEE_RATE } from '../core/fees';
+import type { Payout } from '../core/payouts';
+import type { Balances } from '../core/users';
 import { jsonAmount } from '../http/response';
-import type { Agent } from '../store/agent.repository';
-import type { Charge } from '../store/charge.repository';
-import type { Payout } from '../store/payout.repository';
-import type { Balances } from '../store/user.repository';
 
 export function chargeView(charge: Charge) {
   return {

@@ -9,7 +9,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import bs58 from 'bs58';
 import { auditLedger, formatAuditReport } from '../../functions/audit/ledger-audit';
 import { scanLedgerItems } from '../../functions/store/audit.repository';
-import { listStaleInflight } from '../../functions/store/payout.repository';
+import { listStaleInflight } from '../../functions/store/payout-inflight.repository';
 import { type BenchContext, enabledAgent, fundedUser, inBatches, type Party } from './context';
 import { closedLoop, percentile } from './http';
 

@@ -32,16 +32,16 @@ beforeAll(async () => {
   await createTestTable();
   const user = (await createUserWithKey()).body as { id: string };
   userId = user.id;
-  await creditUserBalance({ userId, idempotencyKey: 'c1', amount: '50', currency: 'USD' });
-  await creditUserBalance({ userId, idempotencyKey: 'c2', amount: '20.000001', currency: 'USDC' });
+  await creditUserBalance({ userId, idempotencyKey: 'c1', amount: 50_00, currency: 'USD' });
+  await creditUserBalance({ userId, idempotencyKey: 'c2', amount: 20_000_001, currency: 'USDC' });
   agentId = ((await registerAgent({ name: 'auditee', email: 'a@example.com', website: 'https://example.com' })).body as { agentId: string })
     .agentId;
   await updateAgentEnabled(agentId, true);
-  for (const [i, amount] of ['10.01', '0.99', '100'].entries()) {
+  for (const [i, amount] of [10_01, 99, 100_00].entries()) {
     // The third one is refused for funds and kept as FAILED: it moves nothing.
     await createCharge({ agentId, userId, idempotencyKey: `k${i}`, amount, currency: 'USD', description: 'd' });
   }
-  await createCharge({ agentId, userId, idempotencyKey: 'u1', amount: '5.000001', currency: 'USDC', description: 'd' });
+  await createCharge({ agentId, userId, idempotencyKey: 'u1', amount: 5_000_001, currency: 'USDC', description: 'd' });
 });
 
 /** Applies a change, audits, and always undoes the change so tests stay independent. */

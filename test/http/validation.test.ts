@@ -26,9 +26,9 @@ const message = (fn: () => unknown): string => {
 };
 
 describe('request validation', () => {
-  it('keeps the amount as its literal text', () => {
+  it('reads the amount from its literal text into minor units', () => {
     const body = parseJsonBody(req('{"amount":1.50,"currency":"USD"}'), createChargeSchema);
-    expect(body).toEqual({ amount: '1.50', currency: 'USD', description: '' });
+    expect(body).toEqual({ amount: 150, currency: 'USD', description: '' });
   });
 
   it.each([

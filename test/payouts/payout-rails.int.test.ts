@@ -8,11 +8,12 @@
 import { type LocalRails, startLocalRails } from '../../bin/local/rails';
 import { config, resetConfig } from '../../functions/config';
 import type { Currency } from '../../functions/core/money';
+import type { Payout } from '../../functions/core/payouts';
 import { PaypalRail } from '../../functions/rails/paypal.rail';
 import type { PayoutRail } from '../../functions/rails/rail';
 import { SolanaRail } from '../../functions/rails/solana.rail';
 import { readAgentLedger } from '../../functions/store/balance.repository';
-import { getPayout, type Payout } from '../../functions/store/payout.repository';
+import { getPayout } from '../../functions/store/payout.repository';
 import { drivePayout, type PayoutDeps, type PayoutStep } from '../../functions/use-cases/payouts';
 import { createWithdrawal } from '../../functions/use-cases/withdrawals';
 import { fundedAgent, payoutIdOf, solanaWallet, withdrawal } from '../support/payouts';

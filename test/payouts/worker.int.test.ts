@@ -6,10 +6,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { config } from '../../functions/config';
+import type { Payout } from '../../functions/core/payouts';
 import { createPayoutWorker } from '../../functions/payout-worker/worker';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
-import { getPayout, type Payout } from '../../functions/store/payout.repository';
+import { getPayout } from '../../functions/store/payout.repository';
 import { keys } from '../../functions/store/table';
 import { type DriveResult, drivePayout, type PayoutDeps, type PayoutStep } from '../../functions/use-cases/payouts';
 import { createWithdrawal } from '../../functions/use-cases/withdrawals';

@@ -2,11 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import bs58 from 'bs58';
+import { withdrawSchema } from '../../functions/api/request.schemas';
 import { newAgentId } from '../../functions/core/ids';
 import type { Currency } from '../../functions/core/money';
 import { shardCredit } from '../../functions/store/balance.repository';
 import { transactWrite } from '../../functions/store/transact';
 import type { WithdrawInput } from '../../functions/use-cases/withdrawals';
+import { viaSchema } from './requests';
 
 /** A fresh Solana wallet address (an ed25519 public key, so on the curve). */
 export function solanaWallet(): string {
@@ -27,16 +29,25 @@ export async function fundedAgent(currency: Currency, minor: number): Promise<st
 
 let seq = 0;
 
-export function withdrawal(agentId: string, overrides: Partial<WithdrawInput> = {}): WithdrawInput {
+interface WithdrawalFields {
+  /** The amount as a client sends it (a JSON number literal). */
+  amount: string;
+  currency: Currency;
+  walletAddress: string;
+  idempotencyKey: string;
+}
+
+/** A withdraw use-case input built through the route's schema (a bad amount throws its 400). */
+export function withdrawal(agentId: string, overrides: Partial<WithdrawalFields> = {}): WithdrawInput {
   const currency = overrides.currency ?? 'USD';
-  return {
-    agentId,
-    idempotencyKey: `wd-${process.pid}-${++seq}`,
-    amount: '10',
+  const { idempotencyKey = `wd-${process.pid}-${++seq}`, amount = '10', walletAddress, ...rest } = overrides;
+  const body = viaSchema(withdrawSchema, {
+    amount,
     currency,
-    walletAddress: currency === 'USD' ? 'agent@example.com' : solanaWallet(),
-    ...overrides,
-  };
+    walletAddress: walletAddress ?? (currency === 'USD' ? 'agent@example.com' : solanaWallet()),
+    ...rest,
+  });
+  return { agentId, idempotencyKey, ...body };
 }
 
 /** The payoutId of a 200 withdraw answer. */

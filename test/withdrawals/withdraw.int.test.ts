@@ -3,8 +3,10 @@
  * the in-flight lock, and races. HTTP-level checks (auth, header, body order) are in
  * withdrawals.e2e.test.ts.
  */
+
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
+import { ValidationError } from '../../functions/core/errors';
 import type { Currency } from '../../functions/core/money';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
@@ -112,7 +114,13 @@ describe('withdraw', () => {
     const input = withdrawal(agentId, { amount: '5' });
     await createWithdrawal(input, queue);
     for (const changed of [{ amount: '6' }, { walletAddress: 'other@example.com' }]) {
-      await expect(createWithdrawal({ ...input, ...changed }, queue)).rejects.toMatchObject({
+      const differing = withdrawal(agentId, {
+        amount: '5',
+        walletAddress: input.walletAddress,
+        idempotencyKey: input.idempotencyKey,
+        ...changed,
+      });
+      await expect(createWithdrawal(differing, queue)).rejects.toMatchObject({
         statusCode: 422,
         message: 'idempotency key reused with different request',
       });
@@ -153,7 +161,8 @@ describe('withdraw', () => {
     ['1000000.01', 'amount must not exceed 1000000'],
   ])('refuses amount %s: %s', async (amount, message) => {
     const agentId = await fundedAgent('USD', 10_00);
-    await expect(createWithdrawal(withdrawal(agentId, { amount }), queue)).rejects.toMatchObject({ statusCode: 400, message });
+    // The route's schema refuses it before the use case runs.
+    expect(() => withdrawal(agentId, { amount })).toThrow(new ValidationError(message));
     expect(await balance(agentId)).toBe(10_00);
   });
 

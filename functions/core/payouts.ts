@@ -1,0 +1,41 @@
+/** Payouts: an agent's withdrawal, paid by a rail (docs/payouts.md has the state machine). */
+import type { Currency, Minor } from './money';
+import type { PayoutNetwork } from './withdrawals';
+
+export type PayoutStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
+export type InflightStatus = Extract<PayoutStatus, 'PENDING' | 'PROCESSING'>;
+
+/** Rail progress saved on the payout item (e.g. Solana signature + last valid block height). */
+export type RailState = Readonly<Record<string, string | number>>;
+
+export interface Payout {
+  id: string;
+  agentId: string;
+  currency: Currency;
+  status: PayoutStatus;
+  network: PayoutNetwork;
+  /** Solana wallet address or PayPal e-mail / payer id, exactly as given. */
+  walletAddress: string;
+  /** Gross amount debited from the agent (minor units). */
+  amount: Minor;
+  fee: Minor;
+  /** What the rail pays out: amount − fee. */
+  netAmount: Minor;
+  idempotencyKey: string;
+  createdAt: string;
+  /** Last transition or check; the reconciler measures staleness from here. */
+  updatedAt: string;
+  processedAt?: string;
+  externalId?: string;
+  txHash?: string;
+  failureReason?: string;
+  /** What the rail saved before acting (e.g. Solana signature + last valid block height). */
+  railState?: RailState;
+  /** How many times a worker or the reconciler has claimed it. */
+  attempts: number;
+}
+
+export interface PayoutRef {
+  agentId: string;
+  payoutId: string;
+}

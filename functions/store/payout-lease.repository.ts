@@ -1,0 +1,208 @@
+/**
+ * The payout worker's side of a payout: a lease that fences every write of one attempt.
+ *
+ * An attempt claims the payout (PENDING → PROCESSING, or a PROCESSING payout whose last lease
+ * ran out), saves rail progress before acting, and finishes it: COMPLETED, or FAILED with the
+ * gross refunded, each releasing the agent's lock in the same transaction. Every write is
+ * conditional on this attempt's lease token, so two attempts can never both act.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { config } from '../config';
+import { LeaseLostError } from '../core/errors';
+import type { Payout, PayoutRef, RailState } from '../core/payouts';
+import { randomShard, shardCredit } from './balance.repository';
+import { db } from './client';
+import { toPayout } from './payout.repository';
+import { inflightIndex } from './payout-inflight.repository';
+import { keys } from './table';
+import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
+
+export type ClaimResult =
+  | { kind: 'claimed'; payout: Payout }
+  /** COMPLETED or FAILED: nothing left to do. */
+  | { kind: 'final'; payout: Payout }
+  /** PROCESSING under another attempt's unexpired lease. */
+  | { kind: 'busy'; payout: Payout }
+  | { kind: 'missing' };
+
+/**
+ * Takes a payout for one attempt: PENDING → PROCESSING, or re-takes a PROCESSING payout whose
+ * previous attempt's lease has run out (that attempt crashed or gave up). The lease token fences
+ * every later write of this attempt, so two attempts can never both save rail state or finish.
+ */
+export async function claimPayout(ref: PayoutRef, leaseToken: string, now: Date): Promise<ClaimResult> {
+  const nowIso = now.toISOString();
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.payout(ref.agentId, ref.payoutId),
+        UpdateExpression:
+          'SET #status = :processing, leaseToken = :token, leaseExpiresAt = :expires, updatedAt = :now, GSI1SK = :sk, ' +
+          'attempts = if_not_exists(attempts, :zero) + :one',
+        // Fresh, or in flight with a lease that has run out (0 = released by the last attempt).
+        ConditionExpression: '#status = :pending OR (#status = :processing AND leaseExpiresAt < :nowMs)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'PROCESSING',
+          ':pending': 'PENDING',
+          ':token': leaseToken,
+          ':expires': leaseExpiry(now),
+          ':now': nowIso,
+          ':nowMs': now.getTime(),
+          ':sk': inflightIndex('PROCESSING', nowIso, ref.payoutId).GSI1SK,
+          ':zero': 0,
+          ':one': 1,
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { kind: 'claimed', payout: toPayout(out.Attributes ?? {}) };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!error.Item) return { kind: 'missing' };
+    const payout = toPayout(unmarshall(error.Item));
+    return { kind: payout.status === 'COMPLETED' || payout.status === 'FAILED' ? 'final' : 'busy', payout };
+  }
+}
+
+/**
+ * Persists the rail's progress on the payout before the rail acts on it, and renews the lease.
+ * Throws LeaseLostError when this attempt no longer holds the payout: the rail must then stop.
+ */
+export async function saveRailState(payout: Payout, leaseToken: string, state: RailState, now: Date): Promise<void> {
+  const nowIso = now.toISOString();
+  await fencedUpdate(payout, leaseToken, {
+    UpdateExpression: 'SET railState = :state, updatedAt = :now, GSI1SK = :sk, leaseExpiresAt = :expires',
+    ExpressionAttributeValues: {
+      ':state': state,
+      ':now': nowIso,
+      ':sk': inflightIndex('PROCESSING', nowIso, payout.id).GSI1SK,
+      ':expires': leaseExpiry(now),
+    },
+  });
+}
+
+/**
+ * The rail could not tell yet (unconfirmed, unclaimed, …): keep PROCESSING, note what the rail
+ * knows, restart the reconciler's clock, and release the lease so the next check may claim it.
+ */
+export async function recordPendingCheck(payout: Payout, leaseToken: string, externalId: string | undefined, now: Date): Promise<void> {
+  const nowIso = now.toISOString();
+  await fencedUpdate(payout, leaseToken, {
+    UpdateExpression: `SET updatedAt = :now, GSI1SK = :sk, leaseExpiresAt = :released${externalId ? ', externalId = :ext' : ''}`,
+    ExpressionAttributeValues: {
+      ':now': nowIso,
+      ':sk': inflightIndex('PROCESSING', nowIso, payout.id).GSI1SK,
+      ':released': 0,
+      ...(externalId ? { ':ext': externalId } : {}),
+    },
+  });
+}
+
+/** PROCESSING → COMPLETED and the agent's lock released, in one transaction. */
+export async function completePayout(
+  payout: Payout,
+  leaseToken: string,
+  result: { externalId: string; txHash?: string | undefined },
+  now: Date,
+): Promise<void> {
+  const nowIso = now.toISOString();
+  await finalize(payout, [
+    finalUpdate(payout, leaseToken, {
+      set: `processedAt = :now, updatedAt = :now, externalId = :ext${result.txHash ? ', txHash = :tx' : ''}`,
+      status: 'COMPLETED',
+      values: { ':now': nowIso, ':ext': result.externalId, ...(result.txHash ? { ':tx': result.txHash } : {}) },
+    }),
+    releaseLock(payout),
+  ]);
+}
+
+/** PROCESSING → FAILED, the gross amount credited back to the agent, and the lock released: one transaction. */
+export async function failPayout(
+  payout: Payout,
+  leaseToken: string,
+  result: { reason: string; externalId?: string | undefined },
+  now: Date,
+): Promise<void> {
+  const nowIso = now.toISOString();
+  await finalize(payout, [
+    finalUpdate(payout, leaseToken, {
+      set: `processedAt = :now, updatedAt = :now, failureReason = :reason${result.externalId ? ', externalId = :ext' : ''}`,
+      status: 'FAILED',
+      values: { ':now': nowIso, ':reason': result.reason, ...(result.externalId ? { ':ext': result.externalId } : {}) },
+    }),
+    shardCredit(payout.agentId, randomShard(), payout.currency, payout.amount, false),
+    releaseLock(payout),
+  ]);
+}
+
+function leaseExpiry(now: Date): number {
+  return now.getTime() + config().PAYOUT_LEASE_SECONDS * 1000;
+}
+
+/** An update that applies only while this attempt holds the PROCESSING payout. */
+async function fencedUpdate(
+  payout: Payout,
+  leaseToken: string,
+  update: { UpdateExpression: string; ExpressionAttributeValues: Record<string, unknown> },
+): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.payout(payout.agentId, payout.id),
+        UpdateExpression: update.UpdateExpression,
+        ConditionExpression: '#status = :processing AND leaseToken = :token',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':processing': 'PROCESSING', ':token': leaseToken },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new LeaseLostError(payout.id);
+    throw error;
+  }
+}
+
+function finalUpdate(
+  payout: Payout,
+  leaseToken: string,
+  opts: { set: string; status: 'COMPLETED' | 'FAILED'; values: Record<string, unknown> },
+): TransactItem {
+  return {
+    Update: {
+      TableName: config().TABLE_NAME,
+      Key: keys.payout(payout.agentId, payout.id),
+      // Leaving the in-flight index and dropping the lease: a final payout is never claimed again.
+      UpdateExpression: `SET #status = :final, ${opts.set} REMOVE GSI1PK, GSI1SK, leaseToken, leaseExpiresAt`,
+      ConditionExpression: '#status = :processing AND leaseToken = :token',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ...opts.values, ':final': opts.status, ':processing': 'PROCESSING', ':token': leaseToken },
+    },
+  };
+}
+
+function releaseLock(payout: Payout): TransactItem {
+  return {
+    Delete: {
+      TableName: config().TABLE_NAME,
+      Key: keys.payoutLock(payout.agentId),
+      // Only this payout's lock; an absent lock (never expected) must not block finishing it.
+      ConditionExpression: 'attribute_not_exists(PK) OR payoutId = :id',
+      ExpressionAttributeValues: { ':id': payout.id },
+    },
+  };
+}
+
+/** Runs a final transition; item 0 is the fenced payout update. */
+async function finalize(payout: Payout, items: TransactItem[]): Promise<void> {
+  try {
+    await transactWrite(items);
+  } catch (error) {
+    if (error instanceof ConditionFailedError && error.failed.includes(0)) throw new LeaseLostError(payout.id);
+    throw error;
+  }
+}
