@@ -1,13 +1,20 @@
 /**
  * `npm run bench`: the service's performance, measured on this machine (test/bench/main.ts).
  *
- *   npm run bench                    full run (about 10 minutes), results to docs/benchmarks.{md,json,svg}
+ *   npm run bench                    full run (about 10 minutes), results to bench-results/ (git-ignored)
  *   npm run bench -- --quick         shorter phases (under 3 minutes on 2 cores)
+ *   npm run bench -- --docs          full run whose results replace docs/benchmarks.{md,json,svg}
+ *   npm run bench -- --out <dir>     results to <dir> instead of bench-results/
  *   npm run bench -- --load 60       load-run length in seconds (0 skips it)
  *   npm run bench -- --no-write      print only
- *   npm run bench -- --render-only   rewrite docs/benchmarks.{md,svg} from docs/benchmarks.json
+ *   npm run bench -- --render-only   rewrite benchmarks.{md,svg} from benchmarks.json in bench-results/
+ *                                    (or --out <dir>; with --docs, in docs/)
  *
- * The last line is `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
+ * The committed figures change only when asked: `--quick --docs` is refused, since a quick run is
+ * noisier than what docs/benchmarks.md promises.
+ *
+ * It ends with `bench: warm charge requests N reads R wcu W`, `bench: cost per million charges $X`
+ * and, last, `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
  * correctness problem (audit, double payment, 5xx), 2 on bad arguments.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -1,16 +1,18 @@
 /**
  * The benchmark run (`npm run bench`, entry bin/bench.ts). One DynamoDB Local and one local stack
- * for the whole run, phases one after another, results to docs/benchmarks.{json,md,svg}. The last
- * line printed is `bench: service/raw throughput ratio R`.
+ * for the whole run, phases one after another, results to bench-results/benchmarks.{json,md,svg}
+ * (docs/ only with `--docs`, see args.ts). It ends with the warm charge's DynamoDB figures, the cost
+ * per million charges (cost.ts), and, last, `bench: service/raw throughput ratio R`.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { join, relative } from 'node:path';
 import { PROJECT_ROOT } from '../../bin/local/dynamodb-local';
 import { startLocalStack } from '../../bin/local/stack';
+import { parseBenchArgs, USAGE } from './args';
 import { bundleCosts } from './bundles';
 import type { BenchContext } from './context';
+import { costSummaryLines } from './cost';
 import { httpClient } from './http';
 import { endpointLatency } from './latency';
 import { loadRun, settleAndCheck } from './load';
@@ -20,60 +22,33 @@ import { requestsPerOperation } from './requests';
 import { chargeThroughput } from './throughput';
 
 const RECONCILE_AFTER_SECONDS = 5;
-/**
- * Enough in flight to keep DynamoDB Local (which runs transactions one at a time) busy from both
- * paths on a 2-core machine; the sweep below shows 1, 4 and 32 beside it.
- */
-const DEFAULT_CONCURRENCY = 8;
-
-const USAGE = 'usage: npm run bench -- [--quick] [--load <seconds>] [--concurrency <n>] [--out <dir>] [--no-write] [--render-only]';
 
 export async function main(argv: string[]): Promise<number> {
-  let values: {
-    quick?: boolean;
-    load?: string;
-    concurrency?: string;
-    out?: string;
-    'no-write'?: boolean;
-    'render-only'?: boolean;
-    help?: boolean;
-  };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        quick: { type: 'boolean' },
-        load: { type: 'string' },
-        concurrency: { type: 'string' },
-        out: { type: 'string' },
-        'no-write': { type: 'boolean' },
-        'render-only': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
+  const parsed = parseBenchArgs(argv, PROJECT_ROOT);
+  if (parsed.kind === 'help') {
     console.log(USAGE);
     return 0;
   }
-  const quick = values.quick === true;
-  const loadSeconds = Number(values.load ?? (quick ? '15' : '60'));
-  const concurrency = Number(values.concurrency ?? String(DEFAULT_CONCURRENCY));
-  if (!Number.isInteger(loadSeconds) || loadSeconds < 0 || !Number.isInteger(concurrency) || concurrency < 1) {
-    console.error(`--load and --concurrency take whole numbers\n${USAGE}`);
+  if (parsed.kind === 'error') {
+    console.error(`${parsed.message}\n${USAGE}`);
     return 2;
   }
-  const outDir = values.out ?? join(PROJECT_ROOT, 'docs');
-  if (values['render-only']) {
+  const { quick, loadSeconds, concurrency, outDir, write } = parsed.options;
+  const shown = relative(PROJECT_ROOT, outDir) || '.';
+  if (parsed.options.renderOnly) {
     // Re-renders the Markdown and the chart from the figures of the last run (no measuring).
-    const report = JSON.parse(readFileSync(join(outDir, 'benchmarks.json'), 'utf8')) as BenchReport;
+    const source = join(outDir, 'benchmarks.json');
+    if (!existsSync(source)) {
+      console.error(
+        `no ${join(shown, 'benchmarks.json')} to re-render (run the bench first${parsed.options.docs ? '' : ', or add --docs'})`,
+      );
+      return 2;
+    }
+    const report = JSON.parse(readFileSync(source, 'utf8')) as BenchReport;
     writeFileSync(join(outDir, 'benchmarks.md'), renderMarkdown(report));
     writeFileSync(join(outDir, 'benchmarks.svg'), renderSvg(report));
-    console.log(`re-rendered ${join(outDir, 'benchmarks.{md,svg}')} from the run of ${report.generatedAt}`);
+    console.log(`re-rendered ${join(shown, 'benchmarks.{md,svg}')} from the run of ${report.generatedAt}`);
+    for (const line of costSummaryLines(report)) console.log(line);
     console.log(`bench: service/raw throughput ratio ${report.throughput.ratio.toFixed(2)}`);
     return 0;
   }
@@ -185,12 +160,12 @@ export async function main(argv: string[]): Promise<number> {
       load,
       final,
     };
-    if (!values['no-write']) {
+    if (write) {
       mkdirSync(outDir, { recursive: true });
       writeFileSync(join(outDir, 'benchmarks.json'), `${JSON.stringify(report, null, 2)}\n`);
       writeFileSync(join(outDir, 'benchmarks.md'), renderMarkdown(report));
       writeFileSync(join(outDir, 'benchmarks.svg'), renderSvg(report));
-      log(`wrote ${join(outDir, 'benchmarks.{json,md,svg}')}`);
+      log(`wrote ${join(shown, 'benchmarks.{json,md,svg}')}`);
     }
     const problems = [
       ...(final.audit.ok ? [] : ['the ledger audit does not hold']),
@@ -203,6 +178,7 @@ export async function main(argv: string[]): Promise<number> {
         .map((x) => `${x.failures} charges failed in the throughput phase at concurrency ${x.concurrency}`),
     ];
     for (const p of problems) console.error(`bench: ${p}`);
+    for (const line of costSummaryLines(report)) console.log(line);
     console.log(`bench: service/raw throughput ratio ${throughput.ratio.toFixed(2)}`);
     return problems.length ? 1 : 0;
   } finally {

@@ -1,8 +1,10 @@
 /**
- * Turns one benchmark run into docs/benchmarks.json (machine-readable, the source of truth),
- * docs/benchmarks.md (tables) and docs/benchmarks.svg (a chart to look at).
+ * Turns one benchmark run into benchmarks.json (machine-readable, the source of truth),
+ * benchmarks.md (tables) and benchmarks.svg (a chart to look at), in bench-results/ or, for a full
+ * run with --docs, in docs/.
  */
 import type { BundleResult } from './bundles';
+import { CHARGE_ENDPOINT, CREATE_CHARGE_MEMORY_MB, costPerMillionCharges, PRICES, warmCharge } from './cost';
 import type { LatencyRow } from './latency';
 import type { LoadRunResult, SettledCheck } from './load';
 import type { PaginationResult } from './pagination';
@@ -170,6 +172,8 @@ export function renderMarkdown(r: BenchReport): string {
   );
   out.push('');
 
+  out.push(...renderCost(r));
+
   const p = r.pagination;
   const first = p.rows[0];
   out.push('## Deep pagination');
@@ -287,10 +291,113 @@ export function renderMarkdown(r: BenchReport): string {
   out.push('```');
   out.push('');
   out.push(
-    'Reproduce: `npm run bench` (full, about 10 minutes), `npm run bench -- --quick` (under 3 minutes), `npm run bench -- --load 60` (load phase length in seconds; `--load 0` skips it).',
+    'Reproduce: `npm run bench` (full, about 10 minutes), `npm run bench -- --quick` (under 3 minutes), `npm run bench -- --load 60` ' +
+      '(load phase length in seconds; `--load 0` skips it). Results go to `bench-results/` (git-ignored, `--out <dir>` elsewhere); ' +
+      'only `npm run bench -- --docs`, a full run, replaces this page, and `npm run bench -- --render-only --docs` re-renders it ' +
+      'from `docs/benchmarks.json`.',
   );
   out.push('');
   return out.join('\n');
+}
+
+const NOT_MEASURED = 'not measured in this run';
+const usd = (n: number, digits = 4) => `$${n.toFixed(digits)}`;
+
+/**
+ * What a million warm charges cost on AWS at list price. Only figures the run measured go in; an
+ * older benchmarks.json without one of them says so instead of borrowing a number.
+ */
+function renderCost(r: BenchReport): string[] {
+  const warm = warmCharge(r.requests);
+  const latency = r.latency.find((l) => l.endpoint === CHARGE_ENDPOINT);
+  const handlerMs = latency && Number.isFinite(latency.meanMs) ? latency.meanMs : undefined;
+  // Zero units and zero ms only stand in where the row says "not measured"; the total needs both.
+  const cost = costPerMillionCharges({
+    handlerMs: handlerMs ?? 0,
+    memoryMb: CREATE_CHARGE_MEMORY_MB,
+    readUnits: warm?.readUnits ?? 0,
+    writeUnits: warm?.writeUnits ?? 0,
+  });
+  const gbSeconds = (CREATE_CHARGE_MEMORY_MB / 1024) * (cost.billedMs / 1000);
+  const out: string[] = [];
+  out.push('## Cost per million charges at AWS list prices');
+  out.push('');
+  out.push(
+    `What one million warm \`${CHARGE_ENDPOINT}\` answered 201 would cost on AWS, from this run’s figures and the list prices for ` +
+      `${PRICES.region} (${PRICES.asOf}; free tiers ignored). The prices are constants in \`test/bench/cost.ts\`:`,
+  );
+  out.push('');
+  out.push(
+    table(
+      ['item', 'price, USD', 'source'],
+      [
+        [
+          'API Gateway HTTP API requests',
+          `${PRICES.apiGatewayHttpPerMillionRequests.toFixed(2)} per million (first 300 million a month)`,
+          'https://aws.amazon.com/api-gateway/pricing/',
+        ],
+        ['Lambda requests', `${PRICES.lambdaArmPerMillionRequests.toFixed(2)} per million`, 'https://aws.amazon.com/lambda/pricing/'],
+        ['Lambda duration, Arm (arm64)', `${PRICES.lambdaArmPerGbSecond} per GB-second`, 'https://aws.amazon.com/lambda/pricing/'],
+        [
+          'DynamoDB on-demand writes',
+          `${PRICES.dynamoPerMillionWriteRequestUnits} per million write request units`,
+          'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+        ],
+        [
+          'DynamoDB on-demand reads',
+          `${PRICES.dynamoPerMillionReadRequestUnits} per million read request units`,
+          'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+        ],
+      ],
+    ),
+  );
+  out.push('');
+  out.push('Per million charges:');
+  out.push('');
+  out.push(
+    `\`API Gateway ${PRICES.apiGatewayHttpPerMillionRequests.toFixed(2)} + Lambda requests ${PRICES.lambdaArmPerMillionRequests.toFixed(2)} ` +
+      `+ 10⁶ × (memory MB ÷ 1024) × (billed ms ÷ 1000) × ${PRICES.lambdaArmPerGbSecond} ` +
+      `+ WRU × ${PRICES.dynamoPerMillionWriteRequestUnits} + RRU × ${PRICES.dynamoPerMillionReadRequestUnits}\``,
+  );
+  out.push('');
+  out.push(
+    '*WRU* and *RRU* are the write and read capacity units of the warm 201 charge in the requests table above: the ' +
+      '`ConsumedCapacity` DynamoDB Local returns with `ReturnConsumedCapacity=TOTAL`, summed by the counting middleware, not ' +
+      'computed from item sizes. DynamoDB charges a transactional write 2 write units per item and KB, and the capacity it reports ' +
+      'for `TransactWriteItems` already includes that doubling (DynamoDB Local’s too: two items under 1 KB in one ' +
+      '`TransactWriteItems` report 4 units); on an on-demand table a reported capacity unit is a billed request unit. ' +
+      '*Billed ms* is the mean of the charge’s latency row above, rounded up to the whole millisecond as Lambda bills each ' +
+      'invocation. That time includes the local HTTP adapter, but DynamoDB Local answers over loopback, where DynamoDB on AWS is ' +
+      'a network round trip away, so read the duration line as a lower bound (it stays small beside the writes). *Memory* is the ' +
+      `create-charge function’s ${CREATE_CHARGE_MEMORY_MB} MB (the default of \`lib/service-function.ts\`, which no API route overrides).`,
+  );
+  out.push('');
+  out.push(
+    table(
+      ['item', 'per charge', 'USD per million charges'],
+      [
+        ['API Gateway', '1 request', usd(cost.apiGateway)],
+        ['Lambda requests', '1 invocation', usd(cost.lambdaRequests)],
+        [
+          'Lambda duration',
+          handlerMs === undefined
+            ? NOT_MEASURED
+            : `${CREATE_CHARGE_MEMORY_MB} MB × ${cost.billedMs} ms (mean ${f2(handlerMs)} ms) = ${Number(gbSeconds.toPrecision(3))} GB-s`,
+          handlerMs === undefined ? NOT_MEASURED : usd(cost.lambdaDuration),
+        ],
+        ['DynamoDB writes', warm ? `${f1(warm.writeUnits)} WRU` : NOT_MEASURED, warm ? usd(cost.dynamoWrites) : NOT_MEASURED],
+        ['DynamoDB reads', warm ? `${f1(warm.readUnits)} RRU` : NOT_MEASURED, warm ? usd(cost.dynamoReads) : NOT_MEASURED],
+        ['**total**', '', warm && handlerMs !== undefined ? `**${usd(cost.total, 2)}**` : NOT_MEASURED],
+      ],
+    ),
+  );
+  out.push('');
+  out.push(
+    'Left out: a cold container’s extra reads (the key lookups the warm cache then saves) and its start-up time, CloudWatch Logs ' +
+      'for the function and the API’s access log, X-Ray traces, and data transfer.',
+  );
+  out.push('');
+  return out;
 }
 
 export function roundRatios(t: ThroughputResult): number[] {
@@ -363,7 +470,7 @@ export function renderSvg(r: BenchReport): string {
   for (const b of r.bundles.rows) bar(b.name, b.bytes, maxB, '#5a9e6f', `${kb(b.bytes)} KB · +${f1(b.extraCpuMs)} ms CPU`);
   y += 10;
   parts.push(
-    `<text x="20" y="${y}" font-size="11" fill="#555">${esc(`${r.generatedAt} · ${r.mode} run · ${r.machine.cpus} CPUs · Node ${r.machine.node} · figures from docs/benchmarks.json`)}</text>`,
+    `<text x="20" y="${y}" font-size="11" fill="#555">${esc(`${r.generatedAt} · ${r.mode} run · ${r.machine.cpus} CPUs · Node ${r.machine.node} · figures from benchmarks.json`)}</text>`,
   );
   y += 16;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${y}" viewBox="0 0 ${W} ${y}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;

@@ -1,0 +1,107 @@
+/**
+ * What one million warm `POST /api/v1/agents/charges` would cost on AWS at list price, from the
+ * figures a bench run measured. The prices are constants here and nowhere else, so a price change
+ * is one edit; the renderer prints the table and the formula beside the result.
+ */
+import type { LatencyRow } from './latency';
+import type { RequestCount } from './requests';
+
+/**
+ * AWS list prices, us-east-1, in USD, in effect since 1 November 2024 (the DynamoDB on-demand
+ * reduction). Free tiers are ignored; the cheapest volume tier is not assumed. Sources:
+ *   https://aws.amazon.com/api-gateway/pricing/  (HTTP APIs, first 300 million requests a month)
+ *   https://aws.amazon.com/lambda/pricing/       (Arm, first 7.5 billion GB-seconds a month)
+ *   https://aws.amazon.com/dynamodb/pricing/on-demand/
+ */
+export const PRICES = {
+  region: 'us-east-1',
+  asOf: 'list prices in effect since 1 November 2024',
+  apiGatewayHttpPerMillionRequests: 1.0,
+  lambdaArmPerMillionRequests: 0.2,
+  lambdaArmPerGbSecond: 0.0000133334,
+  dynamoPerMillionWriteRequestUnits: 0.625,
+  dynamoPerMillionReadRequestUnits: 0.125,
+} as const;
+
+export type Prices = typeof PRICES;
+
+/**
+ * Memory of the create-charge function, MB: the house construct's default (lib/service-function.ts,
+ * `memorySize ?? 512`), which no API route overrides; test/cdk/stack.test.ts pins it at 512.
+ */
+export const CREATE_CHARGE_MEMORY_MB = 512;
+
+export const CHARGE_ENDPOINT = 'POST /api/v1/agents/charges';
+const CREATED_CASE = 'created (201)';
+
+export interface ChargeCostInputs {
+  /** Mean time of one charge, ms (Lambda bills each invocation rounded up to the millisecond). */
+  handlerMs: number;
+  memoryMb: number;
+  readUnits: number;
+  writeUnits: number;
+}
+
+/** USD per million charges, by line item. */
+export interface ChargeCost {
+  billedMs: number;
+  apiGateway: number;
+  lambdaRequests: number;
+  lambdaDuration: number;
+  dynamoReads: number;
+  dynamoWrites: number;
+  total: number;
+}
+
+export function costPerMillionCharges(inputs: ChargeCostInputs, prices: Prices = PRICES): ChargeCost {
+  const billedMs = Math.ceil(inputs.handlerMs);
+  const gbSecondsPerMillion = 1e6 * (inputs.memoryMb / 1024) * (billedMs / 1000);
+  const apiGateway = prices.apiGatewayHttpPerMillionRequests;
+  const lambdaRequests = prices.lambdaArmPerMillionRequests;
+  const lambdaDuration = gbSecondsPerMillion * prices.lambdaArmPerGbSecond;
+  const dynamoReads = inputs.readUnits * prices.dynamoPerMillionReadRequestUnits;
+  const dynamoWrites = inputs.writeUnits * prices.dynamoPerMillionWriteRequestUnits;
+  return {
+    billedMs,
+    apiGateway,
+    lambdaRequests,
+    lambdaDuration,
+    dynamoReads,
+    dynamoWrites,
+    total: apiGateway + lambdaRequests + lambdaDuration + dynamoReads + dynamoWrites,
+  };
+}
+
+/** The warm 201 charge of the requests table, if the run measured it. */
+export function warmCharge(requests: readonly RequestCount[]): RequestCount | undefined {
+  return requests.find((q) => q.endpoint === CHARGE_ENDPOINT && q.case === CREATED_CASE && q.state === 'warm' && q.status === 201);
+}
+
+/** The inputs of the formula from a run's figures; undefined when the run lacks one of them. */
+export function chargeCostInputs(report: {
+  requests: readonly RequestCount[];
+  latency: readonly LatencyRow[];
+}): ChargeCostInputs | undefined {
+  const warm = warmCharge(report.requests);
+  const latency = report.latency.find((l) => l.endpoint === CHARGE_ENDPOINT);
+  if (!warm || !latency || !Number.isFinite(latency.meanMs)) return undefined;
+  return { handlerMs: latency.meanMs, memoryMb: CREATE_CHARGE_MEMORY_MB, readUnits: warm.readUnits, writeUnits: warm.writeUnits };
+}
+
+const units = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+const NOT_MEASURED = 'not measured in this run';
+
+/** The lines a run ends with (before the throughput ratio line, which stays last). */
+export function costSummaryLines(report: { requests: readonly RequestCount[]; latency: readonly LatencyRow[] }): string[] {
+  const warm = warmCharge(report.requests);
+  const inputs = chargeCostInputs(report);
+  const requests = warm ? Object.values(warm.dynamo).reduce((a, b) => a + b, 0) : 0;
+  return [
+    warm
+      ? `bench: warm charge requests ${requests} reads ${warm.reads} wcu ${units(warm.writeUnits)}`
+      : `bench: warm charge requests ${NOT_MEASURED}`,
+    inputs
+      ? `bench: cost per million charges $${costPerMillionCharges(inputs).total.toFixed(2)}`
+      : `bench: cost per million charges ${NOT_MEASURED}`,
+  ];
+}
