@@ -1,6 +1,6 @@
 /**
  * The synthesized stack: routes, stage, functions, table, queues, worker, reconciler, secrets,
- * environment and alarms. IAM has its own file (iam.test.ts), bundles theirs (bundles.test.ts).
+ * environment and alarms. IAM has its own file (iam.test.ts), bundles theirs (bundles.int.test.ts).
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
