@@ -5,7 +5,7 @@ import { requireIdempotencyKey } from '../use-cases/idempotency';
 import { createWithdrawal } from '../use-cases/withdrawals';
 import { withdrawSchema } from './request.schemas';
 
-/** POST /api/v1/agents/withdraw — x-agent-key, Idempotency-Key; checks in DESIGN §6 order. */
+/** POST /api/v1/agents/withdraw — x-agent-key, Idempotency-Key; checks in the order docs/payouts.md gives. */
 export const handler = httpHandler(async (req) => {
   const { agent } = await authenticate(req, AUTH_MESSAGES.withdraw, false);
   const idempotencyKey = requireIdempotencyKey(req);

@@ -14,7 +14,7 @@ import type { HttpRequest } from '../http/request';
 import { lookupCredentials } from '../store/credentials.repository';
 import { adminKey } from './admin-key';
 
-/** Public messages, per endpoint, exactly as the spec and DESIGN §3 give them. */
+/** Public messages, per endpoint, exactly as the contract gives them (docs/spec.md, docs/design.md). */
 export const AUTH_MESSAGES = {
   createCharge: 'invalid or disabled agent key',
   listCharges: 'invalid or disabled agent key',

@@ -52,7 +52,7 @@ export function withdrawalView(payout: Payout) {
 }
 
 /**
- * The Payout object. `amount` is the gross amount debited (DESIGN §2), `fee` the platform fee,
+ * The Payout object. `amount` is the gross amount debited, `fee` the platform fee,
  * `netAmount` what the rail pays. Unknown values are null, never absent.
  */
 export function payoutView(payout: Payout) {

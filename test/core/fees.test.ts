@@ -2,7 +2,7 @@ import { PLATFORM_FEE_RATE, platformFee } from '../../functions/core/fees';
 
 describe('platformFee (3%, half up to the minor unit)', () => {
   it.each([
-    [1001, 30, 971], // 10.01 USD → 0.30 fee, 9.71 net (DESIGN §2)
+    [1001, 30, 971], // 10.01 USD → 0.30 fee, 9.71 net (3% rounded half up)
     [100, 3, 97], // 1.00 USD → 0.03, 0.97
     [50, 2, 48], // 0.015 rounds half up to 0.02
     [49, 1, 48], // 0.0147 → 0.01

@@ -83,7 +83,7 @@ async function until(agentKey: string, payoutId: string, status: string, timeout
   }
 }
 
-describe('POST /api/v1/agents/withdraw errors, in DESIGN §6 order', () => {
+describe('POST /api/v1/agents/withdraw errors, in order: auth, Idempotency-Key, body, schema, destination, balance', () => {
   it('401 invalid agent for a missing, unknown or disabled key, before anything else is looked at', async () => {
     const noKey = await t.call('POST', '/api/v1/agents/withdraw', { raw: 'not json' });
     expect(noKey.status).toBe(401);
