@@ -86,6 +86,13 @@ export class InsufficientFundsError extends DomainError {
   }
 }
 
+/** A credit would take a balance past MAX_BALANCE_MINOR (core/money.ts). */
+export class BalanceLimitError extends DomainError {
+  constructor() {
+    super('balance limit reached');
+  }
+}
+
 /** The idempotency key was already used: the live record it holds is attached when known. */
 export class IdempotencyRecordExistsError extends DomainError {
   constructor(readonly existing: IdempotencyRecord | undefined) {

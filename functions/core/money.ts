@@ -12,6 +12,13 @@ export const DECIMALS: Readonly<Record<Currency, number>> = { USD: 2, USDC: 6 };
 /** An integer number of minor units; always a safe integer. */
 export type Minor = number;
 
+/**
+ * The largest balance any one item may hold, in minor units (2^46: about 700 billion USD or
+ * 70 million USDC). Far enough below 2^53 that the sum over an agent's shards (at most 64) stays
+ * an exact JavaScript number; every credit's condition keeps a balance under it.
+ */
+export const MAX_BALANCE_MINOR: Minor = 2 ** 46;
+
 /** An amount that is not acceptable; `reason` is the message without the field's name. */
 export class AmountError extends Error {
   constructor(

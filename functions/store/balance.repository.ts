@@ -10,12 +10,16 @@ import type { AgentLedger, ShardDebit, ShardState } from '../core/ledger';
 import { CURRENCIES, type Currency, type Minor } from '../core/money';
 import { zeroBalances } from '../core/users';
 import { batchGetConsistent } from './batch-get';
+import { headroom, readMinor } from './numbers';
 import { keys } from './table';
 import type { TransactItem } from './transact';
 
 export const randomShard = (): number => Math.floor(Math.random() * config().BALANCE_SHARDS);
 
-/** Update that credits `amount` (may be 0) to one shard and counts one more charge. */
+/**
+ * Update that credits `amount` (may be 0) to one shard and counts one more charge. Its condition
+ * keeps the shard under MAX_BALANCE_MINOR; a transaction that fails it throws BalanceLimitError.
+ */
 export function shardCredit(agentId: string, shard: number, currency: Currency, amount: Minor, countCharge: boolean): TransactItem {
   const names: Record<string, string> = { '#cur': currency };
   const values: Record<string, number> = { ':amount': amount };
@@ -29,8 +33,14 @@ export function shardCredit(agentId: string, shard: number, currency: Currency, 
       TableName: config().TABLE_NAME,
       Key: keys.agentBalanceShard(agentId, shard),
       UpdateExpression: `${update} SET agentId = if_not_exists(agentId, :agentId), #type = if_not_exists(#type, :type)`,
+      ConditionExpression: 'attribute_not_exists(#cur) OR #cur <= :headroom',
       ExpressionAttributeNames: { ...names, '#type': 'type' },
-      ExpressionAttributeValues: { ...values, ':agentId': agentId, ':type': 'AgentBalanceShard' } as Record<string, unknown>,
+      ExpressionAttributeValues: {
+        ...values,
+        ':agentId': agentId,
+        ':type': 'AgentBalanceShard',
+        ':headroom': headroom(amount),
+      } as Record<string, unknown>,
     },
   };
 }
@@ -54,9 +64,9 @@ export async function readAgentLedger(agentId: string): Promise<AgentLedger> {
   const shardKeys = Array.from({ length: config().BALANCE_SHARDS }, (_, i) => keys.agentBalanceShard(agentId, i));
   const shards: ShardState[] = (await batchGetConsistent(shardKeys)).map((item) => {
     const balances = zeroBalances();
-    for (const c of CURRENCIES) balances[c] = typeof item[c] === 'number' ? (item[c] as number) : 0;
+    for (const c of CURRENCIES) balances[c] = readMinor(item, c);
     const shard = Number(String(item.PK).split('#').pop());
-    return { shard, balances, charges: typeof item.charges === 'number' ? item.charges : 0 };
+    return { shard, balances, charges: readMinor(item, 'charges') };
   });
   const balances = zeroBalances();
   let charges = 0;

@@ -9,7 +9,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Charge, ChargeStatus } from '../core/charges';
-import { InsufficientFundsError } from '../core/errors';
+import { BalanceLimitError, InsufficientFundsError } from '../core/errors';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { Currency } from '../core/money';
 import { randomShard, shardCredit } from './balance.repository';
@@ -19,12 +19,14 @@ import { GSI1, keys } from './table';
 import { ConditionFailedError, transactWrite } from './transact';
 
 const USER_DEBIT = 0;
+const AGENT_SHARD = 1;
 const SUCCESS_IDEMPOTENCY = 3;
 const FAILED_IDEMPOTENCY = 2;
 
 /**
  * Commits a SUCCESS charge. Throws IdempotencyRecordExistsError (which wins over a funds check:
- * the first request's answer is the answer) or InsufficientFundsError.
+ * the first request's answer is the answer), InsufficientFundsError, or BalanceLimitError when
+ * the agent's shard is at its cap.
  */
 export async function commitCharge(charge: Charge, idem: IdempotencyWrite, now: Date): Promise<void> {
   const table = config().TABLE_NAME;
@@ -49,6 +51,7 @@ export async function commitCharge(charge: Charge, idem: IdempotencyWrite, now: 
     const exists = recordExists(error, SUCCESS_IDEMPOTENCY, now);
     if (exists) throw exists;
     if (error instanceof ConditionFailedError && error.failed.includes(USER_DEBIT)) throw new InsufficientFundsError();
+    if (error instanceof ConditionFailedError && error.failed.includes(AGENT_SHARD)) throw new BalanceLimitError();
     throw error;
   }
 }

@@ -10,7 +10,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config';
-import { LeaseLostError } from '../core/errors';
+import { BalanceLimitError, LeaseLostError } from '../core/errors';
 import type { Payout, PayoutRef, RailState } from '../core/payouts';
 import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
@@ -129,15 +129,19 @@ export async function failPayout(
   now: Date,
 ): Promise<void> {
   const nowIso = now.toISOString();
-  await finalize(payout, [
-    finalUpdate(payout, leaseToken, {
-      set: `processedAt = :now, updatedAt = :now, failureReason = :reason${result.externalId ? ', externalId = :ext' : ''}`,
-      status: 'FAILED',
-      values: { ':now': nowIso, ':reason': result.reason, ...(result.externalId ? { ':ext': result.externalId } : {}) },
-    }),
-    shardCredit(payout.agentId, randomShard(), payout.currency, payout.amount, false),
-    releaseLock(payout),
-  ]);
+  await finalize(
+    payout,
+    [
+      finalUpdate(payout, leaseToken, {
+        set: `processedAt = :now, updatedAt = :now, failureReason = :reason${result.externalId ? ', externalId = :ext' : ''}`,
+        status: 'FAILED',
+        values: { ':now': nowIso, ':reason': result.reason, ...(result.externalId ? { ':ext': result.externalId } : {}) },
+      }),
+      shardCredit(payout.agentId, randomShard(), payout.currency, payout.amount, false),
+      releaseLock(payout),
+    ],
+    1,
+  );
 }
 
 function leaseExpiry(now: Date): number {
@@ -197,12 +201,16 @@ function releaseLock(payout: Payout): TransactItem {
   };
 }
 
-/** Runs a final transition; item 0 is the fenced payout update. */
-async function finalize(payout: Payout, items: TransactItem[]): Promise<void> {
+/** Runs a final transition; item 0 is the fenced payout update, `refundIndex` the refund's shard credit. */
+async function finalize(payout: Payout, items: TransactItem[], refundIndex?: number): Promise<void> {
   try {
     await transactWrite(items);
   } catch (error) {
     if (error instanceof ConditionFailedError && error.failed.includes(0)) throw new LeaseLostError(payout.id);
+    // A refund whose shard is at its cap: never expected (the gross came out of these shards).
+    if (error instanceof ConditionFailedError && refundIndex !== undefined && error.failed.includes(refundIndex)) {
+      throw new BalanceLimitError();
+    }
     throw error;
   }
 }

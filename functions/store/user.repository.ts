@@ -11,6 +11,7 @@ import { CURRENCIES, type Currency, type Minor } from '../core/money';
 import { type Balances, type User, zeroBalances } from '../core/users';
 import { db } from './client';
 import { idempotencyPut, recordExists } from './idempotency.repository';
+import { readMinor } from './numbers';
 import { keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
@@ -99,6 +100,6 @@ const CREDIT_IDEMPOTENCY = 2;
 
 export function toUser(item: Record<string, unknown>): User {
   const balances = zeroBalances();
-  for (const c of CURRENCIES) balances[c] = typeof item[c] === 'number' ? (item[c] as number) : 0;
+  for (const c of CURRENCIES) balances[c] = readMinor(item, c);
   return { id: String(item.userId), balances, createdAt: String(item.createdAt) };
 }

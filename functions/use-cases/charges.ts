@@ -3,7 +3,7 @@
  */
 import type { CreateChargeRequest, ListChargesQuery } from '../api/request.schemas';
 import type { Charge } from '../core/charges';
-import { InsufficientFundsError, NotFoundError } from '../core/errors';
+import { BalanceLimitError, ConflictError, InsufficientFundsError, NotFoundError } from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import type { HttpResult } from '../http/response';
@@ -40,6 +40,7 @@ export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
         await commitCharge(charge, created.record, now);
         return created.result;
       } catch (error) {
+        if (error instanceof BalanceLimitError) throw new ConflictError('agent balance limit reached, withdraw first');
         if (!(error instanceof InsufficientFundsError)) throw error;
       }
       const refused = answer(402, { error: 'insufficient balance' });

@@ -1,8 +1,9 @@
 /** Users: created and credited by the operator (admin API / CLI). */
 import type { CreditRequest } from '../api/request.schemas';
-import { ConflictError, NotFoundError } from '../core/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isId, newUserId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
+import { MAX_BALANCE_MINOR } from '../core/money';
 import type { HttpResult } from '../http/response';
 import { createUser, creditUser, getUser } from '../store/user.repository';
 import { idempotentCommand } from './idempotency';
@@ -53,6 +54,8 @@ export function creditUserBalance(input: CreditRequest & { userId: string | unde
       const before = await getUser(userId);
       if (!before) throw new NotFoundError('user not found');
       const after = { ...before.balances, [currency]: before.balances[currency] + amount };
+      // The credit's condition pins the balances read, so this check holds at commit too.
+      if (after[currency] > MAX_BALANCE_MINOR) throw new ValidationError('amount would take the balance past its limit');
       const credited = answer(200, { id: userId, balances: balancesView(after) });
       await creditUser(userId, before.balances, amount, currency, credited.record, now);
       return credited.result;

@@ -286,7 +286,7 @@ describe('service edges', () => {
       'limit=1e2',
       'page=1&page=2',
       'limit=99999999999999999999',
-      'cursor=' + 'x'.repeat(600),
+      `cursor=${'x'.repeat(600)}`,
       'page=٣',
       '%00=1',
     ]) {
