@@ -14,6 +14,7 @@
  * including UNCLAIMED and ONHOLD which can last for weeks, → pending. An unknown status is pending,
  * never failed: a refund must only follow a status that says the money did not go.
  */
+import { type PaypalReceiverType, paypalReceiverType } from '../core/withdrawals';
 import { logger } from '../http/logger';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
 import { PaypalClient, type PaypalClientOptions } from './paypal.client';
@@ -39,8 +40,6 @@ export interface PaypalRailOptions extends PaypalClientOptions {
 const FINAL_FAILURES = new Set(['FAILED', 'RETURNED', 'BLOCKED', 'REFUNDED', 'REVERSED']);
 /** Statuses that change within seconds; UNCLAIMED and ONHOLD can take weeks, so no waiting for them. */
 const SETTLING = new Set(['PENDING', 'NEW', 'PROCESSING']);
-const PAYER_ID = /^[A-Z0-9]{13}$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 type CreateResult = { kind: 'created'; batchId: string } | { kind: 'rejected'; reason: string } | { kind: 'duplicate'; batchId?: string };
 
@@ -60,7 +59,9 @@ export class PaypalRail implements PayoutRail {
     if (!Number.isSafeInteger(instruction.netAmount) || instruction.netAmount <= 0) {
       return { kind: 'failed', reason: 'net amount must be a positive whole number of cents' };
     }
-    const recipientType = recipientTypeOf(instruction.destination);
+    // The withdraw request was checked with this same rule; this catches a payout written before a
+    // rule change, which PayPal would refuse anyway, without sending it.
+    const recipientType = paypalReceiverType(instruction.destination);
     if (!recipientType) return { kind: 'failed', reason: 'invalid paypal account' };
 
     let batchId = readCheckpoint(checkpoint.saved)?.batchId;
@@ -79,7 +80,7 @@ export class PaypalRail implements PayoutRail {
     return this.awaitOutcome(instruction.payoutId, batchId);
   }
 
-  private async create(instruction: PayoutInstruction, recipientType: 'EMAIL' | 'PAYPAL_ID'): Promise<CreateResult> {
+  private async create(instruction: PayoutInstruction, recipientType: PaypalReceiverType): Promise<CreateResult> {
     const body = {
       sender_batch_header: {
         sender_batch_id: instruction.payoutId,
@@ -142,13 +143,6 @@ export class PaypalRail implements PayoutRail {
     if (!parsed.success) throw new RailUnavailableError('paypal get payout batch answered an unexpected body');
     return parsed.data;
   }
-}
-
-/** EMAIL for an e-mail address, PAYPAL_ID for a 13-character payer id; anything else is refused. */
-export function recipientTypeOf(destination: string): 'EMAIL' | 'PAYPAL_ID' | undefined {
-  if (destination.length <= 254 && EMAIL.test(destination)) return 'EMAIL';
-  if (PAYER_ID.test(destination)) return 'PAYPAL_ID';
-  return undefined;
 }
 
 /** Cents → PayPal's amount text, always two decimals (`970` → `"9.70"`). */
