@@ -4,9 +4,9 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { freePort } from './local-server';
 
 export const PROJECT_ROOT = join(__dirname, '..', '..');
 const JAR_DIR = join(PROJECT_ROOT, '.cache', 'dynamodb-local');
@@ -14,18 +14,6 @@ const JAR_DIR = join(PROJECT_ROOT, '.cache', 'dynamodb-local');
 export interface DynamoDbLocal {
   endpoint: string;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function ensureJar(): string {

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { RouteSpec } from '../../functions/api/routes';
 import type { RouteHandler } from '../../functions/http/handler';
+import { type LocalHandler, type LocalRequest, sendJsonText } from './local-server';
 
 export interface LoadedRoute {
   spec: RouteSpec;
@@ -19,10 +20,11 @@ interface CompiledRoute extends LoadedRoute {
   params: string[];
 }
 
-/** API Gateway's own payload limit; the handlers enforce the service's much smaller one. */
-const MAX_PAYLOAD = 10 * 1024 * 1024;
-
-export function createRequestListener(routes: LoadedRoute[]) {
+/**
+ * The routes as one local-server handler. The server (`startLocalServer`) reads the body up to
+ * API Gateway's own 10 MiB payload limit; the handlers enforce the service's much smaller one.
+ */
+export function createRouteHandler(routes: LoadedRoute[]): LocalHandler {
   const compiled: CompiledRoute[] = [];
   let fallback: LoadedRoute | undefined;
   for (const route of routes) {
@@ -40,26 +42,18 @@ export function createRequestListener(routes: LoadedRoute[]) {
   if (!fallback) throw new Error('routes need a $default route');
   const defaultRoute = fallback;
 
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    try {
-      const body = await readBody(req);
-      if (body === undefined) return write(res, { statusCode: 413, body: JSON.stringify({ error: 'request body too large' }) });
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const method = (req.method ?? 'GET').toUpperCase();
-      let chosen: LoadedRoute = defaultRoute;
-      let pathParameters: Record<string, string> | undefined;
-      for (const route of compiled) {
-        const match = route.pattern.exec(url.pathname);
-        if (!match || route.spec.method !== method) continue;
-        chosen = route;
-        pathParameters = Object.fromEntries(route.params.map((name, i) => [name, safeDecode(match[i + 1] ?? '')]));
-        break;
-      }
-      const event = toEvent(req, url, method, body, chosen.spec, pathParameters);
-      write(res, await chosen.handler(event));
-    } catch {
-      write(res, { statusCode: 500, body: JSON.stringify({ error: 'internal error' }) });
+  return async ({ method, url, body, raw }: LocalRequest, res: ServerResponse): Promise<void> => {
+    let chosen: LoadedRoute = defaultRoute;
+    let pathParameters: Record<string, string> | undefined;
+    for (const route of compiled) {
+      const match = route.pattern.exec(url.pathname);
+      if (!match || route.spec.method !== method) continue;
+      chosen = route;
+      pathParameters = Object.fromEntries(route.params.map((name, i) => [name, safeDecode(match[i + 1] ?? '')]));
+      break;
     }
+    const event = toEvent(raw, url, method, body, chosen.spec, pathParameters);
+    write(res, await chosen.handler(event));
   };
 }
 
@@ -69,21 +63,6 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
-}
-
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_PAYLOAD) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function toEvent(
@@ -134,6 +113,5 @@ function toEvent(
 }
 
 function write(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
-  res.writeHead(result.statusCode ?? 200, { 'content-type': 'application/json', ...(result.headers as Record<string, string>) });
-  res.end(result.body ?? '');
+  sendJsonText(res, result.statusCode ?? 200, result.body ?? '', result.headers as Record<string, string>);
 }

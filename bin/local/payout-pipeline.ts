@@ -9,7 +9,7 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createSqsServer } from 'local-aws-sqs';
-import { freePort } from './dynamodb-local';
+import { freePort } from './local-server';
 
 const REGION = 'us-east-1';
 /** local-aws-sqs's (cosmetic) account id, part of every queue URL and ARN. */

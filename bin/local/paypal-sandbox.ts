@@ -17,33 +17,13 @@
  * `PayPal-Request-Id` is ignored, deliberately: the rail must be safe on `sender_batch_id` alone.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
+import { type LocalRequest, sendJson, startLocalServer } from './local-server';
+import { bearerProblem, issueToken, type SandboxClient } from './paypal-sandbox.oauth';
+import { createPayout, showBatch, showItem } from './paypal-sandbox.payouts';
+import { debugId, injectedFault, internalError, routeNotFound, type SandboxReply } from './paypal-sandbox.replies';
+import { type ItemStatus, type SandboxBatch, type SandboxRoute, SandboxState } from './paypal-sandbox.state';
 
-export type ItemStatus = 'SUCCESS' | 'FAILED' | 'PENDING' | 'UNCLAIMED' | 'RETURNED' | 'ONHOLD' | 'BLOCKED' | 'REFUNDED' | 'REVERSED';
-export type SandboxRoute = 'token' | 'create' | 'get-batch' | 'get-item';
-
-export interface SandboxItem {
-  payoutItemId: string;
-  transactionId: string;
-  status: ItemStatus;
-  recipientType: string;
-  receiver: string;
-  amount: { value: string; currency: string };
-  senderItemId: string | undefined;
-  note: string | undefined;
-}
-
-export interface SandboxBatch {
-  payoutBatchId: string;
-  senderBatchId: string;
-  emailSubject: string | undefined;
-  emailMessage: string | undefined;
-  createdAt: string;
-  items: SandboxItem[];
-}
+export type { ItemStatus, SandboxBatch, SandboxItem, SandboxRoute } from './paypal-sandbox.state';
 
 export interface PaypalSandboxOptions {
   port?: number;
@@ -74,316 +54,68 @@ export interface PaypalSandbox {
   stop(): Promise<void>;
 }
 
-const FINAL_BY_NAME: Record<string, ItemStatus> = {
-  fail: 'FAILED',
-  failed: 'FAILED',
-  returned: 'RETURNED',
-  blocked: 'BLOCKED',
-  refunded: 'REFUNDED',
-  reversed: 'REVERSED',
-  unclaimed: 'UNCLAIMED',
-  onhold: 'ONHOLD',
-  pending: 'PENDING',
-};
-
+/** Starts the imitation on a free loopback port (or `opts.port`). */
 export async function startPaypalSandbox(opts: PaypalSandboxOptions = {}): Promise<PaypalSandbox> {
-  const clientId = opts.clientId ?? `local-client-${randomBytes(6).toString('hex')}`;
-  const clientSecret = opts.clientSecret ?? randomBytes(24).toString('base64url');
-  const ttl = opts.tokenTtlSeconds ?? 32_400;
-  const tokens = new Map<string, number>();
-  const batches = new Map<string, SandboxBatch>();
-  const bySender = new Map<string, string>();
-  const faults = new Map<SandboxRoute, { n: number; status: number }>();
-  let issued = 0;
-  let creates = 0;
-  let url = '';
-
-  if (opts.stateFile && existsSync(opts.stateFile)) {
-    for (const batch of JSON.parse(readFileSync(opts.stateFile, 'utf8')) as SandboxBatch[]) {
-      batches.set(batch.payoutBatchId, batch);
-      bySender.set(batch.senderBatchId, batch.payoutBatchId);
-    }
-  }
-  const persist = () => {
-    if (!opts.stateFile) return;
-    mkdirSync(dirname(opts.stateFile), { recursive: true });
-    writeFileSync(`${opts.stateFile}.tmp`, JSON.stringify([...batches.values()], null, 2));
-    renameSync(`${opts.stateFile}.tmp`, opts.stateFile);
+  const client: SandboxClient = {
+    clientId: opts.clientId ?? `local-client-${randomBytes(6).toString('hex')}`,
+    clientSecret: opts.clientSecret ?? randomBytes(24).toString('base64url'),
+    tokenTtlSeconds: opts.tokenTtlSeconds ?? 32_400,
   };
-
-  const server = createServer((req, res) => {
-    void handle(req, res).catch(() => send(res, 500, { name: 'INTERNAL_SERVER_ERROR', message: 'An internal server error has occurred.' }));
-  });
-  server.keepAliveTimeout = 5_000;
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const method = req.method ?? 'GET';
-
-    if (method === 'POST' && path === '/v1/oauth2/token') {
-      if (fault('token', res)) return;
-      const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
-      const [id, secret] = Buffer.from(encoded ?? '', 'base64')
-        .toString('utf8')
-        .split(':');
-      if (scheme !== 'Basic' || id !== clientId || secret !== clientSecret) {
-        return send(res, 401, { error: 'invalid_client', error_description: 'Client Authentication failed' });
-      }
-      if (new URLSearchParams(body).get('grant_type') !== 'client_credentials') {
-        return send(res, 400, { error: 'unsupported_grant_type', error_description: 'Grant Type is NULL' });
-      }
-      const token = `A21AA${randomBytes(32).toString('base64url')}`;
-      tokens.set(token, Date.now() + ttl * 1000);
-      issued += 1;
-      return send(res, 200, {
-        scope: 'https://uri.paypal.com/services/payments/payouts',
-        access_token: token,
-        token_type: 'Bearer',
-        app_id: 'APP-LOCAL',
-        expires_in: ttl,
-        nonce: `${new Date().toISOString()}${randomBytes(8).toString('hex')}`,
-      });
-    }
-
-    const [scheme, token] = (req.headers.authorization ?? '').split(' ');
-    const expires = token ? tokens.get(token) : undefined;
-    if (scheme !== 'Bearer' || expires === undefined || expires <= Date.now()) {
-      return send(res, 401, { error: 'invalid_token', error_description: 'Token signature verification failed' });
-    }
-
-    if (method === 'POST' && path === '/v1/payments/payouts') {
-      if (fault('create', res)) return;
-      creates += 1;
-      return create(body, res);
-    }
-    const batchMatch = /^\/v1\/payments\/payouts\/([^/]+)$/.exec(path);
-    if (method === 'GET' && batchMatch?.[1]) {
-      if (fault('get-batch', res)) return;
-      const batch = batches.get(decodeURIComponent(batchMatch[1]));
-      return batch ? send(res, 200, batchView(batch)) : notFound(res);
-    }
-    const itemMatch = /^\/v1\/payments\/payouts-item\/([^/]+)$/.exec(path);
-    if (method === 'GET' && itemMatch?.[1]) {
-      if (fault('get-item', res)) return;
-      const id = decodeURIComponent(itemMatch[1]);
-      for (const batch of batches.values()) {
-        const item = batch.items.find((i) => i.payoutItemId === id);
-        if (item) return send(res, 200, { ...itemView(batch, item), sender_batch_id: batch.senderBatchId });
-      }
-      return notFound(res);
-    }
-    return send(res, 404, { name: 'NOT_FOUND', message: 'The specified resource does not exist.' });
-  }
-
-  function create(text: string, res: ServerResponse) {
-    let request: {
-      sender_batch_header?: { sender_batch_id?: unknown; recipient_type?: unknown; email_subject?: unknown; email_message?: unknown };
-      items?: unknown;
-    };
-    try {
-      request = JSON.parse(text) as typeof request;
-    } catch {
-      return validation(res, [{ field: 'body', issue: 'MALFORMED_REQUEST_JSON' }]);
-    }
-    const header = request.sender_batch_header ?? {};
-    const senderBatchId = typeof header.sender_batch_id === 'string' ? header.sender_batch_id : undefined;
-    const rawItems = Array.isArray(request.items) ? (request.items as Record<string, unknown>[]) : [];
-    if (!senderBatchId) return validation(res, [{ field: 'sender_batch_header.sender_batch_id', issue: 'Required field is missing' }]);
-    if (rawItems.length === 0) return validation(res, [{ field: 'items', issue: 'Required field is missing' }]);
-
-    const existing = bySender.get(senderBatchId);
-    if (existing) {
-      return send(res, 400, {
-        name: 'USER_BUSINESS_ERROR',
-        message: 'User business error.',
-        debug_id: debugId(),
-        information_link: 'https://developer.paypal.com/docs/api/payments.payouts-batch/#errors',
-        details: [
-          { field: 'SENDER_BATCH_ID', location: 'body', issue: `Batch with given sender_batch_id ${senderBatchId} already exists` },
-        ],
-        links: [{ href: `${url}/v1/payments/payouts/${existing}`, rel: 'self', method: 'GET', encType: 'application/json' }],
-      });
-    }
-
-    const items: SandboxItem[] = [];
-    const problems: { field: string; issue: string }[] = [];
-    rawItems.forEach((raw, i) => {
-      const amount = raw.amount as { value?: unknown; currency?: unknown } | undefined;
-      const recipientType = typeof raw.recipient_type === 'string' ? raw.recipient_type : header.recipient_type;
-      const receiver = typeof raw.receiver === 'string' ? raw.receiver : '';
-      if (typeof amount?.value !== 'string' || !/^\d{1,10}\.\d{2}$/.test(amount.value) || Number(amount.value) <= 0) {
-        problems.push({ field: `items[${i}].amount.value`, issue: 'Currency amount must be a positive number with two decimals' });
-      }
-      if (typeof amount?.currency !== 'string' || !/^[A-Z]{3}$/.test(amount.currency)) {
-        problems.push({ field: `items[${i}].amount.currency`, issue: 'Currency code is invalid' });
-      }
-      if (recipientType !== 'EMAIL' && recipientType !== 'PAYPAL_ID' && recipientType !== 'PHONE') {
-        problems.push({ field: `items[${i}].recipient_type`, issue: 'Recipient type is invalid' });
-      }
-      const local = receiver.split('@')[0]?.split('+')[0]?.toLowerCase() ?? '';
-      if (!receiver || local === 'rejected')
-        problems.push({ field: `items[${i}].receiver`, issue: 'Receiver is invalid or does not match with type' });
-      items.push({
-        payoutItemId: paypalId(),
-        transactionId: paypalId(17),
-        status: recipientType === 'EMAIL' ? (FINAL_BY_NAME[local] ?? 'SUCCESS') : 'SUCCESS',
-        recipientType: String(recipientType),
-        receiver,
-        amount: { value: String(amount?.value), currency: String(amount?.currency) },
-        senderItemId: typeof raw.sender_item_id === 'string' ? raw.sender_item_id : undefined,
-        note: typeof raw.note === 'string' ? raw.note : undefined,
-      });
-    });
-    if (problems.length > 0) return validation(res, problems);
-
-    const locals = new Set(items.map((i) => i.receiver.split('@')[0]?.split('+')[0]?.toLowerCase()));
-    if (locals.has('timeout')) return; // never answers, creates nothing
-    if (locals.has('http500'))
-      return send(res, 500, { name: 'INTERNAL_SERVER_ERROR', message: 'An internal server error has occurred.', debug_id: debugId() });
-    if (locals.has('insufficient')) {
-      return send(res, 422, {
-        name: 'INSUFFICIENT_FUNDS',
-        message: 'Sender does not have sufficient funds. Please add funds and retry.',
-        debug_id: debugId(),
-      });
-    }
-
-    const batch: SandboxBatch = {
-      payoutBatchId: paypalId(),
-      senderBatchId,
-      emailSubject: typeof header.email_subject === 'string' ? header.email_subject : undefined,
-      emailMessage: typeof header.email_message === 'string' ? header.email_message : undefined,
-      createdAt: new Date().toISOString(),
-      items,
-    };
-    batches.set(batch.payoutBatchId, batch);
-    bySender.set(senderBatchId, batch.payoutBatchId);
-    persist();
-    if (locals.has('lost')) return; // created, but the answer never arrives
-    send(res, 201, {
-      batch_header: {
-        payout_batch_id: batch.payoutBatchId,
-        batch_status: 'PENDING',
-        sender_batch_header: { sender_batch_id: senderBatchId, email_subject: batch.emailSubject, email_message: batch.emailMessage },
-      },
-      links: [{ href: `${url}/v1/payments/payouts/${batch.payoutBatchId}`, rel: 'self', method: 'GET', encType: 'application/json' }],
-    });
-  }
-
-  function batchView(batch: SandboxBatch) {
-    const total = batch.items.reduce((sum, i) => sum + Math.round(Number(i.amount.value) * 100), 0);
-    const settled = batch.items.every((i) => i.status !== 'PENDING');
-    return {
-      batch_header: {
-        payout_batch_id: batch.payoutBatchId,
-        batch_status: settled ? 'SUCCESS' : 'PROCESSING',
-        time_created: batch.createdAt,
-        ...(settled ? { time_completed: batch.createdAt } : {}),
-        sender_batch_header: { sender_batch_id: batch.senderBatchId, email_subject: batch.emailSubject, email_message: batch.emailMessage },
-        amount: { currency: batch.items[0]?.amount.currency ?? 'USD', value: (total / 100).toFixed(2) },
-        fees: { currency: batch.items[0]?.amount.currency ?? 'USD', value: '0.00' },
-      },
-      items: batch.items.map((item) => itemView(batch, item)),
-      links: [{ href: `${url}/v1/payments/payouts/${batch.payoutBatchId}`, rel: 'self', method: 'GET', encType: 'application/json' }],
-    };
-  }
-
-  function itemView(batch: SandboxBatch, item: SandboxItem) {
-    return {
-      payout_item_id: item.payoutItemId,
-      ...(item.status === 'SUCCESS' ? { transaction_id: item.transactionId } : {}),
-      transaction_status: item.status,
-      payout_item_fee: { currency: item.amount.currency, value: '0.00' },
-      payout_batch_id: batch.payoutBatchId,
-      payout_item: {
-        recipient_type: item.recipientType,
-        amount: item.amount,
-        note: item.note,
-        receiver: item.receiver,
-        sender_item_id: item.senderItemId,
-        recipient_wallet: 'PAYPAL',
-      },
-      time_processed: batch.createdAt,
-      ...(item.status === 'FAILED' ? { errors: { name: 'RECEIVER_UNREGISTERED', message: 'Receiver is unregistered' } } : {}),
-      links: [{ href: `${url}/v1/payments/payouts-item/${item.payoutItemId}`, rel: 'item', method: 'GET', encType: 'application/json' }],
-    };
-  }
-
-  function fault(route: SandboxRoute, res: ServerResponse): boolean {
-    const f = faults.get(route);
-    if (!f || f.n <= 0) return false;
-    f.n -= 1;
-    send(res, f.status, { name: 'SERVICE_UNAVAILABLE', message: 'Injected fault.', debug_id: debugId() });
-    return true;
-  }
-
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-  });
-  url = `http://127.0.0.1:${port}`;
+  const state = new SandboxState(opts.stateFile);
+  // The links in answers need the sandbox's own URL, known once it listens; no request comes before.
+  let url = '';
+  const server = await startLocalServer(
+    (request, res) => {
+      const answer = route(state, client, url, request);
+      if (answer) sendJson(res, answer.status, answer.body, { 'paypal-debug-id': debugId() });
+    },
+    { port: opts.port, internalError: () => ({ ...internalError(), headers: { 'paypal-debug-id': debugId() } }) },
+  );
+  url = server.url;
 
   return {
     url,
-    clientId,
-    clientSecret,
-    tokenRequests: () => issued,
-    createRequests: () => creates,
-    batches: () => [...batches.values()],
-    batchBySenderId: (senderBatchId) => {
-      const id = bySender.get(senderBatchId);
-      return id ? batches.get(id) : undefined;
-    },
-    setItemStatus: (payoutBatchId, status) => {
-      const batch = batches.get(payoutBatchId);
-      if (!batch) throw new Error(`no batch ${payoutBatchId}`);
-      for (const item of batch.items) item.status = status;
-      persist();
-    },
-    failNext: (route, n = 1, status = 503) => faults.set(route, { n, status }),
-    revokeTokens: () => tokens.clear(),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
+    tokenRequests: () => state.tokensIssued(),
+    createRequests: () => state.createRequests(),
+    batches: () => state.batches(),
+    batchBySenderId: (senderBatchId) => state.batchBySenderId(senderBatchId),
+    setItemStatus: (payoutBatchId, status) => state.setItemStatus(payoutBatchId, status),
+    failNext: (route, n = 1, status = 503) => state.failNext(route, n, status),
+    revokeTokens: () => state.revokeTokens(),
+    stop: () => server.stop(),
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'paypal-debug-id': debugId() });
-  res.end(JSON.stringify(body));
+/** Which route serves a request, after the bearer check and any injected fault. */
+function route(
+  state: SandboxState,
+  client: SandboxClient,
+  url: string,
+  { method, url: requestUrl, body, raw }: LocalRequest,
+): SandboxReply {
+  const path = requestUrl.pathname;
+  if (method === 'POST' && path === '/v1/oauth2/token') {
+    return faulted(state, 'token') ?? issueToken(state, client, raw.headers, body);
+  }
+  const unauthorized = bearerProblem(state, raw.headers);
+  if (unauthorized) return unauthorized;
+
+  if (method === 'POST' && path === '/v1/payments/payouts') {
+    const fault = faulted(state, 'create');
+    if (fault) return fault;
+    state.countCreate();
+    return createPayout(state, body, url);
+  }
+  const batchId = /^\/v1\/payments\/payouts\/([^/]+)$/.exec(path)?.[1];
+  if (method === 'GET' && batchId) return faulted(state, 'get-batch') ?? showBatch(state, decodeURIComponent(batchId), url);
+  const itemId = /^\/v1\/payments\/payouts-item\/([^/]+)$/.exec(path)?.[1];
+  if (method === 'GET' && itemId) return faulted(state, 'get-item') ?? showItem(state, decodeURIComponent(itemId), url);
+  return routeNotFound();
 }
 
-function notFound(res: ServerResponse): void {
-  send(res, 404, { name: 'INVALID_RESOURCE_ID', message: 'Requested resource ID was not found.', debug_id: debugId() });
-}
-
-function validation(res: ServerResponse, details: { field: string; issue: string }[]): void {
-  send(res, 400, {
-    name: 'VALIDATION_ERROR',
-    message: 'Invalid request - see details',
-    debug_id: debugId(),
-    information_link: 'https://developer.paypal.com/docs/api/payments.payouts-batch/#errors',
-    details: details.map((d) => ({ ...d, location: 'body' })),
-    links: [],
-  });
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
-
-/** PayPal-style id: upper-case letters and digits. */
-function paypalId(length = 13): string {
-  return [...randomBytes(length)].map((b) => ALPHABET[b % ALPHABET.length]).join('');
-}
-
-function debugId(): string {
-  return randomBytes(7).toString('hex').slice(0, 13);
+function faulted(state: SandboxState, route: SandboxRoute): SandboxReply {
+  const status = state.takeFault(route);
+  return status === undefined ? undefined : injectedFault(status);
 }

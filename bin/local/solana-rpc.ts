@@ -20,8 +20,7 @@
  *   _mintTo [owner, microUsdc]    mints USDC-like tokens to owner's associated token account
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { dirname } from 'node:path';
 import { address, getTransactionDecoder, lamports as toLamports } from '@solana/kit';
 import {
@@ -35,6 +34,7 @@ import {
 import { Keypair, PublicKey, SystemProgram, Transaction, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
+import { type LocalRequest, sendJson, startLocalServer } from './local-server';
 
 /** Blocks a blockhash stays valid after it was issued (Solana's MAX_PROCESSING_AGE). */
 export const BLOCKHASH_LIFETIME = 150;
@@ -108,14 +108,12 @@ class RpcError extends Error {
 
 export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<LocalSolana> {
   const chain = opts.stateFile && existsSync(opts.stateFile) ? restore(opts.stateFile) : genesis(opts);
-  const server = createServer((req, res) => void chain.handle(req, res));
-  server.keepAliveTimeout = 5_000;
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  const server = await startLocalServer((request, res) => chain.handle(request, res), {
+    port: opts.port,
+    internalError: () => ({ status: 500, body: { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } } }),
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     mint: chain.mint.publicKey.toBase58(),
     hotWallet: { publicKey: chain.hotWallet.publicKey.toBase58(), secretKey: bs58.encode(chain.hotWallet.secretKey) },
     blockHeight: () => chain.height,
@@ -131,12 +129,10 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
     tokenAccountExists: (owner) => chain.account(chain.ata(new PublicKey(owner))) !== undefined,
     lamports: (account) => chain.svm.getBalance(address(account)) ?? 0n,
     landed: () => [...chain.statuses.values()].map(({ finalized: _, ...landed }) => landed),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        chain.persist();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    stop: () => {
+      chain.persist();
+      return server.stop();
+    },
   };
 
   function genesis(options: LocalSolanaOptions): Chain {
@@ -290,14 +286,13 @@ class Chain {
     return { signature, err, landed };
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+  handle({ body }: LocalRequest, res: ServerResponse): void {
     let request: unknown;
     try {
-      request = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      request = JSON.parse(body);
     } catch {
-      return reply(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      sendJson(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      return;
     }
     const calls = Array.isArray(request) ? request : [request];
     for (const call of calls) {
@@ -311,7 +306,7 @@ class Chain {
       }
     }
     const answers = calls.map((call) => this.dispatch(call));
-    reply(res, 200, Array.isArray(request) ? answers : answers[0]);
+    sendJson(res, 200, Array.isArray(request) ? answers : answers[0]);
   }
 
   private dispatch(call: unknown): unknown {
@@ -491,11 +486,6 @@ class Chain {
     writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
     renameSync(temp, this.stateFile);
   }
-}
-
-function reply(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 }
 
 function pubkey(value: unknown): string {

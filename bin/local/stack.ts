@@ -5,8 +5,6 @@
  * payout-pipeline.ts). `npm start` and the end-to-end tests both start it through here.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { config, resetConfig } from '../../functions/config';
@@ -21,7 +19,8 @@ import { resetAdminKey } from '../../functions/use-cases/admin-key';
 import { clearAuthCache } from '../../functions/use-cases/auth';
 import { describeError } from '../../functions/use-cases/payouts';
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
-import { createRequestListener, type LoadedRoute } from './http-adapter';
+import { createRouteHandler, type LoadedRoute } from './http-adapter';
+import { startLocalServer } from './local-server';
 import { type LocalSqs, startLocalSqs, startPayoutConsumer } from './payout-pipeline';
 import { type LocalRails, startLocalRails } from './rails';
 import { ensureTable } from './table';
@@ -70,12 +69,8 @@ export interface LocalStack {
  */
 const LOCAL_PAYOUT_DEFAULTS = { RECONCILE_PENDING_AFTER_SECONDS: '30', RECONCILE_PROCESSING_AFTER_SECONDS: '60' };
 
-export class PortInUseError extends Error {
-  constructor(readonly port: number) {
-    super(`port ${port} is already in use`);
-    this.name = 'PortInUseError';
-  }
-}
+/** Re-exported for bin/local.ts, which explains a taken port to the user. */
+export { PortInUseError } from './local-server';
 
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   const adminKeyGenerated = !opts.adminKey;
@@ -134,9 +129,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     }
     const worker = (await import('../../functions/payout-worker/handler')) as { handler: PayoutWorker };
     const reconciler = (await import('../../functions/reconciler/handler')) as { handler: Reconciler };
-    const server = createServer(createRequestListener(routes));
-    server.keepAliveTimeout = 5_000;
-    const port = await listen(server, opts.port ?? 3000, opts.host ?? '127.0.0.1');
+    const server = await startLocalServer(createRouteHandler(routes), { port: opts.port ?? 3000, host: opts.host });
     const consumer = startPayoutConsumer({
       sqs,
       worker: worker.handler,
@@ -145,17 +138,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: describeError(error) }),
     });
     stops.unshift(() => consumer.stop());
-    stops.unshift(
-      () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    );
-    const host = opts.host ?? '127.0.0.1';
+    // First to stop: no request may arrive while what it needs is going away.
+    stops.unshift(() => server.stop());
     return {
-      url: `http://${host}:${port}`,
-      port,
+      url: server.url,
+      port: server.port,
       adminKey,
       adminKeyGenerated,
       tableName,
@@ -173,11 +160,4 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     for (const stop of stops) await stop().catch(() => undefined);
     throw error;
   }
-}
-
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(port) : error));
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-  });
 }

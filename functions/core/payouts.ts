@@ -1,12 +1,12 @@
 /** Payouts: an agent's withdrawal, paid by a rail (docs/payouts.md has the state machine). */
 import type { Currency, Minor } from './money';
+import type { RailState } from './payout-rail';
 import type { PayoutNetwork } from './withdrawals';
 
 export type PayoutStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
 export type InflightStatus = Extract<PayoutStatus, 'PENDING' | 'PROCESSING'>;
 
-/** Rail progress saved on the payout item (e.g. Solana signature + last valid block height). */
-export type RailState = Readonly<Record<string, string | number>>;
+export type { RailState } from './payout-rail';
 
 export interface Payout {
   id: string;

@@ -57,7 +57,11 @@ const emailSchema = z.email();
 
 export type PaypalReceiverType = 'EMAIL' | 'PAYPAL_ID';
 
-/** How PayPal must be told to read `account`, or undefined when it is neither an e-mail nor a payer id. */
+/**
+ * How PayPal must be told to read `account`, or undefined when it is neither an e-mail nor a payer id.
+ * The one definition of a PayPal receiver: the withdraw request is validated with it and the PayPal
+ * rail types the receiver with it, so the rail never refuses a destination the request accepted.
+ */
 export function paypalReceiverType(account: string): PaypalReceiverType | undefined {
   if (PAYPAL_PAYER_ID.test(account)) return 'PAYPAL_ID';
   if (account.length <= PAYPAL_RECEIVER_MAX && emailSchema.safeParse(account).success) return 'EMAIL';

@@ -14,96 +14,44 @@
  * including UNCLAIMED and ONHOLD which can last for weeks, → pending. An unknown status is pending,
  * never failed: a refund must only follow a status that says the money did not go.
  */
-import * as z from 'zod';
-import { config } from '../config';
+import { type PaypalReceiverType, paypalReceiverType } from '../core/withdrawals';
 import { logger } from '../http/logger';
-import { readSecretString } from '../store/secrets';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
+import { PaypalClient, type PaypalClientOptions } from './paypal.client';
+import {
+  createdBatchSchema,
+  type PayoutBatch,
+  type PaypalCheckpoint,
+  type PaypalError,
+  payoutBatchSchema,
+  paypalCheckpointSchema,
+  paypalErrorSchema,
+} from './paypal.schemas';
 import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';
 
-export interface PaypalRailOptions {
-  /** Defaults: PAYPAL_BASE_URL and PAYPAL_CLIENT_ID/SECRET (or PAYPAL_CREDENTIALS_SECRET_ARN). */
-  baseUrl?: string;
-  credentials?: () => Promise<PaypalCredentials>;
-  /** Per HTTP request; a hung API is a transient error. */
-  requestTimeoutMs?: number;
+export type { PaypalCredentials } from './paypal.schemas';
+
+export interface PaypalRailOptions extends PaypalClientOptions {
   /** How long one call keeps reading a fresh batch that is still being processed (PENDING). */
   settleTimeoutMs?: number;
   pollIntervalMs?: number;
-  /** Clock for the token cache (tests). */
-  now?: () => number;
-}
-
-export interface PaypalCredentials {
-  clientId: string;
-  clientSecret: string;
 }
 
 const FINAL_FAILURES = new Set(['FAILED', 'RETURNED', 'BLOCKED', 'REFUNDED', 'REVERSED']);
 /** Statuses that change within seconds; UNCLAIMED and ONHOLD can take weeks, so no waiting for them. */
 const SETTLING = new Set(['PENDING', 'NEW', 'PROCESSING']);
-/** A token is refreshed this long before PayPal says it expires. */
-const TOKEN_MARGIN_MS = 60_000;
-const PAYER_ID = /^[A-Z0-9]{13}$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-const savedSchema = z.object({ rail: z.literal('paypal'), batchId: z.string().min(1).max(64) });
-
-const tokenSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().nonnegative() });
-
-const errorSchema = z
-  .object({
-    name: z.string().optional(),
-    message: z.string().optional(),
-    details: z.array(z.object({ field: z.string().optional(), issue: z.string().optional() }).loose()).optional(),
-    links: z.array(z.object({ href: z.string(), rel: z.string().optional() }).loose()).optional(),
-  })
-  .loose();
-type PaypalError = z.infer<typeof errorSchema>;
-
-const createdSchema = z.object({ batch_header: z.object({ payout_batch_id: z.string().min(1) }).loose() }).loose();
-
-const batchSchema = z
-  .object({
-    batch_header: z
-      .object({
-        payout_batch_id: z.string(),
-        batch_status: z.string(),
-        sender_batch_header: z.object({ sender_batch_id: z.string().optional() }).loose().optional(),
-      })
-      .loose(),
-    items: z
-      .array(
-        z
-          .object({
-            payout_item_id: z.string().optional(),
-            transaction_status: z.string().optional(),
-            payout_item: z.object({ sender_item_id: z.string().optional() }).loose().optional(),
-            errors: z.object({ name: z.string().optional(), message: z.string().optional() }).loose().optional(),
-          })
-          .loose(),
-      )
-      .optional(),
-  })
-  .loose();
-type Batch = z.infer<typeof batchSchema>;
 
 type CreateResult = { kind: 'created'; batchId: string } | { kind: 'rejected'; reason: string } | { kind: 'duplicate'; batchId?: string };
 
 export class PaypalRail implements PayoutRail {
-  private token: { value: string; expiresAt: number } | undefined;
-  private tokenRequest: Promise<string> | undefined;
-  private credentials: Promise<PaypalCredentials> | undefined;
-  private readonly requestTimeoutMs: number;
+  private readonly client: PaypalClient;
   private readonly settleTimeoutMs: number;
   private readonly pollIntervalMs: number;
-  private readonly now: () => number;
 
-  constructor(private readonly options: PaypalRailOptions = {}) {
-    this.requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
+  constructor(options: PaypalRailOptions = {}) {
+    this.client = new PaypalClient(options);
     this.settleTimeoutMs = options.settleTimeoutMs ?? 10_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.now = options.now ?? Date.now;
   }
 
   async pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome> {
@@ -111,7 +59,9 @@ export class PaypalRail implements PayoutRail {
     if (!Number.isSafeInteger(instruction.netAmount) || instruction.netAmount <= 0) {
       return { kind: 'failed', reason: 'net amount must be a positive whole number of cents' };
     }
-    const recipientType = recipientTypeOf(instruction.destination);
+    // The withdraw request was checked with this same rule; this catches a payout written before a
+    // rule change, which PayPal would refuse anyway, without sending it.
+    const recipientType = paypalReceiverType(instruction.destination);
     if (!recipientType) return { kind: 'failed', reason: 'invalid paypal account' };
 
     let batchId = readCheckpoint(checkpoint.saved)?.batchId;
@@ -130,7 +80,7 @@ export class PaypalRail implements PayoutRail {
     return this.awaitOutcome(instruction.payoutId, batchId);
   }
 
-  private async create(instruction: PayoutInstruction, recipientType: 'EMAIL' | 'PAYPAL_ID'): Promise<CreateResult> {
+  private async create(instruction: PayoutInstruction, recipientType: PaypalReceiverType): Promise<CreateResult> {
     const body = {
       sender_batch_header: {
         sender_batch_id: instruction.payoutId,
@@ -147,13 +97,13 @@ export class PaypalRail implements PayoutRail {
         },
       ],
     };
-    const res = await this.call('POST', '/v1/payments/payouts', body, { 'paypal-request-id': instruction.payoutId });
+    const res = await this.client.call('POST', '/v1/payments/payouts', body, { 'paypal-request-id': instruction.payoutId });
     if (res.status === 200 || res.status === 201) {
-      const parsed = createdSchema.safeParse(res.body);
+      const parsed = createdBatchSchema.safeParse(res.body);
       if (!parsed.success) throw new RailUnavailableError('paypal create payout answered without a batch id');
       return { kind: 'created', batchId: parsed.data.batch_header.payout_batch_id };
     }
-    const error = errorSchema.safeParse(res.body).data ?? {};
+    const error = paypalErrorSchema.safeParse(res.body).data ?? {};
     if (isDuplicate(error)) {
       const batchId = batchIdFromLinks(error);
       return batchId ? { kind: 'duplicate', batchId } : { kind: 'duplicate' };
@@ -183,101 +133,16 @@ export class PaypalRail implements PayoutRail {
     }
   }
 
-  private async readBatch(batchId: string): Promise<Batch> {
-    const res = await this.call('GET', `/v1/payments/payouts/${encodeURIComponent(batchId)}`);
+  private async readBatch(batchId: string): Promise<PayoutBatch> {
+    const res = await this.client.call('GET', `/v1/payments/payouts/${encodeURIComponent(batchId)}`);
     if (res.status !== 200) {
       // 404 for a batch id PayPal itself gave us is not a reason to refund.
       throw new RailUnavailableError(`paypal get payout batch answered ${res.status}`);
     }
-    const parsed = batchSchema.safeParse(res.body);
+    const parsed = payoutBatchSchema.safeParse(res.body);
     if (!parsed.success) throw new RailUnavailableError('paypal get payout batch answered an unexpected body');
     return parsed.data;
   }
-
-  /** One authenticated JSON call. Network errors, timeouts, 429 and 5xx throw (transient). */
-  private async call(
-    method: 'GET' | 'POST',
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<{ status: number; body: unknown }> {
-    for (let attempt = 0; ; attempt++) {
-      const token = await this.accessToken();
-      const res = await this.fetch(path, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...headers,
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      if (res.status === 401 && attempt === 0) {
-        // Revoked or expired early: one fresh token, then the answer stands.
-        this.token = undefined;
-        continue;
-      }
-      if (res.status === 408 || res.status === 429 || res.status >= 500) {
-        throw new RailUnavailableError(`paypal ${method} ${path.split('/').slice(0, 4).join('/')} answered ${res.status}`);
-      }
-      return { status: res.status, body: await readJson(res) };
-    }
-  }
-
-  /** OAuth2 client-credentials token, cached until shortly before it expires; one request at a time. */
-  private async accessToken(): Promise<string> {
-    if (this.token && this.token.expiresAt > this.now()) return this.token.value;
-    this.tokenRequest ??= this.requestToken().finally(() => {
-      this.tokenRequest = undefined;
-    });
-    return this.tokenRequest;
-  }
-
-  private async requestToken(): Promise<string> {
-    const { clientId, clientSecret } = await this.loadCredentials();
-    const res = await this.fetch('/v1/oauth2/token', {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-      },
-      body: 'grant_type=client_credentials',
-    });
-    if (res.status === 401 || res.status === 403) throw new RailConfigError(`paypal refused the client credentials (${res.status})`);
-    if (res.status !== 200) throw new RailUnavailableError(`paypal token endpoint answered ${res.status}`);
-    const parsed = tokenSchema.safeParse(await readJson(res));
-    if (!parsed.success) throw new RailUnavailableError('paypal token endpoint answered an unexpected body');
-    const lifetimeMs = parsed.data.expires_in * 1000;
-    this.token = { value: parsed.data.access_token, expiresAt: this.now() + lifetimeMs - Math.min(TOKEN_MARGIN_MS, lifetimeMs / 2) };
-    return this.token.value;
-  }
-
-  private async fetch(path: string, init: RequestInit): Promise<Response> {
-    const baseUrl = (this.options.baseUrl ?? config().PAYPAL_BASE_URL)?.replace(/\/+$/, '');
-    if (!baseUrl) throw new RailConfigError('PAYPAL_BASE_URL is not set');
-    try {
-      return await fetch(`${baseUrl}${path}`, { ...init, signal: AbortSignal.timeout(this.requestTimeoutMs) });
-    } catch (error) {
-      throw new RailUnavailableError(`paypal ${init.method ?? 'GET'} request failed`, { cause: error });
-    }
-  }
-
-  private loadCredentials(): Promise<PaypalCredentials> {
-    this.credentials ??= (this.options.credentials ?? defaultCredentials)().catch((error: unknown) => {
-      this.credentials = undefined;
-      throw error;
-    });
-    return this.credentials;
-  }
-}
-
-/** EMAIL for an e-mail address, PAYPAL_ID for a 13-character payer id; anything else is refused. */
-export function recipientTypeOf(destination: string): 'EMAIL' | 'PAYPAL_ID' | undefined {
-  if (destination.length <= 254 && EMAIL.test(destination)) return 'EMAIL';
-  if (PAYER_ID.test(destination)) return 'PAYPAL_ID';
-  return undefined;
 }
 
 /** Cents → PayPal's amount text, always two decimals (`970` → `"9.70"`). */
@@ -285,7 +150,11 @@ export function centsToDecimal(cents: number): string {
   return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 }
 
-function outcomeOf(batch: Batch, payoutId: string, batchId: string): { kind: RailOutcome['kind']; settling: boolean; result: RailOutcome } {
+function outcomeOf(
+  batch: PayoutBatch,
+  payoutId: string,
+  batchId: string,
+): { kind: RailOutcome['kind']; settling: boolean; result: RailOutcome } {
   const batchStatus = batch.batch_header.batch_status;
   if (batchStatus === 'DENIED' || batchStatus === 'CANCELED') {
     return { kind: 'failed', settling: false, result: { kind: 'failed', reason: `paypal batch ${batchStatus}`, externalId: batchId } };
@@ -316,40 +185,9 @@ function batchIdFromLinks(error: PaypalError): string | undefined {
   return undefined;
 }
 
-function readCheckpoint(saved: RailState | undefined): z.infer<typeof savedSchema> | undefined {
+function readCheckpoint(saved: RailState | undefined): PaypalCheckpoint | undefined {
   if (saved === undefined) return undefined;
-  const parsed = savedSchema.safeParse(saved);
+  const parsed = paypalCheckpointSchema.safeParse(saved);
   if (!parsed.success) throw new CheckpointError('saved rail state is not a PayPal checkpoint');
   return parsed.data;
-}
-
-async function readJson(res: Response): Promise<unknown> {
-  const text = await res.text();
-  if (text.length === 0) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-async function defaultCredentials(): Promise<PaypalCredentials> {
-  const { PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_CREDENTIALS_SECRET_ARN } = config();
-  if (PAYPAL_CLIENT_ID && PAYPAL_CLIENT_SECRET) return { clientId: PAYPAL_CLIENT_ID, clientSecret: PAYPAL_CLIENT_SECRET };
-  if (PAYPAL_CREDENTIALS_SECRET_ARN) {
-    const parsed = z
-      .object({ clientId: z.string().min(1), clientSecret: z.string().min(1) })
-      .safeParse(safeJson(await readSecretString(PAYPAL_CREDENTIALS_SECRET_ARN)));
-    if (!parsed.success) throw new RailConfigError('PAYPAL_CREDENTIALS_SECRET_ARN must hold {"clientId", "clientSecret"}');
-    return parsed.data;
-  }
-  throw new RailConfigError('PayPal credentials are not configured (PAYPAL_CLIENT_ID/SECRET or PAYPAL_CREDENTIALS_SECRET_ARN)');
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,42 +1,6 @@
 /**
- * The payout rails behind one interface: Solana (USDC) and PayPal (USD). The payout worker
- * calls `pay` for a claimed payout; a rail must be safe to call again for the same payout after
- * a crash at any point (SQS redelivers), and must never move money twice.
+ * The rail contract, as the rails see it. Its definition is in functions/core/payout-rail.ts so the
+ * store can name a checkpoint without importing a rail; this re-export keeps `rails/rail` working
+ * for the rails themselves and for callers that already import it from here.
  */
-import type { Currency, Minor } from '../core/money';
-import type { RailState } from '../core/payouts';
-
-export interface PayoutInstruction {
-  payoutId: string;
-  currency: Currency;
-  /** What arrives at the destination: gross minus the platform fee, in minor units. */
-  netAmount: Minor;
-  /** Solana wallet address (USDC) or PayPal e-mail / payer id (USD). */
-  destination: string;
-}
-
-export type { RailState } from '../core/payouts';
-
-export interface RailCheckpoint {
-  /** What a previous attempt saved, if anything. */
-  readonly saved: RailState | undefined;
-  /**
-   * Persists progress durably BEFORE the rail does the step it describes. Must throw when this
-   * attempt no longer owns the payout (another attempt took over), so that no two attempts ever
-   * act on different saved states; the rail then stops without acting.
-   */
-  save(state: RailState): Promise<void>;
-}
-
-export type RailOutcome =
-  /** Money arrived (or is irrevocably on its way): mark COMPLETED. */
-  | { kind: 'completed'; externalId: string; txHash?: string }
-  /** Permanently refused: mark FAILED and refund the gross amount. */
-  | { kind: 'failed'; reason: string; externalId?: string }
-  /** Not final yet (unconfirmed, UNCLAIMED, ONHOLD, …): stay PROCESSING, look again later. */
-  | { kind: 'pending'; externalId?: string };
-
-export interface PayoutRail {
-  /** Pays, or finds out what happened to an earlier attempt. Throws only on transient errors. */
-  pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome>;
-}
+export type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from '../core/payout-rail';

@@ -3,7 +3,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort } from '../../bin/local/dynamodb-local';
+import { freePort } from '../../bin/local/local-server';
 
 const ROOT = join(__dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');

@@ -1,9 +1,12 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
+import fc from 'fast-check';
+import { destinationProblem } from '../../functions/core/withdrawals';
 import { railFor, resetRails } from '../../functions/rails';
 import { RailConfigError } from '../../functions/rails/errors';
-import { centsToDecimal, PaypalRail, recipientTypeOf } from '../../functions/rails/paypal.rail';
+import { centsToDecimal, PaypalRail } from '../../functions/rails/paypal.rail';
 import { parseSecretKey, SolanaRail, walletAddress } from '../../functions/rails/solana.rail';
+import { MemoryCheckpoint } from './checkpoint';
 
 describe('walletAddress', () => {
   it('accepts a wallet (on-curve) address', () => {
@@ -48,13 +51,55 @@ describe('PayPal helpers', () => {
   it('formats cents with exactly two decimals', () => {
     expect([971, 970, 100, 5, 123456789].map(centsToDecimal)).toEqual(['9.71', '9.70', '1.00', '0.05', '1234567.89']);
   });
+});
 
-  it('types a receiver as EMAIL or PAYPAL_ID, and refuses anything else', () => {
-    expect(recipientTypeOf('dev@example.com')).toBe('EMAIL');
-    expect(recipientTypeOf('N8HQ3A6WXZ2PL')).toBe('PAYPAL_ID');
-    expect(recipientTypeOf('n8hq3a6wxz2pl')).toBeUndefined();
-    expect(recipientTypeOf('dev@example')).toBeUndefined();
-    expect(recipientTypeOf('')).toBeUndefined();
+describe('PayPal receiver check', () => {
+  /** Reached only when the rail accepted the receiver: loading credentials is its first step after that. */
+  class PastValidation extends Error {}
+  const rail = new PaypalRail({
+    credentials: async () => {
+      throw new PastValidation();
+    },
+  });
+  const refusedByRail = async (destination: string): Promise<boolean> => {
+    try {
+      const outcome = await rail.pay(
+        { payoutId: 'po_receiver_check', currency: 'USD', netAmount: 971, destination },
+        new MemoryCheckpoint(),
+      );
+      expect(outcome).toEqual({ kind: 'failed', reason: 'invalid paypal account' });
+      return true;
+    } catch (error) {
+      if (error instanceof PastValidation) return false;
+      throw error;
+    }
+  };
+
+  it('refuses exactly the destinations a withdraw request refuses', async () => {
+    for (const destination of [
+      'dev@example.com',
+      'first.last+tag@sub.example.co.uk',
+      'N8HQ3A6WXZ2PL',
+      'n8hq3a6wxz2pl',
+      'N8HQ3A6WXZ2P',
+      'dev@example',
+      'a b@example.com',
+      '',
+      // The rail used to take up to 254 characters; the Payouts API takes 127.
+      `${'a'.repeat(120)}@example.com`,
+      Keypair.generate().publicKey.toBase58(),
+    ]) {
+      expect([destination, await refusedByRail(destination)]).toEqual([destination, destinationProblem('USD', destination) !== undefined]);
+    }
+  });
+
+  it('agrees with the withdraw request on arbitrary text', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.emailAddress(), fc.string(), fc.stringMatching(/^[A-Za-z0-9]{12,14}$/)), async (destination) => {
+        expect(await refusedByRail(destination)).toBe(destinationProblem('USD', destination) !== undefined);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -1,0 +1,46 @@
+/**
+ * The payout rail contract, the port the payout use case and the payout repository depend on:
+ * Solana (USDC) and PayPal (USD) implement it in functions/rails. The payout worker calls `pay`
+ * for a claimed payout; a rail must be safe to call again for the same payout after a crash at any
+ * point (SQS redelivers), and must never move money twice.
+ *
+ * It lives in core, not in rails, so that the store can persist a rail's checkpoint without
+ * importing the rails (and with them @solana/web3.js and the PayPal client).
+ */
+import type { Currency, Minor } from './money';
+
+export interface PayoutInstruction {
+  payoutId: string;
+  currency: Currency;
+  /** What arrives at the destination: gross minus the platform fee, in minor units. */
+  netAmount: Minor;
+  /** Solana wallet address (USDC) or PayPal e-mail / payer id (USD). */
+  destination: string;
+}
+
+/** Rail progress saved on the payout item (e.g. Solana signature + last valid block height). */
+export type RailState = Readonly<Record<string, string | number>>;
+
+export interface RailCheckpoint {
+  /** What a previous attempt saved, if anything. */
+  readonly saved: RailState | undefined;
+  /**
+   * Persists progress durably BEFORE the rail does the step it describes. Must throw when this
+   * attempt no longer owns the payout (another attempt took over), so that no two attempts ever
+   * act on different saved states; the rail then stops without acting.
+   */
+  save(state: RailState): Promise<void>;
+}
+
+export type RailOutcome =
+  /** Money arrived (or is irrevocably on its way): mark COMPLETED. */
+  | { kind: 'completed'; externalId: string; txHash?: string }
+  /** Permanently refused: mark FAILED and refund the gross amount. */
+  | { kind: 'failed'; reason: string; externalId?: string }
+  /** Not final yet (unconfirmed, UNCLAIMED, ONHOLD, …): stay PROCESSING, look again later. */
+  | { kind: 'pending'; externalId?: string };
+
+export interface PayoutRail {
+  /** Pays, or finds out what happened to an earlier attempt. Throws only on transient errors. */
+  pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome>;
+}
