@@ -75,7 +75,16 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
     agentMismatches: agents,
     userMismatches: users,
     problems,
-    counts: { users: rows.counts.users, agents: agentIds.length, ...rows.counts, scanned: rows.scanned },
+    // Same key order as before the split: `npm run audit -- --json` output does not change.
+    counts: {
+      users: rows.counts.users,
+      agents: agentIds.length,
+      shards: rows.counts.shards,
+      credits: rows.counts.credits,
+      charges: rows.counts.charges,
+      payouts: rows.counts.payouts,
+      scanned: rows.scanned,
+    },
   };
 }
 
