@@ -10,10 +10,9 @@
  * Exit codes: 0 holds, 1 does not hold, 2 could not run.
  */
 import { parseArgs } from 'node:util';
-import { PROJECT_ROOT, startDynamoDbLocal } from './local/dynamodb-local';
+import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget } from './operator/table-target';
 
-const USAGE = 'usage: npm run audit -- [--table <name>] [--endpoint <url>] [--region <region>] [--segments <n>] [--local] [--json]';
-const LOCAL_TABLE = 'agent-payments-local';
+const USAGE = `usage: npm run audit -- ${TABLE_USAGE} [--segments <n>] [--json]`;
 
 async function main(): Promise<number> {
   let args: ReturnType<typeof parse>;
@@ -33,21 +32,14 @@ async function main(): Promise<number> {
     return 2;
   }
 
-  let stopLocal: (() => Promise<void>) | undefined;
-  if (args.values.local) {
-    // The same data directory `npm start` uses; DynamoDB Local must not have it open twice.
-    const dynamo = await startDynamoDbLocal({ inMemory: false, dataDir: `${PROJECT_ROOT}/.data/dynamodb` });
-    stopLocal = () => dynamo.stop();
-    Object.assign(process.env, { DYNAMODB_ENDPOINT: dynamo.endpoint, LOCAL: '1', TABLE_NAME: args.values.table ?? LOCAL_TABLE });
-  }
-  if (args.values.table) process.env.TABLE_NAME = args.values.table;
-  if (args.values.endpoint) Object.assign(process.env, { DYNAMODB_ENDPOINT: args.values.endpoint, LOCAL: '1' });
-  if (args.values.region) process.env.AWS_REGION = args.values.region;
-  if (!process.env.TABLE_NAME) {
-    console.error(`no table: pass --table or set TABLE_NAME\n${USAGE}`);
+  let target: TableTarget;
+  try {
+    target = await openTable(args.values);
+  } catch (error) {
+    if (!(error instanceof NoTableError)) throw error;
+    console.error(`${error.message}\n${USAGE}`);
     return 2;
   }
-  process.env.LOG_LEVEL ??= 'SILENT';
 
   try {
     // Imported after the environment is settled: the config module reads it once.
@@ -61,18 +53,15 @@ async function main(): Promise<number> {
     console.error(`audit could not run: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     return 2;
   } finally {
-    await stopLocal?.();
+    await target.stop();
   }
 }
 
 function parse() {
   return parseArgs({
     options: {
-      table: { type: 'string' },
-      endpoint: { type: 'string' },
-      region: { type: 'string' },
+      ...TABLE_OPTIONS,
       segments: { type: 'string' },
-      local: { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },

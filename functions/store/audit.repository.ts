@@ -1,16 +1,23 @@
 /**
  * Reads everything the ledger audit needs: one paginated, strongly consistent Scan of the table,
- * sorted into the item kinds that hold money. This is an operator tool (bin/audit.ts) and a test
- * oracle, never a request path: a Scan reads the whole table, and it is not a snapshot, so the
- * figures only balance when no money moves while it runs.
+ * sorted into the item kinds that hold money, then parsed into typed rows (`toLedgerRows`), so
+ * the audit never sees a key or a raw attribute. This is an operator tool (bin/audit.ts) and a
+ * test oracle, never a request path: a Scan reads the whole table, and it is not a snapshot, so
+ * the figures only balance when no money moves while it runs.
  */
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { CURRENCIES, type Currency, isCurrency, type Minor } from '../core/money';
+import type { ChargeStatus } from './charge.repository';
 import { db } from './client';
+import type { PayoutStatus } from './payout.repository';
 
 type Item = Record<string, unknown>;
 
-/** The money-holding items of the table, by kind (raw attributes, as stored). */
+/**
+ * The money-holding items of the table, by kind (raw attributes, as stored). Tests that tamper
+ * with stored items use these keys; the audit reads `LedgerRows`.
+ */
 export interface LedgerItems {
   /** `USER#…/USER`: balances per currency in minor units. */
   users: Item[];
@@ -90,4 +97,204 @@ export async function scanLedgerItems(opts: { pageSize?: number; segments?: numb
 
   await Promise.all(Array.from({ length: segments }, (_, i) => scanSegment(i)));
   return result;
+}
+
+/** A user's stored balances (`USER#…/USER`). A balance that is not an integer is left out and reported. */
+export interface UserRow {
+  kind: 'user';
+  userId: string;
+  balances: Partial<Record<Currency, Minor>>;
+}
+
+/** One write shard of an agent's earned balance (`AGENTBAL#<agentId>#<n>/BAL`). */
+export interface ShardRow {
+  kind: 'shard';
+  agentId: string;
+  /** The stored partition key, so a finding names the exact item to look at. */
+  key: string;
+  balances: Partial<Record<Currency, Minor>>;
+}
+
+/** An admin top-up (`CREDITS#<userId>/<id>`): money in. */
+export interface CreditRow {
+  kind: 'credit';
+  userId: string;
+  creditId: string;
+  currency: Currency;
+  amount: Minor;
+}
+
+export interface ChargeRow {
+  kind: 'charge';
+  chargeId: string;
+  agentId: string;
+  userId: string;
+  status: ChargeStatus;
+  currency: Currency;
+  amount: Minor;
+}
+
+export interface PayoutRow {
+  kind: 'payout';
+  payoutId: string;
+  agentId: string;
+  status: PayoutStatus;
+  currency: Currency;
+  /** Gross: what the agent's shards were debited. */
+  amount: Minor;
+  fee: Minor;
+  netAmount: Minor;
+}
+
+/** An agent's in-flight payout lock (`PAYOUTLOCK#<agentId>/LOCK`). */
+export interface LockRow {
+  kind: 'lock';
+  agentId: string;
+  payoutId: string;
+}
+
+/** An item (or one attribute of it) that holds money but could not be read as a row. */
+export interface UnreadableItem {
+  /** The agent it belongs to, when known: the audit still counts that agent. */
+  agentId?: string;
+  problem: string;
+}
+
+/** The money-holding items of the table as typed rows, keys and attributes already parsed. */
+export interface LedgerRows {
+  users: UserRow[];
+  shards: ShardRow[];
+  credits: CreditRow[];
+  charges: ChargeRow[];
+  payouts: PayoutRow[];
+  locks: LockRow[];
+  unreadable: UnreadableItem[];
+  /** Items read of each money-holding kind, readable or not. */
+  counts: { users: number; shards: number; credits: number; charges: number; payouts: number };
+  /** Items read in all (every kind, money-holding or not). */
+  scanned: number;
+}
+
+const CHARGE_STATUSES: ReadonlySet<string> = new Set<ChargeStatus>(['PENDING', 'SUCCESS', 'FAILED', 'EXPIRED']);
+const PAYOUT_STATUSES: ReadonlySet<string> = new Set<PayoutStatus>(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']);
+
+/** The id after the kind prefix: `CREDITS#u1` → `u1`. */
+const afterHash = (pk: unknown): string => String(pk ?? '').slice(String(pk ?? '').indexOf('#') + 1);
+/** Rows written before the id attributes existed carry the id only in the key. */
+const idOr = (value: unknown, fallback: string): string => (typeof value === 'string' ? value : fallback);
+
+/**
+ * Parses raw items (as `scanLedgerItems` returns them) into typed rows. Pure. An attribute that
+ * cannot hold money (a float, a string, an unknown currency or status) becomes a sentence in
+ * `unreadable` naming the item; the rest of the item is kept when it still means something.
+ */
+export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { scanned?: number }): LedgerRows {
+  const unreadable: UnreadableItem[] = [];
+  const note = (problem: string, agentId?: string) => unreadable.push(agentId === undefined ? { problem } : { agentId, problem });
+
+  /** A whole number of minor units, or a note naming `where`. Absent counts as zero where `allowZero`. */
+  const minor = (value: unknown, where: string, allowZero: boolean, agentId?: string): Minor | undefined => {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && (value > 0 || (allowZero && value === 0))) return value;
+    if (value === undefined && allowZero) return 0;
+    note(`${where}: ${JSON.stringify(value)} is not a valid amount in minor units`, agentId);
+    return undefined;
+  };
+  const currencyOf = (item: Item, where: string, agentId?: string): Currency | undefined => {
+    if (isCurrency(item.currency)) return item.currency;
+    note(`${where}: unknown currency ${JSON.stringify(item.currency)}`, agentId);
+    return undefined;
+  };
+  /** Stored balances may be negative (the audit says so); they must be whole minor units. */
+  const balancesOf = (item: Item, where: string, agentId?: string): Partial<Record<Currency, Minor>> => {
+    const balances: Partial<Record<Currency, Minor>> = {};
+    for (const c of CURRENCIES) {
+      const value = item[c];
+      const amount = typeof value === 'number' && Number.isSafeInteger(value) ? value : minor(value, `${where} ${c}`, true, agentId);
+      if (amount !== undefined) balances[c] = amount;
+    }
+    return balances;
+  };
+
+  const credits: CreditRow[] = [];
+  for (const item of items.credits) {
+    const where = `credit ${String(item.PK)}/${String(item.SK)}`;
+    const currency = currencyOf(item, where);
+    const amount = minor(item.amount, where, false);
+    if (!currency || amount === undefined) continue;
+    credits.push({ kind: 'credit', userId: idOr(item.userId, afterHash(item.PK)), creditId: String(item.SK), currency, amount });
+  }
+
+  const users: UserRow[] = items.users.map((item) => {
+    const userId = idOr(item.userId, afterHash(item.PK));
+    return { kind: 'user', userId, balances: balancesOf(item, `user ${userId}`) };
+  });
+
+  const shards: ShardRow[] = items.agentShards.map((item) => {
+    const key = String(item.PK);
+    // AGENTBAL#<agentId>#<shard>
+    const agentId = idOr(item.agentId, key.split('#')[1] ?? key);
+    return { kind: 'shard', agentId, key, balances: balancesOf(item, `shard ${key}`, agentId) };
+  });
+
+  const charges: ChargeRow[] = [];
+  for (const item of items.charges) {
+    const where = `charge ${String(item.SK)}`;
+    const agentId = idOr(item.agentId, afterHash(item.PK));
+    if (!CHARGE_STATUSES.has(String(item.status))) {
+      note(`${where}: unknown status ${JSON.stringify(item.status)}`, agentId);
+      continue;
+    }
+    const currency = currencyOf(item, where, agentId);
+    const amount = minor(item.amount, where, false, agentId);
+    if (!currency || amount === undefined) continue;
+    const status = String(item.status) as ChargeStatus;
+    charges.push({ kind: 'charge', chargeId: String(item.SK), agentId, userId: String(item.userId), status, currency, amount });
+  }
+
+  const payouts: PayoutRow[] = [];
+  for (const item of items.payouts) {
+    const payoutId = String(item.SK);
+    const where = `payout ${payoutId}`;
+    const agentId = idOr(item.agentId, afterHash(item.PK));
+    if (!PAYOUT_STATUSES.has(String(item.status))) {
+      note(`${where}: unknown status ${JSON.stringify(item.status)}`, agentId);
+      continue;
+    }
+    const currency = currencyOf(item, where, agentId);
+    const amount = minor(item.amount, `${where} amount`, false, agentId);
+    const fee = minor(item.fee, `${where} fee`, true, agentId);
+    const netAmount = minor(item.netAmount, `${where} netAmount`, true, agentId);
+    if (!currency || amount === undefined || fee === undefined || netAmount === undefined) continue;
+    const status = String(item.status) as PayoutStatus;
+    payouts.push({ kind: 'payout', payoutId, agentId, status, currency, amount, fee, netAmount });
+  }
+
+  const locks: LockRow[] = items.payoutLocks.map((item) => ({
+    kind: 'lock',
+    agentId: idOr(item.agentId, afterHash(item.PK)),
+    payoutId: String(item.payoutId),
+  }));
+
+  return {
+    users,
+    shards,
+    credits,
+    charges,
+    payouts,
+    locks,
+    unreadable,
+    counts: {
+      users: items.users.length,
+      shards: items.agentShards.length,
+      credits: items.credits.length,
+      charges: items.charges.length,
+      payouts: items.payouts.length,
+    },
+    scanned: items.scanned ?? 0,
+  };
+}
+
+/** `scanLedgerItems`, parsed into typed rows: what the ledger audit reads. */
+export async function scanLedgerRows(opts: { pageSize?: number; segments?: number } = {}): Promise<LedgerRows> {
+  return toLedgerRows(await scanLedgerItems(opts));
 }

@@ -1,0 +1,74 @@
+/**
+ * Which table an operator tool (`npm run audit`, `npm run admin`) works on. Both read the same
+ * configuration as the service (TABLE_NAME, AWS_REGION, DYNAMODB_ENDPOINT); these flags override
+ * it, and `--local` opens the data `npm start` keeps in .data/. The service's config module reads
+ * the environment once, so the flags are applied before anything reads it, and it is re-read after.
+ */
+import { PROJECT_ROOT, startDynamoDbLocal } from '../local/dynamodb-local';
+
+/** The table `npm start` creates in its DynamoDB Local. */
+export const LOCAL_TABLE = 'agent-payments-local';
+
+/** parseArgs options shared by the operator tools. */
+export const TABLE_OPTIONS = {
+  table: { type: 'string' },
+  endpoint: { type: 'string' },
+  region: { type: 'string' },
+  local: { type: 'boolean' },
+} as const;
+
+export const TABLE_USAGE = '[--table <name>] [--endpoint <url>] [--region <region>] [--local]';
+
+export interface TableFlags {
+  table?: string | undefined;
+  endpoint?: string | undefined;
+  region?: string | undefined;
+  local?: boolean | undefined;
+}
+
+/** A table to work on, and how to let go of it. */
+export interface TableTarget {
+  stop(): Promise<void>;
+}
+
+/** The operator named no table: a usage error. */
+export class NoTableError extends Error {
+  constructor() {
+    super('no table: pass --table or --local, or set TABLE_NAME');
+    this.name = 'NoTableError';
+  }
+}
+
+/**
+ * Applies the flags to the environment (starting DynamoDB Local over .data/ for `--local`) and
+ * makes the service's config and DynamoDB client read it afresh. Throws NoTableError when no table
+ * is named anywhere.
+ */
+export async function openTable(flags: TableFlags): Promise<TableTarget> {
+  let stop = async () => {};
+  const touched = flags.local || flags.table !== undefined || flags.endpoint !== undefined || flags.region !== undefined;
+  if (flags.local) {
+    // The same data directory `npm start` uses; DynamoDB Local must not have it open twice.
+    const dynamo = await startDynamoDbLocal({ inMemory: false, dataDir: `${PROJECT_ROOT}/.data/dynamodb` });
+    stop = () => dynamo.stop();
+    Object.assign(process.env, { DYNAMODB_ENDPOINT: dynamo.endpoint, LOCAL: '1', TABLE_NAME: flags.table ?? LOCAL_TABLE });
+  }
+  if (flags.table !== undefined) process.env.TABLE_NAME = flags.table;
+  if (flags.endpoint !== undefined) Object.assign(process.env, { DYNAMODB_ENDPOINT: flags.endpoint, LOCAL: '1' });
+  if (flags.region !== undefined) process.env.AWS_REGION = flags.region;
+  if (!process.env.TABLE_NAME) {
+    await stop();
+    throw new NoTableError();
+  }
+  process.env.LOG_LEVEL ??= 'SILENT';
+  if (touched) {
+    // Imported only now: a caller that already read the configuration (a test) must re-read it.
+    const [{ resetConfig }, { resetDbClient }] = await Promise.all([
+      import('../../functions/config'),
+      import('../../functions/store/client'),
+    ]);
+    resetConfig();
+    resetDbClient();
+  }
+  return { stop };
+}

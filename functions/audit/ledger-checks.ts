@@ -1,0 +1,260 @@
+/**
+ * The ledger audit's invariants, one pure function each, over typed rows (functions/store/
+ * audit.repository.ts parses the stored items). Each returns what it found: figures that a report
+ * shows, or one sentence per break. `ledger-audit.ts` runs them all and states the verdict.
+ */
+import { platformFee } from '../core/fees';
+import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
+import type { ChargeRow, CreditRow, LockRow, PayoutRow, ShardRow, UserRow } from '../store/audit.repository';
+
+export interface CurrencyTotals {
+  /** Money in: the sum of CREDITS# records. */
+  credited: Minor;
+  userBalances: Minor;
+  agentBalances: Minor;
+  held: Minor;
+  payoutsPaidNet: Minor;
+  platformFees: Minor;
+  inFlightGross: Minor;
+  /** userBalances + agentBalances + held + payoutsPaidNet + platformFees + inFlightGross. */
+  accountedFor: Minor;
+  /** credited − accountedFor: zero when the ledger balances. */
+  difference: Minor;
+}
+
+export interface AgentMismatch {
+  agentId: string;
+  currency: Currency;
+  successCharges: Minor;
+  shardBalance: Minor;
+  payoutsGross: Minor;
+  /** successCharges − (shardBalance + payoutsGross). */
+  difference: Minor;
+}
+
+export interface UserMismatch {
+  userId: string;
+  currency: Currency;
+  credited: Minor;
+  charged: Minor;
+  balance: Minor;
+  /** credited − charged − balance. */
+  difference: Minor;
+}
+
+/** The rows an invariant may read; each check takes only the kinds it needs. */
+export interface Rows {
+  users: readonly UserRow[];
+  shards: readonly ShardRow[];
+  credits: readonly CreditRow[];
+  charges: readonly ChargeRow[];
+  payouts: readonly PayoutRow[];
+  locks: readonly LockRow[];
+}
+
+const zero = (): Record<Currency, Minor> => ({ USD: 0, USDC: 0 });
+
+/** A nested per-id, per-currency accumulator. */
+class Sums {
+  private readonly byId = new Map<string, Record<Currency, Minor>>();
+  add(id: string, currency: Currency, amount: Minor): void {
+    let row = this.byId.get(id);
+    if (!row) {
+      row = zero();
+      this.byId.set(id, row);
+    }
+    row[currency] += amount;
+  }
+  get(id: string, currency: Currency): Minor {
+    return this.byId.get(id)?.[currency] ?? 0;
+  }
+}
+
+const inFlight = (p: PayoutRow) => p.status === 'PENDING' || p.status === 'PROCESSING';
+
+/**
+ * The invariant itself, per currency: credited = user balances + agent balances + held (PENDING
+ * charges) + paid out net + platform fees + in flight gross (FAILED payouts were refunded).
+ */
+export function currencyTotals(rows: Pick<Rows, 'users' | 'shards' | 'credits' | 'charges' | 'payouts'>): Record<Currency, CurrencyTotals> {
+  const totals = Object.fromEntries(
+    CURRENCIES.map((c) => [
+      c,
+      {
+        credited: 0,
+        userBalances: 0,
+        agentBalances: 0,
+        held: 0,
+        payoutsPaidNet: 0,
+        platformFees: 0,
+        inFlightGross: 0,
+        accountedFor: 0,
+        difference: 0,
+      },
+    ]),
+  ) as Record<Currency, CurrencyTotals>;
+  for (const credit of rows.credits) totals[credit.currency].credited += credit.amount;
+  for (const row of [...rows.users, ...rows.shards]) {
+    const field = row.kind === 'user' ? 'userBalances' : 'agentBalances';
+    for (const c of CURRENCIES) totals[c][field] += row.balances[c] ?? 0;
+  }
+  for (const charge of rows.charges) if (charge.status === 'PENDING') totals[charge.currency].held += charge.amount;
+  for (const payout of rows.payouts) {
+    const t = totals[payout.currency];
+    if (payout.status === 'COMPLETED') {
+      t.payoutsPaidNet += payout.netAmount;
+      t.platformFees += payout.fee;
+    } else if (inFlight(payout)) {
+      t.inFlightGross += payout.amount;
+    }
+  }
+  for (const t of Object.values(totals)) {
+    t.accountedFor = t.userBalances + t.agentBalances + t.held + t.payoutsPaidNet + t.platformFees + t.inFlightGross;
+    t.difference = t.credited - t.accountedFor;
+  }
+  return totals;
+}
+
+/** One sentence per currency whose totals do not balance. */
+export function currencyProblems(totals: Record<Currency, CurrencyTotals>): string[] {
+  return CURRENCIES.filter((c) => totals[c].difference !== 0).map((c) => {
+    const t = totals[c];
+    const f = (m: Minor) => formatAmount(m, c);
+    return (
+      `${c}: credited ${f(t.credited)} but accounted for ${f(t.accountedFor)} — difference ${f(t.difference)} ${c} ` +
+      `(users ${f(t.userBalances)}, agents ${f(t.agentBalances)}, held ${f(t.held)}, paid net ${f(t.payoutsPaidNet)}, ` +
+      `fees ${f(t.platformFees)}, in flight ${f(t.inFlightGross)})`
+    );
+  });
+}
+
+/** Every agent that holds or moved money (shards, charges, payouts), sorted. */
+export function agentIdsOf(rows: Pick<Rows, 'shards' | 'charges' | 'payouts'>): string[] {
+  return [...new Set([...rows.shards, ...rows.charges, ...rows.payouts].map((r) => r.agentId))].sort();
+}
+
+/**
+ * Per agent and currency: what it earned (SUCCESS charges) = what it holds (its shards) + what
+ * left it (gross of its payouts that were not refunded). `agentIds` defaults to every agent seen.
+ */
+export function agentMismatches(rows: Pick<Rows, 'shards' | 'charges' | 'payouts'>, agentIds = agentIdsOf(rows)): AgentMismatch[] {
+  const earned = new Sums();
+  const held = new Sums();
+  const paidOut = new Sums();
+  for (const charge of rows.charges) if (charge.status === 'SUCCESS') earned.add(charge.agentId, charge.currency, charge.amount);
+  for (const shard of rows.shards) for (const c of CURRENCIES) held.add(shard.agentId, c, shard.balances[c] ?? 0);
+  for (const payout of rows.payouts) if (payout.status !== 'FAILED') paidOut.add(payout.agentId, payout.currency, payout.amount);
+  const mismatches: AgentMismatch[] = [];
+  for (const agentId of agentIds) {
+    for (const currency of CURRENCIES) {
+      const successCharges = earned.get(agentId, currency);
+      const shardBalance = held.get(agentId, currency);
+      const payoutsGross = paidOut.get(agentId, currency);
+      const difference = successCharges - shardBalance - payoutsGross;
+      if (difference !== 0) mismatches.push({ agentId, currency, successCharges, shardBalance, payoutsGross, difference });
+    }
+  }
+  return mismatches;
+}
+
+export function describeAgentMismatch(m: AgentMismatch): string {
+  const f = (minor: Minor) => formatAmount(minor, m.currency);
+  return (
+    `agent ${m.agentId} ${m.currency}: SUCCESS charges ${f(m.successCharges)} ≠ shard balances ${f(m.shardBalance)} + payouts gross ` +
+    `${f(m.payoutsGross)} — difference ${f(m.difference)}`
+  );
+}
+
+/** Per user and currency: credits − charges that took money (SUCCESS and PENDING) = the user's balance. */
+export function userMismatches(rows: Pick<Rows, 'users' | 'credits' | 'charges'>): UserMismatch[] {
+  const credited = new Sums();
+  const charged = new Sums();
+  const balance = new Sums();
+  const userIds = new Set<string>();
+  for (const credit of rows.credits) {
+    credited.add(credit.userId, credit.currency, credit.amount);
+    userIds.add(credit.userId);
+  }
+  for (const charge of rows.charges) {
+    if (charge.status !== 'SUCCESS' && charge.status !== 'PENDING') continue;
+    charged.add(charge.userId, charge.currency, charge.amount);
+    userIds.add(charge.userId);
+  }
+  for (const user of rows.users) {
+    for (const c of CURRENCIES) balance.add(user.userId, c, user.balances[c] ?? 0);
+    userIds.add(user.userId);
+  }
+  const mismatches: UserMismatch[] = [];
+  for (const userId of [...userIds].sort()) {
+    for (const currency of CURRENCIES) {
+      const m = {
+        credited: credited.get(userId, currency),
+        charged: charged.get(userId, currency),
+        balance: balance.get(userId, currency),
+      };
+      const difference = m.credited - m.charged - m.balance;
+      if (difference !== 0) mismatches.push({ userId, currency, ...m, difference });
+    }
+  }
+  return mismatches;
+}
+
+export function describeUserMismatch(m: UserMismatch): string {
+  const f = (minor: Minor) => formatAmount(minor, m.currency);
+  return `user ${m.userId} ${m.currency}: credits ${f(m.credited)} − charges ${f(m.charged)} ≠ balance ${f(m.balance)} — difference ${f(m.difference)}`;
+}
+
+/** No stored balance, of a user or of an agent's shard, is below zero. */
+export function negativeBalanceProblems(rows: Pick<Rows, 'users' | 'shards'>): string[] {
+  const problems: string[] = [];
+  for (const row of [...rows.users, ...rows.shards]) {
+    for (const c of CURRENCIES) {
+      const value = row.balances[c] ?? 0;
+      if (value >= 0) continue;
+      const who = row.kind === 'user' ? `user ${row.userId}` : `agent ${row.agentId} shard ${row.key}`;
+      problems.push(`${who}: ${c} balance is negative (${value})`);
+    }
+  }
+  return problems;
+}
+
+/** Every payout splits its gross into fee = 3% half up and net = gross − fee (core/fees.ts). */
+export function payoutSplitProblems(payouts: readonly PayoutRow[]): string[] {
+  const problems: string[] = [];
+  for (const p of payouts) {
+    const expected = platformFee(p.amount);
+    if (p.fee === expected.fee && p.netAmount === expected.net) continue;
+    const f = (m: Minor) => formatAmount(m, p.currency);
+    problems.push(
+      `payout ${p.payoutId}: gross ${f(p.amount)} ${p.currency} should split into fee ${f(expected.fee)} ` +
+        `+ net ${f(expected.net)}, found fee ${f(p.fee)} + net ${f(p.netAmount)}`,
+    );
+  }
+  return problems;
+}
+
+/**
+ * An agent has at most one payout in flight, and its payout lock exists exactly while one is,
+ * naming that payout: a lock that outlived its payout blocks every later withdrawal.
+ */
+export function payoutLockProblems(payouts: readonly PayoutRow[], locks: readonly LockRow[]): string[] {
+  const problems: string[] = [];
+  const inFlightByAgent = new Map<string, string[]>();
+  for (const p of payouts.filter(inFlight)) inFlightByAgent.set(p.agentId, [...(inFlightByAgent.get(p.agentId) ?? []), p.payoutId]);
+  for (const [agentId, ids] of inFlightByAgent) {
+    if (ids.length > 1) problems.push(`agent ${agentId}: ${ids.length} payouts in flight at once (${ids.join(', ')})`);
+  }
+  const locked = new Set<string>();
+  for (const lock of locks) {
+    locked.add(lock.agentId);
+    if (!(inFlightByAgent.get(lock.agentId) ?? []).includes(lock.payoutId)) {
+      problems.push(
+        `agent ${lock.agentId}: payout lock names ${lock.payoutId}, which is not in flight (a stuck lock blocks every withdrawal)`,
+      );
+    }
+  }
+  for (const [agentId, ids] of inFlightByAgent) {
+    if (!locked.has(agentId)) problems.push(`agent ${agentId}: payout ${ids.join(', ')} in flight without the agent's payout lock`);
+  }
+  return problems;
+}

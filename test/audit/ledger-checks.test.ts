@@ -1,0 +1,147 @@
+/**
+ * Each invariant of the ledger audit on its own: a balanced row set passes every check, and one
+ * change that breaks the invariant makes exactly that check name the difference.
+ */
+import {
+  agentMismatches,
+  currencyProblems,
+  currencyTotals,
+  negativeBalanceProblems,
+  payoutLockProblems,
+  payoutSplitProblems,
+  type Rows,
+  userMismatches,
+} from '../../functions/audit/ledger-checks';
+import type { ChargeRow, PayoutRow, ShardRow, UserRow } from '../../functions/store/audit.repository';
+
+const user = (balances: UserRow['balances']): UserRow => ({ kind: 'user', userId: 'u1', balances });
+const shard = (balances: ShardRow['balances']): ShardRow => ({ kind: 'shard', agentId: 'a1', key: 'AGENTBAL#a1#0', balances });
+const charge = (chargeId: string, status: ChargeRow['status'], amount: number): ChargeRow => ({
+  kind: 'charge',
+  chargeId,
+  agentId: 'a1',
+  userId: 'u1',
+  status,
+  currency: 'USD',
+  amount,
+});
+const payout = (payoutId: string, status: PayoutRow['status'], amount: number, fee: number, netAmount: number): PayoutRow => ({
+  kind: 'payout',
+  payoutId,
+  agentId: 'a1',
+  status,
+  currency: 'USD',
+  amount,
+  fee,
+  netAmount,
+});
+
+/**
+ * 10 USD credited to u1; u1 paid a1 3 USD and has 1 USD held; a1 was paid out 1 USD (fee 0.03)
+ * and has 0.50 in flight (fee 0.02 half up), so 1.50 is left in its shard.
+ */
+function balanced(): Rows {
+  return {
+    credits: [{ kind: 'credit', userId: 'u1', creditId: 'c1', currency: 'USD', amount: 1000 }],
+    users: [user({ USD: 600, USDC: 0 })],
+    charges: [charge('ch1', 'SUCCESS', 300), charge('ch2', 'PENDING', 100), charge('ch3', 'FAILED', 5000)],
+    shards: [shard({ USD: 150, USDC: 0 })],
+    payouts: [payout('p1', 'COMPLETED', 100, 3, 97), payout('p2', 'PENDING', 50, 2, 48), payout('p3', 'FAILED', 70, 2, 68)],
+    locks: [{ kind: 'lock', agentId: 'a1', payoutId: 'p2' }],
+  };
+}
+
+describe('ledger checks on a balanced row set', () => {
+  it('accounts for every credited cent and finds nothing to report', () => {
+    const rows = balanced();
+    const totals = currencyTotals(rows);
+    expect(totals.USD).toEqual({
+      credited: 1000,
+      userBalances: 600,
+      agentBalances: 150,
+      held: 100,
+      payoutsPaidNet: 97,
+      platformFees: 3,
+      inFlightGross: 50,
+      accountedFor: 1000,
+      difference: 0,
+    });
+    expect(currencyProblems(totals)).toEqual([]);
+    expect(agentMismatches(rows)).toEqual([]);
+    expect(userMismatches(rows)).toEqual([]);
+    expect(negativeBalanceProblems(rows)).toEqual([]);
+    expect(payoutSplitProblems(rows.payouts)).toEqual([]);
+    expect(payoutLockProblems(rows.payouts, rows.locks)).toEqual([]);
+  });
+});
+
+describe('each check fails on the row set that breaks it', () => {
+  it('per-currency total: money that appears in a user balance is a named difference in that currency only', () => {
+    const rows = { ...balanced(), users: [user({ USD: 601, USDC: 0 })] };
+    const totals = currencyTotals(rows);
+    expect([totals.USD.difference, totals.USDC.difference]).toEqual([-1, 0]);
+    expect(currencyProblems(totals)).toEqual([
+      'USD: credited 10 but accounted for 10.01 — difference -0.01 USD (users 6.01, agents 1.5, held 1, paid net 0.97, fees 0.03, in flight 0.5)',
+    ]);
+  });
+
+  it('per-currency total: a FAILED payout that was never refunded is missing money', () => {
+    const rows = { ...balanced(), shards: [shard({ USD: 80, USDC: 0 })] };
+    expect(currencyTotals(rows).USD.difference).toBe(70);
+  });
+
+  it('per agent: a shard that lost money names the agent, the currency and the difference', () => {
+    const rows = { ...balanced(), shards: [shard({ USD: 149, USDC: 0 })] };
+    expect(agentMismatches(rows)).toEqual([
+      { agentId: 'a1', currency: 'USD', successCharges: 300, shardBalance: 149, payoutsGross: 150, difference: 1 },
+    ]);
+  });
+
+  it('per agent: a charge flipped to SUCCESS without earnings is caught even though the totals balance', () => {
+    const rows = { ...balanced(), charges: [...balanced().charges.slice(0, 2), charge('ch3', 'SUCCESS', 5000)] };
+    expect(agentMismatches(rows)).toEqual([expect.objectContaining({ agentId: 'a1', currency: 'USD', difference: 5000 })]);
+    expect(userMismatches(rows)).toEqual([expect.objectContaining({ userId: 'u1', currency: 'USD', difference: -5000 })]);
+  });
+
+  it('per user: a balance that does not equal credits minus charges names the user', () => {
+    const rows = {
+      ...balanced(),
+      credits: [...balanced().credits, { kind: 'credit' as const, userId: 'u1', creditId: 'c2', currency: 'USDC' as const, amount: 7 }],
+    };
+    expect(userMismatches(rows)).toEqual([{ userId: 'u1', currency: 'USDC', credited: 7, charged: 0, balance: 0, difference: 7 }]);
+  });
+
+  it('no negative balance: names the user, or the agent and the exact shard item', () => {
+    const rows = { ...balanced(), users: [user({ USD: 600, USDC: -1 })], shards: [shard({ USD: -2 })] };
+    expect(negativeBalanceProblems(rows)).toEqual([
+      'user u1: USDC balance is negative (-1)',
+      'agent a1 shard AGENTBAL#a1#0: USD balance is negative (-2)',
+    ]);
+  });
+
+  it('fee on each payout: a split that is not 3% half up names the payout and both splits', () => {
+    expect(payoutSplitProblems([payout('p9', 'COMPLETED', 1001, 31, 970)])).toEqual([
+      'payout p9: gross 10.01 USD should split into fee 0.3 + net 9.71, found fee 0.31 + net 9.7',
+    ]);
+  });
+
+  it('lock state: two payouts in flight for one agent', () => {
+    const payouts = [payout('p1', 'PENDING', 100, 3, 97), payout('p2', 'PROCESSING', 100, 3, 97)];
+    expect(payoutLockProblems(payouts, [{ kind: 'lock', agentId: 'a1', payoutId: 'p1' }])).toEqual([
+      'agent a1: 2 payouts in flight at once (p1, p2)',
+    ]);
+  });
+
+  it('lock state: a lock that outlived its payout blocks every withdrawal', () => {
+    const payouts = [payout('p1', 'COMPLETED', 100, 3, 97)];
+    expect(payoutLockProblems(payouts, [{ kind: 'lock', agentId: 'a1', payoutId: 'p1' }])).toEqual([
+      'agent a1: payout lock names p1, which is not in flight (a stuck lock blocks every withdrawal)',
+    ]);
+  });
+
+  it('lock state: a payout in flight without the lock', () => {
+    expect(payoutLockProblems([payout('p1', 'PROCESSING', 100, 3, 97)], [])).toEqual([
+      "agent a1: payout p1 in flight without the agent's payout lock",
+    ]);
+  });
+});

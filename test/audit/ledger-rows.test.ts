@@ -1,0 +1,65 @@
+/**
+ * The audit reads typed rows; the store parses them from stored items. Ids come from the key when
+ * an item predates its id attributes, and money that cannot be read is named, never counted.
+ */
+import { auditLedger } from '../../functions/audit/ledger-audit';
+import { type LedgerItems, toLedgerRows } from '../../functions/store/audit.repository';
+
+const none: Omit<LedgerItems, 'scanned' | 'pages'> = { users: [], agentShards: [], credits: [], charges: [], payouts: [], payoutLocks: [] };
+
+describe('toLedgerRows', () => {
+  it('reads ids from the keys when the id attributes are absent', () => {
+    const rows = toLedgerRows({
+      ...none,
+      users: [{ PK: 'USER#u1', SK: 'USER', USD: 5 }],
+      agentShards: [{ PK: 'AGENTBAL#a1#3', SK: 'BAL', USDC: 7 }],
+      credits: [{ PK: 'CREDITS#u1', SK: 'r1', currency: 'USD', amount: 5 }],
+      charges: [{ PK: 'CHARGES#a1', SK: 'ch1', userId: 'u1', currency: 'USDC', amount: 7, status: 'SUCCESS' }],
+      payouts: [{ PK: 'PAYOUTS#a1', SK: 'p1', currency: 'USD', amount: 100, fee: 3, netAmount: 97, status: 'FAILED' }],
+      payoutLocks: [{ PK: 'PAYOUTLOCK#a1', SK: 'LOCK', payoutId: 'p1' }],
+      scanned: 9,
+    });
+    expect(rows).toEqual({
+      users: [{ kind: 'user', userId: 'u1', balances: { USD: 5, USDC: 0 } }],
+      shards: [{ kind: 'shard', agentId: 'a1', key: 'AGENTBAL#a1#3', balances: { USD: 0, USDC: 7 } }],
+      credits: [{ kind: 'credit', userId: 'u1', creditId: 'r1', currency: 'USD', amount: 5 }],
+      charges: [{ kind: 'charge', chargeId: 'ch1', agentId: 'a1', userId: 'u1', status: 'SUCCESS', currency: 'USDC', amount: 7 }],
+      payouts: [{ kind: 'payout', payoutId: 'p1', agentId: 'a1', status: 'FAILED', currency: 'USD', amount: 100, fee: 3, netAmount: 97 }],
+      locks: [{ kind: 'lock', agentId: 'a1', payoutId: 'p1' }],
+      unreadable: [],
+      counts: { users: 1, shards: 1, credits: 1, charges: 1, payouts: 1 },
+      scanned: 9,
+    });
+  });
+
+  it('names every attribute that cannot hold money and leaves it out of the rows', () => {
+    const rows = toLedgerRows({
+      ...none,
+      users: [{ PK: 'USER#u1', SK: 'USER', userId: 'u1', USD: 1.5, USDC: 2 }],
+      credits: [{ PK: 'CREDITS#u1', SK: 'r1', userId: 'u1', currency: 'EUR', amount: '5' }],
+      charges: [{ PK: 'CHARGES#a2', SK: 'ch1', agentId: 'a2', userId: 'u1', currency: 'USD', amount: 1, status: 'REFUNDED' }],
+    });
+    expect(rows.users).toEqual([{ kind: 'user', userId: 'u1', balances: { USDC: 2 } }]);
+    expect(rows.credits).toEqual([]);
+    expect(rows.charges).toEqual([]);
+    expect(rows.unreadable).toEqual([
+      { problem: 'credit CREDITS#u1/r1: unknown currency "EUR"' },
+      { problem: 'credit CREDITS#u1/r1: "5" is not a valid amount in minor units' },
+      { problem: 'user u1 USD: 1.5 is not a valid amount in minor units' },
+      { agentId: 'a2', problem: 'charge ch1: unknown status "REFUNDED"' },
+    ]);
+    expect(rows.counts).toMatchObject({ users: 1, credits: 1, charges: 1 });
+  });
+});
+
+describe('auditLedger over unreadable items', () => {
+  it('fails, names the item, and still counts the agent it belongs to', () => {
+    const report = auditLedger({
+      ...none,
+      payouts: [{ PK: 'PAYOUTS#a1', SK: 'p1', agentId: 'a1', currency: 'USD', amount: 100, fee: 3, netAmount: -97, status: 'COMPLETED' }],
+    });
+    expect(report.ok).toBe(false);
+    expect(report.problems).toEqual(['payout p1 netAmount: -97 is not a valid amount in minor units']);
+    expect(report.counts).toMatchObject({ agents: 1, payouts: 1 });
+  });
+});
