@@ -7,16 +7,12 @@
 import { isNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 import { creditSchema } from '../../functions/api/request.schemas';
 import { runLedgerAudit } from '../../functions/audit/ledger-audit';
-import { ApiError, NotFoundError } from '../../functions/core/errors';
-import type { HttpRequest } from '../../functions/http/request';
+import { ApiError } from '../../functions/core/errors';
 import { type HttpResult, serialize } from '../../functions/http/response';
 import { validate } from '../../functions/http/validation';
-import { findAgentById } from '../../functions/store/agent.repository';
-import { updateAgentEnabled } from '../../functions/use-cases/agents';
-import { agentBalance } from '../../functions/use-cases/charges';
-import { IDEMPOTENCY_HEADER, requireIdempotencyKey } from '../../functions/use-cases/idempotency';
+import { readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
+import { checkIdempotencyKey } from '../../functions/use-cases/idempotency';
 import { createUserWithKey, creditUserBalance, readUser } from '../../functions/use-cases/users';
-import { agentView } from '../../functions/use-cases/views';
 
 export { createUserWithKey, readUser, runLedgerAudit };
 
@@ -39,30 +35,8 @@ export function credit(userId: string, amount: string, currency: string, idempot
   return creditUserBalance({ userId, idempotencyKey: checkIdempotencyKey(idempotencyKey), ...body });
 }
 
-/** The API's own Idempotency-Key rule (1–255 printable ASCII), applied to the flag. */
-function checkIdempotencyKey(key: string): string {
-  const asHeader: HttpRequest = {
-    method: 'POST',
-    path: '',
-    headers: { [IDEMPOTENCY_HEADER]: key },
-    query: {},
-    params: {},
-    body: undefined,
-    requestId: '',
-  };
-  return requireIdempotencyKey(asHeader);
-}
-
-/**
- * An agent and its withdrawable balance. The admin API has no such route yet; this belongs next to
- * `updateAgentEnabled` in functions/use-cases/agents.ts once that file is free to change.
- */
-export async function showAgent(agentId: string): Promise<HttpResult> {
-  const agent = await findAgentById(agentId);
-  if (!agent) throw new NotFoundError('agent not found');
-  const { body } = await agentBalance(agent.id);
-  return { statusCode: 200, body: { ...agentView(agent), ...(body as { balances: unknown }) } };
-}
+/** An agent and its withdrawable balance, as the operator sees it. */
+export const showAgent = readAgent;
 
 /**
  * A use case's answer as the API would send it, indented for a terminal. Parsed and written with

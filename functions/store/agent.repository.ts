@@ -4,7 +4,7 @@
  * Operators enable an agent by setting `enabled` to true on this item (README, "Operating").
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Agent } from '../core/agents';
 import { AgentNameTakenError } from '../core/errors';
@@ -51,6 +51,14 @@ async function findAgentKeyById(agentId: string): Promise<{ PK: string; SK: stri
   );
   const item = out.Items?.[0];
   return item ? { PK: String(item.PK), SK: String(item.SK) } : undefined;
+}
+
+/** The agent with this id (index lookup, then a strongly consistent read); undefined when none. */
+export async function getAgentById(agentId: string): Promise<Agent | undefined> {
+  const key = await findAgentKeyById(agentId);
+  if (!key) return undefined;
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
+  return out.Item ? toAgent(out.Item) : undefined;
 }
 
 /** Sets `enabled`; undefined when no such agent. */

@@ -7,10 +7,10 @@
  */
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import type { ChargeStatus } from '../core/charges';
 import { CURRENCIES, type Currency, isCurrency, type Minor } from '../core/money';
-import type { ChargeStatus } from './charge.repository';
+import type { PayoutStatus } from '../core/payouts';
 import { db } from './client';
-import type { PayoutStatus } from './payout.repository';
 
 type Item = Record<string, unknown>;
 

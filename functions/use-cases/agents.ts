@@ -4,9 +4,10 @@ import { AgentNameTakenError, ConflictError, NotFoundError } from '../core/error
 import { isId, newAgentId } from '../core/ids';
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
 import type { HttpResult } from '../http/response';
-import { createAgent, setAgentEnabled } from '../store/agent.repository';
+import { createAgent, getAgentById, setAgentEnabled } from '../store/agent.repository';
+import { readAgentLedger } from '../store/balance.repository';
 import { clearAuthCache } from './auth';
-import { agentView } from './views';
+import { agentView, balancesView } from './views';
 
 export const REGISTRATION_MESSAGE =
   'Agent registered. Store the apiKey now: it is shown only once. The agent is disabled until the ' +
@@ -31,4 +32,13 @@ export async function updateAgentEnabled(agentId: string | undefined, enabled: b
   if (!agent) throw new NotFoundError('agent not found');
   clearAuthCache();
   return { statusCode: 200, body: agentView(agent) };
+}
+
+/** An agent as the operator sees it: its public fields and its withdrawable balance. */
+export async function readAgent(agentId: string | undefined): Promise<HttpResult> {
+  if (!isId('agent', agentId)) throw new NotFoundError('agent not found');
+  const agent = await getAgentById(agentId);
+  if (!agent) throw new NotFoundError('agent not found');
+  const ledger = await readAgentLedger(agent.id);
+  return { statusCode: 200, body: { ...agentView(agent), balances: balancesView(ledger.balances) } };
 }

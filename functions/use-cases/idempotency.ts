@@ -26,7 +26,11 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 
 /** The Idempotency-Key header: required, 1–255 printable ASCII characters. */
 export function requireIdempotencyKey(req: HttpRequest): string {
-  const key = req.headers[IDEMPOTENCY_HEADER];
+  return checkIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]);
+}
+
+/** The Idempotency-Key rule for a key from anywhere (a header, an operator's flag). */
+export function checkIdempotencyKey(key: string | undefined): string {
   if (key === undefined) throw new ValidationError('missing Idempotency-key');
   if (!PRINTABLE_ASCII.test(key)) {
     throw new ValidationError('Idempotency-Key must be 1-255 printable ASCII characters');
