@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { config, resetConfig } from '../../functions/config';
 import type { RouteHandler } from '../../functions/http/handler';
-import { logger } from '../../functions/http/logger';
+import { logger } from '../../functions/observability/logger';
 import type { PayoutWorker } from '../../functions/payout-worker/worker';
 import { resetSqsClient } from '../../functions/queue/payout-queue';
 import { resetRails } from '../../functions/rails';

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError } from '../core/errors';
-import { logger } from './logger';
+import { logger } from '../observability/logger';
 import { errorResponse } from './response';
 
 /**

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { metricsMiddleware } from '../observability/metrics';
 import { errorMapper } from './error-mapper';
-import { metricsMiddleware } from './metrics';
 import { type HttpRequest, toRequest } from './request';
 import { type HttpResult, toResponse } from './response';
 

@@ -8,7 +8,7 @@
  */
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../config';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import { parsePayoutMessage } from '../queue/payout-queue';
 import { describeError, drivePayout, type PayoutDeps } from '../use-cases/payouts';
 

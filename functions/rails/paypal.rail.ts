@@ -16,7 +16,7 @@
  */
 import * as z from 'zod';
 import { config } from '../config';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import { readSecretString } from '../store/secrets';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
 import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
 import type { Currency } from '../core/money';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
 import type { PayoutRail, RailCheckpoint, RailOutcome, RailState } from '../rails/rail';
 import {

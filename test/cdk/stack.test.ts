@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { config as readConfig, resetConfig } from '../../functions/config';
-import { METRICS_NAMESPACE, metrics, STUCK_PAYOUTS_METRIC } from '../../functions/http/metrics';
+import { METRICS_NAMESPACE, STUCK_PAYOUTS_METRIC } from '../../functions/observability/metric-names';
+import { metrics } from '../../functions/observability/metrics';
 import { GSI1, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
@@ -342,7 +343,7 @@ describe('alarms', () => {
     ).toEqual(['5xx', 'Count']);
   });
 
-  it('fire on payouts stuck in PROCESSING, on the exact metric functions/http/metrics.ts emits', () => {
+  it('fire on payouts stuck in PROCESSING, on the exact metric functions/observability/metrics.ts emits', () => {
     const saved = { ...process.env };
     let emitted: Record<string, unknown>;
     try {
