@@ -84,6 +84,16 @@ export function config(): Config {
   return cached;
 }
 
+/** The parsed configuration, or undefined when it does not parse: for code that must work even then
+ * (the logger, the error serializer, the metrics switch). */
+export function tryConfig(): Config | undefined {
+  try {
+    return config();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Tests and the local runner set the environment, then call this to re-read it. */
 export function resetConfig(): void {
   cached = undefined;

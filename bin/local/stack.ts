@@ -12,6 +12,7 @@ import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { config, resetConfig } from '../../functions/config';
 import type { RouteHandler } from '../../functions/http/handler';
 import { logger } from '../../functions/observability/logger';
+import { serializeError } from '../../functions/observability/serialize-error';
 import type { PayoutWorker } from '../../functions/payout-worker/worker';
 import { resetSqsClient } from '../../functions/queue/payout-queue';
 import { resetRails } from '../../functions/rails';
@@ -19,7 +20,6 @@ import type { Reconciler } from '../../functions/reconciler/reconciler';
 import { resetDbClient } from '../../functions/store/client';
 import { resetAdminKey } from '../../functions/use-cases/admin-key';
 import { clearAuthCache } from '../../functions/use-cases/auth';
-import { describeError } from '../../functions/use-cases/payouts';
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
 import { createRequestListener, type LoadedRoute } from './http-adapter';
 import { type LocalSqs, startLocalSqs, startPayoutConsumer } from './payout-pipeline';
@@ -142,7 +142,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       worker: worker.handler,
       reconcile: reconciler.handler,
       reconcileIntervalMs: opts.payouts?.reconcileIntervalMs ?? 10_000,
-      onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: describeError(error) }),
+      onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: serializeError(error) }),
     });
     stops.unshift(() => consumer.stop());
     stops.unshift(

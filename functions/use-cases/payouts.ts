@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../config';
 import type { Currency } from '../core/money';
 import { logger } from '../observability/logger';
+import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
 import type { PayoutRail, RailCheckpoint, RailOutcome, RailState } from '../rails/rail';
 import {
@@ -193,7 +194,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
       report.resent += 1;
     } catch (error) {
       report.errors += 1;
-      logger().error('reconciler could not re-send a pending payout', { payoutId: ref.payoutId, error: describeError(error) });
+      logger().error('reconciler could not re-send a pending payout', { payoutId: ref.payoutId, error: serializeError(error) });
     }
   }
 
@@ -210,7 +211,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
         report.driven[await drivePayout(ref, deps)] += 1;
       } catch (error) {
         report.errors += 1;
-        logger().warn('reconciler could not finish a payout yet', { payoutId: ref.payoutId, error: describeError(error) });
+        logger().warn('reconciler could not finish a payout yet', { payoutId: ref.payoutId, error: serializeError(error) });
       }
     }
   };
@@ -228,9 +229,4 @@ function isLeaseLost(error: unknown): boolean {
     current = current.cause;
   }
   return false;
-}
-
-export function describeError(error: unknown): Record<string, unknown> | string {
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return String(error);
 }

@@ -11,6 +11,7 @@ import { destinationProblem, MIN_WITHDRAWAL_UNITS, NETWORK_OF } from '../core/wi
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { type HttpResult, serialize } from '../http/response';
 import { logger } from '../observability/logger';
+import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
 import { planShardDebit, readAgentLedger } from '../store/balance.repository';
 import { IdempotencyRecordExistsError } from '../store/charge.repository';
@@ -127,7 +128,7 @@ async function enqueueAfterCommit(payout: Payout, deps: WithdrawDeps): Promise<v
     logger().error('payout committed but not queued; the reconciler will re-send it', {
       payoutId: payout.id,
       agentId: payout.agentId,
-      error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+      error: serializeError(error),
     });
   }
 }
