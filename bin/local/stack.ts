@@ -9,17 +9,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
-import { config, resetConfig } from '../../functions/config';
+import { config, resetForTests } from '../../functions/config';
 import type { RouteHandler } from '../../functions/http/handler';
 import { logger } from '../../functions/observability/logger';
 import { serializeError } from '../../functions/observability/serialize-error';
 import type { PayoutWorker } from '../../functions/payout-worker/worker';
-import { resetSqsClient } from '../../functions/queue/payout-queue';
-import { resetRails } from '../../functions/rails';
 import type { Reconciler } from '../../functions/reconciler/reconciler';
-import { resetDbClient } from '../../functions/store/client';
-import { resetAdminKey } from '../../functions/use-cases/admin-key';
-import { clearAuthCache } from '../../functions/use-cases/auth';
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
 import { createRequestListener, type LoadedRoute } from './http-adapter';
 import { type LocalSqs, startLocalSqs, startPayoutConsumer } from './payout-pipeline';
@@ -115,17 +110,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       ...rails.env,
       ...opts.env,
     });
-    resetConfig();
+    resetForTests();
     // The redrive policy mirrors PAYOUT_MAX_RECEIVES, as the CDK stack's does.
     const sqs = await startLocalSqs({ visibilityTimeoutSeconds, maxReceives: config().PAYOUT_MAX_RECEIVES });
     stops.unshift(() => sqs.stop());
     Object.assign(process.env, sqs.env);
-    resetConfig();
-    resetDbClient();
-    resetSqsClient();
-    resetRails();
-    resetAdminKey();
-    clearAuthCache();
+    resetForTests();
 
     const routes: LoadedRoute[] = [];
     for (const spec of ROUTES) {
@@ -164,9 +154,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       rails,
       stop: async () => {
         for (const stop of stops) await stop();
-        resetDbClient();
-        resetSqsClient();
-        resetRails();
+        resetForTests();
       },
     };
   } catch (error) {

@@ -7,7 +7,7 @@
  */
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
-import { config } from '../config';
+import { config, tryConfig } from '../config';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './metric-names';
 
 let instance: Metrics | undefined;
@@ -20,12 +20,8 @@ export function metrics(): Metrics {
 
 /** Whether this process publishes metrics at all. Metrics never fail a request: bad config means off. */
 export function metricsEnabled(): boolean {
-  try {
-    const cfg = config();
-    return !cfg.LOCAL && cfg.LOG_LEVEL !== 'SILENT';
-  } catch {
-    return false;
-  }
+  const cfg = tryConfig();
+  return cfg !== undefined && !cfg.LOCAL && cfg.LOG_LEVEL !== 'SILENT';
 }
 
 /**

@@ -3,7 +3,7 @@
  * Lambda, silence locally and in tests. Lives with the CDK tests because the alarms depend on it.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { resetConfig } from '../../functions/config';
+import { resetForTests } from '../../functions/config';
 import { NotFoundError } from '../../functions/core/errors';
 import { httpHandler } from '../../functions/http/handler';
 import { METRICS_NAMESPACE } from '../../functions/observability/metric-names';
@@ -39,13 +39,13 @@ async function capture(env: Record<string, string>, fn: () => Promise<unknown>):
   });
   try {
     Object.assign(process.env, env);
-    resetConfig();
+    resetForTests();
     await fn();
   } finally {
     out.mockRestore();
     err.mockRestore();
     process.env = saved;
-    resetConfig();
+    resetForTests();
   }
   return lines;
 }

@@ -1,6 +1,7 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { railFor, resetRails } from '../../functions/rails';
+import { resetForTests } from '../../functions/config';
+import { railFor } from '../../functions/rails';
 import { RailConfigError } from '../../functions/rails/errors';
 import { centsToDecimal, PaypalRail, recipientTypeOf } from '../../functions/rails/paypal.rail';
 import { parseSecretKey, SolanaRail, walletAddress } from '../../functions/rails/solana.rail';
@@ -59,7 +60,7 @@ describe('PayPal helpers', () => {
 });
 
 describe('railFor', () => {
-  afterEach(() => resetRails());
+  afterEach(() => resetForTests());
 
   it('gives the Solana rail for USDC and the PayPal rail for USD, built once', () => {
     expect(railFor('USDC')).toBeInstanceOf(SolanaRail);
@@ -68,9 +69,9 @@ describe('railFor', () => {
     expect(railFor('USD')).toBe(railFor('USD'));
   });
 
-  it('builds new rails after resetRails', () => {
+  it('builds new rails after resetForTests', () => {
     const before = railFor('USD');
-    resetRails();
+    resetForTests();
     expect(railFor('USD')).not.toBe(before);
   });
 });
