@@ -68,23 +68,103 @@ const schema = z.object({
 });
 
 export type Config = z.infer<typeof schema>;
+export type ConfigKey = keyof Config;
+
+/**
+ * What one function needs on top of the shared base: a variable that must be set, or alternatives
+ * of which one must be set in full (e.g. the secret itself locally, its Secrets Manager ARN on AWS).
+ */
+export type ConfigNeed = ConfigKey | { oneOf: readonly (readonly ConfigKey[])[] };
+
+/** Functions that send withdrawals to the payout worker (the withdraw route, the reconciler). */
+export const NEEDS_PAYOUT_QUEUE: readonly ConfigNeed[] = ['PAYOUT_QUEUE_URL'];
+/** Functions that check the admin key (routes marked `adminSecret` in functions/api/routes.ts). */
+export const NEEDS_ADMIN_KEY: readonly ConfigNeed[] = [{ oneOf: [['ADMIN_KEY'], ['ADMIN_KEY_SECRET_ARN']] }];
+/** Functions that pay (worker, reconciler): both rails, as functions/rails/*.rail.ts read them. */
+export const NEEDS_RAILS: readonly ConfigNeed[] = [
+  'SOLANA_RPC_URL',
+  'USDC_MINT',
+  { oneOf: [['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
+  'PAYPAL_BASE_URL',
+  { oneOf: [['PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'], ['PAYPAL_CREDENTIALS_SECRET_ARN']] },
+];
+
+/** A function's environment does not give it what it needs; thrown during the function's init. */
+export class ConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigurationError';
+  }
+}
 
 let cached: Config | undefined;
 
-/** The parsed configuration (parsed on first use, then cached for the container's life). */
+/**
+ * Parses the shared base and checks what this function needs on top of it, throwing a
+ * ConfigurationError that names every missing or malformed variable. Each Lambda entry calls it at
+ * module scope (functions/http/handler.ts for the routes), so a bad environment fails the init
+ * instead of every request.
+ */
+export function loadConfig(options: { require?: readonly ConfigNeed[] } = {}): Config {
+  const cfg = config();
+  const missing = (options.require ?? []).filter((need) => !satisfied(cfg, need)).map(describeNeed);
+  if (missing.length > 0) throw new ConfigurationError(`missing configuration: ${missing.join('; ')}`);
+  return cfg;
+}
+
+/** The parsed configuration. Lambda entries have parsed it at init (`loadConfig`); scripts and
+ * tests that call this first get it parsed here, with the same errors. */
 export function config(): Config {
   if (!cached) {
     const parsed = schema.safeParse(process.env);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-      throw new Error(`invalid configuration: ${problems}`);
+      const problems = parsed.error.issues.map((i) => {
+        const name = i.path.join('.');
+        return process.env[name] === undefined ? `${name} is not set` : `${name}: ${i.message}`;
+      });
+      throw new ConfigurationError(`invalid configuration: ${problems.join('; ')}`);
     }
     cached = parsed.data;
   }
   return cached;
 }
 
-/** Tests and the local runner set the environment, then call this to re-read it. */
-export function resetConfig(): void {
+/** The parsed configuration, or undefined when it does not parse: for code that must work even then
+ * (the logger, the error serializer, the metrics switch). */
+export function tryConfig(): Config | undefined {
+  try {
+    return config();
+  } catch {
+    return undefined;
+  }
+}
+
+function satisfied(cfg: Config, need: ConfigNeed): boolean {
+  if (typeof need === 'string') return cfg[need] !== undefined;
+  return need.oneOf.some((keys) => keys.every((key) => cfg[key] !== undefined));
+}
+
+function describeNeed(need: ConfigNeed): string {
+  if (typeof need === 'string') return `${need} is not set`;
+  return `set ${need.oneOf.map((keys) => keys.join(' and ')).join(' or ')}`;
+}
+
+const resets: (() => void)[] = [];
+
+/**
+ * Registers what a module derives from the configuration (a client, a cache, a rail), so that
+ * `resetForTests` drops it too. Called once at module scope by each such module.
+ */
+export function onConfigReset(reset: () => void): void {
+  resets.push(reset);
+}
+
+/**
+ * The one reset hook, for tests and the local runner: after changing `process.env`, forget the
+ * parsed configuration and everything built from it (clients, caches, rails, the admin key), so
+ * the next use reads the environment again.
+ */
+export function resetForTests(): void {
   cached = undefined;
+  for (const reset of resets) reset();
 }

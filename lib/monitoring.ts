@@ -14,7 +14,7 @@
  * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
  * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
  * payout UNCLAIMED), and only a sweep over the table sees it. The metric's contract is in
- * functions/http/metrics.ts (STUCK_PAYOUTS_METRIC).
+ * functions/observability/metric-names.ts (STUCK_PAYOUTS_METRIC).
  *
  * PayoutRailNeedsOperator counts, from the worker's and reconciler's JSON logs, the two rail
  * errors no retry can cure (functions/rails/errors.ts): PlatformFundsError (top up the hot wallet
@@ -30,7 +30,12 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, metricDimensions, STUCK_PAYOUTS_METRIC } from '../functions/http/metrics';
+import {
+  METRICS_NAMESPACE,
+  metricDimensions,
+  RAIL_NEEDS_OPERATOR_METRIC,
+  STUCK_PAYOUTS_METRIC,
+} from '../functions/observability/metric-names';
 import type { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
 
@@ -46,7 +51,7 @@ const FIVE_MINUTES = Duration.minutes(5);
 
 /** Rail errors that wait for an operator (functions/rails/errors.ts), matched on the logged `error.name`. */
 export const OPERATOR_RAIL_ERRORS = ['PlatformFundsError', 'RailConfigError'] as const;
-export const RAIL_NEEDS_OPERATOR_METRIC = 'RailNeedsOperator';
+export { RAIL_NEEDS_OPERATOR_METRIC };
 
 export class Monitoring extends Construct {
   readonly topic: sns.Topic;
@@ -139,7 +144,7 @@ export class Monitoring extends Construct {
         metricNamespace: METRICS_NAMESPACE,
         metricName: RAIL_NEEDS_OPERATOR_METRIC,
         metricValue: '1',
-        // Every log line carries the stage (functions/http/logger.ts).
+        // Every log line carries the stage (functions/observability/logger.ts).
         dimensions: { stage: '$.stage' },
       });
     }

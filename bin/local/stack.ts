@@ -7,17 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
-import { config, resetConfig } from '../../functions/config';
+import { config, resetForTests } from '../../functions/config';
 import type { RouteHandler } from '../../functions/http/handler';
-import { logger } from '../../functions/http/logger';
+import { logger } from '../../functions/observability/logger';
+import { serializeError } from '../../functions/observability/serialize-error';
 import type { PayoutWorker } from '../../functions/payout-worker/worker';
-import { resetSqsClient } from '../../functions/queue/payout-queue';
-import { resetRails } from '../../functions/rails';
 import type { Reconciler } from '../../functions/reconciler/reconciler';
-import { resetDbClient } from '../../functions/store/client';
-import { resetAdminKey } from '../../functions/use-cases/admin-key';
-import { clearAuthCache } from '../../functions/use-cases/auth';
-import { describeError } from '../../functions/use-cases/payouts';
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
 import { createRouteHandler, type LoadedRoute } from './http-adapter';
 import { startLocalServer } from './local-server';
@@ -110,17 +105,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       ...rails.env,
       ...opts.env,
     });
-    resetConfig();
+    resetForTests();
     // The redrive policy mirrors PAYOUT_MAX_RECEIVES, as the CDK stack's does.
     const sqs = await startLocalSqs({ visibilityTimeoutSeconds, maxReceives: config().PAYOUT_MAX_RECEIVES });
     stops.unshift(() => sqs.stop());
     Object.assign(process.env, sqs.env);
-    resetConfig();
-    resetDbClient();
-    resetSqsClient();
-    resetRails();
-    resetAdminKey();
-    clearAuthCache();
+    resetForTests();
 
     const routes: LoadedRoute[] = [];
     for (const spec of ROUTES) {
@@ -135,7 +125,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       worker: worker.handler,
       reconcile: reconciler.handler,
       reconcileIntervalMs: opts.payouts?.reconcileIntervalMs ?? 10_000,
-      onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: describeError(error) }),
+      onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: serializeError(error) }),
     });
     stops.unshift(() => consumer.stop());
     // First to stop: no request may arrive while what it needs is going away.
@@ -151,9 +141,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       rails,
       stop: async () => {
         for (const stop of stops) await stop();
-        resetDbClient();
-        resetSqsClient();
-        resetRails();
+        resetForTests();
       },
     };
   } catch (error) {

@@ -63,12 +63,8 @@ export async function openTable(flags: TableFlags): Promise<TableTarget> {
   process.env.LOG_LEVEL ??= 'SILENT';
   if (touched) {
     // Imported only now: a caller that already read the configuration (a test) must re-read it.
-    const [{ resetConfig }, { resetDbClient }] = await Promise.all([
-      import('../../functions/config'),
-      import('../../functions/store/client'),
-    ]);
-    resetConfig();
-    resetDbClient();
+    const { resetForTests } = await import('../../functions/config');
+    resetForTests();
   }
   return { stop };
 }

@@ -1,6 +1,10 @@
+import { loadConfig, NEEDS_ADMIN_KEY } from '../config';
 import { httpHandler } from '../http/handler';
 import { authenticateAdmin } from '../use-cases/auth';
 import { createUserWithKey } from '../use-cases/users';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration.
+loadConfig({ require: NEEDS_ADMIN_KEY });
 
 /** POST /api/v1/admin/users — x-admin-key; the user key is returned once. */
 export const handler = httpHandler(async (req) => {

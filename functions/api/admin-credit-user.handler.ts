@@ -1,9 +1,13 @@
+import { loadConfig, NEEDS_ADMIN_KEY } from '../config';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { authenticateAdmin } from '../use-cases/auth';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
 import { creditUserBalance } from '../use-cases/users';
 import { creditSchema } from './request.schemas';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration.
+loadConfig({ require: NEEDS_ADMIN_KEY });
 
 /** POST /api/v1/admin/users/{id}/credits — x-admin-key, Idempotency-Key. */
 export const handler = httpHandler(async (req) => {

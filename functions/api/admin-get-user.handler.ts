@@ -1,6 +1,10 @@
+import { loadConfig, NEEDS_ADMIN_KEY } from '../config';
 import { httpHandler } from '../http/handler';
 import { authenticateAdmin } from '../use-cases/auth';
 import { readUser } from '../use-cases/users';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration.
+loadConfig({ require: NEEDS_ADMIN_KEY });
 
 /** GET /api/v1/admin/users/{id} — x-admin-key. */
 export const handler = httpHandler(async (req) => {

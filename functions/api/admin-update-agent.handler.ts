@@ -1,8 +1,12 @@
+import { loadConfig, NEEDS_ADMIN_KEY } from '../config';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { updateAgentEnabled } from '../use-cases/agents';
 import { authenticateAdmin } from '../use-cases/auth';
 import { updateAgentSchema } from './request.schemas';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration.
+loadConfig({ require: NEEDS_ADMIN_KEY });
 
 /** PATCH /api/v1/admin/agents/{id} {enabled} — x-admin-key. */
 export const handler = httpHandler(async (req) => {

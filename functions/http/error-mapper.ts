@@ -1,7 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError } from '../core/errors';
-import { logger } from './logger';
+import { logger } from '../observability/logger';
+import { serializeError } from '../observability/serialize-error';
 import { errorResponse } from './response';
 
 /**
@@ -13,17 +14,12 @@ export function errorMapper(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayP
     onError: async (request) => {
       const error = request.error;
       if (error instanceof ApiError) {
-        if (error.statusCode >= 500) logger().warn('service busy', { error: error.name, cause: describe(error.cause) });
+        if (error.statusCode >= 500) logger().warn('service busy', { error: serializeError(error) });
         request.response = errorResponse(error.statusCode, error.message, { ...error.headers });
         return;
       }
-      logger().error('unhandled error', { error: describe(error), route: request.event?.routeKey });
+      logger().error('unhandled error', { error: serializeError(error), route: request.event?.routeKey });
       request.response = errorResponse(500, 'internal error');
     },
   };
-}
-
-function describe(error: unknown): Record<string, unknown> | string {
-  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
-  return String(error);
 }

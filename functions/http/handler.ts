@@ -1,15 +1,24 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { loadConfig } from '../config';
+import { requestContext } from '../observability/logger';
+import { metricsMiddleware } from '../observability/metrics';
 import { errorMapper } from './error-mapper';
-import { metricsMiddleware } from './metrics';
 import { type HttpRequest, toRequest } from './request';
 import { type HttpResult, toResponse } from './response';
 
 export type RouteHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** Wraps a route function in the house middy stack: request adapter → fn → response, errors mapped. */
+/**
+ * Wraps a route function in the house middy stack: request adapter → fn → response, errors mapped,
+ * log lines tagged with the request ids. Called at module scope of a handler file, so it parses the
+ * shared configuration there: a function whose environment lacks something fails its init, naming
+ * it. A route that needs more says so with its own `loadConfig({ require })` (withdraw.handler.ts).
+ */
 export function httpHandler(fn: (req: HttpRequest) => Promise<HttpResult>): RouteHandler {
+  loadConfig();
   const wrapped = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(requestContext<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>((event) => event.requestContext?.requestId))
     .use(metricsMiddleware())
     .use(errorMapper())
     .handler(async (event) => toResponse(await fn(toRequest(event))));

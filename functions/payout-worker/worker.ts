@@ -8,9 +8,10 @@
  */
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../config';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
+import { serializeError } from '../observability/serialize-error';
 import { parsePayoutMessage } from '../queue/payout-queue';
-import { describeError, drivePayout, type PayoutDeps } from '../use-cases/payouts';
+import { drivePayout, type PayoutDeps } from '../use-cases/payouts';
 
 export type PayoutWorker = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
@@ -46,7 +47,7 @@ async function handleRecord(record: SQSRecord, deps: PayoutDeps): Promise<SQSBat
     }
     return undefined;
   } catch (error) {
-    const details = { ...message, messageId: record.messageId, receives, error: describeError(error) };
+    const details = { ...message, messageId: record.messageId, receives, error: serializeError(error) };
     if (lastTry) logger().error('payout attempt failed; message goes to the DLQ, the reconciler takes over', details);
     else logger().warn('payout attempt failed; SQS will retry', details);
     return failure;

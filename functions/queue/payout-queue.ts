@@ -6,7 +6,7 @@
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
-import { config } from '../config';
+import { config, onConfigReset } from '../config';
 
 export interface PayoutMessage {
   payoutId: string;
@@ -54,8 +54,8 @@ export function parsePayoutMessage(body: string): PayoutMessage | undefined {
   }
 }
 
-/** Drops the client so the next send re-reads configuration (local runner and tests only). */
-export function resetSqsClient(): void {
+// resetForTests (config.ts): drop the client so the next send re-reads the configuration.
+onConfigReset(() => {
   client?.destroy();
   client = undefined;
-}
+});

@@ -4,6 +4,7 @@
  * Import this only from the functions that pay (payout worker, reconciler): the Solana rail pulls
  * in @solana/web3.js and @solana/spl-token, which no API handler should carry.
  */
+import { onConfigReset } from '../config';
 import type { Currency } from '../core/money';
 import { PaypalRail } from './paypal.rail';
 import type { PayoutRail } from './rail';
@@ -24,9 +25,10 @@ export function railFor(currency: Currency): PayoutRail {
 }
 
 /** Forgets the built rails, so the next `railFor` reads the configuration again (local runs, tests). */
-export function resetRails(): void {
+function resetRails(): void {
   solana = undefined;
   paypal = undefined;
 }
+onConfigReset(resetRails);
 
 export type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';

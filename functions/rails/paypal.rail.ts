@@ -15,7 +15,7 @@
  * never failed: a refund must only follow a status that says the money did not go.
  */
 import { type PaypalReceiverType, paypalReceiverType } from '../core/withdrawals';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
 import { PaypalClient, type PaypalClientOptions } from './paypal.client';
 import {

@@ -1,5 +1,10 @@
+import { loadConfig, NEEDS_PAYOUT_QUEUE, NEEDS_RAILS } from '../config';
+import { withRequestContext } from '../observability/lambda-handler';
 import { railFor } from '../rails';
 import { createReconciler } from './reconciler';
 
+// Refuses to start (fails the init) without the rails' settings or the queue it re-sends payouts to.
+loadConfig({ require: [...NEEDS_RAILS, ...NEEDS_PAYOUT_QUEUE] });
+
 /** Scheduled (EventBridge) sweep: re-sends stale PENDING payouts, drives stale PROCESSING ones. */
-export const handler = createReconciler({ railFor });
+export const handler = withRequestContext(createReconciler({ railFor }));

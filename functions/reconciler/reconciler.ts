@@ -5,7 +5,8 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
-import { flushMetrics, metrics, STUCK_PAYOUTS_METRIC } from '../http/metrics';
+import { STUCK_PAYOUTS_METRIC } from '../observability/metric-names';
+import { flushMetrics, metrics } from '../observability/metrics';
 import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-cases/payouts';
 
 export type Reconciler = (event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<ReconcileReport>;

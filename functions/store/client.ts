@@ -10,7 +10,7 @@ import {
   ThrottlingException,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
+import { config, onConfigReset } from '../config';
 import { ServiceBusyError } from '../core/errors';
 
 const counts = new Map<string, number>();
@@ -70,8 +70,8 @@ export function resetDynamoRequestCounts(): void {
   counts.clear();
 }
 
-/** Drops the client so the next call re-reads configuration (local runner and tests only). */
-export function resetDbClient(): void {
+// resetForTests (config.ts): drop the client so the next call re-reads the configuration.
+onConfigReset(() => {
   doc?.destroy();
   doc = undefined;
-}
+});

@@ -3,7 +3,7 @@
  * (ADMIN_KEY_SECRET_ARN); each container re-reads it at most every ADMIN_KEY_REFRESH_MS, so a
  * rotated key takes effect within that time without redeploying (docs/deploy.md).
  */
-import { config } from '../config';
+import { config, onConfigReset } from '../config';
 
 export const ADMIN_KEY_REFRESH_MS = 5 * 60_000;
 
@@ -31,6 +31,8 @@ async function load(): Promise<string> {
   throw new Error('no admin key configured: set ADMIN_KEY or ADMIN_KEY_SECRET_ARN');
 }
 
+/** Forgets the key, as a new container would (the benchmarks' cold requests); resetForTests does too. */
 export function resetAdminKey(): void {
   cached = undefined;
 }
+onConfigReset(resetAdminKey);

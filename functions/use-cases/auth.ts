@@ -5,7 +5,7 @@
  * within 5 s.
  * A key never reaches a log line or an error message.
  */
-import { config } from '../config';
+import { config, onConfigReset } from '../config';
 import type { Agent } from '../core/agents';
 import { UnauthorizedError } from '../core/errors';
 import { AGENT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual, USER_KEY_PREFIX } from '../core/keys';
@@ -47,6 +47,7 @@ export function clearAuthCache(): void {
   agentCache = undefined;
   userCache = undefined;
 }
+onConfigReset(clearAuthCache);
 
 export interface ChargeParties {
   agent: Agent;

@@ -18,7 +18,8 @@ import { LeaseLostError } from '../core/errors';
 import type { Currency } from '../core/money';
 import type { PayoutRail, RailCheckpoint, RailOutcome } from '../core/payout-rail';
 import type { Payout, PayoutRef, RailState } from '../core/payouts';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
+import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
 import { getPayout } from '../store/payout.repository';
 import { listStaleInflight, touchPending } from '../store/payout-inflight.repository';
@@ -185,7 +186,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
       report.resent += 1;
     } catch (error) {
       report.errors += 1;
-      logger().error('reconciler could not re-send a pending payout', { payoutId: ref.payoutId, error: describeError(error) });
+      logger().error('reconciler could not re-send a pending payout', { payoutId: ref.payoutId, error: serializeError(error) });
     }
   }
 
@@ -202,7 +203,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
         report.driven[await drivePayout(ref, deps)] += 1;
       } catch (error) {
         report.errors += 1;
-        logger().warn('reconciler could not finish a payout yet', { payoutId: ref.payoutId, error: describeError(error) });
+        logger().warn('reconciler could not finish a payout yet', { payoutId: ref.payoutId, error: serializeError(error) });
       }
     }
   };
@@ -220,9 +221,4 @@ function isLeaseLost(error: unknown): boolean {
     current = current.cause;
   }
   return false;
-}
-
-export function describeError(error: unknown): Record<string, unknown> | string {
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return String(error);
 }

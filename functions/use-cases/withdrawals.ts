@@ -11,8 +11,9 @@ import { planShardDebit } from '../core/ledger';
 import type { Payout } from '../core/payouts';
 import { destinationProblem, NETWORK_OF } from '../core/withdrawals';
 import { decodeCursor, encodeCursor } from '../http/cursor';
-import { logger } from '../http/logger';
 import type { HttpResult } from '../http/response';
+import { logger } from '../observability/logger';
+import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitWithdrawal, getPayout, listPayouts } from '../store/payout.repository';
@@ -96,7 +97,7 @@ async function enqueueAfterCommit(payout: Payout, deps: WithdrawDeps): Promise<v
     logger().error('payout committed but not queued; the reconciler will re-send it', {
       payoutId: payout.id,
       agentId: payout.agentId,
-      error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+      error: serializeError(error),
     });
   }
 }

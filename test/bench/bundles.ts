@@ -16,6 +16,7 @@ import { build, type Metafile } from 'esbuild';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { esbuildOptions } from '../../lib/bundling';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
+import { INIT_ENV } from '../support/init-env';
 import { median } from './http';
 
 const run = promisify(execFile);
@@ -88,6 +89,7 @@ export async function bundleCosts(processes: number, log: (line: string) => void
     // Anything a handler reads at module scope; no network is touched by a load.
     const env = {
       ...process.env,
+      ...INIT_ENV,
       TABLE_NAME: 'bench-load',
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'x',

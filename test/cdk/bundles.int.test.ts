@@ -17,6 +17,7 @@ import { esbuildOptions } from '../../lib/bundling';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { ServiceFunction } from '../../lib/service-function';
 import { parseStageConfig } from '../../lib/stage-config';
+import { INIT_ENV } from '../support/init-env';
 import { CDK_CONTEXT, TEST_STAGE_CONFIG } from './support';
 
 const run = promisify(execFile);
@@ -130,6 +131,7 @@ describe('bundles', () => {
     // Lambda's environment: credentials in variables, no LOCAL flag, nothing inherited from Jest.
     const env = {
       PATH: process.env.PATH ?? '',
+      ...INIT_ENV,
       TABLE_NAME: table,
       DYNAMODB_ENDPOINT: endpoint,
       AWS_REGION: 'us-east-1',

@@ -1,12 +1,13 @@
 /**
- * The metrics middleware in the house HTTP stack (functions/http/metrics.ts): EMF on stdout on
+ * The metrics middleware in the house HTTP stack (functions/observability/metrics.ts): EMF on stdout on
  * Lambda, silence locally and in tests. Lives with the CDK tests because the alarms depend on it.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { resetConfig } from '../../functions/config';
+import { resetForTests } from '../../functions/config';
 import { NotFoundError } from '../../functions/core/errors';
 import { httpHandler } from '../../functions/http/handler';
-import { METRICS_NAMESPACE, metrics } from '../../functions/http/metrics';
+import { METRICS_NAMESPACE } from '../../functions/observability/metric-names';
+import { metrics } from '../../functions/observability/metrics';
 
 const event = {
   rawPath: '/x',
@@ -38,13 +39,13 @@ async function capture(env: Record<string, string>, fn: () => Promise<unknown>):
   });
   try {
     Object.assign(process.env, env);
-    resetConfig();
+    resetForTests();
     await fn();
   } finally {
     out.mockRestore();
     err.mockRestore();
     process.env = saved;
-    resetConfig();
+    resetForTests();
   }
   return lines;
 }

@@ -6,8 +6,9 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
-import { config as readConfig, resetConfig } from '../../functions/config';
-import { METRICS_NAMESPACE, metrics, STUCK_PAYOUTS_METRIC } from '../../functions/http/metrics';
+import { config as readConfig, resetForTests } from '../../functions/config';
+import { METRICS_NAMESPACE, STUCK_PAYOUTS_METRIC } from '../../functions/observability/metric-names';
+import { metrics } from '../../functions/observability/metrics';
 import { GSI1, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
@@ -125,7 +126,7 @@ describe('functions (the house construct)', () => {
           Object.entries(env).map(([k, v]) => [k, typeof v === 'string' ? v : `resolved-at-deploy-${k}`]),
         );
         process.env = { AWS_REGION: 'eu-west-1', ...resolved };
-        resetConfig();
+        resetForTests();
         const parsed = readConfig();
         for (const key of Object.keys(resolved).filter((k) => k !== 'NODE_OPTIONS')) {
           expect([fn.entry, key, Object.hasOwn(parsed, key)]).toEqual([fn.entry, key, true]);
@@ -133,7 +134,7 @@ describe('functions (the house construct)', () => {
       }
     } finally {
       process.env = saved;
-      resetConfig();
+      resetForTests();
     }
   });
 
@@ -209,11 +210,11 @@ describe('payout pipeline', () => {
     const saved = { ...process.env };
     try {
       delete process.env.PAYOUT_MAX_RECEIVES;
-      resetConfig();
+      resetForTests();
       expect(config.payoutMaxReceives).toBe(readConfig().PAYOUT_MAX_RECEIVES);
     } finally {
       process.env = saved;
-      resetConfig();
+      resetForTests();
     }
     expect(queue.RedrivePolicy).toEqual({
       deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
@@ -342,18 +343,18 @@ describe('alarms', () => {
     ).toEqual(['5xx', 'Count']);
   });
 
-  it('fire on payouts stuck in PROCESSING, on the exact metric functions/http/metrics.ts emits', () => {
+  it('fire on payouts stuck in PROCESSING, on the exact metric functions/observability/metrics.ts emits', () => {
     const saved = { ...process.env };
     let emitted: Record<string, unknown>;
     try {
       process.env.STAGE = 'test';
-      resetConfig();
+      resetForTests();
       metrics().addMetric(STUCK_PAYOUTS_METRIC, 'Count', 2);
       emitted = metrics().serializeMetrics() as unknown as Record<string, unknown>;
       metrics().clearMetrics();
     } finally {
       process.env = saved;
-      resetConfig();
+      resetForTests();
     }
     const directive = (emitted._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][] }[] }).CloudWatchMetrics[0];
     const dimensions = (directive?.Dimensions[0] ?? []).map((name) => ({ Name: name, Value: emitted[name] }));

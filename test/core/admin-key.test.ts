@@ -1,29 +1,38 @@
-import { resetConfig } from '../../functions/config';
-import { ADMIN_KEY_REFRESH_MS, adminKey, resetAdminKey } from '../../functions/use-cases/admin-key';
+import { config, resetForTests } from '../../functions/config';
+import { ADMIN_KEY_REFRESH_MS, adminKey } from '../../functions/use-cases/admin-key';
+
+/** Changes the key where admin-key.ts finds it, as a rotated secret would, without any reset. */
+function keySourceBecomes(value: string | undefined): void {
+  Object.assign(config(), { ADMIN_KEY: value });
+}
 
 describe('admin key', () => {
-  afterEach(() => {
-    process.env.ADMIN_KEY = 'test-admin-key-0123456789';
-    resetConfig();
-    resetAdminKey();
-  });
+  beforeEach(() => resetForTests());
+  afterEach(() => resetForTests());
 
   it('re-reads the configured key after the refresh interval, so a rotation takes effect', async () => {
-    resetAdminKey();
     expect(await adminKey(0)).toBe('test-admin-key-0123456789');
-    process.env.ADMIN_KEY = 'rotated-admin-key-0123456789';
-    resetConfig();
+    keySourceBecomes('rotated-admin-key-0123456789');
     expect(await adminKey(ADMIN_KEY_REFRESH_MS - 1)).toBe('test-admin-key-0123456789');
     expect(await adminKey(ADMIN_KEY_REFRESH_MS)).toBe('rotated-admin-key-0123456789');
   });
 
   it('fails loudly without any admin key and tries again on the next call', async () => {
-    resetAdminKey();
-    delete process.env.ADMIN_KEY;
-    resetConfig();
+    keySourceBecomes(undefined);
     await expect(adminKey(0)).rejects.toThrow('no admin key configured');
-    process.env.ADMIN_KEY = 'back-again-admin-key-012345';
-    resetConfig();
+    keySourceBecomes('back-again-admin-key-012345');
     expect(await adminKey(1)).toBe('back-again-admin-key-012345');
+  });
+
+  it('forgets the cached key on resetForTests, so a new environment is read at once', async () => {
+    expect(await adminKey(0)).toBe('test-admin-key-0123456789');
+    const saved = process.env.ADMIN_KEY;
+    process.env.ADMIN_KEY = 'from-the-new-environment-0123';
+    try {
+      resetForTests();
+      expect(await adminKey(1)).toBe('from-the-new-environment-0123');
+    } finally {
+      process.env.ADMIN_KEY = saved;
+    }
   });
 });

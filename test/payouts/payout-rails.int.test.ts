@@ -6,7 +6,7 @@
  * network and the payout ended COMPLETED.
  */
 import { type LocalRails, startLocalRails } from '../../bin/local/rails';
-import { config, resetConfig } from '../../functions/config';
+import { config, resetForTests } from '../../functions/config';
 import type { Currency } from '../../functions/core/money';
 import type { Payout } from '../../functions/core/payouts';
 import { PaypalRail } from '../../functions/rails/paypal.rail';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   await createTestTable();
   rails = await startLocalRails();
   Object.assign(process.env, rails.env);
-  resetConfig();
+  resetForTests();
   // The production rails, tuned to give up quickly so a lost answer is a fast transient error.
   solana = new SolanaRail({ confirmTimeoutMs: 300, pollIntervalMs: 20 });
   paypal = new PaypalRail({ requestTimeoutMs: 300, settleTimeoutMs: 300, pollIntervalMs: 20 });

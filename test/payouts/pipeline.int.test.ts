@@ -5,9 +5,8 @@
  */
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type LocalSqs, type PayoutConsumer, startLocalSqs, startPayoutConsumer } from '../../bin/local/payout-pipeline';
-import { resetConfig } from '../../functions/config';
+import { resetForTests } from '../../functions/config';
 import { createPayoutWorker } from '../../functions/payout-worker/worker';
-import { resetSqsClient } from '../../functions/queue/payout-queue';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { getPayout } from '../../functions/store/payout.repository';
 import { reconcilePayouts } from '../../functions/use-cases/payouts';
@@ -34,8 +33,7 @@ beforeAll(async () => {
     RECONCILE_PENDING_AFTER_SECONDS: '120',
     RECONCILE_PROCESSING_AFTER_SECONDS: '300',
   });
-  resetConfig();
-  resetSqsClient();
+  resetForTests();
   client = new SQSClient({ region: 'us-east-1', endpoint: sqs.endpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
   consumer = startPayoutConsumer({
     sqs,
@@ -49,7 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await consumer?.stop();
   client?.destroy();
-  resetSqsClient();
+  resetForTests();
   await sqs?.stop();
 });
 

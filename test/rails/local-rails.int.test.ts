@@ -8,22 +8,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { type LocalRails, startLocalRails } from '../../bin/local/rails';
-import { resetConfig } from '../../functions/config';
-import { railFor, resetRails } from '../../functions/rails';
+import { resetForTests } from '../../functions/config';
+import { railFor } from '../../functions/rails';
 import { MemoryCheckpoint } from './checkpoint';
 
 const saved = { ...process.env };
 
 function useEnv(env: Record<string, string>): void {
   Object.assign(process.env, env, { SOLANA_COMMITMENT: 'confirmed' });
-  resetConfig();
-  resetRails();
+  resetForTests();
 }
 
 afterEach(() => {
   process.env = { ...saved };
-  resetConfig();
-  resetRails();
+  resetForTests();
 });
 
 describe('startLocalRails', () => {

@@ -1,8 +1,9 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import fc from 'fast-check';
+import { resetForTests } from '../../functions/config';
 import { destinationProblem } from '../../functions/core/withdrawals';
-import { railFor, resetRails } from '../../functions/rails';
+import { railFor } from '../../functions/rails';
 import { RailConfigError } from '../../functions/rails/errors';
 import { centsToDecimal, PaypalRail } from '../../functions/rails/paypal.rail';
 import { parseSecretKey, SolanaRail, walletAddress } from '../../functions/rails/solana.rail';
@@ -104,7 +105,7 @@ describe('PayPal receiver check', () => {
 });
 
 describe('railFor', () => {
-  afterEach(() => resetRails());
+  afterEach(() => resetForTests());
 
   it('gives the Solana rail for USDC and the PayPal rail for USD, built once', () => {
     expect(railFor('USDC')).toBeInstanceOf(SolanaRail);
@@ -113,9 +114,9 @@ describe('railFor', () => {
     expect(railFor('USD')).toBe(railFor('USD'));
   });
 
-  it('builds new rails after resetRails', () => {
+  it('builds new rails after resetForTests', () => {
     const before = railFor('USD');
-    resetRails();
+    resetForTests();
     expect(railFor('USD')).not.toBe(before);
   });
 });

@@ -1,25 +1,14 @@
 /**
  * CloudWatch metrics (Powertools, embedded metric format on stdout): one Metrics instance per
- * container, the names every emitter and every alarm share, and the middy middleware that
- * flushes what a request recorded. Off locally and in tests (LOCAL=1, LOG_LEVEL=SILENT, or
+ * container and the middy middleware that flushes what a request recorded (the names every
+ * emitter and every alarm share are in metric-names.ts). Off locally and in tests (LOCAL=1,
+ * LOG_LEVEL=SILENT, or
  * Powertools' own POWERTOOLS_METRICS_DISABLED), so nothing reaches their stdout.
  */
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
-import { config } from '../config';
-
-/** Namespace of every custom metric of the service. */
-export const METRICS_NAMESPACE = 'AgentPaymentService';
-/** The `service` dimension (the same name the logger uses). */
-export const SERVICE_NAME = 'agent-payment-service';
-/**
- * Gauge the reconciler emits after each sweep: payouts still PROCESSING for longer than
- * RECONCILE_PROCESSING_AFTER_SECONDS (0 when there are none). lib/monitoring.ts alarms on it.
- */
-export const STUCK_PAYOUTS_METRIC = 'StuckPayouts';
-
-/** Dimensions of every metric: `service` and `stage` (alarms match this set exactly). */
-export const metricDimensions = (stage: string) => ({ service: SERVICE_NAME, stage });
+import { config, tryConfig } from '../config';
+import { METRICS_NAMESPACE, SERVICE_NAME } from './metric-names';
 
 let instance: Metrics | undefined;
 
@@ -31,12 +20,8 @@ export function metrics(): Metrics {
 
 /** Whether this process publishes metrics at all. Metrics never fail a request: bad config means off. */
 export function metricsEnabled(): boolean {
-  try {
-    const cfg = config();
-    return !cfg.LOCAL && cfg.LOG_LEVEL !== 'SILENT';
-  } catch {
-    return false;
-  }
+  const cfg = tryConfig();
+  return cfg !== undefined && !cfg.LOCAL && cfg.LOG_LEVEL !== 'SILENT';
 }
 
 /**

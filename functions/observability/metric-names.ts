@@ -1,0 +1,23 @@
+/**
+ * The names the service's metrics are published under, shared by the emitters (functions/) and
+ * the alarms (lib/monitoring.ts). Plain constants only: the CDK app imports this file, and must
+ * not pull in the Powertools metrics runtime.
+ */
+
+/** Namespace of every custom metric of the service. */
+export const METRICS_NAMESPACE = 'AgentPaymentService';
+/** The `service` dimension, and the logger's service name. */
+export const SERVICE_NAME = 'agent-payment-service';
+/**
+ * Gauge the reconciler emits after each sweep: payouts still PROCESSING for longer than
+ * RECONCILE_PROCESSING_AFTER_SECONDS (0 when there are none). lib/monitoring.ts alarms on it.
+ */
+export const STUCK_PAYOUTS_METRIC = 'StuckPayouts';
+/**
+ * Counted by a CloudWatch metric filter (lib/monitoring.ts) from the worker's and reconciler's
+ * log lines whose `error.name` is a rail error only an operator can cure.
+ */
+export const RAIL_NEEDS_OPERATOR_METRIC = 'RailNeedsOperator';
+
+/** Dimensions of every metric: `service` and `stage` (alarms match this set exactly). */
+export const metricDimensions = (stage: string) => ({ service: SERVICE_NAME, stage });

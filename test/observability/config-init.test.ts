@@ -1,0 +1,114 @@
+/**
+ * Configuration is parsed when a function's module loads (functions/config.ts `loadConfig`), so a
+ * function whose environment lacks something fails its init, naming it, instead of every request.
+ */
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { ROUTES } from '../../functions/api/routes';
+import { resetForTests } from '../../functions/config';
+import { INIT_ENV } from '../support/init-env';
+
+const saved = { ...process.env };
+
+afterEach(() => {
+  process.env = { ...saved };
+  resetForTests();
+});
+
+/** Loads a module in a fresh module registry with exactly the test environment changed by `env`;
+ * `resetForTests` is that registry's own. */
+function load(file: string, env: Record<string, string | undefined>): { mod: unknown; resetForTests: () => void } {
+  process.env = { ...saved, ADMIN_KEY: undefined, ...env };
+  for (const [name, value] of Object.entries(process.env)) if (value === undefined) delete process.env[name];
+  let loaded: { mod: unknown; resetForTests: () => void } | undefined;
+  jest.isolateModules(() => {
+    const mod: unknown = require(file);
+    loaded = { mod, resetForTests: require('../../functions/config').resetForTests };
+  });
+  if (!loaded) throw new Error(`${file} did not load`);
+  return loaded;
+}
+
+/** What loading throws: a ConfigurationError (each load has its own copy of the class, so by name). */
+function loadError(file: string, env: Record<string, string | undefined>): { name: string; message: string } {
+  try {
+    load(file, env);
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error(`${file} loaded without ${JSON.stringify(env)}`);
+}
+
+const api = (name: string) => `../../functions/api/${name}.handler`;
+
+describe('a function with an incomplete environment', () => {
+  it('fails at import, naming TABLE_NAME, when the table is not configured', () => {
+    const error = loadError(api('health'), { TABLE_NAME: undefined });
+    expect(error.name).toBe('ConfigurationError');
+    expect(error.message).toMatch(/TABLE_NAME is not set/);
+  });
+
+  it('names a malformed value too', () => {
+    expect(() => load(api('health'), { MAX_AMOUNT: 'lots' })).toThrow(/MAX_AMOUNT/);
+  });
+
+  it('withdraw refuses to load without PAYOUT_QUEUE_URL instead of answering 200 and only logging', () => {
+    expect(() => load(api('withdraw'), { PAYOUT_QUEUE_URL: undefined })).toThrow(/PAYOUT_QUEUE_URL is not set/);
+    expect(load(api('withdraw'), { PAYOUT_QUEUE_URL: INIT_ENV.PAYOUT_QUEUE_URL }).mod).toHaveProperty('handler');
+  });
+
+  it('the payout worker and the reconciler refuse to load without the rails or the queue they use', () => {
+    const worker = '../../functions/payout-worker/handler';
+    const reconciler = '../../functions/reconciler/handler';
+    expect(load(worker, INIT_ENV).mod).toHaveProperty('handler');
+    expect(load(reconciler, INIT_ENV).mod).toHaveProperty('handler');
+    expect(() => load(worker, { ...INIT_ENV, SOLANA_RPC_URL: undefined })).toThrow(/SOLANA_RPC_URL is not set/);
+    expect(() => load(worker, { ...INIT_ENV, PAYPAL_CLIENT_SECRET: undefined })).toThrow(
+      /set PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET or PAYPAL_CREDENTIALS_SECRET_ARN/,
+    );
+    expect(() => load(reconciler, { ...INIT_ENV, PAYOUT_QUEUE_URL: undefined })).toThrow(/PAYOUT_QUEUE_URL is not set/);
+  });
+
+  it('every route needs exactly what the route table gives its function (queue URL, admin key secret)', () => {
+    for (const route of ROUTES) {
+      // What lib/http-api.ts sets for this route, on top of the table.
+      const given: Record<string, string> = {
+        ...(route.queue ? { PAYOUT_QUEUE_URL: INIT_ENV.PAYOUT_QUEUE_URL } : {}),
+        ...(route.adminSecret ? { ADMIN_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:admin' } : {}),
+      };
+      expect([route.name, Object.keys(load(api(route.name), given).mod as object)]).toEqual([route.name, ['handler']]);
+      for (const name of Object.keys(given)) {
+        const error = loadError(api(route.name), { ...given, [name]: undefined });
+        expect([route.name, error.name, error.message]).toEqual([route.name, 'ConfigurationError', expect.stringContaining(name)]);
+      }
+    }
+  });
+});
+
+describe('a configuration that breaks after init', () => {
+  it('still answers a generic 500 and logs it: the error path does not depend on parsing', async () => {
+    const loaded = load(api('register-agent'), { LOG_LEVEL: 'ERROR' });
+    const { handler } = loaded.mod as { handler: (event: APIGatewayProxyEventV2) => Promise<{ statusCode?: number; body?: string }> };
+    delete process.env.TABLE_NAME;
+    loaded.resetForTests();
+    // Powertools writes ERROR lines to stderr.
+    const lines: string[] = [];
+    const out = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      const res = await handler({
+        rawPath: '/api/v1/agents/register',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+        requestContext: { http: { method: 'POST' }, requestId: 'req-broken-config' },
+      } as unknown as APIGatewayProxyEventV2);
+      expect(res).toMatchObject({ statusCode: 500, body: JSON.stringify({ error: 'internal error' }) });
+    } finally {
+      out.mockRestore();
+    }
+    const logged = lines.map((l) => JSON.parse(l)).find((l) => l.message === 'unhandled error');
+    expect(logged).toMatchObject({ level: 'ERROR', correlation_id: 'req-broken-config', error: { name: 'ConfigurationError' } });
+    expect(logged.error.message).toMatch(/TABLE_NAME is not set/);
+  });
+});
