@@ -5,11 +5,17 @@
 import * as z from 'zod';
 import { config } from '../config';
 import { AmountError, CURRENCIES, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
+import { descriptionProblem, nameProblem } from '../core/text';
 import { MIN_WITHDRAWAL_UNITS } from '../core/withdrawals';
 import { amountLiteral } from '../http/validation';
 
-const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
 const codePoints = (s: string) => [...s].length;
+
+/** A refinement from a core text rule that answers "must …" or undefined. */
+const rule = (problem: (s: string) => string | undefined) => (value: string, ctx: z.RefinementCtx<string>) => {
+  const message = problem(value);
+  if (message) ctx.addIssue({ code: 'custom', message, input: value });
+};
 
 /**
  * The one money rule for requests: (amount literal, currency) → integer minor units of that
@@ -39,7 +45,12 @@ function inMinorUnits(min?: { units: number; message: string }) {
 const money = { amount: amountLiteral, currency: z.enum(CURRENCIES) };
 
 export const registerAgentSchema = z.strictObject({
-  name: z.string().trim().min(1).max(100).regex(PRINTABLE, { error: 'must not contain control characters' }),
+  // NFKC first, so what is stored (and shown to users) is the canonical form of what was checked.
+  name: z
+    .string()
+    .transform((name) => name.normalize('NFKC').trim())
+    .pipe(z.string().min(1).max(100))
+    .superRefine(rule(nameProblem)),
   email: z.email().max(254),
   website: z.url({ protocol: /^https?$/, hostname: z.regexes.domain }).max(2048),
 });
@@ -51,6 +62,7 @@ export const createChargeSchema = z
     description: z
       .string()
       .refine((s) => codePoints(s) <= 255, { error: 'must be at most 255 characters' })
+      .superRefine(rule(descriptionProblem))
       .default(''),
   })
   .transform(inMinorUnits());

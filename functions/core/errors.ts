@@ -47,6 +47,12 @@ export class PayloadTooLargeError extends ApiError {
   }
 }
 
+export class UnsupportedMediaTypeError extends ApiError {
+  constructor() {
+    super(415, 'content-type must be application/json');
+  }
+}
+
 export class IdempotencyMismatchError extends ApiError {
   constructor() {
     super(422, 'idempotency key reused with different request');

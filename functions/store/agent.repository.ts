@@ -8,11 +8,12 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Agent } from '../core/agents';
 import { AgentNameTakenError } from '../core/errors';
+import { nameSkeleton } from '../core/text';
 import { db } from './client';
 import { GSI1, keys } from './table';
 import { ConditionFailedError, transactWrite } from './transact';
 
-/** Creates a disabled agent and reserves its name (case-insensitively) in one transaction. */
+/** Creates a disabled agent and reserves its name (its look-alike skeleton) in one transaction. */
 export async function createAgent(agent: Agent, keyHash: string): Promise<void> {
   const table = config().TABLE_NAME;
   try {
@@ -20,7 +21,7 @@ export async function createAgent(agent: Agent, keyHash: string): Promise<void> 
       {
         Put: {
           TableName: table,
-          Item: { ...keys.agentName(agent.name), type: 'AgentName', agentId: agent.id },
+          Item: { ...keys.agentName(nameSkeleton(agent.name)), type: 'AgentName', agentId: agent.id },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },

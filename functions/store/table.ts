@@ -14,7 +14,8 @@ export const keys = {
   /** GSI1 entry that finds an agent item by agentId. */
   agentIndex: (agentId: string) => ({ GSI1PK: `AGENT#${agentId}`, GSI1SK: 'AGENT' }),
   /** Reserves an agent name, case-insensitively. */
-  agentName: (name: string) => ({ PK: `AGENTNAME#${name.toLowerCase()}`, SK: 'AGENTNAME' }),
+  /** One reservation per look-alike skeleton (core/text.ts `nameSkeleton`), so no two agents' names can be confused. */
+  agentName: (skeleton: string) => ({ PK: `AGENTNAME#${skeleton}`, SK: 'AGENTNAME' }),
   /** One write shard of an agent's earned balance and charge count. */
   agentBalanceShard: (agentId: string, shard: number) => ({ PK: `AGENTBAL#${agentId}#${shard}`, SK: 'BAL' }),
   user: (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' }),

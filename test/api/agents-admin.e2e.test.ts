@@ -36,6 +36,39 @@ describe('POST /api/v1/agents/register', () => {
     expect(dup.body).toEqual({ error: 'agent name already taken' });
   });
 
+  it('refuses a name that looks like a registered one (another script, fullwidth, 1 for l) with 409', async () => {
+    expect((await register({ name: 'paypal-helper', email: 'a@example.com', website: 'https://a.example.com' })).status).toBe(201);
+    for (const name of ['pаypal-helper', 'ｐａｙｐａｌ-helper', 'paypa1-helper', 'paypal\u2010helper']) {
+      const dup = await register({ name, email: 'b@example.com', website: 'https://b.example.com' });
+      expect({ name, status: dup.status, body: dup.body }).toEqual({ name, status: 409, body: { error: 'agent name already taken' } });
+    }
+  });
+
+  it('stores the NFKC form of a name, the form its uniqueness was checked in', async () => {
+    const res = await register({ name: 'ｓｔｏｒｍ-ｂｏｔ', email: 'a@example.com', website: 'https://a.example.com' });
+    expect(res.status).toBe(201);
+    const agent = await t.call<{ name: string }>('PATCH', `/api/v1/admin/agents/${res.body.agentId}`, {
+      headers: t.admin,
+      body: { enabled: false },
+    });
+    expect(agent.body.name).toBe('storm-bot');
+  });
+
+  it.each([
+    ['a zero-width space', 'ghost\u200bbot-a'],
+    ['a right-to-left override', 'ghost\u202ebot-b'],
+    ['a control character', 'ghost\u0007bot-c'],
+  ])('refuses a name with %s, registering nothing', async (_, name) => {
+    const res = await register({ name, email: 'a@example.com', website: 'https://a.example.com' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'name must not contain invisible or control characters' });
+    // Nothing was reserved: the visible name is still free.
+    expect(
+      (await register({ name: name.replace(/[\u200b\u202e\u0007]/u, ''), email: 'a@example.com', website: 'https://a.example.com' }))
+        .status,
+    ).toBe(201);
+  });
+
   it.each([
     [{ email: 'a@b.co', website: 'https://a.co' }, 'name is required'],
     [{ name: 'n1', website: 'https://a.co' }, 'email is required'],
@@ -54,6 +87,24 @@ describe('POST /api/v1/agents/register', () => {
     const res = await t.call('POST', '/api/v1/agents/register', { raw: '{"name":' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid json body' });
+  });
+
+  it.each([
+    'application/x-www-form-urlencoded',
+    'text/plain;charset=UTF-8',
+    'multipart/form-data; boundary=x',
+    'application/jsonp',
+  ])('refuses a body declared as %s with 415, registering nothing', async (type) => {
+    const body = JSON.stringify({ name: `typed-${type.length}`, email: 'a@example.com', website: 'https://a.example.com' });
+    const res = await t.call('POST', '/api/v1/agents/register', { raw: body, headers: { 'content-type': type } });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ error: 'content-type must be application/json' });
+    expect((await register(JSON.parse(body))).status).toBe(201);
+  });
+
+  it.each(['application/json; charset=utf-8', 'Application/JSON'])('accepts a body declared as %s', async (type) => {
+    const body = JSON.stringify({ name: `json-${type.length}`, email: 'a@example.com', website: 'https://a.example.com' });
+    expect((await t.call('POST', '/api/v1/agents/register', { raw: body, headers: { 'content-type': type } })).status).toBe(201);
   });
 });
 

@@ -320,6 +320,21 @@ describe('charge errors (every spec string), none changing state', () => {
       'description must be at most 255 characters',
     ],
     ['unknown field', '{"amount":1,"currency":"USD","tip":5}', 'unknown field: tip'],
+    [
+      'a control character in the description',
+      '{"amount":1,"currency":"USD","description":"a\\u001b[31mred"}',
+      'description must not contain control characters',
+    ],
+    [
+      'a bidi override in the description',
+      '{"amount":1,"currency":"USD","description":"pay \\u202e01.0$"}',
+      'description must not contain bidirectional control characters',
+    ],
+    [
+      'a lone surrogate in the description',
+      '{"amount":1,"currency":"USD","description":"x\\ud800"}',
+      'description must be well-formed unicode text',
+    ],
   ])('%s → 400', async (_, raw, error) => {
     const res = await post(chargeHeaders(agent.key, user.key, `bad-${Math.random()}`), raw);
     expect(res.status).toBe(400);
@@ -332,6 +347,15 @@ describe('charge errors (every spec string), none changing state', () => {
     expect(res.body).toEqual({ error: 'insufficient balance' });
     const list = await t.call<{ data: Charge[] }>('GET', '/api/v1/agents/charges', { headers: { 'x-agent-key': agent.key } });
     expect(list.body.data.find((c) => c.idempotencyKey === 'too-much')?.status).toBe('FAILED');
+  });
+
+  it('a body declared as a form → 415 content-type must be application/json', async () => {
+    const res = await t.call('POST', '/api/v1/agents/charges', {
+      headers: { ...chargeHeaders(agent.key, user.key, 'form'), 'content-type': 'application/x-www-form-urlencoded' },
+      raw: '{"amount":1,"currency":"USD"}',
+    });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ error: 'content-type must be application/json' });
   });
 
   it('a body over 16 KB → 413', async () => {

@@ -64,7 +64,7 @@ describe('request validation', () => {
     [{ name: 'x', email: 'nope', website: 'https://a.co' }, 'email must be a valid email address'],
     [{ name: 'x', email: 'a@b.co', website: 'ftp://a.co' }, 'website must be a valid http(s) URL'],
     [{ name: 'x', email: 'a@b.co', website: 'javascript:alert(1)' }, 'website must be a valid http(s) URL'],
-    [{ name: 'a\u0000b', email: 'a@b.co', website: 'https://a.co' }, 'name must not contain control characters'],
+    [{ name: 'a\u0000b', email: 'a@b.co', website: 'https://a.co' }, 'name must not contain invisible or control characters'],
     [{ name: 'x'.repeat(101), email: 'a@b.co', website: 'https://a.co' }, 'name must be at most 100 characters'],
   ])('register body %j → %s', (body, expected) => {
     expect(message(() => validate(registerAgentSchema, body))).toBe(expected);

@@ -15,10 +15,9 @@ export function client(baseUrl: string) {
     const headers: Record<string, string> = { ...opts.headers };
     let body: string | undefined;
     if (opts.raw !== undefined) body = opts.raw;
-    else if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    // fetch would label a string body text/plain; the API refuses any type but JSON (415).
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await fetch(baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
     let parsed: unknown;

@@ -1,0 +1,49 @@
+/**
+ * Rules for free text a client gives us and someone else reads: agent names (shown to users on
+ * approval pages and in their history) and charge descriptions. Text that renders differently
+ * from what it says (bidi overrides, invisible characters, look-alike letters) is how a
+ * payment page gets spoofed, so it is refused rather than cleaned.
+ */
+import { remove as removeConfusables } from 'confusables';
+
+/** Control characters (C0, DEL, C1). */
+const CONTROL = /\p{Cc}/u;
+/** Format characters: zero-width joiners and spaces, soft hyphen, bidi marks and overrides, … */
+const FORMAT = /\p{Cf}/u;
+/** The bidi embeddings, overrides and isolates that reorder how text renders (Trojan Source). */
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u;
+
+/**
+ * Why a description is unacceptable ("must …", to follow the field's name), or undefined.
+ * Well-formed UTF-16 first: a lone surrogate cannot be stored or shown faithfully.
+ */
+export function descriptionProblem(text: string): string | undefined {
+  if (!text.isWellFormed()) return 'must be well-formed unicode text';
+  if (CONTROL.test(text)) return 'must not contain control characters';
+  if (BIDI_CONTROL.test(text)) return 'must not contain bidirectional control characters';
+  return undefined;
+}
+
+/** Why an (already NFKC-normalised) agent name is unacceptable, or undefined. */
+export function nameProblem(name: string): string | undefined {
+  if (!name.isWellFormed()) return 'must be well-formed unicode text';
+  if (CONTROL.test(name) || FORMAT.test(name)) return 'must not contain invisible or control characters';
+  return undefined;
+}
+
+/**
+ * A look-alike skeleton in the spirit of Unicode TR39: two names with the same skeleton look the
+ * same to a reader, so only one of them may be registered. NFKC folds compatibility forms
+ * (fullwidth, ligatures); the `confusables` table maps look-alikes from other scripts to Latin
+ * (Cyrillic а → a); then the ASCII confusions TR39 also lists (1 I | → l, 0 → o, rn → m, vv → w),
+ * every dash to '-', and case.
+ */
+export function nameSkeleton(name: string): string {
+  return removeConfusables(name.normalize('NFKC'))
+    .replace(/\p{Pd}/gu, '-')
+    .replace(/[1I|]/g, 'l')
+    .toLowerCase()
+    .replace(/0/g, 'o')
+    .replace(/rn/g, 'm')
+    .replace(/vv/g, 'w');
+}
