@@ -80,7 +80,8 @@ const positiveInt = z
   .regex(/^[1-9]\d{0,8}$/, { error: 'must be a positive integer' })
   .transform(Number);
 
-const limit = positiveInt.pipe(z.number().max(100, { error: 'must be at most 100' })).default(20);
+// No default here: a cursor carries its own limit (http/cursor.ts `pageLimit`).
+const limit = positiveInt.pipe(z.number().max(100, { error: 'must be at most 100' })).optional();
 
 export const listChargesQuerySchema = z.strictObject({
   page: positiveInt.default(1),

@@ -19,3 +19,20 @@ export function decodeCursor<T>(text: string, accept: (parts: unknown[]) => T | 
   if (accepted === undefined) throw new ValidationError('cursor is invalid');
   return accepted;
 }
+
+/** Page size when a list request names none. */
+export const DEFAULT_PAGE_LIMIT = 20;
+
+/**
+ * The page size of a list request. A cursor carries the `limit` it was made with, so its pages
+ * line up with the ones before it: an explicit different `limit` next to it is 400
+ * `cursor is invalid`; no `limit` means the cursor's.
+ */
+export function pageLimit(requested: number | undefined, cursorLimit: number | undefined): number {
+  if (cursorLimit === undefined) return requested ?? DEFAULT_PAGE_LIMIT;
+  if (requested !== undefined && requested !== cursorLimit) throw new ValidationError('cursor is invalid');
+  return cursorLimit;
+}
+
+/** A positive safe integer inside a decoded cursor. */
+export const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;

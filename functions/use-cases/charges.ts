@@ -3,9 +3,9 @@
  */
 import type { CreateChargeRequest, ListChargesQuery } from '../api/request.schemas';
 import type { Charge } from '../core/charges';
-import { BalanceLimitError, ConflictError, InsufficientFundsError, NotFoundError } from '../core/errors';
+import { BalanceLimitError, ConflictError, InsufficientFundsError, NotFoundError, ValidationError } from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
-import { decodeCursor, encodeCursor } from '../http/cursor';
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
 import type { HttpResult } from '../http/response';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, getCharge, getChargeById, listCharges, recordFailedCharge } from '../store/charge.repository';
@@ -61,16 +61,23 @@ export async function readCharge(agentId: string | undefined, chargeId: string |
 interface Cursor {
   after: string;
   page: number;
+  limit: number;
 }
 
 /** A charge-list cursor: the last id returned and the page number that follows it. */
 function readChargeCursor(text: string): Cursor {
-  return decodeCursor(text, ([after, page]) =>
-    typeof after === 'string' && isId('charge', after) && Number.isSafeInteger(page) && (page as number) >= 1
-      ? { after, page: page as number }
+  return decodeCursor(text, ([after, page, limit, ...rest]) =>
+    rest.length === 0 && isId('charge', typeof after === 'string' ? after : undefined) && isCount(page) && isCount(limit)
+      ? { after: after as string, page, limit }
       : undefined,
   );
 }
+
+/**
+ * Deepest item a page number may reach. Past it a page-number request would step over more keys
+ * than it returns; the cursor continues from where the last page ended at the cost of page 1.
+ */
+export const MAX_PAGE_DEPTH = 10_000;
 
 /**
  * A page of charges, newest first, with `total` from the balance shards' counters and a
@@ -79,7 +86,10 @@ function readChargeCursor(text: string): Cursor {
 export async function listAgentCharges(agentId: string, query: ListChargesQuery): Promise<HttpResult> {
   const cursor = query.cursor ? readChargeCursor(query.cursor) : undefined;
   const page = cursor ? cursor.page : query.page;
-  const { limit } = query;
+  const limit = pageLimit(query.limit, cursor?.limit);
+  if (!cursor && page * limit > MAX_PAGE_DEPTH) {
+    throw new ValidationError(`page × limit must be at most ${MAX_PAGE_DEPTH}: follow nextCursor to read further`);
+  }
   const ledger = await readAgentLedger(agentId);
   const total = ledger.charges;
   const skip = (page - 1) * limit;
@@ -93,7 +103,7 @@ export async function listAgentCharges(agentId: string, query: ListChargesQuery)
     body: {
       data: result.charges.map(chargeView),
       pagination: { total, page, limit, totalPages: Math.ceil(total / limit) },
-      nextCursor: more && result.lastId ? encodeCursor([result.lastId, page + 1]) : null,
+      nextCursor: more && result.lastId ? encodeCursor([result.lastId, page + 1, limit]) : null,
     },
   };
 }

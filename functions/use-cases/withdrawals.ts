@@ -10,7 +10,7 @@ import { isId, newPayoutId } from '../core/ids';
 import { planShardDebit } from '../core/ledger';
 import type { Payout } from '../core/payouts';
 import { destinationProblem, NETWORK_OF } from '../core/withdrawals';
-import { decodeCursor, encodeCursor } from '../http/cursor';
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
 import type { HttpResult } from '../http/response';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
@@ -102,10 +102,12 @@ async function enqueueAfterCommit(payout: Payout, deps: WithdrawDeps): Promise<v
   }
 }
 
-/** A payout-list cursor: the last payout id returned. */
-function readPayoutCursor(text: string): string {
-  return decodeCursor(text, (parts) =>
-    parts.length === 1 && typeof parts[0] === 'string' && isId('payout', parts[0]) ? parts[0] : undefined,
+/** A payout-list cursor: the last payout id returned and the page size it was made with. */
+function readPayoutCursor(text: string): { after: string; limit: number } {
+  return decodeCursor(text, ([after, limit, ...rest]) =>
+    rest.length === 0 && isId('payout', typeof after === 'string' ? after : undefined) && isCount(limit)
+      ? { after: after as string, limit }
+      : undefined,
   );
 }
 
@@ -119,10 +121,11 @@ export async function listWithdrawals(agentId: string, query: ListWithdrawalsQue
     if (!payout) throw new NotFoundError('payout not found');
     return { statusCode: 200, body: payoutView(payout) };
   }
-  const after = query.cursor ? readPayoutCursor(query.cursor) : undefined;
-  const page = await listPayouts(agentId, { limit: query.limit, ...(after ? { after } : {}) });
+  const cursor = query.cursor ? readPayoutCursor(query.cursor) : undefined;
+  const limit = pageLimit(query.limit, cursor?.limit);
+  const page = await listPayouts(agentId, { limit, ...(cursor ? { after: cursor.after } : {}) });
   return {
     statusCode: 200,
-    body: { payouts: page.payouts.map(payoutView), nextCursor: page.lastId ? encodeCursor([page.lastId]) : null },
+    body: { payouts: page.payouts.map(payoutView), nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null },
   };
 }

@@ -423,6 +423,38 @@ describe('listing and reading charges', () => {
     expect(defaults.body.pagination).toMatchObject({ page: 1, limit: 20 });
   });
 
+  it('a cursor keeps the limit it was made with: none given continues with it, a different one is 400', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 10 });
+    for (let i = 0; i < 3; i++) {
+      await t.call('POST', '/api/v1/agents/charges', {
+        headers: chargeHeaders(agent.key, user.key, `cl-${i}`),
+        body: { amount: 1, currency: 'USD' },
+      });
+    }
+    const h = { 'x-agent-key': agent.key };
+    type Page = { data: Charge[]; pagination: { page: number; limit: number }; nextCursor: string | null };
+    const first = await t.call<Page>('GET', '/api/v1/agents/charges?limit=2', { headers: h });
+    const next = await t.call<Page>('GET', `/api/v1/agents/charges?cursor=${first.body.nextCursor}`, { headers: h });
+    expect(next.body.pagination).toMatchObject({ page: 2, limit: 2 });
+    expect(next.body.data).toHaveLength(1);
+    const resized = await t.call('GET', `/api/v1/agents/charges?limit=50&cursor=${first.body.nextCursor}`, { headers: h });
+    expect([resized.status, resized.body]).toEqual([400, { error: 'cursor is invalid' }]);
+  });
+
+  it('refuses a page number past 10,000 items with 400 pointing at nextCursor; exactly 10,000 is served', async () => {
+    const h = { 'x-agent-key': (await t.enabledAgent()).key };
+    expect((await t.call('GET', '/api/v1/agents/charges?page=100&limit=100', { headers: h })).status).toBe(200);
+    for (const query of ['page=101&limit=100', 'page=501', 'page=10001&limit=1']) {
+      const res = await t.call('GET', `/api/v1/agents/charges?${query}`, { headers: h });
+      expect([query, res.status, res.body]).toEqual([
+        query,
+        400,
+        { error: 'page × limit must be at most 10000: follow nextCursor to read further' },
+      ]);
+    }
+  });
+
   it.each([
     ['page=0', 'page must be a positive integer'],
     ['page=abc', 'page must be a positive integer'],

@@ -317,6 +317,13 @@ describe('GET /api/v1/agents/withdraw', () => {
     );
     expect(page2.body.payouts.map((p) => p.id)).toEqual([ids[0]]);
     expect(page2.body.nextCursor).toBeNull();
+    // The cursor carries its limit: without one it continues with 2; with another one it is refused.
+    const sameSize = await t.call<{ payouts: PayoutBody[] }>('GET', `/api/v1/agents/withdraw?cursor=${page1.body.nextCursor}`, {
+      headers,
+    });
+    expect(sameSize.body.payouts.map((p) => p.id)).toEqual([ids[0]]);
+    const resized = await t.call('GET', `/api/v1/agents/withdraw?limit=3&cursor=${page1.body.nextCursor}`, { headers });
+    expect([resized.status, resized.body]).toEqual([400, { error: 'cursor is invalid' }]);
 
     const one = await payoutOf(agent.key, ids[0] ?? '');
     expect(one.status).toBe(200);
