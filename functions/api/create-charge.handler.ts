@@ -10,5 +10,5 @@ export const handler = httpHandler(async (req) => {
   const { agent, userId } = await authenticate(req, AUTH_MESSAGES.createCharge, true);
   const idempotencyKey = requireIdempotencyKey(req);
   const body = parseJsonBody(req, createChargeSchema);
-  return createCharge({ agentId: agent.id, userId, idempotencyKey, ...body });
+  return createCharge({ agent, userId, idempotencyKey, ...body });
 });

@@ -14,5 +14,5 @@ export const handler = httpHandler(async (req) => {
   const { agent } = await authenticate(req, AUTH_MESSAGES.withdraw, false);
   const idempotencyKey = requireIdempotencyKey(req);
   const body = parseJsonBody(req, withdrawSchema);
-  return createWithdrawal({ agentId: agent.id, idempotencyKey, ...body });
+  return createWithdrawal({ agent, idempotencyKey, ...body });
 });

@@ -234,27 +234,31 @@ export function payoutSplitProblems(payouts: readonly PayoutRow[]): string[] {
 }
 
 /**
- * An agent has at most one payout in flight, and its payout lock exists exactly while one is,
- * naming that payout: a lock that outlived its payout blocks every later withdrawal.
+ * An agent has at most one payout in flight per currency, and its lock for that currency exists
+ * exactly while one is, naming that payout: a lock that outlived its payout blocks every later
+ * withdrawal in that currency.
  */
 export function payoutLockProblems(payouts: readonly PayoutRow[], locks: readonly LockRow[]): string[] {
   const problems: string[] = [];
-  const inFlightByAgent = new Map<string, string[]>();
-  for (const p of payouts.filter(inFlight)) inFlightByAgent.set(p.agentId, [...(inFlightByAgent.get(p.agentId) ?? []), p.payoutId]);
-  for (const [agentId, ids] of inFlightByAgent) {
-    if (ids.length > 1) problems.push(`agent ${agentId}: ${ids.length} payouts in flight at once (${ids.join(', ')})`);
+  const lane = (agentId: string, currency: string) => `agent ${agentId} ${currency}`;
+  const inFlightByLane = new Map<string, string[]>();
+  for (const p of payouts.filter(inFlight)) {
+    const key = lane(p.agentId, p.currency);
+    inFlightByLane.set(key, [...(inFlightByLane.get(key) ?? []), p.payoutId]);
+  }
+  for (const [key, ids] of inFlightByLane) {
+    if (ids.length > 1) problems.push(`${key}: ${ids.length} payouts in flight at once (${ids.join(', ')})`);
   }
   const locked = new Set<string>();
   for (const lock of locks) {
-    locked.add(lock.agentId);
-    if (!(inFlightByAgent.get(lock.agentId) ?? []).includes(lock.payoutId)) {
-      problems.push(
-        `agent ${lock.agentId}: payout lock names ${lock.payoutId}, which is not in flight (a stuck lock blocks every withdrawal)`,
-      );
+    const key = lane(lock.agentId, lock.currency);
+    locked.add(key);
+    if (!(inFlightByLane.get(key) ?? []).includes(lock.payoutId)) {
+      problems.push(`${key}: payout lock names ${lock.payoutId}, which is not in flight (a stuck lock blocks every withdrawal)`);
     }
   }
-  for (const [agentId, ids] of inFlightByAgent) {
-    if (!locked.has(agentId)) problems.push(`agent ${agentId}: payout ${ids.join(', ')} in flight without the agent's payout lock`);
+  for (const [key, ids] of inFlightByLane) {
+    if (!locked.has(key)) problems.push(`${key}: payout ${ids.join(', ')} in flight without the payout lock`);
   }
   return problems;
 }

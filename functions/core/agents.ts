@@ -6,4 +6,12 @@ export interface Agent {
   website: string;
   enabled: boolean;
   createdAt: string;
+  /**
+   * SHA-256 of the agent's key, which keys the agent item. Money movements condition on that
+   * item (enabled, and still this key), so disabling or rotating takes effect at once.
+   */
+  keyHash: string;
 }
+
+/** What a money movement needs to know of the agent moving it. */
+export type AgentRef = Pick<Agent, 'id' | 'keyHash'>;

@@ -130,6 +130,16 @@ export class LeaseLostError extends DomainError {
   }
 }
 
+/**
+ * The agent item no longer says enabled for this key (disabled by an operator, or the key was
+ * rotated) at the moment the money would move: the kill switch.
+ */
+export class AgentDisabledError extends DomainError {
+  constructor() {
+    super('agent disabled');
+  }
+}
+
 /** The agent name (or a case variant of it) is already registered. */
 export class AgentNameTakenError extends DomainError {
   constructor() {

@@ -11,10 +11,10 @@ import { AgentNameTakenError } from '../core/errors';
 import { nameSkeleton } from '../core/text';
 import { db } from './client';
 import { GSI1, keys } from './table';
-import { ConditionFailedError, transactWrite } from './transact';
+import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
 /** Creates a disabled agent and reserves its name (its look-alike skeleton) in one transaction. */
-export async function createAgent(agent: Agent, keyHash: string): Promise<void> {
+export async function createAgent(agent: Agent): Promise<void> {
   const table = config().TABLE_NAME;
   try {
     await transactWrite([
@@ -28,7 +28,7 @@ export async function createAgent(agent: Agent, keyHash: string): Promise<void> 
       {
         Put: {
           TableName: table,
-          Item: { ...keys.agent(keyHash), ...keys.agentIndex(agent.id), type: 'Agent', ...agentAttributes(agent) },
+          Item: { ...keys.agent(agent.keyHash), ...keys.agentIndex(agent.id), type: 'Agent', ...agentAttributes(agent) },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
@@ -85,6 +85,30 @@ export async function setAgentEnabled(agentId: string, enabled: boolean): Promis
   }
 }
 
+const AGENT_KEY_PK_PREFIX = keys.agent('').PK;
+
+/**
+ * The kill switch, as a transaction item: it holds only while the agent item of this key says
+ * `enabled: true`. Every money movement of an agent carries it, so an operator's switch (or a
+ * key rotation, which moves the item) stops the money at once, whatever an auth cache says.
+ * A transaction that fails it throws AgentDisabledError (see `agentCheckFailed`).
+ */
+export function agentEnabledCheck(keyHash: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: config().TABLE_NAME,
+      Key: keys.agent(keyHash),
+      ConditionExpression: 'enabled = :on',
+      ExpressionAttributeValues: { ':on': true },
+    },
+  };
+}
+
+/** Whether a failed transaction failed on its kill-switch item at `index`. */
+export function agentCheckFailed(error: unknown, index: number): boolean {
+  return error instanceof ConditionFailedError && error.failed.includes(index);
+}
+
 function agentAttributes(agent: Agent) {
   return {
     agentId: agent.id,
@@ -105,5 +129,6 @@ export function toAgent(item: Record<string, unknown>): Agent {
     // Operators edit this in the console: accept a boolean, and nothing else, as enabled.
     enabled: item.enabled === true,
     createdAt: String(item.createdAt),
+    keyHash: String(item.PK).slice(AGENT_KEY_PK_PREFIX.length),
   };
 }

@@ -29,7 +29,7 @@ export interface LedgerItems {
   charges: Item[];
   /** `PAYOUTS#<agentId>/<payoutId>`. */
   payouts: Item[];
-  /** `PAYOUTLOCK#<agentId>/LOCK`: an agent's in-flight payout lock. */
+  /** `PAYOUTLOCK#<agentId>#<currency>/LOCK`: an agent's in-flight payout lock for one currency. */
   payoutLocks: Item[];
   /** Items read in all (every kind, money-holding or not). */
   scanned: number;
@@ -146,10 +146,11 @@ export interface PayoutRow {
   netAmount: Minor;
 }
 
-/** An agent's in-flight payout lock (`PAYOUTLOCK#<agentId>/LOCK`). */
+/** An agent's in-flight payout lock for one currency (`PAYOUTLOCK#<agentId>#<currency>/LOCK`). */
 export interface LockRow {
   kind: 'lock';
   agentId: string;
+  currency: string;
   payoutId: string;
 }
 
@@ -271,7 +272,8 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
 
   const locks: LockRow[] = items.payoutLocks.map((item) => ({
     kind: 'lock',
-    agentId: idOr(item.agentId, afterHash(item.PK)),
+    agentId: idOr(item.agentId, String(item.PK).split('#')[1] ?? ''),
+    currency: typeof item.currency === 'string' ? item.currency : String(String(item.PK).split('#')[2]),
     payoutId: String(item.payoutId),
   }));
 

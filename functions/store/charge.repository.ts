@@ -1,17 +1,19 @@
 /**
- * Charges. A successful charge is ONE TransactWriteItems of four items:
+ * Charges. A successful charge is ONE TransactWriteItems of five items:
  *   0. the user's balance debited (condition: enough funds),
  *   1. one shard of the agent's earned balance credited (and its charge count bumped),
  *   2. the charge written,
- *   3. the idempotency record written.
+ *   3. the idempotency record written,
+ *   4. the kill switch: a condition that the agent item is still enabled for this key.
  * A charge refused for funds keeps a FAILED record, written with its idempotency record.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Charge, ChargeStatus } from '../core/charges';
-import { BalanceLimitError, InsufficientFundsError } from '../core/errors';
+import { AgentDisabledError, BalanceLimitError, InsufficientFundsError } from '../core/errors';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { Currency } from '../core/money';
+import { agentCheckFailed, agentEnabledCheck } from './agent.repository';
 import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
 import { idempotencyPut, recordExists } from './idempotency.repository';
@@ -21,14 +23,17 @@ import { ConditionFailedError, transactWrite } from './transact';
 const USER_DEBIT = 0;
 const AGENT_SHARD = 1;
 const SUCCESS_IDEMPOTENCY = 3;
+const SUCCESS_AGENT_CHECK = 4;
 const FAILED_IDEMPOTENCY = 2;
+const FAILED_AGENT_CHECK = 3;
 
 /**
- * Commits a SUCCESS charge. Throws IdempotencyRecordExistsError (which wins over a funds check:
- * the first request's answer is the answer), InsufficientFundsError, or BalanceLimitError when
- * the agent's shard is at its cap.
+ * Commits a SUCCESS charge, conditioned on the agent item of `agentKeyHash` being enabled. Throws,
+ * in this order of precedence: IdempotencyRecordExistsError (a replay wins: the first request's
+ * answer is the answer), AgentDisabledError, InsufficientFundsError, or BalanceLimitError when the
+ * agent's shard is at its cap.
  */
-export async function commitCharge(charge: Charge, idem: IdempotencyWrite, now: Date): Promise<void> {
+export async function commitCharge(charge: Charge, agentKeyHash: string, idem: IdempotencyWrite, now: Date): Promise<void> {
   const table = config().TABLE_NAME;
   try {
     await transactWrite([
@@ -46,10 +51,12 @@ export async function commitCharge(charge: Charge, idem: IdempotencyWrite, now: 
       shardCredit(charge.agentId, randomShard(), charge.currency, charge.amount, true),
       chargePut(charge),
       idempotencyPut(idem, now),
+      agentEnabledCheck(agentKeyHash),
     ]);
   } catch (error) {
     const exists = recordExists(error, SUCCESS_IDEMPOTENCY, now);
     if (exists) throw exists;
+    if (agentCheckFailed(error, SUCCESS_AGENT_CHECK)) throw new AgentDisabledError();
     if (error instanceof ConditionFailedError && error.failed.includes(USER_DEBIT)) throw new InsufficientFundsError();
     if (error instanceof ConditionFailedError && error.failed.includes(AGENT_SHARD)) throw new BalanceLimitError();
     throw error;
@@ -60,15 +67,19 @@ export async function commitCharge(charge: Charge, idem: IdempotencyWrite, now: 
  * Keeps a FAILED charge (funds refused) with its idempotency record; moves no money. The shard
  * write only counts the charge, so the list's `total` includes refused charges.
  */
-export async function recordFailedCharge(charge: Charge, idem: IdempotencyWrite, now: Date): Promise<void> {
+export async function recordFailedCharge(charge: Charge, agentKeyHash: string, idem: IdempotencyWrite, now: Date): Promise<void> {
   try {
     await transactWrite([
       shardCredit(charge.agentId, randomShard(), charge.currency, 0, true),
       chargePut(charge),
       idempotencyPut(idem, now),
+      agentEnabledCheck(agentKeyHash),
     ]);
   } catch (error) {
-    throw recordExists(error, FAILED_IDEMPOTENCY, now) ?? error;
+    const exists = recordExists(error, FAILED_IDEMPOTENCY, now);
+    if (exists) throw exists;
+    if (agentCheckFailed(error, FAILED_AGENT_CHECK)) throw new AgentDisabledError();
+    throw error;
   }
 }
 

@@ -193,7 +193,7 @@ function releaseLock(payout: Payout): TransactItem {
   return {
     Delete: {
       TableName: config().TABLE_NAME,
-      Key: keys.payoutLock(payout.agentId),
+      Key: keys.payoutLock(payout.agentId, payout.currency),
       // Only this payout's lock; an absent lock (never expected) must not block finishing it.
       ConditionExpression: 'attribute_not_exists(PK) OR payoutId = :id',
       ExpressionAttributeValues: { ':id': payout.id },

@@ -9,12 +9,13 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { PayoutInProgressError, StaleReadError } from '../core/errors';
+import { AgentDisabledError, PayoutInProgressError, StaleReadError } from '../core/errors';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { ShardDebit } from '../core/ledger';
 import type { Currency } from '../core/money';
 import type { Payout, PayoutStatus, RailState } from '../core/payouts';
 import type { PayoutNetwork } from '../core/withdrawals';
+import { agentCheckFailed, agentEnabledCheck } from './agent.repository';
 import { shardDebits } from './balance.repository';
 import { db } from './client';
 import { idempotencyPut, recordExists } from './idempotency.repository';
@@ -24,16 +25,24 @@ import { ConditionFailedError, transactWrite } from './transact';
 
 /**
  * Commits a new PENDING payout: the conditional shard debits of `plan` (core/ledger.ts),
- * the payout, the agent's lock and the idempotency record, all or nothing.
- * Throws IdempotencyRecordExistsError, PayoutInProgressError or StaleReadError, in that
- * order of precedence when several conditions failed.
+ * the payout, the agent's lock for this currency, the idempotency record and the kill switch
+ * (the agent item of `agentKeyHash` still enabled), all or nothing. Throws
+ * IdempotencyRecordExistsError, AgentDisabledError, PayoutInProgressError or StaleReadError, in
+ * that order of precedence when several conditions failed.
  */
-export async function commitWithdrawal(payout: Payout, plan: readonly ShardDebit[], idem: IdempotencyWrite, now: Date): Promise<void> {
+export async function commitWithdrawal(
+  payout: Payout,
+  agentKeyHash: string,
+  plan: readonly ShardDebit[],
+  idem: IdempotencyWrite,
+  now: Date,
+): Promise<void> {
   const table = config().TABLE_NAME;
   const debits = shardDebits(payout.agentId, payout.currency, plan);
   const payoutIndex = debits.length;
   const lockIndex = payoutIndex + 1;
   const idemIndex = lockIndex + 1;
+  const agentCheckIndex = idemIndex + 1;
   try {
     await transactWrite([
       ...debits,
@@ -53,21 +62,25 @@ export async function commitWithdrawal(payout: Payout, plan: readonly ShardDebit
         Put: {
           TableName: table,
           Item: {
-            ...keys.payoutLock(payout.agentId),
+            ...keys.payoutLock(payout.agentId, payout.currency),
             type: 'PayoutLock',
             agentId: payout.agentId,
+            currency: payout.currency,
             payoutId: payout.id,
             createdAt: payout.createdAt,
           },
-          // The lock exists exactly while one of the agent's payouts is PENDING or PROCESSING.
+          // The lock exists exactly while one of the agent's payouts in this currency is PENDING or
+          // PROCESSING: a PayPal payout UNCLAIMED for weeks never blocks a USDC withdrawal.
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
       idempotencyPut(idem, now),
+      agentEnabledCheck(agentKeyHash),
     ]);
   } catch (error) {
     const exists = recordExists(error, idemIndex, now);
     if (exists) throw exists;
+    if (agentCheckFailed(error, agentCheckIndex)) throw new AgentDisabledError();
     if (error instanceof ConditionFailedError) {
       if (error.failed.includes(lockIndex)) throw new PayoutInProgressError();
       if (error.failed.some((i) => i < payoutIndex)) throw new StaleReadError('agent balance');

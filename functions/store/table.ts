@@ -13,7 +13,6 @@ export const keys = {
   agent: (keyHash: string) => ({ PK: `AGENTKEY#${keyHash}`, SK: 'AGENT' }),
   /** GSI1 entry that finds an agent item by agentId. */
   agentIndex: (agentId: string) => ({ GSI1PK: `AGENT#${agentId}`, GSI1SK: 'AGENT' }),
-  /** Reserves an agent name, case-insensitively. */
   /** One reservation per look-alike skeleton (core/text.ts `nameSkeleton`), so no two agents' names can be confused. */
   agentName: (skeleton: string) => ({ PK: `AGENTNAME#${skeleton}`, SK: 'AGENTNAME' }),
   /** One write shard of an agent's earned balance and charge count. */
@@ -30,8 +29,8 @@ export const keys = {
   /** All payouts of one agent, sorted by id (= creation order). */
   payout: (agentId: string, payoutId: string) => ({ PK: `PAYOUTS#${agentId}`, SK: payoutId }),
   payoutPartition: (agentId: string) => `PAYOUTS#${agentId}`,
-  /** The agent's single in-flight payout lock (exists while a payout is PENDING/PROCESSING). */
-  payoutLock: (agentId: string) => ({ PK: `PAYOUTLOCK#${agentId}`, SK: 'LOCK' }),
+  /** The agent's single in-flight payout lock per currency (exists while one is PENDING/PROCESSING). */
+  payoutLock: (agentId: string, currency: string) => ({ PK: `PAYOUTLOCK#${agentId}#${currency}`, SK: 'LOCK' }),
   idempotency: (scope: string, key: string) => ({ PK: `IDEM#${scope}#${key}`, SK: 'IDEM' }),
   health: () => ({ PK: 'HEALTH', SK: 'HEALTH' }),
 } as const;

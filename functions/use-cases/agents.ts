@@ -16,9 +16,9 @@ export const REGISTRATION_MESSAGE =
 /** Registers a disabled agent; the key is returned once and stored only as its SHA-256. */
 export async function registerAgent(input: RegisterAgentRequest): Promise<HttpResult> {
   const apiKey = generateKey(AGENT_KEY_PREFIX);
-  const agent = { id: newAgentId(), ...input, enabled: false, createdAt: new Date().toISOString() };
+  const agent = { id: newAgentId(), ...input, enabled: false, createdAt: new Date().toISOString(), keyHash: hashKey(apiKey) };
   try {
-    await createAgent(agent, hashKey(apiKey));
+    await createAgent(agent);
   } catch (error) {
     if (error instanceof AgentNameTakenError) throw new ConflictError('agent name already taken');
     throw error;

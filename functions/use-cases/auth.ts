@@ -42,6 +42,11 @@ function caches() {
   return { agents: agentCache, users: userCache };
 }
 
+/** Forget one agent key's cached answer (its money movement was refused by the kill switch). */
+export function forgetAgent(keyHash: string): void {
+  agentCache?.delete(keyHash);
+}
+
 /** Forget every cached answer: the container that flips `enabled` sees it at once. */
 export function clearAuthCache(): void {
   agentCache = undefined;

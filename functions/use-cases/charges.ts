@@ -2,24 +2,35 @@
  * Charges: an agent debits a user's balance in the charge's currency and earns it.
  */
 import type { CreateChargeRequest, ListChargesQuery } from '../api/request.schemas';
+import type { AgentRef } from '../core/agents';
 import type { Charge } from '../core/charges';
-import { BalanceLimitError, ConflictError, InsufficientFundsError, NotFoundError, ValidationError } from '../core/errors';
+import {
+  AgentDisabledError,
+  BalanceLimitError,
+  ConflictError,
+  InsufficientFundsError,
+  NotFoundError,
+  UnauthorizedError,
+  ValidationError,
+} from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
 import type { HttpResult } from '../http/response';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, getCharge, getChargeById, listCharges, recordFailedCharge } from '../store/charge.repository';
+import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { idempotentCommand } from './idempotency';
 import { balancesView, chargeView } from './views';
 
-export type CreateChargeInput = CreateChargeRequest & { agentId: string; userId: string; idempotencyKey: string };
+export type CreateChargeInput = CreateChargeRequest & { agent: AgentRef; userId: string; idempotencyKey: string };
 
 /**
  * Creates a charge: 201 SUCCESS, or 402 `insufficient balance` with a FAILED charge kept.
  * Both answers are stored under the Idempotency-Key in the same transaction that writes them.
  */
 export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
-  const { agentId, userId, idempotencyKey, amount, currency, description } = input;
+  const { agent, userId, idempotencyKey, amount, currency, description } = input;
+  const agentId = agent.id;
   return idempotentCommand(
     // Two rounds: the second only when a matching record expired between write and read.
     { scope: `${agentId}#charges`, key: idempotencyKey, request: { userId, amount, currency, description }, rounds: 2 },
@@ -37,17 +48,32 @@ export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
       };
       const created = answer(201, chargeView(charge));
       try {
-        await commitCharge(charge, created.record, now);
+        await commitCharge(charge, agent.keyHash, created.record, now);
         return created.result;
       } catch (error) {
+        if (error instanceof AgentDisabledError) throw agentRefused(agent);
         if (error instanceof BalanceLimitError) throw new ConflictError('agent balance limit reached, withdraw first');
         if (!(error instanceof InsufficientFundsError)) throw error;
       }
       const refused = answer(402, { error: 'insufficient balance' });
-      await recordFailedCharge({ ...charge, status: 'FAILED' }, refused.record, now);
+      try {
+        await recordFailedCharge({ ...charge, status: 'FAILED' }, agent.keyHash, refused.record, now);
+      } catch (error) {
+        if (error instanceof AgentDisabledError) throw agentRefused(agent);
+        throw error;
+      }
       return refused.result;
     },
   );
+}
+
+/**
+ * The kill switch fired inside the transaction: the agent was disabled (or its key rotated) after
+ * this container cached it. Forget the cached answer so the next request reads the item again.
+ */
+function agentRefused(agent: AgentRef) {
+  forgetAgent(agent.keyHash);
+  return new UnauthorizedError(AUTH_MESSAGES.createCharge);
 }
 
 /** One charge of this agent (another agent's charge is "not found", never "forbidden"). */

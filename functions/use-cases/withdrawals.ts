@@ -4,7 +4,15 @@
  * payout queue; the worker (use-cases/payouts.ts) pays it.
  */
 import type { ListWithdrawalsQuery, WithdrawRequest } from '../api/request.schemas';
-import { ConflictError, NotFoundError, PayoutInProgressError, ValidationError } from '../core/errors';
+import type { AgentRef } from '../core/agents';
+import {
+  AgentDisabledError,
+  ConflictError,
+  NotFoundError,
+  PayoutInProgressError,
+  UnauthorizedError,
+  ValidationError,
+} from '../core/errors';
 import { platformFee } from '../core/fees';
 import { isId, newPayoutId } from '../core/ids';
 import { planShardDebit } from '../core/ledger';
@@ -17,10 +25,11 @@ import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitWithdrawal, getPayout, listPayouts } from '../store/payout.repository';
+import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { idempotentCommand } from './idempotency';
 import { payoutView, withdrawalView } from './views';
 
-export type WithdrawInput = WithdrawRequest & { agentId: string; idempotencyKey: string };
+export type WithdrawInput = WithdrawRequest & { agent: AgentRef; idempotencyKey: string };
 
 export interface WithdrawDeps {
   /** Hands the committed payout to the worker (the SQS queue in production). */
@@ -40,7 +49,8 @@ const COMMIT_ROUNDS = 3;
  * the answer is still 200.
  */
 export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps = defaultDeps): Promise<HttpResult> {
-  const { agentId, idempotencyKey, amount: gross, currency, walletAddress } = input;
+  const { agent, idempotencyKey, amount: gross, currency, walletAddress } = input;
+  const agentId = agent.id;
   const problem = destinationProblem(currency, walletAddress);
   if (problem) throw new ValidationError(problem);
   const { fee, net } = platformFee(gross);
@@ -78,8 +88,12 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
       };
       const accepted = answer(200, withdrawalView(payout));
       try {
-        await commitWithdrawal(payout, plan, accepted.record, now);
+        await commitWithdrawal(payout, agent.keyHash, plan, accepted.record, now);
       } catch (error) {
+        if (error instanceof AgentDisabledError) {
+          forgetAgent(agent.keyHash);
+          throw new UnauthorizedError(AUTH_MESSAGES.withdraw);
+        }
         if (error instanceof PayoutInProgressError) throw new ValidationError('payout already in progress');
         throw error;
       }

@@ -128,6 +128,36 @@ describe('enabling and disabling agents', () => {
     expect(disabled.body).toEqual({ error: 'invalid or disabled agent key' });
   });
 
+  it('the kill switch: a console flip stops charges and withdrawals at once, even where the cache still says enabled', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 10 });
+    const charge = (key: string) =>
+      t.call('POST', '/api/v1/agents/charges', {
+        headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': key },
+        body: { amount: 2, currency: 'USD' },
+      });
+    expect((await charge('before')).status).toBe(201);
+    const h = { 'x-agent-key': agent.key };
+    // The operator flips `enabled` on the item; this container's cache still holds "enabled".
+    await setAgentEnabled(agent.id, false);
+    expect((await t.call('GET', '/api/v1/agents/balance', { headers: h })).status).toBe(200); // reads may follow the cache
+    const refused = await charge('after');
+    expect([refused.status, refused.body]).toEqual([401, { error: 'invalid or disabled agent key' }]);
+    const withdraw = await t.call('POST', '/api/v1/agents/withdraw', {
+      headers: { ...h, 'idempotency-key': 'w-after' },
+      body: { amount: 1, currency: 'USD', walletAddress: 'agent@example.com' },
+    });
+    expect([withdraw.status, withdraw.body]).toEqual([401, { error: 'invalid agent' }]);
+    // Nothing moved, and the refusal dropped the cached answer: reads see it now too.
+    const balances = await t.call<{ balances: unknown }>('GET', `/api/v1/admin/users/${user.id}`, { headers: t.admin });
+    expect(balances.body.balances).toEqual({ USD: 8, USDC: 0 });
+    expect((await t.call('GET', '/api/v1/agents/balance', { headers: h })).status).toBe(401);
+    // Enabled again, it charges again.
+    await setAgentEnabled(agent.id, true);
+    clearAuthCache();
+    expect((await charge('again')).status).toBe(201);
+  });
+
   it("refuses a disabled agent on every agent endpoint with that endpoint's message", async () => {
     const reg = await register({ name: `disabled-${Date.now()}`, email: 'a@b.co', website: 'https://a.co' });
     const user = await t.fundedUser({ USD: 1 });

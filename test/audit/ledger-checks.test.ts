@@ -47,7 +47,7 @@ function balanced(): Rows {
     charges: [charge('ch1', 'SUCCESS', 300), charge('ch2', 'PENDING', 100), charge('ch3', 'FAILED', 5000)],
     shards: [shard({ USD: 150, USDC: 0 })],
     payouts: [payout('p1', 'COMPLETED', 100, 3, 97), payout('p2', 'PENDING', 50, 2, 48), payout('p3', 'FAILED', 70, 2, 68)],
-    locks: [{ kind: 'lock', agentId: 'a1', payoutId: 'p2' }],
+    locks: [{ kind: 'lock', agentId: 'a1', currency: 'USD', payoutId: 'p2' }],
   };
 }
 
@@ -127,21 +127,31 @@ describe('each check fails on the row set that breaks it', () => {
 
   it('lock state: two payouts in flight for one agent', () => {
     const payouts = [payout('p1', 'PENDING', 100, 3, 97), payout('p2', 'PROCESSING', 100, 3, 97)];
-    expect(payoutLockProblems(payouts, [{ kind: 'lock', agentId: 'a1', payoutId: 'p1' }])).toEqual([
-      'agent a1: 2 payouts in flight at once (p1, p2)',
+    expect(payoutLockProblems(payouts, [{ kind: 'lock', agentId: 'a1', currency: 'USD', payoutId: 'p1' }])).toEqual([
+      'agent a1 USD: 2 payouts in flight at once (p1, p2)',
     ]);
+  });
+
+  it('lock state: one payout in flight per currency is allowed, each under its own lock', () => {
+    const payouts = [payout('p1', 'PENDING', 100, 3, 97), { ...payout('p2', 'PROCESSING', 100, 3, 97), currency: 'USDC' as const }];
+    const locks = [
+      { kind: 'lock' as const, agentId: 'a1', currency: 'USD', payoutId: 'p1' },
+      { kind: 'lock' as const, agentId: 'a1', currency: 'USDC', payoutId: 'p2' },
+    ];
+    expect(payoutLockProblems(payouts, locks)).toEqual([]);
+    expect(payoutLockProblems(payouts, locks.slice(0, 1))).toEqual(['agent a1 USDC: payout p2 in flight without the payout lock']);
   });
 
   it('lock state: a lock that outlived its payout blocks every withdrawal', () => {
     const payouts = [payout('p1', 'COMPLETED', 100, 3, 97)];
-    expect(payoutLockProblems(payouts, [{ kind: 'lock', agentId: 'a1', payoutId: 'p1' }])).toEqual([
-      'agent a1: payout lock names p1, which is not in flight (a stuck lock blocks every withdrawal)',
+    expect(payoutLockProblems(payouts, [{ kind: 'lock', agentId: 'a1', currency: 'USD', payoutId: 'p1' }])).toEqual([
+      'agent a1 USD: payout lock names p1, which is not in flight (a stuck lock blocks every withdrawal)',
     ]);
   });
 
   it('lock state: a payout in flight without the lock', () => {
     expect(payoutLockProblems([payout('p1', 'PROCESSING', 100, 3, 97)], [])).toEqual([
-      "agent a1: payout p1 in flight without the agent's payout lock",
+      'agent a1 USD: payout p1 in flight without the payout lock',
     ]);
   });
 });

@@ -16,7 +16,7 @@ describe('toLedgerRows', () => {
       credits: [{ PK: 'CREDITS#u1', SK: 'r1', currency: 'USD', amount: 5 }],
       charges: [{ PK: 'CHARGES#a1', SK: 'ch1', userId: 'u1', currency: 'USDC', amount: 7, status: 'SUCCESS' }],
       payouts: [{ PK: 'PAYOUTS#a1', SK: 'p1', currency: 'USD', amount: 100, fee: 3, netAmount: 97, status: 'FAILED' }],
-      payoutLocks: [{ PK: 'PAYOUTLOCK#a1', SK: 'LOCK', payoutId: 'p1' }],
+      payoutLocks: [{ PK: 'PAYOUTLOCK#a1#USDC', SK: 'LOCK', payoutId: 'p1' }],
       scanned: 9,
     });
     expect(rows).toEqual({
@@ -25,7 +25,7 @@ describe('toLedgerRows', () => {
       credits: [{ kind: 'credit', userId: 'u1', creditId: 'r1', currency: 'USD', amount: 5 }],
       charges: [{ kind: 'charge', chargeId: 'ch1', agentId: 'a1', userId: 'u1', status: 'SUCCESS', currency: 'USDC', amount: 7 }],
       payouts: [{ kind: 'payout', payoutId: 'p1', agentId: 'a1', status: 'FAILED', currency: 'USD', amount: 100, fee: 3, netAmount: 97 }],
-      locks: [{ kind: 'lock', agentId: 'a1', payoutId: 'p1' }],
+      locks: [{ kind: 'lock', agentId: 'a1', currency: 'USDC', payoutId: 'p1' }],
       unreadable: [],
       counts: { users: 1, shards: 1, credits: 1, charges: 1, payouts: 1 },
       scanned: 9,

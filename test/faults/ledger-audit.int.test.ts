@@ -12,6 +12,7 @@ import { auditLedger, formatAuditReport, runLedgerAudit } from '../../functions/
 import { config } from '../../functions/config';
 import { platformFee } from '../../functions/core/fees';
 import { newPayoutId } from '../../functions/core/ids';
+import { hashKey } from '../../functions/core/keys';
 import { scanLedgerItems } from '../../functions/store/audit.repository';
 import { shardDebit } from '../../functions/store/balance.repository';
 import { db } from '../../functions/store/client';
@@ -34,14 +35,18 @@ beforeAll(async () => {
   userId = user.id;
   await creditUserBalance({ userId, idempotencyKey: 'c1', amount: 50_00, currency: 'USD' });
   await creditUserBalance({ userId, idempotencyKey: 'c2', amount: 20_000_001, currency: 'USDC' });
-  agentId = ((await registerAgent({ name: 'auditee', email: 'a@example.com', website: 'https://example.com' })).body as { agentId: string })
-    .agentId;
+  const registered = (await registerAgent({ name: 'auditee', email: 'a@example.com', website: 'https://example.com' })).body as {
+    agentId: string;
+    apiKey: string;
+  };
+  agentId = registered.agentId;
+  const agent = { id: agentId, keyHash: hashKey(registered.apiKey) };
   await updateAgentEnabled(agentId, true);
   for (const [i, amount] of [10_01, 99, 100_00].entries()) {
     // The third one is refused for funds and kept as FAILED: it moves nothing.
-    await createCharge({ agentId, userId, idempotencyKey: `k${i}`, amount, currency: 'USD', description: 'd' });
+    await createCharge({ agent, userId, idempotencyKey: `k${i}`, amount, currency: 'USD', description: 'd' });
   }
-  await createCharge({ agentId, userId, idempotencyKey: 'u1', amount: 5_000_001, currency: 'USDC', description: 'd' });
+  await createCharge({ agent, userId, idempotencyKey: 'u1', amount: 5_000_001, currency: 'USDC', description: 'd' });
 });
 
 /** Applies a change, audits, and always undoes the change so tests stay independent. */
@@ -74,7 +79,9 @@ async function payout(status: string, gross: number, overrides: Record<string, u
   const shard = Number(String(ledger.PK).split('#').pop());
   const refunded = status === 'FAILED';
   const inFlight = status === 'PENDING' || status === 'PROCESSING';
-  const lock = { Put: { TableName: table(), Item: { ...keys.payoutLock(agentId), type: 'PayoutLock', agentId, payoutId: id } } };
+  const lock = {
+    Put: { TableName: table(), Item: { ...keys.payoutLock(agentId, 'USD'), type: 'PayoutLock', agentId, currency: 'USD', payoutId: id } },
+  };
   await transactWrite([
     ...(refunded ? [] : [shardDebit(agentId, shard, 'USD', gross)]),
     ...(inFlight ? [lock] : []),
@@ -111,7 +118,7 @@ async function payout(status: string, gross: number, overrides: Record<string, u
           ]),
       { Delete: { TableName: table(), Key: keys.payout(agentId, id) } },
     ]);
-    if (inFlight) await db().send(new DeleteCommand({ TableName: table(), Key: keys.payoutLock(agentId) }));
+    if (inFlight) await db().send(new DeleteCommand({ TableName: table(), Key: keys.payoutLock(agentId, 'USD') }));
   };
 }
 
@@ -241,10 +248,12 @@ describe('ledger audit', () => {
 
   it('fails on a payout lock that outlived its payout, and on an in-flight payout without a lock', async () => {
     const undo = await payout('COMPLETED', 500);
-    const lockKey = keys.payoutLock(agentId);
+    const lockKey = keys.payoutLock(agentId, 'USD');
     try {
       const completed = (await scanLedgerItems()).payouts[0];
-      await db().send(new PutCommand({ TableName: table(), Item: { ...lockKey, type: 'PayoutLock', agentId, payoutId: completed?.SK } }));
+      await db().send(
+        new PutCommand({ TableName: table(), Item: { ...lockKey, type: 'PayoutLock', agentId, currency: 'USD', payoutId: completed?.SK } }),
+      );
       const stuck = await runLedgerAudit();
       expect(stuck.currencies.USD.difference).toBe(0);
       expect(stuck.problems).toEqual([expect.stringContaining('which is not in flight (a stuck lock blocks every withdrawal)')]);
@@ -256,7 +265,7 @@ describe('ledger audit', () => {
     try {
       await db().send(new DeleteCommand({ TableName: table(), Key: lockKey }));
       const unlocked = await runLedgerAudit();
-      expect(unlocked.problems).toEqual([expect.stringContaining("in flight without the agent's payout lock")]);
+      expect(unlocked.problems).toEqual([expect.stringContaining('in flight without the payout lock')]);
     } finally {
       await undoPending();
     }

@@ -75,7 +75,8 @@ describe('request validation', () => {
   });
 
   it.each([
-    [{}, { page: 1, limit: 20 }],
+    // No limit default here: a cursor carries its own (the use case applies 20 when neither says).
+    [{}, { page: 1 }],
     [
       { page: '3', limit: '100' },
       { page: 3, limit: 100 },

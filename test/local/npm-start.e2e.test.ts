@@ -59,10 +59,12 @@ const alive = (pid: number) => {
 };
 
 describe('npm start', () => {
+  // Two cold starts of the whole stack (tsx, DynamoDB Local's JVM) on a 2-core machine shared with
+  // the rest of the suite: give it room.
   it('serves the stack, refuses a busy port plainly, and stops cleanly on SIGTERM leaving no Java', async () => {
     const port = await freePort();
     const first = start(port);
-    await waitFor(() => first.output().includes('Ctrl-C stops everything'), 60_000);
+    await waitFor(() => first.output().includes('Ctrl-C stops everything'), 120_000);
     expect(first.output()).toContain(`running at http://127.0.0.1:${port}`);
     expect(first.output()).toContain('admin key   npm-start-test-admin-key');
     expect(first.output()).toMatch(/user key {4}uk_live_\w+/);
@@ -80,5 +82,5 @@ describe('npm start', () => {
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
     await waitFor(() => tree.every((pid) => !alive(pid)), 10_000);
-  });
+  }, 180_000);
 });

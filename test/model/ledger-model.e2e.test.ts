@@ -269,14 +269,15 @@ class Withdraw implements fc.AsyncCommand<Model, Real> {
 
     if (held) {
       p.status = await until(a, p.id, ['PROCESSING']);
-      // In flight: a second withdrawal is refused, the same one replays, the audit still holds.
+      // In flight: a second withdrawal in its currency is refused (one payout in flight per agent
+      // and currency), the same one replays, the audit still holds.
       const second = await r.call('POST', '/api/v1/agents/withdraw', {
         headers: { 'x-agent-key': a.key, 'idempotency-key': `${key}-2` },
-        raw: JSON.stringify({ amount: 1, currency: 'USDC', walletAddress: a.wallet }),
+        raw: JSON.stringify({ amount: 1, currency: this.currency, walletAddress: 'success@example.com' }),
       });
       expect([second.status, second.body]).toEqual([
         400,
-        { error: a.bal.USDC >= 1_000_000 ? 'payout already in progress' : 'insufficient balance' },
+        { error: a.bal[this.currency] >= 100 ? 'payout already in progress' : 'insufficient balance' },
       ]);
       const again = await r.call('POST', '/api/v1/agents/withdraw', {
         headers: { 'x-agent-key': a.key, 'idempotency-key': key },

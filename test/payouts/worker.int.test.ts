@@ -6,6 +6,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { config } from '../../functions/config';
+import { CURRENCIES } from '../../functions/core/money';
 import type { Payout } from '../../functions/core/payouts';
 import { createPayoutWorker } from '../../functions/payout-worker/worker';
 import { readAgentLedger } from '../../functions/store/balance.repository';
@@ -25,9 +26,14 @@ const noQueue = { enqueue: async () => undefined };
 /** A clock past every lease taken now: what the next delivery after a crash sees. */
 const afterLeaseExpiry = () => new Date(Date.now() + (config().PAYOUT_LEASE_SECONDS + 1) * 1000);
 
+/** The agent's payout lock in whichever currency holds one (tests here use one currency per agent). */
 async function lockOf(agentId: string): Promise<Record<string, unknown> | undefined> {
-  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.payoutLock(agentId), ConsistentRead: true }));
-  return out.Item;
+  for (const currency of CURRENCIES) {
+    const key = keys.payoutLock(agentId, currency);
+    const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
+    if (out.Item) return out.Item;
+  }
+  return undefined;
 }
 
 async function newPayout(currency: 'USD' | 'USDC' = 'USD', amount = '10.01'): Promise<{ agentId: string; payoutId: string }> {

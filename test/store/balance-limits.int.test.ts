@@ -14,6 +14,7 @@ import { keys } from '../../functions/store/table';
 import { getUser } from '../../functions/store/user.repository';
 import { createCharge } from '../../functions/use-cases/charges';
 import { createUserWithKey, creditUserBalance } from '../../functions/use-cases/users';
+import { testAgent } from '../support/agents';
 import { fundAgent } from '../support/payouts';
 import { viaSchema } from '../support/requests';
 import { createTestTable } from '../support/table';
@@ -28,11 +29,11 @@ async function userWith(usd: string): Promise<string> {
 
 describe('balance limits', () => {
   it('refuses a charge that would take an agent shard past the cap, and moves nothing', async () => {
-    const agentId = newAgentId();
-    for (let shard = 0; shard < config().BALANCE_SHARDS; shard++) await fundAgent(agentId, 'USD', MAX_BALANCE_MINOR, shard);
+    const agent = await testAgent();
+    for (let shard = 0; shard < config().BALANCE_SHARDS; shard++) await fundAgent(agent.id, 'USD', MAX_BALANCE_MINOR, shard);
     const userId = await userWith('5');
     await expect(
-      createCharge({ agentId, userId, idempotencyKey: 'cap-1', amount: 1_00, currency: 'USD', description: '' }),
+      createCharge({ agent, userId, idempotencyKey: 'cap-1', amount: 1_00, currency: 'USD', description: '' }),
     ).rejects.toMatchObject({ statusCode: 409, message: 'agent balance limit reached, withdraw first' });
     expect((await getUser(userId))?.balances.USD).toBe(5_00);
   });

@@ -1,15 +1,30 @@
 import type { Charge } from '../../functions/core/charges';
-import { ConcurrencyError, IdempotencyRecordExistsError, InsufficientFundsError } from '../../functions/core/errors';
+import { AgentDisabledError, ConcurrencyError, IdempotencyRecordExistsError, InsufficientFundsError } from '../../functions/core/errors';
 import { newChargeId, newUserId } from '../../functions/core/ids';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { commitCharge, getCharge, getChargeById, listCharges, recordFailedCharge } from '../../functions/store/charge.repository';
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { getIdempotencyRecord } from '../../functions/store/idempotency.repository';
 import { createUser, creditUser, getUser } from '../../functions/store/user.repository';
+import { testAgent, testKeyHash } from '../support/agents';
 import { injectFault } from '../support/faults';
 import { createTestTable } from '../support/table';
 
-beforeAll(createTestTable);
+beforeAll(async () => {
+  await createTestTable();
+  for (const id of [
+    'agent-move',
+    'agent-poor',
+    'agent-failed',
+    'agent-replay',
+    'agent-expired',
+    'agent-conflict',
+    'agent-conflict-forever',
+    'agent-list',
+  ]) {
+    await testAgent(id);
+  }
+});
 
 let n = 0;
 async function userWith(usd: number): Promise<string> {
@@ -53,7 +68,7 @@ describe('charge repository against DynamoDB Local', () => {
     const userId = await userWith(1000);
     const c = charge('agent-move', userId, 250);
     resetDynamoRequestCounts();
-    await commitCharge(c, idem(c), new Date());
+    await commitCharge(c, testKeyHash(c.agentId), idem(c), new Date());
     expect(dynamoRequestCounts()).toEqual({ TransactWriteItemsCommand: 1 });
     expect((await getUser(userId))?.balances.USD).toBe(750);
     const ledger = await readAgentLedger('agent-move');
@@ -64,10 +79,25 @@ describe('charge repository against DynamoDB Local', () => {
     expect(await getIdempotencyRecord(`agent-move#charges`, c.idempotencyKey, new Date())).toEqual(idem(c).record);
   });
 
+  it('the kill switch: refuses a charge (and its FAILED record) once the agent item is disabled, moving nothing', async () => {
+    const agent = await testAgent(undefined, false);
+    const userId = await userWith(1000);
+    const c = charge(agent.id, userId, 100);
+    await expect(commitCharge(c, agent.keyHash, idem(c), new Date())).rejects.toBeInstanceOf(AgentDisabledError);
+    await expect(recordFailedCharge({ ...c, status: 'FAILED' }, agent.keyHash, idem(c), new Date())).rejects.toBeInstanceOf(
+      AgentDisabledError,
+    );
+    // A rotated key (no agent item under the old hash) is refused the same way.
+    await expect(commitCharge(c, 'hash-of-a-rotated-key', idem(c), new Date())).rejects.toBeInstanceOf(AgentDisabledError);
+    expect((await getUser(userId))?.balances.USD).toBe(1000);
+    expect(await getCharge(agent.id, c.id)).toBeUndefined();
+    expect((await readAgentLedger(agent.id)).charges).toBe(0);
+  });
+
   it('refuses a debit larger than the balance and changes nothing', async () => {
     const userId = await userWith(100);
     const c = charge('agent-poor', userId, 101);
-    await expect(commitCharge(c, idem(c), new Date())).rejects.toBeInstanceOf(InsufficientFundsError);
+    await expect(commitCharge(c, testKeyHash(c.agentId), idem(c), new Date())).rejects.toBeInstanceOf(InsufficientFundsError);
     expect((await getUser(userId))?.balances.USD).toBe(100);
     expect(await getCharge('agent-poor', c.id)).toBeUndefined();
     expect(await getIdempotencyRecord('agent-poor#charges', c.idempotencyKey, new Date())).toBeUndefined();
@@ -77,7 +107,7 @@ describe('charge repository against DynamoDB Local', () => {
   it('keeps a FAILED charge with its idempotency record and counts it, moving no money', async () => {
     const userId = await userWith(0);
     const c = { ...charge('agent-failed', userId, 500), status: 'FAILED' as const };
-    await recordFailedCharge(c, idem(c), new Date());
+    await recordFailedCharge(c, testKeyHash(c.agentId), idem(c), new Date());
     const ledger = await readAgentLedger('agent-failed');
     expect(ledger.charges).toBe(1);
     expect(ledger.balances.USD).toBe(0);
@@ -87,9 +117,9 @@ describe('charge repository against DynamoDB Local', () => {
   it('reports an existing idempotency record with the old item and moves no money', async () => {
     const userId = await userWith(1000);
     const first = charge('agent-replay', userId, 100);
-    await commitCharge(first, idem(first, 'same'), new Date());
+    await commitCharge(first, testKeyHash(first.agentId), idem(first, 'same'), new Date());
     const second = { ...charge('agent-replay', userId, 100), idempotencyKey: first.idempotencyKey };
-    const error = await commitCharge(second, idem(second, 'same'), new Date()).catch((e: unknown) => e);
+    const error = await commitCharge(second, testKeyHash(second.agentId), idem(second, 'same'), new Date()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(IdempotencyRecordExistsError);
     // DynamoDB hands the old record back with the failed condition (no extra read needed).
     expect((error as IdempotencyRecordExistsError).existing).toEqual(idem(first, 'same').record);
@@ -101,9 +131,9 @@ describe('charge repository against DynamoDB Local', () => {
     const userId = await userWith(1000);
     const first = charge('agent-expired', userId, 100);
     const longAgo = new Date(Date.now() - 2 * 86_400_000);
-    await commitCharge(first, idem(first), longAgo);
+    await commitCharge(first, testKeyHash(first.agentId), idem(first), longAgo);
     const again = { ...charge('agent-expired', userId, 100), idempotencyKey: first.idempotencyKey };
-    await commitCharge(again, idem(again), new Date());
+    await commitCharge(again, testKeyHash(again.agentId), idem(again), new Date());
     expect((await getUser(userId))?.balances.USD).toBe(800);
   });
 
@@ -112,7 +142,7 @@ describe('charge repository against DynamoDB Local', () => {
     const c = charge('agent-conflict', userId, 100);
     const fault = injectFault('TransactWriteItemsCommand', 'conflict', 3);
     try {
-      await commitCharge(c, idem(c), new Date());
+      await commitCharge(c, testKeyHash(c.agentId), idem(c), new Date());
     } finally {
       fault.remove();
     }
@@ -126,7 +156,7 @@ describe('charge repository against DynamoDB Local', () => {
     const c = charge('agent-conflict-forever', userId, 100);
     const fault = injectFault('TransactWriteItemsCommand', 'conflict', 1000);
     try {
-      await expect(commitCharge(c, idem(c), new Date())).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(commitCharge(c, testKeyHash(c.agentId), idem(c), new Date())).rejects.toBeInstanceOf(ConcurrencyError);
     } finally {
       fault.remove();
     }
@@ -139,7 +169,7 @@ describe('charge repository against DynamoDB Local', () => {
     const made: Charge[] = [];
     for (let i = 0; i < 7; i++) {
       const c = charge('agent-list', userId, 10 + i);
-      await commitCharge(c, idem(c), new Date());
+      await commitCharge(c, testKeyHash(c.agentId), idem(c), new Date());
       made.push(c);
     }
     const newestFirst = [...made].reverse().map((c) => c.id);

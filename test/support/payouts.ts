@@ -3,11 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import bs58 from 'bs58';
 import { withdrawSchema } from '../../functions/api/request.schemas';
-import { newAgentId } from '../../functions/core/ids';
 import type { Currency } from '../../functions/core/money';
 import { shardCredit } from '../../functions/store/balance.repository';
 import { transactWrite } from '../../functions/store/transact';
 import type { WithdrawInput } from '../../functions/use-cases/withdrawals';
+import { agentRef, testAgent } from './agents';
 import { viaSchema } from './requests';
 
 /** A fresh Solana wallet address (an ed25519 public key, so on the curve). */
@@ -20,9 +20,9 @@ export async function fundAgent(agentId: string, currency: Currency, minor: numb
   await transactWrite([shardCredit(agentId, shard, currency, minor, false)]);
 }
 
-/** A new agent id with `minor` units earned in `currency`. */
+/** A new enabled agent (its item written, see ./agents.ts) with `minor` units earned in `currency`. */
 export async function fundedAgent(currency: Currency, minor: number): Promise<string> {
-  const agentId = newAgentId();
+  const { id: agentId } = await testAgent();
   await fundAgent(agentId, currency, minor);
   return agentId;
 }
@@ -47,7 +47,7 @@ export function withdrawal(agentId: string, overrides: Partial<WithdrawalFields>
     walletAddress: walletAddress ?? (currency === 'USD' ? 'agent@example.com' : solanaWallet()),
     ...rest,
   });
-  return { agentId, idempotencyKey, ...body };
+  return { agent: agentRef(agentId), idempotencyKey, ...body };
 }
 
 /** The payoutId of a 200 withdraw answer. */

@@ -1,3 +1,5 @@
+import { CURRENCIES } from '../../functions/core/money';
+import { setAgentEnabled } from '../../functions/store/agent.repository';
 /**
  * The withdraw use case against DynamoDB Local: fee math, the one transaction, idempotency,
  * the in-flight lock, and races. HTTP-level checks (auth, header, body order) are in
@@ -27,9 +29,14 @@ const queue: WithdrawDeps = {
   },
 };
 
-async function lockOf(agentId: string) {
-  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.payoutLock(agentId), ConsistentRead: true }));
-  return out.Item;
+/** The agent's payout lock in whichever currency holds one (tests here use one currency per agent). */
+async function lockOf(agentId: string): Promise<Record<string, unknown> | undefined> {
+  for (const currency of CURRENCIES) {
+    const key = keys.payoutLock(agentId, currency);
+    const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
+    if (out.Item) return out.Item;
+  }
+  return undefined;
 }
 
 async function balance(agentId: string, currency: Currency = 'USD'): Promise<number> {
@@ -149,6 +156,32 @@ describe('withdraw', () => {
     expect(await balance(agentId)).toBe(25_00);
     // Not remembered under the key: the same request may be retried once the first payout is done.
     expect(await getIdempotencyRecord(`${agentId}#withdraw`, second.idempotencyKey, new Date())).toBeUndefined();
+  });
+
+  it('holds one payout in flight per currency: a USD payout waiting at PayPal never blocks a USDC withdrawal', async () => {
+    const agentId = await fundedAgent('USD', 30_00);
+    await fundAgent(agentId, 'USDC', 30_000_000, 1);
+    payoutIdOf(await createWithdrawal(withdrawal(agentId, { amount: '5' }), queue)); // stays PENDING (UNCLAIMED for weeks)
+    const usdc = await createWithdrawal(withdrawal(agentId, { currency: 'USDC', amount: '5' }), queue);
+    expect(usdc.statusCode).toBe(200);
+    for (const currency of ['USD', 'USDC'] as const) {
+      await expect(createWithdrawal(withdrawal(agentId, { currency, amount: '1' }), queue)).rejects.toMatchObject({
+        statusCode: 400,
+        message: 'payout already in progress',
+      });
+    }
+  });
+
+  it('the kill switch: a disabled agent withdraws nothing, whatever its caller cached, and the answer is 401', async () => {
+    const agentId = await fundedAgent('USD', 30_00);
+    await setAgentEnabled(agentId, false);
+    await expect(createWithdrawal(withdrawal(agentId, { amount: '5' }), queue)).rejects.toMatchObject({
+      statusCode: 401,
+      message: 'invalid agent',
+    });
+    expect(await balance(agentId)).toBe(30_00);
+    expect(await lockOf(agentId)).toBeUndefined();
+    expect((await listPayouts(agentId, { limit: 10 })).payouts).toHaveLength(0);
   });
 
   it.each([
