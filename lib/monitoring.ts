@@ -21,10 +21,11 @@
  * or the PayPal balance) and RailConfigError (secret, mint or credentials wrong). Payouts wait
  * meanwhile; this says so within minutes instead of when the DLQ fills.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -69,6 +70,22 @@ export class Monitoring extends Construct {
       reason:
         'Carries only CloudWatch alarm notifications (alarm names and states, no payment data). CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer key per stage buys nothing for this content.',
     });
+    // enforceSSL gives the topic a resource policy holding only its Deny, which replaces SNS's
+    // default policy: without this Allow, CloudWatch (a service principal, not an IAM identity of
+    // this account) could not publish and every alarm action would fail silently. The conditions
+    // keep it to this account's alarms of this stage (confused-deputy protection).
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowThisStagesAlarms',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+          ArnLike: { 'aws:SourceArn': this.alarmArn('*') },
+        },
+      }),
+    );
     if (config.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
 
     this.alarm('PayoutDlqNotEmpty', {
@@ -163,9 +180,23 @@ export class Monitoring extends Construct {
     });
   }
 
+  /** ARN of this stage's alarm `id` (`*` for all of them). */
+  alarmArn(id: string): string {
+    return Stack.of(this).formatArn({
+      service: 'cloudwatch',
+      resource: 'alarm',
+      resourceName: this.alarmName(id),
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+  }
+
+  private alarmName(id: string): string {
+    return `agent-payment-service-${this.stage}-${id}`;
+  }
+
   private alarm(id: string, props: Omit<cloudwatch.AlarmProps, 'actionsEnabled'>): cloudwatch.Alarm {
     const alarm = new cloudwatch.Alarm(this, id, {
-      alarmName: `agent-payment-service-${this.stage}-${id}`,
+      alarmName: this.alarmName(id),
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       ...props,

@@ -311,6 +311,46 @@ describe('alarms', () => {
     }
   });
 
+  it("can be delivered: the topic lets CloudWatch publish for this account's alarms of this stage, and refuses requests without TLS", () => {
+    const policies = ofType('AWS::SNS::TopicPolicy').filter(([, p]) => JSON.stringify(p.Properties?.Topics) === JSON.stringify([topic]));
+    expect(policies).toHaveLength(1);
+    const statements = (policies[0]?.[1].Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        {
+          Sid: 'AllowThisStagesAlarms',
+          Effect: 'Allow',
+          Principal: { Service: 'cloudwatch.amazonaws.com' },
+          Action: 'sns:Publish',
+          Resource: topic,
+          Condition: {
+            StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+            ArnLike: {
+              'aws:SourceArn': {
+                'Fn::Join': [
+                  '',
+                  [
+                    'arn:',
+                    { Ref: 'AWS::Partition' },
+                    ':cloudwatch:',
+                    { Ref: 'AWS::Region' },
+                    ':',
+                    { Ref: 'AWS::AccountId' },
+                    ':alarm:agent-payment-service-test-*',
+                  ],
+                ],
+              },
+            },
+          },
+        },
+      ]),
+    );
+    expect(statements).toHaveLength(2);
+    // Every alarm's name falls under that pattern.
+    for (const name of alarms.keys()) expect(name.startsWith('agent-payment-service-test-')).toBe(true);
+  });
+
   it('fire on any message in the dead-letter queue', () => {
     expect(alarm('PayoutDlqNotEmpty')).toMatchObject({
       Namespace: 'AWS/SQS',
