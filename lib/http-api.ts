@@ -2,7 +2,7 @@
  * The HTTP API: one function per route of functions/api/routes.ts, each with exactly the grants
  * its RouteSpec lists, behind an explicit `$default` stage with access logs and throttling.
  */
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import { handlerEntry, ROUTES, type RouteSpec } from '../functions/api/routes';
 import type { DataStore } from './data-store';
 import { grantReadSecrets, grantSendToQueue, grantTable } from './grants';
+import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
 
@@ -72,7 +73,7 @@ export class ServiceHttpApi extends Construct {
 
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
       retention: config.logRetentionDays as logs.RetentionDays,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: STATEFUL_REMOVAL,
     });
     this.stage = new apigw.HttpStage(this, 'DefaultStage', {
       httpApi: this.api,

@@ -69,14 +69,15 @@ export class PayoutPipeline extends Construct {
       PAYOUT_QUEUE_URL: this.queue.queueUrl,
       PAYOUT_MAX_RECEIVES: String(config.payoutMaxReceives),
       PAYOUT_LEASE_SECONDS: String(payoutLeaseSeconds(reconcilerTimeoutValue)),
-      SOLANA_RPC_URL: config.solanaRpcUrl,
+      // The URL itself is a secret: a provider URL usually carries its API key.
+      SOLANA_RPC_URL_SECRET_ARN: data.solanaRpcUrl.secretArn,
       USDC_MINT: config.usdcMint,
       SOLANA_COMMITMENT: config.solanaCommitment,
       SOLANA_HOT_WALLET_SECRET_ARN: data.solanaHotWallet.secretArn,
       PAYPAL_BASE_URL: PAYPAL_BASE_URLS[config.paypalMode],
       PAYPAL_CREDENTIALS_SECRET_ARN: data.paypalCredentials.secretArn,
     };
-    const railSecrets = [data.solanaHotWallet, data.paypalCredentials];
+    const railSecrets = [data.solanaHotWallet, data.solanaRpcUrl, data.paypalCredentials];
 
     this.worker = new ServiceFunction(this, 'Worker', {
       entry: WORKER_ENTRY,
@@ -112,6 +113,8 @@ export class PayoutPipeline extends Construct {
     grantReadSecrets(this.reconciler.role, railSecrets);
     // A failed sweep is not retried by Lambda's async retries either; the next one covers it.
     this.reconciler.fn.configureAsyncInvoke({ retryAttempts: 0 });
+
+    data.restrictHotWalletReaders([this.worker.role, this.reconciler.role]);
 
     this.schedule = new events.Rule(this, 'Schedule', {
       description: 'Runs the payout reconciler',

@@ -4,13 +4,14 @@
  * entry, the sizing, the environment specific to the function, and then grant exactly what it uses.
  */
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { nodejsBundling, PROJECT_ROOT } from './bundling';
+import { STATEFUL_REMOVAL } from './removal';
 import type { StageConfig } from './stage-config';
 
 export interface ServiceFunctionProps {
@@ -40,7 +41,7 @@ export class ServiceFunction extends Construct {
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: config.logRetentionDays as logs.RetentionDays,
       // Payment logs outlive a deleted stack; they are the audit trail of what happened.
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: STATEFUL_REMOVAL,
     });
 
     // An own role instead of the managed AWSLambdaBasicExecutionRole (logs:* on every log

@@ -47,12 +47,13 @@ describe('cdk-nag (AWS Solutions)', () => {
         'AwsSolutions-IAM5[Resource::*] AgentPaymentService-test/XRayWritePolicy',
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/AdminKey',
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/SolanaHotWallet',
+        'AwsSolutions-SMG4 AgentPaymentService-test/Data/SolanaRpcUrl',
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/PaypalCredentials',
         'AwsSolutions-SQS3 AgentPaymentService-test/Payouts/DeadLetterQueue',
         'AwsSolutions-SNS2 AgentPaymentService-test/Monitoring/AlarmTopic',
       ]),
     );
-    expect(acks).toHaveLength(ROUTES.length + 6);
+    expect(acks).toHaveLength(ROUTES.length + 7);
     for (const ack of acks) {
       const construct = app.node.findChild(ack.path.split('/')[0] ?? '');
       expect(construct).toBeInstanceOf(Stack);
