@@ -33,6 +33,7 @@ export class AgentPaymentServiceStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
       api: this.api.api,
+      payoutQueue: this.pipeline.queue,
       deadLetterQueue: this.pipeline.deadLetterQueue,
       worker: this.pipeline.worker,
       reconciler: this.pipeline.reconciler,

@@ -31,6 +31,14 @@ export const routeConstructId = (route: RouteSpec): string =>
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 
+/**
+ * Routes with a throttle of their own, below the stage's. Registration is public and each call
+ * writes an agent: without this, one client could spend the whole stage's rate on it.
+ */
+export const ROUTE_THROTTLES: Record<string, (config: StageConfig) => { rateLimit: number; burstLimit: number }> = {
+  'register-agent': (config) => ({ rateLimit: config.registerRateLimit, burstLimit: config.registerBurstLimit }),
+};
+
 export const routeKey = (route: RouteSpec): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
 
 /**
@@ -86,6 +94,8 @@ export class ServiceHttpApi extends Construct {
       },
     });
 
+    // CloudFormation's own JSON (the L1 property is untyped, so CDK does not PascalCase it).
+    const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
     for (const route of routes) {
       const id = routeConstructId(route);
       const fn = new ServiceFunction(this, id, {
@@ -110,12 +120,20 @@ export class ServiceHttpApi extends Construct {
           route.path === '$default' ? apigw.HttpRouteKey.DEFAULT : apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
         integration: new HttpLambdaIntegration(`${id}Integration`, fn.fn),
       });
+      const throttle = ROUTE_THROTTLES[route.name]?.(config);
+      if (throttle) {
+        routeSettings[routeKey(route)] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
+        // API Gateway refuses route settings for a route that does not exist yet.
+        this.stage.node.addDependency(httpRoute);
+      }
       Validations.of(httpRoute).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
           'Authentication is in the handler by design (spec: x-agent-key / x-user-key / x-admin-key, SHA-256 hash lookup, 30 s cache); registration, health and not-found are public. An API Gateway authorizer would add a second lookup per request.',
       });
     }
+    // The HttpStage construct has no per-route settings; they go on the CloudFormation stage.
+    if (Object.keys(routeSettings).length > 0) (this.stage.node.defaultChild as apigw.CfnStage).routeSettings = routeSettings;
   }
 
   /** The API's base URL (the `$default` stage has no path prefix). */

@@ -4,8 +4,10 @@
  * | alarm | fires when |
  * | --- | --- |
  * | PayoutDlqNotEmpty | any payout message reached the dead-letter queue (a payout gave up after PAYOUT_MAX_RECEIVES tries) |
+ * | PayoutQueueBacklog | the oldest payout message has waited 15 minutes (worker behind, throttled or failing) |
+ * | PayoutWorkerThrottles | Lambda throttled the payout worker |
  * | PayoutWorkerErrors | the worker threw (a whole batch failed, not one payout) in a 5-minute period |
- * | Api5xxRate | more than `api5xxRatePercent` % of API requests answered 5xx over 5 minutes (a 5xx is always a bug) |
+ * | Api5xxRate | more than `api5xxRatePercent` % of API requests answered 5xx over 5 minutes with at least `api5xxMinRequests` requests (a 5xx is always a bug) |
  * | PayoutsStuckProcessing | the reconciler reported payouts PROCESSING past RECONCILE_PROCESSING_AFTER_SECONDS for 15 minutes |
  * | ReconcilerErrors | the reconciler failed in 2 of the last 3 5-minute periods |
  * | ReconcilerNotRunning | the reconciler was not invoked for 15 minutes (schedule disabled or broken) |
@@ -43,12 +45,15 @@ import type { StageConfig } from './stage-config';
 export interface MonitoringProps {
   config: StageConfig;
   api: apigw.IHttpApi;
+  payoutQueue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
   worker: ServiceFunction;
   reconciler: ServiceFunction;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
+/** A withdrawal normally leaves the queue within seconds; one waiting this long is stuck behind something. */
+export const PAYOUT_QUEUE_MAX_AGE = Duration.minutes(15);
 
 /** Rail errors that wait for an operator (functions/rails/errors.ts), matched on the logged `error.name`. */
 export const OPERATOR_RAIL_ERRORS = ['PlatformFundsError', 'RailConfigError'] as const;
@@ -65,11 +70,6 @@ export class Monitoring extends Construct {
     this.stage = config.stage;
 
     this.topic = new sns.Topic(this, 'AlarmTopic', { displayName: `Agent Payment Service alarms (${config.stage})`, enforceSSL: true });
-    Validations.of(this.topic).acknowledge({
-      id: 'AwsSolutions-SNS2',
-      reason:
-        'Carries only CloudWatch alarm notifications (alarm names and states, no payment data). CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer key per stage buys nothing for this content.',
-    });
     // enforceSSL gives the topic a resource policy holding only its Deny, which replaces SNS's
     // default policy: without this Allow, CloudWatch (a service principal, not an IAM identity of
     // this account) could not publish and every alarm action would fail silently. The conditions
@@ -96,6 +96,21 @@ export class Monitoring extends Construct {
       evaluationPeriods: 1,
     });
 
+    this.alarm('PayoutQueueBacklog', {
+      alarmDescription: `The oldest payout message has waited ${PAYOUT_QUEUE_MAX_AGE.toMinutes()} minutes: the worker is not keeping up, is throttled or failing (a withdrawal is waiting).`,
+      metric: props.payoutQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      threshold: PAYOUT_QUEUE_MAX_AGE.toSeconds(),
+      evaluationPeriods: 1,
+    });
+
+    this.alarm('PayoutWorkerThrottles', {
+      alarmDescription:
+        'Lambda throttled the payout worker (account or reserved concurrency exhausted): payouts wait. Check the account concurrency and workerMaxConcurrency.',
+      metric: props.worker.fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+    });
+
     this.alarm('PayoutWorkerErrors', {
       alarmDescription: 'The payout worker threw (a whole batch failed). See the worker log group.',
       metric: props.worker.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
@@ -104,9 +119,10 @@ export class Monitoring extends Construct {
     });
 
     this.alarm('Api5xxRate', {
-      alarmDescription: `More than ${config.api5xxRatePercent}% of API requests answered 5xx over 5 minutes.`,
+      alarmDescription: `More than ${config.api5xxRatePercent}% of API requests answered 5xx over 5 minutes (evaluated from ${config.api5xxMinRequests} requests on).`,
       metric: new cloudwatch.MathExpression({
-        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        // Below the floor the rate is 0: a single 5xx among a handful of requests is not a rate.
+        expression: `IF(requests >= ${config.api5xxMinRequests}, 100 * errors / requests, 0)`,
         usingMetrics: {
           errors: props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
           requests: props.api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' }),

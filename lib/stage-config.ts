@@ -38,6 +38,9 @@ const stageSchema = z
     /** API Gateway `$default` stage throttling: steady requests per second and burst. */
     throttleRateLimit: z.coerce.number().positive(),
     throttleBurstLimit: z.coerce.number().int().positive(),
+    /** The public, unauthenticated `POST /api/v1/agents/register` route's own, lower throttle. */
+    registerRateLimit: z.coerce.number().positive().default(2),
+    registerBurstLimit: z.coerce.number().int().positive().default(10),
     /** Alarm notifications go to this address (an SNS e-mail subscription; confirm the e-mail once). Required in production. */
     alarmEmail: z.email().optional(),
     /** The one role, besides the payout worker's and the reconciler's, that may read the hot-wallet secret. */
@@ -47,6 +50,8 @@ const stageSchema = z
       .optional(),
     /** Alarm when more than this percentage of API requests answer 5xx over 5 minutes. */
     api5xxRatePercent: z.coerce.number().positive().max(100).default(1),
+    /** ...but only over 5 minutes with at least this many requests: one 5xx of 1 request at 3 a.m. pages nobody. */
+    api5xxMinRequests: z.coerce.number().int().min(1).default(20),
     logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
     logRetentionDays: z.coerce
       .number()

@@ -89,6 +89,19 @@ describe('HTTP API', () => {
   });
 });
 
+describe('HTTP API route throttling', () => {
+  it('throttles the public register route on its own, below the stage, and creates the route before the setting', () => {
+    const [stageId, stage] = ofType('AWS::ApiGatewayV2::Stage')[0] ?? [];
+    expect(config.registerRateLimit).toBeLessThan(config.throttleRateLimit);
+    expect(stage?.Properties?.RouteSettings).toEqual({
+      'POST /api/v1/agents/register': { ThrottlingRateLimit: config.registerRateLimit, ThrottlingBurstLimit: config.registerBurstLimit },
+    });
+    const [registerRouteId] =
+      ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties?.RouteKey === 'POST /api/v1/agents/register') ?? [];
+    expect(all[stageId ?? '']?.DependsOn).toEqual(expect.arrayContaining([registerRouteId]));
+  });
+});
+
 describe('functions (the house construct)', () => {
   it('run Node.js 24 on ARM64 with JSON logs, active tracing, source maps and a log group retained unless its first create fails', () => {
     const lambdas = ofType('AWS::Lambda::Function');
@@ -357,8 +370,10 @@ describe('alarms', () => {
       [
         'Api5xxRate',
         'PayoutDlqNotEmpty',
+        'PayoutQueueBacklog',
         'PayoutRailNeedsOperator',
         'PayoutWorkerErrors',
+        'PayoutWorkerThrottles',
         'PayoutsStuckProcessing',
         'ReconcilerErrors',
         'ReconcilerNotRunning',
@@ -420,6 +435,27 @@ describe('alarms', () => {
     });
   });
 
+  it('fire when the oldest payout message has waited 15 minutes', () => {
+    expect(alarm('PayoutQueueBacklog')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, pipeline.queue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 900,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('fire when Lambda throttles the worker', () => {
+    expect(alarm('PayoutWorkerThrottles')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Throttles',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId(pipeline.worker) } }],
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
+  });
+
   it('fire on worker errors', () => {
     expect(alarm('PayoutWorkerErrors')).toMatchObject({
       Namespace: 'AWS/Lambda',
@@ -429,11 +465,12 @@ describe('alarms', () => {
     });
   });
 
-  it('fire on the API 5xx rate, not the count', () => {
+  it('fire on the API 5xx rate, not the count, and only from a minimum number of requests (one 5xx of one request pages nobody)', () => {
     const props = alarm('Api5xxRate');
     expect(props).toMatchObject({ Threshold: config.api5xxRatePercent, ComparisonOperator: 'GreaterThanThreshold' });
     const metrics = props.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string } } }[];
-    expect(metrics.find((m) => m.Expression)?.Expression).toBe('IF(requests > 0, 100 * errors / requests, 0)');
+    expect(config.api5xxMinRequests).toBe(20);
+    expect(metrics.find((m) => m.Expression)?.Expression).toBe('IF(requests >= 20, 100 * errors / requests, 0)');
     expect(
       metrics
         .filter((m) => m.MetricStat)
