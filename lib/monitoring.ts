@@ -23,7 +23,7 @@
  * or the PayPal balance) and RailConfigError (secret, mint or credentials wrong). Payouts wait
  * meanwhile; this says so within minutes instead of when the DLQ fills.
  */
-import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';

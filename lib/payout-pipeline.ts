@@ -3,7 +3,7 @@
  * (partial batch failures, bounded batch and concurrency), and the scheduled reconciler that
  * re-sends committed payouts that never reached the queue and finishes stale ones.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
