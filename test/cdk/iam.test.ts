@@ -129,7 +129,7 @@ describe('IAM', () => {
     expect(actual).toEqual(expect.arrayContaining(expected));
   });
 
-  it.each(functions)('gives %s its own role, assumable only by Lambda, with only the shared X-Ray policy attached', (_name, fn) => {
+  it.each(functions)('gives %s its own role, assumable only by Lambda, with no managed policy', (_name, fn) => {
     const roleId = logicalId(stack, fn.role);
     expect(all[fn.fn.node.defaultChild ? logicalId(stack, fn.fn) : '']?.Properties?.Role).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
     const role = all[roleId]?.Properties ?? {};
@@ -138,17 +138,12 @@ describe('IAM', () => {
       Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
     });
     expect(role.Policies).toBeUndefined();
-    const xray = Object.entries(all).find(([, r]) => r.Type === 'AWS::IAM::ManagedPolicy')?.[0];
-    expect(role.ManagedPolicyArns).toEqual([{ Ref: xray }]);
+    expect(role.ManagedPolicyArns).toBeUndefined();
   });
 
-  it('keeps the one unavoidable wildcard resource in the shared X-Ray policy, with nothing else in it', () => {
-    const managed = Object.values(all).filter((r) => r.Type === 'AWS::IAM::ManagedPolicy');
-    expect(managed).toHaveLength(1);
-    const statements = (managed[0]?.Properties?.PolicyDocument as { Statement: Statement[] }).Statement;
-    expect(statements.map((s) => ({ ...s, Action: asArray(s.Action).sort() }))).toEqual([
-      { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' },
-    ]);
+  it('has no managed policy and no X-Ray grant (tracing is off: docs/deploy.md)', () => {
+    expect(Object.values(all).filter((r) => r.Type === 'AWS::IAM::ManagedPolicy')).toEqual([]);
+    expect(JSON.stringify(all)).not.toContain('xray:');
   });
 
   it('has no wildcard action and no wildcard resource in any function policy', () => {
