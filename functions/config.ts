@@ -44,6 +44,8 @@ const schema = z.object({
   /** Solana: RPC endpoint, USDC mint, and the platform hot wallet (secret key, base58 or JSON
    * byte array) given directly (local) or as a Secrets Manager ARN (AWS). */
   SOLANA_RPC_URL: z.url().optional(),
+  /** Secrets Manager secret holding the RPC URL (AWS): a provider URL usually carries its API key. */
+  SOLANA_RPC_URL_SECRET_ARN: z.string().min(1).optional(),
   USDC_MINT: z.string().min(32).max(44).optional(),
   SOLANA_HOT_WALLET_SECRET: z.string().min(1).optional(),
   SOLANA_HOT_WALLET_SECRET_ARN: z.string().min(1).optional(),
@@ -82,7 +84,7 @@ export const NEEDS_PAYOUT_QUEUE: readonly ConfigNeed[] = ['PAYOUT_QUEUE_URL'];
 export const NEEDS_ADMIN_KEY: readonly ConfigNeed[] = [{ oneOf: [['ADMIN_KEY'], ['ADMIN_KEY_SECRET_ARN']] }];
 /** Functions that pay (worker, reconciler): both rails, as functions/rails/*.rail.ts read them. */
 export const NEEDS_RAILS: readonly ConfigNeed[] = [
-  'SOLANA_RPC_URL',
+  { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
   'USDC_MINT',
   { oneOf: [['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
   'PAYPAL_BASE_URL',

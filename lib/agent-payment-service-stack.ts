@@ -33,6 +33,7 @@ export class AgentPaymentServiceStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
       api: this.api.api,
+      payoutQueue: this.pipeline.queue,
       deadLetterQueue: this.pipeline.deadLetterQueue,
       worker: this.pipeline.worker,
       reconciler: this.pipeline.reconciler,
@@ -48,6 +49,7 @@ export class AgentPaymentServiceStack extends Stack {
     new CfnOutput(this, 'PayoutDeadLetterQueueArn', { value: this.pipeline.deadLetterQueue.queueArn });
     new CfnOutput(this, 'AdminKeySecretName', { value: this.data.adminKey.secretName });
     new CfnOutput(this, 'SolanaHotWalletSecretName', { value: this.data.solanaHotWallet.secretName });
+    new CfnOutput(this, 'SolanaRpcUrlSecretName', { value: this.data.solanaRpcUrl.secretName });
     new CfnOutput(this, 'PaypalCredentialsSecretName', { value: this.data.paypalCredentials.secretName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
   }

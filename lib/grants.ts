@@ -4,6 +4,7 @@
  * DescribeSecret, …); these add only what the repositories and clients actually send.
  */
 
+import { Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -46,10 +47,24 @@ export function grantConsumeQueue(role: iam.IRole, queue: sqs.IQueue): void {
   role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...QUEUE_CONSUME_ACTIONS], resources: [queue.queueArn] }));
 }
 
-/** functions/store/secrets.ts sends GetSecretValue only. The secrets use the AWS-managed key, so no KMS grant. */
+/**
+ * functions/store/secrets.ts sends GetSecretValue only. A secret on the AWS-managed key needs
+ * nothing more; one on a customer-managed key (the hot wallet) also needs kms:Decrypt on that key,
+ * and only through Secrets Manager.
+ */
 export function grantReadSecrets(role: iam.IRole, secrets: readonly secretsmanager.ISecret[]): void {
   if (secrets.length === 0) return;
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets.map((s) => s.secretArn) }),
   );
+  for (const secret of secrets) {
+    if (!secret.encryptionKey) continue;
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['kms:Decrypt'],
+        resources: [secret.encryptionKey.keyArn],
+        conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(secret).region}.amazonaws.com` } },
+      }),
+    );
+  }
 }

@@ -2,7 +2,7 @@
  * The HTTP API: one function per route of functions/api/routes.ts, each with exactly the grants
  * its RouteSpec lists, behind an explicit `$default` stage with access logs and throttling.
  */
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import { handlerEntry, ROUTES, type RouteSpec } from '../functions/api/routes';
 import type { DataStore } from './data-store';
 import { grantReadSecrets, grantSendToQueue, grantTable } from './grants';
+import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
 
@@ -29,6 +30,14 @@ export const routeConstructId = (route: RouteSpec): string =>
     .split('-')
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
+
+/**
+ * Routes with a throttle of their own, below the stage's. Registration is public and each call
+ * writes an agent: without this, one client could spend the whole stage's rate on it.
+ */
+export const ROUTE_THROTTLES: Record<string, (config: StageConfig) => { rateLimit: number; burstLimit: number }> = {
+  'register-agent': (config) => ({ rateLimit: config.registerRateLimit, burstLimit: config.registerBurstLimit }),
+};
 
 export const routeKey = (route: RouteSpec): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
 
@@ -72,7 +81,7 @@ export class ServiceHttpApi extends Construct {
 
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
       retention: config.logRetentionDays as logs.RetentionDays,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: STATEFUL_REMOVAL,
     });
     this.stage = new apigw.HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
@@ -85,6 +94,8 @@ export class ServiceHttpApi extends Construct {
       },
     });
 
+    // CloudFormation's own JSON (the L1 property is untyped, so CDK does not PascalCase it).
+    const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
     for (const route of routes) {
       const id = routeConstructId(route);
       const fn = new ServiceFunction(this, id, {
@@ -109,12 +120,20 @@ export class ServiceHttpApi extends Construct {
           route.path === '$default' ? apigw.HttpRouteKey.DEFAULT : apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
         integration: new HttpLambdaIntegration(`${id}Integration`, fn.fn),
       });
+      const throttle = ROUTE_THROTTLES[route.name]?.(config);
+      if (throttle) {
+        routeSettings[routeKey(route)] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
+        // API Gateway refuses route settings for a route that does not exist yet.
+        this.stage.node.addDependency(httpRoute);
+      }
       Validations.of(httpRoute).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
           'Authentication is in the handler by design (spec: x-agent-key / x-user-key / x-admin-key, SHA-256 hash lookup, 30 s cache); registration, health and not-found are public. An API Gateway authorizer would add a second lookup per request.',
       });
     }
+    // The HttpStage construct has no per-route settings; they go on the CloudFormation stage.
+    if (Object.keys(routeSettings).length > 0) (this.stage.node.defaultChild as apigw.CfnStage).routeSettings = routeSettings;
   }
 
   /** The API's base URL (the `$default` stage has no path prefix). */

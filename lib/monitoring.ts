@@ -4,8 +4,10 @@
  * | alarm | fires when |
  * | --- | --- |
  * | PayoutDlqNotEmpty | any payout message reached the dead-letter queue (a payout gave up after PAYOUT_MAX_RECEIVES tries) |
+ * | PayoutQueueBacklog | the oldest payout message has waited 15 minutes (worker behind, throttled or failing) |
+ * | PayoutWorkerThrottles | Lambda throttled the payout worker |
  * | PayoutWorkerErrors | the worker threw (a whole batch failed, not one payout) in a 5-minute period |
- * | Api5xxRate | more than `api5xxRatePercent` % of API requests answered 5xx over 5 minutes (a 5xx is always a bug) |
+ * | Api5xxRate | more than `api5xxRatePercent` % of API requests answered 5xx over 5 minutes with at least `api5xxMinRequests` requests (a 5xx is always a bug) |
  * | PayoutsStuckProcessing | the reconciler reported payouts PROCESSING past RECONCILE_PROCESSING_AFTER_SECONDS for 15 minutes |
  * | ReconcilerErrors | the reconciler failed in 2 of the last 3 5-minute periods |
  * | ReconcilerNotRunning | the reconciler was not invoked for 15 minutes (schedule disabled or broken) |
@@ -21,10 +23,11 @@
  * or the PayPal balance) and RailConfigError (secret, mint or credentials wrong). Payouts wait
  * meanwhile; this says so within minutes instead of when the DLQ fills.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -42,12 +45,15 @@ import type { StageConfig } from './stage-config';
 export interface MonitoringProps {
   config: StageConfig;
   api: apigw.IHttpApi;
+  payoutQueue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
   worker: ServiceFunction;
   reconciler: ServiceFunction;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
+/** A withdrawal normally leaves the queue within seconds; one waiting this long is stuck behind something. */
+export const PAYOUT_QUEUE_MAX_AGE = Duration.minutes(15);
 
 /** Rail errors that wait for an operator (functions/rails/errors.ts), matched on the logged `error.name`. */
 export const OPERATOR_RAIL_ERRORS = ['PlatformFundsError', 'RailConfigError'] as const;
@@ -64,17 +70,43 @@ export class Monitoring extends Construct {
     this.stage = config.stage;
 
     this.topic = new sns.Topic(this, 'AlarmTopic', { displayName: `Agent Payment Service alarms (${config.stage})`, enforceSSL: true });
-    Validations.of(this.topic).acknowledge({
-      id: 'AwsSolutions-SNS2',
-      reason:
-        'Carries only CloudWatch alarm notifications (alarm names and states, no payment data). CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer key per stage buys nothing for this content.',
-    });
+    // enforceSSL gives the topic a resource policy holding only its Deny, which replaces SNS's
+    // default policy: without this Allow, CloudWatch (a service principal, not an IAM identity of
+    // this account) could not publish and every alarm action would fail silently. The conditions
+    // keep it to this account's alarms of this stage (confused-deputy protection).
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowThisStagesAlarms',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+          ArnLike: { 'aws:SourceArn': this.alarmArn('*') },
+        },
+      }),
+    );
     if (config.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
 
     this.alarm('PayoutDlqNotEmpty', {
       alarmDescription:
         'Payout messages are in the dead-letter queue. Each is a payout that failed PAYOUT_MAX_RECEIVES times: inspect and redrive (docs/deploy.md).',
       metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+    });
+
+    this.alarm('PayoutQueueBacklog', {
+      alarmDescription: `The oldest payout message has waited ${PAYOUT_QUEUE_MAX_AGE.toMinutes()} minutes: the worker is not keeping up, is throttled or failing (a withdrawal is waiting).`,
+      metric: props.payoutQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      threshold: PAYOUT_QUEUE_MAX_AGE.toSeconds(),
+      evaluationPeriods: 1,
+    });
+
+    this.alarm('PayoutWorkerThrottles', {
+      alarmDescription:
+        'Lambda throttled the payout worker (account or reserved concurrency exhausted): payouts wait. Check the account concurrency and workerMaxConcurrency.',
+      metric: props.worker.fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
       threshold: 1,
       evaluationPeriods: 1,
     });
@@ -87,9 +119,10 @@ export class Monitoring extends Construct {
     });
 
     this.alarm('Api5xxRate', {
-      alarmDescription: `More than ${config.api5xxRatePercent}% of API requests answered 5xx over 5 minutes.`,
+      alarmDescription: `More than ${config.api5xxRatePercent}% of API requests answered 5xx over 5 minutes (evaluated from ${config.api5xxMinRequests} requests on).`,
       metric: new cloudwatch.MathExpression({
-        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        // Below the floor the rate is 0: a single 5xx among a handful of requests is not a rate.
+        expression: `IF(requests >= ${config.api5xxMinRequests}, 100 * errors / requests, 0)`,
         usingMetrics: {
           errors: props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
           requests: props.api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' }),
@@ -163,9 +196,23 @@ export class Monitoring extends Construct {
     });
   }
 
+  /** ARN of this stage's alarm `id` (`*` for all of them). */
+  alarmArn(id: string): string {
+    return Stack.of(this).formatArn({
+      service: 'cloudwatch',
+      resource: 'alarm',
+      resourceName: this.alarmName(id),
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+  }
+
+  private alarmName(id: string): string {
+    return `agent-payment-service-${this.stage}-${id}`;
+  }
+
   private alarm(id: string, props: Omit<cloudwatch.AlarmProps, 'actionsEnabled'>): cloudwatch.Alarm {
     const alarm = new cloudwatch.Alarm(this, id, {
-      alarmName: `agent-payment-service-${this.stage}-${id}`,
+      alarmName: this.alarmName(id),
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       ...props,

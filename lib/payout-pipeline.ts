@@ -3,7 +3,7 @@
  * (partial batch failures, bounded batch and concurrency), and the scheduled reconciler that
  * re-sends committed payouts that never reached the queue and finishes stale ones.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -48,10 +48,6 @@ export class PayoutPipeline extends Construct {
       // time when a message moves, so the DLQ must outlive it to keep it for the operators.
       retentionPeriod: Duration.days(14),
     });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This is the dead-letter queue of the payout queue; its messages are redriven by an operator (docs/deploy.md).',
-    });
 
     this.queue = new sqs.Queue(this, 'Queue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -69,14 +65,15 @@ export class PayoutPipeline extends Construct {
       PAYOUT_QUEUE_URL: this.queue.queueUrl,
       PAYOUT_MAX_RECEIVES: String(config.payoutMaxReceives),
       PAYOUT_LEASE_SECONDS: String(payoutLeaseSeconds(reconcilerTimeoutValue)),
-      SOLANA_RPC_URL: config.solanaRpcUrl,
+      // The URL itself is a secret: a provider URL usually carries its API key.
+      SOLANA_RPC_URL_SECRET_ARN: data.solanaRpcUrl.secretArn,
       USDC_MINT: config.usdcMint,
       SOLANA_COMMITMENT: config.solanaCommitment,
       SOLANA_HOT_WALLET_SECRET_ARN: data.solanaHotWallet.secretArn,
       PAYPAL_BASE_URL: PAYPAL_BASE_URLS[config.paypalMode],
       PAYPAL_CREDENTIALS_SECRET_ARN: data.paypalCredentials.secretArn,
     };
-    const railSecrets = [data.solanaHotWallet, data.paypalCredentials];
+    const railSecrets = [data.solanaHotWallet, data.solanaRpcUrl, data.paypalCredentials];
 
     this.worker = new ServiceFunction(this, 'Worker', {
       entry: WORKER_ENTRY,
@@ -112,6 +109,8 @@ export class PayoutPipeline extends Construct {
     grantReadSecrets(this.reconciler.role, railSecrets);
     // A failed sweep is not retried by Lambda's async retries either; the next one covers it.
     this.reconciler.fn.configureAsyncInvoke({ retryAttempts: 0 });
+
+    data.restrictHotWalletReaders([this.worker.role, this.reconciler.role]);
 
     this.schedule = new events.Rule(this, 'Schedule', {
       description: 'Runs the payout reconciler',

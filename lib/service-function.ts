@@ -2,15 +2,24 @@
  * The house construct: every Lambda function of the service is one of these. Runtime,
  * architecture, bundling, logging, tracing and the role are decided here once; callers give the
  * entry, the sizing, the environment specific to the function, and then grant exactly what it uses.
+ *
+ * Tracing is off. Active X-Ray tracing without an instrumented SDK shows one segment per
+ * invocation and none of the DynamoDB/SQS/Secrets Manager/RPC calls inside it: half of tracing,
+ * paid for on every request. Instrumenting needs @aws-lambda-powertools/tracer, which is not a
+ * dependency (docs/deploy.md "Tracing"); switch both on together or neither.
+ *
+ * Source maps are built and shipped beside each bundle but not loaded: NODE_OPTIONS
+ * --enable-source-maps cost 6-15 % more module-load CPU (docs/deploy.md "Stack traces").
  */
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { nodejsBundling, PROJECT_ROOT } from './bundling';
+import { STATEFUL_REMOVAL } from './removal';
 import type { StageConfig } from './stage-config';
 
 export interface ServiceFunctionProps {
@@ -40,7 +49,7 @@ export class ServiceFunction extends Construct {
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: config.logRetentionDays as logs.RetentionDays,
       // Payment logs outlive a deleted stack; they are the audit trail of what happened.
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: STATEFUL_REMOVAL,
     });
 
     // An own role instead of the managed AWSLambdaBasicExecutionRole (logs:* on every log
@@ -52,7 +61,6 @@ export class ServiceFunction extends Construct {
     this.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }),
     );
-    this.role.addManagedPolicy(tracingPolicy(this));
 
     this.fn = new NodejsFunction(this, 'Function', {
       entry: path.resolve(PROJECT_ROOT, props.entry),
@@ -70,37 +78,14 @@ export class ServiceFunction extends Construct {
       // Lambda filters below this level too; keep it equal to LOG_LEVEL so the two never disagree.
       applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
       systemLogLevelV2: lambda.SystemLogLevel.INFO,
+      tracing: lambda.Tracing.DISABLED, // see the file header
       awsSdkConnectionReuse: false, // SDK v3 keeps connections alive by itself (functions/store/client.ts)
       bundling: nodejsBundling(),
       environment: {
         STAGE: config.stage,
         LOG_LEVEL: config.logLevel,
-        // Bundles are minified; stack traces in logs should still name the source file and line.
-        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
     });
-
-    // Active tracing, but without the construct's own X-Ray statement (Resource "*") in this
-    // function's policy: the stack's one shared X-Ray policy carries it, so a wildcard appearing
-    // in any function's own policy is still a finding.
-    (this.fn.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
   }
-}
-
-/** One customer-managed policy per stack with the two X-Ray write actions every function needs. */
-function tracingPolicy(scope: Construct): iam.ManagedPolicy {
-  const stack = Stack.of(scope);
-  const id = 'XRayWritePolicy';
-  const existing = stack.node.tryFindChild(id);
-  if (existing) return existing as iam.ManagedPolicy;
-  const policy = new iam.ManagedPolicy(stack, id, {
-    description: 'Lets the service functions send X-Ray trace segments',
-    statements: [new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] })],
-  });
-  Validations.of(policy).acknowledge({
-    id: 'AwsSolutions-IAM5[Resource::*]',
-    reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; this is their only statement.',
-  });
-  return policy;
 }

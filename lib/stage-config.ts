@@ -30,8 +30,6 @@ const stageSchema = z
       .regex(/^\d{12}$/)
       .optional(),
     region: z.string().min(1).optional(),
-    /** Solana JSON-RPC endpoint used by the worker and the reconciler (SOLANA_RPC_URL). */
-    solanaRpcUrl: z.url(),
     /** USDC mint on that cluster (USDC_MINT). */
     usdcMint: z.string().min(32).max(44),
     solanaCommitment: z.enum(['processed', 'confirmed', 'finalized']).default('confirmed'),
@@ -40,10 +38,20 @@ const stageSchema = z
     /** API Gateway `$default` stage throttling: steady requests per second and burst. */
     throttleRateLimit: z.coerce.number().positive(),
     throttleBurstLimit: z.coerce.number().int().positive(),
-    /** Alarm notifications go to this address (an SNS e-mail subscription; confirm the e-mail once). */
+    /** The public, unauthenticated `POST /api/v1/agents/register` route's own, lower throttle. */
+    registerRateLimit: z.coerce.number().positive().default(2),
+    registerBurstLimit: z.coerce.number().int().positive().default(10),
+    /** Alarm notifications go to this address (an SNS e-mail subscription; confirm the e-mail once). Required in production. */
     alarmEmail: z.email().optional(),
+    /** The one role, besides the payout worker's and the reconciler's, that may read the hot-wallet secret. */
+    hotWalletBreakGlassRoleArn: z
+      .string()
+      .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'an IAM role ARN')
+      .optional(),
     /** Alarm when more than this percentage of API requests answer 5xx over 5 minutes. */
     api5xxRatePercent: z.coerce.number().positive().max(100).default(1),
+    /** ...but only over 5 minutes with at least this many requests: one 5xx of 1 request at 3 a.m. pages nobody. */
+    api5xxMinRequests: z.coerce.number().int().min(1).default(20),
     logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
     logRetentionDays: z.coerce
       .number()
@@ -57,7 +65,12 @@ const stageSchema = z
     /** How often the reconciler sweeps. */
     reconcileEveryMinutes: z.coerce.number().int().min(1).max(60).default(2),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.stage !== 'production' || c.alarmEmail !== undefined, {
+    path: ['alarmEmail'],
+    message:
+      'required for production: alarms that reach nobody are no alarms (set the ALARM_EMAIL variable of the GitHub environment, or -c alarmEmail=…)',
+  });
 
 export type StageConfig = z.infer<typeof stageSchema>;
 

@@ -11,7 +11,7 @@ const { stack, template } = synthesize();
 const all = resources(template);
 
 /** What a statement may be granted on, by name. */
-type Grant = 'logs' | 'table-read' | 'table-write' | 'queue-send' | 'queue-consume' | 'admin-secret' | 'rail-secrets';
+type Grant = 'logs' | 'table-read' | 'table-write' | 'queue-send' | 'queue-consume' | 'admin-secret' | 'rail-secrets' | 'hot-wallet-key';
 
 /** Per function: the grants it needs. Change this table only together with the code that needs it. */
 const EXPECTED: Record<string, Grant[]> = {
@@ -28,8 +28,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'admin-update-agent': ['logs', 'table-read', 'table-write', 'admin-secret'],
   health: ['logs', 'table-read'],
   'not-found': ['logs'],
-  'payout-worker': ['logs', 'table-read', 'table-write', 'queue-consume', 'rail-secrets'],
-  reconciler: ['logs', 'table-read', 'table-write', 'queue-send', 'rail-secrets'],
+  'payout-worker': ['logs', 'table-read', 'table-write', 'queue-consume', 'rail-secrets', 'hot-wallet-key'],
+  reconciler: ['logs', 'table-read', 'table-write', 'queue-send', 'rail-secrets', 'hot-wallet-key'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
@@ -37,7 +37,7 @@ const queue = { 'Fn::GetAtt': [logicalId(stack, stack.pipeline.queue), 'Arn'] };
 const secret = (s: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(stack, s) });
 
 /** The exact statement (actions sorted) each grant stands for. */
-function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; resources: unknown[] } {
+function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; resources: unknown[]; condition?: unknown } {
   switch (grant) {
     case 'logs':
       return {
@@ -63,7 +63,16 @@ function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; reso
     case 'rail-secrets':
       return {
         actions: ['secretsmanager:GetSecretValue'],
-        resources: [secret(stack.data.solanaHotWallet), secret(stack.data.paypalCredentials)],
+        resources: [secret(stack.data.solanaHotWallet), secret(stack.data.solanaRpcUrl), secret(stack.data.paypalCredentials)],
+      };
+    case 'hot-wallet-key':
+      // The hot wallet's customer-managed key, and only through Secrets Manager.
+      return {
+        actions: ['kms:Decrypt'],
+        resources: [{ 'Fn::GetAtt': [logicalId(stack, stack.data.hotWalletKey), 'Arn'] }],
+        condition: {
+          StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']] } },
+        },
       };
   }
 }
@@ -88,8 +97,12 @@ function statementsOf(roleId: string) {
     .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement)
     .map((s) => {
       expect(s.Effect).toBe('Allow');
-      expect(s.Condition ?? s.NotAction ?? s.NotResource).toBeUndefined();
-      return { actions: asArray(s.Action).sort(), resources: sortedResources(asArray(s.Resource)) };
+      expect(s.NotAction ?? s.NotResource).toBeUndefined();
+      return {
+        actions: asArray(s.Action).sort(),
+        resources: sortedResources(asArray(s.Resource)),
+        ...(s.Condition ? { condition: s.Condition } : {}),
+      };
     });
 }
 
@@ -109,14 +122,14 @@ describe('IAM', () => {
     const roleId = logicalId(stack, fn.role);
     const actual = statementsOf(roleId);
     const expected = (EXPECTED[name] ?? []).map((grant) => {
-      const { actions, resources } = statement(grant, fn);
-      return { actions, resources: sortedResources(resources) };
+      const { actions, resources, condition } = statement(grant, fn);
+      return { actions, resources: sortedResources(resources), ...(condition ? { condition } : {}) };
     });
     expect(actual).toHaveLength(expected.length);
     expect(actual).toEqual(expect.arrayContaining(expected));
   });
 
-  it.each(functions)('gives %s its own role, assumable only by Lambda, with only the shared X-Ray policy attached', (_name, fn) => {
+  it.each(functions)('gives %s its own role, assumable only by Lambda, with no managed policy', (_name, fn) => {
     const roleId = logicalId(stack, fn.role);
     expect(all[fn.fn.node.defaultChild ? logicalId(stack, fn.fn) : '']?.Properties?.Role).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
     const role = all[roleId]?.Properties ?? {};
@@ -125,17 +138,12 @@ describe('IAM', () => {
       Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
     });
     expect(role.Policies).toBeUndefined();
-    const xray = Object.entries(all).find(([, r]) => r.Type === 'AWS::IAM::ManagedPolicy')?.[0];
-    expect(role.ManagedPolicyArns).toEqual([{ Ref: xray }]);
+    expect(role.ManagedPolicyArns).toBeUndefined();
   });
 
-  it('keeps the one unavoidable wildcard resource in the shared X-Ray policy, with nothing else in it', () => {
-    const managed = Object.values(all).filter((r) => r.Type === 'AWS::IAM::ManagedPolicy');
-    expect(managed).toHaveLength(1);
-    const statements = (managed[0]?.Properties?.PolicyDocument as { Statement: Statement[] }).Statement;
-    expect(statements.map((s) => ({ ...s, Action: asArray(s.Action).sort() }))).toEqual([
-      { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' },
-    ]);
+  it('has no managed policy and no X-Ray grant (tracing is off: docs/deploy.md)', () => {
+    expect(Object.values(all).filter((r) => r.Type === 'AWS::IAM::ManagedPolicy')).toEqual([]);
+    expect(JSON.stringify(all)).not.toContain('xray:');
   });
 
   it('has no wildcard action and no wildcard resource in any function policy', () => {

@@ -89,8 +89,21 @@ describe('HTTP API', () => {
   });
 });
 
+describe('HTTP API route throttling', () => {
+  it('throttles the public register route on its own, below the stage, and creates the route before the setting', () => {
+    const [stageId, stage] = ofType('AWS::ApiGatewayV2::Stage')[0] ?? [];
+    expect(config.registerRateLimit).toBeLessThan(config.throttleRateLimit);
+    expect(stage?.Properties?.RouteSettings).toEqual({
+      'POST /api/v1/agents/register': { ThrottlingRateLimit: config.registerRateLimit, ThrottlingBurstLimit: config.registerBurstLimit },
+    });
+    const [registerRouteId] =
+      ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties?.RouteKey === 'POST /api/v1/agents/register') ?? [];
+    expect(all[stageId ?? '']?.DependsOn).toEqual(expect.arrayContaining([registerRouteId]));
+  });
+});
+
 describe('functions (the house construct)', () => {
-  it('run Node.js 24 on ARM64 with JSON logs, active tracing, source maps and a retained log group', () => {
+  it('run Node.js 24 on ARM64 with JSON logs and a log group retained unless its first create fails; no half tracing, no source-map loading', () => {
     const lambdas = ofType('AWS::Lambda::Function');
     expect(lambdas).toHaveLength(ROUTES.length + 2);
     for (const [id, fn] of lambdas) {
@@ -98,14 +111,18 @@ describe('functions (the house construct)', () => {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: config.logLevel, LogGroup: { Ref: expect.any(String) } },
       });
-      expect(functionEnv(id)).toMatchObject({ STAGE: 'test', LOG_LEVEL: config.logLevel, NODE_OPTIONS: '--enable-source-maps' });
+      expect(functionEnv(id)).toMatchObject({ STAGE: 'test', LOG_LEVEL: config.logLevel });
+      // Active tracing only with the SDK clients instrumented (Powertools Tracer, not a dependency).
+      expect([id, fn.Properties?.TracingConfig ?? { Mode: 'PassThrough' }]).toEqual([id, { Mode: 'PassThrough' }]);
+      // --enable-source-maps costs 6-15 % module-load CPU; maps are kept for offline symbolication.
+      expect(functionEnv(id).NODE_OPTIONS).toBeUndefined();
       const logGroupId = (fn.Properties?.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(all[logGroupId]).toMatchObject({
         Type: 'AWS::Logs::LogGroup',
-        DeletionPolicy: 'Retain',
+        DeletionPolicy: 'RetainExceptOnCreate',
+        UpdateReplacePolicy: 'Retain',
         Properties: { RetentionInDays: config.logRetentionDays },
       });
     }
@@ -176,27 +193,84 @@ describe('data', () => {
     });
   });
 
-  it('has point-in-time recovery and deletion protection, and is retained if the stack goes', () => {
+  it('has point-in-time recovery and deletion protection, and is retained if the stack goes (not after a failed first create)', () => {
     template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
       Properties: { PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true },
     });
   });
 
-  it('keeps three retained secrets whose values never appear in the template; the admin key is a generated plain string', () => {
+  it('keeps four named secrets whose values never appear in the template; the admin key is a generated plain string', () => {
     const secrets = ofType('AWS::SecretsManager::Secret');
-    expect(secrets).toHaveLength(3);
-    for (const [, secret] of secrets) {
-      expect(secret.DeletionPolicy).toBe('Retain');
-      expect(secret.Properties?.SecretString).toBeUndefined();
-    }
+    expect(secrets.map(([, r]) => r.Properties?.Name).sort()).toEqual(
+      ['admin-key', 'paypal-credentials', 'solana-hot-wallet', 'solana-rpc-url'].map((n) => `agent-payment-service/test/${n}`),
+    );
+    for (const [, secret] of secrets) expect(secret.Properties?.SecretString).toBeUndefined();
     const admin = props(logicalId(stack, stack.data.adminKey));
     expect(admin).toMatchObject({ Name: 'agent-payment-service/test/admin-key', GenerateSecretString: { PasswordLength: 48 } });
     // No JSON template: admin-key.ts reads the value as-is.
     expect((admin.GenerateSecretString as Record<string, unknown>).SecretStringTemplate).toBeUndefined();
-    expect(props(logicalId(stack, stack.data.paypalCredentials))).toMatchObject({
-      GenerateSecretString: { SecretStringTemplate: JSON.stringify({ clientId: 'REPLACE_ME' }), GenerateStringKey: 'clientSecret' },
+  });
+
+  it('retains the secrets and the hot-wallet key on update or stack deletion, but not after a failed first create (so a retry can reuse the names)', () => {
+    const stateful = [...ofType('AWS::SecretsManager::Secret'), ...ofType('AWS::KMS::Key'), ...ofType('AWS::Logs::LogGroup')];
+    expect(stateful.length).toBeGreaterThan(4);
+    for (const [id, resource] of stateful) {
+      expect([id, resource.DeletionPolicy, resource.UpdateReplacePolicy]).toEqual([id, 'RetainExceptOnCreate', 'Retain']);
+    }
+  });
+
+  it('creates the rail secrets empty, so no later template change can generate a value over the one an operator put', () => {
+    for (const secret of [stack.data.solanaHotWallet, stack.data.solanaRpcUrl, stack.data.paypalCredentials]) {
+      const p = props(logicalId(stack, secret));
+      expect([p.Name, p.GenerateSecretString, p.SecretString]).toEqual([p.Name, undefined, undefined]);
+    }
+  });
+
+  it('encrypts the hot-wallet secret with its own customer-managed key, rotated by KMS', () => {
+    const keyId = logicalId(stack, stack.data.hotWalletKey);
+    expect(props(logicalId(stack, stack.data.solanaHotWallet)).KmsKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    expect(props(keyId)).toMatchObject({ EnableKeyRotation: true, PendingWindowInDays: 30 });
+    template.hasResourceProperties('AWS::KMS::Alias', {
+      AliasName: 'alias/agent-payment-service/test/solana-hot-wallet',
+      TargetKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
+    });
+    // The other secrets stay on the AWS-managed key.
+    for (const secret of [stack.data.adminKey, stack.data.solanaRpcUrl, stack.data.paypalCredentials]) {
+      expect(props(logicalId(stack, secret)).KmsKeyId).toBeUndefined();
+    }
+  });
+
+  it('lets nobody but the worker, the reconciler and the configured break-glass role read the hot-wallet secret', () => {
+    const roles = [pipeline.worker, pipeline.reconciler].map((fn) => ({ 'Fn::GetAtt': [logicalId(stack, fn.role), 'Arn'] }));
+    const denyOthers = (allowed: unknown[]) => ({
+      SecretId: { Ref: logicalId(stack, stack.data.solanaHotWallet) },
+      ResourcePolicy: {
+        Statement: [
+          {
+            Sid: 'OnlyPayoutFunctionsAndBreakGlassRead',
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 'secretsmanager:GetSecretValue',
+            Resource: '*',
+            Condition: { ArnNotEquals: { 'aws:PrincipalArn': allowed } },
+          },
+        ],
+      },
+    });
+    template.resourceCountIs('AWS::SecretsManager::ResourcePolicy', 1);
+    template.hasResourceProperties('AWS::SecretsManager::ResourcePolicy', denyOthers(roles));
+
+    const breakGlass = 'arn:aws:iam::123456789012:role/payments-break-glass';
+    const withBreakGlass = synthesize({ hotWalletBreakGlassRoleArn: breakGlass });
+    const rolesThere = [withBreakGlass.stack.pipeline.worker, withBreakGlass.stack.pipeline.reconciler].map((fn) => ({
+      'Fn::GetAtt': [logicalId(withBreakGlass.stack, fn.role), 'Arn'],
+    }));
+    withBreakGlass.template.hasResourceProperties('AWS::SecretsManager::ResourcePolicy', {
+      ResourcePolicy: {
+        Statement: [Match.objectLike({ Condition: { ArnNotEquals: { 'aws:PrincipalArn': [...rolesThere, breakGlass] } } })],
+      },
     });
   });
 });
@@ -275,10 +349,11 @@ describe('payout pipeline', () => {
     expect(props(fnId(pipeline.reconciler)).Timeout as number).toBeLessThan(config.reconcileEveryMinutes * 60);
   });
 
-  it('configures the rails for the worker and the reconciler from the stage: Solana RPC, USDC mint, PayPal sandbox', () => {
+  it('configures the rails for the worker and the reconciler from the stage: USDC mint, PayPal sandbox, and the RPC URL as a secret only', () => {
     for (const fn of [pipeline.worker, pipeline.reconciler]) {
+      expect(functionEnv(fnId(fn)).SOLANA_RPC_URL).toBeUndefined();
       expect(functionEnv(fnId(fn))).toMatchObject({
-        SOLANA_RPC_URL: 'https://rpc.test.invalid',
+        SOLANA_RPC_URL_SECRET_ARN: { Ref: logicalId(stack, stack.data.solanaRpcUrl) },
         USDC_MINT: config.usdcMint,
         PAYPAL_BASE_URL: 'https://api-m.sandbox.paypal.com',
         SOLANA_HOT_WALLET_SECRET_ARN: { Ref: logicalId(stack, stack.data.solanaHotWallet) },
@@ -298,8 +373,10 @@ describe('alarms', () => {
       [
         'Api5xxRate',
         'PayoutDlqNotEmpty',
+        'PayoutQueueBacklog',
         'PayoutRailNeedsOperator',
         'PayoutWorkerErrors',
+        'PayoutWorkerThrottles',
         'PayoutsStuckProcessing',
         'ReconcilerErrors',
         'ReconcilerNotRunning',
@@ -309,6 +386,46 @@ describe('alarms', () => {
       expect(props.AlarmActions).toEqual([topic]);
       expect(props.OKActions).toEqual([topic]);
     }
+  });
+
+  it("can be delivered: the topic lets CloudWatch publish for this account's alarms of this stage, and refuses requests without TLS", () => {
+    const policies = ofType('AWS::SNS::TopicPolicy').filter(([, p]) => JSON.stringify(p.Properties?.Topics) === JSON.stringify([topic]));
+    expect(policies).toHaveLength(1);
+    const statements = (policies[0]?.[1].Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        {
+          Sid: 'AllowThisStagesAlarms',
+          Effect: 'Allow',
+          Principal: { Service: 'cloudwatch.amazonaws.com' },
+          Action: 'sns:Publish',
+          Resource: topic,
+          Condition: {
+            StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+            ArnLike: {
+              'aws:SourceArn': {
+                'Fn::Join': [
+                  '',
+                  [
+                    'arn:',
+                    { Ref: 'AWS::Partition' },
+                    ':cloudwatch:',
+                    { Ref: 'AWS::Region' },
+                    ':',
+                    { Ref: 'AWS::AccountId' },
+                    ':alarm:agent-payment-service-test-*',
+                  ],
+                ],
+              },
+            },
+          },
+        },
+      ]),
+    );
+    expect(statements).toHaveLength(2);
+    // Every alarm's name falls under that pattern.
+    for (const name of alarms.keys()) expect(name.startsWith('agent-payment-service-test-')).toBe(true);
   });
 
   it('fire on any message in the dead-letter queue', () => {
@@ -321,6 +438,27 @@ describe('alarms', () => {
     });
   });
 
+  it('fire when the oldest payout message has waited 15 minutes', () => {
+    expect(alarm('PayoutQueueBacklog')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, pipeline.queue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 900,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('fire when Lambda throttles the worker', () => {
+    expect(alarm('PayoutWorkerThrottles')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Throttles',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId(pipeline.worker) } }],
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
+  });
+
   it('fire on worker errors', () => {
     expect(alarm('PayoutWorkerErrors')).toMatchObject({
       Namespace: 'AWS/Lambda',
@@ -330,11 +468,12 @@ describe('alarms', () => {
     });
   });
 
-  it('fire on the API 5xx rate, not the count', () => {
+  it('fire on the API 5xx rate, not the count, and only from a minimum number of requests (one 5xx of one request pages nobody)', () => {
     const props = alarm('Api5xxRate');
     expect(props).toMatchObject({ Threshold: config.api5xxRatePercent, ComparisonOperator: 'GreaterThanThreshold' });
     const metrics = props.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string } } }[];
-    expect(metrics.find((m) => m.Expression)?.Expression).toBe('IF(requests > 0, 100 * errors / requests, 0)');
+    expect(config.api5xxMinRequests).toBe(20);
+    expect(metrics.find((m) => m.Expression)?.Expression).toBe('IF(requests >= 20, 100 * errors / requests, 0)');
     expect(
       metrics
         .filter((m) => m.MetricStat)

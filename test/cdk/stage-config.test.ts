@@ -14,6 +14,10 @@ const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'ut
 };
 const fromContext = (extra: Record<string, unknown>) => stageConfigFromContext(new App({ context: { ...cdkJson.context, ...extra } }).node);
 
+/** A stage block with one extra key, straight from cdk.json (a `-c` override of an unknown key is ignored). */
+const parseStageConfigFor = (extra: Record<string, unknown>) =>
+  stageConfigFromContext(new App({ context: { stages: { dev: { ...(cdkJson.context.stages as { dev: object }).dev, ...extra } } } }).node);
+
 const USDC_MAINNET = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
 describe('stage configuration', () => {
@@ -23,16 +27,40 @@ describe('stage configuration', () => {
 
   it('defaults to the dev stage, and every stage in cdk.json is valid', () => {
     expect(fromContext({}).stage).toBe('dev');
-    for (const stage of ['dev', 'staging', 'production']) expect(fromContext({ stage }).stage).toBe(stage);
+    for (const stage of ['dev', 'staging']) expect(fromContext({ stage }).stage).toBe(stage);
+    expect(fromContext({ stage: 'production', alarmEmail: 'ops@example.com' }).stage).toBe('production');
+  });
+
+  it('refuses a production synth without alarmEmail, saying where to set it', () => {
+    expect(() => fromContext({ stage: 'production' })).toThrow(/alarmEmail: required for production.*ALARM_EMAIL/);
+    // What CI passes when the GitHub variable is unset: an empty string is no value.
+    expect(() => fromContext({ stage: 'production', alarmEmail: '' })).toThrow(/alarmEmail: required for production/);
+    expect(fromContext({ stage: 'staging' }).alarmEmail).toBeUndefined();
+  });
+
+  it('takes the hot-wallet break-glass role as an IAM role ARN only', () => {
+    const arn = 'arn:aws:iam::123456789012:role/break-glass';
+    expect(fromContext({ stage: 'staging', hotWalletBreakGlassRoleArn: arn }).hotWalletBreakGlassRoleArn).toBe(arn);
+    expect(() => fromContext({ stage: 'staging', hotWalletBreakGlassRoleArn: 'arn:aws:iam::123456789012:user/alice' })).toThrow(
+      /hotWalletBreakGlassRoleArn/,
+    );
+  });
+
+  it('keeps the Solana RPC URL out of the stage configuration: it is a secret (a provider URL carries its key)', () => {
+    const stages = cdkJson.context.stages as Record<string, Record<string, unknown>>;
+    for (const block of Object.values(stages)) expect(block).not.toHaveProperty('solanaRpcUrl');
+    expect(() => parseStageConfigFor({ solanaRpcUrl: 'https://rpc.example.com/key' })).toThrow(/solanaRpcUrl/);
   });
 
   it('pays real money only in production: live PayPal and mainnet USDC there, sandbox and devnet elsewhere', () => {
-    expect(fromContext({ stage: 'production' })).toMatchObject({ paypalMode: 'live', usdcMint: USDC_MAINNET });
+    expect(fromContext({ stage: 'production', alarmEmail: 'ops@example.com' })).toMatchObject({
+      paypalMode: 'live',
+      usdcMint: USDC_MAINNET,
+    });
     for (const stage of ['dev', 'staging']) {
       const config = fromContext({ stage });
       expect(config.paypalMode).toBe('sandbox');
       expect(config.usdcMint).not.toBe(USDC_MAINNET);
-      expect(config.solanaRpcUrl).toContain('devnet');
     }
   });
 
@@ -41,9 +69,8 @@ describe('stage configuration', () => {
       stage: 'staging',
       throttleRateLimit: '75',
       alarmEmail: 'ops@example.com',
-      solanaRpcUrl: 'https://rpc.example.com/k',
     });
-    expect(config).toMatchObject({ throttleRateLimit: 75, alarmEmail: 'ops@example.com', solanaRpcUrl: 'https://rpc.example.com/k' });
+    expect(config).toMatchObject({ throttleRateLimit: 75, alarmEmail: 'ops@example.com' });
     expect(config.payoutMaxReceives).toBe(5);
   });
 
@@ -54,7 +81,7 @@ describe('stage configuration', () => {
         new App({ context: { stages: { dev: { ...(cdkJson.context.stages as { dev: object }).dev, colour: 'blue' } } } }).node,
       ),
     ).toThrow(/colour/);
-    expect(() => fromContext({ stage: 'production', paypalMode: 'test' })).toThrow(/paypalMode/);
+    expect(() => fromContext({ stage: 'production', alarmEmail: 'ops@example.com', paypalMode: 'test' })).toThrow(/paypalMode/);
     expect(() => fromContext({ logRetentionDays: '10' })).toThrow(/logRetentionDays/);
   });
 

@@ -12,7 +12,6 @@ import { parseStageConfig, type StageConfig } from '../../lib/stage-config';
 
 export const TEST_STAGE_CONFIG = {
   stage: 'test',
-  solanaRpcUrl: 'https://rpc.test.invalid',
   usdcMint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
   paypalMode: 'sandbox',
   throttleRateLimit: 25,

@@ -61,7 +61,7 @@ describe('a function with an incomplete environment', () => {
     const reconciler = '../../functions/reconciler/handler';
     expect(load(worker, INIT_ENV).mod).toHaveProperty('handler');
     expect(load(reconciler, INIT_ENV).mod).toHaveProperty('handler');
-    expect(() => load(worker, { ...INIT_ENV, SOLANA_RPC_URL: undefined })).toThrow(/SOLANA_RPC_URL is not set/);
+    expect(() => load(worker, { ...INIT_ENV, SOLANA_RPC_URL: undefined })).toThrow(/set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN/);
     expect(() => load(worker, { ...INIT_ENV, PAYPAL_CLIENT_SECRET: undefined })).toThrow(
       /set PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET or PAYPAL_CREDENTIALS_SECRET_ARN/,
     );
