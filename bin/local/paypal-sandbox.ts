@@ -13,6 +13,9 @@
  *   http500       → the create answers 500 (nothing created)
  *   timeout       → the create never answers (nothing created)
  *   lost          → the batch is created (SUCCESS) but the create never answers: the response is lost
+ *   nolink        → like lost, and a repeated create is refused as a duplicate without a link to the batch
+ * A duplicate `sender_batch_id` is answered as PayPal does: 400 USER_BUSINESS_ERROR, the link to
+ * the original batch in `details[0].link`, top-level `links` empty.
  * A PAYPAL_ID receiver always succeeds. Faults on any route: `failNext(route, n, status)`.
  * `PayPal-Request-Id` is ignored, deliberately: the rail must be safe on `sender_batch_id` alone.
  */

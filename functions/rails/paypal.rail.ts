@@ -4,8 +4,9 @@
  * Exactly once rests on PayPal's own de-duplication: the batch's `sender_batch_id` is the payout
  * id, and PayPal refuses a `sender_batch_id` used in the last 30 days with an error that carries a
  * HATEOAS link to the original batch. So the create can be retried blindly after a 5xx, a timeout
- * or a crash: either PayPal creates the batch (201) or it answers "duplicate" and we follow the link.
- * The batch id is saved through the checkpoint as soon as it is known; later calls skip the create
+ * or a crash: either PayPal creates the batch (201) or it answers "duplicate" and we follow the link
+ * (PayPal puts it in `details[].link[]`, with an empty top-level `links`). A duplicate without a
+ * link is thrown as RailAmbiguousAnswerError (no refund, an operator is alarmed). The batch id is saved through the checkpoint as soon as it is known; later calls skip the create
  * and only read the batch. `PayPal-Request-Id` (the payout id too) is sent as a second line of
  * defence, but nothing relies on it: reports say the Payouts API has not always honoured it.
  *
@@ -15,8 +16,7 @@
  * never failed: a refund must only follow a status that says the money did not go.
  */
 import { type PaypalReceiverType, paypalReceiverType } from '../core/withdrawals';
-import { logger } from '../observability/logger';
-import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
+import { CheckpointError, PlatformFundsError, RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from './errors';
 import { PaypalClient, type PaypalClientOptions } from './paypal.client';
 import {
   createdBatchSchema,
@@ -41,7 +41,7 @@ const FINAL_FAILURES = new Set(['FAILED', 'RETURNED', 'BLOCKED', 'REFUNDED', 'RE
 /** Statuses that change within seconds; UNCLAIMED and ONHOLD can take weeks, so no waiting for them. */
 const SETTLING = new Set(['PENDING', 'NEW', 'PROCESSING']);
 
-type CreateResult = { kind: 'created'; batchId: string } | { kind: 'rejected'; reason: string } | { kind: 'duplicate'; batchId?: string };
+type CreateResult = { kind: 'created'; batchId: string } | { kind: 'rejected'; reason: string } | { kind: 'duplicate'; batchId: string };
 
 export class PaypalRail implements PayoutRail {
   private readonly client: PaypalClient;
@@ -68,12 +68,6 @@ export class PaypalRail implements PayoutRail {
     if (!batchId) {
       const created = await this.create(instruction, recipientType);
       if (created.kind === 'rejected') return { kind: 'failed', reason: created.reason };
-      if (!created.batchId) {
-        // PayPal has a batch for this payout but did not say which. Money may have moved, so no
-        // refund: stay pending, and the reconciler's next call asks again. Needs an operator if it lasts.
-        logger().warn('paypal reported a duplicate sender_batch_id without a link to the batch', { payoutId: instruction.payoutId });
-        return { kind: 'pending' };
-      }
       batchId = created.batchId;
       await checkpoint.save({ rail: 'paypal', batchId });
     }
@@ -106,7 +100,12 @@ export class PaypalRail implements PayoutRail {
     const error = paypalErrorSchema.safeParse(res.body).data ?? {};
     if (isDuplicate(error)) {
       const batchId = batchIdFromLinks(error);
-      return batchId ? { kind: 'duplicate', batchId } : { kind: 'duplicate' };
+      if (batchId) return { kind: 'duplicate', batchId };
+      // PayPal holds a batch for this payout but does not say which. Money may have moved, so no
+      // refund, and every retry gets the same answer: an operator must find the batch.
+      throw new RailAmbiguousAnswerError(
+        `paypal answered ${res.status} ${error.name ?? ''} duplicate sender_batch_id ${instruction.payoutId} without a link to the batch; find the batch in the PayPal account`,
+      );
     }
     if (error.name === 'INSUFFICIENT_FUNDS') throw new PlatformFundsError('paypal account balance is too low for this payout');
     if (res.status === 401 || res.status === 403) {
@@ -177,8 +176,10 @@ function isDuplicate(error: PaypalError): boolean {
   );
 }
 
+/** The original batch's id, from the link PayPal puts in the detail or (per its schema) at the top. */
 function batchIdFromLinks(error: PaypalError): string | undefined {
-  for (const link of error.links ?? []) {
+  const links = [...(error.details ?? []).flatMap((d) => d.link ?? []), ...(error.links ?? [])];
+  for (const link of links) {
     const match = /\/v1\/payments\/payouts\/([^/?#]+)/.exec(link.href);
     if (match?.[1]) return decodeURIComponent(match[1]);
   }
