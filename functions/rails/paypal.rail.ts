@@ -6,7 +6,9 @@
  * HATEOAS link to the original batch. So the create can be retried blindly after a 5xx, a timeout
  * or a crash: either PayPal creates the batch (201) or it answers "duplicate" and we follow the link
  * (PayPal puts it in `details[].link[]`, with an empty top-level `links`). A duplicate without a
- * link is thrown as RailAmbiguousAnswerError (no refund, an operator is alarmed). The batch id is saved through the checkpoint as soon as it is known; later calls skip the create
+ * link is thrown as RailAmbiguousAnswerError (no refund, an operator is alarmed), and so is every
+ * 4xx that is not a known definitive refusal: only a refusal that says "nothing was created" is
+ * answered `failed`. The batch id is saved through the checkpoint as soon as it is known; later calls skip the create
  * and only read the batch. `PayPal-Request-Id` (the payout id too) is sent as a second line of
  * defence, but nothing relies on it: reports say the Payouts API has not always honoured it.
  *
@@ -40,6 +42,15 @@ export interface PaypalRailOptions extends PaypalClientOptions {
 const FINAL_FAILURES = new Set(['FAILED', 'RETURNED', 'BLOCKED', 'REFUNDED', 'REVERSED']);
 /** Statuses that change within seconds; UNCLAIMED and ONHOLD can take weeks, so no waiting for them. */
 const SETTLING = new Set(['PENDING', 'NEW', 'PROCESSING']);
+
+/**
+ * The create refusals after which PayPal holds no batch, so a refund is safe: `VALIDATION_ERROR`
+ * (the Payouts API's 400 for an invalid request or receiver) and `INVALID_REQUEST` (the REST API's
+ * generic 400 for a malformed request). Any other 4xx (404, 409, 422 other than
+ * INSUFFICIENT_FUNDS, a `USER_BUSINESS_ERROR` that is not a recognised duplicate, a name PayPal
+ * adds later) does not say that nothing was created: it is thrown, never refunded.
+ */
+const DEFINITIVE_REJECTIONS = new Set(['VALIDATION_ERROR', 'INVALID_REQUEST']);
 
 type CreateResult = { kind: 'created'; batchId: string } | { kind: 'rejected'; reason: string } | { kind: 'duplicate'; batchId: string };
 
@@ -111,11 +122,15 @@ export class PaypalRail implements PayoutRail {
     if (res.status === 401 || res.status === 403) {
       throw new RailConfigError(`paypal refused the platform's credentials for payouts (${res.status} ${error.name ?? ''})`.trim());
     }
-    // Any other 4xx: PayPal refused the request and created nothing, so a refund is safe.
-    return {
-      kind: 'rejected',
-      reason: `paypal rejected the payout: ${error.name ?? res.status}${error.message ? ` (${error.message})` : ''}`,
-    };
+    if (res.status === 400 && error.name && DEFINITIVE_REJECTIONS.has(error.name)) {
+      return {
+        kind: 'rejected',
+        reason: `paypal rejected the payout: ${error.name}${error.message ? ` (${error.message})` : ''}`,
+      };
+    }
+    throw new RailAmbiguousAnswerError(
+      `paypal create payout answered ${res.status} ${error.name ?? '(no error name)'}, not a known refusal: not refunded, retried`,
+    );
   }
 
   private async awaitOutcome(payoutId: string, batchId: string): Promise<RailOutcome> {

@@ -208,6 +208,33 @@ describe('PayPal rail', () => {
     expect(sandbox.batchBySenderId(instruction.payoutId)).toBeUndefined();
   });
 
+  it('fails a payout PayPal refuses as a malformed request (400 INVALID_REQUEST), since nothing was created', async () => {
+    const instruction = payout(email('success'));
+    sandbox.failNext('create', 1, 400);
+    const outcome = await rail.pay(instruction, new MemoryCheckpoint());
+    expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining('INVALID_REQUEST') });
+    expect(sandbox.batchBySenderId(instruction.payoutId)).toBeUndefined();
+  });
+
+  it.each([
+    [404, 'RESOURCE_NOT_FOUND'],
+    [409, 'RESOURCE_CONFLICT'],
+    [422, 'UNPROCESSABLE_ENTITY'],
+    [418, 'UNKNOWN_ERROR'],
+  ])('a create answered %i %s (not a known refusal) is not refunded: it throws RailAmbiguousAnswerError, and the retry pays once', async (status, name) => {
+    const instruction = payout(email('success'));
+    const checkpoint = new MemoryCheckpoint();
+    sandbox.failNext('create', 1, status);
+
+    const error = await rail.pay(instruction, checkpoint).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RailAmbiguousAnswerError);
+    expect(String((error as Error).message)).toContain(`${status} ${name}`);
+    expect(checkpoint.saves).toHaveLength(0);
+
+    expect(await rail.pay(instruction, checkpoint.redeliver())).toMatchObject({ kind: 'completed' });
+    expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
+  });
+
   it('fails an invalid PayPal account without calling PayPal', async () => {
     const creates = sandbox.createRequests();
     const checkpoint = new MemoryCheckpoint();
