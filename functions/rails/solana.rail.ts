@@ -7,7 +7,8 @@
  * Exactly once rests on three properties of the chain and one rule of ours:
  *  1. a signed transaction is named by its signature, and the same bytes can land at most once;
  *  2. a transaction whose blockhash is past its `lastValidBlockHeight` can never land;
- *  3. a transaction that landed with an error moved no tokens;
+ *  3. a transaction that landed with an error moved no tokens (and is final only at `finalized`:
+ *     below it, its block may be dropped and the same bytes land elsewhere, so no refund before);
  *  rule: the signature, its `lastValidBlockHeight` and the signed bytes are saved through the
  *  checkpoint BEFORE they are sent.
  * On a call with a checkpoint the saved signature is looked up first. Landed → its result. Not
@@ -201,10 +202,13 @@ export class SolanaRail implements PayoutRail {
     let status = first ?? (await this.status(ready, saved.signature, false));
     for (;;) {
       if (status?.err) {
-        // Landed with an error: it moved no tokens and, being on chain, can never land again.
-        return { kind: 'failed', reason: `transaction failed on chain: ${JSON.stringify(status.err)}`, externalId: saved.signature };
-      }
-      if (status && reached(status, this.commitment())) {
+        // Landed with an error: it moved no tokens and, once finalized, can never land again. Below
+        // finalized the block holding it may sit on a fork that is dropped, and the same bytes can
+        // then land elsewhere and pay: a refund now could pay and refund. So wait (or `pending`).
+        if (reached(status, 'finalized')) {
+          return { kind: 'failed', reason: `transaction failed on chain: ${JSON.stringify(status.err)}`, externalId: saved.signature };
+        }
+      } else if (status && reached(status, this.commitment())) {
         return { kind: 'completed', externalId: saved.signature, txHash: saved.signature };
       }
       if (!status) {

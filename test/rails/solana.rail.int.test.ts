@@ -334,3 +334,40 @@ describe('Solana rail when the hot wallet runs short', () => {
     expect(chain.tokenBalance(target)).toBe(1n);
   });
 });
+
+describe('Solana rail when a failed transaction is not finalized yet', () => {
+  let chain: LocalSolana;
+  let rail: SolanaRail;
+
+  beforeAll(async () => {
+    chain = await startLocalSolana({ hotWalletMicroUsdc: 10_000_000n }); // 10 USDC
+    rail = railFor(chain);
+  });
+  afterAll(async () => {
+    await chain.stop();
+  });
+
+  it('keeps a payout pending while its transaction failed only at processed (a dropped fork could land it), failed once finalized', async () => {
+    // As above: A is signed, its send dropped; B takes most of the funds; A's re-send fails on chain.
+    const a = payout(wallet(), 9_000_000);
+    const aCheckpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    expect((await rail.pay(a, aCheckpoint)).kind).toBe('pending');
+    expect((await rail.pay(payout(wallet(), 5_000_000), new MemoryCheckpoint())).kind).toBe('completed');
+
+    chain.holdConfirmations(true);
+    try {
+      const early = await rail.pay(a, aCheckpoint.redeliver());
+      expect(early).toEqual({ kind: 'pending', externalId: signatureIn(aCheckpoint) });
+      expect(chain.landed().find((t) => t.signature === signatureIn(aCheckpoint))?.err).not.toBeNull();
+    } finally {
+      chain.holdConfirmations(false);
+    }
+
+    const again = aCheckpoint.redeliver();
+    const outcome = await rail.pay(a, again);
+    expect(outcome).toMatchObject({ kind: 'failed', externalId: signatureIn(aCheckpoint) });
+    expect(again.saves).toHaveLength(0);
+    expect(chain.tokenBalance(a.destination)).toBe(0n);
+  });
+});
