@@ -35,7 +35,7 @@ import { Connection, Keypair, PublicKey, type SignatureStatus, Transaction, Tran
 import bs58 from 'bs58';
 import * as z from 'zod';
 import { config } from '../config';
-import { isOnEd25519Curve, solanaAddressBytes } from '../core/withdrawals';
+import { isPayableWalletKey, solanaAddressBytes } from '../core/withdrawals';
 import { readSecretString } from '../store/secrets';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
 import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';
@@ -107,6 +107,7 @@ export class SolanaRail implements PayoutRail {
     const saved = readCheckpoint(checkpoint.saved);
     const ready = await this.init();
     if (owner.equals(ready.hotWallet.publicKey)) return { kind: 'failed', reason: 'destination is the platform hot wallet' };
+    if (owner.equals(ready.mint)) return { kind: 'failed', reason: 'destination is the USDC mint' };
 
     if (!saved) return this.signAndSend(ready, instruction, owner, checkpoint, 1);
 
@@ -284,14 +285,15 @@ export class SolanaRail implements PayoutRail {
 }
 
 /**
- * A wallet address a payout may go to: base58 of 32 bytes and, unless `onCurve` is false, a point
- * on the ed25519 curve (an off-curve address is a program-derived account, e.g. a token account
- * pasted by mistake, whose "ATA" nobody could ever spend from).
+ * A wallet address a payout may go to: base58 of 32 bytes and, unless `wallet` is false, a key a
+ * wallet can hold (on the ed25519 curve, not of small order, not a well-known program or sysvar):
+ * tokens sent to any other address's "ATA" could never be spent. `wallet: false` reads any address
+ * (the mint).
  */
-export function walletAddress(text: string, onCurve = true): PublicKey | undefined {
+export function walletAddress(text: string, wallet = true): PublicKey | undefined {
   // One definition of a valid destination, shared with the withdraw API (functions/core).
   const bytes = solanaAddressBytes(text);
-  if (!bytes || (onCurve && !isOnEd25519Curve(bytes))) return undefined;
+  if (!bytes || (wallet && !isPayableWalletKey(bytes))) return undefined;
   return new PublicKey(bytes);
 }
 

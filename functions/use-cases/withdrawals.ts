@@ -4,6 +4,7 @@
  * payout queue; the worker (use-cases/payouts.ts) pays it.
  */
 import type { ListWithdrawalsQuery, WithdrawRequest } from '../api/request.schemas';
+import { config } from '../config';
 import { ConflictError, NotFoundError, PayoutInProgressError, ValidationError } from '../core/errors';
 import { platformFee } from '../core/fees';
 import { isId, newPayoutId } from '../core/ids';
@@ -41,7 +42,7 @@ const COMMIT_ROUNDS = 3;
  */
 export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps = defaultDeps): Promise<HttpResult> {
   const { agentId, idempotencyKey, amount: gross, currency, walletAddress } = input;
-  const problem = destinationProblem(currency, walletAddress);
+  const problem = destinationProblem(currency, walletAddress, { denied: [config().USDC_MINT, config().SOLANA_HOT_WALLET_ADDRESS] });
   if (problem) throw new ValidationError(problem);
   const { fee, net } = platformFee(gross);
 

@@ -38,6 +38,7 @@ describe('startLocalRails', () => {
       'PAYPAL_BASE_URL',
       'PAYPAL_CLIENT_ID',
       'PAYPAL_CLIENT_SECRET',
+      'SOLANA_HOT_WALLET_ADDRESS',
       'SOLANA_HOT_WALLET_SECRET',
       'SOLANA_RPC_URL',
       'USDC_MINT',

@@ -246,6 +246,8 @@ describe('Solana rail on LiteSVM', () => {
       'off the ed25519 curve: a token account',
       () => getAssociatedTokenAddressSync(new PublicKey(chain.mint), Keypair.generate().publicKey).toBase58(),
     ],
+    ['the System Program id (a small-order point)', () => '11111111111111111111111111111111'],
+    ['the SPL Token program id (on the curve)', () => 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'],
   ])('fails an invalid destination (%s) without touching the chain', async (_, destination) => {
     const checkpoint = new MemoryCheckpoint();
     const landedBefore = chain.landed().length;
@@ -255,6 +257,12 @@ describe('Solana rail on LiteSVM', () => {
     expect(outcome).toEqual({ kind: 'failed', reason: 'invalid solana address' });
     expect(checkpoint.saves).toHaveLength(0);
     expect(chain.landed()).toHaveLength(landedBefore);
+  });
+
+  it('fails a payout to the USDC mint itself without touching the chain', async () => {
+    const checkpoint = new MemoryCheckpoint();
+    expect(await rail.pay(payout(chain.mint), checkpoint)).toEqual({ kind: 'failed', reason: 'destination is the USDC mint' });
+    expect(checkpoint.saves).toHaveLength(0);
   });
 
   it('throws (transient) when the RPC node is unavailable before anything was signed', async () => {
