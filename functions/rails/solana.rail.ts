@@ -1,8 +1,14 @@
 /**
- * USDC payouts on Solana. One legacy transaction per attempt: a memo naming the payout, an
- * idempotent create of the destination's associated token account (ATA), and a `transferChecked`
- * of the net amount from the hot wallet's ATA. The hot wallet pays the fee (and the ATA rent when
- * the destination has none), so the destination receives exactly the net amount.
+ * USDC payouts on Solana. One legacy transaction per attempt: a memo naming the payout and a
+ * `transferChecked` of the net amount from the hot wallet's associated token account (ATA) into the
+ * destination's ATA. The hot wallet pays the fee, so the destination receives exactly the net amount.
+ *
+ * The destination's ATA must already exist: a payout to a wallet without one is `failed` (and
+ * refunded) before anything is signed. Creating it would cost the hot wallet the account's rent
+ * (~0.00204 SOL, more than the platform fee on a small payout), and the owner can close the account
+ * and keep that rent, then withdraw again: a loop that drains the hot wallet. Without a create
+ * instruction, an ATA closed between the check and landing makes the transfer fail on chain (a
+ * 5,000-lamport fee, no tokens moved), never a rent payment.
  *
  * Exactly once rests on three properties of the chain and one rule of ours:
  *  1. a signed transaction is named by its signature, and the same bytes can land at most once;
@@ -23,7 +29,6 @@
  * Only this module imports @solana/*, so only the bundles that pay (worker, reconciler) carry it.
  */
 import {
-  createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
   TOKEN_2022_PROGRAM_ID,
@@ -43,8 +48,8 @@ import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailSt
 export const USDC_DECIMALS = 6;
 /** SPL Memo v2. Its instruction with no accounts just records the text in the transaction. */
 export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
-/** Size of an SPL token account; its rent is what creating a missing destination ATA costs. */
-const TOKEN_ACCOUNT_SIZE = 165;
+/** What a payout to a wallet without a USDC token account answers (the agent reads it). */
+export const NO_TOKEN_ACCOUNT = 'destination has no USDC token account; create it and withdraw again';
 /** Lamports kept back for the transaction fee (5,000 per signature today) with a margin. */
 const FEE_RESERVE_LAMPORTS = 20_000;
 
@@ -80,7 +85,6 @@ interface Ready {
   mint: PublicKey;
   tokenProgram: PublicKey;
   hotAta: PublicKey;
-  ataRent: number;
 }
 
 const COMMITMENT_RANK: Record<SolanaCommitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
@@ -141,20 +145,20 @@ export class SolanaRail implements PayoutRail {
       this.rpc('getBalance', () => connection.getBalance(hotWallet.publicKey)),
     ]);
 
+    // No rent for anyone's token account (see the file header): the agent creates it, then withdraws.
+    if (!destinationInfo) return { kind: 'failed', reason: NO_TOKEN_ACCOUNT };
+    const account = tryUnpackAccount(destinationAta, destinationInfo, tokenProgram);
+    if (!account) return { kind: 'failed', reason: 'destination token account is not a token account of this mint' };
+    if (account.isFrozen) return { kind: 'failed', reason: 'destination token account is frozen' };
+
     // Checks before signing spare a fee on a transaction bound to fail. The chain stays the
     // authority: if funds move between here and landing, the transaction lands with an error.
     const available = hotAtaInfo ? unpackAccount(hotAta, hotAtaInfo, tokenProgram).amount : 0n;
     if (available < BigInt(instruction.netAmount)) {
       throw new PlatformFundsError(`hot wallet holds ${available} micro-USDC, payout needs ${instruction.netAmount}`);
     }
-    const lamportsNeeded = FEE_RESERVE_LAMPORTS + (destinationInfo ? 0 : ready.ataRent);
-    if (lamports < lamportsNeeded) {
-      throw new PlatformFundsError(`hot wallet holds ${lamports} lamports, payout needs ${lamportsNeeded} for fee and rent`);
-    }
-    if (destinationInfo) {
-      const account = tryUnpackAccount(destinationAta, destinationInfo, tokenProgram);
-      if (!account) return { kind: 'failed', reason: 'destination token account is not a token account of this mint' };
-      if (account.isFrozen) return { kind: 'failed', reason: 'destination token account is frozen' };
+    if (lamports < FEE_RESERVE_LAMPORTS) {
+      throw new PlatformFundsError(`hot wallet holds ${lamports} lamports, payout needs ${FEE_RESERVE_LAMPORTS} for the fee`);
     }
 
     const { blockhash, lastValidBlockHeight } = await this.rpc('getLatestBlockhash', () =>
@@ -163,7 +167,6 @@ export class SolanaRail implements PayoutRail {
     const tx = new Transaction({ feePayer: hotWallet.publicKey, blockhash, lastValidBlockHeight });
     tx.add(
       new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [], data: Buffer.from(`payout:${instruction.payoutId}`, 'utf8') }),
-      createAssociatedTokenAccountIdempotentInstruction(hotWallet.publicKey, destinationAta, owner, mint, tokenProgram),
       createTransferCheckedInstruction(
         hotAta,
         mint,
@@ -268,11 +271,8 @@ export class SolanaRail implements PayoutRail {
     }
     const decimals = unpackMint(mint, mintInfo, tokenProgram).decimals;
     if (decimals !== USDC_DECIMALS) throw new RailConfigError(`USDC_MINT has ${decimals} decimals, expected ${USDC_DECIMALS}`);
-    const ataRent = await this.rpc('getMinimumBalanceForRentExemption', () =>
-      connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE),
-    );
     const hotAta = getAssociatedTokenAddressSync(mint, hotWallet.publicKey, false, tokenProgram);
-    return { connection, hotWallet, mint, tokenProgram, hotAta, ataRent };
+    return { connection, hotWallet, mint, tokenProgram, hotAta };
   }
 
   private async rpc<T>(method: string, call: () => Promise<T>): Promise<T> {

@@ -40,7 +40,14 @@ afterAll(async () => {
   await rails?.stop();
 });
 
-async function payoutTo(currency: Currency, walletAddress: string, amount: string): Promise<{ agentId: string; payoutId: string }> {
+async function payoutTo(
+  currency: Currency,
+  walletAddress: string,
+  amount: string,
+  opts: { tokenAccount?: boolean } = {},
+): Promise<{ agentId: string; payoutId: string }> {
+  // A Solana wallet receives USDC into its token account, which the rail never creates (docs/rails.md).
+  if (currency === 'USDC' && (opts.tokenAccount ?? true)) rails.solana.createTokenAccount(walletAddress);
   const agentId = await fundedAgent(currency, currency === 'USD' ? 1_000_00 : 1_000_000_000);
   const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { currency, walletAddress, amount }), noQueue));
   return { agentId, payoutId };
@@ -131,6 +138,25 @@ describe('Solana payouts survive a crash at every step', () => {
     expect(done.txHash).not.toBe(first);
     expect(landedFor(ref.payoutId).map((tx) => tx.signature)).toEqual([done.txHash]);
     expect(rails.solana.tokenBalance(wallet)).toBe(2_910_000n);
+  });
+});
+
+describe('Solana payouts to a wallet without a USDC token account', () => {
+  it('are FAILED with the reason the agent reads and refunded in full; nothing is signed and no rent is paid', async () => {
+    const wallet = solanaWallet();
+    const ref = await payoutTo('USDC', wallet, '1', { tokenAccount: false });
+    const hotLamports = rails.solana.lamports(rails.solana.hotWallet.publicKey);
+
+    expect(await drivePayout(ref, { railFor })).toBe('failed');
+
+    expect(await payout(ref)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'destination has no USDC token account; create it and withdraw again',
+    });
+    expect((await readAgentLedger(ref.agentId)).balances.USDC).toBe(1_000_000_000);
+    expect(landedFor(ref.payoutId)).toHaveLength(0);
+    expect(rails.solana.tokenAccountExists(wallet)).toBe(false);
+    expect(rails.solana.lamports(rails.solana.hotWallet.publicKey)).toBe(hotLamports);
   });
 });
 

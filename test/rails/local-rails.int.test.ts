@@ -45,6 +45,7 @@ describe('startLocalRails', () => {
     ]);
     useEnv(rails.env);
     const wallet = Keypair.generate().publicKey.toBase58();
+    rails.solana.createTokenAccount(wallet);
 
     const usdc = await railFor('USDC').pay(
       { payoutId: `po_${randomUUID()}`, currency: 'USDC', netAmount: 970_000, destination: wallet },
@@ -75,6 +76,7 @@ describe('startLocalRails with a data directory', () => {
     const checkpoint = new MemoryCheckpoint(undefined, true); // the worker dies right after saving
 
     const first = await startLocalRails({ dataDir: dir });
+    first.solana.createTokenAccount(wallet);
     useEnv(first.env);
     await railFor('USD').pay(
       { payoutId: 'po_kept', currency: 'USD', netAmount: 500, destination: 'kept@example.com' },
