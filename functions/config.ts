@@ -49,6 +49,9 @@ const schema = z.object({
   USDC_MINT: z.string().min(32).max(44).optional(),
   SOLANA_HOT_WALLET_SECRET: z.string().min(1).optional(),
   SOLANA_HOT_WALLET_SECRET_ARN: z.string().min(1).optional(),
+  /** The hot wallet's public address, for functions that do not hold its secret (the withdraw
+   * route refuses it as a destination). Optional: the rail refuses it anyway at pay time. */
+  SOLANA_HOT_WALLET_ADDRESS: z.string().min(32).max(44).optional(),
   SOLANA_COMMITMENT: z.enum(['processed', 'confirmed', 'finalized']).default('confirmed'),
   /** PayPal Payouts API: base URL (sandbox, live, or the local sandbox) and OAuth2 client
    * credentials given directly (local) or as a Secrets Manager ARN holding {clientId, clientSecret}. */

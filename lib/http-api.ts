@@ -107,6 +107,9 @@ export class ServiceHttpApi extends Construct {
           TABLE_NAME: data.table.tableName,
           ...(route.adminSecret ? { ADMIN_KEY_SECRET_ARN: data.adminKey.secretArn } : {}),
           ...(route.queue ? { PAYOUT_QUEUE_URL: props.payoutQueue.queueUrl } : {}),
+          // Withdrawals refuse the platform's own addresses as destinations (core/withdrawals.ts).
+          ...(route.queue ? { USDC_MINT: config.usdcMint } : {}),
+          ...(route.queue && config.hotWalletAddress ? { SOLANA_HOT_WALLET_ADDRESS: config.hotWalletAddress } : {}),
         },
       });
       grantTable(fn.role, data.table, route.table);

@@ -36,6 +36,7 @@ import { Construct } from 'constructs';
 import {
   METRICS_NAMESPACE,
   metricDimensions,
+  OPERATOR_RAIL_ERRORS,
   RAIL_NEEDS_OPERATOR_METRIC,
   STUCK_PAYOUTS_METRIC,
 } from '../functions/observability/metric-names';
@@ -55,9 +56,7 @@ const FIVE_MINUTES = Duration.minutes(5);
 /** A withdrawal normally leaves the queue within seconds; one waiting this long is stuck behind something. */
 export const PAYOUT_QUEUE_MAX_AGE = Duration.minutes(15);
 
-/** Rail errors that wait for an operator (functions/rails/errors.ts), matched on the logged `error.name`. */
-export const OPERATOR_RAIL_ERRORS = ['PlatformFundsError', 'RailConfigError'] as const;
-export { RAIL_NEEDS_OPERATOR_METRIC };
+export { OPERATOR_RAIL_ERRORS, RAIL_NEEDS_OPERATOR_METRIC };
 
 export class Monitoring extends Construct {
   readonly topic: sns.Topic;
@@ -183,7 +182,7 @@ export class Monitoring extends Construct {
     }
     this.alarm('PayoutRailNeedsOperator', {
       alarmDescription:
-        "A payout rail reported PlatformFundsError (top up the hot wallet's SOL/USDC or the PayPal balance) or RailConfigError (rail secret, USDC mint or PayPal credentials wrong). Payouts wait until it is fixed.",
+        "A payout rail reported PlatformFundsError (top up the hot wallet's SOL/USDC or the PayPal balance), RailConfigError (rail secret, USDC mint or PayPal credentials wrong) or RailAmbiguousAnswerError (PayPal answered in a way that does not say whether a payout exists: look the batch up by its sender_batch_id = payoutId). Payouts wait until it is fixed.",
       metric: new cloudwatch.Metric({
         namespace: METRICS_NAMESPACE,
         metricName: RAIL_NEEDS_OPERATOR_METRIC,

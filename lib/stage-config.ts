@@ -32,6 +32,11 @@ const stageSchema = z
     region: z.string().min(1).optional(),
     /** USDC mint on that cluster (USDC_MINT). */
     usdcMint: z.string().min(32).max(44),
+    /**
+     * The hot wallet's public address (SOLANA_HOT_WALLET_ADDRESS), so the withdraw route refuses it
+     * as a destination up front; without it the rail still refuses it at pay time.
+     */
+    hotWalletAddress: z.string().min(32).max(44).optional(),
     solanaCommitment: z.enum(['processed', 'confirmed', 'finalized']).default('confirmed'),
     /** PayPal environment; chooses PAYPAL_BASE_URL. */
     paypalMode: z.enum(['sandbox', 'live']),

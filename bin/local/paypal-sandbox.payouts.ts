@@ -39,7 +39,7 @@ export function createPayout(state: SandboxState, text: string, url: string): Sa
   if (rawItems.length === 0) return validationError([{ field: 'items', issue: 'Required field is missing' }]);
 
   const existing = state.batchBySenderId(senderBatchId);
-  if (existing) return duplicate(senderBatchId, existing.payoutBatchId, url);
+  if (existing) return duplicate(senderBatchId, existing, url);
 
   const items: SandboxItem[] = [];
   const problems: { field: string; issue: string }[] = [];
@@ -72,7 +72,7 @@ export function createPayout(state: SandboxState, text: string, url: string): Sa
     items,
   };
   state.addBatch(batch);
-  if (names.has('lost')) return undefined; // created, but the answer never arrives
+  if (names.has('lost') || names.has('nolink')) return undefined; // created, but the answer never arrives
   return reply(201, {
     batch_header: {
       payout_batch_id: batch.payoutBatchId,
@@ -96,15 +96,29 @@ export function showItem(state: SandboxState, payoutItemId: string, url: string)
   return reply(200, { ...itemView(found.batch, found.item, url), sender_batch_id: found.batch.senderBatchId });
 }
 
-/** PayPal's answer to a reused `sender_batch_id`: a 400 whose link leads to the original batch. */
-function duplicate(senderBatchId: string, payoutBatchId: string, url: string): SandboxReply {
+/**
+ * PayPal's answer to a reused `sender_batch_id`, as PayPal sends it: a 400 USER_BUSINESS_ERROR
+ * whose detail carries the link to the original batch (`details[0].link`), and an empty top-level
+ * `links`. A batch created for a `nolink@` receiver is answered in the older shape reported in
+ * 2015 (issue "Duplicate batch request", no link at all), which only an operator can resolve.
+ */
+function duplicate(senderBatchId: string, existing: SandboxBatch, url: string): SandboxReply {
+  const linked = !existing.items.some((i) => receiverName(i.receiver) === 'nolink');
+  const detail = linked
+    ? {
+        field: 'SENDER_BATCH_ID',
+        location: 'body',
+        issue: 'Batch with given sender_batch_id already exists',
+        link: [batchLink(url, existing.payoutBatchId)],
+      }
+    : { field: 'SENDER_BATCH_ID', location: 'body', issue: 'Duplicate batch request' };
   return reply(400, {
     name: 'USER_BUSINESS_ERROR',
     message: 'User business error.',
     debug_id: debugId(),
     information_link: 'https://developer.paypal.com/docs/api/payments.payouts-batch/#errors',
-    details: [{ field: 'SENDER_BATCH_ID', location: 'body', issue: `Batch with given sender_batch_id ${senderBatchId} already exists` }],
-    links: [batchLink(url, payoutBatchId)],
+    details: [{ ...detail, value: senderBatchId }],
+    links: [],
   });
 }
 

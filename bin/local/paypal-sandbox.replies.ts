@@ -21,8 +21,23 @@ export function routeNotFound(): JsonReply {
   return reply(404, { name: 'NOT_FOUND', message: 'The specified resource does not exist.' });
 }
 
+/** The error name PayPal's REST API schemas give each status (payments_payouts_batch_v1.json, `error_default`). */
+const NAME_BY_STATUS: Record<number, string> = {
+  400: 'INVALID_REQUEST',
+  401: 'AUTHENTICATION_FAILURE',
+  403: 'NOT_AUTHORIZED',
+  404: 'RESOURCE_NOT_FOUND',
+  409: 'RESOURCE_CONFLICT',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_ENTITY',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** An injected fault: the status with PayPal's generic name for it; nothing was done. */
 export function injectedFault(status: number): JsonReply {
-  return reply(status, { name: 'SERVICE_UNAVAILABLE', message: 'Injected fault.', debug_id: debugId() });
+  const name = NAME_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'UNKNOWN_ERROR');
+  return reply(status, { name, message: 'Injected fault.', debug_id: debugId(), links: [] });
 }
 
 export function validationError(details: { field: string; issue: string }[]): JsonReply {

@@ -16,7 +16,7 @@ export interface LocalRailsOptions {
 }
 
 export interface LocalRails {
-  /** SOLANA_RPC_URL, USDC_MINT, SOLANA_HOT_WALLET_SECRET, PAYPAL_BASE_URL, PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET. */
+  /** SOLANA_RPC_URL, USDC_MINT, SOLANA_HOT_WALLET_SECRET, SOLANA_HOT_WALLET_ADDRESS, PAYPAL_BASE_URL, PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET. */
   env: Record<string, string>;
   solana: LocalSolana;
   paypal: PaypalSandbox;
@@ -42,6 +42,7 @@ export async function startLocalRails(opts: LocalRailsOptions = {}): Promise<Loc
       SOLANA_RPC_URL: solana.url,
       USDC_MINT: solana.mint,
       SOLANA_HOT_WALLET_SECRET: solana.hotWallet.secretKey,
+      SOLANA_HOT_WALLET_ADDRESS: solana.hotWallet.publicKey,
       PAYPAL_BASE_URL: paypal.url,
       PAYPAL_CLIENT_ID: paypal.clientId,
       PAYPAL_CLIENT_SECRET: paypal.clientSecret,

@@ -18,6 +18,8 @@
  *   _failNext [method, n]         the next n calls of `method` answer HTTP 503
  *   _holdConfirmations [bool]     while held, new transactions stay at 'processed'; release → 'finalized'
  *   _mintTo [owner, microUsdc]    mints USDC-like tokens to owner's associated token account
+ *   _createTokenAccount [owner]   creates owner's associated token account (what a wallet app does
+ *                                 before receiving USDC; the payout rail never creates it)
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
@@ -73,6 +75,8 @@ export interface LocalSolana {
   failNext(method: string, n?: number): void;
   holdConfirmations(hold: boolean): void;
   mintTo(owner: string, microUsdc: bigint): void;
+  /** Creates `owner`'s associated token account for the mint, paid by the mint authority (idempotent). */
+  createTokenAccount(owner: string): void;
   /** Token balance (micro-USDC) of `owner`'s associated token account; 0n when it has none. */
   tokenBalance(owner: string): bigint;
   tokenAccountExists(owner: string): boolean;
@@ -125,6 +129,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
     failNext: (method, n = 1) => chain.failures.set(method, (chain.failures.get(method) ?? 0) + n),
     holdConfirmations: (hold) => chain.hold(hold),
     mintTo: (owner, microUsdc) => chain.mintTo(new PublicKey(owner), microUsdc),
+    createTokenAccount: (owner) => chain.createTokenAccount(new PublicKey(owner)),
     tokenBalance: (owner) => chain.tokenBalance(new PublicKey(owner)),
     tokenAccountExists: (owner) => chain.account(chain.ata(new PublicKey(owner))) !== undefined,
     lamports: (account) => chain.svm.getBalance(address(account)) ?? 0n,
@@ -260,6 +265,13 @@ class Chain {
     );
   }
 
+  createTokenAccount(owner: PublicKey): void {
+    this.execute(
+      [createAssociatedTokenAccountIdempotentInstruction(this.mintAuthority.publicKey, this.ata(owner), owner, this.mint.publicKey)],
+      [this.mintAuthority],
+    );
+  }
+
   /** Signs and lands an operator transaction (setup, mintTo); throws if it fails. */
   execute(instructions: Parameters<Transaction['add']>, signers: Keypair[]): void {
     const [payer] = signers;
@@ -373,6 +385,9 @@ class Chain {
       case '_holdConfirmations':
         this.hold(params[0] === true);
         return this.held;
+      case '_createTokenAccount':
+        this.createTokenAccount(new PublicKey(pubkey(params[0])));
+        return this.ata(new PublicKey(pubkey(params[0]))).toBase58();
       case '_mintTo':
         this.mintTo(new PublicKey(pubkey(params[0])), BigInt(integer(params[1])));
         return this.tokenBalance(new PublicKey(pubkey(params[0]))).toString();

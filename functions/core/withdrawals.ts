@@ -16,14 +16,86 @@ export const NETWORK_OF: Readonly<Record<Currency, PayoutNetwork>> = { USDC: 'SO
 export const MIN_WITHDRAWAL_UNITS = 1;
 
 /**
- * A Solana wallet address: base58 text of exactly 32 bytes that is a point on the ed25519 curve.
- * The curve check is what rejects program-derived addresses such as associated token accounts:
- * an agent pasting its USDC token account instead of its wallet would otherwise have the
- * payout sent to an account nobody can sign for. Same test as web3.js `PublicKey.isOnCurve`.
+ * Well-known addresses that are not wallets: native and SPL programs, sysvars, and the mints of
+ * wrapped SOL and USDC. Many are valid curve points (their vanity names were chosen, not derived),
+ * so the curve check lets them through; tokens paid to their associated token account could never
+ * be moved by anyone.
  */
-export function isSolanaWalletAddress(address: string): boolean {
+const NOT_WALLETS: ReadonlySet<string> = new Set([
+  '11111111111111111111111111111111', // System Program (the all-zero key, a small-order point too)
+  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', // SPL Token
+  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb', // SPL Token-2022
+  'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL', // Associated Token Account
+  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', // SPL Memo v2
+  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo', // SPL Memo v1
+  'ComputeBudget111111111111111111111111111111',
+  'AddressLookupTab1e1111111111111111111111111',
+  'Vote111111111111111111111111111111111111111',
+  'Stake11111111111111111111111111111111111111',
+  'Config1111111111111111111111111111111111111',
+  'NativeLoader1111111111111111111111111111111',
+  'BPFLoader1111111111111111111111111111111111',
+  'BPFLoader2111111111111111111111111111111111',
+  'BPFLoaderUpgradeab1e11111111111111111111111',
+  'LoaderV411111111111111111111111111111111111',
+  'Ed25519SigVerify111111111111111111111111111',
+  'KeccakSecp256k11111111111111111111111111111',
+  'Secp256r1SigVerify1111111111111111111111111',
+  'Sysvar1111111111111111111111111111111111111',
+  'SysvarC1ock11111111111111111111111111111111',
+  'SysvarRent111111111111111111111111111111111',
+  'SysvarRecentB1ockHashes11111111111111111111',
+  'SysvarEpochSchedu1e111111111111111111111111',
+  'SysvarFees111111111111111111111111111111111',
+  'Sysvar1nstructions1111111111111111111111111',
+  'SysvarS1otHashes111111111111111111111111111',
+  'SysvarS1otHistory11111111111111111111111111',
+  'SysvarStakeHistory1111111111111111111111111',
+  'SysvarRewards111111111111111111111111111111',
+  'SysvarEpochRewards1111111111111111111111111',
+  'SysvarLastRestartS1ot1111111111111111111111',
+  'So11111111111111111111111111111111111111112', // wrapped SOL mint
+  'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', // USDC mint (mainnet)
+  '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', // USDC mint (devnet)
+]);
+
+/** Extra addresses a caller refuses besides the well-known ones (the configured mint, the hot wallet). */
+export interface DestinationOptions {
+  denied?: readonly (string | undefined)[];
+}
+
+/**
+ * A Solana wallet address a payout can go to: base58 text of exactly 32 bytes that is a point on
+ * the ed25519 curve, not of small order, and not a well-known program, sysvar or mint (nor one of
+ * `denied`). The curve check is what rejects program-derived addresses such as associated token
+ * accounts: an agent pasting its USDC token account instead of its wallet would otherwise have the
+ * payout sent to an account nobody can sign for. Same curve test as web3.js `PublicKey.isOnCurve`.
+ */
+export function isSolanaWalletAddress(address: string, options: DestinationOptions = {}): boolean {
   const bytes = solanaAddressBytes(address);
-  return bytes !== undefined && isOnEd25519Curve(bytes);
+  if (!bytes || !isPayableWalletKey(bytes)) return false;
+  const canonical = bs58.encode(bytes);
+  return !(options.denied ?? []).some((denied) => denied !== undefined && canonicalAddress(denied) === canonical);
+}
+
+/**
+ * Whether 32 bytes can be a wallet's public key: on the curve, not one of the 8 small-order
+ * (torsion) points, whose "private key" anyone or no one knows (the identity, the all-zero System
+ * Program id), and not a well-known program, sysvar or mint.
+ */
+export function isPayableWalletKey(bytes: Uint8Array): boolean {
+  let point: InstanceType<typeof ed25519.Point>;
+  try {
+    point = ed25519.Point.fromBytes(bytes);
+  } catch {
+    return false;
+  }
+  return !point.isSmallOrder() && !NOT_WALLETS.has(bs58.encode(bytes));
+}
+
+function canonicalAddress(address: string): string | undefined {
+  const bytes = solanaAddressBytes(address);
+  return bytes ? bs58.encode(bytes) : undefined;
 }
 
 /** The 32 bytes a base58 Solana address stands for, or undefined when it is not one. */
@@ -37,16 +109,6 @@ export function solanaAddressBytes(address: string): Uint8Array | undefined {
     return undefined;
   }
   return bytes.length === 32 ? bytes : undefined;
-}
-
-/** Whether 32 bytes are a point on the ed25519 curve (a wallet, not a program-derived address). */
-export function isOnEd25519Curve(bytes: Uint8Array): boolean {
-  try {
-    ed25519.Point.fromBytes(bytes);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** PayPal payer id: 13 upper-case letters and digits (PayPal's "PAYPAL_ID" receiver type). */
@@ -68,8 +130,12 @@ export function paypalReceiverType(account: string): PaypalReceiverType | undefi
   return undefined;
 }
 
-/** The public error message for a destination that the currency's network cannot pay, if any. */
-export function destinationProblem(currency: Currency, walletAddress: string): string | undefined {
-  if (currency === 'USDC') return isSolanaWalletAddress(walletAddress) ? undefined : 'invalid solana address';
+/**
+ * The public error message for a destination that the currency's network cannot pay, if any.
+ * `denied`: addresses of the deployment that are not payable wallets (the configured USDC mint, the
+ * hot wallet); core reads no configuration, so the caller passes them.
+ */
+export function destinationProblem(currency: Currency, walletAddress: string, options: DestinationOptions = {}): string | undefined {
+  if (currency === 'USDC') return isSolanaWalletAddress(walletAddress, options) ? undefined : 'invalid solana address';
   return paypalReceiverType(walletAddress) ? undefined : 'invalid paypal account';
 }

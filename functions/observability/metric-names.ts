@@ -18,6 +18,13 @@ export const STUCK_PAYOUTS_METRIC = 'StuckPayouts';
  * log lines whose `error.name` is a rail error only an operator can cure.
  */
 export const RAIL_NEEDS_OPERATOR_METRIC = 'RailNeedsOperator';
+/**
+ * The `error.name`s that metric filter counts (functions/rails/errors.ts): PlatformFundsError (top
+ * up the hot wallet or the PayPal balance), RailConfigError (secret, mint or credentials wrong),
+ * RailAmbiguousAnswerError (PayPal answered something that does not say whether money moved: look
+ * the payout up by hand). lib/monitoring.ts should build its filter from this list.
+ */
+export const OPERATOR_RAIL_ERRORS = ['PlatformFundsError', 'RailConfigError', 'RailAmbiguousAnswerError'] as const;
 
 /** Dimensions of every metric: `service` and `stage` (alarms match this set exactly). */
 export const metricDimensions = (stage: string) => ({ service: SERVICE_NAME, stage });

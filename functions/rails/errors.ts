@@ -39,3 +39,17 @@ export class CheckpointError extends Error {
     this.name = 'CheckpointError';
   }
 }
+
+/**
+ * The network answered, but not in a way that says whether money moved: a duplicate
+ * `sender_batch_id` with no link to the batch PayPal holds, or a 4xx that is not one of PayPal's
+ * known definitive refusals. No refund (the money may have gone) and no guess: the payout stays
+ * PROCESSING, is retried, and an operator is alarmed (its name is in OPERATOR_RAIL_ERRORS,
+ * functions/observability/metric-names.ts) to look the payout up at PayPal.
+ */
+export class RailAmbiguousAnswerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RailAmbiguousAnswerError';
+  }
+}

@@ -4,8 +4,11 @@
  * Exactly once rests on PayPal's own de-duplication: the batch's `sender_batch_id` is the payout
  * id, and PayPal refuses a `sender_batch_id` used in the last 30 days with an error that carries a
  * HATEOAS link to the original batch. So the create can be retried blindly after a 5xx, a timeout
- * or a crash: either PayPal creates the batch (201) or it answers "duplicate" and we follow the link.
- * The batch id is saved through the checkpoint as soon as it is known; later calls skip the create
+ * or a crash: either PayPal creates the batch (201) or it answers "duplicate" and we follow the link
+ * (PayPal puts it in `details[].link[]`, with an empty top-level `links`). A duplicate without a
+ * link is thrown as RailAmbiguousAnswerError (no refund, an operator is alarmed), and so is every
+ * 4xx that is not a known definitive refusal: only a refusal that says "nothing was created" is
+ * answered `failed`. The batch id is saved through the checkpoint as soon as it is known; later calls skip the create
  * and only read the batch. `PayPal-Request-Id` (the payout id too) is sent as a second line of
  * defence, but nothing relies on it: reports say the Payouts API has not always honoured it.
  *
@@ -15,8 +18,7 @@
  * never failed: a refund must only follow a status that says the money did not go.
  */
 import { type PaypalReceiverType, paypalReceiverType } from '../core/withdrawals';
-import { logger } from '../observability/logger';
-import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
+import { CheckpointError, PlatformFundsError, RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from './errors';
 import { PaypalClient, type PaypalClientOptions } from './paypal.client';
 import {
   createdBatchSchema,
@@ -41,7 +43,16 @@ const FINAL_FAILURES = new Set(['FAILED', 'RETURNED', 'BLOCKED', 'REFUNDED', 'RE
 /** Statuses that change within seconds; UNCLAIMED and ONHOLD can take weeks, so no waiting for them. */
 const SETTLING = new Set(['PENDING', 'NEW', 'PROCESSING']);
 
-type CreateResult = { kind: 'created'; batchId: string } | { kind: 'rejected'; reason: string } | { kind: 'duplicate'; batchId?: string };
+/**
+ * The create refusals after which PayPal holds no batch, so a refund is safe: `VALIDATION_ERROR`
+ * (the Payouts API's 400 for an invalid request or receiver) and `INVALID_REQUEST` (the REST API's
+ * generic 400 for a malformed request). Any other 4xx (404, 409, 422 other than
+ * INSUFFICIENT_FUNDS, a `USER_BUSINESS_ERROR` that is not a recognised duplicate, a name PayPal
+ * adds later) does not say that nothing was created: it is thrown, never refunded.
+ */
+const DEFINITIVE_REJECTIONS = new Set(['VALIDATION_ERROR', 'INVALID_REQUEST']);
+
+type CreateResult = { kind: 'created'; batchId: string } | { kind: 'rejected'; reason: string } | { kind: 'duplicate'; batchId: string };
 
 export class PaypalRail implements PayoutRail {
   private readonly client: PaypalClient;
@@ -68,12 +79,6 @@ export class PaypalRail implements PayoutRail {
     if (!batchId) {
       const created = await this.create(instruction, recipientType);
       if (created.kind === 'rejected') return { kind: 'failed', reason: created.reason };
-      if (!created.batchId) {
-        // PayPal has a batch for this payout but did not say which. Money may have moved, so no
-        // refund: stay pending, and the reconciler's next call asks again. Needs an operator if it lasts.
-        logger().warn('paypal reported a duplicate sender_batch_id without a link to the batch', { payoutId: instruction.payoutId });
-        return { kind: 'pending' };
-      }
       batchId = created.batchId;
       await checkpoint.save({ rail: 'paypal', batchId });
     }
@@ -106,17 +111,26 @@ export class PaypalRail implements PayoutRail {
     const error = paypalErrorSchema.safeParse(res.body).data ?? {};
     if (isDuplicate(error)) {
       const batchId = batchIdFromLinks(error);
-      return batchId ? { kind: 'duplicate', batchId } : { kind: 'duplicate' };
+      if (batchId) return { kind: 'duplicate', batchId };
+      // PayPal holds a batch for this payout but does not say which. Money may have moved, so no
+      // refund, and every retry gets the same answer: an operator must find the batch.
+      throw new RailAmbiguousAnswerError(
+        `paypal answered ${res.status} ${error.name ?? ''} duplicate sender_batch_id ${instruction.payoutId} without a link to the batch; find the batch in the PayPal account`,
+      );
     }
     if (error.name === 'INSUFFICIENT_FUNDS') throw new PlatformFundsError('paypal account balance is too low for this payout');
     if (res.status === 401 || res.status === 403) {
       throw new RailConfigError(`paypal refused the platform's credentials for payouts (${res.status} ${error.name ?? ''})`.trim());
     }
-    // Any other 4xx: PayPal refused the request and created nothing, so a refund is safe.
-    return {
-      kind: 'rejected',
-      reason: `paypal rejected the payout: ${error.name ?? res.status}${error.message ? ` (${error.message})` : ''}`,
-    };
+    if (res.status === 400 && error.name && DEFINITIVE_REJECTIONS.has(error.name)) {
+      return {
+        kind: 'rejected',
+        reason: `paypal rejected the payout: ${error.name}${error.message ? ` (${error.message})` : ''}`,
+      };
+    }
+    throw new RailAmbiguousAnswerError(
+      `paypal create payout answered ${res.status} ${error.name ?? '(no error name)'}, not a known refusal: not refunded, retried`,
+    );
   }
 
   private async awaitOutcome(payoutId: string, batchId: string): Promise<RailOutcome> {
@@ -177,8 +191,10 @@ function isDuplicate(error: PaypalError): boolean {
   );
 }
 
+/** The original batch's id, from the link PayPal puts in the detail or (per its schema) at the top. */
 function batchIdFromLinks(error: PaypalError): string | undefined {
-  for (const link of error.links ?? []) {
+  const links = [...(error.details ?? []).flatMap((d) => d.link ?? []), ...(error.links ?? [])];
+  for (const link of links) {
     const match = /\/v1\/payments\/payouts\/([^/?#]+)/.exec(link.href);
     if (match?.[1]) return decodeURIComponent(match[1]);
   }

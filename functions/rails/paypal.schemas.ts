@@ -17,13 +17,21 @@ export type PaypalCredentials = z.infer<typeof paypalCredentialsSchema>;
 /** `POST /v1/oauth2/token`. */
 export const tokenResponseSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().nonnegative() });
 
-/** Any 4xx body. `details` and `links` are how a duplicate `sender_batch_id` is recognised and followed. */
+const linkSchema = z.object({ href: z.string(), rel: z.string().optional() }).loose();
+
+/**
+ * Any 4xx body. `details` and the links are how a duplicate `sender_batch_id` is recognised and
+ * followed. PayPal puts the link to the original batch in the detail (`details[].link[]`) and
+ * answers an empty top-level `links`; both are read, since the API's own schema has `links` too.
+ */
 export const paypalErrorSchema = z
   .object({
     name: z.string().optional(),
     message: z.string().optional(),
-    details: z.array(z.object({ field: z.string().optional(), issue: z.string().optional() }).loose()).optional(),
-    links: z.array(z.object({ href: z.string(), rel: z.string().optional() }).loose()).optional(),
+    details: z
+      .array(z.object({ field: z.string().optional(), issue: z.string().optional(), link: z.array(linkSchema).optional() }).loose())
+      .optional(),
+    links: z.array(linkSchema).optional(),
   })
   .loose();
 export type PaypalError = z.infer<typeof paypalErrorSchema>;

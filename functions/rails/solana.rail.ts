@@ -1,13 +1,20 @@
 /**
- * USDC payouts on Solana. One legacy transaction per attempt: a memo naming the payout, an
- * idempotent create of the destination's associated token account (ATA), and a `transferChecked`
- * of the net amount from the hot wallet's ATA. The hot wallet pays the fee (and the ATA rent when
- * the destination has none), so the destination receives exactly the net amount.
+ * USDC payouts on Solana. One legacy transaction per attempt: a memo naming the payout and a
+ * `transferChecked` of the net amount from the hot wallet's associated token account (ATA) into the
+ * destination's ATA. The hot wallet pays the fee, so the destination receives exactly the net amount.
+ *
+ * The destination's ATA must already exist: a payout to a wallet without one is `failed` (and
+ * refunded) before anything is signed. Creating it would cost the hot wallet the account's rent
+ * (~0.00204 SOL, more than the platform fee on a small payout), and the owner can close the account
+ * and keep that rent, then withdraw again: a loop that drains the hot wallet. Without a create
+ * instruction, an ATA closed between the check and landing makes the transfer fail on chain (a
+ * 5,000-lamport fee, no tokens moved), never a rent payment.
  *
  * Exactly once rests on three properties of the chain and one rule of ours:
  *  1. a signed transaction is named by its signature, and the same bytes can land at most once;
  *  2. a transaction whose blockhash is past its `lastValidBlockHeight` can never land;
- *  3. a transaction that landed with an error moved no tokens;
+ *  3. a transaction that landed with an error moved no tokens (and is final only at `finalized`:
+ *     below it, its block may be dropped and the same bytes land elsewhere, so no refund before);
  *  rule: the signature, its `lastValidBlockHeight` and the signed bytes are saved through the
  *  checkpoint BEFORE they are sent.
  * On a call with a checkpoint the saved signature is looked up first. Landed → its result. Not
@@ -22,7 +29,6 @@
  * Only this module imports @solana/*, so only the bundles that pay (worker, reconciler) carry it.
  */
 import {
-  createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
   TOKEN_2022_PROGRAM_ID,
@@ -34,7 +40,7 @@ import { Connection, Keypair, PublicKey, type SignatureStatus, Transaction, Tran
 import bs58 from 'bs58';
 import * as z from 'zod';
 import { config } from '../config';
-import { isOnEd25519Curve, solanaAddressBytes } from '../core/withdrawals';
+import { isPayableWalletKey, solanaAddressBytes } from '../core/withdrawals';
 import { readSecretString } from '../store/secrets';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
 import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';
@@ -42,8 +48,8 @@ import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailSt
 export const USDC_DECIMALS = 6;
 /** SPL Memo v2. Its instruction with no accounts just records the text in the transaction. */
 export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
-/** Size of an SPL token account; its rent is what creating a missing destination ATA costs. */
-const TOKEN_ACCOUNT_SIZE = 165;
+/** What a payout to a wallet without a USDC token account answers (the agent reads it). */
+export const NO_TOKEN_ACCOUNT = 'destination has no USDC token account; create it and withdraw again';
 /** Lamports kept back for the transaction fee (5,000 per signature today) with a margin. */
 const FEE_RESERVE_LAMPORTS = 20_000;
 
@@ -79,7 +85,6 @@ interface Ready {
   mint: PublicKey;
   tokenProgram: PublicKey;
   hotAta: PublicKey;
-  ataRent: number;
 }
 
 const COMMITMENT_RANK: Record<SolanaCommitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
@@ -106,6 +111,7 @@ export class SolanaRail implements PayoutRail {
     const saved = readCheckpoint(checkpoint.saved);
     const ready = await this.init();
     if (owner.equals(ready.hotWallet.publicKey)) return { kind: 'failed', reason: 'destination is the platform hot wallet' };
+    if (owner.equals(ready.mint)) return { kind: 'failed', reason: 'destination is the USDC mint' };
 
     if (!saved) return this.signAndSend(ready, instruction, owner, checkpoint, 1);
 
@@ -139,20 +145,20 @@ export class SolanaRail implements PayoutRail {
       this.rpc('getBalance', () => connection.getBalance(hotWallet.publicKey)),
     ]);
 
+    // No rent for anyone's token account (see the file header): the agent creates it, then withdraws.
+    if (!destinationInfo) return { kind: 'failed', reason: NO_TOKEN_ACCOUNT };
+    const account = tryUnpackAccount(destinationAta, destinationInfo, tokenProgram);
+    if (!account) return { kind: 'failed', reason: 'destination token account is not a token account of this mint' };
+    if (account.isFrozen) return { kind: 'failed', reason: 'destination token account is frozen' };
+
     // Checks before signing spare a fee on a transaction bound to fail. The chain stays the
     // authority: if funds move between here and landing, the transaction lands with an error.
     const available = hotAtaInfo ? unpackAccount(hotAta, hotAtaInfo, tokenProgram).amount : 0n;
     if (available < BigInt(instruction.netAmount)) {
       throw new PlatformFundsError(`hot wallet holds ${available} micro-USDC, payout needs ${instruction.netAmount}`);
     }
-    const lamportsNeeded = FEE_RESERVE_LAMPORTS + (destinationInfo ? 0 : ready.ataRent);
-    if (lamports < lamportsNeeded) {
-      throw new PlatformFundsError(`hot wallet holds ${lamports} lamports, payout needs ${lamportsNeeded} for fee and rent`);
-    }
-    if (destinationInfo) {
-      const account = tryUnpackAccount(destinationAta, destinationInfo, tokenProgram);
-      if (!account) return { kind: 'failed', reason: 'destination token account is not a token account of this mint' };
-      if (account.isFrozen) return { kind: 'failed', reason: 'destination token account is frozen' };
+    if (lamports < FEE_RESERVE_LAMPORTS) {
+      throw new PlatformFundsError(`hot wallet holds ${lamports} lamports, payout needs ${FEE_RESERVE_LAMPORTS} for the fee`);
     }
 
     const { blockhash, lastValidBlockHeight } = await this.rpc('getLatestBlockhash', () =>
@@ -161,7 +167,6 @@ export class SolanaRail implements PayoutRail {
     const tx = new Transaction({ feePayer: hotWallet.publicKey, blockhash, lastValidBlockHeight });
     tx.add(
       new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [], data: Buffer.from(`payout:${instruction.payoutId}`, 'utf8') }),
-      createAssociatedTokenAccountIdempotentInstruction(hotWallet.publicKey, destinationAta, owner, mint, tokenProgram),
       createTransferCheckedInstruction(
         hotAta,
         mint,
@@ -201,10 +206,13 @@ export class SolanaRail implements PayoutRail {
     let status = first ?? (await this.status(ready, saved.signature, false));
     for (;;) {
       if (status?.err) {
-        // Landed with an error: it moved no tokens and, being on chain, can never land again.
-        return { kind: 'failed', reason: `transaction failed on chain: ${JSON.stringify(status.err)}`, externalId: saved.signature };
-      }
-      if (status && reached(status, this.commitment())) {
+        // Landed with an error: it moved no tokens and, once finalized, can never land again. Below
+        // finalized the block holding it may sit on a fork that is dropped, and the same bytes can
+        // then land elsewhere and pay: a refund now could pay and refund. So wait (or `pending`).
+        if (reached(status, 'finalized')) {
+          return { kind: 'failed', reason: `transaction failed on chain: ${JSON.stringify(status.err)}`, externalId: saved.signature };
+        }
+      } else if (status && reached(status, this.commitment())) {
         return { kind: 'completed', externalId: saved.signature, txHash: saved.signature };
       }
       if (!status) {
@@ -263,11 +271,8 @@ export class SolanaRail implements PayoutRail {
     }
     const decimals = unpackMint(mint, mintInfo, tokenProgram).decimals;
     if (decimals !== USDC_DECIMALS) throw new RailConfigError(`USDC_MINT has ${decimals} decimals, expected ${USDC_DECIMALS}`);
-    const ataRent = await this.rpc('getMinimumBalanceForRentExemption', () =>
-      connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE),
-    );
     const hotAta = getAssociatedTokenAddressSync(mint, hotWallet.publicKey, false, tokenProgram);
-    return { connection, hotWallet, mint, tokenProgram, hotAta, ataRent };
+    return { connection, hotWallet, mint, tokenProgram, hotAta };
   }
 
   private async rpc<T>(method: string, call: () => Promise<T>): Promise<T> {
@@ -280,14 +285,15 @@ export class SolanaRail implements PayoutRail {
 }
 
 /**
- * A wallet address a payout may go to: base58 of 32 bytes and, unless `onCurve` is false, a point
- * on the ed25519 curve (an off-curve address is a program-derived account, e.g. a token account
- * pasted by mistake, whose "ATA" nobody could ever spend from).
+ * A wallet address a payout may go to: base58 of 32 bytes and, unless `wallet` is false, a key a
+ * wallet can hold (on the ed25519 curve, not of small order, not a well-known program or sysvar):
+ * tokens sent to any other address's "ATA" could never be spent. `wallet: false` reads any address
+ * (the mint).
  */
-export function walletAddress(text: string, onCurve = true): PublicKey | undefined {
+export function walletAddress(text: string, wallet = true): PublicKey | undefined {
   // One definition of a valid destination, shared with the withdraw API (functions/core).
   const bytes = solanaAddressBytes(text);
-  if (!bytes || (onCurve && !isOnEd25519Curve(bytes))) return undefined;
+  if (!bytes || (wallet && !isPayableWalletKey(bytes))) return undefined;
   return new PublicKey(bytes);
 }
 

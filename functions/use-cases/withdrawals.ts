@@ -4,6 +4,7 @@
  * payout queue; the worker (use-cases/payouts.ts) pays it.
  */
 import type { ListWithdrawalsQuery, WithdrawRequest } from '../api/request.schemas';
+import { config } from '../config';
 import type { AgentRef } from '../core/agents';
 import {
   AgentDisabledError,
@@ -51,7 +52,7 @@ const COMMIT_ROUNDS = 3;
 export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps = defaultDeps): Promise<HttpResult> {
   const { agent, idempotencyKey, amount: gross, currency, walletAddress } = input;
   const agentId = agent.id;
-  const problem = destinationProblem(currency, walletAddress);
+  const problem = destinationProblem(currency, walletAddress, { denied: [config().USDC_MINT, config().SOLANA_HOT_WALLET_ADDRESS] });
   if (problem) throw new ValidationError(problem);
   const { fee, net } = platformFee(gross);
 

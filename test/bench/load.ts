@@ -43,6 +43,8 @@ export async function loadRun(
     fundedUser(ctx, i % 10 === 0 ? { USD: '3', USDC: '3' } : { USD: '5000', USDC: '5000' }),
   );
   const wallets = new Map(agents.map((a) => [a.id, solanaWallet()]));
+  // The rail never creates a wallet's USDC token account (docs/rails.md): the agents' wallet apps did.
+  for (const wallet of wallets.values()) ctx.stack.rails.solana.createTokenAccount(wallet);
   let seq = 0;
   const tag = randomBytes(3).toString('hex');
   const recentCharges: { agent: Party; user: Party; key: string; body: string }[] = [];

@@ -164,7 +164,9 @@ describe('functions (the house construct)', () => {
       else expect(env.ADMIN_KEY_SECRET_ARN).toBeUndefined();
       if (route.queue) expect(env.PAYOUT_QUEUE_URL).toEqual({ Ref: logicalId(stack, pipeline.queue) });
       else expect(env.PAYOUT_QUEUE_URL).toBeUndefined();
-      expect(Object.keys(env).filter((k) => /SOLANA|PAYPAL|USDC/.test(k))).toEqual([]);
+      // The withdraw route knows the mint (a destination it refuses), never a rail secret.
+      const railKeys = Object.keys(env).filter((k) => /SOLANA|PAYPAL|USDC/.test(k));
+      expect(railKeys).toEqual(route.queue ? ['USDC_MINT'] : []);
     }
   });
 });
@@ -520,13 +522,15 @@ describe('alarms', () => {
     });
   });
 
-  it('fire when the worker or reconciler logs a rail error only an operator can fix (funds, configuration)', () => {
+  it('fire when the worker or reconciler logs a rail error only an operator can fix (funds, configuration, an ambiguous PayPal answer)', () => {
     const filters = ofType('AWS::Logs::MetricFilter').map(([, r]) => r.Properties ?? {});
     expect(filters.map((f) => f.LogGroupName).sort()).toEqual(
       [pipeline.worker, pipeline.reconciler].map((fn) => ({ Ref: logicalId(stack, fn.logGroup) })).sort(),
     );
     for (const filter of filters) {
-      expect(filter.FilterPattern).toBe('{ ($.error.name = "PlatformFundsError") || ($.error.name = "RailConfigError") }');
+      expect(filter.FilterPattern).toBe(
+        '{ ($.error.name = "PlatformFundsError") || ($.error.name = "RailConfigError") || ($.error.name = "RailAmbiguousAnswerError") }',
+      );
       expect(filter.MetricTransformations).toEqual([
         {
           MetricNamespace: METRICS_NAMESPACE,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { PublicKey } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import fc from 'fast-check';
 import { destinationProblem, isSolanaWalletAddress, NETWORK_OF, paypalReceiverType } from '../../functions/core/withdrawals';
@@ -44,6 +45,56 @@ describe('Solana destination', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('Solana destination: keys no wallet can hold', () => {
+  /**
+   * The 8 small-order (torsion) points: the multiples of a point of order 8 (its encoding is the
+   * well-known 26e8958f… from the ed25519 small-order blocklists), identity included.
+   */
+  const torsionPoints = (() => {
+    const order8 = ed25519.Point.fromHex('26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05');
+    const all: string[] = [];
+    let p = ed25519.Point.ZERO;
+    for (let k = 0; k < 8; k++, p = p.add(order8)) all.push(bs58.encode(p.toBytes()));
+    return all;
+  })();
+
+  it('refuses all 8 small-order points (the identity and the System Program id among them)', () => {
+    expect(new Set(torsionPoints).size).toBe(8);
+    expect(torsionPoints).toContain(bs58.encode(ed25519.Point.ZERO.toBytes())); // the identity
+    expect(torsionPoints).toContain('11111111111111111111111111111111'); // all-zero bytes
+    for (const address of torsionPoints) {
+      expect([address, PublicKey.isOnCurve(new PublicKey(address).toBytes())]).toEqual([address, true]); // passes the old check
+      expect([address, destinationProblem('USDC', address)]).toEqual([address, 'invalid solana address']);
+    }
+  });
+
+  it.each([
+    ['System Program', '11111111111111111111111111111111'],
+    ['SPL Token', 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'],
+    ['SPL Token-2022', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'],
+    ['Associated Token Account', 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL'],
+    ['SPL Memo', 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'],
+    ['Compute Budget', 'ComputeBudget111111111111111111111111111111'],
+    ['Rent sysvar', 'SysvarRent111111111111111111111111111111111'],
+    ['Clock sysvar', 'SysvarC1ock11111111111111111111111111111111'],
+    ['wrapped SOL mint', 'So11111111111111111111111111111111111111112'],
+    ['USDC mint', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'],
+  ])('refuses the %s id', (_, address) => {
+    expect(destinationProblem('USDC', address)).toBe('invalid solana address');
+  });
+
+  it('refuses the addresses the caller denies (the configured mint, the hot wallet), and only those', () => {
+    const mint = Keypair.generate().publicKey.toBase58();
+    const hotWallet = Keypair.generate().publicKey.toBase58();
+    const denied = { denied: [mint, hotWallet, undefined] };
+    expect(destinationProblem('USDC', mint)).toBeUndefined(); // a curve point like any wallet
+    expect(destinationProblem('USDC', mint, denied)).toBe('invalid solana address');
+    expect(destinationProblem('USDC', hotWallet, denied)).toBe('invalid solana address');
+    expect(destinationProblem('USDC', solanaWallet(), denied)).toBeUndefined();
+    expect(destinationProblem('USD', 'agent@example.com', denied)).toBeUndefined();
   });
 });
 

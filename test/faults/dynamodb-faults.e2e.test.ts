@@ -225,7 +225,9 @@ describe('withdrawals and payouts under DynamoDB faults', () => {
       error: transactionConflict,
     });
     try {
-      const res = await withdraw(agent.key, 'wd-final-conflicts', { amount: 12, currency: 'USDC', walletAddress: solanaWallet() });
+      const wallet = solanaWallet();
+      t.stack.rails.solana.createTokenAccount(wallet); // the rail never creates it (docs/rails.md)
+      const res = await withdraw(agent.key, 'wd-final-conflicts', { amount: 12, currency: 'USDC', walletAddress: wallet });
       expect(res.status).toBe(200);
       expect(await untilFinal(t, agent.key, res.body.payoutId)).toBe('COMPLETED');
     } finally {

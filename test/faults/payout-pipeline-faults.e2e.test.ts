@@ -53,8 +53,15 @@ async function payout(agentKey: string, payoutId: string) {
 
 const destinations = {
   USD: () => 'success@example.com',
-  USDC: () => solanaWallet(),
+  USDC: () => walletWithTokenAccount(),
 } as const;
+
+/** A wallet with its USDC token account, which the rail never creates (docs/rails.md). */
+function walletWithTokenAccount(): string {
+  const wallet = solanaWallet();
+  t.stack.rails.solana.createTokenAccount(wallet);
+  return wallet;
+}
 
 describe('payout pipeline faults', () => {
   it('still pays once when the queue send fails after the withdrawal committed (the reconciler re-sends it)', async () => {
@@ -120,7 +127,7 @@ describe('payout pipeline faults', () => {
   it('pays a USDC payout once when its first transaction never reached the chain', async () => {
     const agent = await t.earningAgent({ USDC: 20 });
     t.stack.rails.solana.dropNextSends(1);
-    const res = await withdraw(agent.key, { amount: 10, currency: 'USDC', walletAddress: solanaWallet() });
+    const res = await withdraw(agent.key, { amount: 10, currency: 'USDC', walletAddress: walletWithTokenAccount() });
     expect(res.status).toBe(200);
     expect(await untilFinal(t, agent.key, res.body.payoutId, 60_000)).toBe('COMPLETED');
     expect(paymentsByPayout(t).get(res.body.payoutId)).toBe(1);

@@ -444,7 +444,9 @@ async function freshWorld(r: Real): Promise<Model> {
   const agents: ModelAgent[] = [];
   for (let i = 0; i < AGENTS; i++) {
     const a = await r.enabledAgent();
-    agents.push({ id: a.id, key: a.key, wallet: solanaWallet(), bal: zero(), charges: [], payouts: [] });
+    const wallet = solanaWallet();
+    r.stack.rails.solana.createTokenAccount(wallet); // the rail never creates it (docs/rails.md)
+    agents.push({ id: a.id, key: a.key, wallet, bal: zero(), charges: [], payouts: [] });
   }
   return { users, agents, log: [] };
 }

@@ -40,7 +40,14 @@ afterAll(async () => {
   await rails?.stop();
 });
 
-async function payoutTo(currency: Currency, walletAddress: string, amount: string): Promise<{ agentId: string; payoutId: string }> {
+async function payoutTo(
+  currency: Currency,
+  walletAddress: string,
+  amount: string,
+  opts: { tokenAccount?: boolean } = {},
+): Promise<{ agentId: string; payoutId: string }> {
+  // A Solana wallet receives USDC into its token account, which the rail never creates (docs/rails.md).
+  if (currency === 'USDC' && (opts.tokenAccount ?? true)) rails.solana.createTokenAccount(walletAddress);
   const agentId = await fundedAgent(currency, currency === 'USD' ? 1_000_00 : 1_000_000_000);
   const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { currency, walletAddress, amount }), noQueue));
   return { agentId, payoutId };
@@ -134,6 +141,25 @@ describe('Solana payouts survive a crash at every step', () => {
   });
 });
 
+describe('Solana payouts to a wallet without a USDC token account', () => {
+  it('are FAILED with the reason the agent reads and refunded in full; nothing is signed and no rent is paid', async () => {
+    const wallet = solanaWallet();
+    const ref = await payoutTo('USDC', wallet, '1', { tokenAccount: false });
+    const hotLamports = rails.solana.lamports(rails.solana.hotWallet.publicKey);
+
+    expect(await drivePayout(ref, { railFor })).toBe('failed');
+
+    expect(await payout(ref)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'destination has no USDC token account; create it and withdraw again',
+    });
+    expect((await readAgentLedger(ref.agentId)).balances.USDC).toBe(1_000_000_000);
+    expect(landedFor(ref.payoutId)).toHaveLength(0);
+    expect(rails.solana.tokenAccountExists(wallet)).toBe(false);
+    expect(rails.solana.lamports(rails.solana.hotWallet.publicKey)).toBe(hotLamports);
+  });
+});
+
 describe('PayPal payouts survive a crash at every step', () => {
   it.each<PayoutStep>([
     'afterClaim',
@@ -152,15 +178,35 @@ describe('PayPal payouts survive a crash at every step', () => {
     expect(done.externalId).toBe(batch?.payoutBatchId);
   });
 
-  it('crash after sending (PayPal created the batch, the answer was lost): the retry finds that batch', async () => {
+  it("a lost create answer: the retry follows the link in the duplicate error's details, COMPLETED once with one batch, the lock released", async () => {
     const ref = await payoutTo('USD', 'lost@example.com', '7');
+    const creates = rails.paypal.createRequests();
     await expect(drivePayout(ref, { railFor })).rejects.toThrow();
     expect(rails.paypal.batchBySenderId(ref.payoutId)).toBeDefined();
     expect((await payout(ref)).railState).toBeUndefined();
 
     expect(await drivePayout(ref, { railFor, clock: afterLeaseExpiry })).toBe('completed');
+    const batch = rails.paypal.batchBySenderId(ref.payoutId);
     expect(rails.paypal.batches().filter((b) => b.senderBatchId === ref.payoutId)).toHaveLength(1);
-    expect((await payout(ref)).externalId).toBe(rails.paypal.batchBySenderId(ref.payoutId)?.payoutBatchId);
+    expect(rails.paypal.createRequests() - creates).toBe(2); // the lost one and the refused duplicate
+    expect(await payout(ref)).toMatchObject({
+      status: 'COMPLETED',
+      externalId: batch?.payoutBatchId,
+      railState: { batchId: batch?.payoutBatchId },
+    });
+    // The lock went with the final state: the agent can withdraw again.
+    await expect(
+      createWithdrawal(withdrawal(ref.agentId, { currency: 'USD', walletAddress: 'agent@example.com', amount: '1' }), noQueue),
+    ).resolves.toBeDefined();
+  });
+
+  it('a duplicate PayPal answers without any link stays PROCESSING, unrefunded, with an operator-alarm error', async () => {
+    const ref = await payoutTo('USD', 'nolink@example.com', '7');
+    await expect(drivePayout(ref, { railFor })).rejects.toThrow();
+    await expect(drivePayout(ref, { railFor, clock: afterLeaseExpiry })).rejects.toMatchObject({ name: 'RailAmbiguousAnswerError' });
+    expect((await payout(ref)).status).toBe('PROCESSING');
+    expect((await readAgentLedger(ref.agentId)).balances.USD).toBe(1_000_00 - 7_00);
+    expect(rails.paypal.batches().filter((b) => b.senderBatchId === ref.payoutId)).toHaveLength(1);
   });
 
   it('a refused payout is FAILED and the gross amount refunded; a refused create moves no money', async () => {

@@ -38,12 +38,14 @@ describe('startLocalRails', () => {
       'PAYPAL_BASE_URL',
       'PAYPAL_CLIENT_ID',
       'PAYPAL_CLIENT_SECRET',
+      'SOLANA_HOT_WALLET_ADDRESS',
       'SOLANA_HOT_WALLET_SECRET',
       'SOLANA_RPC_URL',
       'USDC_MINT',
     ]);
     useEnv(rails.env);
     const wallet = Keypair.generate().publicKey.toBase58();
+    rails.solana.createTokenAccount(wallet);
 
     const usdc = await railFor('USDC').pay(
       { payoutId: `po_${randomUUID()}`, currency: 'USDC', netAmount: 970_000, destination: wallet },
@@ -74,6 +76,7 @@ describe('startLocalRails with a data directory', () => {
     const checkpoint = new MemoryCheckpoint(undefined, true); // the worker dies right after saving
 
     const first = await startLocalRails({ dataDir: dir });
+    first.solana.createTokenAccount(wallet);
     useEnv(first.env);
     await railFor('USD').pay(
       { payoutId: 'po_kept', currency: 'USD', netAmount: 500, destination: 'kept@example.com' },

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type PaypalSandbox, startPaypalSandbox } from '../../bin/local/paypal-sandbox';
-import { PlatformFundsError, RailUnavailableError } from '../../functions/rails/errors';
+import { PlatformFundsError, RailAmbiguousAnswerError, RailUnavailableError } from '../../functions/rails/errors';
 import { PaypalRail, type PaypalRailOptions } from '../../functions/rails/paypal.rail';
 import type { PayoutInstruction } from '../../functions/rails/rail';
 import { MemoryCheckpoint } from './checkpoint';
@@ -96,7 +96,7 @@ describe('PayPal rail', () => {
     expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
   });
 
-  it('a create whose response is lost throws (transient); the retry finds the batch, no second payout', async () => {
+  it('a create whose response was lost: the retry follows the link PayPal puts only in details[].link, no second payout', async () => {
     const instruction = payout(email('lost'));
     const checkpoint = new MemoryCheckpoint();
 
@@ -105,8 +105,60 @@ describe('PayPal rail', () => {
     const created = sandbox.batchBySenderId(instruction.payoutId);
     expect(created).toBeDefined();
 
-    const outcome = await rail.pay(instruction, checkpoint.redeliver());
+    const again = checkpoint.redeliver();
+    const outcome = await rail.pay(instruction, again);
     expect(outcome).toEqual({ kind: 'completed', externalId: created?.payoutBatchId });
+    expect(again.saves).toEqual([{ rail: 'paypal', batchId: created?.payoutBatchId }]);
+    expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
+  });
+
+  it('the imitation answers a duplicate as PayPal does: the batch link in details[0].link, top-level links empty', async () => {
+    const instruction = payout(email('success'));
+    await rail.pay(instruction, new MemoryCheckpoint());
+    const token = await fetch(`${sandbox.url}/v1/oauth2/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${sandbox.clientId}:${sandbox.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+    const res = await fetch(`${sandbox.url}/v1/payments/payouts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        sender_batch_header: { sender_batch_id: instruction.payoutId },
+        items: [{ recipient_type: 'EMAIL', amount: { value: '1.00', currency: 'USD' }, receiver: instruction.destination }],
+      }),
+    });
+    const batchId = sandbox.batchBySenderId(instruction.payoutId)?.payoutBatchId;
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      name: 'USER_BUSINESS_ERROR',
+      details: [
+        {
+          field: 'SENDER_BATCH_ID',
+          issue: 'Batch with given sender_batch_id already exists',
+          link: [{ href: `${sandbox.url}/v1/payments/payouts/${batchId}`, rel: 'self' }],
+        },
+      ],
+      links: [],
+    });
+  });
+
+  it('a duplicate without any link to the batch throws RailAmbiguousAnswerError on every retry: no refund, no second batch', async () => {
+    const instruction = payout(email('nolink'));
+    const checkpoint = new MemoryCheckpoint();
+    await expect(rail.pay(instruction, checkpoint)).rejects.toBeInstanceOf(RailUnavailableError); // the answer is lost
+    expect(sandbox.batchBySenderId(instruction.payoutId)).toBeDefined();
+
+    for (let i = 0; i < 2; i++) {
+      const again = checkpoint.redeliver();
+      const error = await rail.pay(instruction, again).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RailAmbiguousAnswerError);
+      expect(error).toMatchObject({ name: 'RailAmbiguousAnswerError', message: expect.stringContaining(instruction.payoutId) });
+      expect(again.saves).toHaveLength(0);
+    }
     expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
   });
 
@@ -154,6 +206,33 @@ describe('PayPal rail', () => {
     const outcome = await rail.pay(instruction, new MemoryCheckpoint());
     expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining('VALIDATION_ERROR') });
     expect(sandbox.batchBySenderId(instruction.payoutId)).toBeUndefined();
+  });
+
+  it('fails a payout PayPal refuses as a malformed request (400 INVALID_REQUEST), since nothing was created', async () => {
+    const instruction = payout(email('success'));
+    sandbox.failNext('create', 1, 400);
+    const outcome = await rail.pay(instruction, new MemoryCheckpoint());
+    expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining('INVALID_REQUEST') });
+    expect(sandbox.batchBySenderId(instruction.payoutId)).toBeUndefined();
+  });
+
+  it.each([
+    [404, 'RESOURCE_NOT_FOUND'],
+    [409, 'RESOURCE_CONFLICT'],
+    [422, 'UNPROCESSABLE_ENTITY'],
+    [418, 'UNKNOWN_ERROR'],
+  ])('a create answered %i %s (not a known refusal) is not refunded: it throws RailAmbiguousAnswerError, and the retry pays once', async (status, name) => {
+    const instruction = payout(email('success'));
+    const checkpoint = new MemoryCheckpoint();
+    sandbox.failNext('create', 1, status);
+
+    const error = await rail.pay(instruction, checkpoint).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RailAmbiguousAnswerError);
+    expect(String((error as Error).message)).toContain(`${status} ${name}`);
+    expect(checkpoint.saves).toHaveLength(0);
+
+    expect(await rail.pay(instruction, checkpoint.redeliver())).toMatchObject({ kind: 'completed' });
+    expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
   });
 
   it('fails an invalid PayPal account without calling PayPal', async () => {

@@ -3,8 +3,9 @@ import bs58 from 'bs58';
 import fc from 'fast-check';
 import { resetForTests } from '../../functions/config';
 import { destinationProblem } from '../../functions/core/withdrawals';
+import { OPERATOR_RAIL_ERRORS } from '../../functions/observability/metric-names';
 import { railFor } from '../../functions/rails';
-import { RailConfigError } from '../../functions/rails/errors';
+import { PlatformFundsError, RailAmbiguousAnswerError, RailConfigError } from '../../functions/rails/errors';
 import { centsToDecimal, PaypalRail } from '../../functions/rails/paypal.rail';
 import { parseSecretKey, SolanaRail, walletAddress } from '../../functions/rails/solana.rail';
 import { MemoryCheckpoint } from './checkpoint';
@@ -118,5 +119,12 @@ describe('railFor', () => {
     const before = railFor('USD');
     resetForTests();
     expect(railFor('USD')).not.toBe(before);
+  });
+});
+
+describe('operator alarm', () => {
+  it('counts every rail error that waits for an operator, by the name the worker logs', () => {
+    const names = [new PlatformFundsError('x'), new RailConfigError('x'), new RailAmbiguousAnswerError('x')].map((e) => e.name);
+    expect([...OPERATOR_RAIL_ERRORS].sort()).toEqual(names.sort());
   });
 });

@@ -31,7 +31,12 @@ function payout(destination: string, netAmount = NET): PayoutInstruction {
   return { payoutId: `po_${randomUUID()}`, currency: 'USDC', netAmount, destination };
 }
 
-const wallet = () => Keypair.generate().publicKey.toBase58();
+/** A fresh wallet with its USDC token account, as a wallet app creates it before receiving USDC. */
+function wallet(chain: LocalSolana): string {
+  const address = Keypair.generate().publicKey.toBase58();
+  chain.createTokenAccount(address);
+  return address;
+}
 
 function transfersOf(chain: LocalSolana, payoutId: string) {
   return chain.landed().filter((t) => t.memo === `payout:${payoutId}`);
@@ -44,22 +49,33 @@ function signatureIn(checkpoint: MemoryCheckpoint): string {
 describe('Solana rail on LiteSVM', () => {
   let chain: LocalSolana;
   let rail: SolanaRail;
-  let ataRent: bigint;
 
   beforeAll(async () => {
     chain = await startLocalSolana();
     rail = railFor(chain);
-    ataRent = BigInt(await new Connection(chain.url).getMinimumBalanceForRentExemption(165));
   });
   afterAll(async () => {
     await chain.stop();
   });
 
-  it('pays exactly the net amount to a new wallet, creating its token account; the hot wallet pays fee and rent', async () => {
-    const destination = wallet();
+  it('refuses a wallet without a USDC token account before signing: failed with the reason the agent reads, no rent paid', async () => {
+    const destination = Keypair.generate().publicKey.toBase58();
+    const hot = chain.hotWallet.publicKey;
+    const [usdcBefore, solBefore, landedBefore] = [chain.tokenBalance(hot), chain.lamports(hot), chain.landed().length];
+    const checkpoint = new MemoryCheckpoint();
+
+    const outcome = await rail.pay(payout(destination), checkpoint);
+
+    expect(outcome).toEqual({ kind: 'failed', reason: 'destination has no USDC token account; create it and withdraw again' });
+    expect(checkpoint.saves).toHaveLength(0);
+    expect(chain.tokenAccountExists(destination)).toBe(false);
+    expect([chain.tokenBalance(hot), chain.lamports(hot), chain.landed().length]).toEqual([usdcBefore, solBefore, landedBefore]);
+  });
+
+  it('pays exactly the net amount into the existing token account; the hot wallet pays only the fee, never rent', async () => {
+    const destination = wallet(chain);
     const hot = chain.hotWallet.publicKey;
     const [usdcBefore, solBefore] = [chain.tokenBalance(hot), chain.lamports(hot)];
-    expect(chain.tokenAccountExists(destination)).toBe(false);
 
     const checkpoint = new MemoryCheckpoint();
     const instruction = payout(destination);
@@ -71,26 +87,13 @@ describe('Solana rail on LiteSVM', () => {
     expect(checkpoint.saved).toMatchObject({ rail: 'solana', attempt: 1, lastValidBlockHeight: expect.any(Number) });
     expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
     expect(usdcBefore - chain.tokenBalance(hot)).toBe(BigInt(NET));
-    expect(solBefore - chain.lamports(hot)).toBe(FEE_LAMPORTS + ataRent);
+    expect(solBefore - chain.lamports(hot)).toBe(FEE_LAMPORTS);
     expect(transfersOf(chain, instruction.payoutId)).toEqual([expect.objectContaining({ signature, err: null })]);
-  });
-
-  it('pays into an existing token account without creating it again', async () => {
-    const destination = wallet();
-    await rail.pay(payout(destination), new MemoryCheckpoint());
-    const hot = chain.hotWallet.publicKey;
-    const solBefore = chain.lamports(hot);
-
-    const outcome = await rail.pay(payout(destination, 1_000_000), new MemoryCheckpoint());
-
-    expect(outcome.kind).toBe('completed');
-    expect(chain.tokenBalance(destination)).toBe(BigInt(NET + 1_000_000));
-    expect(solBefore - chain.lamports(hot)).toBe(FEE_LAMPORTS); // no second rent
   });
 
   it('pays two payouts of the same amount to the same wallet in one blockhash window as two transfers', async () => {
     // Without the payout-id memo these two transactions would be byte-identical.
-    const destination = wallet();
+    const destination = wallet(chain);
     const first = await rail.pay(payout(destination), new MemoryCheckpoint());
     const second = await rail.pay(payout(destination), new MemoryCheckpoint());
 
@@ -101,7 +104,7 @@ describe('Solana rail on LiteSVM', () => {
   });
 
   it('answers a redelivery after completion from the chain, moving nothing', async () => {
-    const destination = wallet();
+    const destination = wallet(chain);
     const instruction = payout(destination);
     const checkpoint = new MemoryCheckpoint();
     const first = await rail.pay(instruction, checkpoint);
@@ -116,7 +119,7 @@ describe('Solana rail on LiteSVM', () => {
   });
 
   it('crash after the checkpoint save, before sending: the redelivery sends the saved transaction, once', async () => {
-    const destination = wallet();
+    const destination = wallet(chain);
     const instruction = payout(destination);
     const crashing = new MemoryCheckpoint(undefined, true);
 
@@ -133,7 +136,7 @@ describe('Solana rail on LiteSVM', () => {
   });
 
   it('crash after sending, before the status was read: the redelivery finds the landed transaction', async () => {
-    const destination = wallet();
+    const destination = wallet(chain);
     const instruction = payout(destination);
     const checkpoint = new MemoryCheckpoint();
     chain.failNext('getSignatureStatuses');
@@ -151,7 +154,7 @@ describe('Solana rail on LiteSVM', () => {
   });
 
   it('re-sends a dropped transaction with the same bytes while its blockhash is valid', async () => {
-    const destination = wallet();
+    const destination = wallet(chain);
     const instruction = payout(destination);
     const checkpoint = new MemoryCheckpoint();
     chain.dropNextSends(1);
@@ -169,7 +172,7 @@ describe('Solana rail on LiteSVM', () => {
   });
 
   it('never signs again while the saved transaction could still land, however many blocks pass', async () => {
-    const instruction = payout(wallet());
+    const instruction = payout(wallet(chain));
     const checkpoint = new MemoryCheckpoint();
     chain.dropNextSends(1);
     await rail.pay(instruction, checkpoint);
@@ -187,7 +190,7 @@ describe('Solana rail on LiteSVM', () => {
   });
 
   it('signs anew only once the old blockhash expired unlanded: one transfer in total', async () => {
-    const destination = wallet();
+    const destination = wallet(chain);
     const instruction = payout(destination);
     const checkpoint = new MemoryCheckpoint();
     chain.dropNextSends(1);
@@ -211,7 +214,7 @@ describe('Solana rail on LiteSVM', () => {
 
   it('stops waiting as soon as an unlanded transaction can no longer land, instead of holding the worker', async () => {
     const patient = railFor(chain, 10_000);
-    const instruction = payout(wallet());
+    const instruction = payout(wallet(chain));
     const checkpoint = new MemoryCheckpoint();
     chain.dropNextSends(1);
     const started = Date.now();
@@ -228,7 +231,7 @@ describe('Solana rail on LiteSVM', () => {
   });
 
   it('answers pending while the transaction is only processed, completed once confirmed', async () => {
-    const instruction = payout(wallet());
+    const instruction = payout(wallet(chain));
     const checkpoint = new MemoryCheckpoint();
     chain.holdConfirmations(true);
     try {
@@ -246,6 +249,8 @@ describe('Solana rail on LiteSVM', () => {
       'off the ed25519 curve: a token account',
       () => getAssociatedTokenAddressSync(new PublicKey(chain.mint), Keypair.generate().publicKey).toBase58(),
     ],
+    ['the System Program id (a small-order point)', () => '11111111111111111111111111111111'],
+    ['the SPL Token program id (on the curve)', () => 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'],
   ])('fails an invalid destination (%s) without touching the chain', async (_, destination) => {
     const checkpoint = new MemoryCheckpoint();
     const landedBefore = chain.landed().length;
@@ -257,17 +262,23 @@ describe('Solana rail on LiteSVM', () => {
     expect(chain.landed()).toHaveLength(landedBefore);
   });
 
+  it('fails a payout to the USDC mint itself without touching the chain', async () => {
+    const checkpoint = new MemoryCheckpoint();
+    expect(await rail.pay(payout(chain.mint), checkpoint)).toEqual({ kind: 'failed', reason: 'destination is the USDC mint' });
+    expect(checkpoint.saves).toHaveLength(0);
+  });
+
   it('throws (transient) when the RPC node is unavailable before anything was signed', async () => {
     const checkpoint = new MemoryCheckpoint();
     chain.failNext('getLatestBlockhash');
 
-    await expect(rail.pay(payout(wallet()), checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
+    await expect(rail.pay(payout(wallet(chain)), checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
     expect(checkpoint.saves).toHaveLength(0);
   });
 
   it('refuses a checkpoint it cannot read instead of signing blindly', async () => {
     const checkpoint = new MemoryCheckpoint({ rail: 'paypal', batchId: 'X' });
-    await expect(rail.pay(payout(wallet()), checkpoint)).rejects.toBeInstanceOf(CheckpointError);
+    await expect(rail.pay(payout(wallet(chain)), checkpoint)).rejects.toBeInstanceOf(CheckpointError);
   });
 });
 
@@ -285,18 +296,18 @@ describe('Solana rail when the hot wallet runs short', () => {
 
   it('throws PlatformFundsError before signing when the hot wallet lacks the USDC', async () => {
     const checkpoint = new MemoryCheckpoint();
-    await expect(rail.pay(payout(wallet(), 11_000_000), checkpoint)).rejects.toBeInstanceOf(PlatformFundsError);
+    await expect(rail.pay(payout(wallet(chain), 11_000_000), checkpoint)).rejects.toBeInstanceOf(PlatformFundsError);
     expect(checkpoint.saves).toHaveLength(0);
   });
 
   it('fails a payout whose transaction landed with an error: no tokens moved, and it cannot land again', async () => {
     // Payout A is signed while the funds are there, but its send is dropped; payout B then takes
     // most of the funds; A's re-send lands and fails on chain (insufficient funds).
-    const a = payout(wallet(), 9_000_000);
+    const a = payout(wallet(chain), 9_000_000);
     const aCheckpoint = new MemoryCheckpoint();
     chain.dropNextSends(1);
     expect((await rail.pay(a, aCheckpoint)).kind).toBe('pending');
-    expect((await rail.pay(payout(wallet(), 5_000_000), new MemoryCheckpoint())).kind).toBe('completed');
+    expect((await rail.pay(payout(wallet(chain), 5_000_000), new MemoryCheckpoint())).kind).toBe('completed');
 
     const outcome = await rail.pay(a, aCheckpoint.redeliver());
 
@@ -314,7 +325,7 @@ describe('Solana rail when the hot wallet runs short', () => {
     const hot = Keypair.fromSecretKey(bs58.decode(chain.hotWallet.secretKey));
     const connection = new Connection(chain.url);
     const mint = new PublicKey(chain.mint);
-    const target = wallet();
+    const target = wallet(chain);
     chain.mintTo(target, 1n); // creates the target's token account
     const tx = new Transaction({ feePayer: hot.publicKey, ...(await connection.getLatestBlockhash()) }).add(
       createTransferCheckedInstruction(
@@ -332,5 +343,42 @@ describe('Solana rail when the hot wallet runs short', () => {
     await expect(connection.sendRawTransaction(tx.serialize())).rejects.toThrow(/simulation failed/i);
     expect(chain.landed()).toHaveLength(landedBefore);
     expect(chain.tokenBalance(target)).toBe(1n);
+  });
+});
+
+describe('Solana rail when a failed transaction is not finalized yet', () => {
+  let chain: LocalSolana;
+  let rail: SolanaRail;
+
+  beforeAll(async () => {
+    chain = await startLocalSolana({ hotWalletMicroUsdc: 10_000_000n }); // 10 USDC
+    rail = railFor(chain);
+  });
+  afterAll(async () => {
+    await chain.stop();
+  });
+
+  it('keeps a payout pending while its transaction failed only at processed (a dropped fork could land it), failed once finalized', async () => {
+    // As above: A is signed, its send dropped; B takes most of the funds; A's re-send fails on chain.
+    const a = payout(wallet(chain), 9_000_000);
+    const aCheckpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    expect((await rail.pay(a, aCheckpoint)).kind).toBe('pending');
+    expect((await rail.pay(payout(wallet(chain), 5_000_000), new MemoryCheckpoint())).kind).toBe('completed');
+
+    chain.holdConfirmations(true);
+    try {
+      const early = await rail.pay(a, aCheckpoint.redeliver());
+      expect(early).toEqual({ kind: 'pending', externalId: signatureIn(aCheckpoint) });
+      expect(chain.landed().find((t) => t.signature === signatureIn(aCheckpoint))?.err).not.toBeNull();
+    } finally {
+      chain.holdConfirmations(false);
+    }
+
+    const again = aCheckpoint.redeliver();
+    const outcome = await rail.pay(a, again);
+    expect(outcome).toMatchObject({ kind: 'failed', externalId: signatureIn(aCheckpoint) });
+    expect(again.saves).toHaveLength(0);
+    expect(chain.tokenBalance(a.destination)).toBe(0n);
   });
 });

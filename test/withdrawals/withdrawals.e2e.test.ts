@@ -161,6 +161,7 @@ describe('withdrawals through the rails', () => {
   it('pays a USDC withdrawal on Solana: 200 breakdown, then COMPLETED with txHash; the wallet receives the net amount once', async () => {
     const agent = await t.earningAgent({ USDC: '25.5' });
     const wallet = solanaWallet();
+    t.stack.rails.solana.createTokenAccount(wallet); // the rail never creates it (docs/rails.md)
     const res = await withdraw(agent.key, { amount: 20, currency: 'USDC', walletAddress: wallet });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -266,7 +267,9 @@ describe('withdraw races over HTTP', () => {
 
   it('turns concurrent requests with one Idempotency-Key into one payout and one answer', async () => {
     const agent = await t.earningAgent({ USDC: 30 });
-    const body = { amount: 12.5, currency: 'USDC', walletAddress: solanaWallet() };
+    const wallet = solanaWallet();
+    t.stack.rails.solana.createTokenAccount(wallet); // the rail never creates it (docs/rails.md)
+    const body = { amount: 12.5, currency: 'USDC', walletAddress: wallet };
     const answers = await Promise.all(Array.from({ length: 8 }, () => withdraw(agent.key, body, 'same-key')));
     const ok = answers.filter((a) => a.status === 200);
     // A duplicate that cannot be answered from a committed record yet may be told to retry.
