@@ -70,6 +70,15 @@ const schema = z.object({
   PAYOUT_LEASE_SECONDS: z.coerce.number().int().min(1).max(43_200).default(90),
   /** Reconciler: most payouts of each kind (PENDING to re-send, PROCESSING to drive) per run. */
   RECONCILE_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(100),
+  /** The key approval links are derived with (use-cases/approval-token.ts): given directly (local)
+   * or as a Secrets Manager ARN (AWS). Changing it invalidates links not yet used. */
+  APPROVAL_SECRET: z.string().min(32).optional(),
+  APPROVAL_SECRET_ARN: z.string().min(1).optional(),
+  /** Where approval links point (`<base>/approve/<token>`); default: the API's own address as the
+   * request reached it. */
+  PUBLIC_BASE_URL: z.url().optional(),
+  /** Sweeper: most due PENDING charges expired per run. */
+  SWEEP_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
 });
 
 export type Config = z.infer<typeof schema>;
@@ -85,6 +94,8 @@ export type ConfigNeed = ConfigKey | { oneOf: readonly (readonly ConfigKey[])[] 
 export const NEEDS_PAYOUT_QUEUE: readonly ConfigNeed[] = ['PAYOUT_QUEUE_URL'];
 /** Functions that check the admin key (routes marked `adminSecret` in functions/api/routes.ts). */
 export const NEEDS_ADMIN_KEY: readonly ConfigNeed[] = [{ oneOf: [['ADMIN_KEY'], ['ADMIN_KEY_SECRET_ARN']] }];
+/** Functions that make or check approval links (charges, the approval page). */
+export const NEEDS_APPROVAL_SECRET: readonly ConfigNeed[] = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }];
 /** Functions that pay (worker, reconciler): both rails, as functions/rails/*.rail.ts read them. */
 export const NEEDS_RAILS: readonly ConfigNeed[] = [
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },

@@ -99,6 +99,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       TABLE_NAME: tableName,
       DYNAMODB_ENDPOINT: endpoint,
       ADMIN_KEY: adminKey,
+      // Approval links are derived with it; a new one per start unless given (old links then end).
+      APPROVAL_SECRET: process.env.APPROVAL_SECRET ?? randomBytes(32).toString('base64url'),
       LOCAL: '1',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
       ...localDefaults,

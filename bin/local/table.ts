@@ -4,9 +4,23 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { GSI1, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
+import { INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
+
+const indexSpec = (index: (typeof INDEXES)[number]) => ({
+  IndexName: index.indexName,
+  KeySchema: [
+    { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: 'ALL' as const },
+});
+const indexAttributes = (index: (typeof INDEXES)[number]) => [
+  { AttributeName: index.partitionKey, AttributeType: 'S' as const },
+  { AttributeName: index.sortKey, AttributeType: 'S' as const },
+];
 
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
@@ -19,23 +33,13 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
           AttributeDefinitions: [
             { AttributeName: TABLE_KEYS.partitionKey, AttributeType: 'S' },
             { AttributeName: TABLE_KEYS.sortKey, AttributeType: 'S' },
-            { AttributeName: GSI1.partitionKey, AttributeType: 'S' },
-            { AttributeName: GSI1.sortKey, AttributeType: 'S' },
+            ...INDEXES.flatMap(indexAttributes),
           ],
           KeySchema: [
             { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
             { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
           ],
-          GlobalSecondaryIndexes: [
-            {
-              IndexName: GSI1.indexName,
-              KeySchema: [
-                { AttributeName: GSI1.partitionKey, KeyType: 'HASH' },
-                { AttributeName: GSI1.sortKey, KeyType: 'RANGE' },
-              ],
-              Projection: { ProjectionType: 'ALL' },
-            },
-          ],
+          GlobalSecondaryIndexes: INDEXES.map(indexSpec),
         }),
       );
       await client.send(
@@ -44,7 +48,19 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
     }
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    // A table kept in .data/ from before an index was added gets it now.
+    const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const present = new Set((described.Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+    for (const index of INDEXES) {
+      if (present.has(index.indexName)) continue;
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: indexAttributes(index),
+          GlobalSecondaryIndexUpdates: [{ Create: indexSpec(index) }],
+        }),
+      );
+    }
   } finally {
     client.destroy();
   }

@@ -1,14 +1,20 @@
+import { config, loadConfig, NEEDS_APPROVAL_SECRET } from '../config';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
+import { publicBaseUrl } from '../http/request';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { createCharge } from '../use-cases/charges';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
 import { createChargeSchema } from './request.schemas';
 
+// Charges above a payer's approval threshold hand out approval links.
+loadConfig({ require: NEEDS_APPROVAL_SECRET });
+
 /** POST /api/v1/agents/charges — x-agent-key, x-user-key, Idempotency-Key. */
 export const handler = httpHandler(async (req) => {
-  const { agent, userId } = await authenticate(req, AUTH_MESSAGES.createCharge, true);
+  const { agent, userId, userKeyHash } = await authenticate(req, AUTH_MESSAGES.createCharge, true);
   const idempotencyKey = requireIdempotencyKey(req);
   const body = parseJsonBody(req, createChargeSchema);
-  return createCharge({ agent, userId, idempotencyKey, ...body });
+  const baseUrl = publicBaseUrl(req, config().PUBLIC_BASE_URL);
+  return createCharge({ agent, userId, userKeyHash, idempotencyKey, baseUrl, ...body });
 });

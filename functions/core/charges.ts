@@ -13,4 +13,14 @@ export interface Charge {
   description: string;
   status: ChargeStatus;
   createdAt: string;
+  /** The agent's name when charged (the user's history shows it without a read per row). */
+  agentName?: string;
+  /** Why a FAILED charge failed: the refusal's exact error string, or `declined by user`. */
+  failureReason?: string;
+  /** Why a PENDING charge waits: the user's approval, or (holds) the agent's capture. */
+  pendingReason?: PendingReason;
+  /** When a PENDING charge expires (ISO). */
+  expiresAt?: string;
 }
+
+export type PendingReason = 'user_approval' | 'capture';

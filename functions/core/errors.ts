@@ -3,7 +3,9 @@
  * middleware (functions/http/error-mapper.ts) turns them into `{"error": message}`. Any other
  * thrown value becomes a 500 with a generic message, its cause logged, never echoed.
  */
+import type { ChargeStatus } from './charges';
 import type { IdempotencyRecord } from './idempotency';
+import type { PayerState } from './users';
 
 export class ApiError extends Error {
   constructor(
@@ -113,6 +115,37 @@ export class IdempotencyRecordExistsError extends DomainError {
 export class StaleReadError extends DomainError {
   constructor(what: string) {
     super(`${what} changed since it was read`);
+  }
+}
+
+/** The charge would take a running total (daily, monthly) past the payer's limit. */
+export class SpendingLimitError extends DomainError {
+  constructor() {
+    super('spending limit exceeded');
+  }
+}
+
+/** The user key used is no longer the user's (rotated): the charge must not move money. */
+export class UserKeyRevokedError extends DomainError {
+  constructor() {
+    super('user key revoked');
+  }
+}
+
+/**
+ * The payer's policy or spend periods moved since this container last saw them. Carries what the
+ * item says now, so the next round judges the charge against it (a stale read, retried).
+ */
+export class PayerStateChangedError extends StaleReadError {
+  constructor(readonly state: PayerState) {
+    super('payer policy or spend period');
+  }
+}
+
+/** A PENDING charge's state moved on (approved, declined, expired, captured, released). */
+export class ChargeNotPendingError extends DomainError {
+  constructor(readonly status: ChargeStatus) {
+    super('charge is not pending');
   }
 }
 

@@ -31,3 +31,13 @@ export function toRequest(event: APIGatewayProxyEventV2): HttpRequest {
     requestId: event.requestContext?.requestId ?? '',
   };
 }
+
+/**
+ * The API's public address as this request reached it (for links the API hands out), unless
+ * PUBLIC_BASE_URL fixes it. API Gateway sets `x-forwarded-proto`; the local adapter is plain http.
+ */
+export function publicBaseUrl(req: HttpRequest, configured: string | undefined): string {
+  if (configured) return configured.replace(/\/+$/, '');
+  const proto = req.headers['x-forwarded-proto']?.split(',')[0]?.trim() === 'https' ? 'https' : 'http';
+  return `${proto}://${req.headers.host ?? 'localhost'}`;
+}

@@ -5,6 +5,10 @@
  */
 export const TABLE_KEYS = { partitionKey: 'PK', sortKey: 'SK' } as const;
 export const GSI1 = { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' } as const;
+/** A user's charges across agents, newest first (the user's history and authorization log). */
+export const GSI2 = { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' } as const;
+/** Every global secondary index, for the local runner and the CDK stack to declare alike. */
+export const INDEXES = [GSI1, GSI2] as const;
 /** TTL attribute (epoch seconds) on idempotency records. */
 export const TTL_ATTRIBUTE = 'ttl';
 
@@ -26,6 +30,14 @@ export const keys = {
   chargePartition: (agentId: string) => `CHARGES#${agentId}`,
   /** GSI1 entry that finds a charge by id alone (admin reads). */
   chargeIndex: (chargeId: string) => ({ GSI1PK: `CHARGE#${chargeId}`, GSI1SK: 'CHARGE' }),
+  /** GSI2 entry that lists a user's charges across agents, sorted by id (= creation order). */
+  userChargeIndex: (userId: string, chargeId: string) => ({ GSI2PK: `USERCHARGES#${userId}`, GSI2SK: chargeId }),
+  userChargePartition: (userId: string) => `USERCHARGES#${userId}`,
+  /**
+   * Exists exactly while a charge is PENDING: where approve/decline/capture find it by id alone
+   * (strongly consistent), and, through its GSI1 entry, where the sweeper finds it when due.
+   */
+  pendingCharge: (chargeId: string) => ({ PK: `PENDINGCHARGE#${chargeId}`, SK: 'PENDING' }),
   /** All payouts of one agent, sorted by id (= creation order). */
   payout: (agentId: string, payoutId: string) => ({ PK: `PAYOUTS#${agentId}`, SK: payoutId }),
   payoutPartition: (agentId: string) => `PAYOUTS#${agentId}`,

@@ -1,28 +1,40 @@
 /**
  * Users and their prepaid balances. A user's balances live on the user item, one numeric
- * attribute per currency in minor units; every debit is a conditional update on that item.
+ * attribute per currency in minor units; every debit is a conditional update on that item. The
+ * item also carries what a charge is judged by (policy, spend counters, the key's hash): see
+ * store/payer.ts.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { StaleReadError } from '../core/errors';
 import type { IdempotencyWrite } from '../core/idempotency';
 import { newRecordId } from '../core/ids';
 import { CURRENCIES, type Currency, type Minor } from '../core/money';
+import type { SpendingPolicy } from '../core/policy';
 import { type Balances, type User, zeroBalances } from '../core/users';
 import { db } from './client';
 import { idempotencyPut, recordExists } from './idempotency.repository';
 import { readMinor } from './numbers';
+import { heldAttribute } from './payer';
 import { keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
 export async function createUser(userId: string, keyHash: string, now: Date): Promise<User> {
   const table = config().TABLE_NAME;
-  const user: User = { id: userId, balances: zeroBalances(), createdAt: now.toISOString() };
+  const user: User = {
+    id: userId,
+    balances: zeroBalances(),
+    held: zeroBalances(),
+    policy: {},
+    policyVersion: 0,
+    createdAt: now.toISOString(),
+  };
   await transactWrite([
     {
       Put: {
         TableName: table,
-        Item: { ...keys.user(userId), type: 'User', userId, ...user.balances, createdAt: user.createdAt },
+        Item: { ...keys.user(userId), type: 'User', userId, ...user.balances, keyHash, createdAt: user.createdAt },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -100,6 +112,78 @@ const CREDIT_IDEMPOTENCY = 2;
 
 export function toUser(item: Record<string, unknown>): User {
   const balances = zeroBalances();
-  for (const c of CURRENCIES) balances[c] = readMinor(item, c);
-  return { id: String(item.userId), balances, createdAt: String(item.createdAt) };
+  const held = zeroBalances();
+  for (const c of CURRENCIES) {
+    balances[c] = readMinor(item, c);
+    held[c] = readMinor(item, heldAttribute(c));
+  }
+  return {
+    id: String(item.userId),
+    balances,
+    held,
+    policy: (item.policy as SpendingPolicy | undefined) ?? {},
+    policyVersion: typeof item.policyVersion === 'number' ? item.policyVersion : 0,
+    createdAt: String(item.createdAt),
+  };
+}
+
+/** Replaces the user's policy and bumps its version (charges judged under the old one retry). */
+export async function replacePolicy(userId: string, policy: SpendingPolicy): Promise<User | undefined> {
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.user(userId),
+        UpdateExpression: 'SET policy = :policy ADD policyVersion :one',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':policy': policy, ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes ? toUser(out.Attributes) : undefined;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Replaces the user's key in one transaction: the old key's item goes, the new one's is written,
+ * and the user item records the new hash, which every charge is conditioned on — so the old key
+ * stops moving money at once, in every container. StaleReadError when the old key is no longer
+ * the user's (a concurrent rotation won).
+ */
+export async function rotateUserKey(userId: string, oldKeyHash: string, newKeyHash: string): Promise<void> {
+  const table = config().TABLE_NAME;
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: table,
+          Key: keys.user(userId),
+          UpdateExpression: 'SET keyHash = :new',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(keyHash) OR keyHash = :old)',
+          ExpressionAttributeValues: { ':new': newKeyHash, ':old': oldKeyHash },
+        },
+      },
+      {
+        Delete: {
+          TableName: table,
+          Key: keys.userKey(oldKeyHash),
+          ConditionExpression: 'userId = :user',
+          ExpressionAttributeValues: { ':user': userId },
+        },
+      },
+      {
+        Put: {
+          TableName: table,
+          Item: { ...keys.userKey(newKeyHash), type: 'UserKey', userId },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    ]);
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw new StaleReadError('user key');
+    throw error;
+  }
 }

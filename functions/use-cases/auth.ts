@@ -47,6 +47,11 @@ export function forgetAgent(keyHash: string): void {
   agentCache?.delete(keyHash);
 }
 
+/** Forget one user key's cached answer (a charge found it rotated). */
+export function forgetUserKey(keyHash: string): void {
+  userCache?.delete(keyHash);
+}
+
 /** Forget every cached answer: the container that flips `enabled` sees it at once. */
 export function clearAuthCache(): void {
   agentCache = undefined;
@@ -57,6 +62,8 @@ onConfigReset(clearAuthCache);
 export interface ChargeParties {
   agent: Agent;
   userId: string;
+  /** The user key's hash: a charge is conditioned on it still being the user's. */
+  userKeyHash: string;
 }
 
 /**
@@ -65,7 +72,11 @@ export interface ChargeParties {
  */
 export async function authenticate(req: HttpRequest, agentMessage: string, withUser: false): Promise<{ agent: Agent }>;
 export async function authenticate(req: HttpRequest, agentMessage: string, withUser: true): Promise<ChargeParties>;
-export async function authenticate(req: HttpRequest, agentMessage: string, withUser: boolean): Promise<{ agent: Agent; userId?: string }> {
+export async function authenticate(
+  req: HttpRequest,
+  agentMessage: string,
+  withUser: boolean,
+): Promise<{ agent: Agent; userId?: string; userKeyHash?: string }> {
   const agentKey = req.headers['x-agent-key'];
   if (!looksLikeKey(agentKey, AGENT_KEY_PREFIX)) throw new UnauthorizedError(agentMessage);
   const userKey = req.headers['x-user-key'];
@@ -97,8 +108,8 @@ export async function authenticate(req: HttpRequest, agentMessage: string, withU
   if (!agent?.enabled) throw new UnauthorizedError(agentMessage);
   if (!withUser) return { agent };
   const userId = cachedUser?.userId;
-  if (!userId) throw new UnauthorizedError(AUTH_MESSAGES.user);
-  return { agent, userId };
+  if (!userId || !userHash) throw new UnauthorizedError(AUTH_MESSAGES.user);
+  return { agent, userId, userKeyHash: userHash };
 }
 
 /** Checks x-admin-key against the configured admin key in constant time. */

@@ -10,32 +10,60 @@ import {
   ConflictError,
   InsufficientFundsError,
   NotFoundError,
+  PayerStateChangedError,
+  SpendingLimitError,
   UnauthorizedError,
+  UserKeyRevokedError,
   ValidationError,
 } from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
+import { approvalWindow, judge, periodsOf } from '../core/policy';
+import type { PayerState } from '../core/users';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
 import type { HttpResult } from '../http/response';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, getCharge, getChargeById, listCharges, recordFailedCharge } from '../store/charge.repository';
-import { AUTH_MESSAGES, forgetAgent } from './auth';
+import { approvalToken, TOKEN_PLACEHOLDER, withApprovalToken } from './approval-token';
+import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
 import { idempotentCommand } from './idempotency';
+import { payerState, rememberPayer } from './payer-cache';
 import { balancesView, chargeView } from './views';
 
-export type CreateChargeInput = CreateChargeRequest & { agent: AgentRef; userId: string; idempotencyKey: string };
+export type CreateChargeInput = CreateChargeRequest & {
+  agent: AgentRef & { name?: string };
+  userId: string;
+  /** The user key's hash: the charge only moves money while it is still the user's. */
+  userKeyHash: string;
+  idempotencyKey: string;
+  /** Where the approval link points (`<base>/approve/<token>`). */
+  baseUrl: string;
+};
+
+/** Rounds: a first charge of a new day or month, a changed policy, and an expired record each cost one. */
+const CHARGE_ROUNDS = 4;
 
 /**
- * Creates a charge: 201 SUCCESS, or 402 `insufficient balance` with a FAILED charge kept.
- * Both answers are stored under the Idempotency-Key in the same transaction that writes them.
+ * Creates a charge, judged by the payer's spending policy (docs/design.md §11), in order:
+ * 403 `agent blocked by user`, 402 `spending limit exceeded`, 402 `insufficient balance` (each
+ * keeping a FAILED charge with that `failureReason`), 202 PENDING with an approval link above the
+ * approval threshold (the amount held), else 201 SUCCESS. Every answer is stored under the
+ * Idempotency-Key in the same transaction that writes it. A warm charge is one TransactWriteItems
+ * and no read: the policy is this container's copy, and the write is conditioned on it.
  */
 export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
-  const { agent, userId, idempotencyKey, amount, currency, description } = input;
+  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description } = input;
   const agentId = agent.id;
   return idempotentCommand(
-    // Two rounds: the second only when a matching record expired between write and read.
-    { scope: `${agentId}#charges`, key: idempotencyKey, request: { userId, amount, currency, description }, rounds: 2 },
+    {
+      scope: `${agentId}#charges`,
+      key: idempotencyKey,
+      request: { userId, amount, currency, description },
+      rounds: CHARGE_ROUNDS,
+      restore: withApprovalToken,
+    },
     async ({ now, answer }) => {
-      const charge: Charge = {
+      const state = payerState(userId, now);
+      const base: Charge = {
         id: newChargeId(),
         agentId,
         userId,
@@ -45,35 +73,70 @@ export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
         description,
         status: 'SUCCESS',
         createdAt: now.toISOString(),
+        ...(agent.name !== undefined ? { agentName: agent.name } : {}),
       };
-      const created = answer(201, chargeView(charge));
+      /** A refusal: a FAILED charge kept with its reason, the answer stored under the key. */
+      const refuse = async (statusCode: number, reason: string, judgedBy?: PayerState) => {
+        const refused = answer(statusCode, { error: reason });
+        try {
+          await recordFailedCharge({ ...base, status: 'FAILED', failureReason: reason }, agent.keyHash, refused.record, now, judgedBy);
+        } catch (error) {
+          throw translate(error, input);
+        }
+        return refused.result;
+      };
+
+      const verdict = judge(state.policy, agentId, currency, amount);
+      if (verdict.kind === 'blocked') return refuse(403, 'agent blocked by user', state);
+      if (verdict.kind === 'over-limit') return refuse(402, 'spending limit exceeded', state);
+
+      const hold = verdict.needsApproval;
+      const charge: Charge = hold
+        ? {
+            ...base,
+            status: 'PENDING',
+            pendingReason: 'user_approval',
+            expiresAt: new Date(now.getTime() + approvalWindow(state.policy) * 1000).toISOString(),
+          }
+        : base;
+      const link = (token: string) => `${input.baseUrl}/approve/${token}`;
+      const created = hold
+        ? answer(
+            202,
+            { ...chargeView(charge), approvalUrl: link(await approvalToken(charge.id)) },
+            { ...chargeView(charge), approvalUrl: link(TOKEN_PLACEHOLDER) },
+          )
+        : answer(201, chargeView(charge));
+      const basis = { userKeyHash, state, limits: verdict.limits, agentCounters: verdict.agentCounters, hold };
       try {
-        await commitCharge(charge, agent.keyHash, created.record, now);
+        await commitCharge(charge, agent.keyHash, basis, created.record, now);
+        // The counters are now this period's.
+        rememberPayer(userId, { ...state, ...periodsOf(now) });
         return created.result;
       } catch (error) {
-        if (error instanceof AgentDisabledError) throw agentRefused(agent);
-        if (error instanceof BalanceLimitError) throw new ConflictError('agent balance limit reached, withdraw first');
-        if (!(error instanceof InsufficientFundsError)) throw error;
+        if (error instanceof PayerStateChangedError) rememberPayer(userId, error.state);
+        if (error instanceof SpendingLimitError) return refuse(402, 'spending limit exceeded');
+        if (error instanceof InsufficientFundsError) return refuse(402, 'insufficient balance');
+        throw translate(error, input);
       }
-      const refused = answer(402, { error: 'insufficient balance' });
-      try {
-        await recordFailedCharge({ ...charge, status: 'FAILED' }, agent.keyHash, refused.record, now);
-      } catch (error) {
-        if (error instanceof AgentDisabledError) throw agentRefused(agent);
-        throw error;
-      }
-      return refused.result;
     },
   );
 }
 
-/**
- * The kill switch fired inside the transaction: the agent was disabled (or its key rotated) after
- * this container cached it. Forget the cached answer so the next request reads the item again.
- */
-function agentRefused(agent: AgentRef) {
-  forgetAgent(agent.keyHash);
-  return new UnauthorizedError(AUTH_MESSAGES.createCharge);
+/** The store's outcomes that end a charge request with an error of the API (others pass as they are). */
+function translate(error: unknown, input: CreateChargeInput): unknown {
+  if (error instanceof AgentDisabledError) {
+    // The kill switch fired inside the transaction: the agent was disabled (or its key rotated)
+    // after this container cached it. Forget the cached answer so the next request reads again.
+    forgetAgent(input.agent.keyHash);
+    return new UnauthorizedError(AUTH_MESSAGES.createCharge);
+  }
+  if (error instanceof UserKeyRevokedError) {
+    forgetUserKey(input.userKeyHash);
+    return new UnauthorizedError(AUTH_MESSAGES.user);
+  }
+  if (error instanceof BalanceLimitError) return new ConflictError('agent balance limit reached, withdraw first');
+  return error;
 }
 
 /** One charge of this agent (another agent's charge is "not found", never "forbidden"). */

@@ -58,8 +58,12 @@ export interface Answer {
 export interface Attempt {
   /** The time this attempt runs at (records' TTL and the movement's timestamps). */
   readonly now: Date;
-  /** Builds the answer (status and body, serialized once) and its record for the repository. */
-  answer(statusCode: number, body: unknown): Answer;
+  /**
+   * Builds the answer (status and body, serialized once) and its record for the repository.
+   * `stored` is what the record keeps instead of the body when the body holds a secret the
+   * command's `restore` can rebuild (an approval link's token).
+   */
+  answer(statusCode: number, body: unknown, stored?: unknown): Answer;
   /**
    * The stored answer when this key was already used (a replay, or 422 when the request differs);
    * undefined when it was not. For a refusal decided before any write (e.g. too little balance,
@@ -81,6 +85,8 @@ export interface IdempotentCommand {
   rounds: number;
   /** The answer when every round lost a race: 409 with Retry-After by default. */
   exhausted?: () => ApiError;
+  /** Turns a stored body back into the answer's body (see `Attempt.answer`'s `stored`). */
+  restore?: (storedBody: string) => Promise<string>;
 }
 
 /**
@@ -92,16 +98,21 @@ export interface IdempotentCommand {
  */
 export async function idempotentCommand(command: IdempotentCommand, attempt: (a: Attempt) => Promise<HttpResult>): Promise<HttpResult> {
   const fp = fingerprint(command.request);
-  const replayOf = (record: IdempotencyRecord | undefined) => replay(record, fp);
+  const replayOf = async (record: IdempotencyRecord | undefined) => {
+    const answer = replay(record, fp);
+    if (answer?.rawBody !== undefined && command.restore) answer.rawBody = await command.restore(answer.rawBody);
+    return answer;
+  };
   for (let round = 0; round < command.rounds; round++) {
     const now = new Date();
     const context: Attempt = {
       now,
-      answer: (statusCode, body) => {
+      answer: (statusCode, body, stored) => {
         const text = serialize(body);
+        const kept = stored === undefined ? text : serialize(stored);
         return {
           result: { statusCode, rawBody: text },
-          record: { scope: command.scope, key: command.key, record: { fingerprint: fp, statusCode, body: text } },
+          record: { scope: command.scope, key: command.key, record: { fingerprint: fp, statusCode, body: kept } },
         };
       },
       replayIfUsed: async () => replayOf(await getIdempotencyRecord(command.scope, command.key, now)),
@@ -111,7 +122,7 @@ export async function idempotentCommand(command: IdempotentCommand, attempt: (a:
     } catch (error) {
       if (error instanceof IdempotencyRecordExistsError) {
         // The record DynamoDB handed back with the failed condition; read it when it did not.
-        const answer = replayOf(error.existing ?? (await getIdempotencyRecord(command.scope, command.key, new Date())));
+        const answer = await replayOf(error.existing ?? (await getIdempotencyRecord(command.scope, command.key, new Date())));
         if (answer) return answer;
         continue; // It expired in between: the key is free again.
       }

@@ -16,7 +16,15 @@ export function chargeView(charge: Charge) {
     description: charge.description,
     status: charge.status,
     createdAt: charge.createdAt,
+    failureReason: charge.failureReason ?? null,
+    pendingReason: charge.pendingReason ?? null,
+    expiresAt: charge.expiresAt ?? null,
   };
+}
+
+/** A charge in its payer's history: the Charge fields and the agent that made it. */
+export function userChargeView(charge: Charge) {
+  return { ...chargeView(charge), agent: { id: charge.agentId, name: charge.agentName ?? null } };
 }
 
 export function balancesView(balances: Balances) {

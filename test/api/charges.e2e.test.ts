@@ -47,6 +47,9 @@ describe('POST /api/v1/agents/charges', () => {
     expect(res.body).toEqual({
       id: expect.stringMatching(/^c[0-9a-z]{26}$/),
       idempotencyKey: 'c-1',
+      failureReason: null,
+      pendingReason: null,
+      expiresAt: null,
       amount: 1.5,
       currency: 'USD',
       description: 'forecast',

@@ -31,8 +31,9 @@ let agentId = '';
 
 beforeAll(async () => {
   await createTestTable();
-  const user = (await createUserWithKey()).body as { id: string };
+  const user = (await createUserWithKey()).body as { id: string; userKey: string };
   userId = user.id;
+  const payer = { userId, userKeyHash: hashKey(user.userKey), baseUrl: 'http://127.0.0.1' };
   await creditUserBalance({ userId, idempotencyKey: 'c1', amount: 50_00, currency: 'USD' });
   await creditUserBalance({ userId, idempotencyKey: 'c2', amount: 20_000_001, currency: 'USDC' });
   const registered = (await registerAgent({ name: 'auditee', email: 'a@example.com', website: 'https://example.com' })).body as {
@@ -44,9 +45,9 @@ beforeAll(async () => {
   await updateAgentEnabled(agentId, true);
   for (const [i, amount] of [10_01, 99, 100_00].entries()) {
     // The third one is refused for funds and kept as FAILED: it moves nothing.
-    await createCharge({ agent, userId, idempotencyKey: `k${i}`, amount, currency: 'USD', description: 'd' });
+    await createCharge({ agent, ...payer, idempotencyKey: `k${i}`, amount, currency: 'USD', description: 'd' });
   }
-  await createCharge({ agent, userId, idempotencyKey: 'u1', amount: 5_000_001, currency: 'USDC', description: 'd' });
+  await createCharge({ agent, ...payer, idempotencyKey: 'u1', amount: 5_000_001, currency: 'USDC', description: 'd' });
 });
 
 /** Applies a change, audits, and always undoes the change so tests stay independent. */

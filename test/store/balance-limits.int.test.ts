@@ -6,6 +6,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { creditSchema } from '../../functions/api/request.schemas';
 import { config } from '../../functions/config';
 import { newAgentId, newUserId } from '../../functions/core/ids';
+import { hashKey } from '../../functions/core/keys';
 import { MAX_BALANCE_MINOR } from '../../functions/core/money';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { db } from '../../functions/store/client';
@@ -21,8 +22,10 @@ import { createTestTable } from '../support/table';
 
 beforeAll(createTestTable);
 
+const userKeys = new Map<string, string>();
 async function userWith(usd: string): Promise<string> {
-  const id = (JSON.parse(JSON.stringify((await createUserWithKey()).body)) as { id: string }).id;
+  const { id, userKey } = (await createUserWithKey()).body as { id: string; userKey: string };
+  userKeys.set(id, hashKey(userKey));
   await creditUserBalance({ userId: id, idempotencyKey: `seed-${id}`, ...viaSchema(creditSchema, { amount: usd, currency: 'USD' }) });
   return id;
 }
@@ -33,7 +36,16 @@ describe('balance limits', () => {
     for (let shard = 0; shard < config().BALANCE_SHARDS; shard++) await fundAgent(agent.id, 'USD', MAX_BALANCE_MINOR, shard);
     const userId = await userWith('5');
     await expect(
-      createCharge({ agent, userId, idempotencyKey: 'cap-1', amount: 1_00, currency: 'USD', description: '' }),
+      createCharge({
+        agent,
+        userId,
+        userKeyHash: userKeys.get(userId) ?? '',
+        baseUrl: 'http://127.0.0.1',
+        idempotencyKey: 'cap-1',
+        amount: 1_00,
+        currency: 'USD',
+        description: '',
+      }),
     ).rejects.toMatchObject({ statusCode: 409, message: 'agent balance limit reached, withdraw first' });
     expect((await getUser(userId))?.balances.USD).toBe(5_00);
   });

@@ -1,10 +1,14 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../functions/config';
 import type { Charge } from '../../functions/core/charges';
 import { AgentDisabledError, ConcurrencyError, IdempotencyRecordExistsError, InsufficientFundsError } from '../../functions/core/errors';
 import { newChargeId, newUserId } from '../../functions/core/ids';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { commitCharge, getCharge, getChargeById, listCharges, recordFailedCharge } from '../../functions/store/charge.repository';
-import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
+import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { getIdempotencyRecord } from '../../functions/store/idempotency.repository';
+import { type ChargeBasis, payerStateOf } from '../../functions/store/payer';
+import { keys } from '../../functions/store/table';
 import { createUser, creditUser, getUser } from '../../functions/store/user.repository';
 import { testAgent, testKeyHash } from '../support/agents';
 import { injectFault } from '../support/faults';
@@ -57,6 +61,12 @@ function charge(agentId: string, userId: string, amount: number): Charge {
   };
 }
 
+/** The payer basis a charge is judged by, as the user's item shows it now (no policy). */
+async function basisFor(userId: string): Promise<ChargeBasis> {
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.user(userId), ConsistentRead: true }));
+  return { userKeyHash: `hash-${userId}`, state: payerStateOf(out.Item ?? {}), limits: [], agentCounters: false, hold: false };
+}
+
 const idem = (c: Charge, fingerprint = 'fp') => ({
   scope: `${c.agentId}#charges`,
   key: c.idempotencyKey,
@@ -67,8 +77,9 @@ describe('charge repository against DynamoDB Local', () => {
   it('moves money from the user to one agent shard in one TransactWriteItems', async () => {
     const userId = await userWith(1000);
     const c = charge('agent-move', userId, 250);
+    const basis = await basisFor(c.userId);
     resetDynamoRequestCounts();
-    await commitCharge(c, testKeyHash(c.agentId), idem(c), new Date());
+    await commitCharge(c, testKeyHash(c.agentId), basis, idem(c), new Date());
     expect(dynamoRequestCounts()).toEqual({ TransactWriteItemsCommand: 1 });
     expect((await getUser(userId))?.balances.USD).toBe(750);
     const ledger = await readAgentLedger('agent-move');
@@ -83,12 +94,14 @@ describe('charge repository against DynamoDB Local', () => {
     const agent = await testAgent(undefined, false);
     const userId = await userWith(1000);
     const c = charge(agent.id, userId, 100);
-    await expect(commitCharge(c, agent.keyHash, idem(c), new Date())).rejects.toBeInstanceOf(AgentDisabledError);
+    await expect(commitCharge(c, agent.keyHash, await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(AgentDisabledError);
     await expect(recordFailedCharge({ ...c, status: 'FAILED' }, agent.keyHash, idem(c), new Date())).rejects.toBeInstanceOf(
       AgentDisabledError,
     );
     // A rotated key (no agent item under the old hash) is refused the same way.
-    await expect(commitCharge(c, 'hash-of-a-rotated-key', idem(c), new Date())).rejects.toBeInstanceOf(AgentDisabledError);
+    await expect(commitCharge(c, 'hash-of-a-rotated-key', await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(
+      AgentDisabledError,
+    );
     expect((await getUser(userId))?.balances.USD).toBe(1000);
     expect(await getCharge(agent.id, c.id)).toBeUndefined();
     expect((await readAgentLedger(agent.id)).charges).toBe(0);
@@ -97,7 +110,9 @@ describe('charge repository against DynamoDB Local', () => {
   it('refuses a debit larger than the balance and changes nothing', async () => {
     const userId = await userWith(100);
     const c = charge('agent-poor', userId, 101);
-    await expect(commitCharge(c, testKeyHash(c.agentId), idem(c), new Date())).rejects.toBeInstanceOf(InsufficientFundsError);
+    await expect(commitCharge(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(
+      InsufficientFundsError,
+    );
     expect((await getUser(userId))?.balances.USD).toBe(100);
     expect(await getCharge('agent-poor', c.id)).toBeUndefined();
     expect(await getIdempotencyRecord('agent-poor#charges', c.idempotencyKey, new Date())).toBeUndefined();
@@ -117,9 +132,15 @@ describe('charge repository against DynamoDB Local', () => {
   it('reports an existing idempotency record with the old item and moves no money', async () => {
     const userId = await userWith(1000);
     const first = charge('agent-replay', userId, 100);
-    await commitCharge(first, testKeyHash(first.agentId), idem(first, 'same'), new Date());
+    await commitCharge(first, testKeyHash(first.agentId), await basisFor(first.userId), idem(first, 'same'), new Date());
     const second = { ...charge('agent-replay', userId, 100), idempotencyKey: first.idempotencyKey };
-    const error = await commitCharge(second, testKeyHash(second.agentId), idem(second, 'same'), new Date()).catch((e: unknown) => e);
+    const error = await commitCharge(
+      second,
+      testKeyHash(second.agentId),
+      await basisFor(second.userId),
+      idem(second, 'same'),
+      new Date(),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(IdempotencyRecordExistsError);
     // DynamoDB hands the old record back with the failed condition (no extra read needed).
     expect((error as IdempotencyRecordExistsError).existing).toEqual(idem(first, 'same').record);
@@ -131,9 +152,9 @@ describe('charge repository against DynamoDB Local', () => {
     const userId = await userWith(1000);
     const first = charge('agent-expired', userId, 100);
     const longAgo = new Date(Date.now() - 2 * 86_400_000);
-    await commitCharge(first, testKeyHash(first.agentId), idem(first), longAgo);
+    await commitCharge(first, testKeyHash(first.agentId), await basisFor(first.userId), idem(first), longAgo);
     const again = { ...charge('agent-expired', userId, 100), idempotencyKey: first.idempotencyKey };
-    await commitCharge(again, testKeyHash(again.agentId), idem(again), new Date());
+    await commitCharge(again, testKeyHash(again.agentId), await basisFor(again.userId), idem(again), new Date());
     expect((await getUser(userId))?.balances.USD).toBe(800);
   });
 
@@ -142,7 +163,7 @@ describe('charge repository against DynamoDB Local', () => {
     const c = charge('agent-conflict', userId, 100);
     const fault = injectFault('TransactWriteItemsCommand', 'conflict', 3);
     try {
-      await commitCharge(c, testKeyHash(c.agentId), idem(c), new Date());
+      await commitCharge(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date());
     } finally {
       fault.remove();
     }
@@ -156,7 +177,9 @@ describe('charge repository against DynamoDB Local', () => {
     const c = charge('agent-conflict-forever', userId, 100);
     const fault = injectFault('TransactWriteItemsCommand', 'conflict', 1000);
     try {
-      await expect(commitCharge(c, testKeyHash(c.agentId), idem(c), new Date())).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(commitCharge(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(
+        ConcurrencyError,
+      );
     } finally {
       fault.remove();
     }
@@ -169,7 +192,7 @@ describe('charge repository against DynamoDB Local', () => {
     const made: Charge[] = [];
     for (let i = 0; i < 7; i++) {
       const c = charge('agent-list', userId, 10 + i);
-      await commitCharge(c, testKeyHash(c.agentId), idem(c), new Date());
+      await commitCharge(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date());
       made.push(c);
     }
     const newestFirst = [...made].reverse().map((c) => c.id);

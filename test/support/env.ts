@@ -9,5 +9,6 @@ process.env.DYNAMODB_ENDPOINT = process.env.TEST_DYNAMODB_ENDPOINT ?? 'http://12
 process.env.LOCAL = '1';
 process.env.AWS_REGION = 'us-east-1';
 process.env.ADMIN_KEY = 'test-admin-key-0123456789';
+process.env.APPROVAL_SECRET = 'test-approval-secret-0123456789abcdef';
 process.env.LOG_LEVEL = 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -5,6 +5,7 @@
 export const INIT_ENV = {
   PAYOUT_QUEUE_URL: 'http://127.0.0.1:1/000000000000/placeholder-payouts',
   ADMIN_KEY: 'placeholder-admin-key-0123456789',
+  APPROVAL_SECRET: 'placeholder-approval-secret-0123456789abcdef',
   SOLANA_RPC_URL: 'http://127.0.0.1:1',
   USDC_MINT: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
   SOLANA_HOT_WALLET_SECRET: 'placeholder-hot-wallet',

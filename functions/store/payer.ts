@@ -1,0 +1,223 @@
+/**
+ * The payer's side of a charge, as one Update of the user's item inside the charge's transaction.
+ *
+ * The user item holds the balances, the money held in PENDING charges (`heldUSD`, `heldUSDC`), the
+ * spending policy with its version, the user key's hash, and two spend counters: `spendDay` and
+ * `spendMonth`, each a map `{p: <UTC day or month>, USD, USDC, "USD#<agentId>", …}` (an agent's
+ * counter only while the policy gives that agent its own daily/monthly limit). A charge's update
+ * debits the balance (or moves it to held), adds to the counters, and is conditioned on
+ * everything it was judged by: enough funds, the same key, the same policy version, the counters'
+ * periods, and every running total staying within its limit. So a limit holds across any number of
+ * concurrent charges, with no read: the judgement uses a cached PayerState, and when the cache was
+ * wrong the item DynamoDB returns with the failed condition says exactly why (`chargeRefusal`).
+ *
+ * A counter's period rolls over by replacement: the first charge of a new UTC day SETs a fresh
+ * `spendDay` (conditioned on the old one being of another day) instead of adding to it.
+ */
+import { InsufficientFundsError, PayerStateChangedError, SpendingLimitError, UserKeyRevokedError } from '../core/errors';
+import type { Currency, Minor } from '../core/money';
+import { type PeriodLimit, periodsOf, type SpendingPolicy } from '../core/policy';
+import type { PayerState } from '../core/users';
+import { headroom, readMinor } from './numbers';
+
+export const heldAttribute = (currency: Currency): string => `held${currency}`;
+const agentCounter = (currency: Currency, agentId: string) => `${currency}#${agentId}`;
+
+/** How a charge was judged: the basis its write is conditioned on. */
+export interface ChargeBasis {
+  userKeyHash: string;
+  state: PayerState;
+  limits: readonly PeriodLimit[];
+  /** Keep this agent's own counters (its policy entry has daily/monthly limits). */
+  agentCounters: boolean;
+  /** PENDING: the amount goes to held instead of leaving the user's side. */
+  hold: boolean;
+}
+
+export interface UserUpdate {
+  UpdateExpression: string;
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+}
+
+/** The user item's update for a charge of `amount` by `agentId` at `now`. */
+export function chargeUserUpdate(agentId: string, currency: Currency, amount: Minor, basis: ChargeBasis, now: Date): UserUpdate {
+  const { day, month } = periodsOf(now);
+  const names: Record<string, string> = { '#cur': currency, '#d': 'spendDay', '#m': 'spendMonth', '#ag': agentCounter(currency, agentId) };
+  const values: Record<string, unknown> = { ':amount': amount, ':neg': -amount, ':kh': basis.userKeyHash, ':v': basis.state.policyVersion };
+  const add: string[] = ['#cur :neg'];
+  const set: string[] = [];
+  const conditions = [
+    'attribute_exists(PK)',
+    '#cur >= :amount',
+    // The key the charge was authorised with is still this user's (a rotation stops it at once).
+    '(attribute_not_exists(keyHash) OR keyHash = :kh)',
+    basis.state.policyVersion === 0 ? '(attribute_not_exists(policyVersion) OR policyVersion = :v)' : 'policyVersion = :v',
+  ];
+  if (basis.hold) {
+    names['#held'] = heldAttribute(currency);
+    add.push('#held :amount');
+    conditions.push(`(attribute_not_exists(#held) OR #held <= :headroom)`);
+    values[':headroom'] = headroom(amount);
+  }
+  for (const [attr, key, current, periodValue] of [
+    ['#d', 'day', basis.state.day, day],
+    ['#m', 'month', basis.state.month, month],
+  ] as const) {
+    const limits = basis.limits.filter((l) => l.period === key);
+    values[`:${key}`] = periodValue;
+    if (current === periodValue) {
+      // The counters are this period's: add to them, within every limit.
+      conditions.push(`${attr}.p = :${key}`);
+      add.push(`${attr}.#cur :amount`);
+      if (basis.agentCounters) add.push(`${attr}.#ag :amount`);
+      limits.forEach((l, i) => {
+        const counter = l.scope === 'user' ? `${attr}.#cur` : `${attr}.#ag`;
+        values[`:${key}Room${i}`] = l.limit - amount;
+        conditions.push(`(attribute_not_exists(${counter}) OR ${counter} <= :${key}Room${i})`);
+      });
+    } else {
+      // A new period (or none yet): replace the counters; the amount alone was checked by judge().
+      conditions.push(`(attribute_not_exists(${attr}) OR ${attr}.p <> :${key})`);
+      values[`:${key}Fresh`] = {
+        p: periodValue,
+        [currency]: amount,
+        ...(basis.agentCounters ? { [agentCounter(currency, agentId)]: amount } : {}),
+      };
+      set.push(`${attr} = :${key}Fresh`);
+    }
+  }
+  return pruned({
+    UpdateExpression: `ADD ${add.join(', ')}${set.length ? ` SET ${set.join(', ')}` : ''}`,
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
+}
+
+/** DynamoDB refuses names and values an expression does not use: keep only those it does. */
+function pruned(update: UserUpdate): UserUpdate {
+  const text = `${update.UpdateExpression} ${update.ConditionExpression} `;
+  const used = (token: string) => new RegExp(`${token}(?![A-Za-z0-9_])`).test(text);
+  return {
+    ...update,
+    ExpressionAttributeNames: Object.fromEntries(Object.entries(update.ExpressionAttributeNames).filter(([k]) => used(k))),
+    ExpressionAttributeValues: Object.fromEntries(Object.entries(update.ExpressionAttributeValues).filter(([k]) => used(k))),
+  };
+}
+
+/** The payer state an item shows. */
+export function payerStateOf(item: Record<string, unknown>): PayerState {
+  const period = (name: string) => {
+    const counters = item[name];
+    return counters && typeof counters === 'object' && typeof (counters as { p?: unknown }).p === 'string'
+      ? (counters as { p: string }).p
+      : undefined;
+  };
+  return {
+    policy: (item.policy as SpendingPolicy | undefined) ?? {},
+    policyVersion: typeof item.policyVersion === 'number' ? item.policyVersion : 0,
+    day: period('spendDay'),
+    month: period('spendMonth'),
+  };
+}
+
+/**
+ * Why the user's part of a charge failed, from the item as it was (ALL_OLD): a revoked key, a
+ * stale basis (policy or periods moved: retry with the state attached), a running total past its
+ * limit, or too little money — in that order, so a stale judgement is never reported as a refusal.
+ */
+export function chargeRefusal(
+  old: Record<string, unknown> | undefined,
+  agentId: string,
+  currency: Currency,
+  amount: Minor,
+  basis: ChargeBasis,
+  now: Date,
+): Error {
+  if (!old) return new UserKeyRevokedError();
+  if (typeof old.keyHash === 'string' && old.keyHash !== basis.userKeyHash) return new UserKeyRevokedError();
+  const state = payerStateOf(old);
+  const { day, month } = periodsOf(now);
+  const stale =
+    state.policyVersion !== basis.state.policyVersion ||
+    (state.day === day) !== (basis.state.day === day) ||
+    (state.month === month) !== (basis.state.month === month);
+  if (stale) return new PayerStateChangedError(state);
+  for (const l of basis.limits) {
+    const counters = old[l.period === 'day' ? 'spendDay' : 'spendMonth'] as Record<string, unknown> | undefined;
+    const current = (l.period === 'day' ? state.day : state.month) === (l.period === 'day' ? day : month);
+    const spent = current && counters ? readMinor(counters, l.scope === 'user' ? currency : agentCounter(currency, agentId)) : 0;
+    if (spent + amount > l.limit) return new SpendingLimitError();
+  }
+  return new InsufficientFundsError();
+}
+
+/** For each of a charge's periods: do the user's counters still count it, and its agent's too? */
+export interface ReleaseBasis {
+  day: { counted: boolean; agent: boolean };
+  month: { counted: boolean; agent: boolean };
+}
+
+/** What a caller assumes before it has seen the item: the counters are still the charge's. */
+export const ASSUME_COUNTED: ReleaseBasis = { day: { counted: true, agent: false }, month: { counted: true, agent: false } };
+
+/**
+ * The user item's update that gives a PENDING charge's hold back (decline, release, expiry):
+ * held → balance, and the counters of the charge's periods lowered, if they are still those
+ * periods. `basis` is what the caller believes; a wrong belief fails the condition, and the old
+ * item says what to use (`releaseBasis`).
+ */
+export function releaseUserUpdate(
+  charge: { agentId: string; currency: Currency; amount: Minor; createdAt: string },
+  basis: ReleaseBasis,
+): UserUpdate {
+  const { day, month } = periodsOf(new Date(charge.createdAt));
+  const names: Record<string, string> = { '#cur': charge.currency, '#held': heldAttribute(charge.currency) };
+  const values: Record<string, unknown> = { ':amount': charge.amount, ':neg': -charge.amount, ':headroom': headroom(charge.amount) };
+  const add = ['#cur :amount', '#held :neg'];
+  const conditions = ['attribute_exists(PK)', '#held >= :amount', '(attribute_not_exists(#cur) OR #cur <= :headroom)'];
+  for (const [attr, key, period, b] of [
+    ['spendDay', 'd', day, basis.day],
+    ['spendMonth', 'm', month, basis.month],
+  ] as const) {
+    names[`#${key}`] = attr;
+    values[`:${key}`] = period;
+    if (b.counted) {
+      conditions.push(`#${key}.p = :${key}`);
+      add.push(`#${key}.#cur :neg`);
+      names[`#${key}ag`] = agentCounter(charge.currency, charge.agentId);
+      // The agent's counter exists only while its policy entry has limits.
+      if (b.agent) {
+        conditions.push(`attribute_exists(#${key}.#${key}ag)`);
+        add.push(`#${key}.#${key}ag :neg`);
+      } else {
+        conditions.push(`attribute_not_exists(#${key}.#${key}ag)`);
+      }
+    } else {
+      conditions.push(`(attribute_not_exists(#${key}) OR #${key}.p <> :${key})`);
+    }
+  }
+  return pruned({
+    UpdateExpression: `ADD ${add.join(', ')}`,
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
+}
+
+/** Which of a charge's periods the user item's counters still are, and whether its agent's counters exist. */
+export function releaseBasis(
+  old: Record<string, unknown>,
+  charge: { agentId: string; currency: Currency; createdAt: string },
+): ReleaseBasis {
+  const { day, month } = periodsOf(new Date(charge.createdAt));
+  const state = payerStateOf(old);
+  const key = agentCounter(charge.currency, charge.agentId);
+  const of = (attr: string, counted: boolean) => {
+    const counters = old[attr] as Record<string, unknown> | undefined;
+    return { counted, agent: counted && counters !== undefined && key in counters };
+  };
+  return { day: of('spendDay', state.day === day), month: of('spendMonth', state.month === month) };
+}
