@@ -42,6 +42,8 @@ export interface LocalStackOptions {
     /** How often the reconciler runs (default 10 s; an EventBridge schedule on AWS). */
     reconcileIntervalMs?: number;
   };
+  /** How often the charge sweeper expires due PENDING charges (default 2 s; 1 min on AWS); 0: never. */
+  sweepIntervalMs?: number;
 }
 
 export interface LocalStack {
@@ -130,6 +132,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: serializeError(error) }),
     });
     stops.unshift(() => consumer.stop());
+    const sweeper = (await import('../../functions/sweeper/handler')) as { handler: () => Promise<unknown> };
+    const sweeping = startInterval(opts.sweepIntervalMs ?? 2_000, () =>
+      sweeper.handler().catch((error: unknown) => logger().error('local sweeper invocation failed', { error: serializeError(error) })),
+    );
+    stops.unshift(sweeping.stop);
     // First to stop: no request may arrive while what it needs is going away.
     stops.unshift(() => server.stop());
     return {
@@ -150,4 +157,19 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     for (const stop of stops) await stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** Runs `tick` every `ms` (never two at once); `stop` waits for a running tick. 0 never runs it. */
+function startInterval(ms: number, tick: () => Promise<unknown>): { stop: () => Promise<void> } {
+  if (ms <= 0) return { stop: async () => undefined };
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(tick);
+  }, ms);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

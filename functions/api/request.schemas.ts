@@ -4,10 +4,11 @@
  */
 import * as z from 'zod';
 import { config } from '../config';
+import { ID_PATTERNS } from '../core/ids';
 import { AmountError, CURRENCIES, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import { descriptionProblem, nameProblem } from '../core/text';
 import { MIN_WITHDRAWAL_UNITS } from '../core/withdrawals';
-import { amountLiteral } from '../http/validation';
+import { amountLiteral, integerLiteral } from '../http/validation';
 
 const codePoints = (s: string) => [...s].length;
 
@@ -98,6 +99,53 @@ export const withdrawSchema = z
   })
   .transform(inMinorUnits({ units: MIN_WITHDRAWAL_UNITS, message: `must be at least ${MIN_WITHDRAWAL_UNITS}` }));
 export type WithdrawRequest = z.infer<typeof withdrawSchema>;
+
+/** Per-currency limits: each an amount of that currency, validated (and converted) like every amount. */
+const limitsSchema = z.strictObject({ USD: amountLiteral.optional(), USDC: amountLiteral.optional() }).transform((limits, ctx) => {
+  const out: Partial<Record<Currency, Minor>> = {};
+  for (const currency of CURRENCIES) {
+    const literal = limits[currency];
+    if (literal === undefined) continue;
+    try {
+      out[currency] = parseAmount(literal, currency, unitsToMinor(config().MAX_AMOUNT, currency));
+    } catch (error) {
+      if (!(error instanceof AmountError)) throw error;
+      ctx.addIssue({ code: 'custom', path: [currency], message: error.reason, input: literal });
+      return z.NEVER;
+    }
+  }
+  return out;
+});
+
+const rulesShape = {
+  perCharge: limitsSchema.optional(),
+  daily: limitsSchema.optional(),
+  monthly: limitsSchema.optional(),
+  approvalAbove: limitsSchema.optional(),
+};
+
+/** PUT /api/v1/users/me/policy: the whole policy (docs/design.md §11); amounts → minor units. */
+export const policySchema = z.strictObject({
+  ...rulesShape,
+  approvalWindowSeconds: integerLiteral
+    .pipe(z.number().min(60, { error: 'must be at least 60' }).max(604_800, { error: 'must be at most 604800' }))
+    .optional(),
+  agents: z
+    .record(
+      z.string().regex(ID_PATTERNS.agent, { error: 'must be an agent id' }),
+      z.strictObject({ ...rulesShape, blocked: z.boolean().optional() }),
+    )
+    .optional(),
+});
+export type PolicyRequest = z.infer<typeof policySchema>;
+
+/** GET /api/v1/users/me/charges */
+export const listUserChargesQuerySchema = z.strictObject({
+  limit,
+  cursor: z.string().max(512).optional(),
+  status: z.enum(['PENDING', 'SUCCESS', 'FAILED', 'EXPIRED']).optional(),
+});
+export type ListUserChargesQuery = z.infer<typeof listUserChargesQuerySchema>;
 
 export const listWithdrawalsQuerySchema = z.strictObject({
   limit,

@@ -7,7 +7,7 @@ export type TableAccess = 'read' | 'write';
 export interface RouteSpec {
   /** Function name stem and handler file: functions/api/<name>.handler.ts. */
   name: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'ANY';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'ANY';
   /** API Gateway route path, `{param}` style; `$default` catches everything unmatched. */
   path: string;
   table: readonly TableAccess[];
@@ -29,6 +29,13 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'admin-credit-user', method: 'POST', path: '/api/v1/admin/users/{id}/credits', table: ['read', 'write'], adminSecret: true },
   { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: ['read'], adminSecret: true },
   { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: ['read', 'write'], adminSecret: true },
+  { name: 'user-me', method: 'GET', path: '/api/v1/users/me', table: ['read'] },
+  { name: 'user-list-charges', method: 'GET', path: '/api/v1/users/me/charges', table: ['read'] },
+  { name: 'user-get-policy', method: 'GET', path: '/api/v1/users/me/policy', table: ['read'] },
+  { name: 'user-put-policy', method: 'PUT', path: '/api/v1/users/me/policy', table: ['read', 'write'] },
+  { name: 'user-approve-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/approve', table: ['read', 'write'] },
+  { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: ['read', 'write'] },
+  { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: ['read', 'write'] },
   { name: 'health', method: 'GET', path: '/health', table: ['read'] },
   { name: 'not-found', method: 'ANY', path: '$default', table: [] },
 ];

@@ -8,7 +8,8 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code !== 'unrecognized_keys' && issue.path.length > 0 && issue.input === undefined) return `${field} is required`;
   switch (issue.code) {
     case 'unrecognized_keys':
-      return `unknown field: ${issue.keys.join(', ')}`;
+      // Nested ones by their full path: `unknown field: daily.EUR`.
+      return `unknown field: ${issue.keys.map((k) => [...issue.path, k].join('.')).join(', ')}`;
     case 'invalid_type':
       return `${field} must be ${article(issue.expected)}`;
     case 'invalid_value':
@@ -44,6 +45,13 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infe
   }
   return parsed.data;
 }
+
+/** A JSON number that must be a whole number (a count, seconds): its literal read exactly. */
+export const integerLiteral = z
+  .custom<LosslessNumber>((v) => isLosslessNumber(v), { message: 'must be a whole number' })
+  .transform((v) => v.value)
+  .pipe(z.string().regex(/^-?\d+$/, { error: 'must be a whole number' }))
+  .transform(Number);
 
 /** A JSON number kept as its literal text (see http/body.ts), e.g. "1.50". */
 export const amountLiteral = z

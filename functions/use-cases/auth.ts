@@ -112,6 +112,25 @@ export async function authenticate(
   return { agent, userId, userKeyHash: userHash };
 }
 
+/**
+ * Resolves the x-user-key of the user API (401 `invalid user key`): cached like agent keys, and a
+ * cold cache costs one read. Returns the user and the key's hash (a rotation needs it).
+ */
+export async function authenticateUser(req: HttpRequest): Promise<{ userId: string; userKeyHash: string }> {
+  const userKey = req.headers['x-user-key'];
+  if (!looksLikeKey(userKey, USER_KEY_PREFIX)) throw new UnauthorizedError(AUTH_MESSAGES.user);
+  const { users } = caches();
+  const userKeyHash = hashKey(userKey);
+  let cached = users.get(userKeyHash);
+  if (!cached) {
+    const found = await lookupCredentials({ userKeyHash });
+    cached = { userId: found.userId ?? null };
+    users.set(userKeyHash, cached, cached.userId ? undefined : NEGATIVE_TTL_MS);
+  }
+  if (!cached.userId) throw new UnauthorizedError(AUTH_MESSAGES.user);
+  return { userId: cached.userId, userKeyHash };
+}
+
 /** Checks x-admin-key against the configured admin key in constant time. */
 export async function authenticateAdmin(req: HttpRequest): Promise<void> {
   const given = req.headers['x-admin-key'];

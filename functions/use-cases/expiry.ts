@@ -1,0 +1,46 @@
+/**
+ * Expiry: a PENDING charge nobody approved, declined, captured or released before `expiresAt`
+ * becomes EXPIRED and its hold returns to the user. The sweeper finds due charges through the
+ * pending markers' index (GSI1 `PENDING_EXPIRY`, sorted by expiry), never a Scan, so a run costs
+ * one Query plus one transaction per due charge, whatever the table holds.
+ */
+import { config } from '../config';
+import { ChargeNotPendingError } from '../core/errors';
+import { logger } from '../observability/logger';
+import { serializeError } from '../observability/serialize-error';
+import { getPendingCharge, listDuePending, settlePending } from '../store/charge.repository';
+
+export interface SweepReport {
+  due: number;
+  expired: number;
+  /** Already settled by approve/decline/capture/release in the meantime (the index lags). */
+  settled: number;
+  failed: number;
+}
+
+/** Expires every PENDING charge due at `now` (up to SWEEP_MAX_PER_RUN). */
+export async function expireDueCharges(now = new Date()): Promise<SweepReport> {
+  const report: SweepReport = { due: 0, expired: 0, settled: 0, failed: 0 };
+  const due = await listDuePending(now, config().SWEEP_MAX_PER_RUN);
+  report.due = due.length;
+  for (const chargeId of due) {
+    try {
+      const pending = await getPendingCharge(chargeId);
+      if (!pending) {
+        report.settled++;
+        continue;
+      }
+      await settlePending(pending, { kind: 'return', status: 'EXPIRED', failureReason: null }, now);
+      report.expired++;
+    } catch (error) {
+      if (error instanceof ChargeNotPendingError) {
+        report.settled++;
+        continue;
+      }
+      // One charge's trouble never stops the others; it is due again on the next run.
+      report.failed++;
+      logger().error('could not expire a pending charge', { chargeId, error: serializeError(error) });
+    }
+  }
+  return report;
+}

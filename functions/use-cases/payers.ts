@@ -1,0 +1,183 @@
+/**
+ * The payer's side (docs/design.md §11): a user sees their balances and held money, the history of
+ * every charge against them (refusals included: the authorization log), sets a spending policy,
+ * approves or declines PENDING charges, and rotates their key.
+ */
+import type { ListUserChargesQuery, PolicyRequest } from '../api/request.schemas';
+import type { Charge } from '../core/charges';
+import { ChargeNotPendingError, ConflictError, NotFoundError, StaleReadError, ValidationError } from '../core/errors';
+import { isId } from '../core/ids';
+import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
+import { CURRENCIES, type Currency } from '../core/money';
+import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
+import { type HttpResult, jsonAmount } from '../http/response';
+import { getAgentById } from '../store/agent.repository';
+import { getChargeById, getPendingCharge, listUserCharges, type Settlement, settlePending } from '../store/charge.repository';
+import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository';
+import { forgetUserKey } from './auth';
+import { payerState, rememberPayer } from './payer-cache';
+import { balancesView, chargeView, userChargeView } from './views';
+
+/** GET /api/v1/users/me: balances, money held in PENDING charges, and the policy. */
+export async function readMe(userId: string): Promise<HttpResult> {
+  const user = await getUser(userId);
+  if (!user) throw new NotFoundError('user not found');
+  return {
+    statusCode: 200,
+    body: { id: user.id, balances: balancesView(user.balances), held: balancesView(user.held), policy: policyView(user.policy) },
+  };
+}
+
+/** GET /api/v1/users/me/policy: the policy (`{}` until one is set). */
+export async function readPolicy(userId: string): Promise<HttpResult> {
+  const user = await getUser(userId);
+  if (!user) throw new NotFoundError('user not found');
+  return { statusCode: 200, body: policyView(user.policy) };
+}
+
+/**
+ * PUT /api/v1/users/me/policy: replaces the whole policy. Every agent it names must exist (400
+ * naming it otherwise); the stored policy is unchanged by any refusal. The version bump makes
+ * every container re-judge charges under the new policy on their next attempt.
+ */
+export async function setPolicy(userId: string, request: PolicyRequest): Promise<HttpResult> {
+  for (const agentId of Object.keys(request.agents ?? {})) {
+    if (!(await getAgentById(agentId))) throw new ValidationError(`agents.${agentId} is not a registered agent`);
+  }
+  const policy = stripUndefined(request) as SpendingPolicy;
+  const user = await replacePolicy(userId, policy);
+  if (!user) throw new NotFoundError('user not found');
+  const now = new Date();
+  rememberPayer(userId, { ...payerState(userId, now), policy: user.policy, policyVersion: user.policyVersion });
+  return { statusCode: 200, body: policyView(user.policy) };
+}
+
+/** A user-history cursor: the last charge id returned and the page size. */
+function readUserChargeCursor(text: string): { after: string; limit: number } {
+  return decodeCursor(text, ([after, limit, ...rest]) =>
+    rest.length === 0 && isId('charge', typeof after === 'string' ? after : undefined) && isCount(limit)
+      ? { after: after as string, limit }
+      : undefined,
+  );
+}
+
+/** GET /api/v1/users/me/charges: every charge against this user, newest first, with the agent's name. */
+export async function listMyCharges(userId: string, query: ListUserChargesQuery): Promise<HttpResult> {
+  const cursor = query.cursor ? readUserChargeCursor(query.cursor) : undefined;
+  const limit = pageLimit(query.limit, cursor?.limit);
+  const page = await listUserCharges(userId, {
+    limit,
+    ...(cursor ? { after: cursor.after } : {}),
+    ...(query.status ? { status: query.status } : {}),
+  });
+  return {
+    statusCode: 200,
+    body: { data: page.charges.map(userChargeView), nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null },
+  };
+}
+
+/** POST /api/v1/users/me/charges/{id}/approve: PENDING → SUCCESS, the held amount to the agent. */
+export function approveCharge(userId: string, chargeId: string | undefined): Promise<HttpResult> {
+  return settleMine(userId, chargeId, { kind: 'approve' });
+}
+
+/** POST /api/v1/users/me/charges/{id}/decline: PENDING → FAILED, the hold back to the user. */
+export function declineCharge(userId: string, chargeId: string | undefined): Promise<HttpResult> {
+  return settleMine(userId, chargeId, { kind: 'return', status: 'FAILED', failureReason: 'declined by user' });
+}
+
+async function settleMine(userId: string, chargeId: string | undefined, settlement: Settlement): Promise<HttpResult> {
+  const charge = await settle(chargeId, settlement, (c) => c.userId === userId);
+  return { statusCode: 200, body: chargeView(charge) };
+}
+
+/**
+ * Ends a PENDING charge the caller may act on (`mine`): exactly one of approve, decline and the
+ * sweeper wins, and money moves once (store `settlePending`). 404 `charge not found` for an
+ * unknown charge or someone else's; 409 `charge expired` past `expiresAt` (even before the sweeper
+ * has run); 409 `charge is not pending` once it has moved on.
+ */
+export async function settle(
+  chargeId: string | undefined,
+  settlement: Settlement,
+  mine: (c: { userId: string }) => boolean,
+): Promise<Charge> {
+  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  const pending = await getPendingCharge(chargeId);
+  if (!pending) {
+    const charge = await getChargeById(chargeId);
+    if (!charge || !mine(charge)) throw new NotFoundError('charge not found');
+    throw notPending(charge.status);
+  }
+  if (!mine(pending)) throw new NotFoundError('charge not found');
+  const now = new Date();
+  if (settlement.kind === 'approve' || settlement.status !== 'EXPIRED') {
+    if (now.toISOString() >= pending.expiresAt) throw new ConflictError('charge expired');
+  }
+  try {
+    return await settlePending(pending, settlement, now);
+  } catch (error) {
+    if (error instanceof ChargeNotPendingError) throw notPending(error.status);
+    if (error instanceof StaleReadError) throw new ConflictError('charge is changing, retry', 1);
+    throw error;
+  }
+}
+
+const notPending = (status: string) =>
+  status === 'EXPIRED' ? new ConflictError('charge expired') : new ConflictError('charge is not pending');
+
+/**
+ * POST /api/v1/users/me/keys/rotate: a new user key, shown once; the old one stops moving money at
+ * once (every charge is conditioned on the key's hash on the user's item) and stops
+ * authenticating within the auth cache's lifetime elsewhere, at once here.
+ */
+export async function rotateMyKey(userId: string, oldKeyHash: string): Promise<HttpResult> {
+  const userKey = generateKey(USER_KEY_PREFIX);
+  try {
+    await rotateUserKey(userId, oldKeyHash, hashKey(userKey));
+  } catch (error) {
+    if (error instanceof StaleReadError) throw new ConflictError('user key was rotated concurrently, retry with the new key');
+    throw error;
+  }
+  forgetUserKey(oldKeyHash);
+  return { statusCode: 200, body: { userKey } };
+}
+
+/** The policy as JSON: amounts as exact decimal numbers, absent parts left out. */
+export function policyView(policy: SpendingPolicy) {
+  const limits = (l: Limits | undefined) => {
+    if (!l) return undefined;
+    const out: Partial<Record<Currency, ReturnType<typeof jsonAmount>>> = {};
+    for (const c of CURRENCIES) if (l[c] !== undefined) out[c] = jsonAmount(l[c] as number, c);
+    return out;
+  };
+  const rules = (r: PolicyRules) =>
+    stripUndefined({
+      perCharge: limits(r.perCharge),
+      daily: limits(r.daily),
+      monthly: limits(r.monthly),
+      approvalAbove: limits(r.approvalAbove),
+    });
+  return stripUndefined({
+    ...rules(policy),
+    approvalWindowSeconds: policy.approvalWindowSeconds,
+    agents: policy.agents
+      ? Object.fromEntries(Object.entries(policy.agents).map(([id, a]) => [id, stripUndefined({ ...rules(a), blocked: a.blocked })]))
+      : undefined,
+  });
+}
+
+/** The object without its undefined fields (DynamoDB and JSON answers keep only what was given). */
+function stripUndefined<T extends Record<string, unknown>>(value: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    // Only plain objects: an exact amount (LosslessNumber) is a value, not a map.
+    out[k] =
+      v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype
+        ? stripUndefined(v as Record<string, unknown>)
+        : v;
+  }
+  return out as T;
+}
