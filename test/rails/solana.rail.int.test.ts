@@ -304,12 +304,21 @@ describe('Solana rail on LiteSVM', () => {
     const instruction = payout(wallet(chain));
     const checkpoint = new MemoryCheckpoint();
     chain.dropNextSends(1);
-    const started = Date.now();
-    const expiring = setTimeout(() => chain.expireBlockhash(), 100);
+    // Expire the blockhash 100 ms after the transaction was signed and saved, while the rail waits.
+    // (A timer started before `pay` raced the rail's own RPC calls on a loaded machine: expiring
+    // before the blockhash was read left a fresh one, and the wait ran its full 10 s.)
+    let expiring: NodeJS.Timeout | undefined;
+    let savedAt = 0;
+    const save = checkpoint.save.bind(checkpoint);
+    checkpoint.save = async (state) => {
+      await save(state);
+      savedAt = Date.now();
+      expiring = setTimeout(() => chain.expireBlockhash(), 100);
+    };
     const outcome = await patient.pay(instruction, checkpoint);
     clearTimeout(expiring);
     expect(outcome).toEqual({ kind: 'pending', externalId: signatureIn(checkpoint) });
-    expect(Date.now() - started).toBeLessThan(5_000); // not the 10 s confirmation timeout
+    expect(Date.now() - savedAt).toBeLessThan(5_000); // not the 10 s confirmation timeout
     expect(transfersOf(chain, instruction.payoutId)).toHaveLength(0);
     // The next attempt signs anew and pays once.
     const again = checkpoint.redeliver();
