@@ -6,6 +6,12 @@ import * as z from 'zod';
 
 const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
+/** The cap on the Solana priority fee: micro-lamports per compute unit (docs/rails.md, fee policy). */
+export const MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS = 1_000_000;
+/** Bounds of the compute-unit limit a payout transaction requests (docs/rails.md, fee policy). */
+export const MIN_SOLANA_COMPUTE_UNIT_LIMIT = 1_000;
+export const MAX_SOLANA_COMPUTE_UNIT_LIMIT = 200_000;
+
 const schema = z.object({
   /** DynamoDB table holding every item of the service. */
   TABLE_NAME: z.string().min(1),
@@ -53,6 +59,12 @@ const schema = z.object({
    * route refuses it as a destination). Optional: the rail refuses it anyway at pay time. */
   SOLANA_HOT_WALLET_ADDRESS: z.string().min(32).max(44).optional(),
   SOLANA_COMMITMENT: z.enum(['processed', 'confirmed', 'finalized']).default('confirmed'),
+  /** Priority fee of a payout transaction, micro-lamports per requested compute unit. The max is
+   * the cap: a higher value fails the configuration, never a payout. */
+  SOLANA_PRIORITY_FEE_MICROLAMPORTS: z.coerce.number().int().min(0).max(MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS).default(10_000),
+  /** Compute units a payout transaction requests (and pays the priority fee on). A payout uses
+   * ~700 on LiteSVM, ~8,500 with mainnet's classic SPL Token and Memo programs: see docs/rails.md. */
+  SOLANA_COMPUTE_UNIT_LIMIT: z.coerce.number().int().min(MIN_SOLANA_COMPUTE_UNIT_LIMIT).max(MAX_SOLANA_COMPUTE_UNIT_LIMIT).default(40_000),
   /** PayPal Payouts API: base URL (sandbox, live, or the local sandbox) and OAuth2 client
    * credentials given directly (local) or as a Secrets Manager ARN holding {clientId, clientSecret}. */
   PAYPAL_BASE_URL: z.url().optional(),

@@ -1,8 +1,10 @@
 /**
  * A local stand-in for a Solana RPC node: an in-process LiteSVM behind a tiny JSON-RPC server on
  * 127.0.0.1, speaking just the methods `@solana/web3.js`'s `Connection` uses for the payout rail.
- * The production rail runs against it unchanged. LiteSVM executes the real SPL Token, Associated
- * Token Account and Memo programs; it is NOT a validator: no leaders, forks, gossip or fees
+ * The production rail runs against it unchanged. LiteSVM executes SPL Token (its Pinocchio build,
+ * p-token), Associated Token Account and Memo programs, and the ComputeBudget instructions: the
+ * requested compute-unit limit is enforced and the priority fee (ceil(limit × price / 10^6)
+ * lamports) charged with the base fee. It is NOT a validator: no leaders, forks, gossip or fee
  * markets, and every landed transaction is immediately final.
  *
  * Blocks and blockhashes are modelled here, because LiteSVM has neither: the block height starts

@@ -4,14 +4,13 @@
  * Import this only from the functions that pay (payout worker, reconciler): the Solana rail pulls
  * in @solana/web3.js and @solana/spl-token, which no API handler should carry.
  */
-import { ResourceNotFoundException } from '@aws-sdk/client-secrets-manager';
 import { config, onConfigReset } from '../config';
 import type { Currency } from '../core/money';
-import { readSecretString } from '../store/secrets';
 import { RailConfigError } from './errors';
 import { PaypalRail } from './paypal.rail';
 import type { PayoutRail } from './rail';
-import { SolanaRail } from './solana.rail';
+import { readRailSecret } from './rail-secret';
+import { SolanaRail, type SolanaRailOptions } from './solana.rail';
 
 let solana: PayoutRail | undefined;
 let paypal: PayoutRail | undefined;
@@ -20,7 +19,7 @@ export function railFor(currency: Currency): PayoutRail {
   switch (currency) {
     case 'USDC': {
       const rpcUrlSecretArn = config().SOLANA_RPC_URL_SECRET_ARN;
-      solana ??= rpcUrlSecretArn ? solanaRailFromSecretUrl(rpcUrlSecretArn) : new SolanaRail();
+      solana ??= rpcUrlSecretArn ? solanaRailFromSecretUrl(rpcUrlSecretArn) : new SolanaRail(solanaFees());
       return solana;
     }
     case 'USD':
@@ -29,25 +28,23 @@ export function railFor(currency: Currency): PayoutRail {
   }
 }
 
+/** The fee policy (docs/rails.md): the compute-unit price, capped by the config schema, and limit. */
+function solanaFees(): SolanaRailOptions {
+  const { SOLANA_PRIORITY_FEE_MICROLAMPORTS, SOLANA_COMPUTE_UNIT_LIMIT } = config();
+  return { priorityFeeMicroLamports: SOLANA_PRIORITY_FEE_MICROLAMPORTS, computeUnitLimit: SOLANA_COMPUTE_UNIT_LIMIT };
+}
+
 /**
  * On AWS the RPC URL is a secret (a provider URL usually carries its API key): it is read on the
  * first payout, like the hot wallet, and the Solana rail is built with it then. A read that fails
- * is retried on the next payout; an empty secret (never put) is the operator's to fix.
+ * is retried on the next payout; an empty secret (never put) is a RailConfigError, the operator's to fix.
  */
 function solanaRailFromSecretUrl(secretArn: string): PayoutRail {
   let rail: Promise<PayoutRail> | undefined;
   const build = async (): Promise<PayoutRail> => {
-    let url: string;
-    try {
-      url = (await readSecretString(secretArn)).trim();
-    } catch (error) {
-      if (error instanceof ResourceNotFoundException) {
-        throw new RailConfigError('SOLANA_RPC_URL_SECRET_ARN has no value: put the RPC URL (docs/deploy.md)', { cause: error });
-      }
-      throw error;
-    }
+    const url = (await readRailSecret('SOLANA_RPC_URL_SECRET_ARN', secretArn)).trim();
     if (!URL.canParse(url)) throw new RailConfigError('SOLANA_RPC_URL_SECRET_ARN does not hold a URL');
-    return new SolanaRail({ rpcUrl: url });
+    return new SolanaRail({ rpcUrl: url, ...solanaFees() });
   };
   return {
     pay(instruction, checkpoint) {

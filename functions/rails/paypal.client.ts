@@ -4,9 +4,9 @@
  * later" (thrown) and "PayPal decided" (returned). It knows nothing about payouts.
  */
 import { config } from '../config';
-import { readSecretString } from '../store/secrets';
 import { RailConfigError, RailUnavailableError } from './errors';
 import { type PaypalCredentials, paypalCredentialsSchema, tokenResponseSchema } from './paypal.schemas';
+import { readRailSecret } from './rail-secret';
 
 export interface PaypalClientOptions {
   /** Defaults: PAYPAL_BASE_URL and PAYPAL_CLIENT_ID/SECRET (or PAYPAL_CREDENTIALS_SECRET_ARN). */
@@ -129,7 +129,9 @@ async function defaultCredentials(): Promise<PaypalCredentials> {
   const { PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_CREDENTIALS_SECRET_ARN } = config();
   if (PAYPAL_CLIENT_ID && PAYPAL_CLIENT_SECRET) return { clientId: PAYPAL_CLIENT_ID, clientSecret: PAYPAL_CLIENT_SECRET };
   if (PAYPAL_CREDENTIALS_SECRET_ARN) {
-    const parsed = paypalCredentialsSchema.safeParse(safeJson(await readSecretString(PAYPAL_CREDENTIALS_SECRET_ARN)));
+    const parsed = paypalCredentialsSchema.safeParse(
+      safeJson(await readRailSecret('PAYPAL_CREDENTIALS_SECRET_ARN', PAYPAL_CREDENTIALS_SECRET_ARN)),
+    );
     if (!parsed.success) throw new RailConfigError('PAYPAL_CREDENTIALS_SECRET_ARN must hold {"clientId", "clientSecret"}');
     return parsed.data;
   }

@@ -22,6 +22,12 @@
  * is past `lastValidBlockHeight` and the signature is still unknown is a new transaction signed.
  * So at most one transaction of a payout can ever land: the one in the checkpoint.
  *
+ * Fees: two ComputeBudget instructions come first, a compute-unit limit and a price (the priority
+ * fee, micro-lamports per requested unit), from SOLANA_COMPUTE_UNIT_LIMIT and
+ * SOLANA_PRIORITY_FEE_MICROLAMPORTS. They are part of the signed bytes saved in the checkpoint, so a
+ * re-send pays exactly the fee that was signed; a new signature (after expiry) takes the price
+ * configured then. The exactly-once argument above does not depend on the instructions at all.
+ *
  * The memo makes every payout's transaction unique: without it, two payouts of the same amount to
  * the same wallet built on the same blockhash would be byte-identical, and the second would find
  * the first one's signature on chain and be marked paid without paying.
@@ -36,22 +42,37 @@ import {
   unpackAccount,
   unpackMint,
 } from '@solana/spl-token';
-import { Connection, Keypair, PublicKey, type SignatureStatus, Transaction, TransactionInstruction } from '@solana/web3.js';
+import {
+  ComputeBudgetProgram,
+  Connection,
+  Keypair,
+  PublicKey,
+  type SignatureStatus,
+  Transaction,
+  TransactionInstruction,
+} from '@solana/web3.js';
 import bs58 from 'bs58';
 import * as z from 'zod';
-import { config } from '../config';
+import { config, MAX_SOLANA_COMPUTE_UNIT_LIMIT, MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS, MIN_SOLANA_COMPUTE_UNIT_LIMIT } from '../config';
 import { isPayableWalletKey, solanaAddressBytes } from '../core/withdrawals';
-import { readSecretString } from '../store/secrets';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
 import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';
+import { readRailSecret } from './rail-secret';
 
 export const USDC_DECIMALS = 6;
 /** SPL Memo v2. Its instruction with no accounts just records the text in the transaction. */
 export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 /** What a payout to a wallet without a USDC token account answers (the agent reads it). */
 export const NO_TOKEN_ACCOUNT = 'destination has no USDC token account; create it and withdraw again';
-/** Lamports kept back for the transaction fee (5,000 per signature today) with a margin. */
+/** Lamports kept back for the base fee (5,000 per signature today) with a margin; the priority fee
+ * and the hot wallet's own rent-exempt minimum come on top (see `signAndSend`). */
 const FEE_RESERVE_LAMPORTS = 20_000;
+
+/** What the priority fee of one transaction costs: limit × price micro-lamports, rounded up to whole
+ * lamports as the runtime charges it (on the requested limit, not on the units used). */
+export function priorityFeeLamports(computeUnitLimit: number, microLamportsPerUnit: number): number {
+  return Number((BigInt(computeUnitLimit) * BigInt(microLamportsPerUnit) + 999_999n) / 1_000_000n);
+}
 
 export type SolanaCommitment = 'processed' | 'confirmed' | 'finalized';
 
@@ -67,6 +88,10 @@ export interface SolanaRailOptions {
   pollIntervalMs?: number;
   /** Per RPC request. A hung node is a transient error, not a hung worker. */
   rpcTimeoutMs?: number;
+  /** Priority fee, micro-lamports per compute unit; default SOLANA_PRIORITY_FEE_MICROLAMPORTS. */
+  priorityFeeMicroLamports?: number;
+  /** Compute units each payout transaction requests; default SOLANA_COMPUTE_UNIT_LIMIT. */
+  computeUnitLimit?: number;
 }
 
 /** What is saved before a transaction is sent. `tx` is the signed transaction, base64. */
@@ -85,6 +110,9 @@ interface Ready {
   mint: PublicKey;
   tokenProgram: PublicKey;
   hotAta: PublicKey;
+  /** The hot wallet (a system account) must keep this much after paying a fee, or its
+   * transactions are refused (a rent-exempt account may not become rent-paying). */
+  hotWalletRentExempt: number;
 }
 
 const COMMITMENT_RANK: Record<SolanaCommitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
@@ -99,6 +127,16 @@ export class SolanaRail implements PayoutRail {
     this.confirmTimeoutMs = options.confirmTimeoutMs ?? 30_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.rpcTimeoutMs = options.rpcTimeoutMs ?? 10_000;
+    const { priorityFeeMicroLamports: price, computeUnitLimit: limit } = options;
+    // The config module enforces the same bounds; this catches a rail built by hand.
+    if (price !== undefined && !inRange(price, 0, MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS)) {
+      throw new RailConfigError(`priority fee must be a whole number of micro-lamports from 0 to ${MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS}`);
+    }
+    if (limit !== undefined && !inRange(limit, MIN_SOLANA_COMPUTE_UNIT_LIMIT, MAX_SOLANA_COMPUTE_UNIT_LIMIT)) {
+      throw new RailConfigError(
+        `compute unit limit must be a whole number from ${MIN_SOLANA_COMPUTE_UNIT_LIMIT} to ${MAX_SOLANA_COMPUTE_UNIT_LIMIT}`,
+      );
+    }
   }
 
   async pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome> {
@@ -137,7 +175,7 @@ export class SolanaRail implements PayoutRail {
     checkpoint: RailCheckpoint,
     attempt: number,
   ): Promise<RailOutcome> {
-    const { connection, hotWallet, mint, tokenProgram, hotAta } = ready;
+    const { connection, hotWallet, mint, tokenProgram, hotAta, hotWalletRentExempt } = ready;
     const destinationAta = getAssociatedTokenAddressSync(mint, owner, false, tokenProgram);
     const [hotAtaInfo, destinationInfo, lamports] = await Promise.all([
       this.rpc('getAccountInfo', () => connection.getAccountInfo(hotAta)),
@@ -157,8 +195,16 @@ export class SolanaRail implements PayoutRail {
     if (available < BigInt(instruction.netAmount)) {
       throw new PlatformFundsError(`hot wallet holds ${available} micro-USDC, payout needs ${instruction.netAmount}`);
     }
-    if (lamports < FEE_RESERVE_LAMPORTS) {
-      throw new PlatformFundsError(`hot wallet holds ${lamports} lamports, payout needs ${FEE_RESERVE_LAMPORTS} for the fee`);
+    const { computeUnitLimit, priorityFeeMicroLamports } = this.computeBudget();
+    const priorityFee = priorityFeeLamports(computeUnitLimit, priorityFeeMicroLamports);
+    // The fee payer must stay rent-exempt after the fee: below that the cluster refuses the
+    // transaction outright (it never lands), which would keep the payout pending without an alarm.
+    const needed = hotWalletRentExempt + FEE_RESERVE_LAMPORTS + priorityFee;
+    if (lamports < needed) {
+      throw new PlatformFundsError(
+        `hot wallet holds ${lamports} lamports, payout needs ${needed} (rent-exempt minimum ${hotWalletRentExempt}, ` +
+          `fee reserve ${FEE_RESERVE_LAMPORTS}, priority fee ${priorityFee})`,
+      );
     }
 
     const { blockhash, lastValidBlockHeight } = await this.rpc('getLatestBlockhash', () =>
@@ -166,6 +212,9 @@ export class SolanaRail implements PayoutRail {
     );
     const tx = new Transaction({ feePayer: hotWallet.publicKey, blockhash, lastValidBlockHeight });
     tx.add(
+      // First, and inside the signed bytes saved below: a re-send pays the fee that was signed.
+      ComputeBudgetProgram.setComputeUnitLimit({ units: computeUnitLimit }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: priorityFeeMicroLamports }),
       new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [], data: Buffer.from(`payout:${instruction.payoutId}`, 'utf8') }),
       createTransferCheckedInstruction(
         hotAta,
@@ -239,6 +288,13 @@ export class SolanaRail implements PayoutRail {
     return this.options.commitment ?? config().SOLANA_COMMITMENT;
   }
 
+  private computeBudget(): { computeUnitLimit: number; priorityFeeMicroLamports: number } {
+    return {
+      computeUnitLimit: this.options.computeUnitLimit ?? config().SOLANA_COMPUTE_UNIT_LIMIT,
+      priorityFeeMicroLamports: this.options.priorityFeeMicroLamports ?? config().SOLANA_PRIORITY_FEE_MICROLAMPORTS,
+    };
+  }
+
   /** Connection, hot wallet and mint, once per container (retried on the next call if it failed). */
   private init(): Promise<Ready> {
     this.ready ??= this.load().catch((error: unknown) => {
@@ -272,7 +328,8 @@ export class SolanaRail implements PayoutRail {
     const decimals = unpackMint(mint, mintInfo, tokenProgram).decimals;
     if (decimals !== USDC_DECIMALS) throw new RailConfigError(`USDC_MINT has ${decimals} decimals, expected ${USDC_DECIMALS}`);
     const hotAta = getAssociatedTokenAddressSync(mint, hotWallet.publicKey, false, tokenProgram);
-    return { connection, hotWallet, mint, tokenProgram, hotAta };
+    const hotWalletRentExempt = await this.rpc('getMinimumBalanceForRentExemption', () => connection.getMinimumBalanceForRentExemption(0));
+    return { connection, hotWallet, mint, tokenProgram, hotAta, hotWalletRentExempt };
   }
 
   private async rpc<T>(method: string, call: () => Promise<T>): Promise<T> {
@@ -324,7 +381,7 @@ export function parseSecretKey(text: string): Keypair {
 async function defaultHotWalletSecret(): Promise<string> {
   const { SOLANA_HOT_WALLET_SECRET, SOLANA_HOT_WALLET_SECRET_ARN } = config();
   if (SOLANA_HOT_WALLET_SECRET) return SOLANA_HOT_WALLET_SECRET;
-  if (SOLANA_HOT_WALLET_SECRET_ARN) return readSecretString(SOLANA_HOT_WALLET_SECRET_ARN);
+  if (SOLANA_HOT_WALLET_SECRET_ARN) return readRailSecret('SOLANA_HOT_WALLET_SECRET_ARN', SOLANA_HOT_WALLET_SECRET_ARN);
   throw new RailConfigError('neither SOLANA_HOT_WALLET_SECRET nor SOLANA_HOT_WALLET_SECRET_ARN is set');
 }
 
@@ -356,6 +413,10 @@ function reached(status: SignatureStatus, wanted: SolanaCommitment): boolean {
   // `confirmations: null` means rooted (finalized) on nodes that omit confirmationStatus.
   const actual: SolanaCommitment = status.confirmationStatus ?? (status.confirmations === null ? 'finalized' : 'processed');
   return COMMITMENT_RANK[actual] >= COMMITMENT_RANK[wanted];
+}
+
+function inRange(n: number, min: number, max: number): boolean {
+  return Number.isSafeInteger(n) && n >= min && n <= max;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Keypair } from '@solana/web3.js';
+import { ComputeBudgetInstruction, Keypair, Transaction } from '@solana/web3.js';
 import { type LocalRails, startLocalRails } from '../../bin/local/rails';
 import { resetForTests } from '../../functions/config';
 import { railFor } from '../../functions/rails';
@@ -60,6 +60,26 @@ describe('startLocalRails', () => {
     expect(rails.solana.tokenBalance(wallet)).toBe(970_000n);
     expect(usd.kind).toBe('completed');
     expect(rails.paypal.batches().at(-1)?.items[0]?.amount).toEqual({ value: '0.97', currency: 'USD' });
+  });
+
+  it('railFor builds the Solana rail with the configured compute-unit price and limit', async () => {
+    useEnv({ ...rails.env, SOLANA_PRIORITY_FEE_MICROLAMPORTS: '12345', SOLANA_COMPUTE_UNIT_LIMIT: '50000' });
+    const wallet = Keypair.generate().publicKey.toBase58();
+    rails.solana.createTokenAccount(wallet);
+    const hot = rails.solana.hotWallet.publicKey;
+    const solBefore = rails.solana.lamports(hot);
+    const checkpoint = new MemoryCheckpoint();
+
+    const outcome = await railFor('USDC').pay(
+      { payoutId: `po_${randomUUID()}`, currency: 'USDC', netAmount: 970_000, destination: wallet },
+      checkpoint,
+    );
+
+    expect(outcome.kind).toBe('completed');
+    const [limit, price] = Transaction.from(Buffer.from(String(checkpoint.saved?.tx), 'base64')).instructions;
+    expect(limit && ComputeBudgetInstruction.decodeSetComputeUnitLimit(limit).units).toBe(50_000);
+    expect(price && ComputeBudgetInstruction.decodeSetComputeUnitPrice(price).microLamports).toBe(12_345n);
+    expect(solBefore - rails.solana.lamports(hot)).toBe(5_000n + 618n); // 50,000 × 12,345 / 10^6 = 617.25, rounded up
   });
 });
 

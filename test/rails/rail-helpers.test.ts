@@ -1,13 +1,13 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import fc from 'fast-check';
-import { resetForTests } from '../../functions/config';
+import { ConfigurationError, config, resetForTests } from '../../functions/config';
 import { destinationProblem } from '../../functions/core/withdrawals';
 import { OPERATOR_RAIL_ERRORS } from '../../functions/observability/metric-names';
 import { railFor } from '../../functions/rails';
 import { PlatformFundsError, RailAmbiguousAnswerError, RailConfigError } from '../../functions/rails/errors';
 import { centsToDecimal, PaypalRail } from '../../functions/rails/paypal.rail';
-import { parseSecretKey, SolanaRail, walletAddress } from '../../functions/rails/solana.rail';
+import { parseSecretKey, priorityFeeLamports, SolanaRail, walletAddress } from '../../functions/rails/solana.rail';
 import { MemoryCheckpoint } from './checkpoint';
 
 describe('walletAddress', () => {
@@ -126,5 +126,50 @@ describe('operator alarm', () => {
   it('counts every rail error that waits for an operator, by the name the worker logs', () => {
     const names = [new PlatformFundsError('x'), new RailConfigError('x'), new RailAmbiguousAnswerError('x')].map((e) => e.name);
     expect([...OPERATOR_RAIL_ERRORS].sort()).toEqual(names.sort());
+  });
+});
+
+describe('Solana fee configuration', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+    resetForTests();
+  });
+  const parse = (env: Record<string, string>) => {
+    Object.assign(process.env, env);
+    resetForTests();
+    return config();
+  };
+
+  it('defaults to 10,000 micro-lamports per unit on a 40,000-unit limit: a 400-lamport priority fee', () => {
+    delete process.env.SOLANA_PRIORITY_FEE_MICROLAMPORTS;
+    delete process.env.SOLANA_COMPUTE_UNIT_LIMIT;
+    const cfg = parse({});
+    expect([cfg.SOLANA_PRIORITY_FEE_MICROLAMPORTS, cfg.SOLANA_COMPUTE_UNIT_LIMIT]).toEqual([10_000, 40_000]);
+    expect(priorityFeeLamports(cfg.SOLANA_COMPUTE_UNIT_LIMIT, cfg.SOLANA_PRIORITY_FEE_MICROLAMPORTS)).toBe(400);
+  });
+
+  it('refuses a priority fee above the cap at config parse, naming the variable', () => {
+    expect(parse({ SOLANA_PRIORITY_FEE_MICROLAMPORTS: '1000000' }).SOLANA_PRIORITY_FEE_MICROLAMPORTS).toBe(1_000_000);
+    expect(() => parse({ SOLANA_PRIORITY_FEE_MICROLAMPORTS: '1000001' })).toThrow(ConfigurationError);
+    expect(() => parse({ SOLANA_PRIORITY_FEE_MICROLAMPORTS: '1000001' })).toThrow(/SOLANA_PRIORITY_FEE_MICROLAMPORTS/);
+  });
+
+  it('refuses a negative or fractional price and a compute-unit limit outside 1,000..200,000', () => {
+    for (const env of [
+      { SOLANA_PRIORITY_FEE_MICROLAMPORTS: '-1' } as Record<string, string>,
+      { SOLANA_PRIORITY_FEE_MICROLAMPORTS: '1.5' },
+      { SOLANA_COMPUTE_UNIT_LIMIT: '999' },
+      { SOLANA_COMPUTE_UNIT_LIMIT: '200001' },
+    ]) {
+      expect(() => parse(env)).toThrow(ConfigurationError);
+      process.env = { ...saved };
+    }
+  });
+
+  it('rounds the priority fee up to whole lamports, as the runtime charges it', () => {
+    expect(priorityFeeLamports(40_000, 1)).toBe(1);
+    expect(priorityFeeLamports(40_000, 0)).toBe(0);
+    expect(priorityFeeLamports(200_000, 1_000_000)).toBe(200_000);
   });
 });

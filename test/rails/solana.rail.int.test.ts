@@ -4,18 +4,29 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
+import { ComputeBudgetInstruction, ComputeBudgetProgram, Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { type LocalSolana, startLocalSolana } from '../../bin/local/solana-rpc';
-import { CheckpointError, PlatformFundsError, RailUnavailableError } from '../../functions/rails/errors';
+import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from '../../functions/rails/errors';
 import type { PayoutInstruction, RailOutcome } from '../../functions/rails/rail';
-import { SolanaRail } from '../../functions/rails/solana.rail';
+import { MEMO_PROGRAM_ID, priorityFeeLamports, SolanaRail } from '../../functions/rails/solana.rail';
 import { MemoryCheckpoint } from './checkpoint';
 
 const NET = 9_710_000; // 10.01 USDC gross − 3 % fee
-const FEE_LAMPORTS = 5_000n;
+/** Not the config defaults, so the tests show the rail takes what it is given. */
+const PRICE = 25_000; // micro-lamports per compute unit
+const LIMIT = 30_000; // compute units
+const PRIORITY_LAMPORTS = 750n; // 30,000 × 25,000 / 10^6
+/** Base fee (5,000 per signature, one signature) plus the priority fee. */
+const FEE_LAMPORTS = 5_000n + PRIORITY_LAMPORTS;
+/** A system account's rent-exempt minimum (0 data bytes): a fee payer must keep it. */
+const RENT_EXEMPT = 890_880n;
 
-function railFor(chain: LocalSolana, confirmTimeoutMs = 200): SolanaRail {
+function railFor(
+  chain: LocalSolana,
+  confirmTimeoutMs = 200,
+  fees = { priorityFeeMicroLamports: PRICE, computeUnitLimit: LIMIT },
+): SolanaRail {
   return new SolanaRail({
     rpcUrl: chain.url,
     mint: chain.mint,
@@ -24,8 +35,30 @@ function railFor(chain: LocalSolana, confirmTimeoutMs = 200): SolanaRail {
     pollIntervalMs: 10,
     confirmTimeoutMs,
     rpcTimeoutMs: 2_000,
+    ...fees,
   });
 }
+
+/** The compute budget a saved (signed, base64) transaction carries, and its program order. */
+function budgetOf(base64Tx: unknown) {
+  const tx = Transaction.from(Buffer.from(String(base64Tx), 'base64'));
+  const [limitIx, priceIx] = tx.instructions;
+  if (!limitIx || !priceIx) throw new Error('transaction has fewer than two instructions');
+  return {
+    programs: tx.instructions.map((ix) => ix.programId.toBase58()),
+    limitType: ComputeBudgetInstruction.decodeInstructionType(limitIx),
+    units: ComputeBudgetInstruction.decodeSetComputeUnitLimit(limitIx).units,
+    priceType: ComputeBudgetInstruction.decodeInstructionType(priceIx),
+    microLamports: Number(ComputeBudgetInstruction.decodeSetComputeUnitPrice(priceIx).microLamports),
+  };
+}
+
+const PAYOUT_BUDGET = {
+  limitType: 'SetComputeUnitLimit',
+  units: LIMIT,
+  priceType: 'SetComputeUnitPrice',
+  microLamports: PRICE,
+};
 
 function payout(destination: string, netAmount = NET): PayoutInstruction {
   return { payoutId: `po_${randomUUID()}`, currency: 'USDC', netAmount, destination };
@@ -89,6 +122,60 @@ describe('Solana rail on LiteSVM', () => {
     expect(usdcBefore - chain.tokenBalance(hot)).toBe(BigInt(NET));
     expect(solBefore - chain.lamports(hot)).toBe(FEE_LAMPORTS);
     expect(transfersOf(chain, instruction.payoutId)).toEqual([expect.objectContaining({ signature, err: null })]);
+  });
+
+  it('saves a transaction whose first instructions set the configured compute-unit limit and price, and pays that priority fee', async () => {
+    const destination = wallet(chain);
+    const hot = chain.hotWallet.publicKey;
+    const solBefore = chain.lamports(hot);
+    const checkpoint = new MemoryCheckpoint();
+
+    expect((await rail.pay(payout(destination), checkpoint)).kind).toBe('completed');
+
+    const budget = budgetOf(checkpoint.saved?.tx);
+    expect(budget).toMatchObject(PAYOUT_BUDGET);
+    const compute = ComputeBudgetProgram.programId.toBase58();
+    expect(budget.programs.slice(0, 3)).toEqual([compute, compute, MEMO_PROGRAM_ID.toBase58()]);
+    expect(BigInt(priorityFeeLamports(LIMIT, PRICE))).toBe(PRIORITY_LAMPORTS);
+    // LiteSVM charges the priority fee on the requested limit, as a cluster does.
+    expect(solBefore - chain.lamports(hot)).toBe(FEE_LAMPORTS);
+  });
+
+  it('re-signs a dropped payout after its blockhash expired with the fee again: both signed versions carry it, one transfer', async () => {
+    const destination = wallet(chain);
+    const hot = chain.hotWallet.publicKey;
+    const instruction = payout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    expect((await rail.pay(instruction, checkpoint)).kind).toBe('pending');
+    const first = { signature: signatureIn(checkpoint), tx: checkpoint.saved?.tx };
+
+    // While it could still land, a redelivery re-sends the very bytes, so the very fee.
+    chain.dropNextSends(1);
+    const resent = checkpoint.redeliver();
+    expect(await rail.pay(instruction, resent)).toEqual({ kind: 'pending', externalId: first.signature });
+    expect(resent.saves).toHaveLength(0);
+
+    chain.expireBlockhash();
+    const solBefore = chain.lamports(hot);
+    const again = checkpoint.redeliver();
+    const outcome = await rail.pay(instruction, again);
+
+    const renewed = signatureIn(again);
+    expect(renewed).not.toBe(first.signature);
+    expect(outcome).toEqual({ kind: 'completed', externalId: renewed, txHash: renewed });
+    expect(budgetOf(first.tx)).toMatchObject(PAYOUT_BUDGET);
+    expect(budgetOf(again.saved?.tx)).toMatchObject(PAYOUT_BUDGET);
+    expect(transfersOf(chain, instruction.payoutId).map((t) => t.signature)).toEqual([renewed]);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+    expect(solBefore - chain.lamports(hot)).toBe(FEE_LAMPORTS); // one fee: the dropped sends cost nothing
+  });
+
+  it('refuses a compute budget outside the configured bounds when built by hand', () => {
+    expect(() => railFor(chain, 200, { priorityFeeMicroLamports: 1_000_001, computeUnitLimit: LIMIT })).toThrow(RailConfigError);
+    expect(() => railFor(chain, 200, { priorityFeeMicroLamports: -1, computeUnitLimit: LIMIT })).toThrow(RailConfigError);
+    expect(() => railFor(chain, 200, { priorityFeeMicroLamports: PRICE, computeUnitLimit: 999 })).toThrow(RailConfigError);
+    expect(() => railFor(chain, 200, { priorityFeeMicroLamports: PRICE, computeUnitLimit: 1.5 })).toThrow(RailConfigError);
   });
 
   it('pays two payouts of the same amount to the same wallet in one blockhash window as two transfers', async () => {
@@ -217,12 +304,21 @@ describe('Solana rail on LiteSVM', () => {
     const instruction = payout(wallet(chain));
     const checkpoint = new MemoryCheckpoint();
     chain.dropNextSends(1);
-    const started = Date.now();
-    const expiring = setTimeout(() => chain.expireBlockhash(), 100);
+    // Expire the blockhash 100 ms after the transaction was signed and saved, while the rail waits.
+    // (A timer started before `pay` raced the rail's own RPC calls on a loaded machine: expiring
+    // before the blockhash was read left a fresh one, and the wait ran its full 10 s.)
+    let expiring: NodeJS.Timeout | undefined;
+    let savedAt = 0;
+    const save = checkpoint.save.bind(checkpoint);
+    checkpoint.save = async (state) => {
+      await save(state);
+      savedAt = Date.now();
+      expiring = setTimeout(() => chain.expireBlockhash(), 100);
+    };
     const outcome = await patient.pay(instruction, checkpoint);
     clearTimeout(expiring);
     expect(outcome).toEqual({ kind: 'pending', externalId: signatureIn(checkpoint) });
-    expect(Date.now() - started).toBeLessThan(5_000); // not the 10 s confirmation timeout
+    expect(Date.now() - savedAt).toBeLessThan(5_000); // not the 10 s confirmation timeout
     expect(transfersOf(chain, instruction.payoutId)).toHaveLength(0);
     // The next attempt signs anew and pays once.
     const again = checkpoint.redeliver();
@@ -380,5 +476,46 @@ describe('Solana rail when a failed transaction is not finalized yet', () => {
     expect(outcome).toMatchObject({ kind: 'failed', externalId: signatureIn(aCheckpoint) });
     expect(again.saves).toHaveLength(0);
     expect(chain.tokenBalance(a.destination)).toBe(0n);
+  });
+});
+
+describe('Solana rail when the hot wallet runs short of SOL', () => {
+  /** Just enough for the old check (rent-exempt minimum + 20,000 reserve), not for the priority fee too. */
+  const BASE_ONLY = RENT_EXEMPT + 20_000n + 10_000n;
+  let chain: LocalSolana;
+
+  beforeAll(async () => {
+    chain = await startLocalSolana({ hotWalletLamports: BASE_ONLY });
+  });
+  afterAll(async () => {
+    await chain.stop();
+  });
+
+  it('throws PlatformFundsError before signing when the SOL covers the base fee but not the priority fee', async () => {
+    // 40,000 units at the cap, 1,000,000 micro-lamports each: a 40,000-lamport priority fee.
+    const costly = railFor(chain, 200, { priorityFeeMicroLamports: 1_000_000, computeUnitLimit: 40_000 });
+    const checkpoint = new MemoryCheckpoint();
+    const error = await costly.pay(payout(wallet(chain)), checkpoint).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlatformFundsError);
+    expect(String((error as Error).message)).toMatch(/priority fee 40000/);
+    expect(checkpoint.saves).toHaveLength(0);
+  });
+
+  it('throws PlatformFundsError when paying the fee would leave the hot wallet below its rent-exempt minimum', async () => {
+    // The cluster refuses such a transaction outright: it would never land, and the payout would
+    // stay pending through expiry after expiry with no alarm.
+    const drained = await startLocalSolana({ hotWalletLamports: RENT_EXEMPT + 3_000n });
+    try {
+      const checkpoint = new MemoryCheckpoint();
+      await expect(railFor(drained).pay(payout(wallet(drained)), checkpoint)).rejects.toBeInstanceOf(PlatformFundsError);
+      expect(checkpoint.saves).toHaveLength(0);
+    } finally {
+      await drained.stop();
+    }
+  });
+
+  it('pays when the SOL covers rent-exempt minimum, reserve and priority fee', async () => {
+    const cheap = railFor(chain, 200, { priorityFeeMicroLamports: 250_000, computeUnitLimit: 40_000 }); // 10,000 lamports
+    expect((await cheap.pay(payout(wallet(chain)), new MemoryCheckpoint())).kind).toBe('completed');
   });
 });
