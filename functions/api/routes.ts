@@ -30,6 +30,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: ['read'], adminSecret: true },
   { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: ['read', 'write'], adminSecret: true },
   { name: 'health', method: 'GET', path: '/health', table: ['read'] },
+  // Serves docs/openapi.json as committed; touches nothing.
+  { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', table: [] },
   { name: 'not-found', method: 'ANY', path: '$default', table: [] },
 ];
 
