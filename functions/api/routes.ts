@@ -32,6 +32,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'health', method: 'GET', path: '/health', table: ['read'] },
   // Serves docs/openapi.json as committed; touches nothing.
   { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', table: [] },
+  // The remote MCP server runs the agent use cases in-process, so it needs what each of them needs.
+  { name: 'mcp', method: 'POST', path: '/mcp', table: ['read', 'write'], queue: true },
   { name: 'not-found', method: 'ANY', path: '$default', table: [] },
 ];
 

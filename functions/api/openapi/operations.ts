@@ -5,6 +5,8 @@
  * this table (openapi/document.ts); a route without an entry fails the generator and the tests.
  */
 import type * as z from 'zod';
+import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
+import { TOOLS } from '../../mcp/tools';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
 import {
@@ -25,6 +27,7 @@ import {
   createdUserBody,
   errorBody,
   healthBody,
+  jsonRpcMessage,
   openApiDocumentBody,
   payoutBody,
   payoutListBody,
@@ -443,6 +446,37 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     security: [],
     responses: {
       200: { description: 'The OpenAPI 3.1 document of this API (docs/openapi.json).', schema: openApiDocumentBody },
+    },
+  },
+  mcp: {
+    summary: 'MCP server (streamable HTTP, stateless)',
+    description:
+      `The Model Context Protocol endpoint for agents: tools ${TOOLS.map((t) => t.name).join(', ')}. ` +
+      'Send JSON-RPC with `Accept: application/json, text/event-stream`; answers are JSON (no SSE, no session). The agent ' +
+      "key is checked before any tool runs; tool failures come back as tool results with isError and the API's message.",
+    tag: 'MCP',
+    security: [['agentKey'], ['agentBearer']],
+    body: {
+      name: 'JsonRpcMessage',
+      schema: jsonRpcMessage,
+      example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_balance', arguments: {} } },
+    },
+    responses: {
+      200: ok('The JSON-RPC response.', jsonRpcMessage, {
+        jsonrpc: '2.0',
+        id: 1,
+        result: {
+          content: [{ type: 'text', text: '{"balances":{"USD":1.5,"USDC":0}}' }],
+          structuredContent: { balances: { USD: 1.5, USDC: 0 } },
+        },
+      }),
+      202: { description: 'A notification or response was accepted (no body).' },
+      400: { description: 'Not a valid JSON-RPC message (a JSON-RPC error object).', schema: jsonRpcMessage },
+      401: errors('The agent key is missing, unknown or disabled.', [MCP_AUTH_MESSAGE]),
+      406: { description: 'The Accept header does not allow application/json and text/event-stream.', schema: jsonRpcMessage },
+      413: BODY_ERRORS[413],
+      415: { description: 'Not application/json (a JSON-RPC error object).', schema: jsonRpcMessage },
+      503: BUSY,
     },
   },
 };

@@ -172,3 +172,11 @@ export const openApiDocumentBody = component(
   'OpenApiDocument',
   z.looseObject({ openapi: z.string(), info: z.looseObject({ version: z.string() }) }).meta({ description: 'This document.' }),
 );
+
+/** A JSON-RPC 2.0 message (MCP over streamable HTTP); its result is MCP's, described there. */
+export const jsonRpcMessage = component(
+  'JsonRpcMessage',
+  z
+    .looseObject({ jsonrpc: z.literal('2.0') })
+    .meta({ description: 'A JSON-RPC 2.0 request, notification or response (https://modelcontextprotocol.io).' }),
+);
