@@ -23,7 +23,8 @@ async function main(): Promise<void> {
     console.error(`BASE_URL is not a URL: ${baseUrl}`);
     process.exit(2);
   }
-  const server = createMcpServer(overHttp(baseUrl, agentKey));
+  // stdout is the protocol: an unexpected failure (the API unreachable) is reported on stderr.
+  const server = createMcpServer(overHttp(baseUrl, agentKey), (tool, error) => console.error(`${tool} failed:`, error));
   await server.connect(new StdioServerTransport());
 }
 

@@ -3,6 +3,7 @@
  * BASE_URL with the agent key, so a local MCP client sees exactly what the API answers.
  */
 import { stringify } from 'lossless-json';
+import { ApiError } from '../core/errors';
 import type { ToolExecutor } from './server';
 
 export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fetch = fetch): ToolExecutor {
@@ -19,7 +20,12 @@ export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fe
       body = stringify(call.body) ?? '{}';
       headers['content-type'] = 'application/json';
     }
-    const res = await fetchImpl(url, { method: call.method, headers, ...(body === undefined ? {} : { body }) });
-    return { status: res.status, text: await res.text() };
+    try {
+      const res = await fetchImpl(url, { method: call.method, headers, ...(body === undefined ? {} : { body }) });
+      return { status: res.status, text: await res.text() };
+    } catch (error) {
+      // The agent should learn the service is unreachable, not see a generic failure.
+      throw new ApiError(502, `the API at ${base} is unreachable`, {}, { cause: error });
+    }
   };
 }

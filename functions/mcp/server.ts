@@ -69,8 +69,16 @@ export function toolResult(answer: ApiAnswer): CallToolResult {
 
 const errorResult = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
-/** A fresh server (one per request on Lambda: stateless). */
-export function createMcpServer(execute: ToolExecutor): Server {
+/** Where a tool's unexpected failure is reported (its caller sees only `internal error`). */
+export type ErrorReporter = (tool: string, error: unknown) => void;
+
+const logError: ErrorReporter = (tool, error) => logger().error('mcp tool failed', { tool, error: serializeError(error) });
+
+/**
+ * A fresh server (one per request on Lambda: stateless). The stdio server reports to stderr:
+ * its stdout is the protocol, and the logger writes to stdout.
+ */
+export function createMcpServer(execute: ToolExecutor, reportError: ErrorReporter = logError): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
@@ -81,7 +89,7 @@ export function createMcpServer(execute: ToolExecutor): Server {
       return toolResult(await execute(tool, args));
     } catch (error) {
       if (error instanceof ApiError) return errorResult(error.message);
-      logger().error('mcp tool failed', { tool: tool.name, error: serializeError(error) });
+      reportError(tool.name, error);
       return errorResult('internal error');
     }
   });
