@@ -25,7 +25,8 @@ export function client(baseUrl: string) {
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await fetch(baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
-    checkResponse(method, res.url || baseUrl + path, res.status, res.headers, text);
+    // fetch follows redirects: check the answer of the request it ended with (a 303 continues as GET).
+    checkResponse(res.redirected ? 'GET' : method, res.url || baseUrl + path, res.status, res.headers, text);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
