@@ -43,7 +43,23 @@ function inMinorUnits(min?: { units: number; message: string }) {
   };
 }
 
-const money = { amount: amountLiteral, currency: z.enum(CURRENCIES) };
+/**
+ * What the OpenAPI document and the MCP tools say an amount is. The literal is read from the JSON
+ * text itself (http/body.ts), which JSON Schema cannot express; to a client it is a number.
+ */
+export const AMOUNT_META = {
+  type: 'number',
+  description:
+    'A decimal JSON number in currency units (1.50, 1.5 and 15e-1 are the same amount). It is read exactly from its ' +
+    'literal and never rounded: zero, negatives, strings, more decimals than the currency has (USD 2, USDC 6) or more ' +
+    'than the maximum (1,000,000 by default) are refused.',
+  examples: [1.5],
+} as const;
+
+const money = {
+  amount: amountLiteral.meta(AMOUNT_META),
+  currency: z.enum(CURRENCIES).meta({ description: 'USD (2 decimal places) or USDC (6).' }),
+};
 
 export const registerAgentSchema = z.strictObject({
   // NFKC first, so what is stored (and shown to users) is the canonical form of what was checked.
@@ -51,9 +67,20 @@ export const registerAgentSchema = z.strictObject({
     .string()
     .transform((name) => name.normalize('NFKC').trim())
     .pipe(z.string().min(1).max(100))
-    .superRefine(rule(nameProblem)),
-  email: z.email().max(254),
-  website: z.url({ protocol: /^https?$/, hostname: z.regexes.domain }).max(2048),
+    .superRefine(rule(nameProblem))
+    .meta({
+      description:
+        '1-100 characters after Unicode NFKC; no invisible or control characters; unique by look-alike skeleton (case-insensitive).',
+      examples: ['weather-bot'],
+    }),
+  email: z
+    .email()
+    .max(254)
+    .meta({ examples: ['dev@example.com'] }),
+  website: z
+    .url({ protocol: /^https?$/, hostname: z.regexes.domain })
+    .max(2048)
+    .meta({ description: 'An http(s) URL.', examples: ['https://example.com'] }),
 });
 export type RegisterAgentRequest = z.infer<typeof registerAgentSchema>;
 
@@ -64,7 +91,8 @@ export const createChargeSchema = z
       .string()
       .refine((s) => codePoints(s) <= 255, { error: 'must be at most 255 characters' })
       .superRefine(rule(descriptionProblem))
-      .default(''),
+      .default('')
+      .meta({ description: 'At most 255 characters; no control or bidirectional control characters.', examples: ['forecast for Lisbon'] }),
   })
   .transform(inMinorUnits());
 export type CreateChargeRequest = z.infer<typeof createChargeSchema>;
@@ -73,7 +101,7 @@ export const creditSchema = z.strictObject(money).transform(inMinorUnits());
 export type CreditRequest = z.infer<typeof creditSchema>;
 
 export const updateAgentSchema = z.strictObject({
-  enabled: z.boolean(),
+  enabled: z.boolean().meta({ description: 'true enables the agent; false stops its charges and withdrawals at once.' }),
 });
 
 const positiveInt = z
@@ -82,12 +110,17 @@ const positiveInt = z
   .transform(Number);
 
 // No default here: a cursor carries its own limit (http/cursor.ts `pageLimit`).
-const limit = positiveInt.pipe(z.number().max(100, { error: 'must be at most 100' })).optional();
+const limit = positiveInt
+  .pipe(z.number().max(100, { error: 'must be at most 100' }))
+  .optional()
+  .meta({ description: "Page size, 1 to 100; 20 by default, or the cursor's own.", examples: ['20'] });
+
+const cursor = z.string().max(512).optional().meta({ description: 'The `nextCursor` of the previous page (it carries its limit).' });
 
 export const listChargesQuerySchema = z.strictObject({
-  page: positiveInt.default(1),
+  page: positiveInt.default(1).meta({ description: 'Page number, from 1; page × limit at most 10000.', examples: ['1'] }),
   limit,
-  cursor: z.string().max(512).optional(),
+  cursor,
 });
 export type ListChargesQuery = z.infer<typeof listChargesQuerySchema>;
 
@@ -95,7 +128,15 @@ export const withdrawSchema = z
   .strictObject({
     ...money,
     // The network's own rules (Solana address, PayPal account) are checked by the use case.
-    walletAddress: z.string().min(1).max(256),
+    walletAddress: z
+      .string()
+      .min(1)
+      .max(256)
+      .meta({
+        description:
+          'USDC: a Solana wallet address (base58, on the ed25519 curve; not a token account). USD: a PayPal e-mail or 13-character payer id.',
+        examples: ['9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'],
+      }),
   })
   .transform(inMinorUnits({ units: MIN_WITHDRAWAL_UNITS, message: `must be at least ${MIN_WITHDRAWAL_UNITS}` }));
 export type WithdrawRequest = z.infer<typeof withdrawSchema>;
@@ -149,7 +190,7 @@ export type ListUserChargesQuery = z.infer<typeof listUserChargesQuerySchema>;
 
 export const listWithdrawalsQuerySchema = z.strictObject({
   limit,
-  cursor: z.string().max(512).optional(),
-  payoutId: z.string().max(64).optional(),
+  cursor,
+  payoutId: z.string().max(64).optional().meta({ description: 'Answer with this one Payout instead of a list.' }),
 });
 export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuerySchema>;

@@ -37,6 +37,10 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: ['read', 'write'] },
   { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: ['read', 'write'] },
   { name: 'health', method: 'GET', path: '/health', table: ['read'] },
+  // Serves docs/openapi.json as committed; touches nothing.
+  { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', table: [] },
+  // The remote MCP server runs the agent use cases in-process, so it needs what each of them needs.
+  { name: 'mcp', method: 'POST', path: '/mcp', table: ['read', 'write'], queue: true },
   { name: 'not-found', method: 'ANY', path: '$default', table: [] },
 ];
 

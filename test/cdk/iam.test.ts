@@ -27,6 +27,9 @@ const EXPECTED: Record<string, Grant[]> = {
   'admin-get-user': ['logs', 'table-read', 'admin-secret'],
   'admin-update-agent': ['logs', 'table-read', 'table-write', 'admin-secret'],
   health: ['logs', 'table-read'],
+  openapi: ['logs'],
+  // The remote MCP server runs the wrapped use cases in-process: charges and withdrawals included.
+  mcp: ['logs', 'table-read', 'table-write', 'queue-send'],
   'not-found': ['logs'],
   'payout-worker': ['logs', 'table-read', 'table-write', 'queue-consume', 'rail-secrets', 'hot-wallet-key'],
   reconciler: ['logs', 'table-read', 'table-write', 'queue-send', 'rail-secrets', 'hot-wallet-key'],

@@ -1,4 +1,9 @@
-/** A small HTTP client for end-to-end tests against the local stack. */
+/**
+ * A small HTTP client for end-to-end tests against the local stack. Every answer is checked
+ * against docs/openapi.json (test/support/contract.ts): one the document does not describe throws.
+ */
+import { checkResponse } from './contract';
+
 export interface Reply<T = Record<string, unknown>> {
   status: number;
   headers: Headers;
@@ -20,6 +25,8 @@ export function client(baseUrl: string) {
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await fetch(baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
+    // fetch follows redirects: check the answer of the request it ended with (a 303 continues as GET).
+    checkResponse(res.redirected ? 'GET' : method, res.url || baseUrl + path, res.status, res.headers, text);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -1,0 +1,223 @@
+/**
+ * Builds docs/openapi.json (OpenAPI 3.1) from the route table and the operations table: the
+ * request schemas are the zod schemas the handlers validate with (their input side), the answers
+ * the zod schemas in response.schemas.ts. `npm run openapi` writes it; a unit test fails when the
+ * committed file differs from what this builds.
+ */
+import * as z from 'zod';
+import { ROUTES, type RouteSpec } from '../routes';
+import { type Credential, OPERATIONS, type OperationDoc, type ResponseDoc, type ResponseHeader, UNMATCHED_ROUTE } from './operations';
+import { COMPONENTS, component } from './response.schemas';
+
+export const OPENAPI_VERSION = '3.1.0';
+/** The interface version of docs/spec.md. */
+export const API_VERSION = '1.0.0';
+
+type Json = Record<string, unknown>;
+
+const SECURITY_SCHEMES: Record<Credential, Json> = {
+  agentKey: { type: 'apiKey', in: 'header', name: 'x-agent-key', description: 'The agent key (`ag_live_…`) from registration.' },
+  userKey: { type: 'apiKey', in: 'header', name: 'x-user-key', description: 'The user key (`uk_live_…`) authorizing a charge.' },
+  adminKey: { type: 'apiKey', in: 'header', name: 'x-admin-key', description: 'The operator key.' },
+  agentBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'ag_live_…',
+    description: 'The agent key as `Authorization: Bearer ag_live_…` (the MCP endpoint only).',
+  },
+};
+
+const HEADER_COMPONENTS: Record<ResponseHeader, { id: string; spec: Json }> = {
+  'Retry-After': {
+    id: 'RetryAfter',
+    spec: { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '1' },
+  },
+  'Idempotent-Replayed': {
+    id: 'IdempotentReplayed',
+    spec: {
+      description: 'Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key.',
+      schema: { type: 'string', enum: ['true'] },
+    },
+  },
+};
+
+const TAGS = [
+  { name: 'Agents', description: 'Registration and what an agent has earned.' },
+  { name: 'Charges', description: "An agent charges a user's prepaid balance." },
+  { name: 'Withdrawals', description: 'An agent withdraws its earnings: USDC to Solana, USD to PayPal, minus 3%.' },
+  { name: 'Admin', description: 'The operator: users, credits, enabling agents.' },
+  { name: 'Service', description: 'Health and this document.' },
+  { name: 'MCP', description: 'The Model Context Protocol server for agents.' },
+];
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+function componentId(schema: z.ZodType, where: string): string {
+  const id = COMPONENTS.get(schema)?.id;
+  if (!id) throw new Error(`${where}: response schemas must be registered with component() (functions/api/openapi/response.schemas.ts)`);
+  return id;
+}
+
+/** `create-charge` → `createCharge`. */
+const operationId = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** A zod schema's input side as JSON Schema, without the `$schema` a standalone one carries. */
+function inputJsonSchema(schema: z.ZodType): Json {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+  return json;
+}
+
+function response(doc: ResponseDoc, where: string): Json {
+  const headers = doc.headers?.length
+    ? { headers: Object.fromEntries(doc.headers.map((h) => [h, { $ref: `#/components/headers/${HEADER_COMPONENTS[h].id}` }])) }
+    : {};
+  if (!doc.schema && !doc.contentType) return { description: doc.description, ...headers };
+  const media: Json = doc.schema ? { schema: ref(componentId(doc.schema, where)) } : { schema: { type: 'string' } };
+  if (doc.examples) media.examples = Object.fromEntries(Object.entries(doc.examples).map(([name, value]) => [name, { value }]));
+  return { description: doc.description, ...headers, content: { [doc.contentType ?? 'application/json']: media } };
+}
+
+function parameters(route: RouteSpec, op: OperationDoc): Json[] {
+  const params: Json[] = [];
+  for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
+    const description = name ? op.pathParams?.[name] : undefined;
+    if (!name || !description) throw new Error(`${route.name}: describe path parameter {${name}} in pathParams`);
+    params.push({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+  }
+  for (const [name, field] of Object.entries(op.query?.shape ?? {})) {
+    const { description, examples, ...schema } = inputJsonSchema(field as z.ZodType);
+    params.push({
+      name,
+      in: 'query',
+      // optional and defaulted fields both have an `optin`; a required one has none.
+      required: (field as z.ZodType)._zod.optin === undefined,
+      ...(description ? { description } : {}),
+      schema,
+      ...(Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {}),
+    });
+  }
+  if (op.idempotent) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  return params;
+}
+
+function operation(route: RouteSpec, op: OperationDoc): Json {
+  // A body schema may already be a component (the MCP endpoint's JSON-RPC message): keep its name.
+  let bodyId: string | undefined;
+  if (op.body) {
+    bodyId = COMPONENTS.get(op.body.schema)?.id ?? op.body.name;
+    component(bodyId, op.body.schema);
+  }
+  const responses = Object.fromEntries(
+    Object.entries(op.responses).map(([status, doc]) => [status, response(doc, `${route.name} ${status}`)]),
+  );
+  const params = parameters(route, op);
+  return {
+    operationId: operationId(route.name),
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: [op.tag],
+    security: op.security.map((set) => Object.fromEntries(set.map((credential) => [credential, []]))),
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref(bodyId ?? op.body.name), examples: { example: { value: op.body.example } } } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+/** Every schema in the registry as `#/components/schemas/<id>`, refs between them kept. */
+function componentSchemas(): Json {
+  const { schemas } = z.toJSONSchema(COMPONENTS, {
+    io: 'input',
+    unrepresentable: 'any',
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> };
+  const out: Json = {};
+  for (const id of Object.keys(schemas).sort()) {
+    const { $schema: _s, $id: _i, ...schema } = schemas[id] as Json;
+    assertRepresentable(schema, id);
+    out[id] = schema;
+  }
+  return out;
+}
+
+/** A zod type JSON Schema cannot express comes out as `{}`: it needs a `.meta()` saying what it is. */
+function assertRepresentable(schema: unknown, where: string): void {
+  if (schema === null || typeof schema !== 'object') return;
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'properties' && value && typeof value === 'object') {
+      for (const [name, property] of Object.entries(value)) {
+        if (property && typeof property === 'object' && Object.keys(property).length === 0) {
+          throw new Error(`${where}.${name} has no JSON Schema: give its zod schema a .meta({ type, description })`);
+        }
+      }
+    }
+    assertRepresentable(value, where);
+  }
+}
+
+/** The document. Deterministic: the same routes and schemas always give the same text. */
+export function buildOpenApiDocument(
+  routes: readonly RouteSpec[] = ROUTES,
+  operations: Readonly<Record<string, OperationDoc>> = OPERATIONS,
+) {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    if (route.path === '$default') continue;
+    const op = operations[route.name];
+    if (!op) throw new Error(`route ${route.name} has no entry in OPERATIONS (functions/api/openapi/operations.ts)`);
+    if (route.method === 'ANY') throw new Error(`route ${route.name}: an ANY route cannot be described; list its methods`);
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, op) };
+  }
+  const unmatched = response(UNMATCHED_ROUTE, '$default');
+  return {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: 'Agent Payment Service',
+      version: API_VERSION,
+      description:
+        'Prepaid USD and USDC balances that agents charge, and withdrawals of what agents earn. Every error is ' +
+        '`{"error": message}`; a method and path no operation lists answers 404 `not found` ' +
+        '(`x-default-route`). Amounts are exact decimal JSON numbers.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/', description: 'The deployment serving this document (locally `npm start`: http://127.0.0.1:3000).' }],
+    tags: TAGS,
+    security: [],
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: true,
+          description:
+            'Required on money movements: 1-255 printable ASCII characters, scoped to (caller, endpoint). The same key with ' +
+            'the same request answers the first answer again (Idempotent-Replayed: true); with another request 422.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+          example: '5b0c7d1e-0000-4000-8000-000000000001',
+        },
+      },
+      headers: Object.fromEntries(Object.values(HEADER_COMPONENTS).map(({ id, spec }) => [id, spec])),
+      // Only the schemes some operation uses (an unused one fails the lint).
+      securitySchemes: Object.fromEntries(
+        Object.entries(SECURITY_SCHEMES).filter(([name]) =>
+          Object.values(operations).some((op) => op.security.some((set) => set.includes(name as Credential))),
+        ),
+      ),
+    },
+    // API Gateway's `$default` route: what every method and path not listed in `paths` answers.
+    'x-default-route': unmatched,
+  };
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+/** The document as committed: two-space JSON and a final newline. */
+export const renderOpenApiDocument = (doc: OpenApiDocument = buildOpenApiDocument()): string => `${JSON.stringify(doc, null, 2)}\n`;

@@ -1,0 +1,485 @@
+/**
+ * What docs/openapi.json says about each route of functions/api/routes.ts, keyed by route name:
+ * who may call it, its parameters and body (the very zod schemas the handler validates with), and
+ * every answer it gives, with the exact error messages. The document is generated from ROUTES and
+ * this table (openapi/document.ts); a route without an entry fails the generator and the tests.
+ */
+import type * as z from 'zod';
+import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
+import { TOOLS } from '../../mcp/tools';
+import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
+import { AUTH_MESSAGES } from '../../use-cases/auth';
+import {
+  createChargeSchema,
+  creditSchema,
+  listChargesQuerySchema,
+  listWithdrawalsQuerySchema,
+  registerAgentSchema,
+  updateAgentSchema,
+  withdrawSchema,
+} from '../request.schemas';
+import {
+  agentBalanceBody,
+  agentBody,
+  chargeBody,
+  chargeListBody,
+  component,
+  createdUserBody,
+  errorBody,
+  healthBody,
+  jsonRpcMessage,
+  openApiDocumentBody,
+  payoutBody,
+  payoutListBody,
+  registeredAgentBody,
+  userBody,
+  withdrawalBody,
+} from './response.schemas';
+
+/** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
+export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'agentBearer';
+
+/** Response headers the document declares (components.headers). */
+export type ResponseHeader = 'Retry-After' | 'Idempotent-Replayed';
+
+export interface ResponseDoc {
+  description: string;
+  /** The JSON body's schema, a registered component. Absent with `contentType` for non-JSON answers. */
+  schema?: z.ZodType;
+  /** Default `application/json`. */
+  contentType?: string;
+  /** Named examples of the body (each is validated against the schema by redocly lint). */
+  examples?: Record<string, unknown>;
+  headers?: readonly ResponseHeader[];
+}
+
+export interface OperationDoc {
+  summary: string;
+  description?: string;
+  tag: 'Agents' | 'Charges' | 'Withdrawals' | 'Admin' | 'Service' | 'MCP';
+  /** Alternatives; each a set of credentials sent together. `[]` is public. */
+  security: readonly (readonly Credential[])[];
+  /** Requires the Idempotency-Key header; its stored answers come back with Idempotent-Replayed. */
+  idempotent?: boolean;
+  /** Descriptions of the path's `{params}` (every one must be described). */
+  pathParams?: Record<string, string>;
+  /** The strict zod object the handler validates the query string with. */
+  query?: z.ZodObject;
+  /** The zod schema the handler validates the JSON body with, its component name and an example. */
+  body?: { name: string; schema: z.ZodType; example: unknown };
+  responses: Readonly<Record<number, ResponseDoc>>;
+}
+
+const ok = (description: string, schema: z.ZodType, example: unknown, headers?: readonly ResponseHeader[]): ResponseDoc => ({
+  description,
+  schema,
+  examples: { example },
+  ...(headers ? { headers } : {}),
+});
+
+/** An error answer: `{"error": message}`, one example per message. */
+export function errors(description: string, messages: readonly string[], headers?: readonly ResponseHeader[]): ResponseDoc {
+  return {
+    description,
+    schema: errorBody,
+    examples: Object.fromEntries(messages.map((error) => [slug(error), { error }])),
+    ...(headers ? { headers } : {}),
+  };
+}
+
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60) || 'error';
+
+/** Answers every route that reads or writes the table may give. */
+export const BUSY = errors(
+  'DynamoDB kept throttling past the SDK retries; retry after the given seconds.',
+  ['service busy, retry later'],
+  ['Retry-After'],
+);
+
+/** Answers every route that reads a JSON body may give, on top of its own 400s. */
+export const BODY_ERRORS = {
+  413: errors('The body is larger than 16 KB.', ['request body too large']),
+  415: errors('A Content-Type other than application/json (parameters allowed; none at all is read as JSON).', [
+    'content-type must be application/json',
+  ]),
+} as const;
+
+const IDEMPOTENCY_ERRORS = {
+  409: errors(
+    'A request with this Idempotency-Key is still in flight.',
+    ['request with this Idempotency-Key is in progress'],
+    ['Retry-After'],
+  ),
+  422: errors('The Idempotency-Key was used with a different request.', ['idempotency key reused with different request']),
+} as const;
+
+const MONEY_400 = [
+  'amount is required',
+  'amount must be a number',
+  'amount must be greater than 0',
+  'amount has more than 2 decimal places for USD',
+  'amount must not exceed 1000000',
+  'currency must be one of USD, USDC',
+];
+
+const LIST_400 = ['limit must be a positive integer', 'limit must be at most 100', 'cursor is invalid', 'unknown field: x'];
+
+const EXAMPLE_CHARGE = {
+  id: 'c01jhx3k6v1f8q2n7c9m4p5r6s7',
+  idempotencyKey: '5b0c7d1e-0000-4000-8000-000000000001',
+  amount: 1.5,
+  currency: 'USD',
+  description: 'forecast for Lisbon',
+  status: 'SUCCESS',
+  createdAt: '2026-01-15T09:30:00.000Z',
+};
+const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+const EXAMPLE_PAYOUT = {
+  id: 'p01jhx3k6v1f8q2n7c9m4p5r6s7',
+  agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+  currency: 'USDC',
+  status: 'COMPLETED',
+  destination: { network: 'SOL', walletAddress: WALLET },
+  externalId: '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW',
+  txHash: '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW',
+  createdAt: '2026-01-15T09:30:00.000Z',
+  processedAt: '2026-01-15T09:30:01.000Z',
+  amount: 10,
+  fee: 0.3,
+  netAmount: 9.7,
+  platformFeeRate: '3%',
+  failureReason: null,
+};
+const EXAMPLE_BALANCES = { USD: 25.5, USDC: 0 };
+
+/** Route name → its operation. Every route of ROUTES except `$default` needs one. */
+export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+  'register-agent': {
+    summary: 'Register an agent',
+    description: 'No authentication. The agent starts disabled until an operator enables it; its key is shown once.',
+    tag: 'Agents',
+    security: [],
+    body: {
+      name: 'RegisterAgentRequest',
+      schema: registerAgentSchema,
+      example: { name: 'weather-bot', email: 'dev@example.com', website: 'https://example.com' },
+    },
+    responses: {
+      201: ok('Registered (disabled).', registeredAgentBody, {
+        message: REGISTRATION_MESSAGE,
+        apiKey: 'ag_live_4Kq9GmYp7VwXz3RtN8bH2cJdLfE6sA5uQ1oPiU',
+        enabled: false,
+        agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+      }),
+      400: errors('The field named is missing or invalid, or the body is not a JSON object.', [
+        'name is required',
+        'email must be a valid email address',
+        'website must be a valid http(s) URL',
+        'unknown field: x',
+        'invalid json body',
+      ]),
+      409: errors('The name, or one that looks like it, is registered (case-insensitive, look-alike skeleton).', [
+        'agent name already taken',
+      ]),
+      ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'create-charge': {
+    summary: 'Charge a user',
+    description:
+      "Debits the user's balance and credits the agent in one transaction. A refusal for insufficient balance is a 402 that " +
+      'keeps a FAILED charge. Both answers are stored under the Idempotency-Key for 24 h.',
+    tag: 'Charges',
+    security: [['agentKey', 'userKey']],
+    idempotent: true,
+    body: {
+      name: 'CreateChargeRequest',
+      schema: createChargeSchema,
+      example: { amount: 1.5, currency: 'USD', description: 'forecast for Lisbon' },
+    },
+    responses: {
+      201: ok('Charged.', chargeBody, EXAMPLE_CHARGE, ['Idempotent-Replayed']),
+      400: errors('Missing Idempotency-Key or an invalid body.', [
+        'missing Idempotency-key',
+        'Idempotency-Key must be 1-255 printable ASCII characters',
+        'invalid json body',
+        ...MONEY_400,
+        'description must be at most 255 characters',
+        'unknown field: x',
+      ]),
+      401: errors('The agent key is unknown or disabled, or the user key is unknown.', [AUTH_MESSAGES.createCharge, AUTH_MESSAGES.user]),
+      402: errors('The user balance is too low; a FAILED charge is kept.', ['insufficient balance'], ['Idempotent-Replayed']),
+      409: errors(
+        'A request with this key is in flight, or the agent balance is at its limit.',
+        ['request with this Idempotency-Key is in progress', 'agent balance limit reached, withdraw first'],
+        ['Retry-After'],
+      ),
+      413: BODY_ERRORS[413],
+      415: BODY_ERRORS[415],
+      422: IDEMPOTENCY_ERRORS[422],
+      503: BUSY,
+    },
+  },
+  'list-charges': {
+    summary: "List the agent's charges",
+    description: 'Newest first. Follow `nextCursor` to read further; page numbers stop at page × limit = 10000.',
+    tag: 'Charges',
+    security: [['agentKey']],
+    query: listChargesQuerySchema,
+    responses: {
+      200: ok('A page of charges (a page past the end has empty data).', chargeListBody, {
+        data: [EXAMPLE_CHARGE],
+        pagination: { total: 1, page: 1, limit: 20, totalPages: 1 },
+        nextCursor: null,
+      }),
+      400: errors('An invalid query parameter.', [
+        'page must be a positive integer',
+        ...LIST_400,
+        'page × limit must be at most 10000: follow nextCursor to read further',
+      ]),
+      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.listCharges]),
+      503: BUSY,
+    },
+  },
+  'get-charge': {
+    summary: 'Get a charge',
+    description: "The creating agent's key, or the admin key. Another agent's charge is not found.",
+    tag: 'Charges',
+    security: [['agentKey'], ['adminKey']],
+    pathParams: { id: 'The charge id.' },
+    responses: {
+      200: ok('The charge.', chargeBody, EXAMPLE_CHARGE),
+      401: errors('No key, or an unknown or disabled one.', [AUTH_MESSAGES.getCharge, AUTH_MESSAGES.admin]),
+      404: errors('No such charge of this agent.', ['charge not found']),
+      503: BUSY,
+    },
+  },
+  'get-balance': {
+    summary: "The agent's earned balance",
+    tag: 'Agents',
+    security: [['agentKey']],
+    responses: {
+      200: ok('What the agent may withdraw, per currency.', agentBalanceBody, { balances: { USD: 1.5, USDC: 0 } }),
+      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.balance]),
+      503: BUSY,
+    },
+  },
+  withdraw: {
+    summary: 'Withdraw earnings',
+    description:
+      'USDC to a Solana wallet, USD to PayPal, minus a 3% platform fee (half up). The payout is recorded PENDING and paid ' +
+      'by the payout worker; poll it with GET /api/v1/agents/withdraw?payoutId=. One payout per agent and currency in flight.',
+    tag: 'Withdrawals',
+    security: [['agentKey']],
+    idempotent: true,
+    body: {
+      name: 'WithdrawRequest',
+      schema: withdrawSchema,
+      example: { amount: 10, currency: 'USDC', walletAddress: WALLET },
+    },
+    responses: {
+      200: ok(
+        'Accepted: debited and queued.',
+        withdrawalBody,
+        {
+          success: true,
+          payoutId: 'p01jhx3k6v1f8q2n7c9m4p5r6s7',
+          breakdown: {
+            grossAmount: 10,
+            platformFeeRate: '3%',
+            platformFee: 0.3,
+            netAmount: 9.7,
+            currency: 'USDC',
+            walletAddress: WALLET,
+            network: 'SOL',
+          },
+        },
+        ['Idempotent-Replayed'],
+      ),
+      400: errors('Checked in this order: Idempotency-Key, body, destination, balance, payout in flight.', [
+        'missing Idempotency-key',
+        'invalid json body',
+        'amount is required',
+        'currency must be one of USD, USDC',
+        'walletAddress is required',
+        'unknown field: x',
+        'amount must be at least 1',
+        'amount has more than 2 decimal places for USD',
+        'amount must not exceed 1000000',
+        'invalid solana address',
+        'invalid paypal account',
+        'insufficient balance',
+        'payout already in progress',
+      ]),
+      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.withdraw]),
+      409: errors(
+        'A request with this key is in flight, or the balance kept changing.',
+        ['request with this Idempotency-Key is in progress', 'balance changed while withdrawing, retry'],
+        ['Retry-After'],
+      ),
+      413: BODY_ERRORS[413],
+      415: BODY_ERRORS[415],
+      422: IDEMPOTENCY_ERRORS[422],
+      503: BUSY,
+    },
+  },
+  'list-withdrawals': {
+    summary: "List the agent's payouts, or get one",
+    description: '`?payoutId=` answers that one Payout; otherwise a page of payouts, newest first.',
+    tag: 'Withdrawals',
+    security: [['agentKey']],
+    query: listWithdrawalsQuerySchema,
+    responses: {
+      200: {
+        description: 'A page of payouts, or with `payoutId` the one Payout.',
+        schema: component('PayoutListOrPayout', payoutListBody.or(payoutBody)),
+        examples: { list: { payouts: [EXAMPLE_PAYOUT], nextCursor: null }, payout: EXAMPLE_PAYOUT },
+      },
+      400: errors('An invalid query parameter.', LIST_400),
+      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.listWithdrawals]),
+      404: errors('No such payout of this agent.', ['payout not found']),
+      503: BUSY,
+    },
+  },
+  'admin-create-user': {
+    summary: 'Create a user',
+    description: 'The user key is shown once.',
+    tag: 'Admin',
+    security: [['adminKey']],
+    responses: {
+      201: ok('Created with zero balances.', createdUserBody, {
+        id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7',
+        userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
+      }),
+      401: errors('The admin key is wrong.', [AUTH_MESSAGES.admin]),
+      503: BUSY,
+    },
+  },
+  'admin-credit-user': {
+    summary: "Credit a user's balance",
+    tag: 'Admin',
+    security: [['adminKey']],
+    idempotent: true,
+    pathParams: { id: 'The user id.' },
+    body: { name: 'CreditRequest', schema: creditSchema, example: { amount: 25.5, currency: 'USD' } },
+    responses: {
+      200: ok(
+        'Credited: the balances right after the credit.',
+        userBody,
+        { id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7', balances: EXAMPLE_BALANCES },
+        ['Idempotent-Replayed'],
+      ),
+      400: errors('Missing Idempotency-Key or an invalid body.', [
+        'missing Idempotency-key',
+        'invalid json body',
+        ...MONEY_400,
+        'unknown field: x',
+        'amount would take the balance past its limit',
+      ]),
+      401: errors('The admin key is wrong.', [AUTH_MESSAGES.admin]),
+      404: errors('No such user.', ['user not found']),
+      409: errors(
+        'A request with this key is in flight, or the balance kept changing.',
+        ['request with this Idempotency-Key is in progress', 'user balance is changing too fast, retry'],
+        ['Retry-After'],
+      ),
+      413: BODY_ERRORS[413],
+      415: BODY_ERRORS[415],
+      422: IDEMPOTENCY_ERRORS[422],
+      503: BUSY,
+    },
+  },
+  'admin-get-user': {
+    summary: 'Get a user',
+    tag: 'Admin',
+    security: [['adminKey']],
+    pathParams: { id: 'The user id.' },
+    responses: {
+      200: ok('The user and its balances.', userBody, { id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7', balances: EXAMPLE_BALANCES }),
+      401: errors('The admin key is wrong.', [AUTH_MESSAGES.admin]),
+      404: errors('No such user.', ['user not found']),
+      503: BUSY,
+    },
+  },
+  'admin-update-agent': {
+    summary: 'Enable or disable an agent',
+    description: "Disabling stops the agent's charges and withdrawals at once, in every container.",
+    tag: 'Admin',
+    security: [['adminKey']],
+    pathParams: { id: 'The agent id.' },
+    body: { name: 'UpdateAgentRequest', schema: updateAgentSchema, example: { enabled: true } },
+    responses: {
+      200: ok('The agent as it is now.', agentBody, {
+        id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+        name: 'weather-bot',
+        email: 'dev@example.com',
+        website: 'https://example.com',
+        enabled: true,
+        createdAt: '2026-01-15T09:30:00.000Z',
+      }),
+      400: errors('An invalid body.', ['enabled is required', 'enabled must be a boolean', 'unknown field: x', 'invalid json body']),
+      401: errors('The admin key is wrong.', [AUTH_MESSAGES.admin]),
+      404: errors('No such agent.', ['agent not found']),
+      ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  health: {
+    summary: 'Health',
+    description: 'A strongly consistent read of the table.',
+    tag: 'Service',
+    security: [],
+    responses: {
+      200: ok('The table answers.', healthBody, { status: 'ok' }),
+      503: errors('The table does not answer.', ['table unreachable'], ['Retry-After']),
+    },
+  },
+  openapi: {
+    summary: 'This document',
+    tag: 'Service',
+    security: [],
+    responses: {
+      200: { description: 'The OpenAPI 3.1 document of this API (docs/openapi.json).', schema: openApiDocumentBody },
+    },
+  },
+  mcp: {
+    summary: 'MCP server (streamable HTTP, stateless)',
+    description:
+      `The Model Context Protocol endpoint for agents: tools ${TOOLS.map((t) => t.name).join(', ')}. ` +
+      'Send JSON-RPC with `Accept: application/json, text/event-stream`; answers are JSON (no SSE, no session). The agent ' +
+      "key is checked before any tool runs; tool failures come back as tool results with isError and the API's message.",
+    tag: 'MCP',
+    security: [['agentKey'], ['agentBearer']],
+    body: {
+      name: 'JsonRpcMessage',
+      schema: jsonRpcMessage,
+      example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_balance', arguments: {} } },
+    },
+    responses: {
+      200: ok('The JSON-RPC response.', jsonRpcMessage, {
+        jsonrpc: '2.0',
+        id: 1,
+        result: {
+          content: [{ type: 'text', text: '{"balances":{"USD":1.5,"USDC":0}}' }],
+          structuredContent: { balances: { USD: 1.5, USDC: 0 } },
+        },
+      }),
+      202: { description: 'A notification or response was accepted (no body).' },
+      400: { description: 'Not a valid JSON-RPC message (a JSON-RPC error object).', schema: jsonRpcMessage },
+      401: errors('The agent key is missing, unknown or disabled.', [MCP_AUTH_MESSAGE]),
+      406: { description: 'The Accept header does not allow application/json and text/event-stream.', schema: jsonRpcMessage },
+      413: BODY_ERRORS[413],
+      415: { description: 'Not application/json (a JSON-RPC error object).', schema: jsonRpcMessage },
+      503: BUSY,
+    },
+  },
+};
+
+/** What the `$default` route answers: every method and path no operation matches. */
+export const UNMATCHED_ROUTE: ResponseDoc = errors('No route matches this method and path.', ['not found']);

@@ -1,0 +1,182 @@
+/**
+ * The response bodies, as zod schemas: what docs/openapi.json says each answer looks like, and
+ * what the e2e suites hold every answer to (test/support/contract.ts). Strict objects, so a field
+ * a view adds without the document saying so fails the drift check.
+ *
+ * Each schema is registered under its component name (`#/components/schemas/<id>`).
+ */
+import * as z from 'zod';
+import { PLATFORM_FEE_RATE } from '../../core/fees';
+import { CURRENCIES } from '../../core/money';
+
+/** The component schemas of the document: request and response bodies, by name. */
+export const COMPONENTS = z.registry<{ id: string }>();
+
+/** Registers a schema as `#/components/schemas/<id>` and returns it. */
+export function component<S extends z.ZodType>(id: string, schema: S): S {
+  COMPONENTS.add(schema, { id });
+  return schema;
+}
+
+const timestamp = z.iso.datetime().meta({ description: 'ISO 8601, UTC, milliseconds.', examples: ['2026-01-15T09:30:00.000Z'] });
+const currency = z.enum(CURRENCIES).meta({ description: 'USD has 2 decimal places, USDC 6.' });
+const amount = (description: string) =>
+  z.number().meta({
+    description: `${description} A decimal JSON number in currency units, written exactly (1.5 is 1.50); never a rounded float.`,
+    examples: [1.5],
+  });
+const id = (prefix: string, what: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^${prefix}[0-9a-z]{26}$`))
+    .meta({ description: `${what} id: "${prefix}" + a lower-case ULID.`, examples: [`${prefix}01jhx3k6v1f8q2n7c9m4p5r6s7`] });
+
+export const errorBody = component(
+  'Error',
+  z.strictObject({ error: z.string().meta({ description: 'The exact public message.' }) }).meta({
+    description: 'Every error answer. The message is part of the contract (README "Endpoints").',
+  }),
+);
+
+export const chargeBody = component(
+  'Charge',
+  z.strictObject({
+    id: id('c', 'Charge'),
+    idempotencyKey: z.string().meta({ description: 'The Idempotency-Key the charge was created with.' }),
+    amount: amount('The amount charged.'),
+    currency,
+    description: z.string(),
+    status: z.enum(['PENDING', 'SUCCESS', 'FAILED', 'EXPIRED']).meta({
+      description: 'SUCCESS: the user was debited. FAILED: refused for insufficient balance (kept, listed).',
+    }),
+    createdAt: timestamp,
+  }),
+);
+
+export const chargeListBody = component(
+  'ChargeList',
+  z.strictObject({
+    data: z.array(chargeBody).meta({ description: 'Newest first.' }),
+    pagination: z.strictObject({
+      total: z.int().min(0),
+      page: z.int().min(1),
+      limit: z.int().min(1).max(100),
+      totalPages: z.int().min(0),
+    }),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  }),
+);
+
+export const balancesBody = component(
+  'Balances',
+  z.strictObject({ USD: amount('USD balance.'), USDC: amount('USDC balance.') }).meta({ description: 'One balance per currency.' }),
+);
+
+export const agentBalanceBody = component(
+  'AgentBalance',
+  z.strictObject({ balances: balancesBody }).meta({ description: 'What the agent has earned and may withdraw.' }),
+);
+
+export const registeredAgentBody = component(
+  'RegisteredAgent',
+  z.strictObject({
+    message: z.string(),
+    apiKey: z
+      .string()
+      .regex(/^ag_live_[1-9A-HJ-NP-Za-km-z]+$/)
+      .meta({ description: 'The agent key (`x-agent-key`). Shown once; stored only as its SHA-256.' }),
+    enabled: z.literal(false).meta({ description: 'An agent starts disabled until an operator verifies it.' }),
+    agentId: id('a', 'Agent'),
+  }),
+);
+
+export const agentBody = component(
+  'Agent',
+  z.strictObject({
+    id: id('a', 'Agent'),
+    name: z.string(),
+    email: z.string(),
+    website: z.string(),
+    enabled: z.boolean(),
+    createdAt: timestamp,
+  }),
+);
+
+export const createdUserBody = component(
+  'CreatedUser',
+  z.strictObject({
+    id: id('u', 'User'),
+    userKey: z
+      .string()
+      .regex(/^uk_live_[1-9A-HJ-NP-Za-km-z]+$/)
+      .meta({ description: 'The user key (`x-user-key`). Shown once; stored only as its SHA-256.' }),
+  }),
+);
+
+export const userBody = component('User', z.strictObject({ id: id('u', 'User'), balances: balancesBody }));
+
+const network = z.enum(['SOL', 'PAYPAL']).meta({ description: 'SOL for USDC (a Solana wallet), PAYPAL for USD.' });
+const feeRate = z.literal(PLATFORM_FEE_RATE);
+
+export const withdrawalBody = component(
+  'WithdrawalAccepted',
+  z.strictObject({
+    success: z.literal(true),
+    payoutId: id('p', 'Payout'),
+    breakdown: z.strictObject({
+      grossAmount: amount('Debited from the agent balance.'),
+      platformFeeRate: feeRate,
+      platformFee: amount('3% of the gross amount, rounded half up.'),
+      netAmount: amount('What the rail pays.'),
+      currency,
+      walletAddress: z.string(),
+      network,
+    }),
+  }),
+);
+
+export const payoutBody = component(
+  'Payout',
+  z.strictObject({
+    id: id('p', 'Payout'),
+    agentId: id('a', 'Agent'),
+    currency,
+    status: z.enum(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']).meta({
+      description: 'FAILED payouts were refunded (the gross amount is back on the agent balance).',
+    }),
+    destination: z.strictObject({ network, walletAddress: z.string() }),
+    externalId: z.string().nullable().meta({ description: 'The rail reference: the Solana signature, or the PayPal batch id.' }),
+    txHash: z.string().nullable().meta({ description: 'The Solana transaction signature (null for PayPal).' }),
+    createdAt: timestamp,
+    processedAt: timestamp.nullable(),
+    amount: amount('The gross amount debited.'),
+    fee: amount('The platform fee.'),
+    netAmount: amount('What the rail pays.'),
+    platformFeeRate: feeRate,
+    failureReason: z.string().nullable(),
+  }),
+);
+
+export const payoutListBody = component(
+  'PayoutList',
+  z.strictObject({
+    payouts: z.array(payoutBody).meta({ description: 'Newest first.' }),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  }),
+);
+
+export const healthBody = component('Health', z.strictObject({ status: z.literal('ok') }));
+
+/** The OpenAPI document itself (served as it is committed; described loosely, not by itself). */
+export const openApiDocumentBody = component(
+  'OpenApiDocument',
+  z.looseObject({ openapi: z.string(), info: z.looseObject({ version: z.string() }) }).meta({ description: 'This document.' }),
+);
+
+/** A JSON-RPC 2.0 message (MCP over streamable HTTP); its result is MCP's, described there. */
+export const jsonRpcMessage = component(
+  'JsonRpcMessage',
+  z
+    .looseObject({ jsonrpc: z.literal('2.0') })
+    .meta({ description: 'A JSON-RPC 2.0 request, notification or response (https://modelcontextprotocol.io).' }),
+);

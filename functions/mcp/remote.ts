@@ -1,0 +1,81 @@
+/**
+ * The remote MCP server behind POST /mcp: authenticate the agent once, then hand the request to
+ * the SDK's web-standard streamable HTTP transport in stateless JSON mode (no session store, no
+ * SSE: a fresh transport and server per request, docs/design.md §10), with tools that run the use
+ * cases in this process. A tool call costs the DynamoDB requests of the endpoint it wraps and no
+ * more: the authentication here fills the same in-memory caches the use cases read.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Agent } from '../core/agents';
+import { UnauthorizedError } from '../core/errors';
+import type { HttpRequest } from '../http/request';
+import type { HttpResult } from '../http/response';
+import { authenticate } from '../use-cases/auth';
+
+/** The one answer to a missing, unknown or disabled key, before any tool runs. */
+export const MCP_AUTH_MESSAGE = 'invalid or disabled agent key';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * The agent behind `x-agent-key` or `Authorization: Bearer ag_live_…`. When the request is a
+ * create_charge call, the user key in its arguments is looked up in the same BatchGetItem, as the
+ * charge endpoint does; a bad user key is left for the tool to report.
+ */
+export async function authenticateMcpAgent(req: HttpRequest): Promise<{ agent: Agent; agentKey: string }> {
+  const agentKey = req.headers['x-agent-key'] ?? BEARER.exec(req.headers.authorization ?? '')?.[1];
+  if (agentKey === undefined) throw new UnauthorizedError(MCP_AUTH_MESSAGE);
+  const withKey: HttpRequest = { ...req, headers: { ...req.headers, 'x-agent-key': agentKey } };
+  const userKey = chargeUserKey(req.body);
+  if (userKey !== undefined) {
+    try {
+      await authenticate({ ...withKey, headers: { ...withKey.headers, 'x-user-key': userKey } }, MCP_AUTH_MESSAGE, true);
+    } catch (error) {
+      // Either key may be bad; the agent is decided just below, from the cache this call filled.
+      if (!(error instanceof UnauthorizedError)) throw error;
+    }
+  }
+  const { agent } = await authenticate(withKey, MCP_AUTH_MESSAGE, false);
+  return { agent, agentKey };
+}
+
+/** The user_key of a tools/call to create_charge, if the body is one. */
+function chargeUserKey(body: string | undefined): string | undefined {
+  try {
+    const message = JSON.parse(body ?? '') as { method?: unknown; params?: { name?: unknown; arguments?: { user_key?: unknown } } };
+    const key =
+      message.method === 'tools/call' && message.params?.name === 'create_charge' ? message.params.arguments?.user_key : undefined;
+    return typeof key === 'string' ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Hop-by-hop and framing headers the web Request computes itself. */
+const DROPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
+
+/** One JSON-RPC POST through a fresh stateless transport; the server is closed after it. */
+export async function serveMcp(req: HttpRequest, server: Server): Promise<HttpResult> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined && !DROPPED_HEADERS.has(name)) headers.set(name, value);
+    }
+    const request = new Request(`https://${req.headers.host ?? 'localhost'}${req.path}`, {
+      method: req.method,
+      headers,
+      ...(req.body === undefined ? {} : { body: req.body }),
+    });
+    const response = await transport.handleRequest(request);
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      out[name] = value;
+    });
+    return { statusCode: response.status, rawBody: await response.text(), headers: out };
+  } finally {
+    await server.close();
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * The MCP tools, one entry each: the arguments (built from the API's own zod request schemas),
+ * the MCP annotations, the HTTP call the stdio server makes for it, and the use case the remote
+ * server runs in-process. Both paths validate with the same request schemas and so answer the
+ * same messages. Adding a tool (capture_charge, …) is one entry here.
+ */
+import { LosslessNumber } from 'lossless-json';
+import * as z from 'zod';
+import { agentBalanceBody, chargeBody, chargeListBody, withdrawalBody } from '../api/openapi/response.schemas';
+import {
+  AMOUNT_META,
+  createChargeSchema,
+  listChargesQuerySchema,
+  listWithdrawalsQuerySchema,
+  withdrawSchema,
+} from '../api/request.schemas';
+import type { Agent } from '../core/agents';
+import type { HttpRequest } from '../http/request';
+import type { HttpResult } from '../http/response';
+import { validate } from '../http/validation';
+import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
+import { agentBalance, createCharge, listAgentCharges, readCharge } from '../use-cases/charges';
+import { checkIdempotencyKey } from '../use-cases/idempotency';
+import { createWithdrawal, listWithdrawals } from '../use-cases/withdrawals';
+
+/** An API request as the stdio server sends it over HTTP (the agent key is added by the caller). */
+export interface ApiCall {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | undefined>;
+  /** JSON body; amounts as LosslessNumber so they are written as their exact literal. */
+  body?: Record<string, unknown>;
+  headers?: Record<string, string | undefined>;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolSpec<I extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  /** The arguments, validated before anything runs (messages as the API words them). */
+  input: I;
+  /** The answer's shape on success (MCP structuredContent), when it is one object shape. */
+  output?: z.ZodObject;
+  /** The HTTP API request this tool stands for (the stdio server sends it). */
+  http(args: z.infer<I>): ApiCall;
+  /** The same request run in-process, for an agent already authenticated (the remote server). */
+  run(agent: Agent, args: z.infer<I>, agentKey: string): Promise<HttpResult>;
+}
+
+/**
+ * An amount as MCP carries it: a JSON number, already parsed by the JSON-RPC layer. Its shortest
+ * round-trip text (String(n)) is the literal for every amount the API accepts (at most 13
+ * significant digits), so it is then read by the API's own exact parser; only a literal of more
+ * than 15 significant digits (never a valid amount) can reach it already rounded.
+ */
+const mcpAmount = z.number().meta(AMOUNT_META);
+const literal = (n: number) => new LosslessNumber(String(n));
+
+const idempotencyKey = z.string().meta({
+  description:
+    'Required: 1-255 printable ASCII characters, unique per intended operation (a UUID). Calling again with the same key and ' +
+    'arguments returns the first answer and moves no money twice; with other arguments it is an error.',
+  examples: ['5b0c7d1e-0000-4000-8000-000000000001'],
+});
+
+const pageNumber = (description: string) => z.int().min(1).optional().meta({ description });
+const limit = pageNumber("Page size, 1 to 100 (default 20, or the cursor's own).");
+const cursor = listChargesQuerySchema.shape.cursor;
+
+/** A request for a use case, shaped like what the route handlers read. */
+function asRequest(agentKey: string, extra: Record<string, string | undefined> = {}): HttpRequest {
+  return {
+    method: 'POST',
+    path: '/mcp',
+    headers: { 'x-agent-key': agentKey, ...extra },
+    query: {},
+    params: {},
+    body: undefined,
+    requestId: '',
+  };
+}
+
+const createChargeInput = z.strictObject({
+  ...createChargeSchema.in.shape,
+  amount: mcpAmount,
+  user_key: z.string().meta({ description: "The paying user's key (uk_live_…), which authorizes this charge." }),
+  idempotency_key: idempotencyKey,
+});
+
+const listChargesInput = z.strictObject({
+  page: pageNumber('Page number, from 1 (page × limit at most 10000; follow cursor beyond).'),
+  limit,
+  cursor,
+});
+
+const withdrawInput = z.strictObject({ ...withdrawSchema.in.shape, amount: mcpAmount, idempotency_key: idempotencyKey });
+
+const listWithdrawalsInput = z.strictObject({ limit, cursor, payout_id: listWithdrawalsQuerySchema.shape.payoutId });
+
+const digits = (n: number | undefined) => (n === undefined ? undefined : String(n));
+
+const tool = <I extends z.ZodObject>(spec: ToolSpec<I>) => spec as unknown as ToolSpec;
+
+export const TOOLS: readonly ToolSpec[] = [
+  tool({
+    name: 'create_charge',
+    title: "Charge a user's balance",
+    description:
+      "Charges the user whose key is given: debits their prepaid balance, credits this agent. Fails with 'insufficient balance' " +
+      '(a FAILED charge is kept). Safe to retry with the same idempotency_key.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    input: createChargeInput,
+    output: chargeBody,
+    http: ({ amount, currency, description, user_key, idempotency_key }) => ({
+      method: 'POST',
+      path: '/api/v1/agents/charges',
+      headers: { 'x-user-key': user_key, 'idempotency-key': idempotency_key },
+      body: { amount: literal(amount), currency, ...(description === undefined ? {} : { description }) },
+    }),
+    async run(_agent, { amount, currency, description, user_key, idempotency_key }, agentKey) {
+      // The handler's order: parties (from the caches the endpoint filled), key, body.
+      const { agent, userId } = await authenticate(asRequest(agentKey, { 'x-user-key': user_key }), AUTH_MESSAGES.createCharge, true);
+      const key = checkIdempotencyKey(idempotency_key);
+      const body = validate(createChargeSchema, {
+        amount: literal(amount),
+        currency,
+        ...(description === undefined ? {} : { description }),
+      });
+      return createCharge({ agent, userId, idempotencyKey: key, ...body });
+    },
+  }),
+  tool({
+    name: 'get_charge',
+    title: 'Get a charge',
+    description: 'One charge this agent created, by id.',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: z.strictObject({ charge_id: z.string().max(64).meta({ description: 'The charge id (c…).' }) }),
+    output: chargeBody,
+    http: ({ charge_id }) => ({ method: 'GET', path: `/api/v1/agents/charge/${encodeURIComponent(charge_id)}` }),
+    run: (agent, { charge_id }) => readCharge(agent.id, charge_id),
+  }),
+  tool({
+    name: 'list_charges',
+    title: "List this agent's charges",
+    description: "Newest first. Pass the answer's nextCursor as cursor to read the next page (null on the last).",
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: listChargesInput,
+    output: chargeListBody,
+    http: ({ page, limit, cursor }) => ({
+      method: 'GET',
+      path: '/api/v1/agents/charges',
+      query: { page: digits(page), limit: digits(limit), cursor },
+    }),
+    run: (agent, { page, limit, cursor }) =>
+      listAgentCharges(agent.id, validate(listChargesQuerySchema, definedOnly({ page: digits(page), limit: digits(limit), cursor }))),
+  }),
+  tool({
+    name: 'get_balance',
+    title: "This agent's earned balance",
+    description: 'What this agent has earned and may withdraw, per currency (USD, USDC).',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: z.strictObject({}),
+    output: agentBalanceBody,
+    http: () => ({ method: 'GET', path: '/api/v1/agents/balance' }),
+    run: (agent) => agentBalance(agent.id),
+  }),
+  tool({
+    name: 'withdraw',
+    title: 'Withdraw earnings',
+    description:
+      'Pays out earnings minus a 3% platform fee: USDC to a Solana wallet address, USD to a PayPal e-mail or payer id. The ' +
+      'payout starts PENDING; follow it with list_withdrawals and payout_id. One payout per currency in flight. Safe to retry ' +
+      'with the same idempotency_key.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    input: withdrawInput,
+    output: withdrawalBody,
+    http: ({ amount, currency, walletAddress, idempotency_key }) => ({
+      method: 'POST',
+      path: '/api/v1/agents/withdraw',
+      headers: { 'idempotency-key': idempotency_key },
+      body: { amount: literal(amount), currency, walletAddress },
+    }),
+    async run(agent, { amount, currency, walletAddress, idempotency_key }) {
+      const key = checkIdempotencyKey(idempotency_key);
+      const body = validate(withdrawSchema, { amount: literal(amount), currency, walletAddress });
+      return createWithdrawal({ agent, idempotencyKey: key, ...body });
+    },
+  }),
+  tool({
+    name: 'list_withdrawals',
+    title: "List this agent's payouts, or get one",
+    description:
+      'Payouts newest first (pass nextCursor as cursor for the next page), or with payout_id that one payout and its status ' +
+      '(PENDING, PROCESSING, COMPLETED, FAILED and refunded).',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: listWithdrawalsInput,
+    http: ({ limit, cursor, payout_id }) => ({
+      method: 'GET',
+      path: '/api/v1/agents/withdraw',
+      query: { limit: digits(limit), cursor, payoutId: payout_id },
+    }),
+    run: (agent, { limit, cursor, payout_id }) =>
+      listWithdrawals(agent.id, validate(listWithdrawalsQuerySchema, definedOnly({ limit: digits(limit), cursor, payoutId: payout_id }))),
+  }),
+];
+
+/** A query as the HTTP layer sees it: absent parameters are absent, not undefined. */
+export function definedOnly(query: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
+}

@@ -1,0 +1,212 @@
+/**
+ * The MCP server through the SDK's own Client, over both transports, against the local stack:
+ * remote (streamable HTTP at POST /mcp, in-process use cases) and stdio (`bin/mcp.ts`, which calls
+ * the HTTP API).
+ */
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
+import { clearAuthCache } from '../../functions/use-cases/auth';
+import { auditAfterAll } from '../support/audit';
+import { startTestStack, type TestStack } from '../support/stack';
+import { createTestTable } from '../support/table';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
+let t: TestStack;
+const clients: Client[] = [];
+beforeAll(async () => {
+  await createTestTable();
+  t = await startTestStack();
+});
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await t.stack.stop();
+});
+auditAfterAll();
+
+async function remote(headers: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.stack.url}/mcp`), { requestInit: { headers } }));
+  clients.push(client);
+  return client;
+}
+
+async function stdio(agentKey: string): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: path.join(ROOT, 'node_modules', '.bin', 'tsx'),
+      args: [path.join(ROOT, 'bin', 'mcp.ts')],
+      env: { PATH: process.env.PATH ?? '', AGENT_KEY: agentKey, BASE_URL: t.stack.url },
+      stderr: 'inherit',
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+const text = (result: CallToolResult) => (result.content[0]?.type === 'text' ? result.content[0].text : '');
+
+describe('remote MCP server (POST /mcp)', () => {
+  it('refuses an unknown key, a disabled agent and no key with 401 before any tool runs', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const accept = { accept: 'application/json, text/event-stream' };
+    const disabled = await t.call<{ apiKey: string }>('POST', '/api/v1/agents/register', {
+      body: { name: `mcp-disabled-${Date.now()}`, email: 'dev@example.com', website: 'https://example.com' },
+    });
+    const attempts: Record<string, string>[] = [
+      {},
+      { 'x-agent-key': 'ag_live_unknown' },
+      { authorization: `Bearer ${disabled.body.apiKey}` },
+    ];
+    for (const headers of attempts) {
+      const res = await t.call('POST', '/mcp', { headers: { ...accept, ...headers }, body: init });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: 'invalid or disabled agent key' });
+    }
+    await expect(remote({ 'x-agent-key': 'ag_live_unknown' })).rejects.toThrow();
+  });
+
+  it('lists every agent tool with its annotations, and idempotency_key required on each that moves money', async () => {
+    const agent = await t.enabledAgent();
+    const client = await remote({ authorization: `Bearer ${agent.key}` });
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      ['create_charge', 'get_balance', 'get_charge', 'list_charges', 'list_withdrawals', 'withdraw'].sort(),
+    );
+    for (const tool of tools) {
+      expect(tool.annotations).toEqual(
+        expect.objectContaining({ readOnlyHint: expect.any(Boolean), destructiveHint: expect.any(Boolean), idempotentHint: true }),
+      );
+      const mutating = tool.annotations?.readOnlyHint === false;
+      expect(tool.inputSchema.required?.includes('idempotency_key') ?? false).toBe(mutating);
+    }
+    const charge = tools.find((tool) => tool.name === 'create_charge');
+    expect(charge?.inputSchema.properties?.amount).toEqual(expect.objectContaining({ type: 'number' }));
+    expect(charge?.inputSchema.required).toEqual(expect.arrayContaining(['amount', 'currency', 'user_key', 'idempotency_key']));
+  });
+
+  it('charges, replays, refuses, and answers with the API messages as tool errors', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: '2.00' });
+    const client = await remote({ 'x-agent-key': agent.key });
+    const args = { amount: 1.5, currency: 'USD', description: 'via mcp', user_key: user.key, idempotency_key: 'mcp-c-1' };
+
+    const first = await call(client, 'create_charge', args);
+    expect(first.isError).toBeFalsy();
+    expect(first.structuredContent).toEqual(expect.objectContaining({ amount: 1.5, currency: 'USD', status: 'SUCCESS' }));
+    const again = await call(client, 'create_charge', args);
+    expect(again.structuredContent).toEqual(first.structuredContent);
+
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ ...args, idempotency_key: 'mcp-c-2' }, 'insufficient balance'],
+      [{ ...args, amount: 1 }, 'idempotency key reused with different request'],
+      [{ ...args, idempotency_key: 'mcp-c-3', amount: 0.001 }, 'amount has more than 2 decimal places for USD'],
+      [{ ...args, idempotency_key: 'mcp-c-4', currency: 'EUR' }, 'currency must be one of USD, USDC'],
+      [{ ...args, idempotency_key: 'mcp-c-5', user_key: 'uk_live_nobody' }, 'invalid user key'],
+      [{ amount: 1, currency: 'USD', user_key: user.key }, 'idempotency_key is required'],
+      [{ ...args, amount: '1.50' }, 'amount must be a number'],
+    ];
+    for (const [input, message] of refusals) {
+      const result = await call(client, 'create_charge', input);
+      expect({ isError: result.isError, text: text(result) }).toEqual({ isError: true, text: message });
+    }
+    const balance = await call(client, 'get_balance');
+    expect(balance.structuredContent).toEqual({ balances: { USD: 1.5, USDC: 0 } });
+    const missing = await call(client, 'get_charge', { charge_id: 'c00000000000000000000000000' });
+    expect(text(missing)).toBe('charge not found');
+  });
+
+  it('pages list_charges with the cursor', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 10 });
+    const client = await remote({ 'x-agent-key': agent.key });
+    for (const i of [1, 2, 3]) {
+      await call(client, 'create_charge', { amount: i, currency: 'USD', user_key: user.key, idempotency_key: `page-${i}` });
+    }
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await call(client, 'list_charges', { limit: 2, ...(cursor ? { cursor } : {}) })).structuredContent as {
+        data: { amount: number }[];
+        nextCursor: string | null;
+      };
+      seen.push(...page.data.map((c) => c.amount));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual([3, 2, 1]);
+    expect(text(await call(client, 'list_charges', { limit: 101 }))).toBe('limit must be at most 100');
+  });
+
+  it('withdraws and follows the payout', async () => {
+    const agent = await t.earningAgent({ USDC: 5 });
+    const client = await remote({ 'x-agent-key': agent.key });
+    const result = await call(client, 'withdraw', { amount: 2, currency: 'USDC', walletAddress: WALLET, idempotency_key: 'w-1' });
+    const accepted = result.structuredContent as { payoutId: string; breakdown: { netAmount: number } };
+    expect(accepted.breakdown.netAmount).toBe(1.94);
+    const payout = (await call(client, 'list_withdrawals', { payout_id: accepted.payoutId })).structuredContent;
+    expect(payout).toEqual(expect.objectContaining({ id: accepted.payoutId, amount: 2 }));
+    const list = (await call(client, 'list_withdrawals', { limit: 5 })).structuredContent as { payouts: { id: string }[] };
+    expect(list.payouts.map((p) => p.id)).toEqual([accepted.payoutId]);
+    const refused = await call(client, 'withdraw', { amount: 1, currency: 'USDC', walletAddress: 'nope', idempotency_key: 'w-2' });
+    expect(text(refused)).toBe('invalid solana address');
+  });
+
+  it('adds no DynamoDB request to the endpoint a tool wraps (cold caches: one BatchGetItem, one transaction)', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 10 });
+    const client = await remote({ 'x-agent-key': agent.key });
+
+    clearAuthCache();
+    resetDynamoRequestCounts();
+    await t.call('POST', '/api/v1/agents/charges', {
+      headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': 'http-1' },
+      body: { amount: 1, currency: 'USD' },
+    });
+    const overHttp = dynamoRequestCounts();
+    expect(overHttp).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
+
+    clearAuthCache();
+    resetDynamoRequestCounts();
+    await call(client, 'create_charge', { amount: 1, currency: 'USD', user_key: user.key, idempotency_key: 'mcp-1' });
+    expect(dynamoRequestCounts()).toEqual(overHttp);
+
+    resetDynamoRequestCounts();
+    await call(client, 'get_balance');
+    const viaMcp = dynamoRequestCounts();
+    resetDynamoRequestCounts();
+    await t.call('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': agent.key } });
+    expect(viaMcp).toEqual(dynamoRequestCounts());
+  });
+});
+
+describe('stdio MCP server (npm run mcp)', () => {
+  it('calls the HTTP API with the agent key and returns its answers and messages', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USDC: '1.000001' });
+    const client = await stdio(agent.key);
+    expect((await client.listTools()).tools).toHaveLength(6);
+    const charged = await call(client, 'create_charge', { amount: 1.000001, currency: 'USDC', user_key: user.key, idempotency_key: 's-1' });
+    expect(charged.structuredContent).toEqual(expect.objectContaining({ amount: 1.000001, currency: 'USDC', status: 'SUCCESS' }));
+    const poor = await call(client, 'create_charge', { amount: 1, currency: 'USDC', user_key: user.key, idempotency_key: 's-2' });
+    expect({ isError: poor.isError, text: text(poor) }).toEqual({ isError: true, text: 'insufficient balance' });
+    const got = await call(client, 'get_charge', { charge_id: (charged.structuredContent as { id: string }).id });
+    expect(got.structuredContent).toEqual(charged.structuredContent);
+    expect((await call(client, 'get_balance')).structuredContent).toEqual({ balances: { USD: 0, USDC: 1.000001 } });
+    const list = (await call(client, 'list_charges', { limit: 1 })).structuredContent as { data: unknown[]; nextCursor: string | null };
+    expect(list.data).toHaveLength(1);
+    expect(list.nextCursor).not.toBeNull();
+  }, 60_000);
+
+  it('reports a bad agent key as the API words it', async () => {
+    const client = await stdio('ag_live_unknown');
+    expect(text(await call(client, 'get_balance'))).toBe('invalid or disabled agent key');
+  }, 60_000);
+});
