@@ -142,21 +142,23 @@ export const withdrawSchema = z
 export type WithdrawRequest = z.infer<typeof withdrawSchema>;
 
 /** Per-currency limits: each an amount of that currency, validated (and converted) like every amount. */
-const limitsSchema = z.strictObject({ USD: amountLiteral.optional(), USDC: amountLiteral.optional() }).transform((limits, ctx) => {
-  const out: Partial<Record<Currency, Minor>> = {};
-  for (const currency of CURRENCIES) {
-    const literal = limits[currency];
-    if (literal === undefined) continue;
-    try {
-      out[currency] = parseAmount(literal, currency, unitsToMinor(config().MAX_AMOUNT, currency));
-    } catch (error) {
-      if (!(error instanceof AmountError)) throw error;
-      ctx.addIssue({ code: 'custom', path: [currency], message: error.reason, input: literal });
-      return z.NEVER;
+const limitsSchema = z
+  .strictObject({ USD: amountLiteral.meta(AMOUNT_META).optional(), USDC: amountLiteral.meta(AMOUNT_META).optional() })
+  .transform((limits, ctx) => {
+    const out: Partial<Record<Currency, Minor>> = {};
+    for (const currency of CURRENCIES) {
+      const literal = limits[currency];
+      if (literal === undefined) continue;
+      try {
+        out[currency] = parseAmount(literal, currency, unitsToMinor(config().MAX_AMOUNT, currency));
+      } catch (error) {
+        if (!(error instanceof AmountError)) throw error;
+        ctx.addIssue({ code: 'custom', path: [currency], message: error.reason, input: literal });
+        return z.NEVER;
+      }
     }
-  }
-  return out;
-});
+    return out;
+  });
 
 const rulesShape = {
   perCharge: limitsSchema.optional(),
@@ -170,6 +172,12 @@ export const policySchema = z.strictObject({
   ...rulesShape,
   approvalWindowSeconds: integerLiteral
     .pipe(z.number().min(60, { error: 'must be at least 60' }).max(604_800, { error: 'must be at most 604800' }))
+    .meta({
+      type: 'integer',
+      minimum: 60,
+      maximum: 604_800,
+      description: 'How long a PENDING charge waits for the user, in seconds (default 900).',
+    })
     .optional(),
   agents: z
     .record(

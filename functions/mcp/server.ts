@@ -97,9 +97,9 @@ export function createMcpServer(execute: ToolExecutor, reportError: ErrorReporte
 }
 
 /** The remote server's executor: the tool's use case, in this process, for the authenticated agent. */
-export function inProcess(agent: Parameters<ToolSpec['run']>[0], agentKey: string): ToolExecutor {
+export function inProcess(agent: Parameters<ToolSpec['run']>[0], agentKey: string, baseUrl: string): ToolExecutor {
   return async (tool, args) => {
-    const result = await tool.run(agent, args, agentKey);
+    const result = await tool.run(agent, args, agentKey, baseUrl);
     return { status: result.statusCode, text: result.rawBody ?? serialize(result.body ?? {}) };
   };
 }

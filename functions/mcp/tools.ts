@@ -52,7 +52,8 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject> {
   /** The HTTP API request this tool stands for (the stdio server sends it). */
   http(args: z.infer<I>): ApiCall;
   /** The same request run in-process, for an agent already authenticated (the remote server). */
-  run(agent: Agent, args: z.infer<I>, agentKey: string): Promise<HttpResult>;
+  /** `baseUrl`: the API's public address, for links an answer hands out (approval links). */
+  run(agent: Agent, args: z.infer<I>, agentKey: string, baseUrl: string): Promise<HttpResult>;
 }
 
 /**
@@ -125,16 +126,20 @@ export const TOOLS: readonly ToolSpec[] = [
       headers: { 'x-user-key': user_key, 'idempotency-key': idempotency_key },
       body: { amount: literal(amount), currency, ...(description === undefined ? {} : { description }) },
     }),
-    async run(_agent, { amount, currency, description, user_key, idempotency_key }, agentKey) {
+    async run(_agent, { amount, currency, description, user_key, idempotency_key }, agentKey, baseUrl) {
       // The handler's order: parties (from the caches the endpoint filled), key, body.
-      const { agent, userId } = await authenticate(asRequest(agentKey, { 'x-user-key': user_key }), AUTH_MESSAGES.createCharge, true);
+      const { agent, userId, userKeyHash } = await authenticate(
+        asRequest(agentKey, { 'x-user-key': user_key }),
+        AUTH_MESSAGES.createCharge,
+        true,
+      );
       const key = checkIdempotencyKey(idempotency_key);
       const body = validate(createChargeSchema, {
         amount: literal(amount),
         currency,
         ...(description === undefined ? {} : { description }),
       });
-      return createCharge({ agent, userId, idempotencyKey: key, ...body });
+      return createCharge({ agent, userId, userKeyHash, baseUrl, idempotencyKey: key, ...body });
     },
   }),
   tool({

@@ -12,11 +12,11 @@ import type { IdempotencyWrite } from '../core/idempotency';
 import { newRecordId } from '../core/ids';
 import { CURRENCIES, type Currency, type Minor } from '../core/money';
 import type { SpendingPolicy } from '../core/policy';
-import { type Balances, type User, zeroBalances } from '../core/users';
+import { type Balances, type PayerState, type User, zeroBalances } from '../core/users';
 import { db } from './client';
 import { idempotencyPut, recordExists } from './idempotency.repository';
 import { readMinor } from './numbers';
-import { heldAttribute } from './payer';
+import { heldAttribute, payerStateOf } from './payer';
 import { keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
@@ -125,6 +125,19 @@ export function toUser(item: Record<string, unknown>): User {
     policyVersion: typeof item.policyVersion === 'number' ? item.policyVersion : 0,
     createdAt: String(item.createdAt),
   };
+}
+
+/** What a charge is judged by (policy, version, counter periods), read strongly consistently. */
+export async function readPayerState(userId: string): Promise<PayerState | undefined> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.user(userId),
+      ConsistentRead: true,
+      ProjectionExpression: 'policy, policyVersion, spendDay.p, spendMonth.p',
+    }),
+  );
+  return out.Item ? payerStateOf(out.Item) : undefined;
 }
 
 /** Replaces the user's policy and bumps its version (charges judged under the old one retry). */

@@ -62,7 +62,7 @@ export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
       restore: withApprovalToken,
     },
     async ({ now, answer }) => {
-      const state = payerState(userId, now);
+      const state = await payerState(userId);
       const base: Charge = {
         id: newChargeId(),
         agentId,

@@ -4,9 +4,9 @@
  * a charge whose condition fails brings the current state back (PayerStateChangedError).
  */
 import { onConfigReset } from '../config';
-import { periodsOf } from '../core/policy';
 import { TtlCache } from '../core/ttl-cache';
 import type { PayerState } from '../core/users';
+import { readPayerState } from '../store/user.repository';
 
 const STATE_TTL_MS = 10 * 60_000;
 let cache = new TtlCache<PayerState>(STATE_TTL_MS, 10_000);
@@ -15,14 +15,26 @@ onConfigReset(() => {
 });
 
 /**
- * The payer's state as last seen; for a payer not seen yet, the likeliest one: no policy and
- * counters of the current periods (an active payer's). A wrong guess costs one retry.
+ * The payer's state as last seen, or read once when this container has not seen the payer (a
+ * cold charge: one strongly consistent GetItem of a few attributes; a guess would cost a failed
+ * transaction whenever it was wrong, which is dearer).
  */
-export function payerState(userId: string, now: Date): PayerState {
+export async function payerState(userId: string): Promise<PayerState> {
   const known = cache.get(userId);
   if (known) return known;
-  const { day, month } = periodsOf(now);
-  return { policy: {}, policyVersion: 0, day, month };
+  const read = await readPayerState(userId);
+  if (read) cache.set(userId, read);
+  return read ?? { policy: {}, policyVersion: 0, day: undefined, month: undefined };
+}
+
+/** The state as this container knows it, without reading (undefined when unknown). */
+export function knownPayerState(userId: string): PayerState | undefined {
+  return cache.get(userId);
+}
+
+/** Forgets every payer, as a new container would (tests and the benchmarks' cold requests). */
+export function forgetPayers(): void {
+  cache = new TtlCache<PayerState>(STATE_TTL_MS, 10_000);
 }
 
 export function rememberPayer(userId: string, state: PayerState): void {

@@ -16,7 +16,7 @@ import { getAgentById } from '../store/agent.repository';
 import { getChargeById, getPendingCharge, listUserCharges, type Settlement, settlePending } from '../store/charge.repository';
 import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository';
 import { forgetUserKey } from './auth';
-import { payerState, rememberPayer } from './payer-cache';
+import { knownPayerState, rememberPayer } from './payer-cache';
 import { balancesView, chargeView, userChargeView } from './views';
 
 /** GET /api/v1/users/me: balances, money held in PENDING charges, and the policy. */
@@ -48,8 +48,8 @@ export async function setPolicy(userId: string, request: PolicyRequest): Promise
   const policy = stripUndefined(request) as SpendingPolicy;
   const user = await replacePolicy(userId, policy);
   if (!user) throw new NotFoundError('user not found');
-  const now = new Date();
-  rememberPayer(userId, { ...payerState(userId, now), policy: user.policy, policyVersion: user.policyVersion });
+  const known = knownPayerState(userId);
+  if (known) rememberPayer(userId, { ...known, policy: user.policy, policyVersion: user.policyVersion });
   return { statusCode: 200, body: policyView(user.policy) };
 }
 

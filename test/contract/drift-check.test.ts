@@ -10,6 +10,9 @@ const charge = {
   description: '',
   status: 'SUCCESS',
   createdAt: '2026-01-15T09:30:00.000Z',
+  failureReason: null,
+  pendingReason: null,
+  expiresAt: null,
 };
 
 describe('the e2e drift check (test/support/contract.ts)', () => {

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { clearAuthCache } from '../../functions/use-cases/auth';
+import { forgetPayers } from '../../functions/use-cases/payer-cache';
 import { auditAfterAll } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
@@ -159,21 +160,23 @@ describe('remote MCP server (POST /mcp)', () => {
     expect(text(refused)).toBe('invalid solana address');
   });
 
-  it('adds no DynamoDB request to the endpoint a tool wraps (cold caches: one BatchGetItem, one transaction)', async () => {
+  it('adds no DynamoDB request to the endpoint a tool wraps (cold caches: one BatchGetItem, the payer read, one transaction)', async () => {
     const agent = await t.enabledAgent();
     const user = await t.fundedUser({ USD: 10 });
     const client = await remote({ 'x-agent-key': agent.key });
 
     clearAuthCache();
+    forgetPayers();
     resetDynamoRequestCounts();
     await t.call('POST', '/api/v1/agents/charges', {
       headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': 'http-1' },
       body: { amount: 1, currency: 'USD' },
     });
     const overHttp = dynamoRequestCounts();
-    expect(overHttp).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
+    expect(overHttp).toEqual({ BatchGetItemCommand: 1, GetItemCommand: 1, TransactWriteItemsCommand: 1 });
 
     clearAuthCache();
+    forgetPayers();
     resetDynamoRequestCounts();
     await call(client, 'create_charge', { amount: 1, currency: 'USD', user_key: user.key, idempotency_key: 'mcp-1' });
     expect(dynamoRequestCounts()).toEqual(overHttp);

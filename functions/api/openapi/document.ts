@@ -44,6 +44,7 @@ const HEADER_COMPONENTS: Record<ResponseHeader, { id: string; spec: Json }> = {
 const TAGS = [
   { name: 'Agents', description: 'Registration and what an agent has earned.' },
   { name: 'Charges', description: "An agent charges a user's prepaid balance." },
+  { name: 'Users', description: 'The payer: balances, history, spending policy, approvals, key rotation.' },
   { name: 'Withdrawals', description: 'An agent withdraws its earnings: USDC to Solana, USD to PayPal, minus 3%.' },
   { name: 'Admin', description: 'The operator: users, credits, enabling agents.' },
   { name: 'Service', description: 'Health and this document.' },

@@ -13,7 +13,9 @@ import {
   createChargeSchema,
   creditSchema,
   listChargesQuerySchema,
+  listUserChargesQuerySchema,
   listWithdrawalsQuerySchema,
+  policySchema,
   registerAgentSchema,
   updateAgentSchema,
   withdrawSchema,
@@ -28,11 +30,16 @@ import {
   errorBody,
   healthBody,
   jsonRpcMessage,
+  meBody,
   openApiDocumentBody,
   payoutBody,
   payoutListBody,
+  pendingChargeBody,
+  policyBody,
   registeredAgentBody,
+  rotatedUserKeyBody,
   userBody,
+  userChargeListBody,
   withdrawalBody,
 } from './response.schemas';
 
@@ -56,7 +63,7 @@ export interface ResponseDoc {
 export interface OperationDoc {
   summary: string;
   description?: string;
-  tag: 'Agents' | 'Charges' | 'Withdrawals' | 'Admin' | 'Service' | 'MCP';
+  tag: 'Agents' | 'Charges' | 'Users' | 'Withdrawals' | 'Admin' | 'Service' | 'MCP';
   /** Alternatives; each a set of credentials sent together. `[]` is public. */
   security: readonly (readonly Credential[])[];
   /** Requires the Idempotency-Key header; its stored answers come back with Idempotent-Replayed. */
@@ -137,6 +144,35 @@ const EXAMPLE_CHARGE = {
   description: 'forecast for Lisbon',
   status: 'SUCCESS',
   createdAt: '2026-01-15T09:30:00.000Z',
+  failureReason: null,
+  pendingReason: null,
+  expiresAt: null,
+};
+const EXAMPLE_PENDING = {
+  ...EXAMPLE_CHARGE,
+  amount: 15,
+  status: 'PENDING',
+  pendingReason: 'user_approval',
+  expiresAt: '2026-01-15T09:45:00.000Z',
+  approvalUrl: 'https://api.example.com/approve/c01jhx3k6v1f8q2n7c9m4p5r6s7.Zm9yIGV4YW1wbGUgb25seSwgbm90IGEgcmVhbCB0b2tlbg',
+};
+const EXAMPLE_POLICY = {
+  perCharge: { USD: 50 },
+  daily: { USD: 200 },
+  approvalAbove: { USD: 10 },
+  approvalWindowSeconds: 900,
+  agents: { a01jhx3k6v1f8q2n7c9m4p5r6s7: { blocked: true } },
+};
+const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
+const SETTLE_ERRORS = {
+  401: USER_401,
+  404: errors("No such charge, or another user's.", ['charge not found']),
+  409: errors('The charge has moved on, or its approval window has passed.', [
+    'charge is not pending',
+    'charge expired',
+    'charge is changing, retry',
+  ]),
+  503: BUSY,
 };
 const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
 const EXAMPLE_PAYOUT = {
@@ -205,16 +241,28 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     },
     responses: {
       201: ok('Charged.', chargeBody, EXAMPLE_CHARGE, ['Idempotent-Replayed']),
+      202: ok(
+        "Above the user's approval threshold: PENDING, the amount held until the user approves at approvalUrl (or it expires).",
+        pendingChargeBody,
+        EXAMPLE_PENDING,
+        ['Idempotent-Replayed'],
+      ),
+      403: errors('The user has blocked this agent; a FAILED charge is kept.', ['agent blocked by user'], ['Idempotent-Replayed']),
       400: errors('Missing Idempotency-Key or an invalid body.', [
         'missing Idempotency-key',
         'Idempotency-Key must be 1-255 printable ASCII characters',
         'invalid json body',
         ...MONEY_400,
         'description must be at most 255 characters',
+        'description must not contain bidirectional control characters',
         'unknown field: x',
       ]),
       401: errors('The agent key is unknown or disabled, or the user key is unknown.', [AUTH_MESSAGES.createCharge, AUTH_MESSAGES.user]),
-      402: errors('The user balance is too low; a FAILED charge is kept.', ['insufficient balance'], ['Idempotent-Replayed']),
+      402: errors(
+        "Over one of the user's spending limits, or the balance is too low; a FAILED charge is kept.",
+        ['spending limit exceeded', 'insufficient balance'],
+        ['Idempotent-Replayed'],
+      ),
       409: errors(
         'A request with this key is in flight, or the agent balance is at its limit.',
         ['request with this Idempotency-Key is in progress', 'agent balance limit reached, withdraw first'],
@@ -392,6 +440,103 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       413: BODY_ERRORS[413],
       415: BODY_ERRORS[415],
       422: IDEMPOTENCY_ERRORS[422],
+      503: BUSY,
+    },
+  },
+  'user-me': {
+    summary: 'The user: balances, held money and policy',
+    tag: 'Users',
+    security: [['userKey']],
+    responses: {
+      200: ok('Balances, money held in PENDING charges, and the spending policy.', meBody, {
+        id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7',
+        balances: EXAMPLE_BALANCES,
+        held: { USD: 15, USDC: 0 },
+        policy: EXAMPLE_POLICY,
+      }),
+      401: USER_401,
+      404: errors('The user is gone.', ['user not found']),
+      503: BUSY,
+    },
+  },
+  'user-list-charges': {
+    summary: "The user's charges across agents",
+    description: 'Newest first, refused ones included: the authorization log. `status` filters.',
+    tag: 'Users',
+    security: [['userKey']],
+    query: listUserChargesQuerySchema,
+    responses: {
+      200: ok('A page of charges with the agent that made each.', userChargeListBody, {
+        data: [{ ...EXAMPLE_CHARGE, agent: { id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7', name: 'weather-bot' } }],
+        nextCursor: null,
+      }),
+      400: errors('An invalid query parameter.', [...LIST_400, 'status must be one of PENDING, SUCCESS, FAILED, EXPIRED']),
+      401: USER_401,
+      503: BUSY,
+    },
+  },
+  'user-get-policy': {
+    summary: 'The spending policy',
+    tag: 'Users',
+    security: [['userKey']],
+    responses: {
+      200: ok('The policy ({} until one is set).', policyBody, EXAMPLE_POLICY),
+      401: USER_401,
+      404: errors('The user is gone.', ['user not found']),
+      503: BUSY,
+    },
+  },
+  'user-put-policy': {
+    summary: 'Replace the spending policy',
+    description: 'The body replaces the whole policy; charges judged by the old one are judged again.',
+    tag: 'Users',
+    security: [['userKey']],
+    body: { name: 'SpendingPolicyRequest', schema: policySchema, example: EXAMPLE_POLICY },
+    responses: {
+      200: ok('The stored policy.', policyBody, EXAMPLE_POLICY),
+      400: errors('The field named is invalid; the stored policy is unchanged.', [
+        'invalid json body',
+        'daily.USD has more than 2 decimal places for USD',
+        'unknown field: daily.EUR',
+        'approvalWindowSeconds must be at least 60',
+        'agents.a01jhx3k6v1f8q2n7c9m4p5r6s7 is not a registered agent',
+      ]),
+      401: USER_401,
+      404: errors('The user is gone.', ['user not found']),
+      ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'user-approve-charge': {
+    summary: 'Approve a PENDING charge',
+    tag: 'Users',
+    security: [['userKey']],
+    pathParams: { id: 'The charge id.' },
+    responses: { 200: ok('Approved: SUCCESS, the agent paid.', chargeBody, EXAMPLE_CHARGE), ...SETTLE_ERRORS },
+  },
+  'user-decline-charge': {
+    summary: 'Decline a PENDING charge',
+    tag: 'Users',
+    security: [['userKey']],
+    pathParams: { id: 'The charge id.' },
+    responses: {
+      200: ok('Declined: FAILED, the hold back to the user.', chargeBody, {
+        ...EXAMPLE_CHARGE,
+        status: 'FAILED',
+        failureReason: 'declined by user',
+      }),
+      ...SETTLE_ERRORS,
+    },
+  },
+  'user-rotate-key': {
+    summary: "Rotate the user's key",
+    description: 'The old key stops moving money at once.',
+    tag: 'Users',
+    security: [['userKey']],
+    responses: {
+      200: ok('The new key, shown once.', rotatedUserKeyBody, { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' }),
+      401: USER_401,
+      409: errors('Another rotation won.', ['user key was rotated concurrently, retry with the new key']),
       503: BUSY,
     },
   },

@@ -47,11 +47,53 @@ export const chargeBody = component(
     currency,
     description: z.string(),
     status: z.enum(['PENDING', 'SUCCESS', 'FAILED', 'EXPIRED']).meta({
-      description: 'SUCCESS: the user was debited. FAILED: refused for insufficient balance (kept, listed).',
+      description:
+        'PENDING: the amount is held, waiting for the user (pendingReason). SUCCESS: the agent was paid. FAILED: refused or ' +
+        'declined (failureReason; kept, listed). EXPIRED: nobody acted before expiresAt; the hold went back to the user.',
     }),
     createdAt: timestamp,
+    failureReason: z.string().nullable().meta({ description: "Why a FAILED charge failed (the refusal's exact error); else null." }),
+    pendingReason: z.enum(['user_approval', 'capture']).nullable().meta({ description: 'Why a PENDING charge waits; else null.' }),
+    expiresAt: timestamp.nullable().meta({ description: 'When a PENDING charge expires; else null.' }),
   }),
 );
+
+export const pendingChargeBody = component(
+  'PendingCharge',
+  chargeBody.extend({
+    approvalUrl: z.url().meta({
+      description: 'A single-use page where the user approves or declines; hand it to the user. Never stored in clear.',
+    }),
+  }),
+);
+
+const limits = z
+  .strictObject({ USD: amount('A limit in USD.').optional(), USDC: amount('A limit in USDC.').optional() })
+  .meta({ description: 'Per currency; an absent currency has no limit.' });
+const rules = {
+  perCharge: limits.optional(),
+  daily: limits.optional().meta({ description: 'The UTC day: SUCCESS charges and PENDING holds.' }),
+  monthly: limits.optional().meta({ description: 'The UTC calendar month.' }),
+  approvalAbove: limits.optional().meta({ description: 'Charges above this wait for the user (202 PENDING).' }),
+};
+export const policyBody = component(
+  'SpendingPolicy',
+  z.strictObject({
+    ...rules,
+    approvalWindowSeconds: z.number().int().min(60).max(604800).optional(),
+    agents: z.record(z.string(), z.strictObject({ ...rules, blocked: z.boolean().optional() })).optional(),
+  }),
+);
+
+export const userChargeBody = component(
+  'UserCharge',
+  chargeBody.extend({ agent: z.strictObject({ id: id('a', 'Agent'), name: z.string().nullable() }) }),
+);
+export const userChargeListBody = component(
+  'UserChargeList',
+  z.strictObject({ data: z.array(userChargeBody), nextCursor: z.string().nullable() }),
+);
+export const rotatedUserKeyBody = component('RotatedUserKey', z.strictObject({ userKey: z.string().meta({ description: 'Shown once.' }) }));
 
 export const chargeListBody = component(
   'ChargeList',
@@ -114,6 +156,10 @@ export const createdUserBody = component(
 );
 
 export const userBody = component('User', z.strictObject({ id: id('u', 'User'), balances: balancesBody }));
+export const meBody = component(
+  'Me',
+  z.strictObject({ id: id('u', 'User'), balances: balancesBody, held: balancesBody, policy: policyBody }),
+);
 
 const network = z.enum(['SOL', 'PAYPAL']).meta({ description: 'SOL for USDC (a Solana wallet), PAYPAL for USD.' });
 const feeRate = z.literal(PLATFORM_FEE_RATE);
