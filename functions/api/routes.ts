@@ -36,6 +36,9 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'user-approve-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/approve', table: ['read', 'write'] },
   { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: ['read', 'write'] },
   { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: ['read', 'write'] },
+  // The approval page (HTML, docs/approvals.md): the link's token is its only credential.
+  { name: 'approval-page', method: 'GET', path: '/approve/{token}', table: ['read'] },
+  { name: 'approval-decide', method: 'POST', path: '/approve/{token}', table: ['read', 'write'] },
   { name: 'health', method: 'GET', path: '/health', table: ['read'] },
   // Serves docs/openapi.json as committed; touches nothing.
   { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', table: [] },

@@ -50,8 +50,8 @@ export class PayloadTooLargeError extends ApiError {
 }
 
 export class UnsupportedMediaTypeError extends ApiError {
-  constructor() {
-    super(415, 'content-type must be application/json');
+  constructor(expected = 'application/json') {
+    super(415, `content-type must be ${expected}`);
   }
 }
 

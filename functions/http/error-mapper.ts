@@ -5,21 +5,27 @@ import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { errorResponse } from './response';
 
+/** Writes an error's status and public message as a response (JSON `{"error": …}` by default). */
+export type ErrorRenderer = (statusCode: number, message: string, headers?: Record<string, string>) => APIGatewayProxyStructuredResultV2;
+
 /**
  * The one place errors become HTTP responses: an ApiError keeps its status and public message;
- * anything else is a 500 with a generic message and its cause logged (never sent).
+ * anything else is a 500 with a generic message and its cause logged (never sent). `render` only
+ * changes how that answer is written (the approval page answers in HTML), never which it is.
  */
-export function errorMapper(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+export function errorMapper(
+  render: ErrorRenderer = errorResponse,
+): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   return {
     onError: async (request) => {
       const error = request.error;
       if (error instanceof ApiError) {
         if (error.statusCode >= 500) logger().warn('service busy', { error: serializeError(error) });
-        request.response = errorResponse(error.statusCode, error.message, { ...error.headers });
+        request.response = render(error.statusCode, error.message, { ...error.headers });
         return;
       }
       logger().error('unhandled error', { error: serializeError(error), route: request.event?.routeKey });
-      request.response = errorResponse(500, 'internal error');
+      request.response = render(500, 'internal error');
     },
   };
 }

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { loadConfig } from '../config';
 import { requestContext } from '../observability/logger';
 import { metricsMiddleware } from '../observability/metrics';
-import { errorMapper } from './error-mapper';
+import { type ErrorRenderer, errorMapper } from './error-mapper';
 import { type HttpRequest, toRequest } from './request';
 import { type HttpResult, toResponse } from './response';
 
@@ -14,13 +14,14 @@ export type RouteHandler = (event: APIGatewayProxyEventV2, context?: Context) =>
  * log lines tagged with the request ids. Called at module scope of a handler file, so it parses the
  * shared configuration there: a function whose environment lacks something fails its init, naming
  * it. A route that needs more says so with its own `loadConfig({ require })` (withdraw.handler.ts).
+ * `errors` writes error answers in another format (HTML pages: http/html.ts); JSON by default.
  */
-export function httpHandler(fn: (req: HttpRequest) => Promise<HttpResult>): RouteHandler {
+export function httpHandler(fn: (req: HttpRequest) => Promise<HttpResult>, options: { errors?: ErrorRenderer } = {}): RouteHandler {
   loadConfig();
   const wrapped = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(requestContext<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>((event) => event.requestContext?.requestId))
     .use(metricsMiddleware())
-    .use(errorMapper())
+    .use(errorMapper(options.errors))
     .handler(async (event) => toResponse(await fn(toRequest(event))));
   // Lambda passes a context; the local adapter and tests may not.
   return (event, context) => wrapped(event, context ?? ({} as Context));

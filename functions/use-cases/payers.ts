@@ -77,14 +77,19 @@ export async function listMyCharges(userId: string, query: ListUserChargesQuery)
   };
 }
 
+/** The payer's approval: PENDING → SUCCESS, the held amount to the agent. */
+export const APPROVED: Settlement = { kind: 'approve' };
+/** The payer's refusal: PENDING → FAILED `declined by user`, the hold back to the user. */
+export const DECLINED = { kind: 'return', status: 'FAILED', failureReason: 'declined by user' } as const satisfies Settlement;
+
 /** POST /api/v1/users/me/charges/{id}/approve: PENDING → SUCCESS, the held amount to the agent. */
 export function approveCharge(userId: string, chargeId: string | undefined): Promise<HttpResult> {
-  return settleMine(userId, chargeId, { kind: 'approve' });
+  return settleMine(userId, chargeId, APPROVED);
 }
 
 /** POST /api/v1/users/me/charges/{id}/decline: PENDING → FAILED, the hold back to the user. */
 export function declineCharge(userId: string, chargeId: string | undefined): Promise<HttpResult> {
-  return settleMine(userId, chargeId, { kind: 'return', status: 'FAILED', failureReason: 'declined by user' });
+  return settleMine(userId, chargeId, DECLINED);
 }
 
 async function settleMine(userId: string, chargeId: string | undefined, settlement: Settlement): Promise<HttpResult> {

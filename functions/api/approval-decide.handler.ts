@@ -1,0 +1,18 @@
+import { loadConfig, NEEDS_APPROVAL_SECRET } from '../config';
+import { parseFormBody } from '../http/body';
+import { httpHandler } from '../http/handler';
+import { htmlErrorResponse } from '../http/html';
+import { decideOnApprovalPage } from '../use-cases/approval-page';
+import { APPROVAL_FORM_MAX_BYTES, approvalDecisionSchema } from './approval-page.schema';
+
+// The link's token is checked against the approval secret.
+loadConfig({ require: NEEDS_APPROVAL_SECRET });
+
+/** POST /approve/{token} — the approval page's form (`action=approve|decline`); answers 303 to the page. */
+export const handler = httpHandler(
+  async (req) => {
+    const { action } = parseFormBody(req, approvalDecisionSchema, APPROVAL_FORM_MAX_BYTES);
+    return decideOnApprovalPage(req.params.token, action);
+  },
+  { errors: htmlErrorResponse },
+);
