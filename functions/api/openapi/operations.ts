@@ -540,6 +540,36 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: BUSY,
     },
   },
+  'approval-page': {
+    summary: 'The approval page',
+    description:
+      "An HTML page at a PENDING charge's approvalUrl: the agent, amount, description and time left, with Approve and Decline " +
+      'buttons (a plain form: no JavaScript needed). The token in the path is the only authority; after a decision, or once ' +
+      'expired, the page shows the final state. Strict Content-Security-Policy, no external assets.',
+    tag: 'Users',
+    security: [],
+    pathParams: { token: 'The capability from approvalUrl.' },
+    responses: {
+      200: { description: 'The page.', contentType: 'text/html' },
+      404: { description: 'The link is not valid.', contentType: 'text/html' },
+      503: { description: 'Busy; try again.', contentType: 'text/html' },
+    },
+  },
+  'approval-decide': {
+    summary: 'Approve or decline from the approval page',
+    description: 'The page\'s form post (`action=approve|decline`, form-encoded); answers 303 back to the page, which shows the outcome.',
+    tag: 'Users',
+    security: [],
+    pathParams: { token: 'The capability from approvalUrl.' },
+    responses: {
+      303: { description: 'Back to the page, which shows the final state.' },
+      400: { description: 'The form is not a single `action` of approve or decline.', contentType: 'text/html' },
+      404: { description: 'The link is not valid.', contentType: 'text/html' },
+      413: { description: 'The form is too large.', contentType: 'text/html' },
+      415: { description: 'Not a form post.', contentType: 'text/html' },
+      503: { description: 'Busy; try again.', contentType: 'text/html' },
+    },
+  },
   'admin-get-user': {
     summary: 'Get a user',
     tag: 'Admin',
