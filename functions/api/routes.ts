@@ -15,11 +15,13 @@ export interface RouteSpec {
   queue?: boolean;
   /** Reads the admin key secret. */
   adminSecret?: boolean;
+  /** Makes or checks approval links: reads the approval secret (and gets PUBLIC_BASE_URL when the stage sets one). */
+  approvalSecret?: boolean;
 }
 
 export const ROUTES: readonly RouteSpec[] = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', table: ['write'] },
-  { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: ['read', 'write'] },
+  { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: ['read', 'write'], approvalSecret: true },
   { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: ['read'] },
   { name: 'get-charge', method: 'GET', path: '/api/v1/agents/charge/{id}', table: ['read'], adminSecret: true },
   { name: 'get-balance', method: 'GET', path: '/api/v1/agents/balance', table: ['read'] },

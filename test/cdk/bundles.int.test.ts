@@ -14,6 +14,7 @@ import { build, type Metafile } from 'esbuild';
 import { ensureTable } from '../../bin/local/table';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { esbuildOptions } from '../../lib/bundling';
+import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { ServiceFunction } from '../../lib/service-function';
 import { parseStageConfig } from '../../lib/stage-config';
@@ -42,6 +43,7 @@ const entries = [
   ...ROUTES.map((r) => ({ name: r.name, entry: handlerEntry(r), rails: false })),
   { name: 'payout-worker', entry: WORKER_ENTRY, rails: true },
   { name: 'reconciler', entry: RECONCILER_ENTRY, rails: true },
+  { name: 'sweeper', entry: SWEEPER_ENTRY, rails: false },
 ];
 let built: Map<string, Built>;
 
@@ -60,7 +62,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 describe('bundles', () => {
-  it.each(entries.filter((e) => !e.rails).map((e) => e.name))('keeps API function %s within 500 KB', (name) => {
+  it.each(entries.filter((e) => !e.rails).map((e) => e.name))('keeps API function (or the sweeper) %s within 500 KB', (name) => {
     expect(built.get(name)?.bytes).toBeLessThanOrEqual(API_BUDGET);
   });
 
