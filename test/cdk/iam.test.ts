@@ -4,6 +4,7 @@
  * another resource, a managed policy) fails this file and has to be reviewed.
  */
 import { ROUTES } from '../../functions/api/routes';
+import { ROUTE_INDEXES } from '../../lib/http-api';
 import type { ServiceFunction } from '../../lib/service-function';
 import { logicalId, resources, synthesize } from './support';
 
@@ -144,6 +145,11 @@ describe('IAM', () => {
   it('has an expectation for every function, and a function for every expectation', () => {
     expect(functions.map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).sort());
     expect(ROUTES.every((r) => r.name in EXPECTED)).toBe(true);
+  });
+
+  it('names only existing routes as readers of an index beyond GSI1', () => {
+    expect(Object.keys(ROUTE_INDEXES).filter((name) => !ROUTES.some((r) => r.name === name))).toEqual([]);
+    expect(Object.keys(ROUTE_INDEXES).every((name) => ROUTES.find((r) => r.name === name)?.table.includes('read'))).toBe(true);
   });
 
   it('lets only the routes marked approvalSecret read the approval secret, and nothing else at all', () => {
