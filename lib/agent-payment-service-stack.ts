@@ -1,10 +1,11 @@
 /**
- * One stack per stage: stateful data, the payout pipeline, the HTTP API and the alarms, each its
- * own construct. One stack rather than a stateful/stateless pair keeps deploys atomic and avoids
+ * One stack per stage: stateful data, the payout pipeline, the charge sweeper, the HTTP API and the
+ * alarms, each its own construct. One stack rather than a stateful/stateless pair keeps deploys atomic and avoids
  * cross-stack exports; the stateful resources are protected by RETAIN and deletion protection.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { ChargeSweeper } from './charge-sweeper';
 import { DataStore } from './data-store';
 import { ServiceHttpApi } from './http-api';
 import { Monitoring } from './monitoring';
@@ -20,6 +21,7 @@ export const stackName = (stage: string): string => `AgentPaymentService-${stage
 export class AgentPaymentServiceStack extends Stack {
   readonly data: DataStore;
   readonly pipeline: PayoutPipeline;
+  readonly sweeper: ChargeSweeper;
   readonly api: ServiceHttpApi;
   readonly monitoring: Monitoring;
 
@@ -29,6 +31,7 @@ export class AgentPaymentServiceStack extends Stack {
 
     this.data = new DataStore(this, 'Data', { config });
     this.pipeline = new PayoutPipeline(this, 'Payouts', { config, data: this.data });
+    this.sweeper = new ChargeSweeper(this, 'Sweeper', { config, data: this.data });
     this.api = new ServiceHttpApi(this, 'Http', { config, data: this.data, payoutQueue: this.pipeline.queue });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
@@ -37,6 +40,7 @@ export class AgentPaymentServiceStack extends Stack {
       deadLetterQueue: this.pipeline.deadLetterQueue,
       worker: this.pipeline.worker,
       reconciler: this.pipeline.reconciler,
+      sweeper: this.sweeper.fn,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
@@ -48,6 +52,7 @@ export class AgentPaymentServiceStack extends Stack {
     new CfnOutput(this, 'PayoutDeadLetterQueueUrl', { value: this.pipeline.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'PayoutDeadLetterQueueArn', { value: this.pipeline.deadLetterQueue.queueArn });
     new CfnOutput(this, 'AdminKeySecretName', { value: this.data.adminKey.secretName });
+    new CfnOutput(this, 'ApprovalSecretName', { value: this.data.approvalSecret.secretName });
     new CfnOutput(this, 'SolanaHotWalletSecretName', { value: this.data.solanaHotWallet.secretName });
     new CfnOutput(this, 'SolanaRpcUrlSecretName', { value: this.data.solanaRpcUrl.secretName });
     new CfnOutput(this, 'PaypalCredentialsSecretName', { value: this.data.paypalCredentials.secretName });

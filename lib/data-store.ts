@@ -1,5 +1,5 @@
 /**
- * Stateful data: the single DynamoDB table, the four secrets and the hot wallet's KMS key.
+ * Stateful data: the single DynamoDB table, the five secrets and the hot wallet's KMS key.
  * Everything here is STATEFUL_REMOVAL (lib/removal.ts).
  *
  * The rail secrets are created empty (no SecretString, no GenerateSecretString): operators put the
@@ -20,6 +20,11 @@ export class DataStore extends Construct {
   readonly table: dynamodb.Table;
   /** Plain string (functions/use-cases/admin-key.ts reads it as-is). */
   readonly adminKey: secretsmanager.Secret;
+  /**
+   * The key approval links are derived with (functions/use-cases/approval-token.ts), a plain
+   * string. A new value invalidates every approval link not yet used.
+   */
+  readonly approvalSecret: secretsmanager.Secret;
   /** The Solana hot wallet's secret key: base58 or a JSON byte array. Encrypted with `hotWalletKey`. */
   readonly solanaHotWallet: secretsmanager.Secret;
   /** Customer-managed key of the hot-wallet secret (rotated yearly by KMS). */
@@ -64,6 +69,14 @@ export class DataStore extends Construct {
       generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
       removalPolicy: STATEFUL_REMOVAL,
     });
+    // Likewise generated once and never re-rolled by a deploy: a new value would break every
+    // outstanding approval link (docs/deploy.md "Rotating the approval secret").
+    this.approvalSecret = new secretsmanager.Secret(this, 'ApprovalSecret', {
+      secretName: `agent-payment-service/${stage}/approval-secret`,
+      description: 'HMAC key of the charge approval links (plain string). Rotating it voids outstanding links: docs/deploy.md',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: STATEFUL_REMOVAL,
+    });
 
     this.hotWalletKey = new kms.Key(this, 'HotWalletKey', {
       description: `Encrypts the Solana hot-wallet secret (${stage})`,
@@ -91,6 +104,11 @@ export class DataStore extends Construct {
       id: 'AwsSolutions-SMG4',
       reason:
         'Rotated by an operator (docs/deploy.md "Rotating the admin key"): a new value must be handed to the operators at the same time, which a rotation Lambda cannot do.',
+    });
+    Validations.of(this.approvalSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotating it voids every approval link not yet used (the links are HMACs under it), so it is rotated by an operator only when it may have leaked (docs/deploy.md "Rotating the approval secret"), never on a schedule.',
     });
     Validations.of(this.solanaHotWallet).acknowledge({
       id: 'AwsSolutions-SMG4',

@@ -10,7 +10,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { TableAccess } from '../functions/api/routes';
-import { GSI1 } from '../functions/store/table';
+import { GSI1, type INDEXES } from '../functions/store/table';
+
+/** A global secondary index of the table, by name. */
+export type TableIndex = (typeof INDEXES)[number]['indexName'];
 
 /**
  * DynamoDB actions per access level. TransactWriteItems has no action of its own: each item in
@@ -21,13 +24,23 @@ export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
   write: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
 };
 
-export function grantTable(role: iam.IRole, table: dynamodb.ITable, access: readonly TableAccess[]): void {
+/**
+ * Table access. Readers may query GSI1 (agents and charges by id, the payout and pending-charge
+ * queues); any other index only when named in `indexes` (GSI2, a user's charges across agents, is
+ * the user history's alone). Indexes by name, never index/*: a new index is a new grant.
+ */
+export function grantTable(
+  role: iam.IRole,
+  table: dynamodb.ITable,
+  access: readonly TableAccess[],
+  options: { indexes?: readonly TableIndex[] } = {},
+): void {
   if (access.includes('read')) {
+    const indexes = [GSI1.indexName, ...(options.indexes ?? []).filter((name) => name !== GSI1.indexName)];
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: [...TABLE_ACTIONS.read],
-        // The one index by name, not index/*: a new index is a new grant.
-        resources: [table.tableArn, `${table.tableArn}/index/${GSI1.indexName}`],
+        resources: [table.tableArn, ...indexes.map((name) => `${table.tableArn}/index/${name}`)],
       }),
     );
   }

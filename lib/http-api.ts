@@ -10,8 +10,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { handlerEntry, ROUTES, type RouteSpec } from '../functions/api/routes';
+import { GSI2 } from '../functions/store/table';
 import type { DataStore } from './data-store';
-import { grantReadSecrets, grantSendToQueue, grantTable } from './grants';
+import { grantReadSecrets, grantSendToQueue, grantTable, type TableIndex } from './grants';
 import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
@@ -37,6 +38,15 @@ export const routeConstructId = (route: RouteSpec): string =>
  */
 export const ROUTE_THROTTLES: Record<string, (config: StageConfig) => { rateLimit: number; burstLimit: number }> = {
   'register-agent': (config) => ({ rateLimit: config.registerRateLimit, burstLimit: config.registerBurstLimit }),
+};
+
+/**
+ * Indexes a route queries beyond GSI1 (lib/grants.ts), by route name. Only the user's history reads
+ * GSI2 (functions/store/charge.repository.ts `listUserCharges`); a route that starts querying an
+ * index must be added here, or DynamoDB refuses it on AWS (locally nothing checks IAM).
+ */
+export const ROUTE_INDEXES: Record<string, readonly TableIndex[]> = {
+  'user-list-charges': [GSI2.indexName],
 };
 
 export const routeKey = (route: RouteSpec): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
@@ -106,14 +116,18 @@ export class ServiceHttpApi extends Construct {
           // Every function names the table (config.ts requires it), even one that never touches it.
           TABLE_NAME: data.table.tableName,
           ...(route.adminSecret ? { ADMIN_KEY_SECRET_ARN: data.adminKey.secretArn } : {}),
+          ...(route.approvalSecret ? { APPROVAL_SECRET_ARN: data.approvalSecret.secretArn } : {}),
+          // Unset, the links are built from the request's own address (functions/http/request.ts).
+          ...(route.approvalSecret && config.publicBaseUrl ? { PUBLIC_BASE_URL: config.publicBaseUrl } : {}),
           ...(route.queue ? { PAYOUT_QUEUE_URL: props.payoutQueue.queueUrl } : {}),
           // Withdrawals refuse the platform's own addresses as destinations (core/withdrawals.ts).
           ...(route.queue ? { USDC_MINT: config.usdcMint } : {}),
           ...(route.queue && config.hotWalletAddress ? { SOLANA_HOT_WALLET_ADDRESS: config.hotWalletAddress } : {}),
         },
       });
-      grantTable(fn.role, data.table, route.table);
+      grantTable(fn.role, data.table, route.table, { indexes: ROUTE_INDEXES[route.name] ?? [] });
       if (route.adminSecret) grantReadSecrets(fn.role, [data.adminKey]);
+      if (route.approvalSecret) grantReadSecrets(fn.role, [data.approvalSecret]);
       if (route.queue) grantSendToQueue(fn.role, props.payoutQueue);
       this.functions.set(route.name, fn);
 

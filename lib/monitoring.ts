@@ -12,6 +12,9 @@
  * | ReconcilerErrors | the reconciler failed in 2 of the last 3 5-minute periods |
  * | ReconcilerNotRunning | the reconciler was not invoked for 15 minutes (schedule disabled or broken) |
  * | PayoutRailNeedsOperator | a rail reported the platform's own account short of funds or misconfigured |
+ * | SweeperErrors | the charge sweeper failed in 2 of the last 3 5-minute periods |
+ * | SweeperNotRunning | the charge sweeper was not invoked for 15 minutes (schedule disabled or broken) |
+ * | ChargesNotExpiring | the sweeper logged an error (a due charge it could not expire) in each of 3 consecutive 5-minute periods |
  *
  * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
  * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
@@ -22,6 +25,11 @@
  * errors no retry can cure (functions/rails/errors.ts): PlatformFundsError (top up the hot wallet
  * or the PayPal balance) and RailConfigError (secret, mint or credentials wrong). Payouts wait
  * meanwhile; this says so within minutes instead of when the DLQ fills.
+ *
+ * ChargesNotExpiring counts the ERROR lines of the sweeper's JSON logs: the sweep survives one
+ * charge's failure (functions/use-cases/expiry.ts logs it and goes on), so the function's Errors
+ * metric never sees a charge that fails on every run while its hold stays with the user. Three
+ * periods in a row: a failure the next run (a minute later) cures pages nobody.
  */
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
@@ -50,6 +58,7 @@ export interface MonitoringProps {
   deadLetterQueue: sqs.IQueue;
   worker: ServiceFunction;
   reconciler: ServiceFunction;
+  sweeper: ServiceFunction;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -57,6 +66,9 @@ const FIVE_MINUTES = Duration.minutes(5);
 export const PAYOUT_QUEUE_MAX_AGE = Duration.minutes(15);
 
 export { OPERATOR_RAIL_ERRORS, RAIL_NEEDS_OPERATOR_METRIC };
+
+/** ERROR lines in the charge sweeper's log group (a log metric filter; nothing emits it directly). */
+export const SWEEPER_ERROR_LOGS_METRIC = 'SweeperErrorLogs';
 
 export class Monitoring extends Construct {
   readonly topic: sns.Topic;
@@ -192,6 +204,46 @@ export class Monitoring extends Construct {
       }),
       threshold: 1,
       evaluationPeriods: 1,
+    });
+    this.alarm('SweeperErrors', {
+      alarmDescription:
+        'The charge sweeper failed in 2 of the last 3 five-minute periods: due PENDING charges are not expiring (holds stay). See its log group.',
+      metric: props.sweeper.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+
+    this.alarm('SweeperNotRunning', {
+      alarmDescription:
+        'The charge sweeper has not run for 15 minutes: its schedule is disabled or broken (due PENDING charges keep their holds).',
+      metric: props.sweeper.fn.metricInvocations({ period: Duration.minutes(15), statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    });
+
+    new logs.MetricFilter(this, 'SweeperErrorLogs', {
+      logGroup: props.sweeper.logGroup,
+      filterPattern: logs.FilterPattern.stringValue('$.level', '=', 'ERROR'),
+      metricNamespace: METRICS_NAMESPACE,
+      metricName: SWEEPER_ERROR_LOGS_METRIC,
+      metricValue: '1',
+      dimensions: { stage: '$.stage' },
+    });
+    this.alarm('ChargesNotExpiring', {
+      alarmDescription:
+        'The charge sweeper logged errors for 15 minutes in a row: a due PENDING charge fails to expire on every run and its hold stays with the user. Look for "could not expire a pending charge" in its log group.',
+      metric: new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: SWEEPER_ERROR_LOGS_METRIC,
+        dimensionsMap: { stage: config.stage },
+        period: FIVE_MINUTES,
+        statistic: 'Sum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 3,
     });
   }
 

@@ -69,6 +69,14 @@ const stageSchema = z
     workerMaxConcurrency: z.coerce.number().int().min(2).max(1000).default(2),
     /** How often the reconciler sweeps. */
     reconcileEveryMinutes: z.coerce.number().int().min(1).max(60).default(2),
+    /** Most due PENDING charges the charge sweeper expires per run (SWEEP_MAX_PER_RUN; config.ts default). */
+    sweepMaxPerRun: z.coerce.number().int().min(1).max(1_000).default(200),
+    /**
+     * Where approval links point (PUBLIC_BASE_URL of the routes with `approvalSecret`), e.g. a custom
+     * domain with a base path or a CDN in front. Unset: the API derives it from each request (its
+     * Host header and x-forwarded-proto), which is right for the API Gateway URL and a plain custom domain.
+     */
+    publicBaseUrl: z.url({ protocol: /^https$/, error: 'an https:// URL' }).optional(),
   })
   .strict()
   .refine((c) => c.stage !== 'production' || c.alarmEmail !== undefined, {

@@ -15,11 +15,13 @@ export interface RouteSpec {
   queue?: boolean;
   /** Reads the admin key secret. */
   adminSecret?: boolean;
+  /** Makes or checks approval links: reads the approval secret (and gets PUBLIC_BASE_URL when the stage sets one). */
+  approvalSecret?: boolean;
 }
 
 export const ROUTES: readonly RouteSpec[] = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', table: ['write'] },
-  { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: ['read', 'write'] },
+  { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: ['read', 'write'], approvalSecret: true },
   { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: ['read'] },
   { name: 'get-charge', method: 'GET', path: '/api/v1/agents/charge/{id}', table: ['read'], adminSecret: true },
   { name: 'get-balance', method: 'GET', path: '/api/v1/agents/balance', table: ['read'] },
@@ -37,13 +39,13 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: ['read', 'write'] },
   { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: ['read', 'write'] },
   // The approval page (HTML, docs/approvals.md): the link's token is its only credential.
-  { name: 'approval-page', method: 'GET', path: '/approve/{token}', table: ['read'] },
-  { name: 'approval-decide', method: 'POST', path: '/approve/{token}', table: ['read', 'write'] },
+  { name: 'approval-page', method: 'GET', path: '/approve/{token}', table: ['read'], approvalSecret: true },
+  { name: 'approval-decide', method: 'POST', path: '/approve/{token}', table: ['read', 'write'], approvalSecret: true },
   { name: 'health', method: 'GET', path: '/health', table: ['read'] },
   // Serves docs/openapi.json as committed; touches nothing.
   { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', table: [] },
   // The remote MCP server runs the agent use cases in-process, so it needs what each of them needs.
-  { name: 'mcp', method: 'POST', path: '/mcp', table: ['read', 'write'], queue: true },
+  { name: 'mcp', method: 'POST', path: '/mcp', table: ['read', 'write'], queue: true, approvalSecret: true },
   { name: 'not-found', method: 'ANY', path: '$default', table: [] },
 ];
 

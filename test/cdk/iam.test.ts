@@ -4,6 +4,7 @@
  * another resource, a managed policy) fails this file and has to be reviewed.
  */
 import { ROUTES } from '../../functions/api/routes';
+import { ROUTE_INDEXES } from '../../lib/http-api';
 import type { ServiceFunction } from '../../lib/service-function';
 import { logicalId, resources, synthesize } from './support';
 
@@ -11,12 +12,22 @@ const { stack, template } = synthesize();
 const all = resources(template);
 
 /** What a statement may be granted on, by name. */
-type Grant = 'logs' | 'table-read' | 'table-write' | 'queue-send' | 'queue-consume' | 'admin-secret' | 'rail-secrets' | 'hot-wallet-key';
+type Grant =
+  | 'logs'
+  | 'table-read'
+  | 'table-read-gsi2'
+  | 'table-write'
+  | 'queue-send'
+  | 'queue-consume'
+  | 'admin-secret'
+  | 'approval-secret'
+  | 'rail-secrets'
+  | 'hot-wallet-key';
 
 /** Per function: the grants it needs. Change this table only together with the code that needs it. */
 const EXPECTED: Record<string, Grant[]> = {
   'register-agent': ['logs', 'table-write'],
-  'create-charge': ['logs', 'table-read', 'table-write'],
+  'create-charge': ['logs', 'table-read', 'table-write', 'approval-secret'],
   'list-charges': ['logs', 'table-read'],
   'get-charge': ['logs', 'table-read', 'admin-secret'],
   'get-balance': ['logs', 'table-read'],
@@ -26,13 +37,26 @@ const EXPECTED: Record<string, Grant[]> = {
   'admin-credit-user': ['logs', 'table-read', 'table-write', 'admin-secret'],
   'admin-get-user': ['logs', 'table-read', 'admin-secret'],
   'admin-update-agent': ['logs', 'table-read', 'table-write', 'admin-secret'],
+  'user-me': ['logs', 'table-read'],
+  // The user's history across agents is the one reader of GSI2.
+  'user-list-charges': ['logs', 'table-read-gsi2'],
+  'user-get-policy': ['logs', 'table-read'],
+  'user-put-policy': ['logs', 'table-read', 'table-write'],
+  'user-approve-charge': ['logs', 'table-read', 'table-write'],
+  'user-decline-charge': ['logs', 'table-read', 'table-write'],
+  'user-rotate-key': ['logs', 'table-read', 'table-write'],
+  // The approval page checks its link's token against the approval secret.
+  'approval-page': ['logs', 'table-read', 'approval-secret'],
+  'approval-decide': ['logs', 'table-read', 'table-write', 'approval-secret'],
   health: ['logs', 'table-read'],
   openapi: ['logs'],
   // The remote MCP server runs the wrapped use cases in-process: charges and withdrawals included.
-  mcp: ['logs', 'table-read', 'table-write', 'queue-send'],
+  mcp: ['logs', 'table-read', 'table-write', 'queue-send', 'approval-secret'],
   'not-found': ['logs'],
   'payout-worker': ['logs', 'table-read', 'table-write', 'queue-consume', 'rail-secrets', 'hot-wallet-key'],
   reconciler: ['logs', 'table-read', 'table-write', 'queue-send', 'rail-secrets', 'hot-wallet-key'],
+  // Due pending markers through GSI1, one transaction per expiry; no queue, no secret.
+  sweeper: ['logs', 'table-read', 'table-write'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
@@ -52,6 +76,11 @@ function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; reso
         actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
         resources: [table, { 'Fn::Join': ['', [table, '/index/GSI1']] }],
       };
+    case 'table-read-gsi2':
+      return {
+        actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+        resources: [table, { 'Fn::Join': ['', [table, '/index/GSI1']] }, { 'Fn::Join': ['', [table, '/index/GSI2']] }],
+      };
     case 'table-write':
       return {
         actions: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
@@ -63,6 +92,8 @@ function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; reso
       return { actions: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'], resources: [queue] };
     case 'admin-secret':
       return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.adminKey)] };
+    case 'approval-secret':
+      return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.approvalSecret)] };
     case 'rail-secrets':
       return {
         actions: ['secretsmanager:GetSecretValue'],
@@ -113,12 +144,31 @@ const functions: [string, ServiceFunction][] = [
   ...stack.api.functions.entries(),
   ['payout-worker', stack.pipeline.worker],
   ['reconciler', stack.pipeline.reconciler],
+  ['sweeper', stack.sweeper.fn],
 ];
 
 describe('IAM', () => {
   it('has an expectation for every function, and a function for every expectation', () => {
     expect(functions.map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).sort());
     expect(ROUTES.every((r) => r.name in EXPECTED)).toBe(true);
+  });
+
+  it('names only existing routes as readers of an index beyond GSI1', () => {
+    expect(Object.keys(ROUTE_INDEXES).filter((name) => !ROUTES.some((r) => r.name === name))).toEqual([]);
+    expect(Object.keys(ROUTE_INDEXES).every((name) => ROUTES.find((r) => r.name === name)?.table.includes('read'))).toBe(true);
+  });
+
+  it('lets only the routes marked approvalSecret read the approval secret, and nothing else at all', () => {
+    const readers = functions.filter(([name]) => EXPECTED[name]?.includes('approval-secret')).map(([name]) => name);
+    expect(readers.sort()).toEqual(
+      ROUTES.filter((r) => r.approvalSecret)
+        .map((r) => r.name)
+        .sort(),
+    );
+    expect(readers).toContain('create-charge');
+    const arn = JSON.stringify(secret(stack.data.approvalSecret));
+    const policies = Object.values(all).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes(arn));
+    expect(policies).toHaveLength(readers.length);
   });
 
   it.each(functions)('grants %s exactly the statements it needs', (name, fn) => {

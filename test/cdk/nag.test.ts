@@ -74,12 +74,13 @@ describe('cdk-nag (AWS Solutions)', () => {
     expect(acks.filter((a) => a.id !== 'AwsSolutions-APIG4').map((a) => `${a.id} ${a.path}`)).toEqual(
       expect.arrayContaining([
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/AdminKey',
+        'AwsSolutions-SMG4 AgentPaymentService-test/Data/ApprovalSecret',
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/SolanaHotWallet',
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/SolanaRpcUrl',
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/PaypalCredentials',
       ]),
     );
-    expect(acks).toHaveLength(ROUTES.length + 4);
+    expect(acks).toHaveLength(ROUTES.length + 5);
     for (const ack of acks) {
       const construct = app.node.findChild(ack.path.split('/')[0] ?? '');
       expect(construct).toBeInstanceOf(Stack);

@@ -1,6 +1,6 @@
 /**
- * The synthesized stack: routes, stage, functions, table, queues, worker, reconciler, secrets,
- * environment and alarms. IAM has its own file (iam.test.ts), bundles theirs (bundles.int.test.ts).
+ * The synthesized stack: routes, stage, functions, table, queues, worker, reconciler, sweeper,
+ * secrets, environment and alarms. IAM has its own file (iam.test.ts), bundles theirs (bundles.int.test.ts).
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
@@ -9,8 +9,9 @@ import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { config as readConfig, resetForTests } from '../../functions/config';
 import { METRICS_NAMESPACE, STUCK_PAYOUTS_METRIC } from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
-import { GSI1, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
+import { GSI1, GSI2, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
 import { PROJECT_ROOT } from '../../lib/bundling';
+import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { logicalId, resources, synthesize } from './support';
 
@@ -24,10 +25,11 @@ const functionEnv = (id: string) =>
 
 const api = stack.api;
 const pipeline = stack.pipeline;
-const allFunctions = [...api.functions.values(), pipeline.worker, pipeline.reconciler];
+const sweeper = stack.sweeper.fn;
+const allFunctions = [...api.functions.values(), pipeline.worker, pipeline.reconciler, sweeper];
 
 describe('HTTP API', () => {
-  it('serves the six spec routes, balance, the admin API, health and a $default not-found route', () => {
+  it('serves the six spec routes, balance, the admin API, the user API, health and a $default not-found route', () => {
     const keys = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties?.RouteKey);
     expect(keys).toEqual(
       expect.arrayContaining([
@@ -42,6 +44,13 @@ describe('HTTP API', () => {
         'POST /api/v1/admin/users/{id}/credits',
         'GET /api/v1/admin/users/{id}',
         'PATCH /api/v1/admin/agents/{id}',
+        'GET /api/v1/users/me',
+        'GET /api/v1/users/me/charges',
+        'GET /api/v1/users/me/policy',
+        'PUT /api/v1/users/me/policy',
+        'POST /api/v1/users/me/charges/{id}/approve',
+        'POST /api/v1/users/me/charges/{id}/decline',
+        'POST /api/v1/users/me/keys/rotate',
         'GET /health',
         '$default',
       ]),
@@ -105,7 +114,7 @@ describe('HTTP API route throttling', () => {
 describe('functions (the house construct)', () => {
   it('run Node.js 24 on ARM64 with JSON logs and a log group retained unless its first create fails; no half tracing, no source-map loading', () => {
     const lambdas = ofType('AWS::Lambda::Function');
-    expect(lambdas).toHaveLength(ROUTES.length + 2);
+    expect(lambdas).toHaveLength(ROUTES.length + 3);
     for (const [id, fn] of lambdas) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -131,6 +140,33 @@ describe('functions (the house construct)', () => {
   it('size memory and timeout by role: API handlers small and short, the worker larger and longer', () => {
     for (const fn of api.functions.values()) expect(props(fnId(fn))).toMatchObject({ MemorySize: 512, Timeout: 10 });
     expect(props(fnId(pipeline.worker))).toMatchObject({ MemorySize: 1024, Timeout: 60 });
+    expect(props(fnId(sweeper))).toMatchObject({ MemorySize: 512, Timeout: 50 });
+  });
+
+  it('start with exactly their template environment: every handler module loads (its init checks what it needs)', () => {
+    const saved = { ...process.env };
+    try {
+      for (const fn of allFunctions) {
+        const env = functionEnv(fnId(fn));
+        const resolved = Object.fromEntries(
+          Object.entries(env).map(([k, v]) => [k, typeof v === 'string' ? v : `resolved-at-deploy-${k}`]),
+        );
+        // A Lambda environment: nothing inherited from Jest (no plain ADMIN_KEY or APPROVAL_SECRET).
+        process.env = { AWS_REGION: 'eu-west-1', LOG_LEVEL: 'SILENT', ...resolved };
+        let failure: unknown;
+        jest.isolateModules(() => {
+          try {
+            require(path.join(PROJECT_ROOT, fn.entry));
+          } catch (error) {
+            failure = error;
+          }
+        });
+        expect([fn.entry, failure === undefined ? 'loads' : String(failure)]).toEqual([fn.entry, 'loads']);
+      }
+    } finally {
+      process.env = saved;
+      resetForTests();
+    }
   });
 
   it('give each function exactly the environment functions/config.ts reads, and it parses there', () => {
@@ -155,24 +191,46 @@ describe('functions (the house construct)', () => {
     }
   });
 
-  it('hand the admin key only as a Secrets Manager ARN, and only to routes that check it', () => {
+  it('hand the admin key and the approval secret only as Secrets Manager ARNs, and only to routes that use them', () => {
     for (const route of ROUTES) {
       const fn = api.functions.get(route.name);
       const env = functionEnv(fn ? fnId(fn) : '');
       expect(env.ADMIN_KEY).toBeUndefined();
       if (route.adminSecret) expect(env.ADMIN_KEY_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.adminKey) });
       else expect(env.ADMIN_KEY_SECRET_ARN).toBeUndefined();
+      expect(env.APPROVAL_SECRET).toBeUndefined();
+      if (route.approvalSecret) expect(env.APPROVAL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.approvalSecret) });
+      else expect(env.APPROVAL_SECRET_ARN).toBeUndefined();
+      // Unset by default: the links are built from the request's own address.
+      expect(env.PUBLIC_BASE_URL).toBeUndefined();
       if (route.queue) expect(env.PAYOUT_QUEUE_URL).toEqual({ Ref: logicalId(stack, pipeline.queue) });
       else expect(env.PAYOUT_QUEUE_URL).toBeUndefined();
       // The withdraw route knows the mint (a destination it refuses), never a rail secret.
       const railKeys = Object.keys(env).filter((k) => /SOLANA|PAYPAL|USDC/.test(k));
       expect(railKeys).toEqual(route.queue ? ['USDC_MINT'] : []);
     }
+    expect(ROUTES.find((r) => r.name === 'create-charge')?.approvalSecret).toBe(true);
+  });
+
+  it('give PUBLIC_BASE_URL, when the stage sets publicBaseUrl, to the routes that make approval links and to nothing else', () => {
+    const url = 'https://pay.example.com/v1';
+    const there = synthesize({ publicBaseUrl: url });
+    const envThere = (fn: { fn: { node: { defaultChild?: unknown } } }) =>
+      ((resources(there.template)[logicalId(there.stack, fn.fn)]?.Properties?.Environment as { Variables?: Record<string, unknown> })
+        ?.Variables ?? {}) as Record<string, unknown>;
+    for (const route of ROUTES) {
+      const fn = there.stack.api.functions.get(route.name);
+      expect([route.name, fn ? envThere(fn).PUBLIC_BASE_URL : 'no function']).toEqual([route.name, route.approvalSecret ? url : undefined]);
+    }
+    for (const fn of [there.stack.pipeline.worker, there.stack.pipeline.reconciler, there.stack.sweeper.fn]) {
+      expect(envThere(fn).PUBLIC_BASE_URL).toBeUndefined();
+    }
+    expect(() => synthesize({ publicBaseUrl: 'http://pay.example.com' })).toThrow(/publicBaseUrl: an https:\/\/ URL/);
   });
 });
 
 describe('data', () => {
-  it('is one on-demand table with the keys, GSI1 and TTL attribute of functions/store/table.ts', () => {
+  it('is one on-demand table with the keys, GSI1, GSI2 and TTL attribute of functions/store/table.ts', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
@@ -190,9 +248,23 @@ describe('data', () => {
           // As bin/local/table.ts creates it.
           Projection: { ProjectionType: 'ALL' },
         },
+        {
+          // A user's charges across agents (the user history).
+          IndexName: GSI2.indexName,
+          KeySchema: [
+            { AttributeName: GSI2.partitionKey, KeyType: 'HASH' },
+            { AttributeName: GSI2.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
       ],
       TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
     });
+    expect([GSI2.indexName, GSI2.partitionKey, GSI2.sortKey]).toEqual(['GSI2', 'GSI2PK', 'GSI2SK']);
+    const attributes = props(logicalId(stack, stack.data.table)).AttributeDefinitions as { AttributeName: string; AttributeType: string }[];
+    expect(attributes).toEqual(
+      expect.arrayContaining([GSI2.partitionKey, GSI2.sortKey].map((n) => ({ AttributeName: n, AttributeType: 'S' }))),
+    );
   });
 
   it('has point-in-time recovery and deletion protection, and is retained if the stack goes (not after a failed first create)', () => {
@@ -203,16 +275,24 @@ describe('data', () => {
     });
   });
 
-  it('keeps four named secrets whose values never appear in the template; the admin key is a generated plain string', () => {
+  it('keeps five named secrets whose values never appear in the template; the admin key and the approval secret are generated plain strings', () => {
     const secrets = ofType('AWS::SecretsManager::Secret');
     expect(secrets.map(([, r]) => r.Properties?.Name).sort()).toEqual(
-      ['admin-key', 'paypal-credentials', 'solana-hot-wallet', 'solana-rpc-url'].map((n) => `agent-payment-service/test/${n}`),
+      ['admin-key', 'approval-secret', 'paypal-credentials', 'solana-hot-wallet', 'solana-rpc-url'].map(
+        (n) => `agent-payment-service/test/${n}`,
+      ),
     );
     for (const [, secret] of secrets) expect(secret.Properties?.SecretString).toBeUndefined();
     const admin = props(logicalId(stack, stack.data.adminKey));
     expect(admin).toMatchObject({ Name: 'agent-payment-service/test/admin-key', GenerateSecretString: { PasswordLength: 48 } });
     // No JSON template: admin-key.ts reads the value as-is.
     expect((admin.GenerateSecretString as Record<string, unknown>).SecretStringTemplate).toBeUndefined();
+    // Pinned generator: CloudFormation generates a new value when it changes, which would void every
+    // outstanding approval link. Long enough for config.ts (APPROVAL_SECRET_ARN's value: ≥ 32 characters).
+    const approval = props(logicalId(stack, stack.data.approvalSecret));
+    expect(approval).toMatchObject({ Name: 'agent-payment-service/test/approval-secret' });
+    expect(approval.GenerateSecretString).toEqual({ PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false });
+    expect(approval.KmsKeyId).toBeUndefined();
   });
 
   it('retains the secrets and the hot-wallet key on update or stack deletion, but not after a failed first create (so a retry can reuse the names)', () => {
@@ -239,7 +319,7 @@ describe('data', () => {
       TargetKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
     });
     // The other secrets stay on the AWS-managed key.
-    for (const secret of [stack.data.adminKey, stack.data.solanaRpcUrl, stack.data.paypalCredentials]) {
+    for (const secret of [stack.data.adminKey, stack.data.approvalSecret, stack.data.solanaRpcUrl, stack.data.paypalCredentials]) {
       expect(props(logicalId(stack, secret)).KmsKeyId).toBeUndefined();
     }
   });
@@ -365,6 +445,62 @@ describe('payout pipeline', () => {
   });
 });
 
+describe('charge sweeper', () => {
+  it('runs from functions/sweeper/handler.ts every minute (expiry lags ≤ 60 s), once per tick, and ends before the next tick', () => {
+    expect(sweeper.entry).toBe(SWEEPER_ENTRY);
+    expect(existsSync(path.join(PROJECT_ROOT, SWEEPER_ENTRY))).toBe(true);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [fnId(sweeper), 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+        }),
+      ],
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: fnId(sweeper) }, MaximumRetryAttempts: 0 });
+    expect(props(fnId(sweeper)).Timeout as number).toBeLessThan(60);
+    // EventBridge may invoke it, nothing else.
+    const permissions = ofType('AWS::Lambda::Permission').filter(
+      ([, r]) => JSON.stringify(r.Properties?.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [fnId(sweeper), 'Arn'] }),
+    );
+    expect(permissions.map(([, r]) => r.Properties?.Principal)).toEqual(['events.amazonaws.com']);
+  });
+
+  it('expires at most sweepMaxPerRun charges per run (SWEEP_MAX_PER_RUN, config.ts default), and knows the table, nothing else', () => {
+    const saved = { ...process.env };
+    try {
+      delete process.env.SWEEP_MAX_PER_RUN;
+      resetForTests();
+      expect(config.sweepMaxPerRun).toBe(readConfig().SWEEP_MAX_PER_RUN);
+    } finally {
+      process.env = saved;
+      resetForTests();
+    }
+    expect(functionEnv(fnId(sweeper))).toEqual({
+      STAGE: 'test',
+      LOG_LEVEL: config.logLevel,
+      TABLE_NAME: { Ref: logicalId(stack, stack.data.table) },
+      SWEEP_MAX_PER_RUN: String(config.sweepMaxPerRun),
+    });
+    const other = synthesize({ sweepMaxPerRun: '50' });
+    const env = resources(other.template)[logicalId(other.stack, other.stack.sweeper.fn.fn)]?.Properties?.Environment as {
+      Variables: Record<string, unknown>;
+    };
+    expect(env.Variables.SWEEP_MAX_PER_RUN).toBe('50');
+  });
+});
+
+describe('size', () => {
+  it("stays well inside CloudFormation's 500 resources per stack (each route costs 7: function, role, policy, log group, permission, integration, route)", () => {
+    const count = Object.keys(all).length;
+    expect(count).toBeLessThanOrEqual(450);
+    // Room for the routes still to come: at least five more.
+    expect(count + 5 * 7).toBeLessThanOrEqual(450);
+  });
+});
+
 describe('alarms', () => {
   const alarms = new Map(ofType('AWS::CloudWatch::Alarm').map(([, r]) => [String(r.Properties?.AlarmName), r.Properties ?? {}]));
   const alarm = (name: string) => alarms.get(`agent-payment-service-test-${name}`) ?? {};
@@ -382,7 +518,12 @@ describe('alarms', () => {
         'PayoutsStuckProcessing',
         'ReconcilerErrors',
         'ReconcilerNotRunning',
-      ].map((n) => `agent-payment-service-test-${n}`),
+        'SweeperErrors',
+        'SweeperNotRunning',
+        'ChargesNotExpiring',
+      ]
+        .sort()
+        .map((n) => `agent-payment-service-test-${n}`),
     );
     for (const props of alarms.values()) {
       expect(props.AlarmActions).toEqual([topic]);
@@ -523,7 +664,9 @@ describe('alarms', () => {
   });
 
   it('fire when the worker or reconciler logs a rail error only an operator can fix (funds, configuration, an ambiguous PayPal answer)', () => {
-    const filters = ofType('AWS::Logs::MetricFilter').map(([, r]) => r.Properties ?? {});
+    const filters = ofType('AWS::Logs::MetricFilter')
+      .map(([, r]) => r.Properties ?? {})
+      .filter((f) => JSON.stringify(f.MetricTransformations).includes('RailNeedsOperator'));
     expect(filters.map((f) => f.LogGroupName).sort()).toEqual(
       [pipeline.worker, pipeline.reconciler].map((fn) => ({ Ref: logicalId(stack, fn.logGroup) })).sort(),
     );
@@ -547,6 +690,57 @@ describe('alarms', () => {
       Statistic: 'Sum',
       Threshold: 1,
     });
+  });
+
+  it('fire when the sweeper fails repeatedly or stops running', () => {
+    const fn = { Name: 'FunctionName', Value: { Ref: fnId(sweeper) } };
+    expect(alarm('SweeperErrors')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [fn],
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+    });
+    expect(alarm('SweeperNotRunning')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [fn],
+      Period: 900,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
+  });
+
+  it('fire when the sweeper logs errors for 15 minutes in a row (a due charge that fails on every run keeps its hold)', () => {
+    const filters = ofType('AWS::Logs::MetricFilter')
+      .map(([, r]) => r.Properties ?? {})
+      .filter((f) => JSON.stringify(f.MetricTransformations).includes('SweeperErrorLogs'));
+    expect(filters).toEqual([
+      {
+        LogGroupName: { Ref: logicalId(stack, sweeper.logGroup) },
+        FilterPattern: '{ $.level = "ERROR" }',
+        MetricTransformations: [
+          {
+            MetricNamespace: METRICS_NAMESPACE,
+            MetricName: 'SweeperErrorLogs',
+            MetricValue: '1',
+            Dimensions: [{ Key: 'stage', Value: '$.stage' }],
+          },
+        ],
+      },
+    ]);
+    expect(alarm('ChargesNotExpiring')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'SweeperErrorLogs',
+      Dimensions: [{ Name: 'stage', Value: 'test' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 3,
+    });
+    expect(alarm('ChargesNotExpiring').DatapointsToAlarm).toBeUndefined();
   });
 
   it('have no e-mail subscription unless alarmEmail is configured', () => {

@@ -557,7 +557,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'approval-decide': {
     summary: 'Approve or decline from the approval page',
-    description: 'The page\'s form post (`action=approve|decline`, form-encoded); answers 303 back to the page, which shows the outcome.',
+    description: "The page's form post (`action=approve|decline`, form-encoded); answers 303 back to the page, which shows the outcome.",
     tag: 'Users',
     security: [],
     pathParams: { token: 'The capability from approvalUrl.' },

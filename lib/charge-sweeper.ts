@@ -1,0 +1,53 @@
+/**
+ * The charge sweeper: every minute, PENDING charges past `expiresAt` become EXPIRED and their holds
+ * go back to the users (functions/use-cases/expiry.ts). The design allows an expiry to lag by at
+ * most 60 s; approve/decline already refuse an expired charge on their own, so the sweep only
+ * returns money, it never decides an outcome.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { Construct } from 'constructs';
+import type { DataStore } from './data-store';
+import { grantTable } from './grants';
+import { ServiceFunction } from './service-function';
+import type { StageConfig } from './stage-config';
+
+export const SWEEPER_ENTRY = 'functions/sweeper/handler.ts';
+
+/** Expiry lags by at most this (the design's 60 s). */
+export const SWEEP_EVERY = Duration.minutes(1);
+/** A sweep ends before the next one starts, so two never overlap. */
+export const SWEEPER_TIMEOUT = Duration.seconds(50);
+
+export class ChargeSweeper extends Construct {
+  readonly fn: ServiceFunction;
+  readonly schedule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: { config: StageConfig; data: DataStore }) {
+    super(scope, id);
+    const { config, data } = props;
+
+    this.fn = new ServiceFunction(this, 'Function', {
+      entry: SWEEPER_ENTRY,
+      description: 'Charge sweeper: expires PENDING charges past expiresAt and returns their holds',
+      timeout: SWEEPER_TIMEOUT,
+      config,
+      environment: {
+        TABLE_NAME: data.table.tableName,
+        SWEEP_MAX_PER_RUN: String(config.sweepMaxPerRun),
+      },
+    });
+    // Reads the due pending markers through GSI1 and the markers themselves; each expiry is one
+    // transaction (charge, marker, the user's hold). Nothing else: no queue, no secret.
+    grantTable(this.fn.role, data.table, ['read', 'write']);
+    // A failed sweep is not retried: the next one, a minute later, finds the same due charges.
+    this.fn.fn.configureAsyncInvoke({ retryAttempts: 0 });
+
+    this.schedule = new events.Rule(this, 'Schedule', {
+      description: 'Runs the charge sweeper (expires due PENDING charges)',
+      schedule: events.Schedule.rate(SWEEP_EVERY),
+      targets: [new targets.LambdaFunction(this.fn.fn, { retryAttempts: 0, maxEventAge: SWEEP_EVERY })],
+    });
+  }
+}
