@@ -10,17 +10,10 @@
  *   5. (PENDING only) the pending marker: how approve/decline find it and the sweeper expires it.
  * A refused charge keeps a FAILED record with its reason, written with its idempotency record.
  */
-import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Charge, ChargeStatus, PendingReason } from '../core/charges';
-import {
-  AgentDisabledError,
-  BalanceLimitError,
-  ChargeNotPendingError,
-  IdempotencyRecordExistsError,
-  PayerStateChangedError,
-  StaleReadError,
-} from '../core/errors';
+import { AgentDisabledError, BalanceLimitError, ChargeNotPendingError, PayerStateChangedError, StaleReadError } from '../core/errors';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { Currency } from '../core/money';
 import type { PayerState } from '../core/users';
@@ -307,11 +300,6 @@ async function settleOnce(pending: PendingCharge, settlement: Settlement, basis:
   const after = await getCharge(pending.agentId, pending.chargeId);
   if (!after) throw new Error(`charge ${pending.chargeId} vanished after settling`);
   return after;
-}
-
-/** Removes a marker whose charge is no longer PENDING (never expected: they change together). */
-export async function dropPendingMarker(chargeId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.pendingCharge(chargeId) }));
 }
 
 function chargePut(charge: Charge): TransactItem {
