@@ -13,8 +13,9 @@
  * The committed figures change only when asked: `--quick --docs` is refused, since a quick run is
  * noisier than what docs/benchmarks.md promises.
  *
- * It ends with `bench: warm charge requests N reads R wcu W`, `bench: cost per million charges $X`
- * and, last, `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
+ * It ends with `bench: warm charge requests N reads R wcu W`, `bench: policy charge requests N reads R
+ * wcu W` (the same charge by a payer whose spending policy has limits), `bench: cost per million
+ * charges $X` and, last, `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
  * correctness problem (audit, double payment, 5xx), 2 on bad arguments.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -13,6 +13,8 @@
  * Cross-checks that localise a break:
  *   - per agent and currency: SUCCESS charges = shard balances + gross of its non-FAILED payouts;
  *   - per user and currency: credits − SUCCESS and PENDING charges = the user's balance;
+ *   - per user and currency: held on the user's item (`heldUSD`, `heldUSDC`) = the user's PENDING
+ *     charges (the total above counts held money once, from the charges; this ties the items to it);
  *   - every payout: fee = 3% of gross (half up), net = gross − fee; no balance is negative;
  *     an agent has at most one payout in flight, and its payout lock exists exactly while one is,
  *     naming that payout.
@@ -31,7 +33,10 @@ import {
   currencyProblems,
   currencyTotals,
   describeAgentMismatch,
+  describeHeldMismatch,
   describeUserMismatch,
+  type HeldMismatch,
+  heldMismatches,
   negativeBalanceProblems,
   payoutLockProblems,
   payoutSplitProblems,
@@ -39,13 +44,15 @@ import {
   userMismatches,
 } from './ledger-checks';
 
-export type { AgentMismatch, CurrencyTotals, UserMismatch } from './ledger-checks';
+export type { AgentMismatch, CurrencyTotals, HeldMismatch, UserMismatch } from './ledger-checks';
 
 export interface LedgerAuditReport {
   ok: boolean;
   currencies: Record<Currency, CurrencyTotals>;
   agentMismatches: AgentMismatch[];
   userMismatches: UserMismatch[];
+  /** Users whose held money on their item differs from their PENDING charges. */
+  heldMismatches: HeldMismatch[];
   /** Every way the ledger fails to hold, one sentence each (empty when ok). */
   problems: string[];
   counts: { users: number; agents: number; shards: number; credits: number; charges: number; payouts: number; scanned: number };
@@ -60,6 +67,7 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
   ].sort();
   const agents = agentMismatches(rows, agentIds);
   const users = userMismatches(rows);
+  const held = heldMismatches(rows);
   const problems = [
     ...rows.unreadable.map((u) => u.problem),
     ...negativeBalanceProblems(rows),
@@ -68,12 +76,14 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
     ...currencyProblems(currencies),
     ...agents.map(describeAgentMismatch),
     ...users.map(describeUserMismatch),
+    ...held.map(describeHeldMismatch),
   ];
   return {
     ok: problems.length === 0,
     currencies,
     agentMismatches: agents,
     userMismatches: users,
+    heldMismatches: held,
     problems,
     // Same key order as before the split: `npm run audit -- --json` output does not change.
     counts: {

@@ -42,6 +42,17 @@ export interface UserMismatch {
   difference: Minor;
 }
 
+export interface HeldMismatch {
+  userId: string;
+  currency: Currency;
+  /** `held<currency>` on the user's item. */
+  heldOnItem: Minor;
+  /** The sum of this user's PENDING charges in that currency. */
+  pendingCharges: Minor;
+  /** heldOnItem − pendingCharges. */
+  difference: Minor;
+}
+
 /** The rows an invariant may read; each check takes only the kinds it needs. */
 export interface Rows {
   users: readonly UserRow[];
@@ -75,6 +86,10 @@ const inFlight = (p: PayoutRow) => p.status === 'PENDING' || p.status === 'PROCE
 /**
  * The invariant itself, per currency: credited = user balances + agent balances + held (PENDING
  * charges) + paid out net + platform fees + in flight gross (FAILED payouts were refunded).
+ *
+ * Held money is counted once, from the PENDING charges; the users' `held<currency>` attributes are
+ * not added again. `heldMismatches` ties the two per user, so a held attribute that drifted from
+ * its charges is named there even though this total still balances.
  */
 export function currencyTotals(rows: Pick<Rows, 'users' | 'shards' | 'credits' | 'charges' | 'payouts'>): Record<Currency, CurrencyTotals> {
   const totals = Object.fromEntries(
@@ -199,20 +214,63 @@ export function userMismatches(rows: Pick<Rows, 'users' | 'credits' | 'charges'>
   return mismatches;
 }
 
+/**
+ * Per user and currency: the held money on the user's item = the sum of that user's PENDING
+ * charges. Every user seen, on an item or in a PENDING charge (a PENDING charge of a user with no
+ * item is held money nobody can give back).
+ */
+export function heldMismatches(rows: Pick<Rows, 'users' | 'charges'>): HeldMismatch[] {
+  const onItem = new Sums();
+  const pending = new Sums();
+  const userIds = new Set<string>();
+  for (const user of rows.users) {
+    for (const c of CURRENCIES) onItem.add(user.userId, c, user.held[c] ?? 0);
+    userIds.add(user.userId);
+  }
+  for (const charge of rows.charges) {
+    if (charge.status !== 'PENDING') continue;
+    pending.add(charge.userId, charge.currency, charge.amount);
+    userIds.add(charge.userId);
+  }
+  const mismatches: HeldMismatch[] = [];
+  for (const userId of [...userIds].sort()) {
+    for (const currency of CURRENCIES) {
+      const heldOnItem = onItem.get(userId, currency);
+      const pendingCharges = pending.get(userId, currency);
+      if (heldOnItem !== pendingCharges) {
+        mismatches.push({ userId, currency, heldOnItem, pendingCharges, difference: heldOnItem - pendingCharges });
+      }
+    }
+  }
+  return mismatches;
+}
+
+export function describeHeldMismatch(m: HeldMismatch): string {
+  const f = (minor: Minor) => formatAmount(minor, m.currency);
+  return (
+    `user ${m.userId} ${m.currency}: held ${f(m.heldOnItem)} on the user item ≠ PENDING charges ${f(m.pendingCharges)} ` +
+    `— difference ${f(m.difference)}`
+  );
+}
+
 export function describeUserMismatch(m: UserMismatch): string {
   const f = (minor: Minor) => formatAmount(minor, m.currency);
   return `user ${m.userId} ${m.currency}: credits ${f(m.credited)} − charges ${f(m.charged)} ≠ balance ${f(m.balance)} — difference ${f(m.difference)}`;
 }
 
-/** No stored balance, of a user or of an agent's shard, is below zero. */
+/** No stored balance, of a user or of an agent's shard, and no user's held money is below zero. */
 export function negativeBalanceProblems(rows: Pick<Rows, 'users' | 'shards'>): string[] {
   const problems: string[] = [];
   for (const row of [...rows.users, ...rows.shards]) {
+    const who = row.kind === 'user' ? `user ${row.userId}` : `agent ${row.agentId} shard ${row.key}`;
     for (const c of CURRENCIES) {
       const value = row.balances[c] ?? 0;
-      if (value >= 0) continue;
-      const who = row.kind === 'user' ? `user ${row.userId}` : `agent ${row.agentId} shard ${row.key}`;
-      problems.push(`${who}: ${c} balance is negative (${value})`);
+      if (value < 0) problems.push(`${who}: ${c} balance is negative (${value})`);
+    }
+    if (row.kind !== 'user') continue;
+    for (const c of CURRENCIES) {
+      const value = row.held[c] ?? 0;
+      if (value < 0) problems.push(`${who}: ${c} held is negative (${value})`);
     }
   }
   return problems;

@@ -11,6 +11,7 @@ import type { ChargeStatus } from '../core/charges';
 import { CURRENCIES, type Currency, isCurrency, type Minor } from '../core/money';
 import type { PayoutStatus } from '../core/payouts';
 import { db } from './client';
+import { heldAttribute } from './payer';
 
 type Item = Record<string, unknown>;
 
@@ -19,7 +20,7 @@ type Item = Record<string, unknown>;
  * with stored items use these keys; the audit reads `LedgerRows`.
  */
 export interface LedgerItems {
-  /** `USER#…/USER`: balances per currency in minor units. */
+  /** `USER#…/USER`: balances per currency in minor units, and `held<currency>`: money in its PENDING charges. */
   users: Item[];
   /** `AGENTBAL#<agentId>#<n>/BAL`: one write shard of an agent's earned balance. */
   agentShards: Item[];
@@ -43,7 +44,7 @@ export interface LedgerItems {
  * by the size of whole items; the saving is transfer and pages, not capacity.)
  */
 const PROJECTION = {
-  ProjectionExpression: 'PK, SK, USD, USDC, amount, fee, netAmount, currency, #status, agentId, userId, payoutId',
+  ProjectionExpression: 'PK, SK, USD, USDC, heldUSD, heldUSDC, amount, fee, netAmount, currency, #status, agentId, userId, payoutId',
   ExpressionAttributeNames: { '#status': 'status' },
 };
 
@@ -99,11 +100,17 @@ export async function scanLedgerItems(opts: { pageSize?: number; segments?: numb
   return result;
 }
 
-/** A user's stored balances (`USER#…/USER`). A balance that is not an integer is left out and reported. */
+/**
+ * A user's stored balances and held money (`USER#…/USER`, attributes `USD`, `USDC`, `heldUSD`,
+ * `heldUSDC`; store/payer.ts `heldAttribute`). An amount that is not an integer is left out and
+ * reported; an absent one is zero.
+ */
 export interface UserRow {
   kind: 'user';
   userId: string;
   balances: Partial<Record<Currency, Minor>>;
+  /** Money moved from the balance into PENDING charges, per currency. */
+  held: Partial<Record<Currency, Minor>>;
 }
 
 /** One write shard of an agent's earned balance (`AGENTBAL#<agentId>#<n>/BAL`). */
@@ -206,11 +213,17 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     return undefined;
   };
   /** Stored balances may be negative (the audit says so); they must be whole minor units. */
-  const balancesOf = (item: Item, where: string, agentId?: string): Partial<Record<Currency, Minor>> => {
+  const balancesOf = (
+    item: Item,
+    where: string,
+    agentId?: string,
+    attribute = (c: Currency): string => c,
+  ): Partial<Record<Currency, Minor>> => {
     const balances: Partial<Record<Currency, Minor>> = {};
     for (const c of CURRENCIES) {
-      const value = item[c];
-      const amount = typeof value === 'number' && Number.isSafeInteger(value) ? value : minor(value, `${where} ${c}`, true, agentId);
+      const value = item[attribute(c)];
+      const amount =
+        typeof value === 'number' && Number.isSafeInteger(value) ? value : minor(value, `${where} ${attribute(c)}`, true, agentId);
       if (amount !== undefined) balances[c] = amount;
     }
     return balances;
@@ -227,7 +240,12 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
 
   const users: UserRow[] = items.users.map((item) => {
     const userId = idOr(item.userId, afterHash(item.PK));
-    return { kind: 'user', userId, balances: balancesOf(item, `user ${userId}`) };
+    return {
+      kind: 'user',
+      userId,
+      balances: balancesOf(item, `user ${userId}`),
+      held: balancesOf(item, `user ${userId}`, undefined, heldAttribute),
+    };
   });
 
   const shards: ShardRow[] = items.agentShards.map((item) => {

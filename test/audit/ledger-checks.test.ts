@@ -6,6 +6,8 @@ import {
   agentMismatches,
   currencyProblems,
   currencyTotals,
+  describeHeldMismatch,
+  heldMismatches,
   negativeBalanceProblems,
   payoutLockProblems,
   payoutSplitProblems,
@@ -14,7 +16,12 @@ import {
 } from '../../functions/audit/ledger-checks';
 import type { ChargeRow, PayoutRow, ShardRow, UserRow } from '../../functions/store/audit.repository';
 
-const user = (balances: UserRow['balances']): UserRow => ({ kind: 'user', userId: 'u1', balances });
+const user = (balances: UserRow['balances'], held: UserRow['held'] = { USD: 100 }): UserRow => ({
+  kind: 'user',
+  userId: 'u1',
+  balances,
+  held,
+});
 const shard = (balances: ShardRow['balances']): ShardRow => ({ kind: 'shard', agentId: 'a1', key: 'AGENTBAL#a1#0', balances });
 const charge = (chargeId: string, status: ChargeRow['status'], amount: number): ChargeRow => ({
   kind: 'charge',
@@ -37,7 +44,8 @@ const payout = (payoutId: string, status: PayoutRow['status'], amount: number, f
 });
 
 /**
- * 10 USD credited to u1; u1 paid a1 3 USD and has 1 USD held; a1 was paid out 1 USD (fee 0.03)
+ * 10 USD credited to u1; u1 paid a1 3 USD and has 1 USD held (a PENDING charge, and `heldUSD` on
+ * its item); a1 was paid out 1 USD (fee 0.03)
  * and has 0.50 in flight (fee 0.02 half up), so 1.50 is left in its shard.
  */
 function balanced(): Rows {
@@ -69,6 +77,7 @@ describe('ledger checks on a balanced row set', () => {
     expect(currencyProblems(totals)).toEqual([]);
     expect(agentMismatches(rows)).toEqual([]);
     expect(userMismatches(rows)).toEqual([]);
+    expect(heldMismatches(rows)).toEqual([]);
     expect(negativeBalanceProblems(rows)).toEqual([]);
     expect(payoutSplitProblems(rows.payouts)).toEqual([]);
     expect(payoutLockProblems(rows.payouts, rows.locks)).toEqual([]);
@@ -111,10 +120,56 @@ describe('each check fails on the row set that breaks it', () => {
     expect(userMismatches(rows)).toEqual([{ userId: 'u1', currency: 'USDC', credited: 7, charged: 0, balance: 0, difference: 7 }]);
   });
 
+  it('held money is counted once: from the PENDING charges, never again from the user items', () => {
+    // Twice the held amount on the item would be 11 accounted for; the total stays 10 and the
+    // per-user held check names the item instead.
+    const rows = { ...balanced(), users: [user({ USD: 600, USDC: 0 }, { USD: 200 })] };
+    expect(currencyTotals(rows).USD).toMatchObject({ held: 100, accountedFor: 1000, difference: 0 });
+    expect(heldMismatches(rows)).toEqual([{ userId: 'u1', currency: 'USD', heldOnItem: 200, pendingCharges: 100, difference: 100 }]);
+  });
+
+  it('per user held: held on the item that no PENDING charge explains names the user, the currency and the difference', () => {
+    const rows = { ...balanced(), users: [user({ USD: 600, USDC: 0 }, { USD: 100, USDC: 5 })] };
+    const mismatches = heldMismatches(rows);
+    expect(mismatches).toEqual([{ userId: 'u1', currency: 'USDC', heldOnItem: 5, pendingCharges: 0, difference: 5 }]);
+    expect(mismatches.map(describeHeldMismatch)).toEqual([
+      'user u1 USDC: held 0.000005 on the user item ≠ PENDING charges 0 — difference 0.000005',
+    ]);
+  });
+
+  it('per user held: a PENDING charge whose hold is missing from the item (settled without moving the hold back)', () => {
+    const rows = { ...balanced(), users: [user({ USD: 600, USDC: 0 }, {})] };
+    expect(heldMismatches(rows)).toEqual([{ userId: 'u1', currency: 'USD', heldOnItem: 0, pendingCharges: 100, difference: -100 }]);
+    // The total counts the charge, so it balances: only the per-user check sees this break.
+    expect(currencyTotals(rows).USD.difference).toBe(0);
+  });
+
+  it('per user held: a PENDING charge flipped to EXPIRED without returning the hold breaks held, balance and total', () => {
+    const rows = { ...balanced(), charges: [charge('ch1', 'SUCCESS', 300), charge('ch2', 'EXPIRED', 100), charge('ch3', 'FAILED', 5000)] };
+    expect(heldMismatches(rows)).toEqual([{ userId: 'u1', currency: 'USD', heldOnItem: 100, pendingCharges: 0, difference: 100 }]);
+    expect(userMismatches(rows)).toEqual([{ userId: 'u1', currency: 'USD', credited: 1000, charged: 300, balance: 600, difference: 100 }]);
+    expect(currencyTotals(rows).USD.difference).toBe(100);
+  });
+
+  it('per user held: a PENDING charge of a user with no item is named too', () => {
+    const orphan = { ...charge('ch9', 'PENDING', 7), userId: 'u9' };
+    const rows = { ...balanced(), charges: [...balanced().charges, orphan] };
+    expect(heldMismatches(rows)).toEqual([{ userId: 'u9', currency: 'USD', heldOnItem: 0, pendingCharges: 7, difference: -7 }]);
+  });
+
+  it('per user: an approval that paid the agent but left the charge PENDING shows in balance and agent checks', () => {
+    // Approve moves held → agent shard and the charge to SUCCESS; here only the money moved.
+    const rows = { ...balanced(), users: [user({ USD: 600, USDC: 0 }, {})], shards: [shard({ USD: 250, USDC: 0 })] };
+    expect(heldMismatches(rows)).toEqual([expect.objectContaining({ userId: 'u1', difference: -100 })]);
+    expect(agentMismatches(rows)).toEqual([expect.objectContaining({ agentId: 'a1', difference: -100 })]);
+    expect(currencyTotals(rows).USD.difference).toBe(-100);
+  });
+
   it('no negative balance: names the user, or the agent and the exact shard item', () => {
-    const rows = { ...balanced(), users: [user({ USD: 600, USDC: -1 })], shards: [shard({ USD: -2 })] };
+    const rows = { ...balanced(), users: [user({ USD: 600, USDC: -1 }, { USD: 100, USDC: -3 })], shards: [shard({ USD: -2 })] };
     expect(negativeBalanceProblems(rows)).toEqual([
       'user u1: USDC balance is negative (-1)',
+      'user u1: USDC held is negative (-3)',
       'agent a1 shard AGENTBAL#a1#0: USD balance is negative (-2)',
     ]);
   });

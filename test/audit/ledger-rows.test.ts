@@ -20,7 +20,7 @@ describe('toLedgerRows', () => {
       scanned: 9,
     });
     expect(rows).toEqual({
-      users: [{ kind: 'user', userId: 'u1', balances: { USD: 5, USDC: 0 } }],
+      users: [{ kind: 'user', userId: 'u1', balances: { USD: 5, USDC: 0 }, held: { USD: 0, USDC: 0 } }],
       shards: [{ kind: 'shard', agentId: 'a1', key: 'AGENTBAL#a1#3', balances: { USD: 0, USDC: 7 } }],
       credits: [{ kind: 'credit', userId: 'u1', creditId: 'r1', currency: 'USD', amount: 5 }],
       charges: [{ kind: 'charge', chargeId: 'ch1', agentId: 'a1', userId: 'u1', status: 'SUCCESS', currency: 'USDC', amount: 7 }],
@@ -35,20 +35,49 @@ describe('toLedgerRows', () => {
   it('names every attribute that cannot hold money and leaves it out of the rows', () => {
     const rows = toLedgerRows({
       ...none,
-      users: [{ PK: 'USER#u1', SK: 'USER', userId: 'u1', USD: 1.5, USDC: 2 }],
+      users: [{ PK: 'USER#u1', SK: 'USER', userId: 'u1', USD: 1.5, USDC: 2, heldUSD: 7, heldUSDC: '3' }],
       credits: [{ PK: 'CREDITS#u1', SK: 'r1', userId: 'u1', currency: 'EUR', amount: '5' }],
       charges: [{ PK: 'CHARGES#a2', SK: 'ch1', agentId: 'a2', userId: 'u1', currency: 'USD', amount: 1, status: 'REFUNDED' }],
     });
-    expect(rows.users).toEqual([{ kind: 'user', userId: 'u1', balances: { USDC: 2 } }]);
+    expect(rows.users).toEqual([{ kind: 'user', userId: 'u1', balances: { USDC: 2 }, held: { USD: 7 } }]);
     expect(rows.credits).toEqual([]);
     expect(rows.charges).toEqual([]);
     expect(rows.unreadable).toEqual([
       { problem: 'credit CREDITS#u1/r1: unknown currency "EUR"' },
       { problem: 'credit CREDITS#u1/r1: "5" is not a valid amount in minor units' },
       { problem: 'user u1 USD: 1.5 is not a valid amount in minor units' },
+      { problem: 'user u1 heldUSDC: "3" is not a valid amount in minor units' },
       { agentId: 'a2', problem: 'charge ch1: unknown status "REFUNDED"' },
     ]);
     expect(rows.counts).toMatchObject({ users: 1, credits: 1, charges: 1 });
+  });
+});
+
+describe('auditLedger over held money', () => {
+  const credit = { PK: 'CREDITS#u1', SK: 'r1', userId: 'u1', currency: 'USD', amount: 1000 };
+  const pending = { PK: 'CHARGES#a1', SK: 'ch1', agentId: 'a1', userId: 'u1', currency: 'USD', amount: 300, status: 'PENDING' };
+
+  it('holds when the held attributes match the PENDING charges', () => {
+    const report = auditLedger({
+      ...none,
+      credits: [credit],
+      users: [{ PK: 'USER#u1', SK: 'USER', userId: 'u1', USD: 700, heldUSD: 300 }],
+      charges: [pending],
+    });
+    expect(report.problems).toEqual([]);
+    expect(report.currencies.USD).toMatchObject({ userBalances: 700, held: 300, accountedFor: 1000, difference: 0 });
+  });
+
+  it('fails, naming the user, when the held attribute drifts from the charges', () => {
+    const report = auditLedger({
+      ...none,
+      credits: [credit],
+      users: [{ PK: 'USER#u1', SK: 'USER', userId: 'u1', USD: 700, heldUSD: 301 }],
+      charges: [pending],
+    });
+    expect(report.ok).toBe(false);
+    expect(report.heldMismatches).toEqual([{ userId: 'u1', currency: 'USD', heldOnItem: 301, pendingCharges: 300, difference: 1 }]);
+    expect(report.problems).toEqual(['user u1 USD: held 3.01 on the user item ≠ PENDING charges 3 — difference 0.01']);
   });
 });
 

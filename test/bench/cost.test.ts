@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHARGE_ENDPOINT, costPerMillionCharges, costSummaryLines, PRICES } from './cost';
+import { CHARGE_ENDPOINT, costPerMillionCharges, costSummaryLines, POLICY_CHARGE_CASE, PRICES } from './cost';
 import type { LatencyRow } from './latency';
 import { type BenchReport, renderMarkdown } from './report';
 import type { RequestCount } from './requests';
@@ -19,6 +19,7 @@ const warmCharge: RequestCount = {
   writeUnits: 12,
   processWide: 1,
 };
+const policyCharge: RequestCount = { ...warmCharge, case: POLICY_CHARGE_CASE };
 const chargeLatency: LatencyRow = { endpoint: CHARGE_ENDPOINT, samples: 200, p50Ms: 1.96, p95Ms: 5.64, p99Ms: 8.59, meanMs: 2.7 };
 
 describe('cost per million charges', () => {
@@ -53,9 +54,10 @@ describe('cost per million charges', () => {
     });
   });
 
-  it('ends a run with the warm charge and its cost', () => {
-    expect(costSummaryLines({ requests: [warmCharge], latency: [chargeLatency] })).toEqual([
+  it('ends a run with the warm charge, the policy charge and the cost', () => {
+    expect(costSummaryLines({ requests: [warmCharge, policyCharge], latency: [chargeLatency] })).toEqual([
       'bench: warm charge requests 1 reads 0 wcu 12',
+      'bench: policy charge requests 1 reads 0 wcu 12',
       'bench: cost per million charges $8.72',
     ]);
   });
@@ -63,10 +65,12 @@ describe('cost per million charges', () => {
   it('says what a run did not measure instead of inventing it', () => {
     expect(costSummaryLines({ requests: [warmCharge], latency: [] })).toEqual([
       'bench: warm charge requests 1 reads 0 wcu 12',
+      'bench: policy charge requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
     expect(costSummaryLines({ requests: [{ ...warmCharge, state: 'cold' }], latency: [chargeLatency] })).toEqual([
       'bench: warm charge requests not measured in this run',
+      'bench: policy charge requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
   });

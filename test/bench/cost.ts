@@ -33,6 +33,10 @@ export const CREATE_CHARGE_MEMORY_MB = 512;
 
 export const CHARGE_ENDPOINT = 'POST /api/v1/agents/charges';
 const CREATED_CASE = 'created (201)';
+/** The requests-table case of a warm 201 charge by a payer whose policy has limits (requests.ts). */
+export const POLICY_CHARGE_CASE = 'created under a policy with limits (201)';
+/** The requests-table row of the expiry sweeper (not an endpoint; requests.ts `sweeperCost`). */
+export const SWEEPER_ENDPOINT = 'sweeper: expireDueCharges';
 
 export interface ChargeCostInputs {
   /** Mean time of one charge, ms (Lambda bills each invocation rounded up to the millisecond). */
@@ -77,6 +81,11 @@ export function warmCharge(requests: readonly RequestCount[]): RequestCount | un
   return requests.find((q) => q.endpoint === CHARGE_ENDPOINT && q.case === CREATED_CASE && q.state === 'warm' && q.status === 201);
 }
 
+/** The warm 201 charge by a payer with a spending policy with limits, if the run measured it. */
+export function policyCharge(requests: readonly RequestCount[]): RequestCount | undefined {
+  return requests.find((q) => q.endpoint === CHARGE_ENDPOINT && q.case === POLICY_CHARGE_CASE && q.state === 'warm' && q.status === 201);
+}
+
 /** The inputs of the formula from a run's figures; undefined when the run lacks one of them. */
 export function chargeCostInputs(report: {
   requests: readonly RequestCount[];
@@ -94,12 +103,13 @@ const NOT_MEASURED = 'not measured in this run';
 /** The lines a run ends with (before the throughput ratio line, which stays last). */
 export function costSummaryLines(report: { requests: readonly RequestCount[]; latency: readonly LatencyRow[] }): string[] {
   const warm = warmCharge(report.requests);
+  const policy = policyCharge(report.requests);
   const inputs = chargeCostInputs(report);
-  const requests = warm ? Object.values(warm.dynamo).reduce((a, b) => a + b, 0) : 0;
+  const figures = (q: RequestCount) =>
+    `requests ${Object.values(q.dynamo).reduce((a, b) => a + b, 0)} reads ${q.reads} wcu ${units(q.writeUnits)}`;
   return [
-    warm
-      ? `bench: warm charge requests ${requests} reads ${warm.reads} wcu ${units(warm.writeUnits)}`
-      : `bench: warm charge requests ${NOT_MEASURED}`,
+    warm ? `bench: warm charge ${figures(warm)}` : `bench: warm charge requests ${NOT_MEASURED}`,
+    policy ? `bench: policy charge ${figures(policy)}` : `bench: policy charge requests ${NOT_MEASURED}`,
     inputs
       ? `bench: cost per million charges $${costPerMillionCharges(inputs).total.toFixed(2)}`
       : `bench: cost per million charges ${NOT_MEASURED}`,

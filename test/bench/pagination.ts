@@ -54,7 +54,8 @@ export async function deepPagination(ctx: BenchContext): Promise<PaginationResul
     },
     {
       label: `page ${PAGES} (?cursor= from page ${PAGES - 1})`,
-      query: { cursor: encodeCursor([afterPage99, PAGES]), limit: String(LIMIT) },
+      // A cursor carries the page it leads to and the limit it was made with (functions/use-cases/charges.ts).
+      query: { cursor: encodeCursor([afterPage99, PAGES, LIMIT]), limit: String(LIMIT) },
     },
   ];
   const rows: PaginationRow[] = [];

@@ -4,7 +4,15 @@
  * run with --docs, in docs/.
  */
 import type { BundleResult } from './bundles';
-import { CHARGE_ENDPOINT, CREATE_CHARGE_MEMORY_MB, costPerMillionCharges, PRICES, warmCharge } from './cost';
+import {
+  CHARGE_ENDPOINT,
+  CREATE_CHARGE_MEMORY_MB,
+  costPerMillionCharges,
+  POLICY_CHARGE_CASE,
+  PRICES,
+  SWEEPER_ENDPOINT,
+  warmCharge,
+} from './cost';
 import type { LatencyRow } from './latency';
 import type { LoadRunResult, SettledCheck } from './load';
 import type { PaginationResult } from './pagination';
@@ -142,6 +150,22 @@ export function renderMarkdown(r: BenchReport): string {
         q.sqs,
       ]),
     ),
+  );
+  out.push('');
+  out.push(
+    `A charge by a payer whose spending policy has limits (\`${POLICY_CHARGE_CASE}\`: per-charge, daily and monthly limits, ` +
+      'user-wide and for the agent, and an approval threshold the charge stays below) is judged from the container’s cached ' +
+      'copy of the policy and enforced by conditions on the user item that every charge already updates, so it must stay one ' +
+      '`TransactWriteItems` and no read, at no more write units than the charge without a policy ' +
+      '(test/bench/policy-charge.int.test.ts asserts both).',
+  );
+  out.push('');
+  out.push(
+    `The expiry sweeper (\`${SWEEPER_ENDPOINT}\`, not an endpoint; every minute on AWS, every 2 s under \`npm start\`) finds ` +
+      'due PENDING charges with one `Query` of the pending markers’ expiry index (never a Scan) and settles each in one ' +
+      '`TransactWriteItems` (EXPIRED, the hold back to the user, the marker deleted): one Query plus one transaction per due ' +
+      'charge, whatever the table holds; a run with nothing due is the Query alone. Today each due charge also costs two ' +
+      'strongly consistent `GetItem`s (its pending marker before, the charge read back after), as the row shows.',
   );
   out.push('');
 

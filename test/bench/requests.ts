@@ -17,7 +17,9 @@ import { sqs } from '../../functions/queue/payout-queue';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { resetAdminKey } from '../../functions/use-cases/admin-key';
 import { clearAuthCache } from '../../functions/use-cases/auth';
+import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { type BenchContext, enabledAgent, fundedUser, type Party } from './context';
+import { POLICY_CHARGE_CASE, SWEEPER_ENDPOINT } from './cost';
 
 export interface RequestCount {
   endpoint: string;
@@ -183,9 +185,15 @@ export async function invokeCounted(route: string, event: APIGatewayProxyEventV2
   return { status: res.statusCode ?? 0, body: String(res.body ?? ''), scope: s, processWide, ms };
 }
 
-async function measure(endpoint: string, label: string, state: 'cold' | 'warm', inv: Invocation, expect: number): Promise<RequestCount> {
-  const { status, body, scope: s, processWide } = await invokeCounted(inv.route, inv.event, state === 'cold');
-  if (status !== expect) throw new Error(`${endpoint} (${label}, ${state}) answered ${status}, expected ${expect}: ${body}`);
+/** Runs `fn` (any in-process work, not a route) inside a counting scope. */
+export async function countedRun<T>(fn: () => Promise<T>): Promise<{ value: T; scope: Scope }> {
+  installScopedCounters();
+  const s = newScope();
+  const value = await scope.run(s, fn);
+  return { value, scope: s };
+}
+
+function countOf(endpoint: string, label: string, state: 'cold' | 'warm', status: number, s: Scope, processWide: number): RequestCount {
   const dynamo = Object.fromEntries([...s.dynamo.entries()].sort());
   const sum = (set: Set<string>) => [...s.dynamo.entries()].filter(([n]) => set.has(n)).reduce((a, [, v]) => a + v, 0);
   return {
@@ -204,7 +212,96 @@ async function measure(endpoint: string, label: string, state: 'cold' | 'warm', 
   };
 }
 
+async function measure(endpoint: string, label: string, state: 'cold' | 'warm', inv: Invocation, expect: number): Promise<RequestCount> {
+  const { status, body, scope: s, processWide } = await invokeCounted(inv.route, inv.event, state === 'cold');
+  if (status !== expect) throw new Error(`${endpoint} (${label}, ${state}) answered ${status}, expected ${expect}: ${body}`);
+  return countOf(endpoint, label, state, status, s, processWide);
+}
+
 const json = (value: unknown) => JSON.stringify(value);
+
+/**
+ * A policy with a per-charge, a daily and a monthly limit (user-wide and for the agent) and an
+ * approval threshold the measured 1.25 USD stays below: every condition a 201 can carry.
+ */
+export const benchPolicy = (agentId: string) => ({
+  perCharge: { USD: 50 },
+  daily: { USD: 500 },
+  monthly: { USD: 5000 },
+  approvalAbove: { USD: 100 },
+  agents: { [agentId]: { daily: { USD: 400 } } },
+});
+
+const chargeEvent = (agent: Party, user: Party, key: string, amount = '1.25') =>
+  apiEvent('POST', '/api/v1/agents/charges', '/api/v1/agents/charges', {
+    headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': key },
+    body: `{"amount":${amount},"currency":"USD","description":"bench"}`,
+  });
+
+async function putPolicy(ctx: BenchContext, user: Party, policy: unknown): Promise<void> {
+  const res = await ctx.call('PUT', '/api/v1/users/me/policy', { 'x-user-key': user.key }, json(policy));
+  if (res.status !== 200) throw new Error(`policy refused: ${res.status} ${res.body}`);
+}
+
+/**
+ * One warm 201 charge without a policy and one by a payer with limits (benchPolicy), same agent,
+ * same amount, each after an unmeasured charge that warms the container's caches for that payer
+ * (its key, its policy version and its counters' periods).
+ */
+export async function warmChargePair(ctx: BenchContext): Promise<{ plain: RequestCount; policy: RequestCount }> {
+  const agent = await enabledAgent(ctx);
+  const plainUser = await fundedUser(ctx, { USD: '1000' });
+  const limited = await fundedUser(ctx, { USD: '1000' });
+  await putPolicy(ctx, limited, benchPolicy(agent.id));
+  const tag = `pc-${Date.now()}`;
+  const rows: RequestCount[] = [];
+  for (const [user, label] of [
+    [plainUser, 'created (201)'],
+    [limited, POLICY_CHARGE_CASE],
+  ] as const) {
+    await measure(
+      'POST /api/v1/agents/charges',
+      'seed',
+      'warm',
+      { route: 'create-charge', event: chargeEvent(agent, user, `${tag}-seed-${user.id}`) },
+      201,
+    );
+    rows.push(
+      await measure(
+        'POST /api/v1/agents/charges',
+        label,
+        'warm',
+        { route: 'create-charge', event: chargeEvent(agent, user, `${tag}-${user.id}`) },
+        201,
+      ),
+    );
+  }
+  const [plain, policy] = rows as [RequestCount, RequestCount];
+  return { plain, policy };
+}
+
+/**
+ * The expiry sweeper's cost for `due` PENDING charges (approvalWindowSeconds 60, run as if 61 s
+ * had passed): what one `expireDueCharges` run sends to DynamoDB.
+ */
+export async function sweeperCost(ctx: BenchContext, due = 3): Promise<RequestCount> {
+  const agent = await enabledAgent(ctx);
+  const user = await fundedUser(ctx, { USD: '100' });
+  await putPolicy(ctx, user, { approvalAbove: { USD: 1 }, approvalWindowSeconds: 60 });
+  const tag = `sw-${Date.now()}`;
+  for (let i = 0; i < due; i++) {
+    const res = await ctx.call(
+      'POST',
+      '/api/v1/agents/charges',
+      { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': `${tag}-${i}` },
+      '{"amount":2,"currency":"USD","description":"to expire"}',
+    );
+    if (res.status !== 202) throw new Error(`pending charge answered ${res.status}: ${res.body}`);
+  }
+  const { value: report, scope: s } = await countedRun(() => expireDueCharges(new Date(Date.now() + 61_000)));
+  if (report.expired < due) throw new Error(`the sweeper expired ${report.expired} of ${due}: ${json(report)}`);
+  return countOf(SWEEPER_ENDPOINT, `${report.expired} due charges`, 'warm', 0, s, 0);
+}
 
 /** Measures every endpoint, cold then warm. */
 export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCount[]> {
@@ -233,6 +330,7 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
   const key = () => `rq-${Date.now()}-${++n}`;
 
   await add('POST /api/v1/agents/charges', 'created (201)', ['cold', 'warm'], () => charge(key()), 201);
+  out.push((await warmChargePair(ctx)).policy);
   const replayKey = key();
   await measure('POST /api/v1/agents/charges', 'seed', 'warm', charge(replayKey), 201);
   await add('POST /api/v1/agents/charges', 'replay (same key, same body)', ['warm'], () => charge(replayKey), 201);
@@ -386,5 +484,6 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
     200,
   );
   await add('GET /health', 'ok', ['cold', 'warm'], () => ({ route: 'health', event: apiEvent('GET', '/health', '/health') }), 200);
+  out.push(await sweeperCost(ctx));
   return out;
 }

@@ -18,8 +18,11 @@ import { shardDebit } from '../../functions/store/balance.repository';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { transactWrite } from '../../functions/store/transact';
+import { replacePolicy } from '../../functions/store/user.repository';
 import { registerAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
 import { createCharge } from '../../functions/use-cases/charges';
+import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { declineCharge } from '../../functions/use-cases/payers';
 import { createUserWithKey, creditUserBalance } from '../../functions/use-cases/users';
 import { createTestTable } from '../support/table';
 
@@ -28,12 +31,14 @@ const table = () => config().TABLE_NAME;
 
 let userId = '';
 let agentId = '';
+let payer = { userId: '', userKeyHash: '', baseUrl: '' };
+let agent = { id: '', keyHash: '' };
 
 beforeAll(async () => {
   await createTestTable();
   const user = (await createUserWithKey()).body as { id: string; userKey: string };
   userId = user.id;
-  const payer = { userId, userKeyHash: hashKey(user.userKey), baseUrl: 'http://127.0.0.1' };
+  payer = { userId, userKeyHash: hashKey(user.userKey), baseUrl: 'http://127.0.0.1' };
   await creditUserBalance({ userId, idempotencyKey: 'c1', amount: 50_00, currency: 'USD' });
   await creditUserBalance({ userId, idempotencyKey: 'c2', amount: 20_000_001, currency: 'USDC' });
   const registered = (await registerAgent({ name: 'auditee', email: 'a@example.com', website: 'https://example.com' })).body as {
@@ -41,7 +46,7 @@ beforeAll(async () => {
     apiKey: string;
   };
   agentId = registered.agentId;
-  const agent = { id: agentId, keyHash: hashKey(registered.apiKey) };
+  agent = { id: agentId, keyHash: hashKey(registered.apiKey) };
   await updateAgentEnabled(agentId, true);
   for (const [i, amount] of [10_01, 99, 100_00].entries()) {
     // The third one is refused for funds and kept as FAILED: it moves nothing.
@@ -312,5 +317,71 @@ describe('ledger audit', () => {
     } finally {
       await addToUser('USDC', -7);
     }
+  });
+
+  it('counts held money once, from PENDING charges; a held attribute that drifts, or a hold never returned, is named', async () => {
+    // A policy that sends charges above 1 USD to the user for approval (60 s window, so the
+    // sweeper can expire them here). The 202 moves 2 USD from the balance to heldUSD.
+    await replacePolicy(userId, { approvalAbove: { USD: 1_00 }, approvalWindowSeconds: 60 });
+    const pend = async (key: string) => {
+      const res = await createCharge({ agent, ...payer, idempotencyKey: key, amount: 2_00, currency: 'USD', description: 'held' });
+      expect(res.statusCode).toBe(202);
+      return (JSON.parse(res.rawBody ?? '{}') as { id: string }).id;
+    };
+    const chargeId = await pend('held-1');
+    const held = await runLedgerAudit();
+    expect(held.problems).toEqual([]);
+    expect(held.currencies.USD).toMatchObject({ userBalances: 5000 - 1100 - 200, held: 200, difference: 0 });
+
+    const shiftHeld = (d: number) =>
+      db()
+        .send(
+          new UpdateCommand({
+            TableName: table(),
+            Key: keys.user(userId),
+            UpdateExpression: 'ADD heldUSD :d',
+            ExpressionAttributeValues: { ':d': d },
+          }),
+        )
+        .then(() => undefined);
+    const drifted = await whileTampered(
+      () => shiftHeld(1),
+      () => shiftHeld(-1),
+    );
+    expect(drifted.ok).toBe(false);
+    // The total counts the charge, not the attribute: it still balances; the per-user check names it.
+    expect(drifted.currencies.USD.difference).toBe(0);
+    expect(drifted.heldMismatches).toEqual([{ userId, currency: 'USD', heldOnItem: 201, pendingCharges: 200, difference: 1 }]);
+    expect(drifted.problems).toEqual([`user ${userId} USD: held 2.01 on the user item ≠ PENDING charges 2 — difference 0.01`]);
+
+    const setStatus = (status: string) =>
+      db()
+        .send(
+          new UpdateCommand({
+            TableName: table(),
+            Key: keys.charge(agentId, chargeId),
+            UpdateExpression: 'SET #s = :s',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: { ':s': status },
+          }),
+        )
+        .then(() => undefined);
+    const neverReturned = await whileTampered(
+      () => setStatus('EXPIRED'),
+      () => setStatus('PENDING'),
+    );
+    expect(neverReturned.currencies.USD.difference).toBe(200);
+    expect(neverReturned.heldMismatches).toEqual([{ userId, currency: 'USD', heldOnItem: 200, pendingCharges: 0, difference: 200 }]);
+    expect(neverReturned.userMismatches).toEqual([expect.objectContaining({ userId, currency: 'USD', difference: 200 })]);
+
+    // Decline and expiry give the hold back: the audit holds with nothing held.
+    expect((await declineCharge(userId, chargeId)).statusCode).toBe(200);
+    await pend('held-2');
+    const swept = await expireDueCharges(new Date(Date.now() + 61_000));
+    expect(swept.expired).toBe(1);
+    const after = await runLedgerAudit();
+    expect(after.problems).toEqual([]);
+    expect(after.currencies.USD).toMatchObject({ userBalances: 5000 - 1100, held: 0, difference: 0 });
+    await replacePolicy(userId, {});
   });
 });

@@ -2,12 +2,22 @@
  * Model-based test of the money paths over HTTP against the local stack (real handlers, local
  * SQS, the real payout worker and reconciler, the rails' local stand-ins). Random sequences of
  * credits, charges (new keys, replays, the same key with another request), withdrawals that
- * succeed, fail (refund) or wait in flight, run against the service and against a small
- * in-memory model of what must happen. After every step the user balances, agent balances, the
- * charge and payout lists (statuses, amounts, order) agree with the model, every payout was paid
- * at most once on its rail, and the ledger audit holds.
+ * succeed, fail (refund) or wait in flight, spending policies (per-charge, daily and approval
+ * limits in one currency, sometimes a blocked agent), and approvals (approve, decline, expiry by
+ * the sweeper, and the 404/409 answers around them), run against the service and against a small
+ * in-memory model of what must happen. The model judges each charge exactly as docs/design.md §11
+ * orders it (403 blocked, 402 spending limit incl. the UTC day's running total, 402 insufficient,
+ * 202 PENDING with the amount held, 201) and keeps each user's held money. After every step the
+ * user balances, held money and policy, agent balances, the charge and payout lists (statuses,
+ * amounts, order) agree with the model, every payout was paid at most once on its rail, and the
+ * ledger audit holds.
  *
- * Bounded: a few seeded runs of 40 steps. A failure names its seed; rerun it with
+ * Time: the interval sweeper is off; expiry is `expireDueCharges(<a moment past expiresAt>)` run
+ * in-process. A charge approved or declined after its real expiresAt is predicted as 409 `charge
+ * expired` (within 2 s of it the step is skipped: either answer is right). Daily totals are the UTC
+ * day's: a charge step that sees the UTC day change while it runs accepts either judgement.
+ *
+ * Bounded: a few seeded runs of 45 steps (about a minute on 2 cores). A failure names its seed; rerun it with
  * MODEL_SEED=<seed> (and MODEL_RUNS=1).
  */
 import { randomBytes } from 'node:crypto';
@@ -17,6 +27,7 @@ import fc from 'fast-check';
 import { formatAuditReport, runLedgerAudit } from '../../functions/audit/ledger-audit';
 import { platformFee } from '../../functions/core/fees';
 import { type Currency, formatAmount } from '../../functions/core/money';
+import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
 import type { Reply } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -28,7 +39,8 @@ beforeAll(async () => {
   await createTestTable();
   t = await startTestStack(
     { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1' },
-    { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
+    // The sweeper runs only when a step calls it: the model decides when a charge expires.
+    { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 }, sweepIntervalMs: 0 },
   );
 });
 afterAll(async () => {
@@ -39,21 +51,39 @@ auditAfterAll();
 type Balances = Record<Currency, number>;
 type PayoutStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
 
+/** The part of a spending policy the model generates: limits in one currency, maybe a blocked agent. */
+interface ModelPolicy {
+  currency: Currency;
+  perCharge?: number;
+  daily?: number;
+  approvalAbove?: number;
+  approvalWindowSeconds: number;
+  /** Index of the blocked agent. */
+  blocked?: number;
+}
 interface ModelUser {
   id: string;
   key: string;
   bal: Balances;
+  /** Money in this user's PENDING charges. */
+  held: Balances;
+  policy?: ModelPolicy;
 }
+type ChargeStatus = 'SUCCESS' | 'FAILED' | 'PENDING' | 'EXPIRED';
 interface ModelCharge {
   key: string;
   user: number;
   amount: number;
   currency: Currency;
   description: string;
-  status: 'SUCCESS' | 'FAILED';
+  status: ChargeStatus;
   /** The first answer, replayed verbatim for the same key and request. */
   statusCode: number;
   text: string;
+  /** Set when the charge was made (201/202): its id, UTC day and, when PENDING, expiry. */
+  id?: string;
+  day?: string;
+  expiresAt?: string;
 }
 interface ModelPayout {
   id: string;
@@ -90,6 +120,63 @@ const asJson = (minor: number, c: Currency) => Number(text(minor, c));
 const balancesJson = (b: Balances) => ({ USD: asJson(b.USD, 'USD'), USDC: asJson(b.USDC, 'USDC') });
 const solanaWallet = () => bs58.encode(ed25519.getPublicKey(randomBytes(32)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const utcDay = () => new Date().toISOString().slice(0, 10);
+
+/** The policy's JSON (PUT body and the answer it must give back). */
+function policyJson(p: ModelPolicy | undefined, agents: readonly ModelAgent[]): Record<string, unknown> {
+  if (!p) return {};
+  const c = p.currency;
+  const limit = (minor: number | undefined) => (minor === undefined ? undefined : { [c]: asJson(minor, c) });
+  const out: Record<string, unknown> = {};
+  if (p.perCharge !== undefined) out.perCharge = limit(p.perCharge);
+  if (p.daily !== undefined) out.daily = limit(p.daily);
+  if (p.approvalAbove !== undefined) out.approvalAbove = limit(p.approvalAbove);
+  out.approvalWindowSeconds = p.approvalWindowSeconds;
+  if (p.blocked !== undefined) out.agents = { [(agents[p.blocked] as ModelAgent).id]: { blocked: true } };
+  return out;
+}
+
+/** What the user's UTC-day counter holds in `currency`: charges made that day, SUCCESS or still PENDING. */
+function spentOn(m: Model, user: number, currency: Currency, day: string): number {
+  let sum = 0;
+  for (const a of m.agents) {
+    for (const c of a.charges) {
+      if (c.user === user && c.currency === currency && c.day === day && (c.status === 'SUCCESS' || c.status === 'PENDING'))
+        sum += c.amount;
+    }
+  }
+  return sum;
+}
+
+type Verdict = 'blocked' | 'limit' | 'insufficient' | 'pending' | 'success';
+
+/** docs/design.md §11, in its order. `spentToday` undefined: the daily total is not predicted. */
+function judgeCharge(u: ModelUser, agent: number, currency: Currency, amount: number, spentToday: number | undefined): Verdict[] {
+  const p = u.policy;
+  if (p?.blocked === agent) return ['blocked'];
+  const limits = p?.currency === currency ? p : undefined;
+  if (limits?.perCharge !== undefined && amount > limits.perCharge) return ['limit'];
+  if (limits?.daily !== undefined && amount > limits.daily) return ['limit'];
+  const rest: Verdict[] =
+    u.bal[currency] < amount
+      ? ['insufficient']
+      : limits?.approvalAbove !== undefined && amount > limits.approvalAbove
+        ? ['pending']
+        : ['success'];
+  if (limits?.daily === undefined) return rest;
+  if (spentToday === undefined) return ['limit', ...rest];
+  return spentToday + amount > limits.daily ? ['limit'] : rest;
+}
+
+const VERDICT_STATUS: Record<Verdict, number> = { blocked: 403, limit: 402, insufficient: 402, pending: 202, success: 201 };
+const VERDICT_ERROR: Partial<Record<Verdict, string>> = {
+  blocked: 'agent blocked by user',
+  limit: 'spending limit exceeded',
+  insufficient: 'insufficient balance',
+};
+
+/** Every charge of the model with its agent, for the approval commands. */
+const allCharges = (m: Readonly<Model>) => m.agents.flatMap((a, agent) => a.charges.map((c) => ({ c, agent })));
 
 function expectStatus(res: Reply, status: number, what: string): void {
   if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${res.text}`);
@@ -145,22 +232,30 @@ class Charge implements fc.AsyncCommand<Model, Real> {
     /** Small key space per agent, so keys collide: same request → replay, other request → 422. */
     readonly keyNo: number,
     readonly descNo: number,
+    /**
+     * Just above the user's approval threshold when it has one (in the policy's currency), so
+     * PENDING charges, and the approvals after them, are common.
+     */
+    readonly nearApproval = false,
   ) {}
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
     const a = m.agents[this.agent % m.agents.length] as ModelAgent;
     const uIdx = this.user % m.users.length;
     const u = m.users[uIdx] as ModelUser;
+    const threshold = this.nearApproval ? u.policy?.approvalAbove : undefined;
+    const currency = threshold !== undefined ? (u.policy as ModelPolicy).currency : this.currency;
+    const minor = threshold !== undefined ? threshold + 1 + (this.minor % 1_000) : this.minor;
     const key = `key-${this.keyNo}`;
     const description = `d${this.descNo}`;
+    this.dayBefore = utcDay();
     const res = await r.call('POST', '/api/v1/agents/charges', {
       headers: { 'x-agent-key': a.key, 'x-user-key': u.key, 'idempotency-key': key },
-      raw: `{"amount":${text(this.minor, this.currency)},"currency":"${this.currency}","description":"${description}"}`,
+      raw: `{"amount":${text(minor, currency)},"currency":"${currency}","description":"${description}"}`,
     });
     const prior = a.charges.find((c) => c.key === key);
     if (prior) {
-      const same =
-        prior.user === uIdx && prior.amount === this.minor && prior.currency === this.currency && prior.description === description;
+      const same = prior.user === uIdx && prior.amount === minor && prior.currency === currency && prior.description === description;
       saw(same ? 'charge replay' : 'charge 422');
       if (same) {
         expect([res.status, res.text, res.headers.get('idempotent-replayed')]).toEqual([prior.statusCode, prior.text, 'true']);
@@ -169,33 +264,64 @@ class Charge implements fc.AsyncCommand<Model, Real> {
       }
       return;
     }
-    const enough = u.bal[this.currency] >= this.minor;
-    saw(enough ? 'charge 201' : 'charge 402');
-    expectStatus(res, enough ? 201 : 402, `charge ${this.minor} ${this.currency} with ${u.bal[this.currency]}`);
-    if (enough) {
-      u.bal[this.currency] -= this.minor;
-      a.bal[this.currency] += this.minor;
+    const aIdx = this.agent % m.agents.length;
+    // The daily running total is the UTC day's: if the day changed while the request ran, either
+    // day's judgement may be the server's, so both are accepted.
+    const dayAfter = utcDay();
+    const spent = dayAfter === this.dayBefore ? spentOn(m, uIdx, currency, dayAfter) : undefined;
+    if (spent === undefined) saw('charge across UTC midnight');
+    const allowed = judgeCharge(u, aIdx, currency, minor, spent);
+    const verdict = allowed.find(
+      (v) => VERDICT_STATUS[v] === res.status && (VERDICT_ERROR[v] === undefined || res.body.error === VERDICT_ERROR[v]),
+    );
+    if (!verdict) {
+      throw new Error(
+        `charge ${minor} ${currency} (balance ${u.bal[currency]}, spent today ${spent}, policy ${JSON.stringify(u.policy)}): ` +
+          `expected ${allowed.join(' or ')}, got ${res.status} ${res.text}`,
+      );
+    }
+    saw(`charge ${VERDICT_STATUS[verdict]}${verdict === 'limit' ? ' limit' : ''}`);
+    const body = res.body as { id?: string; createdAt?: string; expiresAt?: string | null; approvalUrl?: string; error?: string };
+    const made = verdict === 'success' || verdict === 'pending';
+    if (made) {
       expect(res.body).toMatchObject({
-        status: 'SUCCESS',
-        amount: asJson(this.minor, this.currency),
-        currency: this.currency,
+        status: verdict === 'pending' ? 'PENDING' : 'SUCCESS',
+        amount: asJson(minor, currency),
+        currency: currency,
         idempotencyKey: key,
+        failureReason: null,
+        pendingReason: verdict === 'pending' ? 'user_approval' : null,
       });
+      u.bal[currency] -= minor;
+      if (verdict === 'pending') {
+        u.held[currency] += minor;
+        const window = (u.policy as ModelPolicy).approvalWindowSeconds * 1000;
+        expect(Date.parse(body.expiresAt ?? '') - Date.parse(body.createdAt ?? '')).toBe(window);
+        expect(body.approvalUrl).toMatch(new RegExp(`/approve/${body.id}\\.[A-Za-z0-9_-]{43}$`));
+      } else {
+        a.bal[currency] += minor;
+        expect(body.expiresAt).toBeNull();
+      }
     } else {
-      expect(res.body).toEqual({ error: 'insufficient balance' });
+      expect(res.body).toEqual({ error: VERDICT_ERROR[verdict] });
     }
     a.charges.push({
       key,
       user: uIdx,
-      amount: this.minor,
-      currency: this.currency,
+      amount: minor,
+      currency: currency,
       description,
-      status: enough ? 'SUCCESS' : 'FAILED',
+      status: made ? (verdict === 'pending' ? 'PENDING' : 'SUCCESS') : 'FAILED',
       statusCode: res.status,
       text: res.text,
+      ...(made ? { id: body.id as string, day: (body.createdAt as string).slice(0, 10) } : {}),
+      ...(verdict === 'pending' ? { expiresAt: body.expiresAt as string } : {}),
     });
   }
-  toString = () => `charge(agent ${this.agent}, user ${this.user}, ${this.minor} ${this.currency}, key-${this.keyNo}, d${this.descNo})`;
+  /** The UTC day when the request was sent. */
+  private dayBefore = '';
+  toString = () =>
+    `charge(agent ${this.agent}, user ${this.user}, ${this.minor} ${this.currency}${this.nearApproval ? ' or just above its approval threshold' : ''}, key-${this.keyNo}, d${this.descNo})`;
 }
 
 /** Replays an earlier charge exactly: the stored answer, no second debit. */
@@ -218,6 +344,115 @@ class ReplayCharge implements fc.AsyncCommand<Model, Real> {
     saw('charge replay');
   }
   toString = () => `replay-charge(agent ${this.agent}, #${this.pick})`;
+}
+
+/** Replaces a user's whole policy (or clears it). */
+class SetPolicy implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly user: number,
+    readonly policy: ModelPolicy | undefined,
+  ) {}
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    const u = m.users[this.user % m.users.length] as ModelUser;
+    const json = policyJson(this.policy, m.agents);
+    const res = await r.call('PUT', '/api/v1/users/me/policy', { headers: { 'x-user-key': u.key }, raw: JSON.stringify(json) });
+    expect([res.status, res.body]).toEqual([200, json]);
+    if (this.policy) u.policy = this.policy;
+    else delete u.policy;
+    saw(this.policy ? (this.policy.blocked !== undefined ? 'policy with a blocked agent' : 'policy') : 'policy cleared');
+  }
+  toString = () => `set-policy(user ${this.user}, ${JSON.stringify(this.policy ?? {})})`;
+}
+
+/** Approves or declines a PENDING charge as its payer (409 `charge expired` once past expiresAt). */
+class Settle implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly pick: number,
+    readonly action: 'approve' | 'decline',
+  ) {}
+  check = (m: Readonly<Model>) => allCharges(m).some(({ c }) => c.status === 'PENDING');
+  async run(m: Model, r: Real): Promise<void> {
+    const pending = allCharges(m).filter(({ c }) => c.status === 'PENDING');
+    const { c, agent } = pending[this.pick % pending.length] as { c: ModelCharge; agent: number };
+    const u = m.users[c.user] as ModelUser;
+    const a = m.agents[agent] as ModelAgent;
+    const due = Date.parse(c.expiresAt as string);
+    // Close to expiresAt either answer is right: skip rather than guess.
+    if (Math.abs(Date.now() - due) < 2_000) return void saw(`${this.action} skipped near expiry`);
+    const late = Date.now() > due;
+    const res = await r.call<{ status?: string; failureReason?: string | null; error?: string }>(
+      'POST',
+      `/api/v1/users/me/charges/${c.id}/${this.action}`,
+      { headers: { 'x-user-key': u.key } },
+    );
+    if (late) {
+      expect([res.status, res.body]).toEqual([409, { error: 'charge expired' }]);
+      saw('settle 409 expired');
+      return void saw(`${this.action} 409 expired`);
+    }
+    expectStatus(res, 200, this.action);
+    if (this.action === 'approve') {
+      expect(res.body).toMatchObject({ id: c.id, status: 'SUCCESS', failureReason: null, pendingReason: null });
+      c.status = 'SUCCESS';
+      a.bal[c.currency] += c.amount;
+    } else {
+      expect(res.body).toMatchObject({ id: c.id, status: 'FAILED', failureReason: 'declined by user', pendingReason: null });
+      c.status = 'FAILED';
+      u.bal[c.currency] += c.amount;
+    }
+    u.held[c.currency] -= c.amount;
+    saw(this.action);
+  }
+  toString = () => `${this.action}(#${this.pick})`;
+}
+
+/** Acting on a charge that is not (or no longer) PENDING, or as another user: 409 or 404, nothing moves. */
+class SettleRefused implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly pick: number,
+    readonly action: 'approve' | 'decline',
+    readonly asOther: boolean,
+  ) {}
+  check = (m: Readonly<Model>) => allCharges(m).some(({ c }) => c.id !== undefined && (this.asOther || c.status !== 'PENDING'));
+  async run(m: Model, r: Real): Promise<void> {
+    const candidates = allCharges(m).filter(({ c }) => c.id !== undefined && (this.asOther || c.status !== 'PENDING'));
+    const { c } = candidates[this.pick % candidates.length] as { c: ModelCharge };
+    const who = this.asOther ? (c.user + 1) % m.users.length : c.user;
+    const u = m.users[who] as ModelUser;
+    const res = await r.call('POST', `/api/v1/users/me/charges/${c.id}/${this.action}`, { headers: { 'x-user-key': u.key } });
+    const error = this.asOther ? 'charge not found' : c.status === 'EXPIRED' ? 'charge expired' : 'charge is not pending';
+    expect([res.status, res.body]).toEqual([this.asOther ? 404 : 409, { error }]);
+    saw(`settle ${this.asOther ? 404 : 409}`);
+  }
+  toString = () => `${this.action}-refused(#${this.pick}${this.asOther ? ', as another user' : ''})`;
+}
+
+/**
+ * Runs the sweeper in-process as if it were 1 s past a PENDING charge's expiresAt: that charge and
+ * every other one due by then become EXPIRED, their holds back to their users.
+ */
+class Expire implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly pick: number) {}
+  check = (m: Readonly<Model>) => allCharges(m).some(({ c }) => c.status === 'PENDING');
+  async run(m: Model): Promise<void> {
+    const pending = allCharges(m).filter(({ c }) => c.status === 'PENDING');
+    const { c } = pending[this.pick % pending.length] as { c: ModelCharge };
+    const at = new Date(Date.parse(c.expiresAt as string) + 1_000);
+    // The sweeper's index is sorted by `<expiresAt>#<chargeId>`, read below `at`.
+    const due = pending.filter(({ c: p }) => (p.expiresAt as string) < at.toISOString());
+    const report = await expireDueCharges(at);
+    expect(report).toEqual({ due: due.length, expired: due.length, settled: 0, failed: 0 });
+    for (const { c: p } of due) {
+      const u = m.users[p.user] as ModelUser;
+      p.status = 'EXPIRED';
+      u.held[p.currency] -= p.amount;
+      u.bal[p.currency] += p.amount;
+    }
+    saw('expire');
+    if (due.length > 1) saw('expire several');
+  }
+  toString = () => `expire(#${this.pick})`;
 }
 
 type Outcome = 'pays' | 'refused' | 'held-claimed' | 'held-returned';
@@ -326,6 +561,14 @@ async function checkAgainstModel(m: Model, r: Real, when: string): Promise<void>
   for (const u of m.users) {
     const res = await r.call<{ balances: unknown }>('GET', `/api/v1/admin/users/${u.id}`, { headers: r.admin });
     expect({ when, user: u.id, balances: res.body.balances }).toEqual({ when, user: u.id, balances: balancesJson(u.bal) });
+    const me = await r.call<{ balances: unknown; held: unknown; policy: unknown }>('GET', '/api/v1/users/me', {
+      headers: { 'x-user-key': u.key },
+    });
+    expect({ when, user: u.id, me: me.body }).toEqual({
+      when,
+      user: u.id,
+      me: { id: u.id, balances: balancesJson(u.bal), held: balancesJson(u.held), policy: policyJson(u.policy, m.agents) },
+    });
   }
   for (const a of m.agents) {
     const h = { 'x-agent-key': a.key };
@@ -401,8 +644,8 @@ const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
     weight: 6,
     arbitrary: currency.chain((c) =>
       fc
-        .tuple(fc.nat(AGENTS - 1), fc.nat(USERS - 1), amountFor(c), fc.nat(29), fc.nat(2))
-        .map(([a, u, minor, k, d]) => new Charge(a, u, c, minor, k, d)),
+        .tuple(fc.nat(AGENTS - 1), fc.nat(USERS - 1), amountFor(c), fc.nat(29), fc.nat(2), fc.nat(2))
+        .map(([a, u, minor, k, d, near]) => new Charge(a, u, c, minor, k, d, near === 0)),
     ),
   },
   { weight: 2, arbitrary: fc.tuple(fc.nat(AGENTS - 1), fc.nat(50)).map(([a, i]) => new ReplayCharge(a, i)) },
@@ -418,6 +661,55 @@ const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
       .map(([a, c, units, o]) => new Withdraw(a, c, units, o)),
   },
   { weight: 1, arbitrary: fc.nat(AGENTS - 1).map((a) => new ReplayWithdraw(a)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.nat(USERS - 1),
+        fc.option(
+          currency.chain((c) => {
+            const unit = c === 'USD' ? 1 : 10_000;
+            return fc.record(
+              {
+                currency: fc.constant(c),
+                perCharge: fc.option(
+                  fc.integer({ min: 500, max: 3_000 }).map((x) => x * unit),
+                  { nil: undefined },
+                ),
+                daily: fc.option(
+                  fc.integer({ min: 1_000, max: 8_000 }).map((x) => x * unit),
+                  { nil: undefined },
+                ),
+                approvalAbove: fc.option(
+                  fc.integer({ min: 200, max: 2_500 }).map((x) => x * unit),
+                  { nil: undefined },
+                ),
+                // 60 s (the minimum) so charges can expire within a run; 900 s (the default) so most do not.
+                approvalWindowSeconds: fc.constantFrom(60, 900),
+                // One policy in four blocks an agent.
+                blocked: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.nat(AGENTS - 1) }),
+              },
+              { requiredKeys: ['currency', 'approvalWindowSeconds'] },
+            );
+          }),
+          { nil: undefined, freq: 5 },
+        ),
+      )
+      .map(([u, p]) => new SetPolicy(u, p as ModelPolicy | undefined)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.nat(50), fc.constantFrom<'approve' | 'decline'>('approve', 'approve', 'decline'))
+      .map(([i, a]) => new Settle(i, a)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.nat(50), fc.constantFrom<'approve' | 'decline'>('approve', 'decline'), fc.boolean())
+      .map(([i, a, other]) => new SettleRefused(i, a, other)),
+  },
+  { weight: 1, arbitrary: fc.nat(50).map((i) => new Expire(i)) },
 );
 
 /** Wraps each command so the model check runs after it, naming the step that broke it. */
@@ -433,13 +725,16 @@ class Checked implements fc.AsyncCommand<Model, Real> {
 }
 
 async function freshWorld(r: Real): Promise<Model> {
+  // Runs share the table: expire what an earlier run left PENDING, so the sweeper's figures in
+  // this run are this run's alone (the longest window is 900 s; a day is past all of them).
+  await expireDueCharges(new Date(Date.now() + 86_400_000));
   const users: ModelUser[] = [];
   for (let i = 0; i < USERS; i++) {
     // Users start with some money so charges, and then withdrawals, happen from the first steps;
     // the last one has little, so refusals for funds happen too.
     const units = i === USERS - 1 ? 5 : 150;
     const u = await r.fundedUser({ USD: String(units), USDC: String(units) });
-    users.push({ id: u.id, key: u.key, bal: { USD: units * 100, USDC: units * 1_000_000 } });
+    users.push({ id: u.id, key: u.key, bal: { USD: units * 100, USDC: units * 1_000_000 }, held: zero() });
   }
   const agents: ModelAgent[] = [];
   for (let i = 0; i < AGENTS; i++) {
@@ -448,10 +743,18 @@ async function freshWorld(r: Real): Promise<Model> {
     r.stack.rails.solana.createTokenAccount(wallet); // the rail never creates it (docs/rails.md)
     agents.push({ id: a.id, key: a.key, wallet, bal: zero(), charges: [], payouts: [] });
   }
-  return { users, agents, log: [] };
+  const model: Model = { users, agents, log: [] };
+  // The second user starts under a policy, so approvals happen from the first steps too: its USD
+  // charges above 15 wait for approval, within a 60 s window. (The first earns the agents USD to
+  // withdraw; the third has little money: its charges are refused for funds.)
+  await new SetPolicy(1, { currency: 'USD', approvalAbove: 1_500, approvalWindowSeconds: 60 }).run(model, r);
+  // Each agent starts with 30 USD earned from the first user, so USD withdrawals (paid, refused,
+  // held in flight) happen even though many USD charges now wait for approval.
+  for (let i = 0; i < AGENTS; i++) await new Charge(i, 0, 'USD', 3_000, 29, 0).run(model, r);
+  return model;
 }
 
-const STEPS = 40;
+const STEPS = 45;
 const RUNS = Number(process.env.MODEL_RUNS ?? 3);
 const SEED = Number(process.env.MODEL_SEED ?? 20_261_121);
 
@@ -476,7 +779,10 @@ describe('the service agrees with a model of its ledger', () => {
     if (process.env.MODEL_SEED === undefined) {
       const required = [
         'charge 201',
+        'charge 202',
         'charge 402',
+        'charge 402 limit',
+        'charge 403',
         'charge 422',
         'charge replay',
         'withdraw USD pays COMPLETED',
@@ -486,6 +792,14 @@ describe('the service agrees with a model of its ledger', () => {
         'withdraw USDC pays COMPLETED',
         'withdraw insufficient',
         'withdraw replay',
+        'policy',
+        'policy with a blocked agent',
+        'policy cleared',
+        'approve',
+        'decline',
+        'settle 404',
+        'settle 409',
+        'expire',
       ];
       const paths = Object.fromEntries([...seen.entries()].sort());
       expect({ missing: required.filter((path) => !seen.has(path)), paths }).toEqual({ missing: [], paths });

@@ -1,0 +1,59 @@
+/**
+ * The cost rule of docs/design.md §11, measured: a warm charge by a payer whose spending policy has
+ * limits is still one TransactWriteItems and no read, and costs no more write units than the same
+ * charge without a policy. Both are counted the way the benchmark's requests table counts them
+ * (test/bench/requests.ts: the route's real handler inside a counting scope, with
+ * ReturnConsumedCapacity=TOTAL against DynamoDB Local). The sweeper's cost is pinned beside it.
+ */
+import { auditAfterAll } from '../support/audit';
+import { startTestStack, type TestStack } from '../support/stack';
+import { createTestTable } from '../support/table';
+import type { BenchContext } from './context';
+import { POLICY_CHARGE_CASE } from './cost';
+import { httpClient } from './http';
+import { sweeperCost, warmChargePair } from './requests';
+
+let t: TestStack;
+let ctx: BenchContext;
+let close = () => {};
+beforeAll(async () => {
+  await createTestTable();
+  // The interval sweeper stays off: the test runs the sweeper itself and counts what it sends.
+  t = await startTestStack({}, { sweepIntervalMs: 0 });
+  const http = httpClient(t.stack.url);
+  close = http.close;
+  ctx = { stack: t.stack, call: http.call, admin: t.admin, quick: true, log: () => {} };
+});
+afterAll(async () => {
+  close();
+  await t?.stack.stop();
+});
+auditAfterAll();
+
+describe('what a charge costs under a spending policy', () => {
+  it('a warm 201 under a policy with limits: one TransactWriteItems, no read, no more write units than without', async () => {
+    const { plain, policy } = await warmChargePair(ctx);
+    expect(policy.case).toBe(POLICY_CHARGE_CASE);
+    for (const q of [plain, policy]) {
+      expect({ case: q.case, dynamo: q.dynamo, reads: q.reads, readUnits: q.readUnits }).toEqual({
+        case: q.case,
+        dynamo: { TransactWriteItems: 1 },
+        reads: 0,
+        readUnits: 0,
+      });
+      expect(q.writeUnits).toBeGreaterThan(0);
+    }
+    expect(policy.writeUnits).toBeLessThanOrEqual(plain.writeUnits);
+  });
+
+  it('the sweeper: one Query, then one transaction per due charge (and, today, two reads per due charge)', async () => {
+    const row = await sweeperCost(ctx, 3);
+    const { GetItem = 0, ...rest } = row.dynamo;
+    expect(rest).toEqual({ Query: 1, TransactWriteItems: 3 });
+    // expireDueCharges reads each charge's pending marker before settling it, and settlePending
+    // reads the charge back after: 2 GetItem per due charge. Neither is needed to expire (the
+    // index entry could carry the marker's fields; the sweeper drops the read-back), so this
+    // bound only keeps it from growing.
+    expect(GetItem).toBeLessThanOrEqual(2 * 3);
+  });
+});
