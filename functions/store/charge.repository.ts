@@ -178,8 +178,10 @@ function pendingMarkerPut(charge: Charge): TransactItem {
 /** A PENDING charge's marker (strongly consistent); undefined once it is no longer PENDING. */
 export async function getPendingCharge(chargeId: string): Promise<PendingCharge | undefined> {
   const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.pendingCharge(chargeId), ConsistentRead: true }));
-  const item = out.Item;
-  if (!item) return undefined;
+  return out.Item ? toPendingCharge(out.Item) : undefined;
+}
+
+function toPendingCharge(item: Record<string, unknown>): PendingCharge {
   return {
     chargeId: String(item.chargeId),
     agentId: String(item.agentId),
@@ -192,19 +194,22 @@ export async function getPendingCharge(chargeId: string): Promise<PendingCharge 
   };
 }
 
-/** PENDING charges whose `expiresAt` is before `before`, oldest first (eventually consistent index). */
-export async function listDuePending(before: Date, limit: number): Promise<string[]> {
+/**
+ * PENDING charges whose `expiresAt` is before `before`, oldest first, as the index shows their
+ * markers (whole items: no read per charge). The index is eventually consistent: one already
+ * settled may still be listed, and its settlement's condition refuses it.
+ */
+export async function listDuePending(before: Date, limit: number): Promise<PendingCharge[]> {
   const out = await db().send(
     new QueryCommand({
       TableName: config().TABLE_NAME,
       IndexName: GSI1.indexName,
       KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :before',
       ExpressionAttributeValues: { ':pk': PENDING_EXPIRY_PK, ':before': before.toISOString() },
-      ProjectionExpression: 'chargeId',
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map((i) => String(i.chargeId));
+  return (out.Items ?? []).map(toPendingCharge);
 }
 
 /** How a PENDING charge ends. */
@@ -221,12 +226,19 @@ export type Settlement =
  * marker deleted. Throws ChargeNotPendingError (with the status it has now) when it moved on or
  * expired first. Returns the charge as it is after.
  */
-export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date): Promise<Charge> {
+export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date): Promise<Charge>;
+/** The same without reading the charge back (the sweeper needs no answer). */
+export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, readBack: false): Promise<void>;
+export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, readBack = true): Promise<Charge | void> {
   let basis: ReleaseBasis = ASSUME_COUNTED;
   // Two rounds at most: the second with the spend periods the user's item showed.
   for (let round = 0; round < 2; round++) {
     try {
-      return await settleOnce(pending, settlement, basis, now);
+      await settleOnce(pending, settlement, basis, now);
+      if (!readBack) return;
+      const after = await getCharge(pending.agentId, pending.chargeId);
+      if (!after) throw new Error(`charge ${pending.chargeId} vanished after settling`);
+      return after;
     } catch (error) {
       if (error instanceof ConditionFailedError && error.failed.includes(0)) {
         const old = error.oldItems.get(0);
@@ -246,7 +258,7 @@ export async function settlePending(pending: PendingCharge, settlement: Settleme
   throw new StaleReadError('user spend counters');
 }
 
-async function settleOnce(pending: PendingCharge, settlement: Settlement, basis: ReleaseBasis, now: Date): Promise<Charge> {
+async function settleOnce(pending: PendingCharge, settlement: Settlement, basis: ReleaseBasis, now: Date): Promise<void> {
   const table = config().TABLE_NAME;
   const chargeKey = keys.charge(pending.agentId, pending.chargeId);
   const nowIso = now.toISOString();
@@ -297,9 +309,6 @@ async function settleOnce(pending: PendingCharge, settlement: Settlement, basis:
   ];
   if (approving) items.push(shardCredit(pending.agentId, randomShard(), pending.currency, pending.amount, false));
   await transactWrite(items);
-  const after = await getCharge(pending.agentId, pending.chargeId);
-  if (!after) throw new Error(`charge ${pending.chargeId} vanished after settling`);
-  return after;
 }
 
 function chargePut(charge: Charge): TransactItem {

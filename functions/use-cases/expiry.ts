@@ -8,7 +8,7 @@ import { config } from '../config';
 import { ChargeNotPendingError } from '../core/errors';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
-import { getPendingCharge, listDuePending, settlePending } from '../store/charge.repository';
+import { listDuePending, settlePending } from '../store/charge.repository';
 
 export interface SweepReport {
   due: number;
@@ -23,14 +23,10 @@ export async function expireDueCharges(now = new Date()): Promise<SweepReport> {
   const report: SweepReport = { due: 0, expired: 0, settled: 0, failed: 0 };
   const due = await listDuePending(now, config().SWEEP_MAX_PER_RUN);
   report.due = due.length;
-  for (const chargeId of due) {
+  for (const pending of due) {
+    const { chargeId } = pending;
     try {
-      const pending = await getPendingCharge(chargeId);
-      if (!pending) {
-        report.settled++;
-        continue;
-      }
-      await settlePending(pending, { kind: 'return', status: 'EXPIRED', failureReason: null }, now);
+      await settlePending(pending, { kind: 'return', status: 'EXPIRED', failureReason: null }, now, false);
       report.expired++;
     } catch (error) {
       if (error instanceof ChargeNotPendingError) {
