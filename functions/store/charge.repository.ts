@@ -228,8 +228,13 @@ export type Settlement =
  */
 export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date): Promise<Charge>;
 /** The same without reading the charge back (the sweeper needs no answer). */
-export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, readBack: false): Promise<void>;
-export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, readBack = true): Promise<Charge | void> {
+export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, readBack: false): Promise<undefined>;
+export async function settlePending(
+  pending: PendingCharge,
+  settlement: Settlement,
+  now: Date,
+  readBack = true,
+): Promise<Charge | undefined> {
   let basis: ReleaseBasis = ASSUME_COUNTED;
   // Two rounds at most: the second with the spend periods the user's item showed.
   for (let round = 0; round < 2; round++) {
