@@ -1,22 +1,14 @@
-/**
- * The payout state machine (use-cases/payouts.ts) against DynamoDB Local, with a rail double so
- * every step can be interrupted exactly where a real crash could happen. The same machine runs
- * through the real rails in payout-rails.int.test.ts.
- */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { config } from '../../functions/config';
-import { CURRENCIES } from '../../functions/core/money';
 import type { Payout } from '../../functions/core/payouts';
 import { createPayoutWorker } from '../../functions/payout-worker/worker';
 import { readAgentLedger } from '../../functions/store/balance.repository';
-import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
+import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { getPayout } from '../../functions/store/payout.repository';
-import { keys } from '../../functions/store/table';
 import { type DriveResult, drivePayout, type PayoutDeps, type PayoutStep } from '../../functions/use-cases/payouts';
 import { createWithdrawal } from '../../functions/use-cases/withdrawals';
 import { FakeRail, fakeRails } from '../support/fake-rail';
-import { fundedAgent, payoutIdOf, withdrawal } from '../support/payouts';
+import { fundedAgent, lockOf, payoutIdOf, withdrawal } from '../support/payouts';
 import { createTestTable } from '../support/table';
 
 beforeAll(createTestTable);
@@ -25,16 +17,6 @@ const noQueue = { enqueue: async () => undefined };
 
 /** A clock past every lease taken now: what the next delivery after a crash sees. */
 const afterLeaseExpiry = () => new Date(Date.now() + (config().PAYOUT_LEASE_SECONDS + 1) * 1000);
-
-/** The agent's payout lock in whichever currency holds one (tests here use one currency per agent). */
-async function lockOf(agentId: string): Promise<Record<string, unknown> | undefined> {
-  for (const currency of CURRENCIES) {
-    const key = keys.payoutLock(agentId, currency);
-    const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
-    if (out.Item) return out.Item;
-  }
-  return undefined;
-}
 
 async function newPayout(currency: 'USD' | 'USDC' = 'USD', amount = '10.01'): Promise<{ agentId: string; payoutId: string }> {
   const agentId = await fundedAgent(currency, currency === 'USD' ? 100_00 : 100_000_000);

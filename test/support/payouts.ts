@@ -1,10 +1,15 @@
 /** Helpers for withdrawal and payout tests against DynamoDB Local. */
 import { randomBytes } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import bs58 from 'bs58';
 import { withdrawSchema } from '../../functions/api/request.schemas';
+import { config } from '../../functions/config';
 import type { Currency } from '../../functions/core/money';
+import { CURRENCIES } from '../../functions/core/money';
 import { shardCredit } from '../../functions/store/balance.repository';
+import { db } from '../../functions/store/client';
+import { keys } from '../../functions/store/table';
 import { transactWrite } from '../../functions/store/transact';
 import type { WithdrawInput } from '../../functions/use-cases/withdrawals';
 import { agentRef, testAgent } from './agents';
@@ -56,4 +61,14 @@ export function payoutIdOf(result: { statusCode: number; rawBody?: string }): st
   const id = (JSON.parse(result.rawBody) as { payoutId?: unknown }).payoutId;
   if (typeof id !== 'string') throw new Error('no payoutId in the answer');
   return id;
+}
+
+/** The agent's payout lock in whichever currency holds one (tests here use one currency per agent). */
+export async function lockOf(agentId: string): Promise<Record<string, unknown> | undefined> {
+  for (const currency of CURRENCIES) {
+    const key = keys.payoutLock(agentId, currency);
+    const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
+    if (out.Item) return out.Item;
+  }
+  return undefined;
 }

@@ -1,4 +1,3 @@
-import { CURRENCIES } from '../../functions/core/money';
 import { setAgentEnabled } from '../../functions/store/agent.repository';
 /**
  * The withdraw use case against DynamoDB Local: fee math, the one transaction, idempotency,
@@ -6,7 +5,7 @@ import { setAgentEnabled } from '../../functions/store/agent.repository';
  * withdrawals.e2e.test.ts.
  */
 
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import { ValidationError } from '../../functions/core/errors';
 import type { Currency } from '../../functions/core/money';
@@ -17,7 +16,7 @@ import { getPayout, listPayouts } from '../../functions/store/payout.repository'
 import { keys } from '../../functions/store/table';
 import { createWithdrawal, type WithdrawDeps } from '../../functions/use-cases/withdrawals';
 import { injectFault } from '../support/faults';
-import { fundAgent, fundedAgent, payoutIdOf, solanaWallet, withdrawal } from '../support/payouts';
+import { fundAgent, fundedAgent, lockOf, payoutIdOf, solanaWallet, withdrawal } from '../support/payouts';
 import { createTestTable } from '../support/table';
 
 beforeAll(createTestTable);
@@ -28,16 +27,6 @@ const queue: WithdrawDeps = {
     sent.push(message);
   },
 };
-
-/** The agent's payout lock in whichever currency holds one (tests here use one currency per agent). */
-async function lockOf(agentId: string): Promise<Record<string, unknown> | undefined> {
-  for (const currency of CURRENCIES) {
-    const key = keys.payoutLock(agentId, currency);
-    const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
-    if (out.Item) return out.Item;
-  }
-  return undefined;
-}
 
 async function balance(agentId: string, currency: Currency = 'USD'): Promise<number> {
   return (await readAgentLedger(agentId)).balances[currency];
