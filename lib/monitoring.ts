@@ -181,29 +181,13 @@ export class Monitoring extends Construct {
     const pattern = logs.FilterPattern.any(
       ...OPERATOR_RAIL_ERRORS.map((name) => logs.FilterPattern.stringValue('$.error.name', '=', name)),
     );
-    for (const fn of [props.worker, props.reconciler]) {
-      new logs.MetricFilter(this, `${fn.node.id}RailNeedsOperator`, {
-        logGroup: fn.logGroup,
-        filterPattern: pattern,
-        metricNamespace: METRICS_NAMESPACE,
-        metricName: RAIL_NEEDS_OPERATOR_METRIC,
-        metricValue: '1',
-        // Every log line carries the stage (functions/observability/logger.ts).
-        dimensions: { stage: '$.stage' },
-      });
-    }
-    this.alarm('PayoutRailNeedsOperator', {
-      alarmDescription:
-        "A payout rail reported PlatformFundsError (top up the hot wallet's SOL/USDC or the PayPal balance), RailConfigError (rail secret, USDC mint or PayPal credentials wrong) or RailAmbiguousAnswerError (PayPal answered in a way that does not say whether a payout exists: look the batch up by its sender_batch_id = payoutId). Payouts wait until it is fixed.",
-      metric: new cloudwatch.Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: RAIL_NEEDS_OPERATOR_METRIC,
-        dimensionsMap: { stage: config.stage },
-        period: FIVE_MINUTES,
-        statistic: 'Sum',
-      }),
-      threshold: 1,
+    this.logAlarm('PayoutRailNeedsOperator', {
+      filters: [props.worker, props.reconciler].map((fn) => ({ id: `${fn.node.id}RailNeedsOperator`, logGroup: fn.logGroup })),
+      pattern,
+      metricName: RAIL_NEEDS_OPERATOR_METRIC,
       evaluationPeriods: 1,
+      description:
+        "A payout rail reported PlatformFundsError (top up the hot wallet's SOL/USDC or the PayPal balance), RailConfigError (rail secret, USDC mint or PayPal credentials wrong) or RailAmbiguousAnswerError (PayPal answered in a way that does not say whether a payout exists: look the batch up by its sender_batch_id = payoutId). Payouts wait until it is fixed.",
     });
     this.alarm('SweeperErrors', {
       alarmDescription:
@@ -224,26 +208,52 @@ export class Monitoring extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
 
-    new logs.MetricFilter(this, 'SweeperErrorLogs', {
-      logGroup: props.sweeper.logGroup,
-      filterPattern: logs.FilterPattern.stringValue('$.level', '=', 'ERROR'),
-      metricNamespace: METRICS_NAMESPACE,
+    this.logAlarm('ChargesNotExpiring', {
+      filters: [{ id: 'SweeperErrorLogs', logGroup: props.sweeper.logGroup }],
+      pattern: logs.FilterPattern.stringValue('$.level', '=', 'ERROR'),
       metricName: SWEEPER_ERROR_LOGS_METRIC,
-      metricValue: '1',
-      dimensions: { stage: '$.stage' },
-    });
-    this.alarm('ChargesNotExpiring', {
-      alarmDescription:
+      evaluationPeriods: 3,
+      description:
         'The charge sweeper logged errors for 15 minutes in a row: a due PENDING charge fails to expire on every run and its hold stays with the user. Look for "could not expire a pending charge" in its log group.',
+    });
+  }
+
+  /**
+   * An alarm on log lines: a metric filter per log group counting matching lines into one metric
+   * (per stage), and an alarm when any five-minute period of `evaluationPeriods` in a row has one.
+   */
+  private logAlarm(
+    id: string,
+    opts: {
+      filters: { id: string; logGroup: logs.ILogGroup }[];
+      pattern: logs.IFilterPattern;
+      metricName: string;
+      evaluationPeriods: number;
+      description: string;
+    },
+  ): void {
+    for (const filter of opts.filters) {
+      new logs.MetricFilter(this, filter.id, {
+        logGroup: filter.logGroup,
+        filterPattern: opts.pattern,
+        metricNamespace: METRICS_NAMESPACE,
+        metricName: opts.metricName,
+        metricValue: '1',
+        // Every log line carries the stage (functions/observability/logger.ts).
+        dimensions: { stage: '$.stage' },
+      });
+    }
+    this.alarm(id, {
+      alarmDescription: opts.description,
       metric: new cloudwatch.Metric({
         namespace: METRICS_NAMESPACE,
-        metricName: SWEEPER_ERROR_LOGS_METRIC,
-        dimensionsMap: { stage: config.stage },
+        metricName: opts.metricName,
+        dimensionsMap: { stage: this.stage },
         period: FIVE_MINUTES,
         statistic: 'Sum',
       }),
       threshold: 1,
-      evaluationPeriods: 3,
+      evaluationPeriods: opts.evaluationPeriods,
     });
   }
 
