@@ -100,6 +100,17 @@ export const userChargeListBody = component(
 );
 export const rotatedUserKeyBody = component('RotatedUserKey', z.strictObject({ userKey: z.string().meta({ description: 'Shown once.' }) }));
 
+// --- The charge lifecycle (docs/lifecycle.md) ---
+export const rotatedAgentKeyBody = component(
+  'RotatedAgentKey',
+  z.strictObject({
+    apiKey: z.string().meta({ description: 'The new agent key, shown once. The old key stops moving money at once.' }),
+    agentId: id('a', 'Agent'),
+    enabled: z.boolean().meta({ description: 'Carried over from before the rotation.' }),
+  }),
+);
+// --- end of the charge lifecycle ---
+
 export const chargeListBody = component(
   'ChargeList',
   z.strictObject({
