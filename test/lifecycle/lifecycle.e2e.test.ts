@@ -130,6 +130,23 @@ describe('holds: authorize, then capture or release', () => {
     expect(await me(user.key)).toMatchObject({ balances: { USD: 37.5 }, held: { USD: 0 } });
   });
 
+  it('a hold approved on the approval page waits for its capture; the page shows it approved', async () => {
+    const user = await t.fundedUser({ USD: 50 });
+    const agent = await t.enabledAgent();
+    await putPolicy(user.key, { approvalAbove: { USD: 10 } });
+    const held = await hold(agent.key, user.key, 15);
+    const url = new URL((held.body as Charge & { approvalUrl: string }).approvalUrl);
+    const decided = await t.call('POST', url.pathname, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      raw: 'action=approve',
+    });
+    expect(decided.status).toBe(200);
+    expect(decided.text).toContain('Approved');
+    expect(await getCharge(agent.key, held.body.id)).toMatchObject({ status: 'PENDING', pendingReason: 'capture' });
+    expect((await act(agent.key, held.body.id, 'capture', { amount: 9 })).body).toMatchObject({ status: 'SUCCESS', amount: 9 });
+    expect(await me(user.key)).toMatchObject({ balances: { USD: 41 }, held: { USD: 0 } });
+  });
+
   it('the uncaptured rest stops counting against the daily limit', async () => {
     const user = await t.fundedUser({ USD: 100 });
     const agent = await t.enabledAgent();
