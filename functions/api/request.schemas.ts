@@ -93,12 +93,51 @@ export const createChargeSchema = z
       .superRefine(rule(descriptionProblem))
       .default('')
       .meta({ description: 'At most 255 characters; no control or bidirectional control characters.', examples: ['forecast for Lisbon'] }),
+    capture: z.boolean().default(true).meta({
+      description:
+        'false: authorize only. The amount is held (PENDING, `pendingReason: "capture"`) until the agent captures all or part of it, releases it, or it expires after `holdSeconds`.',
+    }),
+    holdSeconds: integerLiteral
+      .pipe(z.number().min(60, { error: 'must be at least 60' }).max(604_800, { error: 'must be at most 604800' }))
+      .meta({
+        type: 'integer',
+        minimum: 60,
+        maximum: 604_800,
+        description: 'With `capture: false`: how long the hold waits for its capture, in seconds (default 3600).',
+      })
+      .optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.holdSeconds !== undefined && value.capture) {
+      ctx.addIssue({ code: 'custom', path: ['holdSeconds'], message: 'applies only with capture: false', input: value.holdSeconds });
+    }
   })
   .transform(inMinorUnits());
 export type CreateChargeRequest = z.infer<typeof createChargeSchema>;
 
 export const creditSchema = z.strictObject(money).transform(inMinorUnits());
 export type CreditRequest = z.infer<typeof creditSchema>;
+
+// --- The charge lifecycle (docs/design.md §12, docs/lifecycle.md) ---
+
+/**
+ * An optional amount of a charge's own currency (capture, refund): kept as its literal here and
+ * read exactly by the use case once the charge, and so its currency, is known.
+ */
+const chargeAmount = amountLiteral.meta(AMOUNT_META).optional();
+
+/** POST /api/v1/agents/charge/{id}/capture: `amount` defaults to all that is held. */
+export const captureChargeSchema = z.strictObject({ amount: chargeAmount });
+export type CaptureChargeRequest = z.infer<typeof captureChargeSchema>;
+
+/** POST /api/v1/agents/charge/{id}/release: no fields (an empty body or `{}`). */
+export const releaseChargeSchema = z.strictObject({});
+
+/** POST /api/v1/agents/charge/{id}/refund: `amount` defaults to all that is left to refund. */
+export const refundChargeSchema = z.strictObject({ amount: chargeAmount });
+export type RefundChargeRequest = z.infer<typeof refundChargeSchema>;
+
+// --- end of the charge lifecycle ---
 
 export const updateAgentSchema = z.strictObject({
   enabled: z.boolean().meta({ description: 'true enables the agent; false stops its charges and withdrawals at once.' }),

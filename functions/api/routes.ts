@@ -27,6 +27,11 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'get-balance', method: 'GET', path: '/api/v1/agents/balance', table: ['read'] },
   { name: 'withdraw', method: 'POST', path: '/api/v1/agents/withdraw', table: ['read', 'write'], queue: true },
   { name: 'list-withdrawals', method: 'GET', path: '/api/v1/agents/withdraw', table: ['read'] },
+  // The charge lifecycle (docs/design.md §12, docs/lifecycle.md).
+  { name: 'capture-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/capture', table: ['read', 'write'] },
+  { name: 'release-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/release', table: ['read', 'write'] },
+  { name: 'refund-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/refund', table: ['read', 'write'] },
+  { name: 'rotate-agent-key', method: 'POST', path: '/api/v1/agents/keys/rotate', table: ['read', 'write'] },
   { name: 'admin-create-user', method: 'POST', path: '/api/v1/admin/users', table: ['write'], adminSecret: true },
   { name: 'admin-credit-user', method: 'POST', path: '/api/v1/admin/users/{id}/credits', table: ['read', 'write'], adminSecret: true },
   { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: ['read'], adminSecret: true },

@@ -11,8 +11,13 @@
  *     + payouts in flight (gross of PENDING and PROCESSING payouts; FAILED ones were refunded)
  *
  * Cross-checks that localise a break:
- *   - per agent and currency: SUCCESS charges = shard balances + gross of its non-FAILED payouts;
- *   - per user and currency: credits − SUCCESS and PENDING charges = the user's balance;
+ *   - per agent and currency: SUCCESS charges less their refunds = shard balances + gross of its
+ *     non-FAILED payouts;
+ *   - per user and currency: credits − (SUCCESS charges less refunds) − PENDING charges = the
+ *     user's balance;
+ *   - per charge (the lifecycle): refunds ≤ the amount and only on SUCCESS; a captured hold took
+ *     more than zero and at most what was authorized; a hold that did not succeed kept its whole
+ *     authorized amount;
  *   - per user and currency: held on the user's item (`heldUSD`, `heldUSDC`) = the user's PENDING
  *     charges (the total above counts held money once, from the charges; this ties the items to it);
  *   - every payout: fee = 3% of gross (half up), net = gross − fee; no balance is negative;
@@ -37,6 +42,7 @@ import {
   describeUserMismatch,
   type HeldMismatch,
   heldMismatches,
+  lifecycleProblems,
   negativeBalanceProblems,
   payoutLockProblems,
   payoutSplitProblems,
@@ -73,6 +79,7 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
     ...negativeBalanceProblems(rows),
     ...payoutSplitProblems(rows.payouts),
     ...payoutLockProblems(rows.payouts, rows.locks),
+    ...lifecycleProblems(rows.charges),
     ...currencyProblems(currencies),
     ...agents.map(describeAgentMismatch),
     ...users.map(describeUserMismatch),

@@ -156,7 +156,10 @@ export function agentMismatches(rows: Pick<Rows, 'shards' | 'charges' | 'payouts
   const earned = new Sums();
   const held = new Sums();
   const paidOut = new Sums();
-  for (const charge of rows.charges) if (charge.status === 'SUCCESS') earned.add(charge.agentId, charge.currency, charge.amount);
+  // What a charge earned is what it captured less what its refunds gave back.
+  for (const charge of rows.charges) {
+    if (charge.status === 'SUCCESS') earned.add(charge.agentId, charge.currency, charge.amount - charge.refundedAmount);
+  }
   for (const shard of rows.shards) for (const c of CURRENCIES) held.add(shard.agentId, c, shard.balances[c] ?? 0);
   for (const payout of rows.payouts) if (payout.status !== 'FAILED') paidOut.add(payout.agentId, payout.currency, payout.amount);
   const mismatches: AgentMismatch[] = [];
@@ -192,7 +195,7 @@ export function userMismatches(rows: Pick<Rows, 'users' | 'credits' | 'charges'>
   }
   for (const charge of rows.charges) {
     if (charge.status !== 'SUCCESS' && charge.status !== 'PENDING') continue;
-    charged.add(charge.userId, charge.currency, charge.amount);
+    charged.add(charge.userId, charge.currency, charge.amount - charge.refundedAmount);
     userIds.add(charge.userId);
   }
   for (const user of rows.users) {
@@ -317,6 +320,32 @@ export function payoutLockProblems(payouts: readonly PayoutRow[], locks: readonl
   }
   for (const [key, ids] of inFlightByLane) {
     if (!locked.has(key)) problems.push(`${key}: payout ${ids.join(', ')} in flight without the payout lock`);
+  }
+  return problems;
+}
+
+/**
+ * The charge lifecycle's own invariants, per charge (docs/lifecycle.md): refunds never pass what
+ * was charged and only a SUCCESS charge has any; a hold's captured amount is more than zero and at
+ * most what was authorized, and a hold that did not succeed (PENDING, released, declined, expired)
+ * still shows the whole authorized amount (nothing was taken from it).
+ */
+export function lifecycleProblems(charges: readonly ChargeRow[]): string[] {
+  const problems: string[] = [];
+  for (const c of charges) {
+    const f = (m: Minor) => formatAmount(m, c.currency);
+    if (c.refundedAmount < 0 || c.refundedAmount > c.amount) {
+      problems.push(`charge ${c.chargeId}: refunded ${f(c.refundedAmount)} ${c.currency} of ${f(c.amount)}`);
+    }
+    if (c.refundedAmount > 0 && c.status !== 'SUCCESS')
+      problems.push(`charge ${c.chargeId}: ${c.status} but refunded ${f(c.refundedAmount)}`);
+    if (c.authorizedAmount === undefined) continue;
+    if (c.status === 'SUCCESS' && !(c.amount > 0 && c.amount <= c.authorizedAmount)) {
+      problems.push(`charge ${c.chargeId}: captured ${f(c.amount)} ${c.currency} of an authorized ${f(c.authorizedAmount)}`);
+    }
+    if (c.status !== 'SUCCESS' && c.amount !== c.authorizedAmount) {
+      problems.push(`charge ${c.chargeId}: ${c.status} hold of ${f(c.amount)} ${c.currency} but authorized ${f(c.authorizedAmount)}`);
+    }
   }
   return problems;
 }

@@ -21,6 +21,18 @@ export interface Charge {
   pendingReason?: PendingReason;
   /** When a PENDING charge expires (ISO). */
   expiresAt?: string;
+  /**
+   * Authorize-then-capture (`capture: false`, docs/lifecycle.md): how long the hold lasts once it
+   * waits for the capture, in seconds. Present exactly on holds.
+   */
+  holdSeconds?: number;
+  /** Holds: the amount authorized (held). `amount` is what was captured once SUCCESS. */
+  authorizedAmount?: Minor;
+  /** What was given back to the user by refunds, cumulative (absent: none). */
+  refundedAmount?: Minor;
 }
+
+/** The failureReason of a hold the agent released. */
+export const RELEASED_BY_AGENT = 'released by agent';
 
 export type PendingReason = 'user_approval' | 'capture';

@@ -149,6 +149,20 @@ export class ChargeNotPendingError extends DomainError {
   }
 }
 
+/** A hold's capture came while it still waits for the user's approval (`pendingReason: user_approval`). */
+export class ChargeAwaitsApprovalError extends DomainError {
+  constructor() {
+    super('charge awaits user approval');
+  }
+}
+
+/** A refund would take the charge's refunded total past its amount. */
+export class RefundExceedsChargeError extends DomainError {
+  constructor() {
+    super('amount exceeds refundable amount');
+  }
+}
+
 /** The agent already has a payout in flight (its lock item exists). */
 export class PayoutInProgressError extends DomainError {
   constructor() {

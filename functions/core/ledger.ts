@@ -25,9 +25,10 @@ export interface ShardDebit {
 
 /**
  * Plans a debit of `amount` across shards, largest first. Undefined when the shards together
- * hold too little. Shards only grow between the read and the write (charges credit them; only
- * the single in-flight payout debits), so the plan's conditions hold unless something else
- * debited, in which case the transaction fails and nothing moves.
+ * hold too little. Between the read and the write, charges and captures only credit shards;
+ * withdrawals and refunds debit them, each shard under a condition that it still holds its part,
+ * so when one of them moved first the other's transaction fails, nothing moves, and it plans again
+ * from a fresh read: the balance never goes below zero.
  */
 export function planShardDebit(ledger: AgentLedger, currency: Currency, amount: Minor): ShardDebit[] | undefined {
   if (ledger.balances[currency] < amount) return undefined;

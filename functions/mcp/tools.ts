@@ -2,16 +2,18 @@
  * The MCP tools, one entry each: the arguments (built from the API's own zod request schemas),
  * the MCP annotations, the HTTP call the stdio server makes for it, and the use case the remote
  * server runs in-process. Both paths validate with the same request schemas and so answer the
- * same messages. Adding a tool (capture_charge, …) is one entry here.
+ * same messages. Adding a tool is one entry here.
  */
 import { LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
 import { agentBalanceBody, chargeBody, chargeListBody, withdrawalBody } from '../api/openapi/response.schemas';
 import {
   AMOUNT_META,
+  captureChargeSchema,
   createChargeSchema,
   listChargesQuerySchema,
   listWithdrawalsQuerySchema,
+  refundChargeSchema,
   withdrawSchema,
 } from '../api/request.schemas';
 import type { Agent } from '../core/agents';
@@ -21,6 +23,7 @@ import { validate } from '../http/validation';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { agentBalance, createCharge, listAgentCharges, readCharge } from '../use-cases/charges';
 import { checkIdempotencyKey } from '../use-cases/idempotency';
+import { captureCharge, refundCharge, releaseCharge } from '../use-cases/lifecycle';
 import { createWithdrawal, listWithdrawals } from '../use-cases/withdrawals';
 
 /** An API request as the stdio server sends it over HTTP (the agent key is added by the caller). */
@@ -92,6 +95,13 @@ function asRequest(agentKey: string, extra: Record<string, string | undefined> =
 const createChargeInput = z.strictObject({
   ...createChargeSchema.in.shape,
   amount: mcpAmount,
+  capture: z.boolean().optional().meta({
+    description:
+      'false: only authorize (hold) the amount; capture all or part of it later with capture_charge, or release_charge it. Default true.',
+  }),
+  holdSeconds: z.int().min(60).max(604_800).optional().meta({
+    description: 'With capture false: how long the hold waits for capture_charge, in seconds (60-604800, default 3600).',
+  }),
   user_key: z.string().meta({ description: "The paying user's key (uk_live_…), which authorizes this charge." }),
   idempotency_key: idempotencyKey,
 });
@@ -105,6 +115,30 @@ const listChargesInput = z.strictObject({
 const withdrawInput = z.strictObject({ ...withdrawSchema.in.shape, amount: mcpAmount, idempotency_key: idempotencyKey });
 
 const listWithdrawalsInput = z.strictObject({ limit, cursor, payout_id: listWithdrawalsQuerySchema.shape.payoutId });
+
+/** The hold arguments as the API's body carries them (holdSeconds as its exact JSON literal). */
+const holdTerms = (capture: boolean | undefined, holdSeconds: number | undefined) => ({
+  ...(capture === undefined ? {} : { capture }),
+  ...(holdSeconds === undefined ? {} : { holdSeconds: literal(holdSeconds) }),
+});
+
+// --- The charge lifecycle (docs/lifecycle.md) ---
+const chargeId = z.string().max(64).meta({ description: 'The charge id (c…).' });
+const lifecycleAmount = (description: string) => mcpAmount.optional().meta({ ...AMOUNT_META, description });
+const captureInput = z.strictObject({
+  charge_id: chargeId,
+  amount: lifecycleAmount('How much of the hold to take (default: all of it); the rest goes back to the user.'),
+  idempotency_key: idempotencyKey,
+});
+const releaseInput = z.strictObject({ charge_id: chargeId, idempotency_key: idempotencyKey });
+const refundInput = z.strictObject({
+  charge_id: chargeId,
+  amount: lifecycleAmount('How much to give back (default: all that is left to refund).'),
+  idempotency_key: idempotencyKey,
+});
+const amountBody = (amount: number | undefined) => (amount === undefined ? {} : { amount: literal(amount) });
+const chargePath = (id: string, action: string) => `/api/v1/agents/charge/${encodeURIComponent(id)}/${action}`;
+// --- end of the charge lifecycle ---
 
 const digits = (n: number | undefined) => (n === undefined ? undefined : String(n));
 
@@ -120,13 +154,18 @@ export const TOOLS: readonly ToolSpec[] = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     input: createChargeInput,
     output: chargeBody,
-    http: ({ amount, currency, description, user_key, idempotency_key }) => ({
+    http: ({ amount, currency, description, capture, holdSeconds, user_key, idempotency_key }) => ({
       method: 'POST',
       path: '/api/v1/agents/charges',
       headers: { 'x-user-key': user_key, 'idempotency-key': idempotency_key },
-      body: { amount: literal(amount), currency, ...(description === undefined ? {} : { description }) },
+      body: {
+        amount: literal(amount),
+        currency,
+        ...(description === undefined ? {} : { description }),
+        ...holdTerms(capture, holdSeconds),
+      },
     }),
-    async run(_agent, { amount, currency, description, user_key, idempotency_key }, agentKey, baseUrl) {
+    async run(_agent, { amount, currency, description, capture, holdSeconds, user_key, idempotency_key }, agentKey, baseUrl) {
       // The handler's order: parties (from the caches the endpoint filled), key, body.
       const { agent, userId, userKeyHash } = await authenticate(
         asRequest(agentKey, { 'x-user-key': user_key }),
@@ -138,6 +177,7 @@ export const TOOLS: readonly ToolSpec[] = [
         amount: literal(amount),
         currency,
         ...(description === undefined ? {} : { description }),
+        ...holdTerms(capture, holdSeconds),
       });
       return createCharge({ agent, userId, userKeyHash, baseUrl, idempotencyKey: key, ...body });
     },
@@ -177,6 +217,72 @@ export const TOOLS: readonly ToolSpec[] = [
     http: () => ({ method: 'GET', path: '/api/v1/agents/balance' }),
     run: (agent) => agentBalance(agent.id),
   }),
+  // --- The charge lifecycle (docs/lifecycle.md) ---
+  tool({
+    name: 'capture_charge',
+    title: 'Capture a hold',
+    description:
+      'Takes all or part of a hold made with create_charge capture=false, once the price is known: the charge becomes SUCCESS ' +
+      'with amount = what was captured; the rest goes back to the user. Fails while the user has not approved it yet. Safe to ' +
+      'retry with the same idempotency_key.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    input: captureInput,
+    output: chargeBody,
+    http: ({ charge_id, amount, idempotency_key }) => ({
+      method: 'POST',
+      path: chargePath(charge_id, 'capture'),
+      headers: { 'idempotency-key': idempotency_key },
+      body: amountBody(amount),
+    }),
+    async run(agent, { charge_id, amount, idempotency_key }) {
+      const key = checkIdempotencyKey(idempotency_key);
+      const body = validate(captureChargeSchema, amountBody(amount));
+      return captureCharge({ agent, chargeId: charge_id, idempotencyKey: key, ...body });
+    },
+  }),
+  tool({
+    name: 'release_charge',
+    title: 'Release a hold',
+    description:
+      'Gives a PENDING charge back to the user without taking anything: it becomes FAILED "released by agent". Safe to retry ' +
+      'with the same idempotency_key.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    input: releaseInput,
+    output: chargeBody,
+    http: ({ charge_id, idempotency_key }) => ({
+      method: 'POST',
+      path: chargePath(charge_id, 'release'),
+      headers: { 'idempotency-key': idempotency_key },
+      body: {},
+    }),
+    async run(agent, { charge_id, idempotency_key }) {
+      const key = checkIdempotencyKey(idempotency_key);
+      return releaseCharge({ agent, chargeId: charge_id, idempotencyKey: key });
+    },
+  }),
+  tool({
+    name: 'refund_charge',
+    title: 'Refund a charge',
+    description:
+      "Gives all or part of a SUCCESS charge back to the user, from this agent's earned balance (refunds add up in " +
+      "refundedAmount and never pass the charge). Fails with 'insufficient balance' when the earnings were withdrawn. Safe to " +
+      'retry with the same idempotency_key.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    input: refundInput,
+    output: chargeBody,
+    http: ({ charge_id, amount, idempotency_key }) => ({
+      method: 'POST',
+      path: chargePath(charge_id, 'refund'),
+      headers: { 'idempotency-key': idempotency_key },
+      body: amountBody(amount),
+    }),
+    async run(agent, { charge_id, amount, idempotency_key }) {
+      const key = checkIdempotencyKey(idempotency_key);
+      const body = validate(refundChargeSchema, amountBody(amount));
+      return refundCharge({ agent, chargeId: charge_id, idempotencyKey: key, ...body });
+    },
+  }),
+  // --- end of the charge lifecycle ---
   tool({
     name: 'withdraw',
     title: 'Withdraw earnings',

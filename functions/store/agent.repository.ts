@@ -7,7 +7,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Agent } from '../core/agents';
-import { AgentNameTakenError } from '../core/errors';
+import { AgentNameTakenError, StaleReadError } from '../core/errors';
 import { nameSkeleton } from '../core/text';
 import { db } from './client';
 import { GSI1, keys } from './table';
@@ -83,6 +83,39 @@ export async function setAgentEnabled(agentId: string, enabled: boolean): Promis
     if (error instanceof ConditionalCheckFailedException) return undefined;
     throw error;
   }
+}
+
+/**
+ * Moves the agent item from the old key's hash to the new one's in one transaction: the old item
+ * deleted (conditioned on `enabled` being what was read, so an operator's flip in between is
+ * never lost: StaleReadError, read again), the same item put under the new key, `enabled` and
+ * every other attribute carried over, its GSI1 entry (found by agentId) with it. So there is still
+ * exactly one agent item per agent, and every money movement that carries the old key's kill
+ * switch fails at once (the item it checks is gone). Undefined when the old key has no item.
+ */
+export async function moveAgentKey(oldKeyHash: string, newKeyHash: string, now: Date): Promise<Agent | undefined> {
+  const table = config().TABLE_NAME;
+  const out = await db().send(new GetCommand({ TableName: table, Key: keys.agent(oldKeyHash), ConsistentRead: true }));
+  const old = out.Item;
+  if (!old) return undefined;
+  const moved = { ...old, ...keys.agent(newKeyHash), keyRotatedAt: now.toISOString() };
+  try {
+    await transactWrite([
+      {
+        Delete: {
+          TableName: table,
+          Key: keys.agent(oldKeyHash),
+          ConditionExpression: old.enabled === undefined ? 'attribute_not_exists(enabled)' : 'enabled = :enabled',
+          ...(old.enabled === undefined ? {} : { ExpressionAttributeValues: { ':enabled': old.enabled } }),
+        },
+      },
+      { Put: { TableName: table, Item: moved, ConditionExpression: 'attribute_not_exists(PK)' } },
+    ]);
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw new StaleReadError('agent item');
+    throw error;
+  }
+  return toAgent(moved);
 }
 
 const AGENT_KEY_PK_PREFIX = keys.agent('').PK;

@@ -44,7 +44,8 @@ export interface LedgerItems {
  * by the size of whole items; the saving is transfer and pages, not capacity.)
  */
 const PROJECTION = {
-  ProjectionExpression: 'PK, SK, USD, USDC, heldUSD, heldUSDC, amount, fee, netAmount, currency, #status, agentId, userId, payoutId',
+  ProjectionExpression:
+    'PK, SK, USD, USDC, heldUSD, heldUSDC, amount, fee, netAmount, currency, #status, agentId, userId, payoutId, authorizedAmount, refundedAmount',
   ExpressionAttributeNames: { '#status': 'status' },
 };
 
@@ -139,6 +140,10 @@ export interface ChargeRow {
   status: ChargeStatus;
   currency: Currency;
   amount: Minor;
+  /** Holds (docs/lifecycle.md): what was authorized; `amount` is what was captured once SUCCESS. */
+  authorizedAmount?: Minor;
+  /** Given back by refunds, cumulative (0 when none). */
+  refundedAmount: Minor;
 }
 
 export interface PayoutRow {
@@ -267,7 +272,21 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     const amount = minor(item.amount, where, false, agentId);
     if (!currency || amount === undefined) continue;
     const status = String(item.status) as ChargeStatus;
-    charges.push({ kind: 'charge', chargeId: String(item.SK), agentId, userId: String(item.userId), status, currency, amount });
+    const refundedAmount = minor(item.refundedAmount, `${where} refundedAmount`, true, agentId);
+    const authorizedAmount =
+      item.authorizedAmount === undefined ? undefined : minor(item.authorizedAmount, `${where} authorizedAmount`, false, agentId);
+    if (refundedAmount === undefined || (item.authorizedAmount !== undefined && authorizedAmount === undefined)) continue;
+    charges.push({
+      kind: 'charge',
+      chargeId: String(item.SK),
+      agentId,
+      userId: String(item.userId),
+      status,
+      currency,
+      amount,
+      refundedAmount,
+      ...(authorizedAmount !== undefined ? { authorizedAmount } : {}),
+    });
   }
 
   const payouts: PayoutRow[] = [];

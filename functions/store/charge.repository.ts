@@ -13,7 +13,14 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Charge, ChargeStatus, PendingReason } from '../core/charges';
-import { AgentDisabledError, BalanceLimitError, ChargeNotPendingError, PayerStateChangedError, StaleReadError } from '../core/errors';
+import {
+  AgentDisabledError,
+  BalanceLimitError,
+  ChargeAwaitsApprovalError,
+  ChargeNotPendingError,
+  PayerStateChangedError,
+  StaleReadError,
+} from '../core/errors';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { Currency } from '../core/money';
 import type { PayerState } from '../core/users';
@@ -146,6 +153,24 @@ export interface PendingCharge {
   createdAt: string;
   expiresAt: string;
   pendingReason: PendingReason;
+  /** Holds (authorize-then-capture): the capture window once approved, in seconds. */
+  holdSeconds?: number;
+}
+
+/** The pending view of a PENDING charge read from its own item (capture and release start there). */
+export function pendingOf(charge: Charge): PendingCharge {
+  if (charge.status !== 'PENDING' || !charge.expiresAt || !charge.pendingReason) throw new Error(`charge ${charge.id} is not PENDING`);
+  return {
+    chargeId: charge.id,
+    agentId: charge.agentId,
+    userId: charge.userId,
+    amount: charge.amount,
+    currency: charge.currency,
+    createdAt: charge.createdAt,
+    expiresAt: charge.expiresAt,
+    pendingReason: charge.pendingReason,
+    ...(charge.holdSeconds !== undefined ? { holdSeconds: charge.holdSeconds } : {}),
+  };
 }
 
 function pendingMarkerPut(charge: Charge): TransactItem {
@@ -159,6 +184,7 @@ function pendingMarkerPut(charge: Charge): TransactItem {
     createdAt: charge.createdAt,
     expiresAt: charge.expiresAt,
     pendingReason: charge.pendingReason,
+    ...(charge.holdSeconds !== undefined ? { holdSeconds: charge.holdSeconds } : {}),
   };
   return {
     Put: {
@@ -191,6 +217,7 @@ function toPendingCharge(item: Record<string, unknown>): PendingCharge {
     createdAt: String(item.createdAt),
     expiresAt: String(item.expiresAt),
     pendingReason: item.pendingReason as PendingReason,
+    ...(typeof item.holdSeconds === 'number' ? { holdSeconds: item.holdSeconds } : {}),
   };
 }
 
@@ -214,45 +241,58 @@ export async function listDuePending(before: Date, limit: number): Promise<Pendi
 
 /** How a PENDING charge ends. */
 export type Settlement =
-  /** Approved: SUCCESS, the held amount to the agent. */
+  /** Approved by the user: SUCCESS, the held amount to the agent; a hold instead waits for its capture. */
   | { kind: 'approve' }
-  /** Declined, released or expired: the hold back to the user. */
-  | { kind: 'return'; status: 'FAILED' | 'EXPIRED'; failureReason: string | null };
+  /** Captured by the agent: SUCCESS for `amount` (≤ the held amount), the rest back to the user. */
+  | { kind: 'capture'; amount: number }
+  /** Declined, released or expired: the hold back to the user. `awaiting`: only while it waits for that. */
+  | { kind: 'return'; status: 'FAILED' | 'EXPIRED'; failureReason: string | null; awaiting?: PendingReason };
 
 /**
- * Ends a PENDING charge in one transaction: the charge's new state (conditioned on still PENDING
+ * Ends (or, for a hold the user approves, advances) a PENDING charge in one transaction: the
+ * charge's new state (conditioned on still PENDING, on the `pendingReason` the settlement is for,
  * and, unless it expires, not past `expiresAt`), the user's held money (to the agent's shard on
- * approval, back to the balance otherwise, lowering the spend counters that counted it), and the
- * marker deleted. Throws ChargeNotPendingError (with the status it has now) when it moved on or
- * expired first. Returns the charge as it is after.
+ * approval or capture, back to the balance otherwise, lowering the spend counters that counted
+ * what went back), and the marker deleted. A hold the user approves only changes state: it now
+ * waits for the agent's capture, for `holdSeconds` from the approval.
+ *
+ * `extra` items (an agent's idempotency record and kill switch) go FIRST in the transaction, so
+ * their indexes are the caller's; their failures come out as the ConditionFailedError itself.
+ * Throws ChargeNotPendingError (with the status it has now; EXPIRED when past `expiresAt`) or
+ * ChargeAwaitsApprovalError (a capture before the user approved). Returns the charge as it is after.
  */
 export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date): Promise<Charge>;
-/** The same without reading the charge back (the sweeper needs no answer). */
-export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, readBack: false): Promise<undefined>;
+/** The same without reading the charge back (the sweeper, and callers that know the answer already). */
+export async function settlePending(
+  pending: PendingCharge,
+  settlement: Settlement,
+  now: Date,
+  readBack: false,
+  extra?: TransactItem[],
+): Promise<undefined>;
 export async function settlePending(
   pending: PendingCharge,
   settlement: Settlement,
   now: Date,
   readBack = true,
+  extra: TransactItem[] = [],
 ): Promise<Charge | undefined> {
   let basis: ReleaseBasis = ASSUME_COUNTED;
+  const o = extra.length;
   // Two rounds at most: the second with the spend periods the user's item showed.
   for (let round = 0; round < 2; round++) {
     try {
-      await settleOnce(pending, settlement, basis, now);
+      await transactWrite([...extra, ...settleItems(pending, settlement, basis, now)]);
       if (!readBack) return;
       const after = await getCharge(pending.agentId, pending.chargeId);
       if (!after) throw new Error(`charge ${pending.chargeId} vanished after settling`);
       return after;
     } catch (error) {
-      if (error instanceof ConditionFailedError && error.failed.includes(0)) {
-        const old = error.oldItems.get(0);
-        const status = (old?.status as ChargeStatus | undefined) ?? 'FAILED';
-        // Still PENDING but past expiresAt: report it as expired, whatever the sweeper has done yet.
-        throw new ChargeNotPendingError(status === 'PENDING' ? 'EXPIRED' : status);
-      }
-      if (error instanceof ConditionFailedError && error.failed.includes(1) && settlement.kind === 'return') {
-        const old = error.oldItems.get(1);
+      if (!(error instanceof ConditionFailedError)) throw error;
+      if (error.failed.some((i) => i < o)) throw error;
+      if (error.failed.includes(o)) throw chargeMovedOn(error.oldItems.get(o), settlement, now);
+      if (error.failed.includes(o + 1) && returnedOf(pending, settlement) > 0) {
+        const old = error.oldItems.get(o + 1);
         if (!old) throw error;
         basis = releaseBasis(old, pending);
         continue;
@@ -263,57 +303,125 @@ export async function settlePending(
   throw new StaleReadError('user spend counters');
 }
 
-async function settleOnce(pending: PendingCharge, settlement: Settlement, basis: ReleaseBasis, now: Date): Promise<void> {
+/** Why the charge's condition failed, from the item as it was. */
+function chargeMovedOn(old: Record<string, unknown> | undefined, settlement: Settlement, now: Date): Error {
+  const status = (old?.status as ChargeStatus | undefined) ?? 'FAILED';
+  if (status !== 'PENDING') return new ChargeNotPendingError(status);
+  // Still PENDING but past expiresAt: report it as expired, whatever the sweeper has done yet.
+  if (typeof old?.expiresAt === 'string' && old.expiresAt <= now.toISOString() && !isExpiry(settlement)) {
+    return new ChargeNotPendingError('EXPIRED');
+  }
+  if (settlement.kind === 'capture' && old?.pendingReason === 'user_approval') return new ChargeAwaitsApprovalError();
+  return new ChargeNotPendingError('PENDING');
+}
+
+const isExpiry = (s: Settlement) => s.kind === 'return' && s.status === 'EXPIRED';
+
+/** What goes back to the user's balance. */
+function returnedOf(pending: PendingCharge, settlement: Settlement): number {
+  if (settlement.kind === 'return') return pending.amount;
+  if (settlement.kind === 'capture') return pending.amount - settlement.amount;
+  return 0;
+}
+
+/** The pendingReason a settlement acts on (undefined: any). */
+function actsOn(settlement: Settlement): PendingReason | undefined {
+  if (settlement.kind === 'approve') return 'user_approval';
+  if (settlement.kind === 'capture') return 'capture';
+  return settlement.awaiting;
+}
+
+function settleItems(pending: PendingCharge, settlement: Settlement, basis: ReleaseBasis, now: Date): TransactItem[] {
   const table = config().TABLE_NAME;
   const chargeKey = keys.charge(pending.agentId, pending.chargeId);
   const nowIso = now.toISOString();
-  const approving = settlement.kind === 'approve';
-  const status: ChargeStatus = approving ? 'SUCCESS' : settlement.status;
-  const chargeUpdate: TransactItem = {
+  const reason = actsOn(settlement);
+  const guard = {
+    ConditionExpression: `#status = :pending AND expiresAt ${isExpiry(settlement) ? '<=' : '>'} :now${reason ? ' AND pendingReason = :reason' : ''}`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    values: { ':pending': 'PENDING', ':now': nowIso, ...(reason ? { ':reason': reason } : {}) },
+  };
+  const markerKey = keys.pendingCharge(pending.chargeId);
+
+  // A hold the user approves: it now waits for the agent's capture, from now on.
+  if (settlement.kind === 'approve' && pending.holdSeconds !== undefined) {
+    const expiresAt = new Date(now.getTime() + pending.holdSeconds * 1000).toISOString();
+    return [
+      {
+        Update: {
+          TableName: table,
+          Key: chargeKey,
+          UpdateExpression: 'SET pendingReason = :capture, expiresAt = :expiresAt, approvedAt = :now',
+          ConditionExpression: guard.ConditionExpression,
+          ExpressionAttributeNames: guard.ExpressionAttributeNames,
+          ExpressionAttributeValues: { ...guard.values, ':capture': 'capture', ':expiresAt': expiresAt },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      {
+        Update: {
+          TableName: table,
+          Key: markerKey,
+          UpdateExpression: 'SET pendingReason = :capture, expiresAt = :expiresAt, GSI1SK = :sk',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':capture': 'capture', ':expiresAt': expiresAt, ':sk': `${expiresAt}#${pending.chargeId}` },
+        },
+      },
+    ];
+  }
+
+  const paid = settlement.kind === 'approve' ? pending.amount : settlement.kind === 'capture' ? settlement.amount : 0;
+  const returned = returnedOf(pending, settlement);
+  let chargeUpdate: TransactItem;
+  if (settlement.kind === 'return') {
+    chargeUpdate = {
+      Update: {
+        TableName: table,
+        Key: chargeKey,
+        UpdateExpression: `SET #status = :status, settledAt = :now${settlement.failureReason ? ', failureReason = :failure' : ''} REMOVE pendingReason`,
+        ConditionExpression: guard.ConditionExpression,
+        ExpressionAttributeNames: guard.ExpressionAttributeNames,
+        ExpressionAttributeValues: {
+          ...guard.values,
+          ':status': settlement.status,
+          ...(settlement.failureReason ? { ':failure': settlement.failureReason } : {}),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    };
+  } else {
+    const capture = settlement.kind === 'capture';
+    chargeUpdate = {
+      Update: {
+        TableName: table,
+        Key: chargeKey,
+        UpdateExpression: `SET #status = :status, settledAt = :now${capture ? ', amount = :captured, authorizedAmount = :authorized' : ''} REMOVE pendingReason`,
+        ConditionExpression: `${guard.ConditionExpression}${capture ? ' AND amount = :authorized' : ''}`,
+        ExpressionAttributeNames: guard.ExpressionAttributeNames,
+        ExpressionAttributeValues: {
+          ...guard.values,
+          ':status': 'SUCCESS',
+          ...(capture ? { ':captured': settlement.amount, ':authorized': pending.amount } : {}),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    };
+  }
+  const userUpdate: TransactItem = {
     Update: {
       TableName: table,
-      Key: chargeKey,
-      UpdateExpression: `SET #status = :status, settledAt = :now${
-        !approving && settlement.failureReason ? ', failureReason = :reason' : ''
-      } REMOVE pendingReason`,
-      // An expiry happens only once due; approve and decline only before it.
-      ConditionExpression: `#status = :pending AND expiresAt ${status === 'EXPIRED' ? '<=' : '>'} :now`,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':status': status,
-        ':pending': 'PENDING',
-        ':now': nowIso,
-        ...(!approving && settlement.failureReason ? { ':reason': settlement.failureReason } : {}),
-      },
+      Key: keys.user(pending.userId),
+      ...releaseUserUpdate(pending, basis, returned),
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
-  const userUpdate: TransactItem = approving
-    ? {
-        Update: {
-          TableName: table,
-          Key: keys.user(pending.userId),
-          UpdateExpression: 'ADD #held :neg',
-          ConditionExpression: '#held >= :amount',
-          ExpressionAttributeNames: { '#held': `held${pending.currency}` },
-          ExpressionAttributeValues: { ':neg': -pending.amount, ':amount': pending.amount },
-        },
-      }
-    : {
-        Update: {
-          TableName: table,
-          Key: keys.user(pending.userId),
-          ...releaseUserUpdate(pending, basis),
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      };
   const items: TransactItem[] = [
     chargeUpdate,
     userUpdate,
-    { Delete: { TableName: table, Key: keys.pendingCharge(pending.chargeId), ConditionExpression: 'attribute_exists(PK)' } },
+    { Delete: { TableName: table, Key: markerKey, ConditionExpression: 'attribute_exists(PK)' } },
   ];
-  if (approving) items.push(shardCredit(pending.agentId, randomShard(), pending.currency, pending.amount, false));
-  await transactWrite(items);
+  if (paid > 0) items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid, false));
+  return items;
 }
 
 function chargePut(charge: Charge): TransactItem {
@@ -419,8 +527,14 @@ export function toCharge(item: Record<string, unknown>): Charge {
     ...optionalString(item, 'failureReason'),
     ...(typeof item.pendingReason === 'string' ? { pendingReason: item.pendingReason as PendingReason } : {}),
     ...optionalString(item, 'expiresAt'),
+    ...optionalNumber(item, 'holdSeconds'),
+    ...optionalNumber(item, 'authorizedAmount'),
+    ...optionalNumber(item, 'refundedAmount'),
   };
 }
+
+const optionalNumber = <K extends string>(item: Record<string, unknown>, name: K) =>
+  (typeof item[name] === 'number' ? { [name]: item[name] } : {}) as Partial<Record<K, number>>;
 
 const optionalString = <K extends string>(item: Record<string, unknown>, name: K) =>
   (typeof item[name] === 'string' ? { [name]: item[name] } : {}) as Partial<Record<K, string>>;

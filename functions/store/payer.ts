@@ -164,39 +164,52 @@ export interface ReleaseBasis {
 export const ASSUME_COUNTED: ReleaseBasis = { day: { counted: true, agent: false }, month: { counted: true, agent: false } };
 
 /**
- * The user item's update that gives a PENDING charge's hold back (decline, release, expiry):
- * held → balance, and the counters of the charge's periods lowered, if they are still those
- * periods. `basis` is what the caller believes; a wrong belief fails the condition, and the old
- * item says what to use (`releaseBasis`).
+ * The user item's update that gives a PENDING charge's hold back (decline, release, expiry), or
+ * the uncaptured part of it (a capture): the whole hold leaves `held`, `returned` (all of it by
+ * default) goes back to the balance, and the counters of the charge's periods are lowered by
+ * `returned`, if they are still those periods: the uncaptured remainder stops counting against
+ * the user's limits. `basis` is what the caller believes; a wrong belief fails the condition, and
+ * the old item says what to use (`releaseBasis`).
  */
 export function releaseUserUpdate(
   charge: { agentId: string; currency: Currency; amount: Minor; createdAt: string },
   basis: ReleaseBasis,
+  returned: Minor = charge.amount,
 ): UserUpdate {
   const { day, month } = periodsOf(new Date(charge.createdAt));
   const names: Record<string, string> = { '#cur': charge.currency, '#held': heldAttribute(charge.currency) };
-  const values: Record<string, unknown> = { ':amount': charge.amount, ':neg': -charge.amount, ':headroom': headroom(charge.amount) };
-  const add = ['#cur :amount', '#held :neg'];
-  const conditions = ['attribute_exists(PK)', '#held >= :amount', '(attribute_not_exists(#cur) OR #cur <= :headroom)'];
-  for (const [attr, key, period, b] of [
-    ['spendDay', 'd', day, basis.day],
-    ['spendMonth', 'm', month, basis.month],
-  ] as const) {
-    names[`#${key}`] = attr;
-    values[`:${key}`] = period;
-    if (b.counted) {
-      conditions.push(`#${key}.p = :${key}`);
-      add.push(`#${key}.#cur :neg`);
-      names[`#${key}ag`] = agentCounter(charge.currency, charge.agentId);
-      // The agent's counter exists only while its policy entry has limits.
-      if (b.agent) {
-        conditions.push(`attribute_exists(#${key}.#${key}ag)`);
-        add.push(`#${key}.#${key}ag :neg`);
+  const values: Record<string, unknown> = {
+    ':amount': charge.amount,
+    ':heldNeg': -charge.amount,
+    ':ret': returned,
+    ':neg': -returned,
+    ':headroom': headroom(returned),
+  };
+  const add = ['#held :heldNeg'];
+  const conditions = ['attribute_exists(PK)', '#held >= :amount'];
+  if (returned > 0) {
+    add.push('#cur :ret');
+    conditions.push('(attribute_not_exists(#cur) OR #cur <= :headroom)');
+    for (const [attr, key, period, b] of [
+      ['spendDay', 'd', day, basis.day],
+      ['spendMonth', 'm', month, basis.month],
+    ] as const) {
+      names[`#${key}`] = attr;
+      values[`:${key}`] = period;
+      if (b.counted) {
+        conditions.push(`#${key}.p = :${key}`);
+        add.push(`#${key}.#cur :neg`);
+        names[`#${key}ag`] = agentCounter(charge.currency, charge.agentId);
+        // The agent's counter exists only while its policy entry has limits.
+        if (b.agent) {
+          conditions.push(`attribute_exists(#${key}.#${key}ag)`);
+          add.push(`#${key}.#${key}ag :neg`);
+        } else {
+          conditions.push(`attribute_not_exists(#${key}.#${key}ag)`);
+        }
       } else {
-        conditions.push(`attribute_not_exists(#${key}.#${key}ag)`);
+        conditions.push(`(attribute_not_exists(#${key}) OR #${key}.p <> :${key})`);
       }
-    } else {
-      conditions.push(`(attribute_not_exists(#${key}) OR #${key}.p <> :${key})`);
     }
   }
   return pruned({

@@ -1,12 +1,12 @@
 /** Agent registration and the operator's enable/disable switch. */
 import type { RegisterAgentRequest } from '../api/request.schemas';
-import { AgentNameTakenError, ConflictError, NotFoundError } from '../core/errors';
+import { AgentNameTakenError, ConflictError, NotFoundError, StaleReadError, UnauthorizedError } from '../core/errors';
 import { isId, newAgentId } from '../core/ids';
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
 import type { HttpResult } from '../http/response';
-import { createAgent, getAgentById, setAgentEnabled } from '../store/agent.repository';
+import { createAgent, getAgentById, moveAgentKey, setAgentEnabled } from '../store/agent.repository';
 import { readAgentLedger } from '../store/balance.repository';
-import { clearAuthCache } from './auth';
+import { AUTH_MESSAGES, clearAuthCache, forgetAgent } from './auth';
 import { agentView, balancesView } from './views';
 
 export const REGISTRATION_MESSAGE =
@@ -32,6 +32,29 @@ export async function updateAgentEnabled(agentId: string | undefined, enabled: b
   if (!agent) throw new NotFoundError('agent not found');
   clearAuthCache();
   return { statusCode: 200, body: agentView(agent) };
+}
+
+/**
+ * POST /api/v1/agents/keys/rotate: a new agent key, shown once. The agent item moves to the new
+ * key's hash (store `moveAgentKey`), so the old key stops moving money at once in every container
+ * (each money movement's kill switch checks the item of the key it was made with) and stops
+ * authenticating at once here, within the auth cache's lifetime elsewhere for reads. `enabled` is
+ * carried over: a disabled agent may rotate (a leaked key is why it was disabled) and stays
+ * disabled. The old key is checked with a fresh read, never the cache.
+ */
+export async function rotateAgentKey(oldKeyHash: string): Promise<HttpResult> {
+  const apiKey = generateKey(AGENT_KEY_PREFIX);
+  for (let round = 0; round < 3; round++) {
+    try {
+      const agent = await moveAgentKey(oldKeyHash, hashKey(apiKey), new Date());
+      if (!agent) throw new UnauthorizedError(AUTH_MESSAGES.rotateKey);
+      forgetAgent(oldKeyHash);
+      return { statusCode: 200, body: { apiKey, agentId: agent.id, enabled: agent.enabled } };
+    } catch (error) {
+      if (!(error instanceof StaleReadError)) throw error;
+    }
+  }
+  throw new ConflictError('agent key was rotated concurrently, retry with the new key');
 }
 
 /** An agent as the operator sees it: its public fields and its withdrawable balance. */

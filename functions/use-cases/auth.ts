@@ -22,6 +22,10 @@ export const AUTH_MESSAGES = {
   withdraw: 'invalid agent',
   listWithdrawals: 'invalid agent',
   balance: 'invalid or disabled agent key',
+  /** Capture, release, refund: money movements, as creating a charge. */
+  lifecycle: 'invalid or disabled agent key',
+  /** Key rotation: a disabled agent may rotate too, so only an unknown key is refused. */
+  rotateKey: 'invalid agent key',
   user: 'invalid user key',
   admin: 'invalid admin key',
 } as const;

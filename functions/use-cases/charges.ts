@@ -29,7 +29,9 @@ import { idempotentCommand } from './idempotency';
 import { payerState, rememberPayer } from './payer-cache';
 import { balancesView, chargeView } from './views';
 
-export type CreateChargeInput = CreateChargeRequest & {
+export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
+  /** false: authorize only (a hold). Absent: true, as the request schema's default. */
+  capture?: boolean;
   agent: AgentRef & { name?: string };
   userId: string;
   /** The user key's hash: the charge only moves money while it is still the user's. */
@@ -38,6 +40,9 @@ export type CreateChargeInput = CreateChargeRequest & {
   /** Where the approval link points (`<base>/approve/<token>`). */
   baseUrl: string;
 };
+
+/** How long a hold waits for its capture when `holdSeconds` is not given (docs/design.md §12). */
+export const DEFAULT_HOLD_SECONDS = 3600;
 
 /** Rounds: a first charge of a new day or month, a changed policy, and an expired record each cost one. */
 const CHARGE_ROUNDS = 4;
@@ -51,13 +56,16 @@ const CHARGE_ROUNDS = 4;
  * and no read: the policy is this container's copy, and the write is conditioned on it.
  */
 export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
-  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description } = input;
+  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture } = input;
+  // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
+  const holdSeconds = capture !== false ? undefined : (input.holdSeconds ?? DEFAULT_HOLD_SECONDS);
   const agentId = agent.id;
   return idempotentCommand(
     {
       scope: `${agentId}#charges`,
       key: idempotencyKey,
-      request: { userId, amount, currency, description },
+      // A hold's request differs by its capture terms; a plain charge's fingerprint is as it always was.
+      request: { userId, amount, currency, description, ...(holdSeconds !== undefined ? { capture: 'false', holdSeconds } : {}) },
       rounds: CHARGE_ROUNDS,
       restore: withApprovalToken,
     },
@@ -74,6 +82,7 @@ export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
         status: 'SUCCESS',
         createdAt: now.toISOString(),
         ...(agent.name !== undefined ? { agentName: agent.name } : {}),
+        ...(holdSeconds !== undefined ? { holdSeconds, authorizedAmount: amount } : {}),
       };
       /** A refusal: a FAILED charge kept with its reason, the answer stored under the key. */
       const refuse = async (statusCode: number, reason: string, judgedBy?: PayerState) => {
@@ -90,17 +99,20 @@ export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
       if (verdict.kind === 'blocked') return refuse(403, 'agent blocked by user', state);
       if (verdict.kind === 'over-limit') return refuse(402, 'spending limit exceeded', state);
 
-      const hold = verdict.needsApproval;
-      const charge: Charge = hold
+      const needsApproval = verdict.needsApproval;
+      const hold = needsApproval || holdSeconds !== undefined;
+      const charge: Charge = needsApproval
         ? {
             ...base,
             status: 'PENDING',
             pendingReason: 'user_approval',
             expiresAt: new Date(now.getTime() + approvalWindow(state.policy) * 1000).toISOString(),
           }
-        : base;
+        : holdSeconds !== undefined
+          ? { ...base, status: 'PENDING', pendingReason: 'capture', expiresAt: new Date(now.getTime() + holdSeconds * 1000).toISOString() }
+          : base;
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
-      const created = hold
+      const created = needsApproval
         ? answer(
             202,
             { ...chargeView(charge), approvalUrl: link(await approvalToken(charge.id)) },

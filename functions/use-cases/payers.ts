@@ -80,9 +80,17 @@ export async function listMyCharges(userId: string, query: ListUserChargesQuery)
 /** The payer's approval: PENDING → SUCCESS, the held amount to the agent. */
 export const APPROVED: Settlement = { kind: 'approve' };
 /** The payer's refusal: PENDING → FAILED `declined by user`, the hold back to the user. */
-export const DECLINED = { kind: 'return', status: 'FAILED', failureReason: 'declined by user' } as const satisfies Settlement;
+export const DECLINED = {
+  kind: 'return',
+  status: 'FAILED',
+  failureReason: 'declined by user',
+  awaiting: 'user_approval',
+} as const satisfies Settlement;
 
-/** POST /api/v1/users/me/charges/{id}/approve: PENDING → SUCCESS, the held amount to the agent. */
+/**
+ * POST /api/v1/users/me/charges/{id}/approve: PENDING → SUCCESS, the held amount to the agent; a
+ * hold (`capture: false`) stays PENDING with `pendingReason: "capture"` for its `holdSeconds`.
+ */
 export function approveCharge(userId: string, chargeId: string | undefined): Promise<HttpResult> {
   return settleMine(userId, chargeId, APPROVED);
 }
@@ -117,9 +125,11 @@ export async function settle(
   }
   if (!mine(pending)) throw new NotFoundError('charge not found');
   const now = new Date();
-  if (settlement.kind === 'approve' || settlement.status !== 'EXPIRED') {
+  if (!(settlement.kind === 'return' && settlement.status === 'EXPIRED')) {
     if (now.toISOString() >= pending.expiresAt) throw new ConflictError('charge expired');
   }
+  // A hold the user approved waits for the agent's capture: the user's decision is made.
+  if (pending.pendingReason !== 'user_approval') throw notPending('PENDING');
   try {
     return await settlePending(pending, settlement, now);
   } catch (error) {

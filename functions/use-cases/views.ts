@@ -19,6 +19,8 @@ export function chargeView(charge: Charge) {
     failureReason: charge.failureReason ?? null,
     pendingReason: charge.pendingReason ?? null,
     expiresAt: charge.expiresAt ?? null,
+    authorizedAmount: charge.authorizedAmount === undefined ? null : jsonAmount(charge.authorizedAmount, charge.currency),
+    refundedAmount: jsonAmount(charge.refundedAmount ?? 0, charge.currency),
   };
 }
 

@@ -50,6 +50,8 @@ describe('POST /api/v1/agents/charges', () => {
       failureReason: null,
       pendingReason: null,
       expiresAt: null,
+      authorizedAmount: null,
+      refundedAmount: 0,
       amount: 1.5,
       currency: 'USD',
       description: 'forecast',

@@ -8,6 +8,7 @@ import {
   currencyTotals,
   describeHeldMismatch,
   heldMismatches,
+  lifecycleProblems,
   negativeBalanceProblems,
   payoutLockProblems,
   payoutSplitProblems,
@@ -31,6 +32,7 @@ const charge = (chargeId: string, status: ChargeRow['status'], amount: number): 
   status,
   currency: 'USD',
   amount,
+  refundedAmount: 0,
 });
 const payout = (payoutId: string, status: PayoutRow['status'], amount: number, fee: number, netAmount: number): PayoutRow => ({
   kind: 'payout',
@@ -208,5 +210,36 @@ describe('each check fails on the row set that breaks it', () => {
     expect(payoutLockProblems([payout('p1', 'PROCESSING', 100, 3, 97)], [])).toEqual([
       'agent a1 USD: payout p1 in flight without the payout lock',
     ]);
+  });
+});
+
+describe('the charge lifecycle in the audit', () => {
+  it('counts a refund out of the agent and back to the user', () => {
+    const refunded = { ...charge('c1', 'SUCCESS', 1000), refundedAmount: 400 };
+    expect(agentMismatches({ shards: [shard({ USD: 600 })], charges: [refunded], payouts: [] })).toEqual([]);
+    expect(
+      userMismatches({
+        users: [user({ USD: 9400 }, {})],
+        credits: [{ kind: 'credit', userId: 'u1', creditId: 'x', currency: 'USD', amount: 10000 }],
+        charges: [refunded],
+      }),
+    ).toEqual([]);
+    // A refund the shard never paid shows as the agent holding too much.
+    expect(agentMismatches({ shards: [shard({ USD: 1000 })], charges: [refunded], payouts: [] })[0]?.difference).toBe(-400);
+  });
+
+  it('names refunds past the amount, refunds of a charge that is not SUCCESS, and captures outside (0, authorized]', () => {
+    const hold = (status: ChargeRow['status'], amount: number, authorizedAmount: number, refundedAmount = 0): ChargeRow => ({
+      ...charge(`h-${status}-${amount}`, status, amount),
+      authorizedAmount,
+      refundedAmount,
+    });
+    expect(
+      lifecycleProblems([hold('SUCCESS', 37, 100), hold('PENDING', 100, 100), hold('FAILED', 100, 100), hold('SUCCESS', 37, 100, 37)]),
+    ).toEqual([]);
+    expect(lifecycleProblems([{ ...charge('c1', 'SUCCESS', 100), refundedAmount: 101 }])).toEqual(['charge c1: refunded 1.01 USD of 1']);
+    expect(lifecycleProblems([{ ...charge('c2', 'FAILED', 100), refundedAmount: 1 }])).toEqual(['charge c2: FAILED but refunded 0.01']);
+    expect(lifecycleProblems([hold('SUCCESS', 101, 100)])).toEqual(['charge h-SUCCESS-101: captured 1.01 USD of an authorized 1']);
+    expect(lifecycleProblems([hold('EXPIRED', 50, 100)])).toEqual(['charge h-EXPIRED-50: EXPIRED hold of 0.5 USD but authorized 1']);
   });
 });

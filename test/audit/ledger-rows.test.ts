@@ -23,7 +23,9 @@ describe('toLedgerRows', () => {
       users: [{ kind: 'user', userId: 'u1', balances: { USD: 5, USDC: 0 }, held: { USD: 0, USDC: 0 } }],
       shards: [{ kind: 'shard', agentId: 'a1', key: 'AGENTBAL#a1#3', balances: { USD: 0, USDC: 7 } }],
       credits: [{ kind: 'credit', userId: 'u1', creditId: 'r1', currency: 'USD', amount: 5 }],
-      charges: [{ kind: 'charge', chargeId: 'ch1', agentId: 'a1', userId: 'u1', status: 'SUCCESS', currency: 'USDC', amount: 7 }],
+      charges: [
+        { kind: 'charge', chargeId: 'ch1', agentId: 'a1', userId: 'u1', status: 'SUCCESS', currency: 'USDC', amount: 7, refundedAmount: 0 },
+      ],
       payouts: [{ kind: 'payout', payoutId: 'p1', agentId: 'a1', status: 'FAILED', currency: 'USD', amount: 100, fee: 3, netAmount: 97 }],
       locks: [{ kind: 'lock', agentId: 'a1', currency: 'USDC', payoutId: 'p1' }],
       unreadable: [],

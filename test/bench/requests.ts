@@ -485,5 +485,59 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
   );
   await add('GET /health', 'ok', ['cold', 'warm'], () => ({ route: 'health', event: apiEvent('GET', '/health', '/health') }), 200);
   out.push(await sweeperCost(ctx));
+  out.push(...(await lifecycleCosts(ctx)));
   return out;
+}
+
+/**
+ * The charge lifecycle, warm (docs/lifecycle.md): a capture of part of a hold, a release, and a
+ * partial refund, each by an agent whose key this container has already seen. Each is one
+ * strongly consistent read of what it acts on (the charge; for a refund the charge and the
+ * agent's shards in one BatchGetItem) and one TransactWriteItems.
+ */
+export async function lifecycleCosts(ctx: BenchContext): Promise<RequestCount[]> {
+  const agent = await enabledAgent(ctx);
+  const user = await fundedUser(ctx, { USD: '100' });
+  const tag = `lc-${Date.now()}`;
+  let n = 0;
+  const create = async (body: string): Promise<string> => {
+    const res = await ctx.call(
+      'POST',
+      '/api/v1/agents/charges',
+      { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': `${tag}-${++n}` },
+      body,
+    );
+    if (res.status !== 201) throw new Error(`charge answered ${res.status}: ${res.body}`);
+    return (JSON.parse(res.body) as { id: string }).id;
+  };
+  const holdBody = '{"amount":1,"currency":"USD","description":"metered","capture":false}';
+  const act = (action: string, id: string, body?: string): Invocation => ({
+    route: `${action}-charge`,
+    event: apiEvent('POST', `/api/v1/agents/charge/{id}/${action}`, `/api/v1/agents/charge/${id}/${action}`, {
+      headers: { 'x-agent-key': agent.key, 'idempotency-key': `${tag}-${++n}` },
+      ...(body !== undefined ? { body } : {}),
+      params: { id },
+    }),
+  });
+  const rows: RequestCount[] = [];
+  // Warm each route's container for this agent's key first (an unmeasured call of the same route).
+  for (const [action, label, body] of [
+    ['capture', 'captured 0.37 of 1.00 (200)', '{"amount":0.37}'],
+    ['release', 'released (200)', undefined],
+  ] as const) {
+    await measure(`POST /api/v1/agents/charge/{id}/${action}`, 'seed', 'warm', act(action, await create(holdBody), body), 200);
+    rows.push(await measure(`POST /api/v1/agents/charge/{id}/${action}`, label, 'warm', act(action, await create(holdBody), body), 200));
+  }
+  const charged = await create('{"amount":5,"currency":"USD","description":"refundable"}');
+  await measure('POST /api/v1/agents/charge/{id}/refund', 'seed', 'warm', act('refund', charged, '{"amount":1}'), 200);
+  rows.push(
+    await measure(
+      'POST /api/v1/agents/charge/{id}/refund',
+      'refunded 1.00 of 5.00 (200)',
+      'warm',
+      act('refund', charged, '{"amount":1}'),
+      200,
+    ),
+  );
+  return rows;
 }

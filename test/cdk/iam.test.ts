@@ -33,6 +33,11 @@ const EXPECTED: Record<string, Grant[]> = {
   'get-balance': ['logs', 'table-read'],
   withdraw: ['logs', 'table-read', 'table-write', 'queue-send'],
   'list-withdrawals': ['logs', 'table-read'],
+  // The charge lifecycle: one read of what they act on, one transaction (with the kill switch).
+  'capture-charge': ['logs', 'table-read', 'table-write'],
+  'release-charge': ['logs', 'table-read', 'table-write'],
+  'refund-charge': ['logs', 'table-read', 'table-write'],
+  'rotate-agent-key': ['logs', 'table-read', 'table-write'],
   'admin-create-user': ['logs', 'table-write', 'admin-secret'],
   'admin-credit-user': ['logs', 'table-read', 'table-write', 'admin-secret'],
   'admin-get-user': ['logs', 'table-read', 'admin-secret'],

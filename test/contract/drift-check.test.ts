@@ -13,6 +13,8 @@ const charge = {
   failureReason: null,
   pendingReason: null,
   expiresAt: null,
+  authorizedAmount: null,
+  refundedAmount: 0,
 };
 
 describe('the e2e drift check (test/support/contract.ts)', () => {

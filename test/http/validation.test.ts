@@ -28,7 +28,7 @@ const message = (fn: () => unknown): string => {
 describe('request validation', () => {
   it('reads the amount from its literal text into minor units', () => {
     const body = parseJsonBody(req('{"amount":1.50,"currency":"USD"}'), createChargeSchema);
-    expect(body).toEqual({ amount: 150, currency: 'USD', description: '' });
+    expect(body).toEqual({ amount: 150, currency: 'USD', description: '', capture: true });
   });
 
   it.each([

@@ -80,7 +80,17 @@ describe('remote MCP server (POST /mcp)', () => {
     const client = await remote({ authorization: `Bearer ${agent.key}` });
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ['create_charge', 'get_balance', 'get_charge', 'list_charges', 'list_withdrawals', 'withdraw'].sort(),
+      [
+        'create_charge',
+        'get_balance',
+        'get_charge',
+        'list_charges',
+        'list_withdrawals',
+        'withdraw',
+        'capture_charge',
+        'release_charge',
+        'refund_charge',
+      ].sort(),
     );
     for (const tool of tools) {
       expect(tool.annotations).toEqual(
@@ -123,6 +133,43 @@ describe('remote MCP server (POST /mcp)', () => {
     expect(balance.structuredContent).toEqual({ balances: { USD: 1.5, USDC: 0 } });
     const missing = await call(client, 'get_charge', { charge_id: 'c00000000000000000000000000' });
     expect(text(missing)).toBe('charge not found');
+  });
+
+  it('holds, captures part, refunds and releases through the lifecycle tools, with the API messages as tool errors', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 10 });
+    const client = await remote({ 'x-agent-key': agent.key });
+    const hold = await call(client, 'create_charge', {
+      amount: 1,
+      currency: 'USD',
+      capture: false,
+      holdSeconds: 600,
+      user_key: user.key,
+      idempotency_key: 'mcp-h-1',
+    });
+    expect(hold.structuredContent).toEqual(expect.objectContaining({ status: 'PENDING', pendingReason: 'capture', authorizedAmount: 1 }));
+    const id = (hold.structuredContent as { id: string }).id;
+    const over = await call(client, 'capture_charge', { charge_id: id, amount: 1.01, idempotency_key: 'mcp-cap-0' });
+    expect({ isError: over.isError, text: text(over) }).toEqual({ isError: true, text: 'amount exceeds authorized amount' });
+    const captured = await call(client, 'capture_charge', { charge_id: id, amount: 0.37, idempotency_key: 'mcp-cap-1' });
+    expect(captured.structuredContent).toEqual(expect.objectContaining({ status: 'SUCCESS', amount: 0.37, authorizedAmount: 1 }));
+    const refunded = await call(client, 'refund_charge', { charge_id: id, amount: 0.07, idempotency_key: 'mcp-ref-1' });
+    expect(refunded.structuredContent).toEqual(expect.objectContaining({ status: 'SUCCESS', refundedAmount: 0.07 }));
+    const noKey = await call(client, 'refund_charge', { charge_id: id });
+    expect(text(noKey)).toBe('idempotency_key is required');
+    const second = await call(client, 'create_charge', {
+      amount: 2,
+      currency: 'USD',
+      capture: false,
+      user_key: user.key,
+      idempotency_key: 'mcp-h-2',
+    });
+    const secondId = (second.structuredContent as { id: string }).id;
+    const released = await call(client, 'release_charge', { charge_id: secondId, idempotency_key: 'mcp-rel-1' });
+    expect(released.structuredContent).toEqual(expect.objectContaining({ status: 'FAILED', failureReason: 'released by agent' }));
+    const again = await call(client, 'release_charge', { charge_id: secondId, idempotency_key: 'mcp-rel-2' });
+    expect(text(again)).toBe('charge is not pending');
+    expect((await call(client, 'get_balance')).structuredContent).toEqual({ balances: { USD: 0.3, USDC: 0 } });
   });
 
   it('pages list_charges with the cursor', async () => {
@@ -195,7 +242,7 @@ describe('stdio MCP server (npm run mcp)', () => {
     const agent = await t.enabledAgent();
     const user = await t.fundedUser({ USDC: '1.000001' });
     const client = await stdio(agent.key);
-    expect((await client.listTools()).tools).toHaveLength(6);
+    expect((await client.listTools()).tools).toHaveLength(9);
     const charged = await call(client, 'create_charge', { amount: 1.000001, currency: 'USDC', user_key: user.key, idempotency_key: 's-1' });
     expect(charged.structuredContent).toEqual(expect.objectContaining({ amount: 1.000001, currency: 'USDC', status: 'SUCCESS' }));
     const poor = await call(client, 'create_charge', { amount: 1, currency: 'USDC', user_key: user.key, idempotency_key: 's-2' });
@@ -206,6 +253,22 @@ describe('stdio MCP server (npm run mcp)', () => {
     const list = (await call(client, 'list_charges', { limit: 1 })).structuredContent as { data: unknown[]; nextCursor: string | null };
     expect(list.data).toHaveLength(1);
     expect(list.nextCursor).not.toBeNull();
+    // The lifecycle tools over HTTP: a hold of 0.5 captured in part, then refunded in full.
+    const more = await t.fundedUser({ USD: 1 });
+    const hold = await call(client, 'create_charge', {
+      amount: 0.5,
+      currency: 'USD',
+      capture: false,
+      user_key: more.key,
+      idempotency_key: 's-h',
+    });
+    const holdId = (hold.structuredContent as { id: string }).id;
+    const captured = await call(client, 'capture_charge', { charge_id: holdId, amount: 0.25, idempotency_key: 's-cap' });
+    expect(captured.structuredContent).toEqual(expect.objectContaining({ status: 'SUCCESS', amount: 0.25, authorizedAmount: 0.5 }));
+    const refunded = await call(client, 'refund_charge', { charge_id: holdId, idempotency_key: 's-ref' });
+    expect(refunded.structuredContent).toEqual(expect.objectContaining({ refundedAmount: 0.25 }));
+    const released = await call(client, 'release_charge', { charge_id: holdId, idempotency_key: 's-rel' });
+    expect(text(released)).toBe('charge is not pending');
   }, 60_000);
 
   it('reports a bad agent key as the API words it', async () => {

@@ -17,7 +17,12 @@
  * expired` (within 2 s of it the step is skipped: either answer is right). Daily totals are the UTC
  * day's: a charge step that sees the UTC day change while it runs accepts either judgement.
  *
- * Bounded: a few seeded runs of 45 steps (about a minute on 2 cores). A failure names its seed; rerun it with
+ * The charge lifecycle (docs/lifecycle.md) is driven too: holds (`capture: false`, a 60 s or the
+ * default hour window, approved first when above the user's threshold), captures of all or part
+ * (and refused ones), releases, and refunds of all or part with the 400/402/409 answers, the model
+ * keeping what was captured, held and refunded.
+ *
+ * Bounded: a few seeded runs of 70 steps (about a minute on 2 cores). A failure names its seed; rerun it with
  * MODEL_SEED=<seed> (and MODEL_RUNS=1).
  */
 import { randomBytes } from 'node:crypto';
@@ -84,6 +89,14 @@ interface ModelCharge {
   id?: string;
   day?: string;
   expiresAt?: string;
+  /** Authorize-then-capture (`capture: false`): `amount` is what is held, then what was captured. */
+  hold?: boolean;
+  pendingReason?: 'user_approval' | 'capture';
+  /** What refunds gave back so far. */
+  refunded: number;
+  /** The request as sent (replays compare it): the amount asked and the hold terms' JSON. */
+  requested: number;
+  holdTerms: string;
 }
 interface ModelPayout {
   id: string;
@@ -237,11 +250,15 @@ class Charge implements fc.AsyncCommand<Model, Real> {
      * PENDING charges, and the approvals after them, are common.
      */
     readonly nearApproval = false,
+    /** Authorize only (`capture: false`), with a 60 s hold (`holdSeconds`) or the default hour. */
+    readonly hold: 'no' | 'short' | 'hour' = 'no',
   ) {}
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
     const a = m.agents[this.agent % m.agents.length] as ModelAgent;
     const uIdx = this.user % m.users.length;
+    const isHold = this.hold !== 'no';
+    const holdTerms = this.hold === 'short' ? ',"capture":false,"holdSeconds":60' : this.hold === 'hour' ? ',"capture":false' : '';
     const u = m.users[uIdx] as ModelUser;
     const threshold = this.nearApproval ? u.policy?.approvalAbove : undefined;
     const currency = threshold !== undefined ? (u.policy as ModelPolicy).currency : this.currency;
@@ -251,11 +268,16 @@ class Charge implements fc.AsyncCommand<Model, Real> {
     this.dayBefore = utcDay();
     const res = await r.call('POST', '/api/v1/agents/charges', {
       headers: { 'x-agent-key': a.key, 'x-user-key': u.key, 'idempotency-key': key },
-      raw: `{"amount":${text(minor, currency)},"currency":"${currency}","description":"${description}"}`,
+      raw: `{"amount":${text(minor, currency)},"currency":"${currency}","description":"${description}"${holdTerms}}`,
     });
     const prior = a.charges.find((c) => c.key === key);
     if (prior) {
-      const same = prior.user === uIdx && prior.amount === minor && prior.currency === currency && prior.description === description;
+      const same =
+        prior.user === uIdx &&
+        prior.requested === minor &&
+        prior.currency === currency &&
+        prior.description === description &&
+        prior.holdTerms === holdTerms;
       saw(same ? 'charge replay' : 'charge 422');
       if (same) {
         expect([res.status, res.text, res.headers.get('idempotent-replayed')]).toEqual([prior.statusCode, prior.text, 'true']);
@@ -285,12 +307,14 @@ class Charge implements fc.AsyncCommand<Model, Real> {
     const made = verdict === 'success' || verdict === 'pending';
     if (made) {
       expect(res.body).toMatchObject({
-        status: verdict === 'pending' ? 'PENDING' : 'SUCCESS',
+        status: verdict === 'pending' || isHold ? 'PENDING' : 'SUCCESS',
         amount: asJson(minor, currency),
         currency: currency,
         idempotencyKey: key,
         failureReason: null,
-        pendingReason: verdict === 'pending' ? 'user_approval' : null,
+        pendingReason: verdict === 'pending' ? 'user_approval' : isHold ? 'capture' : null,
+        authorizedAmount: isHold ? asJson(minor, currency) : null,
+        refundedAmount: 0,
       });
       u.bal[currency] -= minor;
       if (verdict === 'pending') {
@@ -298,6 +322,11 @@ class Charge implements fc.AsyncCommand<Model, Real> {
         const window = (u.policy as ModelPolicy).approvalWindowSeconds * 1000;
         expect(Date.parse(body.expiresAt ?? '') - Date.parse(body.createdAt ?? '')).toBe(window);
         expect(body.approvalUrl).toMatch(new RegExp(`/approve/${body.id}\\.[A-Za-z0-9_-]{43}$`));
+      } else if (isHold) {
+        u.held[currency] += minor;
+        const window = (this.hold === 'short' ? 60 : 3600) * 1000;
+        expect(Date.parse(body.expiresAt ?? '') - Date.parse(body.createdAt ?? '')).toBe(window);
+        saw(`hold ${this.hold}`);
       } else {
         a.bal[currency] += minor;
         expect(body.expiresAt).toBeNull();
@@ -311,17 +340,24 @@ class Charge implements fc.AsyncCommand<Model, Real> {
       amount: minor,
       currency: currency,
       description,
-      status: made ? (verdict === 'pending' ? 'PENDING' : 'SUCCESS') : 'FAILED',
+      status: made ? (verdict === 'pending' || isHold ? 'PENDING' : 'SUCCESS') : 'FAILED',
       statusCode: res.status,
       text: res.text,
+      refunded: 0,
+      requested: minor,
+      holdTerms,
+      ...(isHold ? { hold: true } : {}),
+      ...(made && (verdict === 'pending' || isHold)
+        ? { pendingReason: verdict === 'pending' ? ('user_approval' as const) : ('capture' as const) }
+        : {}),
       ...(made ? { id: body.id as string, day: (body.createdAt as string).slice(0, 10) } : {}),
-      ...(verdict === 'pending' ? { expiresAt: body.expiresAt as string } : {}),
+      ...(verdict === 'pending' || (made && isHold) ? { expiresAt: body.expiresAt as string } : {}),
     });
   }
   /** The UTC day when the request was sent. */
   private dayBefore = '';
   toString = () =>
-    `charge(agent ${this.agent}, user ${this.user}, ${this.minor} ${this.currency}${this.nearApproval ? ' or just above its approval threshold' : ''}, key-${this.keyNo}, d${this.descNo})`;
+    `charge(agent ${this.agent}, user ${this.user}, ${this.minor} ${this.currency}${this.nearApproval ? ' or just above its approval threshold' : ''}, key-${this.keyNo}, d${this.descNo}${this.hold === 'no' ? '' : `, hold ${this.hold}`})`;
 }
 
 /** Replays an earlier charge exactly: the stored answer, no second debit. */
@@ -338,7 +374,7 @@ class ReplayCharge implements fc.AsyncCommand<Model, Real> {
     const u = m.users[c.user] as ModelUser;
     const res = await r.call('POST', '/api/v1/agents/charges', {
       headers: { 'x-agent-key': a.key, 'x-user-key': u.key, 'idempotency-key': c.key },
-      raw: `{"amount":${text(c.amount, c.currency)},"currency":"${c.currency}","description":"${c.description}"}`,
+      raw: `{"amount":${text(c.requested, c.currency)},"currency":"${c.currency}","description":"${c.description}"${c.holdTerms}}`,
     });
     expect([res.status, res.text, res.headers.get('idempotent-replayed')]).toEqual([c.statusCode, c.text, 'true']);
     saw('charge replay');
@@ -371,9 +407,9 @@ class Settle implements fc.AsyncCommand<Model, Real> {
     readonly pick: number,
     readonly action: 'approve' | 'decline',
   ) {}
-  check = (m: Readonly<Model>) => allCharges(m).some(({ c }) => c.status === 'PENDING');
+  check = (m: Readonly<Model>) => allCharges(m).some(({ c }) => c.status === 'PENDING' && c.pendingReason === 'user_approval');
   async run(m: Model, r: Real): Promise<void> {
-    const pending = allCharges(m).filter(({ c }) => c.status === 'PENDING');
+    const pending = allCharges(m).filter(({ c }) => c.status === 'PENDING' && c.pendingReason === 'user_approval');
     const { c, agent } = pending[this.pick % pending.length] as { c: ModelCharge; agent: number };
     const u = m.users[c.user] as ModelUser;
     const a = m.agents[agent] as ModelAgent;
@@ -392,6 +428,14 @@ class Settle implements fc.AsyncCommand<Model, Real> {
       return void saw(`${this.action} 409 expired`);
     }
     expectStatus(res, 200, this.action);
+    if (this.action === 'approve' && c.hold) {
+      // An approved hold waits for its capture, for its hold window from now.
+      expect(res.body).toMatchObject({ id: c.id, status: 'PENDING', pendingReason: 'capture' });
+      c.pendingReason = 'capture';
+      c.expiresAt = (res.body as { expiresAt: string }).expiresAt;
+      saw('approve');
+      return void saw('approve hold');
+    }
     if (this.action === 'approve') {
       expect(res.body).toMatchObject({ id: c.id, status: 'SUCCESS', failureReason: null, pendingReason: null });
       c.status = 'SUCCESS';
@@ -453,6 +497,137 @@ class Expire implements fc.AsyncCommand<Model, Real> {
     if (due.length > 1) saw('expire several');
   }
   toString = () => `expire(#${this.pick})`;
+}
+
+// ---- the charge lifecycle (docs/lifecycle.md) -------------------------------------------------
+
+/** The agent's call on one of its charges. */
+const lifecycleCall = (r: Real, a: ModelAgent, id: string, action: string, body: string, key: string) =>
+  r.call<{ status?: string; amount?: number; authorizedAmount?: number | null; refundedAmount?: number; error?: string }>(
+    'POST',
+    `/api/v1/agents/charge/${id}/${action}`,
+    { headers: { 'x-agent-key': a.key, 'idempotency-key': key }, raw: body },
+  );
+
+/**
+ * Captures all or part of a PENDING hold (409 while it awaits the user, or once past expiresAt;
+ * 400 above what is held), or tries to capture a charge that is not PENDING (409).
+ */
+class Capture implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly pick: number,
+    /** 0: all (no amount); otherwise a part, at most the held amount, or (one in four) one unit above it. */
+    readonly part: number,
+  ) {}
+  check = (m: Readonly<Model>) => allCharges(m).some(({ c }) => c.hold && c.id !== undefined);
+  async run(m: Model, r: Real): Promise<void> {
+    const holds = allCharges(m).filter(({ c }) => c.hold && c.id !== undefined);
+    // Mostly holds still PENDING; one pick in four any hold (a capture of one that moved on).
+    const pendingHolds = holds.filter(({ c }) => c.status === 'PENDING');
+    const pool = pendingHolds.length > 0 && this.pick % 4 !== 0 ? pendingHolds : holds;
+    const { c, agent } = pool[this.pick % pool.length] as { c: ModelCharge; agent: number };
+    const a = m.agents[agent] as ModelAgent;
+    const u = m.users[c.user] as ModelUser;
+    const over = this.part % 4 === 3;
+    const captured = this.part === 0 ? c.amount : over ? c.amount + 1 : 1 + (this.part % c.amount);
+    const body = this.part === 0 ? '{}' : `{"amount":${text(captured, c.currency)}}`;
+    if (c.status === 'PENDING' && Math.abs(Date.now() - Date.parse(c.expiresAt as string)) < 2_000)
+      return void saw('capture skipped near expiry');
+    const late = Date.now() > Date.parse(c.expiresAt as string);
+    const res = await lifecycleCall(r, a, c.id as string, 'capture', body, `cap-${randomBytes(6).toString('hex')}`);
+    const refusal = (status: number, error: string) => {
+      expect([res.status, res.body]).toEqual([status, { error }]);
+      saw(`capture ${status} ${error}`);
+    };
+    if (c.status !== 'PENDING') return refusal(409, c.status === 'EXPIRED' ? 'charge expired' : 'charge is not pending');
+    if (over && this.part !== 0) return refusal(400, 'amount exceeds authorized amount');
+    if (late) return refusal(409, 'charge expired');
+    if (c.pendingReason === 'user_approval') return refusal(409, 'charge awaits user approval');
+    expectStatus(res, 200, 'capture');
+    expect(res.body).toMatchObject({
+      status: 'SUCCESS',
+      amount: asJson(captured, c.currency),
+      authorizedAmount: asJson(c.amount, c.currency),
+    });
+    u.held[c.currency] -= c.amount;
+    u.bal[c.currency] += c.amount - captured;
+    a.bal[c.currency] += captured;
+    c.amount = captured;
+    c.status = 'SUCCESS';
+    saw(captured === c.amount && this.part === 0 ? 'capture all' : 'capture part');
+  }
+  toString = () => `capture(#${this.pick}, part ${this.part})`;
+}
+
+/** Releases a PENDING charge (either reason): FAILED, the hold back; 409 once it is not PENDING. */
+class Release implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly pick: number) {}
+  check = (m: Readonly<Model>) => allCharges(m).some(({ c }) => c.id !== undefined && (c.hold || c.status === 'PENDING'));
+  async run(m: Model, r: Real): Promise<void> {
+    const candidates = allCharges(m).filter(({ c }) => c.id !== undefined && (c.hold || c.status === 'PENDING'));
+    const pending = candidates.filter(({ c }) => c.status === 'PENDING');
+    const pool = pending.length > 0 && this.pick % 4 !== 0 ? pending : candidates;
+    const { c, agent } = pool[this.pick % pool.length] as { c: ModelCharge; agent: number };
+    const a = m.agents[agent] as ModelAgent;
+    const u = m.users[c.user] as ModelUser;
+    if (c.status === 'PENDING' && Math.abs(Date.now() - Date.parse(c.expiresAt as string)) < 2_000)
+      return void saw('release skipped near expiry');
+    const late = Date.now() > Date.parse(c.expiresAt as string);
+    const res = await lifecycleCall(r, a, c.id as string, 'release', '{}', `rel-${randomBytes(6).toString('hex')}`);
+    if (c.status !== 'PENDING' || late) {
+      const error = c.status === 'EXPIRED' || (c.status === 'PENDING' && late) ? 'charge expired' : 'charge is not pending';
+      expect([res.status, res.body]).toEqual([409, { error }]);
+      return void saw(`release 409 ${error}`);
+    }
+    expectStatus(res, 200, 'release');
+    expect(res.body).toMatchObject({ status: 'FAILED', failureReason: 'released by agent', pendingReason: null });
+    u.held[c.currency] -= c.amount;
+    u.bal[c.currency] += c.amount;
+    c.status = 'FAILED';
+    saw('release');
+  }
+  toString = () => `release(#${this.pick})`;
+}
+
+/**
+ * Refunds all that is left or a part of a charge: 200 with the cumulative refundedAmount, 400 past
+ * what is left, 402 when the agent's earned balance is too low, 409 for a charge not SUCCESS.
+ */
+class Refund implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly pick: number,
+    /** 0: all that is left; otherwise a part (which may pass what is left). */
+    readonly part: number,
+  ) {}
+  check = (m: Readonly<Model>) => allCharges(m).some(({ c }) => c.id !== undefined);
+  async run(m: Model, r: Real): Promise<void> {
+    // Mostly SUCCESS charges; any charge that was made can be picked.
+    const made = allCharges(m).filter(({ c }) => c.id !== undefined);
+    const success = made.filter(({ c }) => c.status === 'SUCCESS');
+    const others = made.filter(({ c }) => c.status !== 'SUCCESS');
+    const pool = others.length > 0 && this.pick % 4 === 0 ? others : success.length > 0 ? success : made;
+    const { c, agent } = pool[this.pick % pool.length] as { c: ModelCharge; agent: number };
+    const a = m.agents[agent] as ModelAgent;
+    const u = m.users[c.user] as ModelUser;
+    const left = c.amount - c.refunded;
+    const amount = this.part === 0 ? left : 1 + (this.part % Math.max(1, c.amount));
+    const body = this.part === 0 ? '{}' : `{"amount":${text(amount, c.currency)}}`;
+    const res = await lifecycleCall(r, a, c.id as string, 'refund', body, `ref-${randomBytes(6).toString('hex')}`);
+    const refusal = (status: number, error: string) => {
+      expect([res.status, res.body]).toEqual([status, { error }]);
+      saw(`refund ${status}`);
+    };
+    if (c.status !== 'SUCCESS') return refusal(409, 'charge is not refundable');
+    if (amount > left || amount === 0) return refusal(400, 'amount exceeds refundable amount');
+    if (a.bal[c.currency] < amount) return refusal(402, 'insufficient balance');
+    expectStatus(res, 200, 'refund');
+    c.refunded += amount;
+    expect(res.body).toMatchObject({ status: 'SUCCESS', refundedAmount: asJson(c.refunded, c.currency) });
+    a.bal[c.currency] -= amount;
+    u.bal[c.currency] += amount;
+    saw(amount === left ? 'refund rest' : 'refund part');
+  }
+  toString = () => `refund(#${this.pick}, part ${this.part})`;
 }
 
 type Outcome = 'pays' | 'refused' | 'held-claimed' | 'held-returned';
@@ -576,11 +751,27 @@ async function checkAgainstModel(m: Model, r: Real, when: string): Promise<void>
     expect({ when, agent: a.id, balances: bal.body.balances }).toEqual({ when, agent: a.id, balances: balancesJson(a.bal) });
 
     const listed = await r.call<{
-      data: { idempotencyKey: string; status: string; amount: number; currency: Currency }[];
+      data: {
+        idempotencyKey: string;
+        status: string;
+        amount: number;
+        currency: Currency;
+        refundedAmount: number;
+        pendingReason: string | null;
+      }[];
       pagination: { total: number };
     }>('GET', '/api/v1/agents/charges?limit=100', { headers: h });
-    const actual = listed.body.data.map((c) => [c.idempotencyKey, c.status, c.amount, c.currency]);
-    const expected = [...a.charges].reverse().map((c) => [c.key, c.status, asJson(c.amount, c.currency), c.currency]);
+    const actual = listed.body.data.map((c) => [c.idempotencyKey, c.status, c.amount, c.currency, c.refundedAmount, c.pendingReason]);
+    const expected = [...a.charges]
+      .reverse()
+      .map((c) => [
+        c.key,
+        c.status,
+        asJson(c.amount, c.currency),
+        c.currency,
+        asJson(c.refunded, c.currency),
+        c.status === 'PENDING' ? (c.pendingReason ?? null) : null,
+      ]);
     expect({ when, agent: a.id, total: listed.body.pagination.total, charges: actual }).toEqual({
       when,
       agent: a.id,
@@ -644,10 +835,22 @@ const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
     weight: 6,
     arbitrary: currency.chain((c) =>
       fc
-        .tuple(fc.nat(AGENTS - 1), fc.nat(USERS - 1), amountFor(c), fc.nat(29), fc.nat(2), fc.nat(2))
-        .map(([a, u, minor, k, d, near]) => new Charge(a, u, c, minor, k, d, near === 0)),
+        .tuple(
+          fc.nat(AGENTS - 1),
+          fc.nat(USERS - 1),
+          amountFor(c),
+          fc.nat(29),
+          fc.nat(2),
+          fc.nat(2),
+          fc.constantFrom<'no' | 'short' | 'hour'>('no', 'no', 'no', 'short', 'hour'),
+        )
+        .map(([a, u, minor, k, d, near, hold]) => new Charge(a, u, c, minor, k, d, near === 0, hold)),
     ),
   },
+  // The charge lifecycle: capture (all, part, too much), release, refund (all, part, too much).
+  { weight: 2, arbitrary: fc.tuple(fc.nat(50), fc.nat(8)).map(([i, part]) => new Capture(i, part === 0 ? 0 : part * 37)) },
+  { weight: 1, arbitrary: fc.nat(50).map((i) => new Release(i)) },
+  { weight: 2, arbitrary: fc.tuple(fc.nat(50), fc.nat(6)).map(([i, part]) => new Refund(i, part === 0 ? 0 : part * 53)) },
   { weight: 2, arbitrary: fc.tuple(fc.nat(AGENTS - 1), fc.nat(50)).map(([a, i]) => new ReplayCharge(a, i)) },
   {
     weight: 4,
@@ -698,9 +901,9 @@ const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
       .map(([u, p]) => new SetPolicy(u, p as ModelPolicy | undefined)),
   },
   {
-    weight: 2,
+    weight: 3,
     arbitrary: fc
-      .tuple(fc.nat(50), fc.constantFrom<'approve' | 'decline'>('approve', 'approve', 'decline'))
+      .tuple(fc.nat(50), fc.constantFrom<'approve' | 'decline'>('approve', 'approve', 'approve', 'decline'))
       .map(([i, a]) => new Settle(i, a)),
   },
   {
@@ -709,7 +912,7 @@ const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
       .tuple(fc.nat(50), fc.constantFrom<'approve' | 'decline'>('approve', 'decline'), fc.boolean())
       .map(([i, a, other]) => new SettleRefused(i, a, other)),
   },
-  { weight: 1, arbitrary: fc.nat(50).map((i) => new Expire(i)) },
+  { weight: 2, arbitrary: fc.nat(50).map((i) => new Expire(i)) },
 );
 
 /** Wraps each command so the model check runs after it, naming the step that broke it. */
@@ -754,7 +957,7 @@ async function freshWorld(r: Real): Promise<Model> {
   return model;
 }
 
-const STEPS = 45;
+const STEPS = 70;
 const RUNS = Number(process.env.MODEL_RUNS ?? 3);
 const SEED = Number(process.env.MODEL_SEED ?? 20_261_121);
 
@@ -800,6 +1003,15 @@ describe('the service agrees with a model of its ledger', () => {
         'settle 404',
         'settle 409',
         'expire',
+        'hold short',
+        'hold hour',
+        'capture part',
+        'capture 409 charge is not pending',
+        'release',
+        'refund part',
+        'refund rest',
+        'refund 400',
+        'refund 409',
       ];
       const paths = Object.fromEntries([...seen.entries()].sort());
       expect({ missing: required.filter((path) => !seen.has(path)), paths }).toEqual({ missing: [], paths });

@@ -10,13 +10,16 @@ import { TOOLS } from '../../mcp/tools';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
 import {
+  captureChargeSchema,
   createChargeSchema,
   creditSchema,
   listChargesQuerySchema,
   listUserChargesQuerySchema,
   listWithdrawalsQuerySchema,
   policySchema,
+  refundChargeSchema,
   registerAgentSchema,
+  releaseChargeSchema,
   updateAgentSchema,
   withdrawSchema,
 } from '../request.schemas';
@@ -37,6 +40,7 @@ import {
   pendingChargeBody,
   policyBody,
   registeredAgentBody,
+  rotatedAgentKeyBody,
   rotatedUserKeyBody,
   userBody,
   userChargeListBody,
@@ -147,6 +151,8 @@ const EXAMPLE_CHARGE = {
   failureReason: null,
   pendingReason: null,
   expiresAt: null,
+  authorizedAmount: null,
+  refundedAmount: 0,
 };
 const EXAMPLE_PENDING = {
   ...EXAMPLE_CHARGE,
@@ -156,6 +162,33 @@ const EXAMPLE_PENDING = {
   expiresAt: '2026-01-15T09:45:00.000Z',
   approvalUrl: 'https://api.example.com/approve/c01jhx3k6v1f8q2n7c9m4p5r6s7.Zm9yIGV4YW1wbGUgb25seSwgbm90IGEgcmVhbCB0b2tlbg',
 };
+// --- The charge lifecycle (docs/lifecycle.md) ---
+const EXAMPLE_HOLD = {
+  ...EXAMPLE_CHARGE,
+  amount: 1,
+  description: 'LLM call, metered',
+  status: 'PENDING',
+  pendingReason: 'capture',
+  expiresAt: '2026-01-15T10:30:00.000Z',
+  authorizedAmount: 1,
+};
+const EXAMPLE_CAPTURED = { ...EXAMPLE_HOLD, amount: 0.37, status: 'SUCCESS', pendingReason: null };
+const EXAMPLE_RELEASED = { ...EXAMPLE_HOLD, status: 'FAILED', pendingReason: null, failureReason: 'released by agent' };
+const EXAMPLE_REFUNDED = { ...EXAMPLE_CHARGE, refundedAmount: 0.5 };
+const LIFECYCLE_401 = errors('The agent key is unknown, disabled or rotated (checked inside the transaction: at once).', [
+  AUTH_MESSAGES.lifecycle,
+]);
+const LIFECYCLE_404 = errors("No such charge, or another agent's.", ['charge not found']);
+const LIFECYCLE_400 = ['missing Idempotency-key', 'Idempotency-Key must be 1-255 printable ASCII characters', 'invalid json body'];
+const LIFECYCLE_AMOUNT_400 = [
+  'amount must be a number',
+  'amount must be greater than 0',
+  'amount has more than 2 decimal places for USD',
+  'amount must not exceed 1000000',
+  'unknown field: x',
+];
+// --- end of the charge lifecycle ---
+
 const EXAMPLE_POLICY = {
   perCharge: { USD: 50 },
   daily: { USD: 200 },
@@ -240,7 +273,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       example: { amount: 1.5, currency: 'USD', description: 'forecast for Lisbon' },
     },
     responses: {
-      201: ok('Charged.', chargeBody, EXAMPLE_CHARGE, ['Idempotent-Replayed']),
+      201: {
+        description: 'Charged; or, with `capture: false`, authorized: PENDING with `pendingReason: "capture"`, the amount held.',
+        schema: chargeBody,
+        examples: { charged: EXAMPLE_CHARGE, authorized: EXAMPLE_HOLD },
+        headers: ['Idempotent-Replayed'],
+      },
       202: ok(
         "Above the user's approval threshold: PENDING, the amount held until the user approves at approvalUrl (or it expires).",
         pendingChargeBody,
@@ -255,6 +293,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         ...MONEY_400,
         'description must be at most 255 characters',
         'description must not contain bidirectional control characters',
+        'capture must be a boolean',
+        'holdSeconds must be a whole number',
+        'holdSeconds must be at least 60',
+        'holdSeconds must be at most 604800',
+        'holdSeconds applies only with capture: false',
         'unknown field: x',
       ]),
       401: errors('The agent key is unknown or disabled, or the user key is unknown.', [AUTH_MESSAGES.createCharge, AUTH_MESSAGES.user]),
@@ -395,6 +438,126 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: BUSY,
     },
   },
+  // --- The charge lifecycle (docs/design.md §12, docs/lifecycle.md) ---
+  'capture-charge': {
+    summary: 'Capture a hold',
+    description:
+      'Takes all (default) or part of a PENDING hold (`capture: false` at creation): the charge becomes SUCCESS with `amount` = ' +
+      'the captured amount and `authorizedAmount` = what was held; the rest goes back to the user and stops counting against ' +
+      "the user's limits. One transaction; stored under the Idempotency-Key for 24 h.",
+    tag: 'Charges',
+    security: [['agentKey']],
+    idempotent: true,
+    pathParams: { id: 'The charge id.' },
+    body: { name: 'CaptureChargeRequest', schema: captureChargeSchema, example: { amount: 0.37 } },
+    responses: {
+      200: ok('Captured.', chargeBody, EXAMPLE_CAPTURED, ['Idempotent-Replayed']),
+      400: errors('Missing Idempotency-Key, an invalid body or amount, or more than was authorized.', [
+        ...LIFECYCLE_400,
+        ...LIFECYCLE_AMOUNT_400,
+        'amount exceeds authorized amount',
+      ]),
+      401: LIFECYCLE_401,
+      404: LIFECYCLE_404,
+      409: errors(
+        'The hold still waits for the user, is no longer PENDING, is past expiresAt, or a request with this key is in flight.',
+        [
+          'charge awaits user approval',
+          'charge is not pending',
+          'charge expired',
+          'request with this Idempotency-Key is in progress',
+          'agent balance limit reached, withdraw first',
+        ],
+        ['Retry-After'],
+      ),
+      ...BODY_ERRORS,
+      422: IDEMPOTENCY_ERRORS[422],
+      503: BUSY,
+    },
+  },
+  'release-charge': {
+    summary: 'Release a hold',
+    description:
+      'Gives a PENDING charge (a hold, or a charge still waiting for the user) back: FAILED with `failureReason: "released by ' +
+      'agent"`, the held amount returned to the user. Stored under the Idempotency-Key for 24 h.',
+    tag: 'Charges',
+    security: [['agentKey']],
+    idempotent: true,
+    pathParams: { id: 'The charge id.' },
+    body: { name: 'ReleaseChargeRequest', schema: releaseChargeSchema, example: {} },
+    responses: {
+      200: ok('Released.', chargeBody, EXAMPLE_RELEASED, ['Idempotent-Replayed']),
+      400: errors('Missing Idempotency-Key, or a body that is not `{}`.', [...LIFECYCLE_400, 'unknown field: x']),
+      401: LIFECYCLE_401,
+      404: LIFECYCLE_404,
+      409: errors(
+        'The charge is no longer PENDING, is past expiresAt, or a request with this key is in flight.',
+        ['charge is not pending', 'charge expired', 'request with this Idempotency-Key is in progress'],
+        ['Retry-After'],
+      ),
+      ...BODY_ERRORS,
+      422: IDEMPOTENCY_ERRORS[422],
+      503: BUSY,
+    },
+  },
+  'refund-charge': {
+    summary: 'Refund a charge',
+    description:
+      "Gives all that is left (default) or part of a SUCCESS charge back to the user, from the agent's earned balance. " +
+      '`refundedAmount` is cumulative and never passes `amount`; the charge stays SUCCESS and the refund shows in the ' +
+      "user's history. One transaction; stored under the Idempotency-Key for 24 h.",
+    tag: 'Charges',
+    security: [['agentKey']],
+    idempotent: true,
+    pathParams: { id: 'The charge id.' },
+    body: { name: 'RefundChargeRequest', schema: refundChargeSchema, example: { amount: 0.5 } },
+    responses: {
+      200: ok('Refunded.', chargeBody, EXAMPLE_REFUNDED, ['Idempotent-Replayed']),
+      400: errors('Missing Idempotency-Key, an invalid body or amount, or more than is left to refund.', [
+        ...LIFECYCLE_400,
+        ...LIFECYCLE_AMOUNT_400,
+        'amount exceeds refundable amount',
+      ]),
+      401: LIFECYCLE_401,
+      402: errors("The agent's earned balance is too low (already withdrawn).", ['insufficient balance']),
+      404: LIFECYCLE_404,
+      409: errors(
+        'The charge is not SUCCESS, it kept changing under concurrent refunds, a request with this key is in flight, or the ' +
+          "user's balance is at its limit.",
+        [
+          'charge is not refundable',
+          'charge is changing, retry',
+          'request with this Idempotency-Key is in progress',
+          'user balance limit reached',
+        ],
+        ['Retry-After'],
+      ),
+      ...BODY_ERRORS,
+      422: IDEMPOTENCY_ERRORS[422],
+      503: BUSY,
+    },
+  },
+  'rotate-agent-key': {
+    summary: "Rotate the agent's key",
+    description:
+      'A new key, shown once. The old key stops moving money at once (charges, captures, releases, refunds, withdrawals), ' +
+      'and stops authenticating reads within 30 s. `enabled` is carried over: a disabled agent may rotate and stays disabled.',
+    tag: 'Agents',
+    security: [['agentKey']],
+    responses: {
+      200: ok('The new key, shown once.', rotatedAgentKeyBody, {
+        apiKey: 'ag_live_9Tq4GmYp7VwXz3RtN8bH2cJdLfE6sA5uQ1oPiU',
+        agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+        enabled: true,
+      }),
+      401: errors('The agent key is unknown (or already rotated).', [AUTH_MESSAGES.rotateKey]),
+      409: errors('Another rotation of this key, or an operator flipping `enabled`, won.', [
+        'agent key was rotated concurrently, retry with the new key',
+      ]),
+      503: BUSY,
+    },
+  },
+  // --- end of the charge lifecycle ---
   'admin-create-user': {
     summary: 'Create a user',
     description: 'The user key is shown once.',

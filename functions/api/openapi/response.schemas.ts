@@ -48,13 +48,18 @@ export const chargeBody = component(
     description: z.string(),
     status: z.enum(['PENDING', 'SUCCESS', 'FAILED', 'EXPIRED']).meta({
       description:
-        'PENDING: the amount is held, waiting for the user (pendingReason). SUCCESS: the agent was paid. FAILED: refused or ' +
-        'declined (failureReason; kept, listed). EXPIRED: nobody acted before expiresAt; the hold went back to the user.',
+        "PENDING: the amount is held, waiting for the user's approval or the agent's capture (pendingReason). SUCCESS: the agent " +
+        'was paid (refunds may give some back: refundedAmount). FAILED: refused, declined or released (failureReason; kept, ' +
+        'listed). EXPIRED: nobody acted before expiresAt; the hold went back to the user.',
     }),
     createdAt: timestamp,
     failureReason: z.string().nullable().meta({ description: "Why a FAILED charge failed (the refusal's exact error); else null." }),
     pendingReason: z.enum(['user_approval', 'capture']).nullable().meta({ description: 'Why a PENDING charge waits; else null.' }),
     expiresAt: timestamp.nullable().meta({ description: 'When a PENDING charge expires; else null.' }),
+    authorizedAmount: amount(
+      'Holds (`capture: false`): the amount authorized and held; `amount` is what was captured once SUCCESS. Null for other charges.',
+    ).nullable(),
+    refundedAmount: amount('What refunds gave back to the user so far, cumulative (0 when none).'),
   }),
 );
 
@@ -94,6 +99,17 @@ export const userChargeListBody = component(
   z.strictObject({ data: z.array(userChargeBody), nextCursor: z.string().nullable() }),
 );
 export const rotatedUserKeyBody = component('RotatedUserKey', z.strictObject({ userKey: z.string().meta({ description: 'Shown once.' }) }));
+
+// --- The charge lifecycle (docs/lifecycle.md) ---
+export const rotatedAgentKeyBody = component(
+  'RotatedAgentKey',
+  z.strictObject({
+    apiKey: z.string().meta({ description: 'The new agent key, shown once. The old key stops moving money at once.' }),
+    agentId: id('a', 'Agent'),
+    enabled: z.boolean().meta({ description: 'Carried over from before the rotation.' }),
+  }),
+);
+// --- end of the charge lifecycle ---
 
 export const chargeListBody = component(
   'ChargeList',

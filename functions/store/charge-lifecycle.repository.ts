@@ -1,0 +1,152 @@
+/**
+ * The agent's side of the charge lifecycle (docs/design.md §12, docs/lifecycle.md): capture and
+ * release of a hold, refunds. Each is ONE TransactWriteItems:
+ *
+ *   capture / release:  0. idempotency record   1. kill switch (the agent item of this key enabled)
+ *                       2. the charge (PENDING, the right pendingReason, not past expiresAt)
+ *                       3. the user's item (held → balance for what goes back; counters lowered by it)
+ *                       4. the pending marker deleted   5. (capture) one shard of the agent credited
+ *   refund:             0. idempotency record   1. kill switch
+ *                       2. the charge: refundedAmount raised, conditioned on SUCCESS and on the
+ *                          refunded total it was read with (so the answer states it exactly)
+ *                       3. the user's balance credited   4… the agent's shards debited, each
+ *                          conditioned on holding its part (a withdrawal racing for the same money
+ *                          fails its own condition or this one: the balance never goes below zero)
+ */
+import { config } from '../config';
+import type { Charge } from '../core/charges';
+import { AgentDisabledError, BalanceLimitError, RefundExceedsChargeError, StaleReadError } from '../core/errors';
+import type { IdempotencyWrite } from '../core/idempotency';
+import type { AgentLedger, ShardDebit, ShardState } from '../core/ledger';
+import { CURRENCIES, type Minor } from '../core/money';
+import { zeroBalances } from '../core/users';
+import { agentCheckFailed, agentEnabledCheck } from './agent.repository';
+import { shardDebits } from './balance.repository';
+import { batchGetConsistent } from './batch-get';
+import { pendingOf, type Settlement, settlePending, toCharge } from './charge.repository';
+import { idempotencyPut, recordExists } from './idempotency.repository';
+import { headroom, readMinor } from './numbers';
+import { keys } from './table';
+import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
+
+const IDEMPOTENCY = 0;
+const AGENT_CHECK = 1;
+const CHARGE = 2;
+const USER = 3;
+
+/**
+ * Captures (`{kind: 'capture'}`) or releases (`{kind: 'return'}`) the PENDING hold `charge` as it
+ * was read, with its idempotency record and the agent's kill switch in the same transaction.
+ * Throws IdempotencyRecordExistsError, AgentDisabledError, or what `settlePending` throws
+ * (ChargeNotPendingError, ChargeAwaitsApprovalError).
+ */
+export async function commitSettlement(
+  charge: Charge,
+  settlement: Settlement,
+  agentKeyHash: string,
+  idem: IdempotencyWrite,
+  now: Date,
+): Promise<void> {
+  try {
+    await settlePending(pendingOf(charge), settlement, now, false, [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)]);
+  } catch (error) {
+    const exists = recordExists(error, IDEMPOTENCY, now);
+    if (exists) throw exists;
+    if (agentCheckFailed(error, AGENT_CHECK)) throw new AgentDisabledError();
+    if (error instanceof ConditionFailedError && error.failed.includes(CHARGE + 3)) throw new BalanceLimitError();
+    throw error;
+  }
+}
+
+/** One charge of an agent and that agent's balance shards, in one strongly consistent BatchGetItem. */
+export async function readChargeAndLedger(agentId: string, chargeId: string): Promise<{ charge?: Charge; ledger: AgentLedger }> {
+  const chargeKey = keys.charge(agentId, chargeId);
+  const shardKeys = Array.from({ length: config().BALANCE_SHARDS }, (_, i) => keys.agentBalanceShard(agentId, i));
+  const items = await batchGetConsistent([chargeKey, ...shardKeys]);
+  const chargeItem = items.find((item) => item.PK === chargeKey.PK && item.SK === chargeKey.SK);
+  const shards: ShardState[] = items
+    .filter((item) => item !== chargeItem)
+    .map((item) => {
+      const balances = zeroBalances();
+      for (const c of CURRENCIES) balances[c] = readMinor(item, c);
+      return { shard: Number(String(item.PK).split('#').pop()), balances, charges: readMinor(item, 'charges') };
+    })
+    .sort((a, b) => a.shard - b.shard);
+  const balances = zeroBalances();
+  let count = 0;
+  for (const s of shards) {
+    for (const c of CURRENCIES) balances[c] += s.balances[c];
+    count += s.charges;
+  }
+  return { ...(chargeItem ? { charge: toCharge(chargeItem) } : {}), ledger: { balances, charges: count, shards } };
+}
+
+/**
+ * Refunds `amount` of the SUCCESS `charge` (as read: its refunded total is the basis), taking it
+ * from the agent's shards as `plan` says and giving it to the user. Throws
+ * IdempotencyRecordExistsError, AgentDisabledError, RefundExceedsChargeError (the refunds together
+ * would pass the charge), StaleReadError (another refund or a withdrawal moved first: read again),
+ * BalanceLimitError (the user's balance is at its cap).
+ */
+export async function commitRefund(
+  charge: Charge,
+  amount: Minor,
+  plan: readonly ShardDebit[],
+  agentKeyHash: string,
+  idem: IdempotencyWrite,
+  now: Date,
+): Promise<void> {
+  const table = config().TABLE_NAME;
+  const refunded = charge.refundedAmount ?? 0;
+  const items: TransactItem[] = [
+    idempotencyPut(idem, now),
+    agentEnabledCheck(agentKeyHash),
+    {
+      Update: {
+        TableName: table,
+        Key: keys.charge(charge.agentId, charge.id),
+        UpdateExpression: 'SET refundedAmount = :after, refundedAt = :now',
+        ConditionExpression: `#status = :success AND amount = :amount AND ${
+          refunded === 0 ? '(attribute_not_exists(refundedAmount) OR refundedAmount = :before)' : 'refundedAmount = :before'
+        }`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':success': 'SUCCESS',
+          ':amount': charge.amount,
+          ':before': refunded,
+          ':after': refunded + amount,
+          ':now': now.toISOString(),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    {
+      Update: {
+        TableName: table,
+        Key: keys.user(charge.userId),
+        UpdateExpression: 'ADD #cur :amount',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#cur) OR #cur <= :headroom)',
+        ExpressionAttributeNames: { '#cur': charge.currency },
+        ExpressionAttributeValues: { ':amount': amount, ':headroom': headroom(amount) },
+      },
+    },
+    ...shardDebits(charge.agentId, charge.currency, plan),
+  ];
+  try {
+    await transactWrite(items);
+  } catch (error) {
+    const exists = recordExists(error, IDEMPOTENCY, now);
+    if (exists) throw exists;
+    if (agentCheckFailed(error, AGENT_CHECK)) throw new AgentDisabledError();
+    if (error instanceof ConditionFailedError && error.failed.includes(CHARGE)) {
+      const old = error.oldItems.get(CHARGE);
+      const oldRefunded = typeof old?.refundedAmount === 'number' ? old.refundedAmount : 0;
+      // The refunds that committed meanwhile leave too little: a refusal, not a race to retry.
+      if (old && old.status === 'SUCCESS' && oldRefunded + amount > charge.amount) throw new RefundExceedsChargeError();
+      throw new StaleReadError('charge refunds');
+    }
+    if (error instanceof ConditionFailedError && error.failed.includes(USER)) throw new BalanceLimitError();
+    if (error instanceof ConditionFailedError && error.failed.some((i) => i > USER)) throw new StaleReadError('agent balance');
+    throw error;
+  }
+}

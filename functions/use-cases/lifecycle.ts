@@ -1,0 +1,221 @@
+/**
+ * The charge lifecycle for agents (docs/design.md §12, docs/lifecycle.md): capture or release a
+ * hold, refund a charge. Each is a money movement under an Idempotency-Key (`idempotentCommand`),
+ * ONE TransactWriteItems carrying its idempotency record and the agent's kill switch, after one
+ * strongly consistent read of what it acts on (the charge; for a refund, with the agent's shards
+ * in the same BatchGetItem).
+ */
+import type { CaptureChargeRequest, RefundChargeRequest } from '../api/request.schemas';
+import { config } from '../config';
+import type { AgentRef } from '../core/agents';
+import { type Charge, RELEASED_BY_AGENT } from '../core/charges';
+import {
+  AgentDisabledError,
+  ApiError,
+  BalanceLimitError,
+  ChargeAwaitsApprovalError,
+  ChargeNotPendingError,
+  ConflictError,
+  NotFoundError,
+  RefundExceedsChargeError,
+  UnauthorizedError,
+  ValidationError,
+} from '../core/errors';
+import { isId } from '../core/ids';
+import { planShardDebit } from '../core/ledger';
+import { AmountError, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
+import type { HttpResult } from '../http/response';
+import { getCharge } from '../store/charge.repository';
+import { commitRefund, commitSettlement, readChargeAndLedger } from '../store/charge-lifecycle.repository';
+import { AUTH_MESSAGES, forgetAgent } from './auth';
+import { idempotentCommand } from './idempotency';
+import { chargeView } from './views';
+
+export interface LifecycleInput {
+  agent: AgentRef;
+  chargeId: string | undefined;
+  idempotencyKey: string;
+}
+
+/** Rounds of read-then-commit: a capture or release races only once; refunds race each other and withdrawals. */
+const SETTLE_ROUNDS = 3;
+const REFUND_ROUNDS = 30;
+
+/**
+ * POST /api/v1/agents/charge/{id}/capture: the hold becomes SUCCESS for `amount` (default: all of
+ * it), `authorizedAmount` keeps what was held, and the rest goes back to the user (and stops
+ * counting against the user's limits), all in one transaction.
+ */
+export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Promise<HttpResult> {
+  const { agent, chargeId, idempotencyKey } = input;
+  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  return idempotentCommand(
+    {
+      scope: `${agent.id}#capture`,
+      key: idempotencyKey,
+      request: { chargeId, amount: canonicalAmount(input.amount) },
+      rounds: SETTLE_ROUNDS,
+    },
+    async ({ now, answer, replayIfUsed }) => {
+      const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
+      if (isAnswer(charge)) return charge;
+      const authorized = charge.amount;
+      const captured = input.amount === undefined ? authorized : readAmount(input.amount, charge.currency);
+      if (captured > authorized) throw new ValidationError('amount exceeds authorized amount');
+      if (now.toISOString() >= (charge.expiresAt ?? '')) throw new ConflictError('charge expired');
+      if (charge.pendingReason === 'user_approval') throw new ConflictError('charge awaits user approval');
+      const after: Charge = {
+        ...withoutPending(charge),
+        status: 'SUCCESS',
+        amount: captured,
+        authorizedAmount: authorized,
+      };
+      const done = answer(200, chargeView(after));
+      try {
+        await commitSettlement(charge, { kind: 'capture', amount: captured }, agent.keyHash, done.record, now);
+      } catch (error) {
+        throw translate(error, agent);
+      }
+      return done.result;
+    },
+  );
+}
+
+/** POST /api/v1/agents/charge/{id}/release: the PENDING charge becomes FAILED `released by agent`; the hold goes back. */
+export function releaseCharge(input: LifecycleInput): Promise<HttpResult> {
+  const { agent, chargeId, idempotencyKey } = input;
+  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  return idempotentCommand(
+    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS },
+    async ({ now, answer, replayIfUsed }) => {
+      const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
+      if (isAnswer(charge)) return charge;
+      if (now.toISOString() >= (charge.expiresAt ?? '')) throw new ConflictError('charge expired');
+      const after: Charge = { ...withoutPending(charge), status: 'FAILED', failureReason: RELEASED_BY_AGENT };
+      const done = answer(200, chargeView(after));
+      try {
+        await commitSettlement(
+          charge,
+          { kind: 'return', status: 'FAILED', failureReason: RELEASED_BY_AGENT },
+          agent.keyHash,
+          done.record,
+          now,
+        );
+      } catch (error) {
+        throw translate(error, agent);
+      }
+      return done.result;
+    },
+  );
+}
+
+/**
+ * POST /api/v1/agents/charge/{id}/refund: gives `amount` (default: all that is left) of a SUCCESS
+ * charge back to the user from the agent's earned balance. Refunds add up in `refundedAmount` and
+ * never pass the charge's amount, however many race; the agent's balance never goes below zero,
+ * whatever withdrawal races them (both debit the shards under a condition).
+ */
+export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promise<HttpResult> {
+  const { agent, chargeId, idempotencyKey } = input;
+  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  return idempotentCommand(
+    {
+      scope: `${agent.id}#refund`,
+      key: idempotencyKey,
+      request: { chargeId, amount: canonicalAmount(input.amount) },
+      rounds: REFUND_ROUNDS,
+      exhausted: () => new ConflictError('charge is changing, retry', 1),
+    },
+    async ({ now, answer, replayIfUsed }) => {
+      const { charge, ledger } = await readChargeAndLedger(agent.id, chargeId);
+      if (!charge) throw new NotFoundError('charge not found');
+      // A refund that already committed under this key is answered as it was, whatever came since.
+      const refusal = async (error: ApiError) => {
+        const replayed = await replayIfUsed();
+        if (replayed) return replayed;
+        throw error;
+      };
+      if (charge.status !== 'SUCCESS') return refusal(new ConflictError('charge is not refundable'));
+      const refunded = charge.refundedAmount ?? 0;
+      const left = charge.amount - refunded;
+      const amount = input.amount === undefined ? left : readAmount(input.amount, charge.currency);
+      if (amount > left || amount === 0) return refusal(new ValidationError('amount exceeds refundable amount'));
+      const plan = planShardDebit(ledger, charge.currency, amount);
+      if (!plan) return refusal(new ApiError(402, 'insufficient balance'));
+      const done = answer(200, chargeView({ ...charge, refundedAmount: refunded + amount }));
+      try {
+        await commitRefund(charge, amount, plan, agent.keyHash, done.record, now);
+      } catch (error) {
+        if (error instanceof RefundExceedsChargeError) return refusal(new ValidationError('amount exceeds refundable amount'));
+        if (error instanceof BalanceLimitError) throw new ConflictError('user balance limit reached');
+        throw translate(error, agent);
+      }
+      return done.result;
+    },
+  );
+}
+
+/**
+ * The PENDING charge a capture or release acts on (strongly consistent read of the charge itself),
+ * or what to answer instead: a replay of this very key (it may be what moved the charge on), 404
+ * for an unknown id or another agent's charge, 409 once it is no longer PENDING.
+ */
+async function pendingHold(
+  agentId: string,
+  chargeId: string,
+  replayIfUsed: () => Promise<HttpResult | undefined>,
+): Promise<Charge | HttpResult> {
+  const charge = await getCharge(agentId, chargeId);
+  if (!charge) throw new NotFoundError('charge not found');
+  if (charge.status === 'PENDING') return charge;
+  const replayed = await replayIfUsed();
+  if (replayed) return replayed;
+  throw notPending(charge.status);
+}
+
+const isAnswer = (value: Charge | HttpResult): value is HttpResult => 'statusCode' in value;
+
+const notPending = (status: string) =>
+  status === 'EXPIRED' ? new ConflictError('charge expired') : new ConflictError('charge is not pending');
+
+function withoutPending(charge: Charge): Charge {
+  const { pendingReason: _reason, ...rest } = charge;
+  return rest;
+}
+
+/** An amount literal of the charge's currency, exactly, or 400 naming `amount`. */
+function readAmount(literal: string, currency: Currency): Minor {
+  try {
+    return parseAmount(literal, currency, unitsToMinor(config().MAX_AMOUNT, currency));
+  } catch (error) {
+    if (error instanceof AmountError) throw new ValidationError(`amount ${error.reason}`);
+    throw error;
+  }
+}
+
+/**
+ * What makes two captures or refunds "the same": the amount as a number, not as it was written
+ * (1.5 and 1.50 are one amount), `all` when absent. A literal no currency accepts is kept as is:
+ * it is refused before anything is stored.
+ */
+function canonicalAmount(literal: string | undefined): string {
+  if (literal === undefined) return 'all';
+  try {
+    return String(parseAmount(literal, 'USDC', Number.MAX_SAFE_INTEGER));
+  } catch {
+    return literal;
+  }
+}
+
+/** The store's outcomes as the API's errors. */
+function translate(error: unknown, agent: AgentRef): unknown {
+  if (error instanceof AgentDisabledError) {
+    // Disabled, or its key rotated, after this container cached it: forget, and refuse.
+    forgetAgent(agent.keyHash);
+    return new UnauthorizedError(AUTH_MESSAGES.lifecycle);
+  }
+  if (error instanceof ChargeAwaitsApprovalError) return new ConflictError('charge awaits user approval');
+  if (error instanceof ChargeNotPendingError) return notPending(error.status);
+  if (error instanceof BalanceLimitError) return new ConflictError('agent balance limit reached, withdraw first');
+  return error;
+}

@@ -1,0 +1,244 @@
+/**
+ * The charge lifecycle under races and faults (docs/design.md §12), over HTTP against the local
+ * stack, the ledger audit after each: capture vs release vs the sweeper (one wins, money moves
+ * once); 20 concurrent partial refunds that together exceed the charge; refund vs withdrawal of the
+ * same earned money; key rotation vs charges; and TransactionConflict / a lost answer on capture
+ * and refund.
+ */
+import { config } from '../../functions/config';
+import { hashKey } from '../../functions/core/keys';
+import { db } from '../../functions/store/client';
+import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { captureCharge, refundCharge } from '../../functions/use-cases/lifecycle';
+import { inject, transactionConflict } from '../faults/inject';
+import { expectLedgerBalanced } from '../support/audit';
+import { startTestStack, type TestStack } from '../support/stack';
+import { createTestTable } from '../support/table';
+
+let t: TestStack;
+beforeAll(async () => {
+  await createTestTable();
+  t = await startTestStack({}, { sweepIntervalMs: 0 });
+});
+afterAll(async () => t.stack.stop());
+afterEach(async () => {
+  await expectLedgerBalanced();
+});
+
+type Charge = { id: string; status: string; amount: number; refundedAmount: number; expiresAt: string | null; error?: string };
+let n = 0;
+const key = () => `r-${Date.now()}-${++n}`;
+const create = (agentKey: string, userKey: string, body: Record<string, unknown>, idem = key()) =>
+  t.call<Charge>('POST', '/api/v1/agents/charges', {
+    headers: { 'x-agent-key': agentKey, 'x-user-key': userKey, 'idempotency-key': idem },
+    body: { currency: 'USD', description: 'race', ...body },
+  });
+const act = (agentKey: string, id: string, action: 'capture' | 'release' | 'refund', body?: unknown, idem = key()) =>
+  t.call<Charge>('POST', `/api/v1/agents/charge/${id}/${action}`, {
+    headers: { 'x-agent-key': agentKey, 'idempotency-key': idem },
+    ...(body === undefined ? {} : { body }),
+  });
+const balances = async (userId: string) =>
+  (await t.call<{ balances: { USD: number } }>('GET', `/api/v1/admin/users/${userId}`, { headers: t.admin })).body.balances.USD;
+const held = async (userKey: string) =>
+  (await t.call<{ held: { USD: number } }>('GET', '/api/v1/users/me', { headers: { 'x-user-key': userKey } })).body.held.USD;
+const earned = async (agentKey: string) =>
+  (await t.call<{ balances: { USD: number } }>('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': agentKey } })).body.balances
+    .USD;
+const withdraw = (agentKey: string, amount: number) =>
+  t.call<{ success?: boolean; error?: string }>('POST', '/api/v1/agents/withdraw', {
+    headers: { 'x-agent-key': agentKey, 'idempotency-key': key() },
+    body: { amount, currency: 'USD', walletAddress: 'payee@example.com' },
+  });
+
+it('capture vs release vs the sweeper: exactly one wins, and the money moves once', async () => {
+  const winners: string[] = [];
+  for (let round = 0; round < 6; round++) {
+    const user = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const hold = await create(agent.key, user.key, { amount: 4, capture: false, holdSeconds: 60 });
+    expect(hold.status).toBe(201);
+    // The sweeper runs as if the hold were due; the agent's calls run now, before it is.
+    const dueAt = new Date(Date.parse(hold.body.expiresAt ?? '') + 1000);
+    const [captured, released, swept] = await Promise.all([
+      act(agent.key, hold.body.id, 'capture', { amount: 1.5 }),
+      act(agent.key, hold.body.id, 'release'),
+      expireDueCharges(dueAt),
+    ]);
+    const won = [captured.status === 200 && 'capture', released.status === 200 && 'release', swept.expired === 1 && 'sweeper'].filter(
+      Boolean,
+    );
+    expect(won).toHaveLength(1);
+    winners.push(String(won[0]));
+    for (const lost of [captured, released].filter((r) => r.status !== 200)) {
+      expect(lost.status).toBe(409);
+      expect(['charge is not pending', 'charge expired']).toContain(lost.body.error);
+    }
+    const final = (await t.call<Charge>('GET', `/api/v1/agents/charge/${hold.body.id}`, { headers: { 'x-agent-key': agent.key } })).body;
+    expect(final.status).toBe({ capture: 'SUCCESS', release: 'FAILED', sweeper: 'EXPIRED' }[String(won[0])]);
+    expect(await held(user.key)).toBe(0);
+    expect(await balances(user.id)).toBe(won[0] === 'capture' ? 8.5 : 10);
+    expect(await earned(agent.key)).toBe(won[0] === 'capture' ? 1.5 : 0);
+  }
+  // Not an assertion on who wins (DynamoDB Local serialises), only that someone always did.
+  expect(winners).toHaveLength(6);
+});
+
+it('20 concurrent partial refunds that together exceed the charge: the refunded sum never passes it', async () => {
+  const user = await t.fundedUser({ USD: 10 });
+  const agent = await t.enabledAgent();
+  const charged = await create(agent.key, user.key, { amount: 10 });
+  const results = await Promise.all(Array.from({ length: 20 }, () => act(agent.key, charged.body.id, 'refund', { amount: 0.75 })));
+  const ok = results.filter((r) => r.status === 200);
+  // 13 × 0.75 = 9.75 fits; a 14th would be 10.50.
+  expect(ok).toHaveLength(13);
+  for (const r of results.filter((r) => r.status !== 200))
+    expect([r.status, r.body]).toEqual([400, { error: 'amount exceeds refundable amount' }]);
+  // Each answer states the cumulative total right after it: 0.75, 1.50, …, 9.75, once each.
+  expect(ok.map((r) => r.body.refundedAmount).sort((a, b) => a - b)).toEqual(Array.from({ length: 13 }, (_, i) => (i + 1) * 0.75));
+  expect(await balances(user.id)).toBe(9.75);
+  expect(await earned(agent.key)).toBe(0.25);
+  const rest = await act(agent.key, charged.body.id, 'refund');
+  expect(rest.body).toMatchObject({ refundedAmount: 10 });
+  expect(await earned(agent.key)).toBe(0);
+});
+
+it('refund vs withdrawal of the same earned money: one of them gets it, the balance never goes negative', async () => {
+  for (let round = 0; round < 5; round++) {
+    const user = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const charged = await create(agent.key, user.key, { amount: 10 });
+    const [refund, withdrawal] = await Promise.all([act(agent.key, charged.body.id, 'refund'), withdraw(agent.key, 10)]);
+    expect([refund.status === 200, withdrawal.status === 200].filter(Boolean)).toHaveLength(1);
+    if (refund.status !== 200) expect([refund.status, refund.body]).toEqual([402, { error: 'insufficient balance' }]);
+    if (withdrawal.status !== 200) expect([withdrawal.status, withdrawal.body]).toEqual([400, { error: 'insufficient balance' }]);
+    expect(await earned(agent.key)).toBe(0);
+    expect(await balances(user.id)).toBe(refund.status === 200 ? 10 : 0);
+  }
+});
+
+it('rotate vs charge: no charge with the old key succeeds once the rotation has answered; the rest moved money exactly once', async () => {
+  const user = await t.fundedUser({ USD: 100 });
+  const agent = await t.enabledAgent();
+  const before = Array.from({ length: 20 }, () => create(agent.key, user.key, { amount: 1 }));
+  const rotation = t.call<{ apiKey: string }>('POST', '/api/v1/agents/keys/rotate', { headers: { 'x-agent-key': agent.key } });
+  const results = await Promise.all(before);
+  const rotated = await rotation;
+  expect(rotated.status).toBe(200);
+  const after = await Promise.all(Array.from({ length: 5 }, () => create(agent.key, user.key, { amount: 1 })));
+  for (const r of [...results, ...after]) expect([201, 401]).toContain(r.status);
+  for (const r of after) expect([r.status, r.body]).toEqual([401, { error: 'invalid or disabled agent key' }]);
+  const succeeded = results.filter((r) => r.status === 201).length;
+  expect(await balances(user.id)).toBe(100 - succeeded);
+  expect(await earned(rotated.body.apiKey)).toBe(succeeded);
+});
+
+describe('faults on capture and refund', () => {
+  const attempts = () => config().TRANSACTION_MAX_ATTEMPTS;
+  type Input = { TransactItems?: { Update?: { UpdateExpression?: string }; Delete?: { Key?: { PK?: string } } }[] };
+  const isCapture = (input: Record<string, unknown>) =>
+    ((input as Input).TransactItems ?? []).some((i) => /amount = :captured/.test(i.Update?.UpdateExpression ?? ''));
+  const isRefund = (input: Record<string, unknown>) =>
+    ((input as Input).TransactItems ?? []).some((i) => /refundedAmount/.test(i.Update?.UpdateExpression ?? ''));
+
+  /** The transaction commits, then its answer is lost on the way back (the Lambda died, the network broke). */
+  function loseAnswer(match: (input: Record<string, unknown>) => boolean) {
+    const name = `lose-answer-${++n}`;
+    let hits = 0;
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        if (context.commandName === 'TransactWriteItemsCommand' && hits === 0 && match(args.input as Record<string, unknown>)) {
+          hits += 1;
+          throw new Error('injected: the answer was lost after the commit');
+        }
+        return out;
+      },
+      { step: 'initialize', name },
+    );
+    return { hits: () => hits, remove: () => void db().middlewareStack.remove(name) };
+  }
+
+  it('capture: conflicts on every attempt but the last commit once; past every retry nothing moves and a retry succeeds', async () => {
+    const user = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const first = await create(agent.key, user.key, { amount: 2, capture: false });
+    let fault = inject({ command: 'TransactWriteItemsCommand', match: isCapture, times: attempts() - 1, error: transactionConflict });
+    try {
+      expect((await act(agent.key, first.body.id, 'capture', { amount: 1 })).body).toMatchObject({ status: 'SUCCESS', amount: 1 });
+    } finally {
+      fault.remove();
+    }
+    const second = await create(agent.key, user.key, { amount: 2, capture: false });
+    const idem = key();
+    fault = inject({ command: 'TransactWriteItemsCommand', match: isCapture, times: attempts(), error: transactionConflict });
+    try {
+      const res = await act(agent.key, second.body.id, 'capture', undefined, idem);
+      expect([res.status, res.body]).toEqual([409, { error: 'request with this Idempotency-Key is in progress' }]);
+    } finally {
+      fault.remove();
+    }
+    expect(await held(user.key)).toBe(2);
+    expect((await act(agent.key, second.body.id, 'capture', undefined, idem)).body).toMatchObject({ status: 'SUCCESS', amount: 2 });
+    expect(await balances(user.id)).toBe(7);
+    expect(await earned(agent.key)).toBe(3);
+  });
+
+  it('capture and refund whose answer was lost after the commit: the retry with the same key replays it, money moved once', async () => {
+    const user = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const hold = await create(agent.key, user.key, { amount: 5, capture: false });
+    const captureKey = key();
+    let lost = loseAnswer(isCapture);
+    try {
+      // Called in-process: over HTTP the lost answer is a 500, which the contract check refuses to accept.
+      await expect(
+        captureCharge({
+          agent: { id: agent.id, keyHash: hashKey(agent.key) },
+          chargeId: hold.body.id,
+          idempotencyKey: captureKey,
+          amount: '4',
+        }),
+      ).rejects.toThrow('answer was lost');
+    } finally {
+      lost.remove();
+    }
+    expect(lost.hits()).toBe(1);
+    const replay = await act(agent.key, hold.body.id, 'capture', { amount: 4 }, captureKey);
+    expect([replay.status, replay.headers.get('idempotent-replayed'), replay.body.amount]).toEqual([200, 'true', 4]);
+
+    const refundKey = key();
+    lost = loseAnswer(isRefund);
+    try {
+      await expect(
+        refundCharge({
+          agent: { id: agent.id, keyHash: hashKey(agent.key) },
+          chargeId: hold.body.id,
+          idempotencyKey: refundKey,
+          amount: '1.5',
+        }),
+      ).rejects.toThrow('answer was lost');
+    } finally {
+      lost.remove();
+    }
+    const again = await act(agent.key, hold.body.id, 'refund', { amount: 1.5 }, refundKey);
+    expect([again.status, again.headers.get('idempotent-replayed'), again.body.refundedAmount]).toEqual([200, 'true', 1.5]);
+    expect(await balances(user.id)).toBe(10 - 4 + 1.5);
+    expect(await earned(agent.key)).toBe(2.5);
+  });
+
+  it('refund: conflicts past every retry answer 409 and move nothing', async () => {
+    const user = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const charged = await create(agent.key, user.key, { amount: 3 });
+    const fault = inject({ command: 'TransactWriteItemsCommand', match: isRefund, times: attempts(), error: transactionConflict });
+    try {
+      const res = await act(agent.key, charged.body.id, 'refund');
+      expect([res.status, res.body]).toEqual([409, { error: 'request with this Idempotency-Key is in progress' }]);
+    } finally {
+      fault.remove();
+    }
+    expect(await balances(user.id)).toBe(7);
+    expect(await earned(agent.key)).toBe(3);
+  });
+});
