@@ -6,7 +6,7 @@
  * back as a value the caller acts on.
  */
 import * as z from 'zod';
-import { formatAmount, type Minor, parseAmount } from '../core/money';
+import { type Minor, parseAmount } from '../core/money';
 import { RailAmbiguousAnswerError } from './errors';
 import { PaypalClient } from './paypal.client';
 
@@ -54,7 +54,7 @@ export class PaypalOrders {
       {
         intent: 'CAPTURE',
         purchase_units: [
-          { reference_id: input.topupId, custom_id: input.topupId, description: 'Balance top-up', amount: { currency_code: 'USD', value: formatAmount(input.amount, 'USD') } },
+          { reference_id: input.topupId, custom_id: input.topupId, description: 'Balance top-up', amount: { currency_code: 'USD', value: cents(input.amount) } },
         ],
         ...(input.returnUrl
           ? { payment_source: { paypal: { experience_context: { return_url: input.returnUrl, cancel_url: input.cancelUrl ?? input.returnUrl, user_action: 'PAY_NOW', shipping_preference: 'NO_SHIPPING' } } } }
@@ -135,4 +135,9 @@ export function captureOf(order: PaypalOrder): OrderCapture | undefined {
     }
   }
   return { id: capture.id, status: capture.status, amountMinor };
+}
+
+/** Cents → PayPal's amount string, always two decimals ("25.50"). */
+function cents(minor: Minor): string {
+  return `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
 }
