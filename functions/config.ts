@@ -132,15 +132,19 @@ export const NEEDS_RAILS: readonly ConfigNeed[] = [
   { oneOf: [['PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'], ['PAYPAL_CREDENTIALS_SECRET_ARN']] },
 ];
 
-/** Functions that open USDC top-ups (the create route): the deposit wallet and the mint. */
-export const NEEDS_USDC_TOPUPS: readonly ConfigNeed[] = ['SOLANA_DEPOSIT_ADDRESS', 'USDC_MINT'];
+/** Functions that open USDC top-ups (the create route): the mint. SOLANA_DEPOSIT_ADDRESS is the
+ * operator's to set; until it is, USDC top-ups answer 503 and the watcher handles PayPal only. */
+export const NEEDS_USDC_TOPUPS: readonly ConfigNeed[] = ['USDC_MINT'];
 /** Functions that open or capture PayPal orders (the create route, the webhook, the watcher). */
 export const NEEDS_PAYPAL_ORDERS: readonly ConfigNeed[] = [
   'PAYPAL_BASE_URL',
   { oneOf: [['PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'], ['PAYPAL_CREDENTIALS_SECRET_ARN']] },
 ];
 /** The PayPal webhook route: verifying needs the subscription's webhook id. */
-export const NEEDS_PAYPAL_WEBHOOK: readonly ConfigNeed[] = [...NEEDS_PAYPAL_ORDERS, { oneOf: [['PAYPAL_WEBHOOK_ID'], ['PAYPAL_WEBHOOK_ID_SECRET_ARN']] }];
+export const NEEDS_PAYPAL_WEBHOOK: readonly ConfigNeed[] = [
+  ...NEEDS_PAYPAL_ORDERS,
+  { oneOf: [['PAYPAL_WEBHOOK_ID'], ['PAYPAL_WEBHOOK_ID_SECRET_ARN']] },
+];
 /** The top-up watcher: reads the chain (RPC URL) and drives PayPal orders. */
 export const NEEDS_TOPUP_WATCHER: readonly ConfigNeed[] = [
   ...NEEDS_USDC_TOPUPS,

@@ -75,13 +75,18 @@ export class SandboxOrders {
   create(text: string, requestId: string | undefined, url: string): SandboxReply {
     const again = requestId ? this.byRequestId.get(requestId) : undefined;
     if (again) return reply(200, this.view(this.orders.get(again) as SandboxOrder, url));
-    let body: { intent?: unknown; purchase_units?: { amount?: { currency_code?: unknown; value?: unknown }; reference_id?: unknown }[]; payment_source?: { paypal?: { experience_context?: { return_url?: unknown } } } };
+    let body: {
+      intent?: unknown;
+      purchase_units?: { amount?: { currency_code?: unknown; value?: unknown }; reference_id?: unknown }[];
+      payment_source?: { paypal?: { experience_context?: { return_url?: unknown } } };
+    };
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
       return validationError([{ field: 'body', issue: 'MALFORMED_REQUEST_JSON' }]);
     }
-    if (body.intent !== 'CAPTURE' && body.intent !== 'AUTHORIZE') return validationError([{ field: '/intent', issue: 'MISSING_REQUIRED_PARAMETER' }]);
+    if (body.intent !== 'CAPTURE' && body.intent !== 'AUTHORIZE')
+      return validationError([{ field: '/intent', issue: 'MISSING_REQUIRED_PARAMETER' }]);
     const unit = body.purchase_units?.[0];
     const amount = unit?.amount;
     if (!amount || typeof amount.currency_code !== 'string' || typeof amount.value !== 'string') {
@@ -163,7 +168,12 @@ export class SandboxOrders {
       resource_version: '2.0',
       event_type: eventType,
       summary: `An order has been ${eventType === 'CHECKOUT.ORDER.APPROVED' ? 'approved by buyer' : 'updated'}`,
-      resource: { id: order.id, status: order.status, intent: 'CAPTURE', purchase_units: [{ reference_id: order.referenceId ?? 'default', amount: order.amount }] },
+      resource: {
+        id: order.id,
+        status: order.status,
+        intent: 'CAPTURE',
+        purchase_units: [{ reference_id: order.referenceId ?? 'default', amount: order.amount }],
+      },
     };
     const body = JSON.stringify(event);
     const transmissionId = randomBytes(16).toString('hex');
@@ -198,7 +208,13 @@ export class SandboxOrders {
       return validationError([{ field: 'body', issue: 'MALFORMED_REQUEST_JSON' }]);
     }
     const [id, time, webhookId, sig] = [body.transmission_id, body.transmission_time, body.webhook_id, body.transmission_sig];
-    if (typeof id !== 'string' || typeof time !== 'string' || typeof webhookId !== 'string' || typeof sig !== 'string' || !body.webhook_event) {
+    if (
+      typeof id !== 'string' ||
+      typeof time !== 'string' ||
+      typeof webhookId !== 'string' ||
+      typeof sig !== 'string' ||
+      !body.webhook_event
+    ) {
       return validationError([{ field: 'body', issue: 'MISSING_REQUIRED_PARAMETER' }]);
     }
     const expected = Buffer.from(this.sign(id, time, webhookId, JSON.stringify(body.webhook_event)));
@@ -224,7 +240,9 @@ export class SandboxOrders {
           reference_id: order.referenceId ?? 'default',
           amount: order.amount,
           ...(order.capture
-            ? { payments: { captures: [{ id: order.capture.id, status: order.capture.status, amount: order.amount, final_capture: true }] } }
+            ? {
+                payments: { captures: [{ id: order.capture.id, status: order.capture.status, amount: order.amount, final_capture: true }] },
+              }
             : {}),
         },
       ],
@@ -280,7 +298,11 @@ function escapeHtml(text: string): string {
 }
 
 function notFoundOrder(): SandboxReply {
-  return reply(404, { name: 'RESOURCE_NOT_FOUND', message: 'The specified resource does not exist.', details: [{ issue: 'INVALID_RESOURCE_ID' }] });
+  return reply(404, {
+    name: 'RESOURCE_NOT_FOUND',
+    message: 'The specified resource does not exist.',
+    details: [{ issue: 'INVALID_RESOURCE_ID' }],
+  });
 }
 
 function unprocessable(issue: string, description: string): SandboxReply {

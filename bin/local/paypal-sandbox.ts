@@ -88,7 +88,7 @@ export async function startPaypalSandbox(opts: PaypalSandboxOptions = {}): Promi
   const state = new SandboxState(opts.stateFile);
   const orders = new SandboxOrders(
     opts.webhookId ?? `WH-LOCAL-${randomBytes(6).toString('hex').toUpperCase()}`,
-    opts.stateFile ? opts.stateFile.replace(/\.json$/, '') + '.orders.json' : undefined,
+    opts.stateFile ? `${opts.stateFile.replace(/\.json$/, '')}.orders.json` : undefined,
   );
   // The links in answers need the sandbox's own URL, known once it listens; no request comes before.
   let url = '';
@@ -178,7 +178,10 @@ function faulted(state: SandboxState, route: SandboxRoute): SandboxReply {
 /** The payer's side (no bearer token): the approval page and what its buttons post. */
 async function payerPage(orders: SandboxOrders, { method, url, body }: LocalRequest, res: ServerResponse): Promise<boolean> {
   const html = (status: number, text: string) => {
-    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; form-action 'self'" });
+    res.writeHead(status, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': "default-src 'none'; form-action 'self'",
+    });
     res.end(text);
   };
   if (method === 'GET' && url.pathname === '/checkoutnow') {

@@ -25,7 +25,11 @@ export function parseSolanaPayUrl(url: string): TransferRequest {
   if (!url.startsWith('solana:')) throw new Error('not a Solana Pay URL (solana:…)');
   const [recipient = '', query = ''] = url.slice('solana:'.length).split('?', 2);
   const params = new URLSearchParams(query);
-  return { recipient: decodeURIComponent(recipient), splToken: params.get('spl-token') ?? undefined, references: params.getAll('reference') };
+  return {
+    recipient: decodeURIComponent(recipient),
+    splToken: params.get('spl-token') ?? undefined,
+    references: params.getAll('reference'),
+  };
 }
 
 export interface PayOptions {
@@ -55,7 +59,8 @@ export async function payTransferRequest(opts: PayOptions): Promise<string> {
   const minor = BigInt(parseAmount(opts.amount, 'USDC', Number.MAX_SAFE_INTEGER));
   const transfer = createTransferCheckedInstruction(source, mint, destination, payer.publicKey, minor, DECIMALS.USDC);
   if (!opts.withoutReference) {
-    for (const reference of request.references) transfer.keys.push({ pubkey: new PublicKey(reference), isSigner: false, isWritable: false });
+    for (const reference of request.references)
+      transfer.keys.push({ pubkey: new PublicKey(reference), isSigner: false, isWritable: false });
   }
   const { blockhash } = await connection.getLatestBlockhash();
   const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(

@@ -143,7 +143,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     rails.paypal.setWebhookUrl(`${server.url}/api/v1/paypal/webhooks`);
     const watcher = (await import('../../functions/topup-watcher/handler')) as { handler: () => Promise<unknown> };
     const watching = startInterval(opts.topupWatchIntervalMs ?? 2_000, () =>
-      watcher.handler().catch((error: unknown) => logger().error('local top-up watcher invocation failed', { error: serializeError(error) })),
+      watcher
+        .handler()
+        .catch((error: unknown) => logger().error('local top-up watcher invocation failed', { error: serializeError(error) })),
     );
     stops.unshift(watching.stop);
     // First to stop: no request may arrive while what it needs is going away.

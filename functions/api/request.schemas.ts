@@ -211,12 +211,19 @@ export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuerySchema>;
 export const createTopupSchema = z
   .strictObject({
     currency: money.currency,
-    amount: amountLiteral.optional().meta({ ...AMOUNT_META, description: `Required for USD, refused for USDC. ${AMOUNT_META.description}` }),
+    amount: amountLiteral
+      .optional()
+      .meta({ ...AMOUNT_META, description: `Required for USD, refused for USDC. ${AMOUNT_META.description}` }),
   })
   .transform((value, ctx): { currency: 'USDC' } | { currency: 'USD'; amount: Minor } => {
     if (value.currency === 'USDC') {
       if (value.amount === undefined) return { currency: 'USDC' };
-      ctx.addIssue({ code: 'custom', path: ['amount'], message: 'must not be given for USDC: the amount received is credited', input: value.amount });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['amount'],
+        message: 'must not be given for USDC: the amount received is credited',
+        input: value.amount,
+      });
       return z.NEVER;
     }
     if (value.amount === undefined) {

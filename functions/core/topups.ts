@@ -49,7 +49,13 @@ export interface TopupPayment {
 }
 
 /** Why a payment to the deposit wallet matched no top-up (recorded for an operator, alarmed). */
-export type UnmatchedReason = 'no reference' | 'unknown reference' | 'expired reference' | 'top-up already completed' | 'wrong mint' | 'balance limit';
+export type UnmatchedReason =
+  | 'no reference'
+  | 'unknown reference'
+  | 'expired reference'
+  | 'top-up already completed'
+  | 'wrong mint'
+  | 'balance limit';
 
 export interface UnmatchedPayment {
   signature: string;

@@ -18,12 +18,23 @@ const orderSchema = z
     status: z.string(),
     links: z.array(z.object({ href: z.string(), rel: z.string() }).loose()).optional(),
     purchase_units: z
-      .array(z.object({ payments: z.object({ captures: z.array(captureSchema).optional() }).loose().optional() }).loose())
+      .array(
+        z
+          .object({
+            payments: z
+              .object({ captures: z.array(captureSchema).optional() })
+              .loose()
+              .optional(),
+          })
+          .loose(),
+      )
       .optional(),
   })
   .loose();
 export type PaypalOrder = z.infer<typeof orderSchema>;
-const errorSchema = z.object({ name: z.string().optional(), details: z.array(z.object({ issue: z.string().optional() }).loose()).optional() }).loose();
+const errorSchema = z
+  .object({ name: z.string().optional(), details: z.array(z.object({ issue: z.string().optional() }).loose()).optional() })
+  .loose();
 const verifySchema = z.object({ verification_status: z.string() }).loose();
 
 /** The capture of an order, as far as a top-up cares. */
@@ -47,17 +58,38 @@ export class PaypalOrders {
   constructor(private readonly client: PaypalClient = new PaypalClient()) {}
 
   /** `POST /v2/checkout/orders`; the top-up id is the request id, so a retried create makes one order. */
-  async create(input: { topupId: string; amount: Minor; returnUrl?: string; cancelUrl?: string }): Promise<{ orderId: string; approveUrl: string }> {
+  async create(input: {
+    topupId: string;
+    amount: Minor;
+    returnUrl?: string;
+    cancelUrl?: string;
+  }): Promise<{ orderId: string; approveUrl: string }> {
     const res = await this.client.call(
       'POST',
       '/v2/checkout/orders',
       {
         intent: 'CAPTURE',
         purchase_units: [
-          { reference_id: input.topupId, custom_id: input.topupId, description: 'Balance top-up', amount: { currency_code: 'USD', value: cents(input.amount) } },
+          {
+            reference_id: input.topupId,
+            custom_id: input.topupId,
+            description: 'Balance top-up',
+            amount: { currency_code: 'USD', value: cents(input.amount) },
+          },
         ],
         ...(input.returnUrl
-          ? { payment_source: { paypal: { experience_context: { return_url: input.returnUrl, cancel_url: input.cancelUrl ?? input.returnUrl, user_action: 'PAY_NOW', shipping_preference: 'NO_SHIPPING' } } } }
+          ? {
+              payment_source: {
+                paypal: {
+                  experience_context: {
+                    return_url: input.returnUrl,
+                    cancel_url: input.cancelUrl ?? input.returnUrl,
+                    user_action: 'PAY_NOW',
+                    shipping_preference: 'NO_SHIPPING',
+                  },
+                },
+              },
+            }
           : {}),
       },
       { 'paypal-request-id': `topup-${input.topupId}`, prefer: 'return=representation' },

@@ -36,15 +36,17 @@ const tokenBalanceSchema = z
 const transactionSchema = z
   .object({
     slot: z.number(),
-    transaction: z
-      .object({ message: z.object({ accountKeys: z.array(z.string()) }).loose(), signatures: z.array(z.string()) })
-      .loose(),
+    transaction: z.object({ message: z.object({ accountKeys: z.array(z.string()) }).loose(), signatures: z.array(z.string()) }).loose(),
     meta: z
       .object({
         err: z.unknown().optional(),
         preTokenBalances: z.array(tokenBalanceSchema).nullable().optional(),
         postTokenBalances: z.array(tokenBalanceSchema).nullable().optional(),
-        loadedAddresses: z.object({ writable: z.array(z.string()), readonly: z.array(z.string()) }).loose().nullable().optional(),
+        loadedAddresses: z
+          .object({ writable: z.array(z.string()), readonly: z.array(z.string()) })
+          .loose()
+          .nullable()
+          .optional(),
       })
       .loose()
       .nullable(),
@@ -66,7 +68,12 @@ export class SolanaDepositsClient {
   ): Promise<SignatureInfo[]> {
     const result = await this.call('getSignaturesForAddress', [
       address,
-      { limit: opts.limit, commitment: opts.commitment, ...(opts.before ? { before: opts.before } : {}), ...(opts.until ? { until: opts.until } : {}) },
+      {
+        limit: opts.limit,
+        commitment: opts.commitment,
+        ...(opts.before ? { before: opts.before } : {}),
+        ...(opts.until ? { until: opts.until } : {}),
+      },
     ]);
     const parsed = z.array(signatureInfoSchema).safeParse(result);
     if (!parsed.success) throw new RailUnavailableError('solana getSignaturesForAddress answered an unexpected body');

@@ -6,8 +6,9 @@
  * the credit-once guard for the signature / capture id, the user's balance, and the credit record
  * the ledger audit counts as money in.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { BalanceLimitError } from '../core/errors';
 import { newRecordId } from '../core/ids';
@@ -27,13 +28,17 @@ import { ConditionFailedError, type TransactItem, transactWrite } from './transa
 /** Writes a new PENDING top-up with its lookup item (reference or order id) in one transaction. */
 export async function createTopup(topup: Topup): Promise<void> {
   const table = config().TABLE_NAME;
-  const lookup =
-    topup.currency === 'USDC' ? keys.topupReference(topup.reference) : keys.topupOrder(topup.orderId);
+  const lookup = topup.currency === 'USDC' ? keys.topupReference(topup.reference) : keys.topupOrder(topup.orderId);
   await transactWrite([
     {
       Put: {
         TableName: table,
-        Item: { ...keys.topup(topup.userId, topup.id), ...keys.pendingTopupIndex(topup.expiresAt, topup.id), type: 'Topup', ...clean(topup) },
+        Item: {
+          ...keys.topup(topup.userId, topup.id),
+          ...keys.pendingTopupIndex(topup.expiresAt, topup.id),
+          type: 'Topup',
+          ...clean(topup),
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -110,13 +115,27 @@ export function completionItems(topup: Topup, payment: TopupPayment, now: Date):
         // Only a PENDING top-up completes: a second payment, a late webhook or an expiry that won stays out.
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':completed': 'COMPLETED', ':pending': 'PENDING', ':amount': payment.amount, ':ext': payment.externalId, ':at': at },
+        ExpressionAttributeValues: {
+          ':completed': 'COMPLETED',
+          ':pending': 'PENDING',
+          ':amount': payment.amount,
+          ':ext': payment.externalId,
+          ':at': at,
+        },
       },
     },
     {
       Put: {
         TableName: table,
-        Item: { ...keys.topupCredit(payment.rail, payment.externalId), type: 'TopupCredit', topupId: topup.id, userId: topup.userId, amount: payment.amount, currency: payment.currency, createdAt: at },
+        Item: {
+          ...keys.topupCredit(payment.rail, payment.externalId),
+          type: 'TopupCredit',
+          topupId: topup.id,
+          userId: topup.userId,
+          amount: payment.amount,
+          currency: payment.currency,
+          createdAt: at,
+        },
         // Credit once per signature / capture id, whichever top-up or process tries.
         ConditionExpression: 'attribute_not_exists(PK)',
       },
@@ -197,7 +216,12 @@ export async function expireTopup(topup: Topup, now: Date): Promise<boolean> {
 /** Which of these signatures / capture ids were already credited (one BatchGet-free Get each; few per run). */
 export async function creditedAlready(rail: 'SOL' | 'PAYPAL', externalId: string): Promise<boolean> {
   const out = await db().send(
-    new GetCommand({ TableName: config().TABLE_NAME, Key: keys.topupCredit(rail, externalId), ConsistentRead: true, ProjectionExpression: 'PK' }),
+    new GetCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.topupCredit(rail, externalId),
+      ConsistentRead: true,
+      ProjectionExpression: 'PK',
+    }),
   );
   return out.Item !== undefined;
 }
@@ -228,7 +252,12 @@ export async function recordUnmatched(payment: UnmatchedPayment, now: Date): Pro
 
 export async function isUnmatchedRecorded(signature: string): Promise<boolean> {
   const out = await db().send(
-    new GetCommand({ TableName: config().TABLE_NAME, Key: keys.unmatchedPayment(signature), ConsistentRead: true, ProjectionExpression: 'PK' }),
+    new GetCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.unmatchedPayment(signature),
+      ConsistentRead: true,
+      ProjectionExpression: 'PK',
+    }),
   );
   return out.Item !== undefined;
 }

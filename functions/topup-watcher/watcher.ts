@@ -34,6 +34,7 @@ import {
 } from '../rails/solana.deposits';
 import {
   creditedAlready,
+  expireTopup,
   findTopupBy,
   isUnmatchedRecorded,
   listPendingTopups,
@@ -42,7 +43,6 @@ import {
   recordUnmatched,
 } from '../store/topup.repository';
 import { creditOnce, EXPIRY_GRACE_MS, settlePaypalTopup, UNMATCHED_LOG_MESSAGE } from '../use-cases/topup-credit';
-import { expireTopup } from '../store/topup.repository';
 
 /** Signatures read per reference: a top-up is paid once; more are recorded, never lost (step 4). */
 const SIGNATURES_PER_REFERENCE = 20;
@@ -73,7 +73,8 @@ export function createWatcher(options: WatcherOptions = {}) {
     const solana = options.solana ?? new SolanaDepositsClient(rpcUrl);
     const callsBefore = solana.calls;
     const now = options.now?.() ?? new Date();
-    const deposit = required(cfg.SOLANA_DEPOSIT_ADDRESS, 'SOLANA_DEPOSIT_ADDRESS');
+    // Until the operator sets the deposit wallet there are no USDC top-ups: PayPal only.
+    const deposit = cfg.SOLANA_DEPOSIT_ADDRESS;
     const mint = required(cfg.USDC_MINT, 'USDC_MINT');
     const report: WatchReport = { pending: 0, completed: 0, expired: 0, unmatched: 0, scanned: 0, errors: 0, rpcCalls: 0 };
     const step = async (name: 'before-credit' | 'before-cursor') => options.checkpoint?.(name);
@@ -81,7 +82,15 @@ export function createWatcher(options: WatcherOptions = {}) {
     const unmatched = async (sig: SignatureInfo, reason: UnmatchedReason, amount: bigint, paidMint: string, topup?: Topup) => {
       if (await creditedAlready('SOL', sig.signature)) return;
       const recorded = await recordUnmatched(
-        { signature: sig.signature, reason, amount: amount.toString(), mint: paidMint, topupId: topup?.id, userId: topup?.userId, slot: sig.slot },
+        {
+          signature: sig.signature,
+          reason,
+          amount: amount.toString(),
+          mint: paidMint,
+          topupId: topup?.id,
+          userId: topup?.userId,
+          slot: sig.slot,
+        },
         now,
       );
       if (recorded) {
@@ -92,7 +101,7 @@ export function createWatcher(options: WatcherOptions = {}) {
     };
 
     /** Step 2 for one USDC top-up; returns whether it is still PENDING. */
-    const watchReference = async (topup: UsdcTopup): Promise<boolean> => {
+    const watchReference = async (topup: UsdcTopup, deposit: string): Promise<boolean> => {
       const signatures = await solana.signaturesFor(topup.reference, { limit: SIGNATURES_PER_REFERENCE, commitment: 'confirmed' });
       let pending = true;
       let inFlight = false;
@@ -136,7 +145,7 @@ export function createWatcher(options: WatcherOptions = {}) {
     for (const topup of topups) {
       try {
         if (topup.currency === 'USDC') {
-          if (await watchReference(topup)) stillPending.add(topup.reference);
+          if (deposit && (await watchReference(topup, deposit))) stillPending.add(topup.reference);
         } else {
           const status = await settlePaypalTopup(topup, now);
           if (status === 'COMPLETED') report.completed += 1;
@@ -149,46 +158,55 @@ export function createWatcher(options: WatcherOptions = {}) {
       }
     }
 
-    // Step 4: the deposit token account since the cursor.
-    const account = associatedTokenAddress(deposit, mint);
-    const cursor = await readDepositCursor(account);
-    const fresh: SignatureInfo[] = [];
-    let before: string | undefined;
-    for (;;) {
-      const limit = Math.min(PAGE, cfg.TOPUP_DEPOSIT_SCAN_MAX - fresh.length);
-      if (limit <= 0) break;
-      const page = await solana.signaturesFor(account, { limit, commitment: 'finalized', ...(cursor ? { until: cursor } : {}), ...(before ? { before } : {}) });
-      fresh.push(...page);
-      // Without a cursor (the first run) only the newest page: the history before is not ours to judge.
-      if (page.length < limit || !cursor) break;
-      before = page.at(-1)?.signature;
-    }
-    if (cursor && fresh.length >= cfg.TOPUP_DEPOSIT_SCAN_MAX) {
-      logger().error('deposit scan truncated: raise TOPUP_DEPOSIT_SCAN_MAX or run the watcher more often', { scanned: fresh.length });
-    }
-    report.scanned = fresh.length;
-    for (const sig of [...fresh].reverse()) {
-      if (sig.err) continue;
-      if (await creditedAlready('SOL', sig.signature)) continue;
-      if (await isUnmatchedRecorded(sig.signature)) continue;
-      const tx = await solana.finalizedTransaction(sig.signature);
-      if (!tx) continue;
-      const usdc = receivedBy(tx, deposit).get(mint) ?? 0n;
-      if (usdc <= 0n) continue; // money going out (none should), or a transaction that paid nothing in
-      const keys = accountKeysOf(tx);
-      if (keys.some((key) => stillPending.has(key))) continue; // a pending top-up's: step 2 credits it
-      const classified = await classify(tx, keys, [deposit, account, mint]);
-      if (classified === 'pending') continue;
-      await unmatched(sig, classified.reason, usdc, mint, classified.topup);
-    }
-    const newest = fresh[0]?.signature;
-    if (newest && newest !== cursor) {
-      await step('before-cursor');
-      await moveDepositCursor(account, cursor, newest, now);
-    }
+    if (deposit) await scanDeposits(deposit);
     report.rpcCalls = solana.calls - callsBefore;
     if (report.completed + report.expired + report.unmatched + report.errors > 0) logger().info('top-up watcher run', { ...report });
     return report;
+
+    /** Step 4: the deposit token account since the cursor. */
+    async function scanDeposits(deposit: string): Promise<void> {
+      const account = associatedTokenAddress(deposit, mint);
+      const cursor = await readDepositCursor(account);
+      const fresh: SignatureInfo[] = [];
+      let before: string | undefined;
+      for (;;) {
+        const limit = Math.min(PAGE, cfg.TOPUP_DEPOSIT_SCAN_MAX - fresh.length);
+        if (limit <= 0) break;
+        const page = await solana.signaturesFor(account, {
+          limit,
+          commitment: 'finalized',
+          ...(cursor ? { until: cursor } : {}),
+          ...(before ? { before } : {}),
+        });
+        fresh.push(...page);
+        // Without a cursor (the first run) only the newest page: the history before is not ours to judge.
+        if (page.length < limit || !cursor) break;
+        before = page.at(-1)?.signature;
+      }
+      if (cursor && fresh.length >= cfg.TOPUP_DEPOSIT_SCAN_MAX) {
+        logger().error('deposit scan truncated: raise TOPUP_DEPOSIT_SCAN_MAX or run the watcher more often', { scanned: fresh.length });
+      }
+      report.scanned = fresh.length;
+      for (const sig of [...fresh].reverse()) {
+        if (sig.err) continue;
+        if (await creditedAlready('SOL', sig.signature)) continue;
+        if (await isUnmatchedRecorded(sig.signature)) continue;
+        const tx = await solana.finalizedTransaction(sig.signature);
+        if (!tx) continue;
+        const usdc = receivedBy(tx, deposit).get(mint) ?? 0n;
+        if (usdc <= 0n) continue; // money going out (none should), or a transaction that paid nothing in
+        const keys = accountKeysOf(tx);
+        if (keys.some((key) => stillPending.has(key))) continue; // a pending top-up's: step 2 credits it
+        const classified = await classify(tx, keys, [deposit, account, mint]);
+        if (classified === 'pending') continue;
+        await unmatched(sig, classified.reason, usdc, mint, classified.topup);
+      }
+      const newest = fresh[0]?.signature;
+      if (newest && newest !== cursor) {
+        await step('before-cursor');
+        await moveDepositCursor(account, cursor, newest, now);
+      }
+    }
   };
 }
 

@@ -43,7 +43,11 @@ export async function receivePaypalWebhook(req: HttpRequest): Promise<HttpResult
   };
   if (Object.values(transmission).some((v) => !v)) throw new ValidationError(INVALID_WEBHOOK);
   try {
-    const verified = await paypalOrders().verifyWebhook(transmission as Record<keyof typeof transmission, string>, await webhookId(), event);
+    const verified = await paypalOrders().verifyWebhook(
+      transmission as Record<keyof typeof transmission, string>,
+      await webhookId(),
+      event,
+    );
     if (!verified) {
       logger().warn('paypal webhook refused: signature not verified', { transmissionId: transmission.transmissionId });
       throw new ValidationError(INVALID_WEBHOOK);

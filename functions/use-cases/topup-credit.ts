@@ -9,6 +9,7 @@ import { onConfigReset } from '../config';
 import { BalanceLimitError } from '../core/errors';
 import { PaymentAlreadyCreditedError, type Topup, TopupNotPendingError, type TopupPayment, type UsdTopup } from '../core/topups';
 import { logger } from '../observability/logger';
+import { UNMATCHED_LOG_MESSAGE } from '../observability/metric-names';
 import { captureOf, type OrderCapture, PaypalOrders } from '../rails/paypal.orders';
 import { completeTopup, expireTopup, recordUnmatched } from '../store/topup.repository';
 
@@ -29,7 +30,12 @@ export type CreditOutcome = 'credited' | 'already-credited' | 'not-pending' | 'b
 export async function creditOnce(topup: Topup, payment: TopupPayment, now = new Date()): Promise<CreditOutcome> {
   try {
     await completeTopup(topup, payment, now);
-    logger().info('top-up completed', { topupId: topup.id, userId: topup.userId, currency: payment.currency, externalId: payment.externalId });
+    logger().info('top-up completed', {
+      topupId: topup.id,
+      userId: topup.userId,
+      currency: payment.currency,
+      externalId: payment.externalId,
+    });
     return 'credited';
   } catch (error) {
     if (error instanceof PaymentAlreadyCreditedError) return 'already-credited';
@@ -39,8 +45,8 @@ export async function creditOnce(topup: Topup, payment: TopupPayment, now = new 
   }
 }
 
-/** The log line operators' alarms count (lib/topup-watcher.ts): money arrived that credits no top-up. */
-export const UNMATCHED_LOG_MESSAGE = 'unmatched top-up payment';
+/** The log line operators' alarms count (lib/monitoring.ts): money arrived that credits no top-up. */
+export { UNMATCHED_LOG_MESSAGE };
 
 /** How long after `expiresAt` a PENDING top-up is still looked at before it expires: a capture or
  * a transfer in flight at the deadline lands well within it. */

@@ -75,7 +75,9 @@ export async function readTopup(userId: string, topupId: string | undefined): Pr
 /** GET /api/v1/users/me/topups → `{data, nextCursor}`, newest first. */
 export async function listMyTopups(userId: string, query: ListTopupsQuery): Promise<HttpResult> {
   const cursor = query.cursor
-    ? decodeCursor(query.cursor, ([after, limit]) => (isId('topup', after as string) && isCount(limit) ? { after: after as string, limit } : undefined))
+    ? decodeCursor(query.cursor, ([after, limit]) =>
+        isId('topup', after as string) && isCount(limit) ? { after: after as string, limit } : undefined,
+      )
     : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const page = await listTopups(userId, limit, cursor?.after);
@@ -110,8 +112,14 @@ export function topupView(t: Topup) {
   return { ...common, approveUrl: t.approveUrl };
 }
 
+/** The operator has not set the deposit wallet (SOLANA_DEPOSIT_ADDRESS, stage `depositAddress`) yet. */
+export class UsdcTopupsUnavailableError extends ApiError {
+  constructor() {
+    super(503, 'USDC top-ups are not available yet', { 'retry-after': '3600' });
+  }
+}
+
 function required(value: string | undefined): string {
-  // loadConfig({ require: NEEDS_USDC_TOPUPS }) at the handler's init makes this unreachable.
-  if (!value) throw new RailConfigError('USDC top-ups are not configured');
+  if (!value) throw new UsdcTopupsUnavailableError();
   return value;
 }

@@ -61,7 +61,13 @@ export async function otherMint(t: TestStack): Promise<string> {
   const ata = getAssociatedTokenAddressSync(mint.publicKey, payer.publicKey);
   const { blockhash } = await connection.getLatestBlockhash();
   const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(
-    SystemProgram.createAccount({ fromPubkey: payer.publicKey, newAccountPubkey: mint.publicKey, lamports: rent, space: MINT_SIZE, programId: TOKEN_PROGRAM_ID }),
+    SystemProgram.createAccount({
+      fromPubkey: payer.publicKey,
+      newAccountPubkey: mint.publicKey,
+      lamports: rent,
+      space: MINT_SIZE,
+      programId: TOKEN_PROGRAM_ID,
+    }),
     createInitializeMint2Instruction(mint.publicKey, 6, payer.publicKey, null),
     createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, ata, payer.publicKey, mint.publicKey),
     createMintToInstruction(mint.publicKey, ata, payer.publicKey, 1_000_000_000n),

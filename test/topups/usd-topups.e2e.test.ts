@@ -244,7 +244,8 @@ describe('top-up requests', () => {
   it('lists the user’s top-ups newest first, page by page', async () => {
     const user = await t.fundedUser();
     const ids: string[] = [];
-    for (const body of [{ currency: 'USDC' }, { currency: 'USD', amount: 2 }, { currency: 'USDC' }]) ids.push((await openTopup(t, user.key, body)).body.id);
+    for (const body of [{ currency: 'USDC' }, { currency: 'USD', amount: 2 }, { currency: 'USDC' }])
+      ids.push((await openTopup(t, user.key, body)).body.id);
     const first = await t.call<{ data: TopupBody[]; nextCursor: string | null }>('GET', '/api/v1/users/me/topups?limit=2', {
       headers: { 'x-user-key': user.key },
     });

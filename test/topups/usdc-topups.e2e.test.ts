@@ -7,10 +7,10 @@
  * dropped. The ledger audit (which counts completed top-ups as credits) holds after every test.
  */
 import { PaymentAlreadyCreditedError } from '../../functions/core/topups';
-import { getTopup as readTopupItem, listUnmatched } from '../../functions/store/topup.repository';
+import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
+import { listUnmatched, getTopup as readTopupItem } from '../../functions/store/topup.repository';
 import { createWatcher } from '../../functions/topup-watcher/watcher';
 import { creditOnce } from '../../functions/use-cases/topup-credit';
-import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -43,7 +43,14 @@ describe('USDC top-up by Solana Pay', () => {
   it('answers the deposit address, a fresh reference and a Solana Pay URL', async () => {
     const { topup } = await usdcTopup();
     const { solana } = t.stack.rails;
-    expect(topup).toMatchObject({ currency: 'USDC', status: 'PENDING', network: 'SOL', address: solana.depositWallet, amount: null, externalId: null });
+    expect(topup).toMatchObject({
+      currency: 'USDC',
+      status: 'PENDING',
+      network: 'SOL',
+      address: solana.depositWallet,
+      amount: null,
+      externalId: null,
+    });
     expect(topup.solanaPayUrl).toBe(
       `solana:${solana.depositWallet}?spl-token=${solana.mint}&reference=${topup.reference}&label=Agent%20Payment%20Service&message=Top%20up%20your%20balance`,
     );

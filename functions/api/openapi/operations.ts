@@ -9,6 +9,7 @@ import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
 import { TOOLS } from '../../mcp/tools';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
+import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
 import {
   createChargeSchema,
   createTopupSchema,
@@ -47,7 +48,6 @@ import {
   webhookReceivedBody,
   withdrawalBody,
 } from './response.schemas';
-import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
 
 /** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
 export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'agentBearer';
@@ -587,9 +587,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       ]),
       401: USER_401,
       ...BODY_ERRORS,
-      503: errors('PayPal (or DynamoDB) could not be reached; retry.', ['payment provider unavailable, retry later', 'service busy, retry later'], [
-        'Retry-After',
-      ]),
+      503: errors(
+        'PayPal (or DynamoDB) could not be reached; retry.',
+        ['payment provider unavailable, retry later', 'service busy, retry later'],
+        ['Retry-After'],
+      ),
     },
   },
   'user-list-topups': {
@@ -634,9 +636,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('Received (and acted on, when it concerns a PENDING top-up).', webhookReceivedBody, { received: true }),
       400: errors('Not a verified PayPal webhook; nothing changed.', ['invalid json body', INVALID_WEBHOOK]),
-      503: errors('PayPal or DynamoDB could not be reached; PayPal retries.', ['payment provider unavailable, retry later', 'service busy, retry later'], [
-        'Retry-After',
-      ]),
+      503: errors(
+        'PayPal or DynamoDB could not be reached; PayPal retries.',
+        ['payment provider unavailable, retry later', 'service busy, retry later'],
+        ['Retry-After'],
+      ),
     },
   },
   'approval-page': {

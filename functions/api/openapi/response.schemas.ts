@@ -235,7 +235,10 @@ const topupCommon = {
       'PENDING: waiting for the payment. COMPLETED: the amount received was credited to the balance. EXPIRED: nothing arrived ' +
       'before expiresAt (or the PayPal order was declined); nothing was credited.',
   }),
-  externalId: z.string().nullable().meta({ description: 'The Solana signature or PayPal capture id that was credited; null until COMPLETED.' }),
+  externalId: z
+    .string()
+    .nullable()
+    .meta({ description: 'The Solana signature or PayPal capture id that was credited; null until COMPLETED.' }),
   createdAt: timestamp,
   expiresAt: timestamp,
   completedAt: timestamp.nullable().meta({ description: 'When the payment was credited; null until COMPLETED.' }),
@@ -249,8 +252,12 @@ export const usdcTopupBody = component(
     amount: amount('The USDC received and credited; null until COMPLETED.').nullable(),
     network: z.literal('SOL'),
     address: z.string().meta({ description: "The platform's deposit wallet (pay its USDC token account, as Solana Pay does)." }),
-    reference: z.string().meta({ description: 'Solana Pay reference: a fresh public key the paying transaction must carry (read-only account).' }),
-    solanaPayUrl: z.string().meta({ description: 'A Solana Pay transfer request: `solana:<address>?spl-token=<mint>&reference=<reference>&label=…`.' }),
+    reference: z
+      .string()
+      .meta({ description: 'Solana Pay reference: a fresh public key the paying transaction must carry (read-only account).' }),
+    solanaPayUrl: z
+      .string()
+      .meta({ description: 'A Solana Pay transfer request: `solana:<address>?spl-token=<mint>&reference=<reference>&label=…`.' }),
   }),
 );
 
