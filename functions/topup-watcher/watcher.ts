@@ -24,14 +24,7 @@ import type { Topup, UnmatchedReason, UsdcTopup } from '../core/topups';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { readRailSecret } from '../rails/rail-secret';
-import {
-  accountKeysOf,
-  associatedTokenAddress,
-  type DepositTransaction,
-  receivedBy,
-  type SignatureInfo,
-  SolanaDepositsClient,
-} from '../rails/solana.deposits';
+import { accountKeysOf, associatedTokenAddress, receivedBy, type SignatureInfo, SolanaDepositsClient } from '../rails/solana.deposits';
 import {
   creditedAlready,
   expireTopup,
@@ -197,7 +190,7 @@ export function createWatcher(options: WatcherOptions = {}) {
         if (usdc <= 0n) continue; // money going out (none should), or a transaction that paid nothing in
         const keys = accountKeysOf(tx);
         if (keys.some((key) => stillPending.has(key))) continue; // a pending top-up's: step 2 credits it
-        const classified = await classify(tx, keys, [deposit, account, mint]);
+        const classified = await classify(keys, [deposit, account, mint]);
         if (classified === 'pending') continue;
         await unmatched(sig, classified.reason, usdc, mint, classified.topup);
       }
@@ -211,11 +204,7 @@ export function createWatcher(options: WatcherOptions = {}) {
 }
 
 /** Why a USDC payment that step 2 did not take matched nothing: by the reference it carries, if any. */
-async function classify(
-  _tx: DepositTransaction,
-  keys: string[],
-  known: string[],
-): Promise<'pending' | { reason: UnmatchedReason; topup: Topup | undefined }> {
+async function classify(keys: string[], known: string[]): Promise<'pending' | { reason: UnmatchedReason; topup: Topup | undefined }> {
   for (const key of keys) {
     if (known.includes(key)) continue;
     const topup = await findTopupBy({ reference: key });
