@@ -122,7 +122,11 @@ export function createWatcher(options: WatcherOptions = {}) {
         if (outcome === 'credited') report.completed += 1;
         if (outcome === 'balance-limit') await unmatched(sig, 'balance limit', usdc, mint, topup);
         else pending = false; // credited now, before, or the top-up moved on
-        if (outcome === 'not-pending') await unmatched(sig, 'top-up already completed', usdc, mint, topup);
+        if (outcome === 'not-pending') {
+          // Completed by another payment, or expired, between the list and this credit.
+          const current = await findTopupBy({ reference: topup.reference });
+          await unmatched(sig, current?.status === 'EXPIRED' ? 'expired reference' : 'top-up already completed', usdc, mint, topup);
+        }
       }
       if (pending && !inFlight && now.getTime() > Date.parse(topup.expiresAt) + EXPIRY_GRACE_MS && (await expireTopup(topup, now))) {
         report.expired += 1;
