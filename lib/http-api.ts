@@ -16,7 +16,7 @@ import { grantReadSecrets, grantSendToQueue, grantTable, type TableIndex } from 
 import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
-import { topupEnvironment } from './topup-watcher';
+import { paypalOrdersEnvironment, topupEnvironment } from './topup-watcher';
 
 export interface ServiceHttpApiProps {
   config: StageConfig;
@@ -125,8 +125,10 @@ export class ServiceHttpApi extends Construct {
           ...(route.queue ? { USDC_MINT: config.usdcMint } : {}),
           ...(route.queue && config.hotWalletAddress ? { SOLANA_HOT_WALLET_ADDRESS: config.hotWalletAddress } : {}),
           // Top-ups: PayPal's Orders API (both), the deposit wallet (open), the webhook id (webhook).
-          ...(route.topups ? topupEnvironment(config, data) : {}),
-          ...(route.topups === 'webhook' ? { PAYPAL_WEBHOOK_ID_SECRET_ARN: data.paypalWebhookId.secretArn } : {}),
+          ...(route.topups === 'open' ? topupEnvironment(config, data) : {}),
+          ...(route.topups === 'webhook'
+            ? { ...paypalOrdersEnvironment(config, data), PAYPAL_WEBHOOK_ID_SECRET_ARN: data.paypalWebhookId.secretArn }
+            : {}),
         },
       });
       grantTable(fn.role, data.table, route.table, { indexes: ROUTE_INDEXES[route.name] ?? [] });

@@ -19,13 +19,17 @@ export const TOPUP_WATCH_EVERY = Duration.minutes(1);
 /** A run ends before the next one starts, so two rarely overlap (and overlapping is safe). */
 export const TOPUP_WATCHER_TIMEOUT = Duration.seconds(50);
 
-/** The environment every function that touches top-ups' PayPal orders gets (watcher, create route, webhook). */
+/** PayPal's Orders API (the credentials only as an ARN): the webhook route's whole need. */
+export function paypalOrdersEnvironment(config: StageConfig, data: DataStore): Record<string, string> {
+  return { PAYPAL_BASE_URL: PAYPAL_BASE_URLS[config.paypalMode], PAYPAL_CREDENTIALS_SECRET_ARN: data.paypalCredentials.secretArn };
+}
+
+/** What opening and watching top-ups needs (the create route, the watcher): the mint, the deposit wallet, PayPal. */
 export function topupEnvironment(config: StageConfig, data: DataStore): Record<string, string> {
   return {
     USDC_MINT: config.usdcMint,
     ...(config.depositAddress ? { SOLANA_DEPOSIT_ADDRESS: config.depositAddress } : {}),
-    PAYPAL_BASE_URL: PAYPAL_BASE_URLS[config.paypalMode],
-    PAYPAL_CREDENTIALS_SECRET_ARN: data.paypalCredentials.secretArn,
+    ...paypalOrdersEnvironment(config, data),
     ...(config.topupReturnUrl ? { TOPUP_RETURN_URL: config.topupReturnUrl } : {}),
   };
 }

@@ -208,8 +208,10 @@ describe('functions (the house construct)', () => {
       // The withdraw route knows the mint (a destination it refuses), never a rail secret. Top-up
       // routes know PayPal's Orders API (its credentials only as an ARN), never the hot wallet.
       const railKeys = Object.keys(env).filter((k) => /SOLANA|PAYPAL|USDC/.test(k));
-      const topupKeys = ['USDC_MINT', 'PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN'];
-      if (route.topups === 'webhook') topupKeys.push('PAYPAL_WEBHOOK_ID_SECRET_ARN');
+      const topupKeys =
+        route.topups === 'webhook'
+          ? ['PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN', 'PAYPAL_WEBHOOK_ID_SECRET_ARN']
+          : ['USDC_MINT', 'PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN'];
       expect(railKeys).toEqual(route.queue ? ['USDC_MINT'] : route.topups ? topupKeys : []);
     }
     expect(ROUTES.find((r) => r.name === 'create-charge')?.approvalSecret).toBe(true);
