@@ -2,7 +2,8 @@
  * `npm start`: the whole service on this machine. Environment: PORT (3000), ADMIN_KEY (generated
  * and printed when unset), IN_MEMORY=1 for a throwaway database (otherwise data persists in .data/).
  */
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ensureDemoUser } from './local/demo';
 import { PROJECT_ROOT } from './local/dynamodb-local';
 import { PortInUseError, startLocalStack } from './local/stack';
@@ -38,6 +39,15 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const demo = await ensureDemoUser(stack.url, stack.adminKey, inMemory ? undefined : join(PROJECT_ROOT, '.data', 'demo.json'));
+  // The funded demo payer of the local chain, for paying USDC top-ups (bin/pay-topup.ts).
+  const { solana } = stack.rails;
+  const demoPayerFile = join(PROJECT_ROOT, '.data', 'demo-payer.json');
+  mkdirSync(dirname(demoPayerFile), { recursive: true });
+  writeFileSync(
+    demoPayerFile,
+    `${JSON.stringify({ publicKey: solana.demoPayer.publicKey, secretKey: solana.demoPayer.secretKey, rpcUrl: solana.url, usdcMint: solana.mint }, null, 2)}\n`,
+    { mode: 0o600 },
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -56,6 +66,8 @@ Agent Payment Service running at ${stack.url}
   admin key   ${stack.adminKey}${stack.adminKeyGenerated ? '   (generated; set ADMIN_KEY to choose one)' : ''}
   demo user   ${demo.id}
   user key    ${demo.userKey}   (balance starts at 100 USD and 100 USDC)
+  solana rpc  ${solana.url}   (local LiteSVM node; USDC mint ${solana.mint})
+  demo payer  ${solana.demoPayer.publicKey}   (SOL and test USDC; keypair in .data/demo-payer.json)
 
 Try it:
   export BASE=${stack.url} ADMIN_KEY=${stack.adminKey} USER_KEY=${demo.userKey}
@@ -63,6 +75,10 @@ Try it:
   curl -s -X POST $BASE/api/v1/agents/register -H 'content-type: application/json' \\
        -d '{"name":"my-agent","email":"dev@example.com","website":"https://example.com"}'
   (then enable it, charge the demo user, … — the README's walkthrough has every step)
+  Top up with USDC (Solana Pay) and pay it with the demo payer:
+  URL=$(curl -s -X POST $BASE/api/v1/users/me/topups -H "x-user-key: $USER_KEY" -H 'content-type: application/json' \\
+        -d '{"currency":"USDC"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).solanaPayUrl')
+  npx tsx bin/pay-topup.ts "$URL" 25
 
 Ctrl-C stops everything.`);
 }

@@ -91,6 +91,21 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   /** Sweeper: most due PENDING charges expired per run. */
   SWEEP_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
+  // Top-ups (docs/topups.md).
+  /** The platform's USDC deposit wallet (public address; its token account receives top-ups). */
+  SOLANA_DEPOSIT_ADDRESS: z.string().min(32).max(44).optional(),
+  /** PayPal's id of the webhook subscription (verify-webhook-signature needs it): directly (local)
+   * or as a Secrets Manager ARN (AWS). */
+  PAYPAL_WEBHOOK_ID: z.string().min(1).optional(),
+  PAYPAL_WEBHOOK_ID_SECRET_ARN: z.string().min(1).optional(),
+  /** Where PayPal sends the payer after approving (the app's own page); PayPal's default when unset. */
+  TOPUP_RETURN_URL: z.url().optional(),
+  /** How long a top-up waits for its payment. PayPal orders are approvable for about 3 hours. */
+  TOPUP_USDC_EXPIRY_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3_600),
+  TOPUP_USD_EXPIRY_SECONDS: z.coerce.number().int().min(60).max(259_200).default(10_800),
+  /** Watcher: most pending top-ups looked at per run, and most deposit-account signatures scanned. */
+  TOPUP_WATCH_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
+  TOPUP_DEPOSIT_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
 });
 
 export type Config = z.infer<typeof schema>;
@@ -115,6 +130,26 @@ export const NEEDS_RAILS: readonly ConfigNeed[] = [
   { oneOf: [['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
   'PAYPAL_BASE_URL',
   { oneOf: [['PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'], ['PAYPAL_CREDENTIALS_SECRET_ARN']] },
+];
+
+/** Functions that open USDC top-ups (the create route): the mint. SOLANA_DEPOSIT_ADDRESS is the
+ * operator's to set; until it is, USDC top-ups answer 503 and the watcher handles PayPal only. */
+export const NEEDS_USDC_TOPUPS: readonly ConfigNeed[] = ['USDC_MINT'];
+/** Functions that open or capture PayPal orders (the create route, the webhook, the watcher). */
+export const NEEDS_PAYPAL_ORDERS: readonly ConfigNeed[] = [
+  'PAYPAL_BASE_URL',
+  { oneOf: [['PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'], ['PAYPAL_CREDENTIALS_SECRET_ARN']] },
+];
+/** The PayPal webhook route: verifying needs the subscription's webhook id. */
+export const NEEDS_PAYPAL_WEBHOOK: readonly ConfigNeed[] = [
+  ...NEEDS_PAYPAL_ORDERS,
+  { oneOf: [['PAYPAL_WEBHOOK_ID'], ['PAYPAL_WEBHOOK_ID_SECRET_ARN']] },
+];
+/** The top-up watcher: reads the chain (RPC URL) and drives PayPal orders. */
+export const NEEDS_TOPUP_WATCHER: readonly ConfigNeed[] = [
+  ...NEEDS_USDC_TOPUPS,
+  { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
+  ...NEEDS_PAYPAL_ORDERS,
 ];
 
 /** A function's environment does not give it what it needs; thrown during the function's init. */

@@ -11,6 +11,7 @@ import { ServiceHttpApi } from './http-api';
 import { Monitoring } from './monitoring';
 import { PayoutPipeline } from './payout-pipeline';
 import type { StageConfig } from './stage-config';
+import { TopupWatcher } from './topup-watcher';
 
 export interface AgentPaymentServiceStackProps extends StackProps {
   config: StageConfig;
@@ -22,6 +23,7 @@ export class AgentPaymentServiceStack extends Stack {
   readonly data: DataStore;
   readonly pipeline: PayoutPipeline;
   readonly sweeper: ChargeSweeper;
+  readonly topupWatcher: TopupWatcher;
   readonly api: ServiceHttpApi;
   readonly monitoring: Monitoring;
 
@@ -32,6 +34,7 @@ export class AgentPaymentServiceStack extends Stack {
     this.data = new DataStore(this, 'Data', { config });
     this.pipeline = new PayoutPipeline(this, 'Payouts', { config, data: this.data });
     this.sweeper = new ChargeSweeper(this, 'Sweeper', { config, data: this.data });
+    this.topupWatcher = new TopupWatcher(this, 'Topups', { config, data: this.data });
     this.api = new ServiceHttpApi(this, 'Http', { config, data: this.data, payoutQueue: this.pipeline.queue });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
@@ -41,6 +44,8 @@ export class AgentPaymentServiceStack extends Stack {
       worker: this.pipeline.worker,
       reconciler: this.pipeline.reconciler,
       sweeper: this.sweeper.fn,
+      topupWatcher: this.topupWatcher.fn,
+      paypalWebhook: this.api.functions.get('paypal-webhook'),
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
@@ -56,6 +61,7 @@ export class AgentPaymentServiceStack extends Stack {
     new CfnOutput(this, 'SolanaHotWalletSecretName', { value: this.data.solanaHotWallet.secretName });
     new CfnOutput(this, 'SolanaRpcUrlSecretName', { value: this.data.solanaRpcUrl.secretName });
     new CfnOutput(this, 'PaypalCredentialsSecretName', { value: this.data.paypalCredentials.secretName });
+    new CfnOutput(this, 'PaypalWebhookIdSecretName', { value: this.data.paypalWebhookId.secretName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
   }
 }

@@ -33,6 +33,8 @@ export class DataStore extends Construct {
   readonly solanaRpcUrl: secretsmanager.Secret;
   /** JSON `{"clientId": "…", "clientSecret": "…"}` for the PayPal Payouts API. */
   readonly paypalCredentials: secretsmanager.Secret;
+  /** PayPal's id of the top-ups' webhook subscription (plain string), for verify-webhook-signature. */
+  readonly paypalWebhookId: secretsmanager.Secret;
   private readonly config: StageConfig;
 
   constructor(scope: Construct, id: string, props: { config: StageConfig }) {
@@ -98,6 +100,16 @@ export class DataStore extends Construct {
     this.paypalCredentials = this.railSecret('PaypalCredentials', {
       secretName: `agent-payment-service/${stage}/paypal-credentials`,
       description: 'PayPal Payouts API client credentials: {"clientId": "...", "clientSecret": "..."}',
+    });
+
+    this.paypalWebhookId = this.railSecret('PaypalWebhookId', {
+      secretName: `agent-payment-service/${stage}/paypal-webhook-id`,
+      description: "PayPal webhook subscription id of the top-ups' CHECKOUT.ORDER.APPROVED webhook (plain string; docs/topups.md)",
+    });
+    Validations.of(this.paypalWebhookId).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'PayPal assigns the webhook id when the subscription is created in its dashboard; it changes only when an operator re-creates it.',
     });
 
     Validations.of(this.adminKey).acknowledge({

@@ -16,6 +16,7 @@ import { grantReadSecrets, grantSendToQueue, grantTable, type TableIndex } from 
 import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
+import { paypalOrdersEnvironment, topupEnvironment } from './topup-watcher';
 
 export interface ServiceHttpApiProps {
   config: StageConfig;
@@ -123,12 +124,19 @@ export class ServiceHttpApi extends Construct {
           // Withdrawals refuse the platform's own addresses as destinations (core/withdrawals.ts).
           ...(route.queue ? { USDC_MINT: config.usdcMint } : {}),
           ...(route.queue && config.hotWalletAddress ? { SOLANA_HOT_WALLET_ADDRESS: config.hotWalletAddress } : {}),
+          // Top-ups: PayPal's Orders API (both), the deposit wallet (open), the webhook id (webhook).
+          ...(route.topups === 'open' ? topupEnvironment(config, data) : {}),
+          ...(route.topups === 'webhook'
+            ? { ...paypalOrdersEnvironment(config, data), PAYPAL_WEBHOOK_ID_SECRET_ARN: data.paypalWebhookId.secretArn }
+            : {}),
         },
       });
       grantTable(fn.role, data.table, route.table, { indexes: ROUTE_INDEXES[route.name] ?? [] });
       if (route.adminSecret) grantReadSecrets(fn.role, [data.adminKey]);
       if (route.approvalSecret) grantReadSecrets(fn.role, [data.approvalSecret]);
       if (route.queue) grantSendToQueue(fn.role, props.payoutQueue);
+      if (route.topups === 'open') grantReadSecrets(fn.role, [data.paypalCredentials]);
+      if (route.topups === 'webhook') grantReadSecrets(fn.role, [data.paypalCredentials, data.paypalWebhookId]);
       this.functions.set(route.name, fn);
 
       const httpRoute = new apigw.HttpRoute(this, `${id}Route`, {

@@ -47,6 +47,8 @@ import {
   OPERATOR_RAIL_ERRORS,
   RAIL_NEEDS_OPERATOR_METRIC,
   STUCK_PAYOUTS_METRIC,
+  UNMATCHED_LOG_MESSAGE,
+  UNMATCHED_TOPUP_PAYMENTS_METRIC,
 } from '../functions/observability/metric-names';
 import type { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
@@ -59,6 +61,9 @@ export interface MonitoringProps {
   worker: ServiceFunction;
   reconciler: ServiceFunction;
   sweeper: ServiceFunction;
+  /** Top-ups (docs/topups.md): the watcher, and the webhook route that also credits. */
+  topupWatcher?: ServiceFunction;
+  paypalWebhook?: ServiceFunction;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -215,6 +220,36 @@ export class Monitoring extends Construct {
       evaluationPeriods: 3,
       description:
         'The charge sweeper logged errors for 15 minutes in a row: a due PENDING charge fails to expire on every run and its hold stays with the user. Look for "could not expire a pending charge" in its log group.',
+    });
+
+    if (props.topupWatcher) this.topupAlarms(props.topupWatcher, props.paypalWebhook);
+  }
+
+  /** The watcher's alarms, as the reconciler's (errors, not running), plus money that matched no top-up. */
+  private topupAlarms(watcher: ServiceFunction, webhook: ServiceFunction | undefined): void {
+    this.alarm('TopupWatcherErrors', {
+      alarmDescription:
+        'The top-up watcher failed in 2 of the last 3 five-minute periods: USDC deposits are not credited. See its log group.',
+      metric: watcher.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+    this.alarm('TopupWatcherNotRunning', {
+      alarmDescription: 'The top-up watcher has not run for 15 minutes: its schedule is disabled or broken (top-ups are not credited).',
+      metric: watcher.fn.metricInvocations({ period: Duration.minutes(15), statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    });
+    this.logAlarm('UnmatchedTopupPayment', {
+      filters: [watcher, ...(webhook ? [webhook] : [])].map((fn) => ({ id: `${fn.node.id}UnmatchedTopupPayments`, logGroup: fn.logGroup })),
+      pattern: logs.FilterPattern.stringValue('$.message', '=', UNMATCHED_LOG_MESSAGE),
+      metricName: UNMATCHED_TOPUP_PAYMENTS_METRIC,
+      evaluationPeriods: 1,
+      description:
+        'Money reached the platform that credits no top-up (no or an expired reference, a wrong mint, a second payment, a capture after expiry). It is recorded as an UNMATCHED#<signature> item: refund or credit it by hand (docs/topups.md).',
     });
   }
 

@@ -77,6 +77,11 @@ const stageSchema = z
      * Host header and x-forwarded-proto), which is right for the API Gateway URL and a plain custom domain.
      */
     publicBaseUrl: z.url({ protocol: /^https$/, error: 'an https:// URL' }).optional(),
+    // Top-ups (docs/topups.md).
+    /** The platform's USDC deposit wallet (SOLANA_DEPOSIT_ADDRESS; public). Unset: USDC top-ups answer 503 until it is set. */
+    depositAddress: z.string().min(32).max(44).optional(),
+    /** Where PayPal sends the payer after approving a top-up (TOPUP_RETURN_URL); PayPal's default page when unset. */
+    topupReturnUrl: z.url({ protocol: /^https$/, error: 'an https:// URL' }).optional(),
   })
   .strict()
   .refine((c) => c.stage !== 'production' || c.alarmEmail !== undefined, {

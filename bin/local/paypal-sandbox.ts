@@ -19,14 +19,20 @@
  * A PAYPAL_ID receiver always succeeds. Faults on any route: `failNext(route, n, status)`, answered
  * with PayPal's generic error name for the status (RESOURCE_NOT_FOUND, RESOURCE_CONFLICT, …).
  * `PayPal-Request-Id` is ignored, deliberately: the rail must be safe on `sender_batch_id` alone.
+ *
+ * Orders v2 with an approval page, webhooks and verify-webhook-signature (top-ups) live in
+ * paypal-sandbox.orders.ts; there `PayPal-Request-Id` is honoured, as PayPal documents for Orders.
  */
 import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { type LocalRequest, sendJson, startLocalServer } from './local-server';
 import { bearerProblem, issueToken, type SandboxClient } from './paypal-sandbox.oauth';
+import { approvalPage, type SandboxOrder, SandboxOrders, type WebhookDelivery } from './paypal-sandbox.orders';
 import { createPayout, showBatch, showItem } from './paypal-sandbox.payouts';
 import { debugId, injectedFault, internalError, routeNotFound, type SandboxReply } from './paypal-sandbox.replies';
 import { type ItemStatus, type SandboxBatch, type SandboxRoute, SandboxState } from './paypal-sandbox.state';
 
+export type { SandboxOrder, WebhookDelivery } from './paypal-sandbox.orders';
 export type { ItemStatus, SandboxBatch, SandboxItem, SandboxRoute } from './paypal-sandbox.state';
 
 export interface PaypalSandboxOptions {
@@ -37,6 +43,8 @@ export interface PaypalSandboxOptions {
   tokenTtlSeconds?: number;
   /** Keep batches in this file across restarts (npm start); in memory when unset. */
   stateFile?: string;
+  /** The id of the (one) webhook subscription; PAYPAL_WEBHOOK_ID of the service. */
+  webhookId?: string;
 }
 
 export interface PaypalSandbox {
@@ -55,6 +63,18 @@ export interface PaypalSandbox {
   failNext(route: SandboxRoute, n?: number, status?: number): void;
   /** Invalidates every issued token (the next API call gets 401). */
   revokeTokens(): void;
+  /** Orders v2: the webhook subscription, orders, the payer's actions and the webhooks sent. */
+  webhookId: string;
+  setWebhookUrl(url: string | undefined): void;
+  /** While true, approvals send no webhook (the service must find them by polling). */
+  dropWebhooks(drop: boolean): void;
+  order(orderId: string): SandboxOrder | undefined;
+  approveOrder(orderId: string, funding?: 'ok' | 'declined'): Promise<SandboxOrder | undefined>;
+  declineOrder(orderId: string): SandboxOrder | undefined;
+  /** Sends an event about the order again (a replay or PayPal's own retry), freshly signed. */
+  resendWebhook(orderId: string, eventType?: string): Promise<WebhookDelivery | undefined>;
+  webhookDeliveries(): readonly WebhookDelivery[];
+  captureRequests(): number;
   stop(): Promise<void>;
 }
 
@@ -66,11 +86,16 @@ export async function startPaypalSandbox(opts: PaypalSandboxOptions = {}): Promi
     tokenTtlSeconds: opts.tokenTtlSeconds ?? 32_400,
   };
   const state = new SandboxState(opts.stateFile);
+  const orders = new SandboxOrders(
+    opts.webhookId ?? `WH-LOCAL-${randomBytes(6).toString('hex').toUpperCase()}`,
+    opts.stateFile ? `${opts.stateFile.replace(/\.json$/, '')}.orders.json` : undefined,
+  );
   // The links in answers need the sandbox's own URL, known once it listens; no request comes before.
   let url = '';
   const server = await startLocalServer(
-    (request, res) => {
-      const answer = route(state, client, url, request);
+    async (request, res) => {
+      if (await payerPage(orders, request, res)) return;
+      const answer = route(state, client, url, request, orders);
       if (answer) sendJson(res, answer.status, answer.body, { 'paypal-debug-id': debugId() });
     },
     { port: opts.port, internalError: () => ({ ...internalError(), headers: { 'paypal-debug-id': debugId() } }) },
@@ -88,6 +113,22 @@ export async function startPaypalSandbox(opts: PaypalSandboxOptions = {}): Promi
     setItemStatus: (payoutBatchId, status) => state.setItemStatus(payoutBatchId, status),
     failNext: (route, n = 1, status = 503) => state.failNext(route, n, status),
     revokeTokens: () => state.revokeTokens(),
+    webhookId: orders.webhookId,
+    setWebhookUrl: (webhookUrl) => {
+      orders.webhookUrl = webhookUrl;
+    },
+    dropWebhooks: (drop) => {
+      orders.dropWebhooks = drop;
+    },
+    order: (orderId) => orders.get(orderId),
+    approveOrder: (orderId, funding) => orders.approve(orderId, funding),
+    declineOrder: (orderId) => orders.decline(orderId),
+    resendWebhook: async (orderId, eventType = 'CHECKOUT.ORDER.APPROVED') => {
+      const order = orders.get(orderId);
+      return order ? orders.sendWebhook(order, eventType) : undefined;
+    },
+    webhookDeliveries: () => orders.deliveries,
+    captureRequests: () => orders.captureRequests,
     stop: () => server.stop(),
   };
 }
@@ -98,6 +139,7 @@ function route(
   client: SandboxClient,
   url: string,
   { method, url: requestUrl, body, raw }: LocalRequest,
+  orders: SandboxOrders,
 ): SandboxReply {
   const path = requestUrl.pathname;
   if (method === 'POST' && path === '/v1/oauth2/token') {
@@ -114,6 +156,15 @@ function route(
   }
   const batchId = /^\/v1\/payments\/payouts\/([^/]+)$/.exec(path)?.[1];
   if (method === 'GET' && batchId) return faulted(state, 'get-batch') ?? showBatch(state, decodeURIComponent(batchId), url);
+  const requestId = typeof raw.headers['paypal-request-id'] === 'string' ? raw.headers['paypal-request-id'] : undefined;
+  if (method === 'POST' && path === '/v2/checkout/orders') return orders.create(body, requestId, url);
+  const orderPath = /^\/v2\/checkout\/orders\/([^/]+)(\/capture)?$/.exec(path);
+  if (orderPath?.[1]) {
+    const orderId = decodeURIComponent(orderPath[1]);
+    if (method === 'GET' && !orderPath[2]) return orders.show(orderId, url);
+    if (method === 'POST' && orderPath[2]) return faulted(state, 'capture') ?? orders.captureOrder(orderId, requestId, url);
+  }
+  if (method === 'POST' && path === '/v1/notifications/verify-webhook-signature') return orders.verify(body);
   const itemId = /^\/v1\/payments\/payouts-item\/([^/]+)$/.exec(path)?.[1];
   if (method === 'GET' && itemId) return faulted(state, 'get-item') ?? showItem(state, decodeURIComponent(itemId), url);
   return routeNotFound();
@@ -122,4 +173,37 @@ function route(
 function faulted(state: SandboxState, route: SandboxRoute): SandboxReply {
   const status = state.takeFault(route);
   return status === undefined ? undefined : injectedFault(status);
+}
+
+/** The payer's side (no bearer token): the approval page and what its buttons post. */
+async function payerPage(orders: SandboxOrders, { method, url, body }: LocalRequest, res: ServerResponse): Promise<boolean> {
+  const html = (status: number, text: string) => {
+    res.writeHead(status, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': "default-src 'none'; form-action 'self'",
+    });
+    res.end(text);
+  };
+  if (method === 'GET' && url.pathname === '/checkoutnow') {
+    const page = approvalPage(orders.get(url.searchParams.get('token') ?? ''));
+    html(page.status, page.html);
+    return true;
+  }
+  const action = /^\/checkoutnow\/([^/]+)\/(approve|decline)$/.exec(url.pathname);
+  if (method !== 'POST' || !action?.[1]) return false;
+  const orderId = decodeURIComponent(action[1]);
+  const order =
+    action[2] === 'approve'
+      ? await orders.approve(orderId, new URLSearchParams(body).get('funding') === 'declined' ? 'declined' : 'ok')
+      : orders.decline(orderId);
+  if (order?.returnUrl && action[2] === 'approve') {
+    const back = new URL(order.returnUrl);
+    back.searchParams.set('token', order.id);
+    res.writeHead(303, { location: back.toString() });
+    res.end();
+    return true;
+  }
+  const page = approvalPage(order);
+  html(page.status, page.html);
+  return true;
 }

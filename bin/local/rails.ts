@@ -16,7 +16,7 @@ export interface LocalRailsOptions {
 }
 
 export interface LocalRails {
-  /** SOLANA_RPC_URL, USDC_MINT, SOLANA_HOT_WALLET_SECRET, SOLANA_HOT_WALLET_ADDRESS, PAYPAL_BASE_URL, PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET. */
+  /** SOLANA_RPC_URL, USDC_MINT, SOLANA_HOT_WALLET_SECRET, SOLANA_HOT_WALLET_ADDRESS, PAYPAL_BASE_URL, PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, SOLANA_DEPOSIT_ADDRESS, PAYPAL_WEBHOOK_ID. */
   env: Record<string, string>;
   solana: LocalSolana;
   paypal: PaypalSandbox;
@@ -31,7 +31,9 @@ export async function startLocalRails(opts: LocalRailsOptions = {}): Promise<Loc
   let paypal: PaypalSandbox;
   try {
     paypal = await startPaypalSandbox({
-      ...(opts.dataDir ? { stateFile: join(opts.dataDir, 'paypal.json'), clientId: 'local-client', clientSecret: 'local-secret' } : {}),
+      ...(opts.dataDir
+        ? { stateFile: join(opts.dataDir, 'paypal.json'), clientId: 'local-client', clientSecret: 'local-secret', webhookId: 'WH-LOCAL' }
+        : {}),
     });
   } catch (error) {
     await solana.stop();
@@ -46,6 +48,9 @@ export async function startLocalRails(opts: LocalRailsOptions = {}): Promise<Loc
       PAYPAL_BASE_URL: paypal.url,
       PAYPAL_CLIENT_ID: paypal.clientId,
       PAYPAL_CLIENT_SECRET: paypal.clientSecret,
+      // Top-ups: the deposit wallet USDC is paid to, and the webhook subscription the imitation signs for.
+      SOLANA_DEPOSIT_ADDRESS: solana.depositWallet,
+      PAYPAL_WEBHOOK_ID: paypal.webhookId,
     },
     solana,
     paypal,

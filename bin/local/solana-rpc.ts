@@ -22,6 +22,14 @@
  *   _mintTo [owner, microUsdc]    mints USDC-like tokens to owner's associated token account
  *   _createTokenAccount [owner]   creates owner's associated token account (what a wallet app does
  *                                 before receiving USDC; the payout rail never creates it)
+ *
+ * For top-ups (docs/topups.md) it also keeps, per landed transaction, its account keys and the
+ * token balances of its token accounts before and after, and answers `getSignaturesForAddress`
+ * (newest first; `before`, `until`, `limit`) and `getTransaction` (`json` encoding, with
+ * `meta.pre/postTokenBalances`) from them, as a node with full history would. Only 'finalized'
+ * is told apart: at 'confirmed' the not-yet-final transactions are listed too (LiteSVM has no
+ * confirmed-but-not-final stage). It holds a deposit wallet (whose USDC token account exists) and a
+ * demo payer funded with SOL and USDC, so a top-up can be paid with a real signed transfer.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
@@ -70,6 +78,10 @@ export interface LocalSolana {
   /** Base58 address of the USDC-like mint (6 decimals). */
   mint: string;
   hotWallet: { publicKey: string /** base58 of the 64-byte secret key */; secretKey: string };
+  /** The platform's deposit wallet for top-ups (its USDC token account exists from the start). */
+  depositWallet: string;
+  /** A wallet funded with SOL and USDC that pays top-ups in demos and tests (base58 secret key). */
+  demoPayer: { publicKey: string; secretKey: string };
   blockHeight(): number;
   advanceBlocks(n: number): void;
   expireBlockhash(): void;
@@ -88,8 +100,22 @@ export interface LocalSolana {
   stop(): Promise<void>;
 }
 
+/** A token account's balance in RPC JSON form (`meta.preTokenBalances` entries). */
+interface TokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  uiTokenAmount: { amount: string; decimals: number; uiAmount: number; uiAmountString: string };
+}
+
 interface Status extends LandedTransaction {
   finalized: boolean;
+  /** Static account keys of the transaction (absent for transactions recorded before top-ups existed). */
+  accountKeys?: string[];
+  preTokenBalances?: TokenBalance[];
+  postTokenBalances?: TokenBalance[];
+  blockTime?: number;
 }
 
 interface SavedShim {
@@ -100,6 +126,16 @@ interface SavedShim {
   blockhash: string;
   lastValid: number;
   statuses: Status[];
+  /** Added with top-ups: generated (and funded) on first start of an older state file. */
+  depositWallet?: string;
+  demoPayer?: string;
+}
+
+interface SignaturesQuery {
+  limit?: number;
+  before?: string;
+  until?: string;
+  commitment?: string;
 }
 
 class RpcError extends Error {
@@ -122,6 +158,8 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
     url: server.url,
     mint: chain.mint.publicKey.toBase58(),
     hotWallet: { publicKey: chain.hotWallet.publicKey.toBase58(), secretKey: bs58.encode(chain.hotWallet.secretKey) },
+    depositWallet: chain.depositWallet.publicKey.toBase58(),
+    demoPayer: { publicKey: chain.demoPayer.publicKey.toBase58(), secretKey: bs58.encode(chain.demoPayer.secretKey) },
     blockHeight: () => chain.height,
     advanceBlocks: (n) => chain.advance(n),
     expireBlockhash: () => chain.expire(),
@@ -174,6 +212,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
       [mintAuthority, mint],
     );
     chain.mintTo(hotWallet.publicKey, options.hotWalletMicroUsdc ?? 1_000_000_000_000n);
+    chain.fundTopupWallets();
     chain.persist();
     return chain;
   }
@@ -181,7 +220,9 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
   function restore(file: string): Chain {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as SavedShim & { svm: string };
     const svm = LiteSVM.fromBytes(Buffer.from(saved.svm, 'base64'));
-    return new Chain(svm, saved, file);
+    const chain = new Chain(svm, saved, file);
+    if (!saved.depositWallet || !saved.demoPayer) chain.fundTopupWallets();
+    return chain;
   }
 }
 
@@ -190,6 +231,8 @@ class Chain {
   readonly mintAuthority: Keypair;
   readonly mint: Keypair;
   readonly hotWallet: Keypair;
+  readonly depositWallet: Keypair;
+  readonly demoPayer: Keypair;
   height: number;
   private blockhash: string;
   private lastValid: number;
@@ -208,6 +251,8 @@ class Chain {
     this.mintAuthority = Keypair.fromSecretKey(bs58.decode(state.mintAuthority));
     this.mint = Keypair.fromSecretKey(bs58.decode(state.mint));
     this.hotWallet = Keypair.fromSecretKey(bs58.decode(state.hotWallet));
+    this.depositWallet = state.depositWallet ? Keypair.fromSecretKey(bs58.decode(state.depositWallet)) : Keypair.generate();
+    this.demoPayer = state.demoPayer ? Keypair.fromSecretKey(bs58.decode(state.demoPayer)) : Keypair.generate();
     this.height = state.height;
     this.blockhash = state.blockhash;
     this.lastValid = state.lastValid;
@@ -267,6 +312,14 @@ class Chain {
     );
   }
 
+  /** The deposit wallet's USDC token account, and the demo payer's 10 SOL and 1,000 USDC. */
+  fundTopupWallets(): void {
+    this.createTokenAccount(this.depositWallet.publicKey);
+    this.svm.airdrop(address(this.demoPayer.publicKey.toBase58()), toLamports(10_000_000_000n));
+    this.mintTo(this.demoPayer.publicKey, 1_000_000_000n);
+    this.persist();
+  }
+
   createTokenAccount(owner: PublicKey): void {
     this.execute(
       [createAssociatedTokenAccountIdempotentInstruction(this.mintAuthority.publicKey, this.ata(owner), owner, this.mint.publicKey)],
@@ -287,6 +340,8 @@ class Chain {
   /** Executes a transaction; records and counts it as a block when it lands. */
   private land(bytes: Uint8Array): { signature: string; err: unknown; landed: boolean } {
     const signature = signatureOf(bytes);
+    const accountKeys = VersionedTransaction.deserialize(bytes).message.staticAccountKeys.map((k) => k.toBase58());
+    const preTokenBalances = this.tokenBalances(accountKeys);
     const result = this.svm.sendTransaction(this.decoder.decode(bytes));
     if (this.statuses.has(signature)) return { signature, err: null, landed: false };
     // A failed transaction that LiteSVM kept in its history landed (and paid its fee); one it did
@@ -294,7 +349,17 @@ class Chain {
     const landed = !(result instanceof FailedTransactionMetadata) || this.svm.getTransaction(signature as never) !== null;
     const err = result instanceof FailedTransactionMetadata ? rpcError(result) : null;
     if (landed) {
-      this.statuses.set(signature, { signature, slot: this.height, err, memo: memoOf(bytes), finalized: !this.held });
+      this.statuses.set(signature, {
+        signature,
+        slot: this.height,
+        err,
+        memo: memoOf(bytes),
+        finalized: !this.held,
+        accountKeys,
+        preTokenBalances,
+        postTokenBalances: this.tokenBalances(accountKeys),
+        blockTime: Math.floor(Date.now() / 1000),
+      });
       this.advance(1);
     }
     return { signature, err, landed };
@@ -368,6 +433,10 @@ class Chain {
       }
       case 'sendTransaction':
         return this.sendTransaction(params);
+      case 'getSignaturesForAddress':
+        return this.signaturesForAddress(pubkey(params[0]), (params[1] ?? {}) as SignaturesQuery);
+      case 'getTransaction':
+        return this.transaction(String(params[0]), (params[1] ?? {}) as { commitment?: string; encoding?: string });
       case 'simulateTransaction':
         return this.simulate(params);
       case '_advanceBlocks':
@@ -422,6 +491,87 @@ class Chain {
     const amount = data.readBigUInt64LE(64);
     const ui = Number(amount) / 10 ** decimals;
     return { amount: amount.toString(), decimals, uiAmount: ui, uiAmountString: String(ui) };
+  }
+
+  /** Token accounts among `keys` (by index) and their balances now: `meta.pre/postTokenBalances`. */
+  private tokenBalances(keys: string[]): TokenBalance[] {
+    const balances: TokenBalance[] = [];
+    keys.forEach((key, accountIndex) => {
+      const account = this.svm.getAccount(address(key));
+      if (!account.exists || account.programAddress !== TOKEN_PROGRAM_ID.toBase58() || account.data.length < 165) return;
+      const data = Buffer.from(account.data);
+      const mint = new PublicKey(data.subarray(0, 32)).toBase58();
+      const mintAccount = this.svm.getAccount(address(mint));
+      const decimals = mintAccount.exists ? (mintAccount.data[44] ?? 0) : 0;
+      const amount = data.readBigUInt64LE(64);
+      const ui = Number(amount) / 10 ** decimals;
+      balances.push({
+        accountIndex,
+        mint,
+        owner: new PublicKey(data.subarray(32, 64)).toBase58(),
+        programId: TOKEN_PROGRAM_ID.toBase58(),
+        uiTokenAmount: { amount: amount.toString(), decimals, uiAmount: ui, uiAmountString: String(ui) },
+      });
+    });
+    return balances;
+  }
+
+  /** Newest first, as a node answers: `before`/`until` are exclusive, `limit` at most 1,000. */
+  private signaturesForAddress(account: string, query: SignaturesQuery) {
+    const limit = Math.min(query.limit === undefined ? 1_000 : integer(query.limit), 1_000);
+    const all = [...this.statuses.values()].reverse().filter((s) => s.accountKeys?.includes(account));
+    let start = 0;
+    if (query.before) {
+      const at = all.findIndex((s) => s.signature === query.before);
+      start = at < 0 ? all.length : at + 1;
+    }
+    const out = [];
+    for (const status of all.slice(start)) {
+      if (query.until && status.signature === query.until) break;
+      if (query.commitment === 'finalized' && !status.finalized) continue;
+      out.push({
+        signature: status.signature,
+        slot: status.slot,
+        err: status.err,
+        memo: status.memo ?? null,
+        blockTime: status.blockTime ?? null,
+        confirmationStatus: status.finalized ? 'finalized' : 'processed',
+      });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** `getTransaction` in `json` encoding, null when unknown (or not yet final at 'finalized'). */
+  private transaction(signature: string, options: { commitment?: string; encoding?: string }) {
+    if (options.encoding !== undefined && options.encoding !== 'json') {
+      throw new RpcError(-32602, `encoding ${options.encoding} is not supported by the LiteSVM stand-in`);
+    }
+    const status = this.statuses.get(signature);
+    if (!status?.accountKeys) return null;
+    if (options.commitment === 'finalized' && !status.finalized) return null;
+    return {
+      slot: status.slot,
+      blockTime: status.blockTime ?? null,
+      version: 'legacy',
+      transaction: {
+        signatures: [signature],
+        message: { accountKeys: status.accountKeys, header: null, recentBlockhash: null, instructions: [] },
+      },
+      meta: {
+        err: status.err,
+        status: status.err === null ? { Ok: null } : { Err: status.err },
+        fee: 5_000,
+        preBalances: [],
+        postBalances: [],
+        preTokenBalances: status.preTokenBalances ?? [],
+        postTokenBalances: status.postTokenBalances ?? [],
+        innerInstructions: [],
+        logMessages: [],
+        loadedAddresses: { writable: [], readonly: [] },
+        rewards: [],
+      },
+    };
   }
 
   private signatureStatus(signature: string) {
@@ -496,6 +646,8 @@ class Chain {
       blockhash: this.blockhash,
       lastValid: this.lastValid,
       statuses: [...this.statuses.values()],
+      depositWallet: bs58.encode(this.depositWallet.secretKey),
+      demoPayer: bs58.encode(this.demoPayer.secretKey),
       svm: Buffer.from(this.svm.toBytes()).toString('base64'),
     };
     mkdirSync(dirname(this.stateFile), { recursive: true });

@@ -44,6 +44,8 @@ export interface LocalStackOptions {
   };
   /** How often the charge sweeper expires due PENDING charges (default 2 s; 1 min on AWS); 0: never. */
   sweepIntervalMs?: number;
+  /** How often the top-up watcher runs (default 2 s; 1 min on AWS); 0: never (tests run it themselves). */
+  topupWatchIntervalMs?: number;
 }
 
 export interface LocalStack {
@@ -137,6 +139,15 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       sweeper.handler().catch((error: unknown) => logger().error('local sweeper invocation failed', { error: serializeError(error) })),
     );
     stops.unshift(sweeping.stop);
+    // Top-ups: PayPal's webhooks come to this server; the watcher credits USDC and polls PayPal.
+    rails.paypal.setWebhookUrl(`${server.url}/api/v1/paypal/webhooks`);
+    const watcher = (await import('../../functions/topup-watcher/handler')) as { handler: () => Promise<unknown> };
+    const watching = startInterval(opts.topupWatchIntervalMs ?? 2_000, () =>
+      watcher
+        .handler()
+        .catch((error: unknown) => logger().error('local top-up watcher invocation failed', { error: serializeError(error) })),
+    );
+    stops.unshift(watching.stop);
     // First to stop: no request may arrive while what it needs is going away.
     stops.unshift(() => server.stop());
     return {

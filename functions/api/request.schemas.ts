@@ -241,3 +241,38 @@ export const listWithdrawalsQuerySchema = z.strictObject({
   payoutId: z.string().max(64).optional().meta({ description: 'Answer with this one Payout instead of a list.' }),
 });
 export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuerySchema>;
+
+// Top-ups (docs/topups.md).
+/**
+ * POST /api/v1/users/me/topups. USD names its amount (the PayPal order's, validated like every
+ * amount); USDC does not: whatever the wallet sends is credited, exactly.
+ */
+export const createTopupSchema = z
+  .strictObject({
+    currency: money.currency,
+    amount: amountLiteral
+      .optional()
+      .meta({ ...AMOUNT_META, description: `Required for USD, refused for USDC. ${AMOUNT_META.description}` }),
+  })
+  .transform((value, ctx): { currency: 'USDC' } | { currency: 'USD'; amount: Minor } => {
+    if (value.currency === 'USDC') {
+      if (value.amount === undefined) return { currency: 'USDC' };
+      ctx.addIssue({
+        code: 'custom',
+        path: ['amount'],
+        message: 'must not be given for USDC: the amount received is credited',
+        input: value.amount,
+      });
+      return z.NEVER;
+    }
+    if (value.amount === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['amount'], message: 'is required for USD', input: '' });
+      return z.NEVER;
+    }
+    return inMinorUnits()({ amount: value.amount, currency: 'USD' as Currency }, ctx as never) as { currency: 'USD'; amount: Minor };
+  });
+export type CreateTopupRequest = z.infer<typeof createTopupSchema>;
+
+/** GET /api/v1/users/me/topups */
+export const listTopupsQuerySchema = z.strictObject({ limit, cursor });
+export type ListTopupsQuery = z.infer<typeof listTopupsQuerySchema>;

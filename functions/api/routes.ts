@@ -17,6 +17,9 @@ export interface RouteSpec {
   adminSecret?: boolean;
   /** Makes or checks approval links: reads the approval secret (and gets PUBLIC_BASE_URL when the stage sets one). */
   approvalSecret?: boolean;
+  /** Top-ups (docs/topups.md): `open` creates PayPal orders and hands out the deposit wallet;
+   * `webhook` verifies PayPal's webhooks and captures orders. Both get PayPal's settings. */
+  topups?: 'open' | 'webhook';
 }
 
 export const ROUTES: readonly RouteSpec[] = [
@@ -43,6 +46,12 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'user-approve-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/approve', table: ['read', 'write'] },
   { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: ['read', 'write'] },
   { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: ['read', 'write'] },
+  // Top-ups (docs/topups.md): money in by Solana Pay (USDC) or PayPal checkout (USD).
+  { name: 'user-create-topup', method: 'POST', path: '/api/v1/users/me/topups', table: ['read', 'write'], topups: 'open' },
+  { name: 'user-list-topups', method: 'GET', path: '/api/v1/users/me/topups', table: ['read'] },
+  { name: 'user-get-topup', method: 'GET', path: '/api/v1/users/me/topups/{id}', table: ['read'] },
+  // Public: PayPal's verify-webhook-signature call is what authenticates it.
+  { name: 'paypal-webhook', method: 'POST', path: '/api/v1/paypal/webhooks', table: ['read', 'write'], topups: 'webhook' },
   // The approval page (HTML, docs/approvals.md): the link's token is its only credential.
   { name: 'approval-page', method: 'GET', path: '/approve/{token}', table: ['read'], approvalSecret: true },
   { name: 'approval-decide', method: 'POST', path: '/approve/{token}', table: ['read', 'write'], approvalSecret: true },

@@ -1,6 +1,8 @@
 /**
- * The ledger invariant. Money enters the service only as admin credits to users, and every
- * movement after that is a transfer inside one DynamoDB transaction, so per currency:
+ * The ledger invariant. Money enters the service only as credits to users (admin credits, and
+ * completed top-ups, each written with its CREDITS# record in the transaction that completes it:
+ * topup-checks.ts ties the two), and every movement after that is a transfer inside one DynamoDB
+ * transaction, so per currency:
  *
  *   credited to users (CREDITS# records)
  *     = user balances
@@ -30,6 +32,7 @@
  */
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
 import { type LedgerItems, type LedgerRows, scanLedgerRows, toLedgerRows } from '../store/audit.repository';
+import { scanTopupRows } from '../store/topup-audit.repository';
 import {
   type AgentMismatch,
   agentIdsOf,
@@ -49,6 +52,7 @@ import {
   type UserMismatch,
   userMismatches,
 } from './ledger-checks';
+import { topupProblems } from './topup-checks';
 
 export type { AgentMismatch, CurrencyTotals, HeldMismatch, UserMismatch } from './ledger-checks';
 
@@ -112,7 +116,12 @@ export function auditLedger(items: Omit<LedgerItems, 'scanned' | 'pages'> & { sc
 
 /** Scans the configured table and checks the invariant. Run it when no money is moving. */
 export async function runLedgerAudit(opts: { segments?: number } = {}): Promise<LedgerAuditReport> {
-  return auditRows(await scanLedgerRows(opts));
+  // Top-ups: every completed one has exactly one credit, and no credit lacks its top-up. Its own
+  // (filtered) scan, run alongside the ledger's so the audit takes no longer.
+  const [rows, topupRows] = await Promise.all([scanLedgerRows(opts), scanTopupRows()]);
+  const report = auditRows(rows);
+  const topups = topupProblems(topupRows);
+  return topups.length === 0 ? report : { ...report, ok: false, problems: [...report.problems, ...topups] };
 }
 
 /** A human-readable report: the per-currency equation, then every problem. */

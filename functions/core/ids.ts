@@ -10,6 +10,7 @@ export const newChargeId = (): string => `c${ulid().toLowerCase()}`;
 export const newPayoutId = (): string => `p${ulid().toLowerCase()}`;
 export const newAgentId = (): string => `a${ulid().toLowerCase()}`;
 export const newUserId = (): string => `u${ulid().toLowerCase()}`;
+export const newTopupId = (): string => `t${ulid().toLowerCase()}`;
 export const newRecordId = (): string => ulid().toLowerCase();
 
 /** The one pattern of each kind of id: a path or query value that does not match names nothing. */
@@ -18,6 +19,7 @@ export const ID_PATTERNS = {
   payout: /^p[0-9a-z]{26}$/,
   agent: /^a[0-9a-z]{26}$/,
   user: /^u[0-9a-z]{26}$/,
+  topup: /^t[0-9a-z]{26}$/,
 } as const;
 
 export type IdKind = keyof typeof ID_PATTERNS;

@@ -28,3 +28,13 @@ export const OPERATOR_RAIL_ERRORS = ['PlatformFundsError', 'RailConfigError', 'R
 
 /** Dimensions of every metric: `service` and `stage` (alarms match this set exactly). */
 export const metricDimensions = (stage: string) => ({ service: SERVICE_NAME, stage });
+
+// Top-ups (docs/topups.md).
+/**
+ * Counted by a log metric filter (lib/monitoring.ts) from the watcher's and the PayPal webhook's
+ * log lines `unmatched top-up payment` (functions/use-cases/topup-credit.ts UNMATCHED_LOG_MESSAGE):
+ * money reached the platform that credits no top-up; an operator must look at the UNMATCHED# item.
+ */
+export const UNMATCHED_TOPUP_PAYMENTS_METRIC = 'UnmatchedTopupPayments';
+/** The log line's message that filter matches. */
+export const UNMATCHED_LOG_MESSAGE = 'unmatched top-up payment';

@@ -43,6 +43,24 @@ export const keys = {
   payoutPartition: (agentId: string) => `PAYOUTS#${agentId}`,
   /** The agent's single in-flight payout lock per currency (exists while one is PENDING/PROCESSING). */
   payoutLock: (agentId: string, currency: string) => ({ PK: `PAYOUTLOCK#${agentId}#${currency}`, SK: 'LOCK' }),
+  // Top-ups (docs/topups.md).
+  /** All top-ups of one user, sorted by id (= creation order): another user's simply is not there. */
+  topup: (userId: string, topupId: string) => ({ PK: `TOPUPS#${userId}`, SK: topupId }),
+  topupPartition: (userId: string) => `TOPUPS#${userId}`,
+  /** GSI1 entry that exists exactly while a top-up is PENDING: the watcher's work list, by expiry. */
+  pendingTopupIndex: (expiresAt: string, topupId: string) => ({ GSI1PK: 'PENDINGTOPUPS', GSI1SK: `${expiresAt}#${topupId}` }),
+  pendingTopupPartition: () => 'PENDINGTOPUPS',
+  /** A Solana Pay reference key → its top-up (also for references of expired/completed ones). */
+  topupReference: (reference: string) => ({ PK: `TOPUPREF#${reference}`, SK: 'REF' }),
+  /** A PayPal order id → its top-up (the webhook knows only the order). */
+  topupOrder: (orderId: string) => ({ PK: `TOPUPORDER#${orderId}`, SK: 'ORDER' }),
+  /** Credit-once guard: one item per credited Solana signature or PayPal capture id. */
+  topupCredit: (rail: string, externalId: string) => ({ PK: `TOPUPCREDIT#${rail}#${externalId}`, SK: 'CREDIT' }),
+  /** A payment to the deposit wallet that matched no top-up: kept for an operator, never dropped. */
+  unmatchedPayment: (signature: string) => ({ PK: `UNMATCHED#${signature}`, SK: 'UNMATCHED' }),
+  unmatchedIndex: (signature: string) => ({ GSI1PK: 'UNMATCHED', GSI1SK: signature }),
+  /** The watcher's cursor over the deposit token account's signatures. */
+  depositCursor: (account: string) => ({ PK: `DEPOSITCURSOR#${account}`, SK: 'CURSOR' }),
   idempotency: (scope: string, key: string) => ({ PK: `IDEM#${scope}#${key}`, SK: 'IDEM' }),
   health: () => ({ PK: 'HEALTH', SK: 'HEALTH' }),
 } as const;

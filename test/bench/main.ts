@@ -18,7 +18,7 @@ import { endpointLatency } from './latency';
 import { loadRun, settleAndCheck } from './load';
 import { deepPagination } from './pagination';
 import { type BenchReport, renderMarkdown, renderSvg, roundRatios } from './report';
-import { requestsPerOperation } from './requests';
+import { requestsPerOperation, TOPUP_CREDIT_ENDPOINT } from './requests';
 import { chargeThroughput } from './throughput';
 
 const RECONCILE_AFTER_SECONDS = 5;
@@ -70,6 +70,8 @@ export async function main(argv: string[]): Promise<number> {
       RECONCILE_PROCESSING_AFTER_SECONDS: String(RECONCILE_AFTER_SECONDS),
     },
     payouts: { reconcileIntervalMs: 1_000 },
+    // The top-up phase runs the watcher itself, counted.
+    topupWatchIntervalMs: 0,
   });
   const { call, close } = httpClient(stack.url);
   const ctx: BenchContext = { stack, call, admin: { 'x-admin-key': stack.adminKey }, quick, log };
@@ -103,6 +105,11 @@ export async function main(argv: string[]): Promise<number> {
     const requests = await requestsPerOperation(ctx);
     for (const q of requests)
       log(`  ${q.endpoint.padEnd(40)} ${q.case.padEnd(32)} ${q.state}  ${JSON.stringify(q.dynamo)}${q.sqs ? ` +${q.sqs} SQS` : ''}`);
+    const topup = requests.find((q) => q.endpoint === TOPUP_CREDIT_ENDPOINT);
+    if (topup) {
+      log(`bench: topup credit requests ${topup.reads + topup.writes}`);
+      log(`  (${JSON.stringify(topup.dynamo)}; ${topup.case})`);
+    }
 
     phase('latency per endpoint');
     const latency = await endpointLatency(ctx, quick ? 40 : 200);

@@ -11,10 +11,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { payTransferRequest } from '../../bin/local/solana-pay';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import type { RouteHandler } from '../../functions/http/handler';
 import { sqs } from '../../functions/queue/payout-queue';
+import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
+import { createWatcher } from '../../functions/topup-watcher/watcher';
 import { resetAdminKey } from '../../functions/use-cases/admin-key';
 import { clearAuthCache } from '../../functions/use-cases/auth';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
@@ -303,6 +306,34 @@ export async function sweeperCost(ctx: BenchContext, due = 3): Promise<RequestCo
   return countOf(SWEEPER_ENDPOINT, `${report.expired} due charges`, 'warm', 0, s, 0);
 }
 
+/** The requests-table row of one USDC top-up credited by a watcher run (docs/topups.md). */
+export const TOPUP_CREDIT_ENDPOINT = 'top-up watcher run';
+
+/**
+ * One completed USDC top-up: a top-up opened over HTTP, paid with a real signed transfer by the
+ * local chain's demo payer, then one watcher run counted (DynamoDB requests; its Solana RPC calls
+ * go in the case label). Other work is settled by an unmeasured run first, so the run sees one
+ * pending top-up and one new deposit signature.
+ */
+export async function topupCreditCost(ctx: BenchContext): Promise<RequestCount> {
+  const user = await fundedUser(ctx, {});
+  const watch = createWatcher();
+  await watch();
+  const opened = await ctx.call('POST', '/api/v1/users/me/topups', { 'x-user-key': user.key }, '{"currency":"USDC"}');
+  if (opened.status !== 201) throw new Error(`top-up answered ${opened.status}: ${opened.body}`);
+  const { solana } = ctx.stack.rails;
+  await payTransferRequest({
+    rpcUrl: solana.url,
+    payerSecret: solana.demoPayer.secretKey,
+    solanaPayUrl: (JSON.parse(opened.body) as { solanaPayUrl: string }).solanaPayUrl,
+    amount: '1.25',
+  });
+  const rpc = new SolanaDepositsClient(async () => solana.url);
+  const { value: report, scope: s } = await countedRun(() => createWatcher({ solana: rpc })());
+  if (report.completed !== 1) throw new Error(`the watcher completed ${report.completed} top-ups: ${json(report)}`);
+  return countOf(TOPUP_CREDIT_ENDPOINT, `1 USDC credit, ${report.rpcCalls} RPC calls`, 'warm', 0, s, 0);
+}
+
 /** Measures every endpoint, cold then warm. */
 export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCount[]> {
   const out: RequestCount[] = [];
@@ -486,6 +517,7 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
   await add('GET /health', 'ok', ['cold', 'warm'], () => ({ route: 'health', event: apiEvent('GET', '/health', '/health') }), 200);
   out.push(await sweeperCost(ctx));
   out.push(...(await lifecycleCosts(ctx)));
+  out.push(await topupCreditCost(ctx));
   return out;
 }
 

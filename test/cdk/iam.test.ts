@@ -22,7 +22,10 @@ type Grant =
   | 'admin-secret'
   | 'approval-secret'
   | 'rail-secrets'
-  | 'hot-wallet-key';
+  | 'hot-wallet-key'
+  | 'paypal-credentials'
+  | 'paypal-credentials-and-webhook-id'
+  | 'rpc-url-and-paypal-credentials';
 
 /** Per function: the grants it needs. Change this table only together with the code that needs it. */
 const EXPECTED: Record<string, Grant[]> = {
@@ -62,6 +65,13 @@ const EXPECTED: Record<string, Grant[]> = {
   reconciler: ['logs', 'table-read', 'table-write', 'queue-send', 'rail-secrets', 'hot-wallet-key'],
   // Due pending markers through GSI1, one transaction per expiry; no queue, no secret.
   sweeper: ['logs', 'table-read', 'table-write'],
+  // Top-ups: opening one may create a PayPal order; the webhook verifies with PayPal and captures.
+  'user-create-topup': ['logs', 'table-read', 'table-write', 'paypal-credentials'],
+  'user-list-topups': ['logs', 'table-read'],
+  'user-get-topup': ['logs', 'table-read'],
+  'paypal-webhook': ['logs', 'table-read', 'table-write', 'paypal-credentials-and-webhook-id'],
+  // Reads the chain (the RPC URL secret) and drives PayPal orders; never the hot wallet.
+  'topup-watcher': ['logs', 'table-read', 'table-write', 'rpc-url-and-paypal-credentials'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
@@ -103,6 +113,18 @@ function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; reso
       return {
         actions: ['secretsmanager:GetSecretValue'],
         resources: [secret(stack.data.solanaHotWallet), secret(stack.data.solanaRpcUrl), secret(stack.data.paypalCredentials)],
+      };
+    case 'paypal-credentials':
+      return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.paypalCredentials)] };
+    case 'paypal-credentials-and-webhook-id':
+      return {
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [secret(stack.data.paypalCredentials), secret(stack.data.paypalWebhookId)],
+      };
+    case 'rpc-url-and-paypal-credentials':
+      return {
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [secret(stack.data.solanaRpcUrl), secret(stack.data.paypalCredentials)],
       };
     case 'hot-wallet-key':
       // The hot wallet's customer-managed key, and only through Secrets Manager.
@@ -150,6 +172,7 @@ const functions: [string, ServiceFunction][] = [
   ['payout-worker', stack.pipeline.worker],
   ['reconciler', stack.pipeline.reconciler],
   ['sweeper', stack.sweeper.fn],
+  ['topup-watcher', stack.topupWatcher.fn],
 ];
 
 describe('IAM', () => {

@@ -80,7 +80,7 @@ describe('cdk-nag (AWS Solutions)', () => {
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/PaypalCredentials',
       ]),
     );
-    expect(acks).toHaveLength(ROUTES.length + 5);
+    expect(acks).toHaveLength(ROUTES.length + 6);
     for (const ack of acks) {
       const construct = app.node.findChild(ack.path.split('/')[0] ?? '');
       expect(construct).toBeInstanceOf(Stack);

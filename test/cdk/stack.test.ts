@@ -114,7 +114,7 @@ describe('HTTP API route throttling', () => {
 describe('functions (the house construct)', () => {
   it('run Node.js 24 on ARM64 with JSON logs and a log group retained unless its first create fails; no half tracing, no source-map loading', () => {
     const lambdas = ofType('AWS::Lambda::Function');
-    expect(lambdas).toHaveLength(ROUTES.length + 3);
+    expect(lambdas).toHaveLength(ROUTES.length + 4);
     for (const [id, fn] of lambdas) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -205,9 +205,14 @@ describe('functions (the house construct)', () => {
       expect(env.PUBLIC_BASE_URL).toBeUndefined();
       if (route.queue) expect(env.PAYOUT_QUEUE_URL).toEqual({ Ref: logicalId(stack, pipeline.queue) });
       else expect(env.PAYOUT_QUEUE_URL).toBeUndefined();
-      // The withdraw route knows the mint (a destination it refuses), never a rail secret.
+      // The withdraw route knows the mint (a destination it refuses), never a rail secret. Top-up
+      // routes know PayPal's Orders API (its credentials only as an ARN), never the hot wallet.
       const railKeys = Object.keys(env).filter((k) => /SOLANA|PAYPAL|USDC/.test(k));
-      expect(railKeys).toEqual(route.queue ? ['USDC_MINT'] : []);
+      const topupKeys =
+        route.topups === 'webhook'
+          ? ['PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN', 'PAYPAL_WEBHOOK_ID_SECRET_ARN']
+          : ['USDC_MINT', 'PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN'];
+      expect(railKeys).toEqual(route.queue ? ['USDC_MINT'] : route.topups ? topupKeys : []);
     }
     expect(ROUTES.find((r) => r.name === 'create-charge')?.approvalSecret).toBe(true);
   });
@@ -275,10 +280,10 @@ describe('data', () => {
     });
   });
 
-  it('keeps five named secrets whose values never appear in the template; the admin key and the approval secret are generated plain strings', () => {
+  it('keeps six named secrets whose values never appear in the template; the admin key and the approval secret are generated plain strings', () => {
     const secrets = ofType('AWS::SecretsManager::Secret');
     expect(secrets.map(([, r]) => r.Properties?.Name).sort()).toEqual(
-      ['admin-key', 'approval-secret', 'paypal-credentials', 'solana-hot-wallet', 'solana-rpc-url'].map(
+      ['admin-key', 'approval-secret', 'paypal-credentials', 'paypal-webhook-id', 'solana-hot-wallet', 'solana-rpc-url'].map(
         (n) => `agent-payment-service/test/${n}`,
       ),
     );
@@ -521,6 +526,9 @@ describe('alarms', () => {
         'SweeperErrors',
         'SweeperNotRunning',
         'ChargesNotExpiring',
+        'TopupWatcherErrors',
+        'TopupWatcherNotRunning',
+        'UnmatchedTopupPayment',
       ]
         .sort()
         .map((n) => `agent-payment-service-test-${n}`),

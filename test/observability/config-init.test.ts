@@ -61,6 +61,10 @@ describe('a function with an incomplete environment', () => {
     const reconciler = '../../functions/reconciler/handler';
     expect(load(worker, INIT_ENV).mod).toHaveProperty('handler');
     expect(load(reconciler, INIT_ENV).mod).toHaveProperty('handler');
+    // The top-up watcher: the chain's RPC URL, the mint and PayPal; the deposit wallet is optional.
+    const watcher = '../../functions/topup-watcher/handler';
+    expect(load(watcher, INIT_ENV).mod).toHaveProperty('handler');
+    expect(() => load(watcher, { ...INIT_ENV, SOLANA_RPC_URL: undefined })).toThrow(/set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN/);
     expect(() => load(worker, { ...INIT_ENV, SOLANA_RPC_URL: undefined })).toThrow(/set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN/);
     expect(() => load(worker, { ...INIT_ENV, PAYPAL_CLIENT_SECRET: undefined })).toThrow(
       /set PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET or PAYPAL_CREDENTIALS_SECRET_ARN/,
@@ -74,6 +78,17 @@ describe('a function with an incomplete environment', () => {
       const given: Record<string, string> = {
         ...(route.queue ? { PAYOUT_QUEUE_URL: INIT_ENV.PAYOUT_QUEUE_URL } : {}),
         ...(route.adminSecret ? { ADMIN_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:admin' } : {}),
+        // Top-up routes: PayPal's Orders API and the mint (lib/topup-watcher.ts topupEnvironment), the webhook id.
+        ...(route.topups === 'open' ? { USDC_MINT: INIT_ENV.USDC_MINT } : {}),
+        ...(route.topups
+          ? {
+              PAYPAL_BASE_URL: INIT_ENV.PAYPAL_BASE_URL,
+              PAYPAL_CREDENTIALS_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:paypal',
+            }
+          : {}),
+        ...(route.topups === 'webhook'
+          ? { PAYPAL_WEBHOOK_ID_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:webhook-id' }
+          : {}),
       };
       expect([route.name, Object.keys(load(api(route.name), given).mod as object)]).toEqual([route.name, ['handler']]);
       for (const name of Object.keys(given)) {

@@ -38,6 +38,9 @@ describe('startLocalRails', () => {
       'PAYPAL_BASE_URL',
       'PAYPAL_CLIENT_ID',
       'PAYPAL_CLIENT_SECRET',
+      // Top-ups: where USDC is paid in, and the webhook subscription the PayPal imitation signs for.
+      'PAYPAL_WEBHOOK_ID',
+      'SOLANA_DEPOSIT_ADDRESS',
       'SOLANA_HOT_WALLET_ADDRESS',
       'SOLANA_HOT_WALLET_SECRET',
       'SOLANA_RPC_URL',

@@ -12,4 +12,5 @@ export const INIT_ENV = {
   PAYPAL_BASE_URL: 'http://127.0.0.1:1',
   PAYPAL_CLIENT_ID: 'placeholder-client',
   PAYPAL_CLIENT_SECRET: 'placeholder-secret',
+  PAYPAL_WEBHOOK_ID: 'placeholder-webhook-id',
 } as const;

@@ -22,7 +22,7 @@ let counter = 0;
 
 export async function startTestStack(
   env: Record<string, string> = {},
-  options: Pick<LocalStackOptions, 'payouts' | 'sweepIntervalMs'> = {},
+  options: Pick<LocalStackOptions, 'payouts' | 'sweepIntervalMs' | 'topupWatchIntervalMs'> = {},
 ): Promise<TestStack> {
   const stack = await startLocalStack({
     port: 0,
@@ -32,6 +32,8 @@ export async function startTestStack(
     env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT', ...env },
     // The charge sweeper's Query would show in the request counts; tests that want it say so.
     sweepIntervalMs: 0,
+    // Likewise the top-up watcher's; top-up tests run it themselves.
+    topupWatchIntervalMs: 0,
     ...options,
   });
   const call = client(stack.url);

@@ -9,11 +9,14 @@ import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
 import { TOOLS } from '../../mcp/tools';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
+import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
 import {
   captureChargeSchema,
   createChargeSchema,
+  createTopupSchema,
   creditSchema,
   listChargesQuerySchema,
+  listTopupsQuerySchema,
   listUserChargesQuerySchema,
   listWithdrawalsQuerySchema,
   policySchema,
@@ -42,8 +45,11 @@ import {
   registeredAgentBody,
   rotatedAgentKeyBody,
   rotatedUserKeyBody,
+  topupBody,
+  topupListBody,
   userBody,
   userChargeListBody,
+  webhookReceivedBody,
   withdrawalBody,
 } from './response.schemas';
 
@@ -196,6 +202,22 @@ const EXAMPLE_POLICY = {
   approvalWindowSeconds: 900,
   agents: { a01jhx3k6v1f8q2n7c9m4p5r6s7: { blocked: true } },
 };
+const EXAMPLE_USDC_TOPUP = {
+  id: 't01jhx3k6v1f8q2n7c9m4p5r6s7',
+  currency: 'USDC',
+  amount: null,
+  status: 'PENDING',
+  externalId: null,
+  createdAt: '2026-01-15T09:30:00.000Z',
+  expiresAt: '2026-01-15T10:30:00.000Z',
+  completedAt: null,
+  network: 'SOL',
+  address: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+  reference: 'GhRrKzQW4m7xqfZ3pGfC2JcPZy3vJ8JxJxW1bJ8yZ1yW',
+  solanaPayUrl:
+    'solana:9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin?spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=GhRrKzQW4m7xqfZ3pGfC2JcPZy3vJ8JxJxW1bJ8yZ1yW&label=Agent%20Payment%20Service&message=Top%20up%20your%20balance',
+};
+
 const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
 const SETTLE_ERRORS = {
   401: USER_401,
@@ -701,6 +723,87 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       401: USER_401,
       409: errors('Another rotation won.', ['user key was rotated concurrently, retry with the new key']),
       503: BUSY,
+    },
+  },
+  // Top-ups (docs/topups.md).
+  'user-create-topup': {
+    summary: 'Top up the balance',
+    description:
+      'USDC: answers the deposit wallet, a fresh Solana Pay `reference` and a `solanaPayUrl`; any wallet that pays it (USDC to ' +
+      'the wallet, carrying the reference) is credited exactly what arrives, once finalized. USD: creates a PayPal order (intent ' +
+      'CAPTURE) the user approves at `approveUrl`; it is captured and credited once. No money moves until the payment arrives, ' +
+      'so no Idempotency-Key is needed: a repeated request opens a second top-up that expires unused.',
+    tag: 'Users',
+    security: [['userKey']],
+    body: { name: 'CreateTopupRequest', schema: createTopupSchema, example: { currency: 'USD', amount: 25 } },
+    responses: {
+      201: ok('The PENDING top-up and how to pay it.', topupBody, EXAMPLE_USDC_TOPUP),
+      400: errors('The field named is invalid; nothing was created.', [
+        'invalid json body',
+        'currency must be one of USD, USDC',
+        'amount is required for USD',
+        'amount must not be given for USDC: the amount received is credited',
+        'amount has more than 2 decimal places for USD',
+        'amount must be greater than 0',
+        'amount must not exceed 1000000',
+        'unknown field: x',
+      ]),
+      401: USER_401,
+      ...BODY_ERRORS,
+      503: errors(
+        'PayPal (or DynamoDB) could not be reached; retry.',
+        ['payment provider unavailable, retry later', 'service busy, retry later'],
+        ['Retry-After'],
+      ),
+    },
+  },
+  'user-list-topups': {
+    summary: "The user's top-ups",
+    description: 'Newest first.',
+    tag: 'Users',
+    security: [['userKey']],
+    query: listTopupsQuerySchema,
+    responses: {
+      200: ok('A page of top-ups.', topupListBody, { data: [EXAMPLE_USDC_TOPUP], nextCursor: null }),
+      400: errors('An invalid query parameter.', LIST_400),
+      401: USER_401,
+      503: BUSY,
+    },
+  },
+  'user-get-topup': {
+    summary: 'One top-up',
+    tag: 'Users',
+    security: [['userKey']],
+    pathParams: { id: 'The top-up id.' },
+    responses: {
+      200: ok('The top-up.', topupBody, {
+        ...EXAMPLE_USDC_TOPUP,
+        status: 'COMPLETED',
+        amount: 25,
+        externalId: '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW',
+        completedAt: '2026-01-15T09:31:02.000Z',
+      }),
+      401: USER_401,
+      404: errors("No such top-up, or another user's.", ['topup not found']),
+      503: BUSY,
+    },
+  },
+  'paypal-webhook': {
+    summary: "PayPal's webhook (CHECKOUT.ORDER.APPROVED)",
+    description:
+      "Called by PayPal, not by clients. Believed only after PayPal's verify-webhook-signature answers SUCCESS for the " +
+      'configured webhook id; then the order is read from PayPal, captured (idempotently) and credited once per capture id. ' +
+      'A replayed webhook changes nothing. Any 2xx stops PayPal retrying; 503 asks it to retry.',
+    tag: 'Users',
+    security: [],
+    responses: {
+      200: ok('Received (and acted on, when it concerns a PENDING top-up).', webhookReceivedBody, { received: true }),
+      400: errors('Not a verified PayPal webhook; nothing changed.', ['invalid json body', INVALID_WEBHOOK]),
+      503: errors(
+        'PayPal or DynamoDB could not be reached; PayPal retries.',
+        ['payment provider unavailable, retry later', 'service busy, retry later'],
+        ['Retry-After'],
+      ),
     },
   },
   'approval-page': {

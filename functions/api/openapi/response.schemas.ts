@@ -242,3 +242,59 @@ export const jsonRpcMessage = component(
     .looseObject({ jsonrpc: z.literal('2.0') })
     .meta({ description: 'A JSON-RPC 2.0 request, notification or response (https://modelcontextprotocol.io).' }),
 );
+
+// Top-ups (docs/topups.md).
+const topupCommon = {
+  id: id('t', 'Top-up'),
+  status: z.enum(['PENDING', 'COMPLETED', 'EXPIRED']).meta({
+    description:
+      'PENDING: waiting for the payment. COMPLETED: the amount received was credited to the balance. EXPIRED: nothing arrived ' +
+      'before expiresAt (or the PayPal order was declined); nothing was credited.',
+  }),
+  externalId: z
+    .string()
+    .nullable()
+    .meta({ description: 'The Solana signature or PayPal capture id that was credited; null until COMPLETED.' }),
+  createdAt: timestamp,
+  expiresAt: timestamp,
+  completedAt: timestamp.nullable().meta({ description: 'When the payment was credited; null until COMPLETED.' }),
+};
+
+export const usdcTopupBody = component(
+  'UsdcTopup',
+  z.strictObject({
+    ...topupCommon,
+    currency: z.literal('USDC'),
+    amount: amount('The USDC received and credited; null until COMPLETED.').nullable(),
+    network: z.literal('SOL'),
+    address: z.string().meta({ description: "The platform's deposit wallet (pay its USDC token account, as Solana Pay does)." }),
+    reference: z
+      .string()
+      .meta({ description: 'Solana Pay reference: a fresh public key the paying transaction must carry (read-only account).' }),
+    solanaPayUrl: z
+      .string()
+      .meta({ description: 'A Solana Pay transfer request: `solana:<address>?spl-token=<mint>&reference=<reference>&label=…`.' }),
+  }),
+);
+
+export const usdTopupBody = component(
+  'UsdTopup',
+  z.strictObject({
+    ...topupCommon,
+    currency: z.literal('USD'),
+    amount: amount('The amount ordered; once COMPLETED, the amount captured and credited.'),
+    approveUrl: z.string().meta({ description: 'Where the user approves the PayPal order.' }),
+  }),
+);
+
+export const topupBody = component('Topup', z.union([usdcTopupBody, usdTopupBody]));
+
+export const topupListBody = component(
+  'TopupList',
+  z.strictObject({
+    data: z.array(topupBody),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last.' }),
+  }),
+);
+
+export const webhookReceivedBody = component('WebhookReceived', z.strictObject({ received: z.literal(true) }));

@@ -1,0 +1,314 @@
+/**
+ * The PayPal imitation's Orders v2 (intent CAPTURE) with an approval page and webhooks, as
+ * top-ups use them (docs/topups.md):
+ *   POST /v2/checkout/orders                 create (PayPal-Request-Id: the same id → the same order)
+ *   GET  /v2/checkout/orders/{id}            show (captures under purchase_units[0].payments)
+ *   POST /v2/checkout/orders/{id}/capture    capture an APPROVED order (PayPal-Request-Id: the same id →
+ *                                            the same answer; another → 422 ORDER_ALREADY_CAPTURED)
+ *   GET  /checkoutnow?token={id}             the payer's approval page (HTML, no JavaScript)
+ *   POST /checkoutnow/{id}/approve|decline   what its buttons post; approve sends CHECKOUT.ORDER.APPROVED
+ *   POST /v1/notifications/verify-webhook-signature
+ * Webhooks are signed with the imitation's own HMAC key, not PayPal's certificate chain; the
+ * verify call checks that signature, the webhook id and that the event is byte-for-byte the one
+ * sent, so the service's code path (ask PayPal to verify) is the production one. Declining on
+ * the page voids the order (at PayPal the order would just stay unapproved until it lapses);
+ * approving with `funding=declined` makes the capture come back DECLINED.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { formatAmount, parseAmount } from '../../functions/core/money';
+import { paypalId, reply, type SandboxReply, validationError } from './paypal-sandbox.replies';
+
+export type OrderStatus = 'CREATED' | 'PAYER_ACTION_REQUIRED' | 'APPROVED' | 'COMPLETED' | 'VOIDED';
+
+export interface SandboxOrder {
+  id: string;
+  status: OrderStatus;
+  amount: { currency_code: string; value: string };
+  referenceId: string | undefined;
+  requestId: string | undefined;
+  returnUrl: string | undefined;
+  createdAt: string;
+  /** `declined`: the payer's funding fails at capture. */
+  funding: 'ok' | 'declined';
+  capture: { id: string; status: string; requestId: string | undefined } | undefined;
+}
+
+export interface WebhookDelivery {
+  transmissionId: string;
+  eventType: string;
+  orderId: string;
+  status: number | 'error';
+  headers: Record<string, string>;
+  body: string;
+}
+
+export class SandboxOrders {
+  private readonly orders = new Map<string, SandboxOrder>();
+  private readonly byRequestId = new Map<string, string>();
+  private readonly signingKey = randomBytes(32);
+  readonly deliveries: WebhookDelivery[] = [];
+  webhookUrl: string | undefined;
+  /** While true, approvals send no webhook (tests of the polling fallback). */
+  dropWebhooks = false;
+  captureRequests = 0;
+
+  constructor(
+    readonly webhookId: string,
+    private readonly stateFile?: string,
+  ) {
+    if (stateFile && existsSync(stateFile)) {
+      for (const order of JSON.parse(readFileSync(stateFile, 'utf8')) as SandboxOrder[]) this.index(order);
+    }
+  }
+
+  get(orderId: string): SandboxOrder | undefined {
+    return this.orders.get(orderId);
+  }
+
+  all(): SandboxOrder[] {
+    return [...this.orders.values()];
+  }
+
+  /** `POST /v2/checkout/orders`. */
+  create(text: string, requestId: string | undefined, url: string): SandboxReply {
+    const again = requestId ? this.byRequestId.get(requestId) : undefined;
+    if (again) return reply(200, this.view(this.orders.get(again) as SandboxOrder, url));
+    let body: {
+      intent?: unknown;
+      purchase_units?: { amount?: { currency_code?: unknown; value?: unknown }; reference_id?: unknown }[];
+      payment_source?: { paypal?: { experience_context?: { return_url?: unknown } } };
+    };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      return validationError([{ field: 'body', issue: 'MALFORMED_REQUEST_JSON' }]);
+    }
+    if (body.intent !== 'CAPTURE' && body.intent !== 'AUTHORIZE')
+      return validationError([{ field: '/intent', issue: 'MISSING_REQUIRED_PARAMETER' }]);
+    const unit = body.purchase_units?.[0];
+    const amount = unit?.amount;
+    if (!amount || typeof amount.currency_code !== 'string' || typeof amount.value !== 'string') {
+      return validationError([{ field: '/purchase_units/@reference_id==default/amount', issue: 'MISSING_REQUIRED_PARAMETER' }]);
+    }
+    try {
+      parseAmount(amount.value, 'USD', Number.MAX_SAFE_INTEGER);
+    } catch {
+      return validationError([{ field: '/purchase_units/@reference_id==default/amount/value', issue: 'DECIMAL_PRECISION' }]);
+    }
+    const context = body.payment_source?.paypal?.experience_context;
+    const order: SandboxOrder = {
+      id: paypalId(17),
+      status: context ? 'PAYER_ACTION_REQUIRED' : 'CREATED',
+      amount: { currency_code: amount.currency_code, value: amount.value },
+      referenceId: typeof unit?.reference_id === 'string' ? unit.reference_id : undefined,
+      requestId,
+      returnUrl: typeof context?.return_url === 'string' ? context.return_url : undefined,
+      createdAt: new Date().toISOString(),
+      funding: 'ok',
+      capture: undefined,
+    };
+    this.index(order);
+    this.persist();
+    return reply(201, this.view(order, url));
+  }
+
+  /** `GET /v2/checkout/orders/{id}`. */
+  show(orderId: string, url: string): SandboxReply {
+    const order = this.orders.get(orderId);
+    return order ? reply(200, this.view(order, url)) : notFoundOrder();
+  }
+
+  /** `POST /v2/checkout/orders/{id}/capture`. */
+  captureOrder(orderId: string, requestId: string | undefined, url: string): SandboxReply {
+    this.captureRequests += 1;
+    const order = this.orders.get(orderId);
+    if (!order) return notFoundOrder();
+    if (order.capture) {
+      // The same PayPal-Request-Id is the same request: its answer again.
+      if (requestId && order.capture.requestId === requestId) return reply(201, this.view(order, url));
+      return unprocessable('ORDER_ALREADY_CAPTURED', 'Order already captured. If intent=CAPTURE only one capture per order is allowed.');
+    }
+    if (order.status !== 'APPROVED') return unprocessable('ORDER_NOT_APPROVED', 'Payer has not yet approved the Order for payment.');
+    order.capture = { id: paypalId(17), status: order.funding === 'declined' ? 'DECLINED' : 'COMPLETED', requestId };
+    order.status = 'COMPLETED';
+    this.persist();
+    return reply(201, this.view(order, url));
+  }
+
+  /** The payer approves on the page; the webhook follows (awaited, so a test sees its effect). */
+  async approve(orderId: string, funding: 'ok' | 'declined' = 'ok'): Promise<SandboxOrder | undefined> {
+    const order = this.orders.get(orderId);
+    if (!order || (order.status !== 'CREATED' && order.status !== 'PAYER_ACTION_REQUIRED')) return order;
+    order.status = 'APPROVED';
+    order.funding = funding;
+    this.persist();
+    if (!this.dropWebhooks) await this.sendWebhook(order, 'CHECKOUT.ORDER.APPROVED');
+    return order;
+  }
+
+  decline(orderId: string): SandboxOrder | undefined {
+    const order = this.orders.get(orderId);
+    if (order && (order.status === 'CREATED' || order.status === 'PAYER_ACTION_REQUIRED')) {
+      order.status = 'VOIDED';
+      this.persist();
+    }
+    return order;
+  }
+
+  /** Sends (or, for tests, re-sends) an event about `order` to the webhook URL, signed. */
+  async sendWebhook(order: SandboxOrder, eventType: string, url = this.webhookUrl): Promise<WebhookDelivery | undefined> {
+    if (!url) return undefined;
+    const event = {
+      id: `WH-${paypalId(17)}`,
+      event_version: '1.0',
+      create_time: new Date().toISOString(),
+      resource_type: 'checkout-order',
+      resource_version: '2.0',
+      event_type: eventType,
+      summary: `An order has been ${eventType === 'CHECKOUT.ORDER.APPROVED' ? 'approved by buyer' : 'updated'}`,
+      resource: {
+        id: order.id,
+        status: order.status,
+        intent: 'CAPTURE',
+        purchase_units: [{ reference_id: order.referenceId ?? 'default', amount: order.amount }],
+      },
+    };
+    const body = JSON.stringify(event);
+    const transmissionId = randomBytes(16).toString('hex');
+    const transmissionTime = new Date().toISOString();
+    const headers = {
+      'content-type': 'application/json',
+      'paypal-auth-algo': 'SHA256withRSA',
+      'paypal-cert-url': `${new URL(url).origin}/imitation-cert.pem`,
+      'paypal-transmission-id': transmissionId,
+      'paypal-transmission-time': transmissionTime,
+      'paypal-transmission-sig': this.sign(transmissionId, transmissionTime, this.webhookId, body),
+    };
+    let status: number | 'error';
+    try {
+      const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(30_000) });
+      status = res.status;
+      await res.text();
+    } catch {
+      status = 'error';
+    }
+    const delivery = { transmissionId, eventType, orderId: order.id, status, headers, body };
+    this.deliveries.push(delivery);
+    return delivery;
+  }
+
+  /** `POST /v1/notifications/verify-webhook-signature`. */
+  verify(text: string): SandboxReply {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return validationError([{ field: 'body', issue: 'MALFORMED_REQUEST_JSON' }]);
+    }
+    const [id, time, webhookId, sig] = [body.transmission_id, body.transmission_time, body.webhook_id, body.transmission_sig];
+    if (
+      typeof id !== 'string' ||
+      typeof time !== 'string' ||
+      typeof webhookId !== 'string' ||
+      typeof sig !== 'string' ||
+      !body.webhook_event
+    ) {
+      return validationError([{ field: 'body', issue: 'MISSING_REQUIRED_PARAMETER' }]);
+    }
+    const expected = Buffer.from(this.sign(id, time, webhookId, JSON.stringify(body.webhook_event)));
+    const given = Buffer.from(sig);
+    const ok = webhookId === this.webhookId && expected.length === given.length && timingSafeEqual(expected, given);
+    return reply(200, { verification_status: ok ? 'SUCCESS' : 'FAILURE' });
+  }
+
+  private sign(id: string, time: string, webhookId: string, body: string): string {
+    const digest = createHash('sha256').update(body).digest('hex');
+    return createHmac('sha256', this.signingKey).update(`${id}|${time}|${webhookId}|${digest}`).digest('base64');
+  }
+
+  private view(order: SandboxOrder, url: string) {
+    const approvable = order.status === 'CREATED' || order.status === 'PAYER_ACTION_REQUIRED';
+    return {
+      id: order.id,
+      intent: 'CAPTURE',
+      status: order.status,
+      create_time: order.createdAt,
+      purchase_units: [
+        {
+          reference_id: order.referenceId ?? 'default',
+          amount: order.amount,
+          ...(order.capture
+            ? {
+                payments: { captures: [{ id: order.capture.id, status: order.capture.status, amount: order.amount, final_capture: true }] },
+              }
+            : {}),
+        },
+      ],
+      links: [
+        { href: `${url}/v2/checkout/orders/${order.id}`, rel: 'self', method: 'GET' },
+        ...(approvable
+          ? [{ href: `${url}/checkoutnow?token=${order.id}`, rel: order.status === 'CREATED' ? 'approve' : 'payer-action', method: 'GET' }]
+          : []),
+        ...(order.status === 'APPROVED' ? [{ href: `${url}/v2/checkout/orders/${order.id}/capture`, rel: 'capture', method: 'POST' }] : []),
+      ],
+    };
+  }
+
+  private index(order: SandboxOrder): void {
+    this.orders.set(order.id, order);
+    if (order.requestId) this.byRequestId.set(order.requestId, order.id);
+  }
+
+  private persist(): void {
+    if (!this.stateFile) return;
+    mkdirSync(dirname(this.stateFile), { recursive: true });
+    writeFileSync(`${this.stateFile}.tmp`, JSON.stringify(this.all(), null, 2));
+    renameSync(`${this.stateFile}.tmp`, this.stateFile);
+  }
+}
+
+/** The payer's approval page: the amount and two forms, no script, nothing external. */
+export function approvalPage(order: SandboxOrder | undefined): { status: number; html: string } {
+  if (!order) return { status: 404, html: page('Order not found', '<p>This checkout link is not valid.</p>') };
+  const amount = `${escapeHtml(formatAmount(parseAmount(order.amount.value, 'USD', Number.MAX_SAFE_INTEGER), 'USD'))} ${escapeHtml(order.amount.currency_code)}`;
+  if (order.status !== 'CREATED' && order.status !== 'PAYER_ACTION_REQUIRED') {
+    return { status: 200, html: page('Checkout', `<p>Order ${escapeHtml(order.id)} for ${amount}: <strong>${order.status}</strong>.</p>`) };
+  }
+  const action = `/checkoutnow/${encodeURIComponent(order.id)}`;
+  return {
+    status: 200,
+    html: page(
+      'Pay with PayPal (local imitation)',
+      `<p>Pay <strong>${amount}</strong> to Agent Payment Service.</p>
+<form method="post" action="${action}/approve"><input type="hidden" name="funding" value="ok"><button type="submit">Approve</button></form>
+<form method="post" action="${action}/approve"><input type="hidden" name="funding" value="declined"><button type="submit">Approve with a card that will be declined</button></form>
+<form method="post" action="${action}/decline"><button type="submit">Cancel</button></form>`,
+    ),
+  };
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function notFoundOrder(): SandboxReply {
+  return reply(404, {
+    name: 'RESOURCE_NOT_FOUND',
+    message: 'The specified resource does not exist.',
+    details: [{ issue: 'INVALID_RESOURCE_ID' }],
+  });
+}
+
+function unprocessable(issue: string, description: string): SandboxReply {
+  return reply(422, {
+    name: 'UNPROCESSABLE_ENTITY',
+    message: 'The requested action could not be performed, semantically incorrect, or failed business validation.',
+    details: [{ issue, description }],
+  });
+}

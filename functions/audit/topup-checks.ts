@@ -1,0 +1,44 @@
+/**
+ * The ledger audit's top-up check (pure, over functions/store/topup-audit.repository.ts rows).
+ * Completed top-ups are money in: each one's CREDITS# record is counted by the main invariant
+ * like an admin credit. This check ties the records to the top-ups, so a credit can neither exist
+ * without its top-up nor a top-up complete without exactly one credit:
+ *   - a COMPLETED top-up has exactly one credit record naming it, of its amount and currency, and
+ *     exactly one credit-once guard (signature / capture id) naming it;
+ *   - a PENDING or EXPIRED top-up has no credit record and no guard;
+ *   - every credit record that names a top-up names one that exists.
+ */
+import type { TopupAuditRows } from '../store/topup-audit.repository';
+
+export function topupProblems(rows: TopupAuditRows): string[] {
+  const problems: string[] = [];
+  const creditsBy = new Map<string, TopupAuditRows['credits']>();
+  for (const credit of rows.credits) creditsBy.set(credit.topupId, [...(creditsBy.get(credit.topupId) ?? []), credit]);
+  const guardsBy = new Map<string, number>();
+  for (const guard of rows.guards) guardsBy.set(guard.topupId, (guardsBy.get(guard.topupId) ?? 0) + 1);
+  const known = new Set(rows.topups.map((t) => t.topupId));
+  for (const topup of rows.topups) {
+    const credits = creditsBy.get(topup.topupId) ?? [];
+    const guards = guardsBy.get(topup.topupId) ?? 0;
+    if (topup.status === 'COMPLETED') {
+      if (credits.length !== 1) problems.push(`top-up ${topup.topupId} is COMPLETED with ${credits.length} credit records (expected 1)`);
+      if (guards !== 1) problems.push(`top-up ${topup.topupId} is COMPLETED with ${guards} credit-once guards (expected 1)`);
+      for (const credit of credits) {
+        if (credit.amount !== topup.amount || credit.currency !== topup.currency || credit.userId !== topup.userId) {
+          problems.push(
+            `top-up ${topup.topupId} received ${topup.amount} ${topup.currency} for ${topup.userId} but its credit is ${credit.amount} ${credit.currency} for ${credit.userId}`,
+          );
+        }
+      }
+    } else if (credits.length > 0 || guards > 0) {
+      problems.push(`top-up ${topup.topupId} is ${topup.status} but has ${credits.length} credit records and ${guards} guards`);
+    }
+  }
+  for (const credit of rows.credits) {
+    if (!known.has(credit.topupId))
+      problems.push(
+        `credit of ${credit.amount} ${credit.currency} to ${credit.userId} names top-up ${credit.topupId}, which does not exist`,
+      );
+  }
+  return problems;
+}

@@ -1,0 +1,92 @@
+/**
+ * Top-ups: money in, paid by the user on a rail (docs/topups.md). A top-up is PENDING until the
+ * rail's payment is found and credited (COMPLETED, in the same transaction as the credit) or its
+ * window passes with nothing received (EXPIRED). No AWS imports here.
+ */
+import type { Currency, Minor } from './money';
+
+export type TopupStatus = 'PENDING' | 'COMPLETED' | 'EXPIRED';
+
+interface TopupBase {
+  id: string;
+  userId: string;
+  status: TopupStatus;
+  createdAt: string;
+  expiresAt: string;
+  /** Amount received (COMPLETED); for USD also the ordered amount while PENDING. */
+  amount: Minor | undefined;
+  /** The Solana signature or the PayPal capture id that was credited. */
+  externalId: string | undefined;
+  completedAt: string | undefined;
+}
+
+export interface UsdcTopup extends TopupBase {
+  currency: 'USDC';
+  /** The platform's deposit wallet (owner address; the transfer lands in its USDC token account). */
+  address: string;
+  /** The Solana Pay reference: a fresh public key the paying transaction carries. */
+  reference: string;
+  mint: string;
+}
+
+export interface UsdTopup extends TopupBase {
+  currency: 'USD';
+  amount: Minor;
+  /** The PayPal Orders v2 order id. */
+  orderId: string;
+  approveUrl: string;
+}
+
+export type Topup = UsdcTopup | UsdTopup;
+
+/** What a rail says was received for a top-up, ready to be credited. */
+export interface TopupPayment {
+  /** `SOL#<signature>` or `PAYPAL#<captureId>`: the credit-once guard's key. */
+  rail: 'SOL' | 'PAYPAL';
+  externalId: string;
+  amount: Minor;
+  currency: Currency;
+}
+
+/** Why a payment to the deposit wallet matched no top-up (recorded for an operator, alarmed). */
+export type UnmatchedReason =
+  | 'no reference'
+  | 'unknown reference'
+  | 'expired reference'
+  | 'top-up already completed'
+  | 'wrong mint'
+  | 'balance limit';
+
+export interface UnmatchedPayment {
+  signature: string;
+  reason: UnmatchedReason;
+  /** Minor units of `mint` received by the deposit wallet (raw token units for a foreign mint). */
+  amount: string;
+  mint: string;
+  /** The top-up the reference belonged to, when there was one. */
+  topupId: string | undefined;
+  userId: string | undefined;
+  slot: number;
+}
+
+/** The Solana Pay transfer request for a USDC top-up (no amount: the wallet asks the payer). */
+export function solanaPayUrl(t: { address: string; mint: string; reference: string }, label: string): string {
+  const query = new URLSearchParams({ 'spl-token': t.mint, reference: t.reference, label, message: 'Top up your balance' });
+  return `solana:${t.address}?${query.toString().replace(/\+/g, '%20')}`;
+}
+
+/** The top-up's state moved on (completed by another watcher or the webhook, or expired). */
+export class TopupNotPendingError extends Error {
+  constructor(readonly topupId: string) {
+    super(`top-up ${topupId} is not pending`);
+    this.name = 'TopupNotPendingError';
+  }
+}
+
+/** This signature / capture id was already credited (its guard item exists): nothing to do. */
+export class PaymentAlreadyCreditedError extends Error {
+  constructor(readonly externalId: string) {
+    super(`payment ${externalId} was already credited`);
+    this.name = 'PaymentAlreadyCreditedError';
+  }
+}

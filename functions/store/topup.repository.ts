@@ -1,0 +1,332 @@
+/**
+ * Top-ups in DynamoDB (docs/topups.md). A top-up lives in its user's partition (`TOPUPS#<userId>`,
+ * so another user's is simply not there), carries a GSI1 entry only while PENDING (the watcher's
+ * work list, sorted by expiry), and has a lookup item from its Solana Pay reference or PayPal order
+ * id. Completing it is ONE TransactWriteItems (`completeTopup`): the top-up PENDING → COMPLETED,
+ * the credit-once guard for the signature / capture id, the user's balance, and the credit record
+ * the ledger audit counts as money in.
+ */
+
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { BalanceLimitError } from '../core/errors';
+import { newRecordId } from '../core/ids';
+import { type Currency, MAX_BALANCE_MINOR } from '../core/money';
+import {
+  PaymentAlreadyCreditedError,
+  type Topup,
+  TopupNotPendingError,
+  type TopupPayment,
+  type TopupStatus,
+  type UnmatchedPayment,
+} from '../core/topups';
+import { db } from './client';
+import { GSI1, keys } from './table';
+import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
+
+/** Writes a new PENDING top-up with its lookup item (reference or order id) in one transaction. */
+export async function createTopup(topup: Topup): Promise<void> {
+  const table = config().TABLE_NAME;
+  const lookup = topup.currency === 'USDC' ? keys.topupReference(topup.reference) : keys.topupOrder(topup.orderId);
+  await transactWrite([
+    {
+      Put: {
+        TableName: table,
+        Item: {
+          ...keys.topup(topup.userId, topup.id),
+          ...keys.pendingTopupIndex(topup.expiresAt, topup.id),
+          type: 'Topup',
+          ...clean(topup),
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: table,
+        Item: { ...lookup, type: 'TopupLookup', userId: topup.userId, topupId: topup.id },
+        // A reference is 32 random bytes and an order id PayPal's own: a clash means a bug, not a retry.
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ]);
+}
+
+export async function getTopup(userId: string, topupId: string): Promise<Topup | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.topup(userId, topupId), ConsistentRead: true }));
+  return out.Item ? toTopup(out.Item) : undefined;
+}
+
+/** A user's top-ups, newest first; `after` is the last id of the previous page. */
+export async function listTopups(userId: string, limit: number, after?: string): Promise<{ topups: Topup[]; more: boolean }> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      KeyConditionExpression: after ? 'PK = :pk AND SK < :after' : 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.topupPartition(userId), ...(after ? { ':after': after } : {}) },
+      ScanIndexForward: false,
+      Limit: limit + 1,
+    }),
+  );
+  const items = out.Items ?? [];
+  return { topups: items.slice(0, limit).map(toTopup), more: items.length > limit };
+}
+
+/** The top-up a reference key or order id belongs to (any status); undefined when none. */
+export async function findTopupBy(lookup: { reference: string } | { orderId: string }): Promise<Topup | undefined> {
+  const key = 'reference' in lookup ? keys.topupReference(lookup.reference) : keys.topupOrder(lookup.orderId);
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
+  if (!out.Item) return undefined;
+  return getTopup(String(out.Item.userId), String(out.Item.topupId));
+}
+
+/**
+ * PENDING top-ups, soonest expiry first, at most `limit` (the watcher's work list). From the
+ * sparse GSI1 entry, so the cost grows with the pending top-ups, never with history.
+ */
+export async function listPendingTopups(limit: number): Promise<Topup[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.pendingTopupPartition() },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map(toTopup).filter((t) => t.status === 'PENDING');
+}
+
+/**
+ * The items that credit a top-up's payment, in ONE transaction: the top-up PENDING → COMPLETED,
+ * the guard item for the signature / capture id, the user's balance, and the credit record (the
+ * audit's money in). Kept in one function so another item (an outbox event) is one line.
+ */
+export function completionItems(topup: Topup, payment: TopupPayment, now: Date): TransactItem[] {
+  const table = config().TABLE_NAME;
+  const at = now.toISOString();
+  return [
+    {
+      Update: {
+        TableName: table,
+        Key: keys.topup(topup.userId, topup.id),
+        UpdateExpression: 'SET #status = :completed, amount = :amount, externalId = :ext, completedAt = :at REMOVE GSI1PK, GSI1SK',
+        // Only a PENDING top-up completes: a second payment, a late webhook or an expiry that won stays out.
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':completed': 'COMPLETED',
+          ':pending': 'PENDING',
+          ':amount': payment.amount,
+          ':ext': payment.externalId,
+          ':at': at,
+        },
+      },
+    },
+    {
+      Put: {
+        TableName: table,
+        Item: {
+          ...keys.topupCredit(payment.rail, payment.externalId),
+          type: 'TopupCredit',
+          topupId: topup.id,
+          userId: topup.userId,
+          amount: payment.amount,
+          currency: payment.currency,
+          createdAt: at,
+        },
+        // Credit once per signature / capture id, whichever top-up or process tries.
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Update: {
+        TableName: table,
+        Key: keys.user(topup.userId),
+        UpdateExpression: 'ADD #cur :amount',
+        // The balance stays under MAX_BALANCE_MINOR after the credit.
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#cur) OR #cur <= :room)',
+        ExpressionAttributeNames: { '#cur': payment.currency },
+        ExpressionAttributeValues: { ':amount': payment.amount, ':room': MAX_BALANCE_MINOR - payment.amount },
+      },
+    },
+    {
+      Put: {
+        TableName: table,
+        Item: {
+          ...keys.credit(topup.userId, newRecordId()),
+          type: 'Credit',
+          source: 'topup',
+          userId: topup.userId,
+          topupId: topup.id,
+          externalId: payment.externalId,
+          amount: payment.amount,
+          currency: payment.currency,
+          createdAt: at,
+        },
+      },
+    },
+  ];
+}
+
+const TOPUP_ITEM = 0;
+const GUARD_ITEM = 1;
+const USER_ITEM = 2;
+
+/**
+ * Credits `payment` to `topup` and completes it, exactly once. Throws PaymentAlreadyCreditedError
+ * when the signature / capture id was credited before (a replay: nothing to do),
+ * TopupNotPendingError when the top-up moved on, BalanceLimitError when the credit would pass
+ * MAX_BALANCE_MINOR.
+ */
+export async function completeTopup(topup: Topup, payment: TopupPayment, now: Date): Promise<void> {
+  try {
+    await transactWrite(completionItems(topup, payment, now));
+  } catch (error) {
+    if (error instanceof ConditionFailedError) {
+      if (error.failed.includes(GUARD_ITEM)) throw new PaymentAlreadyCreditedError(payment.externalId);
+      if (error.failed.includes(TOPUP_ITEM)) throw new TopupNotPendingError(topup.id);
+      if (error.failed.includes(USER_ITEM)) throw new BalanceLimitError();
+    }
+    throw error;
+  }
+}
+
+/** PENDING → EXPIRED with nothing credited; false when it was no longer PENDING. */
+export async function expireTopup(topup: Topup, now: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.topup(topup.userId, topup.id),
+        UpdateExpression: 'SET #status = :expired, endedAt = :at REMOVE GSI1PK, GSI1SK',
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':expired': 'EXPIRED', ':pending': 'PENDING', ':at': now.toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Which of these signatures / capture ids were already credited (one BatchGet-free Get each; few per run). */
+export async function creditedAlready(rail: 'SOL' | 'PAYPAL', externalId: string): Promise<boolean> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.topupCredit(rail, externalId),
+      ConsistentRead: true,
+      ProjectionExpression: 'PK',
+    }),
+  );
+  return out.Item !== undefined;
+}
+
+/** Records a payment that matched no top-up; true when this call recorded it (false: already known). */
+export async function recordUnmatched(payment: UnmatchedPayment, now: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: config().TABLE_NAME,
+        Item: {
+          ...keys.unmatchedPayment(payment.signature),
+          ...keys.unmatchedIndex(payment.signature),
+          type: 'UnmatchedPayment',
+          ...clean(payment),
+          createdAt: now.toISOString(),
+        },
+        // Seen again (another watcher, the next run): recorded and alarmed once.
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export async function isUnmatchedRecorded(signature: string): Promise<boolean> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.unmatchedPayment(signature),
+      ConsistentRead: true,
+      ProjectionExpression: 'PK',
+    }),
+  );
+  return out.Item !== undefined;
+}
+
+/** Unmatched payments, for operators and tests. */
+export async function listUnmatched(limit = 100): Promise<UnmatchedPayment[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': 'UNMATCHED' },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map((i) => ({
+    signature: String(i.signature),
+    reason: i.reason as UnmatchedPayment['reason'],
+    amount: String(i.amount),
+    mint: String(i.mint),
+    topupId: i.topupId === undefined ? undefined : String(i.topupId),
+    userId: i.userId === undefined ? undefined : String(i.userId),
+    slot: Number(i.slot),
+  }));
+}
+
+/** The last deposit-account signature the watcher processed; undefined before the first run. */
+export async function readDepositCursor(account: string): Promise<string | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.depositCursor(account), ConsistentRead: true }));
+  return out.Item ? String(out.Item.signature) : undefined;
+}
+
+/** Moves the cursor from `from` to `to`; false when another watcher moved it first (harmless). */
+export async function moveDepositCursor(account: string, from: string | undefined, to: string, now: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: config().TABLE_NAME,
+        Item: { ...keys.depositCursor(account), type: 'DepositCursor', signature: to, updatedAt: now.toISOString() },
+        ConditionExpression: from === undefined ? 'attribute_not_exists(PK)' : 'signature = :from',
+        ...(from === undefined ? {} : { ExpressionAttributeValues: { ':from': from } }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+function toTopup(item: Record<string, unknown>): Topup {
+  const str = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+  const base = {
+    id: String(item.id),
+    userId: String(item.userId),
+    status: item.status as TopupStatus,
+    createdAt: String(item.createdAt),
+    expiresAt: String(item.expiresAt),
+    amount: typeof item.amount === 'number' ? item.amount : undefined,
+    externalId: str(item.externalId),
+    completedAt: str(item.completedAt),
+  };
+  if ((item.currency as Currency) === 'USD') {
+    return { ...base, currency: 'USD', amount: Number(item.amount), orderId: String(item.orderId), approveUrl: String(item.approveUrl) };
+  }
+  return { ...base, currency: 'USDC', address: String(item.address), reference: String(item.reference), mint: String(item.mint) };
+}
+
+/** Drops undefined attributes (the document client refuses them). */
+function clean<T extends object>(value: T): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}

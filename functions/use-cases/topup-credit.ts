@@ -1,0 +1,108 @@
+/**
+ * Crediting top-ups, shared by the watcher (both rails) and the PayPal webhook. Every credit goes
+ * through `creditOnce`, one TransactWriteItems (store/topup.repository.ts `completeTopup`) guarded
+ * by the signature / capture id, so the same payment seen twice, by two watchers, or by the
+ * webhook and a poll at once is credited exactly once. Nothing here keeps state between steps: a
+ * process dying anywhere is finished by the next run from what the rail and the table say.
+ */
+import { onConfigReset } from '../config';
+import { BalanceLimitError } from '../core/errors';
+import { PaymentAlreadyCreditedError, type Topup, TopupNotPendingError, type TopupPayment, type UsdTopup } from '../core/topups';
+import { logger } from '../observability/logger';
+import { UNMATCHED_LOG_MESSAGE } from '../observability/metric-names';
+import { captureOf, type OrderCapture, PaypalOrders } from '../rails/paypal.orders';
+import { completeTopup, expireTopup, recordUnmatched } from '../store/topup.repository';
+
+let orders: PaypalOrders | undefined;
+/** The container's Orders v2 client (its OAuth token cached on it). */
+export function paypalOrders(): PaypalOrders {
+  orders ??= new PaypalOrders();
+  return orders;
+}
+onConfigReset(() => {
+  orders = undefined;
+});
+
+/** What came of one credit attempt. */
+export type CreditOutcome = 'credited' | 'already-credited' | 'not-pending' | 'balance-limit';
+
+/** Credits `payment` to `topup` and completes it, at most once per payment. */
+export async function creditOnce(topup: Topup, payment: TopupPayment, now = new Date()): Promise<CreditOutcome> {
+  try {
+    await completeTopup(topup, payment, now);
+    logger().info('top-up completed', {
+      topupId: topup.id,
+      userId: topup.userId,
+      currency: payment.currency,
+      externalId: payment.externalId,
+    });
+    return 'credited';
+  } catch (error) {
+    if (error instanceof PaymentAlreadyCreditedError) return 'already-credited';
+    if (error instanceof TopupNotPendingError) return 'not-pending';
+    if (error instanceof BalanceLimitError) return 'balance-limit';
+    throw error;
+  }
+}
+
+/** The log line operators' alarms count (lib/monitoring.ts): money arrived that credits no top-up. */
+export { UNMATCHED_LOG_MESSAGE };
+
+/** How long after `expiresAt` a PENDING top-up is still looked at before it expires: a capture or
+ * a transfer in flight at the deadline lands well within it. */
+export const EXPIRY_GRACE_MS = 5 * 60_000;
+
+/**
+ * Drives a PENDING PayPal top-up from what PayPal says about its order: APPROVED → capture
+ * (PayPal-Request-Id = the top-up, so a retry returns the same capture) → credit once per capture
+ * id; COMPLETED (captured by a run that died before crediting) → credit that capture; VOIDED, a
+ * declined capture, or never approved by `expiresAt` + grace → EXPIRED with nothing credited.
+ * Called by the webhook (on CHECKOUT.ORDER.APPROVED) and by the watcher (polling); safe to race.
+ */
+export async function settlePaypalTopup(topup: UsdTopup, now = new Date()): Promise<Topup['status']> {
+  const order = await paypalOrders().get(topup.orderId);
+  const expired = now.getTime() > Date.parse(topup.expiresAt);
+  const pastGrace = now.getTime() > Date.parse(topup.expiresAt) + EXPIRY_GRACE_MS;
+  let capture: OrderCapture | undefined;
+  if (order?.status === 'COMPLETED') {
+    capture = captureOf(order);
+  } else if (order?.status === 'APPROVED') {
+    // Not captured after the deadline: the top-up may already be expiring, and money taken then
+    // would have no PENDING top-up to credit.
+    if (expired) return pastGrace && (await expireTopup(topup, now)) ? 'EXPIRED' : 'PENDING';
+    const captured = await paypalOrders().capture(topup.orderId, topup.id);
+    if ('refused' in captured) {
+      logger().warn('paypal refused the capture', { topupId: topup.id, issue: captured.refused });
+      return 'PENDING';
+    }
+    capture = captured;
+  } else if (order?.status === 'VOIDED') {
+    return (await expireTopup(topup, now)) ? 'EXPIRED' : 'PENDING';
+  } else {
+    // CREATED / PAYER_ACTION_REQUIRED / SAVED, or unknown to PayPal: wait for the payer until the deadline.
+    return pastGrace && (await expireTopup(topup, now)) ? 'EXPIRED' : 'PENDING';
+  }
+  if (!capture) return 'PENDING';
+  if (capture.status === 'DECLINED' || capture.status === 'FAILED') {
+    return (await expireTopup(topup, now)) ? 'EXPIRED' : 'PENDING';
+  }
+  if (capture.status !== 'COMPLETED' || capture.amountMinor === undefined) return 'PENDING'; // PENDING capture: PayPal settles later.
+  const outcome = await creditOnce(topup, { rail: 'PAYPAL', externalId: capture.id, amount: capture.amountMinor, currency: 'USD' }, now);
+  if (outcome === 'credited' || outcome === 'already-credited') return 'COMPLETED';
+  // Captured, but the top-up can no longer take it (expired meanwhile, or the balance is full):
+  // the money is at the platform, so an operator must refund or credit it by hand.
+  const recorded = await recordUnmatched(
+    {
+      signature: `PAYPAL-${capture.id}`,
+      reason: outcome === 'balance-limit' ? 'balance limit' : 'expired reference',
+      amount: String(capture.amountMinor),
+      mint: 'USD',
+      topupId: topup.id,
+      userId: topup.userId,
+      slot: 0,
+    },
+    now,
+  );
+  if (recorded) logger().error(UNMATCHED_LOG_MESSAGE, { rail: 'PAYPAL', captureId: capture.id, topupId: topup.id, outcome });
+  return outcome === 'not-pending' ? 'EXPIRED' : 'PENDING';
+}

@@ -1,0 +1,125 @@
+/**
+ * The user's side of top-ups (DESIGN §13, docs/topups.md): open one on a rail, list them, read
+ * one. Opening moves no money (nothing is credited until the rail's payment is found), so it
+ * needs no Idempotency-Key: a retried request opens a second PENDING top-up that simply expires.
+ */
+import { randomBytes } from 'node:crypto';
+import bs58 from 'bs58';
+import type { CreateTopupRequest, ListTopupsQuery } from '../api/request.schemas';
+import { config } from '../config';
+import { ApiError, NotFoundError } from '../core/errors';
+import { isId, newTopupId } from '../core/ids';
+import { solanaPayUrl, type Topup } from '../core/topups';
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
+import { type HttpResult, jsonAmount } from '../http/response';
+import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from '../rails/errors';
+import { createTopup, getTopup, listTopups } from '../store/topup.repository';
+import { paypalOrders } from './topup-credit';
+
+/** The label a wallet shows for the Solana Pay request. */
+export const SOLANA_PAY_LABEL = 'Agent Payment Service';
+
+/** PayPal could not be asked (down, or answering in a way we cannot use): try again later. */
+export class PaymentProviderUnavailableError extends ApiError {
+  constructor(cause: unknown) {
+    super(503, 'payment provider unavailable, retry later', { 'retry-after': '5' }, { cause });
+  }
+}
+
+/** POST /api/v1/users/me/topups → 201 the PENDING top-up with what the user pays it with. */
+export async function openTopup(userId: string, request: CreateTopupRequest): Promise<HttpResult> {
+  const cfg = config();
+  const now = new Date();
+  const id = newTopupId();
+  const base = { id, userId, status: 'PENDING' as const, createdAt: now.toISOString(), externalId: undefined, completedAt: undefined };
+  let topup: Topup;
+  if (request.currency === 'USDC') {
+    const expiresAt = new Date(now.getTime() + cfg.TOPUP_USDC_EXPIRY_SECONDS * 1000).toISOString();
+    topup = {
+      ...base,
+      currency: 'USDC',
+      amount: undefined,
+      expiresAt,
+      address: required(cfg.SOLANA_DEPOSIT_ADDRESS),
+      mint: required(cfg.USDC_MINT),
+      // A fresh 32-byte public key (Solana Pay `reference`): only its owner's payment carries it.
+      reference: bs58.encode(randomBytes(32)),
+    };
+  } else {
+    const expiresAt = new Date(now.getTime() + cfg.TOPUP_USD_EXPIRY_SECONDS * 1000).toISOString();
+    try {
+      const order = await paypalOrders().create({
+        topupId: id,
+        amount: request.amount,
+        ...(cfg.TOPUP_RETURN_URL ? { returnUrl: cfg.TOPUP_RETURN_URL } : {}),
+      });
+      topup = { ...base, currency: 'USD', amount: request.amount, expiresAt, orderId: order.orderId, approveUrl: order.approveUrl };
+    } catch (error) {
+      if (error instanceof RailUnavailableError || error instanceof RailAmbiguousAnswerError || error instanceof RailConfigError) {
+        throw new PaymentProviderUnavailableError(error);
+      }
+      throw error;
+    }
+  }
+  await createTopup(topup);
+  return { statusCode: 201, body: topupView(topup) };
+}
+
+/** GET /api/v1/users/me/topups/{id}; another user's is 404 `topup not found`. */
+export async function readTopup(userId: string, topupId: string | undefined): Promise<HttpResult> {
+  const topup = isId('topup', topupId) ? await getTopup(userId, topupId) : undefined;
+  if (!topup) throw new NotFoundError('topup not found');
+  return { statusCode: 200, body: topupView(topup) };
+}
+
+/** GET /api/v1/users/me/topups → `{data, nextCursor}`, newest first. */
+export async function listMyTopups(userId: string, query: ListTopupsQuery): Promise<HttpResult> {
+  const cursor = query.cursor
+    ? decodeCursor(query.cursor, ([after, limit]) =>
+        isId('topup', after as string) && isCount(limit) ? { after: after as string, limit } : undefined,
+      )
+    : undefined;
+  const limit = pageLimit(query.limit, cursor?.limit);
+  const page = await listTopups(userId, limit, cursor?.after);
+  const last = page.topups.at(-1);
+  return {
+    statusCode: 200,
+    body: { data: page.topups.map(topupView), nextCursor: page.more && last ? encodeCursor([last.id, limit]) : null },
+  };
+}
+
+/** The public shape of a top-up (DESIGN §13): `amount` and `externalId` are null until known. */
+export function topupView(t: Topup) {
+  const common = {
+    id: t.id,
+    currency: t.currency,
+    amount: t.amount === undefined ? null : jsonAmount(t.amount, t.currency),
+    status: t.status,
+    externalId: t.externalId ?? null,
+    createdAt: t.createdAt,
+    expiresAt: t.expiresAt,
+    completedAt: t.completedAt ?? null,
+  };
+  if (t.currency === 'USDC') {
+    return {
+      ...common,
+      network: 'SOL' as const,
+      address: t.address,
+      reference: t.reference,
+      solanaPayUrl: solanaPayUrl(t, SOLANA_PAY_LABEL),
+    };
+  }
+  return { ...common, approveUrl: t.approveUrl };
+}
+
+/** The operator has not set the deposit wallet (SOLANA_DEPOSIT_ADDRESS, stage `depositAddress`) yet. */
+export class UsdcTopupsUnavailableError extends ApiError {
+  constructor() {
+    super(503, 'USDC top-ups are not available yet', { 'retry-after': '3600' });
+  }
+}
+
+function required(value: string | undefined): string {
+  if (!value) throw new UsdcTopupsUnavailableError();
+  return value;
+}

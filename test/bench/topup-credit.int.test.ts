@@ -1,0 +1,39 @@
+/**
+ * DESIGN §13's performance rule, measured as the benchmark measures it (test/bench/requests.ts
+ * `topupCreditCost`, the row behind `bench: topup credit requests N`): a watcher run that credits
+ * one USDC top-up paid by a real signed transfer sends exactly one TransactWriteItems and a few
+ * small reads, and a bounded number of Solana RPC calls.
+ */
+import { auditAfterAll } from '../support/audit';
+import { startTestStack, type TestStack } from '../support/stack';
+import { createTestTable } from '../support/table';
+import type { BenchContext } from './context';
+import { httpClient } from './http';
+import { topupCreditCost } from './requests';
+
+let t: TestStack;
+let ctx: BenchContext;
+let close = () => {};
+beforeAll(async () => {
+  await createTestTable();
+  t = await startTestStack();
+  const http = httpClient(t.stack.url);
+  close = http.close;
+  ctx = { stack: t.stack, call: http.call, admin: t.admin, quick: true, log: () => {} };
+});
+afterAll(async () => {
+  close();
+  await t?.stack.stop();
+});
+auditAfterAll();
+
+describe('what one completed top-up costs', () => {
+  it('one TransactWriteItems, a bounded number of reads, three RPC calls', async () => {
+    const row = await topupCreditCost(ctx);
+    expect(row.dynamo.TransactWriteItems).toBe(1);
+    // Pending list (Query), deposit cursor (Get), the guard of the new deposit signature (Get),
+    // then the cursor's move (Put): constant per run, whatever the chain's history.
+    expect(row.dynamo).toEqual({ GetItem: 2, PutItem: 1, Query: 1, TransactWriteItems: 1 });
+    expect(row.case).toBe('1 USDC credit, 3 RPC calls');
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Helpers for the top-up suites: open top-ups over HTTP, pay them with real signed transfers on
+ * the local LiteSVM node (the demo payer), run the watcher in-process, read balances.
+ */
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createInitializeMint2Instruction,
+  createMintToInstruction,
+  getAssociatedTokenAddressSync,
+  MINT_SIZE,
+  TOKEN_PROGRAM_ID,
+} from '@solana/spl-token';
+import { Connection, Keypair, SystemProgram, Transaction } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { payTransferRequest } from '../../bin/local/solana-pay';
+import type { TestStack } from '../support/stack';
+
+export interface TopupBody {
+  id: string;
+  currency: 'USD' | 'USDC';
+  status: 'PENDING' | 'COMPLETED' | 'EXPIRED';
+  amount: number | null;
+  externalId: string | null;
+  solanaPayUrl?: string;
+  reference?: string;
+  address?: string;
+  approveUrl?: string;
+  expiresAt: string;
+  error?: string;
+}
+
+export async function openTopup(t: TestStack, userKey: string, body: Record<string, unknown> | string) {
+  return t.call<TopupBody>('POST', '/api/v1/users/me/topups', {
+    headers: { 'x-user-key': userKey },
+    ...(typeof body === 'string' ? { raw: body } : { body }),
+  });
+}
+
+export async function getTopup(t: TestStack, userKey: string, id: string) {
+  return t.call<TopupBody>('GET', `/api/v1/users/me/topups/${id}`, { headers: { 'x-user-key': userKey } });
+}
+
+export async function balances(t: TestStack, userKey: string): Promise<{ USD: number; USDC: number }> {
+  return (await t.call<{ balances: { USD: number; USDC: number } }>('GET', '/api/v1/users/me', { headers: { 'x-user-key': userKey } })).body
+    .balances;
+}
+
+/** Pays a Solana Pay URL with the demo payer: a real signed SPL transfer on the local node. */
+export function pay(t: TestStack, solanaPayUrl: string, amount: string, opts: { mintOverride?: string; withoutReference?: boolean } = {}) {
+  const { solana } = t.stack.rails;
+  return payTransferRequest({ rpcUrl: solana.url, payerSecret: solana.demoPayer.secretKey, solanaPayUrl, amount, ...opts });
+}
+
+/** A second token (not the configured USDC mint), minted to the demo payer: for the wrong-mint path. */
+export async function otherMint(t: TestStack): Promise<string> {
+  const { solana } = t.stack.rails;
+  const connection = new Connection(solana.url, 'confirmed');
+  const payer = Keypair.fromSecretKey(bs58.decode(solana.demoPayer.secretKey));
+  const mint = Keypair.generate();
+  const rent = await connection.getMinimumBalanceForRentExemption(MINT_SIZE);
+  const ata = getAssociatedTokenAddressSync(mint.publicKey, payer.publicKey);
+  const { blockhash } = await connection.getLatestBlockhash();
+  const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(
+    SystemProgram.createAccount({
+      fromPubkey: payer.publicKey,
+      newAccountPubkey: mint.publicKey,
+      lamports: rent,
+      space: MINT_SIZE,
+      programId: TOKEN_PROGRAM_ID,
+    }),
+    createInitializeMint2Instruction(mint.publicKey, 6, payer.publicKey, null),
+    createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, ata, payer.publicKey, mint.publicKey),
+    createMintToInstruction(mint.publicKey, ata, payer.publicKey, 1_000_000_000n),
+  );
+  tx.sign(payer, mint);
+  await connection.sendRawTransaction(tx.serialize());
+  return mint.publicKey.toBase58();
+}

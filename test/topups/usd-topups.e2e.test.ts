@@ -1,0 +1,260 @@
+/**
+ * USD top-ups by PayPal checkout, end to end against the local stack and the PayPal imitation's
+ * Orders v2: the user approves on the imitation's approval page, PayPal's CHECKOUT.ORDER.APPROVED
+ * webhook (verified with verify-webhook-signature) or the watcher's polling captures the order,
+ * and the capture is credited once per capture id. Faults: the webhook lost, webhook and poll
+ * racing, the capture dying between PayPal and the crediting transaction, a forged or replayed
+ * webhook. Declined and expired orders end EXPIRED with nothing credited. Bad input and another
+ * user's top-up answer as DESIGN §13 says. The ledger audit holds after every test.
+ */
+import { createWatcher } from '../../functions/topup-watcher/watcher';
+import { crash, inject } from '../faults/inject';
+import { expectLedgerBalanced } from '../support/audit';
+import { startTestStack, type TestStack } from '../support/stack';
+import { createTestTable } from '../support/table';
+import { balances, getTopup, openTopup, type TopupBody } from './support';
+
+let t: TestStack;
+
+beforeAll(async () => {
+  await createTestTable();
+  t = await startTestStack();
+});
+afterAll(async () => {
+  await t?.stack.stop();
+});
+afterEach(async () => {
+  t.stack.rails.paypal.dropWebhooks(false);
+  await expectLedgerBalanced();
+});
+
+const watch = (options: Parameters<typeof createWatcher>[0] = {}) => createWatcher(options)();
+const orderIdOf = (topup: TopupBody) => new URL(topup.approveUrl ?? '').searchParams.get('token') ?? '';
+
+async function usdTopup(amount: number | string = 25) {
+  const user = await t.fundedUser();
+  const res = await openTopup(t, user.key, `{"currency":"USD","amount":${amount}}`);
+  expect(res.status).toBe(201);
+  return { user, topup: res.body };
+}
+
+/** What the payer's browser does on the imitation's page: load it, press a button (a form POST). */
+async function payerPresses(topup: TopupBody, button: 'approve' | 'decline', funding: 'ok' | 'declined' = 'ok') {
+  const page = await fetch(topup.approveUrl ?? '');
+  expect(page.status).toBe(200);
+  const html = await page.text();
+  const action = /action="([^"]+\/approve)"/.exec(html)?.[1] ?? '';
+  const origin = new URL(topup.approveUrl ?? '').origin;
+  const target = button === 'approve' ? action : action.replace(/\/approve$/, '/decline');
+  const res = await fetch(origin + target, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `funding=${funding}`,
+    redirect: 'manual',
+  });
+  expect(res.status).toBe(200);
+  return html;
+}
+
+describe('USD top-up by PayPal checkout', () => {
+  it('creates an Orders v2 order and answers its approveUrl', async () => {
+    const { topup } = await usdTopup('25.5');
+    expect(topup).toMatchObject({ currency: 'USD', amount: 25.5, status: 'PENDING', externalId: null });
+    const order = t.stack.rails.paypal.order(orderIdOf(topup));
+    expect(order).toMatchObject({ status: 'CREATED', amount: { currency_code: 'USD', value: '25.50' }, referenceId: topup.id });
+  });
+
+  it('approval at PayPal → verified webhook → capture → credited once, with the capture id', async () => {
+    const { user, topup } = await usdTopup(25);
+    const html = await payerPresses(topup, 'approve');
+    expect(html).toContain('25 USD');
+    const after = (await getTopup(t, user.key, topup.id)).body;
+    const order = t.stack.rails.paypal.order(orderIdOf(topup));
+    expect(order?.status).toBe('COMPLETED');
+    expect(after).toMatchObject({ status: 'COMPLETED', amount: 25, externalId: order?.capture?.id });
+    expect(await balances(t, user.key)).toEqual({ USD: 25, USDC: 0 });
+    await watch();
+    expect(await balances(t, user.key)).toEqual({ USD: 25, USDC: 0 });
+  });
+
+  it('a lost webhook is made up for by polling', async () => {
+    const { user, topup } = await usdTopup(10);
+    t.stack.rails.paypal.dropWebhooks(true);
+    await payerPresses(topup, 'approve');
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('PENDING');
+    await watch();
+    expect((await getTopup(t, user.key, topup.id)).body).toMatchObject({ status: 'COMPLETED', amount: 10 });
+    expect(await balances(t, user.key)).toEqual({ USD: 10, USDC: 0 });
+  });
+
+  it('a webhook and polls racing capture once and credit once', async () => {
+    const { user, topup } = await usdTopup(7.25);
+    t.stack.rails.paypal.dropWebhooks(true);
+    await payerPresses(topup, 'approve');
+    t.stack.rails.paypal.dropWebhooks(false);
+    const [delivery] = await Promise.all([t.stack.rails.paypal.resendWebhook(orderIdOf(topup)), watch(), watch()]);
+    expect(delivery?.status).toBe(200);
+    expect(await balances(t, user.key)).toEqual({ USD: 7.25, USDC: 0 });
+    expect((await getTopup(t, user.key, topup.id)).body).toMatchObject({ status: 'COMPLETED', amount: 7.25 });
+  });
+
+  it('a capture that dies between PayPal and the crediting transaction is credited once by the next run', async () => {
+    const { user, topup } = await usdTopup(12);
+    t.stack.rails.paypal.dropWebhooks(true);
+    await payerPresses(topup, 'approve');
+    const fault = inject({
+      command: 'TransactWriteItemsCommand',
+      match: (input) => JSON.stringify(input).includes('TOPUPCREDIT#PAYPAL'),
+      times: 1,
+      error: crash,
+    });
+    try {
+      const died = await watch();
+      expect(died.errors).toBe(1);
+    } finally {
+      fault.remove();
+    }
+    // PayPal captured; nothing was credited yet.
+    expect(t.stack.rails.paypal.order(orderIdOf(topup))?.status).toBe('COMPLETED');
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 0 });
+    const capturesBefore = t.stack.rails.paypal.captureRequests();
+    await watch();
+    await watch();
+    expect(await balances(t, user.key)).toEqual({ USD: 12, USDC: 0 });
+    // The next runs credit the capture PayPal already made: no second capture request.
+    expect(t.stack.rails.paypal.captureRequests()).toBe(capturesBefore);
+  });
+
+  it('a capture request PayPal answers 503 stays PENDING and is captured by the next run', async () => {
+    const { user, topup } = await usdTopup(3);
+    t.stack.rails.paypal.dropWebhooks(true);
+    await payerPresses(topup, 'approve');
+    t.stack.rails.paypal.failNext('capture', 1, 503);
+    expect((await watch()).errors).toBe(1);
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('PENDING');
+    await watch();
+    expect(await balances(t, user.key)).toEqual({ USD: 3, USDC: 0 });
+  });
+
+  it('refuses a forged webhook and changes nothing; a replayed genuine one changes nothing either', async () => {
+    const { user, topup } = await usdTopup(8);
+    t.stack.rails.paypal.dropWebhooks(true);
+    await payerPresses(topup, 'approve');
+    const event = {
+      id: 'WH-FORGED',
+      event_type: 'CHECKOUT.ORDER.APPROVED',
+      resource: { id: orderIdOf(topup), status: 'APPROVED' },
+    };
+    const forgedHeaders = {
+      'paypal-auth-algo': 'SHA256withRSA',
+      'paypal-cert-url': 'https://api.paypal.com/v1/notifications/certs/CERT-360caa42-fca2a594-a5cafa77',
+      'paypal-transmission-id': 'b2ee2ea0-0000-11ee-0000-000000000000',
+      'paypal-transmission-sig': 'Zm9yZ2Vk',
+      'paypal-transmission-time': new Date().toISOString(),
+    };
+    const forged = await t.call('POST', '/api/v1/paypal/webhooks', { headers: forgedHeaders, body: event });
+    expect(forged.status).toBe(400);
+    expect(forged.body).toEqual({ error: 'invalid webhook signature' });
+    const unsigned = await t.call('POST', '/api/v1/paypal/webhooks', { body: event });
+    expect(unsigned.body).toEqual({ error: 'invalid webhook signature' });
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('PENDING');
+    expect(t.stack.rails.paypal.order(orderIdOf(topup))?.status).toBe('APPROVED');
+
+    // A genuine delivery, then the same bytes replayed, and a genuine one with its body altered.
+    const delivery = await t.stack.rails.paypal.resendWebhook(orderIdOf(topup));
+    expect(delivery?.status).toBe(200);
+    expect(await balances(t, user.key)).toEqual({ USD: 8, USDC: 0 });
+    const { 'content-type': _, ...signed } = delivery?.headers ?? {};
+    const replay = await t.call('POST', '/api/v1/paypal/webhooks', { headers: signed, raw: delivery?.body ?? '' });
+    expect(replay.status).toBe(200);
+    const tampered = await t.call('POST', '/api/v1/paypal/webhooks', {
+      headers: signed,
+      raw: (delivery?.body ?? '').replace('"CHECKOUT.ORDER.APPROVED"', '"CHECKOUT.ORDER.COMPLETED"'),
+    });
+    expect(tampered.body).toEqual({ error: 'invalid webhook signature' });
+    await watch();
+    expect(await balances(t, user.key)).toEqual({ USD: 8, USDC: 0 });
+  });
+
+  it('a declined order ends EXPIRED with nothing credited', async () => {
+    const { user, topup } = await usdTopup(5);
+    await payerPresses(topup, 'decline');
+    await watch();
+    expect((await getTopup(t, user.key, topup.id)).body).toMatchObject({ status: 'EXPIRED', externalId: null });
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 0 });
+  });
+
+  it('a capture PayPal declines ends EXPIRED with nothing credited', async () => {
+    const { user, topup } = await usdTopup(6);
+    await payerPresses(topup, 'approve', 'declined');
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('EXPIRED');
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 0 });
+  });
+
+  it('an order never approved expires after its window', async () => {
+    const { user, topup } = await usdTopup(4);
+    await watch({ now: () => new Date(Date.now() + 4 * 3600_000) });
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('EXPIRED');
+    // Approving now captures nothing: the order is no longer ours to take.
+    await payerPresses(topup, 'approve');
+    await watch();
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('EXPIRED');
+    expect(t.stack.rails.paypal.order(orderIdOf(topup))?.capture).toBeUndefined();
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 0 });
+  });
+});
+
+describe('top-up requests', () => {
+  it.each([
+    ['{"currency":"EUR","amount":5}', 'currency must be one of USD, USDC'],
+    ['{"amount":5}', 'currency is required'],
+    ['{"currency":"USD"}', 'amount is required for USD'],
+    ['{"currency":"USD","amount":0}', 'amount must be greater than 0'],
+    ['{"currency":"USD","amount":-3}', 'amount must be greater than 0'],
+    ['{"currency":"USD","amount":1.005}', 'amount has more than 2 decimal places for USD'],
+    ['{"currency":"USD","amount":1000001}', 'amount must not exceed 1000000'],
+    ['{"currency":"USD","amount":"5"}', 'amount must be a number'],
+    ['{"currency":"USDC","amount":5}', 'amount must not be given for USDC: the amount received is credited'],
+    ['{"currency":"USDC","extra":1}', 'unknown field: extra'],
+  ])('%s → 400 %s, nothing created', async (body, error) => {
+    const user = await t.fundedUser();
+    const res = await openTopup(t, user.key, body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error });
+    const list = await t.call<{ data: unknown[] }>('GET', '/api/v1/users/me/topups', { headers: { 'x-user-key': user.key } });
+    expect(list.body.data).toEqual([]);
+  });
+
+  it('another user’s top-up, or no such id, is 404 topup not found', async () => {
+    const { topup } = await usdTopup(1);
+    const other = await t.fundedUser();
+    for (const id of [topup.id, 'tnotanid', 't01jhx3k6v1f8q2n7c9m4p5r6s7']) {
+      const res = await getTopup(t, other.key, id);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'topup not found' });
+    }
+  });
+
+  it('needs the user key', async () => {
+    const res = await t.call('POST', '/api/v1/users/me/topups', { body: { currency: 'USDC' } });
+    expect(res.status).toBe(401);
+    expect((await t.call('GET', '/api/v1/users/me/topups')).status).toBe(401);
+  });
+
+  it('lists the user’s top-ups newest first, page by page', async () => {
+    const user = await t.fundedUser();
+    const ids: string[] = [];
+    for (const body of [{ currency: 'USDC' }, { currency: 'USD', amount: 2 }, { currency: 'USDC' }])
+      ids.push((await openTopup(t, user.key, body)).body.id);
+    const first = await t.call<{ data: TopupBody[]; nextCursor: string | null }>('GET', '/api/v1/users/me/topups?limit=2', {
+      headers: { 'x-user-key': user.key },
+    });
+    expect(first.body.data.map((x) => x.id)).toEqual([ids[2], ids[1]]);
+    const second = await t.call<{ data: TopupBody[]; nextCursor: string | null }>(
+      'GET',
+      `/api/v1/users/me/topups?cursor=${first.body.nextCursor}`,
+      { headers: { 'x-user-key': user.key } },
+    );
+    expect(second.body).toEqual({ data: [expect.objectContaining({ id: ids[0] })], nextCursor: null });
+  });
+});
