@@ -202,3 +202,31 @@ export const listWithdrawalsQuerySchema = z.strictObject({
   payoutId: z.string().max(64).optional().meta({ description: 'Answer with this one Payout instead of a list.' }),
 });
 export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuerySchema>;
+
+// Webhooks (DESIGN §15, docs/webhooks.md). Which event types an owner may subscribe to depends
+// on the owner (agent or user): the use case checks them and names the field.
+export const createWebhookSchema = z.strictObject({
+  url: z
+    .string()
+    .min(1)
+    .max(2048)
+    .meta({
+      description: 'Where events are POSTed: https, resolving to public addresses only (locally, http://127.0.0.1 is allowed too).',
+      examples: ['https://agent.example.com/hooks/payments'],
+    }),
+  events: z
+    .array(z.string().min(1).max(64))
+    .min(1)
+    .max(20)
+    .optional()
+    .meta({ description: "Event types to receive; all of the owner's event types when omitted.", examples: [['charge.succeeded']] }),
+});
+export type CreateWebhookRequest = z.infer<typeof createWebhookSchema>;
+
+export const listDeliveriesQuerySchema = z.strictObject({
+  limit: positiveInt
+    .pipe(z.number().max(100, { error: 'must be at most 100' }))
+    .optional()
+    .meta({ description: 'How many of the most recent attempts, 1 to 100; 50 by default.', examples: ['50'] }),
+});
+export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>;
