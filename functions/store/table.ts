@@ -54,6 +54,8 @@ export const keys = {
   /** One attempt at delivering one event to one endpoint (TTL'd), newest last by sort key. */
   webhookDelivery: (webhookId: string, attemptId: string) => ({ PK: `WHDELIVERY#${webhookId}`, SK: attemptId }),
   webhookDeliveryPartition: (webhookId: string) => `WHDELIVERY#${webhookId}`,
+  /** How many attempts one event has had at one endpoint (the attempt number; SQS's receive count is approximate). */
+  webhookAttempts: (webhookId: string, eventId: string) => ({ PK: `WHATTEMPTS#${webhookId}`, SK: eventId }),
   /** An outbox item: the events one state change produced, written in that change's transaction. */
   outbox: (eventId: string) => ({ PK: `OUTBOX#${eventId}`, SK: 'OUTBOX' }),
 } as const;

@@ -3,7 +3,7 @@
  * endpoint's partition sorted by a ULID (time order), kept DELIVERY_TTL_DAYS then removed by TTL.
  * The deliveries list reads the newest ones in one Query.
  */
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { newRecordId } from '../core/ids';
 import type { DeliveryAttempt, DeliveryStatus } from '../core/webhooks';
@@ -11,6 +11,28 @@ import { db } from './client';
 import { keys } from './table';
 
 export const DELIVERY_TTL_DAYS = 30;
+
+/**
+ * Counts an attempt before it is made and returns its number (1 = first). Counted first, so an
+ * attempt whose worker died after sending still counts, and the schedule always ends.
+ */
+export async function nextAttemptNumber(webhookId: string, eventId: string, now: Date): Promise<number> {
+  const out = await db().send(
+    new UpdateCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.webhookAttempts(webhookId, eventId),
+      UpdateExpression: 'ADD attempts :one SET #type = :type, #ttl = :ttl',
+      ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':type': 'WebhookAttempts',
+        ':ttl': Math.floor(now.getTime() / 1000) + DELIVERY_TTL_DAYS * 86_400,
+      },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(out.Attributes?.attempts ?? 1);
+}
 
 /** Records one attempt; returns it with its id. */
 export async function recordDeliveryAttempt(attempt: Omit<DeliveryAttempt, 'id'>): Promise<DeliveryAttempt> {

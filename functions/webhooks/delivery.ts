@@ -6,7 +6,8 @@
  * - 2xx: done (the message is deleted);
  * - otherwise, with attempts left: the message's visibility is pushed out by the next delay of the
  *   schedule (ChangeMessageVisibility) and it is reported as a batch item failure, so SQS hands it
- *   back then; the attempt number is the message's receive count;
+ *   back then; attempts are counted in a small item per (endpoint, event), not by SQS's
+ *   approximate receive count;
  * - the last attempt failed: the delivery is recorded `dead` (visible in the deliveries list) and
  *   the message deleted. Messages that keep crashing the worker go to the DLQ by the redrive policy.
  * A worker that dies after sending but before recording loses nothing: the message reappears
@@ -19,7 +20,7 @@ import { DEFAULT_RETRY_SCHEDULE_SECONDS, MAX_ERROR_CHARS, retryDelaySeconds } fr
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { getWebhook } from '../store/webhook.repository';
-import { recordDeliveryAttempt } from '../store/webhook-delivery.repository';
+import { nextAttemptNumber, recordDeliveryAttempt } from '../store/webhook-delivery.repository';
 import { openSecret } from '../store/webhook-secret';
 import { type DeliveryMessage, delayRedelivery, parseDeliveryMessage } from './queue';
 import { type SendOutcome, sendWebhook } from './sender';
@@ -68,12 +69,12 @@ export async function deliverRecord(record: SQSRecord, deps: DeliveryDeps = {}):
     logger().warn('dropping a message that is not a webhook delivery', { messageId: record.messageId });
     return 'dropped';
   }
-  const attempt = Math.max(1, Number(record.attributes.ApproximateReceiveCount) || 1);
   const endpoint = await getWebhook(message.owner, message.webhookId);
   // Deleted since: its events are no longer wanted.
   if (!endpoint) return 'dropped';
   const secret = await openSecret(endpoint.sealedSecret, { owner: message.owner, webhookId: message.webhookId });
   const sentAt = clock();
+  const attempt = await nextAttemptNumber(message.webhookId, message.eventId, sentAt);
   const signature = new Webhook(secret).sign(message.eventId, sentAt, message.body);
   const cfg = config();
   const outcome = await sendWebhook({
