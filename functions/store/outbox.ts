@@ -24,6 +24,7 @@ export const OUTBOX_ITEM_TYPE = 'Outbox';
 export interface StoredEvent {
   id: string;
   type: string;
+  createdAt: string;
   /** `agent#<id>` or `user#<id>`. */
   owner: string;
   /** Only this endpoint (a `ping`). */
@@ -45,6 +46,7 @@ export function outboxPut(events: readonly OutboxEvent[], now: Date = new Date()
   const stored: StoredEvent[] = events.map((e) => ({
     id: e.id,
     type: e.type,
+    createdAt: e.createdAt,
     owner: ownerKey(e.owner),
     ...(e.webhookId ? { webhookId: e.webhookId } : {}),
     body: eventBody(e),
@@ -84,6 +86,7 @@ export function storedEvents(item: Record<string, unknown>): StoredEvent[] {
       e !== null &&
       typeof (e as StoredEvent).id === 'string' &&
       typeof (e as StoredEvent).type === 'string' &&
+      typeof (e as StoredEvent).createdAt === 'string' &&
       typeof (e as StoredEvent).owner === 'string' &&
       typeof (e as StoredEvent).body === 'string',
   );

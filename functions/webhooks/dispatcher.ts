@@ -8,7 +8,9 @@
  *   The item's own stream record is the outbox here, so an operator's flip in the DynamoDB console
  *   and the admin PATCH are reported alike. Its event id derives from the stream record id, so a
  *   re-processed batch sends the same `webhook-id`.
- * Each event becomes one SQS message per endpoint of its owner subscribed to its type. Records
+ * Each event becomes one SQS message per endpoint of its owner subscribed to its type and
+ * registered no later than the event was created (an endpoint hears what happens after it
+ * exists, as on Stripe; a `ping` names its endpoint). Records
  * are handled in order; the first failure stops the batch and is reported (stream partial batch
  * failure), so the stream retries from there: at least once, duplicates allowed.
  */
@@ -55,7 +57,9 @@ export async function dispatchRecords(records: readonly ChangeRecord[], deps: Di
       const messages: DeliveryMessage[] = [];
       for (const event of eventsOf(record)) {
         for (const endpoint of await endpointsOf(event.owner)) {
-          const wanted = event.webhookId ? endpoint.id === event.webhookId : endpoint.events.includes(event.type);
+          const wanted = event.webhookId
+            ? endpoint.id === event.webhookId
+            : endpoint.events.includes(event.type) && endpoint.createdAt <= event.createdAt;
           if (!wanted) continue;
           messages.push({ webhookId: endpoint.id, owner: event.owner, eventId: event.id, type: event.type, body: event.body });
         }
@@ -79,10 +83,13 @@ export function eventsOf(record: ChangeRecord): StoredEvent[] {
   const item = unmarshall(image as Record<string, AttributeValue>);
   if (record.eventName === 'INSERT') return storedEvents(item);
   if (record.eventName === 'MODIFY' && item.type === 'Agent' && record.dynamodb?.OldImage) {
-    const before = toAgent(unmarshall(record.dynamodb.OldImage as Record<string, AttributeValue>));
+    const old = unmarshall(record.dynamodb.OldImage as Record<string, AttributeValue>);
+    const before = toAgent(old);
     const after = toAgent(item);
     if (before.enabled === after.enabled) return [];
-    const at = changeTime(record);
+    // The admin route dates the change on the item; a console edit is dated by the stream record.
+    const stamped = typeof item.enabledChangedAt === 'string' && item.enabledChangedAt !== old.enabledChangedAt;
+    const at = stamped ? new Date(String(item.enabledChangedAt)) : changeTime(record);
     const event: OutboxEvent = {
       id: derivedEventId(record.eventID ?? `${after.id}|${at.toISOString()}`, at),
       type: after.enabled ? 'agent.enabled' : 'agent.disabled',
@@ -90,7 +97,7 @@ export function eventsOf(record: ChangeRecord): StoredEvent[] {
       owner: { kind: 'agent', id: after.id },
       data: agentView(after),
     };
-    return [{ id: event.id, type: event.type, owner: `agent#${after.id}`, body: eventBody(event) }];
+    return [{ id: event.id, type: event.type, createdAt: event.createdAt, owner: `agent#${after.id}`, body: eventBody(event) }];
   }
   return [];
 }
