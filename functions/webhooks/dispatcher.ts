@@ -59,7 +59,7 @@ export async function dispatchRecords(records: readonly ChangeRecord[], deps: Di
         for (const endpoint of await endpointsOf(event.owner)) {
           const wanted = event.webhookId
             ? endpoint.id === event.webhookId
-            : endpoint.events.includes(event.type) && endpoint.createdAt <= event.createdAt;
+            : endpoint.events.includes(event.type) && (event.roughTime || endpoint.createdAt <= event.createdAt);
           if (!wanted) continue;
           messages.push({ webhookId: endpoint.id, owner: event.owner, eventId: event.id, type: event.type, body: event.body });
         }
@@ -77,7 +77,7 @@ export async function dispatchRecords(records: readonly ChangeRecord[], deps: Di
 }
 
 /** The events one stream record carries (none for records the filter should not have let through). */
-export function eventsOf(record: ChangeRecord): StoredEvent[] {
+export function eventsOf(record: ChangeRecord): (StoredEvent & { roughTime?: boolean })[] {
   const image = record.dynamodb?.NewImage;
   if (!image) return [];
   const item = unmarshall(image as Record<string, AttributeValue>);
@@ -97,7 +97,18 @@ export function eventsOf(record: ChangeRecord): StoredEvent[] {
       owner: { kind: 'agent', id: after.id },
       data: agentView(after),
     };
-    return [{ id: event.id, type: event.type, createdAt: event.createdAt, owner: `agent#${after.id}`, body: eventBody(event) }];
+    return [
+      {
+        id: event.id,
+        type: event.type,
+        createdAt: event.createdAt,
+        owner: `agent#${after.id}`,
+        body: eventBody(event),
+        // The stream's time is approximate (whole seconds on AWS): not precise enough to tell
+        // whether an endpoint registered the same moment came first, so every endpoint hears it.
+        ...(stamped ? {} : { roughTime: true }),
+      },
+    ];
   }
   return [];
 }

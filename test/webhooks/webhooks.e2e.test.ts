@@ -4,7 +4,12 @@
  * SQS, and real receivers on 127.0.0.1. Deliveries are verified with the `standardwebhooks`
  * package, as a receiver would.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
+import { config } from '../../functions/config';
+import { hashKey } from '../../functions/core/keys';
+import { db } from '../../functions/store/client';
+import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -289,6 +294,36 @@ describe('delivery', () => {
     expect(got.length).toBe(2);
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ status: 'succeeded', attempt: 2 });
+  });
+});
+
+describe('agent events', () => {
+  it('reports an operator disabling the agent in the DynamoDB console (no API call) as agent.disabled', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['agent.disabled', 'agent.enabled'] });
+    // What the console does: an UpdateItem on the agent item, nothing else.
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.agent(hashKey(agent.key)),
+        UpdateExpression: 'SET enabled = :off',
+        ExpressionAttributeValues: { ':off': false },
+      }),
+    );
+    const got = await receiver.waitFor((r) => eventOf(r).type === 'agent.disabled', 3_000);
+    expect(eventOf(got).data).toMatchObject({ id: agent.id, enabled: false });
+    new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>);
+    // A write that does not flip `enabled` reports nothing.
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.agent(hashKey(agent.key)),
+        UpdateExpression: 'SET website = :w',
+        ExpressionAttributeValues: { ':w': 'https://example.org' },
+      }),
+    );
+    await sleep(1_000);
+    expect(receiver.received).toHaveLength(1);
   });
 });
 
