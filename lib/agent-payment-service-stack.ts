@@ -11,6 +11,7 @@ import { ServiceHttpApi } from './http-api';
 import { Monitoring } from './monitoring';
 import { PayoutPipeline } from './payout-pipeline';
 import type { StageConfig } from './stage-config';
+import { WebhookPipeline } from './webhook-pipeline';
 
 export interface AgentPaymentServiceStackProps extends StackProps {
   config: StageConfig;
@@ -24,6 +25,7 @@ export class AgentPaymentServiceStack extends Stack {
   readonly sweeper: ChargeSweeper;
   readonly api: ServiceHttpApi;
   readonly monitoring: Monitoring;
+  readonly webhooks: WebhookPipeline;
 
   constructor(scope: Construct, id: string, props: AgentPaymentServiceStackProps) {
     super(scope, id, props);
@@ -32,6 +34,7 @@ export class AgentPaymentServiceStack extends Stack {
     this.data = new DataStore(this, 'Data', { config });
     this.pipeline = new PayoutPipeline(this, 'Payouts', { config, data: this.data });
     this.sweeper = new ChargeSweeper(this, 'Sweeper', { config, data: this.data });
+    this.webhooks = new WebhookPipeline(this, 'Webhooks', { config, data: this.data });
     this.api = new ServiceHttpApi(this, 'Http', { config, data: this.data, payoutQueue: this.pipeline.queue });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
@@ -42,6 +45,7 @@ export class AgentPaymentServiceStack extends Stack {
       reconciler: this.pipeline.reconciler,
       sweeper: this.sweeper.fn,
     });
+    this.webhooks.addAlarms(this.monitoring.topic);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {
@@ -56,6 +60,7 @@ export class AgentPaymentServiceStack extends Stack {
     new CfnOutput(this, 'SolanaHotWalletSecretName', { value: this.data.solanaHotWallet.secretName });
     new CfnOutput(this, 'SolanaRpcUrlSecretName', { value: this.data.solanaRpcUrl.secretName });
     new CfnOutput(this, 'PaypalCredentialsSecretName', { value: this.data.paypalCredentials.secretName });
+    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.webhooks.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
   }
 }

@@ -16,6 +16,7 @@ import { grantReadSecrets, grantSendToQueue, grantTable, type TableIndex } from 
 import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
+import { grantWebhookSecrets } from './webhook-pipeline';
 
 export interface ServiceHttpApiProps {
   config: StageConfig;
@@ -123,12 +124,15 @@ export class ServiceHttpApi extends Construct {
           // Withdrawals refuse the platform's own addresses as destinations (core/withdrawals.ts).
           ...(route.queue ? { USDC_MINT: config.usdcMint } : {}),
           ...(route.queue && config.hotWalletAddress ? { SOLANA_HOT_WALLET_ADDRESS: config.hotWalletAddress } : {}),
+          // Webhook create routes seal the signing secret under this key (functions/store/webhook-secret.ts).
+          ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: data.webhookSecretsKey.keyArn } : {}),
         },
       });
       grantTable(fn.role, data.table, route.table, { indexes: ROUTE_INDEXES[route.name] ?? [] });
       if (route.adminSecret) grantReadSecrets(fn.role, [data.adminKey]);
       if (route.approvalSecret) grantReadSecrets(fn.role, [data.approvalSecret]);
       if (route.queue) grantSendToQueue(fn.role, props.payoutQueue);
+      if (route.webhookSecrets) grantWebhookSecrets(fn.role, data, 'kms:Encrypt');
       this.functions.set(route.name, fn);
 
       const httpRoute = new apigw.HttpRoute(this, `${id}Route`, {

@@ -114,7 +114,8 @@ describe('HTTP API route throttling', () => {
 describe('functions (the house construct)', () => {
   it('run Node.js 24 on ARM64 with JSON logs and a log group retained unless its first create fails; no half tracing, no source-map loading', () => {
     const lambdas = ofType('AWS::Lambda::Function');
-    expect(lambdas).toHaveLength(ROUTES.length + 3);
+    // Routes, payout worker, reconciler, sweeper, webhook dispatcher and delivery worker.
+    expect(lambdas).toHaveLength(ROUTES.length + 5);
     for (const [id, fn] of lambdas) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -406,7 +407,8 @@ describe('payout pipeline', () => {
   });
 
   it('feeds the worker from the queue with partial batch failures, a bounded batch and bounded concurrency', () => {
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    // The payout worker's; the webhook pipeline has two more (test/webhooks/webhook-stack.test.ts).
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: fnId(pipeline.worker) },
       EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, pipeline.queue), 'Arn'] },
@@ -521,6 +523,10 @@ describe('alarms', () => {
         'SweeperErrors',
         'SweeperNotRunning',
         'ChargesNotExpiring',
+        'WebhookDlqNotEmpty',
+        'WebhookDispatcherErrors',
+        'WebhookDispatcherIteratorAge',
+        'WebhookDeliveryErrors',
       ]
         .sort()
         .map((n) => `agent-payment-service-test-${n}`),

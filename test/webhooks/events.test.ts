@@ -6,6 +6,11 @@ import { DEFAULT_RETRY_SCHEDULE_SECONDS, maxAttempts, newWebhookSecret, retryDel
 import { eventBody, outboxPut, storedEvents } from '../../functions/store/outbox';
 import { chargeEvents, payoutEvents } from '../../functions/use-cases/events';
 
+const present = <T>(value: T | undefined): T => {
+  if (value === undefined) throw new Error('expected a value');
+  return value;
+};
+
 const charge: Charge = {
   id: 'c01jhx3k6v1f8q2n7c9m4p5r6s7',
   agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
@@ -52,9 +57,9 @@ describe('event builders', () => {
     };
     const [agentEvent, userEvent] = chargeEvents(pending, { approvalUrl: 'https://api.example.com/approve/x' });
     expect(agentEvent?.owner).toEqual({ kind: 'agent', id: charge.agentId });
-    expect(JSON.parse(eventBody(agentEvent!)).data).toMatchObject({ id: charge.id, amount: 1.5, status: 'PENDING' });
+    expect(JSON.parse(eventBody(present(agentEvent))).data).toMatchObject({ id: charge.id, amount: 1.5, status: 'PENDING' });
     expect(userEvent?.owner).toEqual({ kind: 'user', id: charge.userId });
-    expect(JSON.parse(eventBody(userEvent!)).data).toMatchObject({
+    expect(JSON.parse(eventBody(present(userEvent))).data).toMatchObject({
       agent: { id: charge.agentId, name: 'Forecaster' },
       approvalUrl: 'https://api.example.com/approve/x',
     });
@@ -78,7 +83,7 @@ describe('event builders', () => {
     };
     const [event] = payoutEvents(payout);
     expect(event?.type).toBe('payout.completed');
-    expect(eventBody(event!)).toContain('"amount":10,"fee":0.3,"netAmount":9.7');
+    expect(eventBody(present(event))).toContain('"amount":10,"fee":0.3,"netAmount":9.7');
     expect(payoutEvents({ ...payout, status: 'PROCESSING' })).toEqual([]);
   });
 
