@@ -74,6 +74,7 @@ describe('a function with an incomplete environment', () => {
       const given: Record<string, string> = {
         ...(route.queue ? { PAYOUT_QUEUE_URL: INIT_ENV.PAYOUT_QUEUE_URL } : {}),
         ...(route.adminSecret ? { ADMIN_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:admin' } : {}),
+        ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/webhooks' } : {}),
       };
       expect([route.name, Object.keys(load(api(route.name), given).mod as object)]).toEqual([route.name, ['handler']]);
       for (const name of Object.keys(given)) {
