@@ -18,6 +18,7 @@ import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { ServiceFunction } from '../../lib/service-function';
 import { parseStageConfig } from '../../lib/stage-config';
+import { DELIVERY_ENTRY, DISPATCHER_ENTRY } from '../../lib/webhook-pipeline';
 import { INIT_ENV } from '../support/init-env';
 import { CDK_CONTEXT, TEST_STAGE_CONFIG } from './support';
 
@@ -54,6 +55,8 @@ const entries = [
   { name: 'payout-worker', entry: WORKER_ENTRY, rails: true },
   { name: 'reconciler', entry: RECONCILER_ENTRY, rails: true },
   { name: 'sweeper', entry: SWEEPER_ENTRY, rails: false },
+  { name: 'webhook-dispatcher', entry: DISPATCHER_ENTRY, rails: false },
+  { name: 'webhook-delivery', entry: DELIVERY_ENTRY, rails: false },
 ];
 let built: Map<string, Built>;
 
