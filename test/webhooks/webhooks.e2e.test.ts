@@ -192,7 +192,7 @@ describe('delivery', () => {
     expect(list[0]).toMatchObject({ eventId: ping.body.id, type: 'ping', attempt: 1, status: 'succeeded', statusCode: 200, error: null });
   });
 
-  it('delivers payout.completed from the payout worker, committed with the payout', async () => {
+  it('delivers payout.completed within 2 s of the payout committing, in the same transaction', async () => {
     const agent = await t.earningAgent({ USDC: 20 });
     const created = await agentWebhook(agent.key, { url: receiver.url, events: ['payout.completed', 'payout.failed'] });
     const wallet = solanaWallet();
@@ -211,6 +211,8 @@ describe('delivery', () => {
       headers: agentHeaders(agent.key),
     });
     expect(event.data.processedAt).toBe(payout.body.processedAt);
+    // From the commit (the payout's final transaction, which holds the outbox item) to the receiver.
+    expect(got.at - Date.parse(payout.body.processedAt)).toBeLessThan(2_000);
   });
 
   it('delivers payout.failed when the rail refuses the payout (refunded in the same transaction)', async () => {
