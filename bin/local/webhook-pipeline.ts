@@ -179,7 +179,8 @@ export async function startWebhookPipeline(opts: WebhookPipelineOptions): Promis
           await discover();
           sinceDiscovery = 0;
         }
-        for (const [id, state] of shards) if (!state.closed) await pollShard(id, state);
+        // Shards are independent (order matters only within one): read them side by side.
+        await Promise.all([...shards].filter(([, state]) => !state.closed).map(([id, state]) => pollShard(id, state)));
       } catch (error) {
         if (!stopping) report('stream', error);
       }

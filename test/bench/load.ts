@@ -32,7 +32,12 @@ export interface LoadRunResult {
    * payout.completed / payout.failed webhooks: from the payout's commit (its processedAt, written
    * in the same transaction as the outbox item) to a local receiver (docs/webhooks.md).
    */
-  webhookLag: { events: number; payouts: number; p50Ms: number; p99Ms: number };
+  webhookLag: {
+    events: number /** Withdrawals accepted in the run: each should have produced one event. */;
+    payouts: number;
+    p50Ms: number;
+    p99Ms: number;
+  };
 }
 
 const solanaWallet = () => bs58.encode(ed25519.getPublicKey(randomBytes(32)));
@@ -135,7 +140,10 @@ export async function loadRun(
   }
   await receiver.stop();
   const lags = [...firstArrival.values()];
-  const payoutsSettled = (await scanLedgerItems()).payouts.filter((p) => p.status === 'COMPLETED' || p.status === 'FAILED').length;
+  // Every accepted withdrawal of the load run settles (waitForPayouts) and reports one event.
+  const payoutsSettled = Object.entries(result.outcomes)
+    .filter(([label]) => label === 'withdraw 200')
+    .reduce((a, [, n]) => a + n, 0);
   return {
     seconds: opts.seconds,
     concurrency: opts.concurrency,

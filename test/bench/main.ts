@@ -130,7 +130,7 @@ export async function main(argv: string[]): Promise<number> {
       );
       log(`  ${JSON.stringify(load.outcomes)}`);
       log(
-        `  webhook delivery lag (payout commit → local receiver): ${load.webhookLag.events} events for ${load.webhookLag.payouts} settled payouts, p50 ${load.webhookLag.p50Ms.toFixed(0)} ms, p99 ${load.webhookLag.p99Ms.toFixed(0)} ms`,
+        `  webhook delivery lag (payout commit → local receiver): ${load.webhookLag.events} events for ${load.webhookLag.payouts} withdrawals, p50 ${load.webhookLag.p50Ms.toFixed(0)} ms, p99 ${load.webhookLag.p99Ms.toFixed(0)} ms`,
       );
     }
 
