@@ -29,6 +29,8 @@ export const WEBHOOK_QUEUE_NAME = 'agent-payments-webhooks';
 export const WEBHOOK_DLQ_NAME = `${WEBHOOK_QUEUE_NAME}-dlq`;
 const REGION = 'us-east-1';
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+/** Records per GetRecords call (DynamoDB Streams allows up to 1000). */
+const PAGE = 1000;
 
 export interface WebhookQueues {
   queueUrl: string;
@@ -130,12 +132,13 @@ export async function startWebhookPipeline(opts: WebhookPipelineOptions): Promis
     firstDiscovery = false;
   };
 
-  const pollShard = async (id: string, state: ShardState) => {
+  /** Reads one page of a shard and dispatches it; returns how many records the page held. */
+  const pollShard = async (id: string, state: ShardState): Promise<number> => {
     if (!state.iterator) {
       state.closed = true;
-      return;
+      return 0;
     }
-    const out = await streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 100 }));
+    const out = await streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: PAGE }));
     const records = out.Records ?? [];
     const wanted = records.filter((r) => matchesDispatchFilter(r as Parameters<typeof matchesDispatchFilter>[0]));
     if (wanted.length > 0) {
@@ -159,7 +162,7 @@ export async function startWebhookPipeline(opts: WebhookPipelineOptions): Promis
         );
         state.iterator = it.ShardIterator;
         await sleep(500);
-        return;
+        return 0;
       }
     }
     const last = records[records.length - 1]?.dynamodb?.SequenceNumber;
@@ -169,24 +172,28 @@ export async function startWebhookPipeline(opts: WebhookPipelineOptions): Promis
       writeCheckpoints(opts.checkpointFile, checkpoints);
     }
     state.iterator = out.NextShardIterator;
+    return records.length;
   };
 
   const loop = (async () => {
     let sinceDiscovery = Number.POSITIVE_INFINITY;
     while (!stopping) {
+      let backlog = false;
       try {
         if (sinceDiscovery >= 1_000) {
           await discover();
           sinceDiscovery = 0;
         }
         // Shards are independent (order matters only within one): read them side by side.
-        await Promise.all([...shards].filter(([, state]) => !state.closed).map(([id, state]) => pollShard(id, state)));
+        const read = await Promise.all([...shards].filter(([, state]) => !state.closed).map(([id, state]) => pollShard(id, state)));
+        // A full page means more is waiting: read again at once instead of sleeping.
+        backlog = read.some((n) => n >= PAGE);
       } catch (error) {
         if (!stopping) report('stream', error);
       }
-      const interval = opts.pollIntervalMs ?? 100;
-      sinceDiscovery += interval;
-      await sleep(interval);
+      const interval = backlog ? 0 : (opts.pollIntervalMs ?? 100);
+      sinceDiscovery += Math.max(interval, 10);
+      if (interval > 0) await sleep(interval);
     }
   })();
 
