@@ -106,6 +106,27 @@ const schema = z.object({
   /** Watcher: most pending top-ups looked at per run, and most deposit-account signatures scanned. */
   TOPUP_WATCH_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
   TOPUP_DEPOSIT_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  // Webhooks (docs/webhooks.md).
+  /** SQS queue the dispatcher sends one message per (event, endpoint) to, for the delivery worker. */
+  WEBHOOK_QUEUE_URL: z.string().min(1).optional(),
+  /** AWS: the KMS key webhook signing secrets are encrypted under (Encrypt on create, Decrypt on delivery). */
+  WEBHOOK_KMS_KEY_ID: z.string().min(1).optional(),
+  /** Local runs and tests: the AES-256-GCM key (base64 of 32 bytes) secrets are sealed with instead of KMS. */
+  WEBHOOK_LOCAL_SECRET_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, { message: 'must be base64 of 32 bytes' })
+    .optional(),
+  /** Local runs only: endpoints on loopback (http://127.0.0.1) are allowed. Never set on AWS. */
+  WEBHOOK_ALLOW_LOOPBACK: bool.default(false),
+  /** Seconds between attempts after each failure (comma-separated); the default spans > 24 h (core/webhooks.ts). */
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, { message: 'must be comma-separated whole seconds' })
+    .transform((v) => v.split(',').map(Number))
+    .pipe(z.array(z.number().int().min(0).max(43_200)).min(1).max(50))
+    .optional(),
+  /** How long a receiver has to answer, ms (10 s per DESIGN §15; tests shorten it). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
 });
 
 export type Config = z.infer<typeof schema>;
@@ -151,6 +172,10 @@ export const NEEDS_TOPUP_WATCHER: readonly ConfigNeed[] = [
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
   ...NEEDS_PAYPAL_ORDERS,
 ];
+/** Functions that store or read webhook signing secrets: KMS on AWS, a local key otherwise. */
+export const NEEDS_WEBHOOK_SECRETS: readonly ConfigNeed[] = [{ oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] }];
+/** The webhook dispatcher (sends to the delivery queue) and the delivery worker (changes visibility). */
+export const NEEDS_WEBHOOK_QUEUE: readonly ConfigNeed[] = ['WEBHOOK_QUEUE_URL'];
 
 /** A function's environment does not give it what it needs; thrown during the function's init. */
 export class ConfigurationError extends Error {

@@ -12,6 +12,7 @@ import { Monitoring } from './monitoring';
 import { PayoutPipeline } from './payout-pipeline';
 import type { StageConfig } from './stage-config';
 import { TopupWatcher } from './topup-watcher';
+import { WebhookPipeline } from './webhook-pipeline';
 
 export interface AgentPaymentServiceStackProps extends StackProps {
   config: StageConfig;
@@ -26,6 +27,7 @@ export class AgentPaymentServiceStack extends Stack {
   readonly topupWatcher: TopupWatcher;
   readonly api: ServiceHttpApi;
   readonly monitoring: Monitoring;
+  readonly webhooks: WebhookPipeline;
 
   constructor(scope: Construct, id: string, props: AgentPaymentServiceStackProps) {
     super(scope, id, props);
@@ -35,6 +37,7 @@ export class AgentPaymentServiceStack extends Stack {
     this.pipeline = new PayoutPipeline(this, 'Payouts', { config, data: this.data });
     this.sweeper = new ChargeSweeper(this, 'Sweeper', { config, data: this.data });
     this.topupWatcher = new TopupWatcher(this, 'Topups', { config, data: this.data });
+    this.webhooks = new WebhookPipeline(this, 'Webhooks', { config, data: this.data });
     this.api = new ServiceHttpApi(this, 'Http', { config, data: this.data, payoutQueue: this.pipeline.queue });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
@@ -47,6 +50,7 @@ export class AgentPaymentServiceStack extends Stack {
       topupWatcher: this.topupWatcher.fn,
       paypalWebhook: this.api.functions.get('paypal-webhook'),
     });
+    this.webhooks.addAlarms(this.monitoring.topic);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {
@@ -62,6 +66,7 @@ export class AgentPaymentServiceStack extends Stack {
     new CfnOutput(this, 'SolanaRpcUrlSecretName', { value: this.data.solanaRpcUrl.secretName });
     new CfnOutput(this, 'PaypalCredentialsSecretName', { value: this.data.paypalCredentials.secretName });
     new CfnOutput(this, 'PaypalWebhookIdSecretName', { value: this.data.paypalWebhookId.secretName });
+    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.webhooks.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
   }
 }

@@ -35,6 +35,11 @@ export class DataStore extends Construct {
   readonly paypalCredentials: secretsmanager.Secret;
   /** PayPal's id of the top-ups' webhook subscription (plain string), for verify-webhook-signature. */
   readonly paypalWebhookId: secretsmanager.Secret;
+  /**
+   * Encrypts webhook signing secrets (functions/store/webhook-secret.ts): the create routes
+   * Encrypt, the delivery worker Decrypts, both bound to an encryption context (lib/webhook-pipeline.ts).
+   */
+  readonly webhookSecretsKey: kms.Key;
   private readonly config: StageConfig;
 
   constructor(scope: Construct, id: string, props: { config: StageConfig }) {
@@ -51,6 +56,8 @@ export class DataStore extends Construct {
       deletionProtection: true,
       removalPolicy: STATEFUL_REMOVAL,
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // The webhook dispatcher reads outbox items and agent flips (old vs new image) from it.
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
     for (const index of INDEXES) {
       this.table.addGlobalSecondaryIndex({
@@ -85,6 +92,14 @@ export class DataStore extends Construct {
       alias: `alias/agent-payment-service/${stage}/solana-hot-wallet`,
       enableKeyRotation: true,
       // Deleting the key would make the retained secret unreadable: it lives as long as the secret.
+      removalPolicy: STATEFUL_REMOVAL,
+      pendingWindow: Duration.days(30),
+    });
+    this.webhookSecretsKey = new kms.Key(this, 'WebhookSecretsKey', {
+      description: `Encrypts webhook signing secrets (${stage})`,
+      alias: `alias/agent-payment-service/${stage}/webhook-secrets`,
+      enableKeyRotation: true,
+      // Deleting it would make every stored signing secret unreadable.
       removalPolicy: STATEFUL_REMOVAL,
       pendingWindow: Duration.days(30),
     });

@@ -17,6 +17,7 @@ import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
 import { paypalOrdersEnvironment, topupEnvironment } from './topup-watcher';
+import { grantWebhookSecrets } from './webhook-pipeline';
 
 export interface ServiceHttpApiProps {
   config: StageConfig;
@@ -129,6 +130,8 @@ export class ServiceHttpApi extends Construct {
           ...(route.topups === 'webhook'
             ? { ...paypalOrdersEnvironment(config, data), PAYPAL_WEBHOOK_ID_SECRET_ARN: data.paypalWebhookId.secretArn }
             : {}),
+          // Webhook create routes seal the signing secret under this key (functions/store/webhook-secret.ts).
+          ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: data.webhookSecretsKey.keyArn } : {}),
         },
       });
       grantTable(fn.role, data.table, route.table, { indexes: ROUTE_INDEXES[route.name] ?? [] });
@@ -137,6 +140,7 @@ export class ServiceHttpApi extends Construct {
       if (route.queue) grantSendToQueue(fn.role, props.payoutQueue);
       if (route.topups === 'open') grantReadSecrets(fn.role, [data.paypalCredentials]);
       if (route.topups === 'webhook') grantReadSecrets(fn.role, [data.paypalCredentials, data.paypalWebhookId]);
+      if (route.webhookSecrets) grantWebhookSecrets(fn.role, data, 'kms:Encrypt');
       this.functions.set(route.name, fn);
 
       const httpRoute = new apigw.HttpRoute(this, `${id}Route`, {

@@ -2,23 +2,30 @@
  * The whole service on one machine: DynamoDB Local, the table, every route's real handler behind
  * the node:http adapter, the payout rails' local stand-ins (LiteSVM, PayPal imitation), and the
  * payout pipeline (local SQS + DLQ, the real worker and reconciler handlers, see
- * payout-pipeline.ts). `npm start` and the end-to-end tests both start it through here.
+ * payout-pipeline.ts), and the webhook pipeline (stream poller, dispatcher, webhook queue,
+ * delivery worker: webhook-pipeline.ts). `npm start` and the end-to-end tests both start it here.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { config, resetForTests } from '../../functions/config';
+import { maxAttempts } from '../../functions/core/webhooks';
 import type { RouteHandler } from '../../functions/http/handler';
 import { logger } from '../../functions/observability/logger';
 import { serializeError } from '../../functions/observability/serialize-error';
 import type { PayoutWorker } from '../../functions/payout-worker/worker';
 import type { Reconciler } from '../../functions/reconciler/reconciler';
+import { type DeliveryHooks, deliverBatch, retrySchedule } from '../../functions/webhooks/delivery';
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
 import { createRouteHandler, type LoadedRoute } from './http-adapter';
 import { startLocalServer } from './local-server';
+import type { BatchHandler } from './payout-pipeline';
 import { type LocalSqs, startLocalSqs, startPayoutConsumer } from './payout-pipeline';
 import { type LocalRails, startLocalRails } from './rails';
 import { ensureTable } from './table';
+import { createWebhookQueues, startWebhookPipeline, type WebhookQueues } from './webhook-pipeline';
 
 export interface LocalStackOptions {
   port?: number;
@@ -46,6 +53,13 @@ export interface LocalStackOptions {
   sweepIntervalMs?: number;
   /** How often the top-up watcher runs (default 2 s; 1 min on AWS); 0: never (tests run it themselves). */
   topupWatchIntervalMs?: number;
+  /** Webhook pipeline timing (tests shorten it). */
+  webhooks?: {
+    /** The webhook queue's visibility timeout: when a crashed attempt's message reappears (default 60). */
+    visibilityTimeoutSeconds?: number;
+    /** How often the stream poller reads each shard (default 100 ms). */
+    pollIntervalMs?: number;
+  };
 }
 
 export interface LocalStack {
@@ -59,6 +73,8 @@ export interface LocalStack {
   sqs: LocalSqs;
   /** The rails' stand-ins, with controls for tests (balances, faults, landed transactions). */
   rails: LocalRails;
+  /** The webhook queue and DLQ, and hooks tests set to crash the delivery worker between steps. */
+  webhooks: WebhookQueues & { hooks: DeliveryHooks };
   stop(): Promise<void>;
 }
 
@@ -107,6 +123,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       APPROVAL_SECRET: process.env.APPROVAL_SECRET ?? randomBytes(32).toString('base64url'),
       LOCAL: '1',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+      // Webhooks: receivers on this machine are allowed (never on AWS), secrets sealed with a local key.
+      WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? '1',
+      WEBHOOK_LOCAL_SECRET_KEY:
+        process.env.WEBHOOK_LOCAL_SECRET_KEY ?? localWebhookKey(persistent ? join(PROJECT_ROOT, '.data', 'webhook-secret-key') : undefined),
       ...localDefaults,
       ...rails.env,
       ...opts.env,
@@ -116,6 +136,15 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const sqs = await startLocalSqs({ visibilityTimeoutSeconds, maxReceives: config().PAYOUT_MAX_RECEIVES });
     stops.unshift(() => sqs.stop());
     Object.assign(process.env, sqs.env);
+    resetForTests();
+
+    const webhookQueues = await createWebhookQueues(sqs, {
+      visibilityTimeoutSeconds: opts.webhooks?.visibilityTimeoutSeconds ?? 60,
+      // Every attempt is a receive, plus a few for crashes, then the DLQ (as the CDK redrive
+      // policy); doubled because local-aws-sqs also counts a ChangeMessageVisibility as a receive.
+      maxReceives: 2 * maxAttempts(retrySchedule()) + 5,
+    });
+    Object.assign(process.env, webhookQueues.env);
     resetForTests();
 
     const routes: LoadedRoute[] = [];
@@ -148,6 +177,25 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         .catch((error: unknown) => logger().error('local top-up watcher invocation failed', { error: serializeError(error) })),
     );
     stops.unshift(watching.stop);
+    const dispatcher = (await import('../../functions/webhook-dispatcher/handler')) as {
+      handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
+    };
+    const delivery = (await import('../../functions/webhook-delivery/handler')) as { handler: BatchHandler };
+    const webhookHooks: DeliveryHooks = {};
+    const webhooks = await startWebhookPipeline({
+      dynamoEndpoint: endpoint,
+      tableName,
+      sqs,
+      queues: webhookQueues,
+      dispatch: dispatcher.handler,
+      // The real handler, unless a test has set hooks (then the same code with them).
+      deliver: (event) =>
+        Object.keys(webhookHooks).length > 0 ? deliverBatch(event.Records, { hooks: webhookHooks }) : delivery.handler(event),
+      pollIntervalMs: opts.webhooks?.pollIntervalMs ?? 100,
+      ...(persistent ? { checkpointFile: join(PROJECT_ROOT, '.data', 'webhook-stream-checkpoints.json') } : {}),
+      onError: (where, error) => logger().error(`local webhook ${where} failed`, { error: serializeError(error) }),
+    });
+    stops.unshift(() => webhooks.stop());
     // First to stop: no request may arrive while what it needs is going away.
     stops.unshift(() => server.stop());
     return {
@@ -159,6 +207,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       dynamoEndpoint: endpoint,
       sqs,
       rails,
+      webhooks: { ...webhookQueues, hooks: webhookHooks },
       stop: async () => {
         for (const stop of stops) await stop();
         resetForTests();
@@ -168,6 +217,17 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     for (const stop of stops) await stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** The local key webhook secrets are sealed with: kept in .data/ when the database is, else new. */
+function localWebhookKey(file: string | undefined): string {
+  if (file && existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = randomBytes(32).toString('base64');
+  if (file) {
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, key, { mode: 0o600 });
+  }
+  return key;
 }
 
 /** Runs `tick` every `ms` (never two at once); `stop` waits for a running tick. 0 never runs it. */

@@ -1,4 +1,7 @@
-/** Creates the service table on DynamoDB Local with the same keys, index and TTL as the CDK stack. */
+/**
+ * Creates the service table on DynamoDB Local with the same keys, index, TTL and stream (new and
+ * old images, for the webhook dispatcher: bin/local/webhook-pipeline.ts) as the CDK stack.
+ */
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -8,6 +11,9 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
+
+/** The stream the webhook dispatcher reads (lib/data-store.ts declares the same). */
+const TABLE_STREAM = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' as const };
 
 const indexSpec = (index: (typeof INDEXES)[number]) => ({
   IndexName: index.indexName,
@@ -40,6 +46,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
             { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
           ],
           GlobalSecondaryIndexes: INDEXES.map(indexSpec),
+          StreamSpecification: TABLE_STREAM,
         }),
       );
       await client.send(
@@ -50,6 +57,10 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     }
     // A table kept in .data/ from before an index was added gets it now.
     const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    // A table kept in .data/ from before webhooks gets its stream now.
+    if (!described.Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: TABLE_STREAM }));
+    }
     const present = new Set((described.Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
     for (const index of INDEXES) {
       if (present.has(index.indexName)) continue;

@@ -276,3 +276,30 @@ export type CreateTopupRequest = z.infer<typeof createTopupSchema>;
 /** GET /api/v1/users/me/topups */
 export const listTopupsQuerySchema = z.strictObject({ limit, cursor });
 export type ListTopupsQuery = z.infer<typeof listTopupsQuerySchema>;
+// Webhooks (DESIGN §15, docs/webhooks.md). Which event types an owner may subscribe to depends
+// on the owner (agent or user): the use case checks them and names the field.
+export const createWebhookSchema = z.strictObject({
+  url: z
+    .string()
+    .min(1)
+    .max(2048)
+    .meta({
+      description: 'Where events are POSTed: https, resolving to public addresses only (locally, http://127.0.0.1 is allowed too).',
+      examples: ['https://agent.example.com/hooks/payments'],
+    }),
+  events: z
+    .array(z.string().min(1).max(64))
+    .min(1)
+    .max(20)
+    .optional()
+    .meta({ description: "Event types to receive; all of the owner's event types when omitted.", examples: [['charge.succeeded']] }),
+});
+export type CreateWebhookRequest = z.infer<typeof createWebhookSchema>;
+
+export const listDeliveriesQuerySchema = z.strictObject({
+  limit: positiveInt
+    .pipe(z.number().max(100, { error: 'must be at most 100' }))
+    .optional()
+    .meta({ description: 'How many of the most recent attempts, 1 to 100; 50 by default.', examples: ['50'] }),
+});
+export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>;

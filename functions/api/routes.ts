@@ -7,7 +7,7 @@ export type TableAccess = 'read' | 'write';
 export interface RouteSpec {
   /** Function name stem and handler file: functions/api/<name>.handler.ts. */
   name: string;
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'ANY';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
   /** API Gateway route path, `{param}` style; `$default` catches everything unmatched. */
   path: string;
   table: readonly TableAccess[];
@@ -15,6 +15,8 @@ export interface RouteSpec {
   queue?: boolean;
   /** Reads the admin key secret. */
   adminSecret?: boolean;
+  /** Seals webhook signing secrets (KMS Encrypt on AWS). */
+  webhookSecrets?: boolean;
   /** Makes or checks approval links: reads the approval secret (and gets PUBLIC_BASE_URL when the stage sets one). */
   approvalSecret?: boolean;
   /** Top-ups (docs/topups.md): `open` creates PayPal orders and hands out the deposit wallet;
@@ -55,6 +57,17 @@ export const ROUTES: readonly RouteSpec[] = [
   // The approval page (HTML, docs/approvals.md): the link's token is its only credential.
   { name: 'approval-page', method: 'GET', path: '/approve/{token}', table: ['read'], approvalSecret: true },
   { name: 'approval-decide', method: 'POST', path: '/approve/{token}', table: ['read', 'write'], approvalSecret: true },
+  // Webhooks (docs/webhooks.md): endpoints of agents (a disabled agent too) and of users.
+  { name: 'agent-webhooks-create', method: 'POST', path: '/api/v1/agents/webhooks', table: ['read', 'write'], webhookSecrets: true },
+  { name: 'agent-webhooks-list', method: 'GET', path: '/api/v1/agents/webhooks', table: ['read'] },
+  { name: 'agent-webhooks-delete', method: 'DELETE', path: '/api/v1/agents/webhooks/{id}', table: ['read', 'write'] },
+  { name: 'agent-webhooks-deliveries', method: 'GET', path: '/api/v1/agents/webhooks/{id}/deliveries', table: ['read'] },
+  { name: 'agent-webhooks-test', method: 'POST', path: '/api/v1/agents/webhooks/{id}/test', table: ['read', 'write'] },
+  { name: 'user-webhooks-create', method: 'POST', path: '/api/v1/users/me/webhooks', table: ['read', 'write'], webhookSecrets: true },
+  { name: 'user-webhooks-list', method: 'GET', path: '/api/v1/users/me/webhooks', table: ['read'] },
+  { name: 'user-webhooks-delete', method: 'DELETE', path: '/api/v1/users/me/webhooks/{id}', table: ['read', 'write'] },
+  { name: 'user-webhooks-deliveries', method: 'GET', path: '/api/v1/users/me/webhooks/{id}/deliveries', table: ['read'] },
+  { name: 'user-webhooks-test', method: 'POST', path: '/api/v1/users/me/webhooks/{id}/test', table: ['read', 'write'] },
   { name: 'health', method: 'GET', path: '/health', table: ['read'] },
   // Serves docs/openapi.json as committed; touches nothing.
   { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', table: [] },

@@ -71,10 +71,12 @@ export async function setAgentEnabled(agentId: string, enabled: boolean): Promis
       new UpdateCommand({
         TableName: config().TABLE_NAME,
         Key: key,
-        UpdateExpression: 'SET enabled = :enabled',
+        // enabledChangedAt dates the agent.enabled/disabled event the item's stream record
+        // produces (functions/webhooks/dispatcher.ts); a console edit without it is dated by the stream.
+        UpdateExpression: 'SET enabled = :enabled, enabledChangedAt = :now',
         // The index entry may outlive the item for a moment; never create a half item.
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':enabled': enabled },
+        ExpressionAttributeValues: { ':enabled': enabled, ':now': new Date().toISOString() },
         ReturnValues: 'ALL_NEW',
       }),
     );

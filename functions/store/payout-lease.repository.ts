@@ -11,9 +11,11 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config';
 import { BalanceLimitError, LeaseLostError } from '../core/errors';
+import type { OutboxEvent } from '../core/events';
 import type { Payout, PayoutRef, RailState } from '../core/payouts';
 import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
+import { withOutbox } from './outbox';
 import { toPayout } from './payout.repository';
 import { inflightIndex } from './payout-inflight.repository';
 import { keys } from './table';
@@ -103,43 +105,62 @@ export async function recordPendingCheck(payout: Payout, leaseToken: string, ext
   });
 }
 
-/** PROCESSING → COMPLETED and the agent's lock released, in one transaction. */
+/**
+ * PROCESSING → COMPLETED and the agent's lock released, in one transaction; with it the outbox
+ * item of `events` (payout.completed, use-cases/events.ts), so the event exists iff the payout completed.
+ */
 export async function completePayout(
   payout: Payout,
   leaseToken: string,
   result: { externalId: string; txHash?: string | undefined },
   now: Date,
+  events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   const nowIso = now.toISOString();
-  await finalize(payout, [
-    finalUpdate(payout, leaseToken, {
-      set: `processedAt = :now, updatedAt = :now, externalId = :ext${result.txHash ? ', txHash = :tx' : ''}`,
-      status: 'COMPLETED',
-      values: { ':now': nowIso, ':ext': result.externalId, ...(result.txHash ? { ':tx': result.txHash } : {}) },
-    }),
-    releaseLock(payout),
-  ]);
+  await finalize(
+    payout,
+    withOutbox(
+      [
+        finalUpdate(payout, leaseToken, {
+          set: `processedAt = :now, updatedAt = :now, externalId = :ext${result.txHash ? ', txHash = :tx' : ''}`,
+          status: 'COMPLETED',
+          values: { ':now': nowIso, ':ext': result.externalId, ...(result.txHash ? { ':tx': result.txHash } : {}) },
+        }),
+        releaseLock(payout),
+      ],
+      events,
+      now,
+    ),
+  );
 }
 
-/** PROCESSING → FAILED, the gross amount credited back to the agent, and the lock released: one transaction. */
+/**
+ * PROCESSING → FAILED, the gross amount credited back to the agent, the lock released and the
+ * outbox item of `events` (payout.failed): one transaction.
+ */
 export async function failPayout(
   payout: Payout,
   leaseToken: string,
   result: { reason: string; externalId?: string | undefined },
   now: Date,
+  events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   const nowIso = now.toISOString();
   await finalize(
     payout,
-    [
-      finalUpdate(payout, leaseToken, {
-        set: `processedAt = :now, updatedAt = :now, failureReason = :reason${result.externalId ? ', externalId = :ext' : ''}`,
-        status: 'FAILED',
-        values: { ':now': nowIso, ':reason': result.reason, ...(result.externalId ? { ':ext': result.externalId } : {}) },
-      }),
-      shardCredit(payout.agentId, randomShard(), payout.currency, payout.amount, false),
-      releaseLock(payout),
-    ],
+    withOutbox(
+      [
+        finalUpdate(payout, leaseToken, {
+          set: `processedAt = :now, updatedAt = :now, failureReason = :reason${result.externalId ? ', externalId = :ext' : ''}`,
+          status: 'FAILED',
+          values: { ':now': nowIso, ':reason': result.reason, ...(result.externalId ? { ':ext': result.externalId } : {}) },
+        }),
+        shardCredit(payout.agentId, randomShard(), payout.currency, payout.amount, false),
+        releaseLock(payout),
+      ],
+      events,
+      now,
+    ),
     1,
   );
 }

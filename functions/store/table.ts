@@ -63,4 +63,17 @@ export const keys = {
   depositCursor: (account: string) => ({ PK: `DEPOSITCURSOR#${account}`, SK: 'CURSOR' }),
   idempotency: (scope: string, key: string) => ({ PK: `IDEM#${scope}#${key}`, SK: 'IDEM' }),
   health: () => ({ PK: 'HEALTH', SK: 'HEALTH' }),
+  // Webhooks (docs/webhooks.md): an owner is `agent#<id>` or `user#<id>` (core/events.ts ownerKey).
+  /** An owner's webhook endpoints, one partition (at most 10 items), sorted by id. */
+  webhook: (owner: string, webhookId: string) => ({ PK: `WEBHOOKS#${owner}`, SK: webhookId }),
+  webhookPartition: (owner: string) => `WEBHOOKS#${owner}`,
+  /** The owner's endpoint count, so the limit of 10 is a condition in the create transaction. */
+  webhookCount: (owner: string) => ({ PK: `WEBHOOKCOUNT#${owner}`, SK: 'COUNT' }),
+  /** One attempt at delivering one event to one endpoint (TTL'd), newest last by sort key. */
+  webhookDelivery: (webhookId: string, attemptId: string) => ({ PK: `WHDELIVERY#${webhookId}`, SK: attemptId }),
+  webhookDeliveryPartition: (webhookId: string) => `WHDELIVERY#${webhookId}`,
+  /** How many attempts one event has had at one endpoint (the attempt number; SQS's receive count is approximate). */
+  webhookAttempts: (webhookId: string, eventId: string) => ({ PK: `WHATTEMPTS#${webhookId}`, SK: eventId }),
+  /** An outbox item: the events one state change produced, written in that change's transaction. */
+  outbox: (eventId: string) => ({ PK: `OUTBOX#${eventId}`, SK: 'OUTBOX' }),
 } as const;

@@ -24,6 +24,7 @@ import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
 import { getPayout } from '../store/payout.repository';
 import { listStaleInflight, touchPending } from '../store/payout-inflight.repository';
 import { claimPayout, completePayout, failPayout, recordPendingCheck, saveRailState } from '../store/payout-lease.repository';
+import { payoutEvents } from './events';
 
 /** Points between the steps of one attempt, in order. */
 export type PayoutStep = 'afterClaim' | 'afterCheckpoint' | 'afterRail' | 'afterFinalize';
@@ -99,23 +100,40 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
 
   try {
     switch (outcome.kind) {
-      case 'completed':
-        await completePayout(
-          payout,
-          token,
-          { externalId: outcome.externalId, txHash: payout.network === 'SOL' ? outcome.txHash : undefined },
-          clock(),
-        );
+      case 'completed': {
+        const now = clock();
+        const txHash = payout.network === 'SOL' ? outcome.txHash : undefined;
+        const final: Payout = {
+          ...payout,
+          status: 'COMPLETED',
+          processedAt: now.toISOString(),
+          updatedAt: now.toISOString(),
+          externalId: outcome.externalId,
+          ...(txHash ? { txHash } : {}),
+        };
+        // payout.completed commits with the payout itself (the outbox, docs/webhooks.md).
+        await completePayout(payout, token, { externalId: outcome.externalId, txHash }, now, payoutEvents(final, now));
         logger().info('payout completed', { ...ctx, externalId: outcome.externalId });
         break;
-      case 'failed':
-        await failPayout(payout, token, { reason: outcome.reason, externalId: outcome.externalId }, clock());
+      }
+      case 'failed': {
+        const now = clock();
+        const final: Payout = {
+          ...payout,
+          status: 'FAILED',
+          processedAt: now.toISOString(),
+          updatedAt: now.toISOString(),
+          failureReason: outcome.reason,
+          ...(outcome.externalId ? { externalId: outcome.externalId } : {}),
+        };
+        await failPayout(payout, token, { reason: outcome.reason, externalId: outcome.externalId }, now, payoutEvents(final, now));
         logger().warn('payout failed; gross amount refunded to the agent', {
           ...ctx,
           reason: outcome.reason,
           externalId: outcome.externalId,
         });
         break;
+      }
       case 'pending':
         await recordPendingCheck(payout, token, outcome.externalId, clock());
         logger().info('payout not final yet; the reconciler will look again', { ...ctx, externalId: outcome.externalId });

@@ -37,6 +37,8 @@ const CREATED_CASE = 'created (201)';
 export const POLICY_CHARGE_CASE = 'created under a policy with limits (201)';
 /** The requests-table row of the expiry sweeper (not an endpoint; requests.ts `sweeperCost`). */
 export const SWEEPER_ENDPOINT = 'sweeper: expireDueCharges';
+/** The requests-table row of one outbox item alone (not an endpoint; requests.ts `outboxCost`). */
+export const OUTBOX_ENDPOINT = 'outbox: one more transaction item';
 
 export interface ChargeCostInputs {
   /** Mean time of one charge, ms (Lambda bills each invocation rounded up to the millisecond). */

@@ -10,6 +10,7 @@ import bs58 from 'bs58';
 import { auditLedger, formatAuditReport } from '../../functions/audit/ledger-audit';
 import { scanLedgerItems } from '../../functions/store/audit.repository';
 import { listStaleInflight } from '../../functions/store/payout-inflight.repository';
+import { eventOf, startReceiver } from '../webhooks/receiver';
 import { type BenchContext, enabledAgent, fundedUser, inBatches, type Party } from './context';
 import { closedLoop, percentile } from './http';
 
@@ -27,6 +28,16 @@ export interface LoadRunResult {
   p99Ms: number;
   /** Seconds from the end of the load until every payout was COMPLETED or FAILED. */
   settleSeconds: number;
+  /**
+   * payout.completed / payout.failed webhooks: from the payout's commit (its processedAt, written
+   * in the same transaction as the outbox item) to a local receiver (docs/webhooks.md).
+   */
+  webhookLag: {
+    events: number /** Withdrawals accepted in the run: each should have produced one event. */;
+    payouts: number;
+    p50Ms: number;
+    p99Ms: number;
+  };
 }
 
 const solanaWallet = () => bs58.encode(ed25519.getPublicKey(randomBytes(32)));
@@ -45,6 +56,17 @@ export async function loadRun(
   const wallets = new Map(agents.map((a) => [a.id, solanaWallet()]));
   // The rail never creates a wallet's USDC token account (docs/rails.md): the agents' wallet apps did.
   for (const wallet of wallets.values()) ctx.stack.rails.solana.createTokenAccount(wallet);
+  // Every agent's payout events go to one local receiver: the delivery lag under load.
+  const receiver = await startReceiver('/load-hooks');
+  for (const agent of agents) {
+    const res = await call(
+      'POST',
+      '/api/v1/agents/webhooks',
+      { 'x-agent-key': agent.key },
+      JSON.stringify({ url: receiver.url, events: ['payout.completed', 'payout.failed'] }),
+    );
+    if (res.status !== 201) throw new Error(`webhook registration answered ${res.status}: ${res.body}`);
+  }
   let seq = 0;
   const tag = randomBytes(3).toString('hex');
   const recentCharges: { agent: Party; user: Party; key: string; body: string }[] = [];
@@ -108,6 +130,20 @@ export async function loadRun(
   ctx.log(`  ${result.ops} requests in ${(result.elapsedMs / 1000).toFixed(1)} s; settling payouts …`);
 
   const settleSeconds = await waitForPayouts();
+  // Deliveries trail the last commit by the pipeline's lag; then measure each payout's first arrival.
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const firstArrival = new Map<string, number>();
+  for (const r of receiver.received) {
+    const event = eventOf(r);
+    const processedAt = Date.parse(String(event.data.processedAt));
+    if (!firstArrival.has(event.id)) firstArrival.set(event.id, r.at - processedAt);
+  }
+  await receiver.stop();
+  const lags = [...firstArrival.values()];
+  // Every accepted withdrawal of the load run settles (waitForPayouts) and reports one event.
+  const payoutsSettled = Object.entries(result.outcomes)
+    .filter(([label]) => label === 'withdraw 200')
+    .reduce((a, [, n]) => a + n, 0);
   return {
     seconds: opts.seconds,
     concurrency: opts.concurrency,
@@ -120,6 +156,7 @@ export async function loadRun(
     p50Ms: percentile(result.latencies, 50),
     p99Ms: percentile(result.latencies, 99),
     settleSeconds,
+    webhookLag: { events: lags.length, payouts: payoutsSettled, p50Ms: percentile(lags, 50), p99Ms: percentile(lags, 99) },
   };
 }
 

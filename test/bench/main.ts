@@ -136,6 +136,9 @@ export async function main(argv: string[]): Promise<number> {
         `  ${load.requests} requests (${load.requestsPerSecond.toFixed(1)}/s), 5xx ${load.serverErrors}, payouts settled ${load.settleSeconds.toFixed(1)} s after the load`,
       );
       log(`  ${JSON.stringify(load.outcomes)}`);
+      log(
+        `  webhook delivery lag (payout commit → local receiver): ${load.webhookLag.events} events for ${load.webhookLag.payouts} withdrawals, p50 ${load.webhookLag.p50Ms.toFixed(0)} ms, p99 ${load.webhookLag.p99Ms.toFixed(0)} ms`,
+      );
     }
 
     phase('settling payouts; ledger audit over the whole run');

@@ -13,16 +13,20 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { payTransferRequest } from '../../bin/local/solana-pay';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
+import { newChargeId } from '../../functions/core/ids';
 import type { RouteHandler } from '../../functions/http/handler';
 import { sqs } from '../../functions/queue/payout-queue';
 import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
+import { outboxPut } from '../../functions/store/outbox';
+import { transactWrite } from '../../functions/store/transact';
 import { createWatcher } from '../../functions/topup-watcher/watcher';
 import { resetAdminKey } from '../../functions/use-cases/admin-key';
 import { clearAuthCache } from '../../functions/use-cases/auth';
+import { chargeEvents } from '../../functions/use-cases/events';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { type BenchContext, enabledAgent, fundedUser, type Party } from './context';
-import { POLICY_CHARGE_CASE, SWEEPER_ENDPOINT } from './cost';
+import { OUTBOX_ENDPOINT, POLICY_CHARGE_CASE, SWEEPER_ENDPOINT } from './cost';
 
 export interface RequestCount {
   endpoint: string;
@@ -334,6 +338,30 @@ export async function topupCreditCost(ctx: BenchContext): Promise<RequestCount> 
   return countOf(TOPUP_CREDIT_ENDPOINT, `1 USDC credit, ${report.rpcCalls} RPC calls`, 'warm', 0, s, 0);
 }
 
+/**
+ * What the webhook outbox adds to a state change's transaction: one more item, here a charge's
+ * charge.succeeded for its agent and its user (the largest common case), written alone in a
+ * TransactWriteItems so its write units show on their own (2 per KB, transactional).
+ */
+export async function outboxCost(agentId: string, userId: string): Promise<RequestCount> {
+  const charge = {
+    id: newChargeId(),
+    agentId,
+    userId,
+    idempotencyKey: randomUUID(),
+    amount: 125,
+    currency: 'USD' as const,
+    description: 'bench',
+    status: 'SUCCESS' as const,
+    createdAt: new Date().toISOString(),
+    agentName: 'bench agent',
+  };
+  const put = outboxPut(chargeEvents(charge));
+  if (!put) throw new Error('no outbox item');
+  const { scope: s } = await countedRun(() => transactWrite([put]));
+  return countOf(OUTBOX_ENDPOINT, 'charge.succeeded × (agent, user)', 'warm', 0, s, 0);
+}
+
 /** Measures every endpoint, cold then warm. */
 export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCount[]> {
   const out: RequestCount[] = [];
@@ -515,9 +543,23 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
     200,
   );
   await add('GET /health', 'ok', ['cold', 'warm'], () => ({ route: 'health', event: apiEvent('GET', '/health', '/health') }), 200);
+  await add(
+    'POST /api/v1/agents/webhooks',
+    'registered (201)',
+    ['cold', 'warm'],
+    () => ({
+      route: 'agent-webhooks-create',
+      event: apiEvent('POST', '/api/v1/agents/webhooks', '/api/v1/agents/webhooks', {
+        headers: ah(agent),
+        body: json({ url: 'http://127.0.0.1:9/bench-hook', events: ['charge.succeeded'] }),
+      }),
+    }),
+    201,
+  );
   out.push(await sweeperCost(ctx));
   out.push(...(await lifecycleCosts(ctx)));
   out.push(await topupCreditCost(ctx));
+  out.push(await outboxCost(agent.id, user.id));
   return out;
 }
 

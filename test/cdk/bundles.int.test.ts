@@ -19,6 +19,7 @@ import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { ServiceFunction } from '../../lib/service-function';
 import { parseStageConfig } from '../../lib/stage-config';
 import { TOPUP_WATCHER_ENTRY } from '../../lib/topup-watcher';
+import { DELIVERY_ENTRY, DISPATCHER_ENTRY } from '../../lib/webhook-pipeline';
 import { INIT_ENV } from '../support/init-env';
 import { CDK_CONTEXT, TEST_STAGE_CONFIG } from './support';
 
@@ -57,6 +58,8 @@ const entries = [
   { name: 'sweeper', entry: SWEEPER_ENTRY, rails: false },
   // Reads the chain over plain JSON-RPC: no Solana SDK, so it keeps the API functions' budget.
   { name: 'topup-watcher', entry: TOPUP_WATCHER_ENTRY, rails: false },
+  { name: 'webhook-dispatcher', entry: DISPATCHER_ENTRY, rails: false },
+  { name: 'webhook-delivery', entry: DELIVERY_ENTRY, rails: false },
 ];
 let built: Map<string, Built>;
 

@@ -25,7 +25,12 @@ type Grant =
   | 'hot-wallet-key'
   | 'paypal-credentials'
   | 'paypal-credentials-and-webhook-id'
-  | 'rpc-url-and-paypal-credentials';
+  | 'rpc-url-and-paypal-credentials'
+  | 'table-stream'
+  | 'webhook-queue-send'
+  | 'webhook-queue-consume'
+  | 'webhook-key-encrypt'
+  | 'webhook-key-decrypt';
 
 /** Per function: the grants it needs. Change this table only together with the code that needs it. */
 const EXPECTED: Record<string, Grant[]> = {
@@ -72,11 +77,27 @@ const EXPECTED: Record<string, Grant[]> = {
   'paypal-webhook': ['logs', 'table-read', 'table-write', 'paypal-credentials-and-webhook-id'],
   // Reads the chain (the RPC URL secret) and drives PayPal orders; never the hot wallet.
   'topup-watcher': ['logs', 'table-read', 'table-write', 'rpc-url-and-paypal-credentials'],
+  // Webhooks: only the create routes seal secrets (Encrypt), only the delivery worker opens them (Decrypt).
+  'agent-webhooks-create': ['logs', 'table-read', 'table-write', 'webhook-key-encrypt'],
+  'agent-webhooks-list': ['logs', 'table-read'],
+  'agent-webhooks-delete': ['logs', 'table-read', 'table-write'],
+  'agent-webhooks-deliveries': ['logs', 'table-read'],
+  'agent-webhooks-test': ['logs', 'table-read', 'table-write'],
+  'user-webhooks-create': ['logs', 'table-read', 'table-write', 'webhook-key-encrypt'],
+  'user-webhooks-list': ['logs', 'table-read'],
+  'user-webhooks-delete': ['logs', 'table-read', 'table-write'],
+  'user-webhooks-deliveries': ['logs', 'table-read'],
+  'user-webhooks-test': ['logs', 'table-read', 'table-write'],
+  'webhook-dispatcher': ['logs', 'table-read', 'table-stream', 'webhook-queue-send'],
+  'webhook-delivery': ['logs', 'table-read', 'table-write', 'webhook-queue-consume', 'webhook-key-decrypt'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
 const queue = { 'Fn::GetAtt': [logicalId(stack, stack.pipeline.queue), 'Arn'] };
 const secret = (s: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(stack, s) });
+const webhookQueue = { 'Fn::GetAtt': [logicalId(stack, stack.webhooks.queue), 'Arn'] };
+const webhookKey = { 'Fn::GetAtt': [logicalId(stack, stack.data.webhookSecretsKey), 'Arn'] };
+const webhookContext = { StringEquals: { 'kms:EncryptionContext:service': 'agent-payment-service' } };
 
 /** The exact statement (actions sorted) each grant stands for. */
 function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; resources: unknown[]; condition?: unknown } {
@@ -126,6 +147,23 @@ function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; reso
         actions: ['secretsmanager:GetSecretValue'],
         resources: [secret(stack.data.solanaRpcUrl), secret(stack.data.paypalCredentials)],
       };
+    case 'table-stream':
+      return {
+        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        resources: [{ 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'StreamArn'] }],
+      };
+    case 'webhook-queue-send':
+      return { actions: ['sqs:SendMessage'], resources: [webhookQueue] };
+    case 'webhook-queue-consume':
+      // ChangeMessageVisibility: a failed delivery's next attempt is scheduled by pushing its message out.
+      return {
+        actions: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'],
+        resources: [webhookQueue],
+      };
+    case 'webhook-key-encrypt':
+      return { actions: ['kms:Encrypt'], resources: [webhookKey], condition: webhookContext };
+    case 'webhook-key-decrypt':
+      return { actions: ['kms:Decrypt'], resources: [webhookKey], condition: webhookContext };
     case 'hot-wallet-key':
       // The hot wallet's customer-managed key, and only through Secrets Manager.
       return {
@@ -173,6 +211,8 @@ const functions: [string, ServiceFunction][] = [
   ['reconciler', stack.pipeline.reconciler],
   ['sweeper', stack.sweeper.fn],
   ['topup-watcher', stack.topupWatcher.fn],
+  ['webhook-dispatcher', stack.webhooks.dispatcher],
+  ['webhook-delivery', stack.webhooks.delivery],
 ];
 
 describe('IAM', () => {

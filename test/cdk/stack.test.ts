@@ -114,7 +114,8 @@ describe('HTTP API route throttling', () => {
 describe('functions (the house construct)', () => {
   it('run Node.js 24 on ARM64 with JSON logs and a log group retained unless its first create fails; no half tracing, no source-map loading', () => {
     const lambdas = ofType('AWS::Lambda::Function');
-    expect(lambdas).toHaveLength(ROUTES.length + 4);
+    // Routes, payout worker, reconciler, sweeper, top-up watcher, webhook dispatcher and delivery worker.
+    expect(lambdas).toHaveLength(ROUTES.length + 6);
     for (const [id, fn] of lambdas) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -411,7 +412,8 @@ describe('payout pipeline', () => {
   });
 
   it('feeds the worker from the queue with partial batch failures, a bounded batch and bounded concurrency', () => {
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    // The payout worker's; the webhook pipeline has two more (test/webhooks/webhook-stack.test.ts).
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: fnId(pipeline.worker) },
       EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, pipeline.queue), 'Arn'] },
@@ -529,6 +531,10 @@ describe('alarms', () => {
         'TopupWatcherErrors',
         'TopupWatcherNotRunning',
         'UnmatchedTopupPayment',
+        'WebhookDlqNotEmpty',
+        'WebhookDispatcherErrors',
+        'WebhookDispatcherIteratorAge',
+        'WebhookDeliveryErrors',
       ]
         .sort()
         .map((n) => `agent-payment-service-test-${n}`),

@@ -13,4 +13,6 @@ export const INIT_ENV = {
   PAYPAL_CLIENT_ID: 'placeholder-client',
   PAYPAL_CLIENT_SECRET: 'placeholder-secret',
   PAYPAL_WEBHOOK_ID: 'placeholder-webhook-id',
+  WEBHOOK_QUEUE_URL: 'http://127.0.0.1:1/000000000000/placeholder-webhooks',
+  WEBHOOK_LOCAL_SECRET_KEY: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
 } as const;

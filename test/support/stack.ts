@@ -22,7 +22,7 @@ let counter = 0;
 
 export async function startTestStack(
   env: Record<string, string> = {},
-  options: Pick<LocalStackOptions, 'payouts' | 'sweepIntervalMs' | 'topupWatchIntervalMs'> = {},
+  options: Pick<LocalStackOptions, 'payouts' | 'sweepIntervalMs' | 'topupWatchIntervalMs' | 'webhooks'> = {},
 ): Promise<TestStack> {
   const stack = await startLocalStack({
     port: 0,

@@ -49,6 +49,7 @@ const TAGS = [
   { name: 'Admin', description: 'The operator: users, credits, enabling agents.' },
   { name: 'Service', description: 'Health and this document.' },
   { name: 'MCP', description: 'The Model Context Protocol server for agents.' },
+  { name: 'Webhooks', description: 'Signed (Standard Webhooks) events for agents and users, delivered at least once: docs/webhooks.md.' },
 ];
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });

@@ -5,17 +5,21 @@
  * this table (openapi/document.ts); a route without an entry fails the generator and the tests.
  */
 import type * as z from 'zod';
+import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
 import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
 import { TOOLS } from '../../mcp/tools';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
 import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
+import { WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
 import {
   captureChargeSchema,
   createChargeSchema,
   createTopupSchema,
+  createWebhookSchema,
   creditSchema,
   listChargesQuerySchema,
+  listDeliveriesQuerySchema,
   listTopupsQuerySchema,
   listUserChargesQuerySchema,
   listWithdrawalsQuerySchema,
@@ -33,6 +37,7 @@ import {
   chargeListBody,
   component,
   createdUserBody,
+  createdWebhookBody,
   errorBody,
   healthBody,
   jsonRpcMessage,
@@ -49,6 +54,9 @@ import {
   topupListBody,
   userBody,
   userChargeListBody,
+  webhookDeliveryListBody,
+  webhookEventBody,
+  webhookListBody,
   webhookReceivedBody,
   withdrawalBody,
 } from './response.schemas';
@@ -73,7 +81,7 @@ export interface ResponseDoc {
 export interface OperationDoc {
   summary: string;
   description?: string;
-  tag: 'Agents' | 'Charges' | 'Users' | 'Withdrawals' | 'Admin' | 'Service' | 'MCP';
+  tag: 'Agents' | 'Charges' | 'Users' | 'Withdrawals' | 'Admin' | 'Service' | 'MCP' | 'Webhooks';
   /** Alternatives; each a set of credentials sent together. `[]` is public. */
   security: readonly (readonly Credential[])[];
   /** Requires the Idempotency-Key header; its stored answers come back with Idempotent-Replayed. */
@@ -248,8 +256,122 @@ const EXAMPLE_PAYOUT = {
 };
 const EXAMPLE_BALANCES = { USD: 25.5, USDC: 0 };
 
+/** The five webhook operations of one kind of owner (agents under /agents/webhooks, users under /users/me/webhooks). */
+function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> {
+  const security: OperationDoc['security'] = [[who === 'agent' ? 'agentKey' : 'userKey']];
+  const unauthorized =
+    who === 'agent'
+      ? errors('The agent key is missing or unknown (a disabled agent may manage its webhooks).', [AUTH_MESSAGES.webhooks])
+      : USER_401;
+  const types = who === 'agent' ? AGENT_EVENT_TYPES : USER_EVENT_TYPES;
+  const notFound = errors("No such endpoint, or another owner's.", [WEBHOOK_NOT_FOUND]);
+  const example = {
+    id: 'wh_01jhx3k6v1f8q2n7c9m4p5r6s7',
+    url: 'https://receiver.example.com/hooks/payments',
+    events: [types[0]],
+    createdAt: '2026-01-15T09:30:00.000Z',
+  };
+  const idParam = { id: 'The webhook endpoint id (`wh_…`).' };
+  return {
+    [`${who}-webhooks-create`]: {
+      summary: `Register a webhook endpoint (${who})`,
+      description:
+        `Events: ${types.join(', ')}. Deliveries are signed per Standard Webhooks with the returned secret, shown only ` +
+        'here. The URL must be https and resolve to public addresses (locally http://127.0.0.1 is allowed). At most 10 endpoints.',
+      tag: 'Webhooks',
+      security,
+      body: {
+        name: 'CreateWebhookRequest',
+        schema: createWebhookSchema,
+        example: { url: 'https://receiver.example.com/hooks/payments', events: [types[0]] },
+      },
+      responses: {
+        201: ok('Registered; store the secret now.', createdWebhookBody, { ...example, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+        400: errors('A bad URL or event type.', [
+          'url is required',
+          'url must be an https URL',
+          'url must resolve to a public address',
+          'url host does not resolve',
+          'url must not contain credentials',
+          `events: unknown event type "x" (${who} events: ${types.join(', ')})`,
+          'unknown field: x',
+        ]),
+        401: unauthorized,
+        409: errors('The owner already has 10 endpoints.', [WEBHOOK_LIMIT_MESSAGE]),
+        ...BODY_ERRORS,
+        503: BUSY,
+      },
+    },
+    [`${who}-webhooks-list`]: {
+      summary: `List webhook endpoints (${who})`,
+      description: 'Never the secrets.',
+      tag: 'Webhooks',
+      security,
+      responses: { 200: ok('The endpoints, oldest first.', webhookListBody, { webhooks: [example] }), 401: unauthorized, 503: BUSY },
+    },
+    [`${who}-webhooks-delete`]: {
+      summary: `Delete a webhook endpoint (${who})`,
+      description: 'Deliveries still queued for it are dropped.',
+      tag: 'Webhooks',
+      security,
+      pathParams: idParam,
+      responses: { 204: { description: 'Deleted.' }, 401: unauthorized, 404: notFound, 503: BUSY },
+    },
+    [`${who}-webhooks-deliveries`]: {
+      summary: `Recent delivery attempts of an endpoint (${who})`,
+      description: 'Every attempt, newest first, kept 30 days: event id and type, status code, error, time; `dead` once retries ran out.',
+      tag: 'Webhooks',
+      security,
+      pathParams: idParam,
+      query: listDeliveriesQuerySchema,
+      responses: {
+        200: ok('Attempts, newest first.', webhookDeliveryListBody, {
+          deliveries: [
+            {
+              id: '01jhx3k6v1f8q2n7c9m4p5r6s7',
+              eventId: 'evt_01jhx3k6v1f8q2n7c9m4p5r6s7',
+              type: types[0],
+              attempt: 1,
+              status: 'succeeded',
+              statusCode: 200,
+              error: null,
+              createdAt: '2026-01-15T09:30:00.000Z',
+              durationMs: 42,
+              nextAttemptAt: null,
+            },
+          ],
+        }),
+        400: errors('An invalid query parameter.', ['limit must be a positive integer', 'limit must be at most 100', 'unknown field: x']),
+        401: unauthorized,
+        404: notFound,
+        503: BUSY,
+      },
+    },
+    [`${who}-webhooks-test`]: {
+      summary: `Send a test ping to an endpoint (${who})`,
+      description: 'Queues a `ping` event for this endpoint only; it travels the same signed, retried path as every event.',
+      tag: 'Webhooks',
+      security,
+      pathParams: idParam,
+      responses: {
+        202: ok('Queued; the event as it will be delivered.', webhookEventBody, {
+          id: 'evt_01jhx3k6v1f8q2n7c9m4p5r6s7',
+          type: 'ping',
+          createdAt: '2026-01-15T09:30:00.000Z',
+          data: { webhookId: example.id, url: example.url },
+        }),
+        401: unauthorized,
+        404: notFound,
+        503: BUSY,
+      },
+    },
+  };
+}
+
 /** Route name → its operation. Every route of ROUTES except `$default` needs one. */
 export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+  ...webhookOperations('agent'),
+  ...webhookOperations('user'),
   'register-agent': {
     summary: 'Register an agent',
     description: 'No authentication. The agent starts disabled until an operator enables it; its key is shown once.',

@@ -1,0 +1,15 @@
+import { loadConfig, NEEDS_WEBHOOK_SECRETS } from '../config';
+import { parseJsonBody } from '../http/body';
+import { httpHandler } from '../http/handler';
+import { authenticateUser } from '../use-cases/auth';
+import { createWebhook } from '../use-cases/webhooks';
+import { createWebhookSchema } from './request.schemas';
+
+// Refuses to start without a way to seal signing secrets (KMS on AWS, a local key otherwise).
+loadConfig({ require: NEEDS_WEBHOOK_SECRETS });
+
+/** POST /api/v1/users/me/webhooks {url, events?} — x-user-key. */
+export const handler = httpHandler(async (req) => {
+  const owner = { kind: 'user' as const, id: (await authenticateUser(req)).userId };
+  return createWebhook(owner, parseJsonBody(req, createWebhookSchema));
+});

@@ -1,0 +1,86 @@
+/**
+ * Delivery attempts: one item per attempt at delivering one event to one endpoint, in the
+ * endpoint's partition sorted by a ULID (time order), kept DELIVERY_TTL_DAYS then removed by TTL.
+ * The deliveries list reads the newest ones in one Query.
+ */
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { newRecordId } from '../core/ids';
+import type { DeliveryAttempt, DeliveryStatus } from '../core/webhooks';
+import { db } from './client';
+import { keys } from './table';
+
+export const DELIVERY_TTL_DAYS = 30;
+
+/**
+ * Counts an attempt before it is made and returns its number (1 = first). Counted first, so an
+ * attempt whose worker died after sending still counts, and the schedule always ends.
+ */
+export async function nextAttemptNumber(webhookId: string, eventId: string, now: Date): Promise<number> {
+  const out = await db().send(
+    new UpdateCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.webhookAttempts(webhookId, eventId),
+      UpdateExpression: 'ADD attempts :one SET #type = :type, #ttl = :ttl',
+      ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':type': 'WebhookAttempts',
+        ':ttl': Math.floor(now.getTime() / 1000) + DELIVERY_TTL_DAYS * 86_400,
+      },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(out.Attributes?.attempts ?? 1);
+}
+
+/** Records one attempt; returns it with its id. */
+export async function recordDeliveryAttempt(attempt: Omit<DeliveryAttempt, 'id'>): Promise<DeliveryAttempt> {
+  const id = newRecordId();
+  const stored: DeliveryAttempt = { id, ...attempt };
+  await db().send(
+    new PutCommand({
+      TableName: config().TABLE_NAME,
+      Item: {
+        ...keys.webhookDelivery(attempt.webhookId, id),
+        ...stored,
+        // `type` is the item's kind in this table; the event's type is kept as eventType.
+        type: 'WebhookDelivery',
+        eventType: attempt.type,
+        ttl: Math.floor(Date.parse(attempt.createdAt) / 1000) + DELIVERY_TTL_DAYS * 86_400,
+      },
+    }),
+  );
+  return stored;
+}
+
+/** The endpoint's most recent attempts, newest first. */
+export async function listDeliveryAttempts(webhookId: string, limit: number): Promise<DeliveryAttempt[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.webhookDeliveryPartition(webhookId) },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map(toAttempt);
+}
+
+function toAttempt(item: Record<string, unknown>): DeliveryAttempt {
+  return {
+    id: String(item.id),
+    webhookId: String(item.webhookId),
+    eventId: String(item.eventId),
+    type: String(item.eventType),
+    attempt: Number(item.attempt),
+    status: item.status as DeliveryStatus,
+    ...(typeof item.statusCode === 'number' ? { statusCode: item.statusCode } : {}),
+    ...(typeof item.error === 'string' ? { error: item.error } : {}),
+    createdAt: String(item.createdAt),
+    durationMs: Number(item.durationMs ?? 0),
+    ...(typeof item.nextAttemptAt === 'string' ? { nextAttemptAt: item.nextAttemptAt } : {}),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The webhook events of each state change, with their data rendered as the API shows the object
+ * (views.ts). Pure: a use case builds them and hands them to the repository that commits the
+ * change, which appends `outboxPut(events)` (store/outbox.ts) to the change's transaction.
+ * Which events a charge state produces is decided in core/events.ts (`chargeEventPlan`).
+ */
+import type { Agent } from '../core/agents';
+import type { Charge } from '../core/charges';
+import { chargeEventPlan, type EventType, newEventId, type OutboxEvent, type Owner } from '../core/events';
+import type { Payout } from '../core/payouts';
+import { agentView, chargeView, payoutView, userChargeView } from './views';
+
+function event(type: EventType, owner: Owner, data: unknown, now: Date): OutboxEvent {
+  return { id: newEventId(now), type, createdAt: now.toISOString(), owner, data };
+}
+
+/**
+ * The events of a charge that has just reached its current state (`previous`: the status it
+ * left; omit for a new charge). Agent events carry the Charge as the agent API shows it; user
+ * events the charge as the user's history shows it (with the agent), and
+ * `charge.approval_requested` the link the user approves it at.
+ */
+export function chargeEvents(charge: Charge, opts: { previous?: string; approvalUrl?: string; now?: Date } = {}): OutboxEvent[] {
+  const now = opts.now ?? new Date();
+  return chargeEventPlan(charge, opts.previous).map(({ to, type }) => {
+    if (to === 'agent') return event(type, { kind: 'agent', id: charge.agentId }, chargeView(charge), now);
+    const data =
+      type === 'charge.approval_requested' ? { ...userChargeView(charge), approvalUrl: opts.approvalUrl ?? null } : userChargeView(charge);
+    return event(type, { kind: 'user', id: charge.userId }, data, now);
+  });
+}
+
+/** `charge.refunded` to the agent, with the charge as it stands after the refund. */
+export function chargeRefundedEvents(charge: Charge, now: Date = new Date()): OutboxEvent[] {
+  return [event('charge.refunded', { kind: 'agent', id: charge.agentId }, chargeView(charge), now)];
+}
+
+/** `payout.completed` or `payout.failed` to the agent, with the final Payout. */
+export function payoutEvents(payout: Payout, now: Date = new Date()): OutboxEvent[] {
+  if (payout.status === 'COMPLETED') return [event('payout.completed', { kind: 'agent', id: payout.agentId }, payoutView(payout), now)];
+  if (payout.status === 'FAILED') return [event('payout.failed', { kind: 'agent', id: payout.agentId }, payoutView(payout), now)];
+  return [];
+}
+
+/** `topup.completed` to the user; `data` is the top-up as the top-up API shows it (phase 2, issue 12). */
+export function topupCompletedEvents(userId: string, data: unknown, now: Date = new Date()): OutboxEvent[] {
+  return [event('topup.completed', { kind: 'user', id: userId }, data, now)];
+}
+
+/** agent.enabled / agent.disabled (the dispatcher derives these from the agent item's stream record). */
+export function agentEvents(agent: Agent, now: Date = new Date()): OutboxEvent[] {
+  return [event(agent.enabled ? 'agent.enabled' : 'agent.disabled', { kind: 'agent', id: agent.id }, agentView(agent), now)];
+}

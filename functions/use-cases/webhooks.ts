@@ -1,0 +1,106 @@
+/**
+ * Webhook endpoints of agents and users (DESIGN §15, docs/webhooks.md): register (the secret is
+ * shown once, stored sealed), list, delete, recent deliveries, and a test `ping` that travels the
+ * same outbox → dispatcher → queue → delivery path as every event.
+ */
+import type { CreateWebhookRequest, ListDeliveriesQuery } from '../api/request.schemas';
+import { config } from '../config';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
+import { EVENT_TYPES_BY_OWNER, isEventTypeFor, newEventId, type OutboxEvent, type Owner, ownerKey } from '../core/events';
+import { type DeliveryAttempt, isWebhookId, MAX_WEBHOOKS_PER_OWNER, newWebhookId, newWebhookSecret, type Webhook } from '../core/webhooks';
+import type { HttpResult } from '../http/response';
+import { appendOutbox, eventBody } from '../store/outbox';
+import {
+  getWebhook,
+  listWebhooks,
+  deleteWebhook as removeWebhook,
+  createWebhook as storeWebhook,
+  WebhookLimitError,
+} from '../store/webhook.repository';
+import { listDeliveryAttempts } from '../store/webhook-delivery.repository';
+import { sealSecret } from '../store/webhook-secret';
+import { checkEndpointUrl } from '../webhooks/address-check';
+
+export const WEBHOOK_NOT_FOUND = 'webhook not found';
+export const WEBHOOK_LIMIT_MESSAGE = `webhook limit reached: at most ${MAX_WEBHOOKS_PER_OWNER} endpoints`;
+const DEFAULT_DELIVERIES = 50;
+
+/** Registers an endpoint; 201 with its secret, the only time the secret is shown. */
+export async function createWebhook(owner: Owner, input: CreateWebhookRequest): Promise<HttpResult> {
+  const events = input.events === undefined ? [...EVENT_TYPES_BY_OWNER[owner.kind]] : [...new Set(input.events)];
+  const unknown = events.find((type) => !isEventTypeFor(owner.kind, type));
+  if (unknown !== undefined) {
+    throw new ValidationError(
+      `events: unknown event type "${unknown.slice(0, 64)}" (${owner.kind} events: ${EVENT_TYPES_BY_OWNER[owner.kind].join(', ')})`,
+    );
+  }
+  const url = await checkEndpointUrl(input.url, { allowLoopback: config().WEBHOOK_ALLOW_LOOPBACK });
+  const secret = newWebhookSecret();
+  const webhook: Webhook = { id: newWebhookId(), owner: ownerKey(owner), url: url.href, events, createdAt: new Date().toISOString() };
+  const sealedSecret = await sealSecret(secret, { owner: webhook.owner, webhookId: webhook.id });
+  try {
+    await storeWebhook({ ...webhook, sealedSecret });
+  } catch (error) {
+    if (error instanceof WebhookLimitError) throw new ConflictError(WEBHOOK_LIMIT_MESSAGE);
+    throw error;
+  }
+  return { statusCode: 201, body: { ...webhookView(webhook), secret } };
+}
+
+export async function listOwnerWebhooks(owner: Owner): Promise<HttpResult> {
+  const webhooks = await listWebhooks(ownerKey(owner));
+  return { statusCode: 200, body: { webhooks: webhooks.map(webhookView) } };
+}
+
+export async function deleteOwnerWebhook(owner: Owner, webhookId: string | undefined): Promise<HttpResult> {
+  if (!isWebhookId(webhookId) || !(await removeWebhook(ownerKey(owner), webhookId))) throw new NotFoundError(WEBHOOK_NOT_FOUND);
+  return { statusCode: 204, rawBody: '' };
+}
+
+export async function listWebhookDeliveries(owner: Owner, webhookId: string | undefined, query: ListDeliveriesQuery): Promise<HttpResult> {
+  const webhook = await ownWebhook(owner, webhookId);
+  const attempts = await listDeliveryAttempts(webhook.id, query.limit ?? DEFAULT_DELIVERIES);
+  return { statusCode: 200, body: { deliveries: attempts.map(deliveryView) } };
+}
+
+/** Queues a `ping` to this one endpoint; 202 with the event as it will be delivered. */
+export async function sendTestEvent(owner: Owner, webhookId: string | undefined): Promise<HttpResult> {
+  const webhook = await ownWebhook(owner, webhookId);
+  const now = new Date();
+  const event: OutboxEvent = {
+    id: newEventId(now),
+    type: 'ping',
+    createdAt: now.toISOString(),
+    owner,
+    webhookId: webhook.id,
+    data: { webhookId: webhook.id, url: webhook.url },
+  };
+  await appendOutbox([event], now);
+  return { statusCode: 202, rawBody: eventBody(event) };
+}
+
+async function ownWebhook(owner: Owner, webhookId: string | undefined) {
+  const webhook = isWebhookId(webhookId) ? await getWebhook(ownerKey(owner), webhookId) : undefined;
+  if (!webhook) throw new NotFoundError(WEBHOOK_NOT_FOUND);
+  return webhook;
+}
+
+/** An endpoint as its owner sees it: never the secret. */
+export function webhookView(webhook: Webhook) {
+  return { id: webhook.id, url: webhook.url, events: webhook.events, createdAt: webhook.createdAt };
+}
+
+export function deliveryView(attempt: DeliveryAttempt) {
+  return {
+    id: attempt.id,
+    eventId: attempt.eventId,
+    type: attempt.type,
+    attempt: attempt.attempt,
+    status: attempt.status,
+    statusCode: attempt.statusCode ?? null,
+    error: attempt.error ?? null,
+    createdAt: attempt.createdAt,
+    durationMs: attempt.durationMs,
+    nextAttemptAt: attempt.nextAttemptAt ?? null,
+  };
+}

@@ -1,0 +1,9 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { loadConfig, NEEDS_WEBHOOK_QUEUE, NEEDS_WEBHOOK_SECRETS } from '../config';
+import { withRequestContext } from '../observability/lambda-handler';
+import { deliverBatch } from '../webhooks/delivery';
+
+loadConfig({ require: [...NEEDS_WEBHOOK_QUEUE, ...NEEDS_WEBHOOK_SECRETS] });
+
+/** SQS → signed POSTs to the receivers (event source mapping with `reportBatchItemFailures`). */
+export const handler = withRequestContext(async (event: SQSEvent): Promise<SQSBatchResponse> => deliverBatch(event.Records));

@@ -1,0 +1,126 @@
+/**
+ * The delivery worker: one SQS message = one event for one endpoint. Each receive is one attempt:
+ * sign (Standard Webhooks: `webhook-id` = the event id, the same on every retry; `webhook-timestamp`
+ * and `webhook-signature` of this attempt), POST (functions/webhooks/sender.ts: safe address, 10 s,
+ * no redirects, a small read), record the attempt, and then:
+ * - 2xx: done (the message is deleted);
+ * - otherwise, with attempts left: the message's visibility is pushed out by the next delay of the
+ *   schedule (ChangeMessageVisibility) and it is reported as a batch item failure, so SQS hands it
+ *   back then; attempts are counted in a small item per (endpoint, event), not by SQS's
+ *   approximate receive count;
+ * - the last attempt failed: the delivery is recorded `dead` (visible in the deliveries list) and
+ *   the message deleted. Messages that keep crashing the worker go to the DLQ by the redrive policy.
+ * A worker that dies after sending but before recording loses nothing: the message reappears
+ * when its visibility timeout ends and is sent again, with the same `webhook-id` (at least once).
+ */
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { Webhook } from 'standardwebhooks';
+import { config } from '../config';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, MAX_ERROR_CHARS, retryDelaySeconds } from '../core/webhooks';
+import { logger } from '../observability/logger';
+import { serializeError } from '../observability/serialize-error';
+import { getWebhook } from '../store/webhook.repository';
+import { nextAttemptNumber, recordDeliveryAttempt } from '../store/webhook-delivery.repository';
+import { openSecret } from '../store/webhook-secret';
+import { type DeliveryMessage, delayRedelivery, parseDeliveryMessage } from './queue';
+import { type SendOutcome, sendWebhook } from './sender';
+
+export const USER_AGENT = 'AgentPaymentService-Webhooks/1';
+
+/** Points between the steps of one attempt; tests throw from them to simulate a crash there. */
+export interface DeliveryHooks {
+  afterSend?: (message: DeliveryMessage, outcome: SendOutcome) => void | Promise<void>;
+}
+
+export interface DeliveryDeps {
+  hooks?: DeliveryHooks;
+  clock?: () => Date;
+}
+
+export type AttemptResult = 'delivered' | 'retry' | 'dead' | 'dropped';
+
+/** The retry schedule in force (config or the default spanning > 24 h). */
+export const retrySchedule = (): readonly number[] => config().WEBHOOK_RETRY_SCHEDULE_SECONDS ?? DEFAULT_RETRY_SCHEDULE_SECONDS;
+
+/** Runs one batch; failed records (retry scheduled, or an error) are reported, the rest deleted. */
+export async function deliverBatch(records: readonly SQSRecord[], deps: DeliveryDeps = {}): Promise<SQSBatchResponse> {
+  const results = await Promise.all(
+    records.map(async (record) => {
+      try {
+        const result = await deliverRecord(record, deps);
+        return result === 'retry' ? record.messageId : undefined;
+      } catch (error) {
+        logger().error('webhook delivery attempt failed to complete; SQS will hand it back', {
+          messageId: record.messageId,
+          error: serializeError(error),
+        });
+        return record.messageId;
+      }
+    }),
+  );
+  return { batchItemFailures: results.filter((id): id is string => id !== undefined).map((itemIdentifier) => ({ itemIdentifier })) };
+}
+
+/** One attempt at one message. */
+export async function deliverRecord(record: SQSRecord, deps: DeliveryDeps = {}): Promise<AttemptResult> {
+  const clock = deps.clock ?? (() => new Date());
+  const message = parseDeliveryMessage(record.body);
+  if (!message) {
+    logger().warn('dropping a message that is not a webhook delivery', { messageId: record.messageId });
+    return 'dropped';
+  }
+  const endpoint = await getWebhook(message.owner, message.webhookId);
+  // Deleted since: its events are no longer wanted.
+  if (!endpoint) return 'dropped';
+  const secret = await openSecret(endpoint.sealedSecret, { owner: message.owner, webhookId: message.webhookId });
+  const sentAt = clock();
+  const attempt = await nextAttemptNumber(message.webhookId, message.eventId, sentAt);
+  const signature = new Webhook(secret).sign(message.eventId, sentAt, message.body);
+  const cfg = config();
+  const outcome = await sendWebhook({
+    url: endpoint.url,
+    body: message.body,
+    headers: {
+      'webhook-id': message.eventId,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': signature,
+      'user-agent': USER_AGENT,
+    },
+    timeoutMs: cfg.WEBHOOK_TIMEOUT_MS,
+    policy: { allowLoopback: cfg.WEBHOOK_ALLOW_LOOPBACK },
+  });
+  await deps.hooks?.afterSend?.(message, outcome);
+
+  const base = {
+    webhookId: message.webhookId,
+    eventId: message.eventId,
+    type: message.type,
+    attempt,
+    createdAt: sentAt.toISOString(),
+    durationMs: outcome.durationMs,
+    ...(outcome.statusCode !== undefined ? { statusCode: outcome.statusCode } : {}),
+    ...(outcome.error ? { error: outcome.error.slice(0, MAX_ERROR_CHARS) } : {}),
+  };
+  const ctx = { webhookId: message.webhookId, eventId: message.eventId, type: message.type, attempt };
+  if (outcome.ok) {
+    await recordDeliveryAttempt({ ...base, status: 'succeeded' });
+    logger().info('webhook delivered', { ...ctx, statusCode: outcome.statusCode, durationMs: outcome.durationMs });
+    return 'delivered';
+  }
+  const delay = retryDelaySeconds(retrySchedule(), attempt);
+  if (delay === undefined) {
+    await recordDeliveryAttempt({ ...base, status: 'dead' });
+    logger().warn('webhook delivery dead after its last attempt', { ...ctx, statusCode: outcome.statusCode, error: outcome.error });
+    return 'dead';
+  }
+  const nextAttemptAt = new Date(sentAt.getTime() + delay * 1000).toISOString();
+  await recordDeliveryAttempt({ ...base, status: 'failed', nextAttemptAt });
+  await delayRedelivery(record.receiptHandle, delay);
+  logger().info('webhook delivery failed; retry scheduled', {
+    ...ctx,
+    statusCode: outcome.statusCode,
+    error: outcome.error,
+    nextAttemptAt,
+  });
+  return 'retry';
+}

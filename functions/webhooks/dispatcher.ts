@@ -1,0 +1,121 @@
+/**
+ * The dispatcher: turns committed changes into delivery messages. It reads stream records of the
+ * table (DynamoDB Streams on AWS, a poller over DynamoDB Local's stream in `npm start`), filtered
+ * to two kinds:
+ * - a new outbox item (store/outbox.ts): its events, written in the same transaction as the
+ *   change they report;
+ * - an agent item whose `enabled` changed (old vs new image): agent.enabled / agent.disabled.
+ *   The item's own stream record is the outbox here, so an operator's flip in the DynamoDB console
+ *   and the admin PATCH are reported alike. Its event id derives from the stream record id, so a
+ *   re-processed batch sends the same `webhook-id`.
+ * Each event becomes one SQS message per endpoint of its owner subscribed to its type and
+ * registered no later than the event was created (an endpoint hears what happens after it
+ * exists, as on Stripe; a `ping` names its endpoint). Records
+ * are handled in order; the first failure stops the batch and is reported (stream partial batch
+ * failure), so the stream retries from there: at least once, duplicates allowed.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { derivedEventId, type OutboxEvent } from '../core/events';
+import { logger } from '../observability/logger';
+import { toAgent } from '../store/agent.repository';
+import { eventBody, type StoredEvent, storedEvents } from '../store/outbox';
+import { listWebhooks, type StoredWebhook } from '../store/webhook.repository';
+import { agentView } from '../use-cases/views';
+import { type DeliveryMessage, sendDeliveryMessages } from './queue';
+
+/** The parts of a stream record the dispatcher reads (Lambda's DynamoDBRecord and the local poller's alike). */
+export interface ChangeRecord {
+  eventID?: string;
+  eventName?: 'INSERT' | 'MODIFY' | 'REMOVE' | string;
+  dynamodb?: {
+    ApproximateCreationDateTime?: number | Date;
+    NewImage?: Record<string, unknown>;
+    OldImage?: Record<string, unknown>;
+    SequenceNumber?: string;
+  };
+}
+
+export interface DispatchDeps {
+  send?: (messages: readonly DeliveryMessage[]) => Promise<void>;
+}
+
+/** Dispatches records in order; returns the sequence number of the first that failed, if any. */
+export async function dispatchRecords(records: readonly ChangeRecord[], deps: DispatchDeps = {}): Promise<string | undefined> {
+  const send = deps.send ?? sendDeliveryMessages;
+  const endpoints = new Map<string, StoredWebhook[]>();
+  const endpointsOf = async (owner: string) => {
+    let found = endpoints.get(owner);
+    if (!found) {
+      found = await listWebhooks(owner);
+      endpoints.set(owner, found);
+    }
+    return found;
+  };
+  for (const record of records) {
+    try {
+      const messages: DeliveryMessage[] = [];
+      for (const event of eventsOf(record)) {
+        for (const endpoint of await endpointsOf(event.owner)) {
+          const wanted = event.webhookId
+            ? endpoint.id === event.webhookId
+            : endpoint.events.includes(event.type) && (event.roughTime || endpoint.createdAt <= event.createdAt);
+          if (!wanted) continue;
+          messages.push({ webhookId: endpoint.id, owner: event.owner, eventId: event.id, type: event.type, body: event.body });
+        }
+      }
+      if (messages.length > 0) await send(messages);
+    } catch (error) {
+      logger().error('webhook dispatch failed; the stream retries from this record', {
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return record.dynamodb?.SequenceNumber ?? '';
+    }
+  }
+  return undefined;
+}
+
+/** The events one stream record carries (none for records the filter should not have let through). */
+export function eventsOf(record: ChangeRecord): (StoredEvent & { roughTime?: boolean })[] {
+  const image = record.dynamodb?.NewImage;
+  if (!image) return [];
+  const item = unmarshall(image as Record<string, AttributeValue>);
+  if (record.eventName === 'INSERT') return storedEvents(item);
+  if (record.eventName === 'MODIFY' && item.type === 'Agent' && record.dynamodb?.OldImage) {
+    const old = unmarshall(record.dynamodb.OldImage as Record<string, AttributeValue>);
+    const before = toAgent(old);
+    const after = toAgent(item);
+    if (before.enabled === after.enabled) return [];
+    // The admin route dates the change on the item; a console edit is dated by the stream record.
+    const stamped = typeof item.enabledChangedAt === 'string' && item.enabledChangedAt !== old.enabledChangedAt;
+    const at = stamped ? new Date(String(item.enabledChangedAt)) : changeTime(record);
+    const event: OutboxEvent = {
+      id: derivedEventId(record.eventID ?? `${after.id}|${at.toISOString()}`, at),
+      type: after.enabled ? 'agent.enabled' : 'agent.disabled',
+      createdAt: at.toISOString(),
+      owner: { kind: 'agent', id: after.id },
+      data: agentView(after),
+    };
+    return [
+      {
+        id: event.id,
+        type: event.type,
+        createdAt: event.createdAt,
+        owner: `agent#${after.id}`,
+        body: eventBody(event),
+        // The stream's time is approximate (whole seconds on AWS): not precise enough to tell
+        // whether an endpoint registered the same moment came first, so every endpoint hears it.
+        ...(stamped ? {} : { roughTime: true }),
+      },
+    ];
+  }
+  return [];
+}
+
+function changeTime(record: ChangeRecord): Date {
+  const at = record.dynamodb?.ApproximateCreationDateTime;
+  if (at instanceof Date) return at;
+  // Lambda gives epoch seconds.
+  return typeof at === 'number' ? new Date(at * 1000) : new Date();
+}

@@ -1,0 +1,20 @@
+/**
+ * Which stream records reach the dispatcher: new outbox items, and modified agent items (their
+ * `enabled` may have changed). The same patterns are the event source mapping's filter criteria
+ * on AWS (lib/webhook-pipeline.ts) and the local poller's filter (bin/local/webhook-pipeline.ts),
+ * so Lambda is never invoked for the table's other writes.
+ */
+import { OUTBOX_ITEM_TYPE } from '../store/outbox';
+
+export const DISPATCH_FILTER_PATTERNS = [
+  { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [OUTBOX_ITEM_TYPE] } } } },
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['Agent'] } } } },
+] as const;
+
+/** The local equivalent of the filter: whether a stream record matches one of the patterns. */
+export function matchesDispatchFilter(record: { eventName?: string; dynamodb?: { NewImage?: Record<string, unknown> } }): boolean {
+  const type = (record.dynamodb?.NewImage?.type as { S?: string } | undefined)?.S;
+  return DISPATCH_FILTER_PATTERNS.some(
+    (p) => (p.eventName as readonly string[]).includes(record.eventName ?? '') && p.dynamodb.NewImage.type.S[0] === type,
+  );
+}

@@ -1,0 +1,135 @@
+/** Which events each state change produces, their ids and envelopes (core/events.ts, use-cases/events.ts). */
+import type { Charge } from '../../functions/core/charges';
+import { chargeEventPlan, derivedEventId, EVENT_ID_PATTERN, newEventId, parseOwnerKey } from '../../functions/core/events';
+import type { Payout } from '../../functions/core/payouts';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, maxAttempts, newWebhookSecret, retryDelaySeconds } from '../../functions/core/webhooks';
+import { eventBody, outboxPut, storedEvents } from '../../functions/store/outbox';
+import { chargeEvents, payoutEvents } from '../../functions/use-cases/events';
+
+const present = <T>(value: T | undefined): T => {
+  if (value === undefined) throw new Error('expected a value');
+  return value;
+};
+
+const charge: Charge = {
+  id: 'c01jhx3k6v1f8q2n7c9m4p5r6s7',
+  agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+  userId: 'u01jhx3k6v1f8q2n7c9m4p5r6s7',
+  idempotencyKey: 'k1',
+  amount: 150,
+  currency: 'USD',
+  description: 'forecast',
+  status: 'SUCCESS',
+  createdAt: '2026-01-15T09:30:00.000Z',
+  agentName: 'Forecaster',
+};
+
+describe('chargeEventPlan', () => {
+  it('tells the agent and the user when a charge succeeds, fails or expires', () => {
+    expect(chargeEventPlan({ status: 'SUCCESS' })).toEqual([
+      { to: 'agent', type: 'charge.succeeded' },
+      { to: 'user', type: 'charge.succeeded' },
+    ]);
+    expect(chargeEventPlan({ status: 'FAILED' }, 'PENDING').map((e) => e.type)).toEqual(['charge.failed', 'charge.failed']);
+    expect(chargeEventPlan({ status: 'EXPIRED' }, 'PENDING').map((e) => e.to)).toEqual(['agent', 'user']);
+  });
+
+  it('asks the user for approval only for a charge waiting on them, not for a hold', () => {
+    expect(chargeEventPlan({ status: 'PENDING', pendingReason: 'user_approval' })).toEqual([
+      { to: 'agent', type: 'charge.pending' },
+      { to: 'user', type: 'charge.approval_requested' },
+    ]);
+    expect(chargeEventPlan({ status: 'PENDING', pendingReason: 'capture' })).toEqual([{ to: 'agent', type: 'charge.pending' }]);
+  });
+
+  it('produces nothing when the status did not change', () => {
+    expect(chargeEventPlan({ status: 'SUCCESS' }, 'SUCCESS')).toEqual([]);
+  });
+});
+
+describe('event builders', () => {
+  it('renders agent events as the agent API shows the charge, user events with the agent and the approval link', () => {
+    const pending = {
+      ...charge,
+      status: 'PENDING' as const,
+      pendingReason: 'user_approval' as const,
+      expiresAt: '2026-01-15T09:45:00.000Z',
+    };
+    const [agentEvent, userEvent] = chargeEvents(pending, { approvalUrl: 'https://api.example.com/approve/x' });
+    expect(agentEvent?.owner).toEqual({ kind: 'agent', id: charge.agentId });
+    expect(JSON.parse(eventBody(present(agentEvent))).data).toMatchObject({ id: charge.id, amount: 1.5, status: 'PENDING' });
+    expect(userEvent?.owner).toEqual({ kind: 'user', id: charge.userId });
+    expect(JSON.parse(eventBody(present(userEvent))).data).toMatchObject({
+      agent: { id: charge.agentId, name: 'Forecaster' },
+      approvalUrl: 'https://api.example.com/approve/x',
+    });
+  });
+
+  it('writes exact decimal amounts into the body', () => {
+    const payout: Payout = {
+      id: 'p01jhx3k6v1f8q2n7c9m4p5r6s7',
+      agentId: charge.agentId,
+      currency: 'USDC',
+      status: 'COMPLETED',
+      network: 'SOL',
+      walletAddress: 'w',
+      amount: 10_000_000,
+      fee: 300_000,
+      netAmount: 9_700_000,
+      idempotencyKey: 'k',
+      createdAt: charge.createdAt,
+      updatedAt: charge.createdAt,
+      attempts: 1,
+    };
+    const [event] = payoutEvents(payout);
+    expect(event?.type).toBe('payout.completed');
+    expect(eventBody(present(event))).toContain('"amount":10,"fee":0.3,"netAmount":9.7');
+    expect(payoutEvents({ ...payout, status: 'PROCESSING' })).toEqual([]);
+  });
+
+  it('puts all events of one change in ONE outbox item, bodies exactly {id, type, createdAt, data}', () => {
+    const events = chargeEvents(charge);
+    const put = outboxPut(events, new Date('2026-01-15T09:30:00.000Z'));
+    expect(put?.Put?.Item?.PK).toBe(`OUTBOX#${events[0]?.id}`);
+    const stored = storedEvents(put?.Put?.Item ?? {});
+    expect(stored.map((e) => e.owner)).toEqual([`agent#${charge.agentId}`, `user#${charge.userId}`]);
+    for (const e of stored) expect(Object.keys(JSON.parse(e.body))).toEqual(['id', 'type', 'createdAt', 'data']);
+    expect(outboxPut([])).toBeUndefined();
+  });
+});
+
+describe('ids, owners, secrets and the retry schedule', () => {
+  it('makes evt_ ids, and the same derived id for the same stream record', () => {
+    expect(newEventId()).toMatch(EVENT_ID_PATTERN);
+    const at = new Date('2026-01-15T09:30:00.000Z');
+    expect(derivedEventId('record-1', at)).toBe(derivedEventId('record-1', at));
+    expect(derivedEventId('record-1', at)).not.toBe(derivedEventId('record-2', at));
+    expect(derivedEventId('record-1', at)).toMatch(EVENT_ID_PATTERN);
+  });
+
+  it('parses owner keys strictly', () => {
+    expect(parseOwnerKey('agent#a1')).toEqual({ kind: 'agent', id: 'a1' });
+    expect(parseOwnerKey('admin#x')).toBeUndefined();
+    expect(parseOwnerKey('user#u#x')).toBeUndefined();
+  });
+
+  it('makes whsec_ secrets of 32 random bytes', () => {
+    const secret = newWebhookSecret();
+    expect(secret).toMatch(/^whsec_/);
+    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
+    expect(newWebhookSecret()).not.toBe(secret);
+  });
+
+  it('retries with growing delays for more than 24 hours, then stops', () => {
+    const total = DEFAULT_RETRY_SCHEDULE_SECONDS.reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThanOrEqual(24 * 3600);
+    for (let i = 1; i < DEFAULT_RETRY_SCHEDULE_SECONDS.length; i++) {
+      expect(DEFAULT_RETRY_SCHEDULE_SECONDS[i]).toBeGreaterThanOrEqual(DEFAULT_RETRY_SCHEDULE_SECONDS[i - 1] ?? 0);
+    }
+    // SQS allows at most 12 h per visibility change.
+    expect(Math.max(...DEFAULT_RETRY_SCHEDULE_SECONDS)).toBeLessThanOrEqual(43_200);
+    expect(maxAttempts(DEFAULT_RETRY_SCHEDULE_SECONDS)).toBe(8);
+    expect(retryDelaySeconds(DEFAULT_RETRY_SCHEDULE_SECONDS, 1)).toBe(5);
+    expect(retryDelaySeconds(DEFAULT_RETRY_SCHEDULE_SECONDS, 8)).toBeUndefined();
+  });
+});

@@ -1,0 +1,359 @@
+/**
+ * Webhooks over HTTP against the local stack: the real routes, the outbox items in DynamoDB
+ * Local, its stream read by the local poller, the real dispatcher and delivery handlers, local
+ * SQS, and real receivers on 127.0.0.1. Deliveries are verified with the `standardwebhooks`
+ * package, as a receiver would.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Webhook } from 'standardwebhooks';
+import { config } from '../../functions/config';
+import { hashKey } from '../../functions/core/keys';
+import { db } from '../../functions/store/client';
+import { keys } from '../../functions/store/table';
+import { auditAfterAll } from '../support/audit';
+import { solanaWallet } from '../support/payouts';
+import { startTestStack, type TestStack } from '../support/stack';
+import { eventOf, type Receiver, startReceiver } from './receiver';
+
+let t: TestStack;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  t = await startTestStack(
+    { AUTH_CACHE_TTL_MS: '0', WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1', WEBHOOK_TIMEOUT_MS: '1000' },
+    { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } },
+  );
+});
+beforeEach(async () => {
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  for (const key of Object.keys(t.stack.webhooks.hooks)) delete t.stack.webhooks.hooks[key as keyof typeof t.stack.webhooks.hooks];
+  await receiver?.stop();
+});
+afterAll(async () => {
+  await t?.stack.stop();
+});
+auditAfterAll();
+
+interface Created {
+  id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  createdAt: string;
+  error?: string;
+}
+interface Delivery {
+  eventId: string;
+  type: string;
+  attempt: number;
+  status: string;
+  statusCode: number | null;
+  error: string | null;
+}
+
+const agentHeaders = (key: string) => ({ 'x-agent-key': key });
+
+async function agentWebhook(key: string, body: Record<string, unknown>) {
+  const res = await t.call<Created>('POST', '/api/v1/agents/webhooks', { headers: agentHeaders(key), body });
+  if (res.status !== 201) throw new Error(`create webhook: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+async function deliveries(key: string, id: string): Promise<Delivery[]> {
+  const res = await t.call<{ deliveries: Delivery[] }>('GET', `/api/v1/agents/webhooks/${id}/deliveries`, { headers: agentHeaders(key) });
+  expect(res.status).toBe(200);
+  return res.body.deliveries;
+}
+
+async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await what();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('registering endpoints', () => {
+  it('shows the whsec_ secret once, lists endpoints without it, and deletes them', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(created.events).toContain('payout.completed');
+    expect(created.events).not.toContain('charge.approval_requested');
+    const list = await t.call<{ webhooks: Record<string, unknown>[] }>('GET', '/api/v1/agents/webhooks', {
+      headers: agentHeaders(agent.key),
+    });
+    expect(list.body.webhooks).toEqual([{ id: created.id, url: receiver.url, events: created.events, createdAt: created.createdAt }]);
+    expect(list.text).not.toContain('whsec_');
+    const del = await t.call('DELETE', `/api/v1/agents/webhooks/${created.id}`, { headers: agentHeaders(agent.key) });
+    expect(del.status).toBe(204);
+    const again = await t.call('DELETE', `/api/v1/agents/webhooks/${created.id}`, { headers: agentHeaders(agent.key) });
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual({ error: 'webhook not found' });
+  });
+
+  it("answers 404 for another owner's endpoint, on every route", async () => {
+    const owner = await t.enabledAgent();
+    const other = await t.enabledAgent();
+    const created = await agentWebhook(owner.key, { url: receiver.url });
+    for (const [method, suffix] of [
+      ['DELETE', ''],
+      ['GET', '/deliveries'],
+      ['POST', '/test'],
+    ] as const) {
+      const res = await t.call(method, `/api/v1/agents/webhooks/${created.id}${suffix}`, { headers: agentHeaders(other.key) });
+      expect({ method, status: res.status, body: res.body }).toEqual({ method, status: 404, body: { error: 'webhook not found' } });
+    }
+    const user = await t.fundedUser();
+    const res = await t.call('DELETE', `/api/v1/users/me/webhooks/${created.id}`, { headers: { 'x-user-key': user.key } });
+    expect(res.status).toBe(404);
+  });
+
+  it('refuses bad URLs and unknown event types with a 400 naming the field, and creates nothing', async () => {
+    const agent = await t.enabledAgent();
+    const cases: [Record<string, unknown>, string][] = [
+      [{}, 'url is required'],
+      [{ url: 'ftp://127.0.0.1/x' }, 'url must be an https URL (or http://127.0.0.1 locally)'],
+      [{ url: 'http://example.com/hook' }, 'url must be an https URL (or http://127.0.0.1 locally)'],
+      [{ url: 'https://10.0.0.7/hook' }, 'url must resolve to a public address'],
+      [{ url: 'https://169.254.169.254/latest/meta-data' }, 'url must resolve to a public address'],
+      [{ url: 'https://[fd00::1]/hook' }, 'url must resolve to a public address'],
+      [{ url: 'https://[::ffff:10.0.0.1]/hook' }, 'url must resolve to a public address'],
+      [{ url: 'https://user:pw@127.0.0.1/hook' }, 'url must not contain credentials'],
+      [{ url: receiver.url, events: ['charge.approval_requested'] }, 'events: unknown event type "charge.approval_requested"'],
+      [{ url: receiver.url, events: ['nope'] }, 'events: unknown event type "nope"'],
+      [{ url: receiver.url, events: [] }, 'events'],
+      [{ url: receiver.url, extra: 1 }, 'unknown field: extra'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await t.call<{ error: string }>('POST', '/api/v1/agents/webhooks', { headers: agentHeaders(agent.key), body });
+      expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      expect(res.body.error).toContain(message);
+    }
+    const list = await t.call<{ webhooks: unknown[] }>('GET', '/api/v1/agents/webhooks', { headers: agentHeaders(agent.key) });
+    expect(list.body.webhooks).toEqual([]);
+  });
+
+  it('allows at most 10 endpoints per owner (409), and one more after a delete', async () => {
+    const agent = await t.enabledAgent();
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await agentWebhook(agent.key, { url: `${receiver.url}/${i}` })).id);
+    const eleventh = await t.call('POST', '/api/v1/agents/webhooks', { headers: agentHeaders(agent.key), body: { url: receiver.url } });
+    expect(eleventh.status).toBe(409);
+    expect(eleventh.body).toEqual({ error: 'webhook limit reached: at most 10 endpoints' });
+    await t.call('DELETE', `/api/v1/agents/webhooks/${ids[0]}`, { headers: agentHeaders(agent.key) });
+    expect((await agentWebhook(agent.key, { url: receiver.url })).id).toMatch(/^wh_/);
+  });
+
+  it('lets a disabled agent register an endpoint (to hear agent.enabled), but not an unknown key', async () => {
+    const reg = await t.call<{ apiKey: string; agentId: string }>('POST', '/api/v1/agents/register', {
+      body: { name: `wh-disabled-${Date.now()}`, email: 'dev@example.com', website: 'https://example.com' },
+    });
+    const created = await agentWebhook(reg.body.apiKey, { url: receiver.url, events: ['agent.enabled'] });
+    await t.call('PATCH', `/api/v1/admin/agents/${reg.body.agentId}`, { headers: t.admin, body: { enabled: true } });
+    const got = await receiver.waitFor((r) => eventOf(r).type === 'agent.enabled');
+    expect(eventOf(got).data).toMatchObject({ id: reg.body.agentId, enabled: true });
+    new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>);
+    const bad = await t.call('GET', '/api/v1/agents/webhooks', { headers: agentHeaders('ag_live_unknownunknownunknown') });
+    expect(bad.status).toBe(401);
+    expect(bad.body).toEqual({ error: 'invalid agent key' });
+  });
+});
+
+describe('delivery', () => {
+  it('delivers a ping within 2 s, signed per Standard Webhooks; a forged signature fails verification', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url });
+    const started = Date.now();
+    const ping = await t.call<{ id: string; type: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, {
+      headers: agentHeaders(agent.key),
+    });
+    expect(ping.status).toBe(202);
+    expect(ping.body.type).toBe('ping');
+    const got = await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id, 2_000);
+    expect(got.at - started).toBeLessThan(2_000);
+    const wh = new Webhook(created.secret);
+    expect(wh.verify(got.body, got.headers as Record<string, string>)).toEqual(JSON.parse(ping.text));
+    expect(Object.keys(eventOf(got))).toEqual(['id', 'type', 'createdAt', 'data']);
+    // Forged: the body changed, another secret, or a signature made up.
+    const headers = got.headers as Record<string, string>;
+    expect(() => wh.verify(got.body.replace('ping', 'pong'), headers)).toThrow();
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(got.body, headers)).toThrow();
+    expect(() => wh.verify(got.body, { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` })).toThrow();
+    const list = await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.length > 0,
+    );
+    expect(list[0]).toMatchObject({ eventId: ping.body.id, type: 'ping', attempt: 1, status: 'succeeded', statusCode: 200, error: null });
+  });
+
+  it('delivers payout.completed within 2 s of the payout committing, in the same transaction', async () => {
+    const agent = await t.earningAgent({ USDC: 20 });
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['payout.completed', 'payout.failed'] });
+    const wallet = solanaWallet();
+    t.stack.rails.solana.createTokenAccount(wallet);
+    const wd = await t.call<{ payoutId: string }>('POST', '/api/v1/agents/withdraw', {
+      headers: { ...agentHeaders(agent.key), 'idempotency-key': `wh-payout-${Date.now()}` },
+      raw: `{"amount":10,"currency":"USDC","walletAddress":"${wallet}"}`,
+    });
+    expect(wd.status).toBe(200);
+    const got = await receiver.waitFor((r) => eventOf(r).type === 'payout.completed', 15_000);
+    const event = eventOf(got);
+    expect(event.data).toMatchObject({ id: wd.body.payoutId, agentId: agent.id, status: 'COMPLETED', amount: 10, netAmount: 9.7 });
+    new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>);
+    // Its processedAt is the payout's own: the event is the committed state.
+    const payout = await t.call<{ processedAt: string }>('GET', `/api/v1/agents/withdraw?payoutId=${wd.body.payoutId}`, {
+      headers: agentHeaders(agent.key),
+    });
+    expect(event.data.processedAt).toBe(payout.body.processedAt);
+    // From the commit (the payout's final transaction, which holds the outbox item) to the receiver.
+    expect(got.at - Date.parse(payout.body.processedAt)).toBeLessThan(2_000);
+  });
+
+  it('delivers payout.failed when the rail refuses the payout (refunded in the same transaction)', async () => {
+    const agent = await t.earningAgent({ USDC: 20 });
+    await agentWebhook(agent.key, { url: receiver.url, events: ['payout.failed'] });
+    const wd = await t.call<{ payoutId: string }>('POST', '/api/v1/agents/withdraw', {
+      headers: { ...agentHeaders(agent.key), 'idempotency-key': `wh-payout-failed-${Date.now()}` },
+      // No token account at this wallet: the Solana rail fails the payout (docs/rails.md).
+      raw: `{"amount":10,"currency":"USDC","walletAddress":"${solanaWallet()}"}`,
+    });
+    const got = await receiver.waitFor((r) => eventOf(r).type === 'payout.failed', 15_000);
+    expect(eventOf(got).data).toMatchObject({ id: wd.body.payoutId, status: 'FAILED', failureReason: expect.any(String) });
+  });
+
+  it('retries a receiver that fails 3 times, then delivers exactly once more', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url });
+    receiver.script = [500, 503, 502];
+    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id && receiver.received.length >= 4, 15_000);
+    await sleep(2_500);
+    const got = receiver.received.filter((r) => r.headers['webhook-id'] === ping.body.id);
+    expect(got).toHaveLength(4);
+    // Every attempt is signed afresh and verifies.
+    for (const r of got) new Webhook(created.secret).verify(r.body, r.headers as Record<string, string>);
+    const list = await deliveries(agent.key, created.id);
+    expect(list.map((d) => [d.attempt, d.status, d.statusCode])).toEqual([
+      [4, 'succeeded', 200],
+      [3, 'failed', 502],
+      [2, 'failed', 503],
+      [1, 'failed', 500],
+    ]);
+  });
+
+  it('marks a delivery dead after its last attempt, visible in the deliveries list', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url });
+    receiver.script = [500, 500, 500, 500, 500, 500];
+    await t.call('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    const list = await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d[0]?.status === 'dead',
+      20_000,
+    );
+    expect(list.map((d) => d.status)).toEqual(['dead', 'failed', 'failed', 'failed', 'failed']);
+    expect(receiver.received).toHaveLength(5);
+  });
+
+  it('treats a receiver that times out like a failure: retried, nothing else changes', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url });
+    receiver.delayMs = 1_500;
+    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    const first = await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.length > 0,
+    );
+    expect(first[0]).toMatchObject({ eventId: ping.body.id, status: 'failed', statusCode: null, error: 'timed out after 1000 ms' });
+    receiver.delayMs = 0;
+    const done = await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d[0]?.status === 'succeeded',
+    );
+    expect(done[0]?.status).toBe('succeeded');
+  });
+
+  it('loses nothing when the worker dies after sending but before recording (same webhook-id again)', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url });
+    let crashes = 0;
+    t.stack.webhooks.hooks.afterSend = () => {
+      if (crashes++ === 0) throw new Error('injected crash after send');
+    };
+    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    const list = await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.some((x) => x.status === 'succeeded'),
+      15_000,
+    );
+    const got = receiver.received.filter((r) => r.headers['webhook-id'] === ping.body.id);
+    expect(got.length).toBe(2);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ status: 'succeeded', attempt: 2 });
+  });
+});
+
+describe('agent events', () => {
+  it('reports an operator disabling the agent in the DynamoDB console (no API call) as agent.disabled', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['agent.disabled', 'agent.enabled'] });
+    // What the console does: an UpdateItem on the agent item, nothing else.
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.agent(hashKey(agent.key)),
+        UpdateExpression: 'SET enabled = :off',
+        ExpressionAttributeValues: { ':off': false },
+      }),
+    );
+    const got = await receiver.waitFor((r) => eventOf(r).type === 'agent.disabled', 3_000);
+    expect(eventOf(got).data).toMatchObject({ id: agent.id, enabled: false });
+    new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>);
+    // A write that does not flip `enabled` reports nothing.
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.agent(hashKey(agent.key)),
+        UpdateExpression: 'SET website = :w',
+        ExpressionAttributeValues: { ':w': 'https://example.org' },
+      }),
+    );
+    await sleep(1_000);
+    expect(receiver.received).toHaveLength(1);
+  });
+});
+
+describe('user endpoints', () => {
+  it('registers under /users/me/webhooks with user event types only, and pings', async () => {
+    const user = await t.fundedUser();
+    const headers = { 'x-user-key': user.key };
+    const refused = await t.call<{ error: string }>('POST', '/api/v1/users/me/webhooks', {
+      headers,
+      body: { url: receiver.url, events: ['payout.completed'] },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain('events: unknown event type "payout.completed"');
+    const created = await t.call<Created>('POST', '/api/v1/users/me/webhooks', { headers, body: { url: receiver.url } });
+    expect(created.status).toBe(201);
+    expect(created.body.events).toEqual([
+      'charge.approval_requested',
+      'charge.succeeded',
+      'charge.failed',
+      'charge.expired',
+      'topup.completed',
+    ]);
+    const ping = await t.call<{ id: string }>('POST', `/api/v1/users/me/webhooks/${created.body.id}/test`, { headers });
+    const got = await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id, 2_000);
+    new Webhook(created.body.secret).verify(got.body, got.headers as Record<string, string>);
+    const list = await t.call<{ webhooks: unknown[] }>('GET', '/api/v1/users/me/webhooks', { headers });
+    expect(list.body.webhooks).toHaveLength(1);
+    const unauth = await t.call('GET', '/api/v1/users/me/webhooks', { headers: { 'x-user-key': 'uk_live_nope' } });
+    expect(unauth.status).toBe(401);
+  });
+});
