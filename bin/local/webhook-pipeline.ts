@@ -132,13 +132,45 @@ export async function startWebhookPipeline(opts: WebhookPipelineOptions): Promis
     firstDiscovery = false;
   };
 
+  const getRecords = (iterator: string) => streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: PAGE }));
+
+  /** A fresh iterator just after `last`, or at the shard's oldest record when there is none or it was trimmed. */
+  const seek = async (id: string, last: string | undefined): Promise<string | undefined> => {
+    if (last) {
+      try {
+        const it = await streams.send(
+          new GetShardIteratorCommand({
+            StreamArn: streamArn,
+            ShardId: id,
+            ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
+            SequenceNumber: last,
+          }),
+        );
+        return it.ShardIterator;
+      } catch (error) {
+        if (!isLostPosition(error)) throw error;
+      }
+    }
+    const it = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }));
+    return it.ShardIterator;
+  };
+
   /** Reads one page of a shard and dispatches it; returns how many records the page held. */
   const pollShard = async (id: string, state: ShardState): Promise<number> => {
     if (!state.iterator) {
       state.closed = true;
       return 0;
     }
-    const out = await streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: PAGE }));
+    let out: Awaited<ReturnType<typeof getRecords>>;
+    try {
+      out = await getRecords(state.iterator);
+    } catch (error) {
+      if (!isLostPosition(error)) throw error;
+      // DynamoDB Local trims and expires iterators under load (a busy shared instance): seek again
+      // from the checkpoint (or the shard's start), as Lambda's event source mapping would.
+      state.iterator = await seek(id, state.last);
+      return 0;
+    }
     const records = out.Records ?? [];
     const wanted = records.filter((r) => matchesDispatchFilter(r as Parameters<typeof matchesDispatchFilter>[0]));
     if (wanted.length > 0) {
@@ -185,9 +217,15 @@ export async function startWebhookPipeline(opts: WebhookPipelineOptions): Promis
           sinceDiscovery = 0;
         }
         // Shards are independent (order matters only within one): read them side by side.
-        const read = await Promise.all([...shards].filter(([, state]) => !state.closed).map(([id, state]) => pollShard(id, state)));
+        const open = [...shards].filter(([, state]) => !state.closed);
+        const read = await Promise.all(open.map(([id, state]) => pollShard(id, state)));
         // A full page means more is waiting: read again at once instead of sleeping.
         backlog = read.some((n) => n >= PAGE);
+        // A shard that just closed has a child already taking writes: find it now, not in a second.
+        if (open.some(([, state]) => state.closed)) {
+          sinceDiscovery = Number.POSITIVE_INFINITY;
+          backlog = true;
+        }
       } catch (error) {
         if (!stopping) report('stream', error);
       }
@@ -244,3 +282,7 @@ function writeCheckpoints(file: string | undefined, checkpoints: Record<string, 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** The stream errors that mean "this iterator's position is gone": seek again instead of retrying it. */
+const isLostPosition = (error: unknown): boolean =>
+  error instanceof Error && (error.name === 'TrimmedDataAccessException' || error.name === 'ExpiredIteratorException');
