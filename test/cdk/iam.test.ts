@@ -89,7 +89,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'user-webhooks-deliveries': ['logs', 'table-read'],
   'user-webhooks-test': ['logs', 'table-read', 'table-write'],
   'webhook-dispatcher': ['logs', 'table-read', 'table-stream', 'webhook-queue-send'],
-  'webhook-delivery': ['logs', 'table-read', 'table-write', 'webhook-queue-consume', 'webhook-key-decrypt'],
+  // The approval secret: charge.approval_requested's link token is derived at delivery, never stored.
+  'webhook-delivery': ['logs', 'table-read', 'table-write', 'webhook-queue-consume', 'webhook-key-decrypt', 'approval-secret'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
