@@ -198,6 +198,27 @@ describe('approvals', () => {
   });
 });
 
+describe('races', () => {
+  it('approve, decline and the sweeper racing: one wins, and each party gets exactly its one event', async () => {
+    const { agent, user } = await parties();
+    await putPolicy(user.key, { approvalAbove: { USD: 10 }, approvalWindowSeconds: 60 });
+    const res = await charge(agent.key, user.key, 'race-me', { amount: 20 });
+    await Promise.all([
+      userAct(user.key, res.body.id, 'approve'),
+      userAct(user.key, res.body.id, 'decline'),
+      expireDueCharges(new Date(Date.now() + 61_000)),
+    ]);
+    const final = await t.call<ChargeBody>('GET', `/api/v1/agents/charge/${res.body.id}`, { headers: { 'x-agent-key': agent.key } });
+    const expected = { SUCCESS: 'charge.succeeded', FAILED: 'charge.failed', EXPIRED: 'charge.expired' }[final.body.status] ?? '?';
+    const got = await agentRx.waitFor(about(expected, res.body.id), 3_000);
+    expect(eventOf(got).data).toEqual(final.body);
+    await userRx.waitFor(about(expected, res.body.id), 3_000);
+    await sleep(1_000);
+    expect(typesAbout(agentRx, res.body.id)).toEqual(['charge.pending', expected]);
+    expect(typesAbout(userRx, res.body.id)).toEqual(['charge.approval_requested', expected]);
+  });
+});
+
 describe('holds and refunds', () => {
   it('hold → charge.pending (capture) to the agent; capture → succeeded to both; refund → charge.refunded', async () => {
     const { agent, user } = await parties();
