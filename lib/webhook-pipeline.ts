@@ -14,6 +14,8 @@
  *   and checks every address it connects to (functions/webhooks/sender.ts).
  * - Signing secrets are encrypted under `data.webhookSecretsKey`: create routes may only Encrypt,
  *   the worker may only Decrypt, both only with this service's encryption context.
+ * - The worker also reads the approval secret: `charge.approval_requested` is stored with a
+ *   placeholder for the approval link's token, which the worker derives before signing.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -26,7 +28,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, maxAttempts } from '../functions/core/webhooks';
 import { DISPATCH_FILTER_PATTERNS } from '../functions/webhooks/stream-filter';
 import type { DataStore } from './data-store';
-import { grantConsumeQueue, grantSendToQueue, grantTable } from './grants';
+import { grantConsumeQueue, grantReadSecrets, grantSendToQueue, grantTable } from './grants';
 import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
 
@@ -113,6 +115,8 @@ export class WebhookPipeline extends Construct {
         TABLE_NAME: data.table.tableName,
         WEBHOOK_QUEUE_URL: this.queue.queueUrl,
         WEBHOOK_KMS_KEY_ID: data.webhookSecretsKey.keyArn,
+        // charge.approval_requested: the approval link's token is derived here, never stored.
+        APPROVAL_SECRET_ARN: data.approvalSecret.secretArn,
       },
     });
     grantTable(this.delivery.role, data.table, ['read', 'write']);
@@ -122,6 +126,7 @@ export class WebhookPipeline extends Construct {
       new iam.PolicyStatement({ actions: ['sqs:ChangeMessageVisibility'], resources: [this.queue.queueArn] }),
     );
     grantWebhookSecrets(this.delivery.role, data, 'kms:Decrypt');
+    grantReadSecrets(this.delivery.role, [data.approvalSecret]);
     this.delivery.fn.addEventSourceMapping('DeliveryQueue', {
       eventSourceArn: this.queue.queueArn,
       batchSize: 10,

@@ -104,9 +104,20 @@ export interface PlannedEvent {
  * (undefined when the charge was just created). A charge created PENDING waiting for its payer's
  * approval also asks the user (`charge.approval_requested`); a hold waiting for capture tells only
  * the agent. Status names the charge code may add later (phase 2, issue 11) map here, one line each.
+ * `previousReason`: the pendingReason it left; a hold moving from `user_approval` to `capture`
+ * (approved by its payer) tells the agent `charge.pending` again, now with pendingReason capture.
  */
-export function chargeEventPlan(charge: Pick<Charge, 'status' | 'pendingReason'>, previous?: string): PlannedEvent[] {
-  if (previous === charge.status) return [];
+export function chargeEventPlan(
+  charge: Pick<Charge, 'status' | 'pendingReason'>,
+  previous?: string,
+  previousReason?: string,
+): PlannedEvent[] {
+  if (previous === charge.status) {
+    // A hold its payer approved now waits for the agent's capture: the agent learns it may capture.
+    return charge.status === 'PENDING' && previousReason === 'user_approval' && charge.pendingReason === 'capture'
+      ? [{ to: 'agent', type: 'charge.pending' }]
+      : [];
+  }
   switch (charge.status as string) {
     case 'PENDING':
       return charge.pendingReason === 'user_approval'

@@ -12,10 +12,12 @@
  *                       3. the user's balance credited   4… the agent's shards debited, each
  *                          conditioned on holding its part (a withdrawal racing for the same money
  *                          fails its own condition or this one: the balance never goes below zero)
+ *   each, last:         the outbox item with its webhook events (store/outbox.ts)
  */
 import { config } from '../config';
 import type { Charge } from '../core/charges';
 import { AgentDisabledError, BalanceLimitError, RefundExceedsChargeError, StaleReadError } from '../core/errors';
+import type { OutboxEvent } from '../core/events';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { AgentLedger, ShardDebit, ShardState } from '../core/ledger';
 import { CURRENCIES, type Minor } from '../core/money';
@@ -26,6 +28,7 @@ import { batchGetConsistent } from './batch-get';
 import { pendingOf, type Settlement, settlePending, toCharge } from './charge.repository';
 import { idempotencyPut, recordExists } from './idempotency.repository';
 import { headroom, readMinor } from './numbers';
+import { withOutbox } from './outbox';
 import { keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
@@ -46,9 +49,10 @@ export async function commitSettlement(
   agentKeyHash: string,
   idem: IdempotencyWrite,
   now: Date,
+  events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   try {
-    await settlePending(pendingOf(charge), settlement, now, false, [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)]);
+    await settlePending(pendingOf(charge), settlement, now, false, [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)], events);
   } catch (error) {
     const exists = recordExists(error, IDEMPOTENCY, now);
     if (exists) throw exists;
@@ -95,6 +99,7 @@ export async function commitRefund(
   agentKeyHash: string,
   idem: IdempotencyWrite,
   now: Date,
+  events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   const table = config().TABLE_NAME;
   const refunded = charge.refundedAmount ?? 0;
@@ -133,7 +138,7 @@ export async function commitRefund(
     ...shardDebits(charge.agentId, charge.currency, plan),
   ];
   try {
-    await transactWrite(items);
+    await transactWrite(withOutbox(items, events, now));
   } catch (error) {
     const exists = recordExists(error, IDEMPOTENCY, now);
     if (exists) throw exists;

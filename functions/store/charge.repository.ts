@@ -7,8 +7,10 @@
  *   2. the charge written,
  *   3. the idempotency record written,
  *   4. the kill switch: a condition that the agent item is still enabled for this key,
- *   5. (PENDING only) the pending marker: how approve/decline find it and the sweeper expires it.
+ *   5. (PENDING only) the pending marker: how approve/decline find it and the sweeper expires it,
+ *   last. the outbox item with the charge's webhook events (store/outbox.ts), when it has any.
  * A refused charge keeps a FAILED record with its reason, written with its idempotency record.
+ * Every change appends its events LAST (`withOutbox`), so the indexes above never shift.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
@@ -21,6 +23,7 @@ import {
   PayerStateChangedError,
   StaleReadError,
 } from '../core/errors';
+import type { OutboxEvent } from '../core/events';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { Currency } from '../core/money';
 import type { PayerState } from '../core/users';
@@ -29,6 +32,7 @@ import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
 import { idempotencyPut, recordExists } from './idempotency.repository';
 import { readMinor } from './numbers';
+import { withOutbox } from './outbox';
 import {
   ASSUME_COUNTED,
   type ChargeBasis,
@@ -59,7 +63,8 @@ export const PENDING_EXPIRY_PK = 'PENDING_EXPIRY';
  * precedence: IdempotencyRecordExistsError (a replay wins: the first request's answer is the
  * answer), AgentDisabledError, then what the user's item says (UserKeyRevokedError,
  * PayerStateChangedError to retry, SpendingLimitError, InsufficientFundsError), or
- * BalanceLimitError when the agent's shard is at its cap.
+ * BalanceLimitError when the agent's shard is at its cap. `events` (use-cases/events.ts) are
+ * written in the same transaction, last.
  */
 export async function commitCharge(
   charge: Charge,
@@ -67,6 +72,7 @@ export async function commitCharge(
   basis: ChargeBasis,
   idem: IdempotencyWrite,
   now: Date,
+  events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   const table = config().TABLE_NAME;
   const items: TransactItem[] = [
@@ -86,7 +92,7 @@ export async function commitCharge(
   ];
   if (basis.hold) items.push(pendingMarkerPut(charge));
   try {
-    await transactWrite(items);
+    await transactWrite(withOutbox(items, events, now));
   } catch (error) {
     const exists = recordExists(error, IDEMPOTENCY, now);
     if (exists) throw exists;
@@ -104,6 +110,7 @@ export async function commitCharge(
  * no money. The shard write only counts the charge, so the list's `total` includes refusals.
  * A refusal by the payer's policy (`policyJudged`) is conditioned on that policy still being the
  * user's: judged under a stale copy, it throws PayerStateChangedError and is judged again.
+ * `events` (charge.failed) are written in the same transaction, last.
  */
 export async function recordFailedCharge(
   charge: Charge,
@@ -111,6 +118,7 @@ export async function recordFailedCharge(
   idem: IdempotencyWrite,
   now: Date,
   policyJudged?: PayerState,
+  events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   const items: TransactItem[] = [
     shardCredit(charge.agentId, randomShard(), charge.currency, 0, true),
@@ -131,7 +139,7 @@ export async function recordFailedCharge(
     });
   }
   try {
-    await transactWrite(items);
+    await transactWrite(withOutbox(items, events, now));
   } catch (error) {
     const exists = recordExists(error, FAILED_IDEMPOTENCY, now);
     if (exists) throw exists;
@@ -155,6 +163,13 @@ export interface PendingCharge {
   pendingReason: PendingReason;
   /** Holds (authorize-then-capture): the capture window once approved, in seconds. */
   holdSeconds?: number;
+  /**
+   * The rest of the charge, so a settlement can render its webhook events without reading the
+   * charge (`chargeOfPending`). Absent on markers written before the events were wired.
+   */
+  idempotencyKey?: string;
+  description?: string;
+  agentName?: string;
 }
 
 /** The pending view of a PENDING charge read from its own item (capture and release start there). */
@@ -170,22 +185,62 @@ export function pendingOf(charge: Charge): PendingCharge {
     expiresAt: charge.expiresAt,
     pendingReason: charge.pendingReason,
     ...(charge.holdSeconds !== undefined ? { holdSeconds: charge.holdSeconds } : {}),
+    idempotencyKey: charge.idempotencyKey,
+    description: charge.description,
+    ...(charge.agentName !== undefined ? { agentName: charge.agentName } : {}),
   };
+}
+
+/**
+ * The PENDING charge a marker stands for, as the charge item holds it (refunds are impossible
+ * while PENDING); undefined for a marker written before it carried the whole charge.
+ */
+export function chargeOfPending(pending: PendingCharge): Charge | undefined {
+  if (pending.idempotencyKey === undefined || pending.description === undefined) return undefined;
+  return {
+    id: pending.chargeId,
+    agentId: pending.agentId,
+    userId: pending.userId,
+    idempotencyKey: pending.idempotencyKey,
+    amount: pending.amount,
+    currency: pending.currency,
+    description: pending.description,
+    status: 'PENDING',
+    createdAt: pending.createdAt,
+    ...(pending.agentName !== undefined ? { agentName: pending.agentName } : {}),
+    pendingReason: pending.pendingReason,
+    expiresAt: pending.expiresAt,
+    ...(pending.holdSeconds !== undefined ? { holdSeconds: pending.holdSeconds, authorizedAmount: pending.amount } : {}),
+  };
+}
+
+/** The PENDING charge behind a marker: from the marker itself, or (an older marker) read. */
+export async function chargeBeforeSettling(pending: PendingCharge): Promise<Charge | undefined> {
+  return chargeOfPending(pending) ?? (await getCharge(pending.agentId, pending.chargeId));
+}
+
+/**
+ * The charge as a settlement leaves it (what `settleItems` writes), for its webhook events and
+ * answers: approve → SUCCESS (a hold: still PENDING, waiting for its capture from now), capture →
+ * SUCCESS for the captured amount, return → FAILED/EXPIRED with its reason.
+ */
+export function settledCharge(charge: Charge, settlement: Settlement, now: Date): Charge {
+  const { pendingReason: _reason, ...rest } = charge;
+  if (settlement.kind === 'approve') {
+    if (charge.holdSeconds !== undefined) {
+      return { ...charge, pendingReason: 'capture', expiresAt: new Date(now.getTime() + charge.holdSeconds * 1000).toISOString() };
+    }
+    return { ...rest, status: 'SUCCESS' };
+  }
+  if (settlement.kind === 'capture') {
+    return { ...rest, status: 'SUCCESS', amount: settlement.amount, authorizedAmount: charge.amount };
+  }
+  return { ...rest, status: settlement.status, ...(settlement.failureReason ? { failureReason: settlement.failureReason } : {}) };
 }
 
 function pendingMarkerPut(charge: Charge): TransactItem {
   if (!charge.expiresAt || !charge.pendingReason) throw new Error('a PENDING charge needs expiresAt and pendingReason');
-  const marker: PendingCharge = {
-    chargeId: charge.id,
-    agentId: charge.agentId,
-    userId: charge.userId,
-    amount: charge.amount,
-    currency: charge.currency,
-    createdAt: charge.createdAt,
-    expiresAt: charge.expiresAt,
-    pendingReason: charge.pendingReason,
-    ...(charge.holdSeconds !== undefined ? { holdSeconds: charge.holdSeconds } : {}),
-  };
+  const marker: PendingCharge = pendingOf(charge);
   return {
     Put: {
       TableName: config().TABLE_NAME,
@@ -218,6 +273,9 @@ function toPendingCharge(item: Record<string, unknown>): PendingCharge {
     expiresAt: String(item.expiresAt),
     pendingReason: item.pendingReason as PendingReason,
     ...(typeof item.holdSeconds === 'number' ? { holdSeconds: item.holdSeconds } : {}),
+    ...optionalString(item, 'idempotencyKey'),
+    ...optionalString(item, 'description'),
+    ...optionalString(item, 'agentName'),
   };
 }
 
@@ -260,8 +318,16 @@ export type Settlement =
  * their indexes are the caller's; their failures come out as the ConditionFailedError itself.
  * Throws ChargeNotPendingError (with the status it has now; EXPIRED when past `expiresAt`) or
  * ChargeAwaitsApprovalError (a capture before the user approved). Returns the charge as it is after.
+ * `events` (the settlement's webhook events, built from `settledCharge`) go LAST.
  */
-export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date): Promise<Charge>;
+export async function settlePending(
+  pending: PendingCharge,
+  settlement: Settlement,
+  now: Date,
+  readBack?: true,
+  extra?: TransactItem[],
+  events?: readonly OutboxEvent[],
+): Promise<Charge>;
 /** The same without reading the charge back (the sweeper, and callers that know the answer already). */
 export async function settlePending(
   pending: PendingCharge,
@@ -269,6 +335,7 @@ export async function settlePending(
   now: Date,
   readBack: false,
   extra?: TransactItem[],
+  events?: readonly OutboxEvent[],
 ): Promise<undefined>;
 export async function settlePending(
   pending: PendingCharge,
@@ -276,13 +343,14 @@ export async function settlePending(
   now: Date,
   readBack = true,
   extra: TransactItem[] = [],
+  events: readonly OutboxEvent[] = [],
 ): Promise<Charge | undefined> {
   let basis: ReleaseBasis = ASSUME_COUNTED;
   const o = extra.length;
   // Two rounds at most: the second with the spend periods the user's item showed.
   for (let round = 0; round < 2; round++) {
     try {
-      await transactWrite([...extra, ...settleItems(pending, settlement, basis, now)]);
+      await transactWrite(withOutbox([...extra, ...settleItems(pending, settlement, basis, now)], events, now));
       if (!readBack) return;
       const after = await getCharge(pending.agentId, pending.chargeId);
       if (!after) throw new Error(`charge ${pending.chargeId} vanished after settling`);

@@ -11,6 +11,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { BalanceLimitError } from '../core/errors';
+import type { OutboxEvent } from '../core/events';
 import { newRecordId } from '../core/ids';
 import { type Currency, MAX_BALANCE_MINOR } from '../core/money';
 import {
@@ -22,6 +23,7 @@ import {
   type UnmatchedPayment,
 } from '../core/topups';
 import { db } from './client';
+import { withOutbox } from './outbox';
 import { GSI1, keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
@@ -178,11 +180,11 @@ const USER_ITEM = 2;
  * Credits `payment` to `topup` and completes it, exactly once. Throws PaymentAlreadyCreditedError
  * when the signature / capture id was credited before (a replay: nothing to do),
  * TopupNotPendingError when the top-up moved on, BalanceLimitError when the credit would pass
- * MAX_BALANCE_MINOR.
+ * MAX_BALANCE_MINOR. `events` (topup.completed) are written in the same transaction, last.
  */
-export async function completeTopup(topup: Topup, payment: TopupPayment, now: Date): Promise<void> {
+export async function completeTopup(topup: Topup, payment: TopupPayment, now: Date, events: readonly OutboxEvent[] = []): Promise<void> {
   try {
-    await transactWrite(completionItems(topup, payment, now));
+    await transactWrite(withOutbox(completionItems(topup, payment, now), events, now));
   } catch (error) {
     if (error instanceof ConditionFailedError) {
       if (error.failed.includes(GUARD_ITEM)) throw new PaymentAlreadyCreditedError(payment.externalId);

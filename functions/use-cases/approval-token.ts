@@ -50,9 +50,34 @@ export async function chargeOfToken(token: string): Promise<string | undefined> 
   return actual.length === expected.length && timingSafeEqual(actual, expected) ? chargeId : undefined;
 }
 
+/**
+ * `body` with the placeholder in its LAST place replaced by the token: `approvalUrl` is the last
+ * field written (the answer's, and the event data's, the data being the envelope's last field),
+ * so a description that happens to contain the placeholder text stays as it was.
+ */
+function fillLast(body: string, token: string): string {
+  const at = body.lastIndexOf(TOKEN_PLACEHOLDER);
+  return at < 0 ? body : body.slice(0, at) + token + body.slice(at + TOKEN_PLACEHOLDER.length);
+}
+
 /** A stored answer with its approval link's token filled in again. */
 export async function withApprovalToken(storedBody: string): Promise<string> {
   if (!storedBody.includes(TOKEN_PLACEHOLDER)) return storedBody;
   const { id } = JSON.parse(storedBody) as { id: string };
-  return storedBody.replace(TOKEN_PLACEHOLDER, await approvalToken(id));
+  return fillLast(storedBody, await approvalToken(id));
+}
+
+/**
+ * A `charge.approval_requested` event body (store/outbox.ts: stored with the placeholder) with its
+ * approval link's token filled in, just before the delivery worker signs and sends it. Other
+ * bodies are returned as they are. The result is checked: its `data.approvalUrl` ends with the token.
+ */
+export async function eventWithApprovalToken(type: string, body: string): Promise<string> {
+  if (type !== 'charge.approval_requested' || !body.includes(TOKEN_PLACEHOLDER)) return body;
+  const { data } = JSON.parse(body) as { data: { id: string; approvalUrl?: string | null } };
+  const token = await approvalToken(data.id);
+  const filled = fillLast(body, token);
+  const url = (JSON.parse(filled) as { data: { approvalUrl?: string | null } }).data.approvalUrl;
+  if (typeof url !== 'string' || !url.endsWith(`/${token}`)) throw new Error(`event for charge ${data.id}: no approval link to fill in`);
+  return filled;
 }

@@ -25,6 +25,7 @@ import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, getCharge, getChargeById, listCharges, recordFailedCharge } from '../store/charge.repository';
 import { approvalToken, TOKEN_PLACEHOLDER, withApprovalToken } from './approval-token';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
+import { chargeEvents } from './events';
 import { idempotentCommand } from './idempotency';
 import { payerState, rememberPayer } from './payer-cache';
 import { balancesView, chargeView } from './views';
@@ -87,8 +88,9 @@ export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
       /** A refusal: a FAILED charge kept with its reason, the answer stored under the key. */
       const refuse = async (statusCode: number, reason: string, judgedBy?: PayerState) => {
         const refused = answer(statusCode, { error: reason });
+        const failed: Charge = { ...base, status: 'FAILED', failureReason: reason };
         try {
-          await recordFailedCharge({ ...base, status: 'FAILED', failureReason: reason }, agent.keyHash, refused.record, now, judgedBy);
+          await recordFailedCharge(failed, agent.keyHash, refused.record, now, judgedBy, chargeEvents(failed, { now }));
         } catch (error) {
           throw translate(error, input);
         }
@@ -121,7 +123,10 @@ export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
         : answer(201, chargeView(charge));
       const basis = { userKeyHash, state, limits: verdict.limits, agentCounters: verdict.agentCounters, hold };
       try {
-        await commitCharge(charge, agent.keyHash, basis, created.record, now);
+        // The events are written with the charge; the approval link's token never is (the
+        // placeholder, filled in by the delivery worker: functions/webhooks/delivery.ts).
+        const events = chargeEvents(charge, { now, ...(needsApproval ? { approvalUrl: link(TOKEN_PLACEHOLDER) } : {}) });
+        await commitCharge(charge, agent.keyHash, basis, created.record, now, events);
         // The counters are now this period's.
         rememberPayer(userId, { ...state, ...periodsOf(now) });
         return created.result;

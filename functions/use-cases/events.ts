@@ -8,6 +8,7 @@ import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { chargeEventPlan, type EventType, newEventId, type OutboxEvent, type Owner } from '../core/events';
 import type { Payout } from '../core/payouts';
+import { type Settlement, settledCharge } from '../store/charge.repository';
 import { agentView, chargeView, payoutView, userChargeView } from './views';
 
 function event(type: EventType, owner: Owner, data: unknown, now: Date): OutboxEvent {
@@ -20,14 +21,26 @@ function event(type: EventType, owner: Owner, data: unknown, now: Date): OutboxE
  * events the charge as the user's history shows it (with the agent), and
  * `charge.approval_requested` the link the user approves it at.
  */
-export function chargeEvents(charge: Charge, opts: { previous?: string; approvalUrl?: string; now?: Date } = {}): OutboxEvent[] {
+export function chargeEvents(
+  charge: Charge,
+  opts: { previous?: string; previousReason?: string; approvalUrl?: string; now?: Date } = {},
+): OutboxEvent[] {
   const now = opts.now ?? new Date();
-  return chargeEventPlan(charge, opts.previous).map(({ to, type }) => {
+  return chargeEventPlan(charge, opts.previous, opts.previousReason).map(({ to, type }) => {
     if (to === 'agent') return event(type, { kind: 'agent', id: charge.agentId }, chargeView(charge), now);
     const data =
       type === 'charge.approval_requested' ? { ...userChargeView(charge), approvalUrl: opts.approvalUrl ?? null } : userChargeView(charge);
     return event(type, { kind: 'user', id: charge.userId }, data, now);
   });
+}
+
+/**
+ * The events of settling the PENDING `charge` (approve, decline, capture, release, expiry):
+ * succeeded, failed or expired to both; a hold its payer approved, `charge.pending` (pendingReason
+ * capture) to the agent, who may now capture it.
+ */
+export function settlementEvents(charge: Charge, settlement: Settlement, now: Date): OutboxEvent[] {
+  return chargeEvents(settledCharge(charge, settlement, now), { previous: 'PENDING', previousReason: charge.pendingReason, now });
 }
 
 /** `charge.refunded` to the agent, with the charge as it stands after the refund. */

@@ -8,7 +8,8 @@ import { config } from '../config';
 import { ChargeNotPendingError } from '../core/errors';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
-import { listDuePending, settlePending } from '../store/charge.repository';
+import { chargeBeforeSettling, listDuePending, type Settlement, settlePending } from '../store/charge.repository';
+import { settlementEvents } from './events';
 
 export interface SweepReport {
   due: number;
@@ -26,7 +27,10 @@ export async function expireDueCharges(now = new Date()): Promise<SweepReport> {
   for (const pending of due) {
     const { chargeId } = pending;
     try {
-      await settlePending(pending, { kind: 'return', status: 'EXPIRED', failureReason: null }, now, false);
+      const expiry: Settlement = { kind: 'return', status: 'EXPIRED', failureReason: null };
+      // charge.expired to the agent and the user, written with the expiry (the marker carries the charge).
+      const before = await chargeBeforeSettling(pending);
+      await settlePending(pending, expiry, now, false, [], before ? settlementEvents(before, expiry, now) : []);
       report.expired++;
     } catch (error) {
       if (error instanceof ChargeNotPendingError) {

@@ -28,6 +28,7 @@ import type { HttpResult } from '../http/response';
 import { getCharge } from '../store/charge.repository';
 import { commitRefund, commitSettlement, readChargeAndLedger } from '../store/charge-lifecycle.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
+import { chargeEvents, chargeRefundedEvents } from './events';
 import { idempotentCommand } from './idempotency';
 import { chargeView } from './views';
 
@@ -72,7 +73,8 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
       };
       const done = answer(200, chargeView(after));
       try {
-        await commitSettlement(charge, { kind: 'capture', amount: captured }, agent.keyHash, done.record, now);
+        const events = chargeEvents(after, { previous: 'PENDING', now });
+        await commitSettlement(charge, { kind: 'capture', amount: captured }, agent.keyHash, done.record, now, events);
       } catch (error) {
         throw translate(error, agent);
       }
@@ -100,6 +102,7 @@ export function releaseCharge(input: LifecycleInput): Promise<HttpResult> {
           agent.keyHash,
           done.record,
           now,
+          chargeEvents(after, { previous: 'PENDING', now }),
         );
       } catch (error) {
         throw translate(error, agent);
@@ -142,9 +145,10 @@ export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promi
       if (amount > left || amount === 0) return refusal(new ValidationError('amount exceeds refundable amount'));
       const plan = planShardDebit(ledger, charge.currency, amount);
       if (!plan) return refusal(new ApiError(402, 'insufficient balance'));
-      const done = answer(200, chargeView({ ...charge, refundedAmount: refunded + amount }));
+      const refundedCharge: Charge = { ...charge, refundedAmount: refunded + amount };
+      const done = answer(200, chargeView(refundedCharge));
       try {
-        await commitRefund(charge, amount, plan, agent.keyHash, done.record, now);
+        await commitRefund(charge, amount, plan, agent.keyHash, done.record, now, chargeRefundedEvents(refundedCharge, now));
       } catch (error) {
         if (error instanceof RefundExceedsChargeError) return refusal(new ValidationError('amount exceeds refundable amount'));
         if (error instanceof BalanceLimitError) throw new ConflictError('user balance limit reached');

@@ -13,9 +13,17 @@ import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
 import { type HttpResult, jsonAmount } from '../http/response';
 import { getAgentById } from '../store/agent.repository';
-import { getChargeById, getPendingCharge, listUserCharges, type Settlement, settlePending } from '../store/charge.repository';
+import {
+  chargeBeforeSettling,
+  getChargeById,
+  getPendingCharge,
+  listUserCharges,
+  type Settlement,
+  settlePending,
+} from '../store/charge.repository';
 import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository';
 import { forgetUserKey } from './auth';
+import { settlementEvents } from './events';
 import { knownPayerState, rememberPayer } from './payer-cache';
 import { balancesView, chargeView, userChargeView } from './views';
 
@@ -130,8 +138,11 @@ export async function settle(
   }
   // A hold the user approved waits for the agent's capture: the user's decision is made.
   if (pending.pendingReason !== 'user_approval') throw notPending('PENDING');
+  // The settlement's webhook events, from the marker (it carries the whole charge): no extra read.
+  const before = await chargeBeforeSettling(pending);
+  const events = before ? settlementEvents(before, settlement, now) : [];
   try {
-    return await settlePending(pending, settlement, now);
+    return await settlePending(pending, settlement, now, true, [], events);
   } catch (error) {
     if (error instanceof ChargeNotPendingError) throw notPending(error.status);
     if (error instanceof StaleReadError) throw new ConflictError('charge is changing, retry', 1);

@@ -12,6 +12,8 @@ import { logger } from '../observability/logger';
 import { UNMATCHED_LOG_MESSAGE } from '../observability/metric-names';
 import { captureOf, type OrderCapture, PaypalOrders } from '../rails/paypal.orders';
 import { completeTopup, expireTopup, recordUnmatched } from '../store/topup.repository';
+import { topupCompletedEvents } from './events';
+import { topupView } from './views';
 
 let orders: PaypalOrders | undefined;
 /** The container's Orders v2 client (its OAuth token cached on it). */
@@ -29,7 +31,15 @@ export type CreditOutcome = 'credited' | 'already-credited' | 'not-pending' | 'b
 /** Credits `payment` to `topup` and completes it, at most once per payment. */
 export async function creditOnce(topup: Topup, payment: TopupPayment, now = new Date()): Promise<CreditOutcome> {
   try {
-    await completeTopup(topup, payment, now);
+    // topup.completed to the user, with the top-up as the API shows it once completed.
+    const completed: Topup = {
+      ...topup,
+      status: 'COMPLETED',
+      amount: payment.amount,
+      externalId: payment.externalId,
+      completedAt: now.toISOString(),
+    };
+    await completeTopup(topup, payment, now, topupCompletedEvents(topup.userId, topupView(completed), now));
     logger().info('top-up completed', {
       topupId: topup.id,
       userId: topup.userId,

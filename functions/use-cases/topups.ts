@@ -9,15 +9,16 @@ import type { CreateTopupRequest, ListTopupsQuery } from '../api/request.schemas
 import { config } from '../config';
 import { ApiError, NotFoundError } from '../core/errors';
 import { isId, newTopupId } from '../core/ids';
-import { solanaPayUrl, type Topup } from '../core/topups';
+import type { Topup } from '../core/topups';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
-import { type HttpResult, jsonAmount } from '../http/response';
+import type { HttpResult } from '../http/response';
 import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from '../rails/errors';
 import { createTopup, getTopup, listTopups } from '../store/topup.repository';
 import { paypalOrders } from './topup-credit';
+import { topupView } from './views';
 
-/** The label a wallet shows for the Solana Pay request. */
-export const SOLANA_PAY_LABEL = 'Agent Payment Service';
+// The top-up's public shape lives in views.ts (the webhook event topup.completed shows it too).
+export { SOLANA_PAY_LABEL, topupView } from './views';
 
 /** PayPal could not be asked (down, or answering in a way we cannot use): try again later. */
 export class PaymentProviderUnavailableError extends ApiError {
@@ -86,30 +87,6 @@ export async function listMyTopups(userId: string, query: ListTopupsQuery): Prom
     statusCode: 200,
     body: { data: page.topups.map(topupView), nextCursor: page.more && last ? encodeCursor([last.id, limit]) : null },
   };
-}
-
-/** The public shape of a top-up (DESIGN §13): `amount` and `externalId` are null until known. */
-export function topupView(t: Topup) {
-  const common = {
-    id: t.id,
-    currency: t.currency,
-    amount: t.amount === undefined ? null : jsonAmount(t.amount, t.currency),
-    status: t.status,
-    externalId: t.externalId ?? null,
-    createdAt: t.createdAt,
-    expiresAt: t.expiresAt,
-    completedAt: t.completedAt ?? null,
-  };
-  if (t.currency === 'USDC') {
-    return {
-      ...common,
-      network: 'SOL' as const,
-      address: t.address,
-      reference: t.reference,
-      solanaPayUrl: solanaPayUrl(t, SOLANA_PAY_LABEL),
-    };
-  }
-  return { ...common, approveUrl: t.approveUrl };
 }
 
 /** The operator has not set the deposit wallet (SOLANA_DEPOSIT_ADDRESS, stage `depositAddress`) yet. */

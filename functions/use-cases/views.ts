@@ -4,6 +4,7 @@ import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { PLATFORM_FEE_RATE } from '../core/fees';
 import type { Payout } from '../core/payouts';
+import { solanaPayUrl, type Topup } from '../core/topups';
 import type { Balances } from '../core/users';
 import { jsonAmount } from '../http/response';
 
@@ -82,4 +83,31 @@ export function payoutView(payout: Payout) {
     platformFeeRate: PLATFORM_FEE_RATE,
     failureReason: payout.failureReason ?? null,
   };
+}
+
+/** The label a wallet shows for the Solana Pay request. */
+export const SOLANA_PAY_LABEL = 'Agent Payment Service';
+
+/** The public shape of a top-up (DESIGN §13): `amount` and `externalId` are null until known. */
+export function topupView(t: Topup) {
+  const common = {
+    id: t.id,
+    currency: t.currency,
+    amount: t.amount === undefined ? null : jsonAmount(t.amount, t.currency),
+    status: t.status,
+    externalId: t.externalId ?? null,
+    createdAt: t.createdAt,
+    expiresAt: t.expiresAt,
+    completedAt: t.completedAt ?? null,
+  };
+  if (t.currency === 'USDC') {
+    return {
+      ...common,
+      network: 'SOL' as const,
+      address: t.address,
+      reference: t.reference,
+      solanaPayUrl: solanaPayUrl(t, SOLANA_PAY_LABEL),
+    };
+  }
+  return { ...common, approveUrl: t.approveUrl };
 }

@@ -22,6 +22,7 @@ import { serializeError } from '../observability/serialize-error';
 import { getWebhook } from '../store/webhook.repository';
 import { nextAttemptNumber, recordDeliveryAttempt } from '../store/webhook-delivery.repository';
 import { openSecret } from '../store/webhook-secret';
+import { eventWithApprovalToken } from '../use-cases/approval-token';
 import { type DeliveryMessage, delayRedelivery, parseDeliveryMessage } from './queue';
 import { type SendOutcome, sendWebhook } from './sender';
 
@@ -75,11 +76,13 @@ export async function deliverRecord(record: SQSRecord, deps: DeliveryDeps = {}):
   const secret = await openSecret(endpoint.sealedSecret, { owner: message.owner, webhookId: message.webhookId });
   const sentAt = clock();
   const attempt = await nextAttemptNumber(message.webhookId, message.eventId, sentAt);
-  const signature = new Webhook(secret).sign(message.eventId, sentAt, message.body);
+  // The approval link's token is never stored (outbox, queue, deliveries): it is derived here.
+  const body = await eventWithApprovalToken(message.type, message.body);
+  const signature = new Webhook(secret).sign(message.eventId, sentAt, body);
   const cfg = config();
   const outcome = await sendWebhook({
     url: endpoint.url,
-    body: message.body,
+    body,
     headers: {
       'webhook-id': message.eventId,
       'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),

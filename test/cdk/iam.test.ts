@@ -89,7 +89,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'user-webhooks-deliveries': ['logs', 'table-read'],
   'user-webhooks-test': ['logs', 'table-read', 'table-write'],
   'webhook-dispatcher': ['logs', 'table-read', 'table-stream', 'webhook-queue-send'],
-  'webhook-delivery': ['logs', 'table-read', 'table-write', 'webhook-queue-consume', 'webhook-key-decrypt'],
+  // The approval secret: charge.approval_requested's link token is derived at delivery, never stored.
+  'webhook-delivery': ['logs', 'table-read', 'table-write', 'webhook-queue-consume', 'webhook-key-decrypt', 'approval-secret'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
@@ -226,13 +227,10 @@ describe('IAM', () => {
     expect(Object.keys(ROUTE_INDEXES).every((name) => ROUTES.find((r) => r.name === name)?.table.includes('read'))).toBe(true);
   });
 
-  it('lets only the routes marked approvalSecret read the approval secret, and nothing else at all', () => {
+  it('lets only the routes marked approvalSecret and the webhook delivery worker read the approval secret, and nothing else at all', () => {
     const readers = functions.filter(([name]) => EXPECTED[name]?.includes('approval-secret')).map(([name]) => name);
-    expect(readers.sort()).toEqual(
-      ROUTES.filter((r) => r.approvalSecret)
-        .map((r) => r.name)
-        .sort(),
-    );
+    // The delivery worker derives charge.approval_requested's link token (never stored) before signing.
+    expect(readers.sort()).toEqual([...ROUTES.filter((r) => r.approvalSecret).map((r) => r.name), 'webhook-delivery'].sort());
     expect(readers).toContain('create-charge');
     const arn = JSON.stringify(secret(stack.data.approvalSecret));
     const policies = Object.values(all).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes(arn));

@@ -4,7 +4,8 @@ import { chargeEventPlan, derivedEventId, EVENT_ID_PATTERN, newEventId, parseOwn
 import type { Payout } from '../../functions/core/payouts';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, maxAttempts, newWebhookSecret, retryDelaySeconds } from '../../functions/core/webhooks';
 import { eventBody, outboxPut, storedEvents } from '../../functions/store/outbox';
-import { chargeEvents, payoutEvents } from '../../functions/use-cases/events';
+import { approvalToken, eventWithApprovalToken, TOKEN_PLACEHOLDER, withApprovalToken } from '../../functions/use-cases/approval-token';
+import { chargeEvents, payoutEvents, settlementEvents } from '../../functions/use-cases/events';
 
 const present = <T>(value: T | undefined): T => {
   if (value === undefined) throw new Error('expected a value');
@@ -131,5 +132,82 @@ describe('ids, owners, secrets and the retry schedule', () => {
     expect(maxAttempts(DEFAULT_RETRY_SCHEDULE_SECONDS)).toBe(8);
     expect(retryDelaySeconds(DEFAULT_RETRY_SCHEDULE_SECONDS, 1)).toBe(5);
     expect(retryDelaySeconds(DEFAULT_RETRY_SCHEDULE_SECONDS, 8)).toBeUndefined();
+  });
+});
+
+describe('settlement events (issue 14 phase 2)', () => {
+  const now = new Date('2026-01-15T09:40:00.000Z');
+  const awaiting: Charge = {
+    ...charge,
+    status: 'PENDING',
+    pendingReason: 'user_approval',
+    expiresAt: '2026-01-15T09:45:00.000Z',
+  };
+  const hold: Charge = { ...awaiting, pendingReason: 'capture', holdSeconds: 600, authorizedAmount: 150 };
+  const typesOf = (events: ReturnType<typeof settlementEvents>) => events.map((e) => `${e.owner.kind}:${e.type}`);
+  const dataOf = (events: ReturnType<typeof settlementEvents>, i = 0) => JSON.parse(eventBody(present(events[i]))).data;
+
+  it('approve → succeeded, decline → failed, expiry → expired, to the agent and the user', () => {
+    expect(typesOf(settlementEvents(awaiting, { kind: 'approve' }, now))).toEqual(['agent:charge.succeeded', 'user:charge.succeeded']);
+    const declined = settlementEvents(awaiting, { kind: 'return', status: 'FAILED', failureReason: 'declined by user' }, now);
+    expect(typesOf(declined)).toEqual(['agent:charge.failed', 'user:charge.failed']);
+    expect(dataOf(declined)).toMatchObject({ status: 'FAILED', failureReason: 'declined by user', pendingReason: null });
+    const expired = settlementEvents(awaiting, { kind: 'return', status: 'EXPIRED', failureReason: null }, now);
+    expect(typesOf(expired)).toEqual(['agent:charge.expired', 'user:charge.expired']);
+  });
+
+  it('capture → succeeded with the captured amount and what was authorized', () => {
+    const events = settlementEvents(hold, { kind: 'capture', amount: 100 }, now);
+    expect(typesOf(events)).toEqual(['agent:charge.succeeded', 'user:charge.succeeded']);
+    expect(dataOf(events)).toMatchObject({ status: 'SUCCESS', amount: 1, authorizedAmount: 1.5, pendingReason: null });
+  });
+
+  it('a hold its payer approves: charge.pending to the agent only, now waiting for the capture', () => {
+    const approvedHold = { ...hold, pendingReason: 'user_approval' as const };
+    const events = settlementEvents(approvedHold, { kind: 'approve' }, now);
+    expect(typesOf(events)).toEqual(['agent:charge.pending']);
+    expect(dataOf(events)).toMatchObject({ status: 'PENDING', pendingReason: 'capture', expiresAt: '2026-01-15T09:50:00.000Z' });
+    expect(chargeEventPlan({ status: 'PENDING', pendingReason: 'capture' }, 'PENDING', 'capture')).toEqual([]);
+  });
+});
+
+describe('the approval link in charge.approval_requested', () => {
+  const pending: Charge = {
+    ...charge,
+    status: 'PENDING',
+    pendingReason: 'user_approval',
+    expiresAt: '2026-01-15T09:45:00.000Z',
+    // A description that happens to contain the placeholder's text is left as it is.
+    description: `pay ${TOKEN_PLACEHOLDER} now`,
+  };
+
+  it('is stored with the placeholder and filled in at delivery, only in approvalUrl', async () => {
+    const events = chargeEvents(pending, { approvalUrl: `https://api.example.com/approve/${TOKEN_PLACEHOLDER}` });
+    const asked = present(events.find((e) => e.type === 'charge.approval_requested'));
+    const stored = eventBody(asked);
+    const token = await approvalToken(charge.id);
+    expect(stored).not.toContain(token);
+    const sent = await eventWithApprovalToken('charge.approval_requested', stored);
+    expect(JSON.parse(sent).data).toMatchObject({
+      approvalUrl: `https://api.example.com/approve/${token}`,
+      description: `pay ${TOKEN_PLACEHOLDER} now`,
+    });
+    // Other events go out exactly as stored.
+    const agentBody = eventBody(present(events.find((e) => e.type === 'charge.pending')));
+    expect(await eventWithApprovalToken('charge.pending', agentBody)).toBe(agentBody);
+  });
+
+  it('the idempotency replay fills in the link, not the description', async () => {
+    const stored = JSON.stringify({
+      id: charge.id,
+      description: `x ${TOKEN_PLACEHOLDER}`,
+      approvalUrl: `https://h/approve/${TOKEN_PLACEHOLDER}`,
+    });
+    const replay = JSON.parse(await withApprovalToken(stored));
+    expect(replay).toEqual({
+      id: charge.id,
+      description: `x ${TOKEN_PLACEHOLDER}`,
+      approvalUrl: `https://h/approve/${await approvalToken(charge.id)}`,
+    });
   });
 });
