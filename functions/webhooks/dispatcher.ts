@@ -52,6 +52,9 @@ export async function dispatchRecords(records: readonly ChangeRecord[], deps: Di
     }
     return found;
   };
+  // Look up the batch's owners side by side first (a busy batch names many users, each one Query);
+  // a lookup that fails here is simply tried again, in order, at its record below.
+  await prefetch(records, endpointsOf);
   for (const record of records) {
     try {
       const messages: DeliveryMessage[] = [];
@@ -74,6 +77,28 @@ export async function dispatchRecords(records: readonly ChangeRecord[], deps: Di
     }
   }
   return undefined;
+}
+
+/** Owners' endpoint lookups in parallel, at most this many at a time. */
+const PREFETCH_CONCURRENCY = 16;
+
+async function prefetch(records: readonly ChangeRecord[], endpointsOf: (owner: string) => Promise<unknown>): Promise<void> {
+  const ownersOf = (record: ChangeRecord): string[] => {
+    try {
+      return eventsOf(record).map((event) => event.owner);
+    } catch {
+      return []; // reported, in order, by the loop that follows
+    }
+  };
+  const owners = [...new Set(records.flatMap(ownersOf))];
+  let next = 0;
+  const worker = async () => {
+    while (next < owners.length) {
+      const owner = owners[next++] as string;
+      await endpointsOf(owner).catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PREFETCH_CONCURRENCY, owners.length) }, worker));
 }
 
 /** The events one stream record carries (none for records the filter should not have let through). */
