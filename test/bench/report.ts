@@ -68,8 +68,10 @@ export function renderMarkdown(r: BenchReport): string {
   out.push(
     `Closed loop, ${t.concurrency} concurrent clients, ${t.rounds.length / 2} alternating rounds of ${t.roundSeconds} s each after a warm-up. ` +
       '*service* = `POST /api/v1/agents/charges` through the whole local HTTP stack (auth from the warm cache, zod, idempotency, ' +
-      'one TransactWriteItems); *raw* = the same four items (user debit, shard credit, charge put, idempotency put) sent as one ' +
-      'TransactWriteItems straight to the same DynamoDB Local by a client of its own, with the same users and agents.',
+      'one TransactWriteItems); *raw* = four items (user debit, shard credit, charge put, idempotency put) sent as one ' +
+      'TransactWriteItems straight to the same DynamoDB Local by a client of its own, with the same users and agents. The ' +
+      "service's transaction also carries the kill-switch ConditionCheck and the webhook outbox item, and the same process runs " +
+      'the local webhook pipeline that dispatches those items, so the ratio includes both.',
   );
   out.push('');
   out.push(
@@ -296,6 +298,15 @@ export function renderMarkdown(r: BenchReport): string {
       ),
     );
     out.push('');
+    if (l.webhookLag) {
+      const w = l.webhookLag;
+      out.push(
+        `Webhook delivery lag, from each payout's commit to its \`payout.completed\` reaching a local receiver (every agent has one endpoint; the charges' own events go through the same outbox and dispatcher, to no endpoint): ` +
+          `**${w.events} events for ${w.payouts} withdrawals, p50 ${f1(w.p50Ms)} ms, p99 ${f1(w.p99Ms)} ms**. ` +
+          'The whole pipeline (stream poller, dispatcher, queue, delivery worker) runs in the same Node process as the load and the API here; on AWS each is its own Lambda.',
+      );
+      out.push('');
+    }
   } else {
     out.push('Not run in this invocation (`--load 0`).');
     out.push('');
