@@ -4,9 +4,10 @@
  * set. A message only says "look at this payout": the payout item is the truth, so a lost,
  * repeated or replayed message can delay a payout but never pay it twice.
  */
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
-import { config, onConfigReset } from '../config';
+import { config } from '../config';
+import { lazySqsClient, parseMessage } from './sqs';
 
 export interface PayoutMessage {
   payoutId: string;
@@ -18,23 +19,8 @@ const messageSchema = z.strictObject({
   agentId: z.string().regex(/^a[0-9a-z]{26}$/),
 });
 
-let client: SQSClient | undefined;
-
-/** The shared SQS client. */
-export function sqs(): SQSClient {
-  if (!client) {
-    const cfg = config();
-    client = new SQSClient({
-      region: cfg.AWS_REGION,
-      ...(cfg.SQS_ENDPOINT ? { endpoint: cfg.SQS_ENDPOINT } : {}),
-      ...(cfg.LOCAL ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-      // The withdraw response waits for this send (at most ~4 s): fail fast, the reconciler re-sends.
-      maxAttempts: 2,
-      requestHandler: { httpAgent: { keepAlive: true }, httpsAgent: { keepAlive: true }, requestTimeout: 2_000 },
-    });
-  }
-  return client;
-}
+/** The shared SQS client. The withdraw response waits for its send (at most ~4 s): fail fast, the reconciler re-sends. */
+export const sqs = lazySqsClient({ maxAttempts: 2, requestTimeoutMs: 2_000 });
 
 /** Sends one payout to the worker. Throws when the queue is not configured or refuses. */
 export async function sendPayoutMessage(message: PayoutMessage): Promise<void> {
@@ -45,17 +31,4 @@ export async function sendPayoutMessage(message: PayoutMessage): Promise<void> {
 }
 
 /** Reads a message body; undefined when it is not a payout message (a poison message). */
-export function parsePayoutMessage(body: string): PayoutMessage | undefined {
-  try {
-    const parsed = messageSchema.safeParse(JSON.parse(body));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-// resetForTests (config.ts): drop the client so the next send re-reads the configuration.
-onConfigReset(() => {
-  client?.destroy();
-  client = undefined;
-});
+export const parsePayoutMessage = (body: string): PayoutMessage | undefined => parseMessage(messageSchema, body);

@@ -3,11 +3,12 @@
  * by the delivery worker, which also pushes a failed message's next appearance out by the retry
  * delay (ChangeMessageVisibility, at most 12 h per change). The client is built once per container.
  */
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
-import { config, onConfigReset } from '../config';
+import { config } from '../config';
 import { EVENT_ID_PATTERN } from '../core/events';
 import { WEBHOOK_ID_PATTERN } from '../core/webhooks';
+import { lazySqsClient, parseMessage } from '../queue/sqs';
 
 export const deliveryMessageSchema = z.strictObject({
   webhookId: z.string().regex(WEBHOOK_ID_PATTERN),
@@ -19,21 +20,7 @@ export const deliveryMessageSchema = z.strictObject({
 });
 export type DeliveryMessage = z.infer<typeof deliveryMessageSchema>;
 
-let client: SQSClient | undefined;
-
-function sqs(): SQSClient {
-  if (!client) {
-    const cfg = config();
-    client = new SQSClient({
-      region: cfg.AWS_REGION,
-      ...(cfg.SQS_ENDPOINT ? { endpoint: cfg.SQS_ENDPOINT } : {}),
-      ...(cfg.LOCAL ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-      maxAttempts: 3,
-      requestHandler: { httpAgent: { keepAlive: true }, httpsAgent: { keepAlive: true }, requestTimeout: 5_000 },
-    });
-  }
-  return client;
-}
+const sqs = lazySqsClient({ maxAttempts: 3, requestTimeoutMs: 5_000 });
 
 function queueUrl(): string {
   const url = config().WEBHOOK_QUEUE_URL;
@@ -67,16 +54,4 @@ export async function delayRedelivery(receiptHandle: string, seconds: number): P
 }
 
 /** A message body, or undefined for a poison message. */
-export function parseDeliveryMessage(body: string): DeliveryMessage | undefined {
-  try {
-    const parsed = deliveryMessageSchema.safeParse(JSON.parse(body));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-onConfigReset(() => {
-  client?.destroy();
-  client = undefined;
-});
+export const parseDeliveryMessage = (body: string): DeliveryMessage | undefined => parseMessage(deliveryMessageSchema, body);
