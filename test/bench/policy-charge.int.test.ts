@@ -5,34 +5,16 @@
  * (test/bench/requests.ts: the route's real handler inside a counting scope, with
  * ReturnConsumedCapacity=TOTAL against DynamoDB Local). The sweeper's cost is pinned beside it.
  */
-import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
-import type { BenchContext } from './context';
-import { POLICY_CHARGE_CASE } from './cost';
-import { httpClient } from './http';
-import { sweeperCost, warmChargePair } from './requests';
 
-let t: TestStack;
-let ctx: BenchContext;
-let close = () => {};
-beforeAll(async () => {
-  await createTestTable();
-  // The interval sweeper stays off: the test runs the sweeper itself and counts what it sends.
-  t = await startTestStack({}, { sweepIntervalMs: 0 });
-  const http = httpClient(t.stack.url);
-  close = http.close;
-  ctx = { stack: t.stack, call: http.call, admin: t.admin, quick: true, log: () => {} };
-});
-afterAll(async () => {
-  close();
-  await t?.stack.stop();
-});
-auditAfterAll();
+import { POLICY_CHARGE_CASE } from './cost';
+import { sweeperCost, warmChargePair } from './requests';
+import { benchContextForTests } from './test-context';
+
+const ctx = benchContextForTests();
 
 describe('what a charge costs under a spending policy', () => {
   it('a warm 201 under a policy with limits: one TransactWriteItems, no read, no more write units than without', async () => {
-    const { plain, policy } = await warmChargePair(ctx);
+    const { plain, policy } = await warmChargePair(ctx());
     expect(policy.case).toBe(POLICY_CHARGE_CASE);
     for (const q of [plain, policy]) {
       expect({ case: q.case, dynamo: q.dynamo, reads: q.reads, readUnits: q.readUnits }).toEqual({
@@ -47,7 +29,7 @@ describe('what a charge costs under a spending policy', () => {
   });
 
   it('the sweeper: one Query, then one transaction per due charge, and no read per charge', async () => {
-    const row = await sweeperCost(ctx, 3);
+    const row = await sweeperCost(ctx(), 3);
     // The index entries are whole pending markers, and an expiry needs no answer to read back.
     expect(row.dynamo).toEqual({ Query: 1, TransactWriteItems: 3 });
   });

@@ -4,32 +4,15 @@
  * one USDC top-up paid by a real signed transfer sends exactly one TransactWriteItems and a few
  * small reads, and a bounded number of Solana RPC calls.
  */
-import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
-import type { BenchContext } from './context';
-import { httpClient } from './http';
-import { topupCreditCost } from './requests';
 
-let t: TestStack;
-let ctx: BenchContext;
-let close = () => {};
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-  const http = httpClient(t.stack.url);
-  close = http.close;
-  ctx = { stack: t.stack, call: http.call, admin: t.admin, quick: true, log: () => {} };
-});
-afterAll(async () => {
-  close();
-  await t?.stack.stop();
-});
-auditAfterAll();
+import { topupCreditCost } from './requests';
+import { benchContextForTests } from './test-context';
+
+const ctx = benchContextForTests();
 
 describe('what one completed top-up costs', () => {
   it('one TransactWriteItems, a bounded number of reads, three RPC calls', async () => {
-    const row = await topupCreditCost(ctx);
+    const row = await topupCreditCost(ctx());
     expect(row.dynamo.TransactWriteItems).toBe(1);
     // Pending list (Query), deposit cursor (Get), the guard of the new deposit signature (Get),
     // then the cursor's move (Put): constant per run, whatever the chain's history.
