@@ -7,9 +7,10 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Agent } from '../core/agents';
-import { AgentNameTakenError, StaleReadError } from '../core/errors';
+import { AgentDisabledError, AgentNameTakenError, StaleReadError } from '../core/errors';
 import { nameSkeleton } from '../core/text';
 import { db } from './client';
+import { recordExists } from './idempotency.repository';
 import { GSI1, keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
@@ -142,6 +143,15 @@ export function agentEnabledCheck(keyHash: string): TransactItem {
 /** Whether a failed transaction failed on its kill-switch item at `index`. */
 export function agentCheckFailed(error: unknown, index: number): boolean {
   return error instanceof ConditionFailedError && error.failed.includes(index);
+}
+
+/**
+ * What an agent's failed money transaction answers first, whatever else failed with it: its
+ * idempotency record already there (a replay or a concurrent twin), then its kill switch
+ * (AgentDisabledError); undefined when neither, for the caller's own conditions.
+ */
+export function agentMovementFailure(error: unknown, at: { idempotency: number; agentCheck: number }, now: Date): Error | undefined {
+  return recordExists(error, at.idempotency, now) ?? (agentCheckFailed(error, at.agentCheck) ? new AgentDisabledError() : undefined);
 }
 
 function agentAttributes(agent: Agent) {

@@ -16,17 +16,17 @@
  */
 import { config } from '../config';
 import type { Charge } from '../core/charges';
-import { AgentDisabledError, BalanceLimitError, RefundExceedsChargeError, StaleReadError } from '../core/errors';
+import { BalanceLimitError, RefundExceedsChargeError, StaleReadError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { AgentLedger, ShardDebit, ShardState } from '../core/ledger';
 import { CURRENCIES, type Minor } from '../core/money';
 import { zeroBalances } from '../core/users';
-import { agentCheckFailed, agentEnabledCheck } from './agent.repository';
+import { agentEnabledCheck, agentMovementFailure } from './agent.repository';
 import { shardDebits } from './balance.repository';
 import { batchGetConsistent } from './batch-get';
 import { pendingOf, type Settlement, settlePending, toCharge } from './charge.repository';
-import { idempotencyPut, recordExists } from './idempotency.repository';
+import { idempotencyPut } from './idempotency.repository';
 import { headroom, readMinor } from './numbers';
 import { withOutbox } from './outbox';
 import { keys } from './table';
@@ -54,9 +54,8 @@ export async function commitSettlement(
   try {
     await settlePending(pendingOf(charge), settlement, now, false, [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)], events);
   } catch (error) {
-    const exists = recordExists(error, IDEMPOTENCY, now);
-    if (exists) throw exists;
-    if (agentCheckFailed(error, AGENT_CHECK)) throw new AgentDisabledError();
+    const refused = agentMovementFailure(error, { idempotency: IDEMPOTENCY, agentCheck: AGENT_CHECK }, now);
+    if (refused) throw refused;
     if (error instanceof ConditionFailedError && error.failed.includes(CHARGE + 3)) throw new BalanceLimitError();
     throw error;
   }
@@ -140,9 +139,8 @@ export async function commitRefund(
   try {
     await transactWrite(withOutbox(items, events, now));
   } catch (error) {
-    const exists = recordExists(error, IDEMPOTENCY, now);
-    if (exists) throw exists;
-    if (agentCheckFailed(error, AGENT_CHECK)) throw new AgentDisabledError();
+    const refused = agentMovementFailure(error, { idempotency: IDEMPOTENCY, agentCheck: AGENT_CHECK }, now);
+    if (refused) throw refused;
     if (error instanceof ConditionFailedError && error.failed.includes(CHARGE)) {
       const old = error.oldItems.get(CHARGE);
       const oldRefunded = typeof old?.refundedAmount === 'number' ? old.refundedAmount : 0;

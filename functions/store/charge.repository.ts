@@ -16,7 +16,6 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Charge, ChargeStatus, PendingReason } from '../core/charges';
 import {
-  AgentDisabledError,
   BalanceLimitError,
   ChargeAwaitsApprovalError,
   ChargeNotPendingError,
@@ -27,10 +26,10 @@ import type { OutboxEvent } from '../core/events';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { Currency } from '../core/money';
 import type { PayerState } from '../core/users';
-import { agentCheckFailed, agentEnabledCheck } from './agent.repository';
+import { agentEnabledCheck, agentMovementFailure } from './agent.repository';
 import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
-import { idempotencyPut, recordExists } from './idempotency.repository';
+import { idempotencyPut } from './idempotency.repository';
 import { readMinor } from './numbers';
 import { withOutbox } from './outbox';
 import {
@@ -94,9 +93,8 @@ export async function commitCharge(
   try {
     await transactWrite(withOutbox(items, events, now));
   } catch (error) {
-    const exists = recordExists(error, IDEMPOTENCY, now);
-    if (exists) throw exists;
-    if (agentCheckFailed(error, AGENT_CHECK)) throw new AgentDisabledError();
+    const refused = agentMovementFailure(error, { idempotency: IDEMPOTENCY, agentCheck: AGENT_CHECK }, now);
+    if (refused) throw refused;
     if (error instanceof ConditionFailedError && error.failed.includes(USER_ITEM)) {
       throw chargeRefusal(error.oldItems.get(USER_ITEM), charge.agentId, charge.currency, charge.amount, basis, now);
     }
@@ -141,9 +139,8 @@ export async function recordFailedCharge(
   try {
     await transactWrite(withOutbox(items, events, now));
   } catch (error) {
-    const exists = recordExists(error, FAILED_IDEMPOTENCY, now);
-    if (exists) throw exists;
-    if (agentCheckFailed(error, FAILED_AGENT_CHECK)) throw new AgentDisabledError();
+    const refused = agentMovementFailure(error, { idempotency: FAILED_IDEMPOTENCY, agentCheck: FAILED_AGENT_CHECK }, now);
+    if (refused) throw refused;
     if (error instanceof ConditionFailedError && error.failed.includes(FAILED_POLICY_CHECK)) {
       throw new PayerStateChangedError(payerStateOf(error.oldItems.get(FAILED_POLICY_CHECK) ?? {}));
     }

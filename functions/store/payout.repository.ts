@@ -9,16 +9,16 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { AgentDisabledError, PayoutInProgressError, StaleReadError } from '../core/errors';
+import { PayoutInProgressError, StaleReadError } from '../core/errors';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { ShardDebit } from '../core/ledger';
 import type { Currency } from '../core/money';
 import type { Payout, PayoutStatus, RailState } from '../core/payouts';
 import type { PayoutNetwork } from '../core/withdrawals';
-import { agentCheckFailed, agentEnabledCheck } from './agent.repository';
+import { agentEnabledCheck, agentMovementFailure } from './agent.repository';
 import { shardDebits } from './balance.repository';
 import { db } from './client';
-import { idempotencyPut, recordExists } from './idempotency.repository';
+import { idempotencyPut } from './idempotency.repository';
 import { inflightIndex } from './payout-inflight.repository';
 import { keys } from './table';
 import { ConditionFailedError, transactWrite } from './transact';
@@ -78,9 +78,8 @@ export async function commitWithdrawal(
       agentEnabledCheck(agentKeyHash),
     ]);
   } catch (error) {
-    const exists = recordExists(error, idemIndex, now);
-    if (exists) throw exists;
-    if (agentCheckFailed(error, agentCheckIndex)) throw new AgentDisabledError();
+    const refused = agentMovementFailure(error, { idempotency: idemIndex, agentCheck: agentCheckIndex }, now);
+    if (refused) throw refused;
     if (error instanceof ConditionFailedError) {
       if (error.failed.includes(lockIndex)) throw new PayoutInProgressError();
       if (error.failed.some((i) => i < payoutIndex)) throw new StaleReadError('agent balance');
