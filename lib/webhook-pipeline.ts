@@ -81,7 +81,7 @@ export class WebhookPipeline extends Construct {
 
     this.dispatcher = new ServiceFunction(this, 'Dispatcher', {
       entry: DISPATCHER_ENTRY,
-      description: 'Webhook dispatcher: outbox items and agent changes from the table stream → one delivery message per endpoint',
+      description: 'Webhook dispatcher: outbox items and agent changes from the table stream, one delivery message per endpoint',
       timeout: Duration.seconds(30),
       config,
       environment: { TABLE_NAME: data.table.tableName, WEBHOOK_QUEUE_URL: this.queue.queueUrl },
