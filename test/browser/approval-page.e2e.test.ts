@@ -1,28 +1,23 @@
 /**
- * The approval page in a real browser (docs/approvals.md): Debian's chromium, driven by
- * playwright-core with JavaScript disabled, against the local stack. The page must work as plain
- * HTML forms, show what is being approved, and end in the same states as the user API.
- * .ci/run installs chromium; without it this file fails rather than skipping.
+ * The approval page in a real browser (docs/approvals.md): the Chromium shipped in the npm
+ * package @sparticuz/chromium (or CHROMIUM_PATH's), driven by playwright-core with JavaScript
+ * disabled, against the local stack. The page must work as plain HTML forms, show what is being
+ * approved, and end in the same states as the user API.
  */
-import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
+import { launchBrowser } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 let t: TestStack;
 let browser: Browser;
 let context: BrowserContext;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
-  }
   await createTestTable();
   t = await startTestStack({}, { sweepIntervalMs: 0 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchBrowser();
   context = await browser.newContext({ javaScriptEnabled: false });
 });
 afterAll(async () => {
