@@ -2,9 +2,14 @@
  * How every function is bundled, in one place. The stack hands these options to NodejsFunction
  * (which runs the local esbuild, no Docker); the bundle-size test hands the same options to
  * esbuild's API directly so it can build all functions in parallel.
+ *
+ * Source maps are built but never shipped in a function's zip: on a synth, each function's map
+ * moves out of its asset directory into `<cloud assembly>/sourcemaps/<construct path>/index.mjs.map`
+ * (`cdk.out/sourcemaps/…` by default), an artifact of the synth kept for offline symbolication
+ * (docs/deploy.md "Stack traces"). The zip then holds `index.mjs` alone.
  */
 import * as path from 'node:path';
-import { type BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, type ICommandHooks, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -40,8 +45,39 @@ const SHARED = {
   banner: REQUIRE_SHIM,
 } as const;
 
-/** Options for NodejsFunction's `bundling`. */
-export function nodejsBundling(): BundlingOptions {
+/** Where the synth leaves the functions' source maps, relative to the cloud assembly directory. */
+export const SOURCE_MAPS_DIR = 'sourcemaps';
+/** The bundle NodejsFunction writes, and its map. */
+const BUNDLE_FILE = 'index.mjs';
+
+/** A construct path as a directory under SOURCE_MAPS_DIR (it goes into a shell command: nothing but safe characters). */
+export function sourceMapDir(constructPath: string): string {
+  if (!/^[A-Za-z0-9_./-]+$/.test(constructPath) || constructPath.split('/').includes('..')) {
+    throw new Error(`not usable as a source map directory: ${constructPath}`);
+  }
+  return `${SOURCE_MAPS_DIR}/${constructPath}`;
+}
+
+/**
+ * After esbuild: move the map out of the asset directory. Local bundling builds in a directory
+ * directly under the cloud assembly (`<outdir>/bundling-temp-…-building`, then renamed to
+ * `asset.<hash>`), so `<outputDir>/..` is the assembly. The asset hash is taken afterwards, from
+ * what is left: the bundle alone.
+ */
+function sourceMapsOutOfTheZip(constructPath: string): ICommandHooks {
+  const dir = sourceMapDir(constructPath);
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir, outputDir) => [
+      `mkdir -p "${outputDir}/../${dir}"`,
+      `mv -f "${outputDir}/${BUNDLE_FILE}.map" "${outputDir}/../${dir}/${BUNDLE_FILE}.map"`,
+    ],
+  };
+}
+
+/** Options for NodejsFunction's `bundling`; `constructPath` names where the function's source map goes. */
+export function nodejsBundling(constructPath: string): BundlingOptions {
   return {
     format: OutputFormat.ESM,
     target: SHARED.target,
@@ -57,6 +93,7 @@ export function nodejsBundling(): BundlingOptions {
     forceDockerBundling: false,
     // Warnings and errors only: `cdk synth -q` stays quiet.
     logLevel: LogLevel.WARNING,
+    commandHooks: sourceMapsOutOfTheZip(constructPath),
   };
 }
 

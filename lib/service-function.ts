@@ -8,8 +8,9 @@
  * paid for on every request. Instrumenting needs @aws-lambda-powertools/tracer, which is not a
  * dependency (docs/deploy.md "Tracing"); switch both on together or neither.
  *
- * Source maps are built and shipped beside each bundle but not loaded: NODE_OPTIONS
- * --enable-source-maps cost 6-15 % more module-load CPU (docs/deploy.md "Stack traces").
+ * Source maps are built but kept out of the zip (lib/bundling.ts: the synth leaves them in
+ * `cdk.out/sourcemaps/<construct path>/`) and never loaded: NODE_OPTIONS --enable-source-maps
+ * cost 6-15 % more module-load CPU (docs/deploy.md "Stack traces").
  */
 import * as path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
@@ -80,7 +81,7 @@ export class ServiceFunction extends Construct {
       systemLogLevelV2: lambda.SystemLogLevel.INFO,
       tracing: lambda.Tracing.DISABLED, // see the file header
       awsSdkConnectionReuse: false, // SDK v3 keeps connections alive by itself (functions/store/client.ts)
-      bundling: nodejsBundling(),
+      bundling: nodejsBundling(this.node.path),
       environment: {
         STAGE: config.stage,
         LOG_LEVEL: config.logLevel,

@@ -1,11 +1,12 @@
 /**
  * Real bundles. Every function is built with the stack's own esbuild options (lib/bundling.ts),
  * all at once through esbuild's API, and held to its size budget; one is also built through
- * NodejsFunction (local esbuild, no Docker) to prove the two paths produce the same file; and
- * the bundles are loaded and run by Node as the ES modules Lambda will load.
+ * NodejsFunction (local esbuild, no Docker) to prove the two paths produce the same file and that
+ * the function's zip holds the bundle alone, its source map left beside it in the synth's output;
+ * and the bundles are loaded and run by Node as the ES modules Lambda will load.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +14,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { build, type Metafile } from 'esbuild';
 import { ensureTable } from '../../bin/local/table';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
-import { esbuildOptions } from '../../lib/bundling';
+import { esbuildOptions, sourceMapDir } from '../../lib/bundling';
 import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { ServiceFunction } from '../../lib/service-function';
@@ -109,7 +110,7 @@ describe('bundles', () => {
     }
   });
 
-  it('builds through NodejsFunction (local esbuild, no Docker) exactly the file the options above build', () => {
+  it('builds through NodejsFunction (local esbuild, no Docker) exactly the file the options above build; the zip holds no source map, the synth keeps it beside', () => {
     const health = ROUTES.find((r) => r.name === 'health');
     if (!health) throw new Error('no health route');
     const outdir = path.join(outDir, 'cdk.out');
@@ -134,6 +135,22 @@ describe('bundles', () => {
     const viaCdk = readFileSync(path.join(outdir, `asset.${hash}`, 'index.mjs'));
     const viaApi = readFileSync(built.get('health')?.file ?? '');
     expect(viaCdk.equals(viaApi)).toBe(true);
+    // The asset directory is what CDK zips and uploads: the bundle, and no map.
+    expect(readdirSync(path.join(outdir, `asset.${hash}`))).toEqual(['index.mjs']);
+    expect(readdirSync(outdir).filter((f) => f.endsWith('.map'))).toEqual([]);
+    // The map is an artifact of the synth, named by the function's construct path.
+    const mapFile = path.join(outdir, sourceMapDir(fn.node.path), 'index.mjs.map');
+    expect(path.relative(outdir, mapFile)).toBe(path.join('sourcemaps', 'BundleCheck', 'Health', 'index.mjs.map'));
+    expect(existsSync(mapFile)).toBe(true);
+    type SourceMap = { version: number; sources: string[]; mappings: string; sourcesContent?: unknown };
+    const map = JSON.parse(readFileSync(mapFile, 'utf8')) as SourceMap;
+    expect(map.version).toBe(3);
+    expect(map.sources.some((s) => s.endsWith('functions/api/health.handler.ts'))).toBe(true);
+    // File names and positions only: the sources themselves stay out of it.
+    expect(map.sourcesContent).toBeUndefined();
+    // The same mappings as the API build's map (beside its bundle there; `sources` are relative to where each was written).
+    const viaApiMap = JSON.parse(readFileSync(`${built.get('health')?.file}.map`, 'utf8')) as SourceMap;
+    expect(map.mappings).toBe(viaApiMap.mappings);
   }, 60_000);
 
   it('load as ES modules in Node, and the health bundle answers from DynamoDB Local with credentials from the environment', async () => {
