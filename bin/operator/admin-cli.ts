@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { runRedispatch } from './redispatch';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget } from './table-target';
 
 /** Where the CLI writes: stdout gets the JSON answer, stderr everything meant for the operator. */
@@ -24,6 +25,7 @@ commands:
   disable-agent <agentId>                stop an agent from charging users
   show-agent <agentId>                   an agent and its withdrawable balance
   audit                                  check the ledger invariant over the whole table (run it while no money moves)
+  redispatch --from <ISO> --to <ISO>     send the webhook events of that time range through the dispatcher again (redispatch --help)
 
 The table is the service's own: TABLE_NAME, AWS_REGION and DYNAMODB_ENDPOINT from the environment,
 or --table/--endpoint/--region; --local opens the data \`npm start\` keeps in .data/ (stop npm start first).
@@ -66,6 +68,11 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   },
 };
 
+/** Commands with flags of their own, each in its own file: they get the arguments after their name. */
+const OWN_FLAGS: Readonly<Record<string, (argv: readonly string[], io: AdminIo) => Promise<number>>> = {
+  redispatch: runRedispatch,
+};
+
 class UsageError extends Error {}
 
 function parse(argv: readonly string[]) {
@@ -83,6 +90,8 @@ function parse(argv: readonly string[]) {
 
 /** Runs one admin command; resolves to the process exit code (0 done, 1 refused or failed, 2 usage). */
 export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<number> {
+  const own = OWN_FLAGS[argv[0] ?? ''];
+  if (own) return own(argv.slice(1), io);
   let args: ReturnType<typeof parse>;
   let spec: CommandSpec;
   try {

@@ -7,7 +7,7 @@
  * Each event's body is serialized here, once, to the exact bytes receivers get and signatures
  * cover: `{id, type, createdAt, data}` (DESIGN §15).
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { stringify } from 'lossless-json';
 import { config } from '../config';
 import { eventEnvelope, type OutboxEvent, ownerKey } from '../core/events';
@@ -90,4 +90,44 @@ export function storedEvents(item: Record<string, unknown>): StoredEvent[] {
       typeof (e as StoredEvent).owner === 'string' &&
       typeof (e as StoredEvent).body === 'string',
   );
+}
+
+/** The key prefix of every outbox item (`keys.outbox`). */
+const OUTBOX_PK_PREFIX = 'OUTBOX#';
+
+/**
+ * Outbox items created in [from, to), page by page (one Scan page at a time; `segment` of
+ * `totalSegments` for a parallel scan). There is no index on outbox items by time, and giving
+ * every outbox item an index entry would add write units to every charge: this reads the whole
+ * table (eventually consistent, 0.5 read units per 4 KB scanned) and is for an operator's
+ * re-dispatch (bin/operator/redispatch.ts), never a request path. Items live OUTBOX_TTL_SECONDS.
+ */
+export async function* scanOutboxPages(opts: {
+  from: Date;
+  to: Date;
+  segment?: number;
+  totalSegments?: number;
+}): AsyncGenerator<{ items: Record<string, unknown>[]; scanned: number }> {
+  const segments = opts.totalSegments ?? 1;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out: ScanCommandOutput = await db().send(
+      new ScanCommand({
+        TableName: config().TABLE_NAME,
+        // ISO-8601 UTC strings (toISOString) compare in time order.
+        FilterExpression: 'begins_with(PK, :prefix) AND #type = :type AND createdAt >= :from AND createdAt < :to',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: {
+          ':prefix': OUTBOX_PK_PREFIX,
+          ':type': OUTBOX_ITEM_TYPE,
+          ':from': opts.from.toISOString(),
+          ':to': opts.to.toISOString(),
+        },
+        ...(segments > 1 ? { Segment: opts.segment ?? 0, TotalSegments: segments } : {}),
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    yield { items: out.Items ?? [], scanned: out.ScannedCount ?? 0 };
+    start = out.LastEvaluatedKey;
+  } while (start);
 }

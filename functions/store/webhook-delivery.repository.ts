@@ -3,6 +3,7 @@
  * endpoint's partition sorted by a ULID (time order), kept DELIVERY_TTL_DAYS then removed by TTL.
  * The deliveries list reads the newest ones in one Query.
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { newRecordId } from '../core/ids';
@@ -15,23 +16,50 @@ export const DELIVERY_TTL_DAYS = 30;
 /**
  * Counts an attempt before it is made and returns its number (1 = first). Counted first, so an
  * attempt whose worker died after sending still counts, and the schedule always ends.
+ *
+ * Answers `undefined`, counting nothing, once the event has reached this endpoint (`deliveredAt`,
+ * set by `markDelivered`): a second message for the same (endpoint, event) is then not sent. Such a
+ * message comes from a stream batch the dispatcher handles again, or an operator's re-dispatch.
  */
-export async function nextAttemptNumber(webhookId: string, eventId: string, now: Date): Promise<number> {
-  const out = await db().send(
+export async function nextAttemptNumber(webhookId: string, eventId: string, now: Date): Promise<number | undefined> {
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.webhookAttempts(webhookId, eventId),
+        UpdateExpression: 'ADD attempts :one SET #type = :type, #ttl = :ttl',
+        // Not yet delivered to this endpoint (a missing item has no deliveredAt either).
+        ConditionExpression: 'attribute_not_exists(deliveredAt)',
+        ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':type': 'WebhookAttempts',
+          ':ttl': Math.floor(now.getTime() / 1000) + DELIVERY_TTL_DAYS * 86_400,
+        },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(out.Attributes?.attempts ?? 1);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Notes on the (endpoint, event) counter that a 2xx came back: from now on `nextAttemptNumber`
+ * refuses further attempts. The counter lives DELIVERY_TTL_DAYS, longer than the outbox item a
+ * re-dispatch reads (OUTBOX_TTL_SECONDS), so no re-dispatch outlives the note.
+ */
+export async function markDelivered(webhookId: string, eventId: string, at: Date): Promise<void> {
+  await db().send(
     new UpdateCommand({
       TableName: config().TABLE_NAME,
       Key: keys.webhookAttempts(webhookId, eventId),
-      UpdateExpression: 'ADD attempts :one SET #type = :type, #ttl = :ttl',
-      ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':type': 'WebhookAttempts',
-        ':ttl': Math.floor(now.getTime() / 1000) + DELIVERY_TTL_DAYS * 86_400,
-      },
-      ReturnValues: 'UPDATED_NEW',
+      UpdateExpression: 'SET deliveredAt = if_not_exists(deliveredAt, :at)',
+      ExpressionAttributeValues: { ':at': at.toISOString() },
     }),
   );
-  return Number(out.Attributes?.attempts ?? 1);
 }
 
 /** Records one attempt; returns it with its id. */

@@ -12,6 +12,12 @@
  *   the message deleted. Messages that keep crashing the worker go to the DLQ by the redrive policy.
  * A worker that dies after sending but before recording loses nothing: the message reappears
  * when its visibility timeout ends and is sent again, with the same `webhook-id` (at least once).
+ *
+ * Once a 2xx is recorded for an (endpoint, event), any later message for that pair is dropped
+ * unsent ('duplicate'): a stream batch the dispatcher handles twice, or an operator's re-dispatch
+ * (bin/operator/redispatch.ts), delivers an event to an endpoint once. Two messages for the same
+ * pair handled at the same moment can both be sent (the check precedes the send): duplicates stay
+ * possible, as "at least once" says, only rarer.
  */
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
@@ -20,7 +26,7 @@ import { DEFAULT_RETRY_SCHEDULE_SECONDS, MAX_ERROR_CHARS, retryDelaySeconds } fr
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { getWebhook } from '../store/webhook.repository';
-import { nextAttemptNumber, recordDeliveryAttempt } from '../store/webhook-delivery.repository';
+import { markDelivered, nextAttemptNumber, recordDeliveryAttempt } from '../store/webhook-delivery.repository';
 import { openSecret } from '../store/webhook-secret';
 import { eventWithApprovalToken } from '../use-cases/approval-token';
 import { type DeliveryMessage, delayRedelivery, parseDeliveryMessage } from './queue';
@@ -38,7 +44,8 @@ export interface DeliveryDeps {
   clock?: () => Date;
 }
 
-export type AttemptResult = 'delivered' | 'retry' | 'dead' | 'dropped';
+/** `duplicate`: the event already reached this endpoint; nothing was sent. */
+export type AttemptResult = 'delivered' | 'retry' | 'dead' | 'dropped' | 'duplicate';
 
 /** The retry schedule in force (config or the default spanning > 24 h). */
 export const retrySchedule = (): readonly number[] => config().WEBHOOK_RETRY_SCHEDULE_SECONDS ?? DEFAULT_RETRY_SCHEDULE_SECONDS;
@@ -76,6 +83,14 @@ export async function deliverRecord(record: SQSRecord, deps: DeliveryDeps = {}):
   const secret = await openSecret(endpoint.sealedSecret, { owner: message.owner, webhookId: message.webhookId });
   const sentAt = clock();
   const attempt = await nextAttemptNumber(message.webhookId, message.eventId, sentAt);
+  if (attempt === undefined) {
+    logger().info('webhook already delivered to this endpoint; not sent again', {
+      webhookId: message.webhookId,
+      eventId: message.eventId,
+      type: message.type,
+    });
+    return 'duplicate';
+  }
   // The approval link's token is never stored (outbox, queue, deliveries): it is derived here.
   const body = await eventWithApprovalToken(message.type, message.body);
   const signature = new Webhook(secret).sign(message.eventId, sentAt, body);
@@ -106,7 +121,7 @@ export async function deliverRecord(record: SQSRecord, deps: DeliveryDeps = {}):
   };
   const ctx = { webhookId: message.webhookId, eventId: message.eventId, type: message.type, attempt };
   if (outcome.ok) {
-    await recordDeliveryAttempt({ ...base, status: 'succeeded' });
+    await Promise.all([recordDeliveryAttempt({ ...base, status: 'succeeded' }), markDelivered(message.webhookId, message.eventId, sentAt)]);
     logger().info('webhook delivered', { ...ctx, statusCode: outcome.statusCode, durationMs: outcome.durationMs });
     return 'delivered';
   }
