@@ -67,6 +67,9 @@ export class AgentPaymentServiceStack extends Stack {
     new CfnOutput(this, 'PaypalCredentialsSecretName', { value: this.data.paypalCredentials.secretName });
     new CfnOutput(this, 'PaypalWebhookIdSecretName', { value: this.data.paypalWebhookId.secretName });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.webhooks.deadLetterQueue.queueUrl });
+    // `npm run admin -- redispatch --queue-url`, and the notes of stream batches it is run for.
+    new CfnOutput(this, 'WebhookQueueUrl', { value: this.webhooks.queue.queueUrl });
+    new CfnOutput(this, 'WebhookStreamFailureQueueUrl', { value: this.webhooks.streamFailureQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
   }
 }

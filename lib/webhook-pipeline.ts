@@ -5,9 +5,15 @@
  *                                                                      └─ DLQ (redrive: a message that keeps crashing the worker)
  *
  * - The dispatcher's event source mapping lets through only new outbox items and modified agent
- *   items (functions/webhooks/stream-filter.ts, shared with the local poller), reports partial
- *   batch failures, and retries a failed record until it succeeds or leaves the stream (24 h):
- *   an event is never skipped. The IteratorAge alarm says when it falls behind.
+ *   items (functions/webhooks/stream-filter.ts, shared with the local poller) and reports partial
+ *   batch failures (the dispatcher stops a batch at its first failed record). A failed record is
+ *   retried at most STREAM_RETRY_ATTEMPTS times and while younger than STREAM_MAX_RECORD_AGE, and
+ *   a batch whose invocation fails outright is halved to isolate the record at fault: one poison
+ *   record no longer holds its shard's later events back for the stream's whole 24 h. A batch it
+ *   gives up on leaves a note (shard, sequence numbers, arrival times; not the records) in the
+ *   stream failure queue, which alarms; the operator re-dispatches that time range from the outbox
+ *   (`npm run admin -- redispatch`, docs/deploy.md), which delivers an event to an endpoint once.
+ *   The IteratorAge alarm says when the dispatcher falls behind.
  * - The delivery worker retries a failed delivery by pushing its message's visibility out along
  *   the schedule (core/webhooks.ts, > 24 h); the queue keeps messages 4 days, longer than that.
  * - The delivery worker needs the internet: it runs outside any VPC (Lambda's default egress),
@@ -17,7 +23,7 @@
  * - The worker also reads the approval secret: `charge.approval_requested` is stored with a
  *   placeholder for the approval link's token, which the worker derives before signing.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -36,6 +42,15 @@ export const DISPATCHER_ENTRY = 'functions/webhook-dispatcher/handler.ts';
 export const DELIVERY_ENTRY = 'functions/webhook-delivery/handler.ts';
 /** Ten receivers answering within 10 s each, sent at once, plus the bookkeeping. */
 export const DELIVERY_TIMEOUT = Duration.seconds(30);
+/**
+ * Retries of a failed stream record before its batch goes to the failure queue (with partial batch
+ * failures each retry starts at the failed record). Generous for an SQS or DynamoDB hiccup, small
+ * enough that a record that can never succeed stops blocking its shard.
+ */
+export const STREAM_RETRY_ATTEMPTS = 50;
+/** Older records are given up on (to the failure queue) rather than retried further: an hour's outage, not the stream's 24 h. */
+export const STREAM_MAX_RECORD_AGE = Duration.hours(1);
+
 /** The encryption context key every webhook secret is sealed with (store/webhook-secret.ts). */
 export const WEBHOOK_SECRET_CONTEXT = { 'kms:EncryptionContext:service': 'agent-payment-service' };
 
@@ -50,9 +65,24 @@ export function grantWebhookSecrets(role: iam.IRole, data: DataStore, action: 'k
   );
 }
 
+/**
+ * The stream mapping's on-failure destination, with only the SendMessage grant it needs (CDK's
+ * SqsDlq grants GetQueueAttributes and GetQueueUrl too; lib/grants.ts writes grants by hand).
+ */
+function onFailureQueue(queue: sqs.IQueue, role: iam.IRole): lambda.IEventSourceDlq {
+  return {
+    bind: () => {
+      grantSendToQueue(role, queue);
+      return { destination: queue.queueArn };
+    },
+  };
+}
+
 export class WebhookPipeline extends Construct {
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
+  /** Notes of stream batches the dispatcher gave up on (Lambda's on-failure destination). */
+  readonly streamFailureQueue: sqs.Queue;
   readonly dispatcher: ServiceFunction;
   readonly delivery: ServiceFunction;
   private readonly stage: string;
@@ -79,6 +109,18 @@ export class WebhookPipeline extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: maxAttempts(DEFAULT_RETRY_SCHEDULE_SECONDS) + 5 },
     });
 
+    this.streamFailureQueue = new sqs.Queue(this, 'StreamFailureQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // SQS's longest: a note waits here until an operator re-dispatches its range (outbox items live 7 days).
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.streamFailureQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "It is a dead-letter destination itself: the dispatcher's stream event source mapping's on-failure queue (cdk-nag recognises only redrive targets). Nothing consumes it; an operator reads each note and deletes it after re-dispatching.",
+    });
+
     this.dispatcher = new ServiceFunction(this, 'Dispatcher', {
       entry: DISPATCHER_ENTRY,
       description: 'Webhook dispatcher: outbox items and agent changes from the table stream, one delivery message per endpoint',
@@ -103,6 +145,10 @@ export class WebhookPipeline extends Construct {
       batchSize: 100,
       maxBatchingWindow: Duration.seconds(0),
       reportBatchItemFailures: true,
+      retryAttempts: STREAM_RETRY_ATTEMPTS,
+      maxRecordAge: STREAM_MAX_RECORD_AGE,
+      bisectBatchOnError: true,
+      onFailure: onFailureQueue(this.streamFailureQueue, this.dispatcher.role),
       filters: DISPATCH_FILTER_PATTERNS.map((pattern) => lambda.FilterCriteria.filter(structuredClone(pattern) as Record<string, unknown>)),
     });
 
@@ -142,6 +188,13 @@ export class WebhookPipeline extends Construct {
       this.alarm('WebhookDlqNotEmpty', {
         alarmDescription: 'Webhook delivery messages are in the DLQ: the delivery worker kept crashing on them (docs/webhooks.md).',
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: five, statistic: 'Maximum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+      }),
+      this.alarm('WebhookStreamFailures', {
+        alarmDescription:
+          'The webhook dispatcher gave up on a stream batch (retries or record age exhausted): its events were not dispatched. Each message names the time range; re-dispatch it (npm run admin -- redispatch, docs/deploy.md), then delete the message.',
+        metric: this.streamFailureQueue.metricApproximateNumberOfMessagesVisible({ period: five, statistic: 'Maximum' }),
         threshold: 1,
         evaluationPeriods: 1,
       }),

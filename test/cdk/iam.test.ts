@@ -27,7 +27,7 @@ type Grant =
   | 'paypal-credentials-and-webhook-id'
   | 'rpc-url-and-paypal-credentials'
   | 'table-stream'
-  | 'webhook-queue-send'
+  | 'webhook-and-stream-failure-queue-send'
   | 'webhook-queue-consume'
   | 'webhook-key-encrypt'
   | 'webhook-key-decrypt';
@@ -88,7 +88,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'user-webhooks-delete': ['logs', 'table-read', 'table-write'],
   'user-webhooks-deliveries': ['logs', 'table-read'],
   'user-webhooks-test': ['logs', 'table-read', 'table-write'],
-  'webhook-dispatcher': ['logs', 'table-read', 'table-stream', 'webhook-queue-send'],
+  // Its stream event source mapping leaves the batches it gives up on in the failure queue, as the function's role.
+  'webhook-dispatcher': ['logs', 'table-read', 'table-stream', 'webhook-and-stream-failure-queue-send'],
   // The approval secret: charge.approval_requested's link token is derived at delivery, never stored.
   'webhook-delivery': ['logs', 'table-read', 'table-write', 'webhook-queue-consume', 'webhook-key-decrypt', 'approval-secret'],
 };
@@ -153,8 +154,11 @@ function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; reso
         actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
         resources: [{ 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'StreamArn'] }],
       };
-    case 'webhook-queue-send':
-      return { actions: ['sqs:SendMessage'], resources: [webhookQueue] };
+    case 'webhook-and-stream-failure-queue-send':
+      return {
+        actions: ['sqs:SendMessage'],
+        resources: [webhookQueue, { 'Fn::GetAtt': [logicalId(stack, stack.webhooks.streamFailureQueue), 'Arn'] }],
+      };
     case 'webhook-queue-consume':
       // ChangeMessageVisibility: a failed delivery's next attempt is scheduled by pushing its message out.
       return {

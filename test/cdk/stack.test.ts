@@ -534,6 +534,7 @@ describe('alarms', () => {
         'WebhookDlqNotEmpty',
         'WebhookDispatcherErrors',
         'WebhookDispatcherIteratorAge',
+        'WebhookStreamFailures',
         'WebhookDeliveryErrors',
       ]
         .sort()

@@ -1,7 +1,7 @@
 /** The webhook pipeline in the CDK stack: stream, filtered dispatcher, queue + DLQ, delivery worker, the key. */
 import { Match } from 'aws-cdk-lib/assertions';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from '../../functions/core/webhooks';
-import { DELIVERY_ENTRY, DISPATCHER_ENTRY } from '../../lib/webhook-pipeline';
+import { DELIVERY_ENTRY, DISPATCHER_ENTRY, STREAM_MAX_RECORD_AGE, STREAM_RETRY_ATTEMPTS } from '../../lib/webhook-pipeline';
 import { logicalId, synthesize } from '../cdk/support';
 
 const { stack, template } = synthesize();
@@ -26,6 +26,36 @@ describe('webhook pipeline (CDK)', () => {
       },
     });
     expect(stack.webhooks.dispatcher.entry).toBe(DISPATCHER_ENTRY);
+  });
+
+  it("caps the dispatcher's retries and record age, halves a failing batch, and leaves what it gives up on in an encrypted, TLS-only queue that alarms", () => {
+    const failures = logicalId(stack, stack.webhooks.streamFailureQueue);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId(stack.webhooks.dispatcher) },
+      MaximumRetryAttempts: STREAM_RETRY_ATTEMPTS,
+      MaximumRecordAgeInSeconds: STREAM_MAX_RECORD_AGE.toSeconds(),
+      BisectBatchOnFunctionError: true,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [failures, 'Arn'] } } },
+    });
+    // A cap, and below the stream's own 24 h.
+    expect(STREAM_RETRY_ATTEMPTS).toBeGreaterThan(0);
+    expect(STREAM_MAX_RECORD_AGE.toSeconds()).toBeLessThan(86_400);
+    const all = template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    expect(all[failures]?.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
+    const policy = Object.values(all).find(
+      (r) => r.Type === 'AWS::SQS::QueuePolicy' && JSON.stringify(r.Properties.Queues).includes(failures),
+    );
+    expect(policy?.Properties.PolicyDocument).toMatchObject({
+      Statement: [expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'agent-payment-service-test-WebhookStreamFailures',
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [failures, 'QueueName'] } }],
+      Threshold: 1,
+    });
+    expect(Object.keys(template.toJSON().Outputs)).toEqual(expect.arrayContaining(['WebhookQueueUrl', 'WebhookStreamFailureQueueUrl']));
   });
 
   it('delivers from the queue with partial batch failures; the queue outlives the retry schedule and has a DLQ', () => {
