@@ -11,7 +11,7 @@ import { Construct } from 'constructs';
 import type { DataStore } from './data-store';
 import { grantTable } from './grants';
 import { ServiceFunction } from './service-function';
-import type { StageConfig } from './stage-config';
+import { reservedConcurrency, type StageConfig } from './stage-config';
 
 export const SWEEPER_ENTRY = 'functions/sweeper/handler.ts';
 
@@ -37,6 +37,8 @@ export class ChargeSweeper extends Construct {
         TABLE_NAME: data.table.tableName,
         SWEEP_MAX_PER_RUN: String(config.sweepMaxPerRun),
       },
+      // Holds go back on time even while the API uses the account's concurrency; one run at a time.
+      reservedConcurrency: reservedConcurrency(config, config.sweeperReservedConcurrency),
     });
     // Reads the due pending markers through GSI1 and the markers themselves; each expiry is one
     // transaction (charge, marker, the user's hold). Nothing else: no queue, no secret.

@@ -34,13 +34,29 @@ export const routeConstructId = (route: RouteSpec): string =>
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 
+export interface RouteThrottle {
+  rateLimit: number;
+  burstLimit: number;
+}
+
 /**
  * Routes with a throttle of their own, below the stage's. Registration is public and each call
  * writes an agent: without this, one client could spend the whole stage's rate on it.
  */
-export const ROUTE_THROTTLES: Record<string, (config: StageConfig) => { rateLimit: number; burstLimit: number }> = {
+export const ROUTE_THROTTLES: Record<string, (config: StageConfig) => RouteThrottle> = {
   'register-agent': (config) => ({ rateLimit: config.registerRateLimit, burstLimit: config.registerBurstLimit }),
 };
+
+/**
+ * A route's own throttle: its entry in ROUTE_THROTTLES, else, for a public route (RouteSpec
+ * `public`), the stage's public-route throttle. Anyone may call a public route, so none of them
+ * may spend the stage's whole rate and starve the authenticated ones (charges, withdrawals).
+ */
+export function routeThrottle(route: RouteSpec, config: StageConfig): RouteThrottle | undefined {
+  const own = ROUTE_THROTTLES[route.name]?.(config);
+  if (own) return own;
+  return route.public ? { rateLimit: config.publicRouteRateLimit, burstLimit: config.publicRouteBurstLimit } : undefined;
+}
 
 /**
  * Indexes a route queries beyond GSI1 (lib/grants.ts), by route name. Only the user's history reads
@@ -149,7 +165,7 @@ export class ServiceHttpApi extends Construct {
           route.path === '$default' ? apigw.HttpRouteKey.DEFAULT : apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
         integration: new HttpLambdaIntegration(`${id}Integration`, fn.fn),
       });
-      const throttle = ROUTE_THROTTLES[route.name]?.(config);
+      const throttle = routeThrottle(route, config);
       if (throttle) {
         routeSettings[routeKey(route)] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
         // API Gateway refuses route settings for a route that does not exist yet.

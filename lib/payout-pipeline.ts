@@ -11,7 +11,7 @@ import { Construct } from 'constructs';
 import type { DataStore } from './data-store';
 import { grantConsumeQueue, grantReadSecrets, grantSendToQueue, grantTable } from './grants';
 import { ServiceFunction } from './service-function';
-import { PAYPAL_BASE_URLS, type StageConfig } from './stage-config';
+import { PAYPAL_BASE_URLS, reservedConcurrency, type StageConfig } from './stage-config';
 
 export const WORKER_ENTRY = 'functions/payout-worker/handler.ts';
 export const RECONCILER_ENTRY = 'functions/reconciler/handler.ts';
@@ -83,6 +83,8 @@ export class PayoutPipeline extends Construct {
       timeout: WORKER_TIMEOUT,
       config,
       environment: railEnvironment,
+      // Payouts never wait for the API's burst to leave room; and never exceed what the rails are sized for.
+      reservedConcurrency: reservedConcurrency(config, config.payoutWorkerReservedConcurrency ?? config.workerMaxConcurrency),
     });
     grantTable(this.worker.role, data.table, ['read', 'write']);
     grantConsumeQueue(this.worker.role, this.queue);
@@ -103,6 +105,8 @@ export class PayoutPipeline extends Construct {
       timeout: reconcilerTimeoutValue,
       config,
       environment: railEnvironment,
+      // One sweep at a time, and room for it however busy the API is.
+      reservedConcurrency: reservedConcurrency(config, config.reconcilerReservedConcurrency),
     });
     grantTable(this.reconciler.role, data.table, ['read', 'write']);
     grantSendToQueue(this.reconciler.role, this.queue);

@@ -32,6 +32,11 @@ export interface ServiceFunctionProps {
   timeout?: Duration;
   /** Variables this function needs beyond the stage-wide ones (all must be keys of functions/config.ts). */
   environment?: Record<string, string>;
+  /**
+   * Concurrency reserved for it (guaranteed, and its ceiling); none when undefined. Callers pass
+   * the stage's choice through `reservedConcurrency(config, …)` (lib/stage-config.ts).
+   */
+  reservedConcurrency?: number;
   config: StageConfig;
 }
 
@@ -72,6 +77,7 @@ export class ServiceFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
+      ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       description: props.description,
       role: this.role,
       logGroup: this.logGroup,

@@ -46,6 +46,13 @@ const stageSchema = z
     /** The public, unauthenticated `POST /api/v1/agents/register` route's own, lower throttle. */
     registerRateLimit: z.coerce.number().positive().default(2),
     registerBurstLimit: z.coerce.number().int().positive().default(10),
+    /**
+     * Every other public route's own throttle (RouteSpec `public: true` without an entry of its own
+     * in lib/http-api.ts ROUTE_THROTTLES): approval page and decision, PayPal webhook, health, the
+     * OpenAPI document, not-found; consent and x402 routes get it by being marked public.
+     */
+    publicRouteRateLimit: z.coerce.number().positive().default(10),
+    publicRouteBurstLimit: z.coerce.number().int().positive().default(20),
     /** Alarm notifications go to this address (an SNS e-mail subscription; confirm the e-mail once). Required in production. */
     alarmEmail: z.email().optional(),
     /** The one role, besides the payout worker's and the reconciler's, that may read the hot-wallet secret. */
@@ -67,6 +74,25 @@ const stageSchema = z
     /** Payout messages per worker invocation, and at most this many concurrent worker invocations. */
     workerBatchSize: z.coerce.number().int().min(1).max(10).default(5),
     workerMaxConcurrency: z.coerce.number().int().min(2).max(1000).default(2),
+    /**
+     * Reserved concurrency (capacity no other function can take, and a ceiling) for the functions
+     * below. `false` reserves none: an account keeps at least 100 unreserved, so one whose quota is
+     * under 100 + the sum (new accounts may start at 10) refuses the deploy.
+     */
+    reserveConcurrency: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(true),
+    /** The payout worker's; at least workerMaxConcurrency (the queue mapping's own cap, or it is throttled). Default: workerMaxConcurrency. */
+    payoutWorkerReservedConcurrency: z.coerce.number().int().min(1).max(1000).optional(),
+    /** The webhook delivery worker's reserved concurrency and its queue mapping's maximum concurrency. */
+    webhookDeliveryConcurrency: z.coerce.number().int().min(2).max(1000).default(20),
+    /**
+     * The webhook dispatcher's; none by default: it runs one invocation per stream shard, a number
+     * the table's partitions decide, and a reservation below it would stall the stream.
+     */
+    webhookDispatcherReservedConcurrency: z.coerce.number().int().min(1).max(1000).optional(),
+    /** The scheduled functions': one run at a time each (a run ends before the next tick anyway). */
+    reconcilerReservedConcurrency: z.coerce.number().int().min(1).max(10).default(1),
+    sweeperReservedConcurrency: z.coerce.number().int().min(1).max(10).default(1),
+    topupWatcherReservedConcurrency: z.coerce.number().int().min(1).max(10).default(1),
     /** How often the reconciler sweeps. */
     reconcileEveryMinutes: z.coerce.number().int().min(1).max(60).default(2),
     /** Most due PENDING charges the charge sweeper expires per run (SWEEP_MAX_PER_RUN; config.ts default). */
@@ -84,6 +110,10 @@ const stageSchema = z
     topupReturnUrl: z.url({ protocol: /^https$/, error: 'an https:// URL' }).optional(),
   })
   .strict()
+  .refine((c) => c.payoutWorkerReservedConcurrency === undefined || c.payoutWorkerReservedConcurrency >= c.workerMaxConcurrency, {
+    path: ['payoutWorkerReservedConcurrency'],
+    message: 'at least workerMaxConcurrency: the payout queue mapping would invoke more workers than may run, and be throttled',
+  })
   .refine((c) => c.stage !== 'production' || c.alarmEmail !== undefined, {
     path: ['alarmEmail'],
     message:
@@ -91,6 +121,10 @@ const stageSchema = z
   });
 
 export type StageConfig = z.infer<typeof stageSchema>;
+
+/** A function's reserved concurrency as the stage wants it: none when `reserveConcurrency` is off. */
+export const reservedConcurrency = (config: StageConfig, value: number | undefined): number | undefined =>
+  config.reserveConcurrency ? value : undefined;
 
 export const STAGE_CONTEXT_KEYS = Object.keys(stageSchema.shape) as (keyof StageConfig)[];
 

@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import type { DataStore } from './data-store';
 import { grantReadSecrets, grantTable } from './grants';
 import { ServiceFunction } from './service-function';
-import { PAYPAL_BASE_URLS, type StageConfig } from './stage-config';
+import { PAYPAL_BASE_URLS, reservedConcurrency, type StageConfig } from './stage-config';
 
 export const TOPUP_WATCHER_ENTRY = 'functions/topup-watcher/handler.ts';
 export const TOPUP_WATCH_EVERY = Duration.minutes(1);
@@ -52,6 +52,7 @@ export class TopupWatcher extends Construct {
         SOLANA_RPC_URL_SECRET_ARN: data.solanaRpcUrl.secretArn,
         ...topupEnvironment(config, data),
       },
+      reservedConcurrency: reservedConcurrency(config, config.topupWatcherReservedConcurrency),
     });
     // Pending top-ups through GSI1, the lookups, one crediting transaction per payment.
     grantTable(this.fn.role, data.table, ['read', 'write']);

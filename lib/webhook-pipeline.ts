@@ -36,7 +36,7 @@ import { DISPATCH_FILTER_PATTERNS } from '../functions/webhooks/stream-filter';
 import type { DataStore } from './data-store';
 import { grantConsumeQueue, grantReadSecrets, grantSendToQueue, grantTable } from './grants';
 import { ServiceFunction } from './service-function';
-import type { StageConfig } from './stage-config';
+import { reservedConcurrency, type StageConfig } from './stage-config';
 
 export const DISPATCHER_ENTRY = 'functions/webhook-dispatcher/handler.ts';
 export const DELIVERY_ENTRY = 'functions/webhook-delivery/handler.ts';
@@ -127,6 +127,8 @@ export class WebhookPipeline extends Construct {
       timeout: Duration.seconds(30),
       config,
       environment: { TABLE_NAME: data.table.tableName, WEBHOOK_QUEUE_URL: this.queue.queueUrl },
+      // None by default (lib/stage-config.ts): one invocation per stream shard, however many there are.
+      reservedConcurrency: reservedConcurrency(config, config.webhookDispatcherReservedConcurrency),
     });
     // Reads the owners' endpoints (one Query per owner); writes nothing.
     grantTable(this.dispatcher.role, data.table, ['read']);
@@ -157,6 +159,8 @@ export class WebhookPipeline extends Construct {
       description: 'Webhook delivery: signs (Standard Webhooks) and POSTs one event to one endpoint, retries with backoff',
       timeout: DELIVERY_TIMEOUT,
       config,
+      // As many as its queue mapping may run at once (below: maxConcurrency), reserved.
+      reservedConcurrency: reservedConcurrency(config, config.webhookDeliveryConcurrency),
       environment: {
         TABLE_NAME: data.table.tableName,
         WEBHOOK_QUEUE_URL: this.queue.queueUrl,
@@ -177,7 +181,7 @@ export class WebhookPipeline extends Construct {
       eventSourceArn: this.queue.queueArn,
       batchSize: 10,
       reportBatchItemFailures: true,
-      maxConcurrency: 20,
+      maxConcurrency: config.webhookDeliveryConcurrency,
     });
   }
 

@@ -10,6 +10,12 @@ export interface RouteSpec {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
   /** API Gateway route path, `{param}` style; `$default` catches everything unmatched. */
   path: string;
+  /**
+   * No key or signature of ours in front of it: anyone may call it. The stack gives every public
+   * route a throttle of its own (lib/http-api.ts `routeThrottle`), and a test holds every handler
+   * that reads no key to this flag. Mark new consent and x402 routes with it.
+   */
+  public?: true;
   table: readonly TableAccess[];
   /** Sends withdrawals to the payout queue. */
   queue?: boolean;
@@ -25,7 +31,7 @@ export interface RouteSpec {
 }
 
 export const ROUTES: readonly RouteSpec[] = [
-  { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', table: ['write'] },
+  { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: ['write'] },
   { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: ['read', 'write'], approvalSecret: true },
   { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: ['read'] },
   { name: 'get-charge', method: 'GET', path: '/api/v1/agents/charge/{id}', table: ['read'], adminSecret: true },
@@ -53,10 +59,10 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'user-list-topups', method: 'GET', path: '/api/v1/users/me/topups', table: ['read'] },
   { name: 'user-get-topup', method: 'GET', path: '/api/v1/users/me/topups/{id}', table: ['read'] },
   // Public: PayPal's verify-webhook-signature call is what authenticates it.
-  { name: 'paypal-webhook', method: 'POST', path: '/api/v1/paypal/webhooks', table: ['read', 'write'], topups: 'webhook' },
+  { name: 'paypal-webhook', method: 'POST', path: '/api/v1/paypal/webhooks', public: true, table: ['read', 'write'], topups: 'webhook' },
   // The approval page (HTML, docs/approvals.md): the link's token is its only credential.
-  { name: 'approval-page', method: 'GET', path: '/approve/{token}', table: ['read'], approvalSecret: true },
-  { name: 'approval-decide', method: 'POST', path: '/approve/{token}', table: ['read', 'write'], approvalSecret: true },
+  { name: 'approval-page', method: 'GET', path: '/approve/{token}', public: true, table: ['read'], approvalSecret: true },
+  { name: 'approval-decide', method: 'POST', path: '/approve/{token}', public: true, table: ['read', 'write'], approvalSecret: true },
   // Webhooks (docs/webhooks.md): endpoints of agents (a disabled agent too) and of users.
   { name: 'agent-webhooks-create', method: 'POST', path: '/api/v1/agents/webhooks', table: ['read', 'write'], webhookSecrets: true },
   { name: 'agent-webhooks-list', method: 'GET', path: '/api/v1/agents/webhooks', table: ['read'] },
@@ -68,12 +74,12 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'user-webhooks-delete', method: 'DELETE', path: '/api/v1/users/me/webhooks/{id}', table: ['read', 'write'] },
   { name: 'user-webhooks-deliveries', method: 'GET', path: '/api/v1/users/me/webhooks/{id}/deliveries', table: ['read'] },
   { name: 'user-webhooks-test', method: 'POST', path: '/api/v1/users/me/webhooks/{id}/test', table: ['read', 'write'] },
-  { name: 'health', method: 'GET', path: '/health', table: ['read'] },
+  { name: 'health', method: 'GET', path: '/health', public: true, table: ['read'] },
   // Serves docs/openapi.json as committed; touches nothing.
-  { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', table: [] },
+  { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', public: true, table: [] },
   // The remote MCP server runs the agent use cases in-process, so it needs what each of them needs.
   { name: 'mcp', method: 'POST', path: '/mcp', table: ['read', 'write'], queue: true, approvalSecret: true },
-  { name: 'not-found', method: 'ANY', path: '$default', table: [] },
+  { name: 'not-found', method: 'ANY', path: '$default', public: true, table: [] },
 ];
 
 export const handlerEntry = (route: RouteSpec): string => `functions/api/${route.name}.handler.ts`;

@@ -2,7 +2,7 @@
  * The synthesized stack: routes, stage, functions, table, queues, worker, reconciler, sweeper,
  * secrets, environment and alarms. IAM has its own file (iam.test.ts), bundles theirs (bundles.int.test.ts).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
@@ -12,6 +12,7 @@ import { metrics } from '../../functions/observability/metrics';
 import { GSI1, GSI2, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
+import { routeKey } from '../../lib/http-api';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { logicalId, resources, synthesize } from './support';
 
@@ -99,15 +100,102 @@ describe('HTTP API', () => {
 });
 
 describe('HTTP API route throttling', () => {
-  it('throttles the public register route on its own, below the stage, and creates the route before the setting', () => {
-    const [stageId, stage] = ofType('AWS::ApiGatewayV2::Stage')[0] ?? [];
-    expect(config.registerRateLimit).toBeLessThan(config.throttleRateLimit);
-    expect(stage?.Properties?.RouteSettings).toEqual({
-      'POST /api/v1/agents/register': { ThrottlingRateLimit: config.registerRateLimit, ThrottlingBurstLimit: config.registerBurstLimit },
+  const [stageId, stage] = ofType('AWS::ApiGatewayV2::Stage')[0] ?? [];
+  const settings = (stage?.Properties?.RouteSettings ?? {}) as Record<
+    string,
+    { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }
+  >;
+  const publicRoutes = ROUTES.filter((r) => r.public);
+
+  it('throttles every public (unauthenticated) route on its own, below the stage, and nothing else', () => {
+    expect(publicRoutes.map((r) => r.name).sort()).toEqual(
+      ['approval-decide', 'approval-page', 'health', 'not-found', 'openapi', 'paypal-webhook', 'register-agent'].sort(),
+    );
+    expect(Object.keys(settings).sort()).toEqual(publicRoutes.map(routeKey).sort());
+    for (const route of publicRoutes) {
+      const own = settings[routeKey(route)];
+      expect([route.name, own?.ThrottlingRateLimit !== undefined && own.ThrottlingRateLimit < config.throttleRateLimit]).toEqual([
+        route.name,
+        true,
+      ]);
+      expect(own?.ThrottlingBurstLimit).toBeLessThan(config.throttleBurstLimit);
+    }
+    // Registration keeps its own, lower one; the others share the stage's public-route throttle.
+    expect(settings['POST /api/v1/agents/register']).toEqual({
+      ThrottlingRateLimit: config.registerRateLimit,
+      ThrottlingBurstLimit: config.registerBurstLimit,
     });
-    const [registerRouteId] =
-      ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties?.RouteKey === 'POST /api/v1/agents/register') ?? [];
-    expect(all[stageId ?? '']?.DependsOn).toEqual(expect.arrayContaining([registerRouteId]));
+    for (const key of ['GET /approve/{token}', 'POST /approve/{token}', 'POST /api/v1/paypal/webhooks', 'GET /health', '$default']) {
+      expect(settings[key]).toEqual({
+        ThrottlingRateLimit: config.publicRouteRateLimit,
+        ThrottlingBurstLimit: config.publicRouteBurstLimit,
+      });
+    }
+  });
+
+  it('creates each throttled route before the stage that names it (API Gateway refuses settings for a missing route)', () => {
+    for (const route of publicRoutes) {
+      const [routeId] = ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties?.RouteKey === routeKey(route)) ?? [];
+      expect(all[stageId ?? '']?.DependsOn).toEqual(expect.arrayContaining([routeId]));
+    }
+  });
+
+  it('marks public every route whose handler reads no key (so a new consent or x402 route cannot go out unthrottled)', () => {
+    const readsAKey = /authenticate\w*\(|x-agent-key|x-user-key|x-admin-key/;
+    for (const route of ROUTES) {
+      const source = readFileSync(path.join(PROJECT_ROOT, handlerEntry(route)), 'utf8');
+      if (!readsAKey.test(source)) expect([route.name, route.public]).toEqual([route.name, true]);
+    }
+  });
+
+  it('takes the public-route throttle from the stage configuration', () => {
+    const other = synthesize({ publicRouteRateLimit: '3', publicRouteBurstLimit: '6' });
+    const [, otherStage] = Object.entries(resources(other.template)).find(([, r]) => r.Type === 'AWS::ApiGatewayV2::Stage') ?? [];
+    expect((otherStage?.Properties?.RouteSettings as Record<string, unknown>)['GET /health']).toEqual({
+      ThrottlingRateLimit: 3,
+      ThrottlingBurstLimit: 6,
+    });
+  });
+});
+
+describe('reserved concurrency', () => {
+  const reserved = (fn: { fn: { node: { defaultChild?: unknown } } }) => props(fnId(fn)).ReservedConcurrentExecutions;
+
+  it("reserves the payout worker at least its queue mapping's concurrency, the delivery worker its own, and one run for each scheduled function", () => {
+    expect(reserved(pipeline.worker)).toBe(config.workerMaxConcurrency);
+    expect(reserved(stack.webhooks.delivery)).toBe(config.webhookDeliveryConcurrency);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId(stack.webhooks.delivery) },
+      ScalingConfig: { MaximumConcurrency: config.webhookDeliveryConcurrency },
+    });
+    for (const fn of [pipeline.reconciler, sweeper, stack.topupWatcher.fn]) expect(reserved(fn)).toBe(1);
+    // One invocation per stream shard, however many the table has: not capped unless the stage says so.
+    expect(reserved(stack.webhooks.dispatcher)).toBeUndefined();
+    // The API's functions share the unreserved pool.
+    for (const fn of api.functions.values()) expect(reserved(fn)).toBeUndefined();
+  });
+
+  it('follows the stage configuration, and reserves nothing with reserveConcurrency=false (a small account)', () => {
+    const other = synthesize({
+      workerMaxConcurrency: '4',
+      payoutWorkerReservedConcurrency: '6',
+      webhookDeliveryConcurrency: '8',
+      webhookDispatcherReservedConcurrency: '3',
+      sweeperReservedConcurrency: '2',
+    });
+    const otherProps = (fn: { fn: { node: { defaultChild?: unknown } } }) =>
+      resources(other.template)[logicalId(other.stack, fn.fn)]?.Properties?.ReservedConcurrentExecutions;
+    expect(otherProps(other.stack.pipeline.worker)).toBe(6);
+    expect(otherProps(other.stack.webhooks.delivery)).toBe(8);
+    expect(otherProps(other.stack.webhooks.dispatcher)).toBe(3);
+    expect(otherProps(other.stack.sweeper.fn)).toBe(2);
+    expect(() => synthesize({ workerMaxConcurrency: '4', payoutWorkerReservedConcurrency: '3' })).toThrow(
+      /payoutWorkerReservedConcurrency: at least workerMaxConcurrency/,
+    );
+
+    const none = synthesize({ reserveConcurrency: 'false' });
+    const lambdas = Object.values(resources(none.template)).filter((r) => r.Type === 'AWS::Lambda::Function');
+    expect(lambdas.filter((r) => r.Properties?.ReservedConcurrentExecutions !== undefined)).toEqual([]);
   });
 });
 
