@@ -14,6 +14,17 @@ export const SERVICE_NAME = 'agent-payment-service';
  */
 export const STUCK_PAYOUTS_METRIC = 'StuckPayouts';
 /**
+ * Gauge the charge sweeper emits after each run (functions/sweeper/handler.ts): seconds past its
+ * `expiresAt` of the oldest due PENDING charge when the run started (0 when none). lib/monitoring.ts
+ * alarms on it (SweeperLag).
+ */
+export const SWEEPER_LAG_METRIC = 'SweeperLagSeconds';
+/**
+ * Gauge the daily ledger audit emits (functions/ledger-audit/handler.ts): how many problems the
+ * audit found (0 when the ledger holds). No data point for a day is also an alarm: the audit died.
+ */
+export const LEDGER_AUDIT_PROBLEMS_METRIC = 'LedgerAuditProblems';
+/**
  * Counted by a CloudWatch metric filter (lib/monitoring.ts) from the worker's and reconciler's
  * log lines whose `error.name` is a rail error only an operator can cure.
  */

@@ -17,13 +17,21 @@ export interface SweepReport {
   /** Already settled by approve/decline/capture/release in the meantime (the index lags). */
   settled: number;
   failed: number;
+  /**
+   * How long past its `expiresAt` the oldest due charge was when the run started (0 when none was
+   * due): the sweeper's lag. About the schedule's minute when all is well; it grows when the
+   * sweeper falls behind (more due than SWEEP_MAX_PER_RUN) or a charge keeps failing to expire.
+   */
+  lagSeconds: number;
 }
 
 /** Expires every PENDING charge due at `now` (up to SWEEP_MAX_PER_RUN). */
 export async function expireDueCharges(now = new Date()): Promise<SweepReport> {
-  const report: SweepReport = { due: 0, expired: 0, settled: 0, failed: 0 };
+  const report: SweepReport = { due: 0, expired: 0, settled: 0, failed: 0, lagSeconds: 0 };
   const due = await listDuePending(now, config().SWEEP_MAX_PER_RUN);
   report.due = due.length;
+  const oldest = Math.min(...due.map((p) => Date.parse(p.expiresAt)).filter((t) => !Number.isNaN(t)));
+  report.lagSeconds = Number.isFinite(oldest) ? Math.max(0, Math.round((now.getTime() - oldest) / 1000)) : 0;
   for (const pending of due) {
     const { chargeId } = pending;
     try {

@@ -377,8 +377,13 @@ describe('ledger audit', () => {
     // Decline and expiry give the hold back: the audit holds with nothing held.
     expect((await declineCharge(userId, chargeId)).statusCode).toBe(200);
     await pend('held-2');
-    const swept = await expireDueCharges(new Date(Date.now() + 61_000));
+    const sweptAt = new Date(Date.now() + 61_000);
+    const swept = await expireDueCharges(sweptAt);
     expect(swept.expired).toBe(1);
+    // The sweeper's lag (its SweeperLagSeconds gauge): how late the oldest due charge was; none once swept.
+    expect(swept.lagSeconds).toBeGreaterThan(0);
+    expect(swept.lagSeconds).toBeLessThanOrEqual(61);
+    expect((await expireDueCharges(sweptAt)).lagSeconds).toBe(0);
     const after = await runLedgerAudit();
     expect(after.problems).toEqual([]);
     expect(after.currencies.USD).toMatchObject({ userBalances: 5000 - 1100, held: 0, difference: 0 });
