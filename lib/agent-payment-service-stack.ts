@@ -1,13 +1,16 @@
 /**
- * One stack per stage: stateful data, the payout pipeline, the charge sweeper, the HTTP API and the
- * alarms, each its own construct. One stack rather than a stateful/stateless pair keeps deploys atomic and avoids
+ * One stack per stage: stateful data, the payout pipeline, the charge sweeper, the top-up watcher,
+ * the webhook pipeline, the HTTP API, the daily ledger audit and the alarms and dashboard, each its
+ * own construct. One stack rather than a stateful/stateless pair keeps deploys atomic and avoids
  * cross-stack exports; the stateful resources are protected by RETAIN and deletion protection.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ChargeSweeper } from './charge-sweeper';
 import { DataStore } from './data-store';
 import { ServiceHttpApi } from './http-api';
+import { LedgerAudit } from './ledger-audit';
 import { Monitoring } from './monitoring';
 import { PayoutPipeline } from './payout-pipeline';
 import type { StageConfig } from './stage-config';
@@ -28,6 +31,7 @@ export class AgentPaymentServiceStack extends Stack {
   readonly api: ServiceHttpApi;
   readonly monitoring: Monitoring;
   readonly webhooks: WebhookPipeline;
+  readonly ledgerAudit: LedgerAudit;
 
   constructor(scope: Construct, id: string, props: AgentPaymentServiceStackProps) {
     super(scope, id, props);
@@ -39,9 +43,13 @@ export class AgentPaymentServiceStack extends Stack {
     this.topupWatcher = new TopupWatcher(this, 'Topups', { config, data: this.data });
     this.webhooks = new WebhookPipeline(this, 'Webhooks', { config, data: this.data });
     this.api = new ServiceHttpApi(this, 'Http', { config, data: this.data, payoutQueue: this.pipeline.queue });
+    this.ledgerAudit = new LedgerAudit(this, 'LedgerAudit', { config, data: this.data });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
       api: this.api.api,
+      // The stage's access log group (lib/http-api.ts), for the per-route 5xx and the 429 metrics.
+      accessLogs: this.api.node.findChild('AccessLogs') as logs.ILogGroup,
+      table: this.data.table,
       payoutQueue: this.pipeline.queue,
       deadLetterQueue: this.pipeline.deadLetterQueue,
       worker: this.pipeline.worker,
@@ -49,8 +57,10 @@ export class AgentPaymentServiceStack extends Stack {
       sweeper: this.sweeper.fn,
       topupWatcher: this.topupWatcher.fn,
       paypalWebhook: this.api.functions.get('paypal-webhook'),
+      webhooks: this.webhooks,
+      ledgerAudit: this.ledgerAudit.fn,
     });
-    this.webhooks.addAlarms(this.monitoring.topic);
+    this.monitoring.addAlarmsToDashboard(this.webhooks.addAlarms(this.monitoring.topic));
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {
@@ -71,5 +81,6 @@ export class AgentPaymentServiceStack extends Stack {
     new CfnOutput(this, 'WebhookQueueUrl', { value: this.webhooks.queue.queueUrl });
     new CfnOutput(this, 'WebhookStreamFailureQueueUrl', { value: this.webhooks.streamFailureQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
 }

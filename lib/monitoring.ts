@@ -1,61 +1,62 @@
 /**
- * Alarms, all sent to one SNS topic (with an e-mail subscription when `alarmEmail` is set):
- *
- * | alarm | fires when |
- * | --- | --- |
- * | PayoutDlqNotEmpty | any payout message reached the dead-letter queue (a payout gave up after PAYOUT_MAX_RECEIVES tries) |
- * | PayoutQueueBacklog | the oldest payout message has waited 15 minutes (worker behind, throttled or failing) |
- * | PayoutWorkerThrottles | Lambda throttled the payout worker |
- * | PayoutWorkerErrors | the worker threw (a whole batch failed, not one payout) in a 5-minute period |
- * | Api5xxRate | more than `api5xxRatePercent` % of API requests answered 5xx over 5 minutes with at least `api5xxMinRequests` requests (a 5xx is always a bug) |
- * | PayoutsStuckProcessing | the reconciler reported payouts PROCESSING past RECONCILE_PROCESSING_AFTER_SECONDS for 15 minutes |
- * | ReconcilerErrors | the reconciler failed in 2 of the last 3 5-minute periods |
- * | ReconcilerNotRunning | the reconciler was not invoked for 15 minutes (schedule disabled or broken) |
- * | PayoutRailNeedsOperator | a rail reported the platform's own account short of funds or misconfigured |
- * | SweeperErrors | the charge sweeper failed in 2 of the last 3 5-minute periods |
- * | SweeperNotRunning | the charge sweeper was not invoked for 15 minutes (schedule disabled or broken) |
- * | ChargesNotExpiring | the sweeper logged an error (a due charge it could not expire) in each of 3 consecutive 5-minute periods |
+ * Alarms, all sent to one SNS topic (with an e-mail subscription when `alarmEmail` is set), and the
+ * service's CloudWatch dashboard. The alarms are a table (`alarmSpecs`): one entry per alarm, what
+ * it watches, when it fires, what to look at first. The webhook pipeline's own alarms are in
+ * lib/webhook-pipeline.ts (same topic); docs/deploy.md "Alarms" lists them all.
  *
  * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
  * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
  * payout UNCLAIMED), and only a sweep over the table sees it. The metric's contract is in
- * functions/observability/metric-names.ts (STUCK_PAYOUTS_METRIC).
+ * functions/observability/metric-names.ts (STUCK_PAYOUTS_METRIC), like the sweeper's lag and the
+ * daily audit's problems.
  *
- * PayoutRailNeedsOperator counts, from the worker's and reconciler's JSON logs, the two rail
- * errors no retry can cure (functions/rails/errors.ts): PlatformFundsError (top up the hot wallet
- * or the PayPal balance) and RailConfigError (secret, mint or credentials wrong). Payouts wait
- * meanwhile; this says so within minutes instead of when the DLQ fills.
- *
- * ChargesNotExpiring counts the ERROR lines of the sweeper's JSON logs: the sweep survives one
- * charge's failure (functions/use-cases/expiry.ts logs it and goes on), so the function's Errors
- * metric never sees a charge that fails on every run while its hold stays with the user. Three
- * periods in a row: a failure the next run (a minute later) cures pages nobody.
+ * Some metrics come from log lines (metric filters): PayoutRailNeedsOperator counts the two rail
+ * errors no retry can cure in the worker's and reconciler's logs; ChargesNotExpiring the sweeper's
+ * ERROR lines (one charge's failure does not fail the run, so the Errors metric never sees a
+ * charge that fails on every run); UnmatchedTopupPayment money that credits no top-up; and the API
+ * access log gives 5xx per route and the 429s. Why the access log for those two: a route handler
+ * answers its own failures with a 500 (functions/http/handler.ts), so Lambda's Errors metric never
+ * counts them; API Gateway's per-route metrics need detailed metrics (custom metrics billed per
+ * route); and its 4xx metric cannot tell a 429 from a 404. Each access log line carries routeKey and
+ * status. A metric filter's dimensions can only be log fields and the access log has no stage, so
+ * those metric names carry the stage (two stages in one account stay apart).
  */
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ROUTES, type RouteSpec } from '../functions/api/routes';
 import {
+  LEDGER_AUDIT_PROBLEMS_METRIC,
   METRICS_NAMESPACE,
   metricDimensions,
   OPERATOR_RAIL_ERRORS,
   RAIL_NEEDS_OPERATOR_METRIC,
   STUCK_PAYOUTS_METRIC,
+  SWEEPER_LAG_METRIC,
   UNMATCHED_LOG_MESSAGE,
   UNMATCHED_TOPUP_PAYMENTS_METRIC,
 } from '../functions/observability/metric-names';
+import { routeConstructId, routeKey } from './http-api';
 import type { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
+import type { WebhookPipeline } from './webhook-pipeline';
 
 export interface MonitoringProps {
   config: StageConfig;
   api: apigw.IHttpApi;
+  /** The API's access log group: one JSON line per request, with `routeKey` and `status` (lib/http-api.ts). */
+  accessLogs: logs.ILogGroup;
+  /** The routes served (for the money routes' 5xx alarms); ROUTES by default. */
+  routes?: readonly RouteSpec[];
+  table: dynamodb.ITable;
   payoutQueue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
   worker: ServiceFunction;
@@ -64,20 +65,88 @@ export interface MonitoringProps {
   /** Top-ups (docs/topups.md): the watcher, and the webhook route that also credits. */
   topupWatcher?: ServiceFunction;
   paypalWebhook?: ServiceFunction;
+  /** For the dashboard: the webhook queues and functions (their alarms are the pipeline's own). */
+  webhooks?: WebhookPipeline;
+  /** The daily ledger audit (lib/ledger-audit.ts). */
+  ledgerAudit?: ServiceFunction;
+}
+
+/** One alarm: what it watches and when it fires. Unless said otherwise: ≥ threshold, 1 period, missing data not breaching. */
+export interface AlarmSpec {
+  id: string;
+  description: string;
+  metric: cloudwatch.IMetric;
+  threshold: number;
+  comparison?: cloudwatch.ComparisonOperator;
+  evaluationPeriods?: number;
+  datapointsToAlarm?: number;
+  missingData?: cloudwatch.TreatMissingData;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
 /** A withdrawal normally leaves the queue within seconds; one waiting this long is stuck behind something. */
 export const PAYOUT_QUEUE_MAX_AGE = Duration.minutes(15);
+/** The sweeper runs every minute (expiry lags ≤ 60 s by design); five minutes late is behind. */
+export const SWEEPER_MAX_LAG = Duration.minutes(5);
+
+/**
+ * Routes that move money, each with a 5xx alarm of its own: a 5xx there leaves a client unsure
+ * whether money moved (it must retry with its Idempotency-Key), so one is worth a page. By name
+ * (functions/api/routes.ts); a test holds each to an existing route.
+ */
+export const MONEY_ROUTES = [
+  'create-charge',
+  'capture-charge',
+  'release-charge',
+  'refund-charge',
+  'withdraw',
+  'admin-credit-user',
+  'approval-decide',
+  'user-approve-charge',
+  'user-decline-charge',
+  'paypal-webhook',
+] as const;
+
+/** DynamoDB operations the service sends (the throttle alarm sums their ThrottledRequests). */
+const TABLE_OPERATIONS = [
+  dynamodb.Operation.GET_ITEM,
+  dynamodb.Operation.BATCH_GET_ITEM,
+  dynamodb.Operation.QUERY,
+  dynamodb.Operation.SCAN,
+  dynamodb.Operation.PUT_ITEM,
+  dynamodb.Operation.UPDATE_ITEM,
+  dynamodb.Operation.DELETE_ITEM,
+  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+];
+/**
+ * Transaction conflicts: every charge of one payer updates the payer's item (DESIGN §18), so two at
+ * once conflict and one is retried (functions/store/transact.ts). Some are normal; this share of
+ * the transactions, sustained, means one hot item serialises its traffic.
+ */
+export const CONFLICT_RATE_PERCENT = 5;
+/** ...counted only over five minutes with at least this many transactions. */
+export const CONFLICT_MIN_TRANSACTIONS = 100;
+/**
+ * The daily audit's alarm window: a day and two hours of hourly periods, all of which must breach
+ * (missing data breaches). A day's good data point keeps it OK, so a run a few minutes late never
+ * pages; a failed audit pages once the previous day's good point leaves the window (about 2 h);
+ * no data point for 26 h (the audit died, or its schedule did) pages too.
+ */
+export const LEDGER_AUDIT_WINDOW_HOURS = 26;
 
 export { OPERATOR_RAIL_ERRORS, RAIL_NEEDS_OPERATOR_METRIC };
 
 /** ERROR lines in the charge sweeper's log group (a log metric filter; nothing emits it directly). */
 export const SWEEPER_ERROR_LOGS_METRIC = 'SweeperErrorLogs';
+/** 5xx access log lines, per route (dimension routeKey), of one stage. */
+export const api5xxByRouteMetric = (stage: string) => `Api5xxByRoute-${stage}`;
+/** 429 access log lines (throttled by API Gateway) of one stage. */
+export const api429Metric = (stage: string) => `Api429-${stage}`;
 
 export class Monitoring extends Construct {
   readonly topic: sns.Topic;
   readonly alarms: cloudwatch.Alarm[] = [];
+  readonly dashboard: cloudwatch.Dashboard;
   private readonly stage: string;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
@@ -104,192 +173,470 @@ export class Monitoring extends Construct {
     );
     if (config.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
 
-    this.alarm('PayoutDlqNotEmpty', {
-      alarmDescription:
-        'Payout messages are in the dead-letter queue. Each is a payout that failed PAYOUT_MAX_RECEIVES times: inspect and redrive (docs/deploy.md).',
-      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-    });
-
-    this.alarm('PayoutQueueBacklog', {
-      alarmDescription: `The oldest payout message has waited ${PAYOUT_QUEUE_MAX_AGE.toMinutes()} minutes: the worker is not keeping up, is throttled or failing (a withdrawal is waiting).`,
-      metric: props.payoutQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
-      threshold: PAYOUT_QUEUE_MAX_AGE.toSeconds(),
-      evaluationPeriods: 1,
-    });
-
-    this.alarm('PayoutWorkerThrottles', {
-      alarmDescription:
-        'Lambda throttled the payout worker (account or reserved concurrency exhausted): payouts wait. Check the account concurrency and workerMaxConcurrency.',
-      metric: props.worker.fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-    });
-
-    this.alarm('PayoutWorkerErrors', {
-      alarmDescription: 'The payout worker threw (a whole batch failed). See the worker log group.',
-      metric: props.worker.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-    });
-
-    this.alarm('Api5xxRate', {
-      alarmDescription: `More than ${config.api5xxRatePercent}% of API requests answered 5xx over 5 minutes (evaluated from ${config.api5xxMinRequests} requests on).`,
-      metric: new cloudwatch.MathExpression({
-        // Below the floor the rate is 0: a single 5xx among a handful of requests is not a rate.
-        expression: `IF(requests >= ${config.api5xxMinRequests}, 100 * errors / requests, 0)`,
-        usingMetrics: {
-          errors: props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
-          requests: props.api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' }),
-        },
-        label: '5xx %',
-        period: FIVE_MINUTES,
-      }),
-      threshold: config.api5xxRatePercent,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-    });
-
-    this.alarm('PayoutsStuckProcessing', {
-      alarmDescription:
-        'Payouts stay PROCESSING past RECONCILE_PROCESSING_AFTER_SECONDS and the reconciler could not finish them for 15 minutes. Check the reconciler and worker logs, the Solana RPC and PayPal.',
-      metric: new cloudwatch.Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: STUCK_PAYOUTS_METRIC,
-        dimensionsMap: metricDimensions(config.stage),
-        period: FIVE_MINUTES,
-        statistic: 'Maximum',
-      }),
-      threshold: 1,
-      evaluationPeriods: 3,
-    });
-
-    this.alarm('ReconcilerErrors', {
-      alarmDescription: 'The payout reconciler failed in 2 of the last 3 five-minute periods.',
-      metric: props.reconciler.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
-      threshold: 1,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
-
-    this.alarm('ReconcilerNotRunning', {
-      alarmDescription: 'The payout reconciler has not run for 15 minutes: its schedule is disabled or broken.',
-      metric: props.reconciler.fn.metricInvocations({ period: Duration.minutes(15), statistic: 'Sum' }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      // No invocations means no data points at all: that is exactly the failure.
-      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-    });
-
-    const pattern = logs.FilterPattern.any(
-      ...OPERATOR_RAIL_ERRORS.map((name) => logs.FilterPattern.stringValue('$.error.name', '=', name)),
-    );
-    this.logAlarm('PayoutRailNeedsOperator', {
-      filters: [props.worker, props.reconciler].map((fn) => ({ id: `${fn.node.id}RailNeedsOperator`, logGroup: fn.logGroup })),
-      pattern,
-      metricName: RAIL_NEEDS_OPERATOR_METRIC,
-      evaluationPeriods: 1,
-      description:
-        "A payout rail reported PlatformFundsError (top up the hot wallet's SOL/USDC or the PayPal balance), RailConfigError (rail secret, USDC mint or PayPal credentials wrong) or RailAmbiguousAnswerError (PayPal answered in a way that does not say whether a payout exists: look the batch up by its sender_batch_id = payoutId). Payouts wait until it is fixed.",
-    });
-    this.alarm('SweeperErrors', {
-      alarmDescription:
-        'The charge sweeper failed in 2 of the last 3 five-minute periods: due PENDING charges are not expiring (holds stay). See its log group.',
-      metric: props.sweeper.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
-      threshold: 1,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
-
-    this.alarm('SweeperNotRunning', {
-      alarmDescription:
-        'The charge sweeper has not run for 15 minutes: its schedule is disabled or broken (due PENDING charges keep their holds).',
-      metric: props.sweeper.fn.metricInvocations({ period: Duration.minutes(15), statistic: 'Sum' }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-    });
-
-    this.logAlarm('ChargesNotExpiring', {
-      filters: [{ id: 'SweeperErrorLogs', logGroup: props.sweeper.logGroup }],
-      pattern: logs.FilterPattern.stringValue('$.level', '=', 'ERROR'),
-      metricName: SWEEPER_ERROR_LOGS_METRIC,
-      evaluationPeriods: 3,
-      description:
-        'The charge sweeper logged errors for 15 minutes in a row: a due PENDING charge fails to expire on every run and its hold stays with the user. Look for "could not expire a pending charge" in its log group.',
-    });
-
-    if (props.topupWatcher) this.topupAlarms(props.topupWatcher, props.paypalWebhook);
+    this.logMetricFilters(props);
+    for (const spec of this.alarmSpecs(props)) this.alarm(spec);
+    this.dashboard = this.buildDashboard(props);
   }
 
-  /** The watcher's alarms, as the reconciler's (errors, not running), plus money that matched no top-up. */
-  private topupAlarms(watcher: ServiceFunction, webhook: ServiceFunction | undefined): void {
-    this.alarm('TopupWatcherErrors', {
-      alarmDescription:
-        'The top-up watcher failed in 2 of the last 3 five-minute periods: USDC deposits are not credited. See its log group.',
-      metric: watcher.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+  /** Every alarm of this construct, in the order of docs/deploy.md's table. */
+  private alarmSpecs(props: MonitoringProps): AlarmSpec[] {
+    const { config } = props;
+    const five = { period: FIVE_MINUTES, statistic: 'Sum' } as const;
+    const serviceMetric = (metricName: string, statistic: string, period = FIVE_MINUTES) =>
+      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: metricDimensions(config.stage), period, statistic });
+    const logMetric = (metricName: string) =>
+      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { stage: config.stage }, ...five });
+    const notRunning = (fn: ServiceFunction) => ({
+      metric: fn.fn.metricInvocations({ period: Duration.minutes(15), statistic: 'Sum' }),
+      threshold: 1,
+      comparison: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      // No invocations means no data points at all: that is exactly the failure.
+      missingData: cloudwatch.TreatMissingData.BREACHING,
+    });
+    const repeatedErrors = (fn: ServiceFunction) => ({
+      metric: fn.fn.metricErrors(five),
       threshold: 1,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
     });
-    this.alarm('TopupWatcherNotRunning', {
-      alarmDescription: 'The top-up watcher has not run for 15 minutes: its schedule is disabled or broken (top-ups are not credited).',
-      metric: watcher.fn.metricInvocations({ period: Duration.minutes(15), statistic: 'Sum' }),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    const requests = props.api.metricCount(five);
+    const routes = props.routes ?? ROUTES;
+
+    const specs: AlarmSpec[] = [
+      // Payouts.
+      {
+        id: 'PayoutDlqNotEmpty',
+        description:
+          'Payout messages are in the dead-letter queue. Each is a payout that failed PAYOUT_MAX_RECEIVES times: inspect and redrive (docs/deploy.md).',
+        metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        threshold: 1,
+      },
+      {
+        id: 'PayoutQueueBacklog',
+        description: `The oldest payout message has waited ${PAYOUT_QUEUE_MAX_AGE.toMinutes()} minutes: the worker is not keeping up, is throttled or failing (a withdrawal is waiting).`,
+        metric: props.payoutQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        threshold: PAYOUT_QUEUE_MAX_AGE.toSeconds(),
+      },
+      {
+        id: 'PayoutWorkerThrottles',
+        description:
+          'Lambda throttled the payout worker (account or reserved concurrency exhausted): payouts wait. Check the account concurrency and workerMaxConcurrency.',
+        metric: props.worker.fn.metricThrottles(five),
+        threshold: 1,
+      },
+      {
+        id: 'PayoutWorkerErrors',
+        description: 'The payout worker threw (a whole batch failed). See the worker log group.',
+        metric: props.worker.fn.metricErrors(five),
+        threshold: 1,
+      },
+      // The API.
+      {
+        id: 'Api5xxRate',
+        description: `More than ${config.api5xxRatePercent}% of API requests answered 5xx over 5 minutes (evaluated from ${config.api5xxMinRequests} requests on).`,
+        metric: new cloudwatch.MathExpression({
+          // Below the floor the rate is 0: a single 5xx among a handful of requests is not a rate.
+          expression: `IF(requests >= ${config.api5xxMinRequests}, 100 * errors / requests, 0)`,
+          usingMetrics: { errors: props.api.metricServerError(five), requests },
+          label: '5xx %',
+          period: FIVE_MINUTES,
+        }),
+        threshold: config.api5xxRatePercent,
+        comparison: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      },
+      ...MONEY_ROUTES.map((name): AlarmSpec => {
+        const route = routes.find((r) => r.name === name);
+        if (!route) throw new Error(`MONEY_ROUTES names ${name}, which is not a route`);
+        return {
+          id: `Route5xx${routeConstructId(route)}`,
+          description: `${routeKey(route)} answered 5xx (access log): a client may not know whether money moved. See the route's log group and the access log.`,
+          metric: this.route5xxMetric(routeKey(route)),
+          threshold: 1,
+        };
+      }),
+      {
+        id: 'Api429Rate',
+        description: `More than ${config.api429RatePercent}% of API requests were throttled (429) over 5 minutes (evaluated from ${config.api5xxMinRequests} requests on): clients are turned away. Compare with the stage and route throttles (docs/deploy.md).`,
+        metric: new cloudwatch.MathExpression({
+          expression: `IF(requests >= ${config.api5xxMinRequests}, 100 * throttled / requests, 0)`,
+          usingMetrics: {
+            throttled: new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: api429Metric(config.stage), ...five }),
+            requests,
+          },
+          label: '429 %',
+          period: FIVE_MINUTES,
+        }),
+        threshold: config.api429RatePercent,
+        comparison: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      },
+      // The table.
+      {
+        id: 'DynamoDbThrottles',
+        description:
+          'DynamoDB throttled requests to the table in 2 of the last 3 five-minute periods (on demand: a partition over its limit, or traffic past twice its previous peak). Requests answer 503 once the SDK retries run out.',
+        metric: props.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: FIVE_MINUTES }),
+        threshold: 1,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+      },
+      {
+        id: 'DynamoDbTransactionConflicts',
+        description: `More than ${CONFLICT_RATE_PERCENT}% of the table's transactions met a conflict in 2 of the last 3 five-minute periods (from ${CONFLICT_MIN_TRANSACTIONS} transactions on): one hot item (a payer, an agent) serialises its traffic (DESIGN 18).`,
+        metric: new cloudwatch.MathExpression({
+          expression: `IF(transactions >= ${CONFLICT_MIN_TRANSACTIONS}, 100 * conflicts / transactions, 0)`,
+          usingMetrics: {
+            conflicts: new cloudwatch.Metric({
+              namespace: 'AWS/DynamoDB',
+              metricName: 'TransactionConflict',
+              dimensionsMap: { TableName: props.table.tableName },
+              ...five,
+            }),
+            // Every successful request has a latency sample: their count is the transactions that went through.
+            transactions: new cloudwatch.Metric({
+              namespace: 'AWS/DynamoDB',
+              metricName: 'SuccessfulRequestLatency',
+              dimensionsMap: { TableName: props.table.tableName, Operation: dynamodb.Operation.TRANSACT_WRITE_ITEMS },
+              period: FIVE_MINUTES,
+              statistic: 'SampleCount',
+            }),
+          },
+          label: 'conflicts %',
+          period: FIVE_MINUTES,
+        }),
+        threshold: CONFLICT_RATE_PERCENT,
+        comparison: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+      },
+      // The reconciler.
+      {
+        id: 'PayoutsStuckProcessing',
+        description:
+          'Payouts stay PROCESSING past RECONCILE_PROCESSING_AFTER_SECONDS and the reconciler could not finish them for 15 minutes. Check the reconciler and worker logs, the Solana RPC and PayPal.',
+        metric: serviceMetric(STUCK_PAYOUTS_METRIC, 'Maximum'),
+        threshold: 1,
+        evaluationPeriods: 3,
+      },
+      {
+        id: 'ReconcilerErrors',
+        description: 'The payout reconciler failed in 2 of the last 3 five-minute periods.',
+        ...repeatedErrors(props.reconciler),
+      },
+      {
+        id: 'ReconcilerNotRunning',
+        description: 'The payout reconciler has not run for 15 minutes: its schedule is disabled or broken.',
+        ...notRunning(props.reconciler),
+      },
+      {
+        id: 'PayoutRailNeedsOperator',
+        description:
+          "A payout rail reported PlatformFundsError (top up the hot wallet's SOL/USDC or the PayPal balance), RailConfigError (rail secret, USDC mint or PayPal credentials wrong) or RailAmbiguousAnswerError (PayPal answered in a way that does not say whether a payout exists: look the batch up by its sender_batch_id = payoutId). Payouts wait until it is fixed.",
+        metric: logMetric(RAIL_NEEDS_OPERATOR_METRIC),
+        threshold: 1,
+      },
+      // The charge sweeper.
+      {
+        id: 'SweeperErrors',
+        description:
+          'The charge sweeper failed in 2 of the last 3 five-minute periods: due PENDING charges are not expiring (holds stay). See its log group.',
+        ...repeatedErrors(props.sweeper),
+      },
+      {
+        id: 'SweeperNotRunning',
+        description:
+          'The charge sweeper has not run for 15 minutes: its schedule is disabled or broken (due PENDING charges keep their holds).',
+        ...notRunning(props.sweeper),
+      },
+      {
+        id: 'ChargesNotExpiring',
+        description:
+          'The charge sweeper logged errors for 15 minutes in a row: a due PENDING charge fails to expire on every run and its hold stays with the user. Look for "could not expire a pending charge" in its log group.',
+        metric: logMetric(SWEEPER_ERROR_LOGS_METRIC),
+        threshold: 1,
+        evaluationPeriods: 3,
+      },
+      {
+        id: 'SweeperLag',
+        description: `The oldest due PENDING charge was ${SWEEPER_MAX_LAG.toMinutes()} minutes past its expiresAt when a sweep started (SweeperLagSeconds): the sweeper is behind (more due than sweepMaxPerRun) or a charge keeps failing to expire; holds wait.`,
+        metric: serviceMetric(SWEEPER_LAG_METRIC, 'Maximum'),
+        threshold: SWEEPER_MAX_LAG.toSeconds(),
+      },
+    ];
+
+    if (props.topupWatcher) {
+      specs.push(
+        {
+          id: 'TopupWatcherErrors',
+          description:
+            'The top-up watcher failed in 2 of the last 3 five-minute periods: USDC deposits are not credited. See its log group.',
+          ...repeatedErrors(props.topupWatcher),
+        },
+        {
+          id: 'TopupWatcherNotRunning',
+          description: 'The top-up watcher has not run for 15 minutes: its schedule is disabled or broken (top-ups are not credited).',
+          ...notRunning(props.topupWatcher),
+        },
+        {
+          id: 'UnmatchedTopupPayment',
+          description:
+            'Money reached the platform that credits no top-up (no or an expired reference, a wrong mint, a second payment, a capture after expiry). It is recorded as an UNMATCHED#<signature> item: refund or credit it by hand (docs/topups.md).',
+          metric: logMetric(UNMATCHED_TOPUP_PAYMENTS_METRIC),
+          threshold: 1,
+        },
+      );
+    }
+
+    if (props.ledgerAudit) {
+      specs.push({
+        id: 'LedgerAuditFails',
+        description: `The daily ledger audit found the ledger does not hold (LedgerAuditProblems > 0: its ERROR log line names the problems), or has not reported for ${LEDGER_AUDIT_WINDOW_HOURS} hours (it died or its schedule is off). Run npm run audit against the table, docs/deploy.md.`,
+        metric: serviceMetric(LEDGER_AUDIT_PROBLEMS_METRIC, 'Maximum', Duration.hours(1)),
+        threshold: 1,
+        evaluationPeriods: LEDGER_AUDIT_WINDOW_HOURS,
+        datapointsToAlarm: LEDGER_AUDIT_WINDOW_HOURS,
+        missingData: cloudwatch.TreatMissingData.BREACHING,
+      });
+    }
+    return specs;
+  }
+
+  /** The metric filters behind the log-derived metrics (construct ids kept: they name the filters). */
+  private logMetricFilters(props: MonitoringProps): void {
+    const railPattern = logs.FilterPattern.any(
+      ...OPERATOR_RAIL_ERRORS.map((name) => logs.FilterPattern.stringValue('$.error.name', '=', name)),
+    );
+    for (const fn of [props.worker, props.reconciler]) {
+      this.stageFilter(`${fn.node.id}RailNeedsOperator`, fn.logGroup, railPattern, RAIL_NEEDS_OPERATOR_METRIC);
+    }
+    this.stageFilter(
+      'SweeperErrorLogs',
+      props.sweeper.logGroup,
+      logs.FilterPattern.stringValue('$.level', '=', 'ERROR'),
+      SWEEPER_ERROR_LOGS_METRIC,
+    );
+    if (props.topupWatcher) {
+      for (const fn of [props.topupWatcher, ...(props.paypalWebhook ? [props.paypalWebhook] : [])]) {
+        this.stageFilter(
+          `${fn.node.id}UnmatchedTopupPayments`,
+          fn.logGroup,
+          logs.FilterPattern.stringValue('$.message', '=', UNMATCHED_LOG_MESSAGE),
+          UNMATCHED_TOPUP_PAYMENTS_METRIC,
+        );
+      }
+    }
+    // The access log: status is a JSON string there ("503"), hence the string patterns.
+    new logs.MetricFilter(this, 'Api5xxByRoute', {
+      logGroup: props.accessLogs,
+      filterPattern: logs.FilterPattern.stringValue('$.status', '=', '5*'),
+      metricNamespace: METRICS_NAMESPACE,
+      metricName: api5xxByRouteMetric(props.config.stage),
+      metricValue: '1',
+      dimensions: { routeKey: '$.routeKey' },
     });
-    this.logAlarm('UnmatchedTopupPayment', {
-      filters: [watcher, ...(webhook ? [webhook] : [])].map((fn) => ({ id: `${fn.node.id}UnmatchedTopupPayments`, logGroup: fn.logGroup })),
-      pattern: logs.FilterPattern.stringValue('$.message', '=', UNMATCHED_LOG_MESSAGE),
-      metricName: UNMATCHED_TOPUP_PAYMENTS_METRIC,
-      evaluationPeriods: 1,
-      description:
-        'Money reached the platform that credits no top-up (no or an expired reference, a wrong mint, a second payment, a capture after expiry). It is recorded as an UNMATCHED#<signature> item: refund or credit it by hand (docs/topups.md).',
+    new logs.MetricFilter(this, 'Api429', {
+      logGroup: props.accessLogs,
+      filterPattern: logs.FilterPattern.stringValue('$.status', '=', '429'),
+      metricNamespace: METRICS_NAMESPACE,
+      metricName: api429Metric(props.config.stage),
+      metricValue: '1',
+    });
+  }
+
+  /** A metric filter counting matching lines of a service log group into one metric per stage (every line carries it). */
+  private stageFilter(id: string, logGroup: logs.ILogGroup, pattern: logs.IFilterPattern, metricName: string): void {
+    new logs.MetricFilter(this, id, {
+      logGroup,
+      filterPattern: pattern,
+      metricNamespace: METRICS_NAMESPACE,
+      metricName,
+      metricValue: '1',
+      // Every log line carries the stage (functions/observability/logger.ts).
+      dimensions: { stage: '$.stage' },
+    });
+  }
+
+  private route5xxMetric(key: string, period = FIVE_MINUTES): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: api5xxByRouteMetric(this.stage),
+      dimensionsMap: { routeKey: key },
+      period,
+      statistic: 'Sum',
     });
   }
 
   /**
-   * An alarm on log lines: a metric filter per log group counting matching lines into one metric
-   * (per stage), and an alarm when any five-minute period of `evaluationPeriods` in a row has one.
+   * The golden signals on one page: latency (p50, p99), traffic, errors (5xx, 5xx per money route,
+   * 429, function errors) and saturation (throttles of Lambda and DynamoDB, transaction
+   * conflicts, queue depths and ages, the stream iterator, the sweeper's lag), then every alarm.
    */
-  private logAlarm(
-    id: string,
-    opts: {
-      filters: { id: string; logGroup: logs.ILogGroup }[];
-      pattern: logs.IFilterPattern;
-      metricName: string;
-      evaluationPeriods: number;
-      description: string;
-    },
-  ): void {
-    for (const filter of opts.filters) {
-      new logs.MetricFilter(this, filter.id, {
-        logGroup: filter.logGroup,
-        filterPattern: opts.pattern,
-        metricNamespace: METRICS_NAMESPACE,
-        metricName: opts.metricName,
-        metricValue: '1',
-        // Every log line carries the stage (functions/observability/logger.ts).
-        dimensions: { stage: '$.stage' },
-      });
-    }
-    this.alarm(id, {
-      alarmDescription: opts.description,
-      metric: new cloudwatch.Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: opts.metricName,
-        dimensionsMap: { stage: this.stage },
-        period: FIVE_MINUTES,
-        statistic: 'Sum',
-      }),
-      threshold: 1,
-      evaluationPeriods: opts.evaluationPeriods,
+  private buildDashboard(props: MonitoringProps): cloudwatch.Dashboard {
+    const minute = Duration.minutes(1);
+    const sum = { period: minute, statistic: 'Sum' } as const;
+    const max = { period: minute, statistic: 'Maximum' } as const;
+    const graph = (title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = [], width = 8) =>
+      new cloudwatch.GraphWidget({ title, left, right, width, height: 6 });
+    const routes = props.routes ?? ROUTES;
+    const webhooks = props.webhooks;
+    const background: [string, ServiceFunction | undefined][] = [
+      ['payout worker', props.worker],
+      ['reconciler', props.reconciler],
+      ['sweeper', props.sweeper],
+      ['top-up watcher', props.topupWatcher],
+      ['webhook dispatcher', webhooks?.dispatcher],
+      ['webhook delivery', webhooks?.delivery],
+      ['ledger audit', props.ledgerAudit],
+    ];
+    const functions = background.filter((entry): entry is [string, ServiceFunction] => entry[1] !== undefined);
+    const queueDepth = (label: string, queue: sqs.IQueue) => queue.metricApproximateNumberOfMessagesVisible({ ...max, label });
+    const queueAge = (label: string, queue: sqs.IQueue) => queue.metricApproximateAgeOfOldestMessage({ ...max, label });
+
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: `agent-payment-service-${props.config.stage}`,
+      defaultInterval: Duration.hours(3),
     });
+    dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown: `# Agent Payment Service (${props.config.stage})\nGolden signals: latency, traffic, errors, saturation. Alarms at the bottom; runbooks in docs/deploy.md.`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    dashboard.addWidgets(
+      graph('Latency (ms)', [
+        props.api.metricLatency({ period: minute, statistic: 'p50', label: 'API p50' }),
+        props.api.metricLatency({ period: minute, statistic: 'p99', label: 'API p99' }),
+        new cloudwatch.Metric({
+          namespace: 'AWS/ApiGateway',
+          metricName: 'IntegrationLatency',
+          dimensionsMap: { ApiId: props.api.apiId },
+          period: minute,
+          statistic: 'p99',
+          label: 'integration p99',
+        }),
+      ]),
+      graph(
+        'Traffic (requests/min)',
+        [props.api.metricCount({ ...sum, label: 'API requests' })],
+        [
+          props.worker.fn.metricInvocations({ ...sum, label: 'payout worker invocations' }),
+          ...(webhooks ? [webhooks.delivery.fn.metricInvocations({ ...sum, label: 'webhook delivery invocations' })] : []),
+        ],
+      ),
+      graph('API errors', [
+        props.api.metricServerError({ ...sum, label: '5xx' }),
+        props.api.metricClientError({ ...sum, label: '4xx' }),
+        new cloudwatch.Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: api429Metric(props.config.stage),
+          ...sum,
+          label: '429 (throttled)',
+        }),
+      ]),
+    );
+    dashboard.addWidgets(
+      graph(
+        '5xx by money route',
+        MONEY_ROUTES.flatMap((name) => {
+          const route = routes.find((r) => r.name === name);
+          return route ? [this.route5xxMetric(routeKey(route), minute).with({ label: routeKey(route) })] : [];
+        }),
+        [],
+        12,
+      ),
+      graph(
+        'Function errors',
+        functions.map(([label, fn]) => fn.fn.metricErrors({ ...sum, label })),
+        [],
+        12,
+      ),
+    );
+    dashboard.addWidgets(
+      graph(
+        'Saturation: throttles',
+        [
+          ...functions.map(([label, fn]) => fn.fn.metricThrottles({ ...sum, label: `${label} throttled` })),
+          props.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: minute }),
+        ],
+        [
+          new cloudwatch.Metric({
+            namespace: 'AWS/DynamoDB',
+            metricName: 'TransactionConflict',
+            dimensionsMap: { TableName: props.table.tableName },
+            ...sum,
+            label: 'transaction conflicts',
+          }),
+        ],
+      ),
+      graph(
+        'Saturation: queue depths',
+        [
+          queueDepth('payout queue', props.payoutQueue),
+          queueDepth('payout DLQ', props.deadLetterQueue),
+          ...(webhooks
+            ? [
+                queueDepth('webhook queue', webhooks.queue),
+                queueDepth('webhook DLQ', webhooks.deadLetterQueue),
+                queueDepth('stream failures', webhooks.streamFailureQueue),
+              ]
+            : []),
+        ],
+        [
+          new cloudwatch.Metric({
+            namespace: 'AWS/Lambda',
+            metricName: 'ConcurrentExecutions',
+            period: minute,
+            statistic: 'Maximum',
+            label: 'account concurrent executions',
+          }),
+        ],
+      ),
+      graph(
+        'Saturation: waiting (s)',
+        [
+          queueAge('oldest payout message', props.payoutQueue),
+          ...(webhooks ? [queueAge('oldest webhook message', webhooks.queue)] : []),
+          new cloudwatch.Metric({
+            namespace: METRICS_NAMESPACE,
+            metricName: SWEEPER_LAG_METRIC,
+            dimensionsMap: metricDimensions(props.config.stage),
+            ...max,
+            label: 'sweeper lag',
+          }),
+        ],
+        webhooks
+          ? [
+              new cloudwatch.MathExpression({
+                expression: 'age / 1000',
+                usingMetrics: {
+                  age: new cloudwatch.Metric({
+                    namespace: 'AWS/Lambda',
+                    metricName: 'IteratorAge',
+                    dimensionsMap: { FunctionName: webhooks.dispatcher.fn.functionName },
+                    ...max,
+                  }),
+                },
+                label: 'dispatcher behind the stream',
+                period: minute,
+              }),
+            ]
+          : [],
+      ),
+    );
+    return dashboard;
+  }
+
+  /** Adds the alarm status of every alarm given (this construct's and others', e.g. the webhook pipeline's) to the dashboard. */
+  addAlarmsToDashboard(alarms: readonly cloudwatch.IAlarm[]): void {
+    this.dashboard.addWidgets(
+      new cloudwatch.AlarmStatusWidget({
+        title: 'Alarms',
+        alarms: [...this.alarms, ...alarms],
+        width: 24,
+        height: 6,
+        sortBy: cloudwatch.AlarmStatusWidgetSortBy.STATE_UPDATED_TIMESTAMP,
+      }),
+    );
   }
 
   /** ARN of this stage's alarm `id` (`*` for all of them). */
@@ -306,12 +653,16 @@ export class Monitoring extends Construct {
     return `agent-payment-service-${this.stage}-${id}`;
   }
 
-  private alarm(id: string, props: Omit<cloudwatch.AlarmProps, 'actionsEnabled'>): cloudwatch.Alarm {
-    const alarm = new cloudwatch.Alarm(this, id, {
-      alarmName: this.alarmName(id),
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      ...props,
+  private alarm(spec: AlarmSpec): cloudwatch.Alarm {
+    const alarm = new cloudwatch.Alarm(this, spec.id, {
+      alarmName: this.alarmName(spec.id),
+      alarmDescription: spec.description,
+      metric: spec.metric,
+      threshold: spec.threshold,
+      comparisonOperator: spec.comparison ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: spec.evaluationPeriods ?? 1,
+      ...(spec.datapointsToAlarm !== undefined ? { datapointsToAlarm: spec.datapointsToAlarm } : {}),
+      treatMissingData: spec.missingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     const action = new actions.SnsAction(this.topic);
     alarm.addAlarmAction(action);

@@ -62,8 +62,10 @@ const stageSchema = z
       .optional(),
     /** Alarm when more than this percentage of API requests answer 5xx over 5 minutes. */
     api5xxRatePercent: z.coerce.number().positive().max(100).default(1),
-    /** ...but only over 5 minutes with at least this many requests: one 5xx of 1 request at 3 a.m. pages nobody. */
+    /** ...but only over 5 minutes with at least this many requests: one 5xx of 1 request at 3 a.m. pages nobody (the 429 rate alarm too). */
     api5xxMinRequests: z.coerce.number().int().min(1).default(20),
+    /** Alarm when more than this percentage of API requests are throttled (429) over 5 minutes. */
+    api429RatePercent: z.coerce.number().positive().max(100).default(5),
     logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
     logRetentionDays: z.coerce
       .number()
@@ -93,6 +95,8 @@ const stageSchema = z
     reconcilerReservedConcurrency: z.coerce.number().int().min(1).max(10).default(1),
     sweeperReservedConcurrency: z.coerce.number().int().min(1).max(10).default(1),
     topupWatcherReservedConcurrency: z.coerce.number().int().min(1).max(10).default(1),
+    /** The hour (UTC) the daily ledger audit runs (lib/ledger-audit.ts): pick the quietest, money moving during a scan is noise. */
+    ledgerAuditHourUtc: z.coerce.number().int().min(0).max(23).default(3),
     /** How often the reconciler sweeps. */
     reconcileEveryMinutes: z.coerce.number().int().min(1).max(60).default(2),
     /** Most due PENDING charges the charge sweeper expires per run (SWEEP_MAX_PER_RUN; config.ts default). */

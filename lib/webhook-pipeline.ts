@@ -51,6 +51,14 @@ export const STREAM_RETRY_ATTEMPTS = 50;
 /** Older records are given up on (to the failure queue) rather than retried further: an hour's outage, not the stream's 24 h. */
 export const STREAM_MAX_RECORD_AGE = Duration.hours(1);
 
+/**
+ * The delivery queue's oldest message may wait this long before WebhookQueueAge fires. A fresh
+ * message waits milliseconds; a retried one counts from its first send (its first delays are 5 s
+ * and 5 min) until its third receive, after which SQS leaves it out of the age: so more than the
+ * schedule's first steps, and what the payout queue is given.
+ */
+export const DELIVERY_QUEUE_MAX_AGE = Duration.minutes(15);
+
 /** The encryption context key every webhook secret is sealed with (store/webhook-secret.ts). */
 export const WEBHOOK_SECRET_CONTEXT = { 'kms:EncryptionContext:service': 'agent-payment-service' };
 
@@ -219,6 +227,12 @@ export class WebhookPipeline extends Construct {
           statistic: 'Maximum',
         }),
         threshold: 300_000,
+        evaluationPeriods: 1,
+      }),
+      this.alarm('WebhookQueueAge', {
+        alarmDescription: `The oldest webhook delivery message has waited ${DELIVERY_QUEUE_MAX_AGE.toMinutes()} minutes: the delivery worker is not taking new messages (throttled, failing or at its concurrency). A retrying message drops out of this age after its third receive.`,
+        metric: this.queue.metricApproximateAgeOfOldestMessage({ period: five, statistic: 'Maximum' }),
+        threshold: DELIVERY_QUEUE_MAX_AGE.toSeconds(),
         evaluationPeriods: 1,
       }),
       this.alarm('WebhookDeliveryErrors', {

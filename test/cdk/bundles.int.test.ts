@@ -16,6 +16,7 @@ import { ensureTable } from '../../bin/local/table';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { esbuildOptions, sourceMapDir } from '../../lib/bundling';
 import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
+import { LEDGER_AUDIT_ENTRY } from '../../lib/ledger-audit';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { ServiceFunction } from '../../lib/service-function';
 import { parseStageConfig } from '../../lib/stage-config';
@@ -61,6 +62,7 @@ const entries = [
   { name: 'topup-watcher', entry: TOPUP_WATCHER_ENTRY, rails: false },
   { name: 'webhook-dispatcher', entry: DISPATCHER_ENTRY, rails: false },
   { name: 'webhook-delivery', entry: DELIVERY_ENTRY, rails: false },
+  { name: 'ledger-audit', entry: LEDGER_AUDIT_ENTRY, rails: false },
 ];
 let built: Map<string, Built>;
 

@@ -27,6 +27,7 @@ type Grant =
   | 'paypal-credentials-and-webhook-id'
   | 'rpc-url-and-paypal-credentials'
   | 'table-stream'
+  | 'table-scan'
   | 'webhook-and-stream-failure-queue-send'
   | 'webhook-queue-consume'
   | 'webhook-key-encrypt'
@@ -77,6 +78,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'paypal-webhook': ['logs', 'table-read', 'table-write', 'paypal-credentials-and-webhook-id'],
   // Reads the chain (the RPC URL secret) and drives PayPal orders; never the hot wallet.
   'topup-watcher': ['logs', 'table-read', 'table-write', 'rpc-url-and-paypal-credentials'],
+  // The daily audit reads the whole table: the one Scan grant (the table itself, no index), and no write.
+  'ledger-audit': ['logs', 'table-read', 'table-scan'],
   // Webhooks: only the create routes seal secrets (Encrypt), only the delivery worker opens them (Decrypt).
   'agent-webhooks-create': ['logs', 'table-read', 'table-write', 'webhook-key-encrypt'],
   'agent-webhooks-list': ['logs', 'table-read'],
@@ -119,6 +122,8 @@ function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; reso
         actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
         resources: [table, { 'Fn::Join': ['', [table, '/index/GSI1']] }, { 'Fn::Join': ['', [table, '/index/GSI2']] }],
       };
+    case 'table-scan':
+      return { actions: ['dynamodb:Scan'], resources: [table] };
     case 'table-write':
       return {
         actions: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
@@ -218,6 +223,7 @@ const functions: [string, ServiceFunction][] = [
   ['topup-watcher', stack.topupWatcher.fn],
   ['webhook-dispatcher', stack.webhooks.dispatcher],
   ['webhook-delivery', stack.webhooks.delivery],
+  ['ledger-audit', stack.ledgerAudit.fn],
 ];
 
 describe('IAM', () => {
@@ -262,6 +268,13 @@ describe('IAM', () => {
     });
     expect(role.Policies).toBeUndefined();
     expect(role.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it('lets only the daily ledger audit Scan the table', () => {
+    const scanners = Object.values(all).filter(
+      (r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes('dynamodb:Scan'),
+    );
+    expect(scanners.map((p) => p.Properties?.Roles)).toEqual([[{ Ref: logicalId(stack, stack.ledgerAudit.fn.role) }]]);
   });
 
   it('has no managed policy and no X-Ray grant (tracing is off: docs/deploy.md)', () => {

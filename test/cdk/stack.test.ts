@@ -7,12 +7,19 @@ import * as path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { config as readConfig, resetForTests } from '../../functions/config';
-import { METRICS_NAMESPACE, STUCK_PAYOUTS_METRIC } from '../../functions/observability/metric-names';
+import {
+  LEDGER_AUDIT_PROBLEMS_METRIC,
+  METRICS_NAMESPACE,
+  STUCK_PAYOUTS_METRIC,
+  SWEEPER_LAG_METRIC,
+} from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
 import { GSI1, GSI2, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
-import { routeKey } from '../../lib/http-api';
+import { routeConstructId, routeKey } from '../../lib/http-api';
+import { LEDGER_AUDIT_ENTRY } from '../../lib/ledger-audit';
+import { LEDGER_AUDIT_WINDOW_HOURS, MONEY_ROUTES, SWEEPER_MAX_LAG } from '../../lib/monitoring';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { logicalId, resources, synthesize } from './support';
 
@@ -27,7 +34,7 @@ const functionEnv = (id: string) =>
 const api = stack.api;
 const pipeline = stack.pipeline;
 const sweeper = stack.sweeper.fn;
-const allFunctions = [...api.functions.values(), pipeline.worker, pipeline.reconciler, sweeper];
+const allFunctions = [...api.functions.values(), pipeline.worker, pipeline.reconciler, sweeper, stack.ledgerAudit.fn];
 
 describe('HTTP API', () => {
   it('serves the six spec routes, balance, the admin API, the user API, health and a $default not-found route', () => {
@@ -202,8 +209,8 @@ describe('reserved concurrency', () => {
 describe('functions (the house construct)', () => {
   it('run Node.js 24 on ARM64 with JSON logs and a log group retained unless its first create fails; no half tracing, no source-map loading', () => {
     const lambdas = ofType('AWS::Lambda::Function');
-    // Routes, payout worker, reconciler, sweeper, top-up watcher, webhook dispatcher and delivery worker.
-    expect(lambdas).toHaveLength(ROUTES.length + 6);
+    // Routes, payout worker, reconciler, sweeper, top-up watcher, webhook dispatcher and delivery worker, ledger audit.
+    expect(lambdas).toHaveLength(ROUTES.length + 7);
     for (const [id, fn] of lambdas) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -587,6 +594,64 @@ describe('charge sweeper', () => {
   });
 });
 
+describe('daily ledger audit', () => {
+  const fn = stack.ledgerAudit.fn;
+
+  it('runs functions/ledger-audit/handler.ts once a day at ledgerAuditHourUtc, one run at a time, for up to 15 minutes', () => {
+    expect(fn.entry).toBe(LEDGER_AUDIT_ENTRY);
+    expect(existsSync(path.join(PROJECT_ROOT, LEDGER_AUDIT_ENTRY))).toBe(true);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: `cron(17 ${config.ledgerAuditHourUtc} * * ? *)`,
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId(fn), 'Arn'] } })],
+    });
+    expect(props(fnId(fn))).toMatchObject({ Timeout: 900, ReservedConcurrentExecutions: 1 });
+    expect(functionEnv(fnId(fn))).toEqual({
+      STAGE: 'test',
+      LOG_LEVEL: config.logLevel,
+      TABLE_NAME: { Ref: logicalId(stack, stack.data.table) },
+    });
+    const other = synthesize({ ledgerAuditHourUtc: '22' });
+    other.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(17 22 * * ? *)' });
+  });
+});
+
+describe('dashboard', () => {
+  const [, dashboard] = ofType('AWS::CloudWatch::Dashboard')[0] ?? [];
+  const body = JSON.stringify(dashboard?.Properties?.DashboardBody ?? '');
+
+  it('is one dashboard per stage with the golden signals and every alarm', () => {
+    expect(ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1);
+    expect(dashboard?.Properties?.DashboardName).toBe('agent-payment-service-test');
+    for (const title of [
+      'Latency (ms)',
+      'Traffic (requests/min)',
+      'API errors',
+      '5xx by money route',
+      'Function errors',
+      'Saturation: throttles',
+      'Saturation: queue depths',
+      'Saturation: waiting (s)',
+      'Alarms',
+    ]) {
+      expect([title, body.includes(title)]).toEqual([title, true]);
+    }
+    for (const stat of ['p50', 'p99']) expect(body).toContain(stat);
+    for (const metric of [
+      'ThrottledRequests',
+      'TransactionConflict',
+      'ApproximateNumberOfMessagesVisible',
+      'IteratorAge',
+      'SweeperLagSeconds',
+      'Api429-test',
+    ]) {
+      expect([metric, body.includes(metric)]).toEqual([metric, true]);
+    }
+    // The alarm widget lists every alarm of the stack.
+    for (const [id] of ofType('AWS::CloudWatch::Alarm')) expect([id, body.includes(id)]).toEqual([id, true]);
+  });
+});
+
 describe('size', () => {
   it("stays well inside CloudFormation's 500 resources per stack (each route costs 7: function, role, policy, log group, permission, integration, route)", () => {
     const count = Object.keys(all).length;
@@ -623,7 +688,14 @@ describe('alarms', () => {
         'WebhookDispatcherErrors',
         'WebhookDispatcherIteratorAge',
         'WebhookStreamFailures',
+        'WebhookQueueAge',
         'WebhookDeliveryErrors',
+        'Api429Rate',
+        'DynamoDbThrottles',
+        'DynamoDbTransactionConflicts',
+        'SweeperLag',
+        'LedgerAuditFails',
+        ...ROUTES.filter((r) => (MONEY_ROUTES as readonly string[]).includes(r.name)).map((r) => `Route5xx${routeConstructId(r)}`),
       ]
         .sort()
         .map((n) => `agent-payment-service-test-${n}`),
@@ -844,6 +916,146 @@ describe('alarms', () => {
       EvaluationPeriods: 3,
     });
     expect(alarm('ChargesNotExpiring').DatapointsToAlarm).toBeUndefined();
+  });
+
+  /** The dimensions the Powertools metrics of functions/observability/metrics.ts carry for `name` (what an alarm must match). */
+  const emittedDimensions = (name: string) => {
+    const saved = { ...process.env };
+    let emitted: Record<string, unknown>;
+    try {
+      process.env.STAGE = 'test';
+      resetForTests();
+      metrics().addMetric(name, 'Count', 0);
+      emitted = metrics().serializeMetrics() as unknown as Record<string, unknown>;
+      metrics().clearMetrics();
+    } finally {
+      process.env = saved;
+      resetForTests();
+    }
+    const directive = (emitted._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][] }[] }).CloudWatchMetrics[0];
+    expect(directive?.Namespace).toBe(METRICS_NAMESPACE);
+    return new Set((directive?.Dimensions[0] ?? []).map((d) => JSON.stringify({ Name: d, Value: emitted[d] })));
+  };
+  const dimensionsOf = (name: string) => new Set((alarm(name).Dimensions as unknown[]).map((d) => JSON.stringify(d)));
+
+  it('fire on a 5xx of any money route, from the access log, per route', () => {
+    const filters = ofType('AWS::Logs::MetricFilter').map(([, r]) => r.Properties ?? {});
+    const accessLogs = { Ref: logicalId(stack, stack.api.node.findChild('AccessLogs') as never) };
+    expect(filters.filter((f) => JSON.stringify(f.LogGroupName) === JSON.stringify(accessLogs))).toEqual(
+      expect.arrayContaining([
+        {
+          LogGroupName: accessLogs,
+          FilterPattern: '{ $.status = "5*" }',
+          MetricTransformations: [
+            {
+              MetricNamespace: METRICS_NAMESPACE,
+              MetricName: 'Api5xxByRoute-test',
+              MetricValue: '1',
+              Dimensions: [{ Key: 'routeKey', Value: '$.routeKey' }],
+            },
+          ],
+        },
+        {
+          LogGroupName: accessLogs,
+          FilterPattern: '{ $.status = "429" }',
+          MetricTransformations: [{ MetricNamespace: METRICS_NAMESPACE, MetricName: 'Api429-test', MetricValue: '1' }],
+        },
+      ]),
+    );
+    expect(MONEY_ROUTES.every((name) => ROUTES.some((r) => r.name === name))).toBe(true);
+    for (const name of MONEY_ROUTES) {
+      const route = ROUTES.find((r) => r.name === name);
+      if (!route) throw new Error(name);
+      expect(alarm(`Route5xx${routeConstructId(route)}`)).toMatchObject({
+        Namespace: METRICS_NAMESPACE,
+        MetricName: 'Api5xxByRoute-test',
+        Dimensions: [{ Name: 'routeKey', Value: routeKey(route) }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        TreatMissingData: 'notBreaching',
+      });
+    }
+    // The access log line carries the two fields the filters read.
+    const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0] ?? [];
+    const format = JSON.parse(String((stage?.Properties?.AccessLogSettings as { Format: string }).Format)) as Record<string, string>;
+    expect(format).toMatchObject({ status: '$context.status', routeKey: '$context.routeKey' });
+  });
+
+  it('fire on the share of 429s, from a minimum number of requests', () => {
+    const props = alarm('Api429Rate');
+    expect(props).toMatchObject({ Threshold: config.api429RatePercent, ComparisonOperator: 'GreaterThanThreshold' });
+    const metrics = props.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string } } }[];
+    expect(metrics.find((m) => m.Expression)?.Expression).toBe(
+      `IF(requests >= ${config.api5xxMinRequests}, 100 * throttled / requests, 0)`,
+    );
+    expect(
+      metrics
+        .filter((m) => m.MetricStat)
+        .map((m) => m.MetricStat?.Metric.MetricName)
+        .sort(),
+    ).toEqual(['Api429-test', 'Count']);
+  });
+
+  it('fire on DynamoDB throttling of any operation the service sends, and on a sustained share of transaction conflicts', () => {
+    const throttles = alarm('DynamoDbThrottles');
+    expect(throttles).toMatchObject({ Threshold: 1, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    const operations = (
+      throttles.Metrics as { MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[]
+    )
+      .filter((m) => m.MetricStat)
+      .map((m) => {
+        expect(m.MetricStat?.Metric.MetricName).toBe('ThrottledRequests');
+        return m.MetricStat?.Metric.Dimensions.find((d) => d.Name === 'Operation')?.Value;
+      });
+    expect(operations.sort()).toEqual(
+      ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'Scan', 'TransactWriteItems', 'UpdateItem'].sort(),
+    );
+    const conflicts = alarm('DynamoDbTransactionConflicts');
+    expect(conflicts).toMatchObject({ ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    const names = (conflicts.Metrics as { MetricStat?: { Metric: { MetricName: string }; Stat: string } }[])
+      .filter((m) => m.MetricStat)
+      .map((m) => `${m.MetricStat?.Metric.MetricName}/${m.MetricStat?.Stat}`)
+      .sort();
+    expect(names).toEqual(['SuccessfulRequestLatency/SampleCount', 'TransactionConflict/Sum']);
+  });
+
+  it('fire when the oldest webhook delivery message has waited 15 minutes', () => {
+    expect(alarm('WebhookQueueAge')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, stack.webhooks.queue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 900,
+    });
+  });
+
+  it('fire when the sweeper lags, on the exact gauge the sweeper emits', () => {
+    expect(alarm('SweeperLag')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: SWEEPER_LAG_METRIC,
+      Statistic: 'Maximum',
+      Threshold: SWEEPER_MAX_LAG.toSeconds(),
+    });
+    expect(dimensionsOf('SweeperLag')).toEqual(emittedDimensions(SWEEPER_LAG_METRIC));
+  });
+
+  it('fire when the daily ledger audit does not hold, and when it has not reported for a day (missing data breaches)', () => {
+    expect(alarm('LedgerAuditFails')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: LEDGER_AUDIT_PROBLEMS_METRIC,
+      Statistic: 'Maximum',
+      Period: 3600,
+      EvaluationPeriods: LEDGER_AUDIT_WINDOW_HOURS,
+      DatapointsToAlarm: LEDGER_AUDIT_WINDOW_HOURS,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'breaching',
+    });
+    expect(dimensionsOf('LedgerAuditFails')).toEqual(emittedDimensions(LEDGER_AUDIT_PROBLEMS_METRIC));
+    // A day and a bit: a run a few minutes late never pages; CloudWatch allows up to 7 days for hourly periods.
+    expect(LEDGER_AUDIT_WINDOW_HOURS).toBeGreaterThan(24);
+    expect(LEDGER_AUDIT_WINDOW_HOURS * 3600).toBeLessThanOrEqual(7 * 86_400);
   });
 
   it('have no e-mail subscription unless alarmEmail is configured', () => {
