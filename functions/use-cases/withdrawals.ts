@@ -81,6 +81,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
         walletAddress,
         amount: gross,
         fee,
+        accountCreationFee: 0,
         netAmount: net,
         idempotencyKey,
         createdAt: now.toISOString(),

@@ -151,7 +151,7 @@ describe('Solana payouts to a wallet without a USDC token account', () => {
 
     expect(await payout(ref)).toMatchObject({
       status: 'FAILED',
-      failureReason: 'destination has no USDC token account; create it and withdraw again',
+      failureReason: 'destination has no USDC token account; create it, or withdraw again with createTokenAccount: true',
     });
     expect((await readAgentLedger(ref.agentId)).balances.USDC).toBe(1_000_000_000);
     expect(landedFor(ref.payoutId)).toHaveLength(0);
