@@ -160,6 +160,13 @@ export type ConfigNeed = ConfigKey | { oneOf: readonly (readonly ConfigKey[])[] 
 
 /** Functions that send withdrawals to the payout worker (the withdraw route, the reconciler). */
 export const NEEDS_PAYOUT_QUEUE: readonly ConfigNeed[] = ['PAYOUT_QUEUE_URL'];
+/** Functions that accept withdrawals (the withdraw route, the MCP server): the queue, and the chain
+ * they ask whether a USDC destination has its token account (the mint, the RPC URL or its secret). */
+export const NEEDS_WITHDRAWALS: readonly ConfigNeed[] = [
+  ...NEEDS_PAYOUT_QUEUE,
+  'USDC_MINT',
+  { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
+];
 /** Functions that check the admin key (routes marked `adminSecret` in functions/api/routes.ts). */
 export const NEEDS_ADMIN_KEY: readonly ConfigNeed[] = [{ oneOf: [['ADMIN_KEY'], ['ADMIN_KEY_SECRET_ARN']] }];
 /** Functions that make or check approval links (charges, the approval page). */
