@@ -3,11 +3,15 @@
  * loudly when a value is missing or malformed. Nothing else in the service reads `process.env`.
  */
 import * as z from 'zod';
+import { AmountError, parseAmount } from './core/money';
 
 const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
 /** The cap on the Solana priority fee: micro-lamports per compute unit (docs/rails.md, fee policy). */
 export const MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS = 1_000_000;
+/** The most ACCOUNT_CREATION_FEE may be set to, micro-USDC (100 USDC): a typo, not a price, above it. */
+export const MAX_ACCOUNT_CREATION_FEE = 100_000_000;
+
 /** Bounds of the compute-unit limit a payout transaction requests (docs/rails.md, fee policy). */
 export const MIN_SOLANA_COMPUTE_UNIT_LIMIT = 1_000;
 export const MAX_SOLANA_COMPUTE_UNIT_LIMIT = 200_000;
@@ -65,6 +69,22 @@ const schema = z.object({
   /** Compute units a payout transaction requests (and pays the priority fee on). A payout uses
    * ~700 on LiteSVM, ~8,500 with mainnet's classic SPL Token and Memo programs: see docs/rails.md. */
   SOLANA_COMPUTE_UNIT_LIMIT: z.coerce.number().int().min(MIN_SOLANA_COMPUTE_UNIT_LIMIT).max(MAX_SOLANA_COMPUTE_UNIT_LIMIT).default(40_000),
+  /** What a USDC withdrawal with `createTokenAccount: true` is charged when the payout creates the
+   * destination's token account (docs/payouts.md): decimal USDC, read exactly like an amount, parsed
+   * to micro-USDC. It must cover the account's rent (~0.00204 SOL) at the SOL price, or an agent
+   * could close the account, keep the rent and withdraw again at the hot wallet's expense. */
+  ACCOUNT_CREATION_FEE: z
+    .string()
+    .default('0.50')
+    .transform((text, ctx) => {
+      try {
+        return parseAmount(text, 'USDC', MAX_ACCOUNT_CREATION_FEE, 'ACCOUNT_CREATION_FEE');
+      } catch (error) {
+        if (!(error instanceof AmountError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.reason, input: text });
+        return z.NEVER;
+      }
+    }),
   /** PayPal Payouts API: base URL (sandbox, live, or the local sandbox) and OAuth2 client
    * credentials given directly (local) or as a Secrets Manager ARN holding {clientId, clientSecret}. */
   PAYPAL_BASE_URL: z.url().optional(),
@@ -140,6 +160,13 @@ export type ConfigNeed = ConfigKey | { oneOf: readonly (readonly ConfigKey[])[] 
 
 /** Functions that send withdrawals to the payout worker (the withdraw route, the reconciler). */
 export const NEEDS_PAYOUT_QUEUE: readonly ConfigNeed[] = ['PAYOUT_QUEUE_URL'];
+/** Functions that accept withdrawals (the withdraw route, the MCP server): the queue, and the chain
+ * they ask whether a USDC destination has its token account (the mint, the RPC URL or its secret). */
+export const NEEDS_WITHDRAWALS: readonly ConfigNeed[] = [
+  ...NEEDS_PAYOUT_QUEUE,
+  'USDC_MINT',
+  { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
+];
 /** Functions that check the admin key (routes marked `adminSecret` in functions/api/routes.ts). */
 export const NEEDS_ADMIN_KEY: readonly ConfigNeed[] = [{ oneOf: [['ADMIN_KEY'], ['ADMIN_KEY_SECRET_ARN']] }];
 /** Functions that make or check approval links (charges, the approval page). */

@@ -138,8 +138,9 @@ export class ServiceHttpApi extends Construct {
           // Unset, the links are built from the request's own address (functions/http/request.ts).
           ...(route.approvalSecret && config.publicBaseUrl ? { PUBLIC_BASE_URL: config.publicBaseUrl } : {}),
           ...(route.queue ? { PAYOUT_QUEUE_URL: props.payoutQueue.queueUrl } : {}),
-          // Withdrawals refuse the platform's own addresses as destinations (core/withdrawals.ts).
-          ...(route.queue ? { USDC_MINT: config.usdcMint } : {}),
+          // Withdrawals refuse the platform's own addresses as destinations (core/withdrawals.ts) and
+          // ask the chain whether a USDC wallet has its token account (rails/solana.token-accounts.ts).
+          ...(route.queue ? { USDC_MINT: config.usdcMint, SOLANA_RPC_URL_SECRET_ARN: data.solanaRpcUrl.secretArn } : {}),
           ...(route.queue && config.hotWalletAddress ? { SOLANA_HOT_WALLET_ADDRESS: config.hotWalletAddress } : {}),
           // Top-ups: PayPal's Orders API (both), the deposit wallet (open), the webhook id (webhook).
           ...(route.topups === 'open' ? topupEnvironment(config, data) : {}),
@@ -154,6 +155,7 @@ export class ServiceHttpApi extends Construct {
       if (route.adminSecret) grantReadSecrets(fn.role, [data.adminKey]);
       if (route.approvalSecret) grantReadSecrets(fn.role, [data.approvalSecret]);
       if (route.queue) grantSendToQueue(fn.role, props.payoutQueue);
+      if (route.queue) grantReadSecrets(fn.role, [data.solanaRpcUrl]);
       if (route.topups === 'open') grantReadSecrets(fn.role, [data.paypalCredentials]);
       if (route.topups === 'webhook') grantReadSecrets(fn.role, [data.paypalCredentials, data.paypalWebhookId]);
       if (route.webhookSecrets) grantWebhookSecrets(fn.role, data, 'kms:Encrypt');

@@ -21,7 +21,10 @@
  *   _holdConfirmations [bool]     while held, new transactions stay at 'processed'; release → 'finalized'
  *   _mintTo [owner, microUsdc]    mints USDC-like tokens to owner's associated token account
  *   _createTokenAccount [owner]   creates owner's associated token account (what a wallet app does
- *                                 before receiving USDC; the payout rail never creates it)
+ *                                 before receiving USDC; the payout rail creates it only for a
+ *                                 payout that paid the account-creation fee)
+ *   _closeTokenAccount [owner]    closes it again, its rent back to the owner (what the owner's
+ *                                 wallet does; the stand-in skips the owner's signature)
  *
  * For top-ups (docs/topups.md) it also keeps, per landed transaction, its account keys and the
  * token balances of its token accounts before and after, and answers `getSignaturesForAddress`
@@ -91,6 +94,8 @@ export interface LocalSolana {
   mintTo(owner: string, microUsdc: bigint): void;
   /** Creates `owner`'s associated token account for the mint, paid by the mint authority (idempotent). */
   createTokenAccount(owner: string): void;
+  /** Closes `owner`'s empty associated token account, as the owner may at any time (its rent to the owner). */
+  closeTokenAccount(owner: string): void;
   /** Token balance (micro-USDC) of `owner`'s associated token account; 0n when it has none. */
   tokenBalance(owner: string): bigint;
   tokenAccountExists(owner: string): boolean;
@@ -170,6 +175,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
     holdConfirmations: (hold) => chain.hold(hold),
     mintTo: (owner, microUsdc) => chain.mintTo(new PublicKey(owner), microUsdc),
     createTokenAccount: (owner) => chain.createTokenAccount(new PublicKey(owner)),
+    closeTokenAccount: (owner) => chain.closeTokenAccount(new PublicKey(owner)),
     tokenBalance: (owner) => chain.tokenBalance(new PublicKey(owner)),
     tokenAccountExists: (owner) => chain.account(chain.ata(new PublicKey(owner))) !== undefined,
     lamports: (account) => chain.svm.getBalance(address(account)) ?? 0n,
@@ -327,6 +333,35 @@ class Chain {
     );
   }
 
+  /**
+   * What the owner's `CloseAccount` does to an empty token account: gone, its lamports to the
+   * owner. Written directly (LiteSVM's setAccount) because the stand-in holds no owner's key.
+   */
+  closeTokenAccount(owner: PublicKey): void {
+    const ata = this.ata(owner);
+    const account = this.account(ata);
+    if (!account) return;
+    if (Buffer.from(account.data).readBigUInt64LE(64) !== 0n) throw new RpcError(-32602, 'token account is not empty');
+    const ownerAccount = this.account(owner);
+    this.svm.setAccount({
+      address: address(owner.toBase58()),
+      lamports: toLamports((ownerAccount?.lamports ?? 0n) + account.lamports),
+      data: new Uint8Array(),
+      programAddress: address(SystemProgram.programId.toBase58()),
+      executable: false,
+      space: 0n,
+    });
+    this.svm.setAccount({
+      address: address(ata.toBase58()),
+      lamports: toLamports(0n),
+      data: new Uint8Array(),
+      programAddress: address(SystemProgram.programId.toBase58()),
+      executable: false,
+      space: 0n,
+    });
+    this.schedulePersist();
+  }
+
   /** Signs and lands an operator transaction (setup, mintTo); throws if it fails. */
   execute(instructions: Parameters<Transaction['add']>, signers: Keypair[]): void {
     const [payer] = signers;
@@ -459,6 +494,9 @@ class Chain {
       case '_createTokenAccount':
         this.createTokenAccount(new PublicKey(pubkey(params[0])));
         return this.ata(new PublicKey(pubkey(params[0]))).toBase58();
+      case '_closeTokenAccount':
+        this.closeTokenAccount(new PublicKey(pubkey(params[0])));
+        return null;
       case '_mintTo':
         this.mintTo(new PublicKey(pubkey(params[0])), BigInt(integer(params[1])));
         return this.tokenBalance(new PublicKey(pubkey(params[0]))).toString();

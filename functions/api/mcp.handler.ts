@@ -1,13 +1,13 @@
-import { config, loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PAYOUT_QUEUE } from '../config';
+import { config, loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_WITHDRAWALS } from '../config';
 import { PayloadTooLargeError } from '../core/errors';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
 import { authenticateMcpAgent, serveMcp } from '../mcp/remote';
 import { createMcpServer, inProcess } from '../mcp/server';
 
-// The withdraw tool sends payouts to the worker, as the withdraw route does; create_charge may
-// hand out approval links, as the charge route does.
-loadConfig({ require: [...NEEDS_PAYOUT_QUEUE, ...NEEDS_APPROVAL_SECRET] });
+// The withdraw tool checks USDC destinations on the chain and sends payouts to the worker, as the
+// withdraw route does; create_charge may hand out approval links, as the charge route does.
+loadConfig({ require: [...NEEDS_WITHDRAWALS, ...NEEDS_APPROVAL_SECRET] });
 
 /** POST /mcp — the MCP server (streamable HTTP, stateless); x-agent-key or Authorization: Bearer. */
 export const handler = httpHandler(async (req) => {

@@ -176,6 +176,19 @@ export const withdrawSchema = z
           'USDC: a Solana wallet address (base58, on the ed25519 curve; not a token account). USD: a PayPal e-mail or 13-character payer id.',
         examples: ['9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'],
       }),
+    createTokenAccount: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'USDC only. true: a wallet without a USDC token account gets one, created by the payout for the account-creation ' +
+          'fee (breakdown.accountCreationFee, 0 if the account exists). Without it such a wallet is refused.',
+      }),
+  })
+  // A flag that would do nothing is refused, not ignored, so a client never believes it had an effect.
+  .refine((body) => !(body.createTokenAccount === true && body.currency !== 'USDC'), {
+    path: ['createTokenAccount'],
+    message: 'is only valid for USDC withdrawals',
   })
   .transform(inMinorUnits({ units: MIN_WITHDRAWAL_UNITS, message: `must be at least ${MIN_WITHDRAWAL_UNITS}` }));
 export type WithdrawRequest = z.infer<typeof withdrawSchema>;

@@ -1,4 +1,4 @@
-import { loadConfig, NEEDS_PAYOUT_QUEUE } from '../config';
+import { loadConfig, NEEDS_WITHDRAWALS } from '../config';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
@@ -7,7 +7,7 @@ import { createWithdrawal } from '../use-cases/withdrawals';
 import { withdrawSchema } from './request.schemas';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: NEEDS_PAYOUT_QUEUE });
+loadConfig({ require: NEEDS_WITHDRAWALS });
 
 /** POST /api/v1/agents/withdraw — x-agent-key, Idempotency-Key; checks in the order docs/payouts.md gives. */
 export const handler = httpHandler(async (req) => {

@@ -9,7 +9,7 @@
  *     + agent balances (every AGENTBAL shard)
  *     + held amounts (PENDING charges: debited from the user, not yet earned by the agent)
  *     + payouts paid out (net of COMPLETED payouts)
- *     + platform fees (fee of COMPLETED payouts)
+ *     + platform fees (fee and account-creation fee of COMPLETED payouts)
  *     + payouts in flight (gross of PENDING and PROCESSING payouts; FAILED ones were refunded)
  *
  * Cross-checks that localise a break:
@@ -22,7 +22,8 @@
  *     authorized amount;
  *   - per user and currency: held on the user's item (`heldUSD`, `heldUSDC`) = the user's PENDING
  *     charges (the total above counts held money once, from the charges; this ties the items to it);
- *   - every payout: fee = 3% of gross (half up), net = gross − fee; no balance is negative;
+ *   - every payout: fee = 3% of gross (half up), net = gross − fee − account-creation fee > 0 (a
+ *     creation fee only on USDC payouts); no balance is negative;
  *     an agent has at most one payout in flight, and its payout lock exists exactly while one is,
  *     naming that payout.
  *

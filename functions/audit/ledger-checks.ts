@@ -3,7 +3,7 @@
  * audit.repository.ts parses the stored items). Each returns what it found: figures that a report
  * shows, or one sentence per break. `ledger-audit.ts` runs them all and states the verdict.
  */
-import { platformFee } from '../core/fees';
+import { withdrawalFees } from '../core/fees';
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
 import type { ChargeRow, CreditRow, LockRow, PayoutRow, ShardRow, UserRow } from '../store/audit.repository';
 
@@ -14,6 +14,7 @@ export interface CurrencyTotals {
   agentBalances: Minor;
   held: Minor;
   payoutsPaidNet: Minor;
+  /** The platform's revenue from COMPLETED payouts: the 3% fees and the account-creation fees. */
   platformFees: Minor;
   inFlightGross: Minor;
   /** userBalances + agentBalances + held + payoutsPaidNet + platformFees + inFlightGross. */
@@ -85,7 +86,8 @@ const inFlight = (p: PayoutRow) => p.status === 'PENDING' || p.status === 'PROCE
 
 /**
  * The invariant itself, per currency: credited = user balances + agent balances + held (PENDING
- * charges) + paid out net + platform fees + in flight gross (FAILED payouts were refunded).
+ * charges) + paid out net + platform fees (3% and account-creation fees) + in flight gross (FAILED
+ * payouts were refunded, creation fee included).
  *
  * Held money is counted once, from the PENDING charges; the users' `held<currency>` attributes are
  * not added again. `heldMismatches` ties the two per user, so a held attribute that drifted from
@@ -118,7 +120,9 @@ export function currencyTotals(rows: Pick<Rows, 'users' | 'shards' | 'credits' |
     const t = totals[payout.currency];
     if (payout.status === 'COMPLETED') {
       t.payoutsPaidNet += payout.netAmount;
-      t.platformFees += payout.fee;
+      // The account-creation fee is revenue like the 3%: it stays with the platform, which paid
+      // the new account's rent in SOL (outside this ledger).
+      t.platformFees += payout.fee + payout.accountCreationFee;
     } else if (inFlight(payout)) {
       t.inFlightGross += payout.amount;
     }
@@ -279,16 +283,24 @@ export function negativeBalanceProblems(rows: Pick<Rows, 'users' | 'shards'>): s
   return problems;
 }
 
-/** Every payout splits its gross into fee = 3% half up and net = gross − fee (core/fees.ts). */
+/**
+ * Every payout splits its gross into fee = 3% half up, its account-creation fee, and net = gross −
+ * fee − account-creation fee > 0 (core/fees.ts); only a USDC payout may carry a creation fee.
+ */
 export function payoutSplitProblems(payouts: readonly PayoutRow[]): string[] {
   const problems: string[] = [];
   for (const p of payouts) {
-    const expected = platformFee(p.amount);
-    if (p.fee === expected.fee && p.netAmount === expected.net) continue;
     const f = (m: Minor) => formatAmount(m, p.currency);
+    if (p.accountCreationFee > 0 && p.currency !== 'USDC') {
+      problems.push(`payout ${p.payoutId}: a ${p.currency} payout carries an account-creation fee of ${f(p.accountCreationFee)}`);
+      continue;
+    }
+    const expected = withdrawalFees(p.amount, p.accountCreationFee);
+    if (p.fee === expected.fee && p.netAmount === expected.net && expected.net > 0) continue;
+    const creation = p.accountCreationFee > 0 ? ` + account creation ${f(p.accountCreationFee)}` : '';
     problems.push(
-      `payout ${p.payoutId}: gross ${f(p.amount)} ${p.currency} should split into fee ${f(expected.fee)} ` +
-        `+ net ${f(expected.net)}, found fee ${f(p.fee)} + net ${f(p.netAmount)}`,
+      `payout ${p.payoutId}: gross ${f(p.amount)} ${p.currency} should split into fee ${f(expected.fee)}${creation} ` +
+        `+ net ${f(expected.net)}${expected.net > 0 ? '' : ' (not above zero: never payable)'}, found fee ${f(p.fee)} + net ${f(p.netAmount)}`,
     );
   }
   return problems;

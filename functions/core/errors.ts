@@ -74,6 +74,16 @@ export class ServiceBusyError extends ApiError {
   }
 }
 
+/**
+ * A network the answer depends on could not be asked (the Solana RPC node down or timing out): a
+ * genuine outage, answered 503 with Retry-After and nothing changed, never guessed around.
+ */
+export class DependencyUnavailableError extends ApiError {
+  constructor(message: string, cause?: unknown) {
+    super(503, message, { 'retry-after': '5' }, { cause });
+  }
+}
+
 /*
  * Domain outcomes. Repositories turn every DynamoDB outcome a use case must act on into one of
  * these, so no use case knows which item of a transaction failed or how DynamoDB said so.

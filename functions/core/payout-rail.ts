@@ -12,10 +12,16 @@ import type { Currency, Minor } from './money';
 export interface PayoutInstruction {
   payoutId: string;
   currency: Currency;
-  /** What arrives at the destination: gross minus the platform fee, in minor units. */
+  /** What arrives at the destination: gross minus the fees, in minor units. */
   netAmount: Minor;
   /** Solana wallet address (USDC) or PayPal e-mail / payer id (USD). */
   destination: string;
+  /**
+   * Solana: the withdrawal paid the account-creation fee, so the payout creates the destination's
+   * USDC token account if it is missing (in the transaction that pays). Without it a missing
+   * account is a `failed` payout. Other rails ignore it.
+   */
+  createTokenAccount?: boolean;
 }
 
 /** Rail progress saved on the payout item (e.g. Solana signature + last valid block height). */

@@ -18,8 +18,16 @@ export interface Payout {
   walletAddress: string;
   /** Gross amount debited from the agent (minor units). */
   amount: Minor;
+  /** The 3% platform fee. */
   fee: Minor;
-  /** What the rail pays out: amount − fee. */
+  /**
+   * USDC: what the agent paid for the payout to create the destination's token account
+   * (ACCOUNT_CREATION_FEE, charged when the withdrawal asked for it and the account was missing);
+   * 0 when the payout creates none. Platform revenue like `fee`; the worker creates the account
+   * exactly when it is above 0.
+   */
+  accountCreationFee: Minor;
+  /** What the rail pays out: amount − fee − accountCreationFee. */
   netAmount: Minor;
   idempotencyKey: string;
   createdAt: string;

@@ -139,3 +139,14 @@ export function destinationProblem(currency: Currency, walletAddress: string, op
   if (currency === 'USDC') return isSolanaWalletAddress(walletAddress, options) ? undefined : 'invalid solana address';
   return paypalReceiverType(walletAddress) ? undefined : 'invalid paypal account';
 }
+
+/**
+ * Where the withdraw use case learns whether a wallet can receive USDC: its associated token account
+ * for the configured mint exists (functions/rails/solana.token-accounts.ts reads the chain). A
+ * payout into a wallet without one cannot land, so the withdrawal is refused, or, when the agent
+ * asks, the payout creates the account for the account-creation fee (docs/payouts.md).
+ */
+export interface TokenAccountDirectory {
+  /** Throws when the network cannot tell (a RailUnavailableError): never guessed either way. */
+  hasUsdcAccount(wallet: string): Promise<boolean>;
+}

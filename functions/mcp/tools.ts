@@ -287,21 +287,26 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'withdraw',
     title: 'Withdraw earnings',
     description:
-      'Pays out earnings minus a 3% platform fee: USDC to a Solana wallet address, USD to a PayPal e-mail or payer id. The ' +
-      'payout starts PENDING; follow it with list_withdrawals and payout_id. One payout per currency in flight. Safe to retry ' +
-      'with the same idempotency_key.',
+      'Pays out earnings minus a 3% platform fee: USDC to a Solana wallet address, USD to a PayPal e-mail or payer id. ' +
+      'createTokenAccount: see its description. The payout starts PENDING; follow it with list_withdrawals and payout_id. ' +
+      'One payout per currency in flight. Safe to retry with the same idempotency_key.',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     input: withdrawInput,
     output: withdrawalBody,
-    http: ({ amount, currency, walletAddress, idempotency_key }) => ({
+    http: ({ amount, currency, walletAddress, createTokenAccount, idempotency_key }) => ({
       method: 'POST',
       path: '/api/v1/agents/withdraw',
       headers: { 'idempotency-key': idempotency_key },
-      body: { amount: literal(amount), currency, walletAddress },
+      body: { amount: literal(amount), currency, walletAddress, ...(createTokenAccount === undefined ? {} : { createTokenAccount }) },
     }),
-    async run(agent, { amount, currency, walletAddress, idempotency_key }) {
+    async run(agent, { amount, currency, walletAddress, createTokenAccount, idempotency_key }) {
       const key = checkIdempotencyKey(idempotency_key);
-      const body = validate(withdrawSchema, { amount: literal(amount), currency, walletAddress });
+      const body = validate(withdrawSchema, {
+        amount: literal(amount),
+        currency,
+        walletAddress,
+        ...(createTokenAccount === undefined ? {} : { createTokenAccount }),
+      });
       return createWithdrawal({ agent, idempotencyKey: key, ...body });
     },
   }),

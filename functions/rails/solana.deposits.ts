@@ -6,11 +6,12 @@
  * rule: the recipient token account's post − pre balance of the mint), and which of its accounts
  * could be a reference.
  */
-import { createHash } from 'node:crypto';
-import { ed25519 } from '@noble/curves/ed25519.js';
-import bs58 from 'bs58';
 import * as z from 'zod';
 import { RailUnavailableError } from './errors';
+import { solanaRpc } from './solana.json-rpc';
+
+// Where the watcher finds the deposit wallet's token account; it lives with the other addresses.
+export { associatedTokenAddress } from './solana.addresses';
 
 export type Commitment = 'confirmed' | 'finalized';
 
@@ -94,22 +95,7 @@ export class SolanaDepositsClient {
 
   private async call(method: string, params: unknown[]): Promise<unknown> {
     this.calls += 1;
-    const url = await this.rpcUrl();
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params }),
-        signal: AbortSignal.timeout(15_000),
-      });
-    } catch (error) {
-      throw new RailUnavailableError(`solana ${method} request failed`, { cause: error });
-    }
-    if (!res.ok) throw new RailUnavailableError(`solana ${method} answered ${res.status}`);
-    const body = (await res.json().catch(() => undefined)) as { result?: unknown; error?: { message?: string } } | undefined;
-    if (!body || body.error) throw new RailUnavailableError(`solana ${method} failed: ${body?.error?.message ?? 'no body'}`);
-    return body.result;
+    return solanaRpc(await this.rpcUrl(), method, params, { timeoutMs: 15_000, id: this.nextId++ });
   }
 }
 
@@ -135,35 +121,4 @@ export function receivedBy(tx: DepositTransaction, owner: string): Map<string, b
     if (delta > 0n) received.set(b.mint, (received.get(b.mint) ?? 0n) + delta);
   }
   return received;
-}
-
-const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
-const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
-
-/**
- * `owner`'s associated token account for `mint` (what Solana Pay pays into): the program address
- * of [owner, token program, mint] under the ATA program — the first bump, from 255 down, whose
- * hash is off the ed25519 curve. Computed here so the watcher needs no Solana SDK.
- */
-export function associatedTokenAddress(owner: string, mint: string): string {
-  const seeds = [bs58.decode(owner), bs58.decode(TOKEN_PROGRAM), bs58.decode(mint)];
-  const program = bs58.decode(ASSOCIATED_TOKEN_PROGRAM);
-  for (let bump = 255; bump >= 0; bump--) {
-    const hash = createHash('sha256');
-    for (const seed of seeds) hash.update(seed);
-    hash.update(Uint8Array.of(bump)).update(program).update('ProgramDerivedAddress');
-    const candidate = hash.digest();
-    if (!onCurve(candidate)) return bs58.encode(candidate);
-  }
-  throw new Error('no program address found');
-}
-
-function onCurve(bytes: Uint8Array): boolean {
-  try {
-    // zip215: the permissive decoding web3.js's isOnCurve uses, or some addresses would differ.
-    ed25519.Point.fromBytes(bytes, true);
-    return true;
-  } catch {
-    return false;
-  }
 }

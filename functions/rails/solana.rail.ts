@@ -3,12 +3,18 @@
  * `transferChecked` of the net amount from the hot wallet's associated token account (ATA) into the
  * destination's ATA. The hot wallet pays the fee, so the destination receives exactly the net amount.
  *
- * The destination's ATA must already exist: a payout to a wallet without one is `failed` (and
- * refunded) before anything is signed. Creating it would cost the hot wallet the account's rent
- * (~0.00204 SOL, more than the platform fee on a small payout), and the owner can close the account
- * and keep that rent, then withdraw again: a loop that drains the hot wallet. Without a create
- * instruction, an ATA closed between the check and landing makes the transfer fail on chain (a
- * 5,000-lamport fee, no tokens moved), never a rent payment.
+ * The destination's ATA is created only for a payout that paid for it (`createTokenAccount`: the
+ * agent asked, and the withdrawal was charged ACCOUNT_CREATION_FEE, docs/payouts.md). Its
+ * transaction then carries an idempotent create (`CreateIdempotent` of the ATA program: creates
+ * the account, or checks the existing one and does nothing) before the transfer, in the SAME
+ * transaction: both land or neither does, so the exactly-once argument below covers the creation
+ * too, and a failed transaction never leaves rent spent on an account nobody was paid into. Any
+ * other payout to a wallet without an ATA is `failed` (and refunded) before anything is signed:
+ * creating it would cost the hot wallet the account's rent (~0.00204 SOL, more than the platform
+ * fee on a small payout), and the owner can close the account, keep the rent and withdraw again, a
+ * loop that drains the hot wallet; the creation fee is what makes that loop cost the agent, not us.
+ * Without a create instruction, an ATA closed between the check and landing makes the transfer
+ * fail on chain (a 5,000-lamport fee, no tokens moved), never a rent payment.
  *
  * Exactly once rests on three properties of the chain and one rule of ours:
  *  1. a signed transaction is named by its signature, and the same bytes can land at most once;
@@ -35,8 +41,14 @@
  * Only this module imports @solana/*, so only the bundles that pay (worker, reconciler) carry it.
  */
 import {
+  ACCOUNT_SIZE,
+  createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,
+  ExtensionType,
+  getAccountLen,
+  getAccountTypeOfMintType,
   getAssociatedTokenAddressSync,
+  getExtensionTypes,
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
   unpackAccount,
@@ -62,8 +74,13 @@ import { readRailSecret } from './rail-secret';
 export const USDC_DECIMALS = 6;
 /** SPL Memo v2. Its instruction with no accounts just records the text in the transaction. */
 export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
-/** What a payout to a wallet without a USDC token account answers (the agent reads it). */
-export const NO_TOKEN_ACCOUNT = 'destination has no USDC token account; create it and withdraw again';
+/** What a payout to a wallet without a USDC token account answers (the agent reads it): the withdraw
+ * API refuses such a wallet up front, so this is an account closed after the withdrawal was accepted. */
+export const NO_TOKEN_ACCOUNT = 'destination has no USDC token account; create it, or withdraw again with createTokenAccount: true';
+/** Compute units added to the limit of a transaction that creates the destination's token account:
+ * the ATA program's create (system account creation, token account initialisation) is reported at
+ * ~20,000-30,000 units with the classic programs on mainnet, far above the transfer's (docs/rails.md). */
+export const TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS = 40_000;
 /** Lamports kept back for the base fee (5,000 per signature today) with a margin; the priority fee
  * and the hot wallet's own rent-exempt minimum come on top (see `signAndSend`). */
 const FEE_RESERVE_LAMPORTS = 20_000;
@@ -113,12 +130,18 @@ interface Ready {
   /** The hot wallet (a system account) must keep this much after paying a fee, or its
    * transactions are refused (a rent-exempt account may not become rent-paying). */
   hotWalletRentExempt: number;
+  /** Bytes of a token account of this mint as the ATA program creates it (its rent is what a
+   * creation costs the hot wallet): 165 for SPL Token; Token-2022 adds ImmutableOwner and whatever
+   * the mint's extensions require. */
+  tokenAccountSize: number;
 }
 
 const COMMITMENT_RANK: Record<SolanaCommitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
 
 export class SolanaRail implements PayoutRail {
   private ready: Promise<Ready> | undefined;
+  /** The rent-exempt minimum of a new token account, read on the first creation (then kept). */
+  private tokenAccountRent: Promise<number> | undefined;
   private readonly confirmTimeoutMs: number;
   private readonly pollIntervalMs: number;
   private readonly rpcTimeoutMs: number;
@@ -177,17 +200,22 @@ export class SolanaRail implements PayoutRail {
   ): Promise<RailOutcome> {
     const { connection, hotWallet, mint, tokenProgram, hotAta, hotWalletRentExempt } = ready;
     const destinationAta = getAssociatedTokenAddressSync(mint, owner, false, tokenProgram);
+    // Only a payout that paid the account-creation fee creates the account (see the file header).
+    const create = instruction.createTokenAccount === true;
     const [hotAtaInfo, destinationInfo, lamports] = await Promise.all([
       this.rpc('getAccountInfo', () => connection.getAccountInfo(hotAta)),
       this.rpc('getAccountInfo', () => connection.getAccountInfo(destinationAta)),
       this.rpc('getBalance', () => connection.getBalance(hotWallet.publicKey)),
     ]);
 
-    // No rent for anyone's token account (see the file header): the agent creates it, then withdraws.
-    if (!destinationInfo) return { kind: 'failed', reason: NO_TOKEN_ACCOUNT };
-    const account = tryUnpackAccount(destinationAta, destinationInfo, tokenProgram);
-    if (!account) return { kind: 'failed', reason: 'destination token account is not a token account of this mint' };
-    if (account.isFrozen) return { kind: 'failed', reason: 'destination token account is frozen' };
+    // No rent for a token account nobody paid for (see the file header): the agent creates it, or
+    // withdraws with createTokenAccount and pays the creation fee.
+    if (!destinationInfo && !create) return { kind: 'failed', reason: NO_TOKEN_ACCOUNT };
+    if (destinationInfo) {
+      const account = tryUnpackAccount(destinationAta, destinationInfo, tokenProgram);
+      if (!account) return { kind: 'failed', reason: 'destination token account is not a token account of this mint' };
+      if (account.isFrozen) return { kind: 'failed', reason: 'destination token account is frozen' };
+    }
 
     // Checks before signing spare a fee on a transaction bound to fail. The chain stays the
     // authority: if funds move between here and landing, the transaction lands with an error.
@@ -195,15 +223,21 @@ export class SolanaRail implements PayoutRail {
     if (available < BigInt(instruction.netAmount)) {
       throw new PlatformFundsError(`hot wallet holds ${available} micro-USDC, payout needs ${instruction.netAmount}`);
     }
-    const { computeUnitLimit, priorityFeeMicroLamports } = this.computeBudget();
+    const budget = this.computeBudget();
+    const computeUnitLimit = budget.computeUnitLimit + (create ? TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS : 0);
+    const { priorityFeeMicroLamports } = budget;
     const priorityFee = priorityFeeLamports(computeUnitLimit, priorityFeeMicroLamports);
+    // A transaction that carries the create may spend the new account's rent (nothing, when the
+    // account exists by the time it lands): counted whenever the create is in it.
+    const rent = create ? await this.newTokenAccountRent(ready) : 0;
     // The fee payer must stay rent-exempt after the fee: below that the cluster refuses the
     // transaction outright (it never lands), which would keep the payout pending without an alarm.
-    const needed = hotWalletRentExempt + FEE_RESERVE_LAMPORTS + priorityFee;
+    const needed = hotWalletRentExempt + FEE_RESERVE_LAMPORTS + priorityFee + rent;
     if (lamports < needed) {
       throw new PlatformFundsError(
         `hot wallet holds ${lamports} lamports, payout needs ${needed} (rent-exempt minimum ${hotWalletRentExempt}, ` +
-          `fee reserve ${FEE_RESERVE_LAMPORTS}, priority fee ${priorityFee})`,
+          `fee reserve ${FEE_RESERVE_LAMPORTS}, priority fee ${priorityFee}` +
+          (create ? `, token account rent ${rent})` : ')'),
       );
     }
 
@@ -216,6 +250,10 @@ export class SolanaRail implements PayoutRail {
       ComputeBudgetProgram.setComputeUnitLimit({ units: computeUnitLimit }),
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports: priorityFeeMicroLamports }),
       new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [], data: Buffer.from(`payout:${instruction.payoutId}`, 'utf8') }),
+      // Paid for by the agent (createTokenAccount): creates the account, or does nothing if it exists.
+      ...(create
+        ? [createAssociatedTokenAccountIdempotentInstruction(hotWallet.publicKey, destinationAta, owner, mint, tokenProgram)]
+        : []),
       createTransferCheckedInstruction(
         hotAta,
         mint,
@@ -284,6 +322,17 @@ export class SolanaRail implements PayoutRail {
     return res.value[0] ?? null;
   }
 
+  /** The rent-exempt minimum of a token account of this mint, asked once (a creation pays it). */
+  private newTokenAccountRent(ready: Ready): Promise<number> {
+    this.tokenAccountRent ??= this.rpc('getMinimumBalanceForRentExemption', () =>
+      ready.connection.getMinimumBalanceForRentExemption(ready.tokenAccountSize),
+    ).catch((error: unknown) => {
+      this.tokenAccountRent = undefined;
+      throw error;
+    });
+    return this.tokenAccountRent;
+  }
+
   private commitment(): SolanaCommitment {
     return this.options.commitment ?? config().SOLANA_COMMITMENT;
   }
@@ -325,11 +374,17 @@ export class SolanaRail implements PayoutRail {
     if (!tokenProgram.equals(TOKEN_PROGRAM_ID) && !tokenProgram.equals(TOKEN_2022_PROGRAM_ID)) {
       throw new RailConfigError('USDC_MINT is not owned by a token program');
     }
-    const decimals = unpackMint(mint, mintInfo, tokenProgram).decimals;
+    const mintState = unpackMint(mint, mintInfo, tokenProgram);
+    const decimals = mintState.decimals;
     if (decimals !== USDC_DECIMALS) throw new RailConfigError(`USDC_MINT has ${decimals} decimals, expected ${USDC_DECIMALS}`);
+    // What the ATA program allocates: Token-2022 always adds ImmutableOwner, plus what the mint's
+    // extensions require of its accounts (e.g. a transfer-fee amount).
+    const tokenAccountSize = tokenProgram.equals(TOKEN_2022_PROGRAM_ID)
+      ? getAccountLen([...getExtensionTypes(mintState.tlvData).map(getAccountTypeOfMintType), ExtensionType.ImmutableOwner])
+      : ACCOUNT_SIZE;
     const hotAta = getAssociatedTokenAddressSync(mint, hotWallet.publicKey, false, tokenProgram);
     const hotWalletRentExempt = await this.rpc('getMinimumBalanceForRentExemption', () => connection.getMinimumBalanceForRentExemption(0));
-    return { connection, hotWallet, mint, tokenProgram, hotAta, hotWalletRentExempt };
+    return { connection, hotWallet, mint, tokenProgram, hotAta, hotWalletRentExempt, tokenAccountSize };
   }
 
   private async rpc<T>(method: string, call: () => Promise<T>): Promise<T> {

@@ -45,7 +45,8 @@ export interface LedgerItems {
  */
 const PROJECTION = {
   ProjectionExpression:
-    'PK, SK, USD, USDC, heldUSD, heldUSDC, amount, fee, netAmount, currency, #status, agentId, userId, payoutId, authorizedAmount, refundedAmount',
+    'PK, SK, USD, USDC, heldUSD, heldUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
+    'authorizedAmount, refundedAmount',
   ExpressionAttributeNames: { '#status': 'status' },
 };
 
@@ -155,6 +156,8 @@ export interface PayoutRow {
   /** Gross: what the agent's shards were debited. */
   amount: Minor;
   fee: Minor;
+  /** What the agent paid for its token account to be created (0 when none; absent on the item). */
+  accountCreationFee: Minor;
   netAmount: Minor;
 }
 
@@ -301,10 +304,11 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     const currency = currencyOf(item, where, agentId);
     const amount = minor(item.amount, `${where} amount`, false, agentId);
     const fee = minor(item.fee, `${where} fee`, true, agentId);
+    const accountCreationFee = minor(item.accountCreationFee, `${where} accountCreationFee`, true, agentId);
     const netAmount = minor(item.netAmount, `${where} netAmount`, true, agentId);
-    if (!currency || amount === undefined || fee === undefined || netAmount === undefined) continue;
+    if (!currency || amount === undefined || fee === undefined || accountCreationFee === undefined || netAmount === undefined) continue;
     const status = String(item.status) as PayoutStatus;
-    payouts.push({ kind: 'payout', payoutId, agentId, status, currency, amount, fee, netAmount });
+    payouts.push({ kind: 'payout', payoutId, agentId, status, currency, amount, fee, accountCreationFee, netAmount });
   }
 
   const locks: LockRow[] = items.payoutLocks.map((item) => ({

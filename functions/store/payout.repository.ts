@@ -133,6 +133,8 @@ function payoutAttributes(payout: Payout): Record<string, unknown> {
     walletAddress: payout.walletAddress,
     amount: payout.amount,
     fee: payout.fee,
+    // Absent means 0: payouts that create no token account (and every payout from before) carry none.
+    ...(payout.accountCreationFee > 0 ? { accountCreationFee: payout.accountCreationFee } : {}),
     netAmount: payout.netAmount,
     idempotencyKey: payout.idempotencyKey,
     createdAt: payout.createdAt,
@@ -152,6 +154,7 @@ export function toPayout(item: Record<string, unknown>): Payout {
     walletAddress: String(item.walletAddress),
     amount: Number(item.amount),
     fee: Number(item.fee),
+    accountCreationFee: typeof item.accountCreationFee === 'number' ? item.accountCreationFee : 0,
     netAmount: Number(item.netAmount),
     idempotencyKey: String(item.idempotencyKey),
     createdAt: String(item.createdAt),

@@ -23,8 +23,8 @@ import { config } from '../config';
 import type { Topup, UnmatchedReason, UsdcTopup } from '../core/topups';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
-import { readRailSecret } from '../rails/rail-secret';
 import { accountKeysOf, associatedTokenAddress, receivedBy, type SignatureInfo, SolanaDepositsClient } from '../rails/solana.deposits';
+import { solanaRpcUrl } from '../rails/solana.json-rpc';
 import {
   creditedAlready,
   expireTopup,
@@ -63,7 +63,7 @@ export interface WatcherOptions {
 export function createWatcher(options: WatcherOptions = {}) {
   return async function watch(): Promise<WatchReport> {
     const cfg = config();
-    const solana = options.solana ?? new SolanaDepositsClient(rpcUrl);
+    const solana = options.solana ?? new SolanaDepositsClient(solanaRpcUrl);
     const callsBefore = solana.calls;
     const now = options.now?.() ?? new Date();
     // Until the operator sets the deposit wallet there are no USDC top-ups: PayPal only.
@@ -217,20 +217,6 @@ async function classify(keys: string[], known: string[]): Promise<'pending' | { 
     return { reason: topup.status === 'EXPIRED' ? 'expired reference' : 'top-up already completed', topup };
   }
   return { reason: 'no reference', topup: undefined };
-}
-
-let rpcUrlCache: Promise<string> | undefined;
-/** SOLANA_RPC_URL, or on AWS the secret that holds it (a provider URL carries its API key). */
-function rpcUrl(): Promise<string> {
-  const { SOLANA_RPC_URL, SOLANA_RPC_URL_SECRET_ARN } = config();
-  if (SOLANA_RPC_URL) return Promise.resolve(SOLANA_RPC_URL);
-  rpcUrlCache ??= readRailSecret('SOLANA_RPC_URL_SECRET_ARN', required(SOLANA_RPC_URL_SECRET_ARN, 'SOLANA_RPC_URL_SECRET_ARN'))
-    .then((url) => url.trim())
-    .catch((error: unknown) => {
-      rpcUrlCache = undefined;
-      throw error;
-    });
-  return rpcUrlCache;
 }
 
 function required(value: string | undefined, name: string): string {

@@ -88,9 +88,17 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
 
   let outcome: RailOutcome;
   try {
-    outcome = await deps
-      .railFor(payout.currency)
-      .pay({ payoutId: payout.id, currency: payout.currency, netAmount: payout.netAmount, destination: payout.walletAddress }, checkpoint);
+    outcome = await deps.railFor(payout.currency).pay(
+      {
+        payoutId: payout.id,
+        currency: payout.currency,
+        netAmount: payout.netAmount,
+        destination: payout.walletAddress,
+        // The agent paid for the destination's token account: the rail creates it if missing.
+        createTokenAccount: payout.accountCreationFee > 0,
+      },
+      checkpoint,
+    );
   } catch (error) {
     // The rail may wrap what the checkpoint threw; a lost lease anywhere in the chain means stop.
     if (isLeaseLost(error)) return lostLease(ref);

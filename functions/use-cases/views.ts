@@ -45,8 +45,12 @@ export function agentView(agent: Agent) {
   };
 }
 
-/** The answer to an accepted withdrawal (spec: Withdraw funds, success). */
-export function withdrawalView(payout: Payout) {
+/**
+ * The answer to an accepted withdrawal (spec: Withdraw funds, success). `accountCreationFee` is in
+ * the breakdown when the request asked `createTokenAccount` (0 when the account already existed), so
+ * the spec's breakdown, where net = gross − platformFee, is unchanged for every other withdrawal.
+ */
+export function withdrawalView(payout: Payout, options: { accountCreationFee: boolean }) {
   return {
     success: true,
     payoutId: payout.id,
@@ -54,6 +58,7 @@ export function withdrawalView(payout: Payout) {
       grossAmount: jsonAmount(payout.amount, payout.currency),
       platformFeeRate: PLATFORM_FEE_RATE,
       platformFee: jsonAmount(payout.fee, payout.currency),
+      ...(options.accountCreationFee ? { accountCreationFee: jsonAmount(payout.accountCreationFee, payout.currency) } : {}),
       netAmount: jsonAmount(payout.netAmount, payout.currency),
       currency: payout.currency,
       walletAddress: payout.walletAddress,
@@ -64,6 +69,7 @@ export function withdrawalView(payout: Payout) {
 
 /**
  * The Payout object. `amount` is the gross amount debited, `fee` the platform fee,
+ * `accountCreationFee` what creating the destination's token account cost (0 when none),
  * `netAmount` what the rail pays. Unknown values are null, never absent.
  */
 export function payoutView(payout: Payout) {
@@ -81,6 +87,7 @@ export function payoutView(payout: Payout) {
     fee: jsonAmount(payout.fee, payout.currency),
     netAmount: jsonAmount(payout.netAmount, payout.currency),
     platformFeeRate: PLATFORM_FEE_RATE,
+    accountCreationFee: jsonAmount(payout.accountCreationFee, payout.currency),
     failureReason: payout.failureReason ?? null,
   };
 }

@@ -1,6 +1,7 @@
 /**
  * Withdrawals: an agent takes its earned balance out, USDC to a Solana wallet or USD to PayPal,
- * minus the 3% platform fee. The API only commits the payout (PENDING) and hands it to the
+ * minus the 3% platform fee (and, for a USDC wallet whose token account the payout must create,
+ * the account-creation fee). The API only commits the payout (PENDING) and hands it to the
  * payout queue; the worker (use-cases/payouts.ts) pays it.
  */
 import type { ListWithdrawalsQuery, WithdrawRequest } from '../api/request.schemas';
@@ -8,22 +9,26 @@ import { config } from '../config';
 import type { AgentRef } from '../core/agents';
 import {
   AgentDisabledError,
+  type ApiError,
   ConflictError,
+  DependencyUnavailableError,
   NotFoundError,
   PayoutInProgressError,
   UnauthorizedError,
   ValidationError,
 } from '../core/errors';
-import { platformFee } from '../core/fees';
+import { type WithdrawalFees, withdrawalFees } from '../core/fees';
 import { isId, newPayoutId } from '../core/ids';
 import { planShardDebit } from '../core/ledger';
 import type { Payout } from '../core/payouts';
-import { destinationProblem, NETWORK_OF } from '../core/withdrawals';
+import { destinationProblem, NETWORK_OF, type TokenAccountDirectory } from '../core/withdrawals';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
 import type { HttpResult } from '../http/response';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
+import { RailUnavailableError } from '../rails/errors';
+import { usdcTokenAccounts } from '../rails/solana.token-accounts';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitWithdrawal, getPayout, listPayouts } from '../store/payout.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
@@ -35,6 +40,8 @@ export type WithdrawInput = WithdrawRequest & { agent: AgentRef; idempotencyKey:
 export interface WithdrawDeps {
   /** Hands the committed payout to the worker (the SQS queue in production). */
   enqueue(message: PayoutMessage): Promise<void>;
+  /** Whether a USDC wallet has its token account; default: the Solana RPC node (one getAccountInfo). */
+  tokenAccounts?: TokenAccountDirectory;
 }
 
 const defaultDeps: WithdrawDeps = { enqueue: sendPayoutMessage };
@@ -44,27 +51,41 @@ const COMMIT_ROUNDS = 3;
 
 /**
  * Starts a withdrawal. Checks, in order (docs/payouts.md): amount (the request schema),
- * destination, balance, then in one transaction the balance debit, the PENDING payout, the
- * agent's single in-flight lock and the idempotency record. Then sends the payout to the worker;
- * if that send fails the withdrawal still stands (the reconciler re-sends PENDING payouts), so
- * the answer is still 200.
+ * destination (for USDC also its token account, on the chain), fees against the amount, balance,
+ * then in one transaction the balance debit, the PENDING payout, the agent's single in-flight lock
+ * and the idempotency record. Then sends the payout to the worker; if that send fails the
+ * withdrawal still stands (the reconciler re-sends PENDING payouts), so the answer is still 200.
  */
 export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps = defaultDeps): Promise<HttpResult> {
   const { agent, idempotencyKey, amount: gross, currency, walletAddress } = input;
+  const createTokenAccount = input.createTokenAccount === true;
   const agentId = agent.id;
   const problem = destinationProblem(currency, walletAddress, { denied: [config().USDC_MINT, config().SOLANA_HOT_WALLET_ADDRESS] });
   if (problem) throw new ValidationError(problem);
-  const { fee, net } = platformFee(gross);
+  // Asked once, whatever the rounds below: the chain's answer does not change with a stale balance.
+  let quoted: Promise<Quote> | undefined;
 
   return idempotentCommand(
     {
       scope: `${agentId}#withdraw`,
       key: idempotencyKey,
-      request: { amount: gross, currency, walletAddress },
+      // `createTokenAccount: false` asks for nothing, so it is the same request as leaving it out
+      // (and as every request made before the flag existed).
+      request: { amount: gross, currency, walletAddress, ...(createTokenAccount ? { createTokenAccount: 'true' } : {}) },
       rounds: COMMIT_ROUNDS,
       exhausted: () => new ConflictError('balance changed while withdrawing, retry', 1),
     },
     async ({ now, answer, replayIfUsed }) => {
+      quoted ??= quote(input, deps.tokenAccounts ?? usdcTokenAccounts());
+      const terms = await quoted;
+      if ('refusal' in terms) {
+        // The chain may have moved since this very request was accepted (the agent closed the
+        // account, or the RPC node is down now): a replay wins over the refusal, as below.
+        const replayed = await replayIfUsed();
+        if (replayed) return replayed;
+        throw terms.refusal;
+      }
+      const { fee, accountCreationFee, net } = terms.fees;
       const plan = planShardDebit(await readAgentLedger(agentId), currency, gross);
       if (!plan) {
         // Too little left, perhaps because this very request already withdrew it: a replay wins.
@@ -81,13 +102,14 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
         walletAddress,
         amount: gross,
         fee,
+        accountCreationFee,
         netAmount: net,
         idempotencyKey,
         createdAt: now.toISOString(),
         updatedAt: now.toISOString(),
         attempts: 0,
       };
-      const accepted = answer(200, withdrawalView(payout));
+      const accepted = answer(200, withdrawalView(payout, { accountCreationFee: createTokenAccount }));
       try {
         await commitWithdrawal(payout, agent.keyHash, plan, accepted.record, now);
       } catch (error) {
@@ -102,6 +124,35 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
       return accepted.result;
     },
   );
+}
+
+/** What a withdrawal costs, or why it is refused before anything is written. */
+type Quote = { fees: WithdrawalFees } | { refusal: ApiError };
+
+/**
+ * The fees of a withdrawal. USDC first asks the chain whether the wallet's token account exists (one
+ * getAccountInfo): missing → refused, unless the agent asked `createTokenAccount`; then the payout
+ * will create it and the withdrawal is charged ACCOUNT_CREATION_FEE (none when the account exists:
+ * nothing to create). A net left at or below zero is refused. An RPC outage is a 503, never a guess:
+ * accepting blind would bring back the payout that fails minutes later.
+ */
+async function quote(input: WithdrawInput, tokenAccounts: TokenAccountDirectory): Promise<Quote> {
+  let creates = false;
+  if (input.currency === 'USDC') {
+    let exists: boolean;
+    try {
+      exists = await tokenAccounts.hasUsdcAccount(input.walletAddress);
+    } catch (error) {
+      if (!(error instanceof RailUnavailableError)) throw error;
+      logger().warn('solana rpc unavailable; withdrawal refused with 503', { error: serializeError(error) });
+      return { refusal: new DependencyUnavailableError('solana network unavailable, retry later', error) };
+    }
+    if (!exists && input.createTokenAccount !== true) return { refusal: new ValidationError('destination has no USDC token account') };
+    creates = !exists;
+  }
+  const fees = withdrawalFees(input.amount, creates ? config().ACCOUNT_CREATION_FEE : 0);
+  if (fees.net <= 0) return { refusal: new ValidationError('amount too small to cover fees') };
+  return { fees };
 }
 
 async function enqueueAfterCommit(payout: Payout, deps: WithdrawDeps): Promise<void> {

@@ -42,7 +42,21 @@ const payout = (payoutId: string, status: PayoutRow['status'], amount: number, f
   currency: 'USD',
   amount,
   fee,
+  accountCreationFee: 0,
   netAmount,
+});
+/** A USDC payout that paid for its destination's token account (ACCOUNT_CREATION_FEE). */
+const creatingPayout = (
+  payoutId: string,
+  status: PayoutRow['status'],
+  amount: number,
+  fee: number,
+  accountCreationFee: number,
+  netAmount: number,
+) => ({
+  ...payout(payoutId, status, amount, fee, netAmount),
+  currency: 'USDC' as const,
+  accountCreationFee,
 });
 
 /**
@@ -180,6 +194,39 @@ describe('each check fails on the row set that breaks it', () => {
     expect(payoutSplitProblems([payout('p9', 'COMPLETED', 1001, 31, 970)])).toEqual([
       'payout p9: gross 10.01 USD should split into fee 0.3 + net 9.71, found fee 0.31 + net 9.7',
     ]);
+  });
+
+  it('payout split: the account-creation fee comes off the net, and only a USDC payout above zero net may carry one', () => {
+    // 1 USDC to a fresh wallet: 0.03 fee + 0.50 creation fee + 0.47 net.
+    expect(payoutSplitProblems([creatingPayout('p1', 'COMPLETED', 1_000_000, 30_000, 500_000, 470_000)])).toEqual([]);
+    expect(payoutSplitProblems([creatingPayout('p2', 'COMPLETED', 1_000_000, 30_000, 500_000, 970_000)])).toEqual([
+      'payout p2: gross 1 USDC should split into fee 0.03 + account creation 0.5 + net 0.47, found fee 0.03 + net 0.97',
+    ]);
+    expect(payoutSplitProblems([creatingPayout('p3', 'PENDING', 1_000_000, 30_000, 970_000, 0)])).toEqual([
+      'payout p3: gross 1 USDC should split into fee 0.03 + account creation 0.97 + net 0 (not above zero: never payable), found fee 0.03 + net 0',
+    ]);
+    expect(payoutSplitProblems([{ ...payout('p4', 'COMPLETED', 1001, 30, 921), accountCreationFee: 50 }])).toEqual([
+      'payout p4: a USD payout carries an account-creation fee of 0.5',
+    ]);
+  });
+
+  it('per-currency total: the account-creation fee of a COMPLETED payout is platform revenue; a FAILED one was refunded with the gross', () => {
+    // 5 USDC credited, 3 charged to a1; a1 withdrew 2 to a fresh wallet (0.06 + 0.50 fees, 1.44 paid),
+    // and 1 more that FAILED and came back; 1 USDC is left in its shard.
+    const rows: Rows = {
+      credits: [{ kind: 'credit', userId: 'u1', creditId: 'c1', currency: 'USDC', amount: 5_000_000 }],
+      users: [user({ USD: 0, USDC: 2_000_000 }, {})],
+      charges: [{ ...charge('ch1', 'SUCCESS', 3_000_000), currency: 'USDC' }],
+      shards: [shard({ USD: 0, USDC: 1_000_000 })],
+      payouts: [
+        creatingPayout('p1', 'COMPLETED', 2_000_000, 60_000, 500_000, 1_440_000),
+        creatingPayout('p2', 'FAILED', 1_000_000, 30_000, 500_000, 470_000),
+      ],
+      locks: [],
+    };
+    expect(currencyTotals(rows).USDC).toMatchObject({ payoutsPaidNet: 1_440_000, platformFees: 560_000, difference: 0 });
+    expect(agentMismatches(rows)).toEqual([]);
+    expect(payoutSplitProblems(rows.payouts)).toEqual([]);
   });
 
   it('lock state: two payouts in flight for one agent', () => {

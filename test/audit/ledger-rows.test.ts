@@ -26,7 +26,19 @@ describe('toLedgerRows', () => {
       charges: [
         { kind: 'charge', chargeId: 'ch1', agentId: 'a1', userId: 'u1', status: 'SUCCESS', currency: 'USDC', amount: 7, refundedAmount: 0 },
       ],
-      payouts: [{ kind: 'payout', payoutId: 'p1', agentId: 'a1', status: 'FAILED', currency: 'USD', amount: 100, fee: 3, netAmount: 97 }],
+      payouts: [
+        {
+          kind: 'payout',
+          payoutId: 'p1',
+          agentId: 'a1',
+          status: 'FAILED',
+          currency: 'USD',
+          amount: 100,
+          fee: 3,
+          accountCreationFee: 0,
+          netAmount: 97,
+        },
+      ],
       locks: [{ kind: 'lock', agentId: 'a1', currency: 'USDC', payoutId: 'p1' }],
       unreadable: [],
       counts: { users: 1, shards: 1, credits: 1, charges: 1, payouts: 1 },

@@ -30,15 +30,19 @@ const run = promisify(execFile);
 /**
  * Bytes of the .mjs (source map excluded: it is not loaded unless a stack trace is printed).
  * 550 KB since the request schemas (shared by every route) carry the look-alike table for agent
- * names and the policy schema: the withdraw bundle measured 504 KB. Module-load CPU is in the
- * bench's bundle table; split functions/api/request.schemas.ts per route before raising this again.
+ * names and the policy schema: the withdraw bundle measured 504 KB, 543 KB since it reads the
+ * Solana RPC URL's secret (the Secrets Manager client, ~30 KB) to look USDC wallets' token accounts
+ * up. Module-load CPU is in the bench's bundle table; split functions/api/request.schemas.ts per
+ * route before raising this again.
  */
 const API_BUDGET = 550_000;
 /**
  * The MCP server brings the MCP SDK (~57 KB) and what its Server imports statically: ajv with
  * fast-uri (~130 KB) for elicitation schemas. 728 KB when it was added; the budget keeps it there.
+ * 810 KB since its withdraw tool asks the chain whether a USDC wallet has its token account
+ * (rails/solana.token-accounts.ts, JSON-RPC without the Solana SDK: +5 KB, 800.1 KB measured).
  */
-const MCP_BUDGET = 800_000;
+const MCP_BUDGET = 810_000;
 /** The rails bring the Solana libraries (~740 KB); the budget stops it growing unnoticed. */
 const RAIL_BUDGET = 1_500_000;
 
@@ -87,7 +91,7 @@ describe('bundles', () => {
     expect(built.get(name)?.bytes).toBeLessThanOrEqual(API_BUDGET);
   });
 
-  it('keeps the MCP function within 800 KB', () => {
+  it('keeps the MCP function within 810 KB', () => {
     expect(built.get('mcp')?.bytes).toBeLessThanOrEqual(MCP_BUDGET);
   });
 

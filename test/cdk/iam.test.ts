@@ -26,6 +26,8 @@ type Grant =
   | 'paypal-credentials'
   | 'paypal-credentials-and-webhook-id'
   | 'rpc-url-and-paypal-credentials'
+  | 'rpc-url'
+  | 'approval-secret-and-rpc-url'
   | 'table-stream'
   | 'table-scan'
   | 'webhook-and-stream-failure-queue-send'
@@ -40,7 +42,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'list-charges': ['logs', 'table-read'],
   'get-charge': ['logs', 'table-read', 'admin-secret'],
   'get-balance': ['logs', 'table-read'],
-  withdraw: ['logs', 'table-read', 'table-write', 'queue-send'],
+  // The RPC URL secret: a USDC withdrawal asks the chain whether the wallet has its token account.
+  withdraw: ['logs', 'table-read', 'table-write', 'queue-send', 'rpc-url'],
   'list-withdrawals': ['logs', 'table-read'],
   // The charge lifecycle: one read of what they act on, one transaction (with the kill switch).
   'capture-charge': ['logs', 'table-read', 'table-write'],
@@ -65,7 +68,7 @@ const EXPECTED: Record<string, Grant[]> = {
   health: ['logs', 'table-read'],
   openapi: ['logs'],
   // The remote MCP server runs the wrapped use cases in-process: charges and withdrawals included.
-  mcp: ['logs', 'table-read', 'table-write', 'queue-send', 'approval-secret'],
+  mcp: ['logs', 'table-read', 'table-write', 'queue-send', 'approval-secret-and-rpc-url'],
   'not-found': ['logs'],
   'payout-worker': ['logs', 'table-read', 'table-write', 'queue-consume', 'rail-secrets', 'hot-wallet-key'],
   reconciler: ['logs', 'table-read', 'table-write', 'queue-send', 'rail-secrets', 'hot-wallet-key'],
@@ -154,6 +157,13 @@ function statement(grant: Grant, fn: ServiceFunction): { actions: string[]; reso
         actions: ['secretsmanager:GetSecretValue'],
         resources: [secret(stack.data.solanaRpcUrl), secret(stack.data.paypalCredentials)],
       };
+    case 'rpc-url':
+      return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.solanaRpcUrl)] };
+    case 'approval-secret-and-rpc-url':
+      return {
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [secret(stack.data.approvalSecret), secret(stack.data.solanaRpcUrl)],
+      };
     case 'table-stream':
       return {
         actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
@@ -238,7 +248,7 @@ describe('IAM', () => {
   });
 
   it('lets only the routes marked approvalSecret and the webhook delivery worker read the approval secret, and nothing else at all', () => {
-    const readers = functions.filter(([name]) => EXPECTED[name]?.includes('approval-secret')).map(([name]) => name);
+    const readers = functions.filter(([name]) => EXPECTED[name]?.some((g) => g.startsWith('approval-secret'))).map(([name]) => name);
     // The delivery worker derives charge.approval_requested's link token (never stored) before signing.
     expect(readers.sort()).toEqual([...ROUTES.filter((r) => r.approvalSecret).map((r) => r.name), 'webhook-delivery'].sort());
     expect(readers).toContain('create-charge');

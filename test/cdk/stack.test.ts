@@ -301,14 +301,16 @@ describe('functions (the house construct)', () => {
       expect(env.PUBLIC_BASE_URL).toBeUndefined();
       if (route.queue) expect(env.PAYOUT_QUEUE_URL).toEqual({ Ref: logicalId(stack, pipeline.queue) });
       else expect(env.PAYOUT_QUEUE_URL).toBeUndefined();
-      // The withdraw route knows the mint (a destination it refuses), never a rail secret. Top-up
-      // routes know PayPal's Orders API (its credentials only as an ARN), never the hot wallet.
+      // The withdraw route knows the mint (a destination it refuses, and whose token accounts it
+      // looks up) and the RPC URL only as an ARN, never the hot wallet. Top-up routes know PayPal's
+      // Orders API (its credentials only as an ARN), never the hot wallet.
       const railKeys = Object.keys(env).filter((k) => /SOLANA|PAYPAL|USDC/.test(k));
       const topupKeys =
         route.topups === 'webhook'
           ? ['PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN', 'PAYPAL_WEBHOOK_ID_SECRET_ARN']
           : ['USDC_MINT', 'PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN'];
-      expect(railKeys).toEqual(route.queue ? ['USDC_MINT'] : route.topups ? topupKeys : []);
+      expect(railKeys).toEqual(route.queue ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN'] : route.topups ? topupKeys : []);
+      if (route.queue) expect(env.SOLANA_RPC_URL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaRpcUrl) });
     }
     expect(ROUTES.find((r) => r.name === 'create-charge')?.approvalSecret).toBe(true);
   });

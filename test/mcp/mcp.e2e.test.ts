@@ -12,6 +12,7 @@ import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/s
 import { clearAuthCache } from '../../functions/use-cases/auth';
 import { forgetPayers } from '../../functions/use-cases/payer-cache';
 import { auditAfterAll } from '../support/audit';
+import { solanaWallet } from '../support/payouts';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
 
@@ -23,6 +24,8 @@ const clients: Client[] = [];
 beforeAll(async () => {
   await createTestTable();
   t = await startTestStack();
+  // The wallet the withdraw tool pays has its USDC token account, as a wallet app makes it.
+  t.stack.rails.solana.createTokenAccount(WALLET);
 });
 afterAll(async () => {
   for (const client of clients) await client.close();
@@ -207,6 +210,17 @@ describe('remote MCP server (POST /mcp)', () => {
     expect(text(refused)).toBe('invalid solana address');
   });
 
+  it('withdraws to a wallet without a USDC token account only with createTokenAccount, for the creation fee', async () => {
+    const agent = await t.earningAgent({ USDC: 5 });
+    const client = await remote({ 'x-agent-key': agent.key });
+    const fresh = solanaWallet();
+    const refused = await call(client, 'withdraw', { amount: 2, currency: 'USDC', walletAddress: fresh, idempotency_key: 'f-1' });
+    expect({ isError: refused.isError, text: text(refused) }).toEqual({ isError: true, text: 'destination has no USDC token account' });
+    const args = { amount: 2, currency: 'USDC', walletAddress: fresh, createTokenAccount: true, idempotency_key: 'f-2' };
+    const accepted = (await call(client, 'withdraw', args)).structuredContent as { breakdown: Record<string, unknown> };
+    expect(accepted.breakdown).toMatchObject({ grossAmount: 2, platformFee: 0.06, accountCreationFee: 0.5, netAmount: 1.44 });
+  });
+
   it('adds no DynamoDB request to the endpoint a tool wraps (cold caches: one BatchGetItem, the payer read, one transaction)', async () => {
     const agent = await t.enabledAgent();
     const user = await t.fundedUser({ USD: 10 });
@@ -269,6 +283,15 @@ describe('stdio MCP server (npm run mcp)', () => {
     expect(refunded.structuredContent).toEqual(expect.objectContaining({ refundedAmount: 0.25 }));
     const released = await call(client, 'release_charge', { charge_id: holdId, idempotency_key: 's-rel' });
     expect(text(released)).toBe('charge is not pending');
+    // createTokenAccount travels in the HTTP body: 1 − 0.03 − 0.50 to a wallet whose account the payout creates.
+    const withdrawn = await call(client, 'withdraw', {
+      amount: 1,
+      currency: 'USDC',
+      walletAddress: solanaWallet(),
+      createTokenAccount: true,
+      idempotency_key: 's-w',
+    });
+    expect((withdrawn.structuredContent as { breakdown: unknown }).breakdown).toMatchObject({ accountCreationFee: 0.5, netAmount: 0.47 });
   }, 60_000);
 
   it('reports a bad agent key as the API words it', async () => {

@@ -52,8 +52,18 @@ describe('a function with an incomplete environment', () => {
   });
 
   it('withdraw refuses to load without PAYOUT_QUEUE_URL instead of answering 200 and only logging', () => {
-    expect(() => load(api('withdraw'), { PAYOUT_QUEUE_URL: undefined })).toThrow(/PAYOUT_QUEUE_URL is not set/);
-    expect(load(api('withdraw'), { PAYOUT_QUEUE_URL: INIT_ENV.PAYOUT_QUEUE_URL }).mod).toHaveProperty('handler');
+    const withdrawEnv = {
+      PAYOUT_QUEUE_URL: INIT_ENV.PAYOUT_QUEUE_URL,
+      USDC_MINT: INIT_ENV.USDC_MINT,
+      SOLANA_RPC_URL: INIT_ENV.SOLANA_RPC_URL,
+    };
+    expect(() => load(api('withdraw'), { ...withdrawEnv, PAYOUT_QUEUE_URL: undefined })).toThrow(/PAYOUT_QUEUE_URL is not set/);
+    expect(load(api('withdraw'), withdrawEnv).mod).toHaveProperty('handler');
+    // Nor without the chain it asks whether a USDC wallet has its token account.
+    expect(() => load(api('withdraw'), { ...withdrawEnv, SOLANA_RPC_URL: undefined })).toThrow(
+      /set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN/,
+    );
+    expect(() => load(api('withdraw'), { ...withdrawEnv, USDC_MINT: undefined })).toThrow(/USDC_MINT is not set/);
   });
 
   it('the payout worker and the reconciler refuse to load without the rails or the queue they use', () => {
@@ -76,7 +86,14 @@ describe('a function with an incomplete environment', () => {
     for (const route of ROUTES) {
       // What lib/http-api.ts sets for this route, on top of the table.
       const given: Record<string, string> = {
-        ...(route.queue ? { PAYOUT_QUEUE_URL: INIT_ENV.PAYOUT_QUEUE_URL } : {}),
+        // Withdrawals: the queue, and the chain a USDC wallet's token account is looked up on.
+        ...(route.queue
+          ? {
+              PAYOUT_QUEUE_URL: INIT_ENV.PAYOUT_QUEUE_URL,
+              USDC_MINT: INIT_ENV.USDC_MINT,
+              SOLANA_RPC_URL_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:rpc-url',
+            }
+          : {}),
         ...(route.adminSecret ? { ADMIN_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:admin' } : {}),
         // Top-up routes: PayPal's Orders API and the mint (lib/topup-watcher.ts topupEnvironment), the webhook id.
         ...(route.topups === 'open' ? { USDC_MINT: INIT_ENV.USDC_MINT } : {}),

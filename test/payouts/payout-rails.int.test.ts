@@ -11,7 +11,7 @@ import type { Currency } from '../../functions/core/money';
 import type { Payout } from '../../functions/core/payouts';
 import { PaypalRail } from '../../functions/rails/paypal.rail';
 import type { PayoutRail } from '../../functions/rails/rail';
-import { SolanaRail } from '../../functions/rails/solana.rail';
+import { priorityFeeLamports, SolanaRail, TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS } from '../../functions/rails/solana.rail';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { getPayout } from '../../functions/store/payout.repository';
 import { drivePayout, type PayoutDeps, type PayoutStep } from '../../functions/use-cases/payouts';
@@ -24,6 +24,8 @@ let solana: SolanaRail;
 let paypal: PaypalRail;
 const railFor = (currency: Currency): PayoutRail => (currency === 'USDC' ? solana : paypal);
 const noQueue = { enqueue: async () => undefined };
+/** The rent-exempt minimum of an SPL Token account (165 bytes): what one creation costs the hot wallet. */
+const TOKEN_ACCOUNT_RENT = 2_039_280n;
 const afterLeaseExpiry = () => new Date(Date.now() + (config().PAYOUT_LEASE_SECONDS + 1) * 1000);
 
 beforeAll(async () => {
@@ -44,12 +46,14 @@ async function payoutTo(
   currency: Currency,
   walletAddress: string,
   amount: string,
-  opts: { tokenAccount?: boolean } = {},
+  opts: { createTokenAccount?: boolean } = {},
 ): Promise<{ agentId: string; payoutId: string }> {
-  // A Solana wallet receives USDC into its token account, which the rail never creates (docs/rails.md).
-  if (currency === 'USDC' && (opts.tokenAccount ?? true)) rails.solana.createTokenAccount(walletAddress);
+  // A Solana wallet receives USDC into its token account: the agent has it, or pays for the payout
+  // to create it (createTokenAccount, docs/rails.md).
+  if (currency === 'USDC' && !opts.createTokenAccount) rails.solana.createTokenAccount(walletAddress);
   const agentId = await fundedAgent(currency, currency === 'USD' ? 1_000_00 : 1_000_000_000);
-  const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { currency, walletAddress, amount }), noQueue));
+  const request = { currency, walletAddress, amount, ...(opts.createTokenAccount ? { createTokenAccount: true } : {}) };
+  const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, request), noQueue));
   return { agentId, payoutId };
 }
 
@@ -141,17 +145,49 @@ describe('Solana payouts survive a crash at every step', () => {
   });
 });
 
-describe('Solana payouts to a wallet without a USDC token account', () => {
-  it('are FAILED with the reason the agent reads and refunded in full; nothing is signed and no rent is paid', async () => {
+describe('Solana payouts that create the token account (createTokenAccount) survive a crash at every step', () => {
+  it.each<PayoutStep>([
+    'afterClaim',
+    'afterCheckpoint',
+    'afterRail',
+    'afterFinalize',
+  ])('crash %s, then redelivery: one create-and-transfer on chain, the account created once, the wallet paid the net once', async (step) => {
     const wallet = solanaWallet();
-    const ref = await payoutTo('USDC', wallet, '1', { tokenAccount: false });
+    const hot = rails.solana.hotWallet.publicKey;
+    const lamportsBefore = rails.solana.lamports(hot);
+    const ref = await payoutTo('USDC', wallet, '10', { createTokenAccount: true });
+    expect(await payout(ref)).toMatchObject({ fee: 300_000, accountCreationFee: 500_000, netAmount: 9_200_000 });
+
+    await expect(drivePayout(ref, crashAt(step))).rejects.toThrow(`crash ${step}`);
+    const result = await drivePayout(ref, { railFor, clock: afterLeaseExpiry });
+    expect(result).toBe(step === 'afterFinalize' ? 'already-final' : 'completed');
+
+    const done = await payout(ref);
+    expect(done.status).toBe('COMPLETED');
+    expect(rails.solana.tokenBalance(wallet)).toBe(9_200_000n); // 10 − 0.30 − 0.50
+    const landed = landedFor(ref.payoutId);
+    expect(landed).toHaveLength(1);
+    expect(landed[0]?.err).toBeNull();
+    expect(done.txHash).toBe(landed[0]?.signature);
+    // One rent and one fee: the hot wallet paid for one account, in the one transaction that landed.
+    const limit = config().SOLANA_COMPUTE_UNIT_LIMIT + TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS;
+    const fee = 5_000 + priorityFeeLamports(limit, config().SOLANA_PRIORITY_FEE_MICROLAMPORTS);
+    expect(lamportsBefore - rails.solana.lamports(hot)).toBe(BigInt(fee) + TOKEN_ACCOUNT_RENT);
+  });
+});
+
+describe('Solana payouts to a wallet without a USDC token account', () => {
+  it('closed after the withdrawal was accepted: FAILED with the reason the agent reads and refunded in full; nothing signed, no rent paid', async () => {
+    const wallet = solanaWallet();
+    const ref = await payoutTo('USDC', wallet, '1');
+    rails.solana.closeTokenAccount(wallet); // the owner may close it at any time
     const hotLamports = rails.solana.lamports(rails.solana.hotWallet.publicKey);
 
     expect(await drivePayout(ref, { railFor })).toBe('failed');
 
     expect(await payout(ref)).toMatchObject({
       status: 'FAILED',
-      failureReason: 'destination has no USDC token account; create it and withdraw again',
+      failureReason: 'destination has no USDC token account; create it, or withdraw again with createTokenAccount: true',
     });
     expect((await readAgentLedger(ref.agentId)).balances.USDC).toBe(1_000_000_000);
     expect(landedFor(ref.payoutId)).toHaveLength(0);

@@ -5,6 +5,7 @@
  */
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type LocalSqs, type PayoutConsumer, startLocalSqs, startPayoutConsumer } from '../../bin/local/payout-pipeline';
+import type { LocalSolana } from '../../bin/local/solana-rpc';
 import { resetForTests } from '../../functions/config';
 import { createPayoutWorker } from '../../functions/payout-worker/worker';
 import { createReconciler } from '../../functions/reconciler/reconciler';
@@ -12,7 +13,7 @@ import { getPayout } from '../../functions/store/payout.repository';
 import { reconcilePayouts } from '../../functions/use-cases/payouts';
 import { createWithdrawal } from '../../functions/use-cases/withdrawals';
 import { FakeRail, fakeRails } from '../support/fake-rail';
-import { fundedAgent, payoutIdOf, withdrawal } from '../support/payouts';
+import { fundedAgent, payoutIdOf, startTestChain, withdrawal } from '../support/payouts';
 import { createTestTable } from '../support/table';
 
 const MAX_RECEIVES = 2;
@@ -20,9 +21,12 @@ let sqs: LocalSqs;
 let client: SQSClient;
 const rail = new FakeRail();
 let consumer: PayoutConsumer;
+/** Where the withdraw use case checks USDC wallets' token accounts (a fake rail pays). */
+let chain: LocalSolana;
 
 beforeAll(async () => {
   await createTestTable();
+  chain = await startTestChain();
   sqs = await startLocalSqs({ visibilityTimeoutSeconds: 2, maxReceives: MAX_RECEIVES });
   Object.assign(process.env, {
     ...sqs.env,
@@ -49,6 +53,7 @@ afterAll(async () => {
   client?.destroy();
   resetForTests();
   await sqs?.stop();
+  await chain?.stop();
 });
 
 async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {

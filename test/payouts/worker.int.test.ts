@@ -1,4 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
+import type { LocalSolana } from '../../bin/local/solana-rpc';
 import { config } from '../../functions/config';
 import type { Payout } from '../../functions/core/payouts';
 import { createPayoutWorker } from '../../functions/payout-worker/worker';
@@ -8,10 +9,18 @@ import { getPayout } from '../../functions/store/payout.repository';
 import { type DriveResult, drivePayout, type PayoutDeps, type PayoutStep } from '../../functions/use-cases/payouts';
 import { createWithdrawal } from '../../functions/use-cases/withdrawals';
 import { FakeRail, fakeRails } from '../support/fake-rail';
-import { fundedAgent, lockOf, payoutIdOf, withdrawal } from '../support/payouts';
+import { fundedAgent, lockOf, payoutIdOf, startTestChain, withdrawal } from '../support/payouts';
 import { createTestTable } from '../support/table';
 
-beforeAll(createTestTable);
+// The chain the withdraw use case checks USDC wallets' token accounts on (a fake rail pays here).
+let chain: LocalSolana;
+beforeAll(async () => {
+  await createTestTable();
+  chain = await startTestChain();
+});
+afterAll(async () => {
+  await chain?.stop();
+});
 
 const noQueue = { enqueue: async () => undefined };
 

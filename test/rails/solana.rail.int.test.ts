@@ -3,13 +3,24 @@
  * JSON-RPC stand-in, through the production `Connection` code path.
  */
 import { randomUUID } from 'node:crypto';
-import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+  TOKEN_PROGRAM_ID,
+} from '@solana/spl-token';
 import { ComputeBudgetInstruction, ComputeBudgetProgram, Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { type LocalSolana, startLocalSolana } from '../../bin/local/solana-rpc';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from '../../functions/rails/errors';
 import type { PayoutInstruction, RailOutcome } from '../../functions/rails/rail';
-import { MEMO_PROGRAM_ID, priorityFeeLamports, SolanaRail } from '../../functions/rails/solana.rail';
+import {
+  MEMO_PROGRAM_ID,
+  NO_TOKEN_ACCOUNT,
+  priorityFeeLamports,
+  SolanaRail,
+  TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS,
+} from '../../functions/rails/solana.rail';
 import { MemoryCheckpoint } from './checkpoint';
 
 const NET = 9_710_000; // 10.01 USDC gross − 3 % fee
@@ -21,6 +32,8 @@ const PRIORITY_LAMPORTS = 750n; // 30,000 × 25,000 / 10^6
 const FEE_LAMPORTS = 5_000n + PRIORITY_LAMPORTS;
 /** A system account's rent-exempt minimum (0 data bytes): a fee payer must keep it. */
 const RENT_EXEMPT = 890_880n;
+/** The rent-exempt minimum of an SPL Token account (165 bytes): what creating one costs the hot wallet. */
+const TOKEN_ACCOUNT_RENT = 2_039_280n;
 
 function railFor(
   chain: LocalSolana,
@@ -60,9 +73,18 @@ const PAYOUT_BUDGET = {
   microLamports: PRICE,
 };
 
-function payout(destination: string, netAmount = NET): PayoutInstruction {
-  return { payoutId: `po_${randomUUID()}`, currency: 'USDC', netAmount, destination };
+function payout(destination: string, netAmount = NET, createTokenAccount?: boolean): PayoutInstruction {
+  return {
+    payoutId: `po_${randomUUID()}`,
+    currency: 'USDC',
+    netAmount,
+    destination,
+    ...(createTokenAccount ? { createTokenAccount } : {}),
+  };
 }
+
+/** A payout that paid the account-creation fee: the rail creates the token account if missing. */
+const creatingPayout = (destination: string, netAmount = NET) => payout(destination, netAmount, true);
 
 /** A fresh wallet with its USDC token account, as a wallet app creates it before receiving USDC. */
 function wallet(chain: LocalSolana): string {
@@ -99,7 +121,8 @@ describe('Solana rail on LiteSVM', () => {
 
     const outcome = await rail.pay(payout(destination), checkpoint);
 
-    expect(outcome).toEqual({ kind: 'failed', reason: 'destination has no USDC token account; create it and withdraw again' });
+    expect(outcome).toEqual({ kind: 'failed', reason: NO_TOKEN_ACCOUNT });
+    expect(NO_TOKEN_ACCOUNT).toBe('destination has no USDC token account; create it, or withdraw again with createTokenAccount: true');
     expect(checkpoint.saves).toHaveLength(0);
     expect(chain.tokenAccountExists(destination)).toBe(false);
     expect([chain.tokenBalance(hot), chain.lamports(hot), chain.landed().length]).toEqual([usdcBefore, solBefore, landedBefore]);
@@ -378,6 +401,109 @@ describe('Solana rail on LiteSVM', () => {
   });
 });
 
+describe('Solana rail creating the token account a payout paid for (createTokenAccount)', () => {
+  let chain: LocalSolana;
+  let rail: SolanaRail;
+  /** The priority fee on the limit a creating transaction requests. */
+  const CREATING_FEE = 5_000n + BigInt(priorityFeeLamports(LIMIT + TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS, PRICE));
+
+  beforeAll(async () => {
+    chain = await startLocalSolana();
+    rail = railFor(chain);
+  });
+  afterAll(async () => {
+    await chain.stop();
+  });
+
+  const programsOf = (base64Tx: unknown) =>
+    Transaction.from(Buffer.from(String(base64Tx), 'base64')).instructions.map((ix) => ix.programId.toBase58());
+
+  it('creates the missing account and pays the net in ONE transaction: the hot wallet pays the rent and the fee', async () => {
+    const destination = Keypair.generate().publicKey.toBase58();
+    const hot = chain.hotWallet.publicKey;
+    const [usdcBefore, solBefore] = [chain.tokenBalance(hot), chain.lamports(hot)];
+    const checkpoint = new MemoryCheckpoint();
+    const instruction = creatingPayout(destination);
+
+    const outcome = await rail.pay(instruction, checkpoint);
+
+    const signature = signatureIn(checkpoint);
+    expect(outcome).toEqual({ kind: 'completed', externalId: signature, txHash: signature });
+    expect(chain.tokenAccountExists(destination)).toBe(true);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+    expect(usdcBefore - chain.tokenBalance(hot)).toBe(BigInt(NET));
+    expect(solBefore - chain.lamports(hot)).toBe(CREATING_FEE + TOKEN_ACCOUNT_RENT);
+    expect(transfersOf(chain, instruction.payoutId)).toEqual([expect.objectContaining({ signature, err: null })]);
+    // Budget, memo, the idempotent create, then the transfer; the limit carries the creation's units.
+    const compute = ComputeBudgetProgram.programId.toBase58();
+    expect(programsOf(checkpoint.saved?.tx)).toEqual([
+      compute,
+      compute,
+      MEMO_PROGRAM_ID.toBase58(),
+      ASSOCIATED_TOKEN_PROGRAM_ID.toBase58(),
+      TOKEN_PROGRAM_ID.toBase58(),
+    ]);
+    expect(budgetOf(checkpoint.saved?.tx).units).toBe(LIMIT + TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS);
+  });
+
+  it('an account that exists by then (the agent made it meanwhile): the create does nothing, no rent is paid, the net arrives', async () => {
+    const destination = wallet(chain);
+    const hot = chain.hotWallet.publicKey;
+    const solBefore = chain.lamports(hot);
+
+    expect((await rail.pay(creatingPayout(destination), new MemoryCheckpoint())).kind).toBe('completed');
+
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+    expect(solBefore - chain.lamports(hot)).toBe(CREATING_FEE);
+  });
+
+  it('crash after sending the create and transfer: the redelivery finds it landed, signs nothing, creates and pays once', async () => {
+    const destination = Keypair.generate().publicKey.toBase58();
+    const instruction = creatingPayout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    chain.failNext('getSignatureStatuses');
+
+    await expect(rail.pay(instruction, checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+
+    const again = checkpoint.redeliver();
+    expect(await rail.pay(instruction, again)).toMatchObject({ kind: 'completed', externalId: signatureIn(checkpoint) });
+    expect(again.saves).toHaveLength(0);
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+  });
+
+  it('a dropped create and transfer whose blockhash expired is signed anew, create included: one lands, rent paid once', async () => {
+    const destination = Keypair.generate().publicKey.toBase58();
+    const hot = chain.hotWallet.publicKey;
+    const instruction = creatingPayout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    expect((await rail.pay(instruction, checkpoint)).kind).toBe('pending');
+    expect(chain.tokenAccountExists(destination)).toBe(false);
+    const first = signatureIn(checkpoint);
+
+    chain.expireBlockhash();
+    const solBefore = chain.lamports(hot);
+    const again = checkpoint.redeliver();
+    const outcome = await rail.pay(instruction, again);
+
+    const renewed = signatureIn(again);
+    expect(renewed).not.toBe(first);
+    expect(outcome).toEqual({ kind: 'completed', externalId: renewed, txHash: renewed });
+    expect(programsOf(again.saved?.tx)).toContain(ASSOCIATED_TOKEN_PROGRAM_ID.toBase58());
+    expect(transfersOf(chain, instruction.payoutId).map((t) => t.signature)).toEqual([renewed]);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+    expect(solBefore - chain.lamports(hot)).toBe(CREATING_FEE + TOKEN_ACCOUNT_RENT);
+  });
+
+  it('never creates an account for a payout that did not pay for one', async () => {
+    const destination = Keypair.generate().publicKey.toBase58();
+    expect(await rail.pay(payout(destination), new MemoryCheckpoint())).toEqual({ kind: 'failed', reason: NO_TOKEN_ACCOUNT });
+    expect(chain.tokenAccountExists(destination)).toBe(false);
+  });
+});
+
 describe('Solana rail when the hot wallet runs short', () => {
   let chain: LocalSolana;
   let rail: SolanaRail;
@@ -512,6 +638,18 @@ describe('Solana rail when the hot wallet runs short of SOL', () => {
     } finally {
       await drained.stop();
     }
+  });
+
+  it("throws PlatformFundsError before signing when the SOL covers the fee but not a new token account's rent", async () => {
+    const checkpoint = new MemoryCheckpoint();
+    const destination = Keypair.generate().publicKey.toBase58();
+    const error = await railFor(chain)
+      .pay(creatingPayout(destination), checkpoint)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlatformFundsError);
+    expect(String((error as Error).message)).toMatch(/token account rent 2039280/);
+    expect(checkpoint.saves).toHaveLength(0);
+    expect(chain.tokenAccountExists(destination)).toBe(false);
   });
 
   it('pays when the SOL covers rent-exempt minimum, reserve and priority fee', async () => {

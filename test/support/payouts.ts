@@ -3,8 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import bs58 from 'bs58';
+import { type LocalSolana, startLocalSolana } from '../../bin/local/solana-rpc';
 import { withdrawSchema } from '../../functions/api/request.schemas';
-import { config } from '../../functions/config';
+import { config, resetForTests } from '../../functions/config';
 import type { Currency } from '../../functions/core/money';
 import { CURRENCIES } from '../../functions/core/money';
 import { shardCredit } from '../../functions/store/balance.repository';
@@ -18,6 +19,29 @@ import { viaSchema } from './requests';
 /** A fresh Solana wallet address (an ed25519 public key, so on the curve). */
 export function solanaWallet(): string {
   return bs58.encode(ed25519.getPublicKey(randomBytes(32)));
+}
+
+let chain: LocalSolana | undefined;
+
+/**
+ * A LiteSVM chain behind the JSON-RPC stand-in, for tests that call the withdraw use case directly:
+ * the configuration points at it (SOLANA_RPC_URL, USDC_MINT), so a USDC withdrawal looks its
+ * wallet's token account up there, and `withdrawal()` gives USDC withdrawals a wallet whose token
+ * account exists (`readyWallet`). The caller stops it in afterAll.
+ */
+export async function startTestChain(): Promise<LocalSolana> {
+  chain = await startLocalSolana();
+  Object.assign(process.env, { SOLANA_RPC_URL: chain.url, USDC_MINT: chain.mint });
+  resetForTests();
+  return chain;
+}
+
+/** A fresh wallet whose USDC token account exists on the test chain, as a wallet app makes it. */
+export function readyWallet(): string {
+  if (!chain) throw new Error('no test chain: call startTestChain() first');
+  const wallet = solanaWallet();
+  chain.createTokenAccount(wallet);
+  return wallet;
 }
 
 /** Credits `minor` units to one balance shard of `agentId` (what charges do). */
@@ -40,16 +64,21 @@ interface WithdrawalFields {
   currency: Currency;
   walletAddress: string;
   idempotencyKey: string;
+  createTokenAccount: boolean;
 }
 
-/** A withdraw use-case input built through the route's schema (a bad amount throws its 400). */
+/**
+ * A withdraw use-case input built through the route's schema (a bad amount throws its 400). A USDC
+ * withdrawal without a wallet goes to a ready wallet (its token account exists) when a test chain
+ * runs, else to a fresh wallet.
+ */
 export function withdrawal(agentId: string, overrides: Partial<WithdrawalFields> = {}): WithdrawInput {
   const currency = overrides.currency ?? 'USD';
   const { idempotencyKey = `wd-${process.pid}-${++seq}`, amount = '10', walletAddress, ...rest } = overrides;
   const body = viaSchema(withdrawSchema, {
     amount,
     currency,
-    walletAddress: walletAddress ?? (currency === 'USD' ? 'agent@example.com' : solanaWallet()),
+    walletAddress: walletAddress ?? (currency === 'USD' ? 'agent@example.com' : chain ? readyWallet() : solanaWallet()),
     ...rest,
   });
   return { agent: agentRef(agentId), idempotencyKey, ...body };

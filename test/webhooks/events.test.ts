@@ -76,6 +76,7 @@ describe('event builders', () => {
       walletAddress: 'w',
       amount: 10_000_000,
       fee: 300_000,
+      accountCreationFee: 0,
       netAmount: 9_700_000,
       idempotencyKey: 'k',
       createdAt: charge.createdAt,

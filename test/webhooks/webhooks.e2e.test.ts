@@ -216,13 +216,15 @@ describe('delivery', () => {
   });
 
   it('delivers payout.failed when the rail refuses the payout (refunded in the same transaction)', async () => {
-    const agent = await t.earningAgent({ USDC: 20 });
+    const agent = await t.earningAgent({ USD: 20 });
     await agentWebhook(agent.key, { url: receiver.url, events: ['payout.failed'] });
     const wd = await t.call<{ payoutId: string }>('POST', '/api/v1/agents/withdraw', {
       headers: { ...agentHeaders(agent.key), 'idempotency-key': `wh-payout-failed-${Date.now()}` },
-      // No token account at this wallet: the Solana rail fails the payout (docs/rails.md).
-      raw: `{"amount":10,"currency":"USDC","walletAddress":"${solanaWallet()}"}`,
+      // The PayPal imitation refuses a payout to failed@…; the worker marks it FAILED (docs/rails.md).
+      // (A Solana wallet without a token account is refused by the withdraw request itself now.)
+      raw: '{"amount":10,"currency":"USD","walletAddress":"failed@example.com"}',
     });
+    expect(wd.status).toBe(200);
     const got = await receiver.waitFor((r) => eventOf(r).type === 'payout.failed', 15_000);
     expect(eventOf(got).data).toMatchObject({ id: wd.body.payoutId, status: 'FAILED', failureReason: expect.any(String) });
   });

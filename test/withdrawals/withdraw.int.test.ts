@@ -6,9 +6,11 @@ import { setAgentEnabled } from '../../functions/store/agent.repository';
  */
 
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../../functions/config';
+import type { LocalSolana } from '../../bin/local/solana-rpc';
+import { config, resetForTests } from '../../functions/config';
 import { ValidationError } from '../../functions/core/errors';
 import type { Currency } from '../../functions/core/money';
+import { usdcTokenAccounts } from '../../functions/rails/solana.token-accounts';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { getIdempotencyRecord } from '../../functions/store/idempotency.repository';
@@ -16,10 +18,18 @@ import { getPayout, listPayouts } from '../../functions/store/payout.repository'
 import { keys } from '../../functions/store/table';
 import { createWithdrawal, type WithdrawDeps } from '../../functions/use-cases/withdrawals';
 import { injectFault } from '../support/faults';
-import { fundAgent, fundedAgent, lockOf, payoutIdOf, solanaWallet, withdrawal } from '../support/payouts';
+import { fundAgent, fundedAgent, lockOf, payoutIdOf, readyWallet, solanaWallet, startTestChain, withdrawal } from '../support/payouts';
 import { createTestTable } from '../support/table';
 
-beforeAll(createTestTable);
+// USDC wallets' token accounts are looked up on this chain (LiteSVM behind the JSON-RPC stand-in).
+let chain: LocalSolana;
+beforeAll(async () => {
+  await createTestTable();
+  chain = await startTestChain();
+});
+afterAll(async () => {
+  await chain?.stop();
+});
 
 const sent: { payoutId: string; agentId: string }[] = [];
 const queue: WithdrawDeps = {
@@ -71,12 +81,16 @@ describe('withdraw', () => {
     });
   });
 
-  it('costs one balance read and one TransactWriteItems, then queues {payoutId, agentId}', async () => {
+  it('costs one balance read and one TransactWriteItems (and for USDC one getAccountInfo), then queues {payoutId, agentId}', async () => {
     const agentId = await fundedAgent('USDC', 20_000_000);
+    const input = withdrawal(agentId, { currency: 'USDC', amount: '20' });
+    await usdcTokenAccounts().hasUsdcAccount(readyWallet()); // warm: the mint's program is read once per container
+    const rpcBefore = usdcTokenAccounts().calls;
     sent.length = 0;
     resetDynamoRequestCounts();
-    const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { currency: 'USDC', amount: '20' }), queue));
+    const payoutId = payoutIdOf(await createWithdrawal(input, queue));
     expect(dynamoRequestCounts()).toEqual({ BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 });
+    expect(usdcTokenAccounts().calls - rpcBefore).toBe(1);
     expect(sent).toEqual([{ payoutId, agentId }]);
     expect(await lockOf(agentId)).toMatchObject({ payoutId });
     expect(await balance(agentId, 'USDC')).toBe(0);
@@ -271,6 +285,165 @@ function drainShardBeforeTransactions(agentId: string, times: number): () => voi
   );
   return () => db().middlewareStack.remove(name);
 }
+
+describe('withdraw USDC to a wallet without a USDC token account (docs/payouts.md)', () => {
+  const nothingWritten = async (agentId: string, idempotencyKey: string, usdc: number) => {
+    expect(await balance(agentId, 'USDC')).toBe(usdc);
+    expect(await lockOf(agentId)).toBeUndefined();
+    expect((await listPayouts(agentId, { limit: 10 })).payouts).toHaveLength(0);
+    expect(await getIdempotencyRecord(`${agentId}#withdraw`, idempotencyKey, new Date())).toBeUndefined();
+  };
+
+  it('refuses it at once with 400 destination has no USDC token account, before the balance, writing nothing', async () => {
+    const agentId = await fundedAgent('USDC', 20_000_000);
+    const input = withdrawal(agentId, { currency: 'USDC', amount: '10', walletAddress: solanaWallet() });
+    await expect(createWithdrawal(input, queue)).rejects.toMatchObject({
+      statusCode: 400,
+      message: 'destination has no USDC token account',
+    });
+    await nothingWritten(agentId, input.idempotencyKey, 20_000_000);
+    // Before the balance: an agent with nothing earned hears about the wallet first.
+    const poor = await fundedAgent('USDC', 0);
+    const fresh = withdrawal(poor, { currency: 'USDC', amount: '10', walletAddress: solanaWallet() });
+    await expect(createWithdrawal(fresh, queue)).rejects.toMatchObject({ message: 'destination has no USDC token account' });
+    // `createTokenAccount: false` is the same as leaving it out.
+    const explicit = withdrawal(agentId, { currency: 'USDC', amount: '10', walletAddress: solanaWallet(), createTokenAccount: false });
+    await expect(createWithdrawal(explicit, queue)).rejects.toMatchObject({ message: 'destination has no USDC token account' });
+  });
+
+  it('with createTokenAccount: charges the creation fee (0.50), shows it in the breakdown, takes it from the net, stores it', async () => {
+    const agentId = await fundedAgent('USDC', 20_000_000);
+    const wallet = solanaWallet();
+    const result = await createWithdrawal(
+      withdrawal(agentId, { currency: 'USDC', amount: '20', walletAddress: wallet, createTokenAccount: true }),
+      queue,
+    );
+    const payoutId = payoutIdOf(result);
+    expect(result.rawBody).toBe(
+      `{"success":true,"payoutId":"${payoutId}","breakdown":{"grossAmount":20,"platformFeeRate":"3%","platformFee":0.6,` +
+        `"accountCreationFee":0.5,"netAmount":18.9,"currency":"USDC","walletAddress":"${wallet}","network":"SOL"}}`,
+    );
+    expect(await getPayout(agentId, payoutId)).toMatchObject({
+      status: 'PENDING',
+      amount: 20_000_000,
+      fee: 600_000,
+      accountCreationFee: 500_000,
+      netAmount: 18_900_000,
+    });
+    expect(await balance(agentId, 'USDC')).toBe(0);
+  });
+
+  it('with createTokenAccount to a wallet that has its account: no creation fee (0 in the breakdown), nothing to create', async () => {
+    const agentId = await fundedAgent('USDC', 10_000_000);
+    const input = withdrawal(agentId, { currency: 'USDC', amount: '10', walletAddress: readyWallet(), createTokenAccount: true });
+    const result = await createWithdrawal(input, queue);
+    const body = JSON.parse(result.rawBody ?? '{}') as { breakdown: Record<string, unknown> };
+    expect(body.breakdown).toMatchObject({ grossAmount: 10, platformFee: 0.3, accountCreationFee: 0, netAmount: 9.7 });
+    expect(await getPayout(agentId, payoutIdOf(result))).toMatchObject({ accountCreationFee: 0, netAmount: 9_700_000 });
+  });
+
+  it('refuses a net at or below zero with 400 amount too small to cover fees, writing nothing', async () => {
+    const saved = process.env.ACCOUNT_CREATION_FEE;
+    const setFee = (fee: string) => {
+      process.env.ACCOUNT_CREATION_FEE = fee;
+      resetForTests();
+    };
+    try {
+      const agentId = await fundedAgent('USDC', 5_000_000);
+      // 1 USDC − 0.03 − 0.97 = 0, and 1 − 0.03 − 1 < 0: both refused.
+      for (const fee of ['0.97', '1']) {
+        setFee(fee);
+        const input = withdrawal(agentId, { currency: 'USDC', amount: '1', walletAddress: solanaWallet(), createTokenAccount: true });
+        await expect(createWithdrawal(input, queue)).rejects.toMatchObject({ statusCode: 400, message: 'amount too small to cover fees' });
+        await nothingWritten(agentId, input.idempotencyKey, 5_000_000);
+      }
+      // Any net above zero is paid: 1.030001 − 0.030900 (3%, half up) − 0.97 = 0.029101.
+      setFee('0.97');
+      const enough = withdrawal(agentId, { currency: 'USDC', amount: '1.030001', walletAddress: solanaWallet(), createTokenAccount: true });
+      expect(await getPayout(agentId, payoutIdOf(await createWithdrawal(enough, queue)))).toMatchObject({
+        fee: 30_900,
+        accountCreationFee: 970_000,
+        netAmount: 29_101,
+      });
+    } finally {
+      if (saved === undefined) delete process.env.ACCOUNT_CREATION_FEE;
+      else process.env.ACCOUNT_CREATION_FEE = saved;
+      resetForTests();
+    }
+  });
+
+  it('refuses createTokenAccount on a USD withdrawal, naming the field, and a flag that is not a boolean', () => {
+    expect(() => withdrawal('a1', { currency: 'USD', createTokenAccount: true })).toThrow(
+      new ValidationError('createTokenAccount is only valid for USDC withdrawals'),
+    );
+    expect(withdrawal('a1', { currency: 'USD', createTokenAccount: false })).toMatchObject({ currency: 'USD', createTokenAccount: false });
+    expect(() => withdrawal('a1', { currency: 'USDC', createTokenAccount: 'yes' as unknown as boolean })).toThrow(
+      new ValidationError('createTokenAccount must be a boolean'),
+    );
+  });
+
+  it('answers 503 solana network unavailable when the RPC node cannot tell, writing nothing; the retry goes through', async () => {
+    const agentId = await fundedAgent('USDC', 10_000_000);
+    const input = withdrawal(agentId, { currency: 'USDC', amount: '10', walletAddress: solanaWallet(), createTokenAccount: true });
+    chain.failNext('getAccountInfo', 1); // the node answers HTTP 503 (the mint's lookup when cold, else the wallet's)
+    await expect(createWithdrawal(input, queue)).rejects.toMatchObject({
+      statusCode: 503,
+      message: 'solana network unavailable, retry later',
+      headers: { 'retry-after': '5' },
+    });
+    await nothingWritten(agentId, input.idempotencyKey, 10_000_000);
+    expect((await createWithdrawal(input, queue)).statusCode).toBe(200);
+  });
+
+  it('puts createTokenAccount in the fingerprint: the same key with and without it is 422', async () => {
+    const agentId = await fundedAgent('USDC', 30_000_000);
+    const wallet = solanaWallet();
+    const first = withdrawal(agentId, { currency: 'USDC', amount: '10', walletAddress: wallet, createTokenAccount: true });
+    payoutIdOf(await createWithdrawal(first, queue));
+    for (const createTokenAccount of [undefined, false]) {
+      const differing = withdrawal(agentId, {
+        currency: 'USDC',
+        amount: '10',
+        walletAddress: wallet,
+        idempotencyKey: first.idempotencyKey,
+        ...(createTokenAccount === undefined ? {} : { createTokenAccount }),
+      });
+      await expect(createWithdrawal(differing, queue)).rejects.toMatchObject({
+        statusCode: 422,
+        message: 'idempotency key reused with different request',
+      });
+    }
+  });
+
+  it('replays the first answer, creation fee included, even once the account exists, or is gone again, or the RPC node is down', async () => {
+    const agentId = await fundedAgent('USDC', 30_000_000);
+    const wallet = solanaWallet();
+    const input = withdrawal(agentId, { currency: 'USDC', amount: '10', walletAddress: wallet, createTokenAccount: true });
+    const first = await createWithdrawal(input, queue);
+    expect(first.rawBody).toContain('"accountCreationFee":0.5,"netAmount":9.2');
+
+    chain.createTokenAccount(wallet); // what the payout does
+    const again = await createWithdrawal(input, queue);
+    expect([again.rawBody, again.headers]).toEqual([first.rawBody, { 'idempotent-replayed': 'true' }]);
+
+    chain.failNext('getAccountInfo', 1);
+    expect((await createWithdrawal(input, queue)).rawBody).toBe(first.rawBody);
+
+    expect((await listPayouts(agentId, { limit: 10 })).payouts).toHaveLength(1);
+    expect(await balance(agentId, 'USDC')).toBe(20_000_000);
+
+    // A withdrawal accepted to an existing account, retried after the owner closed it: the replay.
+    const other = await fundedAgent('USDC', 10_000_000);
+    const wallet2 = readyWallet();
+    const plain = withdrawal(other, { currency: 'USDC', amount: '5', walletAddress: wallet2 });
+    const accepted = await createWithdrawal(plain, queue);
+    chain.closeTokenAccount(wallet2);
+    expect((await createWithdrawal(plain, queue)).rawBody).toBe(accepted.rawBody);
+    // A new key to the closed account is refused.
+    const fresh = withdrawal(other, { currency: 'USDC', amount: '1', walletAddress: wallet2 });
+    await expect(createWithdrawal(fresh, queue)).rejects.toMatchObject({ message: 'destination has no USDC token account' });
+  });
+});
 
 describe('withdraw when the balance moves underneath', () => {
   it('reads the balance again when a shard holds less than planned, then answers from the new balance', async () => {

@@ -252,6 +252,7 @@ const EXAMPLE_PAYOUT = {
   fee: 0.3,
   netAmount: 9.7,
   platformFeeRate: '3%',
+  accountCreationFee: 0,
   failureReason: null,
 };
 const EXAMPLE_BALANCES = { USD: 25.5, USDC: 0 };
@@ -509,7 +510,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Withdraw earnings',
     description:
       'USDC to a Solana wallet, USD to PayPal, minus a 3% platform fee (half up). The payout is recorded PENDING and paid ' +
-      'by the payout worker; poll it with GET /api/v1/agents/withdraw?payoutId=. One payout per agent and currency in flight.',
+      'by the payout worker; poll it with GET /api/v1/agents/withdraw?payoutId=. One payout per agent and currency in flight. ' +
+      'A USDC wallet must have its USDC token account (checked on the chain before anything is written), unless the body ' +
+      'says `createTokenAccount: true`: then the payout creates a missing account for the account-creation fee (0.50 USDC ' +
+      'by default), shown as `breakdown.accountCreationFee` and taken from the net amount.',
     tag: 'Withdrawals',
     security: [['agentKey']],
     idempotent: true,
@@ -519,39 +523,65 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       example: { amount: 10, currency: 'USDC', walletAddress: WALLET },
     },
     responses: {
-      200: ok(
-        'Accepted: debited and queued.',
-        withdrawalBody,
-        {
-          success: true,
-          payoutId: 'p01jhx3k6v1f8q2n7c9m4p5r6s7',
-          breakdown: {
-            grossAmount: 10,
-            platformFeeRate: '3%',
-            platformFee: 0.3,
-            netAmount: 9.7,
-            currency: 'USDC',
-            walletAddress: WALLET,
-            network: 'SOL',
+      200: {
+        description:
+          'Accepted: debited and queued. `accountCreationFee` is in the breakdown when the request asked createTokenAccount ' +
+          '(0 when the account already existed); then netAmount = grossAmount − platformFee − accountCreationFee.',
+        schema: withdrawalBody,
+        examples: {
+          example: {
+            success: true,
+            payoutId: 'p01jhx3k6v1f8q2n7c9m4p5r6s7',
+            breakdown: {
+              grossAmount: 10,
+              platformFeeRate: '3%',
+              platformFee: 0.3,
+              netAmount: 9.7,
+              currency: 'USDC',
+              walletAddress: WALLET,
+              network: 'SOL',
+            },
+          },
+          createTokenAccount: {
+            success: true,
+            payoutId: 'p01jhx3k6v1f8q2n7c9m4p5r6s8',
+            breakdown: {
+              grossAmount: 10,
+              platformFeeRate: '3%',
+              platformFee: 0.3,
+              accountCreationFee: 0.5,
+              netAmount: 9.2,
+              currency: 'USDC',
+              walletAddress: WALLET,
+              network: 'SOL',
+            },
           },
         },
-        ['Idempotent-Replayed'],
+        headers: ['Idempotent-Replayed'],
+      },
+      400: errors(
+        'Checked in this order: Idempotency-Key, body, destination (for USDC its token account), fees against the amount, ' +
+          'balance, payout in flight.',
+        [
+          'missing Idempotency-key',
+          'invalid json body',
+          'amount is required',
+          'currency must be one of USD, USDC',
+          'walletAddress is required',
+          'unknown field: x',
+          'createTokenAccount must be a boolean',
+          'createTokenAccount is only valid for USDC withdrawals',
+          'amount must be at least 1',
+          'amount has more than 2 decimal places for USD',
+          'amount must not exceed 1000000',
+          'invalid solana address',
+          'invalid paypal account',
+          'destination has no USDC token account',
+          'amount too small to cover fees',
+          'insufficient balance',
+          'payout already in progress',
+        ],
       ),
-      400: errors('Checked in this order: Idempotency-Key, body, destination, balance, payout in flight.', [
-        'missing Idempotency-key',
-        'invalid json body',
-        'amount is required',
-        'currency must be one of USD, USDC',
-        'walletAddress is required',
-        'unknown field: x',
-        'amount must be at least 1',
-        'amount has more than 2 decimal places for USD',
-        'amount must not exceed 1000000',
-        'invalid solana address',
-        'invalid paypal account',
-        'insufficient balance',
-        'payout already in progress',
-      ]),
       401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.withdraw]),
       409: errors(
         'A request with this key is in flight, or the balance kept changing.',
@@ -561,7 +591,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       413: BODY_ERRORS[413],
       415: BODY_ERRORS[415],
       422: IDEMPOTENCY_ERRORS[422],
-      503: BUSY,
+      503: errors(
+        'DynamoDB kept throttling past the SDK retries, or the Solana RPC node could not say whether a USDC wallet has its ' +
+          'token account; nothing was written. Retry after the given seconds (with the same Idempotency-Key).',
+        ['service busy, retry later', 'solana network unavailable, retry later'],
+        ['Retry-After'],
+      ),
     },
   },
   'list-withdrawals': {
