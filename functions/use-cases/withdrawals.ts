@@ -60,7 +60,10 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
   const { agent, idempotencyKey, amount: gross, currency, walletAddress } = input;
   const createTokenAccount = input.createTokenAccount === true;
   const agentId = agent.id;
-  const problem = destinationProblem(currency, walletAddress, { denied: [config().USDC_MINT, config().SOLANA_HOT_WALLET_ADDRESS] });
+  const problem = destinationProblem(currency, walletAddress, {
+    // The platform's own wallets: paying out to the deposit wallet would read as a top-up of nobody.
+    denied: [config().USDC_MINT, config().SOLANA_HOT_WALLET_ADDRESS, config().SOLANA_DEPOSIT_ADDRESS],
+  });
   if (problem) throw new ValidationError(problem);
   // Asked once, whatever the rounds below: the chain's answer does not change with a stale balance.
   let quoted: Promise<Quote> | undefined;

@@ -224,6 +224,23 @@ describe('withdraw', () => {
     });
   });
 
+  it('refuses the platform deposit wallet as a destination with 400 invalid solana address, writing nothing', async () => {
+    const agentId = await fundedAgent('USDC', 5_000_000);
+    const deposit = solanaWallet();
+    process.env.SOLANA_DEPOSIT_ADDRESS = deposit;
+    resetForTests();
+    try {
+      await expect(
+        createWithdrawal(withdrawal(agentId, { currency: 'USDC', amount: '2.00', walletAddress: deposit }), queue),
+      ).rejects.toMatchObject({ statusCode: 400, message: 'invalid solana address' });
+      expect(await balance(agentId, 'USDC')).toBe(5_000_000);
+      expect((await listPayouts(agentId, { limit: 10 })).payouts).toEqual([]);
+    } finally {
+      delete process.env.SOLANA_DEPOSIT_ADDRESS;
+      resetForTests();
+    }
+  });
+
   it('still answers 200 when the queue refuses the message: the payout stays PENDING for the reconciler', async () => {
     const agentId = await fundedAgent('USD', 10_00);
     const payoutId = payoutIdOf(
