@@ -9,7 +9,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { handlerEntry, ROUTES, type RouteSpec } from '../functions/api/routes';
+import { handlerEntry, ROUTES, type RouteSpec, readsAdminKey } from '../functions/api/routes';
 import { GSI2 } from '../functions/store/table';
 import type { DataStore } from './data-store';
 import { grantReadSecrets, grantSendToQueue, grantTable, type TableIndex } from './grants';
@@ -117,7 +117,7 @@ export class ServiceHttpApi extends Construct {
         environment: {
           // Every function names the table (config.ts requires it), even one that never touches it.
           TABLE_NAME: data.table.tableName,
-          ...(route.adminSecret ? { ADMIN_KEY_SECRET_ARN: data.adminKey.secretArn } : {}),
+          ...(readsAdminKey(route, 'key') ? { ADMIN_KEY_SECRET_ARN: data.adminKey.secretArn } : {}),
           ...(route.approvalSecret ? { APPROVAL_SECRET_ARN: data.approvalSecret.secretArn } : {}),
           // Unset, the links are built from the request's own address (functions/http/request.ts).
           ...(route.approvalSecret && config.publicBaseUrl ? { PUBLIC_BASE_URL: config.publicBaseUrl } : {}),
@@ -135,7 +135,7 @@ export class ServiceHttpApi extends Construct {
         },
       });
       grantTable(fn.role, data.table, route.table, { indexes: ROUTE_INDEXES[route.name] ?? [] });
-      if (route.adminSecret) grantReadSecrets(fn.role, [data.adminKey]);
+      if (readsAdminKey(route, 'key')) grantReadSecrets(fn.role, [data.adminKey]);
       if (route.approvalSecret) grantReadSecrets(fn.role, [data.approvalSecret]);
       if (route.queue) grantSendToQueue(fn.role, props.payoutQueue);
       if (route.topups === 'open') grantReadSecrets(fn.role, [data.paypalCredentials]);

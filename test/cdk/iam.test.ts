@@ -50,6 +50,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'admin-credit-user': ['logs', 'table-read', 'table-write', 'admin-secret'],
   'admin-get-user': ['logs', 'table-read', 'admin-secret'],
   'admin-update-agent': ['logs', 'table-read', 'table-write', 'admin-secret'],
+  'admin-get-agent': ['logs', 'table-read', 'admin-secret'],
+  'admin-get-charge': ['logs', 'table-read', 'admin-secret'],
   'user-me': ['logs', 'table-read'],
   // The user's history across agents is the one reader of GSI2.
   'user-list-charges': ['logs', 'table-read-gsi2'],

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import { handlerEntry, ROUTES } from '../../functions/api/routes';
+import { handlerEntry, ROUTES, readsAdminKey } from '../../functions/api/routes';
 import { config as readConfig, resetForTests } from '../../functions/config';
 import { METRICS_NAMESPACE, STUCK_PAYOUTS_METRIC } from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
@@ -197,7 +197,7 @@ describe('functions (the house construct)', () => {
       const fn = api.functions.get(route.name);
       const env = functionEnv(fn ? fnId(fn) : '');
       expect(env.ADMIN_KEY).toBeUndefined();
-      if (route.adminSecret) expect(env.ADMIN_KEY_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.adminKey) });
+      if (readsAdminKey(route, 'key')) expect(env.ADMIN_KEY_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.adminKey) });
       else expect(env.ADMIN_KEY_SECRET_ARN).toBeUndefined();
       expect(env.APPROVAL_SECRET).toBeUndefined();
       if (route.approvalSecret) expect(env.APPROVAL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.approvalSecret) });
