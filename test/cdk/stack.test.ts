@@ -197,7 +197,8 @@ describe('functions (the house construct)', () => {
       const fn = api.functions.get(route.name);
       const env = functionEnv(fn ? fnId(fn) : '');
       expect(env.ADMIN_KEY).toBeUndefined();
-      if (readsAdminKey(route, 'key')) expect(env.ADMIN_KEY_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.adminKey) });
+      // The test stage authorizes admin routes with IAM (the default): no function gets the admin key.
+      if (readsAdminKey(route, config.adminAuth)) expect(env.ADMIN_KEY_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.adminKey) });
       else expect(env.ADMIN_KEY_SECRET_ARN).toBeUndefined();
       expect(env.APPROVAL_SECRET).toBeUndefined();
       if (route.approvalSecret) expect(env.APPROVAL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.approvalSecret) });
