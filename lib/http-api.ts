@@ -4,7 +4,7 @@
  * the stage's adminAuth `iam` the operator's routes are IAM-authorized by API Gateway, and one
  * managed policy grants execute-api:Invoke on exactly them (docs/deploy.md "Admin access").
  */
-import { type CfnElement, Stack, Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -197,12 +197,10 @@ export class ServiceHttpApi extends Construct {
     config.adminRoleNames.forEach((name, i) => {
       policy.attachToRole(iam.Role.fromRoleName(this, `AdminRole${i}`, name));
     });
-    // cdk-nag reports each wildcard resource on its own, in its rendering of the template's tokens.
-    const api = `<${Stack.of(this).getLogicalId(this.api.node.defaultChild as CfnElement)}>`;
-    for (const { route } of routes) {
-      const arn = `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:${api}/*/${route.method}${route.path.replace(/\{.*?\}.*/, '*')}`;
+    // cdk-nag reports each wildcard resource on its own, named by its flattened template text.
+    for (const { arn } of routes) {
       Validations.of(policy).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${arn}]`,
+        id: `AwsSolutions-IAM5[Resource::${flattenForNag(Stack.of(this).resolve(arn))}]`,
         reason:
           'One admin route: the first `*` is the stage (the API has one, $default), a last `*` the path parameter (a user, agent or charge id), as CDK writes route ARNs (HttpRoute.routeArn). Nothing outside /api/v1/admin/ matches.',
       });
@@ -214,4 +212,18 @@ export class ServiceHttpApi extends Construct {
   get url(): string {
     return this.stage.url;
   }
+}
+
+/**
+ * A resolved template value as cdk-nag names it in a finding (its flattenCfnReference): strings as
+ * they are, `Ref` as `<Name>`, `Fn::GetAtt` as `<Name.Attr>`, `Fn::Join` joined. Route ARNs hold
+ * only these; whether region and account are literal or pseudo parameters depends on the stage's env.
+ */
+function flattenForNag(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const node = value as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
+  if (node.Ref !== undefined) return `<${node.Ref}>`;
+  if (node['Fn::GetAtt']) return `<${node['Fn::GetAtt'].join('.')}>`;
+  if (node['Fn::Join']) return node['Fn::Join'][1].map(flattenForNag).join(node['Fn::Join'][0]);
+  throw new Error(`cannot name ${JSON.stringify(value)} as cdk-nag does`);
 }

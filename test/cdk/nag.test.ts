@@ -3,10 +3,12 @@
  * and a finding fails it). Acknowledgements are pinned: each sits on the resource concerned,
  * never on the stack or the app, and says why.
  */
-import { type CfnResource, Stack, Validations } from 'aws-cdk-lib';
+import { App, type CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ROUTES } from '../../functions/api/routes';
-import { synthesize } from './support';
+import { AgentPaymentServiceStack } from '../../lib/agent-payment-service-stack';
+import { parseStageConfig } from '../../lib/stage-config';
+import { CDK_CONTEXT, synthesize, TEST_STAGE_CONFIG } from './support';
 
 const { app } = synthesize({ alarmEmail: 'ops@example.com' });
 
@@ -97,6 +99,17 @@ describe('cdk-nag (AWS Solutions)', () => {
   it('finds nothing unacknowledged where the stage takes the admin key instead (APIG4 acknowledged on every route)', () => {
     const keyed = synthesize({ alarmEmail: 'ops@example.com', adminAuth: 'key' });
     const report = new AwsSolutionsChecks().validateScope(keyed.app);
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+  });
+
+  it('finds nothing unacknowledged in a stack pinned to an account and region (route ARNs then hold them literally)', () => {
+    // What bin/app.ts builds with deploying credentials (CDK_DEFAULT_ACCOUNT/REGION) or a stage's account/region.
+    const pinned = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    new AgentPaymentServiceStack(pinned, 'AgentPaymentService-test', {
+      config: parseStageConfig({ ...TEST_STAGE_CONFIG, alarmEmail: 'ops@example.com' }),
+      env: { account: '123456789012', region: 'eu-west-1' },
+    });
+    const report = new AwsSolutionsChecks().validateScope(pinned);
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
   });
 
