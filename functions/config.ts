@@ -26,6 +26,13 @@ const schema = z.object({
   ADMIN_KEY: z.string().min(16).optional(),
   /** Secrets Manager secret holding the admin key (AWS). */
   ADMIN_KEY_SECRET_ARN: z.string().min(1).optional(),
+  /**
+   * How the operator is recognised (docs/deploy.md "Admin access"). `key`: the x-admin-key header
+   * (local runs, tests, stages deployed with adminAuth `key`). `iam`: API Gateway authorized the
+   * request with IAM (SigV4, execute-api:Invoke) before the function ran; the function trusts that
+   * verdict, ignores x-admin-key and needs no admin key. Set by the stack on the admin routes.
+   */
+  ADMIN_AUTH: z.enum(['key', 'iam']).default('key'),
   /** How long an auth lookup may be served from the container's memory. At most 30 s. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(30_000).default(30_000),
   /** Largest amount accepted in one charge, credit or withdrawal, in currency units. */
@@ -167,8 +174,13 @@ export const NEEDS_WITHDRAWALS: readonly ConfigNeed[] = [
   'USDC_MINT',
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
 ];
-/** Functions that check the admin key (routes marked `adminSecret` in functions/api/routes.ts). */
+/** The admin key itself, given directly (local) or as a Secrets Manager ARN (AWS). */
 export const NEEDS_ADMIN_KEY: readonly ConfigNeed[] = [{ oneOf: [['ADMIN_KEY'], ['ADMIN_KEY_SECRET_ARN']] }];
+/**
+ * Functions that recognise the operator (admin routes, and get-charge's admin alternative): the admin
+ * key under ADMIN_AUTH `key`; nothing under `iam`, where API Gateway's IAM authorization stands in for it.
+ */
+export const NEEDS_ADMIN_AUTH = (cfg: Config): readonly ConfigNeed[] => (cfg.ADMIN_AUTH === 'iam' ? [] : NEEDS_ADMIN_KEY);
 /** Functions that make or check approval links (charges, the approval page). */
 export const NEEDS_APPROVAL_SECRET: readonly ConfigNeed[] = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }];
 /** Functions that pay (worker, reconciler): both rails, as functions/rails/*.rail.ts read them. */
@@ -218,11 +230,12 @@ let cached: Config | undefined;
  * Parses the shared base and checks what this function needs on top of it, throwing a
  * ConfigurationError that names every missing or malformed variable. Each Lambda entry calls it at
  * module scope (functions/http/handler.ts for the routes), so a bad environment fails the init
- * instead of every request.
+ * instead of every request. `require` may depend on the parsed values (NEEDS_ADMIN_AUTH).
  */
-export function loadConfig(options: { require?: readonly ConfigNeed[] } = {}): Config {
+export function loadConfig(options: { require?: readonly ConfigNeed[] | ((cfg: Config) => readonly ConfigNeed[]) } = {}): Config {
   const cfg = config();
-  const missing = (options.require ?? []).filter((need) => !satisfied(cfg, need)).map(describeNeed);
+  const needs = typeof options.require === 'function' ? options.require(cfg) : (options.require ?? []);
+  const missing = needs.filter((need) => !satisfied(cfg, need)).map(describeNeed);
   if (missing.length > 0) throw new ConfigurationError(`missing configuration: ${missing.join('; ')}`);
   return cfg;
 }

@@ -70,7 +70,15 @@ export class AgentPaymentServiceStack extends Stack {
     new CfnOutput(this, 'PayoutQueueUrl', { value: this.pipeline.queue.queueUrl });
     new CfnOutput(this, 'PayoutDeadLetterQueueUrl', { value: this.pipeline.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'PayoutDeadLetterQueueArn', { value: this.pipeline.deadLetterQueue.queueArn });
-    new CfnOutput(this, 'AdminKeySecretName', { value: this.data.adminKey.secretName });
+    // Under adminAuth `iam` the admin key opens nothing (no function reads it); operators attach this policy instead.
+    if (this.api.adminPolicy) {
+      new CfnOutput(this, 'AdminApiPolicyArn', {
+        value: this.api.adminPolicy.managedPolicyArn,
+        description: 'Managed policy allowing execute-api:Invoke on the admin routes: attach it to operator roles (docs/deploy.md)',
+      });
+    } else {
+      new CfnOutput(this, 'AdminKeySecretName', { value: this.data.adminKey.secretName });
+    }
     new CfnOutput(this, 'ApprovalSecretName', { value: this.data.approvalSecret.secretName });
     new CfnOutput(this, 'SolanaHotWalletSecretName', { value: this.data.solanaHotWallet.secretName });
     new CfnOutput(this, 'SolanaRpcUrlSecretName', { value: this.data.solanaRpcUrl.secretName });

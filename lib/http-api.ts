@@ -1,15 +1,19 @@
 /**
  * The HTTP API: one function per route of functions/api/routes.ts, each with exactly the grants
- * its RouteSpec lists, behind an explicit `$default` stage with access logs and throttling.
+ * its RouteSpec lists, behind an explicit `$default` stage with access logs and throttling. Under
+ * the stage's adminAuth `iam` the operator's routes are IAM-authorized by API Gateway, and one
+ * managed policy grants execute-api:Invoke on exactly them (docs/deploy.md "Admin access").
  */
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { handlerEntry, ROUTES, type RouteSpec } from '../functions/api/routes';
+import { handlerEntry, ROUTES, type RouteSpec, readsAdminKey, recognisesAdmin } from '../functions/api/routes';
 import { GSI2 } from '../functions/store/table';
 import type { DataStore } from './data-store';
 import { grantReadSecrets, grantSendToQueue, grantTable, type TableIndex } from './grants';
@@ -87,6 +91,8 @@ const ACCESS_LOG_FIELDS = {
   integrationError: '$context.integrationErrorMessage',
   responseLength: '$context.responseLength',
   lambdaRequestId: '$context.integration.requestId',
+  // Who called an IAM-authorized (admin) route: the audit trail of money an operator created.
+  caller: '$context.identity.userArn',
 };
 
 export class ServiceHttpApi extends Construct {
@@ -94,6 +100,8 @@ export class ServiceHttpApi extends Construct {
   readonly stage: apigw.HttpStage;
   /** Route name → its function. */
   readonly functions = new Map<string, ServiceFunction>();
+  /** Under adminAuth `iam`: execute-api:Invoke on exactly the admin routes, for operators' roles. */
+  readonly adminPolicy: iam.ManagedPolicy | undefined;
 
   constructor(scope: Construct, id: string, props: ServiceHttpApiProps) {
     super(scope, id);
@@ -124,6 +132,8 @@ export class ServiceHttpApi extends Construct {
 
     // CloudFormation's own JSON (the L1 property is untyped, so CDK does not PascalCase it).
     const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+    const adminIam = config.adminAuth === 'iam';
+    const adminRoutes: { route: RouteSpec; arn: string }[] = [];
     for (const route of routes) {
       const id = routeConstructId(route);
       const fn = new ServiceFunction(this, id, {
@@ -133,7 +143,9 @@ export class ServiceHttpApi extends Construct {
         environment: {
           // Every function names the table (config.ts requires it), even one that never touches it.
           TABLE_NAME: data.table.tableName,
-          ...(route.adminSecret ? { ADMIN_KEY_SECRET_ARN: data.adminKey.secretArn } : {}),
+          // The operator: the admin key's ARN, or (IAM) word that API Gateway has authorized the caller.
+          ...(readsAdminKey(route, config.adminAuth) ? { ADMIN_KEY_SECRET_ARN: data.adminKey.secretArn } : {}),
+          ...(recognisesAdmin(route) && adminIam ? { ADMIN_AUTH: 'iam' } : {}),
           ...(route.approvalSecret ? { APPROVAL_SECRET_ARN: data.approvalSecret.secretArn } : {}),
           // Unset, the links are built from the request's own address (functions/http/request.ts).
           ...(route.approvalSecret && config.publicBaseUrl ? { PUBLIC_BASE_URL: config.publicBaseUrl } : {}),
@@ -153,7 +165,7 @@ export class ServiceHttpApi extends Construct {
         },
       });
       grantTable(fn.role, data.table, route.table, { indexes: ROUTE_INDEXES[route.name] ?? [] });
-      if (route.adminSecret) grantReadSecrets(fn.role, [data.adminKey]);
+      if (readsAdminKey(route, config.adminAuth)) grantReadSecrets(fn.role, [data.adminKey]);
       if (route.approvalSecret) grantReadSecrets(fn.role, [data.approvalSecret]);
       if (route.queue) grantSendToQueue(fn.role, props.payoutQueue);
       if (route.queue) grantReadSecrets(fn.role, [data.solanaRpcUrl]);
@@ -167,25 +179,70 @@ export class ServiceHttpApi extends Construct {
         routeKey:
           route.path === '$default' ? apigw.HttpRouteKey.DEFAULT : apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
         integration: new HttpLambdaIntegration(`${id}Integration`, fn.fn),
+        // SigV4 and execute-api:Invoke, checked by API Gateway before the function runs.
+        ...(route.admin && adminIam ? { authorizer: new HttpIamAuthorizer() } : {}),
       });
+      if (route.admin && adminIam) adminRoutes.push({ route, arn: httpRoute.routeArn });
       const throttle = routeThrottle(route, config);
       if (throttle) {
         routeSettings[routeKey(route)] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
         // API Gateway refuses route settings for a route that does not exist yet.
         this.stage.node.addDependency(httpRoute);
       }
-      Validations.of(httpRoute).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
-          'Authentication is in the handler by design (spec: x-agent-key / x-user-key / x-admin-key, SHA-256 hash lookup, 30 s cache); registration, health and not-found are public. An API Gateway authorizer would add a second lookup per request.',
-      });
+      if (!(route.admin && adminIam)) {
+        Validations.of(httpRoute).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason:
+            'Authentication is in the handler by design (spec: x-agent-key / x-user-key, and x-admin-key where the stage does not authorize admin routes with IAM; SHA-256 hash lookup, 30 s cache); registration, health and not-found are public. An API Gateway authorizer would add a second lookup per request.',
+        });
+      }
     }
+    this.adminPolicy = adminIam ? this.adminInvokePolicy(config, adminRoutes) : undefined;
     // The HttpStage construct has no per-route settings; they go on the CloudFormation stage.
     if (Object.keys(routeSettings).length > 0) (this.stage.node.defaultChild as apigw.CfnStage).routeSettings = routeSettings;
+  }
+
+  /**
+   * execute-api:Invoke on each admin route (its route ARN: any stage, `{param}` onwards as `*`), and
+   * on nothing else. Named, so an IAM Identity Center permission set can reference it by name;
+   * attached here only to the stage's adminRoleNames (roles of this account).
+   */
+  private adminInvokePolicy(config: StageConfig, routes: { route: RouteSpec; arn: string }[]): iam.ManagedPolicy {
+    const policy = new iam.ManagedPolicy(this, 'AdminApiInvoke', {
+      managedPolicyName: `agent-payment-service-${config.stage}-admin-api`,
+      description: `Call the admin API of agent-payment-service ${config.stage}: users, credits, agents (docs/deploy.md)`,
+      statements: [new iam.PolicyStatement({ actions: ['execute-api:Invoke'], resources: routes.map((r) => r.arn) })],
+    });
+    config.adminRoleNames.forEach((name, i) => {
+      policy.attachToRole(iam.Role.fromRoleName(this, `AdminRole${i}`, name));
+    });
+    // cdk-nag reports each wildcard resource on its own, named by its flattened template text.
+    for (const { arn } of routes) {
+      Validations.of(policy).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${flattenForNag(Stack.of(this).resolve(arn))}]`,
+        reason:
+          'One admin route: the first `*` is the stage (the API has one, $default), a last `*` the path parameter (a user, agent or charge id), as CDK writes route ARNs (HttpRoute.routeArn). Nothing outside /api/v1/admin/ matches.',
+      });
+    }
+    return policy;
   }
 
   /** The API's base URL (the `$default` stage has no path prefix). */
   get url(): string {
     return this.stage.url;
   }
+}
+
+/**
+ * A resolved template value as cdk-nag names it in a finding (its flattenCfnReference): strings as
+ * they are, `Ref` as `<Name>`, `Fn::GetAtt` as `<Name.Attr>`, `Fn::Join` joined. Route ARNs hold
+ * only these; whether region and account are literal or pseudo parameters depends on the stage's env.
+ */
+function flattenForNag(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const node = value as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
+  if (node.Ref !== undefined) return `<${node.Ref}>`;
+  if (node['Fn::GetAtt']) return `<${node['Fn::GetAtt'].join('.')}>`;
+  if (node['Fn::Join']) return node['Fn::Join'][1].map(flattenForNag).join(node['Fn::Join'][0]);
+  throw new Error(`cannot name ${JSON.stringify(value)} as cdk-nag does`);
 }

@@ -60,6 +60,29 @@ const stageSchema = z
       .string()
       .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'an IAM role ARN')
       .optional(),
+    /**
+     * How the operator's routes (`/api/v1/admin/**`) are authorized (docs/deploy.md "Admin access").
+     * `iam` (the default): API Gateway IAM authorization; the caller signs with SigV4 and needs
+     * execute-api:Invoke on them (the managed policy of the `AdminApiPolicyArn` output); their functions
+     * get no admin key, and get-charge no longer takes one. `key`: the static x-admin-key header,
+     * checked against the AdminKey secret, as `npm start` does. Production refuses `key`.
+     */
+    adminAuth: z.enum(['iam', 'key']).default('iam'),
+    /**
+     * Under `iam`: roles of this stack's own account the admin policy is attached to, by name (IAM
+     * attaches a customer managed policy only within its account). `-c adminRoleNames=a,b` or a JSON
+     * list in cdk.json. Other operators get it attached by whoever manages their access: docs/deploy.md.
+     */
+    adminRoleNames: z.preprocess(
+      (v) =>
+        typeof v === 'string'
+          ? v
+              .split(',')
+              .map((name) => name.trim())
+              .filter(Boolean)
+          : v,
+      z.array(z.string().regex(/^[\w+=.@-]{1,64}$/, 'an IAM role name (not an ARN; no commas)')).default([]),
+    ),
     /** Alarm when more than this percentage of API requests answer 5xx over 5 minutes. */
     api5xxRatePercent: z.coerce.number().positive().max(100).default(1),
     /** ...but only over 5 minutes with at least this many requests: one 5xx of 1 request at 3 a.m. pages nobody (the 429 rate alarm too). */
@@ -117,6 +140,14 @@ const stageSchema = z
   .refine((c) => c.payoutWorkerReservedConcurrency === undefined || c.payoutWorkerReservedConcurrency >= c.workerMaxConcurrency, {
     path: ['payoutWorkerReservedConcurrency'],
     message: 'at least workerMaxConcurrency: the payout queue mapping would invoke more workers than may run, and be throttled',
+  })
+  .refine((c) => c.stage !== 'production' || c.adminAuth === 'iam', {
+    path: ['adminAuth'],
+    message: 'production authorizes the admin routes with IAM: a static key on the public internet must not create money there',
+  })
+  .refine((c) => c.adminAuth === 'iam' || c.adminRoleNames.length === 0, {
+    path: ['adminRoleNames'],
+    message: 'attaches the IAM admin policy, which exists only with adminAuth iam',
   })
   .refine((c) => c.stage !== 'production' || c.alarmEmail !== undefined, {
     path: ['alarmEmail'],

@@ -1,11 +1,16 @@
 /**
- * `npm run admin`: the operator's commands over the same use cases the admin API calls (see
- * admin-commands.ts), against the table the service is configured with. `runAdmin` is the whole
- * CLI minus the process, so tests call it in-process; bin/admin.ts only wires it to the terminal.
+ * `npm run admin`: the operator's commands, run one of two ways. Table mode (the default) calls the
+ * same use cases the admin API calls (admin-commands.ts) against the table the service is
+ * configured with. API mode (`--api <baseUrl>`) sends each command to the admin API instead,
+ * signed with SigV4 where the stage authorizes the admin routes with IAM, or with x-admin-key
+ * (admin-api.ts). `runAdmin` is the whole CLI minus the process, so tests call it in-process;
+ * bin/admin.ts only wires it to the terminal.
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { runRedispatch } from './redispatch';
+import { type AdminRequest, ApiUsageError, adminApiTarget, callAdminApi, creditBody, segment } from './admin-api';
+import type { Answer } from './answer';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget } from './table-target';
 
 /** Where the CLI writes: stdout gets the JSON answer, stderr everything meant for the operator. */
@@ -15,6 +20,7 @@ export interface AdminIo {
 }
 
 export const ADMIN_USAGE = `usage: npm run admin -- <command> [arguments] ${TABLE_USAGE}
+       npm run admin -- <command> [arguments] --api <baseUrl> [--region <region>] [--admin-key <key>]
 
 commands:
   create-user                            create a user; answers its id and user key (shown only once)
@@ -24,41 +30,80 @@ commands:
   enable-agent <agentId>                 let an agent charge users
   disable-agent <agentId>                stop an agent from charging users
   show-agent <agentId>                   an agent and its withdrawable balance
-  audit                                  check the ledger invariant over the whole table (run it while no money moves)
-  redispatch --from <ISO> --to <ISO>     send the webhook events of that time range through the dispatcher again (redispatch --help)
+  show-charge <chargeId>                 any agent's charge
+  audit                                  check the ledger invariant over the whole table (run it while no money moves; table mode only)
+  redispatch --from <ISO> --to <ISO>     send the webhook events of that time range through the dispatcher again (redispatch --help; table mode)
 
-The table is the service's own: TABLE_NAME, AWS_REGION and DYNAMODB_ENDPOINT from the environment,
-or --table/--endpoint/--region; --local opens the data \`npm start\` keeps in .data/ (stop npm start first).
+Table mode (the default) works on the service's own table: TABLE_NAME, AWS_REGION and
+DYNAMODB_ENDPOINT from the environment, or --table/--endpoint/--region; --local opens the data
+\`npm start\` keeps in .data/ (stop npm start first).
+
+API mode (--api, the ApiUrl output or npm start's URL) calls the admin API. It signs each request
+with SigV4 (service execute-api) using the standard AWS credential chain (AWS_PROFILE, SSO,
+environment, instance role); the region comes from --region, else the API's hostname, else
+AWS_REGION. With --admin-key (or ADMIN_KEY set) it sends x-admin-key instead, as npm start wants.
 
 Answers are JSON on stdout. Refusals print "error: <message>" on stderr.
 Exit codes: 0 done, 1 refused or failed, 2 usage error.`;
 
 type Commands = typeof import('./admin-commands');
-type Answer = import('./admin-commands').Answer;
 
 interface CommandSpec {
   params: readonly string[];
-  run(commands: Commands, args: readonly string[], flags: { idempotencyKey?: string | undefined }, io: AdminIo): Promise<Answer>;
+  /** Takes an idempotency key (made up and printed when the operator gives none). */
+  idempotent?: boolean;
+  /** Table mode: the use case, in-process. */
+  run(commands: Commands, args: readonly string[], idempotencyKey: string | undefined): Promise<Answer>;
+  /** API mode: the admin API request the command is. Absent: table mode only. */
+  request?(args: readonly string[], idempotencyKey: string | undefined): AdminRequest;
 }
 
+const user = (userId = '') => `/api/v1/admin/users/${segment(userId)}`;
+const agent = (agentId = '') => `/api/v1/admin/agents/${segment(agentId)}`;
+
 const COMMANDS: Readonly<Record<string, CommandSpec>> = {
-  'create-user': { params: [], run: async (c) => c.answer(await c.createUserWithKey()) },
+  'create-user': {
+    params: [],
+    run: async (c) => c.answer(await c.createUserWithKey()),
+    request: () => ({ method: 'POST', path: '/api/v1/admin/users' }),
+  },
   credit: {
     params: ['userId', 'amount', 'currency'],
-    run: async (c, [userId = '', amount = '', currency = ''], flags, io) => {
-      let key = flags.idempotencyKey;
-      if (key === undefined) {
-        key = randomUUID();
-        // Printed before the call: if the answer is lost, the same key retries without crediting twice.
-        io.err(`idempotency key: ${key} (retry with --idempotency-key ${key})`);
-      }
-      return c.answer(await c.credit(userId, amount, currency, key));
-    },
+    idempotent: true,
+    run: async (c, [userId = '', amount = '', currency = ''], key = '') => c.answer(await c.credit(userId, amount, currency, key)),
+    request: ([userId, amount = '', currency = ''], key) => ({
+      method: 'POST',
+      path: `${user(userId)}/credits`,
+      body: creditBody(amount, currency),
+      ...(key === undefined ? {} : { idempotencyKey: key }),
+    }),
   },
-  'show-user': { params: ['userId'], run: async (c, [userId]) => c.answer(await c.readUser(userId)) },
-  'enable-agent': { params: ['agentId'], run: async (c, [agentId = '']) => c.answer(await c.enableAgent(agentId)) },
-  'disable-agent': { params: ['agentId'], run: async (c, [agentId = '']) => c.answer(await c.disableAgent(agentId)) },
-  'show-agent': { params: ['agentId'], run: async (c, [agentId = '']) => c.answer(await c.showAgent(agentId)) },
+  'show-user': {
+    params: ['userId'],
+    run: async (c, [userId]) => c.answer(await c.readUser(userId)),
+    request: ([userId]) => ({ method: 'GET', path: user(userId) }),
+  },
+  'enable-agent': {
+    params: ['agentId'],
+    run: async (c, [agentId = '']) => c.answer(await c.enableAgent(agentId)),
+    request: ([agentId]) => ({ method: 'PATCH', path: agent(agentId), body: '{"enabled":true}' }),
+  },
+  'disable-agent': {
+    params: ['agentId'],
+    run: async (c, [agentId = '']) => c.answer(await c.disableAgent(agentId)),
+    request: ([agentId]) => ({ method: 'PATCH', path: agent(agentId), body: '{"enabled":false}' }),
+  },
+  'show-agent': {
+    params: ['agentId'],
+    run: async (c, [agentId = '']) => c.answer(await c.showAgent(agentId)),
+    request: ([agentId]) => ({ method: 'GET', path: agent(agentId) }),
+  },
+  'show-charge': {
+    params: ['chargeId'],
+    run: async (c, [chargeId = '']) => c.answer(await c.showCharge(chargeId)),
+    request: ([chargeId = '']) => ({ method: 'GET', path: `/api/v1/admin/charges/${segment(chargeId)}` }),
+  },
+  // A scan of the whole table: no API offers it.
   audit: {
     params: [],
     run: async (c) => {
@@ -75,11 +120,25 @@ const OWN_FLAGS: Readonly<Record<string, (argv: readonly string[], io: AdminIo) 
 
 class UsageError extends Error {}
 
+/** A failure outside the API's answers, with its cause: fetch says only "fetch failed" and keeps the reason there. */
+function describeFailure(error: unknown): string {
+  // Read by shape: fetch's errors may come from another realm than this module's Error.
+  const { cause } = (error ?? {}) as { cause?: { message?: unknown; code?: unknown } };
+  const why = typeof cause?.message === 'string' && cause.message ? cause.message : typeof cause?.code === 'string' ? cause.code : '';
+  return `${String(error)}${why ? ` (${why})` : ''}`;
+}
+
 function parse(argv: readonly string[]) {
   try {
     return parseArgs({
       args: [...argv],
-      options: { ...TABLE_OPTIONS, 'idempotency-key': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        ...TABLE_OPTIONS,
+        'idempotency-key': { type: 'string' },
+        api: { type: 'string' },
+        'admin-key': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
       allowPositionals: true,
     });
@@ -89,7 +148,7 @@ function parse(argv: readonly string[]) {
 }
 
 /** Runs one admin command; resolves to the process exit code (0 done, 1 refused or failed, 2 usage). */
-export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<number> {
+export async function runAdmin(argv: readonly string[], io: AdminIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const own = OWN_FLAGS[argv[0] ?? ''];
   if (own) return own(argv.slice(1), io);
   let args: ReturnType<typeof parse>;
@@ -107,12 +166,51 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
     if (rest.length !== found.params.length) {
       throw new UsageError(`${name} takes ${found.params.length === 0 ? 'no arguments' : found.params.map((p) => `<${p}>`).join(' ')}`);
     }
-    if (args.values['idempotency-key'] !== undefined && name !== 'credit') throw new UsageError('--idempotency-key is for credit only');
+    if (args.values['idempotency-key'] !== undefined && !found.idempotent) throw new UsageError('--idempotency-key is for credit only');
+    if (args.values.api !== undefined) {
+      const tableFlag = (['table', 'endpoint', 'local'] as const).find((flag) => args.values[flag] !== undefined);
+      if (tableFlag) throw new UsageError(`--${tableFlag} is for table mode; --api calls the API instead`);
+      if (!found.request) throw new UsageError(`${name} works on the table only (no API offers it): drop --api`);
+    } else if (args.values['admin-key'] !== undefined) {
+      throw new UsageError('--admin-key is for --api');
+    }
     spec = found;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.err(`error: ${error.message}\n${ADMIN_USAGE}`);
     return 2;
+  }
+
+  const params = args.positionals.slice(1);
+  let idempotencyKey = args.values['idempotency-key'];
+  if (spec.idempotent && idempotencyKey === undefined) {
+    idempotencyKey = randomUUID();
+    // Printed before the call: if the answer is lost, the same key retries without crediting twice.
+    io.err(`idempotency key: ${idempotencyKey} (retry with --idempotency-key ${idempotencyKey})`);
+  }
+  const done = (answer: Answer): number => {
+    io.out(answer.json);
+    if (answer.failure === undefined) return 0;
+    io.err(`error: ${answer.failure}`);
+    return 1;
+  };
+
+  if (args.values.api !== undefined && spec.request) {
+    let target: Awaited<ReturnType<typeof adminApiTarget>>;
+    try {
+      target = await adminApiTarget({ api: args.values.api, adminKey: args.values['admin-key'], region: args.values.region, env });
+    } catch (error) {
+      if (!(error instanceof ApiUsageError)) throw error;
+      io.err(`error: ${error.message}\n${ADMIN_USAGE}`);
+      return 2;
+    }
+    try {
+      return done(await callAdminApi(target.baseUrl, target.credential, spec.request(params, idempotencyKey)));
+    } catch (error) {
+      // Unreachable API, no credentials in the chain, a refused connection: the cause is the message.
+      io.err(`error: ${describeFailure(error)}`);
+      return 1;
+    }
   }
 
   let target: TableTarget;
@@ -130,11 +228,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
     // Loaded only now that the table is settled: the service's modules read configuration once.
     const commands = await import('./admin-commands');
     try {
-      const answer = await spec.run(commands, args.positionals.slice(1), { idempotencyKey: args.values['idempotency-key'] }, io);
-      io.out(answer.json);
-      if (answer.failure === undefined) return 0;
-      io.err(`error: ${answer.failure}`);
-      return 1;
+      return done(await spec.run(commands, params, idempotencyKey));
     } catch (error) {
       io.err(`error: ${commands.describeError(error)}`);
       return 1;

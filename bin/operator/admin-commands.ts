@@ -4,23 +4,19 @@
  * same JSON and refuse with the same messages. Loaded only once the table is settled (the config
  * module reads the environment once).
  */
-import { isNumber, LosslessNumber, parse, stringify } from 'lossless-json';
+import { isNumber, LosslessNumber } from 'lossless-json';
 import { creditSchema } from '../../functions/api/request.schemas';
 import { runLedgerAudit } from '../../functions/audit/ledger-audit';
 import { ApiError } from '../../functions/core/errors';
 import { type HttpResult, serialize } from '../../functions/http/response';
 import { validate } from '../../functions/http/validation';
 import { readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
+import { readCharge } from '../../functions/use-cases/charges';
 import { checkIdempotencyKey } from '../../functions/use-cases/idempotency';
 import { createUserWithKey, creditUserBalance, readUser } from '../../functions/use-cases/users';
+import { type Answer, answer as answerText } from './answer';
 
 export { createUserWithKey, readUser, runLedgerAudit };
-
-/** What a command answered (JSON for stdout), and why it counts as a failure when it does. */
-export interface Answer {
-  json: string;
-  failure?: string;
-}
 
 export const enableAgent = (agentId: string) => updateAgentEnabled(agentId, true);
 export const disableAgent = (agentId: string) => updateAgentEnabled(agentId, false);
@@ -38,15 +34,12 @@ export function credit(userId: string, amount: string, currency: string, idempot
 /** An agent and its withdrawable balance, as the operator sees it. */
 export const showAgent = readAgent;
 
-/**
- * A use case's answer as the API would send it, indented for a terminal. Parsed and written with
- * lossless-json, so amounts keep their exact text.
- */
+/** Any agent's charge, as `GET /admin/charges/{id}` reads it. */
+export const showCharge = (chargeId: string) => readCharge(undefined, chargeId);
+
+/** A use case's answer as the API would send it (answer.ts prints it). */
 export function answer(result: HttpResult): Answer {
-  const json = stringify(parse(result.rawBody ?? serialize(result.body ?? {})), undefined, 2) ?? 'null';
-  if (result.statusCode < 400) return { json };
-  const { error } = JSON.parse(json) as { error?: unknown };
-  return { json, failure: typeof error === 'string' ? error : `status ${result.statusCode}` };
+  return answerText(result.statusCode, result.rawBody ?? serialize(result.body ?? {}));
 }
 
 /** An ApiError in the words the API would use; anything else (DynamoDB unreachable, no table) with its name. */

@@ -1,12 +1,12 @@
-import { loadConfig, NEEDS_ADMIN_KEY } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { httpHandler } from '../http/handler';
 import { authenticateAdmin } from '../use-cases/auth';
 import { createUserWithKey } from '../use-cases/users';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: NEEDS_ADMIN_KEY });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
-/** POST /api/v1/admin/users — x-admin-key; the user key is returned once. */
+/** POST /api/v1/admin/users — the operator (IAM or x-admin-key); the user key is returned once. */
 export const handler = httpHandler(async (req) => {
   await authenticateAdmin(req);
   return createUserWithKey();

@@ -1,4 +1,4 @@
-import { loadConfig, NEEDS_ADMIN_KEY } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { authenticateAdmin } from '../use-cases/auth';
@@ -7,9 +7,9 @@ import { creditUserBalance } from '../use-cases/users';
 import { creditSchema } from './request.schemas';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: NEEDS_ADMIN_KEY });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
-/** POST /api/v1/admin/users/{id}/credits — x-admin-key, Idempotency-Key. */
+/** POST /api/v1/admin/users/{id}/credits — the operator (IAM or x-admin-key), Idempotency-Key. */
 export const handler = httpHandler(async (req) => {
   await authenticateAdmin(req);
   const idempotencyKey = requireIdempotencyKey(req);

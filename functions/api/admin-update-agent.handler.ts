@@ -1,4 +1,4 @@
-import { loadConfig, NEEDS_ADMIN_KEY } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { updateAgentEnabled } from '../use-cases/agents';
@@ -6,9 +6,9 @@ import { authenticateAdmin } from '../use-cases/auth';
 import { updateAgentSchema } from './request.schemas';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: NEEDS_ADMIN_KEY });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
-/** PATCH /api/v1/admin/agents/{id} {enabled} — x-admin-key. */
+/** PATCH /api/v1/admin/agents/{id} {enabled} — the operator (IAM or x-admin-key). */
 export const handler = httpHandler(async (req) => {
   await authenticateAdmin(req);
   const { enabled } = parseJsonBody(req, updateAgentSchema);

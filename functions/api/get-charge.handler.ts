@@ -1,19 +1,23 @@
-import { loadConfig, NEEDS_ADMIN_KEY } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { UnauthorizedError } from '../core/errors';
 import { httpHandler } from '../http/handler';
-import { AUTH_MESSAGES, authenticate, authenticateAdmin } from '../use-cases/auth';
+import { AUTH_MESSAGES, adminKeyAccepted, authenticate, authenticateAdmin } from '../use-cases/auth';
 import { readCharge } from '../use-cases/charges';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: NEEDS_ADMIN_KEY });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
-/** GET /api/v1/agents/charge/{id} — the creating agent's x-agent-key, or the x-admin-key. */
+/**
+ * GET /api/v1/agents/charge/{id} — the creating agent's x-agent-key, or the x-admin-key where the
+ * stage recognises the operator by key (ADMIN_AUTH `key`); under IAM the operator reads any charge
+ * through GET /api/v1/admin/charges/{id}, and x-admin-key here is no credential at all.
+ */
 export const handler = httpHandler(async (req) => {
   if (req.headers['x-agent-key'] !== undefined) {
     const { agent } = await authenticate(req, AUTH_MESSAGES.getCharge, false);
     return readCharge(agent.id, req.params.id);
   }
-  if (req.headers['x-admin-key'] !== undefined) {
+  if (req.headers['x-admin-key'] !== undefined && adminKeyAccepted()) {
     await authenticateAdmin(req);
     return readCharge(undefined, req.params.id);
   }

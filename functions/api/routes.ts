@@ -4,6 +4,9 @@
  */
 export type TableAccess = 'read' | 'write';
 
+/** How a stage recognises the operator: API Gateway IAM authorization, or the static x-admin-key. */
+export type AdminAuth = 'iam' | 'key';
+
 export interface RouteSpec {
   /** Function name stem and handler file: functions/api/<name>.handler.ts. */
   name: string;
@@ -19,8 +22,15 @@ export interface RouteSpec {
   table: readonly TableAccess[];
   /** Sends withdrawals to the payout queue. */
   queue?: boolean;
-  /** Reads the admin key secret. */
-  adminSecret?: boolean;
+  /**
+   * An operator route (`/api/v1/admin/**`). Under the stage's adminAuth `iam`, API Gateway authorizes
+   * it with IAM (SigV4, execute-api:Invoke) and its function gets no admin key; under `key`, its
+   * function reads the admin key secret and checks x-admin-key.
+   */
+  admin?: boolean;
+  /** Not an operator route, but x-admin-key may stand in for its own credential, under adminAuth
+   * `key` only (get-charge: the operator reads any charge). */
+  adminKeyAlternative?: boolean;
   /** Seals webhook signing secrets (KMS Encrypt on AWS). */
   webhookSecrets?: boolean;
   /** Makes or checks approval links: reads the approval secret (and gets PUBLIC_BASE_URL when the stage sets one). */
@@ -34,7 +44,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: ['write'] },
   { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: ['read', 'write'], approvalSecret: true },
   { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: ['read'] },
-  { name: 'get-charge', method: 'GET', path: '/api/v1/agents/charge/{id}', table: ['read'], adminSecret: true },
+  { name: 'get-charge', method: 'GET', path: '/api/v1/agents/charge/{id}', table: ['read'], adminKeyAlternative: true },
   { name: 'get-balance', method: 'GET', path: '/api/v1/agents/balance', table: ['read'] },
   { name: 'withdraw', method: 'POST', path: '/api/v1/agents/withdraw', table: ['read', 'write'], queue: true },
   { name: 'list-withdrawals', method: 'GET', path: '/api/v1/agents/withdraw', table: ['read'] },
@@ -43,10 +53,13 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'release-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/release', table: ['read', 'write'] },
   { name: 'refund-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/refund', table: ['read', 'write'] },
   { name: 'rotate-agent-key', method: 'POST', path: '/api/v1/agents/keys/rotate', table: ['read', 'write'] },
-  { name: 'admin-create-user', method: 'POST', path: '/api/v1/admin/users', table: ['write'], adminSecret: true },
-  { name: 'admin-credit-user', method: 'POST', path: '/api/v1/admin/users/{id}/credits', table: ['read', 'write'], adminSecret: true },
-  { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: ['read'], adminSecret: true },
-  { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: ['read', 'write'], adminSecret: true },
+  // The operator (docs/deploy.md "Admin access"): IAM-authorized on AWS, x-admin-key locally.
+  { name: 'admin-create-user', method: 'POST', path: '/api/v1/admin/users', table: ['write'], admin: true },
+  { name: 'admin-credit-user', method: 'POST', path: '/api/v1/admin/users/{id}/credits', table: ['read', 'write'], admin: true },
+  { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: ['read'], admin: true },
+  { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: ['read', 'write'], admin: true },
+  { name: 'admin-get-agent', method: 'GET', path: '/api/v1/admin/agents/{id}', table: ['read'], admin: true },
+  { name: 'admin-get-charge', method: 'GET', path: '/api/v1/admin/charges/{id}', table: ['read'], admin: true },
   { name: 'user-me', method: 'GET', path: '/api/v1/users/me', table: ['read'] },
   { name: 'user-list-charges', method: 'GET', path: '/api/v1/users/me/charges', table: ['read'] },
   { name: 'user-get-policy', method: 'GET', path: '/api/v1/users/me/policy', table: ['read'] },
@@ -81,5 +94,11 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'mcp', method: 'POST', path: '/mcp', table: ['read', 'write'], queue: true, approvalSecret: true },
   { name: 'not-found', method: 'ANY', path: '$default', public: true, table: [] },
 ];
+
+/** Whether the route's function recognises the operator at all (it is given ADMIN_AUTH). */
+export const recognisesAdmin = (route: RouteSpec): boolean => route.admin === true || route.adminKeyAlternative === true;
+
+/** Whether the route's function reads the admin key secret under the stage's admin authorization. */
+export const readsAdminKey = (route: RouteSpec, adminAuth: AdminAuth): boolean => adminAuth === 'key' && recognisesAdmin(route);
 
 export const handlerEntry = (route: RouteSpec): string => `functions/api/${route.name}.handler.ts`;

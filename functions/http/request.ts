@@ -1,4 +1,8 @@
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type {
+  APIGatewayEventRequestContextIAMAuthorizer,
+  APIGatewayEventRequestContextV2WithAuthorizer,
+  APIGatewayProxyEventV2,
+} from 'aws-lambda';
 
 /** The parts of an API Gateway HTTP API (v2) event a use case may see. */
 export interface HttpRequest {
@@ -10,6 +14,12 @@ export interface HttpRequest {
   params: Readonly<Record<string, string | undefined>>;
   body: string | undefined;
   requestId: string;
+  /**
+   * The IAM principal (its ARN) API Gateway authorized, on a route with IAM authorization: it
+   * checked the SigV4 signature and execute-api:Invoke before invoking the function. Absent on
+   * every other route, and always locally: only API Gateway sets `requestContext.authorizer.iam`.
+   */
+  iamCaller?: string;
 }
 
 export function toRequest(event: APIGatewayProxyEventV2): HttpRequest {
@@ -29,7 +39,19 @@ export function toRequest(event: APIGatewayProxyEventV2): HttpRequest {
     params: event.pathParameters ?? {},
     body,
     requestId: event.requestContext?.requestId ?? '',
+    ...iamCallerOf(event),
   };
+}
+
+/** API Gateway's IAM verdict, when there is one (the plain v2 event type does not declare `authorizer`). */
+function iamCallerOf(event: APIGatewayProxyEventV2): { iamCaller?: string } {
+  const context = event.requestContext as Partial<
+    APIGatewayEventRequestContextV2WithAuthorizer<APIGatewayEventRequestContextIAMAuthorizer>
+  >;
+  const iam = context?.authorizer?.iam;
+  if (!iam) return {};
+  // userArn names the signer (an assumed role's session, a user); callerId is never empty either.
+  return { iamCaller: iam.userArn || iam.callerId || 'unknown IAM principal' };
 }
 
 /**

@@ -157,8 +157,28 @@ export async function authenticateAgentAnyState(req: HttpRequest, agentMessage: 
   return cached.agent;
 }
 
-/** Checks x-admin-key against the configured admin key in constant time. */
+/**
+ * Recognises the operator (401 `invalid admin key` otherwise). Under ADMIN_AUTH `key`: x-admin-key
+ * against the configured admin key, in constant time. Under `iam`: API Gateway's IAM authorization
+ * of the route (SigV4 and execute-api:Invoke, checked before the function ran) is the credential,
+ * and x-admin-key is ignored, so a leaked static key opens nothing. A request without that verdict
+ * never passes API Gateway on an IAM route; refusing it here too keeps a route deployed without the
+ * authorizer closed rather than open.
+ */
 export async function authenticateAdmin(req: HttpRequest): Promise<void> {
+  if (config().ADMIN_AUTH === 'iam') {
+    if (!req.iamCaller) throw new UnauthorizedError(AUTH_MESSAGES.admin);
+    return;
+  }
   const given = req.headers['x-admin-key'];
   if (!given || !secretsEqual(given, await adminKey())) throw new UnauthorizedError(AUTH_MESSAGES.admin);
+}
+
+/**
+ * Whether x-admin-key may stand in for a route's own credential (get-charge): only under
+ * ADMIN_AUTH `key`. Under `iam` the operator reads any charge through the IAM-authorized
+ * `GET /api/v1/admin/charges/{id}` instead, and no public route accepts a static admin key.
+ */
+export function adminKeyAccepted(): boolean {
+  return config().ADMIN_AUTH === 'key';
 }

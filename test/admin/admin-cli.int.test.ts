@@ -80,6 +80,7 @@ describe('npm run admin', () => {
     expect(await admin('show-user', 'u-nobody')).toMatchObject({ code: 1, stdout: '', stderr: 'error: user not found' });
     expect(await admin('show-agent', 'a-nobody')).toMatchObject({ code: 1, stderr: 'error: agent not found' });
     expect(await admin('enable-agent', 'a-nobody')).toMatchObject({ code: 1, stderr: 'error: agent not found' });
+    expect(await admin('show-charge', 'c-nobody')).toMatchObject({ code: 1, stderr: 'error: charge not found' });
 
     await admin('credit', userId, '1', 'USD', '--idempotency-key', 'reused');
     expect(await admin('credit', userId, '2', 'USD', '--idempotency-key', 'reused')).toMatchObject({
@@ -153,6 +154,7 @@ describe('npm run admin', () => {
     );
     expect(stdout).toContain('usage: npm run admin -- <command>');
     expect(stdout).toContain('credit <userId> <amount> <currency>');
+    expect(stdout).toContain('--api <baseUrl>');
     expect(stderr).toBe('');
   });
 });

@@ -253,6 +253,8 @@ describe('admin users and credits', () => {
     ['GET', '/api/v1/admin/users/u01aaaaaaaaaaaaaaaaaaaaaaaa'],
     ['POST', '/api/v1/admin/users/u01aaaaaaaaaaaaaaaaaaaaaaaa/credits'],
     ['PATCH', '/api/v1/admin/agents/a01aaaaaaaaaaaaaaaaaaaaaaaa'],
+    ['GET', '/api/v1/admin/agents/a01aaaaaaaaaaaaaaaaaaaaaaaa'],
+    ['GET', '/api/v1/admin/charges/c01aaaaaaaaaaaaaaaaaaaaaaaa'],
   ])('%s %s refuses a wrong or missing admin key with 401', async (method, path) => {
     const variants: Record<string, string>[] = [
       {},
@@ -268,6 +270,31 @@ describe('admin users and credits', () => {
       expect(res.body).toEqual({ error: 'invalid admin key' });
       expect(res.text).not.toContain(t.stack.adminKey);
     }
+  });
+});
+
+describe('admin reads of any agent and any charge', () => {
+  it("reads an agent with what it has earned, and any agent's charge; 404 for unknown ids", async () => {
+    const agent = await t.earningAgent({ USD: '2.5' });
+    const shown = await t.call('GET', `/api/v1/admin/agents/${agent.id}`, { headers: t.admin });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ id: agent.id, enabled: true, balances: { USD: 2.5, USDC: 0 } });
+
+    const charges = await t.call<{ data: { id: string }[] }>('GET', '/api/v1/agents/charges', { headers: { 'x-agent-key': agent.key } });
+    const chargeId = charges.body.data[0]?.id ?? '';
+    const byAdmin = await t.call('GET', `/api/v1/admin/charges/${chargeId}`, { headers: t.admin });
+    const byAgent = await t.call('GET', `/api/v1/agents/charge/${chargeId}`, { headers: { 'x-agent-key': agent.key } });
+    expect(byAdmin.status).toBe(200);
+    expect(byAdmin.text).toBe(byAgent.text);
+    // The spec route still takes the admin key where the stage does (npm start).
+    expect((await t.call('GET', `/api/v1/agents/charge/${chargeId}`, { headers: t.admin })).text).toBe(byAgent.text);
+
+    expect((await t.call('GET', '/api/v1/admin/agents/a01aaaaaaaaaaaaaaaaaaaaaaaa', { headers: t.admin })).body).toEqual({
+      error: 'agent not found',
+    });
+    expect((await t.call('GET', '/api/v1/admin/charges/c01aaaaaaaaaaaaaaaaaaaaaaaa', { headers: t.admin })).body).toEqual({
+      error: 'charge not found',
+    });
   });
 });
 

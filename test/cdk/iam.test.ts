@@ -3,7 +3,7 @@
  * written out by hand rather than derived from lib/, so any widening (a new action, a wildcard,
  * another resource, a managed policy) fails this file and has to be reviewed.
  */
-import { ROUTES } from '../../functions/api/routes';
+import { ROUTES, recognisesAdmin } from '../../functions/api/routes';
 import { ROUTE_INDEXES } from '../../lib/http-api';
 import type { ServiceFunction } from '../../lib/service-function';
 import { logicalId, resources, synthesize } from './support';
@@ -40,7 +40,9 @@ const EXPECTED: Record<string, Grant[]> = {
   'register-agent': ['logs', 'table-write'],
   'create-charge': ['logs', 'table-read', 'table-write', 'approval-secret'],
   'list-charges': ['logs', 'table-read'],
-  'get-charge': ['logs', 'table-read', 'admin-secret'],
+  // Admin routes and get-charge read no admin key where API Gateway authorizes the operator with IAM
+  // (the default adminAuth); under `key` they read it (test/cdk/admin-auth.test.ts).
+  'get-charge': ['logs', 'table-read'],
   'get-balance': ['logs', 'table-read'],
   // The RPC URL secret: a USDC withdrawal asks the chain whether the wallet has its token account.
   withdraw: ['logs', 'table-read', 'table-write', 'queue-send', 'rpc-url'],
@@ -50,10 +52,12 @@ const EXPECTED: Record<string, Grant[]> = {
   'release-charge': ['logs', 'table-read', 'table-write'],
   'refund-charge': ['logs', 'table-read', 'table-write'],
   'rotate-agent-key': ['logs', 'table-read', 'table-write'],
-  'admin-create-user': ['logs', 'table-write', 'admin-secret'],
-  'admin-credit-user': ['logs', 'table-read', 'table-write', 'admin-secret'],
-  'admin-get-user': ['logs', 'table-read', 'admin-secret'],
-  'admin-update-agent': ['logs', 'table-read', 'table-write', 'admin-secret'],
+  'admin-create-user': ['logs', 'table-write'],
+  'admin-credit-user': ['logs', 'table-read', 'table-write'],
+  'admin-get-user': ['logs', 'table-read'],
+  'admin-update-agent': ['logs', 'table-read', 'table-write'],
+  'admin-get-agent': ['logs', 'table-read'],
+  'admin-get-charge': ['logs', 'table-read'],
   'user-me': ['logs', 'table-read'],
   // The user's history across agents is the one reader of GSI2.
   'user-list-charges': ['logs', 'table-read-gsi2'],
@@ -210,8 +214,8 @@ const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [val
 const sortedResources = (values: unknown[]) => [...values].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
 /** Every statement of every inline policy attached to the role, normalised. */
-function statementsOf(roleId: string) {
-  return Object.values(all)
+function statementsOf(roleId: string, template = all) {
+  return Object.values(template)
     .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties?.Roles) === JSON.stringify([{ Ref: roleId }]))
     .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement)
     .map((s) => {
@@ -287,8 +291,13 @@ describe('IAM', () => {
     expect(scanners.map((p) => p.Properties?.Roles)).toEqual([[{ Ref: logicalId(stack, stack.ledgerAudit.fn.role) }]]);
   });
 
-  it('has no managed policy and no X-Ray grant (tracing is off: docs/deploy.md)', () => {
-    expect(Object.values(all).filter((r) => r.Type === 'AWS::IAM::ManagedPolicy')).toEqual([]);
+  it("has one managed policy, the operators' execute-api:Invoke on the admin routes, and no X-Ray grant (tracing is off: docs/deploy.md)", () => {
+    // Its statement is pinned in test/cdk/admin-auth.test.ts; no function role carries it.
+    expect(
+      Object.entries(all)
+        .filter(([, r]) => r.Type === 'AWS::IAM::ManagedPolicy')
+        .map(([id]) => id),
+    ).toEqual([logicalId(stack, stack.api.adminPolicy as never)]);
     expect(JSON.stringify(all)).not.toContain('xray:');
   });
 
@@ -300,5 +309,30 @@ describe('IAM', () => {
         expect(JSON.stringify(s.Resource)).not.toContain('*');
       }
     }
+  });
+});
+
+describe("IAM under adminAuth key (npm start's scheme, deployed)", () => {
+  const keyed = synthesize({ adminAuth: 'key' });
+  const keyedAll = resources(keyed.template);
+
+  it.each(
+    ROUTES.map((r) => [r.name, r] as const),
+  )('grants %s its statements, plus the admin key where it recognises the operator', (name, route) => {
+    const fn = keyed.stack.api.functions.get(name);
+    if (!fn) throw new Error(`no function for ${name}`);
+    const expected = [...(EXPECTED[name] ?? []), ...(recognisesAdmin(route) ? (['admin-secret'] as const) : [])].map((grant) => {
+      // Same construct paths, so the same logical ids as the default synth's.
+      const { actions, resources, condition } = statement(grant, fn);
+      return { actions, resources: sortedResources(resources), ...(condition ? { condition } : {}) };
+    });
+    const actual = statementsOf(logicalId(keyed.stack, fn.role), keyedAll);
+    expect(actual).toHaveLength(expected.length);
+    expect(actual).toEqual(expect.arrayContaining(expected));
+  });
+
+  it('has no managed policy: nobody is granted execute-api:Invoke', () => {
+    expect(Object.values(keyedAll).filter((r) => r.Type === 'AWS::IAM::ManagedPolicy')).toEqual([]);
+    expect(keyed.stack.api.adminPolicy).toBeUndefined();
   });
 });

@@ -3,10 +3,12 @@
  * and a finding fails it). Acknowledgements are pinned: each sits on the resource concerned,
  * never on the stack or the app, and says why.
  */
-import { type CfnResource, Stack, Validations } from 'aws-cdk-lib';
+import { App, type CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ROUTES } from '../../functions/api/routes';
-import { synthesize } from './support';
+import { AgentPaymentServiceStack } from '../../lib/agent-payment-service-stack';
+import { parseStageConfig } from '../../lib/stage-config';
+import { CDK_CONTEXT, synthesize, TEST_STAGE_CONFIG } from './support';
 
 const { app } = synthesize({ alarmEmail: 'ops@example.com' });
 
@@ -69,8 +71,14 @@ describe('cdk-nag (AWS Solutions)', () => {
   it('acknowledges only these findings, each on the resource it concerns, none stack- or app-wide', () => {
     const acks = acknowledgements();
     const count = (id: string) => acks.filter((a) => a.id === id).length;
-    expect(count('AwsSolutions-APIG4')).toBe(ROUTES.length);
+    // Admin routes are IAM-authorized (adminAuth defaults to iam): APIG4 is raised, and acknowledged, on the others only.
+    expect(count('AwsSolutions-APIG4')).toBe(ROUTES.filter((r) => !r.admin).length);
     expect(acks.filter((a) => a.id === 'AwsSolutions-APIG4').every((a) => /\/Http\/\w+Route$/.test(a.path))).toBe(true);
+    // The admin policy's route ARNs, one finding per wildcard resource, on the policy itself.
+    const wildcards = acks.filter((a) => a.id.startsWith('AwsSolutions-IAM5['));
+    expect(wildcards).toHaveLength(ROUTES.filter((r) => r.admin).length);
+    expect(wildcards.every((a) => a.path === 'AgentPaymentService-test/Http/AdminApiInvoke')).toBe(true);
+    expect(wildcards.every((a) => a.id.includes(':execute-api:') && a.id.includes('/api/v1/admin/'))).toBe(true);
     expect(acks.filter((a) => a.id !== 'AwsSolutions-APIG4').map((a) => `${a.id} ${a.path}`)).toEqual(
       expect.arrayContaining([
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/AdminKey',
@@ -87,6 +95,23 @@ describe('cdk-nag (AWS Solutions)', () => {
       expect(construct).toBeInstanceOf(Stack);
       expect(ack.path.split('/').length).toBeGreaterThan(1);
     }
+  });
+
+  it('finds nothing unacknowledged where the stage takes the admin key instead (APIG4 acknowledged on every route)', () => {
+    const keyed = synthesize({ alarmEmail: 'ops@example.com', adminAuth: 'key' });
+    const report = new AwsSolutionsChecks().validateScope(keyed.app);
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+  });
+
+  it('finds nothing unacknowledged in a stack pinned to an account and region (route ARNs then hold them literally)', () => {
+    // What bin/app.ts builds with deploying credentials (CDK_DEFAULT_ACCOUNT/REGION) or a stage's account/region.
+    const pinned = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    new AgentPaymentServiceStack(pinned, 'AgentPaymentService-test', {
+      config: parseStageConfig({ ...TEST_STAGE_CONFIG, alarmEmail: 'ops@example.com' }),
+      env: { account: '123456789012', region: 'eu-west-1' },
+    });
+    const report = new AwsSolutionsChecks().validateScope(pinned);
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
   });
 
   it('gives every acknowledgement a specific reason', () => {

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import { handlerEntry, ROUTES } from '../../functions/api/routes';
+import { handlerEntry, ROUTES, readsAdminKey } from '../../functions/api/routes';
 import { config as readConfig, resetForTests } from '../../functions/config';
 import {
   LEDGER_AUDIT_PROBLEMS_METRIC,
@@ -292,7 +292,8 @@ describe('functions (the house construct)', () => {
       const fn = api.functions.get(route.name);
       const env = functionEnv(fn ? fnId(fn) : '');
       expect(env.ADMIN_KEY).toBeUndefined();
-      if (route.adminSecret) expect(env.ADMIN_KEY_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.adminKey) });
+      // The test stage authorizes admin routes with IAM (the default): no function gets the admin key.
+      if (readsAdminKey(route, config.adminAuth)) expect(env.ADMIN_KEY_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.adminKey) });
       else expect(env.ADMIN_KEY_SECRET_ARN).toBeUndefined();
       expect(env.APPROVAL_SECRET).toBeUndefined();
       if (route.approvalSecret) expect(env.APPROVAL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.approvalSecret) });

@@ -3,7 +3,7 @@
  * function whose environment lacks something fails its init, naming it, instead of every request.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { ROUTES } from '../../functions/api/routes';
+import { ROUTES, readsAdminKey, recognisesAdmin } from '../../functions/api/routes';
 import { resetForTests } from '../../functions/config';
 import { INIT_ENV } from '../support/init-env';
 
@@ -94,7 +94,7 @@ describe('a function with an incomplete environment', () => {
               SOLANA_RPC_URL_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:rpc-url',
             }
           : {}),
-        ...(route.adminSecret ? { ADMIN_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:admin' } : {}),
+        ...(readsAdminKey(route, 'key') ? { ADMIN_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:admin' } : {}),
         // Top-up routes: PayPal's Orders API and the mint (lib/topup-watcher.ts topupEnvironment), the webhook id.
         ...(route.topups === 'open' ? { USDC_MINT: INIT_ENV.USDC_MINT } : {}),
         ...(route.topups
@@ -113,6 +113,15 @@ describe('a function with an incomplete environment', () => {
         const error = loadError(api(route.name), { ...given, [name]: undefined });
         expect([route.name, error.name, error.message]).toEqual([route.name, 'ConfigurationError', expect.stringContaining(name)]);
       }
+    }
+  });
+
+  it('under ADMIN_AUTH=iam the routes that recognise the operator load without any admin key (API Gateway authorizes them)', () => {
+    const routes = ROUTES.filter(recognisesAdmin);
+    expect(routes.map((r) => r.name)).toContain('get-charge');
+    for (const route of routes) {
+      expect([route.name, Object.keys(load(api(route.name), { ADMIN_AUTH: 'iam' }).mod as object)]).toEqual([route.name, ['handler']]);
+      expect(loadError(api(route.name), {}).message).toContain('set ADMIN_KEY or ADMIN_KEY_SECRET_ARN');
     }
   });
 });

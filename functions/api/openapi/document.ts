@@ -18,7 +18,22 @@ type Json = Record<string, unknown>;
 const SECURITY_SCHEMES: Record<Credential, Json> = {
   agentKey: { type: 'apiKey', in: 'header', name: 'x-agent-key', description: 'The agent key (`ag_live_…`) from registration.' },
   userKey: { type: 'apiKey', in: 'header', name: 'x-user-key', description: 'The user key (`uk_live_…`) authorizing a charge.' },
-  adminKey: { type: 'apiKey', in: 'header', name: 'x-admin-key', description: 'The operator key.' },
+  adminKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-admin-key',
+    description: 'The operator key: `npm start`, and stages deployed with adminAuth `key`.',
+  },
+  adminSigV4: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description:
+      'AWS Signature Version 4 (service `execute-api`), where the stage authorizes the admin routes with IAM (production and ' +
+      'staging by default; docs/deploy.md "Admin access"): the signer needs `execute-api:Invoke` on them (the stack output ' +
+      '`AdminApiPolicyArn`). API Gateway checks both before the service runs and answers a refused request itself: 403 ' +
+      '`{"message": "Forbidden"}`. x-admin-key is then ignored. `npm run admin -- --api <url>` signs.',
+  },
   agentBearer: {
     type: 'http',
     scheme: 'bearer',
@@ -46,7 +61,7 @@ const TAGS = [
   { name: 'Charges', description: "An agent charges a user's prepaid balance." },
   { name: 'Users', description: 'The payer: balances, history, spending policy, approvals, key rotation.' },
   { name: 'Withdrawals', description: 'An agent withdraws its earnings: USDC to Solana, USD to PayPal, minus 3%.' },
-  { name: 'Admin', description: 'The operator: users, credits, enabling agents.' },
+  { name: 'Admin', description: 'The operator: users, credits, enabling agents, reading any agent or charge.' },
   { name: 'Service', description: 'Health and this document.' },
   { name: 'MCP', description: 'The Model Context Protocol server for agents.' },
   { name: 'Webhooks', description: 'Signed (Standard Webhooks) events for agents and users, delivered at least once: docs/webhooks.md.' },

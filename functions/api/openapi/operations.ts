@@ -31,6 +31,7 @@ import {
   withdrawSchema,
 } from '../request.schemas';
 import {
+  adminAgentBody,
   agentBalanceBody,
   agentBody,
   chargeBody,
@@ -62,7 +63,7 @@ import {
 } from './response.schemas';
 
 /** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
-export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'agentBearer';
+export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'adminSigV4' | 'agentBearer';
 
 /** Response headers the document declares (components.headers). */
 export type ResponseHeader = 'Retry-After' | 'Idempotent-Replayed';
@@ -151,6 +152,10 @@ const MONEY_400 = [
   'amount must not exceed 1000000',
   'currency must be one of USD, USDC',
 ];
+
+/** The operator's routes: x-admin-key, or SigV4 where the stage authorizes them with IAM (docs/deploy.md). */
+const ADMIN: OperationDoc['security'] = [['adminKey'], ['adminSigV4']];
+const ADMIN_401 = errors('The admin key is wrong (where the stage takes the admin key).', [AUTH_MESSAGES.admin]);
 
 const LIST_400 = ['limit must be a positive integer', 'limit must be at most 100', 'cursor is invalid', 'unknown field: x'];
 
@@ -485,7 +490,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'get-charge': {
     summary: 'Get a charge',
-    description: "The creating agent's key, or the admin key. Another agent's charge is not found.",
+    description:
+      "The creating agent's key, or the admin key where the stage takes it (with IAM admin authorization the operator reads any charge through `GET /api/v1/admin/charges/{id}`). Another agent's charge is not found.",
     tag: 'Charges',
     security: [['agentKey'], ['adminKey']],
     pathParams: { id: 'The charge id.' },
@@ -741,20 +747,20 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a user',
     description: 'The user key is shown once.',
     tag: 'Admin',
-    security: [['adminKey']],
+    security: ADMIN,
     responses: {
       201: ok('Created with zero balances.', createdUserBody, {
         id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7',
         userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
       }),
-      401: errors('The admin key is wrong.', [AUTH_MESSAGES.admin]),
+      401: ADMIN_401,
       503: BUSY,
     },
   },
   'admin-credit-user': {
     summary: "Credit a user's balance",
     tag: 'Admin',
-    security: [['adminKey']],
+    security: ADMIN,
     idempotent: true,
     pathParams: { id: 'The user id.' },
     body: { name: 'CreditRequest', schema: creditSchema, example: { amount: 25.5, currency: 'USD' } },
@@ -772,7 +778,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'unknown field: x',
         'amount would take the balance past its limit',
       ]),
-      401: errors('The admin key is wrong.', [AUTH_MESSAGES.admin]),
+      401: ADMIN_401,
       404: errors('No such user.', ['user not found']),
       409: errors(
         'A request with this key is in flight, or the balance kept changing.',
@@ -996,11 +1002,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'admin-get-user': {
     summary: 'Get a user',
     tag: 'Admin',
-    security: [['adminKey']],
+    security: ADMIN,
     pathParams: { id: 'The user id.' },
     responses: {
       200: ok('The user and its balances.', userBody, { id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7', balances: EXAMPLE_BALANCES }),
-      401: errors('The admin key is wrong.', [AUTH_MESSAGES.admin]),
+      401: ADMIN_401,
       404: errors('No such user.', ['user not found']),
       503: BUSY,
     },
@@ -1009,7 +1015,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Enable or disable an agent',
     description: "Disabling stops the agent's charges and withdrawals at once, in every container.",
     tag: 'Admin',
-    security: [['adminKey']],
+    security: ADMIN,
     pathParams: { id: 'The agent id.' },
     body: { name: 'UpdateAgentRequest', schema: updateAgentSchema, example: { enabled: true } },
     responses: {
@@ -1022,9 +1028,42 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         createdAt: '2026-01-15T09:30:00.000Z',
       }),
       400: errors('An invalid body.', ['enabled is required', 'enabled must be a boolean', 'unknown field: x', 'invalid json body']),
-      401: errors('The admin key is wrong.', [AUTH_MESSAGES.admin]),
+      401: ADMIN_401,
       404: errors('No such agent.', ['agent not found']),
       ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'admin-get-agent': {
+    summary: 'Get an agent',
+    description: 'The agent and what it has earned and may withdraw.',
+    tag: 'Admin',
+    security: ADMIN,
+    pathParams: { id: 'The agent id.' },
+    responses: {
+      200: ok('The agent and its balances.', adminAgentBody, {
+        id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+        name: 'weather-bot',
+        email: 'dev@example.com',
+        website: 'https://example.com',
+        enabled: true,
+        createdAt: '2026-01-15T09:30:00.000Z',
+        balances: EXAMPLE_BALANCES,
+      }),
+      401: ADMIN_401,
+      404: errors('No such agent.', ['agent not found']),
+      503: BUSY,
+    },
+  },
+  'admin-get-charge': {
+    summary: "Get any agent's charge",
+    tag: 'Admin',
+    security: ADMIN,
+    pathParams: { id: 'The charge id.' },
+    responses: {
+      200: ok('The charge.', chargeBody, EXAMPLE_CHARGE),
+      401: ADMIN_401,
+      404: errors('No such charge.', ['charge not found']),
       503: BUSY,
     },
   },

@@ -160,6 +160,11 @@ export const agentBody = component(
   }),
 );
 
+export const adminAgentBody = component(
+  'AdminAgent',
+  agentBody.extend({ balances: balancesBody }).meta({ description: 'An agent as the operator sees it: with what it may withdraw.' }),
+);
+
 export const createdUserBody = component(
   'CreatedUser',
   z.strictObject({
