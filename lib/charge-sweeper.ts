@@ -8,6 +8,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
+import { BACKGROUND_GRANTS } from '../functions/store/access';
 import type { DataStore } from './data-store';
 import { grantTable } from './grants';
 import { ServiceFunction } from './service-function';
@@ -40,9 +41,9 @@ export class ChargeSweeper extends Construct {
       // Holds go back on time even while the API uses the account's concurrency; one run at a time.
       reservedConcurrency: reservedConcurrency(config, config.sweeperReservedConcurrency),
     });
-    // Reads the due pending markers through GSI1 and the markers themselves; each expiry is one
-    // transaction (charge, marker, the user's hold). Nothing else: no queue, no secret.
-    grantTable(this.fn.role, data.table, ['read', 'write']);
+    // Reads the due pending markers through GSI1; each expiry is one transaction (charge, marker,
+    // the user's hold, the outbox). Nothing else: no queue, no secret.
+    grantTable(this.fn.role, data.table, BACKGROUND_GRANTS.sweeper);
     // A failed sweep is not retried: the next one, a minute later, finds the same due charges.
     this.fn.fn.configureAsyncInvoke({ retryAttempts: 0 });
 

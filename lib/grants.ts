@@ -9,43 +9,27 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { TableAccess } from '../functions/api/routes';
-import { GSI1, type INDEXES } from '../functions/store/table';
+import { grantStatements, type TableGrant } from '../functions/store/access';
 
-/** A global secondary index of the table, by name. */
-export type TableIndex = (typeof INDEXES)[number]['indexName'];
-
-/**
- * DynamoDB actions per access level. TransactWriteItems has no action of its own: each item in
- * a transaction is authorised as its Put/Update/Delete/ConditionCheck.
- */
-export const TABLE_ACTIONS: Record<TableAccess, readonly string[]> = {
-  read: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
-  write: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-};
+/** The condition every table statement carries: the partition keys a request touches, each one of these families. */
+export const LEADING_KEYS_CONDITION = 'ForAllValues:StringLike';
 
 /**
- * Table access. Readers may query GSI1 (agents and charges by id, the payout and pending-charge
- * queues); any other index only when named in `indexes` (GSI2, a user's charges across agents, is
- * the user history's alone). Indexes by name, never index/*: a new index is a new grant.
+ * Table access, by key family (functions/store/access.ts): one statement per kind of access —
+ * read, condition check, put/update, delete — on the table, and one Query statement per index
+ * read, each allowed only on the partition keys of the families granted (`dynamodb:LeadingKeys`:
+ * for a Query of an index, the index's own partition key). DeleteItem only where the grant
+ * deletes; indexes by name, never index/*. An empty grant adds nothing.
  */
-export function grantTable(
-  role: iam.IRole,
-  table: dynamodb.ITable,
-  access: readonly TableAccess[],
-  options: { indexes?: readonly TableIndex[] } = {},
-): void {
-  if (access.includes('read')) {
-    const indexes = [GSI1.indexName, ...(options.indexes ?? []).filter((name) => name !== GSI1.indexName)];
+export function grantTable(role: iam.IRole, table: dynamodb.ITable, grant: TableGrant): void {
+  for (const statement of grantStatements(grant)) {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        actions: [...TABLE_ACTIONS.read],
-        resources: [table.tableArn, ...indexes.map((name) => `${table.tableArn}/index/${name}`)],
+        actions: [...statement.actions],
+        resources: [statement.index ? `${table.tableArn}/index/${statement.index}` : table.tableArn],
+        conditions: { [LEADING_KEYS_CONDITION]: { 'dynamodb:LeadingKeys': [...statement.leadingKeys] } },
       }),
     );
-  }
-  if (access.includes('write')) {
-    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...TABLE_ACTIONS.write], resources: [table.tableArn] }));
   }
 }
 

@@ -14,9 +14,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { handlerEntry, ROUTES, type RouteSpec, readsAdminKey, recognisesAdmin } from '../functions/api/routes';
-import { GSI2 } from '../functions/store/table';
 import type { DataStore } from './data-store';
-import { grantReadSecrets, grantSendToQueue, grantTable, type TableIndex } from './grants';
+import { grantReadSecrets, grantSendToQueue, grantTable } from './grants';
 import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
@@ -61,15 +60,6 @@ export function routeThrottle(route: RouteSpec, config: StageConfig): RouteThrot
   if (own) return own;
   return route.public ? { rateLimit: config.publicRouteRateLimit, burstLimit: config.publicRouteBurstLimit } : undefined;
 }
-
-/**
- * Indexes a route queries beyond GSI1 (lib/grants.ts), by route name. Only the user's history reads
- * GSI2 (functions/store/charge.repository.ts `listUserCharges`); a route that starts querying an
- * index must be added here, or DynamoDB refuses it on AWS (locally nothing checks IAM).
- */
-export const ROUTE_INDEXES: Record<string, readonly TableIndex[]> = {
-  'user-list-charges': [GSI2.indexName],
-};
 
 export const routeKey = (route: RouteSpec): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
 
@@ -164,7 +154,7 @@ export class ServiceHttpApi extends Construct {
           ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: data.webhookSecretsKey.keyArn } : {}),
         },
       });
-      grantTable(fn.role, data.table, route.table, { indexes: ROUTE_INDEXES[route.name] ?? [] });
+      grantTable(fn.role, data.table, route.table);
       if (readsAdminKey(route, config.adminAuth)) grantReadSecrets(fn.role, [data.adminKey]);
       if (route.approvalSecret) grantReadSecrets(fn.role, [data.approvalSecret]);
       if (route.queue) grantSendToQueue(fn.role, props.payoutQueue);

@@ -37,8 +37,8 @@ export class LedgerAudit extends Construct {
       environment: { TABLE_NAME: data.table.tableName },
       reservedConcurrency: reservedConcurrency(config, 1),
     });
-    // Read-only, like every reader; plus the Scan the audit is made of (the table itself, no index).
-    grantTable(this.fn.role, data.table, ['read']);
+    // The audit is made of Scans alone (store/audit.repository.ts, topup-audit.repository.ts): the
+    // table itself, no index, no other read and no write. LeadingKeys cannot narrow a Scan.
     this.fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Scan'], resources: [data.table.tableArn] }));
 
     this.schedule = new events.Rule(this, 'Schedule', {

@@ -8,6 +8,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { BACKGROUND_GRANTS } from '../functions/store/access';
 import type { DataStore } from './data-store';
 import { grantConsumeQueue, grantReadSecrets, grantSendToQueue, grantTable } from './grants';
 import { ServiceFunction } from './service-function';
@@ -86,7 +87,7 @@ export class PayoutPipeline extends Construct {
       // Payouts never wait for the API's burst to leave room; and never exceed what the rails are sized for.
       reservedConcurrency: reservedConcurrency(config, config.payoutWorkerReservedConcurrency ?? config.workerMaxConcurrency),
     });
-    grantTable(this.worker.role, data.table, ['read', 'write']);
+    grantTable(this.worker.role, data.table, BACKGROUND_GRANTS['payout-worker']);
     grantConsumeQueue(this.worker.role, this.queue);
     grantReadSecrets(this.worker.role, railSecrets);
     this.worker.fn.addEventSourceMapping('PayoutQueue', {
@@ -108,7 +109,7 @@ export class PayoutPipeline extends Construct {
       // One sweep at a time, and room for it however busy the API is.
       reservedConcurrency: reservedConcurrency(config, config.reconcilerReservedConcurrency),
     });
-    grantTable(this.reconciler.role, data.table, ['read', 'write']);
+    grantTable(this.reconciler.role, data.table, BACKGROUND_GRANTS.reconciler);
     grantSendToQueue(this.reconciler.role, this.queue);
     grantReadSecrets(this.reconciler.role, railSecrets);
     // A failed sweep is not retried by Lambda's async retries either; the next one covers it.

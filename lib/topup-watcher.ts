@@ -9,6 +9,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
+import { BACKGROUND_GRANTS } from '../functions/store/access';
 import type { DataStore } from './data-store';
 import { grantReadSecrets, grantTable } from './grants';
 import { ServiceFunction } from './service-function';
@@ -55,7 +56,7 @@ export class TopupWatcher extends Construct {
       reservedConcurrency: reservedConcurrency(config, config.topupWatcherReservedConcurrency),
     });
     // Pending top-ups through GSI1, the lookups, one crediting transaction per payment.
-    grantTable(this.fn.role, data.table, ['read', 'write']);
+    grantTable(this.fn.role, data.table, BACKGROUND_GRANTS['topup-watcher']);
     // The RPC URL and PayPal's credentials; never the hot wallet (it signs nothing).
     grantReadSecrets(this.fn.role, [data.solanaRpcUrl, data.paypalCredentials]);
     // A failed run is not retried: the next one, a minute later, starts from what the chain and PayPal say.

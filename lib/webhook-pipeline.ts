@@ -32,6 +32,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, maxAttempts } from '../functions/core/webhooks';
+import { BACKGROUND_GRANTS } from '../functions/store/access';
 import { DISPATCH_FILTER_PATTERNS } from '../functions/webhooks/stream-filter';
 import type { DataStore } from './data-store';
 import { grantConsumeQueue, grantReadSecrets, grantSendToQueue, grantTable } from './grants';
@@ -139,7 +140,7 @@ export class WebhookPipeline extends Construct {
       reservedConcurrency: reservedConcurrency(config, config.webhookDispatcherReservedConcurrency),
     });
     // Reads the owners' endpoints (one Query per owner); writes nothing.
-    grantTable(this.dispatcher.role, data.table, ['read']);
+    grantTable(this.dispatcher.role, data.table, BACKGROUND_GRANTS['webhook-dispatcher']);
     grantSendToQueue(this.dispatcher.role, this.queue);
     // What Lambda's DynamoDB Streams event source mapping reads, on this table's stream only
     // (CDK's grantStreamRead would add ListStreams on "*").
@@ -177,7 +178,7 @@ export class WebhookPipeline extends Construct {
         APPROVAL_SECRET_ARN: data.approvalSecret.secretArn,
       },
     });
-    grantTable(this.delivery.role, data.table, ['read', 'write']);
+    grantTable(this.delivery.role, data.table, BACKGROUND_GRANTS['webhook-delivery']);
     grantConsumeQueue(this.delivery.role, this.queue);
     // The retry schedule: a failed message's next appearance is pushed out (functions/webhooks/queue.ts).
     this.delivery.role.addToPrincipalPolicy(

@@ -19,6 +19,7 @@ import type { PayoutWorker } from '../../functions/payout-worker/worker';
 import type { Reconciler } from '../../functions/reconciler/reconciler';
 import { type DeliveryHooks, deliverBatch, retrySchedule } from '../../functions/webhooks/delivery';
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
+import { asFunction } from './function-scope';
 import { createRouteHandler, type LoadedRoute } from './http-adapter';
 import { startLocalServer } from './local-server';
 import type { BatchHandler } from './payout-pipeline';
@@ -150,31 +151,33 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const routes: LoadedRoute[] = [];
     for (const spec of ROUTES) {
       const mod = (await import(`../../${handlerEntry(spec).replace(/\.ts$/, '')}`)) as { handler: RouteHandler };
-      routes.push({ spec, handler: mod.handler });
+      routes.push({ spec, handler: (event, context) => asFunction(spec.name, () => mod.handler(event, context)) });
     }
     const worker = (await import('../../functions/payout-worker/handler')) as { handler: PayoutWorker };
     const reconciler = (await import('../../functions/reconciler/handler')) as { handler: Reconciler };
     const server = await startLocalServer(createRouteHandler(routes), { port: opts.port ?? 3000, host: opts.host });
     const consumer = startPayoutConsumer({
       sqs,
-      worker: worker.handler,
-      reconcile: reconciler.handler,
+      worker: (event) => asFunction('payout-worker', () => worker.handler(event)),
+      reconcile: () => asFunction('reconciler', () => reconciler.handler()),
       reconcileIntervalMs: opts.payouts?.reconcileIntervalMs ?? 10_000,
       onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: serializeError(error) }),
     });
     stops.unshift(() => consumer.stop());
     const sweeper = (await import('../../functions/sweeper/handler')) as { handler: () => Promise<unknown> };
     const sweeping = startInterval(opts.sweepIntervalMs ?? 2_000, () =>
-      sweeper.handler().catch((error: unknown) => logger().error('local sweeper invocation failed', { error: serializeError(error) })),
+      asFunction('sweeper', () => sweeper.handler()).catch((error: unknown) =>
+        logger().error('local sweeper invocation failed', { error: serializeError(error) }),
+      ),
     );
     stops.unshift(sweeping.stop);
     // Top-ups: PayPal's webhooks come to this server; the watcher credits USDC and polls PayPal.
     rails.paypal.setWebhookUrl(`${server.url}/api/v1/paypal/webhooks`);
     const watcher = (await import('../../functions/topup-watcher/handler')) as { handler: () => Promise<unknown> };
     const watching = startInterval(opts.topupWatchIntervalMs ?? 2_000, () =>
-      watcher
-        .handler()
-        .catch((error: unknown) => logger().error('local top-up watcher invocation failed', { error: serializeError(error) })),
+      asFunction('topup-watcher', () => watcher.handler()).catch((error: unknown) =>
+        logger().error('local top-up watcher invocation failed', { error: serializeError(error) }),
+      ),
     );
     stops.unshift(watching.stop);
     const dispatcher = (await import('../../functions/webhook-dispatcher/handler')) as {
@@ -187,10 +190,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       tableName,
       sqs,
       queues: webhookQueues,
-      dispatch: dispatcher.handler,
+      dispatch: (event) => asFunction('webhook-dispatcher', () => dispatcher.handler(event)),
       // The real handler, unless a test has set hooks (then the same code with them).
       deliver: (event) =>
-        Object.keys(webhookHooks).length > 0 ? deliverBatch(event.Records, { hooks: webhookHooks }) : delivery.handler(event),
+        asFunction('webhook-delivery', () =>
+          Object.keys(webhookHooks).length > 0 ? deliverBatch(event.Records, { hooks: webhookHooks }) : delivery.handler(event),
+        ),
       pollIntervalMs: opts.webhooks?.pollIntervalMs ?? 100,
       ...(persistent ? { checkpointFile: join(PROJECT_ROOT, '.data', 'webhook-stream-checkpoints.json') } : {}),
       onError: (where, error) => logger().error(`local webhook ${where} failed`, { error: serializeError(error) }),

@@ -2,7 +2,7 @@
  * Every HTTP route as data. The local adapter (bin/local) serves these, and the CDK stack gives
  * each its own Lambda with exactly the grants listed here. A handler module exports `handler`.
  */
-export type TableAccess = 'read' | 'write';
+import { combine, type TableGrant, uses } from '../store/access';
 
 /** How a stage recognises the operator: API Gateway IAM authorization, or the static x-admin-key. */
 export type AdminAuth = 'iam' | 'key';
@@ -14,12 +14,17 @@ export interface RouteSpec {
   /** API Gateway route path, `{param}` style; `$default` catches everything unmatched. */
   path: string;
   /**
+  /**
    * No key or signature of ours in front of it: anyone may call it. The stack gives every public
    * route a throttle of its own (lib/http-api.ts `routeThrottle`), and a test holds every handler
    * that reads no key to this flag. Mark new consent and x402 routes with it.
    */
   public?: true;
-  table: readonly TableAccess[];
+  /**
+   * What it may do to the table: the repository operations it calls (functions/store/access.ts),
+   * each granted on the key families it touches and no other (`dynamodb:LeadingKeys`).
+   */
+  table: TableGrant;
   /** Sends withdrawals to the payout queue. */
   queue?: boolean;
   /**
@@ -40,59 +45,162 @@ export interface RouteSpec {
   topups?: 'open' | 'webhook';
 }
 
+/** What charging takes (the charge route and the MCP tool): both keys, the payer's state, the commit or the refusal. */
+const CHARGE = uses('agentKeyLookup', 'userKeyLookup', 'idempotentCommand', 'readPayerState', 'commitCharge', 'recordFailedCharge');
+const LIST_CHARGES = uses('agentKeyLookup', 'listCharges', 'readAgentLedger');
+const BALANCE = uses('agentKeyLookup', 'readAgentLedger');
+const WITHDRAW = uses('agentKeyLookup', 'idempotentCommand', 'readAgentLedger', 'commitWithdrawal');
+const LIST_WITHDRAWALS = uses('agentKeyLookup', 'listPayouts', 'getPayout');
+/** Capture or release a hold: the charge read, then one settlement with the kill switch. */
+const CAPTURE = uses('agentKeyLookup', 'idempotentCommand', 'getCharge', 'commitCapture');
+const RELEASE = uses('agentKeyLookup', 'idempotentCommand', 'getCharge', 'commitRelease');
+const REFUND = uses('agentKeyLookup', 'idempotentCommand', 'readChargeAndLedger', 'commitRefund');
+/** A user's (or an approval link's) decision on a PENDING charge: found by its marker, or by id once decided. */
+const DECIDE = uses('getPendingCharge', 'getChargeById', 'chargeBeforeSettling');
+const APPROVE = combine(DECIDE, uses('settleApproval'));
+const DECLINE = combine(DECIDE, uses('settleReturn'));
+const WEBHOOKS = {
+  create: uses('createWebhook'),
+  list: uses('getWebhooks'),
+  delete: uses('deleteWebhook'),
+  deliveries: uses('getWebhooks', 'listDeliveryAttempts'),
+  test: uses('getWebhooks', 'appendOutbox'),
+};
+const AGENT = uses('agentKeyLookup');
+const USER = uses('userKeyLookup');
+
 export const ROUTES: readonly RouteSpec[] = [
-  { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: ['write'] },
-  { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: ['read', 'write'], approvalSecret: true },
-  { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: ['read'] },
-  { name: 'get-charge', method: 'GET', path: '/api/v1/agents/charge/{id}', table: ['read'], adminKeyAlternative: true },
-  { name: 'get-balance', method: 'GET', path: '/api/v1/agents/balance', table: ['read'] },
-  { name: 'withdraw', method: 'POST', path: '/api/v1/agents/withdraw', table: ['read', 'write'], queue: true },
-  { name: 'list-withdrawals', method: 'GET', path: '/api/v1/agents/withdraw', table: ['read'] },
+  { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: uses('createAgent') },
+  { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: CHARGE, approvalSecret: true },
+  { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: LIST_CHARGES },
+  {
+    name: 'get-charge',
+    method: 'GET',
+    path: '/api/v1/agents/charge/{id}',
+    table: uses('agentKeyLookup', 'getCharge', 'getChargeById'),
+    adminKeyAlternative: true,
+  },
+  { name: 'get-balance', method: 'GET', path: '/api/v1/agents/balance', table: BALANCE },
+  { name: 'withdraw', method: 'POST', path: '/api/v1/agents/withdraw', table: WITHDRAW, queue: true },
+  { name: 'list-withdrawals', method: 'GET', path: '/api/v1/agents/withdraw', table: LIST_WITHDRAWALS },
   // The charge lifecycle (docs/design.md §12, docs/lifecycle.md).
-  { name: 'capture-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/capture', table: ['read', 'write'] },
-  { name: 'release-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/release', table: ['read', 'write'] },
-  { name: 'refund-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/refund', table: ['read', 'write'] },
-  { name: 'rotate-agent-key', method: 'POST', path: '/api/v1/agents/keys/rotate', table: ['read', 'write'] },
+  { name: 'capture-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/capture', table: CAPTURE },
+  { name: 'release-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/release', table: RELEASE },
+  { name: 'refund-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/refund', table: REFUND },
+  { name: 'rotate-agent-key', method: 'POST', path: '/api/v1/agents/keys/rotate', table: uses('agentKeyLookup', 'moveAgentKey') },
   // The operator (docs/deploy.md "Admin access"): IAM-authorized on AWS, x-admin-key locally.
-  { name: 'admin-create-user', method: 'POST', path: '/api/v1/admin/users', table: ['write'], admin: true },
-  { name: 'admin-credit-user', method: 'POST', path: '/api/v1/admin/users/{id}/credits', table: ['read', 'write'], admin: true },
-  { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: ['read'], admin: true },
-  { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: ['read', 'write'], admin: true },
-  { name: 'admin-get-agent', method: 'GET', path: '/api/v1/admin/agents/{id}', table: ['read'], admin: true },
-  { name: 'admin-get-charge', method: 'GET', path: '/api/v1/admin/charges/{id}', table: ['read'], admin: true },
-  { name: 'user-me', method: 'GET', path: '/api/v1/users/me', table: ['read'] },
-  { name: 'user-list-charges', method: 'GET', path: '/api/v1/users/me/charges', table: ['read'] },
-  { name: 'user-get-policy', method: 'GET', path: '/api/v1/users/me/policy', table: ['read'] },
-  { name: 'user-put-policy', method: 'PUT', path: '/api/v1/users/me/policy', table: ['read', 'write'] },
-  { name: 'user-approve-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/approve', table: ['read', 'write'] },
-  { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: ['read', 'write'] },
-  { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: ['read', 'write'] },
+  { name: 'admin-create-user', method: 'POST', path: '/api/v1/admin/users', table: uses('createUser'), admin: true },
+  {
+    name: 'admin-credit-user',
+    method: 'POST',
+    path: '/api/v1/admin/users/{id}/credits',
+    table: uses('getUser', 'idempotentCommand', 'creditUser'),
+    admin: true,
+  },
+  { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: uses('getUser'), admin: true },
+  { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: uses('setAgentEnabled'), admin: true },
+  {
+    name: 'admin-get-agent',
+    method: 'GET',
+    path: '/api/v1/admin/agents/{id}',
+    table: uses('getAgentById', 'readAgentLedger'),
+    admin: true,
+  },
+  { name: 'admin-get-charge', method: 'GET', path: '/api/v1/admin/charges/{id}', table: uses('getChargeById'), admin: true },
+  { name: 'user-me', method: 'GET', path: '/api/v1/users/me', table: uses('userKeyLookup', 'getUser') },
+  { name: 'user-list-charges', method: 'GET', path: '/api/v1/users/me/charges', table: uses('userKeyLookup', 'listUserCharges') },
+  { name: 'user-get-policy', method: 'GET', path: '/api/v1/users/me/policy', table: uses('userKeyLookup', 'getUser') },
+  {
+    name: 'user-put-policy',
+    method: 'PUT',
+    path: '/api/v1/users/me/policy',
+    table: uses('userKeyLookup', 'getAgentById', 'replacePolicy'),
+  },
+  { name: 'user-approve-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/approve', table: combine(USER, APPROVE) },
+  { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: combine(USER, DECLINE) },
+  { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: uses('userKeyLookup', 'rotateUserKey') },
   // Top-ups (docs/topups.md): money in by Solana Pay (USDC) or PayPal checkout (USD).
-  { name: 'user-create-topup', method: 'POST', path: '/api/v1/users/me/topups', table: ['read', 'write'], topups: 'open' },
-  { name: 'user-list-topups', method: 'GET', path: '/api/v1/users/me/topups', table: ['read'] },
-  { name: 'user-get-topup', method: 'GET', path: '/api/v1/users/me/topups/{id}', table: ['read'] },
+  {
+    name: 'user-create-topup',
+    method: 'POST',
+    path: '/api/v1/users/me/topups',
+    table: uses('userKeyLookup', 'createTopup'),
+    topups: 'open',
+  },
+  { name: 'user-list-topups', method: 'GET', path: '/api/v1/users/me/topups', table: uses('userKeyLookup', 'listTopups') },
+  { name: 'user-get-topup', method: 'GET', path: '/api/v1/users/me/topups/{id}', table: uses('userKeyLookup', 'getTopup') },
   // Public: PayPal's verify-webhook-signature call is what authenticates it.
-  { name: 'paypal-webhook', method: 'POST', path: '/api/v1/paypal/webhooks', public: true, table: ['read', 'write'], topups: 'webhook' },
+  {
+    name: 'paypal-webhook',
+    method: 'POST',
+    path: '/api/v1/paypal/webhooks',
+    public: true,
+    table: uses('findTopupByOrder', 'completeTopup', 'expireTopup', 'recordUnmatched'),
+    topups: 'webhook',
+  },
   // The approval page (HTML, docs/approvals.md): the link's token is its only credential.
-  { name: 'approval-page', method: 'GET', path: '/approve/{token}', public: true, table: ['read'], approvalSecret: true },
-  { name: 'approval-decide', method: 'POST', path: '/approve/{token}', public: true, table: ['read', 'write'], approvalSecret: true },
+  {
+    name: 'approval-page',
+    method: 'GET',
+    path: '/approve/{token}',
+    public: true,
+    table: uses('getPendingCharge', 'getChargeById', 'getCharge', 'getAgentById'),
+    approvalSecret: true,
+  },
+  {
+    name: 'approval-decide',
+    method: 'POST',
+    path: '/approve/{token}',
+    public: true,
+    table: combine(APPROVE, DECLINE),
+    approvalSecret: true,
+  },
   // Webhooks (docs/webhooks.md): endpoints of agents (a disabled agent too) and of users.
-  { name: 'agent-webhooks-create', method: 'POST', path: '/api/v1/agents/webhooks', table: ['read', 'write'], webhookSecrets: true },
-  { name: 'agent-webhooks-list', method: 'GET', path: '/api/v1/agents/webhooks', table: ['read'] },
-  { name: 'agent-webhooks-delete', method: 'DELETE', path: '/api/v1/agents/webhooks/{id}', table: ['read', 'write'] },
-  { name: 'agent-webhooks-deliveries', method: 'GET', path: '/api/v1/agents/webhooks/{id}/deliveries', table: ['read'] },
-  { name: 'agent-webhooks-test', method: 'POST', path: '/api/v1/agents/webhooks/{id}/test', table: ['read', 'write'] },
-  { name: 'user-webhooks-create', method: 'POST', path: '/api/v1/users/me/webhooks', table: ['read', 'write'], webhookSecrets: true },
-  { name: 'user-webhooks-list', method: 'GET', path: '/api/v1/users/me/webhooks', table: ['read'] },
-  { name: 'user-webhooks-delete', method: 'DELETE', path: '/api/v1/users/me/webhooks/{id}', table: ['read', 'write'] },
-  { name: 'user-webhooks-deliveries', method: 'GET', path: '/api/v1/users/me/webhooks/{id}/deliveries', table: ['read'] },
-  { name: 'user-webhooks-test', method: 'POST', path: '/api/v1/users/me/webhooks/{id}/test', table: ['read', 'write'] },
-  { name: 'health', method: 'GET', path: '/health', public: true, table: ['read'] },
+  {
+    name: 'agent-webhooks-create',
+    method: 'POST',
+    path: '/api/v1/agents/webhooks',
+    table: combine(AGENT, WEBHOOKS.create),
+    webhookSecrets: true,
+  },
+  { name: 'agent-webhooks-list', method: 'GET', path: '/api/v1/agents/webhooks', table: combine(AGENT, WEBHOOKS.list) },
+  { name: 'agent-webhooks-delete', method: 'DELETE', path: '/api/v1/agents/webhooks/{id}', table: combine(AGENT, WEBHOOKS.delete) },
+  {
+    name: 'agent-webhooks-deliveries',
+    method: 'GET',
+    path: '/api/v1/agents/webhooks/{id}/deliveries',
+    table: combine(AGENT, WEBHOOKS.deliveries),
+  },
+  { name: 'agent-webhooks-test', method: 'POST', path: '/api/v1/agents/webhooks/{id}/test', table: combine(AGENT, WEBHOOKS.test) },
+  {
+    name: 'user-webhooks-create',
+    method: 'POST',
+    path: '/api/v1/users/me/webhooks',
+    table: combine(USER, WEBHOOKS.create),
+    webhookSecrets: true,
+  },
+  { name: 'user-webhooks-list', method: 'GET', path: '/api/v1/users/me/webhooks', table: combine(USER, WEBHOOKS.list) },
+  { name: 'user-webhooks-delete', method: 'DELETE', path: '/api/v1/users/me/webhooks/{id}', table: combine(USER, WEBHOOKS.delete) },
+  {
+    name: 'user-webhooks-deliveries',
+    method: 'GET',
+    path: '/api/v1/users/me/webhooks/{id}/deliveries',
+    table: combine(USER, WEBHOOKS.deliveries),
+  },
+  { name: 'user-webhooks-test', method: 'POST', path: '/api/v1/users/me/webhooks/{id}/test', table: combine(USER, WEBHOOKS.test) },
+  { name: 'health', method: 'GET', path: '/health', public: true, table: uses('pingTable') },
   // Serves docs/openapi.json as committed; touches nothing.
-  { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', public: true, table: [] },
+  { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', public: true, table: {} },
   // The remote MCP server runs the agent use cases in-process, so it needs what each of them needs.
-  { name: 'mcp', method: 'POST', path: '/mcp', table: ['read', 'write'], queue: true, approvalSecret: true },
-  { name: 'not-found', method: 'ANY', path: '$default', public: true, table: [] },
+  {
+    name: 'mcp',
+    method: 'POST',
+    path: '/mcp',
+    table: combine(CHARGE, uses('getCharge'), LIST_CHARGES, BALANCE, CAPTURE, RELEASE, REFUND, WITHDRAW, LIST_WITHDRAWALS),
+    queue: true,
+    approvalSecret: true,
+  },
+  { name: 'not-found', method: 'ANY', path: '$default', public: true, table: {} },
 ];
 
 /** Whether the route's function recognises the operator at all (it is given ADMIN_AUTH). */

@@ -42,7 +42,7 @@ import {
   releaseBasis,
   releaseUserUpdate,
 } from './payer';
-import { GSI1, GSI2, keys } from './table';
+import { GSI1, GSI2, INDEX_PARTITIONS, keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
 const USER_ITEM = 0;
@@ -54,7 +54,7 @@ const FAILED_AGENT_CHECK = 3;
 const FAILED_POLICY_CHECK = 4;
 
 /** GSI1 partition of the pending markers, sorted by `<expiresAt>#<chargeId>`: the sweeper's queue. */
-export const PENDING_EXPIRY_PK = 'PENDING_EXPIRY';
+export const PENDING_EXPIRY_PK = INDEX_PARTITIONS.pendingExpiry.key;
 
 /**
  * Commits a charge: SUCCESS, or PENDING (the amount held) when `basis.hold`. Conditioned on the

@@ -7,7 +7,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { InflightStatus, PayoutRef } from '../core/payouts';
 import { db } from './client';
-import { GSI1, keys } from './table';
+import { GSI1, INDEX_PARTITIONS, keys } from './table';
 
 /**
  * While a payout is PENDING or PROCESSING it carries this GSI1 entry, so the reconciler finds
@@ -15,7 +15,7 @@ import { GSI1, keys } from './table';
  * within a status). The entry is removed on COMPLETED/FAILED, so the index holds only what is
  * in flight. One index partition: ~1,000 writes/s, three per payout, far above payout volume.
  */
-export const INFLIGHT_PK = 'PAYOUTS_INFLIGHT';
+export const INFLIGHT_PK = INDEX_PARTITIONS.payoutsInflight.key;
 export const inflightIndex = (status: InflightStatus, updatedAt: string, payoutId: string) => ({
   GSI1PK: INFLIGHT_PK,
   GSI1SK: `${status}#${updatedAt}#${payoutId}`,

@@ -12,68 +12,131 @@ export const INDEXES = [GSI1, GSI2] as const;
 /** TTL attribute (epoch seconds) on idempotency records. */
 export const TTL_ATTRIBUTE = 'ttl';
 
+/**
+ * The partition-key families of the table, one per key builder below (same name): the prefix
+ * every partition key the builder makes starts with (ending in `#`), or the whole key when the
+ * builder makes only one. The functions' IAM grants are written in these names
+ * (functions/store/access.ts) and become `dynamodb:LeadingKeys` patterns (`leadingKeyPattern`),
+ * so a grant and the keys it stands for cannot drift apart. A new kind of item is a new entry
+ * here; docs/deploy.md ("Least privilege") says what else it takes.
+ */
+export const PARTITIONS = {
+  agent: 'AGENTKEY#',
+  agentName: 'AGENTNAME#',
+  agentBalanceShard: 'AGENTBAL#',
+  user: 'USER#',
+  userKey: 'USERKEY#',
+  credit: 'CREDITS#',
+  charge: 'CHARGES#',
+  pendingCharge: 'PENDINGCHARGE#',
+  payout: 'PAYOUTS#',
+  payoutLock: 'PAYOUTLOCK#',
+  topup: 'TOPUPS#',
+  topupReference: 'TOPUPREF#',
+  topupOrder: 'TOPUPORDER#',
+  topupCredit: 'TOPUPCREDIT#',
+  unmatchedPayment: 'UNMATCHED#',
+  depositCursor: 'DEPOSITCURSOR#',
+  idempotency: 'IDEM#',
+  health: 'HEALTH',
+  webhook: 'WEBHOOKS#',
+  webhookCount: 'WEBHOOKCOUNT#',
+  webhookDelivery: 'WHDELIVERY#',
+  webhookAttempts: 'WHATTEMPTS#',
+  outbox: 'OUTBOX#',
+} as const;
+export type Partition = keyof typeof PARTITIONS;
+
+/**
+ * The partition-key families of the indexes: for a Query on an index, IAM's `dynamodb:LeadingKeys`
+ * is the index's partition key, so a reader is granted these, per index.
+ */
+export const INDEX_PARTITIONS = {
+  /** An agent item by agentId (`keys.agentIndex`). */
+  agentById: { index: GSI1.indexName, key: 'AGENT#' },
+  /** A charge by id alone (`keys.chargeIndex`). */
+  chargeById: { index: GSI1.indexName, key: 'CHARGE#' },
+  /** PENDING charges by expiry: the sweeper's queue (charge.repository.ts). */
+  pendingExpiry: { index: GSI1.indexName, key: 'PENDING_EXPIRY' },
+  /** Payouts in flight by status and age: the reconciler's (payout-inflight.repository.ts). */
+  payoutsInflight: { index: GSI1.indexName, key: 'PAYOUTS_INFLIGHT' },
+  /** PENDING top-ups by expiry: the watcher's work list (`keys.pendingTopupIndex`). */
+  pendingTopups: { index: GSI1.indexName, key: 'PENDINGTOPUPS' },
+  /** Payments that matched no top-up (`keys.unmatchedIndex`). */
+  unmatched: { index: GSI1.indexName, key: 'UNMATCHED' },
+  /** A user's charges across agents (`keys.userChargeIndex`). */
+  userCharges: { index: GSI2.indexName, key: 'USERCHARGES#' },
+} as const;
+export type IndexPartition = keyof typeof INDEX_PARTITIONS;
+
+/** The IAM pattern (StringLike) of a family: `PREFIX#*` for a prefix, the key itself otherwise. */
+export const leadingKeyPattern = (family: string): string => (family.endsWith('#') ? `${family}*` : family);
+
+const P = PARTITIONS;
+const I = INDEX_PARTITIONS;
+
 export const keys = {
   /** The agent item: operators flip `enabled` here. Keyed by the hash of the agent's key. */
-  agent: (keyHash: string) => ({ PK: `AGENTKEY#${keyHash}`, SK: 'AGENT' }),
+  agent: (keyHash: string) => ({ PK: `${P.agent}${keyHash}`, SK: 'AGENT' }),
   /** GSI1 entry that finds an agent item by agentId. */
-  agentIndex: (agentId: string) => ({ GSI1PK: `AGENT#${agentId}`, GSI1SK: 'AGENT' }),
+  agentIndex: (agentId: string) => ({ GSI1PK: `${I.agentById.key}${agentId}`, GSI1SK: 'AGENT' }),
   /** One reservation per look-alike skeleton (core/text.ts `nameSkeleton`), so no two agents' names can be confused. */
-  agentName: (skeleton: string) => ({ PK: `AGENTNAME#${skeleton}`, SK: 'AGENTNAME' }),
+  agentName: (skeleton: string) => ({ PK: `${P.agentName}${skeleton}`, SK: 'AGENTNAME' }),
   /** One write shard of an agent's earned balance and charge count. */
-  agentBalanceShard: (agentId: string, shard: number) => ({ PK: `AGENTBAL#${agentId}#${shard}`, SK: 'BAL' }),
-  user: (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' }),
-  userKey: (keyHash: string) => ({ PK: `USERKEY#${keyHash}`, SK: 'USERKEY' }),
+  agentBalanceShard: (agentId: string, shard: number) => ({ PK: `${P.agentBalanceShard}${agentId}#${shard}`, SK: 'BAL' }),
+  user: (userId: string) => ({ PK: `${P.user}${userId}`, SK: 'USER' }),
+  userKey: (keyHash: string) => ({ PK: `${P.userKey}${keyHash}`, SK: 'USERKEY' }),
   /** Append-only record of each admin credit (the audit's source of money in). */
-  credit: (userId: string, recordId: string) => ({ PK: `CREDITS#${userId}`, SK: recordId }),
+  credit: (userId: string, recordId: string) => ({ PK: `${P.credit}${userId}`, SK: recordId }),
   /** All charges of one agent live in one partition, sorted by id (= creation order). */
-  charge: (agentId: string, chargeId: string) => ({ PK: `CHARGES#${agentId}`, SK: chargeId }),
-  chargePartition: (agentId: string) => `CHARGES#${agentId}`,
+  charge: (agentId: string, chargeId: string) => ({ PK: `${P.charge}${agentId}`, SK: chargeId }),
+  chargePartition: (agentId: string) => `${P.charge}${agentId}`,
   /** GSI1 entry that finds a charge by id alone (admin reads). */
-  chargeIndex: (chargeId: string) => ({ GSI1PK: `CHARGE#${chargeId}`, GSI1SK: 'CHARGE' }),
+  chargeIndex: (chargeId: string) => ({ GSI1PK: `${I.chargeById.key}${chargeId}`, GSI1SK: 'CHARGE' }),
   /** GSI2 entry that lists a user's charges across agents, sorted by id (= creation order). */
-  userChargeIndex: (userId: string, chargeId: string) => ({ GSI2PK: `USERCHARGES#${userId}`, GSI2SK: chargeId }),
-  userChargePartition: (userId: string) => `USERCHARGES#${userId}`,
+  userChargeIndex: (userId: string, chargeId: string) => ({ GSI2PK: `${I.userCharges.key}${userId}`, GSI2SK: chargeId }),
+  userChargePartition: (userId: string) => `${I.userCharges.key}${userId}`,
   /**
    * Exists exactly while a charge is PENDING: where approve/decline/capture find it by id alone
    * (strongly consistent), and, through its GSI1 entry, where the sweeper finds it when due.
    */
-  pendingCharge: (chargeId: string) => ({ PK: `PENDINGCHARGE#${chargeId}`, SK: 'PENDING' }),
+  pendingCharge: (chargeId: string) => ({ PK: `${P.pendingCharge}${chargeId}`, SK: 'PENDING' }),
   /** All payouts of one agent, sorted by id (= creation order). */
-  payout: (agentId: string, payoutId: string) => ({ PK: `PAYOUTS#${agentId}`, SK: payoutId }),
-  payoutPartition: (agentId: string) => `PAYOUTS#${agentId}`,
+  payout: (agentId: string, payoutId: string) => ({ PK: `${P.payout}${agentId}`, SK: payoutId }),
+  payoutPartition: (agentId: string) => `${P.payout}${agentId}`,
   /** The agent's single in-flight payout lock per currency (exists while one is PENDING/PROCESSING). */
-  payoutLock: (agentId: string, currency: string) => ({ PK: `PAYOUTLOCK#${agentId}#${currency}`, SK: 'LOCK' }),
+  payoutLock: (agentId: string, currency: string) => ({ PK: `${P.payoutLock}${agentId}#${currency}`, SK: 'LOCK' }),
   // Top-ups (docs/topups.md).
   /** All top-ups of one user, sorted by id (= creation order): another user's simply is not there. */
-  topup: (userId: string, topupId: string) => ({ PK: `TOPUPS#${userId}`, SK: topupId }),
-  topupPartition: (userId: string) => `TOPUPS#${userId}`,
+  topup: (userId: string, topupId: string) => ({ PK: `${P.topup}${userId}`, SK: topupId }),
+  topupPartition: (userId: string) => `${P.topup}${userId}`,
   /** GSI1 entry that exists exactly while a top-up is PENDING: the watcher's work list, by expiry. */
-  pendingTopupIndex: (expiresAt: string, topupId: string) => ({ GSI1PK: 'PENDINGTOPUPS', GSI1SK: `${expiresAt}#${topupId}` }),
-  pendingTopupPartition: () => 'PENDINGTOPUPS',
+  pendingTopupIndex: (expiresAt: string, topupId: string) => ({ GSI1PK: I.pendingTopups.key, GSI1SK: `${expiresAt}#${topupId}` }),
+  pendingTopupPartition: () => I.pendingTopups.key,
   /** A Solana Pay reference key → its top-up (also for references of expired/completed ones). */
-  topupReference: (reference: string) => ({ PK: `TOPUPREF#${reference}`, SK: 'REF' }),
+  topupReference: (reference: string) => ({ PK: `${P.topupReference}${reference}`, SK: 'REF' }),
   /** A PayPal order id → its top-up (the webhook knows only the order). */
-  topupOrder: (orderId: string) => ({ PK: `TOPUPORDER#${orderId}`, SK: 'ORDER' }),
+  topupOrder: (orderId: string) => ({ PK: `${P.topupOrder}${orderId}`, SK: 'ORDER' }),
   /** Credit-once guard: one item per credited Solana signature or PayPal capture id. */
-  topupCredit: (rail: string, externalId: string) => ({ PK: `TOPUPCREDIT#${rail}#${externalId}`, SK: 'CREDIT' }),
+  topupCredit: (rail: string, externalId: string) => ({ PK: `${P.topupCredit}${rail}#${externalId}`, SK: 'CREDIT' }),
   /** A payment to the deposit wallet that matched no top-up: kept for an operator, never dropped. */
-  unmatchedPayment: (signature: string) => ({ PK: `UNMATCHED#${signature}`, SK: 'UNMATCHED' }),
-  unmatchedIndex: (signature: string) => ({ GSI1PK: 'UNMATCHED', GSI1SK: signature }),
+  unmatchedPayment: (signature: string) => ({ PK: `${P.unmatchedPayment}${signature}`, SK: 'UNMATCHED' }),
+  unmatchedIndex: (signature: string) => ({ GSI1PK: I.unmatched.key, GSI1SK: signature }),
   /** The watcher's cursor over the deposit token account's signatures. */
-  depositCursor: (account: string) => ({ PK: `DEPOSITCURSOR#${account}`, SK: 'CURSOR' }),
-  idempotency: (scope: string, key: string) => ({ PK: `IDEM#${scope}#${key}`, SK: 'IDEM' }),
-  health: () => ({ PK: 'HEALTH', SK: 'HEALTH' }),
+  depositCursor: (account: string) => ({ PK: `${P.depositCursor}${account}`, SK: 'CURSOR' }),
+  idempotency: (scope: string, key: string) => ({ PK: `${P.idempotency}${scope}#${key}`, SK: 'IDEM' }),
+  health: () => ({ PK: P.health, SK: 'HEALTH' }),
   // Webhooks (docs/webhooks.md): an owner is `agent#<id>` or `user#<id>` (core/events.ts ownerKey).
   /** An owner's webhook endpoints, one partition (at most 10 items), sorted by id. */
-  webhook: (owner: string, webhookId: string) => ({ PK: `WEBHOOKS#${owner}`, SK: webhookId }),
-  webhookPartition: (owner: string) => `WEBHOOKS#${owner}`,
+  webhook: (owner: string, webhookId: string) => ({ PK: `${P.webhook}${owner}`, SK: webhookId }),
+  webhookPartition: (owner: string) => `${P.webhook}${owner}`,
   /** The owner's endpoint count, so the limit of 10 is a condition in the create transaction. */
-  webhookCount: (owner: string) => ({ PK: `WEBHOOKCOUNT#${owner}`, SK: 'COUNT' }),
+  webhookCount: (owner: string) => ({ PK: `${P.webhookCount}${owner}`, SK: 'COUNT' }),
   /** One attempt at delivering one event to one endpoint (TTL'd), newest last by sort key. */
-  webhookDelivery: (webhookId: string, attemptId: string) => ({ PK: `WHDELIVERY#${webhookId}`, SK: attemptId }),
-  webhookDeliveryPartition: (webhookId: string) => `WHDELIVERY#${webhookId}`,
+  webhookDelivery: (webhookId: string, attemptId: string) => ({ PK: `${P.webhookDelivery}${webhookId}`, SK: attemptId }),
+  webhookDeliveryPartition: (webhookId: string) => `${P.webhookDelivery}${webhookId}`,
   /** How many attempts one event has had at one endpoint (the attempt number; SQS's receive count is approximate). */
-  webhookAttempts: (webhookId: string, eventId: string) => ({ PK: `WHATTEMPTS#${webhookId}`, SK: eventId }),
+  webhookAttempts: (webhookId: string, eventId: string) => ({ PK: `${P.webhookAttempts}${webhookId}`, SK: eventId }),
   /** An outbox item: the events one state change produced, written in that change's transaction. */
-  outbox: (eventId: string) => ({ PK: `OUTBOX#${eventId}`, SK: 'OUTBOX' }),
+  outbox: (eventId: string) => ({ PK: `${P.outbox}${eventId}`, SK: 'OUTBOX' }),
 } as const;

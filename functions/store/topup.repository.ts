@@ -24,7 +24,7 @@ import {
 } from '../core/topups';
 import { db } from './client';
 import { withOutbox } from './outbox';
-import { GSI1, keys } from './table';
+import { GSI1, INDEX_PARTITIONS, keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
 /** Writes a new PENDING top-up with its lookup item (reference or order id) in one transaction. */
@@ -271,7 +271,7 @@ export async function listUnmatched(limit = 100): Promise<UnmatchedPayment[]> {
       TableName: config().TABLE_NAME,
       IndexName: GSI1.indexName,
       KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': 'UNMATCHED' },
+      ExpressionAttributeValues: { ':pk': INDEX_PARTITIONS.unmatched.key },
       Limit: limit,
     }),
   );

@@ -28,7 +28,7 @@ describe('docs/openapi.json', () => {
   });
 
   it('refuses to build when a route has no operation', () => {
-    expect(() => buildOpenApiDocument([...ROUTES, { name: 'new-route', method: 'GET', path: '/new', table: [] }])).toThrow(
+    expect(() => buildOpenApiDocument([...ROUTES, { name: 'new-route', method: 'GET', path: '/new', table: {} }])).toThrow(
       'route new-route has no entry in OPERATIONS',
     );
   });

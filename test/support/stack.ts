@@ -1,10 +1,13 @@
 /**
  * Starts the local stack (the same code `npm start` runs) on a free port, against the run's
  * shared DynamoDB Local and this file's own table, plus helpers to set up agents and users.
+ * Every table request a function of the stack sends is checked against that function's grant
+ * (test/support/table-access.ts); `stop` fails when any was outside it, as IAM would refuse it.
  */
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../bin/local/stack';
 import { config } from '../../functions/config';
 import { client } from './http';
+import { watchTableGrants } from './table-access';
 
 export interface TestStack {
   stack: LocalStack;
@@ -36,6 +39,18 @@ export async function startTestStack(
     topupWatchIntervalMs: 0,
     ...options,
   });
+  const grants = watchTableGrants();
+  const stop = stack.stop;
+  stack.stop = async () => {
+    grants.stop();
+    await stop();
+    const denied = [...new Set(grants.denied)];
+    if (denied.length > 0) {
+      throw new Error(
+        `requests outside their function's table grant (functions/api/routes.ts, functions/store/access.ts; docs/deploy.md "Least privilege"):\n${denied.join('\n')}`,
+      );
+    }
+  };
   const call = client(stack.url);
   const admin = { 'x-admin-key': stack.adminKey };
   const t: TestStack = {

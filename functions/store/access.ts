@@ -1,0 +1,204 @@
+/**
+ * What each function may do to the table, by key family (functions/store/table.ts PARTITIONS and
+ * INDEX_PARTITIONS): the one source of every function's DynamoDB grant. Routes carry theirs in
+ * functions/api/routes.ts (`RouteSpec.table`); the background functions' are here. lib/grants.ts
+ * turns a grant into IAM statements (`grantStatements`), each conditioned on
+ * `dynamodb:LeadingKeys`; the local stack checks every request a function really sends against
+ * the same statements (test/support/table-access.ts), so a store call the grant does not cover
+ * fails the tests that make it, as it would fail on AWS.
+ *
+ * A grant is written from the repository operations a function calls (`STORE`, below): each
+ * lists the families its requests touch, so a route's grant reads as what it does.
+ */
+import { INDEX_PARTITIONS, type IndexPartition, leadingKeyPattern, PARTITIONS, type Partition } from './table';
+
+/** A function's access to the table, by key family. */
+export interface TableGrant {
+  /** GetItem, BatchGetItem, Query of the table. */
+  read?: readonly Partition[];
+  /** ConditionCheckItem alone: a transaction's condition on an item it never writes (the kill switch). */
+  check?: readonly Partition[];
+  /** PutItem, UpdateItem (a transaction's Put and Update items too). */
+  write?: readonly Partition[];
+  /** DeleteItem (a transaction's Delete items too). */
+  delete?: readonly Partition[];
+  /** Query of an index, by the index's partition-key family. */
+  query?: readonly IndexPartition[];
+}
+
+/** The IAM actions of each part of a grant. TransactWriteItems has none: each item is its own action. */
+export const GRANT_ACTIONS = {
+  read: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+  check: ['dynamodb:ConditionCheckItem'],
+  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  delete: ['dynamodb:DeleteItem'],
+  query: ['dynamodb:Query'],
+} as const satisfies Record<keyof TableGrant, readonly string[]>;
+
+/** One IAM statement of a grant, before ARNs: on the table, or on one index. */
+export interface GrantStatement {
+  actions: readonly string[];
+  /** Undefined: the table itself; else the index's name. */
+  index?: string;
+  /** `dynamodb:LeadingKeys` patterns (ForAllValues:StringLike), sorted. */
+  leadingKeys: readonly string[];
+}
+
+const sortedPatterns = (families: readonly string[]) => [...new Set(families.map(leadingKeyPattern))].sort();
+
+/** The statements a grant stands for: one per part it has, one per index it queries. */
+export function grantStatements(grant: TableGrant): GrantStatement[] {
+  const statements: GrantStatement[] = [];
+  for (const part of ['read', 'check', 'write', 'delete'] as const) {
+    const families = grant[part] ?? [];
+    if (families.length > 0)
+      statements.push({ actions: GRANT_ACTIONS[part], leadingKeys: sortedPatterns(families.map((f) => PARTITIONS[f])) });
+  }
+  const byIndex = new Map<string, string[]>();
+  for (const family of grant.query ?? []) {
+    const { index, key } = INDEX_PARTITIONS[family];
+    byIndex.set(index, [...(byIndex.get(index) ?? []), key]);
+  }
+  for (const [index, families] of [...byIndex.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    statements.push({ actions: GRANT_ACTIONS.query, index, leadingKeys: sortedPatterns(families) });
+  }
+  return statements;
+}
+
+/** Grants together: every family any of them has, per part. */
+export function combine(...grants: readonly TableGrant[]): TableGrant {
+  const out: Record<string, string[]> = {};
+  for (const grant of grants) {
+    for (const [part, families] of Object.entries(grant) as [keyof TableGrant, readonly string[]][]) {
+      out[part] = [...new Set([...(out[part] ?? []), ...families])].sort();
+    }
+  }
+  return out as TableGrant;
+}
+
+/**
+ * The families each repository operation's requests touch, by the operation's name (the
+ * functions of functions/store/*.repository.ts and their helpers). A function's grant is the
+ * operations it calls (`uses`): when a repository operation starts touching another family, its
+ * entry here changes and every function that calls it gets it; when a function calls another
+ * operation, its `uses` list does. The recorded-requests test fails until both are right.
+ */
+export const STORE = {
+  // Authentication (credentials.repository.ts lookupCredentials).
+  agentKeyLookup: { read: ['agent'] },
+  userKeyLookup: { read: ['userKey'] },
+  // Idempotency records (use-cases/idempotency.ts): written in each movement's transaction, read
+  // back to replay when the condition's old item did not come with the failure, or before one.
+  idempotentCommand: { read: ['idempotency'], write: ['idempotency'] },
+  // Agents (agent.repository.ts).
+  createAgent: { write: ['agent', 'agentName'] },
+  getAgentById: { read: ['agent'], query: ['agentById'] },
+  setAgentEnabled: { write: ['agent'], query: ['agentById'] },
+  moveAgentKey: { read: ['agent'], write: ['agent'], delete: ['agent'] },
+  // The kill switch: every agent money movement's ConditionCheck of the agent item.
+  agentEnabledCheck: { check: ['agent'] },
+  readAgentLedger: { read: ['agentBalanceShard'] },
+  // Users (user.repository.ts).
+  createUser: { write: ['user', 'userKey'] },
+  getUser: { read: ['user'] },
+  creditUser: { write: ['user', 'credit', 'idempotency'] },
+  readPayerState: { read: ['user'] },
+  replacePolicy: { write: ['user'] },
+  rotateUserKey: { write: ['user', 'userKey'], delete: ['userKey'] },
+  // Charges (charge.repository.ts, charge-lifecycle.repository.ts).
+  commitCharge: {
+    write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox'],
+    check: ['agent'],
+  },
+  recordFailedCharge: { write: ['agentBalanceShard', 'charge', 'idempotency', 'outbox'], check: ['agent', 'user'] },
+  getCharge: { read: ['charge'] },
+  getChargeById: { query: ['chargeById'] },
+  listCharges: { read: ['charge'] },
+  listUserCharges: { query: ['userCharges', 'chargeById'] },
+  getPendingCharge: { read: ['pendingCharge'] },
+  listDuePending: { query: ['pendingExpiry'] },
+  /** Older markers do not carry the whole charge: it is read (chargeBeforeSettling). */
+  chargeBeforeSettling: { read: ['charge'] },
+  /**
+   * settlePending, by how the charge ends. Approve: the held money to the agent's shard (a hold
+   * approved instead waits for its capture: the marker is updated, not deleted). Return (decline,
+   * release, expiry): the hold back to the user. Each reads the charge back unless told not to.
+   */
+  settleApproval: {
+    read: ['charge'],
+    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'],
+    delete: ['pendingCharge'],
+  },
+  settleReturn: { read: ['charge'], write: ['charge', 'user', 'outbox'], delete: ['pendingCharge'] },
+  /** The agent's capture and release (commitSettlement): with its idempotency record and kill switch. */
+  commitCapture: {
+    write: ['charge', 'user', 'agentBalanceShard', 'outbox', 'idempotency'],
+    delete: ['pendingCharge'],
+    check: ['agent'],
+  },
+  commitRelease: { write: ['charge', 'user', 'outbox', 'idempotency'], delete: ['pendingCharge'], check: ['agent'] },
+  readChargeAndLedger: { read: ['charge', 'agentBalanceShard'] },
+  commitRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox'], check: ['agent'] },
+  // Payouts (payout.repository.ts, payout-inflight.repository.ts, payout-lease.repository.ts).
+  commitWithdrawal: { write: ['agentBalanceShard', 'payout', 'payoutLock', 'idempotency'], check: ['agent'] },
+  getPayout: { read: ['payout'] },
+  listPayouts: { read: ['payout'] },
+  listStaleInflight: { query: ['payoutsInflight'] },
+  touchPending: { write: ['payout'] },
+  /** claimPayout, saveRailState, recordPendingCheck, completePayout and failPayout. */
+  payoutLease: { write: ['payout', 'agentBalanceShard', 'outbox'], delete: ['payoutLock'] },
+  // Top-ups (topup.repository.ts).
+  createTopup: { write: ['topup', 'topupReference', 'topupOrder'] },
+  getTopup: { read: ['topup'] },
+  listTopups: { read: ['topup'] },
+  findTopupByReference: { read: ['topupReference', 'topup'] },
+  findTopupByOrder: { read: ['topupOrder', 'topup'] },
+  listPendingTopups: { query: ['pendingTopups'] },
+  completeTopup: { write: ['topup', 'topupCredit', 'user', 'credit', 'outbox'] },
+  expireTopup: { write: ['topup'] },
+  creditedAlready: { read: ['topupCredit'] },
+  recordUnmatched: { write: ['unmatchedPayment'] },
+  isUnmatchedRecorded: { read: ['unmatchedPayment'] },
+  depositCursor: { read: ['depositCursor'], write: ['depositCursor'] },
+  // Webhooks (webhook.repository.ts, webhook-delivery.repository.ts, outbox.ts).
+  createWebhook: { write: ['webhookCount', 'webhook'] },
+  deleteWebhook: { write: ['webhookCount'], delete: ['webhook'] },
+  getWebhooks: { read: ['webhook'] },
+  appendOutbox: { write: ['outbox'] },
+  /** nextAttemptNumber and recordDeliveryAttempt. */
+  deliveryAttempts: { write: ['webhookAttempts', 'webhookDelivery'] },
+  listDeliveryAttempts: { read: ['webhookDelivery'] },
+  pingTable: { read: ['health'] },
+} as const satisfies Record<string, TableGrant>;
+
+export type StoreOperation = keyof typeof STORE;
+
+/** The grant of a function that calls these repository operations. */
+export const uses = (...operations: readonly StoreOperation[]): TableGrant => combine(...operations.map((op) => STORE[op]));
+
+/** The payout worker's whole need: it drives payouts (a lost lease ends in a read of the payout). */
+const drivesPayouts = uses('payoutLease', 'getPayout');
+
+/** The functions that are not routes (declared in lib/: payout-pipeline, charge-sweeper, topup-watcher, webhook-pipeline). */
+export const BACKGROUND_GRANTS = {
+  'payout-worker': drivesPayouts,
+  // Re-sends stale PENDING payouts, and drives stale PROCESSING ones with the worker's code.
+  reconciler: combine(drivesPayouts, uses('listStaleInflight', 'touchPending')),
+  sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn'),
+  'topup-watcher': uses(
+    'listPendingTopups',
+    'findTopupByReference',
+    'completeTopup',
+    'expireTopup',
+    'creditedAlready',
+    'recordUnmatched',
+    'isUnmatchedRecorded',
+    'depositCursor',
+  ),
+  // Reads the owners' endpoints; writes nothing.
+  'webhook-dispatcher': uses('getWebhooks'),
+  // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.
+  'webhook-delivery': uses('getWebhooks', 'deliveryAttempts'),
+} as const satisfies Record<string, TableGrant>;
+
+export type BackgroundFunction = keyof typeof BACKGROUND_GRANTS;
