@@ -399,10 +399,16 @@ const TABLE_WRITES = ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dyn
 
 /** The table statements (on the table or an index) of a template, with the role they belong to. */
 function tableStatementsIn(resourcesOf: ReturnType<typeof resources>) {
-  return Object.values(resourcesOf)
-    .filter((r) => r.Type === 'AWS::IAM::Policy')
-    .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement.map((s) => ({ roles: p.Properties?.Roles, s })))
-    .filter(({ s }) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')) && !JSON.stringify(s.Resource).includes('StreamArn'));
+  return (
+    Object.values(resourcesOf)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .flatMap((p) =>
+        (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement.map((s) => ({ roles: p.Properties?.Roles, s })),
+      )
+      .filter(({ s }) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')) && !JSON.stringify(s.Resource).includes('StreamArn'))
+      // The daily audit's Scan, which LeadingKeys cannot narrow, is pinned by its own test above.
+      .filter(({ s }) => !asArray(s.Action).every((a) => a === 'dynamodb:Scan'))
+  );
 }
 
 const patternsOf = (s: Statement): string[] =>
