@@ -57,7 +57,7 @@ export const ROUTES: readonly RouteSpec[] = [
   // The approval page (HTML, docs/approvals.md): the link's token is its only credential.
   { name: 'approval-page', method: 'GET', path: '/approve/{token}', table: ['read'], approvalSecret: true },
   { name: 'approval-decide', method: 'POST', path: '/approve/{token}', table: ['read', 'write'], approvalSecret: true },
-  // Webhooks (docs/webhooks.md): endpoints of agents (a disabled agent too) and of users.
+  // Webhooks (docs/webhooks.md): endpoints of enabled agents and of users.
   { name: 'agent-webhooks-create', method: 'POST', path: '/api/v1/agents/webhooks', table: ['read', 'write'], webhookSecrets: true },
   { name: 'agent-webhooks-list', method: 'GET', path: '/api/v1/agents/webhooks', table: ['read'] },
   { name: 'agent-webhooks-delete', method: 'DELETE', path: '/api/v1/agents/webhooks/{id}', table: ['read', 'write'] },

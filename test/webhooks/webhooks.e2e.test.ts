@@ -150,18 +150,39 @@ describe('registering endpoints', () => {
     expect((await agentWebhook(agent.key, { url: receiver.url })).id).toMatch(/^wh_/);
   });
 
-  it('lets a disabled agent register an endpoint (to hear agent.enabled), but not an unknown key', async () => {
+  it('refuses a disabled agent on every webhook route (401 invalid or disabled agent key) and registers or sends nothing', async () => {
     const reg = await t.call<{ apiKey: string; agentId: string }>('POST', '/api/v1/agents/register', {
       body: { name: `wh-disabled-${Date.now()}`, email: 'dev@example.com', website: 'https://example.com' },
     });
+    const headers = agentHeaders(reg.body.apiKey);
+    const fakeId = 'wh_01jhx3k6v1f8q2n7c9m4p5r6s7';
+    const calls = [
+      ['POST', '/api/v1/agents/webhooks', { url: receiver.url }],
+      ['GET', '/api/v1/agents/webhooks', undefined],
+      ['DELETE', `/api/v1/agents/webhooks/${fakeId}`, undefined],
+      ['GET', `/api/v1/agents/webhooks/${fakeId}/deliveries`, undefined],
+      ['POST', `/api/v1/agents/webhooks/${fakeId}/test`, undefined],
+    ] as const;
+    for (const key of [reg.body.apiKey, 'ag_live_unknownunknownunknown']) {
+      for (const [method, path, body] of calls) {
+        const res = await t.call(method, path, { headers: agentHeaders(key), ...(body ? { body } : {}) });
+        expect([method, path, res.status, res.body]).toEqual([method, path, 401, { error: 'invalid or disabled agent key' }]);
+      }
+    }
+    // Enabled, it registers an endpoint and sees none from before.
+    await t.call('PATCH', `/api/v1/admin/agents/${reg.body.agentId}`, { headers: t.admin, body: { enabled: true } });
+    const list = await t.call<{ webhooks: unknown[] }>('GET', '/api/v1/agents/webhooks', { headers });
+    expect(list.body.webhooks).toEqual([]);
     const created = await agentWebhook(reg.body.apiKey, { url: receiver.url, events: ['agent.enabled'] });
+    // Disabled again, its endpoint stays but cannot be pinged; re-enabled, the endpoint hears agent.enabled.
+    await t.call('PATCH', `/api/v1/admin/agents/${reg.body.agentId}`, { headers: t.admin, body: { enabled: false } });
+    const ping = await t.call('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers });
+    expect([ping.status, ping.body]).toEqual([401, { error: 'invalid or disabled agent key' }]);
     await t.call('PATCH', `/api/v1/admin/agents/${reg.body.agentId}`, { headers: t.admin, body: { enabled: true } });
     const got = await receiver.waitFor((r) => eventOf(r).type === 'agent.enabled');
     expect(eventOf(got).data).toMatchObject({ id: reg.body.agentId, enabled: true });
     new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>);
-    const bad = await t.call('GET', '/api/v1/agents/webhooks', { headers: agentHeaders('ag_live_unknownunknownunknown') });
-    expect(bad.status).toBe(401);
-    expect(bad.body).toEqual({ error: 'invalid agent key' });
+    expect(receiver.received.map((r) => eventOf(r).type)).toEqual(['agent.enabled']);
   });
 });
 

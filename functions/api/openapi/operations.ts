@@ -260,9 +260,7 @@ const EXAMPLE_BALANCES = { USD: 25.5, USDC: 0 };
 function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> {
   const security: OperationDoc['security'] = [[who === 'agent' ? 'agentKey' : 'userKey']];
   const unauthorized =
-    who === 'agent'
-      ? errors('The agent key is missing or unknown (a disabled agent may manage its webhooks).', [AUTH_MESSAGES.webhooks])
-      : USER_401;
+    who === 'agent' ? errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.webhooks]) : USER_401;
   const types = who === 'agent' ? AGENT_EVENT_TYPES : USER_EVENT_TYPES;
   const notFound = errors("No such endpoint, or another owner's.", [WEBHOOK_NOT_FOUND]);
   const example = {
