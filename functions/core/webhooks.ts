@@ -9,6 +9,13 @@ import { monotonicFactory } from 'ulid';
 
 /** At most this many endpoints per owner (agent or user). */
 export const MAX_WEBHOOKS_PER_OWNER = 10;
+/**
+ * Test pings per endpoint: at most TEST_EVENTS_PER_WINDOW in a window of TEST_EVENT_WINDOW_SECONDS
+ * that opens at the first ping (store/webhook-test-window.repository.ts). A ping is a real signed
+ * POST from the shared delivery worker; five a minute is plenty to debug a receiver.
+ */
+export const TEST_EVENTS_PER_WINDOW = 5;
+export const TEST_EVENT_WINDOW_SECONDS = 60;
 /** Longest accepted endpoint URL. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /** A receiver has this long to answer with a 2xx. */

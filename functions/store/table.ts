@@ -74,6 +74,8 @@ export const keys = {
   webhookDeliveryPartition: (webhookId: string) => `WHDELIVERY#${webhookId}`,
   /** How many attempts one event has had at one endpoint (the attempt number; SQS's receive count is approximate). */
   webhookAttempts: (webhookId: string, eventId: string) => ({ PK: `WHATTEMPTS#${webhookId}`, SK: eventId }),
+  /** The endpoint's current window of test pings (a counter, TTL'd): at most a few a minute. */
+  webhookTestWindow: (webhookId: string) => ({ PK: `WHTESTS#${webhookId}`, SK: 'WINDOW' }),
   /** An outbox item: the events one state change produced, written in that change's transaction. */
   outbox: (eventId: string) => ({ PK: `OUTBOX#${eventId}`, SK: 'OUTBOX' }),
 } as const;

@@ -4,11 +4,12 @@
  * SQS, and real receivers on 127.0.0.1. Deliveries are verified with the `standardwebhooks`
  * package, as a receiver would.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { config } from '../../functions/config';
 import { hashKey } from '../../functions/core/keys';
 import { db } from '../../functions/store/client';
+import { storedEvents } from '../../functions/store/outbox';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
@@ -183,6 +184,40 @@ describe('registering endpoints', () => {
     expect(eventOf(got).data).toMatchObject({ id: reg.body.agentId, enabled: true });
     new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>);
     expect(receiver.received.map((r) => eventOf(r).type)).toEqual(['agent.enabled']);
+  });
+});
+
+describe('test pings', () => {
+  /** Every ping event the outbox holds for this endpoint (the table is this file's own). */
+  async function queuedPings(webhookId: string): Promise<string[]> {
+    const all = await db().send(new ScanCommand({ TableName: config().TABLE_NAME, ConsistentRead: true }));
+    return (all.Items ?? []).flatMap((item) =>
+      storedEvents(item)
+        .filter((e) => e.webhookId === webhookId)
+        .map((e) => e.id),
+    );
+  }
+
+  it('allows 5 test pings a minute per endpoint: the 6th is 429 too many test events with Retry-After and queues nothing', async () => {
+    const agent = await t.enabledAgent();
+    const one = await agentWebhook(agent.key, { url: `${receiver.url}/one` });
+    const two = await agentWebhook(agent.key, { url: `${receiver.url}/two` });
+    const test = (id: string) =>
+      t.call<{ id: string; error?: string }>('POST', `/api/v1/agents/webhooks/${id}/test`, { headers: agentHeaders(agent.key) });
+    const accepted: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await test(one.id);
+      expect(res.status).toBe(202);
+      accepted.push(res.body.id);
+    }
+    const refused = await t.call('POST', `/api/v1/agents/webhooks/${one.id}/test`, { headers: agentHeaders(agent.key) });
+    expect([refused.status, refused.body]).toEqual([429, { error: 'too many test events' }]);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // Another endpoint has its own allowance.
+    expect((await test(two.id)).status).toBe(202);
+    expect((await queuedPings(one.id)).sort()).toEqual([...accepted].sort());
   });
 });
 

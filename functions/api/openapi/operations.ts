@@ -11,7 +11,7 @@ import { TOOLS } from '../../mcp/tools';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
 import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
-import { WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
+import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
 import {
   captureChargeSchema,
   createChargeSchema,
@@ -347,7 +347,9 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
     },
     [`${who}-webhooks-test`]: {
       summary: `Send a test ping to an endpoint (${who})`,
-      description: 'Queues a `ping` event for this endpoint only; it travels the same signed, retried path as every event.',
+      description:
+        'Queues a `ping` event for this endpoint only; it travels the same signed, retried path as every event. At most 5 ' +
+        'per endpoint a minute (the minute starts at the first ping).',
       tag: 'Webhooks',
       security,
       pathParams: idParam,
@@ -360,6 +362,7 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
         }),
         401: unauthorized,
         404: notFound,
+        429: errors('The endpoint had 5 test pings this minute; nothing was queued.', [TEST_EVENT_LIMIT_MESSAGE], ['Retry-After']),
         503: BUSY,
       },
     },
