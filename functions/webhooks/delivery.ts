@@ -9,7 +9,7 @@
  *   back then; attempts are counted in a small item per (endpoint, event), not by SQS's
  *   approximate receive count;
  * - the last attempt failed: the delivery is recorded `dead` (visible in the deliveries list) and
- *   the message deleted. Messages that keep crashing the worker go to the DLQ by the redrive policy.
+ *   the message deleted. A test `ping` has one attempt only: failed, it is `dead` at once. Messages that keep crashing the worker go to the DLQ by the redrive policy.
  * A worker that dies after sending but before recording loses nothing: the message reappears
  * when its visibility timeout ends and is sent again, with the same `webhook-id` (at least once).
  */
@@ -110,7 +110,9 @@ export async function deliverRecord(record: SQSRecord, deps: DeliveryDeps = {}):
     logger().info('webhook delivered', { ...ctx, statusCode: outcome.statusCode, durationMs: outcome.durationMs });
     return 'delivered';
   }
-  const delay = retryDelaySeconds(retrySchedule(), attempt);
+  // A test ping is tried once: its owner is watching the deliveries list, and a ping retried for a
+  // day would let anyone who pings a dead URL keep the shared worker busy.
+  const delay = message.type === 'ping' ? undefined : retryDelaySeconds(retrySchedule(), attempt);
   if (delay === undefined) {
     await recordDeliveryAttempt({ ...base, status: 'dead' });
     logger().warn('webhook delivery dead after its last attempt', { ...ctx, statusCode: outcome.statusCode, error: outcome.error });

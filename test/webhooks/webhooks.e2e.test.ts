@@ -79,6 +79,17 @@ async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, timeoutMs
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A 1 USD charge by this agent (201): its `charge.succeeded` goes to the agent's endpoints. */
+async function chargeBy(agent: { key: string }): Promise<string> {
+  const user = await t.fundedUser({ USD: 5 });
+  const res = await t.call<{ id: string }>('POST', '/api/v1/agents/charges', {
+    headers: { ...agentHeaders(agent.key), 'x-user-key': user.key, 'idempotency-key': `wh-charge-${user.id}` },
+    raw: '{"amount":1,"currency":"USD"}',
+  });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
 describe('registering endpoints', () => {
   it('shows the whsec_ secret once, lists endpoints without it, and deletes them', async () => {
     const agent = await t.enabledAgent();
@@ -285,13 +296,15 @@ describe('delivery', () => {
 
   it('retries a receiver that fails 3 times, then delivers exactly once more', async () => {
     const agent = await t.enabledAgent();
-    const created = await agentWebhook(agent.key, { url: receiver.url });
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
     receiver.script = [500, 503, 502];
-    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
-    await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id && receiver.received.length >= 4, 15_000);
+    await chargeBy(agent);
+    await receiver.waitFor(() => receiver.received.length >= 4, 15_000);
     await sleep(2_500);
-    const got = receiver.received.filter((r) => r.headers['webhook-id'] === ping.body.id);
+    const eventId = receiver.received[0]?.headers['webhook-id'];
+    const got = receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
     expect(got).toHaveLength(4);
+    expect(receiver.received).toHaveLength(4);
     // Every attempt is signed afresh and verifies.
     for (const r of got) new Webhook(created.secret).verify(r.body, r.headers as Record<string, string>);
     const list = await deliveries(agent.key, created.id);
@@ -305,9 +318,9 @@ describe('delivery', () => {
 
   it('marks a delivery dead after its last attempt, visible in the deliveries list', async () => {
     const agent = await t.enabledAgent();
-    const created = await agentWebhook(agent.key, { url: receiver.url });
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
     receiver.script = [500, 500, 500, 500, 500, 500];
-    await t.call('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    await chargeBy(agent);
     const list = await until(
       () => deliveries(agent.key, created.id),
       (d) => d[0]?.status === 'dead',
@@ -319,20 +332,36 @@ describe('delivery', () => {
 
   it('treats a receiver that times out like a failure: retried, nothing else changes', async () => {
     const agent = await t.enabledAgent();
-    const created = await agentWebhook(agent.key, { url: receiver.url });
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
     receiver.delayMs = 1_500;
-    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    await chargeBy(agent);
     const first = await until(
       () => deliveries(agent.key, created.id),
       (d) => d.length > 0,
     );
-    expect(first[0]).toMatchObject({ eventId: ping.body.id, status: 'failed', statusCode: null, error: 'timed out after 1000 ms' });
+    expect(first[0]).toMatchObject({ type: 'charge.succeeded', status: 'failed', statusCode: null, error: 'timed out after 1000 ms' });
     receiver.delayMs = 0;
     const done = await until(
       () => deliveries(agent.key, created.id),
       (d) => d[0]?.status === 'succeeded',
     );
     expect(done[0]?.status).toBe('succeeded');
+  });
+
+  it('tries a test ping once: a failing receiver gets one attempt, recorded dead, never retried', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url });
+    receiver.script = [500, 500, 500];
+    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    const list = await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.length > 0,
+    );
+    expect(list[0]).toMatchObject({ eventId: ping.body.id, type: 'ping', attempt: 1, status: 'dead', statusCode: 500 });
+    // Well past the first retry's time (schedule 1 s, visibility 2 s): still one attempt.
+    await sleep(3_500);
+    expect(receiver.received).toHaveLength(1);
+    expect(await deliveries(agent.key, created.id)).toHaveLength(1);
   });
 
   it('loses nothing when the worker dies after sending but before recording (same webhook-id again)', async () => {

@@ -348,8 +348,9 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
     [`${who}-webhooks-test`]: {
       summary: `Send a test ping to an endpoint (${who})`,
       description:
-        'Queues a `ping` event for this endpoint only; it travels the same signed, retried path as every event. At most 5 ' +
-        'per endpoint a minute (the minute starts at the first ping).',
+        'Queues a `ping` event for this endpoint only; it travels the same signed path as every event but is tried once, ' +
+        'never retried: the attempt shows in the deliveries list (`dead` if it failed). At most 5 per endpoint a minute ' +
+        '(the minute starts at the first ping).',
       tag: 'Webhooks',
       security,
       pathParams: idParam,
