@@ -3,6 +3,7 @@
  * loudly when a value is missing or malformed. Nothing else in the service reads `process.env`.
  */
 import * as z from 'zod';
+import { DELIVERY_TIMEOUT_MS } from './core/webhooks';
 
 const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
@@ -125,8 +126,8 @@ const schema = z.object({
     .transform((v) => v.split(',').map(Number))
     .pipe(z.array(z.number().int().min(0).max(43_200)).min(1).max(50))
     .optional(),
-  /** How long a receiver has to answer, ms (10 s per DESIGN §15; tests shorten it). */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
+  /** How long a receiver has to answer, ms (core/webhooks.ts DELIVERY_TIMEOUT_MS; tests shorten it). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(DELIVERY_TIMEOUT_MS),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -364,6 +364,42 @@ describe('delivery', () => {
     expect(await deliveries(agent.key, created.id)).toHaveLength(1);
   });
 
+  it('backs an endpoint off after 5 consecutive failures: its deliveries are held, not sent, until a ping succeeds', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
+    receiver.script = Array<number>(20).fill(500);
+    await Promise.all(Array.from({ length: 5 }, () => chargeBy(agent)));
+    // Their retries (1 s later) find the endpoint backed off: recorded, not sent.
+    const held = await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.filter((x) => x.error?.startsWith('not sent: endpoint backed off')).length >= 5,
+      15_000,
+    );
+    expect(held.filter((x) => x.statusCode === 500)).toHaveLength(5);
+    expect(held.find((x) => x.error?.startsWith('not sent'))).toMatchObject({ status: 'failed', statusCode: null, attempt: 2 });
+    expect(receiver.received).toHaveLength(5);
+    // A new event waits too.
+    const charge = await chargeBy(agent);
+    await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.some((x) => x.attempt === 1 && x.error?.startsWith('not sent')),
+    );
+    expect(receiver.received).toHaveLength(5);
+    // The owner fixes the receiver and pings (a ping is always sent): the breaker closes, events flow again.
+    receiver.script = [];
+    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id);
+    await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.some((x) => x.type === 'ping' && x.status === 'succeeded'),
+    );
+    const after = await chargeBy(agent);
+    const next = await receiver.waitFor((r) => eventOf(r).data.id === after, 5_000);
+    expect(eventOf(next).type).toBe('charge.succeeded');
+    // The one held before is still held (until its back-off ends), not lost.
+    expect(receiver.received.some((r) => eventOf(r).data.id === charge)).toBe(false);
+  });
+
   it('loses nothing when the worker dies after sending but before recording (same webhook-id again)', async () => {
     const agent = await t.enabledAgent();
     const created = await agentWebhook(agent.key, { url: receiver.url });

@@ -339,7 +339,7 @@ export const webhookDeliveryBody = component(
     attempt: z.number().int().min(1).meta({ description: 'Which attempt at this event this was (1 = first).' }),
     status: z.enum(['succeeded', 'failed', 'dead']).meta({
       description:
-        'succeeded: a 2xx within 10 s. failed: another attempt is scheduled (nextAttemptAt). dead: the last attempt failed; no more.',
+        'succeeded: a 2xx within 5 s. failed: another attempt is scheduled (nextAttemptAt); `not sent` in error when the endpoint was backed off. dead: the last attempt failed; no more.',
     }),
     statusCode: z.number().int().nullable().meta({ description: "The receiver's HTTP status; null when none (timeout, refused)." }),
     error: z.string().nullable().meta({ description: 'Why the attempt failed; null when it succeeded.' }),
