@@ -56,6 +56,8 @@ export const keys = {
   topupOrder: (orderId: string) => ({ PK: `TOPUPORDER#${orderId}`, SK: 'ORDER' }),
   /** Credit-once guard: one item per credited Solana signature or PayPal capture id. */
   topupCredit: (rail: string, externalId: string) => ({ PK: `TOPUPCREDIT#${rail}#${externalId}`, SK: 'CREDIT' }),
+  /** A PayPal webhook transmission already received (TTL'd): a replay is refused before PayPal is asked. */
+  paypalTransmission: (transmissionId: string) => ({ PK: `PAYPALTX#${transmissionId}`, SK: 'TX' }),
   /** A payment to the deposit wallet that matched no top-up: kept for an operator, never dropped. */
   unmatchedPayment: (signature: string) => ({ PK: `UNMATCHED#${signature}`, SK: 'UNMATCHED' }),
   unmatchedIndex: (signature: string) => ({ GSI1PK: 'UNMATCHED', GSI1SK: signature }),

@@ -10,7 +10,7 @@ import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
 import { TOOLS } from '../../mcp/tools';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
-import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
+import { INVALID_WEBHOOK, REPLAYED_WEBHOOK } from '../../use-cases/paypal-webhook';
 import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
 import {
   captureChargeSchema,
@@ -915,14 +915,24 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'paypal-webhook': {
     summary: "PayPal's webhook (CHECKOUT.ORDER.APPROVED)",
     description:
-      "Called by PayPal, not by clients. Believed only after PayPal's verify-webhook-signature answers SUCCESS for the " +
-      'configured webhook id; then the order is read from PayPal, captured (idempotently) and credited once per capture id. ' +
-      'A replayed webhook changes nothing. Any 2xx stops PayPal retrying; 503 asks it to retry.',
+      'Called by PayPal, not by clients. Cheap checks first, each a 400 before PayPal is asked anything: the five ' +
+      "paypal-* transmission headers present, paypal-cert-url on PayPal's API hosts (https, /v1/notifications/certs/), " +
+      'paypal-transmission-time within 5 minutes, paypal-transmission-id not received before. Then believed only after ' +
+      "PayPal's verify-webhook-signature answers SUCCESS for the configured webhook id; then the order is read from PayPal, " +
+      'captured (idempotently) and credited once per capture id. Any 2xx stops PayPal retrying; 503 asks it to retry.',
     tag: 'Users',
     security: [],
     responses: {
       200: ok('Received (and acted on, when it concerns a PENDING top-up).', webhookReceivedBody, { received: true }),
-      400: errors('Not a verified PayPal webhook; nothing changed.', ['invalid json body', INVALID_WEBHOOK]),
+      400: errors('Not a fresh, verified PayPal webhook; nothing changed.', [
+        'invalid json body',
+        'missing paypal-transmission-id header',
+        'invalid paypal-transmission-id header',
+        'paypal-cert-url is not a PayPal certificate URL',
+        'paypal-transmission-time is not within 5 minutes',
+        REPLAYED_WEBHOOK,
+        INVALID_WEBHOOK,
+      ]),
       503: errors(
         'PayPal or DynamoDB could not be reached; PayPal retries.',
         ['payment provider unavailable, retry later', 'service busy, retry later'],
