@@ -87,9 +87,10 @@ const schema = z.object({
    * or as a Secrets Manager ARN (AWS). Changing it invalidates links not yet used. */
   APPROVAL_SECRET: z.string().min(32).optional(),
   APPROVAL_SECRET_ARN: z.string().min(1).optional(),
-  /** Where approval links point (`<base>/approve/<token>`); default: the API's own address as the
-   * request reached it. */
-  PUBLIC_BASE_URL: z.url().optional(),
+  /** Where the links the API hands out point (`<base>/approve/<token>`): required by every function
+   * that makes one (NEEDS_PUBLIC_BASE_URL), never derived from a request's Host header. The CDK
+   * stack sets the stage's https `publicBaseUrl`; `npm start` its own address. */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Sweeper: most due PENDING charges expired per run. */
   SWEEP_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
   // Top-ups (docs/topups.md).
@@ -145,6 +146,8 @@ export const NEEDS_PAYOUT_QUEUE: readonly ConfigNeed[] = ['PAYOUT_QUEUE_URL'];
 export const NEEDS_ADMIN_KEY: readonly ConfigNeed[] = [{ oneOf: [['ADMIN_KEY'], ['ADMIN_KEY_SECRET_ARN']] }];
 /** Functions that make or check approval links (charges, the approval page). */
 export const NEEDS_APPROVAL_SECRET: readonly ConfigNeed[] = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }];
+/** Functions that hand out links to the API (approval links: the charge route, the MCP server). */
+export const NEEDS_PUBLIC_BASE_URL: readonly ConfigNeed[] = ['PUBLIC_BASE_URL'];
 /** Functions that pay (worker, reconciler): both rails, as functions/rails/*.rail.ts read them. */
 export const NEEDS_RAILS: readonly ConfigNeed[] = [
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },

@@ -17,8 +17,10 @@ export interface RouteSpec {
   adminSecret?: boolean;
   /** Seals webhook signing secrets (KMS Encrypt on AWS). */
   webhookSecrets?: boolean;
-  /** Makes or checks approval links: reads the approval secret (and gets PUBLIC_BASE_URL when the stage sets one). */
+  /** Makes or checks approval links: reads the approval secret. */
   approvalSecret?: boolean;
+  /** Hands out links to the API (approval links): gets PUBLIC_BASE_URL, which it requires; links are never built from Host. */
+  publicLinks?: boolean;
   /** Top-ups (docs/topups.md): `open` creates PayPal orders and hands out the deposit wallet;
    * `webhook` verifies PayPal's webhooks and captures orders. Both get PayPal's settings. */
   topups?: 'open' | 'webhook';
@@ -26,7 +28,14 @@ export interface RouteSpec {
 
 export const ROUTES: readonly RouteSpec[] = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', table: ['write'] },
-  { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: ['read', 'write'], approvalSecret: true },
+  {
+    name: 'create-charge',
+    method: 'POST',
+    path: '/api/v1/agents/charges',
+    table: ['read', 'write'],
+    approvalSecret: true,
+    publicLinks: true,
+  },
   { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: ['read'] },
   { name: 'get-charge', method: 'GET', path: '/api/v1/agents/charge/{id}', table: ['read'], adminSecret: true },
   { name: 'get-balance', method: 'GET', path: '/api/v1/agents/balance', table: ['read'] },
@@ -72,7 +81,7 @@ export const ROUTES: readonly RouteSpec[] = [
   // Serves docs/openapi.json as committed; touches nothing.
   { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', table: [] },
   // The remote MCP server runs the agent use cases in-process, so it needs what each of them needs.
-  { name: 'mcp', method: 'POST', path: '/mcp', table: ['read', 'write'], queue: true, approvalSecret: true },
+  { name: 'mcp', method: 'POST', path: '/mcp', table: ['read', 'write'], queue: true, approvalSecret: true, publicLinks: true },
   { name: 'not-found', method: 'ANY', path: '$default', table: [] },
 ];
 
