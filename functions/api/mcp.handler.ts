@@ -2,7 +2,7 @@ import { config, loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PAYOUT_QUEUE, NEEDS_PU
 import { PayloadTooLargeError } from '../core/errors';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
-import { authenticateMcpAgent, serveMcp } from '../mcp/remote';
+import { authenticateMcpAgent, refuseMalformedHost, serveMcp } from '../mcp/remote';
 import { createMcpServer, inProcess } from '../mcp/server';
 
 // The withdraw tool sends payouts to the worker, as the withdraw route does; create_charge may
@@ -11,6 +11,8 @@ loadConfig({ require: [...NEEDS_PAYOUT_QUEUE, ...NEEDS_APPROVAL_SECRET, ...NEEDS
 
 /** POST /mcp — the MCP server (streamable HTTP, stateless); x-agent-key or Authorization: Bearer. */
 export const handler = httpHandler(async (req) => {
+  const badHost = refuseMalformedHost(req);
+  if (badHost) return badHost;
   const { agent, agentKey } = await authenticateMcpAgent(req);
   if (Buffer.byteLength(req.body ?? '', 'utf8') > config().MAX_BODY_BYTES) throw new PayloadTooLargeError();
   return serveMcp(req, createMcpServer(inProcess(agent, agentKey, publicBaseUrl())));

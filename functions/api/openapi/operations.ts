@@ -41,6 +41,7 @@ import {
   errorBody,
   healthBody,
   jsonRpcMessage,
+  jsonRpcMessages,
   meBody,
   openApiDocumentBody,
   payoutBody,
@@ -1028,16 +1029,18 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description:
       `The Model Context Protocol endpoint for agents: tools ${TOOLS.map((t) => t.name).join(', ')}. ` +
       'Send JSON-RPC with `Accept: application/json, text/event-stream`; answers are JSON (no SSE, no session). The agent ' +
-      "key is checked before any tool runs; tool failures come back as tool results with isError and the API's message.",
+      "key is checked before any tool runs; tool failures come back as tool results with isError and the API's message. " +
+      'A batch holds at most 10 messages (more is a JSON-RPC error, and none runs); a malformed Host header is a 400 ' +
+      'before anything else.',
     tag: 'MCP',
     security: [['agentKey'], ['agentBearer']],
     body: {
-      name: 'JsonRpcMessage',
-      schema: jsonRpcMessage,
+      name: 'JsonRpcMessages',
+      schema: jsonRpcMessages,
       example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_balance', arguments: {} } },
     },
     responses: {
-      200: ok('The JSON-RPC response.', jsonRpcMessage, {
+      200: ok('The JSON-RPC response (an array of them for a batch).', jsonRpcMessages, {
         jsonrpc: '2.0',
         id: 1,
         result: {
@@ -1046,7 +1049,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         },
       }),
       202: { description: 'A notification or response was accepted (no body).' },
-      400: { description: 'Not a valid JSON-RPC message (a JSON-RPC error object).', schema: jsonRpcMessage },
+      400: {
+        description:
+          'Not a valid JSON-RPC message, a batch of more than 10, or a malformed Host header (a JSON-RPC error object, code -32600).',
+        schema: jsonRpcMessage,
+      },
       401: errors('The agent key is missing, unknown or disabled.', [MCP_AUTH_MESSAGE]),
       406: { description: 'The Accept header does not allow application/json and text/event-stream.', schema: jsonRpcMessage },
       413: BODY_ERRORS[413],

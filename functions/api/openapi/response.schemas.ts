@@ -242,6 +242,13 @@ export const jsonRpcMessage = component(
     .looseObject({ jsonrpc: z.literal('2.0') })
     .meta({ description: 'A JSON-RPC 2.0 request, notification or response (https://modelcontextprotocol.io).' }),
 );
+/** One message, or a batch of at most 10 (functions/mcp/remote.ts MAX_MESSAGES_PER_REQUEST). */
+export const jsonRpcMessages = component(
+  'JsonRpcMessages',
+  z.union([jsonRpcMessage, z.array(jsonRpcMessage).min(1).max(10)]).meta({
+    description: 'One JSON-RPC message, or a batch (an array) of at most 10; a batch is answered with an array.',
+  }),
+);
 
 // Top-ups (docs/topups.md).
 const topupCommon = {
