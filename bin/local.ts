@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole service on this machine. Environment: PORT (3000), ADMIN_KEY (generated
- * and printed when unset), IN_MEMORY=1 for a throwaway database (otherwise data persists in .data/).
+ * and printed when unset), IN_MEMORY=1 for a throwaway database (otherwise data persists in .data/),
+ * PUBLIC_BASE_URL (where approval links point; default http://127.0.0.1:<PORT>).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
       port,
       inMemory,
       ...(process.env.ADMIN_KEY ? { adminKey: process.env.ADMIN_KEY } : {}),
+      // Links (approval pages) point here; default: this server's own address.
+      ...(process.env.PUBLIC_BASE_URL ? { publicBaseUrl: process.env.PUBLIC_BASE_URL } : {}),
       env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN' },
     });
   } catch (error) {

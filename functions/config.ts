@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { AmountError, parseAmount } from './core/money';
+import { DELIVERY_TIMEOUT_MS } from './core/webhooks';
 
 const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
@@ -113,9 +114,10 @@ const schema = z.object({
    * or as a Secrets Manager ARN (AWS). Changing it invalidates links not yet used. */
   APPROVAL_SECRET: z.string().min(32).optional(),
   APPROVAL_SECRET_ARN: z.string().min(1).optional(),
-  /** Where approval links point (`<base>/approve/<token>`); default: the API's own address as the
-   * request reached it. */
-  PUBLIC_BASE_URL: z.url().optional(),
+  /** Where the links the API hands out point (`<base>/approve/<token>`): required by every function
+   * that makes one (NEEDS_PUBLIC_BASE_URL), never derived from a request's Host header. The CDK
+   * stack sets the stage's https `publicBaseUrl`; `npm start` its own address. */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Sweeper: most due PENDING charges expired per run. */
   SWEEP_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
   // Top-ups (docs/topups.md).
@@ -152,8 +154,8 @@ const schema = z.object({
     .transform((v) => v.split(',').map(Number))
     .pipe(z.array(z.number().int().min(0).max(43_200)).min(1).max(50))
     .optional(),
-  /** How long a receiver has to answer, ms (10 s per DESIGN §15; tests shorten it). */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
+  /** How long a receiver has to answer, ms (core/webhooks.ts DELIVERY_TIMEOUT_MS; tests shorten it). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(DELIVERY_TIMEOUT_MS),
 });
 
 export type Config = z.infer<typeof schema>;
@@ -183,6 +185,8 @@ export const NEEDS_ADMIN_KEY: readonly ConfigNeed[] = [{ oneOf: [['ADMIN_KEY'], 
 export const NEEDS_ADMIN_AUTH = (cfg: Config): readonly ConfigNeed[] => (cfg.ADMIN_AUTH === 'iam' ? [] : NEEDS_ADMIN_KEY);
 /** Functions that make or check approval links (charges, the approval page). */
 export const NEEDS_APPROVAL_SECRET: readonly ConfigNeed[] = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }];
+/** Functions that hand out links to the API (approval links: the charge route, the MCP server). */
+export const NEEDS_PUBLIC_BASE_URL: readonly ConfigNeed[] = ['PUBLIC_BASE_URL'];
 /** Functions that pay (worker, reconciler): both rails, as functions/rails/*.rail.ts read them. */
 export const NEEDS_RAILS: readonly ConfigNeed[] = [
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },

@@ -64,16 +64,16 @@ export function routeThrottle(route: RouteSpec, config: StageConfig): RouteThrot
 export const routeKey = (route: RouteSpec): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
 
 /**
- * Access log fields. No headers, no query strings and no bodies: keys travel in headers and a
- * log line must never carry one.
+ * Access log fields. No headers, no query strings, no bodies and no path: keys travel in headers,
+ * and a path can carry a capability (`/approve/<token>`: whoever holds it decides the charge), so
+ * the route key (`GET /approve/{token}`) says which route it was instead.
  */
-const ACCESS_LOG_FIELDS = {
+export const ACCESS_LOG_FIELDS = {
   requestId: '$context.requestId',
   time: '$context.requestTime',
   ip: '$context.identity.sourceIp',
   routeKey: '$context.routeKey',
   method: '$context.httpMethod',
-  path: '$context.path',
   status: '$context.status',
   latencyMs: '$context.responseLatency',
   integrationLatencyMs: '$context.integrationLatency',
@@ -137,8 +137,8 @@ export class ServiceHttpApi extends Construct {
           ...(readsAdminKey(route, config.adminAuth) ? { ADMIN_KEY_SECRET_ARN: data.adminKey.secretArn } : {}),
           ...(recognisesAdmin(route) && adminIam ? { ADMIN_AUTH: 'iam' } : {}),
           ...(route.approvalSecret ? { APPROVAL_SECRET_ARN: data.approvalSecret.secretArn } : {}),
-          // Unset, the links are built from the request's own address (functions/http/request.ts).
-          ...(route.approvalSecret && config.publicBaseUrl ? { PUBLIC_BASE_URL: config.publicBaseUrl } : {}),
+          // Where approval links point; never the request's Host (functions/http/request.ts).
+          ...(route.publicLinks ? { PUBLIC_BASE_URL: config.publicBaseUrl } : {}),
           ...(route.queue ? { PAYOUT_QUEUE_URL: props.payoutQueue.queueUrl } : {}),
           // Withdrawals refuse the platform's own addresses as destinations (core/withdrawals.ts) and
           // ask the chain whether a USDC wallet has its token account (rails/solana.token-accounts.ts).

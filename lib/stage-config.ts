@@ -125,11 +125,24 @@ const stageSchema = z
     /** Most due PENDING charges the charge sweeper expires per run (SWEEP_MAX_PER_RUN; config.ts default). */
     sweepMaxPerRun: z.coerce.number().int().min(1).max(1_000).default(200),
     /**
-     * Where approval links point (PUBLIC_BASE_URL of the routes with `approvalSecret`), e.g. a custom
-     * domain with a base path or a CDN in front. Unset: the API derives it from each request (its
-     * Host header and x-forwarded-proto), which is right for the API Gateway URL and a plain custom domain.
+     * Where the links the API hands out point (PUBLIC_BASE_URL of the routes with `approvalSecret`:
+     * `<publicBaseUrl>/approve/<token>`), e.g. `https://pay.example.com` or a base path behind a CDN.
+     * Required in every stage: links are never built from a request's Host header, which the client
+     * chooses. https, no credentials, query or fragment; a trailing slash is dropped.
      */
-    publicBaseUrl: z.url({ protocol: /^https$/, error: 'an https:// URL' }).optional(),
+    publicBaseUrl: z
+      .url({
+        protocol: /^https$/,
+        error: (issue) =>
+          issue.input === undefined
+            ? 'required: the https address approval links point at (set PUBLIC_BASE_URL of the GitHub environment, or -c publicBaseUrl=…)'
+            : 'an https:// URL',
+      })
+      .refine((value) => {
+        const url = URL.canParse(value) ? new URL(value) : undefined;
+        return url === undefined || (!url.username && !url.password && !url.search && !url.hash);
+      }, 'an https:// URL without credentials, query or fragment')
+      .transform((value) => value.replace(/\/+$/, '')),
     // Top-ups (docs/topups.md).
     /** The platform's USDC deposit wallet (SOLANA_DEPOSIT_ADDRESS; public). Unset: USDC top-ups answer 503 until it is set. */
     depositAddress: z.string().min(32).max(44).optional(),

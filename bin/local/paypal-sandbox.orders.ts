@@ -53,6 +53,8 @@ export class SandboxOrders {
   /** While true, approvals send no webhook (tests of the polling fallback). */
   dropWebhooks = false;
   captureRequests = 0;
+  /** How many verify-webhook-signature calls arrived (the service must make none for a webhook its cheap checks refuse). */
+  verifyRequests = 0;
 
   constructor(
     readonly webhookId: string,
@@ -181,7 +183,8 @@ export class SandboxOrders {
     const headers = {
       'content-type': 'application/json',
       'paypal-auth-algo': 'SHA256withRSA',
-      'paypal-cert-url': `${new URL(url).origin}/imitation-cert.pem`,
+      // Where PayPal's sandbox keeps its signing certificates (the service checks the host; nothing fetches it here).
+      'paypal-cert-url': `https://api.sandbox.paypal.com/v1/notifications/certs/CERT-360caa42-fca2a594-${randomBytes(4).toString('hex')}`,
       'paypal-transmission-id': transmissionId,
       'paypal-transmission-time': transmissionTime,
       'paypal-transmission-sig': this.sign(transmissionId, transmissionTime, this.webhookId, body),
@@ -201,6 +204,7 @@ export class SandboxOrders {
 
   /** `POST /v1/notifications/verify-webhook-signature`. */
   verify(text: string): SandboxReply {
+    this.verifyRequests += 1;
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(text) as Record<string, unknown>;

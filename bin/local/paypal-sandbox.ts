@@ -75,6 +75,8 @@ export interface PaypalSandbox {
   resendWebhook(orderId: string, eventType?: string): Promise<WebhookDelivery | undefined>;
   webhookDeliveries(): readonly WebhookDelivery[];
   captureRequests(): number;
+  /** How many verify-webhook-signature calls arrived. */
+  verifyRequests(): number;
   stop(): Promise<void>;
 }
 
@@ -129,6 +131,7 @@ export async function startPaypalSandbox(opts: PaypalSandboxOptions = {}): Promi
     },
     webhookDeliveries: () => orders.deliveries,
     captureRequests: () => orders.captureRequests,
+    verifyRequests: () => orders.verifyRequests,
     stop: () => server.stop(),
   };
 }

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
@@ -21,7 +22,7 @@ import { type DeliveryHooks, deliverBatch, retrySchedule } from '../../functions
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
 import { asFunction } from './function-scope';
 import { createRouteHandler, type LoadedRoute } from './http-adapter';
-import { startLocalServer } from './local-server';
+import { type LocalHandler, sendJson, startLocalServer } from './local-server';
 import type { BatchHandler } from './payout-pipeline';
 import { type LocalSqs, startLocalSqs, startPayoutConsumer } from './payout-pipeline';
 import { type LocalRails, startLocalRails } from './rails';
@@ -38,6 +39,8 @@ export interface LocalStackOptions {
   tableName?: string;
   /** Reuse a running DynamoDB Local instead of starting one (tests share one). */
   dynamoEndpoint?: string;
+  /** Where the links the API hands out point (PUBLIC_BASE_URL); default: this server's own address. */
+  publicBaseUrl?: string;
   /** Extra environment for the handlers (e.g. AUTH_CACHE_TTL_MS=0 in tests). */
   env?: Record<string, string>;
   /** Keep the local rails' chain and PayPal batches here; default .data/rails when the database
@@ -94,6 +97,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const tableName = opts.tableName ?? 'agent-payments-local';
   let dynamo: DynamoDbLocal | undefined;
   const stops: (() => Promise<void>)[] = [];
+  // The HTTP server until it takes its place, first, in `stops`.
+  let stopServer: (() => Promise<void>) | undefined;
   try {
     let endpoint = opts.dynamoEndpoint;
     if (!endpoint) {
@@ -148,14 +153,26 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     Object.assign(process.env, webhookQueues.env);
     resetForTests();
 
+    // The server listens first: the links the API hands out need its address (PUBLIC_BASE_URL),
+    // which the route modules check when they load. Nothing is routed before they have.
+    let routeHandler: LocalHandler | undefined;
+    const server = await startLocalServer((request, res) => (routeHandler ? routeHandler(request, res) : notReady(res)), {
+      port: opts.port ?? 3000,
+      host: opts.host,
+    });
+    stopServer = () => server.stop();
+    // Given (npm start behind a proxy or on another address), or this server's own address; never
+    // a previous stack's in this process.
+    process.env.PUBLIC_BASE_URL = opts.publicBaseUrl ?? opts.env?.PUBLIC_BASE_URL ?? server.url;
+    resetForTests();
     const routes: LoadedRoute[] = [];
     for (const spec of ROUTES) {
       const mod = (await import(`../../${handlerEntry(spec).replace(/\.ts$/, '')}`)) as { handler: RouteHandler };
       routes.push({ spec, handler: (event, context) => asFunction(spec.name, () => mod.handler(event, context)) });
     }
+    routeHandler = createRouteHandler(routes);
     const worker = (await import('../../functions/payout-worker/handler')) as { handler: PayoutWorker };
     const reconciler = (await import('../../functions/reconciler/handler')) as { handler: Reconciler };
-    const server = await startLocalServer(createRouteHandler(routes), { port: opts.port ?? 3000, host: opts.host });
     const consumer = startPayoutConsumer({
       sqs,
       worker: (event) => asFunction('payout-worker', () => worker.handler(event)),
@@ -202,7 +219,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     });
     stops.unshift(() => webhooks.stop());
     // First to stop: no request may arrive while what it needs is going away.
-    stops.unshift(() => server.stop());
+    stops.unshift(stopServer);
+    stopServer = undefined;
     return {
       url: server.url,
       port: server.port,
@@ -219,9 +237,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       },
     };
   } catch (error) {
-    for (const stop of stops) await stop().catch(() => undefined);
+    for (const stop of stopServer ? [stopServer, ...stops] : stops) await stop().catch(() => undefined);
     throw error;
   }
+}
+
+function notReady(res: ServerResponse): void {
+  sendJson(res, 503, { error: 'starting, retry later' }, { 'retry-after': '1' });
 }
 
 /** The local key webhook secrets are sealed with: kept in .data/ when the database is, else new. */

@@ -8,9 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { runRedispatch } from './redispatch';
 import { type AdminRequest, ApiUsageError, adminApiTarget, callAdminApi, creditBody, segment } from './admin-api';
 import type { Answer } from './answer';
+import { runRedispatch } from './redispatch';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget } from './table-target';
 
 /** Where the CLI writes: stdout gets the JSON answer, stderr everything meant for the operator. */

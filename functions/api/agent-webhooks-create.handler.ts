@@ -1,7 +1,7 @@
 import { loadConfig, NEEDS_WEBHOOK_SECRETS } from '../config';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
-import { AUTH_MESSAGES, authenticateAgentAnyState } from '../use-cases/auth';
+import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { createWebhook } from '../use-cases/webhooks';
 import { createWebhookSchema } from './request.schemas';
 
@@ -10,6 +10,6 @@ loadConfig({ require: NEEDS_WEBHOOK_SECRETS });
 
 /** POST /api/v1/agents/webhooks {url, events?} — x-agent-key. */
 export const handler = httpHandler(async (req) => {
-  const owner = { kind: 'agent' as const, id: (await authenticateAgentAnyState(req, AUTH_MESSAGES.webhooks)).id };
+  const owner = { kind: 'agent' as const, id: (await authenticate(req, AUTH_MESSAGES.webhooks, false)).agent.id };
   return createWebhook(owner, parseJsonBody(req, createWebhookSchema));
 });

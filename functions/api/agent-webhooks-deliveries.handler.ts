@@ -1,11 +1,11 @@
 import { httpHandler } from '../http/handler';
 import { validate } from '../http/validation';
-import { AUTH_MESSAGES, authenticateAgentAnyState } from '../use-cases/auth';
+import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { listWebhookDeliveries } from '../use-cases/webhooks';
 import { listDeliveriesQuerySchema } from './request.schemas';
 
 /** GET /api/v1/agents/webhooks/{id}/deliveries — x-agent-key. */
 export const handler = httpHandler(async (req) => {
-  const owner = { kind: 'agent' as const, id: (await authenticateAgentAnyState(req, AUTH_MESSAGES.webhooks)).id };
+  const owner = { kind: 'agent' as const, id: (await authenticate(req, AUTH_MESSAGES.webhooks, false)).agent.id };
   return listWebhookDeliveries(owner, req.params.id, validate(listDeliveriesQuerySchema, req.query));
 });

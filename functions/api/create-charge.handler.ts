@@ -1,4 +1,4 @@
-import { config, loadConfig, NEEDS_APPROVAL_SECRET } from '../config';
+import { loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL } from '../config';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
@@ -7,14 +7,14 @@ import { createCharge } from '../use-cases/charges';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
 import { createChargeSchema } from './request.schemas';
 
-// Charges above a payer's approval threshold hand out approval links.
-loadConfig({ require: NEEDS_APPROVAL_SECRET });
+// Charges above a payer's approval threshold hand out approval links (on PUBLIC_BASE_URL).
+loadConfig({ require: [...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL] });
 
 /** POST /api/v1/agents/charges — x-agent-key, x-user-key, Idempotency-Key. */
 export const handler = httpHandler(async (req) => {
   const { agent, userId, userKeyHash } = await authenticate(req, AUTH_MESSAGES.createCharge, true);
   const idempotencyKey = requireIdempotencyKey(req);
   const body = parseJsonBody(req, createChargeSchema);
-  const baseUrl = publicBaseUrl(req, config().PUBLIC_BASE_URL);
+  const baseUrl = publicBaseUrl();
   return createCharge({ agent, userId, userKeyHash, idempotencyKey, baseUrl, ...body });
 });

@@ -1,17 +1,19 @@
-import { config, loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_WITHDRAWALS } from '../config';
+import { config, loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL, NEEDS_WITHDRAWALS } from '../config';
 import { PayloadTooLargeError } from '../core/errors';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
-import { authenticateMcpAgent, serveMcp } from '../mcp/remote';
+import { authenticateMcpAgent, refuseMalformedHost, serveMcp } from '../mcp/remote';
 import { createMcpServer, inProcess } from '../mcp/server';
 
 // The withdraw tool checks USDC destinations on the chain and sends payouts to the worker, as the
 // withdraw route does; create_charge may hand out approval links, as the charge route does.
-loadConfig({ require: [...NEEDS_WITHDRAWALS, ...NEEDS_APPROVAL_SECRET] });
+loadConfig({ require: [...NEEDS_WITHDRAWALS, ...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL] });
 
 /** POST /mcp — the MCP server (streamable HTTP, stateless); x-agent-key or Authorization: Bearer. */
 export const handler = httpHandler(async (req) => {
+  const badHost = refuseMalformedHost(req);
+  if (badHost) return badHost;
   const { agent, agentKey } = await authenticateMcpAgent(req);
   if (Buffer.byteLength(req.body ?? '', 'utf8') > config().MAX_BODY_BYTES) throw new PayloadTooLargeError();
-  return serveMcp(req, createMcpServer(inProcess(agent, agentKey, publicBaseUrl(req, config().PUBLIC_BASE_URL))));
+  return serveMcp(req, createMcpServer(inProcess(agent, agentKey, publicBaseUrl())));
 });

@@ -38,8 +38,10 @@ export interface RouteSpec {
   adminKeyAlternative?: boolean;
   /** Seals webhook signing secrets (KMS Encrypt on AWS). */
   webhookSecrets?: boolean;
-  /** Makes or checks approval links: reads the approval secret (and gets PUBLIC_BASE_URL when the stage sets one). */
+  /** Makes or checks approval links: reads the approval secret. */
   approvalSecret?: boolean;
+  /** Hands out links to the API (approval links): gets PUBLIC_BASE_URL, which it requires; links are never built from Host. */
+  publicLinks?: boolean;
   /** Top-ups (docs/topups.md): `open` creates PayPal orders and hands out the deposit wallet;
    * `webhook` verifies PayPal's webhooks and captures orders. Both get PayPal's settings. */
   topups?: 'open' | 'webhook';
@@ -64,14 +66,14 @@ const WEBHOOKS = {
   list: uses('getWebhooks'),
   delete: uses('deleteWebhook'),
   deliveries: uses('getWebhooks', 'listDeliveryAttempts'),
-  test: uses('getWebhooks', 'appendOutbox'),
+  test: uses('getWebhooks', 'testPingWindow', 'appendOutbox'),
 };
 const AGENT = uses('agentKeyLookup');
 const USER = uses('userKeyLookup');
 
 export const ROUTES: readonly RouteSpec[] = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: uses('createAgent') },
-  { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: CHARGE, approvalSecret: true },
+  { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: CHARGE, approvalSecret: true, publicLinks: true },
   { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: LIST_CHARGES },
   {
     name: 'get-charge',
@@ -135,7 +137,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'POST',
     path: '/api/v1/paypal/webhooks',
     public: true,
-    table: uses('findTopupByOrder', 'completeTopup', 'expireTopup', 'recordUnmatched'),
+    table: uses('paypalTransmission', 'findTopupByOrder', 'completeTopup', 'expireTopup', 'recordUnmatched'),
     topups: 'webhook',
   },
   // The approval page (HTML, docs/approvals.md): the link's token is its only credential.
@@ -155,7 +157,7 @@ export const ROUTES: readonly RouteSpec[] = [
     table: combine(APPROVE, DECLINE),
     approvalSecret: true,
   },
-  // Webhooks (docs/webhooks.md): endpoints of agents (a disabled agent too) and of users.
+  // Webhooks (docs/webhooks.md): endpoints of enabled agents and of users.
   {
     name: 'agent-webhooks-create',
     method: 'POST',
@@ -199,6 +201,7 @@ export const ROUTES: readonly RouteSpec[] = [
     table: combine(CHARGE, uses('getCharge'), LIST_CHARGES, BALANCE, CAPTURE, RELEASE, REFUND, WITHDRAW, LIST_WITHDRAWALS),
     queue: true,
     approvalSecret: true,
+    publicLinks: true,
   },
   { name: 'not-found', method: 'ANY', path: '$default', public: true, table: {} },
 ];

@@ -55,6 +55,13 @@ export class UnsupportedMediaTypeError extends ApiError {
   }
 }
 
+/** A client is over a rate the service sets (not API Gateway's throttle): retry after the header's seconds. */
+export class TooManyRequestsError extends ApiError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(429, message, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}
+
 export class IdempotencyMismatchError extends ApiError {
   constructor() {
     super(422, 'idempotency key reused with different request');

@@ -9,10 +9,21 @@ import { monotonicFactory } from 'ulid';
 
 /** At most this many endpoints per owner (agent or user). */
 export const MAX_WEBHOOKS_PER_OWNER = 10;
+/**
+ * Test pings per endpoint: at most TEST_EVENTS_PER_WINDOW in a window of TEST_EVENT_WINDOW_SECONDS
+ * that opens at the first ping (store/webhook-test-window.repository.ts). A ping is a real signed
+ * POST from the shared delivery worker; five a minute is plenty to debug a receiver.
+ */
+export const TEST_EVENTS_PER_WINDOW = 5;
+export const TEST_EVENT_WINDOW_SECONDS = 60;
 /** Longest accepted endpoint URL. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
-/** A receiver has this long to answer with a 2xx. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+/**
+ * A receiver has this long to answer with a 2xx (WEBHOOK_TIMEOUT_MS overrides it). Short, because
+ * a send that hangs holds a place on the delivery worker every tenant shares (DESIGN §15 said
+ * 10 s; issue 19 halved it).
+ */
+export const DELIVERY_TIMEOUT_MS = 5_000;
 /** At most this much of a receiver's answer is read (then kept, truncated, on the attempt). */
 export const MAX_RESPONSE_BYTES = 4096;
 /** The error text kept on an attempt, at most. */
@@ -162,6 +173,50 @@ export function webhookUrlProblem(raw: string, policy: AddressPolicy): string | 
   if (isIP(host) !== 0 && !isAllowedAddress(host, policy)) return 'url must resolve to a public address';
   if (!policy.allowLoopback && host === 'localhost') return 'url must resolve to a public address';
   return undefined;
+}
+
+/**
+ * An endpoint that keeps failing is backed off (a circuit breaker per endpoint, kept on its item):
+ * after ENDPOINT_FAILURES_BEFORE_BACKOFF consecutive failed sends, nothing is sent to it until
+ * `backoffUntil`; then ONE delivery is sent as a probe (claimed by a conditional write, so
+ * concurrent workers cannot all probe). A probe that fails doubles the back-off (30 s, 1 min, …,
+ * at most 1 h); any success closes the breaker. A test `ping` is always sent: it is how an owner
+ * checks a fix, and it is rate-limited.
+ */
+export const ENDPOINT_FAILURES_BEFORE_BACKOFF = 5;
+export const ENDPOINT_BACKOFF_BASE_SECONDS = 30;
+export const ENDPOINT_BACKOFF_MAX_SECONDS = 3_600;
+/** A probe holds the endpoint this much longer than the send timeout (a worker that dies mid-probe frees it then). */
+export const PROBE_MARGIN_MS = 5_000;
+
+/** The breaker's state on an endpoint item. */
+export interface EndpointHealth {
+  /** Consecutive failed sends (0 after any success). */
+  failureStreak: number;
+  /** While set and in the future, deliveries wait (epoch ms); past, the next one probes. */
+  backoffUntil?: number;
+  /** Probes that failed since the breaker opened (the back-off's exponent). */
+  failedProbes: number;
+}
+
+export const HEALTHY: EndpointHealth = { failureStreak: 0, failedProbes: 0 };
+
+/** The back-off after `failedProbes` failed probes. */
+export const endpointBackoffSeconds = (failedProbes: number): number =>
+  Math.min(ENDPOINT_BACKOFF_BASE_SECONDS * 2 ** failedProbes, ENDPOINT_BACKOFF_MAX_SECONDS);
+
+/** What the worker does with a delivery, given its endpoint's health. */
+export type BreakerDecision =
+  | { kind: 'send' }
+  /** The back-off is over: send this one as the probe, if it can claim it (`backoffUntil` still `seen`). */
+  | { kind: 'probe'; seen: number }
+  /** Backed off: do not send before `until` (epoch ms). */
+  | { kind: 'hold'; until: number };
+
+export function breakerDecision(health: EndpointHealth, nowMs: number, isPing: boolean): BreakerDecision {
+  if (isPing || health.backoffUntil === undefined) return { kind: 'send' };
+  if (health.backoffUntil > nowMs) return { kind: 'hold', until: health.backoffUntil };
+  return { kind: 'probe', seen: health.backoffUntil };
 }
 
 /** Seconds to wait after failed attempt `attempt` (1-based), or undefined when it was the last. */

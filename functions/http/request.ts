@@ -3,6 +3,7 @@ import type {
   APIGatewayEventRequestContextV2WithAuthorizer,
   APIGatewayProxyEventV2,
 } from 'aws-lambda';
+import { ConfigurationError, config } from '../config';
 
 /** The parts of an API Gateway HTTP API (v2) event a use case may see. */
 export interface HttpRequest {
@@ -55,11 +56,13 @@ function iamCallerOf(event: APIGatewayProxyEventV2): { iamCaller?: string } {
 }
 
 /**
- * The API's public address as this request reached it (for links the API hands out), unless
- * PUBLIC_BASE_URL fixes it. API Gateway sets `x-forwarded-proto`; the local adapter is plain http.
+ * The API's public address for the links it hands out: PUBLIC_BASE_URL, which every function that
+ * makes links requires at init (NEEDS_PUBLIC_BASE_URL). Never the request's Host or
+ * x-forwarded-* headers: a client chooses those, and an approval link built from them could send
+ * a payer (and the link's token) to another site.
  */
-export function publicBaseUrl(req: HttpRequest, configured: string | undefined): string {
-  if (configured) return configured.replace(/\/+$/, '');
-  const proto = req.headers['x-forwarded-proto']?.split(',')[0]?.trim() === 'https' ? 'https' : 'http';
-  return `${proto}://${req.headers.host ?? 'localhost'}`;
+export function publicBaseUrl(): string {
+  const configured = config().PUBLIC_BASE_URL;
+  if (!configured) throw new ConfigurationError('missing configuration: PUBLIC_BASE_URL is not set');
+  return configured.replace(/\/+$/, '');
 }

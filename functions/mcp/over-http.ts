@@ -1,12 +1,39 @@
 /**
  * The stdio server's executor: each tool becomes the HTTP API request it stands for, sent to
  * BASE_URL with the agent key, so a local MCP client sees exactly what the API answers.
+ * The key travels in a header on every call, so BASE_URL must be https (plain http only to this
+ * machine's loopback, for `npm start`), and a redirect is never followed: fetch would send the
+ * `x-agent-key` header along to wherever it points.
  */
+import { isIP } from 'node:net';
 import { stringify } from 'lossless-json';
 import { ApiError } from '../core/errors';
+import { isLoopbackAddress } from '../core/webhooks';
 import type { ToolExecutor } from './server';
 
+export const BASE_URL_RULE = 'BASE_URL must be https (plain http only to 127.0.0.1, ::1 or localhost)';
+
+/** BASE_URL is not one the agent key may be sent to. */
+export class BaseUrlError extends Error {
+  constructor(baseUrl: string) {
+    super(`${BASE_URL_RULE}: ${baseUrl}`);
+    this.name = 'BaseUrlError';
+  }
+}
+
+/** Whether the agent key may be sent to this base URL: https, or http to a loopback host. */
+export function isAllowedBaseUrl(raw: string): boolean {
+  if (!URL.canParse(raw)) return false;
+  const url = new URL(raw);
+  if (url.protocol === 'https:') return true;
+  if (url.protocol !== 'http:') return false;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return host === 'localhost' || (isIP(host) !== 0 && isLoopbackAddress(host));
+}
+
+/** Throws BaseUrlError unless the key may be sent to `baseUrl`. */
 export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fetch = fetch): ToolExecutor {
+  if (!isAllowedBaseUrl(baseUrl)) throw new BaseUrlError(baseUrl);
   const base = baseUrl.replace(/\/+$/, '');
   return async (tool, args) => {
     const call = tool.http(args as never);
@@ -21,11 +48,26 @@ export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fe
       headers['content-type'] = 'application/json';
     }
     try {
-      const res = await fetchImpl(url, { method: call.method, headers, ...(body === undefined ? {} : { body }) });
+      const res = await fetchImpl(url, { method: call.method, headers, redirect: 'error', ...(body === undefined ? {} : { body }) });
       return { status: res.status, text: await res.text() };
     } catch (error) {
+      if (isRedirectRefusal(error)) {
+        throw new ApiError(
+          502,
+          `the API at ${base} answered with a redirect, which is not followed: set BASE_URL to the API's own address`,
+          {},
+          { cause: error },
+        );
+      }
       // The agent should learn the service is unreachable, not see a generic failure.
       throw new ApiError(502, `the API at ${base} is unreachable`, {}, { cause: error });
     }
   };
+}
+
+/** fetch's `redirect: 'error'` fails with "fetch failed", caused by "unexpected redirect" (undici). */
+function isRedirectRefusal(error: unknown): boolean {
+  // By shape, not instanceof: the fetch implementation's errors may come from another realm.
+  const message = (error as { cause?: { message?: unknown } } | undefined)?.cause?.message;
+  return typeof message === 'string' && /redirect/i.test(message);
 }

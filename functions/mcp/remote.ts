@@ -55,8 +55,49 @@ function chargeUserKey(body: string | undefined): string | undefined {
 /** Hop-by-hop and framing headers the web Request computes itself. */
 const DROPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
 
+/**
+ * At most this many JSON-RPC messages in one POST (a batch): each may be a tool call that moves
+ * money, and one request should not hold a function for a hundred of them (the SDK's own bound).
+ */
+export const MAX_MESSAGES_PER_REQUEST = 10;
+
+/** A JSON-RPC error answer from before the transport (HTTP 400, `id: null`: no request was read). */
+const invalidRequest = (message: string): HttpResult => ({
+  statusCode: 400,
+  body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${message}` } },
+});
+
+/** `host[:port]` and nothing else (no credentials, path or stray characters); a missing Host is left to HTTP. */
+export function isWellFormedHost(host: string): boolean {
+  if (host.length === 0 || host.length > 255 || !URL.canParse(`http://${host}`)) return false;
+  const parsed = new URL(`http://${host}`).host;
+  const given = host.toLowerCase();
+  return parsed === given || `${parsed}:80` === given;
+}
+
+/** The request's Host, when it is malformed: a 400 before anything else (authentication included). */
+export function refuseMalformedHost(req: HttpRequest): HttpResult | undefined {
+  const host = req.headers.host;
+  return host !== undefined && !isWellFormedHost(host) ? invalidRequest('malformed Host header') : undefined;
+}
+
+/** More messages in the batch than MAX_MESSAGES_PER_REQUEST: refused whole, before any runs. */
+function refuseLargeBatch(body: string | undefined): HttpResult | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body ?? '');
+  } catch {
+    return undefined; // the transport answers a parse error in its own words
+  }
+  return Array.isArray(parsed) && parsed.length > MAX_MESSAGES_PER_REQUEST
+    ? invalidRequest(`at most ${MAX_MESSAGES_PER_REQUEST} messages in one request`)
+    : undefined;
+}
+
 /** One JSON-RPC POST through a fresh stateless transport; the server is closed after it. */
 export async function serveMcp(req: HttpRequest, server: Server): Promise<HttpResult> {
+  const refused = refuseMalformedHost(req) ?? refuseLargeBatch(req.body);
+  if (refused) return refused;
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
@@ -64,6 +105,7 @@ export async function serveMcp(req: HttpRequest, server: Server): Promise<HttpRe
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !DROPPED_HEADERS.has(name)) headers.set(name, value);
     }
+    // The URL is only the transport's input; its host was checked above.
     const request = new Request(`https://${req.headers.host ?? 'localhost'}${req.path}`, {
       method: req.method,
       headers,

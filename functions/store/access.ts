@@ -167,6 +167,12 @@ export const STORE = {
   appendOutbox: { write: ['outbox'] },
   /** nextAttemptNumber and recordDeliveryAttempt. */
   deliveryAttempts: { write: ['webhookAttempts', 'webhookDelivery'] },
+  /** The endpoint's breaker (claimProbe, recordEndpointFailure, recordEndpointSuccess): its health on the endpoint item. */
+  endpointHealth: { write: ['webhook'] },
+  /** The endpoint's window of test pings (webhook-test-window.repository.ts). */
+  testPingWindow: { write: ['webhookTestWindow'] },
+  /** A PayPal transmission seen (paypal-transmission.repository.ts), forgotten again when PayPal could not verify it. */
+  paypalTransmission: { write: ['paypalTransmission'], delete: ['paypalTransmission'] },
   listDeliveryAttempts: { read: ['webhookDelivery'] },
   pingTable: { read: ['health'] },
 } as const satisfies Record<string, TableGrant>;
@@ -198,7 +204,7 @@ export const BACKGROUND_GRANTS = {
   // Reads the owners' endpoints; writes nothing.
   'webhook-dispatcher': uses('getWebhooks'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.
-  'webhook-delivery': uses('getWebhooks', 'deliveryAttempts'),
+  'webhook-delivery': uses('getWebhooks', 'deliveryAttempts', 'endpointHealth'),
 } as const satisfies Record<string, TableGrant>;
 
 export type BackgroundFunction = keyof typeof BACKGROUND_GRANTS;

@@ -35,6 +35,7 @@ export const PARTITIONS = {
   topupReference: 'TOPUPREF#',
   topupOrder: 'TOPUPORDER#',
   topupCredit: 'TOPUPCREDIT#',
+  paypalTransmission: 'PAYPALTX#',
   unmatchedPayment: 'UNMATCHED#',
   depositCursor: 'DEPOSITCURSOR#',
   idempotency: 'IDEM#',
@@ -43,6 +44,7 @@ export const PARTITIONS = {
   webhookCount: 'WEBHOOKCOUNT#',
   webhookDelivery: 'WHDELIVERY#',
   webhookAttempts: 'WHATTEMPTS#',
+  webhookTestWindow: 'WHTESTS#',
   outbox: 'OUTBOX#',
 } as const;
 export type Partition = keyof typeof PARTITIONS;
@@ -119,6 +121,8 @@ export const keys = {
   topupOrder: (orderId: string) => ({ PK: `${P.topupOrder}${orderId}`, SK: 'ORDER' }),
   /** Credit-once guard: one item per credited Solana signature or PayPal capture id. */
   topupCredit: (rail: string, externalId: string) => ({ PK: `${P.topupCredit}${rail}#${externalId}`, SK: 'CREDIT' }),
+  /** A PayPal webhook transmission already received (TTL'd): a replay is refused before PayPal is asked. */
+  paypalTransmission: (transmissionId: string) => ({ PK: `${P.paypalTransmission}${transmissionId}`, SK: 'TX' }),
   /** A payment to the deposit wallet that matched no top-up: kept for an operator, never dropped. */
   unmatchedPayment: (signature: string) => ({ PK: `${P.unmatchedPayment}${signature}`, SK: 'UNMATCHED' }),
   unmatchedIndex: (signature: string) => ({ GSI1PK: I.unmatched.key, GSI1SK: signature }),
@@ -137,6 +141,8 @@ export const keys = {
   webhookDeliveryPartition: (webhookId: string) => `${P.webhookDelivery}${webhookId}`,
   /** How many attempts one event has had at one endpoint (the attempt number; SQS's receive count is approximate). */
   webhookAttempts: (webhookId: string, eventId: string) => ({ PK: `${P.webhookAttempts}${webhookId}`, SK: eventId }),
+  /** The endpoint's current window of test pings (a counter, TTL'd): at most a few a minute. */
+  webhookTestWindow: (webhookId: string) => ({ PK: `${P.webhookTestWindow}${webhookId}`, SK: 'WINDOW' }),
   /** An outbox item: the events one state change produced, written in that change's transaction. */
   outbox: (eventId: string) => ({ PK: `${P.outbox}${eventId}`, SK: 'OUTBOX' }),
 } as const;

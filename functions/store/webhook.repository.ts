@@ -5,10 +5,17 @@
  * transaction as the Put, delete decrements it with the Delete, so two concurrent creates can
  * never make an eleventh.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { DomainError } from '../core/errors';
-import { MAX_WEBHOOKS_PER_OWNER, type Webhook } from '../core/webhooks';
+import {
+  ENDPOINT_FAILURES_BEFORE_BACKOFF,
+  type EndpointHealth,
+  endpointBackoffSeconds,
+  MAX_WEBHOOKS_PER_OWNER,
+  type Webhook,
+} from '../core/webhooks';
 import { db } from './client';
 import { keys } from './table';
 import { ConditionFailedError, transactWrite } from './transact';
@@ -24,10 +31,12 @@ export class WebhookLimitError extends DomainError {
 export interface StoredWebhook extends Webhook {
   /** The signing secret, sealed (store/webhook-secret.ts). */
   sealedSecret: string;
+  /** The delivery worker's circuit breaker for this endpoint (core/webhooks.ts). */
+  health: EndpointHealth;
 }
 
 /** Creates an endpoint if the owner has fewer than the limit. Throws WebhookLimitError. */
-export async function createWebhook(webhook: StoredWebhook): Promise<void> {
+export async function createWebhook(webhook: Omit<StoredWebhook, 'health'>): Promise<void> {
   const table = config().TABLE_NAME;
   try {
     await transactWrite([
@@ -110,5 +119,116 @@ function toWebhook(item: Record<string, unknown>): StoredWebhook {
     events: Array.isArray(item.events) ? item.events.map(String) : [],
     createdAt: String(item.createdAt),
     sealedSecret: String(item.sealedSecret),
+    health: {
+      failureStreak: typeof item.failureStreak === 'number' ? item.failureStreak : 0,
+      ...(typeof item.backoffUntil === 'number' ? { backoffUntil: item.backoffUntil } : {}),
+      failedProbes: typeof item.failedProbes === 'number' ? item.failedProbes : 0,
+    },
   };
+}
+
+/*
+ * The endpoint's circuit breaker (core/webhooks.ts), kept on its item. Every write is conditioned
+ * on the item existing (an UpdateItem would otherwise re-create a deleted endpoint as a stub) and
+ * a failed condition is simply nothing to do. A breaker is a heuristic: racing updates may leave
+ * the streak off by a few, never a delivery lost.
+ */
+
+/** Sends that run into a failed condition here were about a deleted endpoint, or lost a race that needs no retry. */
+async function updateEndpoint(command: UpdateCommand): Promise<Record<string, unknown> | undefined> {
+  try {
+    return (await db().send(command)).Attributes;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The back-off is over: claims the probe for this worker by pushing `backoffUntil` to `probeUntil`,
+ * provided nobody moved it since it was read (`seen`). True when this worker sends the probe.
+ */
+export async function claimProbe(owner: string, webhookId: string, seen: number, probeUntil: number): Promise<boolean> {
+  const out = await updateEndpoint(
+    new UpdateCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.webhook(owner, webhookId),
+      UpdateExpression: 'SET #until = :probeUntil',
+      ConditionExpression: 'attribute_exists(PK) AND #until = :seen',
+      ExpressionAttributeNames: { '#until': 'backoffUntil' },
+      ExpressionAttributeValues: { ':probeUntil': probeUntil, ':seen': seen },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return out !== undefined;
+}
+
+/** A send succeeded: the breaker closes (called only when it was not already closed, so a healthy endpoint costs no write). */
+export async function recordEndpointSuccess(owner: string, webhookId: string): Promise<void> {
+  await updateEndpoint(
+    new UpdateCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.webhook(owner, webhookId),
+      UpdateExpression: 'SET #streak = :zero REMOVE #until, #probes',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#streak': 'failureStreak', '#until': 'backoffUntil', '#probes': 'failedProbes' },
+      ExpressionAttributeValues: { ':zero': 0 },
+    }),
+  );
+}
+
+/**
+ * A send failed. A failed probe backs the endpoint off again, twice as long (`failedProbes` was
+ * read with the endpoint; one probe runs at a time). Any other failure adds to the streak, and the
+ * one that makes it ENDPOINT_FAILURES_BEFORE_BACKOFF opens the breaker (only if nobody has).
+ */
+export async function recordEndpointFailure(
+  owner: string,
+  webhookId: string,
+  at: { now: Date; probe: boolean; failedProbes: number },
+): Promise<void> {
+  const key = keys.webhook(owner, webhookId);
+  const names = { '#streak': 'failureStreak', '#until': 'backoffUntil', '#probes': 'failedProbes' };
+  if (at.probe) {
+    const failedProbes = at.failedProbes + 1;
+    await updateEndpoint(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: key,
+        UpdateExpression: 'SET #streak = if_not_exists(#streak, :zero) + :one, #probes = :probes, #until = :until',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: {
+          ':zero': 0,
+          ':one': 1,
+          ':probes': failedProbes,
+          ':until': at.now.getTime() + endpointBackoffSeconds(failedProbes) * 1000,
+        },
+      }),
+    );
+    return;
+  }
+  const out = await updateEndpoint(
+    new UpdateCommand({
+      TableName: config().TABLE_NAME,
+      Key: key,
+      UpdateExpression: 'SET #streak = if_not_exists(#streak, :zero) + :one',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#streak': 'failureStreak' },
+      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  if (Number(out?.failureStreak ?? 0) < ENDPOINT_FAILURES_BEFORE_BACKOFF) return;
+  await updateEndpoint(
+    new UpdateCommand({
+      TableName: config().TABLE_NAME,
+      Key: key,
+      UpdateExpression: 'SET #until = :until, #probes = :zero',
+      // Opened once: later failures of sends already in flight leave the back-off as it is.
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#until)',
+      ExpressionAttributeNames: { '#until': 'backoffUntil', '#probes': 'failedProbes' },
+      ExpressionAttributeValues: { ':zero': 0, ':until': at.now.getTime() + endpointBackoffSeconds(0) * 1000 },
+    }),
+  );
 }

@@ -28,8 +28,8 @@ export const AUTH_MESSAGES = {
   rotateKey: 'invalid agent key',
   user: 'invalid user key',
   admin: 'invalid admin key',
-  /** Webhook routes accept a disabled agent (it waits for agent.enabled), so the key is only "invalid". */
-  webhooks: 'invalid agent key',
+  /** Webhook routes: a disabled agent makes the service send nothing (registration is public). */
+  webhooks: 'invalid or disabled agent key',
 } as const;
 
 type CachedAgent = { agent: Agent | null };
@@ -135,26 +135,6 @@ export async function authenticateUser(req: HttpRequest): Promise<{ userId: stri
   }
   if (!cached.userId) throw new UnauthorizedError(AUTH_MESSAGES.user);
   return { userId: cached.userId, userKeyHash };
-}
-
-/**
- * Resolves x-agent-key for the webhook routes, where a DISABLED agent is accepted too: an agent
- * waiting for activation registers its endpoint to hear `agent.enabled` (docs/webhooks.md).
- * Same cache and messages as `authenticate`.
- */
-export async function authenticateAgentAnyState(req: HttpRequest, agentMessage: string): Promise<Agent> {
-  const agentKey = req.headers['x-agent-key'];
-  if (!looksLikeKey(agentKey, AGENT_KEY_PREFIX)) throw new UnauthorizedError(agentMessage);
-  const { agents } = caches();
-  const agentHash = hashKey(agentKey);
-  let cached = agents.get(agentHash);
-  if (!cached) {
-    const found = await lookupCredentials({ agentKeyHash: agentHash });
-    cached = { agent: found.agent ?? null };
-    agents.set(agentHash, cached, cached.agent?.enabled ? undefined : NEGATIVE_TTL_MS);
-  }
-  if (!cached.agent) throw new UnauthorizedError(agentMessage);
-  return cached.agent;
 }
 
 /**

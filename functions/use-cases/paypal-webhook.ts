@@ -1,10 +1,14 @@
 /**
- * POST /api/v1/paypal/webhooks: PayPal tells us an order was approved. The body is believed only
- * after PayPal's own verify-webhook-signature call says SUCCESS for our webhook id, and even then
- * only the order id is taken from it: what to credit is read from PayPal (`settlePaypalTopup`
- * reads the order, captures with PayPal-Request-Id = the top-up, credits once per capture id).
- * So a forged webhook is refused (400) and changes nothing, and a replayed genuine one finds the
- * top-up completed and changes nothing either.
+ * POST /api/v1/paypal/webhooks: PayPal tells us an order was approved. Cheap checks first, in
+ * this order, each a 400 that changes nothing and costs PayPal no call: a JSON body, the five
+ * transmission headers, the certificate URL on PayPal's hosts, a transmission time within 5
+ * minutes (rails/paypal.webhook-headers.ts), and a transmission id not received before (a
+ * conditional put of a TTL'd item). Only then is PayPal's own verify-webhook-signature asked, and
+ * the body believed only when it says SUCCESS for our webhook id; even then only the order id is
+ * taken from it: what to credit is read from PayPal (`settlePaypalTopup` reads the order,
+ * captures with PayPal-Request-Id = the top-up, credits once per capture id). A refused or
+ * unhandled webhook gives its transmission id back, so the refusal leaves nothing behind and a
+ * retry of the same transmission after a 503 is handled.
  */
 import { config } from '../config';
 import { ValidationError } from '../core/errors';
@@ -12,13 +16,17 @@ import { isJsonContentType } from '../http/body';
 import type { HttpRequest } from '../http/request';
 import type { HttpResult } from '../http/response';
 import { logger } from '../observability/logger';
+import { serializeError } from '../observability/serialize-error';
 import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from '../rails/errors';
+import { checkTransmissionHeaders } from '../rails/paypal.webhook-headers';
 import { readRailSecret } from '../rails/rail-secret';
+import { claimTransmission, releaseTransmission } from '../store/paypal-transmission.repository';
 import { findTopupBy } from '../store/topup.repository';
 import { paypalOrders, settlePaypalTopup } from './topup-credit';
 import { PaymentProviderUnavailableError } from './topups';
 
 export const INVALID_WEBHOOK = 'invalid webhook signature';
+export const REPLAYED_WEBHOOK = 'paypal-transmission-id was already received';
 /** The events that mean "this order may be capturable now". */
 const ORDER_EVENTS = new Set(['CHECKOUT.ORDER.APPROVED', 'CHECKOUT.ORDER.COMPLETED', 'PAYMENT.CAPTURE.COMPLETED']);
 
@@ -33,21 +41,13 @@ export async function receivePaypalWebhook(req: HttpRequest): Promise<HttpResult
     throw new ValidationError('invalid json body');
   }
   if (event === null || typeof event !== 'object' || Array.isArray(event)) throw new ValidationError('invalid json body');
-  const h = req.headers;
-  const transmission = {
-    authAlgo: h['paypal-auth-algo'],
-    certUrl: h['paypal-cert-url'],
-    transmissionId: h['paypal-transmission-id'],
-    transmissionSig: h['paypal-transmission-sig'],
-    transmissionTime: h['paypal-transmission-time'],
-  };
-  if (Object.values(transmission).some((v) => !v)) throw new ValidationError(INVALID_WEBHOOK);
+  const checked = checkTransmissionHeaders(req.headers, new Date());
+  if ('problem' in checked) throw new ValidationError(checked.problem);
+  const { transmission } = checked;
+  if (!(await claimTransmission(transmission.transmissionId, new Date()))) throw new ValidationError(REPLAYED_WEBHOOK);
+  let handled = false;
   try {
-    const verified = await paypalOrders().verifyWebhook(
-      transmission as Record<keyof typeof transmission, string>,
-      await webhookId(),
-      event,
-    );
+    const verified = await paypalOrders().verifyWebhook(transmission, await webhookId(), event);
     if (!verified) {
       logger().warn('paypal webhook refused: signature not verified', { transmissionId: transmission.transmissionId });
       throw new ValidationError(INVALID_WEBHOOK);
@@ -58,6 +58,7 @@ export async function receivePaypalWebhook(req: HttpRequest): Promise<HttpResult
       const topup = await findTopupBy({ orderId });
       if (topup?.currency === 'USD' && topup.status === 'PENDING') await settlePaypalTopup(topup);
     }
+    handled = true;
     return { statusCode: 200, body: { received: true } };
   } catch (error) {
     // PayPal retries a webhook that did not get a 2xx: a transient failure must say so.
@@ -65,6 +66,16 @@ export async function receivePaypalWebhook(req: HttpRequest): Promise<HttpResult
       throw new PaymentProviderUnavailableError(error);
     }
     throw error;
+  } finally {
+    // Refused or not handled: the transmission leaves no trace (and could be handled if it came again).
+    if (!handled) {
+      await releaseTransmission(transmission.transmissionId).catch((error: unknown) =>
+        logger().warn('paypal webhook: could not forget a refused transmission id', {
+          transmissionId: transmission.transmissionId,
+          error: serializeError(error),
+        }),
+      );
+    }
   }
 }
 

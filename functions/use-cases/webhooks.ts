@@ -5,9 +5,18 @@
  */
 import type { CreateWebhookRequest, ListDeliveriesQuery } from '../api/request.schemas';
 import { config } from '../config';
-import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
+import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../core/errors';
 import { EVENT_TYPES_BY_OWNER, isEventTypeFor, newEventId, type OutboxEvent, type Owner, ownerKey } from '../core/events';
-import { type DeliveryAttempt, isWebhookId, MAX_WEBHOOKS_PER_OWNER, newWebhookId, newWebhookSecret, type Webhook } from '../core/webhooks';
+import {
+  type DeliveryAttempt,
+  isWebhookId,
+  MAX_WEBHOOKS_PER_OWNER,
+  newWebhookId,
+  newWebhookSecret,
+  TEST_EVENT_WINDOW_SECONDS,
+  TEST_EVENTS_PER_WINDOW,
+  type Webhook,
+} from '../core/webhooks';
 import type { HttpResult } from '../http/response';
 import { appendOutbox, eventBody } from '../store/outbox';
 import {
@@ -19,10 +28,12 @@ import {
 } from '../store/webhook.repository';
 import { listDeliveryAttempts } from '../store/webhook-delivery.repository';
 import { sealSecret } from '../store/webhook-secret';
+import { takeTestEventSlot } from '../store/webhook-test-window.repository';
 import { checkEndpointUrl } from '../webhooks/address-check';
 
 export const WEBHOOK_NOT_FOUND = 'webhook not found';
 export const WEBHOOK_LIMIT_MESSAGE = `webhook limit reached: at most ${MAX_WEBHOOKS_PER_OWNER} endpoints`;
+export const TEST_EVENT_LIMIT_MESSAGE = 'too many test events';
 const DEFAULT_DELIVERIES = 50;
 
 /** Registers an endpoint; 201 with its secret, the only time the secret is shown. */
@@ -63,10 +74,15 @@ export async function listWebhookDeliveries(owner: Owner, webhookId: string | un
   return { statusCode: 200, body: { deliveries: attempts.map(deliveryView) } };
 }
 
-/** Queues a `ping` to this one endpoint; 202 with the event as it will be delivered. */
+/**
+ * Queues a `ping` to this one endpoint; 202 with the event as it will be delivered. At most
+ * TEST_EVENTS_PER_WINDOW a window per endpoint (429 with Retry-After beyond, nothing queued).
+ */
 export async function sendTestEvent(owner: Owner, webhookId: string | undefined): Promise<HttpResult> {
   const webhook = await ownWebhook(owner, webhookId);
   const now = new Date();
+  const wait = await takeTestEventSlot(webhook.id, now, { max: TEST_EVENTS_PER_WINDOW, windowSeconds: TEST_EVENT_WINDOW_SECONDS });
+  if (wait !== undefined) throw new TooManyRequestsError(TEST_EVENT_LIMIT_MESSAGE, wait);
   const event: OutboxEvent = {
     id: newEventId(now),
     type: 'ping',

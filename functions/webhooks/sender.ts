@@ -6,7 +6,7 @@
  *   cannot reach an internal address;
  * - redirects are never followed (a 3xx is a failed attempt);
  * - at most MAX_RESPONSE_BYTES of the answer are read, then the socket is dropped;
- * - the whole exchange is bounded by the timeout (10 s).
+ * - the whole exchange is bounded by the timeout (5 s by default: a send holds a worker every tenant shares).
  * The outcome is data, never an exception: the delivery worker decides what it means.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';

@@ -21,7 +21,7 @@ import { routeConstructId, routeKey } from '../../lib/http-api';
 import { LEDGER_AUDIT_ENTRY } from '../../lib/ledger-audit';
 import { LEDGER_AUDIT_WINDOW_HOURS, MONEY_ROUTES, SWEEPER_MAX_LAG } from '../../lib/monitoring';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
-import { logicalId, resources, synthesize } from './support';
+import { logicalId, resources, synthesize, TEST_STAGE_CONFIG } from './support';
 
 const { stack, template, config } = synthesize();
 const all = resources(template);
@@ -298,8 +298,8 @@ describe('functions (the house construct)', () => {
       expect(env.APPROVAL_SECRET).toBeUndefined();
       if (route.approvalSecret) expect(env.APPROVAL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.approvalSecret) });
       else expect(env.APPROVAL_SECRET_ARN).toBeUndefined();
-      // Unset by default: the links are built from the request's own address.
-      expect(env.PUBLIC_BASE_URL).toBeUndefined();
+      // The stage's public address, for the links (never the request's Host).
+      expect(env.PUBLIC_BASE_URL).toEqual(route.publicLinks ? TEST_STAGE_CONFIG.publicBaseUrl : undefined);
       if (route.queue) expect(env.PAYOUT_QUEUE_URL).toEqual({ Ref: logicalId(stack, pipeline.queue) });
       else expect(env.PAYOUT_QUEUE_URL).toBeUndefined();
       // The withdraw route knows the mint (a destination it refuses, and whose token accounts it
@@ -316,15 +316,15 @@ describe('functions (the house construct)', () => {
     expect(ROUTES.find((r) => r.name === 'create-charge')?.approvalSecret).toBe(true);
   });
 
-  it('give PUBLIC_BASE_URL, when the stage sets publicBaseUrl, to the routes that make approval links and to nothing else', () => {
+  it('give PUBLIC_BASE_URL to the routes that make approval links and to nothing else', () => {
     const url = 'https://pay.example.com/v1';
-    const there = synthesize({ publicBaseUrl: url });
+    const there = synthesize({ publicBaseUrl: `${url}/` });
     const envThere = (fn: { fn: { node: { defaultChild?: unknown } } }) =>
       ((resources(there.template)[logicalId(there.stack, fn.fn)]?.Properties?.Environment as { Variables?: Record<string, unknown> })
         ?.Variables ?? {}) as Record<string, unknown>;
     for (const route of ROUTES) {
       const fn = there.stack.api.functions.get(route.name);
-      expect([route.name, fn ? envThere(fn).PUBLIC_BASE_URL : 'no function']).toEqual([route.name, route.approvalSecret ? url : undefined]);
+      expect([route.name, fn ? envThere(fn).PUBLIC_BASE_URL : 'no function']).toEqual([route.name, route.publicLinks ? url : undefined]);
     }
     for (const fn of [there.stack.pipeline.worker, there.stack.pipeline.reconciler, there.stack.sweeper.fn]) {
       expect(envThere(fn).PUBLIC_BASE_URL).toBeUndefined();

@@ -19,6 +19,8 @@ const parseStageConfigFor = (extra: Record<string, unknown>) =>
   stageConfigFromContext(new App({ context: { stages: { dev: { ...(cdkJson.context.stages as { dev: object }).dev, ...extra } } } }).node);
 
 const USDC_MAINNET = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+/** What a production synth must be given (cdk.json holds neither): the deploy passes them with -c. */
+const PRODUCTION_NEEDS = { alarmEmail: 'ops@example.com', publicBaseUrl: 'https://pay.example.com' };
 
 describe('stage configuration', () => {
   it('runs the app with tsx and keeps the CLI offline (no notices, no telemetry)', () => {
@@ -28,14 +30,38 @@ describe('stage configuration', () => {
   it('defaults to the dev stage, and every stage in cdk.json is valid', () => {
     expect(fromContext({}).stage).toBe('dev');
     for (const stage of ['dev', 'staging']) expect(fromContext({ stage }).stage).toBe(stage);
-    expect(fromContext({ stage: 'production', alarmEmail: 'ops@example.com' }).stage).toBe('production');
+    expect(fromContext({ stage: 'production', ...PRODUCTION_NEEDS }).stage).toBe('production');
   });
 
   it('refuses a production synth without alarmEmail, saying where to set it', () => {
-    expect(() => fromContext({ stage: 'production' })).toThrow(/alarmEmail: required for production.*ALARM_EMAIL/);
+    expect(() => fromContext({ stage: 'production', publicBaseUrl: PRODUCTION_NEEDS.publicBaseUrl })).toThrow(
+      /alarmEmail: required for production.*ALARM_EMAIL/,
+    );
     // What CI passes when the GitHub variable is unset: an empty string is no value.
-    expect(() => fromContext({ stage: 'production', alarmEmail: '' })).toThrow(/alarmEmail: required for production/);
+    expect(() => fromContext({ stage: 'production', publicBaseUrl: PRODUCTION_NEEDS.publicBaseUrl, alarmEmail: '' })).toThrow(
+      /alarmEmail: required for production/,
+    );
     expect(fromContext({ stage: 'staging' }).alarmEmail).toBeUndefined();
+  });
+
+  it('needs publicBaseUrl in every stage (an https URL, no credentials, query or fragment), and says where to set it', () => {
+    expect(fromContext({ stage: 'dev' }).publicBaseUrl).toBe('https://pay.dev.example.com');
+    expect(fromContext({ stage: 'staging', publicBaseUrl: 'https://pay.example.org/api/' }).publicBaseUrl).toBe(
+      'https://pay.example.org/api',
+    );
+    expect(() => fromContext({ stage: 'production', alarmEmail: 'ops@example.com' })).toThrow(
+      /publicBaseUrl: required: .*PUBLIC_BASE_URL .*-c publicBaseUrl=/,
+    );
+    expect(() => fromContext({ stage: 'production', alarmEmail: 'ops@example.com', publicBaseUrl: '' })).toThrow(/publicBaseUrl: required/);
+    for (const bad of [
+      'http://pay.example.com',
+      'pay.example.com',
+      'https://u:p@pay.example.com',
+      'https://pay.example.com/?a=1',
+      'https://pay.example.com/#x',
+    ]) {
+      expect(() => parseStageConfigFor({ publicBaseUrl: bad })).toThrow(/publicBaseUrl: an https:\/\/ URL/);
+    }
   });
 
   it('takes the hot-wallet break-glass role as an IAM role ARN only', () => {
@@ -53,7 +79,7 @@ describe('stage configuration', () => {
   });
 
   it('pays real money only in production: live PayPal and mainnet USDC there, sandbox and devnet elsewhere', () => {
-    expect(fromContext({ stage: 'production', alarmEmail: 'ops@example.com' })).toMatchObject({
+    expect(fromContext({ stage: 'production', ...PRODUCTION_NEEDS })).toMatchObject({
       paypalMode: 'live',
       usdcMint: USDC_MAINNET,
     });
@@ -81,7 +107,7 @@ describe('stage configuration', () => {
         new App({ context: { stages: { dev: { ...(cdkJson.context.stages as { dev: object }).dev, colour: 'blue' } } } }).node,
       ),
     ).toThrow(/colour/);
-    expect(() => fromContext({ stage: 'production', alarmEmail: 'ops@example.com', paypalMode: 'test' })).toThrow(/paypalMode/);
+    expect(() => fromContext({ stage: 'production', ...PRODUCTION_NEEDS, paypalMode: 'test' })).toThrow(/paypalMode/);
     expect(() => fromContext({ logRetentionDays: '10' })).toThrow(/logRetentionDays/);
   });
 

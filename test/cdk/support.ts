@@ -14,6 +14,7 @@ export const TEST_STAGE_CONFIG = {
   stage: 'test',
   usdcMint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
   paypalMode: 'sandbox',
+  publicBaseUrl: 'https://pay.test.example.com',
   throttleRateLimit: 25,
   throttleBurstLimit: 50,
 } as const;

@@ -63,7 +63,7 @@ function refusedText(template: Record<string, unknown>): Finding[] {
 describe('text in the template', () => {
   it.each([
     ['dev-like', {}],
-    ['production', { stage: 'production', alarmEmail: 'alarms@example.com', paypalMode: 'live' }],
+    ['production', { stage: 'production', alarmEmail: 'alarms@example.com', publicBaseUrl: 'https://pay.example.com', paypalMode: 'live' }],
   ])('every description and name in the %s template is text CloudFormation accepts', (_kind, overrides) => {
     const { template } = synthesize(overrides);
     expect(refusedText(template.toJSON())).toEqual([]);

@@ -3,6 +3,8 @@
  * remote (streamable HTTP at POST /mcp, in-process use cases) and stdio (`bin/mcp.ts`, which calls
  * the HTTP API).
  */
+import { spawnSync } from 'node:child_process';
+import { request } from 'node:http';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -251,6 +253,71 @@ describe('remote MCP server (POST /mcp)', () => {
   });
 });
 
+describe('remote MCP server: bounds', () => {
+  const accept = { accept: 'application/json, text/event-stream' };
+  const charge = (userKey: string, i: number) => ({
+    jsonrpc: '2.0',
+    id: i,
+    method: 'tools/call',
+    params: { name: 'create_charge', arguments: { amount: 0.01, currency: 'USD', user_key: userKey, idempotency_key: `batch-${i}` } },
+  });
+
+  it('runs at most 10 messages of a JSON-RPC batch: 11 is a JSON-RPC error and no tool runs', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 1 });
+    const headers = { ...accept, 'x-agent-key': agent.key };
+    const eleven = await t.call('POST', '/mcp', { headers, body: Array.from({ length: 11 }, (_, i) => charge(user.key, i)) });
+    expect(eleven.status).toBe(400);
+    expect(eleven.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: at most 10 messages in one request' },
+    });
+    const none = await t.call<{ data: unknown[] }>('GET', '/api/v1/agents/charges', { headers: { 'x-agent-key': agent.key } });
+    expect(none.body.data).toEqual([]);
+    const ten = await t.call<unknown[]>('POST', '/mcp', { headers, body: Array.from({ length: 10 }, (_, i) => charge(user.key, i)) });
+    expect(ten.status).toBe(200);
+    expect(ten.body).toHaveLength(10);
+  });
+
+  it('answers 400 to a malformed Host header, before anything else', async () => {
+    const agent = await t.enabledAgent();
+    const url = new URL(t.stack.url);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    for (const host of ['bad host', 'a/b', '[::1', 'user@example.com', 'example.com:port']) {
+      const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: '/mcp',
+            method: 'POST',
+            headers: {
+              ...accept,
+              host,
+              'content-type': 'application/json',
+              'x-agent-key': agent.key,
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (r) => {
+            const chunks: Buffer[] = [];
+            r.on('data', (c: Buffer) => chunks.push(c));
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect([host, res.status, JSON.parse(res.text)]).toEqual([
+        host,
+        400,
+        { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: malformed Host header' } },
+      ]);
+    }
+  });
+});
+
 describe('stdio MCP server (npm run mcp)', () => {
   it('calls the HTTP API with the agent key and returns its answers and messages', async () => {
     const agent = await t.enabledAgent();
@@ -292,6 +359,17 @@ describe('stdio MCP server (npm run mcp)', () => {
       idempotency_key: 's-w',
     });
     expect((withdrawn.structuredContent as { breakdown: unknown }).breakdown).toMatchObject({ accountCreationFee: 0.5, netAmount: 0.47 });
+  }, 60_000);
+
+  it('refuses a plain-http BASE_URL that is not loopback, at start, saying why', () => {
+    const run = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'bin', 'mcp.ts')], {
+      env: { PATH: process.env.PATH ?? '', AGENT_KEY: 'ag_live_whatever', BASE_URL: 'http://api.example.com' },
+      encoding: 'utf8',
+      input: '',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('BASE_URL must be https (plain http only to 127.0.0.1, ::1 or localhost)');
   }, 60_000);
 
   it('reports a bad agent key as the API words it', async () => {

@@ -107,6 +107,7 @@ describe('a function with an incomplete environment', () => {
           ? { PAYPAL_WEBHOOK_ID_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:webhook-id' }
           : {}),
         ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/webhooks' } : {}),
+        ...(route.publicLinks ? { PUBLIC_BASE_URL: INIT_ENV.PUBLIC_BASE_URL } : {}),
       };
       expect([route.name, Object.keys(load(api(route.name), given).mod as object)]).toEqual([route.name, ['handler']]);
       for (const name of Object.keys(given)) {

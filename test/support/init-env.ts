@@ -15,4 +15,5 @@ export const INIT_ENV = {
   PAYPAL_WEBHOOK_ID: 'placeholder-webhook-id',
   WEBHOOK_QUEUE_URL: 'http://127.0.0.1:1/000000000000/placeholder-webhooks',
   WEBHOOK_LOCAL_SECRET_KEY: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+  PUBLIC_BASE_URL: 'https://pay.placeholder.example.com',
 } as const;

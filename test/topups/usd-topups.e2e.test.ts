@@ -155,8 +155,11 @@ describe('USD top-up by PayPal checkout', () => {
     const forged = await t.call('POST', '/api/v1/paypal/webhooks', { headers: forgedHeaders, body: event });
     expect(forged.status).toBe(400);
     expect(forged.body).toEqual({ error: 'invalid webhook signature' });
+    // Refused, its transmission id was not kept: the same again is asked about again, and refused again.
+    const forgedAgain = await t.call('POST', '/api/v1/paypal/webhooks', { headers: forgedHeaders, body: event });
+    expect(forgedAgain.body).toEqual({ error: 'invalid webhook signature' });
     const unsigned = await t.call('POST', '/api/v1/paypal/webhooks', { body: event });
-    expect(unsigned.body).toEqual({ error: 'invalid webhook signature' });
+    expect(unsigned.body).toEqual({ error: 'missing paypal-transmission-id header' });
     expect((await getTopup(t, user.key, topup.id)).body.status).toBe('PENDING');
     expect(t.stack.rails.paypal.order(orderIdOf(topup))?.status).toBe('APPROVED');
 
@@ -166,14 +169,70 @@ describe('USD top-up by PayPal checkout', () => {
     expect(await balances(t, user.key)).toEqual({ USD: 8, USDC: 0 });
     const { 'content-type': _, ...signed } = delivery?.headers ?? {};
     const replay = await t.call('POST', '/api/v1/paypal/webhooks', { headers: signed, raw: delivery?.body ?? '' });
-    expect(replay.status).toBe(200);
+    expect([replay.status, replay.body]).toEqual([400, { error: 'paypal-transmission-id was already received' }]);
+    // Altered, under a transmission id not seen yet: the signature no longer matches.
     const tampered = await t.call('POST', '/api/v1/paypal/webhooks', {
-      headers: signed,
+      headers: { ...signed, 'paypal-transmission-id': 'c0ffee00-0000-4000-8000-000000000001' },
       raw: (delivery?.body ?? '').replace('"CHECKOUT.ORDER.APPROVED"', '"CHECKOUT.ORDER.COMPLETED"'),
     });
     expect(tampered.body).toEqual({ error: 'invalid webhook signature' });
     await watch();
     expect(await balances(t, user.key)).toEqual({ USD: 8, USDC: 0 });
+  });
+
+  it('refuses a webhook failing a cheap check with 400 before asking PayPal to verify it, and changes nothing', async () => {
+    const { user, topup } = await usdTopup(7);
+    t.stack.rails.paypal.dropWebhooks(true);
+    await payerPresses(topup, 'approve');
+    // A genuine delivery captured on the way (not sent to the service): its headers and body.
+    t.stack.rails.paypal.dropWebhooks(false);
+    t.stack.rails.paypal.setWebhookUrl('http://127.0.0.1:1/nowhere');
+    const genuine = await t.stack.rails.paypal.resendWebhook(orderIdOf(topup));
+    t.stack.rails.paypal.setWebhookUrl(`${t.stack.url}/api/v1/paypal/webhooks`);
+    const { 'content-type': _, ...signed } = genuine?.headers ?? {};
+    const body = genuine?.body ?? '';
+    const minutes = (n: number) => new Date(Date.now() + n * 60_000).toISOString();
+    const without = (name: string) => Object.fromEntries(Object.entries(signed).filter(([k]) => k !== name));
+    const cases: [string, Record<string, string>, string][] = [
+      ...['paypal-transmission-id', 'paypal-transmission-time', 'paypal-transmission-sig', 'paypal-cert-url', 'paypal-auth-algo'].map(
+        (name): [string, Record<string, string>, string] => [`no ${name}`, without(name), `missing ${name} header`],
+      ),
+      ...[
+        'http://api.sandbox.paypal.com/v1/notifications/certs/CERT-1',
+        'https://evil.example.com/v1/notifications/certs/CERT-1',
+        'https://api.sandbox.paypal.com.evil.example.com/v1/notifications/certs/CERT-1',
+        'https://user@api.paypal.com/v1/notifications/certs/CERT-1',
+        'https://api.paypal.com:8443/v1/notifications/certs/CERT-1',
+        'https://api.paypal.com/somewhere/else.pem',
+        'not a url',
+      ].map((url): [string, Record<string, string>, string] => [
+        `cert ${url}`,
+        { ...signed, 'paypal-cert-url': url },
+        'paypal-cert-url is not a PayPal certificate URL',
+      ]),
+      ['sent 6 minutes ago', { ...signed, 'paypal-transmission-time': minutes(-6) }, 'paypal-transmission-time is not within 5 minutes'],
+      ['sent 6 minutes ahead', { ...signed, 'paypal-transmission-time': minutes(6) }, 'paypal-transmission-time is not within 5 minutes'],
+      ['time not a time', { ...signed, 'paypal-transmission-time': 'yesterday' }, 'paypal-transmission-time is not within 5 minutes'],
+      ['id too long', { ...signed, 'paypal-transmission-id': 'x'.repeat(200) }, 'invalid paypal-transmission-id header'],
+    ];
+    const verifies = t.stack.rails.paypal.verifyRequests();
+    const captures = t.stack.rails.paypal.captureRequests();
+    for (const [what, headers, message] of cases) {
+      const res = await t.call('POST', '/api/v1/paypal/webhooks', { headers, raw: body });
+      expect([what, res.status, res.body]).toEqual([what, 400, { error: message }]);
+    }
+    expect(t.stack.rails.paypal.verifyRequests()).toBe(verifies);
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('PENDING');
+    expect(t.stack.rails.paypal.captureRequests()).toBe(captures);
+
+    // The genuine one passes them and is verified once; the same transmission again is refused unasked.
+    const first = await t.call('POST', '/api/v1/paypal/webhooks', { headers: signed, raw: body });
+    expect([first.status, first.body]).toEqual([200, { received: true }]);
+    expect(t.stack.rails.paypal.verifyRequests()).toBe(verifies + 1);
+    expect(await balances(t, user.key)).toEqual({ USD: 7, USDC: 0 });
+    const again = await t.call('POST', '/api/v1/paypal/webhooks', { headers: signed, raw: body });
+    expect([again.status, again.body]).toEqual([400, { error: 'paypal-transmission-id was already received' }]);
+    expect(t.stack.rails.paypal.verifyRequests()).toBe(verifies + 1);
   });
 
   it('a declined order ends EXPIRED with nothing credited', async () => {

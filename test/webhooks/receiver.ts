@@ -26,6 +26,8 @@ export interface Receiver {
 export async function startReceiver(path = '/hook'): Promise<Receiver> {
   const received: Received[] = [];
   const waiters: { match: (r: Received) => boolean; resolve: (r: Received) => void }[] = [];
+  // Answers still waiting out `delayMs`: cleared on stop, so a hung receiver keeps nothing alive.
+  const pending = new Set<NodeJS.Timeout>();
   let server: Server;
   const receiver: Receiver = {
     url: '',
@@ -48,6 +50,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     },
     stop: () =>
       new Promise<void>((resolve) => {
+        for (const timer of pending) clearTimeout(timer);
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -65,10 +68,12 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
         }
       }
       const status = receiver.script.shift() ?? 200;
-      setTimeout(() => {
+      const timer = setTimeout(() => {
+        pending.delete(timer);
         res.writeHead(status, { 'content-type': 'text/plain' });
         res.end(status < 300 ? 'ok' : 'nope');
       }, receiver.delayMs);
+      pending.add(timer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -4,11 +4,12 @@
  * SQS, and real receivers on 127.0.0.1. Deliveries are verified with the `standardwebhooks`
  * package, as a receiver would.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { config } from '../../functions/config';
 import { hashKey } from '../../functions/core/keys';
 import { db } from '../../functions/store/client';
+import { storedEvents } from '../../functions/store/outbox';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
@@ -77,6 +78,17 @@ async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, timeoutMs
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A 1 USD charge by this agent (201): its `charge.succeeded` goes to the agent's endpoints. */
+async function chargeBy(agent: { key: string }): Promise<string> {
+  const user = await t.fundedUser({ USD: 5 });
+  const res = await t.call<{ id: string }>('POST', '/api/v1/agents/charges', {
+    headers: { ...agentHeaders(agent.key), 'x-user-key': user.key, 'idempotency-key': `wh-charge-${user.id}` },
+    raw: '{"amount":1,"currency":"USD"}',
+  });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
 
 describe('registering endpoints', () => {
   it('shows the whsec_ secret once, lists endpoints without it, and deletes them', async () => {
@@ -150,18 +162,73 @@ describe('registering endpoints', () => {
     expect((await agentWebhook(agent.key, { url: receiver.url })).id).toMatch(/^wh_/);
   });
 
-  it('lets a disabled agent register an endpoint (to hear agent.enabled), but not an unknown key', async () => {
+  it('refuses a disabled agent on every webhook route (401 invalid or disabled agent key) and registers or sends nothing', async () => {
     const reg = await t.call<{ apiKey: string; agentId: string }>('POST', '/api/v1/agents/register', {
       body: { name: `wh-disabled-${Date.now()}`, email: 'dev@example.com', website: 'https://example.com' },
     });
+    const headers = agentHeaders(reg.body.apiKey);
+    const fakeId = 'wh_01jhx3k6v1f8q2n7c9m4p5r6s7';
+    const calls = [
+      ['POST', '/api/v1/agents/webhooks', { url: receiver.url }],
+      ['GET', '/api/v1/agents/webhooks', undefined],
+      ['DELETE', `/api/v1/agents/webhooks/${fakeId}`, undefined],
+      ['GET', `/api/v1/agents/webhooks/${fakeId}/deliveries`, undefined],
+      ['POST', `/api/v1/agents/webhooks/${fakeId}/test`, undefined],
+    ] as const;
+    for (const key of [reg.body.apiKey, 'ag_live_unknownunknownunknown']) {
+      for (const [method, path, body] of calls) {
+        const res = await t.call(method, path, { headers: agentHeaders(key), ...(body ? { body } : {}) });
+        expect([method, path, res.status, res.body]).toEqual([method, path, 401, { error: 'invalid or disabled agent key' }]);
+      }
+    }
+    // Enabled, it registers an endpoint and sees none from before.
+    await t.call('PATCH', `/api/v1/admin/agents/${reg.body.agentId}`, { headers: t.admin, body: { enabled: true } });
+    const list = await t.call<{ webhooks: unknown[] }>('GET', '/api/v1/agents/webhooks', { headers });
+    expect(list.body.webhooks).toEqual([]);
     const created = await agentWebhook(reg.body.apiKey, { url: receiver.url, events: ['agent.enabled'] });
+    // Disabled again, its endpoint stays but cannot be pinged; re-enabled, the endpoint hears agent.enabled.
+    await t.call('PATCH', `/api/v1/admin/agents/${reg.body.agentId}`, { headers: t.admin, body: { enabled: false } });
+    const ping = await t.call('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers });
+    expect([ping.status, ping.body]).toEqual([401, { error: 'invalid or disabled agent key' }]);
     await t.call('PATCH', `/api/v1/admin/agents/${reg.body.agentId}`, { headers: t.admin, body: { enabled: true } });
     const got = await receiver.waitFor((r) => eventOf(r).type === 'agent.enabled');
     expect(eventOf(got).data).toMatchObject({ id: reg.body.agentId, enabled: true });
     new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>);
-    const bad = await t.call('GET', '/api/v1/agents/webhooks', { headers: agentHeaders('ag_live_unknownunknownunknown') });
-    expect(bad.status).toBe(401);
-    expect(bad.body).toEqual({ error: 'invalid agent key' });
+    expect(receiver.received.map((r) => eventOf(r).type)).toEqual(['agent.enabled']);
+  });
+});
+
+describe('test pings', () => {
+  /** Every ping event the outbox holds for this endpoint (the table is this file's own). */
+  async function queuedPings(webhookId: string): Promise<string[]> {
+    const all = await db().send(new ScanCommand({ TableName: config().TABLE_NAME, ConsistentRead: true }));
+    return (all.Items ?? []).flatMap((item) =>
+      storedEvents(item)
+        .filter((e) => e.webhookId === webhookId)
+        .map((e) => e.id),
+    );
+  }
+
+  it('allows 5 test pings a minute per endpoint: the 6th is 429 too many test events with Retry-After and queues nothing', async () => {
+    const agent = await t.enabledAgent();
+    const one = await agentWebhook(agent.key, { url: `${receiver.url}/one` });
+    const two = await agentWebhook(agent.key, { url: `${receiver.url}/two` });
+    const test = (id: string) =>
+      t.call<{ id: string; error?: string }>('POST', `/api/v1/agents/webhooks/${id}/test`, { headers: agentHeaders(agent.key) });
+    const accepted: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await test(one.id);
+      expect(res.status).toBe(202);
+      accepted.push(res.body.id);
+    }
+    const refused = await t.call('POST', `/api/v1/agents/webhooks/${one.id}/test`, { headers: agentHeaders(agent.key) });
+    expect([refused.status, refused.body]).toEqual([429, { error: 'too many test events' }]);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // Another endpoint has its own allowance.
+    expect((await test(two.id)).status).toBe(202);
+    expect((await queuedPings(one.id)).sort()).toEqual([...accepted].sort());
   });
 });
 
@@ -231,13 +298,15 @@ describe('delivery', () => {
 
   it('retries a receiver that fails 3 times, then delivers exactly once more', async () => {
     const agent = await t.enabledAgent();
-    const created = await agentWebhook(agent.key, { url: receiver.url });
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
     receiver.script = [500, 503, 502];
-    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
-    await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id && receiver.received.length >= 4, 15_000);
+    await chargeBy(agent);
+    await receiver.waitFor(() => receiver.received.length >= 4, 15_000);
     await sleep(2_500);
-    const got = receiver.received.filter((r) => r.headers['webhook-id'] === ping.body.id);
+    const eventId = receiver.received[0]?.headers['webhook-id'];
+    const got = receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
     expect(got).toHaveLength(4);
+    expect(receiver.received).toHaveLength(4);
     // Every attempt is signed afresh and verifies.
     for (const r of got) new Webhook(created.secret).verify(r.body, r.headers as Record<string, string>);
     const list = await deliveries(agent.key, created.id);
@@ -251,9 +320,9 @@ describe('delivery', () => {
 
   it('marks a delivery dead after its last attempt, visible in the deliveries list', async () => {
     const agent = await t.enabledAgent();
-    const created = await agentWebhook(agent.key, { url: receiver.url });
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
     receiver.script = [500, 500, 500, 500, 500, 500];
-    await t.call('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    await chargeBy(agent);
     const list = await until(
       () => deliveries(agent.key, created.id),
       (d) => d[0]?.status === 'dead',
@@ -265,20 +334,72 @@ describe('delivery', () => {
 
   it('treats a receiver that times out like a failure: retried, nothing else changes', async () => {
     const agent = await t.enabledAgent();
-    const created = await agentWebhook(agent.key, { url: receiver.url });
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
     receiver.delayMs = 1_500;
-    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    await chargeBy(agent);
     const first = await until(
       () => deliveries(agent.key, created.id),
       (d) => d.length > 0,
     );
-    expect(first[0]).toMatchObject({ eventId: ping.body.id, status: 'failed', statusCode: null, error: 'timed out after 1000 ms' });
+    expect(first[0]).toMatchObject({ type: 'charge.succeeded', status: 'failed', statusCode: null, error: 'timed out after 1000 ms' });
     receiver.delayMs = 0;
     const done = await until(
       () => deliveries(agent.key, created.id),
       (d) => d[0]?.status === 'succeeded',
     );
     expect(done[0]?.status).toBe('succeeded');
+  });
+
+  it('tries a test ping once: a failing receiver gets one attempt, recorded dead, never retried', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url });
+    receiver.script = [500, 500, 500];
+    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    const list = await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.length > 0,
+    );
+    expect(list[0]).toMatchObject({ eventId: ping.body.id, type: 'ping', attempt: 1, status: 'dead', statusCode: 500 });
+    // Well past the first retry's time (schedule 1 s, visibility 2 s): still one attempt.
+    await sleep(3_500);
+    expect(receiver.received).toHaveLength(1);
+    expect(await deliveries(agent.key, created.id)).toHaveLength(1);
+  });
+
+  it('backs an endpoint off after 5 consecutive failures: its deliveries are held, not sent, until a ping succeeds', async () => {
+    const agent = await t.enabledAgent();
+    const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
+    receiver.script = Array<number>(20).fill(500);
+    await Promise.all(Array.from({ length: 5 }, () => chargeBy(agent)));
+    // Their retries (1 s later) find the endpoint backed off: recorded, not sent.
+    const held = await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.filter((x) => x.error?.startsWith('not sent: endpoint backed off')).length >= 5,
+      15_000,
+    );
+    expect(held.filter((x) => x.statusCode === 500)).toHaveLength(5);
+    expect(held.find((x) => x.error?.startsWith('not sent'))).toMatchObject({ status: 'failed', statusCode: null, attempt: 2 });
+    expect(receiver.received).toHaveLength(5);
+    // A new event waits too.
+    const charge = await chargeBy(agent);
+    await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.some((x) => x.attempt === 1 && x.error?.startsWith('not sent')),
+    );
+    expect(receiver.received).toHaveLength(5);
+    // The owner fixes the receiver and pings (a ping is always sent): the breaker closes, events flow again.
+    receiver.script = [];
+    const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
+    await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id);
+    await until(
+      () => deliveries(agent.key, created.id),
+      (d) => d.some((x) => x.type === 'ping' && x.status === 'succeeded'),
+    );
+    const after = await chargeBy(agent);
+    const next = await receiver.waitFor((r) => eventOf(r).data.id === after, 5_000);
+    expect(eventOf(next).type).toBe('charge.succeeded');
+    // The one held before is still held (until its back-off ends), not lost.
+    expect(receiver.received.some((r) => eventOf(r).data.id === charge)).toBe(false);
   });
 
   it('loses nothing when the worker dies after sending but before recording (same webhook-id again)', async () => {

@@ -10,8 +10,8 @@ import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
 import { TOOLS } from '../../mcp/tools';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
-import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
-import { WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
+import { INVALID_WEBHOOK, REPLAYED_WEBHOOK } from '../../use-cases/paypal-webhook';
+import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
 import {
   captureChargeSchema,
   createChargeSchema,
@@ -42,6 +42,7 @@ import {
   errorBody,
   healthBody,
   jsonRpcMessage,
+  jsonRpcMessages,
   meBody,
   openApiDocumentBody,
   payoutBody,
@@ -266,9 +267,7 @@ const EXAMPLE_BALANCES = { USD: 25.5, USDC: 0 };
 function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> {
   const security: OperationDoc['security'] = [[who === 'agent' ? 'agentKey' : 'userKey']];
   const unauthorized =
-    who === 'agent'
-      ? errors('The agent key is missing or unknown (a disabled agent may manage its webhooks).', [AUTH_MESSAGES.webhooks])
-      : USER_401;
+    who === 'agent' ? errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.webhooks]) : USER_401;
   const types = who === 'agent' ? AGENT_EVENT_TYPES : USER_EVENT_TYPES;
   const notFound = errors("No such endpoint, or another owner's.", [WEBHOOK_NOT_FOUND]);
   const example = {
@@ -355,7 +354,10 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
     },
     [`${who}-webhooks-test`]: {
       summary: `Send a test ping to an endpoint (${who})`,
-      description: 'Queues a `ping` event for this endpoint only; it travels the same signed, retried path as every event.',
+      description:
+        'Queues a `ping` event for this endpoint only; it travels the same signed path as every event but is tried once, ' +
+        'never retried: the attempt shows in the deliveries list (`dead` if it failed). At most 5 per endpoint a minute ' +
+        '(the minute starts at the first ping).',
       tag: 'Webhooks',
       security,
       pathParams: idParam,
@@ -368,6 +370,7 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
         }),
         401: unauthorized,
         404: notFound,
+        429: errors('The endpoint had 5 test pings this minute; nothing was queued.', [TEST_EVENT_LIMIT_MESSAGE], ['Retry-After']),
         503: BUSY,
       },
     },
@@ -954,14 +957,24 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'paypal-webhook': {
     summary: "PayPal's webhook (CHECKOUT.ORDER.APPROVED)",
     description:
-      "Called by PayPal, not by clients. Believed only after PayPal's verify-webhook-signature answers SUCCESS for the " +
-      'configured webhook id; then the order is read from PayPal, captured (idempotently) and credited once per capture id. ' +
-      'A replayed webhook changes nothing. Any 2xx stops PayPal retrying; 503 asks it to retry.',
+      'Called by PayPal, not by clients. Cheap checks first, each a 400 before PayPal is asked anything: the five ' +
+      "paypal-* transmission headers present, paypal-cert-url on PayPal's API hosts (https, /v1/notifications/certs/), " +
+      'paypal-transmission-time within 5 minutes, paypal-transmission-id not received before. Then believed only after ' +
+      "PayPal's verify-webhook-signature answers SUCCESS for the configured webhook id; then the order is read from PayPal, " +
+      'captured (idempotently) and credited once per capture id. Any 2xx stops PayPal retrying; 503 asks it to retry.',
     tag: 'Users',
     security: [],
     responses: {
       200: ok('Received (and acted on, when it concerns a PENDING top-up).', webhookReceivedBody, { received: true }),
-      400: errors('Not a verified PayPal webhook; nothing changed.', ['invalid json body', INVALID_WEBHOOK]),
+      400: errors('Not a fresh, verified PayPal webhook; nothing changed.', [
+        'invalid json body',
+        'missing paypal-transmission-id header',
+        'invalid paypal-transmission-id header',
+        'paypal-cert-url is not a PayPal certificate URL',
+        'paypal-transmission-time is not within 5 minutes',
+        REPLAYED_WEBHOOK,
+        INVALID_WEBHOOK,
+      ]),
       503: errors(
         'PayPal or DynamoDB could not be reached; PayPal retries.',
         ['payment provider unavailable, retry later', 'service busy, retry later'],
@@ -1090,16 +1103,18 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description:
       `The Model Context Protocol endpoint for agents: tools ${TOOLS.map((t) => t.name).join(', ')}. ` +
       'Send JSON-RPC with `Accept: application/json, text/event-stream`; answers are JSON (no SSE, no session). The agent ' +
-      "key is checked before any tool runs; tool failures come back as tool results with isError and the API's message.",
+      "key is checked before any tool runs; tool failures come back as tool results with isError and the API's message. " +
+      'A batch holds at most 10 messages (more is a JSON-RPC error, and none runs); a malformed Host header is a 400 ' +
+      'before anything else.',
     tag: 'MCP',
     security: [['agentKey'], ['agentBearer']],
     body: {
-      name: 'JsonRpcMessage',
-      schema: jsonRpcMessage,
+      name: 'JsonRpcMessages',
+      schema: jsonRpcMessages,
       example: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_balance', arguments: {} } },
     },
     responses: {
-      200: ok('The JSON-RPC response.', jsonRpcMessage, {
+      200: ok('The JSON-RPC response (an array of them for a batch).', jsonRpcMessages, {
         jsonrpc: '2.0',
         id: 1,
         result: {
@@ -1108,7 +1123,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         },
       }),
       202: { description: 'A notification or response was accepted (no body).' },
-      400: { description: 'Not a valid JSON-RPC message (a JSON-RPC error object).', schema: jsonRpcMessage },
+      400: {
+        description:
+          'Not a valid JSON-RPC message, a batch of more than 10, or a malformed Host header (a JSON-RPC error object, code -32600).',
+        schema: jsonRpcMessage,
+      },
       401: errors('The agent key is missing, unknown or disabled.', [MCP_AUTH_MESSAGE]),
       406: { description: 'The Accept header does not allow application/json and text/event-stream.', schema: jsonRpcMessage },
       413: BODY_ERRORS[413],

@@ -249,6 +249,13 @@ export const jsonRpcMessage = component(
     .looseObject({ jsonrpc: z.literal('2.0') })
     .meta({ description: 'A JSON-RPC 2.0 request, notification or response (https://modelcontextprotocol.io).' }),
 );
+/** One message, or a batch of at most 10 (functions/mcp/remote.ts MAX_MESSAGES_PER_REQUEST). */
+export const jsonRpcMessages = component(
+  'JsonRpcMessages',
+  z.union([jsonRpcMessage, z.array(jsonRpcMessage).min(1).max(10)]).meta({
+    description: 'One JSON-RPC message, or a batch (an array) of at most 10; a batch is answered with an array.',
+  }),
+);
 
 // Top-ups (docs/topups.md).
 const topupCommon = {
@@ -346,7 +353,7 @@ export const webhookDeliveryBody = component(
     attempt: z.number().int().min(1).meta({ description: 'Which attempt at this event this was (1 = first).' }),
     status: z.enum(['succeeded', 'failed', 'dead']).meta({
       description:
-        'succeeded: a 2xx within 10 s. failed: another attempt is scheduled (nextAttemptAt). dead: the last attempt failed; no more.',
+        'succeeded: a 2xx within 5 s. failed: another attempt is scheduled (nextAttemptAt); `not sent` in error when the endpoint was backed off. dead: the last attempt failed; no more.',
     }),
     statusCode: z.number().int().nullable().meta({ description: "The receiver's HTTP status; null when none (timeout, refused)." }),
     error: z.string().nullable().meta({ description: 'Why the attempt failed; null when it succeeded.' }),

@@ -1,0 +1,42 @@
+/**
+ * PayPal webhook transmissions already received: one small TTL'd item per `paypal-transmission-id`,
+ * claimed with a conditional put before PayPal is asked to verify the webhook, so a replayed
+ * transmission is refused without a call to PayPal. The claim is released when the webhook turns
+ * out not to be verified or could not be handled (PayPal retries then), so a refusal leaves nothing.
+ * Items outlive the 5-minute freshness window by far; TTL removes them after a day.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { db } from './client';
+import { keys } from './table';
+
+const TRANSMISSION_TTL_SECONDS = 86_400;
+
+/** True when this transmission id had not been received (it is now recorded). */
+export async function claimTransmission(transmissionId: string, now: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: config().TABLE_NAME,
+        Item: {
+          ...keys.paypalTransmission(transmissionId),
+          type: 'PaypalTransmission',
+          receivedAt: now.toISOString(),
+          ttl: Math.floor(now.getTime() / 1000) + TRANSMISSION_TTL_SECONDS,
+        },
+        // Seen before (and not released): a replay.
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Forgets a claimed transmission (it was refused or not handled; PayPal may send it again). */
+export async function releaseTransmission(transmissionId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.paypalTransmission(transmissionId) }));
+}
