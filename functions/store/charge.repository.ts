@@ -14,7 +14,7 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import type { Charge, ChargeStatus, PendingReason } from '../core/charges';
+import { type Charge, type ChargeStatus, countedOf, type PendingReason, type SpendCounted } from '../core/charges';
 import {
   BalanceLimitError,
   ChargeAwaitsApprovalError,
@@ -33,10 +33,11 @@ import { idempotencyPut } from './idempotency.repository';
 import { readMinor } from './numbers';
 import { withOutbox } from './outbox';
 import {
-  ASSUME_COUNTED,
+  assumeCounted,
   type ChargeBasis,
   chargeRefusal,
   chargeUserUpdate,
+  countedBy,
   payerStateOf,
   type ReleaseBasis,
   releaseBasis,
@@ -63,10 +64,11 @@ export const PENDING_EXPIRY_PK = 'PENDING_EXPIRY';
  * answer), AgentDisabledError, then what the user's item says (UserKeyRevokedError,
  * PayerStateChangedError to retry, SpendingLimitError, InsufficientFundsError), or
  * BalanceLimitError when the agent's shard is at its cap. `events` (use-cases/events.ts) are
- * written in the same transaction, last.
+ * written in the same transaction, last. The charge and its marker keep which counters it was
+ * added to (`Charge.counted`), for whatever gives its hold back.
  */
 export async function commitCharge(
-  charge: Charge,
+  made: Charge,
   agentKeyHash: string,
   basis: ChargeBasis,
   idem: IdempotencyWrite,
@@ -74,6 +76,7 @@ export async function commitCharge(
   events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   const table = config().TABLE_NAME;
+  const charge: Charge = { ...made, counted: countedBy(basis, now) };
   const items: TransactItem[] = [
     {
       Update: {
@@ -167,6 +170,8 @@ export interface PendingCharge {
   idempotencyKey?: string;
   description?: string;
   agentName?: string;
+  /** The spend counters that counted it; absent on markers written before they were recorded (`countedOf`). */
+  counted?: SpendCounted;
 }
 
 /** The pending view of a PENDING charge read from its own item (capture and release start there). */
@@ -185,6 +190,7 @@ export function pendingOf(charge: Charge): PendingCharge {
     idempotencyKey: charge.idempotencyKey,
     description: charge.description,
     ...(charge.agentName !== undefined ? { agentName: charge.agentName } : {}),
+    ...(charge.counted !== undefined ? { counted: charge.counted } : {}),
   };
 }
 
@@ -208,6 +214,7 @@ export function chargeOfPending(pending: PendingCharge): Charge | undefined {
     pendingReason: pending.pendingReason,
     expiresAt: pending.expiresAt,
     ...(pending.holdSeconds !== undefined ? { holdSeconds: pending.holdSeconds, authorizedAmount: pending.amount } : {}),
+    ...(pending.counted !== undefined ? { counted: pending.counted } : {}),
   };
 }
 
@@ -273,6 +280,7 @@ function toPendingCharge(item: Record<string, unknown>): PendingCharge {
     ...optionalString(item, 'idempotencyKey'),
     ...optionalString(item, 'description'),
     ...optionalString(item, 'agentName'),
+    ...optionalCounted(item),
   };
 }
 
@@ -342,12 +350,13 @@ export async function settlePending(
   extra: TransactItem[] = [],
   events: readonly OutboxEvent[] = [],
 ): Promise<Charge | undefined> {
-  let basis: ReleaseBasis = ASSUME_COUNTED;
+  const counted = countedOf(pending);
+  let basis: ReleaseBasis = assumeCounted(counted);
   const o = extra.length;
   // Two rounds at most: the second with the spend periods the user's item showed.
   for (let round = 0; round < 2; round++) {
     try {
-      await transactWrite(withOutbox([...extra, ...settleItems(pending, settlement, basis, now)], events, now));
+      await transactWrite(withOutbox([...extra, ...settleItems(pending, settlement, counted, basis, now)], events, now));
       if (!readBack) return;
       const after = await getCharge(pending.agentId, pending.chargeId);
       if (!after) throw new Error(`charge ${pending.chargeId} vanished after settling`);
@@ -359,7 +368,7 @@ export async function settlePending(
       if (error.failed.includes(o + 1) && returnedOf(pending, settlement) > 0) {
         const old = error.oldItems.get(o + 1);
         if (!old) throw error;
-        basis = releaseBasis(old, pending);
+        basis = releaseBasis(old, { ...pending, counted }, returnedOf(pending, settlement));
         continue;
       }
       throw error;
@@ -396,7 +405,13 @@ function actsOn(settlement: Settlement): PendingReason | undefined {
   return settlement.awaiting;
 }
 
-function settleItems(pending: PendingCharge, settlement: Settlement, basis: ReleaseBasis, now: Date): TransactItem[] {
+function settleItems(
+  pending: PendingCharge,
+  settlement: Settlement,
+  counted: SpendCounted,
+  basis: ReleaseBasis,
+  now: Date,
+): TransactItem[] {
   const table = config().TABLE_NAME;
   const chargeKey = keys.charge(pending.agentId, pending.chargeId);
   const nowIso = now.toISOString();
@@ -476,7 +491,7 @@ function settleItems(pending: PendingCharge, settlement: Settlement, basis: Rele
     Update: {
       TableName: table,
       Key: keys.user(pending.userId),
-      ...releaseUserUpdate(pending, basis, returned),
+      ...releaseUserUpdate({ ...pending, counted }, basis, returned),
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
@@ -595,7 +610,16 @@ export function toCharge(item: Record<string, unknown>): Charge {
     ...optionalNumber(item, 'holdSeconds'),
     ...optionalNumber(item, 'authorizedAmount'),
     ...optionalNumber(item, 'refundedAmount'),
+    ...optionalCounted(item),
   };
+}
+
+/** The `counted` record of an item, when it has a well-formed one (older items have none). */
+function optionalCounted(item: Record<string, unknown>): { counted?: SpendCounted } {
+  const c = item.counted as Partial<SpendCounted> | undefined;
+  if (c === null || typeof c !== 'object') return {};
+  if (typeof c.day !== 'string' || typeof c.month !== 'string' || typeof c.agent !== 'boolean') return {};
+  return { counted: { day: c.day, month: c.month, agent: c.agent } };
 }
 
 const optionalNumber = <K extends string>(item: Record<string, unknown>, name: K) =>
