@@ -39,9 +39,10 @@ const USER = 3;
 
 /**
  * Captures (`{kind: 'capture'}`) or releases (`{kind: 'return'}`) the PENDING hold `charge` as it
- * was read, with its idempotency record and the agent's kill switch in the same transaction.
- * Throws IdempotencyRecordExistsError, AgentDisabledError, or what `settlePending` throws
- * (ChargeNotPendingError, ChargeAwaitsApprovalError).
+ * was read, with its idempotency record and the agent's kill switch in the same transaction; it
+ * commits only from that state, so the charge it leaves is `charge` settled. Throws
+ * IdempotencyRecordExistsError, AgentDisabledError, or what `settlePending` throws
+ * (ChargeNotPendingError, ChargeAwaitsApprovalError, StaleReadError: read again).
  */
 export async function commitSettlement(
   charge: Charge,
@@ -52,7 +53,10 @@ export async function commitSettlement(
   events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   try {
-    await settlePending(pendingOf(charge), settlement, now, false, [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)], events);
+    await settlePending(pendingOf(charge), settlement, now, {
+      extra: [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)],
+      events,
+    });
   } catch (error) {
     const refused = agentMovementFailure(error, { idempotency: IDEMPOTENCY, agentCheck: AGENT_CHECK }, now);
     if (refused) throw refused;
