@@ -6,9 +6,12 @@
  * same earned money; key rotation vs charges; and TransactionConflict / a lost answer on capture
  * and refund.
  */
+import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import { hashKey } from '../../functions/core/keys';
+import { readAgentLedger } from '../../functions/store/balance.repository';
 import { db } from '../../functions/store/client';
+import { keys } from '../../functions/store/table';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { captureCharge, refundCharge } from '../../functions/use-cases/lifecycle';
 import { inject, transactionConflict } from '../faults/inject';
@@ -222,6 +225,147 @@ describe('settlement races: a 200 shows the state its own transition produced, a
       expect(await chargeOf(agent.key, id)).toEqual(results[winner].body);
       const paid = winner === 'capture' ? 15 : 0;
       expect([await balances(user.id), await held(user.key), await earned(agent.key)]).toEqual([50 - paid, 0, paid]);
+    }
+  });
+});
+
+describe('refunds from sharded earnings: a debit the agent covers in all is never refused for one shard, and the refundable check wins', () => {
+  const table = () => config().TABLE_NAME;
+  const shardPk = (agentId: string, shard: number) => keys.agentBalanceShard(agentId, shard).PK;
+  type Item = Record<string, unknown>;
+  const itemsOf = (output: unknown) => ((output as { Responses?: Record<string, Item[]> }).Responses?.[table()] ?? []) as Item[];
+  const withItems = (output: unknown, items: Item[]) => ({
+    ...(output as object),
+    Responses: { [table()]: items },
+    UnprocessedKeys: {},
+  });
+  /** The same BatchGetItem again, now (the interleaving lets it through). */
+  const readAgain = async (input: Record<string, unknown>) =>
+    db().send(new BatchGetCommand({ RequestItems: (input as { RequestItems: BatchGetCommand['input']['RequestItems'] }).RequestItems }));
+
+  /**
+   * Moves the agent's USD between shards, its total unchanged at every instant (one transaction,
+   * each shard conditioned on what was read): what a charge crediting one shard and a withdrawal
+   * debiting another amount to, without either. `to`: the USD of each shard, in minor units.
+   */
+  async function rebalance(agentId: string, to: number[]): Promise<void> {
+    const ledger = await readAgentLedger(agentId);
+    const from = Array.from({ length: config().BALANCE_SHARDS }, (_, i) => ledger.shards.find((x) => x.shard === i)?.balances.USD ?? 0);
+    expect(to.reduce((a, b) => a + b, 0)).toBe(ledger.balances.USD);
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: from.flatMap((was, shard) =>
+          (to[shard] ?? 0) === was
+            ? []
+            : [
+                {
+                  Update: {
+                    TableName: table(),
+                    Key: keys.agentBalanceShard(agentId, shard),
+                    UpdateExpression: 'SET USD = :to, agentId = :agent, #type = :type',
+                    ConditionExpression: was === 0 ? 'attribute_not_exists(USD) OR USD = :zero' : 'USD = :was',
+                    ExpressionAttributeNames: { '#type': 'type' },
+                    ExpressionAttributeValues: {
+                      ':to': to[shard] ?? 0,
+                      ':agent': agentId,
+                      ':type': 'AgentBalanceShard',
+                      ...(was === 0 ? { ':zero': 0 } : { ':was': was }),
+                    },
+                  },
+                },
+              ],
+        ),
+      }),
+    );
+  }
+  const shardHolding = async (agentId: string) => (await readAgentLedger(agentId)).shards.find((x) => x.balances.USD > 0)?.shard as number;
+
+  it('a refund whose read caught the charge before a concurrent full refund and the shards after: 400 exceeds refundable, not 402', async () => {
+    const user = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const charged = await create(agent.key, user.key, { amount: 10 });
+    let full: Awaited<ReturnType<typeof act>> | undefined;
+    // A BatchGetItem reads its items one by one: the charge before the other refund, the shards after it.
+    const between = afterCommand({
+      command: 'BatchGetItemCommand',
+      match: (input) => inputText(input).includes(charged.body.id),
+      between: async () => {
+        full = await act(agent.key, charged.body.id, 'refund');
+      },
+      answer: async (before, input) => {
+        const after = itemsOf(await readAgain(input));
+        return withItems(before, [
+          ...itemsOf(before).filter((i) => String(i.PK).startsWith('CHARGES#')),
+          ...after.filter((i) => !String(i.PK).startsWith('CHARGES#')),
+        ]);
+      },
+    });
+    const late = await act(agent.key, charged.body.id, 'refund', { amount: 1 }).finally(() => between.remove());
+    expect(between.fired()).toBe(true);
+    expect([full?.status, full?.body.refundedAmount]).toEqual([200, 10]);
+    expect([late.status, late.body]).toEqual([400, { error: 'amount exceeds refundable amount' }]);
+    expect([await balances(user.id), await earned(agent.key)]).toEqual([10, 0]);
+  });
+
+  it('a refund the shards cover together, read while money moved from one shard to another: 200, not 402', async () => {
+    const user = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const charged = await create(agent.key, user.key, { amount: 10 });
+    const from = await shardHolding(agent.id);
+    const to = (from + 1) % config().BALANCE_SHARDS;
+    // The read sees `to` before the move and `from` after it: 0 in all, though the agent held 10.00 throughout.
+    const between = afterCommand({
+      command: 'BatchGetItemCommand',
+      match: (input) => inputText(input).includes(charged.body.id),
+      between: () =>
+        rebalance(
+          agent.id,
+          Array.from({ length: config().BALANCE_SHARDS }, (_, i) => (i === to ? 1000 : 0)),
+        ),
+      answer: async (before, input) => {
+        const after = itemsOf(await readAgain(input));
+        return withItems(before, [
+          ...after.filter((i) => i.PK !== shardPk(agent.id, to)),
+          ...itemsOf(before).filter((i) => i.PK === shardPk(agent.id, to)),
+        ]);
+      },
+    });
+    const refund = await act(agent.key, charged.body.id, 'refund', { amount: 8 }).finally(() => between.remove());
+    expect(between.fired()).toBe(true);
+    expect([refund.status, refund.body.refundedAmount]).toEqual([200, 8]);
+    expect([await balances(user.id), await earned(agent.key)]).toEqual([8, 2]);
+  });
+
+  it('twenty 1.00 refunds of a 10.00 charge, the agent holding 10.37 across its shards: ten 200s and ten 400s, never 402', async () => {
+    for (let round = 0; round < 3; round++) {
+      const user = await t.fundedUser({ USD: 10.37 });
+      const agent = await t.enabledAgent();
+      const charged = await create(agent.key, user.key, { amount: 10 });
+      expect((await create(agent.key, user.key, { amount: 0.37 })).status).toBe(201);
+      await rebalance(agent.id, [300, 250, 200, 150, 100, 37, 0, 0].slice(0, config().BALANCE_SHARDS));
+      const results = await Promise.all(Array.from({ length: 20 }, () => act(agent.key, charged.body.id, 'refund', { amount: 1 })));
+      const tally = (status: number) => results.filter((r) => r.status === status).length;
+      expect({ round, ok: tally(200), exceeds: tally(400), other: results.length - tally(200) - tally(400) }).toEqual({
+        round,
+        ok: 10,
+        exceeds: 10,
+        other: 0,
+      });
+      for (const r of results.filter((x) => x.status === 400)) expect(r.body).toEqual({ error: 'amount exceeds refundable amount' });
+      expect([await balances(user.id), await earned(agent.key)]).toEqual([10, 0.37]);
+    }
+  });
+
+  it('two full refunds of one charge racing: one 200, the other 400 amount exceeds refundable amount, never 402', async () => {
+    for (let round = 0; round < 25; round++) {
+      const user = await t.fundedUser({ USD: 3 });
+      const agent = await t.enabledAgent();
+      const charged = await create(agent.key, user.key, { amount: 3 });
+      const [a, b] = await Promise.all([act(agent.key, charged.body.id, 'refund'), act(agent.key, charged.body.id, 'refund')]);
+      const statuses = [a.status, b.status].sort();
+      expect({ round, statuses }).toEqual({ round, statuses: [200, 400] });
+      expect([a, b].find((r) => r.status === 400)?.body).toEqual({ error: 'amount exceeds refundable amount' });
+      expect([await balances(user.id), await earned(agent.key)]).toEqual([3, 0]);
     }
   });
 });

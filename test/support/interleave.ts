@@ -21,8 +21,11 @@ export function afterCommand(opts: {
   /** Narrows which command (its input as the document client built it). */
   match: (input: Record<string, unknown>) => boolean;
   between: () => Promise<unknown>;
-  /** Rewrites the answer the service sees (to model what a read that straddled `between` saw). */
-  answer?: (before: unknown) => Promise<unknown>;
+  /**
+   * Rewrites the answer the service sees, from the answer before `between` and the command's input
+   * (to give what a read that straddled `between` saw: some items from before, some from after).
+   */
+  answer?: (before: unknown, input: Record<string, unknown>) => Promise<unknown>;
 }): Interleaving {
   const name = `interleave-${++seq}`;
   let fired = false;
@@ -33,7 +36,7 @@ export function afterCommand(opts: {
       const out = await next(args);
       await opts.between();
       if (!opts.answer) return out;
-      return { ...out, output: (await opts.answer(out.output)) as typeof out.output };
+      return { ...out, output: (await opts.answer(out.output, args.input as Record<string, unknown>)) as typeof out.output };
     },
     { step: 'initialize', name },
   );
