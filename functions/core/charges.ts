@@ -1,5 +1,6 @@
 /** Charges: an agent's debit of a user's balance. */
 import type { Currency, Minor } from './money';
+import { periodsOf } from './policy';
 
 export type ChargeStatus = 'PENDING' | 'SUCCESS' | 'FAILED' | 'EXPIRED';
 
@@ -30,6 +31,37 @@ export interface Charge {
   authorizedAmount?: Minor;
   /** What was given back to the user by refunds, cumulative (absent: none). */
   refundedAmount?: Minor;
+  /**
+   * The payer's spend counters this charge was added to (store/payer.ts), set on every charge
+   * that moved or held money. Never shown: what giving the hold back takes off is exactly this.
+   */
+  counted?: SpendCounted;
+}
+
+/**
+ * Which of the payer's spend counters counted a charge, with their periods: the user's UTC day
+ * and month counters of its currency always, the agent's own counters of the same periods only
+ * when the payer's policy gave that agent daily/monthly limits at the time (README: an agent limit
+ * counts from when it is set). A decline, release, expiry or the uncaptured rest of a capture
+ * lowers exactly these, and only while they are still of these periods.
+ *
+ * A charge written before this record existed has none: its user counters are its createdAt's
+ * periods (every charge has always been added to them) and its agent counter is taken as not
+ * counting it (`countedOf`). That errs safe: at worst an agent's counter stays higher than its
+ * charges until the period ends, refusing sooner, never later.
+ */
+export interface SpendCounted {
+  /** UTC day (`2026-11-23`) of the user's and (with `agent`) the agent's day counters. */
+  day: string;
+  /** UTC month (`2026-11`) of the month counters. */
+  month: string;
+  /** The agent's own counters counted it too. */
+  agent: boolean;
+}
+
+/** What counted `charge`: its record, or for a charge from before the record, the safe default. */
+export function countedOf(charge: { createdAt: string; counted?: SpendCounted }): SpendCounted {
+  return charge.counted ?? { ...periodsOf(new Date(charge.createdAt)), agent: false };
 }
 
 /** The failureReason of a hold the agent released. */

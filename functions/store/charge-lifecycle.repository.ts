@@ -3,7 +3,7 @@
  * release of a hold, refunds. Each is ONE TransactWriteItems:
  *
  *   capture / release:  0. idempotency record   1. kill switch (the agent item of this key enabled)
- *                       2. the charge (PENDING, the right pendingReason, not past expiresAt)
+ *                       2. the charge (PENDING as it was read: that pendingReason and expiresAt, not past it)
  *                       3. the user's item (held → balance for what goes back; counters lowered by it)
  *                       4. the pending marker deleted   5. (capture) one shard of the agent credited
  *   refund:             0. idempotency record   1. kill switch
@@ -14,6 +14,8 @@
  *                          fails its own condition or this one: the balance never goes below zero)
  *   each, last:         the outbox item with its webhook events (store/outbox.ts)
  */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Charge } from '../core/charges';
 import { BalanceLimitError, RefundExceedsChargeError, StaleReadError } from '../core/errors';
@@ -26,6 +28,7 @@ import { agentEnabledCheck, agentMovementFailure } from './agent.repository';
 import { shardDebits } from './balance.repository';
 import { batchGetConsistent } from './batch-get';
 import { pendingOf, type Settlement, settlePending, toCharge } from './charge.repository';
+import { db } from './client';
 import { idempotencyPut } from './idempotency.repository';
 import { headroom, readMinor } from './numbers';
 import { withOutbox } from './outbox';
@@ -39,9 +42,10 @@ const USER = 3;
 
 /**
  * Captures (`{kind: 'capture'}`) or releases (`{kind: 'return'}`) the PENDING hold `charge` as it
- * was read, with its idempotency record and the agent's kill switch in the same transaction.
- * Throws IdempotencyRecordExistsError, AgentDisabledError, or what `settlePending` throws
- * (ChargeNotPendingError, ChargeAwaitsApprovalError).
+ * was read, with its idempotency record and the agent's kill switch in the same transaction; it
+ * commits only from that state, so the charge it leaves is `charge` settled. Throws
+ * IdempotencyRecordExistsError, AgentDisabledError, or what `settlePending` throws
+ * (ChargeNotPendingError, ChargeAwaitsApprovalError, StaleReadError: read again).
  */
 export async function commitSettlement(
   charge: Charge,
@@ -52,7 +56,10 @@ export async function commitSettlement(
   events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   try {
-    await settlePending(pendingOf(charge), settlement, now, false, [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)], events);
+    await settlePending(pendingOf(charge), settlement, now, {
+      extra: [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)],
+      events,
+    });
   } catch (error) {
     const refused = agentMovementFailure(error, { idempotency: IDEMPOTENCY, agentCheck: AGENT_CHECK }, now);
     if (refused) throw refused;
@@ -61,11 +68,50 @@ export async function commitSettlement(
   }
 }
 
-/** One charge of an agent and that agent's balance shards, in one strongly consistent BatchGetItem. */
-export async function readChargeAndLedger(agentId: string, chargeId: string): Promise<{ charge?: Charge; ledger: AgentLedger }> {
-  const chargeKey = keys.charge(agentId, chargeId);
-  const shardKeys = Array.from({ length: config().BALANCE_SHARDS }, (_, i) => keys.agentBalanceShard(agentId, i));
-  const items = await batchGetConsistent([chargeKey, ...shardKeys]);
+/** A charge and its agent's balance shards, as read together. */
+export interface ChargeAndLedger {
+  charge?: Charge;
+  ledger: AgentLedger;
+}
+
+const chargeAndShardKeys = (agentId: string, chargeId: string) => ({
+  chargeKey: keys.charge(agentId, chargeId),
+  shardKeys: Array.from({ length: config().BALANCE_SHARDS }, (_, i) => keys.agentBalanceShard(agentId, i)),
+});
+
+/**
+ * One charge of an agent and that agent's balance shards, in one strongly consistent
+ * BatchGetItem: the refund's one read. Each item is read on its own, so the whole is no snapshot:
+ * a refund, withdrawal or charge that commits meanwhile may show in some items and not in others
+ * (`readChargeAndLedgerSnapshot` when that matters).
+ */
+export async function readChargeAndLedger(agentId: string, chargeId: string): Promise<ChargeAndLedger> {
+  const { chargeKey, shardKeys } = chargeAndShardKeys(agentId, chargeId);
+  return chargeAndLedgerOf(chargeKey, await batchGetConsistent([chargeKey, ...shardKeys]));
+}
+
+/**
+ * The same as one serializable snapshot (TransactGetItems: every item as of one moment, no
+ * transaction half seen). Dearer (two read units per item), so only to confirm a refusal the
+ * plain read suggested. Throws StaleReadError when a transaction on these items was in flight
+ * past the SDK's retries (TransactionCanceledException): read again.
+ */
+export async function readChargeAndLedgerSnapshot(agentId: string, chargeId: string): Promise<ChargeAndLedger> {
+  const { chargeKey, shardKeys } = chargeAndShardKeys(agentId, chargeId);
+  const table = config().TABLE_NAME;
+  try {
+    const out = await db().send(
+      new TransactGetCommand({ TransactItems: [chargeKey, ...shardKeys].map((Key) => ({ Get: { TableName: table, Key } })) }),
+    );
+    const items = (out.Responses ?? []).flatMap((r) => (r.Item ? [r.Item] : []));
+    return chargeAndLedgerOf(chargeKey, items);
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) throw new StaleReadError('charge and agent balance');
+    throw error;
+  }
+}
+
+function chargeAndLedgerOf(chargeKey: { PK: string; SK: string }, items: Record<string, unknown>[]): ChargeAndLedger {
   const chargeItem = items.find((item) => item.PK === chargeKey.PK && item.SK === chargeKey.SK);
   const shards: ShardState[] = items
     .filter((item) => item !== chargeItem)

@@ -14,7 +14,7 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import type { Charge, ChargeStatus, PendingReason } from '../core/charges';
+import { type Charge, type ChargeStatus, countedOf, type PendingReason, type SpendCounted } from '../core/charges';
 import {
   BalanceLimitError,
   ChargeAwaitsApprovalError,
@@ -33,10 +33,11 @@ import { idempotencyPut } from './idempotency.repository';
 import { readMinor } from './numbers';
 import { withOutbox } from './outbox';
 import {
-  ASSUME_COUNTED,
+  assumeCounted,
   type ChargeBasis,
   chargeRefusal,
   chargeUserUpdate,
+  countedBy,
   payerStateOf,
   type ReleaseBasis,
   releaseBasis,
@@ -63,10 +64,11 @@ export const PENDING_EXPIRY_PK = INDEX_PARTITIONS.pendingExpiry.key;
  * answer), AgentDisabledError, then what the user's item says (UserKeyRevokedError,
  * PayerStateChangedError to retry, SpendingLimitError, InsufficientFundsError), or
  * BalanceLimitError when the agent's shard is at its cap. `events` (use-cases/events.ts) are
- * written in the same transaction, last.
+ * written in the same transaction, last. The charge and its marker keep which counters it was
+ * added to (`Charge.counted`), for whatever gives its hold back.
  */
 export async function commitCharge(
-  charge: Charge,
+  made: Charge,
   agentKeyHash: string,
   basis: ChargeBasis,
   idem: IdempotencyWrite,
@@ -74,6 +76,7 @@ export async function commitCharge(
   events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   const table = config().TABLE_NAME;
+  const charge: Charge = { ...made, counted: countedBy(basis, now) };
   const items: TransactItem[] = [
     {
       Update: {
@@ -167,6 +170,8 @@ export interface PendingCharge {
   idempotencyKey?: string;
   description?: string;
   agentName?: string;
+  /** The spend counters that counted it; absent on markers written before they were recorded (`countedOf`). */
+  counted?: SpendCounted;
 }
 
 /** The pending view of a PENDING charge read from its own item (capture and release start there). */
@@ -185,6 +190,7 @@ export function pendingOf(charge: Charge): PendingCharge {
     idempotencyKey: charge.idempotencyKey,
     description: charge.description,
     ...(charge.agentName !== undefined ? { agentName: charge.agentName } : {}),
+    ...(charge.counted !== undefined ? { counted: charge.counted } : {}),
   };
 }
 
@@ -208,6 +214,7 @@ export function chargeOfPending(pending: PendingCharge): Charge | undefined {
     pendingReason: pending.pendingReason,
     expiresAt: pending.expiresAt,
     ...(pending.holdSeconds !== undefined ? { holdSeconds: pending.holdSeconds, authorizedAmount: pending.amount } : {}),
+    ...(pending.counted !== undefined ? { counted: pending.counted } : {}),
   };
 }
 
@@ -273,6 +280,7 @@ function toPendingCharge(item: Record<string, unknown>): PendingCharge {
     ...optionalString(item, 'idempotencyKey'),
     ...optionalString(item, 'description'),
     ...optionalString(item, 'agentName'),
+    ...optionalCounted(item),
   };
 }
 
@@ -303,63 +311,52 @@ export type Settlement =
   /** Declined, released or expired: the hold back to the user. `awaiting`: only while it waits for that. */
   | { kind: 'return'; status: 'FAILED' | 'EXPIRED'; failureReason: string | null; awaiting?: PendingReason };
 
+/** What goes with a settlement's transaction. */
+export interface SettleOptions {
+  /**
+   * Items that go FIRST (an agent's idempotency record and kill switch), so their indexes are the
+   * caller's; their failures come out as the ConditionFailedError itself.
+   */
+  extra?: TransactItem[];
+  /** The settlement's webhook events (built from `settledCharge`), written LAST. */
+  events?: readonly OutboxEvent[];
+}
+
 /**
  * Ends (or, for a hold the user approves, advances) a PENDING charge in one transaction: the
- * charge's new state (conditioned on still PENDING, on the `pendingReason` the settlement is for,
- * and, unless it expires, not past `expiresAt`), the user's held money (to the agent's shard on
- * approval or capture, back to the balance otherwise, lowering the spend counters that counted
- * what went back), and the marker deleted. A hold the user approves only changes state: it now
- * waits for the agent's capture, for `holdSeconds` from the approval.
+ * charge's new state, the user's held money (to the agent's shard on approval or capture, back to
+ * the balance otherwise, lowering the spend counters that counted what went back), and the marker
+ * deleted. A hold the user approves only changes state: it now waits for the agent's capture, for
+ * `holdSeconds` from the approval.
  *
- * `extra` items (an agent's idempotency record and kill switch) go FIRST in the transaction, so
- * their indexes are the caller's; their failures come out as the ConditionFailedError itself.
- * Throws ChargeNotPendingError (with the status it has now; EXPIRED when past `expiresAt`) or
- * ChargeAwaitsApprovalError (a capture before the user approved). Returns the charge as it is after.
- * `events` (the settlement's webhook events, built from `settledCharge`) go LAST.
+ * The charge's condition is the state `pending` was read in: still PENDING with that
+ * `pendingReason` and that `expiresAt` (and, unless it expires, not past it). So a transition
+ * commits only from the state its caller saw, and the charge it leaves is exactly
+ * `settledCharge(<the charge as read>, settlement, now)`: callers answer with that, never with a
+ * read-back that another transition may already have moved on. Throws ChargeNotPendingError (with
+ * the status it has now; EXPIRED when past `expiresAt`) when it lost to another settlement or may
+ * no longer act, ChargeAwaitsApprovalError for a capture before the user approved, and
+ * StaleReadError when the charge is still PENDING but moved on in a way this settlement still
+ * applies to (a hold the user approved meanwhile, for a release): read again and retry.
  */
-export async function settlePending(
-  pending: PendingCharge,
-  settlement: Settlement,
-  now: Date,
-  readBack?: true,
-  extra?: TransactItem[],
-  events?: readonly OutboxEvent[],
-): Promise<Charge>;
-/** The same without reading the charge back (the sweeper, and callers that know the answer already). */
-export async function settlePending(
-  pending: PendingCharge,
-  settlement: Settlement,
-  now: Date,
-  readBack: false,
-  extra?: TransactItem[],
-  events?: readonly OutboxEvent[],
-): Promise<undefined>;
-export async function settlePending(
-  pending: PendingCharge,
-  settlement: Settlement,
-  now: Date,
-  readBack = true,
-  extra: TransactItem[] = [],
-  events: readonly OutboxEvent[] = [],
-): Promise<Charge | undefined> {
-  let basis: ReleaseBasis = ASSUME_COUNTED;
+export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, opts: SettleOptions = {}): Promise<void> {
+  const { extra = [], events = [] } = opts;
+  const counted = countedOf(pending);
+  let basis: ReleaseBasis = assumeCounted(counted);
   const o = extra.length;
   // Two rounds at most: the second with the spend periods the user's item showed.
   for (let round = 0; round < 2; round++) {
     try {
-      await transactWrite(withOutbox([...extra, ...settleItems(pending, settlement, basis, now)], events, now));
-      if (!readBack) return;
-      const after = await getCharge(pending.agentId, pending.chargeId);
-      if (!after) throw new Error(`charge ${pending.chargeId} vanished after settling`);
-      return after;
+      await transactWrite(withOutbox([...extra, ...settleItems(pending, settlement, counted, basis, now)], events, now));
+      return;
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
       if (error.failed.some((i) => i < o)) throw error;
-      if (error.failed.includes(o)) throw chargeMovedOn(error.oldItems.get(o), settlement, now);
+      if (error.failed.includes(o)) throw chargeMovedOn(error.oldItems.get(o), pending, settlement, now);
       if (error.failed.includes(o + 1) && returnedOf(pending, settlement) > 0) {
         const old = error.oldItems.get(o + 1);
         if (!old) throw error;
-        basis = releaseBasis(old, pending);
+        basis = releaseBasis(old, { ...pending, counted }, returnedOf(pending, settlement));
         continue;
       }
       throw error;
@@ -369,14 +366,19 @@ export async function settlePending(
 }
 
 /** Why the charge's condition failed, from the item as it was. */
-function chargeMovedOn(old: Record<string, unknown> | undefined, settlement: Settlement, now: Date): Error {
+function chargeMovedOn(old: Record<string, unknown> | undefined, pending: PendingCharge, settlement: Settlement, now: Date): Error {
   const status = (old?.status as ChargeStatus | undefined) ?? 'FAILED';
   if (status !== 'PENDING') return new ChargeNotPendingError(status);
+  // The sweeper: moved on since its index showed it, or not due: not its to end now.
+  if (isExpiry(settlement)) return new ChargeNotPendingError('PENDING');
   // Still PENDING but past expiresAt: report it as expired, whatever the sweeper has done yet.
-  if (typeof old?.expiresAt === 'string' && old.expiresAt <= now.toISOString() && !isExpiry(settlement)) {
-    return new ChargeNotPendingError('EXPIRED');
-  }
-  if (settlement.kind === 'capture' && old?.pendingReason === 'user_approval') return new ChargeAwaitsApprovalError();
+  if (typeof old?.expiresAt === 'string' && old.expiresAt <= now.toISOString()) return new ChargeNotPendingError('EXPIRED');
+  const reason = old?.pendingReason as PendingReason | undefined;
+  const acts = actsOn(settlement);
+  // Moved on while PENDING (the user approved the hold): act again on what it is now, if it still may.
+  const moved = reason !== pending.pendingReason || old?.expiresAt !== pending.expiresAt;
+  if (moved && (acts === undefined || acts === reason)) return new StaleReadError('pending charge');
+  if (settlement.kind === 'capture' && reason === 'user_approval') return new ChargeAwaitsApprovalError();
   return new ChargeNotPendingError('PENDING');
 }
 
@@ -396,15 +398,25 @@ function actsOn(settlement: Settlement): PendingReason | undefined {
   return settlement.awaiting;
 }
 
-function settleItems(pending: PendingCharge, settlement: Settlement, basis: ReleaseBasis, now: Date): TransactItem[] {
+function settleItems(
+  pending: PendingCharge,
+  settlement: Settlement,
+  counted: SpendCounted,
+  basis: ReleaseBasis,
+  now: Date,
+): TransactItem[] {
   const table = config().TABLE_NAME;
   const chargeKey = keys.charge(pending.agentId, pending.chargeId);
   const nowIso = now.toISOString();
-  const reason = actsOn(settlement);
+  const acts = actsOn(settlement);
+  if (acts !== undefined && acts !== pending.pendingReason) {
+    throw settlement.kind === 'capture' ? new ChargeAwaitsApprovalError() : new ChargeNotPendingError('PENDING');
+  }
+  // The state it was read in, exactly: what this settlement leaves is then known without a read.
   const guard = {
-    ConditionExpression: `#status = :pending AND expiresAt ${isExpiry(settlement) ? '<=' : '>'} :now${reason ? ' AND pendingReason = :reason' : ''}`,
+    ConditionExpression: `#status = :pending AND pendingReason = :reason AND expiresAt = :seen AND expiresAt ${isExpiry(settlement) ? '<=' : '>'} :now`,
     ExpressionAttributeNames: { '#status': 'status' },
-    values: { ':pending': 'PENDING', ':now': nowIso, ...(reason ? { ':reason': reason } : {}) },
+    values: { ':pending': 'PENDING', ':reason': pending.pendingReason, ':seen': pending.expiresAt, ':now': nowIso },
   };
   const markerKey = keys.pendingCharge(pending.chargeId);
 
@@ -476,7 +488,7 @@ function settleItems(pending: PendingCharge, settlement: Settlement, basis: Rele
     Update: {
       TableName: table,
       Key: keys.user(pending.userId),
-      ...releaseUserUpdate(pending, basis, returned),
+      ...releaseUserUpdate({ ...pending, counted }, basis, returned),
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
@@ -595,7 +607,16 @@ export function toCharge(item: Record<string, unknown>): Charge {
     ...optionalNumber(item, 'holdSeconds'),
     ...optionalNumber(item, 'authorizedAmount'),
     ...optionalNumber(item, 'refundedAmount'),
+    ...optionalCounted(item),
   };
+}
+
+/** The `counted` record of an item, when it has a well-formed one (older items have none). */
+function optionalCounted(item: Record<string, unknown>): { counted?: SpendCounted } {
+  const c = item.counted as Partial<SpendCounted> | undefined;
+  if (c === null || typeof c !== 'object') return {};
+  if (typeof c.day !== 'string' || typeof c.month !== 'string' || typeof c.agent !== 'boolean') return {};
+  return { counted: { day: c.day, month: c.month, agent: c.agent } };
 }
 
 const optionalNumber = <K extends string>(item: Record<string, unknown>, name: K) =>

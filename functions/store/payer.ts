@@ -13,7 +13,12 @@
  *
  * A counter's period rolls over by replacement: the first charge of a new UTC day SETs a fresh
  * `spendDay` (conditioned on the old one being of another day) instead of adding to it.
+ *
+ * Every charge records which counters it was added to (`Charge.counted`, also on its pending
+ * marker), and giving its hold back lowers those and no others: an agent's counter that did not
+ * exist, or did not count the charge, when the hold was made is never lowered by it.
  */
+import type { SpendCounted } from '../core/charges';
 import { InsufficientFundsError, PayerStateChangedError, SpendingLimitError, UserKeyRevokedError } from '../core/errors';
 import type { Currency, Minor } from '../core/money';
 import { type PeriodLimit, periodsOf, type SpendingPolicy } from '../core/policy';
@@ -96,6 +101,11 @@ export function chargeUserUpdate(agentId: string, currency: Currency, amount: Mi
   });
 }
 
+/** The counters `chargeUserUpdate` adds a charge to, for the charge's record (`Charge.counted`). */
+export function countedBy(basis: ChargeBasis, now: Date): SpendCounted {
+  return { ...periodsOf(now), agent: basis.agentCounters };
+}
+
 /** DynamoDB refuses names and values an expression does not use: keep only those it does. */
 function pruned(update: UserUpdate): UserUpdate {
   const text = `${update.UpdateExpression} ${update.ConditionExpression} `;
@@ -154,29 +164,45 @@ export function chargeRefusal(
   return new InsufficientFundsError();
 }
 
-/** For each of a charge's periods: do the user's counters still count it, and its agent's too? */
+/**
+ * For each of a charge's periods, which counters that counted it (`SpendCounted`) the release
+ * lowers: only while the counters are still of that period (`current`), and each only if it
+ * holds at least what goes back (never below zero; see `releaseUserUpdate`).
+ */
 export interface ReleaseBasis {
-  day: { counted: boolean; agent: boolean };
-  month: { counted: boolean; agent: boolean };
+  day: PeriodRelease;
+  month: PeriodRelease;
+}
+interface PeriodRelease {
+  current: boolean;
+  user: boolean;
+  agent: boolean;
 }
 
-/** What a caller assumes before it has seen the item: the counters are still the charge's. */
-export const ASSUME_COUNTED: ReleaseBasis = { day: { counted: true, agent: false }, month: { counted: true, agent: false } };
+/** What a caller assumes before it has seen the item: the counters are the charge's and cover it. */
+export function assumeCounted(counted: SpendCounted): ReleaseBasis {
+  const period = { current: true, user: true, agent: counted.agent };
+  return { day: period, month: period };
+}
 
 /**
  * The user item's update that gives a PENDING charge's hold back (decline, release, expiry), or
  * the uncaptured part of it (a capture): the whole hold leaves `held`, `returned` (all of it by
- * default) goes back to the balance, and the counters of the charge's periods are lowered by
- * `returned`, if they are still those periods: the uncaptured remainder stops counting against
- * the user's limits. `basis` is what the caller believes; a wrong belief fails the condition, and
- * the old item says what to use (`releaseBasis`).
+ * default) goes back to the balance, and the counters that counted the charge (`counted`, its
+ * record: never a counter that did not count it) are lowered by `returned` if they are still of
+ * the charge's periods: the uncaptured remainder stops counting against the payer's limits.
+ *
+ * A counter is never taken below zero: one that holds less than `returned` (it cannot, unless an
+ * operator edited it) is left as it is, which errs on the side of refusing. `basis` is what the
+ * caller believes; each branch's condition is the exact complement of the other's, so a wrong
+ * belief fails the condition and the old item says what to use (`releaseBasis`).
  */
 export function releaseUserUpdate(
-  charge: { agentId: string; currency: Currency; amount: Minor; createdAt: string },
+  charge: { agentId: string; currency: Currency; amount: Minor; counted: SpendCounted },
   basis: ReleaseBasis,
   returned: Minor = charge.amount,
 ): UserUpdate {
-  const { day, month } = periodsOf(new Date(charge.createdAt));
+  const { counted } = charge;
   const names: Record<string, string> = { '#cur': charge.currency, '#held': heldAttribute(charge.currency) };
   const values: Record<string, unknown> = {
     ':amount': charge.amount,
@@ -191,24 +217,30 @@ export function releaseUserUpdate(
     add.push('#cur :ret');
     conditions.push('(attribute_not_exists(#cur) OR #cur <= :headroom)');
     for (const [attr, key, period, b] of [
-      ['spendDay', 'd', day, basis.day],
-      ['spendMonth', 'm', month, basis.month],
+      ['spendDay', 'd', counted.day, basis.day],
+      ['spendMonth', 'm', counted.month, basis.month],
     ] as const) {
       names[`#${key}`] = attr;
       values[`:${key}`] = period;
-      if (b.counted) {
-        conditions.push(`#${key}.p = :${key}`);
-        add.push(`#${key}.#cur :neg`);
-        names[`#${key}ag`] = agentCounter(charge.currency, charge.agentId);
-        // The agent's counter exists only while its policy entry has limits.
-        if (b.agent) {
-          conditions.push(`attribute_exists(#${key}.#${key}ag)`);
-          add.push(`#${key}.#${key}ag :neg`);
-        } else {
-          conditions.push(`attribute_not_exists(#${key}.#${key}ag)`);
-        }
-      } else {
+      if (!b.current) {
+        // Another period's counters now (or none): nothing of this charge is in them.
         conditions.push(`(attribute_not_exists(#${key}) OR #${key}.p <> :${key})`);
+        continue;
+      }
+      conditions.push(`#${key}.p = :${key}`);
+      const counters: [string, boolean][] = [[`#${key}.#cur`, b.user]];
+      if (counted.agent) {
+        names[`#${key}ag`] = agentCounter(charge.currency, charge.agentId);
+        counters.push([`#${key}.#${key}ag`, b.agent]);
+      }
+      for (const [counter, lower] of counters) {
+        if (lower) {
+          conditions.push(`${counter} >= :ret`);
+          add.push(`${counter} :neg`);
+        } else {
+          // The floor: a counter holding less than what goes back is left alone.
+          conditions.push(`(attribute_not_exists(${counter}) OR ${counter} < :ret)`);
+        }
       }
     }
   }
@@ -220,17 +252,22 @@ export function releaseUserUpdate(
   });
 }
 
-/** Which of a charge's periods the user item's counters still are, and whether its agent's counters exist. */
+/** What to lower for a charge that counted `counted`, as the user item `old` shows the counters. */
 export function releaseBasis(
   old: Record<string, unknown>,
-  charge: { agentId: string; currency: Currency; createdAt: string },
+  charge: { agentId: string; currency: Currency; counted: SpendCounted },
+  returned: Minor,
 ): ReleaseBasis {
-  const { day, month } = periodsOf(new Date(charge.createdAt));
-  const state = payerStateOf(old);
-  const key = agentCounter(charge.currency, charge.agentId);
-  const of = (attr: string, counted: boolean) => {
+  const { counted } = charge;
+  const of = (attr: 'spendDay' | 'spendMonth', period: string): PeriodRelease => {
     const counters = old[attr] as Record<string, unknown> | undefined;
-    return { counted, agent: counted && counters !== undefined && key in counters };
+    const current = counters !== undefined && counters.p === period;
+    const covers = (name: string) => current && readMinor(counters, name) >= returned;
+    return {
+      current,
+      user: covers(charge.currency),
+      agent: counted.agent && covers(agentCounter(charge.currency, charge.agentId)),
+    };
   };
-  return { day: of('spendDay', state.day === day), month: of('spendMonth', state.month === month) };
+  return { day: of('spendDay', counted.day), month: of('spendMonth', counted.month) };
 }

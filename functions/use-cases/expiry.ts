@@ -38,7 +38,7 @@ export async function expireDueCharges(now = new Date()): Promise<SweepReport> {
       const expiry: Settlement = { kind: 'return', status: 'EXPIRED', failureReason: null };
       // charge.expired to the agent and the user, written with the expiry (the marker carries the charge).
       const before = await chargeBeforeSettling(pending);
-      await settlePending(pending, expiry, now, false, [], before ? settlementEvents(before, expiry, now) : []);
+      await settlePending(pending, expiry, now, { events: before ? settlementEvents(before, expiry, now) : [] });
       report.expired++;
     } catch (error) {
       if (error instanceof ChargeNotPendingError) {

@@ -22,11 +22,17 @@ import {
   ValidationError,
 } from '../core/errors';
 import { isId } from '../core/ids';
-import { planShardDebit } from '../core/ledger';
+import { planShardDebit, type ShardDebit } from '../core/ledger';
 import { AmountError, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import type { HttpResult } from '../http/response';
 import { getCharge } from '../store/charge.repository';
-import { commitRefund, commitSettlement, readChargeAndLedger } from '../store/charge-lifecycle.repository';
+import {
+  type ChargeAndLedger,
+  commitRefund,
+  commitSettlement,
+  readChargeAndLedger,
+  readChargeAndLedgerSnapshot,
+} from '../store/charge-lifecycle.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { chargeEvents, chargeRefundedEvents } from './events';
 import { idempotentCommand } from './idempotency';
@@ -130,22 +136,21 @@ export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promi
       exhausted: () => new ConflictError('charge is changing, retry', 1),
     },
     async ({ now, answer, replayIfUsed }) => {
-      const { charge, ledger } = await readChargeAndLedger(agent.id, chargeId);
-      if (!charge) throw new NotFoundError('charge not found');
       // A refund that already committed under this key is answered as it was, whatever came since.
       const refusal = async (error: ApiError) => {
         const replayed = await replayIfUsed();
         if (replayed) return replayed;
         throw error;
       };
-      if (charge.status !== 'SUCCESS') return refusal(new ConflictError('charge is not refundable'));
-      const refunded = charge.refundedAmount ?? 0;
-      const left = charge.amount - refunded;
-      const amount = input.amount === undefined ? left : readAmount(input.amount, charge.currency);
-      if (amount > left || amount === 0) return refusal(new ValidationError('amount exceeds refundable amount'));
-      const plan = planShardDebit(ledger, charge.currency, amount);
-      if (!plan) return refusal(new ApiError(402, 'insufficient balance'));
-      const refundedCharge: Charge = { ...charge, refundedAmount: refunded + amount };
+      let verdict = judgeRefund(await readChargeAndLedger(agent.id, chargeId), input.amount);
+      // The plain read is item by item: a refund of this charge, a withdrawal or a charge that
+      // committed meanwhile can show in the shards and not in the charge, or in one shard and not
+      // another. Never refuse for funds on that: ask one snapshot, and answer by it (a charge that
+      // is used up by then is 400, as the refundable check comes first).
+      if (verdict.kind === 'short') verdict = judgeRefund(await readChargeAndLedgerSnapshot(agent.id, chargeId), input.amount);
+      if (verdict.kind !== 'refund') return refusal(verdict.kind === 'short' ? new ApiError(402, 'insufficient balance') : verdict.error);
+      const { charge, amount, plan } = verdict;
+      const refundedCharge: Charge = { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount };
       const done = answer(200, chargeView(refundedCharge));
       try {
         await commitRefund(charge, amount, plan, agent.keyHash, done.record, now, chargeRefundedEvents(refundedCharge, now));
@@ -157,6 +162,28 @@ export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promi
       return done.result;
     },
   );
+}
+
+type RefundVerdict =
+  | { kind: 'refund'; charge: Charge; amount: Minor; plan: ShardDebit[] }
+  | { kind: 'refused'; error: ApiError }
+  /** The charge allows it, but the agent's shards as read hold too little in all. */
+  | { kind: 'short' };
+
+/**
+ * What a refund of `literal` (all that is left when absent) gets, from the charge and shards as
+ * read, in the contract's order: 404, 409 not refundable, 400 exceeds refundable, then the funds.
+ * The debit is spread over the shards, largest first (`planShardDebit`): no one shard need hold it.
+ */
+function judgeRefund(read: ChargeAndLedger, literal: string | undefined): RefundVerdict {
+  const { charge, ledger } = read;
+  if (!charge) throw new NotFoundError('charge not found');
+  if (charge.status !== 'SUCCESS') return { kind: 'refused', error: new ConflictError('charge is not refundable') };
+  const left = charge.amount - (charge.refundedAmount ?? 0);
+  const amount = literal === undefined ? left : readAmount(literal, charge.currency);
+  if (amount > left || amount === 0) return { kind: 'refused', error: new ValidationError('amount exceeds refundable amount') };
+  const plan = planShardDebit(ledger, charge.currency, amount);
+  return plan ? { kind: 'refund', charge, amount, plan } : { kind: 'short' };
 }
 
 /**

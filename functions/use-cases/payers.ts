@@ -19,6 +19,7 @@ import {
   getPendingCharge,
   listUserCharges,
   type Settlement,
+  settledCharge,
   settlePending,
 } from '../store/charge.repository';
 import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository';
@@ -115,9 +116,11 @@ async function settleMine(userId: string, chargeId: string | undefined, settleme
 
 /**
  * Ends a PENDING charge the caller may act on (`mine`): exactly one of approve, decline and the
- * sweeper wins, and money moves once (store `settlePending`). 404 `charge not found` for an
- * unknown charge or someone else's; 409 `charge expired` past `expiresAt` (even before the sweeper
- * has run); 409 `charge is not pending` once it has moved on.
+ * sweeper wins, and money moves once (store `settlePending`). Returns the charge as this very
+ * decision left it (an approved hold: PENDING, awaiting the capture), even if the agent has
+ * released or captured it since. 404 `charge not found` for an unknown charge or someone else's;
+ * 409 `charge expired` past `expiresAt` (even before the sweeper has run); 409 `charge is not
+ * pending` once it has moved on, or when another settlement won the race.
  */
 export async function settle(
   chargeId: string | undefined,
@@ -138,11 +141,13 @@ export async function settle(
   }
   // A hold the user approved waits for the agent's capture: the user's decision is made.
   if (pending.pendingReason !== 'user_approval') throw notPending('PENDING');
-  // The settlement's webhook events, from the marker (it carries the whole charge): no extra read.
+  // The charge as it is now, from the marker (it carries the whole charge): no extra read.
   const before = await chargeBeforeSettling(pending);
-  const events = before ? settlementEvents(before, settlement, now) : [];
+  if (!before) throw new NotFoundError('charge not found');
   try {
-    return await settlePending(pending, settlement, now, true, [], events);
+    await settlePending(pending, settlement, now, { events: settlementEvents(before, settlement, now) });
+    // The transaction committed only from `before`'s state: this is what it left, whatever came after.
+    return settledCharge(before, settlement, now);
   } catch (error) {
     if (error instanceof ChargeNotPendingError) throw notPending(error.status);
     if (error instanceof StaleReadError) throw new ConflictError('charge is changing, retry', 1);

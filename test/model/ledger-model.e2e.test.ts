@@ -3,11 +3,15 @@
  * SQS, the real payout worker and reconciler, the rails' local stand-ins). Random sequences of
  * credits, charges (new keys, replays, the same key with another request), withdrawals that
  * succeed, fail (refund) or wait in flight, spending policies (per-charge, daily and approval
- * limits in one currency, sometimes a blocked agent), and approvals (approve, decline, expiry by
- * the sweeper, and the 404/409 answers around them), run against the service and against a small
- * in-memory model of what must happen. The model judges each charge exactly as docs/design.md §11
- * orders it (403 blocked, 402 spending limit incl. the UTC day's running total, 402 insufficient,
- * 202 PENDING with the amount held, 201) and keeps each user's held money. After every step the
+ * limits in one currency, sometimes a blocked agent, often one agent's own daily and/or monthly
+ * limits, mostly set while that agent holds money of the user), and approvals (approve, decline,
+ * expiry by the sweeper, and the 404/409 answers around them), run against the service and against
+ * a small in-memory model of what must happen. The model judges each charge exactly as
+ * docs/design.md §11 orders it (403 blocked, 402 spending limit incl. the UTC day's running total
+ * and the agent's own day and month, 402 insufficient, 202 PENDING with the amount held, 201) and
+ * keeps each user's held money. An agent's own counters count only the charges made while its
+ * limits were set (README), so ending an older hold must not lower them: charges aimed at exactly
+ * what is left under an agent's limits (or one unit more) catch a counter that is off either way. After every step the
  * user balances, held money and policy, agent balances, the charge and payout lists (statuses,
  * amounts, order) agree with the model, every payout was paid at most once on its rail, and the
  * ledger audit holds.
@@ -26,12 +30,16 @@
  * MODEL_SEED=<seed> (and MODEL_RUNS=1).
  */
 import { randomBytes } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import bs58 from 'bs58';
 import fc from 'fast-check';
 import { formatAuditReport, runLedgerAudit } from '../../functions/audit/ledger-audit';
+import { config } from '../../functions/config';
 import { platformFee } from '../../functions/core/fees';
-import { type Currency, formatAmount } from '../../functions/core/money';
+import { CURRENCIES, type Currency, formatAmount } from '../../functions/core/money';
+import { db } from '../../functions/store/client';
+import { keys } from '../../functions/store/table';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
 import type { Reply } from '../support/http';
@@ -65,6 +73,19 @@ interface ModelPolicy {
   approvalWindowSeconds: number;
   /** Index of the blocked agent. */
   blocked?: number;
+  /** One agent's own daily and/or monthly limits (its entry in `agents`), on top of the user-wide ones. */
+  agentLimits?: AgentLimits;
+}
+interface AgentLimits {
+  /** Index of the agent. */
+  agent: number;
+  daily?: number;
+  monthly?: number;
+  /**
+   * Generated only: aim the limits at the agent and currency of one of the user's open (PENDING)
+   * charges, if it has any, so holds made before an agent limit and ended after it are common.
+   */
+  aimAtOpenHold?: boolean;
 }
 interface ModelUser {
   id: string;
@@ -85,9 +106,16 @@ interface ModelCharge {
   /** The first answer, replayed verbatim for the same key and request. */
   statusCode: number;
   text: string;
-  /** Set when the charge was made (201/202): its id, UTC day and, when PENDING, expiry. */
+  /** Set when the charge was made (201/202): its id, UTC day and month and, when PENDING, expiry. */
   id?: string;
   day?: string;
+  month?: string;
+  /**
+   * Whether the agent's own counters counted it: the payer's policy gave this agent daily or
+   * monthly limits in this currency when it was made (README: an agent limit counts from when it
+   * is set). Ending the charge (release, decline, expiry, a partial capture) lowers them only then.
+   */
+  agentCounted?: boolean;
   expiresAt?: string;
   /** Authorize-then-capture (`capture: false`): `amount` is what is held, then what was captured. */
   hold?: boolean;
@@ -134,6 +162,7 @@ const balancesJson = (b: Balances) => ({ USD: asJson(b.USD, 'USD'), USDC: asJson
 const solanaWallet = () => bs58.encode(ed25519.getPublicKey(randomBytes(32)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const utcDay = () => new Date().toISOString().slice(0, 10);
+const utcMonth = () => new Date().toISOString().slice(0, 7);
 
 /** The policy's JSON (PUT body and the answer it must give back). */
 function policyJson(p: ModelPolicy | undefined, agents: readonly ModelAgent[]): Record<string, unknown> {
@@ -145,40 +174,77 @@ function policyJson(p: ModelPolicy | undefined, agents: readonly ModelAgent[]): 
   if (p.daily !== undefined) out.daily = limit(p.daily);
   if (p.approvalAbove !== undefined) out.approvalAbove = limit(p.approvalAbove);
   out.approvalWindowSeconds = p.approvalWindowSeconds;
-  if (p.blocked !== undefined) out.agents = { [(agents[p.blocked] as ModelAgent).id]: { blocked: true } };
+  const entries: Record<string, Record<string, unknown>> = {};
+  const entry = (agent: number) => {
+    const id = (agents[agent] as ModelAgent).id;
+    entries[id] ??= {};
+    return entries[id] as Record<string, unknown>;
+  };
+  if (p.blocked !== undefined) entry(p.blocked).blocked = true;
+  if (p.agentLimits) {
+    const e = entry(p.agentLimits.agent);
+    if (p.agentLimits.daily !== undefined) e.daily = limit(p.agentLimits.daily);
+    if (p.agentLimits.monthly !== undefined) e.monthly = limit(p.agentLimits.monthly);
+  }
+  if (Object.keys(entries).length > 0) out.agents = entries;
   return out;
 }
 
-/** What the user's UTC-day counter holds in `currency`: charges made that day, SUCCESS or still PENDING. */
-function spentOn(m: Model, user: number, currency: Currency, day: string): number {
+/** Whether the policy keeps this agent's own counters for a charge in `currency` (it has daily/monthly limits in it). */
+const agentCounters = (p: ModelPolicy | undefined, agent: number, currency: Currency) =>
+  p?.currency === currency && p.agentLimits?.agent === agent && (p.agentLimits.daily !== undefined || p.agentLimits.monthly !== undefined);
+
+/**
+ * What a spend counter holds in `currency`: the user's charges made in that UTC day or month,
+ * SUCCESS or still PENDING (a captured hold counts what was captured). With `agent`, that agent's
+ * counter: only its charges the agent's counters counted.
+ */
+function spentIn(m: Model, user: number, currency: Currency, period: { day: string } | { month: string }, agent?: number): number {
   let sum = 0;
-  for (const a of m.agents) {
+  m.agents.forEach((a, aIdx) => {
+    if (agent !== undefined && aIdx !== agent) return;
     for (const c of a.charges) {
-      if (c.user === user && c.currency === currency && c.day === day && (c.status === 'SUCCESS' || c.status === 'PENDING'))
-        sum += c.amount;
+      const inPeriod = 'day' in period ? c.day === period.day : c.month === period.month;
+      if (agent !== undefined && !c.agentCounted) continue;
+      if (c.user === user && c.currency === currency && inPeriod && (c.status === 'SUCCESS' || c.status === 'PENDING')) sum += c.amount;
     }
-  }
+  });
   return sum;
+}
+
+/** The running totals a charge is judged against; undefined when the UTC day changed while it ran (not predicted). */
+interface Spent {
+  userDay: number;
+  agentDay: number;
+  agentMonth: number;
 }
 
 type Verdict = 'blocked' | 'limit' | 'insufficient' | 'pending' | 'success';
 
-/** docs/design.md §11, in its order. `spentToday` undefined: the daily total is not predicted. */
-function judgeCharge(u: ModelUser, agent: number, currency: Currency, amount: number, spentToday: number | undefined): Verdict[] {
+/** docs/design.md §11, in its order. `spent` undefined: the running totals are not predicted. */
+function judgeCharge(u: ModelUser, agent: number, currency: Currency, amount: number, spent: Spent | undefined): Verdict[] {
   const p = u.policy;
   if (p?.blocked === agent) return ['blocked'];
   const limits = p?.currency === currency ? p : undefined;
-  if (limits?.perCharge !== undefined && amount > limits.perCharge) return ['limit'];
-  if (limits?.daily !== undefined && amount > limits.daily) return ['limit'];
+  const own = limits?.agentLimits?.agent === agent ? limits.agentLimits : undefined;
+  // A limit the amount alone breaks is refused before any running total.
+  for (const limit of [limits?.perCharge, limits?.daily, own?.daily, own?.monthly]) {
+    if (limit !== undefined && amount > limit) return ['limit'];
+  }
   const rest: Verdict[] =
     u.bal[currency] < amount
       ? ['insufficient']
       : limits?.approvalAbove !== undefined && amount > limits.approvalAbove
         ? ['pending']
         : ['success'];
-  if (limits?.daily === undefined) return rest;
-  if (spentToday === undefined) return ['limit', ...rest];
-  return spentToday + amount > limits.daily ? ['limit'] : rest;
+  const totals: [number | undefined, keyof Spent][] = [
+    [limits?.daily, 'userDay'],
+    [own?.daily, 'agentDay'],
+    [own?.monthly, 'agentMonth'],
+  ];
+  if (totals.every(([limit]) => limit === undefined)) return rest;
+  if (spent === undefined) return ['limit', ...rest];
+  return totals.some(([limit, which]) => limit !== undefined && spent[which] + amount > limit) ? ['limit'] : rest;
 }
 
 const VERDICT_STATUS: Record<Verdict, number> = { blocked: 403, limit: 402, insufficient: 402, pending: 202, success: 201 };
@@ -246,23 +312,42 @@ class Charge implements fc.AsyncCommand<Model, Real> {
     readonly keyNo: number,
     readonly descNo: number,
     /**
-     * Just above the user's approval threshold when it has one (in the policy's currency), so
-     * PENDING charges, and the approvals after them, are common.
+     * `approval`: just above the user's approval threshold when it has one (in the policy's
+     * currency), so PENDING charges, and the approvals after them, are common. `agentLimit`: when
+     * the user's policy gives an agent its own limits, a charge by that agent of exactly what is
+     * left under them, or one unit more: a counter that counts too little or too much shows at once.
      */
-    readonly nearApproval = false,
+    readonly aim: 'none' | 'approval' | 'agentLimit' = 'none',
     /** Authorize only (`capture: false`), with a 60 s hold (`holdSeconds`) or the default hour. */
     readonly hold: 'no' | 'short' | 'hour' = 'no',
   ) {}
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
-    const a = m.agents[this.agent % m.agents.length] as ModelAgent;
-    const uIdx = this.user % m.users.length;
+    // Aimed at an agent limit: a user whose policy has one, if any does.
+    const limited = m.users.flatMap((x, i) => (x.policy?.agentLimits ? [i] : []));
+    const uIdx =
+      this.aim === 'agentLimit' && limited.length > 0 ? (limited[this.user % limited.length] as number) : this.user % m.users.length;
+    const u = m.users[uIdx] as ModelUser;
+    const own = this.aim === 'agentLimit' ? u.policy?.agentLimits : undefined;
+    const aIdx = own ? own.agent : this.agent % m.agents.length;
+    const a = m.agents[aIdx] as ModelAgent;
     const isHold = this.hold !== 'no';
     const holdTerms = this.hold === 'short' ? ',"capture":false,"holdSeconds":60' : this.hold === 'hour' ? ',"capture":false' : '';
-    const u = m.users[uIdx] as ModelUser;
-    const threshold = this.nearApproval ? u.policy?.approvalAbove : undefined;
-    const currency = threshold !== undefined ? (u.policy as ModelPolicy).currency : this.currency;
-    const minor = threshold !== undefined ? threshold + 1 + (this.minor % 1_000) : this.minor;
+    const threshold = this.aim === 'approval' ? u.policy?.approvalAbove : undefined;
+    let currency = this.currency;
+    let minor = this.minor;
+    if (threshold !== undefined) {
+      currency = (u.policy as ModelPolicy).currency;
+      minor = threshold + 1 + (this.minor % 1_000);
+    } else if (own) {
+      currency = (u.policy as ModelPolicy).currency;
+      const left = [
+        [own.daily, spentIn(m, uIdx, currency, { day: utcDay() }, aIdx)],
+        [own.monthly, spentIn(m, uIdx, currency, { month: utcMonth() }, aIdx)],
+      ].flatMap(([limit, spent]) => (limit === undefined ? [] : [limit - (spent as number)]));
+      minor = Math.max(1, Math.min(...left) + (this.minor % 2));
+      saw('charge aimed at an agent limit');
+    }
     const key = `key-${this.keyNo}`;
     const description = `d${this.descNo}`;
     this.dayBefore = utcDay();
@@ -286,11 +371,17 @@ class Charge implements fc.AsyncCommand<Model, Real> {
       }
       return;
     }
-    const aIdx = this.agent % m.agents.length;
-    // The daily running total is the UTC day's: if the day changed while the request ran, either
-    // day's judgement may be the server's, so both are accepted.
+    // The running totals are the UTC day's and month's: if the day changed while the request ran,
+    // either day's judgement may be the server's, so both are accepted.
     const dayAfter = utcDay();
-    const spent = dayAfter === this.dayBefore ? spentOn(m, uIdx, currency, dayAfter) : undefined;
+    const spent =
+      dayAfter === this.dayBefore
+        ? {
+            userDay: spentIn(m, uIdx, currency, { day: dayAfter }),
+            agentDay: spentIn(m, uIdx, currency, { day: dayAfter }, aIdx),
+            agentMonth: spentIn(m, uIdx, currency, { month: utcMonth() }, aIdx),
+          }
+        : undefined;
     if (spent === undefined) saw('charge across UTC midnight');
     const allowed = judgeCharge(u, aIdx, currency, minor, spent);
     const verdict = allowed.find(
@@ -298,11 +389,14 @@ class Charge implements fc.AsyncCommand<Model, Real> {
     );
     if (!verdict) {
       throw new Error(
-        `charge ${minor} ${currency} (balance ${u.bal[currency]}, spent today ${spent}, policy ${JSON.stringify(u.policy)}): ` +
+        `charge ${minor} ${currency} by agent ${aIdx} (balance ${u.bal[currency]}, spent ${JSON.stringify(spent)}, ` +
+          `policy ${JSON.stringify(u.policy)}): ` +
           `expected ${allowed.join(' or ')}, got ${res.status} ${res.text}`,
       );
     }
     saw(`charge ${VERDICT_STATUS[verdict]}${verdict === 'limit' ? ' limit' : ''}`);
+    const counted = agentCounters(u.policy, aIdx, currency);
+    if (counted) saw(`charge ${VERDICT_STATUS[verdict]} under an agent limit`);
     const body = res.body as { id?: string; createdAt?: string; expiresAt?: string | null; approvalUrl?: string; error?: string };
     const made = verdict === 'success' || verdict === 'pending';
     if (made) {
@@ -350,14 +444,21 @@ class Charge implements fc.AsyncCommand<Model, Real> {
       ...(made && (verdict === 'pending' || isHold)
         ? { pendingReason: verdict === 'pending' ? ('user_approval' as const) : ('capture' as const) }
         : {}),
-      ...(made ? { id: body.id as string, day: (body.createdAt as string).slice(0, 10) } : {}),
+      ...(made
+        ? {
+            id: body.id as string,
+            day: (body.createdAt as string).slice(0, 10),
+            month: (body.createdAt as string).slice(0, 7),
+            agentCounted: counted,
+          }
+        : {}),
       ...(verdict === 'pending' || (made && isHold) ? { expiresAt: body.expiresAt as string } : {}),
     });
   }
   /** The UTC day when the request was sent. */
   private dayBefore = '';
   toString = () =>
-    `charge(agent ${this.agent}, user ${this.user}, ${this.minor} ${this.currency}${this.nearApproval ? ' or just above its approval threshold' : ''}, key-${this.keyNo}, d${this.descNo}${this.hold === 'no' ? '' : `, hold ${this.hold}`})`;
+    `charge(agent ${this.agent}, user ${this.user}, ${this.minor} ${this.currency}${this.aim === 'approval' ? ' or just above its approval threshold' : this.aim === 'agentLimit' ? ' or at its agent limit' : ''}, key-${this.keyNo}, d${this.descNo}${this.hold === 'no' ? '' : `, hold ${this.hold}`})`;
 }
 
 /** Replays an earlier charge exactly: the stored answer, no second debit. */
@@ -390,15 +491,42 @@ class SetPolicy implements fc.AsyncCommand<Model, Real> {
   ) {}
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
-    const u = m.users[this.user % m.users.length] as ModelUser;
-    const json = policyJson(this.policy, m.agents);
+    const { user: uIdx, policy } = this.policy ? aimed(m, this.user % m.users.length, this.policy) : { user: this.user % m.users.length };
+    const u = m.users[uIdx] as ModelUser;
+    const json = policyJson(policy, m.agents);
     const res = await r.call('PUT', '/api/v1/users/me/policy', { headers: { 'x-user-key': u.key }, raw: JSON.stringify(json) });
     expect([res.status, res.body]).toEqual([200, json]);
-    if (this.policy) u.policy = this.policy;
+    if (policy) u.policy = policy;
     else delete u.policy;
-    saw(this.policy ? (this.policy.blocked !== undefined ? 'policy with a blocked agent' : 'policy') : 'policy cleared');
+    saw(policy ? (policy.blocked !== undefined ? 'policy with a blocked agent' : 'policy') : 'policy cleared');
+    if (policy?.agentLimits) saw('policy with agent limits');
+    if (policy?.agentLimits && policy !== this.policy) saw('policy with agent limits over an open hold');
   }
   toString = () => `set-policy(user ${this.user}, ${JSON.stringify(this.policy ?? {})})`;
+}
+
+/**
+ * The policy with its agent limits aimed at the payer, agent and currency of a PENDING charge
+ * (when asked and there is one): amounts move to that currency's minor units.
+ */
+function aimed(m: Model, user: number, p: ModelPolicy): { user: number; policy: ModelPolicy } {
+  if (!p.agentLimits?.aimAtOpenHold) return { user, policy: p };
+  const open = allCharges(m).filter(({ c }) => c.status === 'PENDING');
+  const target = open[(user + p.agentLimits.agent) % Math.max(1, open.length)];
+  if (!target) return { user, policy: p };
+  const scale = (minor: number | undefined) =>
+    minor === undefined || target.c.currency === p.currency ? minor : target.c.currency === 'USDC' ? minor * 10_000 : minor / 10_000;
+  const out: ModelPolicy = { currency: target.c.currency, approvalWindowSeconds: p.approvalWindowSeconds };
+  for (const field of ['perCharge', 'daily', 'approvalAbove'] as const) {
+    const v = scale(p[field]);
+    if (v !== undefined) out[field] = v;
+  }
+  if (p.blocked !== undefined) out.blocked = p.blocked;
+  const agentLimits: AgentLimits = { agent: target.agent };
+  if (p.agentLimits.daily !== undefined) agentLimits.daily = scale(p.agentLimits.daily) as number;
+  if (p.agentLimits.monthly !== undefined) agentLimits.monthly = scale(p.agentLimits.monthly) as number;
+  out.agentLimits = agentLimits;
+  return { user: target.c.user, policy: out };
 }
 
 /** Approves or declines a PENDING charge as its payer (409 `charge expired` once past expiresAt). */
@@ -732,6 +860,42 @@ class ReplayWithdraw implements fc.AsyncCommand<Model, Real> {
 
 // ---- the check after every step ---------------------------------------------------------------
 
+/**
+ * The spend counters on the user's item (store/payer.ts: `spendDay`/`spendMonth`, each of one
+ * period) hold exactly what the model says that period's charges add up to: per currency, and
+ * per agent for the charges its own counters counted. An internal invariant, read directly: a
+ * counter that drifts (an agent's lowered by a hold it never counted) shows here at once, before
+ * a charge happens to reach the limit it guards.
+ */
+async function checkSpendCounters(m: Model, user: number, when: string): Promise<void> {
+  const u = m.users[user] as ModelUser;
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.user(u.id), ConsistentRead: true }));
+  for (const [attr, kind] of [
+    ['spendDay', 'day'],
+    ['spendMonth', 'month'],
+  ] as const) {
+    const counters = out.Item?.[attr] as Record<string, unknown> | undefined;
+    if (!counters) continue;
+    const period = (kind === 'day' ? { day: String(counters.p) } : { month: String(counters.p) }) as { day: string } | { month: string };
+    const actual: Record<string, unknown> = {};
+    const expected: Record<string, unknown> = {};
+    for (const c of CURRENCIES) {
+      actual[c] = counters[c] ?? 0;
+      expected[c] = spentIn(m, user, c, period);
+      m.agents.forEach((a, agent) => {
+        actual[`${c}#${a.id}`] = counters[`${c}#${a.id}`] ?? 0;
+        expected[`${c}#${a.id}`] = spentIn(m, user, c, period, agent);
+      });
+    }
+    expect({ when, user: u.id, [attr]: counters.p, counters: actual }).toEqual({
+      when,
+      user: u.id,
+      [attr]: counters.p,
+      counters: expected,
+    });
+  }
+}
+
 async function checkAgainstModel(m: Model, r: Real, when: string): Promise<void> {
   for (const u of m.users) {
     const res = await r.call<{ balances: unknown }>('GET', `/api/v1/admin/users/${u.id}`, { headers: r.admin });
@@ -744,6 +908,7 @@ async function checkAgainstModel(m: Model, r: Real, when: string): Promise<void>
       user: u.id,
       me: { id: u.id, balances: balancesJson(u.bal), held: balancesJson(u.held), policy: policyJson(u.policy, m.agents) },
     });
+    await checkSpendCounters(m, m.users.indexOf(u), when);
   }
   for (const a of m.agents) {
     const h = { 'x-agent-key': a.key };
@@ -841,10 +1006,10 @@ const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
           amountFor(c),
           fc.nat(29),
           fc.nat(2),
-          fc.nat(2),
+          fc.constantFrom<'none' | 'approval' | 'agentLimit'>('none', 'none', 'approval', 'agentLimit'),
           fc.constantFrom<'no' | 'short' | 'hour'>('no', 'no', 'no', 'short', 'hour'),
         )
-        .map(([a, u, minor, k, d, near, hold]) => new Charge(a, u, c, minor, k, d, near === 0, hold)),
+        .map(([a, u, minor, k, d, aim, hold]) => new Charge(a, u, c, minor, k, d, aim, hold)),
     ),
   },
   // The charge lifecycle: capture (all, part, too much), release, refund (all, part, too much).
@@ -859,13 +1024,13 @@ const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
         fc.nat(AGENTS - 1),
         currency,
         fc.integer({ min: 1, max: 6 }),
-        fc.constantFrom<Outcome>('pays', 'pays', 'refused', 'held-claimed', 'held-returned'),
+        fc.constantFrom<Outcome>('pays', 'refused', 'held-claimed', 'held-returned'),
       )
       .map(([a, c, units, o]) => new Withdraw(a, c, units, o)),
   },
   { weight: 1, arbitrary: fc.nat(AGENTS - 1).map((a) => new ReplayWithdraw(a)) },
   {
-    weight: 2,
+    weight: 3,
     arbitrary: fc
       .tuple(
         fc.nat(USERS - 1),
@@ -891,8 +1056,27 @@ const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
                 approvalWindowSeconds: fc.constantFrom(60, 900),
                 // One policy in four blocks an agent.
                 blocked: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.nat(AGENTS - 1) }),
+                // One policy in two gives an agent daily and/or monthly limits of its own, mostly
+                // aimed at the agent of one of the user's open holds (a hold made before the limit).
+                agentLimits: fc.option(
+                  fc
+                    .record({
+                      agent: fc.nat(AGENTS - 1),
+                      daily: fc.option(
+                        fc.integer({ min: 300, max: 4_000 }).map((x) => x * unit),
+                        { nil: undefined },
+                      ),
+                      monthly: fc.option(
+                        fc.integer({ min: 1_000, max: 8_000 }).map((x) => x * unit),
+                        { nil: undefined },
+                      ),
+                      aimAtOpenHold: fc.constantFrom(true, true, true, false),
+                    })
+                    .map((l) => (l.daily === undefined && l.monthly === undefined ? { ...l, daily: 1_000 * unit } : l)),
+                  { nil: undefined, freq: 4 },
+                ),
               },
-              { requiredKeys: ['currency', 'approvalWindowSeconds'] },
+              { requiredKeys: ['currency', 'approvalWindowSeconds', 'agentLimits'] },
             );
           }),
           { nil: undefined, freq: 5 },
@@ -903,7 +1087,7 @@ const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .tuple(fc.nat(50), fc.constantFrom<'approve' | 'decline'>('approve', 'approve', 'approve', 'decline'))
+      .tuple(fc.nat(50), fc.constantFrom<'approve' | 'decline'>('approve', 'approve', 'decline'))
       .map(([i, a]) => new Settle(i, a)),
   },
   {
@@ -954,6 +1138,12 @@ async function freshWorld(r: Real): Promise<Model> {
   // Each agent starts with 30 USD earned from the first user, so USD withdrawals (paid, refused,
   // held in flight) happen even though many USD charges now wait for approval.
   for (let i = 0; i < AGENTS; i++) await new Charge(i, 0, 'USD', 3_000, 29, 0).run(model, r);
+  // The first user starts with a 20 USD hour-long hold by the first agent, made before the user gave
+  // that agent a daily limit of its own (40 USD), and a 5 USD charge by it since, which the agent's
+  // counter did count: however the hold ends (capture, release, expiry) it must not lower that counter.
+  await new Charge(0, 0, 'USD', 2_000, 28, 0, 'none', 'hour').run(model, r);
+  await new SetPolicy(0, { currency: 'USD', approvalWindowSeconds: 900, agentLimits: { agent: 0, daily: 4_000 } }).run(model, r);
+  await new Charge(0, 0, 'USD', 500, 27, 0).run(model, r);
   return model;
 }
 
@@ -997,6 +1187,11 @@ describe('the service agrees with a model of its ledger', () => {
         'withdraw replay',
         'policy',
         'policy with a blocked agent',
+        'policy with agent limits',
+        'policy with agent limits over an open hold',
+        'charge aimed at an agent limit',
+        'charge 201 under an agent limit',
+        'charge 402 under an agent limit',
         'policy cleared',
         'approve',
         'decline',

@@ -3,6 +3,7 @@ import { config } from '../../functions/config';
 import type { Charge } from '../../functions/core/charges';
 import { AgentDisabledError, ConcurrencyError, IdempotencyRecordExistsError, InsufficientFundsError } from '../../functions/core/errors';
 import { newChargeId, newUserId } from '../../functions/core/ids';
+import { periodsOf } from '../../functions/core/policy';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { commitCharge, getCharge, getChargeById, listCharges, recordFailedCharge } from '../../functions/store/charge.repository';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
@@ -79,14 +80,16 @@ describe('charge repository against DynamoDB Local', () => {
     const c = charge('agent-move', userId, 250);
     const basis = await basisFor(c.userId);
     resetDynamoRequestCounts();
-    await commitCharge(c, testKeyHash(c.agentId), basis, idem(c), new Date());
+    const now = new Date();
+    await commitCharge(c, testKeyHash(c.agentId), basis, idem(c), now);
     expect(dynamoRequestCounts()).toEqual({ TransactWriteItemsCommand: 1 });
     expect((await getUser(userId))?.balances.USD).toBe(750);
     const ledger = await readAgentLedger('agent-move');
     expect(ledger.balances.USD).toBe(250);
     expect(ledger.charges).toBe(1);
     expect(ledger.shards.filter((s) => s.balances.USD !== 0).map((s) => s.balances.USD)).toEqual([250]);
-    expect(await getCharge('agent-move', c.id)).toEqual(c);
+    // The charge keeps which spend counters it was added to: the user's of today, not the agent's (no agent limits).
+    expect(await getCharge('agent-move', c.id)).toEqual({ ...c, counted: { ...periodsOf(now), agent: false } });
     expect(await getIdempotencyRecord(`agent-move#charges`, c.idempotencyKey, new Date())).toEqual(idem(c).record);
   });
 

@@ -3,6 +3,10 @@
  * transaction, approvals (202 PENDING → SUCCESS, FAILED or EXPIRED) with money held meanwhile,
  * and the user's history as the authorization log.
  */
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../functions/config';
+import { db } from '../../functions/store/client';
+import { keys } from '../../functions/store/table';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -117,6 +121,97 @@ describe('charges under a policy', () => {
     expect(statuses.filter((s) => s === 402)).toHaveLength(30);
     for (const r of results.filter((r) => r.status === 402)) expect(r.body).toEqual({ error: 'spending limit exceeded' });
     expect((await me(user.key)).body.balances.USD).toBe(980);
+  });
+
+  it("an agent's limit set while its hold was open: ending the hold (release, decline, expiry, a partial capture) never reopens the limit", async () => {
+    for (const ending of ['release', 'decline', 'expiry', 'capture'] as const) {
+      const user = await t.fundedUser({ USD: 200 });
+      const agent = await t.enabledAgent();
+      const asAgent = (path: string, body: unknown) =>
+        t.call<Charge & { error?: string }>('POST', path, {
+          headers: {
+            'x-agent-key': agent.key,
+            'x-user-key': user.key,
+            'idempotency-key': `${ending}-${path}-${Date.now()}-${Math.random()}`,
+          },
+          body,
+        });
+      // A 50.00 hold made before the agent has a limit of its own: the agent's counter never counted it.
+      const approval = ending === 'decline' ? { approvalAbove: { USD: 20 } } : {};
+      await putPolicy(user.key, approval);
+      const hold = await asAgent('/api/v1/agents/charges', {
+        amount: 50,
+        currency: 'USD',
+        description: 'hold',
+        ...(ending === 'decline' ? {} : { capture: false, holdSeconds: 60 }),
+      });
+      expect([ending, hold.status]).toEqual([ending, ending === 'decline' ? 202 : 201]);
+      await putPolicy(user.key, { ...approval, agents: { [agent.id]: { daily: { USD: 10 } } } });
+      const first = await asAgent('/api/v1/agents/charges', { amount: 5, currency: 'USD', description: 'first' });
+      expect([ending, first.status]).toEqual([ending, 201]);
+      if (ending === 'release') expect((await asAgent(`/api/v1/agents/charge/${hold.body.id}/release`, {})).status).toBe(200);
+      if (ending === 'decline') expect((await act(user.key, hold.body.id, 'decline')).status).toBe(200);
+      if (ending === 'expiry') expect((await expireDueCharges(new Date(Date.now() + 61_000))).expired).toBeGreaterThanOrEqual(1);
+      // 45.00 captured, the uncaptured 5.00 goes back to the user.
+      if (ending === 'capture') expect((await asAgent(`/api/v1/agents/charge/${hold.body.id}/capture`, { amount: 45 })).status).toBe(200);
+      // The agent's day holds 5.00 of its 10.00: 5.00 more fits, then nothing.
+      const second = await asAgent('/api/v1/agents/charges', { amount: 5, currency: 'USD', description: 'second' });
+      expect([ending, second.status]).toEqual([ending, 201]);
+      const third = await asAgent('/api/v1/agents/charges', { amount: 1, currency: 'USD', description: 'third' });
+      expect([ending, third.status, third.body]).toEqual([ending, 402, { error: 'spending limit exceeded' }]);
+    }
+  });
+
+  describe('what giving a hold back takes off the spend counters', () => {
+    /** The user item's day counters: the user's USD and this agent's. */
+    const dayCounters = async (userId: string, agentId: string) => {
+      const item = (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.user(userId), ConsistentRead: true }))).Item;
+      const day = item?.spendDay as Record<string, number>;
+      return { user: day.USD, agent: day[`USD#${agentId}`] };
+    };
+    const setUp = async () => {
+      const user = await t.fundedUser({ USD: 100 });
+      const agent = await t.enabledAgent();
+      await putPolicy(user.key, { agents: { [agent.id]: { daily: { USD: 50 } } } });
+      const call = (path: string, body: unknown) =>
+        t.call<Charge>('POST', path, {
+          headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': `${path}-${Date.now()}-${Math.random()}` },
+          body,
+        });
+      const hold = await call('/api/v1/agents/charges', { amount: 10, currency: 'USD', description: 'hold', capture: false });
+      expect(hold.status).toBe(201);
+      expect((await call('/api/v1/agents/charges', { amount: 5, currency: 'USD', description: 'since' })).status).toBe(201);
+      expect(await dayCounters(user.id, agent.id)).toEqual({ user: 1500, agent: 1500 });
+      return { user, agent, hold: hold.body, release: () => call(`/api/v1/agents/charge/${hold.body.id}/release`, {}) };
+    };
+
+    it("a hold from before charges recorded their counters: its release lowers the user's counter, never its agent's", async () => {
+      const { user, agent, hold, release } = await setUp();
+      // As a charge and marker written before the record existed.
+      for (const key of [keys.charge(agent.id, hold.id), keys.pendingCharge(hold.id)]) {
+        await db().send(new UpdateCommand({ TableName: config().TABLE_NAME, Key: key, UpdateExpression: 'REMOVE counted' }));
+      }
+      expect((await release()).status).toBe(200);
+      expect(await dayCounters(user.id, agent.id)).toEqual({ user: 500, agent: 1500 });
+      expect((await me(user.key)).body).toMatchObject({ balances: { USD: 95 }, held: { USD: 0 } });
+    });
+
+    it('a counter holding less than what goes back is left as it is, never taken below zero', async () => {
+      const { user, agent, release } = await setUp();
+      // An operator lowered the agent's counter by hand.
+      await db().send(
+        new UpdateCommand({
+          TableName: config().TABLE_NAME,
+          Key: keys.user(user.id),
+          UpdateExpression: 'SET spendDay.#ag = :three',
+          ExpressionAttributeNames: { '#ag': `USD#${agent.id}` },
+          ExpressionAttributeValues: { ':three': 300 },
+        }),
+      );
+      expect((await release()).status).toBe(200);
+      expect(await dayCounters(user.id, agent.id)).toEqual({ user: 500, agent: 300 });
+      expect((await me(user.key)).body).toMatchObject({ balances: { USD: 95 }, held: { USD: 0 } });
+    });
   });
 
   it('a policy change applies to the very next charge, even in a container that judged by the old one', async () => {
