@@ -768,7 +768,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'user-list-charges': {
     summary: "The user's charges across agents",
-    description: 'Newest first, refused ones included: the authorization log. `status` filters.',
+    description:
+      'Newest first, refused ones included: the authorization log. `status` filters: each request reads a bounded part of the ' +
+      'history, so a filtered page may hold fewer than `limit` charges (even none) and still a `nextCursor`; follow it until null. ' +
+      "A cursor from another user's history is 400 `cursor is invalid`.",
     tag: 'Users',
     security: [['userKey']],
     query: listUserChargesQuerySchema,
