@@ -106,6 +106,8 @@ const schema = z.object({
   /** Watcher: most pending top-ups looked at per run, and most deposit-account signatures scanned. */
   TOPUP_WATCH_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
   TOPUP_DEPOSIT_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  /** Watcher: most signatures carrying one pending top-up's reference read per run (newer than its place). */
+  TOPUP_REFERENCE_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
   // Webhooks (docs/webhooks.md).
   /** SQS queue the dispatcher sends one message per (event, endpoint) to, for the delivery worker. */
   WEBHOOK_QUEUE_URL: z.string().min(1).optional(),

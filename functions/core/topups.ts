@@ -27,6 +27,12 @@ export interface UsdcTopup extends TopupBase {
   /** The Solana Pay reference: a fresh public key the paying transaction carries. */
   reference: string;
   mint: string;
+  /**
+   * The watcher's place in the reference's history: the newest signature carrying it that was
+   * resolved (failed, paid nothing in, credited or recorded), with every one before it; the next
+   * run reads only what is newer. Undefined until the first such signature. Never shown.
+   */
+  scannedThrough: string | undefined;
 }
 
 export interface UsdTopup extends TopupBase {

@@ -21,6 +21,7 @@ import {
   type TopupPayment,
   type TopupStatus,
   type UnmatchedPayment,
+  type UsdcTopup,
 } from '../core/topups';
 import { db } from './client';
 import { withOutbox } from './outbox';
@@ -215,6 +216,38 @@ export async function expireTopup(topup: Topup, now: Date): Promise<boolean> {
   }
 }
 
+/**
+ * Moves a PENDING USDC top-up's place in its reference's history (`scannedThrough`) from what
+ * this run read to `to`; false when the top-up moved on or another run moved it first (harmless:
+ * that run read the same history).
+ */
+export async function moveReferenceCursor(topup: UsdcTopup, to: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.topup(topup.userId, topup.id),
+        UpdateExpression: 'SET scannedThrough = :to',
+        // Still PENDING (a completed or expired top-up is not watched), and from where this run started.
+        ConditionExpression:
+          topup.scannedThrough === undefined
+            ? '#status = :pending AND attribute_not_exists(scannedThrough)'
+            : '#status = :pending AND scannedThrough = :from',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'PENDING',
+          ':to': to,
+          ...(topup.scannedThrough === undefined ? {} : { ':from': topup.scannedThrough }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
 /** Which of these signatures / capture ids were already credited (one BatchGet-free Get each; few per run). */
 export async function creditedAlready(rail: 'SOL' | 'PAYPAL', externalId: string): Promise<boolean> {
   const out = await db().send(
@@ -325,7 +358,14 @@ function toTopup(item: Record<string, unknown>): Topup {
   if ((item.currency as Currency) === 'USD') {
     return { ...base, currency: 'USD', amount: Number(item.amount), orderId: String(item.orderId), approveUrl: String(item.approveUrl) };
   }
-  return { ...base, currency: 'USDC', address: String(item.address), reference: String(item.reference), mint: String(item.mint) };
+  return {
+    ...base,
+    currency: 'USDC',
+    address: String(item.address),
+    reference: String(item.reference),
+    mint: String(item.mint),
+    scannedThrough: str(item.scannedThrough),
+  };
 }
 
 /** Drops undefined attributes (the document client refuses them). */

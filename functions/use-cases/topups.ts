@@ -45,6 +45,7 @@ export async function openTopup(userId: string, request: CreateTopupRequest): Pr
       mint: required(cfg.USDC_MINT),
       // A fresh 32-byte public key (Solana Pay `reference`): only its owner's payment carries it.
       reference: bs58.encode(randomBytes(32)),
+      scannedThrough: undefined,
     };
   } else {
     const expiresAt = new Date(now.getTime() + cfg.TOPUP_USD_EXPIRY_SECONDS * 1000).toISOString();
