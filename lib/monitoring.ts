@@ -15,6 +15,7 @@
  * | SweeperErrors | the charge sweeper failed in 2 of the last 3 5-minute periods |
  * | SweeperNotRunning | the charge sweeper was not invoked for 15 minutes (schedule disabled or broken) |
  * | ChargesNotExpiring | the sweeper logged an error (a due charge it could not expire) in each of 3 consecutive 5-minute periods |
+ * | TopupFailed | a PayPal top-up ended FAILED (another currency captured, or a capture PENDING past the window; docs/topups.md) |
  *
  * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
  * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
@@ -42,11 +43,13 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
+  FAILED_TOPUPS_METRIC,
   METRICS_NAMESPACE,
   metricDimensions,
   OPERATOR_RAIL_ERRORS,
   RAIL_NEEDS_OPERATOR_METRIC,
   STUCK_PAYOUTS_METRIC,
+  TOPUP_FAILED_LOG_MESSAGE,
   UNMATCHED_LOG_MESSAGE,
   UNMATCHED_TOPUP_PAYMENTS_METRIC,
 } from '../functions/observability/metric-names';
@@ -250,6 +253,14 @@ export class Monitoring extends Construct {
       evaluationPeriods: 1,
       description:
         'Money reached the platform that credits no top-up (no or an expired reference, a wrong mint, a second payment, a capture after expiry). It is recorded as an UNMATCHED#<signature> item: refund or credit it by hand (docs/topups.md).',
+    });
+    this.logAlarm('TopupFailed', {
+      filters: [watcher, ...(webhook ? [webhook] : [])].map((fn) => ({ id: `${fn.node.id}FailedTopups`, logGroup: fn.logGroup })),
+      pattern: logs.FilterPattern.stringValue('$.message', '=', TOPUP_FAILED_LOG_MESSAGE),
+      metricName: FAILED_TOPUPS_METRIC,
+      evaluationPeriods: 1,
+      description:
+        'A PayPal top-up ended FAILED: PayPal captured another currency, or kept the capture PENDING past the window. The log line names the top-up and the capture: look at it in PayPal and refund or credit it by hand (docs/topups.md).',
     });
   }
 

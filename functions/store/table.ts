@@ -54,6 +54,8 @@ export const keys = {
   topupReference: (reference: string) => ({ PK: `TOPUPREF#${reference}`, SK: 'REF' }),
   /** A PayPal order id → its top-up (the webhook knows only the order). */
   topupOrder: (orderId: string) => ({ PK: `TOPUPORDER#${orderId}`, SK: 'ORDER' }),
+  /** How many PENDING top-ups a payer has (at most MAX_OPEN_TOPUPS): raised by the create, lowered by whatever ends one. */
+  openTopups: (userId: string) => ({ PK: `OPENTOPUPS#${userId}`, SK: 'COUNT' }),
   /** Credit-once guard: one item per credited Solana signature or PayPal capture id. */
   topupCredit: (rail: string, externalId: string) => ({ PK: `TOPUPCREDIT#${rail}#${externalId}`, SK: 'CREDIT' }),
   /** A payment to the deposit wallet that matched no top-up: kept for an operator, never dropped. */

@@ -57,6 +57,8 @@ export interface WatchReport {
   pending: number;
   completed: number;
   expired: number;
+  /** Top-ups ended FAILED (PayPal: another currency, or a capture pending too long). */
+  failed: number;
   unmatched: number;
   scanned: number;
   errors: number;
@@ -83,7 +85,7 @@ export function createWatcher(options: WatcherOptions = {}) {
     // Until the operator sets the deposit wallet there are no USDC top-ups: PayPal only.
     const deposit = cfg.SOLANA_DEPOSIT_ADDRESS;
     const mint = required(cfg.USDC_MINT, 'USDC_MINT');
-    const report: WatchReport = { pending: 0, completed: 0, expired: 0, unmatched: 0, scanned: 0, errors: 0, rpcCalls: 0 };
+    const report: WatchReport = { pending: 0, completed: 0, expired: 0, failed: 0, unmatched: 0, scanned: 0, errors: 0, rpcCalls: 0 };
     const step = async (name: 'before-credit' | 'before-cursor') => options.checkpoint?.(name);
 
     const unmatched = async (sig: SignatureInfo, reason: UnmatchedReason, amount: bigint, paidMint: string, topup?: Topup) => {
@@ -216,6 +218,7 @@ export function createWatcher(options: WatcherOptions = {}) {
           const status = await settlePaypalTopup(topup, now);
           if (status === 'COMPLETED') report.completed += 1;
           if (status === 'EXPIRED') report.expired += 1;
+          if (status === 'FAILED') report.failed += 1;
         }
       } catch (error) {
         // One top-up's trouble (RPC down, PayPal 5xx) must not stop the others; the next run retries.
@@ -234,7 +237,8 @@ export function createWatcher(options: WatcherOptions = {}) {
       }
     }
     report.rpcCalls = solana.calls - callsBefore;
-    if (report.completed + report.expired + report.unmatched + report.errors > 0) logger().info('top-up watcher run', { ...report });
+    if (report.completed + report.expired + report.failed + report.unmatched + report.errors > 0)
+      logger().info('top-up watcher run', { ...report });
     return report;
 
     /** Step 4: the deposit token account since the cursor. */
@@ -317,7 +321,8 @@ async function topupReferencedBy(keys: string[], known: string[]): Promise<Topup
 /** Why a USDC payment that credits no top-up matched nothing, by the top-up it referenced. */
 function unmatchedReason(topup: Topup | undefined): UnmatchedReason {
   if (!topup) return 'no reference';
-  return topup.status === 'COMPLETED' ? 'top-up already completed' : 'expired reference';
+  if (topup.status === 'COMPLETED') return 'top-up already completed';
+  return topup.status === 'FAILED' ? 'top-up failed' : 'expired reference';
 }
 
 let rpcUrlCache: Promise<string> | undefined;

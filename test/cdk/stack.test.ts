@@ -530,6 +530,7 @@ describe('alarms', () => {
         'ChargesNotExpiring',
         'TopupWatcherErrors',
         'TopupWatcherNotRunning',
+        'TopupFailed',
         'UnmatchedTopupPayment',
         'WebhookDlqNotEmpty',
         'WebhookDispatcherErrors',

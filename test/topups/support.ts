@@ -13,6 +13,7 @@ import {
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { payTransferRequest } from '../../bin/local/solana-pay';
+import { logger } from '../../functions/observability/logger';
 import type { TestStack } from '../support/stack';
 
 export interface TopupBody {
@@ -98,4 +99,21 @@ export async function spamReference(t: TestStack, reference: string, n: number):
     signatures.push(await connection.sendRawTransaction(tx.serialize()));
   }
   return signatures;
+}
+
+/**
+ * The ERROR log lines (message and attributes) the service wrote while `work` ran: what the alarms'
+ * metric filters count (lib/monitoring.ts). The logger is silent in tests; this listens on it.
+ */
+export async function errorLines(work: () => Promise<unknown>): Promise<{ message: string; attributes: Record<string, unknown> }[]> {
+  const lines: { message: string; attributes: Record<string, unknown> }[] = [];
+  const spy = jest.spyOn(logger(), 'error').mockImplementation((message: unknown, ...rest: unknown[]) => {
+    lines.push({ message: String(message), attributes: Object.assign({}, ...rest.filter((r) => typeof r === 'object')) });
+  });
+  try {
+    await work();
+  } finally {
+    spy.mockRestore();
+  }
+  return lines;
 }
