@@ -3,9 +3,8 @@
  * and printed when unset), IN_MEMORY=1 for a throwaway database (otherwise data persists in .data/),
  * PUBLIC_BASE_URL (where approval links point; default http://127.0.0.1:<PORT>).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { ensureDemoUser } from './local/demo';
+import { join } from 'node:path';
+import { ensureDemoUser, writeDemoPayerFile } from './local/demo';
 import { PROJECT_ROOT } from './local/dynamodb-local';
 import { PortInUseError, startLocalStack } from './local/stack';
 
@@ -44,13 +43,12 @@ async function main(): Promise<void> {
   const demo = await ensureDemoUser(stack.url, stack.adminKey, inMemory ? undefined : join(PROJECT_ROOT, '.data', 'demo.json'));
   // The funded demo payer of the local chain, for paying USDC top-ups (bin/pay-topup.ts).
   const { solana } = stack.rails;
-  const demoPayerFile = join(PROJECT_ROOT, '.data', 'demo-payer.json');
-  mkdirSync(dirname(demoPayerFile), { recursive: true });
-  writeFileSync(
-    demoPayerFile,
-    `${JSON.stringify({ publicKey: solana.demoPayer.publicKey, secretKey: solana.demoPayer.secretKey, rpcUrl: solana.url, usdcMint: solana.mint }, null, 2)}\n`,
-    { mode: 0o600 },
+  // In memory: a temporary folder of its own (another stack on this machine writes its own).
+  const demoPayer = writeDemoPayerFile(
+    { publicKey: solana.demoPayer.publicKey, secretKey: solana.demoPayer.secretKey, rpcUrl: solana.url, usdcMint: solana.mint },
+    { inMemory, dataDir: join(PROJECT_ROOT, '.data') },
   );
+  const payTopup = inMemory ? `DEMO_PAYER=${demoPayer.file} npx tsx bin/pay-topup.ts` : 'npx tsx bin/pay-topup.ts';
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -58,6 +56,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping …`);
     await stack.stop();
+    demoPayer.remove();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -70,7 +69,7 @@ Agent Payment Service running at ${stack.url}
   demo user   ${demo.id}
   user key    ${demo.userKey}   (balance starts at 100 USD and 100 USDC)
   solana rpc  ${solana.url}   (local LiteSVM node; USDC mint ${solana.mint})
-  demo payer  ${solana.demoPayer.publicKey}   (SOL and test USDC; keypair in .data/demo-payer.json)
+  demo payer  ${solana.demoPayer.publicKey}   (SOL and test USDC; keypair in ${demoPayer.file})
 
 Try it:
   export BASE=${stack.url} ADMIN_KEY=${stack.adminKey} USER_KEY=${demo.userKey}
@@ -81,7 +80,7 @@ Try it:
   Top up with USDC (Solana Pay) and pay it with the demo payer:
   URL=$(curl -s -X POST $BASE/api/v1/users/me/topups -H "x-user-key: $USER_KEY" -H 'content-type: application/json' \\
         -d '{"currency":"USDC"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).solanaPayUrl')
-  npx tsx bin/pay-topup.ts "$URL" 25
+  ${payTopup} "$URL" 25
 
 Ctrl-C stops everything.`);
 }

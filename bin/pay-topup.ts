@@ -1,8 +1,10 @@
 /**
- * Pays a USDC top-up's `solanaPayUrl` with the local demo payer (written by `npm start` to
- * .data/demo-payer.json: a keypair funded with SOL and test USDC on the local LiteSVM node):
+ * Pays a USDC top-up's `solanaPayUrl` with the local demo payer (a keypair funded with SOL and
+ * test USDC on the local LiteSVM node), which `npm start` writes to .data/demo-payer.json, or with
+ * IN_MEMORY=1 to a temporary folder it prints (pass it as DEMO_PAYER):
  *
  *   npx tsx bin/pay-topup.ts '<solanaPayUrl>' 25
+ *   DEMO_PAYER=/tmp/agent-payments-demo-XXXX/demo-payer.json npx tsx bin/pay-topup.ts '<solanaPayUrl>' 25
  *
  * Any Solana Pay wallet does the same against a real cluster. The watcher credits it within a
  * few seconds of the transfer (once finalized).

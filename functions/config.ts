@@ -132,9 +132,13 @@ const schema = z.object({
   /** How long a top-up waits for its payment. PayPal orders are approvable for about 3 hours. */
   TOPUP_USDC_EXPIRY_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3_600),
   TOPUP_USD_EXPIRY_SECONDS: z.coerce.number().int().min(60).max(259_200).default(10_800),
+  /** How long after a USD top-up's window a PayPal capture may stay PENDING before the top-up FAILS (alarmed). */
+  TOPUP_CAPTURE_PENDING_MAX_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(86_400),
   /** Watcher: most pending top-ups looked at per run, and most deposit-account signatures scanned. */
   TOPUP_WATCH_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
   TOPUP_DEPOSIT_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  /** Watcher: most signatures carrying one pending top-up's reference read per run (newer than its place). */
+  TOPUP_REFERENCE_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
   // Webhooks (docs/webhooks.md).
   /** SQS queue the dispatcher sends one message per (event, endpoint) to, for the delivery worker. */
   WEBHOOK_QUEUE_URL: z.string().min(1).optional(),

@@ -34,6 +34,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ROUTES, type RouteSpec } from '../functions/api/routes';
 import {
+  FAILED_TOPUPS_METRIC,
   LEDGER_AUDIT_PROBLEMS_METRIC,
   METRICS_NAMESPACE,
   metricDimensions,
@@ -41,6 +42,7 @@ import {
   RAIL_NEEDS_OPERATOR_METRIC,
   STUCK_PAYOUTS_METRIC,
   SWEEPER_LAG_METRIC,
+  TOPUP_FAILED_LOG_MESSAGE,
   UNMATCHED_LOG_MESSAGE,
   UNMATCHED_TOPUP_PAYMENTS_METRIC,
 } from '../functions/observability/metric-names';
@@ -383,6 +385,13 @@ export class Monitoring extends Construct {
           metric: logMetric(UNMATCHED_TOPUP_PAYMENTS_METRIC),
           threshold: 1,
         },
+        {
+          id: 'TopupFailed',
+          description:
+            'A PayPal top-up ended FAILED: PayPal captured another currency, or kept the capture PENDING past the window. The log line names the top-up and the capture: look at it in PayPal and refund or credit it by hand (docs/topups.md).',
+          metric: logMetric(FAILED_TOPUPS_METRIC),
+          threshold: 1,
+        },
       );
     }
 
@@ -421,6 +430,12 @@ export class Monitoring extends Construct {
           fn.logGroup,
           logs.FilterPattern.stringValue('$.message', '=', UNMATCHED_LOG_MESSAGE),
           UNMATCHED_TOPUP_PAYMENTS_METRIC,
+        );
+        this.stageFilter(
+          `${fn.node.id}FailedTopups`,
+          fn.logGroup,
+          logs.FilterPattern.stringValue('$.message', '=', TOPUP_FAILED_LOG_MESSAGE),
+          FAILED_TOPUPS_METRIC,
         );
       }
     }

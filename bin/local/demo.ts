@@ -1,9 +1,11 @@
 /**
  * A ready demo for newcomers: one user with a known user key and a starting balance. The key is
  * kept in .data/demo.json (local only) so a restart can print it again; in memory it is fresh.
+ * Also the local chain's funded demo payer, written where bin/pay-topup.ts reads it.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 export interface DemoUser {
   id: string;
@@ -32,4 +34,28 @@ export async function ensureDemoUser(baseUrl: string, adminKey: string, file: st
     writeFileSync(file, JSON.stringify(user, null, 2), { mode: 0o600 });
   }
   return user;
+}
+
+export interface DemoPayerFile {
+  /** Where the keypair is: `DEMO_PAYER` for bin/pay-topup.ts when it is not the default. */
+  file: string;
+  /** Removes a throwaway file (in memory); keeps a persistent one. */
+  remove(): void;
+}
+
+/**
+ * Writes the local chain's demo payer (keypair, RPC URL, mint) for bin/pay-topup.ts. A persistent
+ * stack keeps it in `<dataDir>/demo-payer.json` beside its chain; an in-memory stack's chain and
+ * payer are new at each start, so the file goes to a fresh folder of its own under the system's
+ * temporary directory: two in-memory stacks on one machine never overwrite each other's payer.
+ */
+export function writeDemoPayerFile(
+  payer: { publicKey: string; secretKey: string; rpcUrl: string; usdcMint: string },
+  opts: { inMemory: boolean; dataDir: string },
+): DemoPayerFile {
+  const dir = opts.inMemory ? mkdtempSync(join(tmpdir(), 'agent-payments-demo-')) : opts.dataDir;
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'demo-payer.json');
+  writeFileSync(file, `${JSON.stringify(payer, null, 2)}\n`, { mode: 0o600 });
+  return { file, remove: () => (opts.inMemory ? rmSync(dir, { recursive: true, force: true }) : undefined) };
 }

@@ -12,7 +12,9 @@
  * verify call checks that signature, the webhook id and that the event is byte-for-byte the one
  * sent, so the service's code path (ask PayPal to verify) is the production one. Declining on
  * the page voids the order (at PayPal the order would just stay unapproved until it lapses);
- * approving with `funding=declined` makes the capture come back DECLINED.
+ * approving with `funding=declined` makes the capture come back DECLINED, `funding=pending` PENDING
+ * (until `completeCapture`, which sends PAYMENT.CAPTURE.COMPLETED), `funding=other-currency`
+ * COMPLETED in EUR (a capture the top-up cannot take).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,8 @@ import { formatAmount, parseAmount } from '../../functions/core/money';
 import { paypalId, reply, type SandboxReply, validationError } from './paypal-sandbox.replies';
 
 export type OrderStatus = 'CREATED' | 'PAYER_ACTION_REQUIRED' | 'APPROVED' | 'COMPLETED' | 'VOIDED';
+export const FUNDINGS = ['ok', 'declined', 'pending', 'other-currency'] as const;
+export type Funding = (typeof FUNDINGS)[number];
 
 export interface SandboxOrder {
   id: string;
@@ -30,8 +34,8 @@ export interface SandboxOrder {
   requestId: string | undefined;
   returnUrl: string | undefined;
   createdAt: string;
-  /** `declined`: the payer's funding fails at capture. */
-  funding: 'ok' | 'declined';
+  /** How the capture goes: `declined` fails, `pending` waits, `other-currency` completes in EUR. */
+  funding: Funding;
   capture: { id: string; status: string; requestId: string | undefined } | undefined;
 }
 
@@ -133,14 +137,15 @@ export class SandboxOrders {
       return unprocessable('ORDER_ALREADY_CAPTURED', 'Order already captured. If intent=CAPTURE only one capture per order is allowed.');
     }
     if (order.status !== 'APPROVED') return unprocessable('ORDER_NOT_APPROVED', 'Payer has not yet approved the Order for payment.');
-    order.capture = { id: paypalId(17), status: order.funding === 'declined' ? 'DECLINED' : 'COMPLETED', requestId };
+    const status = order.funding === 'declined' ? 'DECLINED' : order.funding === 'pending' ? 'PENDING' : 'COMPLETED';
+    order.capture = { id: paypalId(17), status, requestId };
     order.status = 'COMPLETED';
     this.persist();
     return reply(201, this.view(order, url));
   }
 
   /** The payer approves on the page; the webhook follows (awaited, so a test sees its effect). */
-  async approve(orderId: string, funding: 'ok' | 'declined' = 'ok'): Promise<SandboxOrder | undefined> {
+  async approve(orderId: string, funding: Funding = 'ok'): Promise<SandboxOrder | undefined> {
     const order = this.orders.get(orderId);
     if (!order || (order.status !== 'CREATED' && order.status !== 'PAYER_ACTION_REQUIRED')) return order;
     order.status = 'APPROVED';
@@ -148,6 +153,15 @@ export class SandboxOrders {
     this.persist();
     if (!this.dropWebhooks) await this.sendWebhook(order, 'CHECKOUT.ORDER.APPROVED');
     return order;
+  }
+
+  /** PayPal settles a PENDING capture (a review cleared, an eCheck arrived) and says so. */
+  async completeCapture(orderId: string): Promise<WebhookDelivery | undefined> {
+    const order = this.orders.get(orderId);
+    if (order?.capture?.status !== 'PENDING') return undefined;
+    order.capture.status = 'COMPLETED';
+    this.persist();
+    return this.dropWebhooks ? undefined : this.sendWebhook(order, 'PAYMENT.CAPTURE.COMPLETED');
   }
 
   decline(orderId: string): SandboxOrder | undefined {
@@ -166,16 +180,31 @@ export class SandboxOrders {
       id: `WH-${paypalId(17)}`,
       event_version: '1.0',
       create_time: new Date().toISOString(),
-      resource_type: 'checkout-order',
-      resource_version: '2.0',
       event_type: eventType,
-      summary: `An order has been ${eventType === 'CHECKOUT.ORDER.APPROVED' ? 'approved by buyer' : 'updated'}`,
-      resource: {
-        id: order.id,
-        status: order.status,
-        intent: 'CAPTURE',
-        purchase_units: [{ reference_id: order.referenceId ?? 'default', amount: order.amount }],
-      },
+      ...(eventType.startsWith('PAYMENT.CAPTURE.') && order.capture
+        ? {
+            resource_type: 'capture',
+            resource_version: '2.0',
+            summary: `Payment ${order.capture.status.toLowerCase()} for ${order.amount.value} ${captureAmount(order).currency_code}`,
+            resource: {
+              id: order.capture.id,
+              status: order.capture.status,
+              amount: captureAmount(order),
+              final_capture: true,
+              supplementary_data: { related_ids: { order_id: order.id } },
+            },
+          }
+        : {
+            resource_type: 'checkout-order',
+            resource_version: '2.0',
+            summary: `An order has been ${eventType === 'CHECKOUT.ORDER.APPROVED' ? 'approved by buyer' : 'updated'}`,
+            resource: {
+              id: order.id,
+              status: order.status,
+              intent: 'CAPTURE',
+              purchase_units: [{ reference_id: order.referenceId ?? 'default', amount: order.amount }],
+            },
+          }),
     };
     const body = JSON.stringify(event);
     const transmissionId = randomBytes(16).toString('hex');
@@ -245,7 +274,9 @@ export class SandboxOrders {
           amount: order.amount,
           ...(order.capture
             ? {
-                payments: { captures: [{ id: order.capture.id, status: order.capture.status, amount: order.amount, final_capture: true }] },
+                payments: {
+                  captures: [{ id: order.capture.id, status: order.capture.status, amount: captureAmount(order), final_capture: true }],
+                },
               }
             : {}),
         },
@@ -273,7 +304,12 @@ export class SandboxOrders {
   }
 }
 
-/** The payer's approval page: the amount and two forms, no script, nothing external. */
+/** What the capture took: the order's amount, in EUR when the payer's funding was `other-currency`. */
+function captureAmount(order: SandboxOrder): { currency_code: string; value: string } {
+  return order.funding === 'other-currency' ? { currency_code: 'EUR', value: order.amount.value } : order.amount;
+}
+
+/** The payer's approval page: the amount and its forms, no script, nothing external. */
 export function approvalPage(order: SandboxOrder | undefined): { status: number; html: string } {
   if (!order) return { status: 404, html: page('Order not found', '<p>This checkout link is not valid.</p>') };
   const amount = `${escapeHtml(formatAmount(parseAmount(order.amount.value, 'USD', Number.MAX_SAFE_INTEGER), 'USD'))} ${escapeHtml(order.amount.currency_code)}`;
@@ -288,6 +324,8 @@ export function approvalPage(order: SandboxOrder | undefined): { status: number;
       `<p>Pay <strong>${amount}</strong> to Agent Payment Service.</p>
 <form method="post" action="${action}/approve"><input type="hidden" name="funding" value="ok"><button type="submit">Approve</button></form>
 <form method="post" action="${action}/approve"><input type="hidden" name="funding" value="declined"><button type="submit">Approve with a card that will be declined</button></form>
+<form method="post" action="${action}/approve"><input type="hidden" name="funding" value="pending"><button type="submit">Approve; the capture stays pending</button></form>
+<form method="post" action="${action}/approve"><input type="hidden" name="funding" value="other-currency"><button type="submit">Approve; captured in EUR</button></form>
 <form method="post" action="${action}/decline"><button type="submit">Cancel</button></form>`,
     ),
   };

@@ -27,12 +27,12 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { type LocalRequest, sendJson, startLocalServer } from './local-server';
 import { bearerProblem, issueToken, type SandboxClient } from './paypal-sandbox.oauth';
-import { approvalPage, type SandboxOrder, SandboxOrders, type WebhookDelivery } from './paypal-sandbox.orders';
+import { approvalPage, FUNDINGS, type Funding, type SandboxOrder, SandboxOrders, type WebhookDelivery } from './paypal-sandbox.orders';
 import { createPayout, showBatch, showItem } from './paypal-sandbox.payouts';
 import { debugId, injectedFault, internalError, routeNotFound, type SandboxReply } from './paypal-sandbox.replies';
 import { type ItemStatus, type SandboxBatch, type SandboxRoute, SandboxState } from './paypal-sandbox.state';
 
-export type { SandboxOrder, WebhookDelivery } from './paypal-sandbox.orders';
+export type { Funding, SandboxOrder, WebhookDelivery } from './paypal-sandbox.orders';
 export type { ItemStatus, SandboxBatch, SandboxItem, SandboxRoute } from './paypal-sandbox.state';
 
 export interface PaypalSandboxOptions {
@@ -69,7 +69,9 @@ export interface PaypalSandbox {
   /** While true, approvals send no webhook (the service must find them by polling). */
   dropWebhooks(drop: boolean): void;
   order(orderId: string): SandboxOrder | undefined;
-  approveOrder(orderId: string, funding?: 'ok' | 'declined'): Promise<SandboxOrder | undefined>;
+  approveOrder(orderId: string, funding?: Funding): Promise<SandboxOrder | undefined>;
+  /** Settles a PENDING capture and sends PAYMENT.CAPTURE.COMPLETED. */
+  completeCapture(orderId: string): Promise<WebhookDelivery | undefined>;
   declineOrder(orderId: string): SandboxOrder | undefined;
   /** Sends an event about the order again (a replay or PayPal's own retry), freshly signed. */
   resendWebhook(orderId: string, eventType?: string): Promise<WebhookDelivery | undefined>;
@@ -124,6 +126,7 @@ export async function startPaypalSandbox(opts: PaypalSandboxOptions = {}): Promi
     },
     order: (orderId) => orders.get(orderId),
     approveOrder: (orderId, funding) => orders.approve(orderId, funding),
+    completeCapture: (orderId) => orders.completeCapture(orderId),
     declineOrder: (orderId) => orders.decline(orderId),
     resendWebhook: async (orderId, eventType = 'CHECKOUT.ORDER.APPROVED') => {
       const order = orders.get(orderId);
@@ -196,9 +199,7 @@ async function payerPage(orders: SandboxOrders, { method, url, body }: LocalRequ
   if (method !== 'POST' || !action?.[1]) return false;
   const orderId = decodeURIComponent(action[1]);
   const order =
-    action[2] === 'approve'
-      ? await orders.approve(orderId, new URLSearchParams(body).get('funding') === 'declined' ? 'declined' : 'ok')
-      : orders.decline(orderId);
+    action[2] === 'approve' ? await orders.approve(orderId, fundingOf(new URLSearchParams(body).get('funding'))) : orders.decline(orderId);
   if (order?.returnUrl && action[2] === 'approve') {
     const back = new URL(order.returnUrl);
     back.searchParams.set('token', order.id);
@@ -209,4 +210,8 @@ async function payerPage(orders: SandboxOrders, { method, url, body }: LocalRequ
   const page = approvalPage(order);
   html(page.status, page.html);
   return true;
+}
+
+function fundingOf(value: string | null): Funding {
+  return FUNDINGS.find((f) => f === value) ?? 'ok';
 }

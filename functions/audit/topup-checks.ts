@@ -6,7 +6,9 @@
  *   - a COMPLETED top-up has exactly one credit record naming it, of its amount and currency, and
  *     exactly one credit-once guard (signature / capture id) naming it;
  *   - a PENDING or EXPIRED top-up has no credit record and no guard;
- *   - every credit record that names a top-up names one that exists.
+ *   - every credit record that names a top-up names one that exists;
+ *   - each payer's open-top-up counter (the cap of 10) equals their PENDING top-ups that hold a
+ *     slot: a counter that drifted would refuse a payer too early, or let them open too many.
  */
 import type { TopupAuditRows } from '../store/topup-audit.repository';
 
@@ -33,6 +35,16 @@ export function topupProblems(rows: TopupAuditRows): string[] {
     } else if (credits.length > 0 || guards > 0) {
       problems.push(`top-up ${topup.topupId} is ${topup.status} but has ${credits.length} credit records and ${guards} guards`);
     }
+  }
+  const openBy = new Map<string, number>();
+  for (const topup of rows.topups) {
+    if (topup.status === 'PENDING' && topup.holdsOpenSlot) openBy.set(topup.userId, (openBy.get(topup.userId) ?? 0) + 1);
+  }
+  const counters = new Map(rows.openCounters.map((c) => [c.userId, c.open]));
+  for (const userId of new Set([...openBy.keys(), ...counters.keys()])) {
+    const pending = openBy.get(userId) ?? 0;
+    const counted = counters.get(userId) ?? 0;
+    if (pending !== counted) problems.push(`user ${userId} has ${pending} open top-ups but their counter says ${counted}`);
   }
   for (const credit of rows.credits) {
     if (!known.has(credit.topupId))

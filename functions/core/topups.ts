@@ -1,11 +1,24 @@
 /**
  * Top-ups: money in, paid by the user on a rail (docs/topups.md). A top-up is PENDING until the
- * rail's payment is found and credited (COMPLETED, in the same transaction as the credit) or its
- * window passes with nothing received (EXPIRED). No AWS imports here.
+ * rail's payment is found and credited (COMPLETED, in the same transaction as the credit), its
+ * window passes with nothing received (EXPIRED), or the rail did something the top-up cannot
+ * take and an operator must look at (FAILED, with a `failureReason`). No AWS imports here.
  */
 import type { Currency, Minor } from './money';
 
-export type TopupStatus = 'PENDING' | 'COMPLETED' | 'EXPIRED';
+export type TopupStatus = 'PENDING' | 'COMPLETED' | 'EXPIRED' | 'FAILED';
+
+/** A payer may have at most this many PENDING top-ups at once (each one is a PayPal order or a watched reference). */
+export const MAX_OPEN_TOPUPS = 10;
+
+/** Why a top-up ended FAILED: money may have moved at the rail, so each one is alarmed for an operator. */
+export const TOPUP_FAILURE_REASONS = {
+  /** PayPal captured the order in a currency other than the top-up's (nothing credited; recorded unmatched). */
+  otherCurrency: 'paypal captured another currency',
+  /** PayPal's capture stayed PENDING past the top-up's window (nothing credited; a later completion is recorded unmatched). */
+  capturePending: 'paypal capture still pending after the window',
+} as const;
+export type TopupFailureReason = (typeof TOPUP_FAILURE_REASONS)[keyof typeof TOPUP_FAILURE_REASONS];
 
 interface TopupBase {
   id: string;
@@ -15,9 +28,16 @@ interface TopupBase {
   expiresAt: string;
   /** Amount received (COMPLETED); for USD also the ordered amount while PENDING. */
   amount: Minor | undefined;
-  /** The Solana signature or the PayPal capture id that was credited. */
+  /** The Solana signature or the PayPal capture id that was credited (FAILED: the capture, if any). */
   externalId: string | undefined;
   completedAt: string | undefined;
+  /** FAILED only: why. */
+  failureReason?: TopupFailureReason | undefined;
+  /**
+   * Whether this top-up holds one of its payer's MAX_OPEN_TOPUPS slots while PENDING (every one
+   * opened since the cap; the slot is given back in the transaction that ends it).
+   */
+  holdsOpenSlot?: boolean;
 }
 
 export interface UsdcTopup extends TopupBase {
@@ -27,6 +47,12 @@ export interface UsdcTopup extends TopupBase {
   /** The Solana Pay reference: a fresh public key the paying transaction carries. */
   reference: string;
   mint: string;
+  /**
+   * The watcher's place in the reference's history: the newest signature carrying it that was
+   * resolved (failed, paid nothing in, credited or recorded), with every one before it; the next
+   * run reads only what is newer. Undefined until the first such signature. Never shown.
+   */
+  scannedThrough: string | undefined;
 }
 
 export interface UsdTopup extends TopupBase {
@@ -55,6 +81,8 @@ export type UnmatchedReason =
   | 'expired reference'
   | 'top-up already completed'
   | 'wrong mint'
+  | 'wrong currency'
+  | 'top-up failed'
   | 'balance limit';
 
 export interface UnmatchedPayment {
@@ -88,5 +116,13 @@ export class PaymentAlreadyCreditedError extends Error {
   constructor(readonly externalId: string) {
     super(`payment ${externalId} was already credited`);
     this.name = 'PaymentAlreadyCreditedError';
+  }
+}
+
+/** The payer already has MAX_OPEN_TOPUPS PENDING top-ups. */
+export class TopupLimitError extends Error {
+  constructor() {
+    super(`at most ${MAX_OPEN_TOPUPS} open top-ups`);
+    this.name = 'TopupLimitError';
   }
 }

@@ -49,3 +49,12 @@ export const metricDimensions = (stage: string) => ({ service: SERVICE_NAME, sta
 export const UNMATCHED_TOPUP_PAYMENTS_METRIC = 'UnmatchedTopupPayments';
 /** The log line's message that filter matches. */
 export const UNMATCHED_LOG_MESSAGE = 'unmatched top-up payment';
+/**
+ * Counted by a log metric filter (lib/monitoring.ts) from the watcher's and the PayPal webhook's
+ * log lines `top-up failed` (TOPUP_FAILED_LOG_MESSAGE): a top-up ended FAILED because PayPal
+ * captured another currency or kept the capture PENDING past the window (docs/topups.md). Money
+ * may be at the platform that credits nobody: an operator looks at the capture in PayPal.
+ */
+export const FAILED_TOPUPS_METRIC = 'FailedTopups';
+/** The log line's message that filter matches. */
+export const TOPUP_FAILED_LOG_MESSAGE = 'top-up failed';

@@ -42,7 +42,10 @@ export interface OrderCapture {
   id: string;
   /** COMPLETED (credit it), PENDING (wait), DECLINED/FAILED (nothing moved). */
   status: string;
+  /** The amount in cents when it is USD (undefined for another currency, or no amount). */
   amountMinor: Minor | undefined;
+  /** The amount as PayPal wrote it (any currency), for the record an operator reads. */
+  amount: { currency: string; value: string } | undefined;
 }
 
 /** The webhook headers PayPal signs with; all five are required to verify. */
@@ -166,7 +169,8 @@ export function captureOf(order: PaypalOrder): OrderCapture | undefined {
       amountMinor = undefined;
     }
   }
-  return { id: capture.id, status: capture.status, amountMinor };
+  const amount = capture.amount ? { currency: capture.amount.currency_code, value: capture.amount.value } : undefined;
+  return { id: capture.id, status: capture.status, amountMinor, amount };
 }
 
 /** Cents → PayPal's amount string, always two decimals ("25.50"). */

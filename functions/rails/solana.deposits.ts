@@ -21,6 +21,8 @@ const signatureInfoSchema = z
     slot: z.number(),
     err: z.unknown().optional(),
     confirmationStatus: z.string().nullable().optional(),
+    /** Seconds since the epoch; null when the node does not know it. */
+    blockTime: z.number().nullable().optional(),
   })
   .loose();
 export type SignatureInfo = z.infer<typeof signatureInfoSchema>;

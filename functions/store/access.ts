@@ -148,14 +148,18 @@ export const STORE = {
   /** claimPayout, saveRailState, recordPendingCheck, completePayout and failPayout. */
   payoutLease: { write: ['payout', 'agentBalanceShard', 'outbox'], delete: ['payoutLock'] },
   // Top-ups (topup.repository.ts).
-  createTopup: { write: ['topup', 'topupReference', 'topupOrder'] },
+  // The payer's open top-ups counter (at most 10 PENDING): read for the answer, raised by the create.
+  createTopup: { read: ['openTopups'], write: ['topup', 'topupReference', 'topupOrder', 'openTopups'] },
   getTopup: { read: ['topup'] },
   listTopups: { read: ['topup'] },
   findTopupByReference: { read: ['topupReference', 'topup'] },
   findTopupByOrder: { read: ['topupOrder', 'topup'] },
   listPendingTopups: { query: ['pendingTopups'] },
-  completeTopup: { write: ['topup', 'topupCredit', 'user', 'credit', 'outbox'] },
-  expireTopup: { write: ['topup'] },
+  // Ending a PENDING top-up gives its open slot back.
+  completeTopup: { write: ['topup', 'topupCredit', 'user', 'credit', 'outbox', 'openTopups'] },
+  expireTopup: { write: ['topup', 'openTopups'] },
+  /** A USDC top-up's own cursor over its reference's signatures (the watcher pages past spam). */
+  moveReferenceCursor: { write: ['topup'] },
   creditedAlready: { read: ['topupCredit'] },
   recordUnmatched: { write: ['unmatchedPayment'] },
   isUnmatchedRecorded: { read: ['unmatchedPayment'] },
@@ -200,6 +204,7 @@ export const BACKGROUND_GRANTS = {
     'recordUnmatched',
     'isUnmatchedRecorded',
     'depositCursor',
+    'moveReferenceCursor',
   ),
   // Reads the owners' endpoints; writes nothing.
   'webhook-dispatcher': uses('getWebhooks'),

@@ -626,17 +626,44 @@ const optionalString = <K extends string>(item: Record<string, unknown>, name: K
   (typeof item[name] === 'string' ? { [name]: item[name] } : {}) as Partial<Record<K, string>>;
 
 /**
+ * With a status filter, one page of the user's history reads at most this many Query pages
+ * (each of at most `limit + 1` items, so at most 303 items), then answers the matches it found,
+ * possibly none, with a cursor: a sparse filter never reads the whole partition in one request.
+ */
+export const MAX_FILTERED_QUERIES = 3;
+
+/** Where a page of a user's history continues: right after one of the user's own charges. */
+export interface UserChargePosition {
+  readonly chargeId: string;
+  readonly key: Record<string, string>;
+}
+
+/**
+ * The position after `chargeId` in `userId`'s history; undefined when no such charge is the
+ * user's (a cursor from another payer's history, or naming nothing), so the caller refuses it
+ * instead of handing DynamoDB a start key that is not of this index.
+ */
+export async function userChargePosition(userId: string, chargeId: string): Promise<UserChargePosition | undefined> {
+  const charge = await getChargeById(chargeId);
+  if (!charge || charge.userId !== userId) return undefined;
+  return { chargeId, key: { ...keys.userChargeIndex(userId, chargeId), ...keys.charge(charge.agentId, chargeId) } };
+}
+
+/**
  * A page of a user's charges across agents, newest first (GSI2), optionally of one status;
  * `after` continues from a cursor. The index is eventually consistent: a charge a moment old may
- * be missing from it, and is in the next read.
+ * be missing from it, and is in the next read. `lastId` is where the next page starts: the last
+ * charge returned, or, when a filtered page was cut short by MAX_FILTERED_QUERIES, the last one
+ * read (which did not match).
  */
-export async function listUserCharges(userId: string, opts: { limit: number; after?: string; status?: ChargeStatus }): Promise<ChargePage> {
+export async function listUserCharges(
+  userId: string,
+  opts: { limit: number; after?: UserChargePosition; status?: ChargeStatus },
+): Promise<ChargePage> {
   const pk = keys.userChargePartition(userId);
   const charges: Charge[] = [];
-  let start: Record<string, unknown> | undefined = opts.after
-    ? { GSI2PK: pk, GSI2SK: opts.after, ...(await chargeKeyById(userId, opts.after)) }
-    : undefined;
-  let more = false;
+  let start: Record<string, unknown> | undefined = opts.after?.key;
+  let queries = 0;
   // With a status filter, a page may take several reads: the filter runs after each read.
   do {
     const out = await db().send(
@@ -651,19 +678,14 @@ export async function listUserCharges(userId: string, opts: { limit: number; aft
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
+    queries += 1;
     charges.push(...(out.Items ?? []).map(toCharge));
     start = out.LastEvaluatedKey;
-  } while (start && charges.length <= opts.limit);
+  } while (start && charges.length <= opts.limit && queries < MAX_FILTERED_QUERIES);
   if (charges.length > opts.limit) {
     charges.length = opts.limit;
-    more = true;
-  } else more = start !== undefined;
-  const last = charges[charges.length - 1];
-  return { charges, lastId: more && last ? last.id : undefined };
-}
-
-/** The base-table key of a user's charge, for continuing the index after it. */
-async function chargeKeyById(userId: string, chargeId: string): Promise<{ PK: string; SK: string } | Record<string, never>> {
-  const charge = await getChargeById(chargeId);
-  return charge && charge.userId === userId ? keys.charge(charge.agentId, chargeId) : {};
+    return { charges, lastId: charges[charges.length - 1]?.id };
+  }
+  // The partition ended, or more may follow from the last item read.
+  return { charges, lastId: start ? String(start.GSI2SK) : undefined };
 }

@@ -34,6 +34,7 @@ export const PARTITIONS = {
   topup: 'TOPUPS#',
   topupReference: 'TOPUPREF#',
   topupOrder: 'TOPUPORDER#',
+  openTopups: 'OPENTOPUPS#',
   topupCredit: 'TOPUPCREDIT#',
   paypalTransmission: 'PAYPALTX#',
   unmatchedPayment: 'UNMATCHED#',
@@ -119,6 +120,8 @@ export const keys = {
   topupReference: (reference: string) => ({ PK: `${P.topupReference}${reference}`, SK: 'REF' }),
   /** A PayPal order id → its top-up (the webhook knows only the order). */
   topupOrder: (orderId: string) => ({ PK: `${P.topupOrder}${orderId}`, SK: 'ORDER' }),
+  /** How many PENDING top-ups a payer has (at most MAX_OPEN_TOPUPS): raised by the create, lowered by whatever ends one. */
+  openTopups: (userId: string) => ({ PK: `${P.openTopups}${userId}`, SK: 'COUNT' }),
   /** Credit-once guard: one item per credited Solana signature or PayPal capture id. */
   topupCredit: (rail: string, externalId: string) => ({ PK: `${P.topupCredit}${rail}#${externalId}`, SK: 'CREDIT' }),
   /** A PayPal webhook transmission already received (TTL'd): a replay is refused before PayPal is asked. */

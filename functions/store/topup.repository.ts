@@ -15,23 +15,31 @@ import type { OutboxEvent } from '../core/events';
 import { newRecordId } from '../core/ids';
 import { type Currency, MAX_BALANCE_MINOR } from '../core/money';
 import {
+  MAX_OPEN_TOPUPS,
   PaymentAlreadyCreditedError,
   type Topup,
+  type TopupFailureReason,
+  TopupLimitError,
   TopupNotPendingError,
   type TopupPayment,
   type TopupStatus,
   type UnmatchedPayment,
+  type UsdcTopup,
 } from '../core/topups';
 import { db } from './client';
 import { withOutbox } from './outbox';
 import { GSI1, INDEX_PARTITIONS, keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
-/** Writes a new PENDING top-up with its lookup item (reference or order id) in one transaction. */
+/**
+ * Writes a new PENDING top-up with its lookup item (reference or order id) and takes one of the
+ * payer's open-top-up slots, in one transaction: TopupLimitError when MAX_OPEN_TOPUPS are open,
+ * however many requests race.
+ */
 export async function createTopup(topup: Topup): Promise<void> {
   const table = config().TABLE_NAME;
   const lookup = topup.currency === 'USDC' ? keys.topupReference(topup.reference) : keys.topupOrder(topup.orderId);
-  await transactWrite([
+  const items: TransactItem[] = [
     {
       Put: {
         TableName: table,
@@ -52,7 +60,61 @@ export async function createTopup(topup: Topup): Promise<void> {
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
-  ]);
+  ];
+  const slot = items.length;
+  if (topup.holdsOpenSlot) {
+    items.push({
+      Update: {
+        TableName: table,
+        Key: keys.openTopups(topup.userId),
+        UpdateExpression: 'SET #open = if_not_exists(#open, :zero) + :one, #type = :type',
+        // The cap, on the item every create and every end of this payer's top-ups goes through.
+        ConditionExpression: 'attribute_not_exists(#open) OR #open < :max',
+        ExpressionAttributeNames: { '#open': 'open', '#type': 'type' },
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': MAX_OPEN_TOPUPS, ':type': 'OpenTopups' },
+      },
+    });
+  }
+  try {
+    await transactWrite(items);
+  } catch (error) {
+    if (error instanceof ConditionFailedError && error.failed.includes(slot)) throw new TopupLimitError();
+    throw error;
+  }
+}
+
+/** How many PENDING top-ups the payer has open (their slots taken). */
+export async function openTopupCount(userId: string): Promise<number> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.openTopups(userId),
+      ConsistentRead: true,
+      ProjectionExpression: '#open',
+      ExpressionAttributeNames: { '#open': 'open' },
+    }),
+  );
+  return typeof out.Item?.open === 'number' ? out.Item.open : 0;
+}
+
+/**
+ * Gives the payer's open-top-up slot back, in the transaction that ends a PENDING top-up (its
+ * condition on PENDING is what makes this happen once). Top-ups opened before the cap hold none.
+ */
+function releaseOpenSlot(topup: Topup): TransactItem[] {
+  if (!topup.holdsOpenSlot) return [];
+  return [
+    {
+      Update: {
+        TableName: config().TABLE_NAME,
+        Key: keys.openTopups(topup.userId),
+        UpdateExpression: 'SET #open = #open - :one',
+        // No condition of its own: ending the top-up must never fail on the counter.
+        ExpressionAttributeNames: { '#open': 'open' },
+        ExpressionAttributeValues: { ':one': 1 },
+      },
+    },
+  ];
 }
 
 export async function getTopup(userId: string, topupId: string): Promise<Topup | undefined> {
@@ -102,8 +164,9 @@ export async function listPendingTopups(limit: number): Promise<Topup[]> {
 
 /**
  * The items that credit a top-up's payment, in ONE transaction: the top-up PENDING → COMPLETED,
- * the guard item for the signature / capture id, the user's balance, and the credit record (the
- * audit's money in). Kept in one function so another item (an outbox event) is one line.
+ * the guard item for the signature / capture id, the user's balance, the credit record (the
+ * audit's money in), and the payer's open-top-up slot given back. Kept in one function so another
+ * item (an outbox event) is one line.
  */
 export function completionItems(topup: Topup, payment: TopupPayment, now: Date): TransactItem[] {
   const table = config().TABLE_NAME;
@@ -169,6 +232,7 @@ export function completionItems(topup: Topup, payment: TopupPayment, now: Date):
         },
       },
     },
+    ...releaseOpenSlot(topup),
   ];
 }
 
@@ -196,16 +260,78 @@ export async function completeTopup(topup: Topup, payment: TopupPayment, now: Da
 }
 
 /** PENDING → EXPIRED with nothing credited; false when it was no longer PENDING. */
-export async function expireTopup(topup: Topup, now: Date): Promise<boolean> {
+export function expireTopup(topup: Topup, now: Date): Promise<boolean> {
+  return endTopup(topup, { status: 'EXPIRED' }, now);
+}
+
+/**
+ * PENDING → FAILED with nothing credited, `failureReason` and the capture it concerns (if any);
+ * false when it was no longer PENDING.
+ */
+export function failTopup(topup: Topup, failure: { failureReason: TopupFailureReason; externalId?: string }, now: Date): Promise<boolean> {
+  return endTopup(topup, { status: 'FAILED', ...failure }, now);
+}
+
+/** Ends a PENDING top-up without a credit, giving its open slot back in the same transaction. */
+async function endTopup(
+  topup: Topup,
+  end: { status: 'EXPIRED' } | { status: 'FAILED'; failureReason: TopupFailureReason; externalId?: string },
+  now: Date,
+): Promise<boolean> {
+  const failed = end.status === 'FAILED';
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: config().TABLE_NAME,
+          Key: keys.topup(topup.userId, topup.id),
+          UpdateExpression: `SET #status = :status, endedAt = :at${failed ? ', failureReason = :reason' : ''}${
+            failed && end.externalId ? ', externalId = :ext' : ''
+          } REMOVE GSI1PK, GSI1SK`,
+          // Only a PENDING top-up ends: a credit, an expiry or a failure that won stays as it is.
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': end.status,
+            ':pending': 'PENDING',
+            ':at': now.toISOString(),
+            ...(failed ? { ':reason': end.failureReason } : {}),
+            ...(failed && end.externalId ? { ':ext': end.externalId } : {}),
+          },
+        },
+      },
+      ...releaseOpenSlot(topup),
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionFailedError && error.failed.includes(0)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Moves a PENDING USDC top-up's place in its reference's history (`scannedThrough`) from what
+ * this run read to `to`; false when the top-up moved on or another run moved it first (harmless:
+ * that run read the same history).
+ */
+export async function moveReferenceCursor(topup: UsdcTopup, to: string): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: config().TABLE_NAME,
         Key: keys.topup(topup.userId, topup.id),
-        UpdateExpression: 'SET #status = :expired, endedAt = :at REMOVE GSI1PK, GSI1SK',
-        ConditionExpression: '#status = :pending',
+        UpdateExpression: 'SET scannedThrough = :to',
+        // Still PENDING (a completed or expired top-up is not watched), and from where this run started.
+        ConditionExpression:
+          topup.scannedThrough === undefined
+            ? '#status = :pending AND attribute_not_exists(scannedThrough)'
+            : '#status = :pending AND scannedThrough = :from',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':expired': 'EXPIRED', ':pending': 'PENDING', ':at': now.toISOString() },
+        ExpressionAttributeValues: {
+          ':pending': 'PENDING',
+          ':to': to,
+          ...(topup.scannedThrough === undefined ? {} : { ':from': topup.scannedThrough }),
+        },
       }),
     );
     return true;
@@ -321,11 +447,20 @@ function toTopup(item: Record<string, unknown>): Topup {
     amount: typeof item.amount === 'number' ? item.amount : undefined,
     externalId: str(item.externalId),
     completedAt: str(item.completedAt),
+    failureReason: str(item.failureReason) as TopupFailureReason | undefined,
+    holdsOpenSlot: item.holdsOpenSlot === true,
   };
   if ((item.currency as Currency) === 'USD') {
     return { ...base, currency: 'USD', amount: Number(item.amount), orderId: String(item.orderId), approveUrl: String(item.approveUrl) };
   }
-  return { ...base, currency: 'USDC', address: String(item.address), reference: String(item.reference), mint: String(item.mint) };
+  return {
+    ...base,
+    currency: 'USDC',
+    address: String(item.address),
+    reference: String(item.reference),
+    mint: String(item.mint),
+    scannedThrough: str(item.scannedThrough),
+  };
 }
 
 /** Drops undefined attributes (the document client refuses them). */

@@ -21,6 +21,7 @@ import {
   type Settlement,
   settledCharge,
   settlePending,
+  userChargePosition,
 } from '../store/charge.repository';
 import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository';
 import { forgetUserKey } from './auth';
@@ -71,13 +72,20 @@ function readUserChargeCursor(text: string): { after: string; limit: number } {
   );
 }
 
-/** GET /api/v1/users/me/charges: every charge against this user, newest first, with the agent's name. */
+/**
+ * GET /api/v1/users/me/charges: every charge against this user, newest first, with the agent's
+ * name. A cursor that names none of this user's charges (another payer's, or nothing) is 400
+ * `cursor is invalid`. With `status`, a page may hold fewer than `limit` charges (even none) and
+ * still a `nextCursor`: each request reads a bounded part of the history (MAX_FILTERED_QUERIES).
+ */
 export async function listMyCharges(userId: string, query: ListUserChargesQuery): Promise<HttpResult> {
   const cursor = query.cursor ? readUserChargeCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
+  const after = cursor ? await userChargePosition(userId, cursor.after) : undefined;
+  if (cursor && !after) throw new ValidationError('cursor is invalid');
   const page = await listUserCharges(userId, {
     limit,
-    ...(cursor ? { after: cursor.after } : {}),
+    ...(after ? { after } : {}),
     ...(query.status ? { status: query.status } : {}),
   });
   return {

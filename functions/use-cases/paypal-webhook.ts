@@ -22,7 +22,7 @@ import { checkTransmissionHeaders } from '../rails/paypal.webhook-headers';
 import { readRailSecret } from '../rails/rail-secret';
 import { claimTransmission, releaseTransmission } from '../store/paypal-transmission.repository';
 import { findTopupBy } from '../store/topup.repository';
-import { paypalOrders, settlePaypalTopup } from './topup-credit';
+import { paypalOrders, recordLateCapture, settlePaypalTopup } from './topup-credit';
 import { PaymentProviderUnavailableError } from './topups';
 
 export const INVALID_WEBHOOK = 'invalid webhook signature';
@@ -57,6 +57,8 @@ export async function receivePaypalWebhook(req: HttpRequest): Promise<HttpResult
     if (orderId) {
       const topup = await findTopupBy({ orderId });
       if (topup?.currency === 'USD' && topup.status === 'PENDING') await settlePaypalTopup(topup);
+      // Issue 19: a capture completing after its top-up FAILED for waiting too long is recorded for an operator.
+      if (topup?.currency === 'USD' && topup.status === 'FAILED') await recordLateCapture(topup);
     }
     handled = true;
     return { statusCode: 200, body: { received: true } };

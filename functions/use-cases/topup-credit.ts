@@ -5,13 +5,22 @@
  * webhook and a poll at once is credited exactly once. Nothing here keeps state between steps: a
  * process dying anywhere is finished by the next run from what the rail and the table say.
  */
-import { onConfigReset } from '../config';
+import { config, onConfigReset } from '../config';
 import { BalanceLimitError } from '../core/errors';
-import { PaymentAlreadyCreditedError, type Topup, TopupNotPendingError, type TopupPayment, type UsdTopup } from '../core/topups';
+import {
+  PaymentAlreadyCreditedError,
+  TOPUP_FAILURE_REASONS,
+  type Topup,
+  type TopupFailureReason,
+  TopupNotPendingError,
+  type TopupPayment,
+  type UnmatchedReason,
+  type UsdTopup,
+} from '../core/topups';
 import { logger } from '../observability/logger';
-import { UNMATCHED_LOG_MESSAGE } from '../observability/metric-names';
+import { TOPUP_FAILED_LOG_MESSAGE, UNMATCHED_LOG_MESSAGE } from '../observability/metric-names';
 import { captureOf, type OrderCapture, PaypalOrders } from '../rails/paypal.orders';
-import { completeTopup, expireTopup, recordUnmatched } from '../store/topup.repository';
+import { completeTopup, expireTopup, failTopup, recordUnmatched } from '../store/topup.repository';
 import { topupCompletedEvents } from './events';
 import { topupView } from './views';
 
@@ -67,6 +76,8 @@ export const EXPIRY_GRACE_MS = 5 * 60_000;
  * (PayPal-Request-Id = the top-up, so a retry returns the same capture) → credit once per capture
  * id; COMPLETED (captured by a run that died before crediting) → credit that capture; VOIDED, a
  * declined capture, or never approved by `expiresAt` + grace → EXPIRED with nothing credited.
+ * A capture in another currency, or one still PENDING TOPUP_CAPTURE_PENDING_MAX_SECONDS after the
+ * window, → FAILED with its reason, alarmed (never polled forever).
  * Called by the webhook (on CHECKOUT.ORDER.APPROVED) and by the watcher (polling); safe to race.
  */
 export async function settlePaypalTopup(topup: UsdTopup, now = new Date()): Promise<Topup['status']> {
@@ -96,23 +107,64 @@ export async function settlePaypalTopup(topup: UsdTopup, now = new Date()): Prom
   if (capture.status === 'DECLINED' || capture.status === 'FAILED') {
     return (await expireTopup(topup, now)) ? 'EXPIRED' : 'PENDING';
   }
-  if (capture.status !== 'COMPLETED' || capture.amountMinor === undefined) return 'PENDING'; // PENDING capture: PayPal settles later.
+  if (capture.status === 'COMPLETED' && capture.amountMinor === undefined) {
+    // Money taken in a currency the top-up does not hold: never credited, recorded for an operator.
+    await recordPaypalUnmatched(topup, capture, 'wrong currency', now);
+    return failPaypalTopup(topup, capture, TOPUP_FAILURE_REASONS.otherCurrency, now);
+  }
+  if (capture.status !== 'COMPLETED' || capture.amountMinor === undefined) {
+    // A PENDING capture: PayPal settles it later (a review, an eCheck), but not forever.
+    const waitedOut = now.getTime() > Date.parse(topup.expiresAt) + EXPIRY_GRACE_MS + config().TOPUP_CAPTURE_PENDING_MAX_SECONDS * 1000;
+    return waitedOut ? failPaypalTopup(topup, capture, TOPUP_FAILURE_REASONS.capturePending, now) : 'PENDING';
+  }
   const outcome = await creditOnce(topup, { rail: 'PAYPAL', externalId: capture.id, amount: capture.amountMinor, currency: 'USD' }, now);
   if (outcome === 'credited' || outcome === 'already-credited') return 'COMPLETED';
-  // Captured, but the top-up can no longer take it (expired meanwhile, or the balance is full):
-  // the money is at the platform, so an operator must refund or credit it by hand.
+  // Captured, but the top-up can no longer take it (expired or failed meanwhile, or the balance
+  // is full): the money is at the platform, so an operator must refund or credit it by hand.
+  await recordPaypalUnmatched(topup, capture, outcome === 'balance-limit' ? 'balance limit' : 'expired reference', now);
+  return outcome === 'not-pending' ? 'EXPIRED' : 'PENDING';
+}
+
+/**
+ * A capture that completed after its top-up FAILED for waiting too long (PayPal's
+ * PAYMENT.CAPTURE.COMPLETED): the money is at the platform and credits nobody, so it is recorded
+ * unmatched for an operator (once). Nothing for any other top-up.
+ */
+export async function recordLateCapture(topup: UsdTopup, now = new Date()): Promise<void> {
+  if (topup.status !== 'FAILED' || topup.failureReason !== TOPUP_FAILURE_REASONS.capturePending) return;
+  const order = await paypalOrders().get(topup.orderId);
+  const capture = order ? captureOf(order) : undefined;
+  if (capture?.status === 'COMPLETED') await recordPaypalUnmatched(topup, capture, 'top-up failed', now);
+}
+
+/** PENDING → FAILED for `reason`, alarmed (the `top-up failed` log line is the metric). */
+async function failPaypalTopup(topup: UsdTopup, capture: OrderCapture, reason: TopupFailureReason, now: Date): Promise<Topup['status']> {
+  if (!(await failTopup(topup, { failureReason: reason, externalId: capture.id }, now))) return 'PENDING';
+  logger().error(TOPUP_FAILED_LOG_MESSAGE, {
+    topupId: topup.id,
+    userId: topup.userId,
+    orderId: topup.orderId,
+    captureId: capture.id,
+    captureStatus: capture.status,
+    amount: capture.amount,
+    reason,
+  });
+  return 'FAILED';
+}
+
+/** Records a PayPal capture that credits no top-up (`PAYPAL-<captureId>`), logged once for the alarm. */
+async function recordPaypalUnmatched(topup: UsdTopup, capture: OrderCapture, reason: UnmatchedReason, now: Date): Promise<void> {
   const recorded = await recordUnmatched(
     {
       signature: `PAYPAL-${capture.id}`,
-      reason: outcome === 'balance-limit' ? 'balance limit' : 'expired reference',
-      amount: String(capture.amountMinor),
-      mint: 'USD',
+      reason,
+      amount: capture.amountMinor !== undefined ? String(capture.amountMinor) : (capture.amount?.value ?? '0'),
+      mint: capture.amount?.currency ?? 'USD',
       topupId: topup.id,
       userId: topup.userId,
       slot: 0,
     },
     now,
   );
-  if (recorded) logger().error(UNMATCHED_LOG_MESSAGE, { rail: 'PAYPAL', captureId: capture.id, topupId: topup.id, outcome });
-  return outcome === 'not-pending' ? 'EXPIRED' : 'PENDING';
+  if (recorded) logger().error(UNMATCHED_LOG_MESSAGE, { rail: 'PAYPAL', captureId: capture.id, topupId: topup.id, reason });
 }

@@ -7,13 +7,13 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import type { CreateTopupRequest, ListTopupsQuery } from '../api/request.schemas';
 import { config } from '../config';
-import { ApiError, NotFoundError } from '../core/errors';
+import { ApiError, ConflictError, NotFoundError } from '../core/errors';
 import { isId, newTopupId } from '../core/ids';
-import type { Topup } from '../core/topups';
+import { MAX_OPEN_TOPUPS, type Topup, TopupLimitError } from '../core/topups';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
 import type { HttpResult } from '../http/response';
 import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from '../rails/errors';
-import { createTopup, getTopup, listTopups } from '../store/topup.repository';
+import { createTopup, getTopup, listTopups, openTopupCount } from '../store/topup.repository';
 import { paypalOrders } from './topup-credit';
 import { topupView } from './views';
 
@@ -27,12 +27,30 @@ export class PaymentProviderUnavailableError extends ApiError {
   }
 }
 
-/** POST /api/v1/users/me/topups → 201 the PENDING top-up with what the user pays it with. */
+/** The payer has MAX_OPEN_TOPUPS PENDING top-ups: one must end (paid, expired or failed) first. */
+export class TopupLimitReachedError extends ConflictError {
+  constructor() {
+    super(`topup limit reached: at most ${MAX_OPEN_TOPUPS} open top-ups`);
+  }
+}
+
+/**
+ * POST /api/v1/users/me/topups → 201 the PENDING top-up with what the user pays it with; 409
+ * `topup limit reached: at most 10 open top-ups` when the payer already has that many PENDING.
+ */
 export async function openTopup(userId: string, request: CreateTopupRequest): Promise<HttpResult> {
   const cfg = config();
   const now = new Date();
   const id = newTopupId();
-  const base = { id, userId, status: 'PENDING' as const, createdAt: now.toISOString(), externalId: undefined, completedAt: undefined };
+  const base = {
+    id,
+    userId,
+    status: 'PENDING' as const,
+    createdAt: now.toISOString(),
+    externalId: undefined,
+    completedAt: undefined,
+    holdsOpenSlot: true,
+  };
   let topup: Topup;
   if (request.currency === 'USDC') {
     const expiresAt = new Date(now.getTime() + cfg.TOPUP_USDC_EXPIRY_SECONDS * 1000).toISOString();
@@ -45,9 +63,13 @@ export async function openTopup(userId: string, request: CreateTopupRequest): Pr
       mint: required(cfg.USDC_MINT),
       // A fresh 32-byte public key (Solana Pay `reference`): only its owner's payment carries it.
       reference: bs58.encode(randomBytes(32)),
+      scannedThrough: undefined,
     };
   } else {
     const expiresAt = new Date(now.getTime() + cfg.TOPUP_USD_EXPIRY_SECONDS * 1000).toISOString();
+    // Refused before PayPal is asked, so a refusal leaves no order behind (the create's own
+    // condition is what makes the cap exact under concurrency).
+    if ((await openTopupCount(userId)) >= MAX_OPEN_TOPUPS) throw new TopupLimitReachedError();
     try {
       const order = await paypalOrders().create({
         topupId: id,
@@ -62,7 +84,12 @@ export async function openTopup(userId: string, request: CreateTopupRequest): Pr
       throw error;
     }
   }
-  await createTopup(topup);
+  try {
+    await createTopup(topup);
+  } catch (error) {
+    if (error instanceof TopupLimitError) throw new TopupLimitReachedError();
+    throw error;
+  }
   return { statusCode: 201, body: topupView(topup) };
 }
 

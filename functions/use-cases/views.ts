@@ -106,6 +106,7 @@ export function topupView(t: Topup) {
     createdAt: t.createdAt,
     expiresAt: t.expiresAt,
     completedAt: t.completedAt ?? null,
+    failureReason: t.failureReason ?? null,
   };
   if (t.currency === 'USDC') {
     return {

@@ -689,6 +689,7 @@ describe('alarms', () => {
         'ChargesNotExpiring',
         'TopupWatcherErrors',
         'TopupWatcherNotRunning',
+        'TopupFailed',
         'UnmatchedTopupPayment',
         'WebhookDlqNotEmpty',
         'WebhookDispatcherErrors',

@@ -2,6 +2,7 @@
  * `npm start` as a user runs it: a separate process (bin/local.ts) with its own DynamoDB Local.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local/local-server';
 
@@ -68,6 +69,9 @@ describe('npm start', () => {
     expect(first.output()).toContain(`running at http://127.0.0.1:${port}`);
     expect(first.output()).toContain('admin key   npm-start-test-admin-key');
     expect(first.output()).toMatch(/user key {4}uk_live_\w+/);
+    // In memory, the demo payer's keypair goes to a temporary folder of this stack's own, not .data/.
+    expect(first.output()).toContain(`keypair in ${join(tmpdir(), 'agent-payments-demo-')}`);
+    expect(first.output()).not.toContain('.data/demo-payer.json');
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect(health.status).toBe(200);
 

@@ -10,9 +10,10 @@ import {
   MINT_SIZE,
   TOKEN_PROGRAM_ID,
 } from '@solana/spl-token';
-import { Connection, Keypair, SystemProgram, Transaction } from '@solana/web3.js';
+import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { payTransferRequest } from '../../bin/local/solana-pay';
+import { logger } from '../../functions/observability/logger';
 import type { TestStack } from '../support/stack';
 
 export interface TopupBody {
@@ -75,4 +76,44 @@ export async function otherMint(t: TestStack): Promise<string> {
   tx.sign(payer, mint);
   await connection.sendRawTransaction(tx.serialize());
   return mint.publicKey.toBase58();
+}
+
+/**
+ * `n` cheap transactions that carry `reference` (a read-only account, as a Solana Pay payment
+ * does) but pay the deposit wallet nothing: a lamport from the demo payer to itself. Anyone who
+ * sees a top-up's public reference can send these.
+ */
+let spamCount = 0;
+export async function spamReference(t: TestStack, reference: string, n: number): Promise<string[]> {
+  const { solana } = t.stack.rails;
+  const connection = new Connection(solana.url, 'confirmed');
+  const payer = Keypair.fromSecretKey(bs58.decode(solana.demoPayer.secretKey));
+  const signatures: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { blockhash } = await connection.getLatestBlockhash();
+    // A different lamport count each time: the same transaction twice would be one signature.
+    const ix = SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: payer.publicKey, lamports: ++spamCount });
+    ix.keys.push({ pubkey: new PublicKey(reference), isSigner: false, isWritable: false });
+    const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(ix);
+    tx.sign(payer);
+    signatures.push(await connection.sendRawTransaction(tx.serialize()));
+  }
+  return signatures;
+}
+
+/**
+ * The ERROR log lines (message and attributes) the service wrote while `work` ran: what the alarms'
+ * metric filters count (lib/monitoring.ts). The logger is silent in tests; this listens on it.
+ */
+export async function errorLines(work: () => Promise<unknown>): Promise<{ message: string; attributes: Record<string, unknown> }[]> {
+  const lines: { message: string; attributes: Record<string, unknown> }[] = [];
+  const spy = jest.spyOn(logger(), 'error').mockImplementation((message: unknown, ...rest: unknown[]) => {
+    lines.push({ message: String(message), attributes: Object.assign({}, ...rest.filter((r) => typeof r === 'object')) });
+  });
+  try {
+    await work();
+  } finally {
+    spy.mockRestore();
+  }
+  return lines;
 }

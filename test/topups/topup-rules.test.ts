@@ -16,6 +16,7 @@ const completed = (over: Partial<TopupAuditRows['topups'][number]> = {}) => ({
   amount: 500,
   currency: 'USD',
   externalId: 'CAP1',
+  holdsOpenSlot: true,
   ...over,
 });
 
@@ -26,6 +27,7 @@ describe('the audit’s top-up check', () => {
         topups: [completed(), completed({ topupId: 't2', status: 'PENDING', amount: 100 })],
         credits: [{ userId: 'u1', topupId: 't1', amount: 500, currency: 'USD' }],
         guards: [{ key: 'TOPUPCREDIT#PAYPAL#CAP1', topupId: 't1', amount: 500 }],
+        openCounters: [{ userId: 'u1', open: 1 }],
       }),
     ).toEqual([]);
   });
@@ -33,10 +35,10 @@ describe('the audit’s top-up check', () => {
   it('finds a completed top-up credited twice, or never', () => {
     const credit = { userId: 'u1', topupId: 't1', amount: 500, currency: 'USD' };
     const guard = { key: 'TOPUPCREDIT#PAYPAL#CAP1', topupId: 't1', amount: 500 };
-    expect(topupProblems({ topups: [completed()], credits: [credit, credit], guards: [guard] })).toEqual([
+    expect(topupProblems({ topups: [completed()], credits: [credit, credit], guards: [guard], openCounters: [] })).toEqual([
       'top-up t1 is COMPLETED with 2 credit records (expected 1)',
     ]);
-    expect(topupProblems({ topups: [completed()], credits: [], guards: [] })).toEqual([
+    expect(topupProblems({ topups: [completed()], credits: [], guards: [], openCounters: [] })).toEqual([
       'top-up t1 is COMPLETED with 0 credit records (expected 1)',
       'top-up t1 is COMPLETED with 0 credit-once guards (expected 1)',
     ]);
@@ -52,12 +54,36 @@ describe('the audit’s top-up check', () => {
           { userId: 'u9', topupId: 't9', amount: 7, currency: 'USDC' },
         ],
         guards: [{ key: 'TOPUPCREDIT#PAYPAL#CAP1', topupId: 't1', amount: 500 }],
+        openCounters: [],
       }),
     ).toEqual([
       'top-up t1 received 500 USD for u1 but its credit is 499 USD for u1',
       'top-up t2 is EXPIRED but has 1 credit records and 0 guards',
       'credit of 7 USDC to u9 names top-up t9, which does not exist',
     ]);
+  });
+
+  it('finds an open-top-up counter that differs from the PENDING top-ups holding a slot (a FAILED one holds none)', () => {
+    const pending = (topupId: string, userId: string, holdsOpenSlot = true) =>
+      completed({ topupId, userId, status: 'PENDING', externalId: undefined, holdsOpenSlot });
+    expect(
+      topupProblems({
+        topups: [
+          pending('t1', 'u1'),
+          pending('t2', 'u1'),
+          pending('t3', 'u1', false),
+          pending('t4', 'u2'),
+          completed({ topupId: 't5', userId: 'u3', status: 'FAILED', externalId: undefined }),
+        ],
+        credits: [],
+        guards: [],
+        openCounters: [
+          { userId: 'u1', open: 2 },
+          { userId: 'u2', open: 0 },
+          { userId: 'u3', open: 1 },
+        ],
+      }),
+    ).toEqual(['user u2 has 1 open top-ups but their counter says 0', 'user u3 has 0 open top-ups but their counter says 1']);
   });
 });
 

@@ -7,12 +7,14 @@
  * webhook. Declined and expired orders end EXPIRED with nothing credited. Bad input and another
  * user's top-up answer as DESIGN §13 says. The ledger audit holds after every test.
  */
+import { FAILED_TOPUPS_METRIC, TOPUP_FAILED_LOG_MESSAGE, UNMATCHED_LOG_MESSAGE } from '../../functions/observability/metric-names';
+import { listUnmatched } from '../../functions/store/topup.repository';
 import { createWatcher } from '../../functions/topup-watcher/watcher';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
-import { balances, getTopup, openTopup, type TopupBody } from './support';
+import { balances, errorLines, getTopup, openTopup, type TopupBody } from './support';
 
 let t: TestStack;
 
@@ -39,7 +41,11 @@ async function usdTopup(amount: number | string = 25) {
 }
 
 /** What the payer's browser does on the imitation's page: load it, press a button (a form POST). */
-async function payerPresses(topup: TopupBody, button: 'approve' | 'decline', funding: 'ok' | 'declined' = 'ok') {
+async function payerPresses(
+  topup: TopupBody,
+  button: 'approve' | 'decline',
+  funding: 'ok' | 'declined' | 'pending' | 'other-currency' = 'ok',
+) {
   const page = await fetch(topup.approveUrl ?? '');
   expect(page.status).toBe(200);
   const html = await page.text();
@@ -260,6 +266,118 @@ describe('USD top-up by PayPal checkout', () => {
     expect((await getTopup(t, user.key, topup.id)).body.status).toBe('EXPIRED');
     expect(t.stack.rails.paypal.order(orderIdOf(topup))?.capture).toBeUndefined();
     expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 0 });
+  });
+});
+
+describe('PayPal captures a top-up cannot take (issue 19)', () => {
+  it(`a capture in another currency ends the top-up FAILED with its reason, alarmed (${FAILED_TOPUPS_METRIC}), nothing credited`, async () => {
+    const { user, topup } = await usdTopup(9);
+    const alarms = await errorLines(() => payerPresses(topup, 'approve', 'other-currency'));
+    const order = t.stack.rails.paypal.order(orderIdOf(topup));
+    const captureId = order?.capture?.id ?? '';
+    expect((await getTopup(t, user.key, topup.id)).body).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'paypal captured another currency',
+      externalId: captureId,
+      completedAt: null,
+    });
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 0 });
+    expect(alarms.map((l) => l.message)).toEqual(expect.arrayContaining([TOPUP_FAILED_LOG_MESSAGE, UNMATCHED_LOG_MESSAGE]));
+    expect(alarms.find((l) => l.message === TOPUP_FAILED_LOG_MESSAGE)?.attributes).toMatchObject({ topupId: topup.id, captureId });
+    // The money PayPal took is on the operator's list, in the currency it came in.
+    expect((await listUnmatched()).find((u) => u.signature === `PAYPAL-${captureId}`)).toMatchObject({
+      reason: 'wrong currency',
+      mint: 'EUR',
+      amount: '9.00',
+      topupId: topup.id,
+    });
+    // Ended: never polled again, never credited later.
+    const capturesBefore = t.stack.rails.paypal.captureRequests();
+    await watch();
+    expect(t.stack.rails.paypal.captureRequests()).toBe(capturesBefore);
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('FAILED');
+  });
+
+  it('a capture still PENDING past the window ends the top-up FAILED, alarmed; its later completion is recorded, not credited', async () => {
+    const { user, topup } = await usdTopup(11);
+    await payerPresses(topup, 'approve', 'pending');
+    const captureId = t.stack.rails.paypal.order(orderIdOf(topup))?.capture?.id ?? '';
+    expect(t.stack.rails.paypal.order(orderIdOf(topup))?.capture?.status).toBe('PENDING');
+    await watch();
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('PENDING');
+    // Within the window and a day after it: still waiting for PayPal.
+    await watch({ now: () => new Date(Date.parse(topup.expiresAt) + 12 * 3600_000) });
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('PENDING');
+    const later = new Date(Date.parse(topup.expiresAt) + 5 * 60_000 + 86_400_000 + 1_000);
+    let report: Awaited<ReturnType<typeof watch>> | undefined;
+    const alarms = await errorLines(async () => {
+      report = await watch({ now: () => later });
+    });
+    expect(report?.failed).toBeGreaterThanOrEqual(1);
+    expect(alarms.filter((l) => l.message === TOPUP_FAILED_LOG_MESSAGE && l.attributes.topupId === topup.id)).toHaveLength(1);
+    expect((await getTopup(t, user.key, topup.id)).body).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'paypal capture still pending after the window',
+      externalId: captureId,
+    });
+    // PayPal settles it afterwards and says so: recorded for an operator, alarmed once, never credited.
+    const late = await errorLines(async () => {
+      const delivery = await t.stack.rails.paypal.completeCapture(orderIdOf(topup));
+      expect(delivery?.status).toBe(200);
+    });
+    expect(late.map((l) => l.message)).toEqual([UNMATCHED_LOG_MESSAGE]);
+    expect((await listUnmatched()).find((u) => u.signature === `PAYPAL-${captureId}`)).toMatchObject({
+      reason: 'top-up failed',
+      amount: '1100',
+    });
+    const again = await t.stack.rails.paypal.resendWebhook(orderIdOf(topup), 'PAYMENT.CAPTURE.COMPLETED');
+    expect(again?.status).toBe(200);
+    expect((await listUnmatched()).filter((u) => u.signature === `PAYPAL-${captureId}`)).toHaveLength(1);
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 0 });
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('FAILED');
+  });
+});
+
+describe('open top-ups per payer', () => {
+  const LIMIT = { error: 'topup limit reached: at most 10 open top-ups' };
+
+  it('the 11th open top-up is 409, exactly, however many are opened at once', async () => {
+    const user = await t.fundedUser();
+    const results = await Promise.all(Array.from({ length: 16 }, () => openTopup(t, user.key, { currency: 'USDC' })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(10);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(6);
+    for (const r of refused) expect([r.status, r.body]).toEqual([409, LIMIT]);
+    const list = await t.call<{ data: TopupBody[] }>('GET', '/api/v1/users/me/topups?limit=100', { headers: { 'x-user-key': user.key } });
+    expect(list.body.data.filter((x) => x.status === 'PENDING')).toHaveLength(10);
+    // USD too, refused before PayPal is asked: no order is left behind.
+    const usd = await openTopup(t, user.key, { currency: 'USD', amount: 5 });
+    expect([usd.status, usd.body]).toEqual([409, LIMIT]);
+    // Another payer is not affected.
+    expect((await openTopup(t, (await t.fundedUser()).key, { currency: 'USDC' })).status).toBe(201);
+  });
+
+  it('a top-up that ends (completed, expired or failed) gives its slot back, once', async () => {
+    const user = await t.fundedUser();
+    const open: TopupBody[] = [];
+    for (let i = 0; i < 9; i++) open.push((await openTopup(t, user.key, { currency: 'USDC' })).body);
+    const paid = (await openTopup(t, user.key, { currency: 'USD', amount: 3 })).body;
+    expect((await openTopup(t, user.key, { currency: 'USDC' })).status).toBe(409);
+    await payerPresses(paid, 'approve');
+    expect((await getTopup(t, user.key, paid.id)).body.status).toBe('COMPLETED');
+    // Completed: one slot back, exactly one.
+    const next = await openTopup(t, user.key, { currency: 'USD', amount: 4 });
+    expect(next.status).toBe(201);
+    expect((await openTopup(t, user.key, { currency: 'USDC' })).status).toBe(409);
+    // Failed (another currency): its slot back too.
+    await payerPresses(next.body, 'approve', 'other-currency');
+    expect((await getTopup(t, user.key, next.body.id)).body.status).toBe('FAILED');
+    expect((await openTopup(t, user.key, { currency: 'USDC' })).status).toBe(201);
+    expect((await openTopup(t, user.key, { currency: 'USDC' })).status).toBe(409);
+    // Expired (the window passed, nothing paid): every slot back.
+    await watch({ now: () => new Date(Date.now() + 4 * 3600_000) });
+    const reopened = await Promise.all(Array.from({ length: 11 }, () => openTopup(t, user.key, { currency: 'USDC' })));
+    expect(reopened.filter((r) => r.status === 201)).toHaveLength(10);
   });
 });
 

@@ -15,7 +15,7 @@ import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
-import { balances, getTopup, openTopup, otherMint, pay } from './support';
+import { balances, getTopup, openTopup, otherMint, pay, spamReference } from './support';
 
 let t: TestStack;
 
@@ -31,6 +31,28 @@ afterEach(async () => {
 });
 
 const watch = (options: Parameters<typeof createWatcher>[0] = {}) => createWatcher(options)();
+
+/** The RPC methods `work` called through `solana`, by name. */
+async function watchCalls(solana: SolanaDepositsClient, work: () => Promise<unknown>): Promise<Record<string, number>> {
+  const counts: Record<string, number> = { getSignaturesForAddress: 0, getTransaction: 0 };
+  const signaturesFor = solana.signaturesFor.bind(solana);
+  const finalizedTransaction = solana.finalizedTransaction.bind(solana);
+  solana.signaturesFor = (...args) => {
+    counts.getSignaturesForAddress = (counts.getSignaturesForAddress ?? 0) + 1;
+    return signaturesFor(...args);
+  };
+  solana.finalizedTransaction = (...args) => {
+    counts.getTransaction = (counts.getTransaction ?? 0) + 1;
+    return finalizedTransaction(...args);
+  };
+  try {
+    await work();
+  } finally {
+    solana.signaturesFor = signaturesFor;
+    solana.finalizedTransaction = finalizedTransaction;
+  }
+  return counts;
+}
 
 async function usdcTopup() {
   const user = await t.fundedUser();
@@ -101,7 +123,7 @@ describe('USDC top-up by Solana Pay', () => {
     expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 5 });
   });
 
-  it('a crediting transaction that fails (DynamoDB gives up) credits nothing; the next run credits once', async () => {
+  it('a crediting transaction that fails (DynamoDB gives up) credits nothing; the next attempt credits once', async () => {
     const { user, topup } = await usdcTopup();
     await pay(t, topup.solanaPayUrl ?? '', '6');
     const fault = inject({
@@ -116,7 +138,8 @@ describe('USDC top-up by Solana Pay', () => {
       fault.remove();
     }
     expect(fault.hits()).toBe(1);
-    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 0 });
+    // The reference scan's attempt failed; the deposit scan, later in the same run, credited it.
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 6 });
     await watch();
     expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 6 });
   });
@@ -209,6 +232,61 @@ describe('USDC top-up by Solana Pay', () => {
     expect((await listUnmatched()).find((u) => u.signature === signature)).toMatchObject({ reason: 'wrong mint', mint, amount: '9000000' });
     expect((await getTopup(t, user.key, topup.id)).body.status).toBe('PENDING');
     expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 0 });
+  });
+
+  it('25 cheap transactions carrying the reference after the payment do not hide it: credited exactly once', async () => {
+    const { user, topup } = await usdcTopup();
+    const signature = await pay(t, topup.solanaPayUrl ?? '', '8.5');
+    const spam = await spamReference(t, topup.reference ?? '', 25);
+    expect(new Set(spam).size).toBe(25);
+    const report = await watch();
+    expect(report.errors).toBe(0);
+    expect((await getTopup(t, user.key, topup.id)).body).toMatchObject({ status: 'COMPLETED', amount: 8.5, externalId: signature });
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 8.5 });
+    await watch();
+    await watch();
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 8.5 });
+    // The spam paid nothing in: nothing for an operator either.
+    const unmatched = await listUnmatched();
+    expect(unmatched.filter((u) => [signature, ...spam].includes(u.signature))).toEqual([]);
+  });
+
+  it('pages through the reference in small pages, and spam before a payment is read once, not every run', async () => {
+    const { user, topup } = await usdcTopup();
+    await spamReference(t, topup.reference ?? '', 12);
+    const solana = new SolanaDepositsClient(async () => t.stack.rails.solana.url);
+    const first = await watch({ solana, referencePageSize: 5 });
+    expect(first.errors).toBe(0);
+    expect((await getTopup(t, user.key, topup.id)).body.status).toBe('PENDING');
+    // Later runs start after what was resolved: one signatures call for the reference, no transaction read again.
+    const calls = solana.calls;
+    const second = await watch({ solana, referencePageSize: 5 });
+    expect(second.pending).toBeGreaterThanOrEqual(1);
+    const perTopup = await watchCalls(solana, () => watch({ solana, referencePageSize: 5 }));
+    expect(solana.calls - calls).toBeLessThan(first.rpcCalls);
+    expect(perTopup.getTransaction).toBe(0);
+    const signature = await pay(t, topup.solanaPayUrl ?? '', '2');
+    await spamReference(t, topup.reference ?? '', 7);
+    await watch({ solana, referencePageSize: 5 });
+    expect((await getTopup(t, user.key, topup.id)).body).toMatchObject({ status: 'COMPLETED', amount: 2, externalId: signature });
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 2 });
+  });
+
+  it('a payment the reference scan cannot reach is credited by the deposit scan, never passed over', async () => {
+    const { user, topup } = await usdcTopup();
+    const signature = await pay(t, topup.solanaPayUrl ?? '', '3.25');
+    // The node fails every signatures request for this reference (a provider outage for one address).
+    const solana = new (class extends SolanaDepositsClient {
+      override async signaturesFor(address: string, opts: Parameters<SolanaDepositsClient['signaturesFor']>[1]) {
+        if (address === topup.reference) throw new Error('injected: the node cannot list this reference');
+        return super.signaturesFor(address, opts);
+      }
+    })(async () => t.stack.rails.solana.url);
+    const report = await watch({ solana });
+    expect(report.errors).toBeGreaterThanOrEqual(1);
+    expect((await getTopup(t, user.key, topup.id)).body).toMatchObject({ status: 'COMPLETED', amount: 3.25, externalId: signature });
+    await watch();
+    expect(await balances(t, user.key)).toEqual({ USD: 0, USDC: 3.25 });
   });
 
   it('a completed top-up costs a bounded number of RPC calls', async () => {

@@ -225,6 +225,7 @@ const EXAMPLE_USDC_TOPUP = {
   createdAt: '2026-01-15T09:30:00.000Z',
   expiresAt: '2026-01-15T10:30:00.000Z',
   completedAt: null,
+  failureReason: null,
   network: 'SOL',
   address: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
   reference: 'GhRrKzQW4m7xqfZ3pGfC2JcPZy3vJ8JxJxW1bJ8yZ1yW',
@@ -812,7 +813,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'user-list-charges': {
     summary: "The user's charges across agents",
-    description: 'Newest first, refused ones included: the authorization log. `status` filters.',
+    description:
+      'Newest first, refused ones included: the authorization log. `status` filters: each request reads a bounded part of the ' +
+      'history, so a filtered page may hold fewer than `limit` charges (even none) and still a `nextCursor`; follow it until null. ' +
+      "A cursor from another user's history is 400 `cursor is invalid`.",
     tag: 'Users',
     security: [['userKey']],
     query: listUserChargesQuerySchema,
@@ -915,6 +919,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'unknown field: x',
       ]),
       401: USER_401,
+      409: errors('The user already has 10 PENDING top-ups; one must end first.', ['topup limit reached: at most 10 open top-ups']),
       ...BODY_ERRORS,
       503: errors(
         'PayPal (or DynamoDB) could not be reached; retry.',

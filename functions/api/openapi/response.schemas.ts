@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import { PLATFORM_FEE_RATE } from '../../core/fees';
 import { CURRENCIES } from '../../core/money';
+import { TOPUP_FAILURE_REASONS } from '../../core/topups';
 
 /** The component schemas of the document: request and response bodies, by name. */
 export const COMPONENTS = z.registry<{ id: string }>();
@@ -260,15 +261,20 @@ export const jsonRpcMessages = component(
 // Top-ups (docs/topups.md).
 const topupCommon = {
   id: id('t', 'Top-up'),
-  status: z.enum(['PENDING', 'COMPLETED', 'EXPIRED']).meta({
+  status: z.enum(['PENDING', 'COMPLETED', 'EXPIRED', 'FAILED']).meta({
     description:
       'PENDING: waiting for the payment. COMPLETED: the amount received was credited to the balance. EXPIRED: nothing arrived ' +
-      'before expiresAt (or the PayPal order was declined); nothing was credited.',
+      'before expiresAt (or the PayPal order was declined); nothing was credited. FAILED: the rail did something the top-up ' +
+      'cannot take (failureReason); nothing was credited and an operator was alerted: any money taken is refunded or credited by hand.',
   }),
   externalId: z
     .string()
     .nullable()
-    .meta({ description: 'The Solana signature or PayPal capture id that was credited; null until COMPLETED.' }),
+    .meta({ description: 'The Solana signature or PayPal capture id that was credited (FAILED: the capture concerned); null otherwise.' }),
+  failureReason: z
+    .enum(Object.values(TOPUP_FAILURE_REASONS))
+    .nullable()
+    .meta({ description: 'Why a FAILED top-up failed; null otherwise.' }),
   createdAt: timestamp,
   expiresAt: timestamp,
   completedAt: timestamp.nullable().meta({ description: 'When the payment was credited; null until COMPLETED.' }),
