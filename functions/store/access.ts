@@ -122,14 +122,14 @@ export const STORE = {
   /**
    * settlePending, by how the charge ends. Approve: the held money to the agent's shard (a hold
    * approved instead waits for its capture: the marker is updated, not deleted). Return (decline,
-   * release, expiry): the hold back to the user. Each reads the charge back unless told not to.
+   * release, expiry): the hold back to the user. Neither reads: the answer is computed from the
+   * state the settlement was conditioned on.
    */
   settleApproval: {
-    read: ['charge'],
     write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'],
     delete: ['pendingCharge'],
   },
-  settleReturn: { read: ['charge'], write: ['charge', 'user', 'outbox'], delete: ['pendingCharge'] },
+  settleReturn: { write: ['charge', 'user', 'outbox'], delete: ['pendingCharge'] },
   /** The agent's capture and release (commitSettlement): with its idempotency record and kill switch. */
   commitCapture: {
     write: ['charge', 'user', 'agentBalanceShard', 'outbox', 'idempotency'],

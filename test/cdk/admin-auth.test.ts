@@ -131,7 +131,7 @@ describe('a dev synth (adminAuth key in cdk.json)', () => {
 });
 
 describe('adminAuth in the stage configuration', () => {
-  const base = { ...STAGES.production, stage: 'production', alarmEmail: 'ops@example.com' };
+  const base = { ...STAGES.production, stage: 'production', alarmEmail: 'ops@example.com', publicBaseUrl: 'https://pay.example.com' };
 
   it('defaults to iam, in staging and production too, and refuses key for production', () => {
     expect(parseStageConfig({ ...STAGES.staging, stage: 'staging' }).adminAuth).toBe('iam');

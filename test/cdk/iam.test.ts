@@ -389,7 +389,7 @@ const DELETES: Record<string, string[]> = {
 const EXPOSED_WRITES: Record<string, string[]> = {
   'register-agent': ['AGENTKEY#*', 'AGENTNAME#*'],
   // It credits a captured top-up: the user's balance, with its credit record and once-guard.
-  'paypal-webhook': ['CREDITS#*', 'OUTBOX#*', 'PAYPALTX#*', 'TOPUPCREDIT#*', 'TOPUPS#*', 'UNMATCHED#*', 'USER#*'],
+  'paypal-webhook': ['CREDITS#*', 'OPENTOPUPS#*', 'OUTBOX#*', 'PAYPALTX#*', 'TOPUPCREDIT#*', 'TOPUPS#*', 'UNMATCHED#*', 'USER#*'],
   'approval-page': [],
   'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],

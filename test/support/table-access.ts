@@ -83,8 +83,11 @@ export function authorizedRequests(command: string, input: Input): Omit<TableReq
         if (item.Delete) return one('DeleteItem', (item.Delete as Input).Key);
         return one('ConditionCheckItem', (item.ConditionCheck as Input | undefined)?.Key);
       });
+    case 'TransactGetItemsCommand':
+      // Each item is authorised as its GetItem, as in a TransactWriteItems.
+      return ((input.TransactItems ?? []) as Input[]).flatMap((item) => one('GetItem', (item.Get as Input | undefined)?.Key));
     default:
-      // Scan, TransactGetItems, BatchWriteItem, …: no grant has them.
+      // Scan, BatchWriteItem, …: no grant has them.
       return [{ action: `dynamodb:${command.replace(/Command$/, '')}`, leadingKeys: [] }];
   }
 }
