@@ -16,6 +16,7 @@
  * | SweeperNotRunning | the charge sweeper was not invoked for 15 minutes (schedule disabled or broken) |
  * | ChargesNotExpiring | the sweeper logged an error (a due charge it could not expire) in each of 3 consecutive 5-minute periods |
  * | TopupFailed | a PayPal top-up ended FAILED (another currency captured, or a capture PENDING past the window; docs/topups.md) |
+ * | TopupReversed | PayPal took money back from a top-up (a reversal or refund; the payer debited, any shortfall owed) |
  *
  * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
  * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
@@ -50,6 +51,8 @@ import {
   RAIL_NEEDS_OPERATOR_METRIC,
   STUCK_PAYOUTS_METRIC,
   TOPUP_FAILED_LOG_MESSAGE,
+  TOPUP_REVERSALS_METRIC,
+  TOPUP_REVERSED_LOG_MESSAGE,
   UNMATCHED_LOG_MESSAGE,
   UNMATCHED_TOPUP_PAYMENTS_METRIC,
 } from '../functions/observability/metric-names';
@@ -262,6 +265,16 @@ export class Monitoring extends Construct {
       description:
         'A PayPal top-up ended FAILED: PayPal captured another currency, or kept the capture PENDING past the window. The log line names the top-up and the capture: look at it in PayPal and refund or credit it by hand (docs/topups.md).',
     });
+    if (webhook) {
+      this.logAlarm('TopupReversed', {
+        filters: [{ id: `${webhook.node.id}TopupReversals`, logGroup: webhook.logGroup }],
+        pattern: logs.FilterPattern.stringValue('$.message', '=', TOPUP_REVERSED_LOG_MESSAGE),
+        metricName: TOPUP_REVERSALS_METRIC,
+        evaluationPeriods: 1,
+        description:
+          'PayPal took money back from a top-up (PAYMENT.CAPTURE.REVERSED / REFUNDED). The log line says what was done (outcome): the payer debited and any shortfall owed, or why nothing could be (a capture never credited, more than credited). Look at the dispute or refund in PayPal (docs/topups.md).',
+      });
+    }
   }
 
   /**

@@ -58,6 +58,10 @@ export const keys = {
   openTopups: (userId: string) => ({ PK: `OPENTOPUPS#${userId}`, SK: 'COUNT' }),
   /** Credit-once guard: one item per credited Solana signature or PayPal capture id. */
   topupCredit: (rail: string, externalId: string) => ({ PK: `TOPUPCREDIT#${rail}#${externalId}`, SK: 'CREDIT' }),
+  /** Reverse-once guard: one item per PayPal refund / reversal taken back from a credited capture. */
+  topupReversal: (rail: string, refundId: string) => ({ PK: `TOPUPREVERSAL#${rail}#${refundId}`, SK: 'REVERSAL' }),
+  /** Append-only record of each reversal of a credited top-up (the audit's money out: `debited` and `owed`). */
+  reversal: (userId: string, refundId: string) => ({ PK: `REVERSALS#${userId}`, SK: refundId }),
   /** A payment to the deposit wallet that matched no top-up: kept for an operator, never dropped. */
   unmatchedPayment: (signature: string) => ({ PK: `UNMATCHED#${signature}`, SK: 'UNMATCHED' }),
   unmatchedIndex: (signature: string) => ({ GSI1PK: 'UNMATCHED', GSI1SK: signature }),

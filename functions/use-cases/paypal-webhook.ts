@@ -16,6 +16,7 @@ import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from 
 import { readRailSecret } from '../rails/rail-secret';
 import { findTopupBy } from '../store/topup.repository';
 import { paypalOrders, recordLateCapture, settlePaypalTopup } from './topup-credit';
+import { REVERSAL_EVENTS, reversePaypalCapture } from './topup-reversal';
 import { PaymentProviderUnavailableError } from './topups';
 
 export const INVALID_WEBHOOK = 'invalid webhook signature';
@@ -53,6 +54,8 @@ export async function receivePaypalWebhook(req: HttpRequest): Promise<HttpResult
       throw new ValidationError(INVALID_WEBHOOK);
     }
     const { event_type: type, resource } = event as { event_type?: unknown; resource?: Record<string, unknown> };
+    // Issue 19: money taken back from a credited top-up (use-cases/topup-reversal.ts).
+    if (typeof type === 'string' && REVERSAL_EVENTS.has(type)) await reversePaypalCapture(type, resource);
     const orderId = typeof type === 'string' && ORDER_EVENTS.has(type) ? orderIdOf(type, resource) : undefined;
     if (orderId) {
       const topup = await findTopupBy({ orderId });

@@ -28,6 +28,7 @@ describe('toLedgerRows', () => {
       ],
       payouts: [{ kind: 'payout', payoutId: 'p1', agentId: 'a1', status: 'FAILED', currency: 'USD', amount: 100, fee: 3, netAmount: 97 }],
       locks: [{ kind: 'lock', agentId: 'a1', currency: 'USDC', payoutId: 'p1' }],
+      reversals: [],
       unreadable: [],
       counts: { users: 1, shards: 1, credits: 1, charges: 1, payouts: 1 },
       scanned: 9,

@@ -531,6 +531,7 @@ describe('alarms', () => {
         'TopupWatcherErrors',
         'TopupWatcherNotRunning',
         'TopupFailed',
+        'TopupReversed',
         'UnmatchedTopupPayment',
         'WebhookDlqNotEmpty',
         'WebhookDispatcherErrors',

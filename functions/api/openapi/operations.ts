@@ -753,13 +753,17 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'user-me': {
     summary: 'The user: balances, held money and policy',
+    description:
+      '`owed`: what PayPal took back from a credited top-up (a reversal or refund) beyond the balance. While it is above 0 in a ' +
+      'currency, charges in that currency are refused with 402 `insufficient balance`; the next top-up in it pays this first.',
     tag: 'Users',
     security: [['userKey']],
     responses: {
-      200: ok('Balances, money held in PENDING charges, and the spending policy.', meBody, {
+      200: ok('Balances, money held in PENDING charges, money owed, and the spending policy.', meBody, {
         id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7',
         balances: EXAMPLE_BALANCES,
         held: { USD: 15, USDC: 0 },
+        owed: { USD: 0, USDC: 0 },
         policy: EXAMPLE_POLICY,
       }),
       401: USER_401,
