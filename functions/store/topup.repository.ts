@@ -10,7 +10,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { BalanceLimitError, ConcurrencyError } from '../core/errors';
+import { BalanceLimitError, ServiceBusyError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
 import { newRecordId } from '../core/ids';
 import { type Currency, MAX_BALANCE_MINOR, type Minor } from '../core/money';
@@ -287,7 +287,8 @@ export async function completeTopup(topup: Topup, payment: TopupPayment, now: Da
         owed = owedNow;
         continue;
       }
-      if (old && owedNow !== owed) throw new ConcurrencyError();
+      // The debt would not hold still (reversals landing one after another): retry later (503).
+      if (old && owedNow !== owed) throw new ServiceBusyError();
       throw new BalanceLimitError();
     }
   }

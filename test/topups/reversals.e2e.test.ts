@@ -211,6 +211,21 @@ describe('reversal faults and races', () => {
     expect(await me(user.key)).toMatchObject({ balances: { USD: 0 }, owed: { USD: 0 } });
   });
 
+  it('a top-up credited while a reversal lands: either order ends with the same balance and debt', async () => {
+    const user = await t.fundedUser();
+    const agent = await t.enabledAgent();
+    const first = await paidTopup(user.key, 10);
+    expect((await charge(agent.key, user.key, `spend-${user.id}`, 10)).status).toBe(201);
+    const second = await openTopup(t, user.key, { currency: 'USD', amount: 4 });
+    // Credit first: 4 in, then 4 debited and 6 owed. Reversal first: 10 owed, then 4 of it repaid.
+    await Promise.all([
+      t.stack.rails.paypal.refundCapture(orderIdOf(first), { eventType: 'PAYMENT.CAPTURE.REVERSED' }),
+      t.stack.rails.paypal.approveOrder(orderIdOf(second.body)),
+    ]);
+    expect((await getTopup(t, user.key, second.body.id)).body).toMatchObject({ status: 'COMPLETED', amount: 4 });
+    expect(await me(user.key)).toMatchObject({ balances: { USD: 0 }, owed: { USD: 6 } });
+  });
+
   it('charges racing a full reversal: what they took is exactly what is owed', async () => {
     const user = await t.fundedUser();
     const agent = await t.enabledAgent();
