@@ -43,6 +43,8 @@ import {
   STUCK_PAYOUTS_METRIC,
   SWEEPER_LAG_METRIC,
   TOPUP_FAILED_LOG_MESSAGE,
+  TOPUP_REVERSALS_METRIC,
+  TOPUP_REVERSED_LOG_MESSAGE,
   UNMATCHED_LOG_MESSAGE,
   UNMATCHED_TOPUP_PAYMENTS_METRIC,
 } from '../functions/observability/metric-names';
@@ -394,6 +396,15 @@ export class Monitoring extends Construct {
         },
       );
     }
+    if (props.paypalWebhook) {
+      specs.push({
+        id: 'TopupReversed',
+        description:
+          'PayPal took money back from a top-up (PAYMENT.CAPTURE.REVERSED / REFUNDED). The log line says what was done (outcome): the payer debited and any shortfall owed, or why nothing could be (a capture never credited, more than credited). Look at the dispute or refund in PayPal (docs/topups.md).',
+        metric: logMetric(TOPUP_REVERSALS_METRIC),
+        threshold: 1,
+      });
+    }
 
     if (props.ledgerAudit) {
       specs.push({
@@ -438,6 +449,14 @@ export class Monitoring extends Construct {
           FAILED_TOPUPS_METRIC,
         );
       }
+    }
+    if (props.paypalWebhook) {
+      this.stageFilter(
+        `${props.paypalWebhook.node.id}TopupReversals`,
+        props.paypalWebhook.logGroup,
+        logs.FilterPattern.stringValue('$.message', '=', TOPUP_REVERSED_LOG_MESSAGE),
+        TOPUP_REVERSALS_METRIC,
+      );
     }
     // The access log: status is a JSON string there ("503"), hence the string patterns.
     new logs.MetricFilter(this, 'Api5xxByRoute', {

@@ -7,6 +7,7 @@
  *                                            the same answer; another → 422 ORDER_ALREADY_CAPTURED)
  *   GET  /checkoutnow?token={id}             the payer's approval page (HTML, no JavaScript)
  *   POST /checkoutnow/{id}/approve|decline   what its buttons post; approve sends CHECKOUT.ORDER.APPROVED
+ *   GET  /v2/payments/refunds/{id}           show a refund or reversal (links: `up` to its capture)
  *   POST /v1/notifications/verify-webhook-signature
  * Webhooks are signed with the imitation's own HMAC key, not PayPal's certificate chain; the
  * verify call checks that signature, the webhook id and that the event is byte-for-byte the one
@@ -14,7 +15,9 @@
  * the page voids the order (at PayPal the order would just stay unapproved until it lapses);
  * approving with `funding=declined` makes the capture come back DECLINED, `funding=pending` PENDING
  * (until `completeCapture`, which sends PAYMENT.CAPTURE.COMPLETED), `funding=other-currency`
- * COMPLETED in EUR (a capture the top-up cannot take).
+ * COMPLETED in EUR (a capture the top-up cannot take). `refundCapture` takes money back from a
+ * completed capture — a merchant refund (PAYMENT.CAPTURE.REFUNDED) or a chargeback/reversal
+ * (PAYMENT.CAPTURE.REVERSED) — and sends the event, its resource the refund as PayPal shows it.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -39,6 +42,18 @@ export interface SandboxOrder {
   capture: { id: string; status: string; requestId: string | undefined } | undefined;
 }
 
+/** Money taken back from a capture (PayPal's refund resource; a reversal is one too). */
+export interface SandboxRefund {
+  id: string;
+  orderId: string;
+  captureId: string;
+  status: 'COMPLETED';
+  amount: { currency_code: string; value: string };
+  /** The event it was announced with. */
+  eventType: 'PAYMENT.CAPTURE.REFUNDED' | 'PAYMENT.CAPTURE.REVERSED';
+  createdAt: string;
+}
+
 export interface WebhookDelivery {
   transmissionId: string;
   eventType: string;
@@ -51,6 +66,7 @@ export interface WebhookDelivery {
 export class SandboxOrders {
   private readonly orders = new Map<string, SandboxOrder>();
   private readonly byRequestId = new Map<string, string>();
+  private readonly refunds = new Map<string, SandboxRefund>();
   private readonly signingKey = randomBytes(32);
   readonly deliveries: WebhookDelivery[] = [];
   webhookUrl: string | undefined;
@@ -164,6 +180,64 @@ export class SandboxOrders {
     return this.dropWebhooks ? undefined : this.sendWebhook(order, 'PAYMENT.CAPTURE.COMPLETED');
   }
 
+  /**
+   * Takes `value` (default: all that is left) back from the order's completed capture, as a
+   * merchant refund or a reversal (chargeback), and sends its event. Refuses (undefined) more than
+   * the capture has left, as PayPal does.
+   */
+  async refundCapture(
+    orderId: string,
+    opts: { value?: string; eventType?: SandboxRefund['eventType'] } = {},
+  ): Promise<{ refund: SandboxRefund; delivery: WebhookDelivery | undefined } | undefined> {
+    const order = this.orders.get(orderId);
+    if (order?.capture?.status !== 'COMPLETED') return undefined;
+    const captured = parseAmount(order.amount.value, 'USD', Number.MAX_SAFE_INTEGER);
+    const taken = [...this.refunds.values()]
+      .filter((r) => r.orderId === orderId)
+      .reduce((sum, r) => sum + parseAmount(r.amount.value, 'USD', Number.MAX_SAFE_INTEGER), 0);
+    const value = opts.value ?? formatAmount(captured - taken, 'USD');
+    const minor = parseAmount(value, 'USD', Number.MAX_SAFE_INTEGER);
+    if (minor <= 0 || taken + minor > captured) return undefined;
+    const refund: SandboxRefund = {
+      id: paypalId(17),
+      orderId,
+      captureId: order.capture.id,
+      status: 'COMPLETED',
+      amount: { currency_code: captureAmount(order).currency_code, value: twoDecimals(minor) },
+      eventType: opts.eventType ?? 'PAYMENT.CAPTURE.REFUNDED',
+      createdAt: new Date().toISOString(),
+    };
+    this.refunds.set(refund.id, refund);
+    const delivery = this.dropWebhooks ? undefined : await this.sendRefundWebhook(refund);
+    return { refund, delivery };
+  }
+
+  /** `GET /v2/payments/refunds/{id}`. */
+  showRefund(refundId: string, url: string): SandboxReply {
+    const refund = this.refunds.get(refundId);
+    return refund ? reply(200, this.refundView(refund, url)) : notFoundOrder();
+  }
+
+  /** Sends (or re-sends, a new event) the refund's event, signed. */
+  sendRefundWebhook(refund: SandboxRefund, url = this.webhookUrl): Promise<WebhookDelivery | undefined> {
+    const summary = refund.eventType === 'PAYMENT.CAPTURE.REVERSED' ? 'A payment was reversed' : 'A capture was refunded';
+    return this.deliver(refund.orderId, refund.eventType, 'refund', summary, this.refundView(refund, url ?? ''), url);
+  }
+
+  private refundView(refund: SandboxRefund, url: string) {
+    return {
+      id: refund.id,
+      status: refund.status,
+      amount: refund.amount,
+      create_time: refund.createdAt,
+      ...(refund.eventType === 'PAYMENT.CAPTURE.REVERSED' ? { note_to_payer: 'Payment reversed' } : {}),
+      links: [
+        { href: `${url}/v2/payments/refunds/${refund.id}`, rel: 'self', method: 'GET' },
+        { href: `${url}/v2/payments/captures/${refund.captureId}`, rel: 'up', method: 'GET' },
+      ],
+    };
+  }
+
   decline(orderId: string): SandboxOrder | undefined {
     const order = this.orders.get(orderId);
     if (order && (order.status === 'CREATED' || order.status === 'PAYER_ACTION_REQUIRED')) {
@@ -174,37 +248,59 @@ export class SandboxOrders {
   }
 
   /** Sends (or, for tests, re-sends) an event about `order` to the webhook URL, signed. */
-  async sendWebhook(order: SandboxOrder, eventType: string, url = this.webhookUrl): Promise<WebhookDelivery | undefined> {
+  sendWebhook(order: SandboxOrder, eventType: string, url = this.webhookUrl): Promise<WebhookDelivery | undefined> {
+    if (eventType.startsWith('PAYMENT.CAPTURE.') && order.capture) {
+      const amount = captureAmount(order);
+      return this.deliver(
+        order.id,
+        eventType,
+        'capture',
+        `Payment ${order.capture.status.toLowerCase()} for ${amount.value} ${amount.currency_code}`,
+        {
+          id: order.capture.id,
+          status: order.capture.status,
+          amount,
+          final_capture: true,
+          supplementary_data: { related_ids: { order_id: order.id } },
+        },
+        url,
+      );
+    }
+    const summary = `An order has been ${eventType === 'CHECKOUT.ORDER.APPROVED' ? 'approved by buyer' : 'updated'}`;
+    return this.deliver(
+      order.id,
+      eventType,
+      'checkout-order',
+      summary,
+      {
+        id: order.id,
+        status: order.status,
+        intent: 'CAPTURE',
+        purchase_units: [{ reference_id: order.referenceId ?? 'default', amount: order.amount }],
+      },
+      url,
+    );
+  }
+
+  /** One signed webhook event, as PayPal sends it, to `url`. */
+  private async deliver(
+    orderId: string,
+    eventType: string,
+    resourceType: string,
+    summary: string,
+    resource: unknown,
+    url: string | undefined,
+  ): Promise<WebhookDelivery | undefined> {
     if (!url) return undefined;
     const event = {
       id: `WH-${paypalId(17)}`,
       event_version: '1.0',
       create_time: new Date().toISOString(),
+      resource_type: resourceType,
+      resource_version: '2.0',
       event_type: eventType,
-      ...(eventType.startsWith('PAYMENT.CAPTURE.') && order.capture
-        ? {
-            resource_type: 'capture',
-            resource_version: '2.0',
-            summary: `Payment ${order.capture.status.toLowerCase()} for ${order.amount.value} ${captureAmount(order).currency_code}`,
-            resource: {
-              id: order.capture.id,
-              status: order.capture.status,
-              amount: captureAmount(order),
-              final_capture: true,
-              supplementary_data: { related_ids: { order_id: order.id } },
-            },
-          }
-        : {
-            resource_type: 'checkout-order',
-            resource_version: '2.0',
-            summary: `An order has been ${eventType === 'CHECKOUT.ORDER.APPROVED' ? 'approved by buyer' : 'updated'}`,
-            resource: {
-              id: order.id,
-              status: order.status,
-              intent: 'CAPTURE',
-              purchase_units: [{ reference_id: order.referenceId ?? 'default', amount: order.amount }],
-            },
-          }),
+      summary,
+      resource,
     };
     const body = JSON.stringify(event);
     const transmissionId = randomBytes(16).toString('hex');
@@ -226,7 +322,7 @@ export class SandboxOrders {
     } catch {
       status = 'error';
     }
-    const delivery = { transmissionId, eventType, orderId: order.id, status, headers, body };
+    const delivery = { transmissionId, eventType, orderId, status, headers, body };
     this.deliveries.push(delivery);
     return delivery;
   }
@@ -302,6 +398,11 @@ export class SandboxOrders {
     writeFileSync(`${this.stateFile}.tmp`, JSON.stringify(this.all(), null, 2));
     renameSync(`${this.stateFile}.tmp`, this.stateFile);
   }
+}
+
+/** Cents → PayPal's amount string, always two decimals. */
+function twoDecimals(minor: number): string {
+  return `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
 }
 
 /** What the capture took: the order's amount, in EUR when the payer's funding was `other-currency`. */

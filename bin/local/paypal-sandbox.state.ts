@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname } from 'node:path';
 
 export type ItemStatus = 'SUCCESS' | 'FAILED' | 'PENDING' | 'UNCLAIMED' | 'RETURNED' | 'ONHOLD' | 'BLOCKED' | 'REFUNDED' | 'REVERSED';
-export type SandboxRoute = 'token' | 'create' | 'get-batch' | 'get-item' | 'capture';
+export type SandboxRoute = 'token' | 'create' | 'get-batch' | 'get-item' | 'capture' | 'get-refund';
 
 export interface SandboxItem {
   payoutItemId: string;

@@ -27,12 +27,20 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { type LocalRequest, sendJson, startLocalServer } from './local-server';
 import { bearerProblem, issueToken, type SandboxClient } from './paypal-sandbox.oauth';
-import { approvalPage, FUNDINGS, type Funding, type SandboxOrder, SandboxOrders, type WebhookDelivery } from './paypal-sandbox.orders';
+import {
+  approvalPage,
+  FUNDINGS,
+  type Funding,
+  type SandboxOrder,
+  SandboxOrders,
+  type SandboxRefund,
+  type WebhookDelivery,
+} from './paypal-sandbox.orders';
 import { createPayout, showBatch, showItem } from './paypal-sandbox.payouts';
 import { debugId, injectedFault, internalError, routeNotFound, type SandboxReply } from './paypal-sandbox.replies';
 import { type ItemStatus, type SandboxBatch, type SandboxRoute, SandboxState } from './paypal-sandbox.state';
 
-export type { Funding, SandboxOrder, WebhookDelivery } from './paypal-sandbox.orders';
+export type { Funding, SandboxOrder, SandboxRefund, WebhookDelivery } from './paypal-sandbox.orders';
 export type { ItemStatus, SandboxBatch, SandboxItem, SandboxRoute } from './paypal-sandbox.state';
 
 export interface PaypalSandboxOptions {
@@ -72,6 +80,17 @@ export interface PaypalSandbox {
   approveOrder(orderId: string, funding?: Funding): Promise<SandboxOrder | undefined>;
   /** Settles a PENDING capture and sends PAYMENT.CAPTURE.COMPLETED. */
   completeCapture(orderId: string): Promise<WebhookDelivery | undefined>;
+  /**
+   * Takes money back from the order's completed capture (default: all that is left) as a refund
+   * (PAYMENT.CAPTURE.REFUNDED) or a reversal (PAYMENT.CAPTURE.REVERSED) and sends the event;
+   * undefined when the capture has not that much left.
+   */
+  refundCapture(
+    orderId: string,
+    opts?: { value?: string; eventType?: SandboxRefund['eventType'] },
+  ): Promise<{ refund: SandboxRefund; delivery: WebhookDelivery | undefined } | undefined>;
+  /** Announces a refund again, as a new event (a fresh id and signature). */
+  resendRefundWebhook(refund: SandboxRefund): Promise<WebhookDelivery | undefined>;
   declineOrder(orderId: string): SandboxOrder | undefined;
   /** Sends an event about the order again (a replay or PayPal's own retry), freshly signed. */
   resendWebhook(orderId: string, eventType?: string): Promise<WebhookDelivery | undefined>;
@@ -127,6 +146,8 @@ export async function startPaypalSandbox(opts: PaypalSandboxOptions = {}): Promi
     order: (orderId) => orders.get(orderId),
     approveOrder: (orderId, funding) => orders.approve(orderId, funding),
     completeCapture: (orderId) => orders.completeCapture(orderId),
+    refundCapture: (orderId, opts) => orders.refundCapture(orderId, opts),
+    resendRefundWebhook: (refund) => orders.sendRefundWebhook(refund),
     declineOrder: (orderId) => orders.decline(orderId),
     resendWebhook: async (orderId, eventType = 'CHECKOUT.ORDER.APPROVED') => {
       const order = orders.get(orderId);
@@ -170,6 +191,8 @@ function route(
     if (method === 'GET' && !orderPath[2]) return orders.show(orderId, url);
     if (method === 'POST' && orderPath[2]) return faulted(state, 'capture') ?? orders.captureOrder(orderId, requestId, url);
   }
+  const refundId = /^\/v2\/payments\/refunds\/([^/]+)$/.exec(path)?.[1];
+  if (method === 'GET' && refundId) return faulted(state, 'get-refund') ?? orders.showRefund(decodeURIComponent(refundId), url);
   if (method === 'POST' && path === '/v1/notifications/verify-webhook-signature') return orders.verify(body);
   const itemId = /^\/v1\/payments\/payouts-item\/([^/]+)$/.exec(path)?.[1];
   if (method === 'GET' && itemId) return faulted(state, 'get-item') ?? showItem(state, decodeURIComponent(itemId), url);

@@ -137,7 +137,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'POST',
     path: '/api/v1/paypal/webhooks',
     public: true,
-    table: uses('paypalTransmission', 'findTopupByOrder', 'completeTopup', 'expireTopup', 'recordUnmatched'),
+    table: uses('paypalTransmission', 'findTopupByOrder', 'completeTopup', 'expireTopup', 'recordUnmatched', 'reverseTopupCredit'),
     topups: 'webhook',
   },
   // The approval page (HTML, docs/approvals.md): the link's token is its only credential.

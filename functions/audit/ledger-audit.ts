@@ -11,12 +11,15 @@
  *     + payouts paid out (net of COMPLETED payouts)
  *     + platform fees (fee and account-creation fee of COMPLETED payouts)
  *     + payouts in flight (gross of PENDING and PROCESSING payouts; FAILED ones were refunded)
+ *     + reversed (PayPal took back a credited top-up: debited from the balance, or paid of the
+ *       resulting debt by a later top-up; REVERSALS# records and credits' `owedRepaid`)
  *
  * Cross-checks that localise a break:
  *   - per agent and currency: SUCCESS charges less their refunds = shard balances + gross of its
  *     non-FAILED payouts;
- *   - per user and currency: credits − (SUCCESS charges less refunds) − PENDING charges = the
- *     user's balance;
+ *   - per user and currency: credits − (SUCCESS charges less refunds) − PENDING charges −
+ *     reversed = the user's balance; the debt on the user's item (`owed<currency>`) = reversals'
+ *     `owed` − credits' `owedRepaid`;
  *   - per charge (the lifecycle): refunds ≤ the amount and only on SUCCESS; a captured hold took
  *     more than zero and at most what was authorized; a hold that did not succeed kept its whole
  *     authorized amount;
@@ -48,6 +51,7 @@ import {
   heldMismatches,
   lifecycleProblems,
   negativeBalanceProblems,
+  owedProblems,
   payoutLockProblems,
   payoutSplitProblems,
   type UserMismatch,
@@ -89,6 +93,7 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
     ...agents.map(describeAgentMismatch),
     ...users.map(describeUserMismatch),
     ...held.map(describeHeldMismatch),
+    ...owedProblems(rows),
   ];
   return {
     ok: problems.length === 0,
@@ -139,6 +144,7 @@ export function formatAuditReport(report: LedgerAuditReport): string {
     lines.push(
       `  ${cur.padEnd(4)} credited ${f(t.credited)} = users ${f(t.userBalances)} + agents ${f(t.agentBalances)} + held ${f(t.held)} ` +
         `+ paid net ${f(t.payoutsPaidNet)} + fees ${f(t.platformFees)} + in flight ${f(t.inFlightGross)}` +
+        (t.reversed === 0 ? '' : ` + reversed ${f(t.reversed)}`) +
         (t.difference === 0 ? '  ✓' : `  ✗ difference ${f(t.difference)}`),
     );
   }

@@ -5,7 +5,7 @@
  */
 import { withdrawalFees } from '../core/fees';
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
-import type { ChargeRow, CreditRow, LockRow, PayoutRow, ShardRow, UserRow } from '../store/audit.repository';
+import type { ChargeRow, CreditRow, LockRow, PayoutRow, ReversalRow, ShardRow, UserRow } from '../store/audit.repository';
 
 export interface CurrencyTotals {
   /** Money in: the sum of CREDITS# records. */
@@ -17,7 +17,12 @@ export interface CurrencyTotals {
   /** The platform's revenue from COMPLETED payouts: the 3% fees and the account-creation fees. */
   platformFees: Minor;
   inFlightGross: Minor;
-  /** userBalances + agentBalances + held + payoutsPaidNet + platformFees + inFlightGross. */
+  /**
+   * Money PayPal took back from credited top-ups that left the books: what reversals debited
+   * from balances, and what later top-ups paid of the resulting debts (docs/topups.md).
+   */
+  reversed: Minor;
+  /** userBalances + agentBalances + held + payoutsPaidNet + platformFees + inFlightGross + reversed. */
   accountedFor: Minor;
   /** credited − accountedFor: zero when the ledger balances. */
   difference: Minor;
@@ -39,8 +44,20 @@ export interface UserMismatch {
   credited: Minor;
   charged: Minor;
   balance: Minor;
-  /** credited − charged − balance. */
+  /** Taken back by reversals: debited from the balance, or paid of a debt by a later credit. */
+  reversed?: Minor;
+  /** credited − charged − reversed − balance. */
   difference: Minor;
+}
+
+/** A payer's debt on their item against what the reversal and credit records say it is. */
+export interface OwedMismatch {
+  userId: string;
+  currency: Currency;
+  /** `owed<currency>` on the user's item. */
+  owedOnItem: Minor;
+  /** Σ reversals' `owed` − Σ credits' `owedRepaid`. */
+  owedByRecords: Minor;
 }
 
 export interface HeldMismatch {
@@ -62,6 +79,8 @@ export interface Rows {
   charges: readonly ChargeRow[];
   payouts: readonly PayoutRow[];
   locks: readonly LockRow[];
+  /** Reversed top-ups (absent: none). */
+  reversals?: readonly ReversalRow[];
 }
 
 const zero = (): Record<Currency, Minor> => ({ USD: 0, USDC: 0 });
@@ -87,13 +106,16 @@ const inFlight = (p: PayoutRow) => p.status === 'PENDING' || p.status === 'PROCE
 /**
  * The invariant itself, per currency: credited = user balances + agent balances + held (PENDING
  * charges) + paid out net + platform fees (3% and account-creation fees) + in flight gross (FAILED
- * payouts were refunded, creation fee included).
+ * payouts were refunded, creation fee included) + reversed (taken back by PayPal: debited from
+ * balances, or paid of a debt by a later top-up).
  *
  * Held money is counted once, from the PENDING charges; the users' `held<currency>` attributes are
  * not added again. `heldMismatches` ties the two per user, so a held attribute that drifted from
  * its charges is named there even though this total still balances.
  */
-export function currencyTotals(rows: Pick<Rows, 'users' | 'shards' | 'credits' | 'charges' | 'payouts'>): Record<Currency, CurrencyTotals> {
+export function currencyTotals(
+  rows: Pick<Rows, 'users' | 'shards' | 'credits' | 'charges' | 'payouts' | 'reversals'>,
+): Record<Currency, CurrencyTotals> {
   const totals = Object.fromEntries(
     CURRENCIES.map((c) => [
       c,
@@ -105,12 +127,17 @@ export function currencyTotals(rows: Pick<Rows, 'users' | 'shards' | 'credits' |
         payoutsPaidNet: 0,
         platformFees: 0,
         inFlightGross: 0,
+        reversed: 0,
         accountedFor: 0,
         difference: 0,
       },
     ]),
   ) as Record<Currency, CurrencyTotals>;
-  for (const credit of rows.credits) totals[credit.currency].credited += credit.amount;
+  for (const credit of rows.credits) {
+    totals[credit.currency].credited += credit.amount;
+    totals[credit.currency].reversed += credit.owedRepaid ?? 0;
+  }
+  for (const reversal of rows.reversals ?? []) totals[reversal.currency].reversed += reversal.debited;
   for (const row of [...rows.users, ...rows.shards]) {
     const field = row.kind === 'user' ? 'userBalances' : 'agentBalances';
     for (const c of CURRENCIES) totals[c][field] += row.balances[c] ?? 0;
@@ -128,7 +155,7 @@ export function currencyTotals(rows: Pick<Rows, 'users' | 'shards' | 'credits' |
     }
   }
   for (const t of Object.values(totals)) {
-    t.accountedFor = t.userBalances + t.agentBalances + t.held + t.payoutsPaidNet + t.platformFees + t.inFlightGross;
+    t.accountedFor = t.userBalances + t.agentBalances + t.held + t.payoutsPaidNet + t.platformFees + t.inFlightGross + t.reversed;
     t.difference = t.credited - t.accountedFor;
   }
   return totals;
@@ -142,7 +169,7 @@ export function currencyProblems(totals: Record<Currency, CurrencyTotals>): stri
     return (
       `${c}: credited ${f(t.credited)} but accounted for ${f(t.accountedFor)} — difference ${f(t.difference)} ${c} ` +
       `(users ${f(t.userBalances)}, agents ${f(t.agentBalances)}, held ${f(t.held)}, paid net ${f(t.payoutsPaidNet)}, ` +
-      `fees ${f(t.platformFees)}, in flight ${f(t.inFlightGross)})`
+      `fees ${f(t.platformFees)}, in flight ${f(t.inFlightGross)}${t.reversed ? `, reversed ${f(t.reversed)}` : ''})`
     );
   });
 }
@@ -187,15 +214,24 @@ export function describeAgentMismatch(m: AgentMismatch): string {
   );
 }
 
-/** Per user and currency: credits − charges that took money (SUCCESS and PENDING) = the user's balance. */
-export function userMismatches(rows: Pick<Rows, 'users' | 'credits' | 'charges'>): UserMismatch[] {
+/**
+ * Per user and currency: credits − charges that took money (SUCCESS and PENDING) − what
+ * reversals took back (debited, and debts paid by later credits) = the user's balance.
+ */
+export function userMismatches(rows: Pick<Rows, 'users' | 'credits' | 'charges' | 'reversals'>): UserMismatch[] {
   const credited = new Sums();
   const charged = new Sums();
   const balance = new Sums();
+  const reversed = new Sums();
   const userIds = new Set<string>();
   for (const credit of rows.credits) {
     credited.add(credit.userId, credit.currency, credit.amount);
+    reversed.add(credit.userId, credit.currency, credit.owedRepaid ?? 0);
     userIds.add(credit.userId);
+  }
+  for (const reversal of rows.reversals ?? []) {
+    reversed.add(reversal.userId, reversal.currency, reversal.debited);
+    userIds.add(reversal.userId);
   }
   for (const charge of rows.charges) {
     if (charge.status !== 'SUCCESS' && charge.status !== 'PENDING') continue;
@@ -214,8 +250,9 @@ export function userMismatches(rows: Pick<Rows, 'users' | 'credits' | 'charges'>
         charged: charged.get(userId, currency),
         balance: balance.get(userId, currency),
       };
-      const difference = m.credited - m.charged - m.balance;
-      if (difference !== 0) mismatches.push({ userId, currency, ...m, difference });
+      const taken = reversed.get(userId, currency);
+      const difference = m.credited - m.charged - taken - m.balance;
+      if (difference !== 0) mismatches.push({ userId, currency, ...m, ...(taken ? { reversed: taken } : {}), difference });
     }
   }
   return mismatches;
@@ -262,7 +299,50 @@ export function describeHeldMismatch(m: HeldMismatch): string {
 
 export function describeUserMismatch(m: UserMismatch): string {
   const f = (minor: Minor) => formatAmount(minor, m.currency);
-  return `user ${m.userId} ${m.currency}: credits ${f(m.credited)} − charges ${f(m.charged)} ≠ balance ${f(m.balance)} — difference ${f(m.difference)}`;
+  const reversed = m.reversed ? ` − reversed ${f(m.reversed)}` : '';
+  return `user ${m.userId} ${m.currency}: credits ${f(m.credited)} − charges ${f(m.charged)}${reversed} ≠ balance ${f(m.balance)} — difference ${f(m.difference)}`;
+}
+
+/**
+ * Per user and currency: the debt on the user's item (`owed<currency>`) = what reversals left
+ * owing − what later top-ups paid of it; and every reversal split its amount into debited + owed.
+ */
+export function owedProblems(rows: Pick<Rows, 'users' | 'credits' | 'reversals'>): string[] {
+  const problems: string[] = [];
+  const onItem = new Sums();
+  const byRecords = new Sums();
+  const userIds = new Set<string>();
+  for (const user of rows.users) {
+    for (const c of CURRENCIES) onItem.add(user.userId, c, user.owed?.[c] ?? 0);
+    userIds.add(user.userId);
+  }
+  for (const reversal of rows.reversals ?? []) {
+    byRecords.add(reversal.userId, reversal.currency, reversal.owed);
+    userIds.add(reversal.userId);
+    if (reversal.debited + reversal.owed !== reversal.amount) {
+      const f = (m: Minor) => formatAmount(m, reversal.currency);
+      problems.push(
+        `reversal ${reversal.reversalId} of ${f(reversal.amount)} ${reversal.currency} split into debited ${f(reversal.debited)} + owed ${f(reversal.owed)}`,
+      );
+    }
+  }
+  for (const credit of rows.credits) {
+    if (!credit.owedRepaid) continue;
+    byRecords.add(credit.userId, credit.currency, -credit.owedRepaid);
+    userIds.add(credit.userId);
+  }
+  for (const userId of [...userIds].sort()) {
+    for (const currency of CURRENCIES) {
+      const item = onItem.get(userId, currency);
+      const records = byRecords.get(userId, currency);
+      const f = (m: Minor) => formatAmount(m, currency);
+      if (item !== records) {
+        problems.push(`user ${userId} ${currency}: owes ${f(item)} on the user item ≠ reversals less repayments ${f(records)}`);
+      }
+      if (item < 0) problems.push(`user ${userId}: ${currency} owed is negative (${item})`);
+    }
+  }
+  return problems;
 }
 
 /** No stored balance, of a user or of an agent's shard, and no user's held money is below zero. */

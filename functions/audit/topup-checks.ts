@@ -8,7 +8,10 @@
  *   - a PENDING or EXPIRED top-up has no credit record and no guard;
  *   - every credit record that names a top-up names one that exists;
  *   - each payer's open-top-up counter (the cap of 10) equals their PENDING top-ups that hold a
- *     slot: a counter that drifted would refuse a payer too early, or let them open too many.
+ *     slot: a counter that drifted would refuse a payer too early, or let them open too many;
+ *   - every reversal (REVERSALS#) has exactly one once-per-refund guard and every guard its
+ *     reversal; what a capture's credit guard says was reversed is the sum of its reversals, and
+ *     never more than it credited. (What reversals took from balances is in the ledger invariant.)
  */
 import type { TopupAuditRows } from '../store/topup-audit.repository';
 
@@ -46,6 +49,29 @@ export function topupProblems(rows: TopupAuditRows): string[] {
     const counted = counters.get(userId) ?? 0;
     if (pending !== counted) problems.push(`user ${userId} has ${pending} open top-ups but their counter says ${counted}`);
   }
+  const reversals = rows.reversals ?? [];
+  const guardRefunds = new Map<string, number>();
+  for (const g of rows.reversalGuards ?? []) guardRefunds.set(g.refundId, (guardRefunds.get(g.refundId) ?? 0) + 1);
+  const recordRefunds = new Map<string, number>();
+  for (const r of reversals) recordRefunds.set(r.refundId, (recordRefunds.get(r.refundId) ?? 0) + 1);
+  for (const refundId of new Set([...guardRefunds.keys(), ...recordRefunds.keys()])) {
+    const records = recordRefunds.get(refundId) ?? 0;
+    const guards = guardRefunds.get(refundId) ?? 0;
+    if (records !== 1 || guards !== 1)
+      problems.push(`refund ${refundId} has ${records} reversal records and ${guards} guards (expected 1 and 1)`);
+  }
+  const reversedBy = new Map<string, number>();
+  for (const r of reversals) reversedBy.set(r.captureId, (reversedBy.get(r.captureId) ?? 0) + r.amount);
+  for (const guard of rows.guards) {
+    if (!guard.key.startsWith('TOPUPCREDIT#PAYPAL#')) continue;
+    const captureId = guard.key.slice('TOPUPCREDIT#PAYPAL#'.length);
+    const recorded = reversedBy.get(captureId) ?? 0;
+    const onGuard = guard.reversed ?? 0;
+    if (onGuard !== recorded) problems.push(`capture ${captureId}: its credit says ${onGuard} reversed, its reversals ${recorded}`);
+    if (onGuard > guard.amount) problems.push(`capture ${captureId}: ${onGuard} reversed of ${guard.amount} credited`);
+    reversedBy.delete(captureId);
+  }
+  for (const [captureId, amount] of reversedBy) problems.push(`reversals of ${amount} name capture ${captureId}, which was never credited`);
   for (const credit of rows.credits) {
     if (!known.has(credit.topupId))
       problems.push(

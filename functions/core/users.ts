@@ -9,6 +9,8 @@ export interface User {
   balances: Balances;
   /** Money in PENDING charges: taken from the balance, not yet the agent's. */
   held: Balances;
+  /** Reversed top-ups the balance could not cover (docs/topups.md): paid first by the next top-up. */
+  owed: Balances;
   policy: SpendingPolicy;
   /** Bumped by every policy change; a charge judged under an older one is retried. */
   policyVersion: number;

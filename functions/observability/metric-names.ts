@@ -58,3 +58,13 @@ export const UNMATCHED_LOG_MESSAGE = 'unmatched top-up payment';
 export const FAILED_TOPUPS_METRIC = 'FailedTopups';
 /** The log line's message that filter matches. */
 export const TOPUP_FAILED_LOG_MESSAGE = 'top-up failed';
+/**
+ * Counted by a log metric filter (lib/monitoring.ts) from the PayPal webhook's log lines
+ * `top-up reversed` (TOPUP_REVERSED_LOG_MESSAGE): PayPal took money back from a top-up
+ * (PAYMENT.CAPTURE.REVERSED / REFUNDED). `outcome` says what was done: `reversed` (the payer
+ * debited, any shortfall owed), or why nothing could be (a capture never credited, more than was
+ * credited, another currency): every one is worth an operator's look.
+ */
+export const TOPUP_REVERSALS_METRIC = 'TopupReversals';
+/** The log line's message that filter matches. */
+export const TOPUP_REVERSED_LOG_MESSAGE = 'top-up reversed';

@@ -36,6 +36,26 @@ const errorSchema = z
   .object({ name: z.string().optional(), details: z.array(z.object({ issue: z.string().optional() }).loose()).optional() })
   .loose();
 const verifySchema = z.object({ verification_status: z.string() }).loose();
+const refundSchema = z
+  .object({
+    id: z.string(),
+    status: z.string(),
+    amount: moneySchema.optional(),
+    links: z.array(z.object({ href: z.string(), rel: z.string() }).loose()).optional(),
+  })
+  .loose();
+
+/** Money PayPal took back from a capture: a merchant refund, or a reversal (chargeback). */
+export interface CaptureRefund {
+  id: string;
+  /** COMPLETED: the money is gone from the platform's PayPal balance. */
+  status: string;
+  /** The capture it was taken from (its `up` link). */
+  captureId: string | undefined;
+  /** In cents when USD; undefined for another currency. */
+  amountMinor: Minor | undefined;
+  amount: { currency: string; value: string } | undefined;
+}
 
 /** The capture of an order, as far as a top-up cares. */
 export interface OrderCapture {
@@ -141,6 +161,28 @@ export class PaypalOrders {
     throw new RailAmbiguousAnswerError(`paypal capture answered ${res.status} ${issue}`);
   }
 
+  /**
+   * `GET /v2/payments/refunds/{id}`: a refund or a reversal as PayPal has it (what a
+   * PAYMENT.CAPTURE.REFUNDED / REVERSED webhook names is believed only from here); undefined
+   * when PayPal does not know it.
+   */
+  async getRefund(refundId: string): Promise<CaptureRefund | undefined> {
+    const res = await this.client.call('GET', `/v2/payments/refunds/${encodeURIComponent(refundId)}`);
+    if (res.status === 404) return undefined;
+    const refund = refundSchema.safeParse(res.body);
+    if (res.status !== 200 || !refund.success) throw new RailAmbiguousAnswerError(`paypal get refund answered ${res.status}`);
+    const up = refund.data.links?.find((l) => l.rel === 'up')?.href;
+    const captureId = up ? /\/v2\/payments\/captures\/([^/?#]+)/.exec(up)?.[1] : undefined;
+    const amount = refund.data.amount;
+    return {
+      id: refund.data.id,
+      status: refund.data.status,
+      captureId: captureId ? decodeURIComponent(captureId) : undefined,
+      amountMinor: amount?.currency_code === 'USD' ? usdMinor(amount.value) : undefined,
+      amount: amount ? { currency: amount.currency_code, value: amount.value } : undefined,
+    };
+  }
+
   /** PayPal's verify-webhook-signature: true only for `SUCCESS`. `event` is the body as received. */
   async verifyWebhook(t: WebhookTransmission, webhookId: string, event: unknown): Promise<boolean> {
     const res = await this.client.call('POST', '/v1/notifications/verify-webhook-signature', {
@@ -161,16 +203,18 @@ export class PaypalOrders {
 export function captureOf(order: PaypalOrder): OrderCapture | undefined {
   const capture = order.purchase_units?.[0]?.payments?.captures?.[0];
   if (!capture) return undefined;
-  let amountMinor: Minor | undefined;
-  if (capture.amount?.currency_code === 'USD') {
-    try {
-      amountMinor = parseAmount(capture.amount.value, 'USD', Number.MAX_SAFE_INTEGER);
-    } catch {
-      amountMinor = undefined;
-    }
-  }
+  const amountMinor = capture.amount?.currency_code === 'USD' ? usdMinor(capture.amount.value) : undefined;
   const amount = capture.amount ? { currency: capture.amount.currency_code, value: capture.amount.value } : undefined;
   return { id: capture.id, status: capture.status, amountMinor, amount };
+}
+
+/** PayPal's USD amount string → cents; undefined when it is not one. */
+function usdMinor(value: string): Minor | undefined {
+  try {
+    return parseAmount(value, 'USD', Number.MAX_SAFE_INTEGER);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Cents → PayPal's amount string, always two decimals ("25.50"). */

@@ -158,6 +158,8 @@ export const STORE = {
   // Ending a PENDING top-up gives its open slot back.
   completeTopup: { write: ['topup', 'topupCredit', 'user', 'credit', 'outbox', 'openTopups'] },
   expireTopup: { write: ['topup', 'openTopups'] },
+  /** PayPal took a credited top-up back (reversal.repository.ts): read what was credited and the balance, debit once. */
+  reverseTopupCredit: { read: ['topupCredit', 'user'], write: ['topupReversal', 'topupCredit', 'user', 'reversal'] },
   /** A USDC top-up's own cursor over its reference's signatures (the watcher pages past spam). */
   moveReferenceCursor: { write: ['topup'] },
   creditedAlready: { read: ['topupCredit'] },

@@ -11,6 +11,7 @@ import type { ChargeStatus } from '../core/charges';
 import { CURRENCIES, type Currency, isCurrency, type Minor } from '../core/money';
 import type { PayoutStatus } from '../core/payouts';
 import { db } from './client';
+import { owedAttribute } from './owed';
 import { heldAttribute } from './payer';
 
 type Item = Record<string, unknown>;
@@ -32,6 +33,8 @@ export interface LedgerItems {
   payouts: Item[];
   /** `PAYOUTLOCK#<agentId>#<currency>/LOCK`: an agent's in-flight payout lock for one currency. */
   payoutLocks: Item[];
+  /** `REVERSALS#<userId>/<refundId>`: money PayPal took back from a credited top-up (docs/topups.md). */
+  reversals?: Item[];
   /** Items read in all (every kind, money-holding or not). */
   scanned: number;
   /** Scan requests sent (pages). */
@@ -45,8 +48,8 @@ export interface LedgerItems {
  */
 const PROJECTION = {
   ProjectionExpression:
-    'PK, SK, USD, USDC, heldUSD, heldUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
-    'authorizedAmount, refundedAmount',
+    'PK, SK, USD, USDC, heldUSD, heldUSDC, owedUSD, owedUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
+    'authorizedAmount, refundedAmount, owedRepaid, debited, owed',
   ExpressionAttributeNames: { '#status': 'status' },
 };
 
@@ -58,6 +61,7 @@ const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, buc
   ['CHARGES#', undefined, 'charges'],
   ['PAYOUTS#', undefined, 'payouts'],
   ['PAYOUTLOCK#', 'LOCK', 'payoutLocks'],
+  ['REVERSALS#', undefined, 'reversals'],
 ];
 
 /**
@@ -67,7 +71,17 @@ const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, buc
 export async function scanLedgerItems(opts: { pageSize?: number; segments?: number } = {}): Promise<LedgerItems> {
   const table = config().TABLE_NAME;
   const segments = Math.max(1, opts.segments ?? 1);
-  const result: LedgerItems = { users: [], agentShards: [], credits: [], charges: [], payouts: [], payoutLocks: [], scanned: 0, pages: 0 };
+  const result: Required<LedgerItems> = {
+    users: [],
+    agentShards: [],
+    credits: [],
+    charges: [],
+    payouts: [],
+    payoutLocks: [],
+    reversals: [],
+    scanned: 0,
+    pages: 0,
+  };
 
   const scanSegment = async (segment: number): Promise<void> => {
     let start: Record<string, unknown> | undefined;
@@ -113,6 +127,8 @@ export interface UserRow {
   balances: Partial<Record<Currency, Minor>>;
   /** Money moved from the balance into PENDING charges, per currency. */
   held: Partial<Record<Currency, Minor>>;
+  /** What the payer owes after reversed top-ups (`owed<currency>`, store/owed.ts). */
+  owed?: Partial<Record<Currency, Minor>>;
 }
 
 /** One write shard of an agent's earned balance (`AGENTBAL#<agentId>#<n>/BAL`). */
@@ -131,6 +147,19 @@ export interface CreditRow {
   creditId: string;
   currency: Currency;
   amount: Minor;
+  /** The part of a top-up's credit that paid what the payer owed: money out with a reversal. */
+  owedRepaid?: Minor;
+}
+
+/** A reversed top-up (`REVERSALS#<userId>/<refundId>`): `debited` left the balance, `owed` is the shortfall. */
+export interface ReversalRow {
+  kind: 'reversal';
+  userId: string;
+  reversalId: string;
+  currency: Currency;
+  amount: Minor;
+  debited: Minor;
+  owed: Minor;
 }
 
 export interface ChargeRow {
@@ -184,6 +213,7 @@ export interface LedgerRows {
   charges: ChargeRow[];
   payouts: PayoutRow[];
   locks: LockRow[];
+  reversals: ReversalRow[];
   unreadable: UnreadableItem[];
   /** Items read of each money-holding kind, readable or not. */
   counts: { users: number; shards: number; credits: number; charges: number; payouts: number };
@@ -242,17 +272,47 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     const where = `credit ${String(item.PK)}/${String(item.SK)}`;
     const currency = currencyOf(item, where);
     const amount = minor(item.amount, where, false);
-    if (!currency || amount === undefined) continue;
-    credits.push({ kind: 'credit', userId: idOr(item.userId, afterHash(item.PK)), creditId: String(item.SK), currency, amount });
+    const owedRepaid = minor(item.owedRepaid, `${where} owedRepaid`, true);
+    if (!currency || amount === undefined || owedRepaid === undefined) continue;
+    credits.push({
+      kind: 'credit',
+      userId: idOr(item.userId, afterHash(item.PK)),
+      creditId: String(item.SK),
+      currency,
+      amount,
+      ...(owedRepaid > 0 ? { owedRepaid } : {}),
+    });
+  }
+
+  const reversals: ReversalRow[] = [];
+  for (const item of items.reversals ?? []) {
+    const where = `reversal ${String(item.PK)}/${String(item.SK)}`;
+    const currency = currencyOf(item, where);
+    const amount = minor(item.amount, `${where} amount`, false);
+    const debited = minor(item.debited, `${where} debited`, true);
+    const owed = minor(item.owed, `${where} owed`, true);
+    if (!currency || amount === undefined || debited === undefined || owed === undefined) continue;
+    reversals.push({
+      kind: 'reversal',
+      userId: idOr(item.userId, afterHash(item.PK)),
+      reversalId: String(item.SK),
+      currency,
+      amount,
+      debited,
+      owed,
+    });
   }
 
   const users: UserRow[] = items.users.map((item) => {
     const userId = idOr(item.userId, afterHash(item.PK));
+    const owed = balancesOf(item, `user ${userId}`, undefined, owedAttribute);
     return {
       kind: 'user',
       userId,
       balances: balancesOf(item, `user ${userId}`),
       held: balancesOf(item, `user ${userId}`, undefined, heldAttribute),
+      // Only payers who ever owed carry it (the rows of everyone else stay as they were).
+      ...(Object.values(owed).some((v) => v !== 0) ? { owed } : {}),
     };
   });
 
@@ -325,6 +385,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     charges,
     payouts,
     locks,
+    reversals,
     unreadable,
     counts: {
       users: items.users.length,

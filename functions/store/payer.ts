@@ -24,6 +24,7 @@ import type { Currency, Minor } from '../core/money';
 import { type PeriodLimit, periodsOf, type SpendingPolicy } from '../core/policy';
 import type { PayerState } from '../core/users';
 import { headroom, readMinor } from './numbers';
+import { noDebt } from './owed';
 
 export const heldAttribute = (currency: Currency): string => `held${currency}`;
 const agentCounter = (currency: Currency, agentId: string) => `${currency}#${agentId}`;
@@ -60,6 +61,12 @@ export function chargeUserUpdate(agentId: string, currency: Currency, amount: Mi
     '(attribute_not_exists(keyHash) OR keyHash = :kh)',
     basis.state.policyVersion === 0 ? '(attribute_not_exists(policyVersion) OR policyVersion = :v)' : 'policyVersion = :v',
   ];
+  // Issue 19: nothing is charged in a currency the payer owes after a reversal (store/owed.ts);
+  // a failure here reads as too little money (chargeRefusal): 402 insufficient balance.
+  const debt = noDebt(currency);
+  conditions.push(debt.condition);
+  Object.assign(names, debt.names);
+  Object.assign(values, debt.values);
   if (basis.hold) {
     names['#held'] = heldAttribute(currency);
     add.push('#held :amount');

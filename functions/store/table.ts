@@ -37,6 +37,8 @@ export const PARTITIONS = {
   openTopups: 'OPENTOPUPS#',
   topupCredit: 'TOPUPCREDIT#',
   paypalTransmission: 'PAYPALTX#',
+  topupReversal: 'TOPUPREVERSAL#',
+  reversal: 'REVERSALS#',
   unmatchedPayment: 'UNMATCHED#',
   depositCursor: 'DEPOSITCURSOR#',
   idempotency: 'IDEM#',
@@ -126,6 +128,10 @@ export const keys = {
   topupCredit: (rail: string, externalId: string) => ({ PK: `${P.topupCredit}${rail}#${externalId}`, SK: 'CREDIT' }),
   /** A PayPal webhook transmission already received (TTL'd): a replay is refused before PayPal is asked. */
   paypalTransmission: (transmissionId: string) => ({ PK: `${P.paypalTransmission}${transmissionId}`, SK: 'TX' }),
+  /** Reverse-once guard: one item per PayPal refund / reversal taken back from a credited capture. */
+  topupReversal: (rail: string, refundId: string) => ({ PK: `${P.topupReversal}${rail}#${refundId}`, SK: 'REVERSAL' }),
+  /** Append-only record of each reversal of a credited top-up (the audit's money out: `debited` and `owed`). */
+  reversal: (userId: string, refundId: string) => ({ PK: `${P.reversal}${userId}`, SK: refundId }),
   /** A payment to the deposit wallet that matched no top-up: kept for an operator, never dropped. */
   unmatchedPayment: (signature: string) => ({ PK: `${P.unmatchedPayment}${signature}`, SK: 'UNMATCHED' }),
   unmatchedIndex: (signature: string) => ({ GSI1PK: I.unmatched.key, GSI1SK: signature }),

@@ -1,7 +1,7 @@
 /**
  * What the ledger audit's top-up check reads (functions/audit/topup-checks.ts): every top-up, every
- * credit record written by a top-up, every credit-once guard, and every payer's open-top-up
- * counter. One strongly consistent scan, kept apart from store/audit.repository.ts so the top-up
+ * credit record written by a top-up, every credit-once guard, every payer's open-top-up counter,
+ * and every reversal with its once-per-refund guard. One strongly consistent scan, kept apart from store/audit.repository.ts so the top-up
  * check stays self-contained.
  */
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
@@ -21,14 +21,17 @@ export interface TopupAuditRows {
   }[];
   /** CREDITS# records that carry a topupId. */
   credits: { userId: string; topupId: string; amount: number; currency: string }[];
-  /** TOPUPCREDIT# guards: the signature / capture id and the top-up it credited. */
-  guards: { key: string; topupId: string; amount: number }[];
+  /** TOPUPCREDIT# guards: the signature / capture id, the top-up it credited, and how much reversals took back. */
+  guards: { key: string; topupId: string; amount: number; reversed?: number }[];
+  /** REVERSALS# records (money PayPal took back) and TOPUPREVERSAL# guards (once per refund id). */
+  reversals?: { refundId: string; captureId: string; topupId: string; amount: number }[];
+  reversalGuards?: { refundId: string; captureId: string }[];
   /** OPENTOPUPS# counters: how many PENDING top-ups each payer has, as the cap counts them. */
   openCounters: { userId: string; open: number }[];
 }
 
 export async function scanTopupRows(): Promise<TopupAuditRows> {
-  const rows: TopupAuditRows = { topups: [], credits: [], guards: [], openCounters: [] };
+  const rows: Required<TopupAuditRows> = { topups: [], credits: [], guards: [], openCounters: [], reversals: [], reversalGuards: [] };
   let start: Record<string, unknown> | undefined;
   do {
     const out: ScanCommandOutput = await db().send(
@@ -36,8 +39,16 @@ export async function scanTopupRows(): Promise<TopupAuditRows> {
         TableName: config().TABLE_NAME,
         ConsistentRead: true,
         FilterExpression:
-          'begins_with(PK, :t) OR begins_with(PK, :g) OR begins_with(PK, :o) OR (begins_with(PK, :c) AND attribute_exists(topupId))',
-        ExpressionAttributeValues: { ':t': 'TOPUPS#', ':g': 'TOPUPCREDIT#', ':o': 'OPENTOPUPS#', ':c': 'CREDITS#' },
+          'begins_with(PK, :t) OR begins_with(PK, :g) OR begins_with(PK, :o) OR begins_with(PK, :r) OR begins_with(PK, :rg) OR ' +
+          '(begins_with(PK, :c) AND attribute_exists(topupId))',
+        ExpressionAttributeValues: {
+          ':t': 'TOPUPS#',
+          ':g': 'TOPUPCREDIT#',
+          ':o': 'OPENTOPUPS#',
+          ':r': 'REVERSALS#',
+          ':rg': 'TOPUPREVERSAL#',
+          ':c': 'CREDITS#',
+        },
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
@@ -56,7 +67,21 @@ export async function scanTopupRows(): Promise<TopupAuditRows> {
       } else if (pk.startsWith('OPENTOPUPS#')) {
         rows.openCounters.push({ userId: pk.slice('OPENTOPUPS#'.length), open: Number(item.open) });
       } else if (pk.startsWith('TOPUPCREDIT#')) {
-        rows.guards.push({ key: pk, topupId: String(item.topupId), amount: Number(item.amount) });
+        rows.guards.push({
+          key: pk,
+          topupId: String(item.topupId),
+          amount: Number(item.amount),
+          ...(item.reversed === undefined ? {} : { reversed: Number(item.reversed) }),
+        });
+      } else if (pk.startsWith('TOPUPREVERSAL#')) {
+        rows.reversalGuards.push({ refundId: String(item.refundId), captureId: String(item.captureId) });
+      } else if (pk.startsWith('REVERSALS#')) {
+        rows.reversals.push({
+          refundId: String(item.refundId),
+          captureId: String(item.captureId),
+          topupId: String(item.topupId),
+          amount: Number(item.amount),
+        });
       } else {
         rows.credits.push({
           userId: String(item.userId),

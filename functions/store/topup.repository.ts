@@ -10,10 +10,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { BalanceLimitError } from '../core/errors';
+import { BalanceLimitError, ServiceBusyError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
 import { newRecordId } from '../core/ids';
-import { type Currency, MAX_BALANCE_MINOR } from '../core/money';
+import { type Currency, MAX_BALANCE_MINOR, type Minor } from '../core/money';
 import {
   MAX_OPEN_TOPUPS,
   PaymentAlreadyCreditedError,
@@ -27,7 +27,9 @@ import {
   type UsdcTopup,
 } from '../core/topups';
 import { db } from './client';
+import { readMinor } from './numbers';
 import { withOutbox } from './outbox';
+import { owedAttribute } from './owed';
 import { GSI1, INDEX_PARTITIONS, keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
 
@@ -167,10 +169,17 @@ export async function listPendingTopups(limit: number): Promise<Topup[]> {
  * the guard item for the signature / capture id, the user's balance, the credit record (the
  * audit's money in), and the payer's open-top-up slot given back. Kept in one function so another
  * item (an outbox event) is one line.
+ *
+ * `owed` is what the payer owes in the payment's currency as last read (store/owed.ts): the credit
+ * pays it first — `min(amount, owed)` goes to the debt, the rest to the balance — and the user's
+ * update is conditioned on the debt still being exactly that (0: none), so a debt that appeared
+ * or changed meanwhile fails it and the caller retries with the item's figure.
  */
-export function completionItems(topup: Topup, payment: TopupPayment, now: Date): TransactItem[] {
+export function completionItems(topup: Topup, payment: TopupPayment, now: Date, owed: Minor = 0): TransactItem[] {
   const table = config().TABLE_NAME;
   const at = now.toISOString();
+  const repaid = Math.min(payment.amount, owed);
+  const toBalance = payment.amount - repaid;
   return [
     {
       Update: {
@@ -209,11 +218,20 @@ export function completionItems(topup: Topup, payment: TopupPayment, now: Date):
       Update: {
         TableName: table,
         Key: keys.user(topup.userId),
-        UpdateExpression: 'ADD #cur :amount',
-        // The balance stays under MAX_BALANCE_MINOR after the credit.
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#cur) OR #cur <= :room)',
-        ExpressionAttributeNames: { '#cur': payment.currency },
-        ExpressionAttributeValues: { ':amount': payment.amount, ':room': MAX_BALANCE_MINOR - payment.amount },
+        UpdateExpression: repaid > 0 ? 'ADD #cur :toBalance, #owed :repaid' : 'ADD #cur :toBalance',
+        // The balance stays under MAX_BALANCE_MINOR after the credit, and the debt is what was read.
+        ConditionExpression:
+          'attribute_exists(PK) AND (attribute_not_exists(#cur) OR #cur <= :room) AND ' +
+          (owed > 0 ? '#owed = :owed' : '(attribute_not_exists(#owed) OR #owed = :owed)'),
+        ExpressionAttributeNames: { '#cur': payment.currency, '#owed': owedAttribute(payment.currency) },
+        ExpressionAttributeValues: {
+          ':toBalance': toBalance,
+          ':room': MAX_BALANCE_MINOR - toBalance,
+          ':owed': owed,
+          ...(repaid > 0 ? { ':repaid': -repaid } : {}),
+        },
+        // Which figure failed (the debt moved, or the balance is full) is read from the item.
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
     {
@@ -228,6 +246,8 @@ export function completionItems(topup: Topup, payment: TopupPayment, now: Date):
           externalId: payment.externalId,
           amount: payment.amount,
           currency: payment.currency,
+          // The part of this credit that paid a debt (ledger audit: money that left with a reversal).
+          ...(repaid > 0 ? { owedRepaid: repaid } : {}),
           createdAt: at,
         },
       },
@@ -239,23 +259,38 @@ export function completionItems(topup: Topup, payment: TopupPayment, now: Date):
 const TOPUP_ITEM = 0;
 const GUARD_ITEM = 1;
 const USER_ITEM = 2;
+/** A debt that keeps changing under the credit (reversals arriving at once) is retried this often. */
+const OWED_ATTEMPTS = 5;
 
 /**
- * Credits `payment` to `topup` and completes it, exactly once. Throws PaymentAlreadyCreditedError
- * when the signature / capture id was credited before (a replay: nothing to do),
- * TopupNotPendingError when the top-up moved on, BalanceLimitError when the credit would pass
- * MAX_BALANCE_MINOR. `events` (topup.completed) are written in the same transaction, last.
+ * Credits `payment` to `topup` and completes it, exactly once, paying what the payer owes in its
+ * currency first. Throws PaymentAlreadyCreditedError when the signature / capture id was credited
+ * before (a replay: nothing to do), TopupNotPendingError when the top-up moved on,
+ * BalanceLimitError when the credit would pass MAX_BALANCE_MINOR. `events` (topup.completed) are
+ * written in the same transaction, last. Without a debt this is one request, as before.
  */
 export async function completeTopup(topup: Topup, payment: TopupPayment, now: Date, events: readonly OutboxEvent[] = []): Promise<void> {
-  try {
-    await transactWrite(withOutbox(completionItems(topup, payment, now), events, now));
-  } catch (error) {
-    if (error instanceof ConditionFailedError) {
+  let owed = 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await transactWrite(withOutbox(completionItems(topup, payment, now, owed), events, now));
+      return;
+    } catch (error) {
+      if (!(error instanceof ConditionFailedError)) throw error;
       if (error.failed.includes(GUARD_ITEM)) throw new PaymentAlreadyCreditedError(payment.externalId);
       if (error.failed.includes(TOPUP_ITEM)) throw new TopupNotPendingError(topup.id);
-      if (error.failed.includes(USER_ITEM)) throw new BalanceLimitError();
+      if (!error.failed.includes(USER_ITEM)) throw error;
+      const old = error.oldItems.get(USER_ITEM);
+      const owedNow = old ? readMinor(old, owedAttribute(payment.currency)) : 0;
+      // The debt was not what this attempt assumed: again, with the item's figure.
+      if (old && owedNow !== owed && attempt < OWED_ATTEMPTS) {
+        owed = owedNow;
+        continue;
+      }
+      // The debt would not hold still (reversals landing one after another): retry later (503).
+      if (old && owedNow !== owed) throw new ServiceBusyError();
+      throw new BalanceLimitError();
     }
-    throw error;
   }
 }
 

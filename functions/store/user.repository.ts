@@ -16,6 +16,7 @@ import { type Balances, type PayerState, type User, zeroBalances } from '../core
 import { db } from './client';
 import { idempotencyPut, recordExists } from './idempotency.repository';
 import { readMinor } from './numbers';
+import { owedAttribute } from './owed';
 import { heldAttribute, payerStateOf } from './payer';
 import { keys } from './table';
 import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
@@ -26,6 +27,7 @@ export async function createUser(userId: string, keyHash: string, now: Date): Pr
     id: userId,
     balances: zeroBalances(),
     held: zeroBalances(),
+    owed: zeroBalances(),
     policy: {},
     policyVersion: 0,
     createdAt: now.toISOString(),
@@ -113,14 +115,17 @@ const CREDIT_IDEMPOTENCY = 2;
 export function toUser(item: Record<string, unknown>): User {
   const balances = zeroBalances();
   const held = zeroBalances();
+  const owed = zeroBalances();
   for (const c of CURRENCIES) {
     balances[c] = readMinor(item, c);
     held[c] = readMinor(item, heldAttribute(c));
+    owed[c] = readMinor(item, owedAttribute(c));
   }
   return {
     id: String(item.userId),
     balances,
     held,
+    owed,
     policy: (item.policy as SpendingPolicy | undefined) ?? {},
     policyVersion: typeof item.policyVersion === 'number' ? item.policyVersion : 0,
     createdAt: String(item.createdAt),

@@ -29,13 +29,22 @@ import { settlementEvents } from './events';
 import { knownPayerState, rememberPayer } from './payer-cache';
 import { balancesView, chargeView, userChargeView } from './views';
 
-/** GET /api/v1/users/me: balances, money held in PENDING charges, and the policy. */
+/**
+ * GET /api/v1/users/me: balances, money held in PENDING charges, money owed after a reversed
+ * top-up (docs/topups.md: no charge in a currency owed until a top-up pays it), and the policy.
+ */
 export async function readMe(userId: string): Promise<HttpResult> {
   const user = await getUser(userId);
   if (!user) throw new NotFoundError('user not found');
   return {
     statusCode: 200,
-    body: { id: user.id, balances: balancesView(user.balances), held: balancesView(user.held), policy: policyView(user.policy) },
+    body: {
+      id: user.id,
+      balances: balancesView(user.balances),
+      held: balancesView(user.held),
+      owed: balancesView(user.owed),
+      policy: policyView(user.policy),
+    },
   };
 }
 

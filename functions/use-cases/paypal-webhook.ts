@@ -2,8 +2,8 @@
  * POST /api/v1/paypal/webhooks: PayPal tells us an order was approved. Cheap checks first, in
  * this order, each a 400 that changes nothing and costs PayPal no call: a JSON body, the five
  * transmission headers, the certificate URL on PayPal's hosts, a transmission time within 5
- * minutes (rails/paypal.webhook-headers.ts), and a transmission id not received before (a
- * conditional put of a TTL'd item). Only then is PayPal's own verify-webhook-signature asked, and
+ * minutes (rails/paypal.webhook-headers.ts); a transmission id received before (a conditional put
+ * of a TTL'd item) is acknowledged with 200 and nothing done. Only then is PayPal's own verify-webhook-signature asked, and
  * the body believed only when it says SUCCESS for our webhook id; even then only the order id is
  * taken from it: what to credit is read from PayPal (`settlePaypalTopup` reads the order,
  * captures with PayPal-Request-Id = the top-up, credits once per capture id). A refused or
@@ -23,10 +23,10 @@ import { readRailSecret } from '../rails/rail-secret';
 import { claimTransmission, releaseTransmission } from '../store/paypal-transmission.repository';
 import { findTopupBy } from '../store/topup.repository';
 import { paypalOrders, recordLateCapture, settlePaypalTopup } from './topup-credit';
+import { REVERSAL_EVENTS, reversePaypalCapture } from './topup-reversal';
 import { PaymentProviderUnavailableError } from './topups';
 
 export const INVALID_WEBHOOK = 'invalid webhook signature';
-export const REPLAYED_WEBHOOK = 'paypal-transmission-id was already received';
 /** The events that mean "this order may be capturable now". */
 const ORDER_EVENTS = new Set(['CHECKOUT.ORDER.APPROVED', 'CHECKOUT.ORDER.COMPLETED', 'PAYMENT.CAPTURE.COMPLETED']);
 
@@ -44,7 +44,14 @@ export async function receivePaypalWebhook(req: HttpRequest): Promise<HttpResult
   const checked = checkTransmissionHeaders(req.headers, new Date());
   if ('problem' in checked) throw new ValidationError(checked.problem);
   const { transmission } = checked;
-  if (!(await claimTransmission(transmission.transmissionId, new Date()))) throw new ValidationError(REPLAYED_WEBHOOK);
+  if (!(await claimTransmission(transmission.transmissionId, new Date()))) {
+    // Received already (handled, or being handled): acknowledged unasked and unchanged. A 2xx, not
+    // a 4xx: PayPal retries every non-2xx for days, and a redelivery of a handled event is no error.
+    logger().info('paypal webhook: transmission already received; acknowledged, nothing done', {
+      transmissionId: transmission.transmissionId,
+    });
+    return { statusCode: 200, body: { received: true } };
+  }
   let handled = false;
   try {
     const verified = await paypalOrders().verifyWebhook(transmission, await webhookId(), event);
@@ -53,6 +60,8 @@ export async function receivePaypalWebhook(req: HttpRequest): Promise<HttpResult
       throw new ValidationError(INVALID_WEBHOOK);
     }
     const { event_type: type, resource } = event as { event_type?: unknown; resource?: Record<string, unknown> };
+    // Issue 19: money taken back from a credited top-up (use-cases/topup-reversal.ts).
+    if (typeof type === 'string' && REVERSAL_EVENTS.has(type)) await reversePaypalCapture(type, resource);
     const orderId = typeof type === 'string' && ORDER_EVENTS.has(type) ? orderIdOf(type, resource) : undefined;
     if (orderId) {
       const topup = await findTopupBy({ orderId });

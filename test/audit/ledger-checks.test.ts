@@ -10,6 +10,7 @@ import {
   heldMismatches,
   lifecycleProblems,
   negativeBalanceProblems,
+  owedProblems,
   payoutLockProblems,
   payoutSplitProblems,
   type Rows,
@@ -87,6 +88,7 @@ describe('ledger checks on a balanced row set', () => {
       payoutsPaidNet: 97,
       platformFees: 3,
       inFlightGross: 50,
+      reversed: 0,
       accountedFor: 1000,
       difference: 0,
     });
@@ -288,5 +290,56 @@ describe('the charge lifecycle in the audit', () => {
     expect(lifecycleProblems([{ ...charge('c2', 'FAILED', 100), refundedAmount: 1 }])).toEqual(['charge c2: FAILED but refunded 0.01']);
     expect(lifecycleProblems([hold('SUCCESS', 101, 100)])).toEqual(['charge h-SUCCESS-101: captured 1.01 USD of an authorized 1']);
     expect(lifecycleProblems([hold('EXPIRED', 50, 100)])).toEqual(['charge h-EXPIRED-50: EXPIRED hold of 0.5 USD but authorized 1']);
+  });
+});
+
+describe('reversed top-ups and what is owed (docs/topups.md)', () => {
+  /**
+   * u2 was credited 10 USD by a top-up and spent 7; PayPal took the 10 back: 3 debited, 7 owed.
+   * A second top-up of 5 paid 5 of the debt (owedRepaid), so 2 are still owed and the balance is 0.
+   */
+  const reversedRows = (owedOnItem = 200): Rows => ({
+    credits: [
+      { kind: 'credit', userId: 'u2', creditId: 'c1', currency: 'USD', amount: 1000 },
+      { kind: 'credit', userId: 'u2', creditId: 'c2', currency: 'USD', amount: 500, owedRepaid: 500 },
+    ],
+    users: [{ kind: 'user', userId: 'u2', balances: { USD: 0, USDC: 0 }, held: {}, owed: { USD: owedOnItem } }],
+    charges: [{ ...charge('ch1', 'SUCCESS', 700), userId: 'u2' }],
+    shards: [shard({ USD: 700 })],
+    payouts: [],
+    locks: [],
+    reversals: [{ kind: 'reversal', userId: 'u2', reversalId: 'r1', currency: 'USD', amount: 1000, debited: 300, owed: 700 }],
+  });
+
+  it('counts what reversals took back as money out, per currency and per user, and ties the debt to the records', () => {
+    const rows = reversedRows();
+    const totals = currencyTotals(rows);
+    expect(totals.USD).toMatchObject({ credited: 1500, userBalances: 0, agentBalances: 700, reversed: 800, difference: 0 });
+    expect(currencyProblems(totals)).toEqual([]);
+    expect(userMismatches(rows)).toEqual([]);
+    expect(owedProblems(rows)).toEqual([]);
+  });
+
+  it('names a debt on the user item that the records do not explain, and a reversal that does not add up', () => {
+    expect(owedProblems(reversedRows(100))).toEqual(['user u2 USD: owes 1 on the user item ≠ reversals less repayments 2']);
+    const rows = reversedRows();
+    const split = {
+      ...rows,
+      reversals: [
+        { kind: 'reversal' as const, userId: 'u2', reversalId: 'r1', currency: 'USD' as const, amount: 1000, debited: 300, owed: 600 },
+      ],
+    };
+    expect(owedProblems(split)).toEqual([
+      'reversal r1 of 10 USD split into debited 3 + owed 6',
+      'user u2 USD: owes 2 on the user item ≠ reversals less repayments 1',
+    ]);
+    // A reversal that debited more than its record says leaves the balance short: the user check names it.
+    const debitedMore = {
+      ...rows,
+      users: [{ kind: 'user' as const, userId: 'u2', balances: { USD: -100 }, held: {}, owed: { USD: 200 } }],
+    };
+    expect(userMismatches(debitedMore)).toEqual([
+      { userId: 'u2', currency: 'USD', credited: 1500, charged: 700, balance: -100, reversed: 800, difference: 100 },
+    ]);
   });
 });

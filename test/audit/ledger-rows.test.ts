@@ -40,6 +40,7 @@ describe('toLedgerRows', () => {
         },
       ],
       locks: [{ kind: 'lock', agentId: 'a1', currency: 'USDC', payoutId: 'p1' }],
+      reversals: [],
       unreadable: [],
       counts: { users: 1, shards: 1, credits: 1, charges: 1, payouts: 1 },
       scanned: 9,

@@ -389,7 +389,19 @@ const DELETES: Record<string, string[]> = {
 const EXPOSED_WRITES: Record<string, string[]> = {
   'register-agent': ['AGENTKEY#*', 'AGENTNAME#*'],
   // It credits a captured top-up: the user's balance, with its credit record and once-guard.
-  'paypal-webhook': ['CREDITS#*', 'OPENTOPUPS#*', 'OUTBOX#*', 'PAYPALTX#*', 'TOPUPCREDIT#*', 'TOPUPS#*', 'UNMATCHED#*', 'USER#*'],
+  // and takes a reversed one back (the user's balance, or a debt), with its record and once-guard.
+  'paypal-webhook': [
+    'CREDITS#*',
+    'OPENTOPUPS#*',
+    'OUTBOX#*',
+    'PAYPALTX#*',
+    'REVERSALS#*',
+    'TOPUPCREDIT#*',
+    'TOPUPREVERSAL#*',
+    'TOPUPS#*',
+    'UNMATCHED#*',
+    'USER#*',
+  ],
   'approval-page': [],
   'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],

@@ -690,6 +690,7 @@ describe('alarms', () => {
         'TopupWatcherErrors',
         'TopupWatcherNotRunning',
         'TopupFailed',
+        'TopupReversed',
         'UnmatchedTopupPayment',
         'WebhookDlqNotEmpty',
         'WebhookDispatcherErrors',

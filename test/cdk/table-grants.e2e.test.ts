@@ -475,4 +475,9 @@ const UNTOURED: string[] = [
   'paypal-webhook: dynamodb:DeleteItem PAYPALTX#*',
   // The breaker of an endpoint that keeps failing (webhooks/delivery.ts; test/webhooks/noisy-neighbour.e2e.test.ts).
   'webhook-delivery: dynamodb:PutItem,dynamodb:UpdateItem WEBHOOKS#*',
+  // PayPal taking a credited top-up back (use-cases/topup-reversal.ts; test/topups/reversals.e2e.test.ts).
+  'paypal-webhook: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query TOPUPCREDIT#*',
+  'paypal-webhook: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query USER#*',
+  'paypal-webhook: dynamodb:PutItem,dynamodb:UpdateItem REVERSALS#*',
+  'paypal-webhook: dynamodb:PutItem,dynamodb:UpdateItem TOPUPREVERSAL#*',
 ];

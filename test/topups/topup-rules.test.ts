@@ -87,6 +87,42 @@ describe('the audit’s top-up check', () => {
   });
 });
 
+describe('the audit’s reversal check', () => {
+  const credit = { userId: 'u1', topupId: 't1', amount: 500, currency: 'USD' };
+  const guard = (reversed?: number) => ({ key: 'TOPUPCREDIT#PAYPAL#CAP1', topupId: 't1', amount: 500, ...(reversed ? { reversed } : {}) });
+  const reversal = (refundId: string, amount: number) => ({ refundId, captureId: 'CAP1', topupId: 't1', amount });
+  const base = { topups: [completed()], credits: [credit], openCounters: [] };
+
+  it('holds when each reversal has its guard and the capture’s credit sums them', () => {
+    expect(
+      topupProblems({
+        ...base,
+        guards: [guard(300)],
+        reversals: [reversal('R1', 100), reversal('R2', 200)],
+        reversalGuards: [
+          { refundId: 'R1', captureId: 'CAP1' },
+          { refundId: 'R2', captureId: 'CAP1' },
+        ],
+      }),
+    ).toEqual([]);
+  });
+
+  it('finds a reversal applied twice or without its guard, and more reversed than credited', () => {
+    expect(
+      topupProblems({
+        ...base,
+        guards: [guard(600)],
+        reversals: [reversal('R1', 300), reversal('R1', 300)],
+        reversalGuards: [{ refundId: 'R1', captureId: 'CAP1' }],
+      }),
+    ).toEqual(['refund R1 has 2 reversal records and 1 guards (expected 1 and 1)', 'capture CAP1: 600 reversed of 500 credited']);
+    expect(topupProblems({ ...base, guards: [guard()], reversals: [reversal('R3', 50)], reversalGuards: [] })).toEqual([
+      'refund R3 has 1 reversal records and 0 guards (expected 1 and 1)',
+      'capture CAP1: its credit says 0 reversed, its reversals 50',
+    ]);
+  });
+});
+
 describe('deposits', () => {
   const balance = (accountIndex: number, mint: string, owner: string, amount: string) => ({
     accountIndex,

@@ -175,7 +175,9 @@ describe('USD top-up by PayPal checkout', () => {
     expect(await balances(t, user.key)).toEqual({ USD: 8, USDC: 0 });
     const { 'content-type': _, ...signed } = delivery?.headers ?? {};
     const replay = await t.call('POST', '/api/v1/paypal/webhooks', { headers: signed, raw: delivery?.body ?? '' });
-    expect([replay.status, replay.body]).toEqual([400, { error: 'paypal-transmission-id was already received' }]);
+    // Acknowledged unasked: a 2xx, so PayPal stops retrying; nothing moves.
+    expect([replay.status, replay.body]).toEqual([200, { received: true }]);
+    expect(await balances(t, user.key)).toEqual({ USD: 8, USDC: 0 });
     // Altered, under a transmission id not seen yet: the signature no longer matches.
     const tampered = await t.call('POST', '/api/v1/paypal/webhooks', {
       headers: { ...signed, 'paypal-transmission-id': 'c0ffee00-0000-4000-8000-000000000001' },
@@ -231,13 +233,14 @@ describe('USD top-up by PayPal checkout', () => {
     expect((await getTopup(t, user.key, topup.id)).body.status).toBe('PENDING');
     expect(t.stack.rails.paypal.captureRequests()).toBe(captures);
 
-    // The genuine one passes them and is verified once; the same transmission again is refused unasked.
+    // The genuine one passes them and is verified once; the same transmission again is acknowledged unasked.
     const first = await t.call('POST', '/api/v1/paypal/webhooks', { headers: signed, raw: body });
     expect([first.status, first.body]).toEqual([200, { received: true }]);
     expect(t.stack.rails.paypal.verifyRequests()).toBe(verifies + 1);
     expect(await balances(t, user.key)).toEqual({ USD: 7, USDC: 0 });
     const again = await t.call('POST', '/api/v1/paypal/webhooks', { headers: signed, raw: body });
-    expect([again.status, again.body]).toEqual([400, { error: 'paypal-transmission-id was already received' }]);
+    expect([again.status, again.body]).toEqual([200, { received: true }]);
+    expect(await balances(t, user.key)).toEqual({ USD: 7, USDC: 0 });
     expect(t.stack.rails.paypal.verifyRequests()).toBe(verifies + 1);
   });
 

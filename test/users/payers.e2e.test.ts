@@ -49,7 +49,13 @@ describe('the user API', () => {
     const user = await t.fundedUser({ USD: 30 });
     const res = await me(user.key);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: user.id, balances: { USD: 30, USDC: 0 }, held: { USD: 0, USDC: 0 }, policy: {} });
+    expect(res.body).toEqual({
+      id: user.id,
+      balances: { USD: 30, USDC: 0 },
+      held: { USD: 0, USDC: 0 },
+      owed: { USD: 0, USDC: 0 },
+      policy: {},
+    });
     for (const key of [undefined, 'uk_live_nope', (await t.enabledAgent()).key]) {
       const bad = await t.call('GET', '/api/v1/users/me', { headers: key ? { 'x-user-key': key } : {} });
       expect([bad.status, bad.body]).toEqual([401, { error: 'invalid user key' }]);

@@ -10,7 +10,7 @@ import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
 import { TOOLS } from '../../mcp/tools';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
-import { INVALID_WEBHOOK, REPLAYED_WEBHOOK } from '../../use-cases/paypal-webhook';
+import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
 import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
 import {
   captureChargeSchema,
@@ -797,13 +797,17 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'user-me': {
     summary: 'The user: balances, held money and policy',
+    description:
+      '`owed`: what PayPal took back from a credited top-up (a reversal or refund) beyond the balance. While it is above 0 in a ' +
+      'currency, charges in that currency are refused with 402 `insufficient balance`; the next top-up in it pays this first.',
     tag: 'Users',
     security: [['userKey']],
     responses: {
-      200: ok('Balances, money held in PENDING charges, and the spending policy.', meBody, {
+      200: ok('Balances, money held in PENDING charges, money owed, and the spending policy.', meBody, {
         id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7',
         balances: EXAMPLE_BALANCES,
         held: { USD: 15, USDC: 0 },
+        owed: { USD: 0, USDC: 0 },
         policy: EXAMPLE_POLICY,
       }),
       401: USER_401,
@@ -970,14 +974,17 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Users',
     security: [],
     responses: {
-      200: ok('Received (and acted on, when it concerns a PENDING top-up).', webhookReceivedBody, { received: true }),
+      200: ok(
+        'Received (and acted on, when it concerns a PENDING top-up or a credited one PayPal took back); a transmission received before is acknowledged unasked and changes nothing.',
+        webhookReceivedBody,
+        { received: true },
+      ),
       400: errors('Not a fresh, verified PayPal webhook; nothing changed.', [
         'invalid json body',
         'missing paypal-transmission-id header',
         'invalid paypal-transmission-id header',
         'paypal-cert-url is not a PayPal certificate URL',
         'paypal-transmission-time is not within 5 minutes',
-        REPLAYED_WEBHOOK,
         INVALID_WEBHOOK,
       ]),
       503: errors(

@@ -180,7 +180,14 @@ export const createdUserBody = component(
 export const userBody = component('User', z.strictObject({ id: id('u', 'User'), balances: balancesBody }));
 export const meBody = component(
   'Me',
-  z.strictObject({ id: id('u', 'User'), balances: balancesBody, held: balancesBody, policy: policyBody }),
+  z.strictObject({
+    id: id('u', 'User'),
+    balances: balancesBody,
+    held: balancesBody,
+    // What PayPal took back beyond the balance (docs/topups.md, reversals); see the operation.
+    owed: balancesBody,
+    policy: policyBody,
+  }),
 );
 
 const network = z.enum(['SOL', 'PAYPAL']).meta({ description: 'SOL for USDC (a Solana wallet), PAYPAL for USD.' });
