@@ -178,7 +178,7 @@ export const STORE = {
   /** The endpoint's window of test pings (webhook-test-window.repository.ts). */
   testPingWindow: { write: ['webhookTestWindow'] },
   /** A PayPal transmission seen (paypal-transmission.repository.ts), forgotten again when PayPal could not verify it. */
-  paypalTransmission: { write: ['paypalTransmission'], delete: ['paypalTransmission'] },
+  paypalTransmission: { write: ['paypalTransmission'] },
   listDeliveryAttempts: { read: ['webhookDelivery'] },
   pingTable: { read: ['health'] },
 } as const satisfies Record<string, TableGrant>;
