@@ -22,7 +22,6 @@ import {
   GetShardIteratorCommand,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../../functions/config';
@@ -32,6 +31,7 @@ import { keys } from '../../functions/store/table';
 import { type ChangeRecord, eventsOf } from '../../functions/webhooks/dispatcher';
 import { matchesDispatchFilter } from '../../functions/webhooks/stream-filter';
 import { eventually } from '../support/eventually';
+import { queueDrained } from '../support/queues';
 import type { TestStack } from '../support/stack';
 
 /** One event as the outbox holds it, its body parsed. */
@@ -116,31 +116,8 @@ export async function finalAttempts(webhookId: string, eventIds: readonly string
 }
 
 /** Waits until the webhook delivery queue holds no message: none visible, in flight or delayed. */
-export async function deliveryQueueDrained(t: TestStack, timeoutMs = 15_000): Promise<void> {
-  const client = new SQSClient({
-    region: 'us-east-1',
-    endpoint: new URL(t.stack.webhooks.queueUrl).origin,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  try {
-    await eventually(
-      'an empty webhook delivery queue',
-      async () => {
-        const out = await client.send(new GetQueueAttributesCommand({ QueueUrl: t.stack.webhooks.queueUrl, AttributeNames: ['All'] }));
-        const a = out.Attributes ?? {};
-        const held = {
-          visible: Number(a.ApproximateNumberOfMessages ?? 0),
-          inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0),
-          delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
-        };
-        expect(held).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
-        return true;
-      },
-      { timeoutMs },
-    );
-  } finally {
-    client.destroy();
-  }
+export function deliveryQueueDrained(t: TestStack, timeoutMs = 15_000): Promise<void> {
+  return queueDrained(t.stack.webhooks.queueUrl, 'webhook delivery queue', timeoutMs);
 }
 
 /**
