@@ -22,6 +22,7 @@ import { keys } from '../../functions/store/table';
 import { createWatcher } from '../../functions/topup-watcher/watcher';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import type { ServiceFunction } from '../../lib/service-function';
+import { eventually } from '../support/eventually';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
 import { allows, describeRequest, recordTableRequests, stringLike, type TableRequest, tableGrantOf } from '../support/table-access';
@@ -68,14 +69,6 @@ async function expectStatus<T>(reply: Promise<{ status: number; text: string; bo
   const res = await reply;
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text}`);
   return res.body;
-}
-
-async function until(what: () => Promise<boolean>, label: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await what())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 interface ChargeBody {
@@ -229,14 +222,15 @@ describe('a tour of every function', () => {
       const created = await expectStatus(t.call<{ id: string }>('POST', base, { headers, body: { url: receiver.url } }), 201);
       await expectStatus(t.call('GET', base, { headers }), 200);
       await expectStatus(t.call('POST', `${base}/${created.id}/test`, { headers }), 202);
-      await until(
+      await eventually(
+        `a delivery to ${base}`,
         async () =>
           (await t.call<{ deliveries: unknown[] }>('GET', `${base}/${created.id}/deliveries`, { headers })).body.deliveries.length > 0,
-        `a delivery to ${base}`,
+        { timeoutMs: 15_000 },
       );
       await expectStatus(charge(agent, user, { amount: 1 }), 201);
       const before = receiver.received.length;
-      await until(async () => receiver.received.length > before, 'charge events');
+      await eventually('charge events', () => receiver.received.length > before, { timeoutMs: 15_000 });
       await expectStatus(t.call('DELETE', `${base}/${created.id}`, { headers }), 204);
     }
   });
@@ -266,11 +260,12 @@ describe('a tour of every function', () => {
       redirect: 'manual',
     });
     expect(approved.status).toBe(200);
-    await until(
+    await eventually(
+      'the PayPal top-up',
       async () =>
         (await t.call<{ status: string }>('GET', `/api/v1/users/me/topups/${usd.id}`, { headers: userKey(user) })).body.status ===
         'COMPLETED',
-      'the PayPal top-up',
+      { timeoutMs: 15_000 },
     );
     // One left to the watcher: a PayPal order it polls, then expires.
     await expectStatus(openTopup(t, user.key, { currency: 'USD', amount: 3 }), 201);
@@ -298,12 +293,16 @@ describe('a tour of every function', () => {
         }),
         200,
       );
-      await until(async () => {
-        const got = await t.call<{ status: string }>('GET', `/api/v1/agents/withdraw?payoutId=${res.payoutId}`, {
-          headers: agentKey(agent),
-        });
-        return status(got.body.status);
-      }, `payout to ${wallet}`);
+      await eventually(
+        `payout to ${wallet}`,
+        async () => {
+          const got = await t.call<{ status: string }>('GET', `/api/v1/agents/withdraw?payoutId=${res.payoutId}`, {
+            headers: agentKey(agent),
+          });
+          return status(got.body.status);
+        },
+        { timeoutMs: 15_000 },
+      );
       await expectStatus(t.call('GET', '/api/v1/agents/withdraw', { headers: agentKey(agent) }), 200);
       return { agent, payoutId: res.payoutId };
     };
@@ -319,9 +318,9 @@ describe('a tour of every function', () => {
         t.call<{ status: string; externalId: string | null }>('GET', `/api/v1/agents/withdraw?payoutId=${payoutId}`, {
           headers: agentKey(agent),
         });
-      await until(async () => (await read()).body.externalId !== null, 'the PayPal batch id');
+      await eventually('the PayPal batch id', async () => (await read()).body.externalId !== null, { timeoutMs: 15_000 });
       t.stack.rails.paypal.setItemStatus((await read()).body.externalId ?? '', final);
-      await until(async () => (await read()).body.status === status, `the reconciler to finish ${wallet}`);
+      await eventually(`the reconciler to finish ${wallet}`, async () => (await read()).body.status === status, { timeoutMs: 15_000 });
     }
   });
 
