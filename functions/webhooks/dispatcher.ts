@@ -19,10 +19,10 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { agentView } from '../contracts/views';
 import { derivedEventId, type OutboxEvent } from '../core/events';
 import { logger } from '../observability/logger';
+import { type DeliveryMessage, sendDeliveryMessages } from '../queue/webhook-queue';
 import { toAgent } from '../store/agent.repository';
 import { eventBody, type StoredEvent, storedEvents } from '../store/outbox';
 import { listWebhooks, type StoredWebhook } from '../store/webhook.repository';
-import { type DeliveryMessage, sendDeliveryMessages } from './queue';
 
 /** The parts of a stream record the dispatcher reads (Lambda's DynamoDBRecord and the local poller's alike). */
 export interface ChangeRecord {
