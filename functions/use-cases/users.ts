@@ -1,16 +1,17 @@
 /** Users: created and credited by the operator (admin API / CLI). */
-import type { CreditRequest } from '../api/request.schemas';
+
+import type { ApiResult } from '../contracts/api';
+import type { CreditRequest } from '../contracts/request.schemas';
+import { balancesView } from '../contracts/views';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isId, newUserId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { MAX_BALANCE_MINOR } from '../core/money';
-import type { HttpResult } from '../http/response';
 import { createUser, creditUser, getUser } from '../store/user.repository';
 import { idempotentCommand } from './idempotency';
-import { balancesView } from './views';
 
 /** Creates a user with zero balances; the user key is returned once. */
-export async function createUserWithKey(): Promise<HttpResult> {
+export async function createUserWithKey(): Promise<ApiResult> {
   const userKey = generateKey(USER_KEY_PREFIX);
   const user = await createUser(newUserId(), hashKey(userKey), new Date());
   return { statusCode: 201, body: { id: user.id, userKey } };
@@ -21,7 +22,7 @@ function checkUserId(userId: string | undefined): string {
   return userId;
 }
 
-export async function readUser(userId: string | undefined): Promise<HttpResult> {
+export async function readUser(userId: string | undefined): Promise<ApiResult> {
   const user = await getUser(checkUserId(userId));
   if (!user) throw new NotFoundError('user not found');
   return { statusCode: 200, body: { id: user.id, balances: balancesView(user.balances) } };
@@ -39,7 +40,7 @@ const CREDIT_ROUNDS = 10;
  * The credit is conditioned on the balances it read, so the balances it answers with are exactly
  * the balances right after it.
  */
-export function creditUserBalance(input: CreditRequest & { userId: string | undefined; idempotencyKey: string }): Promise<HttpResult> {
+export function creditUserBalance(input: CreditRequest & { userId: string | undefined; idempotencyKey: string }): Promise<ApiResult> {
   const userId = checkUserId(input.userId);
   const { amount, currency } = input;
   return idempotentCommand(

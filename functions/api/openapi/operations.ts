@@ -5,13 +5,7 @@
  * this table (openapi/document.ts); a route without an entry fails the generator and the tests.
  */
 import type * as z from 'zod';
-import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
-import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
-import { TOOLS } from '../../mcp/tools';
-import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
-import { AUTH_MESSAGES } from '../../use-cases/auth';
-import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
-import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
+import { MCP_AUTH_MESSAGE, MCP_TOOL_NAMES } from '../../contracts/mcp';
 import {
   captureChargeSchema,
   createChargeSchema,
@@ -29,7 +23,7 @@ import {
   releaseChargeSchema,
   updateAgentSchema,
   withdrawSchema,
-} from '../request.schemas';
+} from '../../contracts/request.schemas';
 import {
   adminAgentBody,
   agentBalanceBody,
@@ -61,7 +55,12 @@ import {
   webhookListBody,
   webhookReceivedBody,
   withdrawalBody,
-} from './response.schemas';
+} from '../../contracts/response.schemas';
+import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
+import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
+import { AUTH_MESSAGES } from '../../use-cases/auth';
+import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
+import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
 
 /** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
 export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'adminSigV4' | 'agentBearer';
@@ -1113,7 +1112,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   mcp: {
     summary: 'MCP server (streamable HTTP, stateless)',
     description:
-      `The Model Context Protocol endpoint for agents: tools ${TOOLS.map((t) => t.name).join(', ')}. ` +
+      `The Model Context Protocol endpoint for agents: tools ${MCP_TOOL_NAMES.join(', ')}. ` +
       'Send JSON-RPC with `Accept: application/json, text/event-stream`; answers are JSON (no SSE, no session). The agent ' +
       "key is checked before any tool runs; tool failures come back as tool results with isError and the API's message. " +
       'A batch holds at most 10 messages (more is a JSON-RPC error, and none runs); a malformed Host header is a 400 ' +

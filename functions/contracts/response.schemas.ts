@@ -6,9 +6,9 @@
  * Each schema is registered under its component name (`#/components/schemas/<id>`).
  */
 import * as z from 'zod';
-import { PLATFORM_FEE_RATE } from '../../core/fees';
-import { CURRENCIES } from '../../core/money';
-import { TOPUP_FAILURE_REASONS } from '../../core/topups';
+import { PLATFORM_FEE_RATE } from '../core/fees';
+import { CURRENCIES } from '../core/money';
+import { TOPUP_FAILURE_REASONS } from '../core/topups';
 
 /** The component schemas of the document: request and response bodies, by name. */
 export const COMPONENTS = z.registry<{ id: string }>();
