@@ -70,6 +70,8 @@ const WEBHOOKS = {
 };
 const AGENT = uses('agentKeyLookup');
 const USER = uses('userKeyLookup');
+/** Issuing a grant (the user API or the consent page): the agent named, the grant, its key and events, the limit. */
+const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
 
 export const ROUTES: readonly RouteSpec[] = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: uses('createAgent') },
@@ -121,6 +123,11 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'user-approve-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/approve', table: combine(USER, APPROVE) },
   { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: combine(USER, DECLINE) },
   { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: uses('userKeyLookup', 'rotateUserKey') },
+  // Grants (docs/grants.md): the account key issues, lists, reads and revokes agents' grant keys.
+  { name: 'user-create-grant', method: 'POST', path: '/api/v1/users/me/grants', table: combine(USER, ISSUE_GRANT) },
+  { name: 'user-list-grants', method: 'GET', path: '/api/v1/users/me/grants', table: uses('userKeyLookup', 'listGrants') },
+  { name: 'user-get-grant', method: 'GET', path: '/api/v1/users/me/grants/{id}', table: uses('userKeyLookup', 'getGrant') },
+  { name: 'user-revoke-grant', method: 'DELETE', path: '/api/v1/users/me/grants/{id}', table: uses('userKeyLookup', 'revokeGrant') },
   // Top-ups (docs/topups.md): money in by Solana Pay (USDC) or PayPal checkout (USD).
   {
     name: 'user-create-topup',

@@ -181,6 +181,13 @@ export const STORE = {
   paypalTransmission: { write: ['paypalTransmission'] },
   listDeliveryAttempts: { read: ['webhookDelivery'] },
   pingTable: { read: ['health'] },
+  // Grants (grant.repository.ts): the counter item carries the limit of active grants.
+  createGrant: { write: ['grantCount', 'grant', 'grantKey', 'outbox'] },
+  /** Expired grants stop counting against the limit when a create finds it reached. */
+  reclaimExpiredGrants: { read: ['grant'], write: ['grant', 'grantCount'] },
+  getGrant: { read: ['grant'] },
+  listGrants: { read: ['grant'] },
+  revokeGrant: { read: ['grant'], write: ['grant', 'grantCount', 'outbox'] },
 } as const satisfies Record<string, TableGrant>;
 
 export type StoreOperation = keyof typeof STORE;

@@ -126,6 +126,18 @@ describe('a tour of every function', () => {
     await expectStatus(t.call('GET', '/api/v1/no-such-route'), 404);
   });
 
+  it('issues, lists, reads and revokes grants', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser();
+    const grant = await expectStatus(
+      t.call<{ id: string }>('POST', '/api/v1/users/me/grants', { headers: userKey(user), body: { agentId: agent.id, currency: 'USD' } }),
+      201,
+    );
+    await expectStatus(t.call('GET', '/api/v1/users/me/grants?status=active', { headers: userKey(user) }), 200);
+    await expectStatus(t.call('GET', `/api/v1/users/me/grants/${grant.id}`, { headers: userKey(user) }), 200);
+    await expectStatus(t.call('DELETE', `/api/v1/users/me/grants/${grant.id}`, { headers: userKey(user) }), 200);
+  });
+
   it('charges, refuses, replays, lists, captures, releases and refunds', async () => {
     const agent = await t.enabledAgent();
     const user = await t.fundedUser({ USD: 100 });
@@ -455,6 +467,9 @@ describe('what the tour sent', () => {
  * at one exact point. Each is exercised by the e2e file named, whose stack checks it too.
  */
 const UNTOURED: string[] = [
+  // A create that finds 100 active grants reads the payer's grants for expired ones to stop counting
+  // (store/grant.repository.ts reclaimExpiredGrants): test/grants/grants.e2e.test.ts.
+  'user-create-grant: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query GRANTS#*',
   // The stored answer of a replay comes back with the cancelled condition (ReturnValuesOnConditionCheckFailure);
   // only when it does not is the record read (use-cases/idempotency.ts). DynamoDB Local always returns it.
   'create-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*',
@@ -470,9 +485,6 @@ const UNTOURED: string[] = [
   'user-approve-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
   'user-decline-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
   'approval-decide: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
-  // A transmission PayPal could not verify (or PayPal down) is forgotten again, so PayPal's own
-  // retry is heard (use-cases/paypal-webhook.ts; test/topups/usd-topups.e2e.test.ts).
-  'paypal-webhook: dynamodb:DeleteItem PAYPALTX#*',
   // The breaker of an endpoint that keeps failing (webhooks/delivery.ts; test/webhooks/noisy-neighbour.e2e.test.ts).
   'webhook-delivery: dynamodb:PutItem,dynamodb:UpdateItem WEBHOOKS#*',
   // PayPal taking a credited top-up back (use-cases/topup-reversal.ts; test/topups/reversals.e2e.test.ts).

@@ -5,7 +5,9 @@
  * this table (openapi/document.ts); a route without an entry fails the generator and the tests.
  */
 import type * as z from 'zod';
+import { createGrantSchema, listGrantsQuerySchema } from '../../contracts/grants';
 import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
+import { GRANT_MESSAGES } from '../../core/grants';
 import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
 import { TOOLS } from '../../mcp/tools';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
@@ -37,9 +39,12 @@ import {
   chargeBody,
   chargeListBody,
   component,
+  createdGrantBody,
   createdUserBody,
   createdWebhookBody,
   errorBody,
+  grantBody,
+  grantListBody,
   healthBody,
   jsonRpcMessage,
   jsonRpcMessages,
@@ -231,6 +236,20 @@ const EXAMPLE_USDC_TOPUP = {
   reference: 'GhRrKzQW4m7xqfZ3pGfC2JcPZy3vJ8JxJxW1bJ8yZ1yW',
   solanaPayUrl:
     'solana:9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin?spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=GhRrKzQW4m7xqfZ3pGfC2JcPZy3vJ8JxJxW1bJ8yZ1yW&label=Agent%20Payment%20Service&message=Top%20up%20your%20balance',
+};
+
+const EXAMPLE_GRANT = {
+  id: 'g01jhx3k6v1f8q2n7c9m4p5r6s7',
+  agent: { id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7', name: 'weather-bot' },
+  currency: 'USD',
+  limits: { perCharge: 5, total: 20 },
+  approvalAbove: 2,
+  description: 'weather lookups',
+  expiresAt: '2026-01-16T09:30:00.000Z',
+  status: 'active',
+  spent: 0,
+  createdAt: '2026-01-15T09:30:00.000Z',
+  revokedAt: null,
 };
 
 const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
@@ -896,6 +915,82 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       200: ok('The new key, shown once.', rotatedUserKeyBody, { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' }),
       401: USER_401,
       409: errors('Another rotation won.', ['user key was rotated concurrently, retry with the new key']),
+      503: BUSY,
+    },
+  },
+  // Grants (docs/grants.md).
+  'user-create-grant': {
+    summary: 'Give an agent a grant',
+    description:
+      'A scoped charge credential for one agent and one currency: the agent sends its `key` as x-user-key on its charges, ' +
+      'never the account key. Limits (per charge, per UTC day and month, lifetime `total`), an approval threshold, a lifetime ' +
+      'and a description. At most 100 active grants per payer.',
+    tag: 'Users',
+    security: [['userKey']],
+    body: {
+      name: 'CreateGrantRequest',
+      schema: createGrantSchema,
+      example: {
+        agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+        currency: 'USD',
+        limits: { perCharge: 5, total: 20 },
+        approvalAbove: 2,
+        ttlSeconds: 86400,
+      },
+    },
+    responses: {
+      201: ok('The grant, with its key shown this once.', createdGrantBody, {
+        ...EXAMPLE_GRANT,
+        key: 'ug_live_3Jc7QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
+      }),
+      400: errors('An invalid field, or an unknown agent.', [
+        GRANT_MESSAGES.agentNotFound,
+        'agentId must be an agent id',
+        'ttlSeconds must be at least 60',
+        'limits.total has more than 2 decimal places for USD',
+      ]),
+      401: USER_401,
+      409: errors('The payer has 100 active grants.', [GRANT_MESSAGES.limit]),
+      ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'user-list-grants': {
+    summary: "The payer's grants",
+    description: 'Newest first; `status` filters (a filtered page may hold fewer than `limit` and still a `nextCursor`).',
+    tag: 'Users',
+    security: [['userKey']],
+    query: listGrantsQuerySchema,
+    responses: {
+      200: ok('A page of grants.', grantListBody, { data: [EXAMPLE_GRANT], nextCursor: null }),
+      400: errors('An invalid query parameter.', [...LIST_400, 'status must be one of active, revoked, expired']),
+      401: USER_401,
+      503: BUSY,
+    },
+  },
+  'user-get-grant': {
+    summary: 'One grant',
+    tag: 'Users',
+    security: [['userKey']],
+    pathParams: { id: 'The grant id.' },
+    responses: {
+      200: ok('The grant (never its key).', grantBody, EXAMPLE_GRANT),
+      401: USER_401,
+      404: errors("No such grant, or another payer's.", [GRANT_MESSAGES.notFound]),
+      503: BUSY,
+    },
+  },
+  'user-revoke-grant': {
+    summary: 'Revoke a grant',
+    description: 'Every charge with its key is refused from now on. Revoking a revoked grant answers the same 200.',
+    tag: 'Users',
+    security: [['userKey']],
+    pathParams: { id: 'The grant id.' },
+    responses: {
+      200: ok('The grant, revoked.', grantBody, { ...EXAMPLE_GRANT, status: 'revoked', revokedAt: '2026-01-15T10:00:00.000Z' }),
+      401: USER_401,
+      404: errors("No such grant, or another payer's.", [GRANT_MESSAGES.notFound]),
+      409: errors('The grant kept changing under the revocation.', ['grant is changing, retry']),
       503: BUSY,
     },
   },
