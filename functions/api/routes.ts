@@ -102,6 +102,14 @@ export const ROUTES: readonly RouteSpec[] = [
     admin: true,
   },
   { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: uses('getUser'), admin: true },
+  // A payer locked out (their key rotated by someone else): the operator hands them a new one.
+  {
+    name: 'admin-rotate-user-key',
+    method: 'POST',
+    path: '/api/v1/admin/users/{id}/keys/rotate',
+    table: uses('getUserKeyHash', 'rotateUserKey'),
+    admin: true,
+  },
   { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: uses('setAgentEnabled'), admin: true },
   {
     name: 'admin-get-agent',

@@ -105,6 +105,8 @@ export const STORE = {
   readPayerState: { read: ['user'] },
   replacePolicy: { write: ['user'] },
   rotateUserKey: { write: ['user', 'userKey'], delete: ['userKey'] },
+  /** The operator's rotation reads the current key's hash first (getUserKeyHash). */
+  getUserKeyHash: { read: ['user'] },
   // Charges (charge.repository.ts, charge-lifecycle.repository.ts).
   commitCharge: {
     write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox'],

@@ -1,11 +1,12 @@
 /** Users: created and credited by the operator (admin API / CLI). */
 import type { CreditRequest } from '../api/request.schemas';
-import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
+import { ConflictError, NotFoundError, StaleReadError, ValidationError } from '../core/errors';
 import { isId, newUserId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { MAX_BALANCE_MINOR } from '../core/money';
 import type { HttpResult } from '../http/response';
-import { createUser, creditUser, getUser } from '../store/user.repository';
+import { createUser, creditUser, getUser, getUserKeyHash, rotateUserKey } from '../store/user.repository';
+import { forgetUserKey } from './auth';
 import { idempotentCommand } from './idempotency';
 import { balancesView } from './views';
 
@@ -61,4 +62,28 @@ export function creditUserBalance(input: CreditRequest & { userId: string | unde
       return credited.result;
     },
   );
+}
+
+/**
+ * The operator's way back in for a payer locked out (DESIGN §16): a new account key, shown once;
+ * the old one stops moving money at once (every charge is conditioned on the key's hash on the
+ * user item) and stops authenticating within the auth cache's lifetime. 404 `user not found`.
+ */
+export async function rotateUserKeyByOperator(userId: string | undefined): Promise<{ userKey: string }> {
+  const id = checkUserId(userId);
+  for (let round = 0; round < 3; round++) {
+    const oldKeyHash = await getUserKeyHash(id);
+    if (!oldKeyHash) throw new NotFoundError('user not found');
+    const userKey = generateKey(USER_KEY_PREFIX);
+    try {
+      await rotateUserKey(id, oldKeyHash, hashKey(userKey));
+    } catch (error) {
+      // The payer (or another operator) rotated in between: rotate from the key that won.
+      if (error instanceof StaleReadError) continue;
+      throw error;
+    }
+    forgetUserKey(oldKeyHash);
+    return { userKey };
+  }
+  throw new ConflictError('user key was rotated concurrently, retry', 1);
 }

@@ -120,6 +120,7 @@ describe('a tour of every function', () => {
     await expectStatus(t.call('GET', '/api/v1/agents/balance', { headers: agentKey(agent) }), 200);
     await expectStatus(t.call('POST', '/api/v1/agents/keys/rotate', { headers: agentKey(agent) }), 200);
     await expectStatus(t.call('POST', '/api/v1/users/me/keys/rotate', { headers: userKey(user) }), 200);
+    await expectStatus(t.call('POST', `/api/v1/admin/users/${user.id}/keys/rotate`, { headers: t.admin }), 200);
     await expectStatus(t.call('PATCH', `/api/v1/admin/agents/${agent.id}`, { headers: t.admin, body: { enabled: false } }), 200);
     await expectStatus(t.call('GET', '/health'), 200);
     await expectStatus(t.call('GET', '/api/v1/openapi.json'), 200);

@@ -1131,6 +1131,21 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: BUSY,
     },
   },
+  'admin-rotate-user-key': {
+    summary: "Rotate a user's account key",
+    description:
+      "The operator's way back in for a payer locked out: a new account key, shown once. The old one stops moving money at once.",
+    tag: 'Admin',
+    security: ADMIN,
+    pathParams: { id: 'The user id.' },
+    responses: {
+      200: ok('The new account key, shown once.', rotatedUserKeyBody, { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' }),
+      401: ADMIN_401,
+      404: errors('No such user.', ['user not found']),
+      409: errors('Rotations kept racing.', ['user key was rotated concurrently, retry']),
+      503: BUSY,
+    },
+  },
   'admin-update-agent': {
     summary: 'Enable or disable an agent',
     description: "Disabling stops the agent's charges and withdrawals at once, in every container.",
