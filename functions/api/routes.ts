@@ -172,6 +172,40 @@ export const ROUTES: readonly RouteSpec[] = [
     table: combine(APPROVE, DECLINE),
     approvalSecret: true,
   },
+  // Grant requests (docs/grants.md): the agent asks, the payer consents on the consent page.
+  {
+    name: 'agent-create-grant-request',
+    method: 'POST',
+    path: '/api/v1/agents/grant-requests',
+    table: uses('agentKeyLookup', 'idempotentCommand', 'createGrantRequest'),
+    approvalSecret: true,
+    publicLinks: true,
+  },
+  {
+    name: 'agent-get-grant-request',
+    method: 'GET',
+    path: '/api/v1/agents/grant-requests/{id}',
+    table: uses('agentKeyLookup', 'getGrantRequest', 'claimGrantRequest', 'getGrant'),
+    approvalSecret: true,
+    publicLinks: true,
+  },
+  // The consent page (HTML): the link's token shows it; Allow takes the payer's account key.
+  {
+    name: 'consent-page',
+    method: 'GET',
+    path: '/consent/{token}',
+    public: true,
+    table: uses('findConsent', 'getGrantRequest', 'getAgentById'),
+    approvalSecret: true,
+  },
+  {
+    name: 'consent-decide',
+    method: 'POST',
+    path: '/consent/{token}',
+    public: true,
+    table: combine(uses('findConsent', 'getGrantRequest', 'userKeyLookup', 'decideGrantRequest'), ISSUE_GRANT),
+    approvalSecret: true,
+  },
   // Webhooks (docs/webhooks.md): endpoints of enabled agents and of users.
   {
     name: 'agent-webhooks-create',

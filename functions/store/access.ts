@@ -190,6 +190,13 @@ export const STORE = {
   getGrant: { read: ['grant'] },
   listGrants: { read: ['grant'] },
   revokeGrant: { read: ['grant'], write: ['grant', 'grantCount', 'outbox'] },
+  // Grant requests (grant-request.repository.ts): the request, its consent link's lookup, its moves.
+  createGrantRequest: { write: ['grantRequest', 'consent', 'idempotency'] },
+  findConsent: { read: ['consent'] },
+  getGrantRequest: { read: ['grantRequest'] },
+  /** Deny, and approve (in the grant's create transaction). */
+  decideGrantRequest: { write: ['grantRequest'] },
+  claimGrantRequest: { write: ['grantRequest'] },
 } as const satisfies Record<string, TableGrant>;
 
 export type StoreOperation = keyof typeof STORE;

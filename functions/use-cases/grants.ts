@@ -41,13 +41,13 @@ export async function issueGrant(
   userId: string,
   agentId: string,
   terms: GrantTerms,
-  opts: { approved?: boolean; also?: readonly ConditionedItem[]; key?: string; now?: Date } = {},
+  opts: { approved?: boolean; also?: readonly ConditionedItem[]; id?: string; key?: string; now?: Date } = {},
 ): Promise<IssuedGrant> {
   const agent = await getAgentById(agentId);
   if (!agent) throw new ValidationError(GRANT_MESSAGES.agentNotFound);
   const now = opts.now ?? new Date();
   const key = opts.key ?? generateKey(GRANT_KEY_PREFIX);
-  const grant = newGrant({ id: newGrantId(), userId, agentId, agentName: agent.name }, terms, now);
+  const grant = newGrant({ id: opts.id ?? newGrantId(), userId, agentId, agentName: agent.name }, terms, now);
   const events = [
     grantEvent('grant.created', { kind: 'user', id: userId }, grant, now),
     ...(opts.approved ? [grantEvent('grant.approved', { kind: 'agent', id: agentId }, grant, now)] : []),

@@ -5,7 +5,7 @@
  * this table (openapi/document.ts); a route without an entry fails the generator and the tests.
  */
 import type * as z from 'zod';
-import { createGrantSchema, listGrantsQuerySchema } from '../../contracts/grants';
+import { createGrantRequestSchema, createGrantSchema, listGrantsQuerySchema } from '../../contracts/grants';
 import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
 import { GRANT_MESSAGES } from '../../core/grants';
 import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
@@ -45,6 +45,7 @@ import {
   errorBody,
   grantBody,
   grantListBody,
+  grantRequestBody,
   healthBody,
   jsonRpcMessage,
   jsonRpcMessages,
@@ -250,6 +251,14 @@ const EXAMPLE_GRANT = {
   spent: 0,
   createdAt: '2026-01-15T09:30:00.000Z',
   revokedAt: null,
+};
+
+const EXAMPLE_GRANT_REQUEST = {
+  id: 'gr01jhx3k6v1f8q2n7c9m4p5r6s7',
+  status: 'pending',
+  consentUrl: 'https://pay.example.com/consent/3q2-7wVb8yZJm3S0wXH1z2yQf0nU5cN6kLrTtE4pA9s',
+  expiresAt: '2026-01-15T09:45:00.000Z',
+  grant: null,
 };
 
 const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
@@ -1129,6 +1138,84 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       401: ADMIN_401,
       404: errors('No such user.', ['user not found']),
       503: BUSY,
+    },
+  },
+  'agent-create-grant-request': {
+    summary: 'Ask a payer for a grant',
+    description:
+      'A pending request for a grant of these terms, living 15 minutes. Give `consentUrl` to the payer: they allow it (with ' +
+      "their account key, on the service's own page) or deny it. Poll `GET /api/v1/agents/grant-requests/{id}`.",
+    tag: 'Agents',
+    security: [['agentKey']],
+    idempotent: true,
+    body: {
+      name: 'CreateGrantRequestRequest',
+      schema: createGrantRequestSchema,
+      example: { currency: 'USD', limits: { perCharge: 5, total: 20 }, ttlSeconds: 86400 },
+    },
+    responses: {
+      201: ok('The pending request and its consent link.', grantRequestBody, EXAMPLE_GRANT_REQUEST, ['Idempotent-Replayed']),
+      400: errors('An invalid field, or no Idempotency-Key.', [
+        'missing Idempotency-key',
+        'currency must be one of USD, USDC',
+        'ttlSeconds must be at least 60',
+      ]),
+      401: errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.grantRequests]),
+      ...IDEMPOTENCY_ERRORS,
+      ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'agent-get-grant-request': {
+    summary: 'A grant request',
+    description:
+      'Once the payer allowed it, the first read answers `grant` with its `key` and moves the request to `claimed`; later ' +
+      'reads show the grant without the key.',
+    tag: 'Agents',
+    security: [['agentKey']],
+    pathParams: { id: 'The grant request id.' },
+    responses: {
+      200: ok('The request as it is now.', grantRequestBody, {
+        ...EXAMPLE_GRANT_REQUEST,
+        status: 'claimed',
+        grant: { ...EXAMPLE_GRANT, key: 'ug_live_3Jc7QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' },
+      }),
+      401: errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.grantRequests]),
+      404: errors("No such request, or another agent's.", [GRANT_MESSAGES.requestNotFound]),
+      503: BUSY,
+    },
+  },
+  'consent-page': {
+    summary: 'The consent page',
+    description:
+      "An HTML page at a grant request's consentUrl: the agent's name and website, the currency, limits, lifetime and " +
+      'description, a password field for the account key, and Allow / Deny (a plain form: no JavaScript needed). Once ' +
+      'decided or expired it shows the final state. Strict Content-Security-Policy, no external assets.',
+    tag: 'Users',
+    security: [],
+    pathParams: { token: 'The capability from consentUrl.' },
+    responses: {
+      200: { description: 'The page.', contentType: 'text/html' },
+      404: { description: 'The link is not valid.', contentType: 'text/html' },
+      503: { description: 'Busy; try again.', contentType: 'text/html' },
+    },
+  },
+  'consent-decide': {
+    summary: 'Allow or deny on the consent page',
+    description:
+      "The page's form post (`action=allow|deny`, `accountKey`, form-encoded). Allow with the payer's account key creates the " +
+      'grant for that payer; answers 303 back to the page, which shows the outcome.',
+    tag: 'Users',
+    security: [],
+    pathParams: { token: 'The capability from consentUrl.' },
+    responses: {
+      303: { description: 'Back to the page, which shows the final state.' },
+      400: { description: 'The page again with "invalid account key" (nothing changed), or a malformed form.', contentType: 'text/html' },
+      404: { description: 'The link is not valid.', contentType: 'text/html' },
+      409: { description: 'The page again: the payer has 100 active grants.', contentType: 'text/html' },
+      413: { description: 'The form is too large.', contentType: 'text/html' },
+      415: { description: 'Not a form post.', contentType: 'text/html' },
+      503: { description: 'Busy; try again.', contentType: 'text/html' },
     },
   },
   'admin-rotate-user-key': {

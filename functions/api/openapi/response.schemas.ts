@@ -431,3 +431,29 @@ export const grantListBody = component(
     nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last.' }),
   }),
 );
+export const grantRequestBody = component(
+  'GrantRequest',
+  z.strictObject({
+    id: z
+      .string()
+      .regex(/^gr[0-9a-z]{26}$/)
+      .meta({ description: 'Grant request id: "gr" + a lower-case ULID.', examples: ['gr01jhx3k6v1f8q2n7c9m4p5r6s7'] }),
+    status: z.enum(['pending', 'approved', 'claimed', 'denied', 'expired']).meta({
+      description:
+        'approved: the payer allowed; the next read takes the key and makes it claimed. expired: not answered within 15 minutes.',
+    }),
+    consentUrl: z.string().meta({ description: 'The page the payer allows or denies at. Give it to the payer only.' }),
+    expiresAt: timestamp.meta({ description: 'The request lives 15 minutes.' }),
+    grant: z
+      .strictObject({
+        ...grantShape,
+        key: z
+          .string()
+          .regex(/^ug_live_/)
+          .optional()
+          .meta({ description: 'Only on the first read after approval: the grant key, once.' }),
+      })
+      .nullable()
+      .meta({ description: 'The grant once the payer allowed it; else null.' }),
+  }),
+);
