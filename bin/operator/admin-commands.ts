@@ -14,10 +14,10 @@ import { ApiError } from '../../functions/core/errors';
 import { readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
 import { readCharge } from '../../functions/use-cases/charges';
 import { checkIdempotencyKey } from '../../functions/use-cases/idempotency';
-import { createUserWithKey, creditUserBalance, readUser } from '../../functions/use-cases/users';
+import { createUserWithKey, creditUserBalance, readUser, rotateUserKeyByOperator } from '../../functions/use-cases/users';
 import { type Answer, answer as answerText } from './answer';
 
-export { createUserWithKey, readUser, runLedgerAudit };
+export { createUserWithKey, readUser, rotateUserKeyByOperator, runLedgerAudit };
 
 export const enableAgent = (agentId: string) => updateAgentEnabled(agentId, true);
 export const disableAgent = (agentId: string) => updateAgentEnabled(agentId, false);

@@ -105,6 +105,8 @@ export const STORE = {
   readPayerState: { read: ['user'] },
   replacePolicy: { write: ['user'] },
   rotateUserKey: { write: ['user', 'userKey'], delete: ['userKey'] },
+  /** The operator's rotation reads the current key's hash first (getUserKeyHash). */
+  getUserKeyHash: { read: ['user'] },
   // Charges (charge.repository.ts, charge-lifecycle.repository.ts).
   commitCharge: {
     write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox'],
@@ -181,6 +183,20 @@ export const STORE = {
   paypalTransmission: { write: ['paypalTransmission'] },
   listDeliveryAttempts: { read: ['webhookDelivery'] },
   pingTable: { read: ['health'] },
+  // Grants (grant.repository.ts): the counter item carries the limit of active grants.
+  createGrant: { write: ['grantCount', 'grant', 'grantKey', 'outbox'] },
+  /** Expired grants stop counting against the limit when a create finds it reached. */
+  reclaimExpiredGrants: { read: ['grant'], write: ['grant', 'grantCount'] },
+  getGrant: { read: ['grant'] },
+  listGrants: { read: ['grant'] },
+  revokeGrant: { read: ['grant'], write: ['grant', 'grantCount', 'outbox'] },
+  // Grant requests (grant-request.repository.ts): the request, its consent link's lookup, its moves.
+  createGrantRequest: { write: ['grantRequest', 'consent', 'idempotency'] },
+  findConsent: { read: ['consent'] },
+  getGrantRequest: { read: ['grantRequest'] },
+  /** Deny, and approve (in the grant's create transaction). */
+  decideGrantRequest: { write: ['grantRequest'] },
+  claimGrantRequest: { write: ['grantRequest'] },
 } as const satisfies Record<string, TableGrant>;
 
 export type StoreOperation = keyof typeof STORE;

@@ -30,6 +30,8 @@ export const AUTH_MESSAGES = {
   admin: 'invalid admin key',
   /** Webhook routes: a disabled agent makes the service send nothing (registration is public). */
   webhooks: 'invalid or disabled agent key',
+  /** Grant requests (docs/grants.md): a disabled agent asks for nothing. */
+  grantRequests: 'invalid or disabled agent key',
 } as const;
 
 type CachedAgent = { agent: Agent | null };
