@@ -53,12 +53,12 @@ export class AgentPaymentServiceStack extends Stack {
       payoutQueue: this.pipeline.queue,
       deadLetterQueue: this.pipeline.deadLetterQueue,
       worker: this.pipeline.worker,
-      reconciler: this.pipeline.reconciler,
-      sweeper: this.sweeper.fn,
-      topupWatcher: this.topupWatcher.fn,
+      reconciler: this.pipeline.reconcilerSchedule,
+      sweeper: this.sweeper,
+      topupWatcher: this.topupWatcher,
       paypalWebhook: this.api.functions.get('paypal-webhook'),
       webhooks: this.webhooks,
-      ledgerAudit: this.ledgerAudit.fn,
+      ledgerAudit: this.ledgerAudit,
     });
     this.monitoring.addAlarmsToDashboard(this.webhooks.addAlarms(this.monitoring.topic));
 
