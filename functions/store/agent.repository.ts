@@ -10,15 +10,14 @@ import type { Agent } from '../core/agents';
 import { AgentDisabledError, AgentNameTakenError, StaleReadError } from '../core/errors';
 import { nameSkeleton } from '../core/text';
 import { db } from './client';
-import { recordExists } from './idempotency.repository';
 import { GSI1, keys } from './table';
-import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
+import { type NamedItem, named, PRECEDENCE, transactWrite } from './transact';
 
 /** Creates a disabled agent and reserves its name (its look-alike skeleton) in one transaction. */
 export async function createAgent(agent: Agent): Promise<void> {
   const table = config().TABLE_NAME;
-  try {
-    await transactWrite([
+  await transactWrite([
+    named(
       {
         Put: {
           TableName: table,
@@ -26,18 +25,16 @@ export async function createAgent(agent: Agent): Promise<void> {
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
-      {
-        Put: {
-          TableName: table,
-          Item: { ...keys.agent(agent.keyHash), ...keys.agentIndex(agent.id), type: 'Agent', ...agentAttributes(agent) },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
+      { onConditionFailed: () => new AgentNameTakenError() },
+    ),
+    {
+      Put: {
+        TableName: table,
+        Item: { ...keys.agent(agent.keyHash), ...keys.agentIndex(agent.id), type: 'Agent', ...agentAttributes(agent) },
+        ConditionExpression: 'attribute_not_exists(PK)',
       },
-    ]);
-  } catch (error) {
-    if (error instanceof ConditionFailedError && error.failed.includes(0)) throw new AgentNameTakenError();
-    throw error;
-  }
+    },
+  ]);
 }
 
 /** Finds the agent item's primary key by agentId through GSI1. */
@@ -102,8 +99,10 @@ export async function moveAgentKey(oldKeyHash: string, newKeyHash: string, now: 
   const old = out.Item;
   if (!old) return undefined;
   const moved = { ...old, ...keys.agent(newKeyHash), keyRotatedAt: now.toISOString() };
-  try {
-    await transactWrite([
+  // Either condition failing means the item moved on since it was read.
+  const stale = { onConditionFailed: () => new StaleReadError('agent item') };
+  await transactWrite([
+    named(
       {
         Delete: {
           TableName: table,
@@ -112,12 +111,10 @@ export async function moveAgentKey(oldKeyHash: string, newKeyHash: string, now: 
           ...(old.enabled === undefined ? {} : { ExpressionAttributeValues: { ':enabled': old.enabled } }),
         },
       },
-      { Put: { TableName: table, Item: moved, ConditionExpression: 'attribute_not_exists(PK)' } },
-    ]);
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw new StaleReadError('agent item');
-    throw error;
-  }
+      stale,
+    ),
+    named({ Put: { TableName: table, Item: moved, ConditionExpression: 'attribute_not_exists(PK)' } }, stale),
+  ]);
   return toAgent(moved);
 }
 
@@ -127,31 +124,20 @@ const AGENT_KEY_PK_PREFIX = keys.agent('').PK;
  * The kill switch, as a transaction item: it holds only while the agent item of this key says
  * `enabled: true`. Every money movement of an agent carries it, so an operator's switch (or a
  * key rotation, which moves the item) stops the money at once, whatever an auth cache says.
- * A transaction that fails it throws AgentDisabledError (see `agentCheckFailed`).
+ * Failed, it means AgentDisabledError: after a replay, before any other refusal.
  */
-export function agentEnabledCheck(keyHash: string): TransactItem {
-  return {
-    ConditionCheck: {
-      TableName: config().TABLE_NAME,
-      Key: keys.agent(keyHash),
-      ConditionExpression: 'enabled = :on',
-      ExpressionAttributeValues: { ':on': true },
+export function agentEnabledCheck(keyHash: string): NamedItem {
+  return named(
+    {
+      ConditionCheck: {
+        TableName: config().TABLE_NAME,
+        Key: keys.agent(keyHash),
+        ConditionExpression: 'enabled = :on',
+        ExpressionAttributeValues: { ':on': true },
+      },
     },
-  };
-}
-
-/** Whether a failed transaction failed on its kill-switch item at `index`. */
-export function agentCheckFailed(error: unknown, index: number): boolean {
-  return error instanceof ConditionFailedError && error.failed.includes(index);
-}
-
-/**
- * What an agent's failed money transaction answers first, whatever else failed with it: its
- * idempotency record already there (a replay or a concurrent twin), then its kill switch
- * (AgentDisabledError); undefined when neither, for the caller's own conditions.
- */
-export function agentMovementFailure(error: unknown, at: { idempotency: number; agentCheck: number }, now: Date): Error | undefined {
-  return recordExists(error, at.idempotency, now) ?? (agentCheckFailed(error, at.agentCheck) ? new AgentDisabledError() : undefined);
+    { onConditionFailed: () => new AgentDisabledError(), precedence: PRECEDENCE.killSwitch },
+  );
 }
 
 function agentAttributes(agent: Agent) {

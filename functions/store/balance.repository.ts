@@ -6,29 +6,36 @@
  * `total` without a per-agent hot counter or a count query. See docs/data-model.md.
  */
 import { config } from '../config';
+import { BalanceLimitError, StaleReadError } from '../core/errors';
 import type { AgentLedger, ShardDebit, ShardState } from '../core/ledger';
 import { CURRENCIES, type Currency, type Minor } from '../core/money';
 import { zeroBalances } from '../core/users';
 import { batchGetConsistent } from './batch-get';
 import { headroom, readMinor } from './numbers';
 import { keys } from './table';
-import type { TransactItem } from './transact';
+import { type NamedItem, named } from './transact';
 
 export const randomShard = (): number => Math.floor(Math.random() * config().BALANCE_SHARDS);
 
 /**
- * Update that credits `amount` (may be 0) to one shard and counts one more charge. Its condition
- * keeps the shard under MAX_BALANCE_MINOR; a transaction that fails it throws BalanceLimitError.
+ * Update that credits `amount` (may be 0) to one shard, and with `countsCharge` counts one more
+ * charge. Its condition keeps the shard under MAX_BALANCE_MINOR: failed, it means BalanceLimitError.
  */
-export function shardCredit(agentId: string, shard: number, currency: Currency, amount: Minor, countCharge: boolean): TransactItem {
+export function shardCredit(
+  agentId: string,
+  shard: number,
+  currency: Currency,
+  amount: Minor,
+  opts: { countsCharge?: boolean } = {},
+): NamedItem {
   const names: Record<string, string> = { '#cur': currency };
   const values: Record<string, number> = { ':amount': amount };
   let update = 'ADD #cur :amount';
-  if (countCharge) {
+  if (opts.countsCharge) {
     update += ', charges :one';
     values[':one'] = 1;
   }
-  return {
+  const item = {
     Update: {
       TableName: config().TABLE_NAME,
       Key: keys.agentBalanceShard(agentId, shard),
@@ -43,11 +50,15 @@ export function shardCredit(agentId: string, shard: number, currency: Currency, 
       } as Record<string, unknown>,
     },
   };
+  return named(item, { onConditionFailed: () => new BalanceLimitError() });
 }
 
-/** Conditional debit of one shard: succeeds only while the shard still holds `amount`. */
-export function shardDebit(agentId: string, shard: number, currency: Currency, amount: Minor): TransactItem {
-  return {
+/**
+ * Conditional debit of one shard: succeeds only while the shard still holds `amount`. Failed, it
+ * means the balance the plan was made from moved (another withdrawal or refund): StaleReadError.
+ */
+export function shardDebit(agentId: string, shard: number, currency: Currency, amount: Minor): NamedItem {
+  const item = {
     Update: {
       TableName: config().TABLE_NAME,
       Key: keys.agentBalanceShard(agentId, shard),
@@ -57,6 +68,7 @@ export function shardDebit(agentId: string, shard: number, currency: Currency, a
       ExpressionAttributeValues: { ':neg': -amount, ':amount': amount },
     },
   };
+  return named(item, { onConditionFailed: () => new StaleReadError('agent balance') });
 }
 
 /** Sums every shard of an agent (strongly consistent, one BatchGetItem). */
@@ -79,6 +91,6 @@ export async function readAgentLedger(agentId: string): Promise<AgentLedger> {
 }
 
 /** The conditional shard debits of a plan (core/ledger.ts `planShardDebit`). */
-export function shardDebits(agentId: string, currency: Currency, plan: readonly ShardDebit[]): TransactItem[] {
+export function shardDebits(agentId: string, currency: Currency, plan: readonly ShardDebit[]): NamedItem[] {
   return plan.map((part) => shardDebit(agentId, part.shard, currency, part.amount));
 }

@@ -1,18 +1,19 @@
 /**
  * The agent's side of the charge lifecycle (docs/design.md §12, docs/lifecycle.md): capture and
- * release of a hold, refunds. Each is ONE TransactWriteItems:
+ * release of a hold, refunds. Each is ONE TransactWriteItems, each item named with what its
+ * failed condition means (store/transact.ts), a replay first, then the kill switch:
  *
- *   capture / release:  0. idempotency record   1. kill switch (the agent item of this key enabled)
- *                       2. the charge (PENDING as it was read: that pendingReason and expiresAt, not past it)
- *                       3. the user's item (held → balance for what goes back; counters lowered by it)
- *                       4. the pending marker deleted   5. (capture) one shard of the agent credited
- *   refund:             0. idempotency record   1. kill switch
- *                       2. the charge: refundedAmount raised, conditioned on SUCCESS and on the
- *                          refunded total it was read with (so the answer states it exactly)
- *                       3. the user's balance credited   4… the agent's shards debited, each
- *                          conditioned on holding its part (a withdrawal racing for the same money
- *                          fails its own condition or this one: the balance never goes below zero)
- *   each, last:         the outbox item with its webhook events (store/outbox.ts)
+ *   capture / release:  the idempotency record; the kill switch (the agent item of this key enabled);
+ *                       the charge (PENDING as it was read: that pendingReason and expiresAt, not past it);
+ *                       the user's item (held → balance for what goes back; counters lowered by it);
+ *                       the pending marker deleted; (capture) one shard of the agent credited
+ *   refund:             the idempotency record; the kill switch;
+ *                       the charge: refundedAmount raised, conditioned on SUCCESS and on the
+ *                         refunded total it was read with (so the answer states it exactly);
+ *                       the user's balance credited; the agent's shards debited, each
+ *                         conditioned on holding its part (a withdrawal racing for the same money
+ *                         fails its own condition or this one: the balance never goes below zero)
+ *   each:               the outbox item with its webhook events (store/outbox.ts)
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactGetCommand } from '@aws-sdk/lib-dynamodb';
@@ -24,7 +25,7 @@ import type { IdempotencyWrite } from '../core/idempotency';
 import type { AgentLedger, ShardDebit, ShardState } from '../core/ledger';
 import { CURRENCIES, type Minor } from '../core/money';
 import { zeroBalances } from '../core/users';
-import { agentEnabledCheck, agentMovementFailure } from './agent.repository';
+import { agentEnabledCheck } from './agent.repository';
 import { shardDebits } from './balance.repository';
 import { batchGetConsistent } from './batch-get';
 import { pendingOf, type Settlement, settlePending, toCharge } from './charge.repository';
@@ -33,19 +34,15 @@ import { idempotencyPut } from './idempotency.repository';
 import { headroom, readMinor } from './numbers';
 import { withOutbox } from './outbox';
 import { keys } from './table';
-import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
-
-const IDEMPOTENCY = 0;
-const AGENT_CHECK = 1;
-const CHARGE = 2;
-const USER = 3;
+import { named, transactWrite } from './transact';
 
 /**
  * Captures (`{kind: 'capture'}`) or releases (`{kind: 'return'}`) the PENDING hold `charge` as it
  * was read, with its idempotency record and the agent's kill switch in the same transaction; it
  * commits only from that state, so the charge it leaves is `charge` settled. Throws
  * IdempotencyRecordExistsError, AgentDisabledError, or what `settlePending` throws
- * (ChargeNotPendingError, ChargeAwaitsApprovalError, StaleReadError: read again).
+ * (ChargeNotPendingError, ChargeAwaitsApprovalError, StaleReadError: read again;
+ * BalanceLimitError when the agent's shard is at its cap).
  */
 export async function commitSettlement(
   charge: Charge,
@@ -55,17 +52,10 @@ export async function commitSettlement(
   now: Date,
   events: readonly OutboxEvent[] = [],
 ): Promise<void> {
-  try {
-    await settlePending(pendingOf(charge), settlement, now, {
-      extra: [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)],
-      events,
-    });
-  } catch (error) {
-    const refused = agentMovementFailure(error, { idempotency: IDEMPOTENCY, agentCheck: AGENT_CHECK }, now);
-    if (refused) throw refused;
-    if (error instanceof ConditionFailedError && error.failed.includes(CHARGE + 3)) throw new BalanceLimitError();
-    throw error;
-  }
+  await settlePending(pendingOf(charge), settlement, now, {
+    extra: [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)],
+    events,
+  });
 }
 
 /** A charge and its agent's balance shards, as read together. */
@@ -148,54 +138,59 @@ export async function commitRefund(
 ): Promise<void> {
   const table = config().TABLE_NAME;
   const refunded = charge.refundedAmount ?? 0;
-  const items: TransactItem[] = [
-    idempotencyPut(idem, now),
-    agentEnabledCheck(agentKeyHash),
-    {
-      Update: {
-        TableName: table,
-        Key: keys.charge(charge.agentId, charge.id),
-        UpdateExpression: 'SET refundedAmount = :after, refundedAt = :now',
-        ConditionExpression: `#status = :success AND amount = :amount AND ${
-          refunded === 0 ? '(attribute_not_exists(refundedAmount) OR refundedAmount = :before)' : 'refundedAmount = :before'
-        }`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':success': 'SUCCESS',
-          ':amount': charge.amount,
-          ':before': refunded,
-          ':after': refunded + amount,
-          ':now': now.toISOString(),
-        },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-    {
-      Update: {
-        TableName: table,
-        Key: keys.user(charge.userId),
-        UpdateExpression: 'ADD #cur :amount',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#cur) OR #cur <= :headroom)',
-        ExpressionAttributeNames: { '#cur': charge.currency },
-        ExpressionAttributeValues: { ':amount': amount, ':headroom': headroom(amount) },
-      },
-    },
-    ...shardDebits(charge.agentId, charge.currency, plan),
-  ];
-  try {
-    await transactWrite(withOutbox(items, events, now));
-  } catch (error) {
-    const refused = agentMovementFailure(error, { idempotency: IDEMPOTENCY, agentCheck: AGENT_CHECK }, now);
-    if (refused) throw refused;
-    if (error instanceof ConditionFailedError && error.failed.includes(CHARGE)) {
-      const old = error.oldItems.get(CHARGE);
-      const oldRefunded = typeof old?.refundedAmount === 'number' ? old.refundedAmount : 0;
-      // The refunds that committed meanwhile leave too little: a refusal, not a race to retry.
-      if (old && old.status === 'SUCCESS' && oldRefunded + amount > charge.amount) throw new RefundExceedsChargeError();
-      throw new StaleReadError('charge refunds');
-    }
-    if (error instanceof ConditionFailedError && error.failed.includes(USER)) throw new BalanceLimitError();
-    if (error instanceof ConditionFailedError && error.failed.some((i) => i > USER)) throw new StaleReadError('agent balance');
-    throw error;
-  }
+  await transactWrite(
+    withOutbox(
+      [
+        idempotencyPut(idem, now),
+        agentEnabledCheck(agentKeyHash),
+        named(
+          {
+            Update: {
+              TableName: table,
+              Key: keys.charge(charge.agentId, charge.id),
+              UpdateExpression: 'SET refundedAmount = :after, refundedAt = :now',
+              ConditionExpression: `#status = :success AND amount = :amount AND ${
+                refunded === 0 ? '(attribute_not_exists(refundedAmount) OR refundedAmount = :before)' : 'refundedAmount = :before'
+              }`,
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':success': 'SUCCESS',
+                ':amount': charge.amount,
+                ':before': refunded,
+                ':after': refunded + amount,
+                ':now': now.toISOString(),
+              },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+          {
+            onConditionFailed: (old) => {
+              const oldRefunded = typeof old?.refundedAmount === 'number' ? old.refundedAmount : 0;
+              // The refunds that committed meanwhile leave too little: a refusal, not a race to retry.
+              if (old && old.status === 'SUCCESS' && oldRefunded + amount > charge.amount) return new RefundExceedsChargeError();
+              return new StaleReadError('charge refunds');
+            },
+            precedence: 2,
+          },
+        ),
+        named(
+          {
+            Update: {
+              TableName: table,
+              Key: keys.user(charge.userId),
+              UpdateExpression: 'ADD #cur :amount',
+              ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#cur) OR #cur <= :headroom)',
+              ExpressionAttributeNames: { '#cur': charge.currency },
+              ExpressionAttributeValues: { ':amount': amount, ':headroom': headroom(amount) },
+            },
+          },
+          { onConditionFailed: () => new BalanceLimitError(), precedence: 1 },
+        ),
+        // Each debit's failure: a withdrawal or another refund moved the balance (StaleReadError).
+        ...shardDebits(charge.agentId, charge.currency, plan),
+      ],
+      events,
+      now,
+    ),
+  );
 }

@@ -1,32 +1,27 @@
 /**
  * Charges. A charge is ONE TransactWriteItems:
- *   0. the user's item: balance debited (or moved to held for a PENDING charge), spend counters
- *      raised, all conditioned on the basis it was judged by (store/payer.ts),
- *   1. one shard of the agent's earned balance credited (nothing while PENDING) and its charge
- *      count bumped,
- *   2. the charge written,
- *   3. the idempotency record written,
- *   4. the kill switch: a condition that the agent item is still enabled for this key,
- *   5. (PENDING only) the pending marker: how approve/decline find it and the sweeper expires it,
- *   last. the outbox item with the charge's webhook events (store/outbox.ts), when it has any.
+ *   - the user's item: balance debited (or moved to held for a PENDING charge), spend counters
+ *     raised, all conditioned on the basis it was judged by (store/payer.ts),
+ *   - one shard of the agent's earned balance credited (nothing while PENDING) and its charge
+ *     count bumped,
+ *   - the charge written,
+ *   - the idempotency record written,
+ *   - the kill switch: a condition that the agent item is still enabled for this key,
+ *   - (PENDING only) the pending marker: how approve/decline find it and the sweeper expires it,
+ *   - the outbox item with the charge's webhook events (store/outbox.ts), when it has any.
  * A refused charge keeps a FAILED record with its reason, written with its idempotency record.
- * Every change appends its events LAST (`withOutbox`), so the indexes above never shift.
+ * Each item carries what its failed condition means (store/transact.ts `named`), so the order of
+ * the items says nothing.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { type Charge, type ChargeStatus, countedOf, type PendingReason, type SpendCounted } from '../core/charges';
-import {
-  BalanceLimitError,
-  ChargeAwaitsApprovalError,
-  ChargeNotPendingError,
-  PayerStateChangedError,
-  StaleReadError,
-} from '../core/errors';
+import { ChargeAwaitsApprovalError, ChargeNotPendingError, PayerStateChangedError, StaleReadError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { Currency } from '../core/money';
 import type { PayerState } from '../core/users';
-import { agentEnabledCheck, agentMovementFailure } from './agent.repository';
+import { agentEnabledCheck } from './agent.repository';
 import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
 import { idempotencyPut } from './idempotency.repository';
@@ -44,15 +39,7 @@ import {
   releaseUserUpdate,
 } from './payer';
 import { GSI1, GSI2, INDEX_PARTITIONS, keys } from './table';
-import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
-
-const USER_ITEM = 0;
-const AGENT_SHARD = 1;
-const IDEMPOTENCY = 3;
-const AGENT_CHECK = 4;
-const FAILED_IDEMPOTENCY = 2;
-const FAILED_AGENT_CHECK = 3;
-const FAILED_POLICY_CHECK = 4;
+import { named, type OldItem, outcome, type TransactEntry, type TransactItem, transactWrite } from './transact';
 
 /** GSI1 partition of the pending markers, sorted by `<expiresAt>#<chargeId>`: the sweeper's queue. */
 export const PENDING_EXPIRY_PK = INDEX_PARTITIONS.pendingExpiry.key;
@@ -77,33 +64,38 @@ export async function commitCharge(
 ): Promise<void> {
   const table = config().TABLE_NAME;
   const charge: Charge = { ...made, counted: countedBy(basis, now) };
-  const items: TransactItem[] = [
-    {
-      Update: {
-        TableName: table,
-        Key: keys.user(charge.userId),
-        ...chargeUserUpdate(charge.agentId, charge.currency, charge.amount, basis, now),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  const items: TransactEntry[] = [
+    named(
+      {
+        Update: {
+          TableName: table,
+          Key: keys.user(charge.userId),
+          ...chargeUserUpdate(charge.agentId, charge.currency, charge.amount, basis, now),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
       },
-    },
+      // What the user's item says (revoked key, stale basis, limit, funds), before the shard's cap.
+      { onConditionFailed: (old) => chargeRefusal(old, charge.agentId, charge.currency, charge.amount, basis, now), precedence: 1 },
+    ),
     // A PENDING charge is counted in the list's total now; its money reaches the agent on approval.
-    shardCredit(charge.agentId, randomShard(), charge.currency, basis.hold ? 0 : charge.amount, true),
+    shardCredit(charge.agentId, randomShard(), charge.currency, basis.hold ? 0 : charge.amount, { countsCharge: true }),
     chargePut(charge),
     idempotencyPut(idem, now),
     agentEnabledCheck(agentKeyHash),
   ];
   if (basis.hold) items.push(pendingMarkerPut(charge));
-  try {
-    await transactWrite(withOutbox(items, events, now));
-  } catch (error) {
-    const refused = agentMovementFailure(error, { idempotency: IDEMPOTENCY, agentCheck: AGENT_CHECK }, now);
-    if (refused) throw refused;
-    if (error instanceof ConditionFailedError && error.failed.includes(USER_ITEM)) {
-      throw chargeRefusal(error.oldItems.get(USER_ITEM), charge.agentId, charge.currency, charge.amount, basis, now);
-    }
-    if (error instanceof ConditionFailedError && error.failed.includes(AGENT_SHARD)) throw new BalanceLimitError();
-    throw error;
-  }
+  await transactWrite(withOutbox(items, events, now));
+}
+
+/** What goes with a refused charge's record. */
+export interface FailedChargeOptions {
+  /**
+   * The payer's state a refusal by the payer's policy was judged under: the record is then
+   * conditioned on that policy still being the user's (PayerStateChangedError otherwise).
+   */
+  policyJudged?: PayerState | undefined;
+  /** charge.failed, written in the same transaction, last. */
+  events?: readonly OutboxEvent[];
 }
 
 /**
@@ -111,44 +103,39 @@ export async function commitCharge(
  * no money. The shard write only counts the charge, so the list's `total` includes refusals.
  * A refusal by the payer's policy (`policyJudged`) is conditioned on that policy still being the
  * user's: judged under a stale copy, it throws PayerStateChangedError and is judged again.
- * `events` (charge.failed) are written in the same transaction, last.
  */
 export async function recordFailedCharge(
   charge: Charge,
   agentKeyHash: string,
   idem: IdempotencyWrite,
   now: Date,
-  policyJudged?: PayerState,
-  events: readonly OutboxEvent[] = [],
+  opts: FailedChargeOptions = {},
 ): Promise<void> {
-  const items: TransactItem[] = [
-    shardCredit(charge.agentId, randomShard(), charge.currency, 0, true),
+  const { policyJudged, events = [] } = opts;
+  const items: TransactEntry[] = [
+    shardCredit(charge.agentId, randomShard(), charge.currency, 0, { countsCharge: true }),
     chargePut(charge),
     idempotencyPut(idem, now),
     agentEnabledCheck(agentKeyHash),
   ];
   if (policyJudged) {
-    items.push({
-      ConditionCheck: {
-        TableName: config().TABLE_NAME,
-        Key: keys.user(charge.userId),
-        ConditionExpression:
-          policyJudged.policyVersion === 0 ? 'attribute_not_exists(policyVersion) OR policyVersion = :v' : 'policyVersion = :v',
-        ExpressionAttributeValues: { ':v': policyJudged.policyVersion },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    });
+    items.push(
+      named(
+        {
+          ConditionCheck: {
+            TableName: config().TABLE_NAME,
+            Key: keys.user(charge.userId),
+            ConditionExpression:
+              policyJudged.policyVersion === 0 ? 'attribute_not_exists(policyVersion) OR policyVersion = :v' : 'policyVersion = :v',
+            ExpressionAttributeValues: { ':v': policyJudged.policyVersion },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        { onConditionFailed: (old) => new PayerStateChangedError(payerStateOf(old ?? {})), precedence: 1 },
+      ),
+    );
   }
-  try {
-    await transactWrite(withOutbox(items, events, now));
-  } catch (error) {
-    const refused = agentMovementFailure(error, { idempotency: FAILED_IDEMPOTENCY, agentCheck: FAILED_AGENT_CHECK }, now);
-    if (refused) throw refused;
-    if (error instanceof ConditionFailedError && error.failed.includes(FAILED_POLICY_CHECK)) {
-      throw new PayerStateChangedError(payerStateOf(error.oldItems.get(FAILED_POLICY_CHECK) ?? {}));
-    }
-    throw error;
-  }
+  await transactWrite(withOutbox(items, events, now));
 }
 
 /** What approve, decline and the sweeper know of a PENDING charge from its marker. */
@@ -314,10 +301,10 @@ export type Settlement =
 /** What goes with a settlement's transaction. */
 export interface SettleOptions {
   /**
-   * Items that go FIRST (an agent's idempotency record and kill switch), so their indexes are the
-   * caller's; their failures come out as the ConditionFailedError itself.
+   * The caller's own items (an agent's idempotency record and kill switch), each named with what
+   * its failure means: their meanings come out as they are.
    */
-  extra?: TransactItem[];
+  extra?: readonly TransactEntry[];
   /** The settlement's webhook events (built from `settledCharge`), written LAST. */
   events?: readonly OutboxEvent[];
 }
@@ -343,24 +330,11 @@ export async function settlePending(pending: PendingCharge, settlement: Settleme
   const { extra = [], events = [] } = opts;
   const counted = countedOf(pending);
   let basis: ReleaseBasis = assumeCounted(counted);
-  const o = extra.length;
   // Two rounds at most: the second with the spend periods the user's item showed.
   for (let round = 0; round < 2; round++) {
-    try {
-      await transactWrite(withOutbox([...extra, ...settleItems(pending, settlement, counted, basis, now)], events, now));
-      return;
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-      if (error.failed.some((i) => i < o)) throw error;
-      if (error.failed.includes(o)) throw chargeMovedOn(error.oldItems.get(o), pending, settlement, now);
-      if (error.failed.includes(o + 1) && returnedOf(pending, settlement) > 0) {
-        const old = error.oldItems.get(o + 1);
-        if (!old) throw error;
-        basis = releaseBasis(old, { ...pending, counted }, returnedOf(pending, settlement));
-        continue;
-      }
-      throw error;
-    }
+    const result = await transactWrite(withOutbox([...extra, ...settleItems(pending, settlement, counted, basis, now)], events, now));
+    if (result.committed) return;
+    basis = releaseBasis(result.outcome.userItem, { ...pending, counted }, returnedOf(pending, settlement));
   }
   throw new StaleReadError('user spend counters');
 }
@@ -398,13 +372,23 @@ function actsOn(settlement: Settlement): PendingReason | undefined {
   return settlement.awaiting;
 }
 
+/** The user's item refused giving money back: its spend counters are not as assumed. Retry with it. */
+interface CountersMoved {
+  userItem: OldItem;
+}
+
+/**
+ * A settlement's items. When several conditions fail: the charge's (chargeMovedOn) speaks first,
+ * then the user's item when money goes back (another round with the counters it shows), then the
+ * shard's cap (BalanceLimitError).
+ */
 function settleItems(
   pending: PendingCharge,
   settlement: Settlement,
   counted: SpendCounted,
   basis: ReleaseBasis,
   now: Date,
-): TransactItem[] {
+): TransactEntry<CountersMoved>[] {
   const table = config().TABLE_NAME;
   const chargeKey = keys.charge(pending.agentId, pending.chargeId);
   const nowIso = now.toISOString();
@@ -419,22 +403,26 @@ function settleItems(
     values: { ':pending': 'PENDING', ':reason': pending.pendingReason, ':seen': pending.expiresAt, ':now': nowIso },
   };
   const markerKey = keys.pendingCharge(pending.chargeId);
+  const chargeMoved = { onConditionFailed: (old: OldItem | undefined) => chargeMovedOn(old, pending, settlement, now), precedence: 2 };
 
   // A hold the user approves: it now waits for the agent's capture, from now on.
   if (settlement.kind === 'approve' && pending.holdSeconds !== undefined) {
     const expiresAt = new Date(now.getTime() + pending.holdSeconds * 1000).toISOString();
     return [
-      {
-        Update: {
-          TableName: table,
-          Key: chargeKey,
-          UpdateExpression: 'SET pendingReason = :capture, expiresAt = :expiresAt, approvedAt = :now',
-          ConditionExpression: guard.ConditionExpression,
-          ExpressionAttributeNames: guard.ExpressionAttributeNames,
-          ExpressionAttributeValues: { ...guard.values, ':capture': 'capture', ':expiresAt': expiresAt },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      named(
+        {
+          Update: {
+            TableName: table,
+            Key: chargeKey,
+            UpdateExpression: 'SET pendingReason = :capture, expiresAt = :expiresAt, approvedAt = :now',
+            ConditionExpression: guard.ConditionExpression,
+            ExpressionAttributeNames: guard.ExpressionAttributeNames,
+            ExpressionAttributeValues: { ...guard.values, ':capture': 'capture', ':expiresAt': expiresAt },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
         },
-      },
+        chargeMoved,
+      ),
       {
         Update: {
           TableName: table,
@@ -492,12 +480,15 @@ function settleItems(
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
-  const items: TransactItem[] = [
-    chargeUpdate,
-    userUpdate,
+  const items: TransactEntry<CountersMoved>[] = [
+    named(chargeUpdate, chargeMoved),
+    // Only money going back is conditioned on the counters; with none, a failure here is never expected.
+    returned > 0
+      ? named(userUpdate, { onConditionFailed: (old) => (old ? outcome({ userItem: old }) : undefined), precedence: 1 })
+      : userUpdate,
     { Delete: { TableName: table, Key: markerKey, ConditionExpression: 'attribute_exists(PK)' } },
   ];
-  if (paid > 0) items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid, false));
+  if (paid > 0) items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid));
   return items;
 }
 

@@ -8,13 +8,17 @@ import { IdempotencyRecordExistsError } from '../core/errors';
 import type { IdempotencyRecord, IdempotencyWrite } from '../core/idempotency';
 import { db } from './client';
 import { keys, TTL_ATTRIBUTE } from './table';
-import { ConditionFailedError, type TransactItem } from './transact';
+import { type NamedItem, named, PRECEDENCE } from './transact';
 
-/** Builds the Put for a new record: succeeds when no live record exists (TTL deletion lags, so
- * an expired record still present counts as absent). On failure the old record comes back. */
-export function idempotencyPut(write: IdempotencyWrite, now: Date): TransactItem {
+/**
+ * Builds the Put for a new record: succeeds when no live record exists (TTL deletion lags, so
+ * an expired record still present counts as absent). Failed, it means a replay (or a concurrent
+ * twin): IdempotencyRecordExistsError carrying the record DynamoDB handed back, before any other
+ * refusal of the same transaction.
+ */
+export function idempotencyPut(write: IdempotencyWrite, now: Date): NamedItem {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  return {
+  const item = {
     Put: {
       TableName: config().TABLE_NAME,
       Item: {
@@ -27,18 +31,13 @@ export function idempotencyPut(write: IdempotencyWrite, now: Date): TransactItem
       ConditionExpression: 'attribute_not_exists(PK) OR #ttl < :now',
       ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
       ExpressionAttributeValues: { ':now': nowSeconds },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
     },
   };
-}
-
-/**
- * When `error` is the failed condition of the idempotency Put at `index` of a transaction, the
- * domain's IdempotencyRecordExistsError carrying the record DynamoDB handed back; else undefined.
- */
-export function recordExists(error: unknown, index: number, now: Date): IdempotencyRecordExistsError | undefined {
-  if (!(error instanceof ConditionFailedError) || !error.failed.includes(index)) return undefined;
-  return new IdempotencyRecordExistsError(toRecord(error.oldItems.get(index), now));
+  return named(item, {
+    onConditionFailed: (old) => new IdempotencyRecordExistsError(toRecord(old, now)),
+    precedence: PRECEDENCE.replay,
+  });
 }
 
 /** Reads a live record (strongly consistent); undefined when absent or expired. */

@@ -13,7 +13,7 @@ import { config } from '../config';
 import { eventEnvelope, type OutboxEvent, ownerKey } from '../core/events';
 import { db } from './client';
 import { keys } from './table';
-import type { TransactItem } from './transact';
+import type { TransactEntry, TransactItem } from './transact';
 
 /** Outbox items outlive the stream (24 h) by days, for operators tracing an event. */
 export const OUTBOX_TTL_SECONDS = 7 * 86_400;
@@ -66,9 +66,9 @@ export function outboxPut(events: readonly OutboxEvent[], now: Date = new Date()
 }
 
 /** Appends the outbox Put to a transaction's items when there is one (the common call site). */
-export function withOutbox(items: TransactItem[], events: readonly OutboxEvent[], now?: Date): TransactItem[] {
+export function withOutbox<T>(items: readonly TransactEntry<T>[], events: readonly OutboxEvent[], now?: Date): TransactEntry<T>[] {
   const put = outboxPut(events, now);
-  return put ? [...items, put] : items;
+  return put ? [...items, put] : [...items];
 }
 
 /** Writes events that report no state change of their own (the test endpoint's `ping`) on their own. */

@@ -10,7 +10,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config';
-import { BalanceLimitError, LeaseLostError } from '../core/errors';
+import { LeaseLostError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
 import type { Payout, PayoutRef, RailState } from '../core/payouts';
 import { randomShard, shardCredit } from './balance.repository';
@@ -19,7 +19,7 @@ import { withOutbox } from './outbox';
 import { toPayout } from './payout.repository';
 import { inflightIndex } from './payout-inflight.repository';
 import { keys } from './table';
-import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
+import { type NamedItem, named, type TransactItem, transactWrite } from './transact';
 
 export type ClaimResult =
   | { kind: 'claimed'; payout: Payout }
@@ -117,8 +117,7 @@ export async function completePayout(
   events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   const nowIso = now.toISOString();
-  await finalize(
-    payout,
+  await transactWrite(
     withOutbox(
       [
         finalUpdate(payout, leaseToken, {
@@ -146,8 +145,7 @@ export async function failPayout(
   events: readonly OutboxEvent[] = [],
 ): Promise<void> {
   const nowIso = now.toISOString();
-  await finalize(
-    payout,
+  await transactWrite(
     withOutbox(
       [
         finalUpdate(payout, leaseToken, {
@@ -155,13 +153,13 @@ export async function failPayout(
           status: 'FAILED',
           values: { ':now': nowIso, ':reason': result.reason, ...(result.externalId ? { ':ext': result.externalId } : {}) },
         }),
-        shardCredit(payout.agentId, randomShard(), payout.currency, payout.amount, false),
+        // A refund whose shard is at its cap (BalanceLimitError): never expected, the gross came out of these shards.
+        shardCredit(payout.agentId, randomShard(), payout.currency, payout.amount),
         releaseLock(payout),
       ],
       events,
       now,
     ),
-    1,
   );
 }
 
@@ -192,12 +190,13 @@ async function fencedUpdate(
   }
 }
 
+/** The fenced final update; failed, this attempt lost its lease (LeaseLostError), before anything else. */
 function finalUpdate(
   payout: Payout,
   leaseToken: string,
   opts: { set: string; status: 'COMPLETED' | 'FAILED'; values: Record<string, unknown> },
-): TransactItem {
-  return {
+): NamedItem {
+  const item = {
     Update: {
       TableName: config().TABLE_NAME,
       Key: keys.payout(payout.agentId, payout.id),
@@ -208,6 +207,7 @@ function finalUpdate(
       ExpressionAttributeValues: { ...opts.values, ':final': opts.status, ':processing': 'PROCESSING', ':token': leaseToken },
     },
   };
+  return named(item, { onConditionFailed: () => new LeaseLostError(payout.id), precedence: 1 });
 }
 
 function releaseLock(payout: Payout): TransactItem {
@@ -220,18 +220,4 @@ function releaseLock(payout: Payout): TransactItem {
       ExpressionAttributeValues: { ':id': payout.id },
     },
   };
-}
-
-/** Runs a final transition; item 0 is the fenced payout update, `refundIndex` the refund's shard credit. */
-async function finalize(payout: Payout, items: TransactItem[], refundIndex?: number): Promise<void> {
-  try {
-    await transactWrite(items);
-  } catch (error) {
-    if (error instanceof ConditionFailedError && error.failed.includes(0)) throw new LeaseLostError(payout.id);
-    // A refund whose shard is at its cap: never expected (the gross came out of these shards).
-    if (error instanceof ConditionFailedError && refundIndex !== undefined && error.failed.includes(refundIndex)) {
-      throw new BalanceLimitError();
-    }
-    throw error;
-  }
 }

@@ -9,19 +9,19 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { PayoutInProgressError, StaleReadError } from '../core/errors';
+import { PayoutInProgressError } from '../core/errors';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { ShardDebit } from '../core/ledger';
 import type { Currency } from '../core/money';
 import type { Payout, PayoutStatus, RailState } from '../core/payouts';
 import type { PayoutNetwork } from '../core/withdrawals';
-import { agentEnabledCheck, agentMovementFailure } from './agent.repository';
+import { agentEnabledCheck } from './agent.repository';
 import { shardDebits } from './balance.repository';
 import { db } from './client';
 import { idempotencyPut } from './idempotency.repository';
 import { inflightIndex } from './payout-inflight.repository';
 import { keys } from './table';
-import { ConditionFailedError, transactWrite } from './transact';
+import { named, transactWrite } from './transact';
 
 /**
  * Commits a new PENDING payout: the conditional shard debits of `plan` (core/ledger.ts),
@@ -38,26 +38,22 @@ export async function commitWithdrawal(
   now: Date,
 ): Promise<void> {
   const table = config().TABLE_NAME;
-  const debits = shardDebits(payout.agentId, payout.currency, plan);
-  const payoutIndex = debits.length;
-  const lockIndex = payoutIndex + 1;
-  const idemIndex = lockIndex + 1;
-  const agentCheckIndex = idemIndex + 1;
-  try {
-    await transactWrite([
-      ...debits,
-      {
-        Put: {
-          TableName: table,
-          Item: {
-            ...keys.payout(payout.agentId, payout.id),
-            ...inflightIndex('PENDING', payout.updatedAt, payout.id),
-            type: 'Payout',
-            ...payoutAttributes(payout),
-          },
-          ConditionExpression: 'attribute_not_exists(PK)',
+  await transactWrite([
+    // Each debit's failure: the balance moved since the plan was made (StaleReadError).
+    ...shardDebits(payout.agentId, payout.currency, plan),
+    {
+      Put: {
+        TableName: table,
+        Item: {
+          ...keys.payout(payout.agentId, payout.id),
+          ...inflightIndex('PENDING', payout.updatedAt, payout.id),
+          type: 'Payout',
+          ...payoutAttributes(payout),
         },
+        ConditionExpression: 'attribute_not_exists(PK)',
       },
+    },
+    named(
       {
         Put: {
           TableName: table,
@@ -74,18 +70,12 @@ export async function commitWithdrawal(
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
-      idempotencyPut(idem, now),
-      agentEnabledCheck(agentKeyHash),
-    ]);
-  } catch (error) {
-    const refused = agentMovementFailure(error, { idempotency: idemIndex, agentCheck: agentCheckIndex }, now);
-    if (refused) throw refused;
-    if (error instanceof ConditionFailedError) {
-      if (error.failed.includes(lockIndex)) throw new PayoutInProgressError();
-      if (error.failed.some((i) => i < payoutIndex)) throw new StaleReadError('agent balance');
-    }
-    throw error;
-  }
+      // Before a stale balance: another payout in flight is the answer, whatever the shards say.
+      { onConditionFailed: () => new PayoutInProgressError(), precedence: 1 },
+    ),
+    idempotencyPut(idem, now),
+    agentEnabledCheck(agentKeyHash),
+  ]);
 }
 
 /** One agent's payout (strongly consistent); undefined for an unknown id or another agent's. */

@@ -1,14 +1,14 @@
 /**
  * Reversals of credited top-ups (docs/topups.md): PayPal took money back from a capture that was
  * credited (PAYMENT.CAPTURE.REVERSED: a chargeback; PAYMENT.CAPTURE.REFUNDED: a refund). ONE
- * TransactWriteItems per PayPal refund id:
- *   0. the once-per-refund guard `TOPUPREVERSAL#PAYPAL#<refundId>` (`attribute_not_exists`): a
- *      duplicate delivery, a replay or two deliveries at once debit once;
- *   1. the capture's credit-once guard gains `reversed`, conditioned to stay within what was
- *      credited (PayPal never refunds more than it captured; if it said so, nothing moves);
- *   2. the user's item: `debited` (at most the balance, as read) leaves the balance and the
- *      shortfall is added to `owed<currency>`, conditioned on the balance being what was read;
- *   3. the reversal record `REVERSALS#<userId>/<refundId>` the ledger audit counts as money out.
+ * TransactWriteItems per PayPal refund id, each item named with what its failure means:
+ *   - the once-per-refund guard `TOPUPREVERSAL#PAYPAL#<refundId>` (`attribute_not_exists`): a
+ *     duplicate delivery, a replay or two deliveries at once debit once;
+ *   - the capture's credit-once guard gains `reversed`, conditioned to stay within what was
+ *     credited (PayPal never refunds more than it captured; if it said so, nothing moves);
+ *   - the user's item: `debited` (at most the balance, as read) leaves the balance and the
+ *     shortfall is added to `owed<currency>`, conditioned on the balance being what was read;
+ *   - the reversal record `REVERSALS#<userId>/<refundId>` the ledger audit counts as money out.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
@@ -17,7 +17,7 @@ import { db } from './client';
 import { readMinor } from './numbers';
 import { owedAttribute } from './owed';
 import { keys } from './table';
-import { ConditionFailedError, transactWrite } from './transact';
+import { named, outcome, transactWrite } from './transact';
 
 /** What the credit-once guard of a capture says was credited, and to whom. */
 export interface CreditedPayment {
@@ -77,19 +77,19 @@ export type ReversalOutcome =
   | { kind: 'exceeds-credit' }
   | { kind: 'balance-moved' };
 
-const GUARD = 0;
-const CREDIT = 1;
-const USER = 2;
-
-/** Applies one reversal in one transaction (see the file header). Never throws for a refused condition. */
+/**
+ * Applies one reversal in one transaction (see the file header). Never throws for a refused
+ * condition: when several fail, the guard says it first (already reversed), then the credit's cap.
+ */
 export async function reverseCredit(r: Reversal, now: Date): Promise<ReversalOutcome> {
   const table = config().TABLE_NAME;
   const at = now.toISOString();
   const debited = Math.min(Math.max(r.balance, 0), r.amount);
   const owed = r.amount - debited;
   const { credit } = r;
-  try {
-    await transactWrite([
+  type Refused = Exclude<ReversalOutcome, { kind: 'reversed' }>;
+  const result = await transactWrite<Refused>([
+    named(
       {
         Put: {
           TableName: table,
@@ -108,6 +108,9 @@ export async function reverseCredit(r: Reversal, now: Date): Promise<ReversalOut
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
+      { onConditionFailed: () => outcome({ kind: 'already-reversed' }), precedence: 2 },
+    ),
+    named(
       {
         Update: {
           TableName: table,
@@ -118,6 +121,9 @@ export async function reverseCredit(r: Reversal, now: Date): Promise<ReversalOut
           ExpressionAttributeValues: { ':zero': 0, ':amount': r.amount, ':room': credit.amount - r.amount },
         },
       },
+      { onConditionFailed: () => outcome({ kind: 'exceeds-credit' }), precedence: 1 },
+    ),
+    named(
       {
         Update: {
           TableName: table,
@@ -129,33 +135,28 @@ export async function reverseCredit(r: Reversal, now: Date): Promise<ReversalOut
           ExpressionAttributeValues: { ':debit': -debited, ':owed': owed, ':bal': r.balance },
         },
       },
-      {
-        Put: {
-          TableName: table,
-          Item: {
-            ...keys.reversal(credit.userId, r.refundId),
-            type: 'Reversal',
-            source: 'paypal',
-            eventType: r.eventType,
-            userId: credit.userId,
-            topupId: credit.topupId,
-            captureId: r.captureId,
-            refundId: r.refundId,
-            currency: credit.currency,
-            amount: r.amount,
-            debited,
-            owed,
-            createdAt: at,
-          },
+      { onConditionFailed: () => outcome({ kind: 'balance-moved' }) },
+    ),
+    {
+      Put: {
+        TableName: table,
+        Item: {
+          ...keys.reversal(credit.userId, r.refundId),
+          type: 'Reversal',
+          source: 'paypal',
+          eventType: r.eventType,
+          userId: credit.userId,
+          topupId: credit.topupId,
+          captureId: r.captureId,
+          refundId: r.refundId,
+          currency: credit.currency,
+          amount: r.amount,
+          debited,
+          owed,
+          createdAt: at,
         },
       },
-    ]);
-    return { kind: 'reversed', debited, owed };
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-    if (error.failed.includes(GUARD)) return { kind: 'already-reversed' };
-    if (error.failed.includes(CREDIT)) return { kind: 'exceeds-credit' };
-    if (error.failed.includes(USER)) return { kind: 'balance-moved' };
-    throw error;
-  }
+    },
+  ]);
+  return result.committed ? { kind: 'reversed', debited, owed } : result.outcome;
 }

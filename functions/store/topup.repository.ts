@@ -31,7 +31,7 @@ import { readMinor } from './numbers';
 import { withOutbox } from './outbox';
 import { owedAttribute } from './owed';
 import { GSI1, INDEX_PARTITIONS, keys } from './table';
-import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
+import { named, type OldItem, outcome, type TransactEntry, type TransactItem, transactWrite } from './transact';
 
 /**
  * Writes a new PENDING top-up with its lookup item (reference or order id) and takes one of the
@@ -41,7 +41,7 @@ import { ConditionFailedError, type TransactItem, transactWrite } from './transa
 export async function createTopup(topup: Topup): Promise<void> {
   const table = config().TABLE_NAME;
   const lookup = topup.currency === 'USDC' ? keys.topupReference(topup.reference) : keys.topupOrder(topup.orderId);
-  const items: TransactItem[] = [
+  const items: TransactEntry[] = [
     {
       Put: {
         TableName: table,
@@ -63,26 +63,25 @@ export async function createTopup(topup: Topup): Promise<void> {
       },
     },
   ];
-  const slot = items.length;
   if (topup.holdsOpenSlot) {
-    items.push({
-      Update: {
-        TableName: table,
-        Key: keys.openTopups(topup.userId),
-        UpdateExpression: 'SET #open = if_not_exists(#open, :zero) + :one, #type = :type',
-        // The cap, on the item every create and every end of this payer's top-ups goes through.
-        ConditionExpression: 'attribute_not_exists(#open) OR #open < :max',
-        ExpressionAttributeNames: { '#open': 'open', '#type': 'type' },
-        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': MAX_OPEN_TOPUPS, ':type': 'OpenTopups' },
-      },
-    });
+    items.push(
+      named(
+        {
+          Update: {
+            TableName: table,
+            Key: keys.openTopups(topup.userId),
+            UpdateExpression: 'SET #open = if_not_exists(#open, :zero) + :one, #type = :type',
+            // The cap, on the item every create and every end of this payer's top-ups goes through.
+            ConditionExpression: 'attribute_not_exists(#open) OR #open < :max',
+            ExpressionAttributeNames: { '#open': 'open', '#type': 'type' },
+            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': MAX_OPEN_TOPUPS, ':type': 'OpenTopups' },
+          },
+        },
+        { onConditionFailed: () => new TopupLimitError() },
+      ),
+    );
   }
-  try {
-    await transactWrite(items);
-  } catch (error) {
-    if (error instanceof ConditionFailedError && error.failed.includes(slot)) throw new TopupLimitError();
-    throw error;
-  }
+  await transactWrite(items);
 }
 
 /** How many PENDING top-ups the payer has open (their slots taken). */
@@ -164,6 +163,11 @@ export async function listPendingTopups(limit: number): Promise<Topup[]> {
   return (out.Items ?? []).map(toTopup).filter((t) => t.status === 'PENDING');
 }
 
+/** The debt the payer's item showed when the credit's condition on it failed: retry with it. */
+interface DebtMoved {
+  owedNow: Minor;
+}
+
 /**
  * The items that credit a top-up's payment, in ONE transaction: the top-up PENDING → COMPLETED,
  * the guard item for the signature / capture id, the user's balance, the credit record (the
@@ -173,67 +177,79 @@ export async function listPendingTopups(limit: number): Promise<Topup[]> {
  * `owed` is what the payer owes in the payment's currency as last read (store/owed.ts): the credit
  * pays it first — `min(amount, owed)` goes to the debt, the rest to the balance — and the user's
  * update is conditioned on the debt still being exactly that (0: none), so a debt that appeared
- * or changed meanwhile fails it and the caller retries with the item's figure.
+ * or changed meanwhile fails it and the caller retries with the item's figure (`DebtMoved`).
+ * When several fail: a credit already made (PaymentAlreadyCreditedError) speaks first, then a
+ * top-up no longer PENDING (TopupNotPendingError), then the user's item.
  */
-export function completionItems(topup: Topup, payment: TopupPayment, now: Date, owed: Minor = 0): TransactItem[] {
+function completionItems(topup: Topup, payment: TopupPayment, now: Date, owed: Minor): TransactEntry<DebtMoved>[] {
   const table = config().TABLE_NAME;
   const at = now.toISOString();
   const repaid = Math.min(payment.amount, owed);
   const toBalance = payment.amount - repaid;
+  const owedAttr = owedAttribute(payment.currency);
   return [
-    {
-      Update: {
-        TableName: table,
-        Key: keys.topup(topup.userId, topup.id),
-        UpdateExpression: 'SET #status = :completed, amount = :amount, externalId = :ext, completedAt = :at REMOVE GSI1PK, GSI1SK',
-        // Only a PENDING top-up completes: a second payment, a late webhook or an expiry that won stays out.
-        ConditionExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':completed': 'COMPLETED',
-          ':pending': 'PENDING',
-          ':amount': payment.amount,
-          ':ext': payment.externalId,
-          ':at': at,
+    named(
+      {
+        Update: {
+          TableName: table,
+          Key: keys.topup(topup.userId, topup.id),
+          UpdateExpression: 'SET #status = :completed, amount = :amount, externalId = :ext, completedAt = :at REMOVE GSI1PK, GSI1SK',
+          // Only a PENDING top-up completes: a second payment, a late webhook or an expiry that won stays out.
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':completed': 'COMPLETED',
+            ':pending': 'PENDING',
+            ':amount': payment.amount,
+            ':ext': payment.externalId,
+            ':at': at,
+          },
         },
       },
-    },
-    {
-      Put: {
-        TableName: table,
-        Item: {
-          ...keys.topupCredit(payment.rail, payment.externalId),
-          type: 'TopupCredit',
-          topupId: topup.id,
-          userId: topup.userId,
-          amount: payment.amount,
-          currency: payment.currency,
-          createdAt: at,
+      { onConditionFailed: () => new TopupNotPendingError(topup.id), precedence: 1 },
+    ),
+    named(
+      {
+        Put: {
+          TableName: table,
+          Item: {
+            ...keys.topupCredit(payment.rail, payment.externalId),
+            type: 'TopupCredit',
+            topupId: topup.id,
+            userId: topup.userId,
+            amount: payment.amount,
+            currency: payment.currency,
+            createdAt: at,
+          },
+          // Credit once per signature / capture id, whichever top-up or process tries.
+          ConditionExpression: 'attribute_not_exists(PK)',
         },
-        // Credit once per signature / capture id, whichever top-up or process tries.
-        ConditionExpression: 'attribute_not_exists(PK)',
       },
-    },
-    {
-      Update: {
-        TableName: table,
-        Key: keys.user(topup.userId),
-        UpdateExpression: repaid > 0 ? 'ADD #cur :toBalance, #owed :repaid' : 'ADD #cur :toBalance',
-        // The balance stays under MAX_BALANCE_MINOR after the credit, and the debt is what was read.
-        ConditionExpression:
-          'attribute_exists(PK) AND (attribute_not_exists(#cur) OR #cur <= :room) AND ' +
-          (owed > 0 ? '#owed = :owed' : '(attribute_not_exists(#owed) OR #owed = :owed)'),
-        ExpressionAttributeNames: { '#cur': payment.currency, '#owed': owedAttribute(payment.currency) },
-        ExpressionAttributeValues: {
-          ':toBalance': toBalance,
-          ':room': MAX_BALANCE_MINOR - toBalance,
-          ':owed': owed,
-          ...(repaid > 0 ? { ':repaid': -repaid } : {}),
+      { onConditionFailed: () => new PaymentAlreadyCreditedError(payment.externalId), precedence: 2 },
+    ),
+    named(
+      {
+        Update: {
+          TableName: table,
+          Key: keys.user(topup.userId),
+          UpdateExpression: repaid > 0 ? 'ADD #cur :toBalance, #owed :repaid' : 'ADD #cur :toBalance',
+          // The balance stays under MAX_BALANCE_MINOR after the credit, and the debt is what was read.
+          ConditionExpression:
+            'attribute_exists(PK) AND (attribute_not_exists(#cur) OR #cur <= :room) AND ' +
+            (owed > 0 ? '#owed = :owed' : '(attribute_not_exists(#owed) OR #owed = :owed)'),
+          ExpressionAttributeNames: { '#cur': payment.currency, '#owed': owedAttr },
+          ExpressionAttributeValues: {
+            ':toBalance': toBalance,
+            ':room': MAX_BALANCE_MINOR - toBalance,
+            ':owed': owed,
+            ...(repaid > 0 ? { ':repaid': -repaid } : {}),
+          },
+          // Which figure failed (the debt moved, or the balance is full) is read from the item.
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
-        // Which figure failed (the debt moved, or the balance is full) is read from the item.
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
-    },
+      { onConditionFailed: (old) => debtMovedOrFull(old, owedAttr, owed) },
+    ),
     {
       Put: {
         TableName: table,
@@ -256,9 +272,12 @@ export function completionItems(topup: Topup, payment: TopupPayment, now: Date, 
   ];
 }
 
-const TOPUP_ITEM = 0;
-const GUARD_ITEM = 1;
-const USER_ITEM = 2;
+/** The user's item refused the credit: its debt is not the one assumed (retry with it), or the balance is full. */
+function debtMovedOrFull(old: OldItem | undefined, owedAttr: string, assumed: Minor) {
+  const owedNow = old ? readMinor(old, owedAttr) : 0;
+  return old && owedNow !== assumed ? outcome<DebtMoved>({ owedNow }) : new BalanceLimitError();
+}
+
 /** A debt that keeps changing under the credit (reversals arriving at once) is retried this often. */
 const OWED_ATTEMPTS = 5;
 
@@ -272,25 +291,12 @@ const OWED_ATTEMPTS = 5;
 export async function completeTopup(topup: Topup, payment: TopupPayment, now: Date, events: readonly OutboxEvent[] = []): Promise<void> {
   let owed = 0;
   for (let attempt = 1; ; attempt++) {
-    try {
-      await transactWrite(withOutbox(completionItems(topup, payment, now, owed), events, now));
-      return;
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-      if (error.failed.includes(GUARD_ITEM)) throw new PaymentAlreadyCreditedError(payment.externalId);
-      if (error.failed.includes(TOPUP_ITEM)) throw new TopupNotPendingError(topup.id);
-      if (!error.failed.includes(USER_ITEM)) throw error;
-      const old = error.oldItems.get(USER_ITEM);
-      const owedNow = old ? readMinor(old, owedAttribute(payment.currency)) : 0;
-      // The debt was not what this attempt assumed: again, with the item's figure.
-      if (old && owedNow !== owed && attempt < OWED_ATTEMPTS) {
-        owed = owedNow;
-        continue;
-      }
-      // The debt would not hold still (reversals landing one after another): retry later (503).
-      if (old && owedNow !== owed) throw new ServiceBusyError();
-      throw new BalanceLimitError();
-    }
+    const result = await transactWrite(withOutbox(completionItems(topup, payment, now, owed), events, now));
+    if (result.committed) return;
+    // The debt would not hold still (reversals landing one after another): retry later (503).
+    if (attempt >= OWED_ATTEMPTS) throw new ServiceBusyError();
+    // The debt was not what this attempt assumed: again, with the item's figure.
+    owed = result.outcome.owedNow;
   }
 }
 
@@ -314,8 +320,8 @@ async function endTopup(
   now: Date,
 ): Promise<boolean> {
   const failed = end.status === 'FAILED';
-  try {
-    await transactWrite([
+  const result = await transactWrite([
+    named(
       {
         Update: {
           TableName: config().TABLE_NAME,
@@ -335,13 +341,11 @@ async function endTopup(
           },
         },
       },
-      ...releaseOpenSlot(topup),
-    ]);
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionFailedError && error.failed.includes(0)) return false;
-    throw error;
-  }
+      { onConditionFailed: () => outcome('no longer PENDING') },
+    ),
+    ...releaseOpenSlot(topup),
+  ]);
+  return result.committed;
 }
 
 /**

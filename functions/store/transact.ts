@@ -1,13 +1,23 @@
 /**
- * TransactWriteItems with the failure modes a money movement must tell apart:
- * - a condition failed on a known item → `ConditionFailedError` naming which (and the old item
- *   when ReturnValuesOnConditionCheckFailure asked for it);
+ * TransactWriteItems, with what each item's failed condition means attached to the item itself.
+ *
+ * A repository builds each item with `named(item, { onConditionFailed })`: the domain error (or,
+ * for a refusal the caller answers with a value, an `outcome`) that a failure of that item's
+ * condition stands for, given the item as it was when the request asks for it
+ * (ReturnValuesOnConditionCheckFailure: ALL_OLD). `transactWrite` tells apart:
+ * - a condition failed → the meaning of the failed item with the highest `precedence` (a
+ *   replay first, then the kill switch, then the repository's own order). Nothing depends on
+ *   where an item sits in the transaction: adding or moving an item never changes what another
+ *   one's failure means. A meaning may return undefined ("nothing more to say"): the next failed
+ *   item speaks. An item without a meaning (a condition that only a bug can fail, such as a
+ *   fresh random id already taken) comes out as `ConditionFailedError`;
  * - TransactionConflict / throttling inside the transaction → retried with full-jitter backoff,
  *   then the domain's `ConcurrencyError` (DynamoDB Local serialises transactions and never produces these,
  *   so tests inject them at the client, see test/store/transact.int.test.ts);
  * - throttling the SDK's own retries could not absorb → `ServiceBusyError` (503, Retry-After).
  */
 import {
+  type CancellationReason,
   ProvisionedThroughputExceededException,
   RequestLimitExceeded,
   ThrottlingException,
@@ -20,43 +30,93 @@ import { backoffMs, sleep } from '../core/backoff';
 import { ConcurrencyError, ServiceBusyError } from '../core/errors';
 import { db } from './client';
 
+/** One item of a TransactWriteItems request, as the document client takes it. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/** An item as it was when its condition failed (when its request asked for it). */
+export type OldItem = Record<string, NativeAttributeValue>;
+
+/** A refusal the caller answers with a value instead of an error (`false`, a fresher figure to retry with). */
+export interface Outcome<T> {
+  readonly outcome: T;
+}
+
+export const outcome = <T>(value: T): Outcome<T> => ({ outcome: value });
+
+/**
+ * What a failed condition on an item stands for: an error to throw, an outcome to return, or
+ * undefined when this failure alone says nothing more (the next failed item speaks).
+ */
+export type ConditionMeaning<T = never> = (old: OldItem | undefined) => Error | Outcome<T> | undefined;
+
+/** Which meaning speaks when several conditions of one transaction failed: the highest. */
+export const PRECEDENCE = {
+  /** The idempotency record is there: the first request's answer is the answer, whatever else failed. */
+  replay: 100,
+  /** The agent's kill switch: a disabled agent (or a rotated key) is told so before any other refusal. */
+  killSwitch: 90,
+  /** A repository's own items rank between this and the kill switch; shared builders (shard credit, debit) take it. */
+  base: 0,
+} as const;
+
+/** A transaction item with the meaning of its condition. */
+export interface NamedItem<T = never> {
+  readonly item: TransactItem;
+  readonly onConditionFailed: ConditionMeaning<T>;
+  /** PRECEDENCE.base unless given. Ties: the item written earlier speaks. */
+  readonly precedence?: number;
+}
+
+/** An item of `transactWrite`: named, or plain (no condition, or one that only a bug can fail). */
+export type TransactEntry<T = never> = TransactItem | NamedItem<T>;
+
+export function named<T = never>(
+  item: TransactItem,
+  meaning: { onConditionFailed: ConditionMeaning<T>; precedence?: number },
+): NamedItem<T> {
+  return { item, ...meaning };
+}
+
+const isNamed = <T>(entry: TransactEntry<T>): entry is NamedItem<T> => 'item' in entry && 'onConditionFailed' in entry;
+const requestOf = <T>(entry: TransactEntry<T>): TransactItem => (isNamed(entry) ? entry.item : entry);
+
+/** What `transactWrite` did: committed, or refused with the outcome a failed item stands for. */
+export type TransactResult<T> = { readonly committed: true } | { readonly committed: false; readonly outcome: T };
+
+/**
+ * A condition failed on items that carry no meaning (or whose meanings had nothing to say): never
+ * expected, so a 500 with this logged. Names the failed items by operation and key family only.
+ */
 export class ConditionFailedError extends Error {
-  constructor(
-    /** Indexes of the items whose condition failed. */
-    readonly failed: readonly number[],
-    /** The old items of those that returned one, by index. */
-    readonly oldItems: ReadonlyMap<number, Record<string, NativeAttributeValue>>,
-  ) {
-    super(`transaction condition failed on item(s) ${failed.join(',')}`);
+  constructor(readonly items: readonly string[]) {
+    super(`transaction condition failed on ${items.join(', ')}`);
     this.name = 'ConditionFailedError';
   }
 }
 
 const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
-export async function transactWrite(items: TransactItem[]): Promise<void> {
+/**
+ * Writes `entries` as one transaction. Resolves `{ committed: true }`, or `{ committed: false,
+ * outcome }` when the failed item that speaks stands for an outcome; throws the error it stands for
+ * otherwise (see the file header for conflicts and throttling).
+ */
+export async function transactWrite<T = never>(entries: readonly TransactEntry<T>[]): Promise<TransactResult<T>> {
+  const items = entries.map(requestOf);
   const attempts = config().TRANSACTION_MAX_ATTEMPTS;
   let lastError: unknown;
   for (let attempt = 0; attempt < attempts; attempt++) {
     if (attempt > 0) await sleep(backoffMs(attempt));
     try {
       await db().send(new TransactWriteCommand({ TransactItems: items }));
-      return;
+      return { committed: true };
     } catch (error) {
       lastError = error;
       if (error instanceof TransactionCanceledException) {
         const reasons = error.CancellationReasons ?? [];
-        const failed: number[] = [];
-        const oldItems = new Map<number, Record<string, NativeAttributeValue>>();
-        reasons.forEach((reason, index) => {
-          if (reason.Code === 'ConditionalCheckFailed') {
-            failed.push(index);
-            if (reason.Item) oldItems.set(index, unmarshall(reason.Item));
-          }
-        });
-        if (failed.length > 0) throw new ConditionFailedError(failed, oldItems);
+        const refusal = refusalOf(entries, reasons);
+        if (refusal instanceof Error) throw refusal;
+        if (refusal) return { committed: false, outcome: refusal.outcome };
         if (reasons.some((r) => r.Code !== undefined && RETRYABLE_REASONS.has(r.Code))) continue;
         throw error;
       }
@@ -66,6 +126,31 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
   }
   if (isThrottling(lastError)) throw new ServiceBusyError(lastError);
   throw new ConcurrencyError({ cause: lastError });
+}
+
+/** What a cancellation means when conditions failed (undefined when none did). */
+function refusalOf<T>(entries: readonly TransactEntry<T>[], reasons: readonly CancellationReason[]): Error | Outcome<T> | undefined {
+  // DynamoDB reports one reason per item, in the request's order: pair them up, then forget the order.
+  const failed = entries
+    .map((entry, i) => ({ entry, reason: reasons[i] }))
+    .filter(({ reason }) => reason?.Code === 'ConditionalCheckFailed');
+  if (failed.length === 0) return undefined;
+  const speaking = failed
+    .flatMap(({ entry, reason }) => (isNamed(entry) ? [{ entry, old: reason?.Item ? unmarshall(reason.Item) : undefined }] : []))
+    .sort((a, b) => (b.entry.precedence ?? PRECEDENCE.base) - (a.entry.precedence ?? PRECEDENCE.base));
+  for (const { entry, old } of speaking) {
+    const meaning = entry.onConditionFailed(old);
+    if (meaning !== undefined) return meaning;
+  }
+  return new ConditionFailedError(failed.map(({ entry }) => describe(requestOf(entry))));
+}
+
+/** `Put CHARGES#`: the operation and the key family, never a whole key (keys hold ids and hashes). */
+function describe(item: TransactItem): string {
+  const [operation, request] = Object.entries(item).find(([, value]) => value !== undefined) ?? ['?', undefined];
+  const key = (request as { Key?: Record<string, unknown>; Item?: Record<string, unknown> } | undefined) ?? {};
+  const pk = String((key.Key ?? key.Item)?.PK ?? '');
+  return `${operation} ${pk.includes('#') ? pk.slice(0, pk.indexOf('#') + 1) : pk}`;
 }
 
 export function isThrottling(error: unknown): boolean {

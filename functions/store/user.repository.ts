@@ -14,12 +14,12 @@ import { CURRENCIES, type Currency, type Minor } from '../core/money';
 import type { SpendingPolicy } from '../core/policy';
 import { type Balances, type PayerState, type User, zeroBalances } from '../core/users';
 import { db } from './client';
-import { idempotencyPut, recordExists } from './idempotency.repository';
+import { idempotencyPut } from './idempotency.repository';
 import { readMinor } from './numbers';
 import { owedAttribute } from './owed';
 import { heldAttribute, payerStateOf } from './payer';
 import { keys } from './table';
-import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
+import { named, transactWrite } from './transact';
 
 export async function createUser(userId: string, keyHash: string, now: Date): Promise<User> {
   const table = config().TABLE_NAME;
@@ -70,19 +70,22 @@ export async function creditUser(
   now: Date,
 ): Promise<void> {
   const table = config().TABLE_NAME;
-  const items: TransactItem[] = [
-    {
-      Update: {
-        TableName: table,
-        Key: keys.user(userId),
-        UpdateExpression: 'ADD #cur :amount',
-        // Optimistic check: the balances are still the ones the caller read, so the balances it
-        // answers with (and stores for replays) are exactly the balances after this credit.
-        ConditionExpression: 'attribute_exists(PK) AND USD = :usd AND USDC = :usdc',
-        ExpressionAttributeNames: { '#cur': currency },
-        ExpressionAttributeValues: { ':amount': amount, ':usd': expected.USD, ':usdc': expected.USDC },
+  await transactWrite([
+    named(
+      {
+        Update: {
+          TableName: table,
+          Key: keys.user(userId),
+          UpdateExpression: 'ADD #cur :amount',
+          // Optimistic check: the balances are still the ones the caller read, so the balances it
+          // answers with (and stores for replays) are exactly the balances after this credit.
+          ConditionExpression: 'attribute_exists(PK) AND USD = :usd AND USDC = :usdc',
+          ExpressionAttributeNames: { '#cur': currency },
+          ExpressionAttributeValues: { ':amount': amount, ':usd': expected.USD, ':usdc': expected.USDC },
+        },
       },
-    },
+      { onConditionFailed: () => new StaleReadError('user balance') },
+    ),
     {
       Put: {
         TableName: table,
@@ -98,19 +101,8 @@ export async function creditUser(
       },
     },
     idempotencyPut(idempotency, now),
-  ];
-  try {
-    await transactWrite(items);
-  } catch (error) {
-    const exists = recordExists(error, CREDIT_IDEMPOTENCY, now);
-    if (exists) throw exists;
-    if (error instanceof ConditionFailedError && error.failed.includes(USER_ITEM)) throw new StaleReadError('user balance');
-    throw error;
-  }
+  ]);
 }
-
-const USER_ITEM = 0;
-const CREDIT_IDEMPOTENCY = 2;
 
 export function toUser(item: Record<string, unknown>): User {
   const balances = zeroBalances();
@@ -173,8 +165,10 @@ export async function replacePolicy(userId: string, policy: SpendingPolicy): Pro
  */
 export async function rotateUserKey(userId: string, oldKeyHash: string, newKeyHash: string): Promise<void> {
   const table = config().TABLE_NAME;
-  try {
-    await transactWrite([
+  // Any of the three failing means another rotation won (or the user is gone).
+  const stale = { onConditionFailed: () => new StaleReadError('user key') };
+  await transactWrite([
+    named(
       {
         Update: {
           TableName: table,
@@ -184,6 +178,9 @@ export async function rotateUserKey(userId: string, oldKeyHash: string, newKeyHa
           ExpressionAttributeValues: { ':new': newKeyHash, ':old': oldKeyHash },
         },
       },
+      stale,
+    ),
+    named(
       {
         Delete: {
           TableName: table,
@@ -192,6 +189,9 @@ export async function rotateUserKey(userId: string, oldKeyHash: string, newKeyHa
           ExpressionAttributeValues: { ':user': userId },
         },
       },
+      stale,
+    ),
+    named(
       {
         Put: {
           TableName: table,
@@ -199,11 +199,9 @@ export async function rotateUserKey(userId: string, oldKeyHash: string, newKeyHa
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
-    ]);
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw new StaleReadError('user key');
-    throw error;
-  }
+      stale,
+    ),
+  ]);
 }
 
 /** The hash of the user's current key (on the user item), or undefined for an unknown user. */

@@ -18,7 +18,7 @@ import {
 } from '../core/webhooks';
 import { db } from './client';
 import { keys } from './table';
-import { ConditionFailedError, transactWrite } from './transact';
+import { named, outcome, transactWrite } from './transact';
 
 /** The owner already has MAX_WEBHOOKS_PER_OWNER endpoints. */
 export class WebhookLimitError extends DomainError {
@@ -38,8 +38,8 @@ export interface StoredWebhook extends Webhook {
 /** Creates an endpoint if the owner has fewer than the limit. Throws WebhookLimitError. */
 export async function createWebhook(webhook: Omit<StoredWebhook, 'health'>): Promise<void> {
   const table = config().TABLE_NAME;
-  try {
-    await transactWrite([
+  await transactWrite([
+    named(
       {
         Update: {
           TableName: table,
@@ -51,43 +51,39 @@ export async function createWebhook(webhook: Omit<StoredWebhook, 'health'>): Pro
           ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': MAX_WEBHOOKS_PER_OWNER, ':type': 'WebhookCount' },
         },
       },
-      {
-        Put: {
-          TableName: table,
-          Item: { ...keys.webhook(webhook.owner, webhook.id), type: 'Webhook', ...webhook },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
+      { onConditionFailed: () => new WebhookLimitError() },
+    ),
+    {
+      Put: {
+        TableName: table,
+        Item: { ...keys.webhook(webhook.owner, webhook.id), type: 'Webhook', ...webhook },
+        ConditionExpression: 'attribute_not_exists(PK)',
       },
-    ]);
-  } catch (error) {
-    if (error instanceof ConditionFailedError && error.failed.includes(0)) throw new WebhookLimitError();
-    throw error;
-  }
+    },
+  ]);
 }
 
 /** Deletes one of the owner's endpoints; false when it has none with this id. */
 export async function deleteWebhook(owner: string, webhookId: string): Promise<boolean> {
   const table = config().TABLE_NAME;
-  try {
-    await transactWrite([
+  const result = await transactWrite([
+    named(
       { Delete: { TableName: table, Key: keys.webhook(owner, webhookId), ConditionExpression: 'attribute_exists(PK)' } },
-      {
-        Update: {
-          TableName: table,
-          Key: keys.webhookCount(owner),
-          UpdateExpression: 'SET #count = #count - :one',
-          // Never below zero, even if the counter were somehow behind.
-          ConditionExpression: '#count > :zero',
-          ExpressionAttributeNames: { '#count': 'count' },
-          ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-        },
+      { onConditionFailed: () => outcome('no such endpoint') },
+    ),
+    {
+      Update: {
+        TableName: table,
+        Key: keys.webhookCount(owner),
+        UpdateExpression: 'SET #count = #count - :one',
+        // Never below zero, even if the counter were somehow behind.
+        ConditionExpression: '#count > :zero',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
       },
-    ]);
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionFailedError && error.failed.includes(0)) return false;
-    throw error;
-  }
+    },
+  ]);
+  return result.committed;
 }
 
 /** The owner's endpoints, oldest first (one strongly consistent Query of at most 10 items). */

@@ -91,7 +91,10 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         const refused = answer(statusCode, { error: reason });
         const failed: Charge = { ...base, status: 'FAILED', failureReason: reason };
         try {
-          await recordFailedCharge(failed, agent.keyHash, refused.record, now, judgedBy, chargeEvents(failed, { now }));
+          await recordFailedCharge(failed, agent.keyHash, refused.record, now, {
+            policyJudged: judgedBy,
+            events: chargeEvents(failed, { now }),
+          });
         } catch (error) {
           throw translate(error, input);
         }

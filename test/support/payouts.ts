@@ -46,7 +46,7 @@ export function readyWallet(): string {
 
 /** Credits `minor` units to one balance shard of `agentId` (what charges do). */
 export async function fundAgent(agentId: string, currency: Currency, minor: number, shard = 0): Promise<void> {
-  await transactWrite([shardCredit(agentId, shard, currency, minor, false)]);
+  await transactWrite([shardCredit(agentId, shard, currency, minor)]);
 }
 
 /** A new enabled agent (its item written, see ./agents.ts) with `minor` units earned in `currency`. */
