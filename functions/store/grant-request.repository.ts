@@ -15,7 +15,7 @@ import type { IdempotencyWrite } from '../core/idempotency';
 import { isCurrency } from '../core/money';
 import { db } from './client';
 import type { ConditionedItem } from './grant.repository';
-import { idempotencyPut, recordExists } from './idempotency.repository';
+import { idempotencyPut } from './idempotency.repository';
 import { readMinor } from './numbers';
 import { keys } from './table';
 import { transactWrite } from './transact';
@@ -36,29 +36,24 @@ export async function createGrantRequest(
   now: Date,
 ): Promise<void> {
   const table = config().TABLE_NAME;
-  try {
-    await transactWrite([
-      idempotencyPut(idempotency, now),
-      {
-        Put: {
-          TableName: table,
-          Item: { ...keys.grantRequest(request.agentId, request.id), ...requestItem(request) },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
+  // A replayed request comes out as the idempotency record's IdempotencyRecordExistsError.
+  await transactWrite([
+    idempotencyPut(idempotency, now),
+    {
+      Put: {
+        TableName: table,
+        Item: { ...keys.grantRequest(request.agentId, request.id), ...requestItem(request) },
+        ConditionExpression: 'attribute_not_exists(PK)',
       },
-      {
-        Put: {
-          TableName: table,
-          Item: { ...keys.consent(tokenHash), type: 'Consent', agentId: request.agentId, requestId: request.id, ttl: ttlOf(request) },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
+    },
+    {
+      Put: {
+        TableName: table,
+        Item: { ...keys.consent(tokenHash), type: 'Consent', agentId: request.agentId, requestId: request.id, ttl: ttlOf(request) },
+        ConditionExpression: 'attribute_not_exists(PK)',
       },
-    ]);
-  } catch (error) {
-    const exists = recordExists(error, 0, now);
-    if (exists) throw exists;
-    throw error;
-  }
+    },
+  ]);
 }
 
 /** Requests and their links are kept a week past their expiry (the agent may read the outcome), then TTL'd. */

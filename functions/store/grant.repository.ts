@@ -17,7 +17,7 @@ import { db } from './client';
 import { readMinor } from './numbers';
 import { outboxPut } from './outbox';
 import { keys } from './table';
-import { ConditionFailedError, type TransactItem, transactWrite } from './transact';
+import { ConditionFailedError, named, type TransactItem, transactWrite } from './transact';
 
 /** The payer already has MAX_ACTIVE_GRANTS active grants. */
 export class GrantLimitError extends ConflictError {
@@ -40,20 +40,9 @@ export interface ConditionedItem {
   refusal: () => Error;
 }
 
-/**
- * Writes `transaction`'s items in one TransactWriteItems; a failed condition comes out as the
- * error its item carries (the first failed one's), never as an index.
- */
+/** Writes `transaction`'s items in one TransactWriteItems; a failed condition comes out as the error its item carries. */
 async function commit(transaction: readonly ConditionedItem[]): Promise<void> {
-  try {
-    await transactWrite(transaction.map((t) => t.item));
-  } catch (error) {
-    if (error instanceof ConditionFailedError) {
-      const failed = transaction[error.failed[0] ?? -1];
-      if (failed) throw failed.refusal();
-    }
-    throw error;
-  }
+  await transactWrite(transaction.map((t) => named(t.item, { onConditionFailed: () => t.refusal() })));
 }
 
 const NOT_CONDITIONED = () => new Error('unconditioned item refused');
