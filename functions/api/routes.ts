@@ -72,6 +72,9 @@ const AGENT = uses('agentKeyLookup');
 const USER = uses('userKeyLookup');
 /** Issuing a grant (the user API or the consent page): the agent named, the grant, its key and events, the limit. */
 const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
+/** An agent asks for a grant (the route and the MCP tool), and polls the request, claiming the key once. */
+const REQUEST_GRANT = uses('agentKeyLookup', 'idempotentCommand', 'createGrantRequest');
+const READ_GRANT_REQUEST = uses('agentKeyLookup', 'getGrantRequest', 'claimGrantRequest', 'getGrant');
 
 export const ROUTES: readonly RouteSpec[] = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: uses('createAgent') },
@@ -177,7 +180,7 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'agent-create-grant-request',
     method: 'POST',
     path: '/api/v1/agents/grant-requests',
-    table: uses('agentKeyLookup', 'idempotentCommand', 'createGrantRequest'),
+    table: REQUEST_GRANT,
     approvalSecret: true,
     publicLinks: true,
   },
@@ -185,7 +188,7 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'agent-get-grant-request',
     method: 'GET',
     path: '/api/v1/agents/grant-requests/{id}',
-    table: uses('agentKeyLookup', 'getGrantRequest', 'claimGrantRequest', 'getGrant'),
+    table: READ_GRANT_REQUEST,
     approvalSecret: true,
     publicLinks: true,
   },
@@ -247,7 +250,19 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'mcp',
     method: 'POST',
     path: '/mcp',
-    table: combine(CHARGE, uses('getCharge'), LIST_CHARGES, BALANCE, CAPTURE, RELEASE, REFUND, WITHDRAW, LIST_WITHDRAWALS),
+    table: combine(
+      CHARGE,
+      uses('getCharge'),
+      LIST_CHARGES,
+      BALANCE,
+      CAPTURE,
+      RELEASE,
+      REFUND,
+      WITHDRAW,
+      LIST_WITHDRAWALS,
+      REQUEST_GRANT,
+      READ_GRANT_REQUEST,
+    ),
     queue: true,
     approvalSecret: true,
     publicLinks: true,

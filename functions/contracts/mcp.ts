@@ -14,6 +14,8 @@ export const MCP_TOOL_NAMES = [
   'refund_charge',
   'withdraw',
   'list_withdrawals',
+  'request_grant',
+  'get_grant_request',
 ] as const;
 export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
 

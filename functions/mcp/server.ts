@@ -19,9 +19,11 @@ export const SERVER_INFO = { name: 'agent-payment-service', version: '1.0.0' };
 
 const INSTRUCTIONS =
   'Payments for agents. Charge a user with their user key (create_charge), follow your charges (get_charge, list_charges), ' +
-  'see what you earned (get_balance) and withdraw it (withdraw, list_withdrawals). Amounts are decimal numbers in currency ' +
+  'see what you earned (get_balance) and withdraw it (withdraw, list_withdrawals). To get a grant key instead of holding the ' +
+  "user's account key, ask with request_grant, hand the consentUrl to the user, and poll get_grant_request: its first answer " +
+  'after the user allowed it carries the key, once. Amounts are decimal numbers in currency ' +
   'units (USD 2 decimals, USDC 6), never rounded: an amount with too many decimals is refused. Every tool that moves money ' +
-  'needs an idempotency_key: reuse it to retry safely, never for a different operation.';
+  'or asks for a grant (request_grant) needs an idempotency_key: reuse it to retry safely, never for a different operation.';
 
 /** An answer of the API: its status and body text (JSON). */
 export interface ApiAnswer {

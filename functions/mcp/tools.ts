@@ -7,6 +7,7 @@
 import { LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
 import type { ApiRequest, ApiResult } from '../contracts/api';
+import { createGrantRequestSchema } from '../contracts/grants';
 import type { McpToolName } from '../contracts/mcp';
 import {
   AMOUNT_META,
@@ -17,11 +18,13 @@ import {
   refundChargeSchema,
   withdrawSchema,
 } from '../contracts/request.schemas';
-import { agentBalanceBody, chargeBody, chargeListBody, withdrawalBody } from '../contracts/response.schemas';
+import { agentBalanceBody, chargeBody, chargeListBody, grantRequestBody, withdrawalBody } from '../contracts/response.schemas';
 import { validate } from '../contracts/validation';
 import type { Agent } from '../core/agents';
+import { GRANT_REQUEST_TTL_SECONDS, MAX_GRANT_TTL_SECONDS, MIN_GRANT_TTL_SECONDS } from '../core/grants';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { agentBalance, createCharge, listAgentCharges, readCharge } from '../use-cases/charges';
+import { readGrantRequest, requestGrant } from '../use-cases/grant-requests';
 import { checkIdempotencyKey } from '../use-cases/idempotency';
 import { captureCharge, refundCharge, releaseCharge } from '../use-cases/lifecycle';
 import { createWithdrawal, listWithdrawals } from '../use-cases/withdrawals';
@@ -142,6 +145,51 @@ const chargePath = (id: string, action: string) => `/api/v1/agents/charge/${enco
 // --- end of the charge lifecycle ---
 
 const digits = (n: number | undefined) => (n === undefined ? undefined : String(n));
+
+// --- Grant requests (docs/grants.md): the agent asks, the payer consents, the agent polls ---
+const termsIn = createGrantRequestSchema.in.shape;
+const grantAmount = (description: string) => mcpAmount.optional().meta({ ...AMOUNT_META, description });
+const requestGrantInput = z.strictObject({
+  currency: termsIn.currency,
+  limits: z
+    .strictObject({
+      perCharge: grantAmount('The most one charge may be.'),
+      daily: grantAmount('The most per UTC calendar day (SUCCESS charges and open holds).'),
+      monthly: grantAmount('The most per UTC calendar month.'),
+      total: grantAmount('A lifetime budget.'),
+    })
+    .optional()
+    .meta({ description: "Amounts in the grant's one currency; every limit optional, an absent limit is no limit." }),
+  approvalAbove: grantAmount("A charge above it waits for the payer's approval."),
+  // Bounds are checked by the API's own schema (its message); the JSON Schema states them.
+  ttlSeconds: z
+    .int()
+    .optional()
+    .meta({
+      minimum: MIN_GRANT_TTL_SECONDS,
+      maximum: MAX_GRANT_TTL_SECONDS,
+      description: `The grant ends this many seconds after the payer allows it (${MIN_GRANT_TTL_SECONDS}-${MAX_GRANT_TTL_SECONDS}); without it, it lasts until revoked.`,
+    }),
+  description: termsIn.description,
+  idempotency_key: idempotencyKey,
+});
+type RequestGrantArgs = z.infer<typeof requestGrantInput>;
+
+/** The terms as the API's body carries them: amounts and seconds as their exact JSON literals. */
+function termsBody({ currency, limits, approvalAbove, ttlSeconds, description }: RequestGrantArgs) {
+  const given = Object.entries(limits ?? {}).filter((e): e is [string, number] => e[1] !== undefined);
+  return {
+    currency,
+    ...(limits === undefined ? {} : { limits: Object.fromEntries(given.map(([name, n]) => [name, literal(n)])) }),
+    ...(approvalAbove === undefined ? {} : { approvalAbove: literal(approvalAbove) }),
+    ...(ttlSeconds === undefined ? {} : { ttlSeconds: literal(ttlSeconds) }),
+    ...(description === undefined ? {} : { description }),
+  };
+}
+
+const grantRequestId = z.string().max(64).meta({ description: 'The grant request id (gr…), from request_grant.' });
+const grantRequestPath = (id: string) => `/api/v1/agents/grant-requests/${encodeURIComponent(id)}`;
+// --- end of grant requests ---
 
 const tool = <I extends z.ZodObject>(spec: ToolSpec<I>) => spec as unknown as ToolSpec;
 
@@ -327,6 +375,49 @@ export const TOOLS: readonly ToolSpec[] = [
     run: (agent, { limit, cursor, payout_id }) =>
       listWithdrawals(agent.id, validate(listWithdrawalsQuerySchema, definedOnly({ limit: digits(limit), cursor, payoutId: payout_id }))),
   }),
+  // --- Grant requests (docs/grants.md) ---
+  tool({
+    name: 'request_grant',
+    title: 'Ask a payer for a grant',
+    description:
+      "Asks for a grant: a ug_live_ key that charges one payer's balance, in one currency, within the limits asked for. " +
+      `Answers a pending request with a consentUrl: give that link to the payer (only to them), who allows or denies on the ` +
+      `service's own page; the request lives ${GRANT_REQUEST_TTL_SECONDS / 60} minutes. Then poll get_grant_request. ` +
+      'Moves no money. Safe to retry with the same idempotency_key (the same request and link).',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: requestGrantInput,
+    output: grantRequestBody,
+    http: (args) => ({
+      method: 'POST',
+      path: '/api/v1/agents/grant-requests',
+      headers: { 'idempotency-key': args.idempotency_key },
+      body: termsBody(args),
+    }),
+    async run(agent, args, _agentKey, baseUrl) {
+      // The handler's order: key, then body.
+      const key = checkIdempotencyKey(args.idempotency_key);
+      const terms = validate(createGrantRequestSchema, termsBody(args));
+      return requestGrant({ agent, idempotencyKey: key, baseUrl, terms });
+    },
+  }),
+  tool({
+    name: 'get_grant_request',
+    title: 'Poll a grant request',
+    description:
+      'A grant request made with request_grant: pending, approved, claimed, denied or expired. The first call after the payer ' +
+      'allowed it returns grant.key (ug_live_…) and makes the request claimed: that is the only time the key is ever shown, so ' +
+      'keep it (send it as user_key to create_charge). Later calls show the grant without its key.',
+    // Not read-only: the first read after approval claims the key. Idempotent: no later call changes anything more.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    input: z.strictObject({ request_id: grantRequestId }),
+    output: grantRequestBody,
+    http: ({ request_id }) => ({ method: 'GET', path: grantRequestPath(request_id) }),
+    run: async (agent, { request_id }, _agentKey, baseUrl) => ({
+      statusCode: 200,
+      body: await readGrantRequest(agent, request_id, baseUrl),
+    }),
+  }),
+  // --- end of grant requests ---
 ];
 
 /** A query as the HTTP layer sees it: absent parameters are absent, not undefined. */

@@ -417,6 +417,19 @@ describe('a tour of every function', () => {
     await tool('refund_charge', { charge_id: charged.id, amount: 1, idempotency_key: idem() });
     await tool('withdraw', { amount: 5, currency: 'USD', walletAddress: 'tour-mcp@example.com', idempotency_key: idem() });
     await tool('list_withdrawals');
+    // The consent flow through the tools: the agent asks, the payer allows on the page, the first poll claims the key.
+    const asked = (await tool('request_grant', { currency: 'USD', limits: { total: 5 }, idempotency_key: idem() })) as {
+      id: string;
+      consentUrl: string;
+    };
+    const allowed = await fetch(asked.consentUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ action: 'allow', accountKey: user.key }).toString(),
+      redirect: 'manual',
+    });
+    expect(allowed.status).toBe(303);
+    expect(await tool('get_grant_request', { request_id: asked.id })).toMatchObject({ grant: { key: expect.stringMatching(/^ug_live_/) } });
   });
 });
 

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_TOOL_NAMES } from '../../functions/contracts/mcp';
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { clearAuthCache } from '../../functions/use-cases/auth';
 import { forgetPayers } from '../../functions/use-cases/payer-cache';
@@ -95,14 +96,25 @@ describe('remote MCP server (POST /mcp)', () => {
         'capture_charge',
         'release_charge',
         'refund_charge',
+        'request_grant',
+        'get_grant_request',
       ].sort(),
     );
+    // get_grant_request changes one thing, once: its first read after approval claims the key. Its
+    // argument names that request and a repeat changes nothing, so it needs no idempotency_key.
+    const keylessMutating = ['get_grant_request'];
     for (const tool of tools) {
       expect(tool.annotations).toEqual(
         expect.objectContaining({ readOnlyHint: expect.any(Boolean), destructiveHint: expect.any(Boolean), idempotentHint: true }),
       );
       const mutating = tool.annotations?.readOnlyHint === false;
-      expect(tool.inputSchema.required?.includes('idempotency_key') ?? false).toBe(mutating);
+      expect([tool.name, tool.inputSchema.required?.includes('idempotency_key') ?? false]).toEqual([
+        tool.name,
+        mutating && !keylessMutating.includes(tool.name),
+      ]);
+    }
+    for (const name of ['request_grant', 'get_grant_request']) {
+      expect(tools.find((tool) => tool.name === name)?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     }
     const charge = tools.find((tool) => tool.name === 'create_charge');
     expect(charge?.inputSchema.properties?.amount).toEqual(expect.objectContaining({ type: 'number' }));
@@ -323,7 +335,7 @@ describe('stdio MCP server (npm run mcp)', () => {
     const agent = await t.enabledAgent();
     const user = await t.fundedUser({ USDC: '1.000001' });
     const client = await stdio(agent.key);
-    expect((await client.listTools()).tools).toHaveLength(9);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([...MCP_TOOL_NAMES]);
     const charged = await call(client, 'create_charge', { amount: 1.000001, currency: 'USDC', user_key: user.key, idempotency_key: 's-1' });
     expect(charged.structuredContent).toEqual(expect.objectContaining({ amount: 1.000001, currency: 'USDC', status: 'SUCCESS' }));
     const poor = await call(client, 'create_charge', { amount: 1, currency: 'USDC', user_key: user.key, idempotency_key: 's-2' });
@@ -375,5 +387,161 @@ describe('stdio MCP server (npm run mcp)', () => {
   it('reports a bad agent key as the API words it', async () => {
     const client = await stdio('ag_live_unknown');
     expect(text(await call(client, 'get_balance'))).toBe('invalid or disabled agent key');
+  }, 60_000);
+});
+
+describe('grant requests over MCP (request_grant, get_grant_request)', () => {
+  type GrantRequest = {
+    id: string;
+    status: string;
+    consentUrl: string;
+    expiresAt: string;
+    grant: null | { id: string; key?: string; status: string; limits: Record<string, number> };
+  };
+  const pending = () => ({
+    id: expect.stringMatching(/^gr01[0-9a-z]{24}$/),
+    status: 'pending',
+    consentUrl: expect.stringMatching(new RegExp(`^${t.stack.url}/consent/[A-Za-z0-9_-]{43}$`)),
+    expiresAt: expect.any(String),
+    grant: null,
+  });
+
+  /** The payer's answer on the consent page, posted as its form does (the 303 not followed). */
+  async function decide(url: string, fields: Record<string, string>): Promise<number> {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+      redirect: 'manual',
+    });
+    await res.text();
+    return res.status;
+  }
+
+  it('asks with request_grant, the payer allows on the consent page, and get_grant_request hands the key out once', async () => {
+    const agent = await t.enabledAgent('mcp-grant-bot');
+    const user = await t.fundedUser({ USD: 10 });
+    const client = await remote({ 'x-agent-key': agent.key });
+    const args = {
+      currency: 'USD',
+      limits: { perCharge: 5, total: 20.5 },
+      approvalAbove: 2,
+      ttlSeconds: 86_400,
+      description: 'weather via mcp',
+      idempotency_key: 'mcp-gr-1',
+    };
+    const asked = await call(client, 'request_grant', args);
+    expect(asked.isError).toBeFalsy();
+    const request = asked.structuredContent as GrantRequest;
+    expect(request).toEqual(pending());
+    // A retry with the same key answers the same request and link; nothing new is asked.
+    expect((await call(client, 'request_grant', args)).structuredContent).toEqual(request);
+    expect((await call(client, 'get_grant_request', { request_id: request.id })).structuredContent).toEqual(request);
+
+    // Refusals carry the API's own messages: the same body over HTTP is refused in the same words.
+    const overHttp = await t.call<{ error: string }>('POST', '/api/v1/agents/grant-requests', {
+      headers: { 'x-agent-key': agent.key, 'idempotency-key': 'http-gr-bad' },
+      body: { currency: 'USD', limits: { perCharge: 0.001 } },
+    });
+    expect(overHttp.status).toBe(400);
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ ...args, currency: 'USDC' }, 'idempotency key reused with different request'],
+      [{ currency: 'USD' }, 'idempotency_key is required'],
+      [{ ...args, idempotency_key: 'mcp-gr-2', ttlSeconds: 10 }, 'ttlSeconds must be at least 60'],
+      [{ ...args, idempotency_key: 'mcp-gr-3', limits: { perCharge: 0.001 } }, overHttp.body.error],
+      [{ ...args, idempotency_key: 'mcp-gr-4', limits: { weekly: 1 } }, 'unknown field: limits.weekly'],
+      [{ ...args, idempotency_key: 'mcp-gr-5', currency: 'EUR' }, 'currency must be one of USD, USDC'],
+    ];
+    for (const [input, message] of refusals) {
+      const result = await call(client, 'request_grant', input);
+      expect({ isError: result.isError, text: text(result) }).toEqual({ isError: true, text: message });
+    }
+    // Another agent's request does not exist for it.
+    const other = await remote({ 'x-agent-key': (await t.enabledAgent()).key });
+    expect(text(await call(other, 'get_grant_request', { request_id: request.id }))).toBe('grant request not found');
+
+    expect(await decide(request.consentUrl, { action: 'allow', accountKey: user.key })).toBe(303);
+    // Concurrent first polls: exactly one carries the key, and every one shows the request claimed.
+    const reads = await Promise.all(Array.from({ length: 4 }, () => call(client, 'get_grant_request', { request_id: request.id })));
+    const polled = reads.map((read) => read.structuredContent as GrantRequest);
+    for (const body of polled) {
+      expect(body).toMatchObject({
+        id: request.id,
+        status: 'claimed',
+        grant: {
+          status: 'active',
+          agent: { id: agent.id, name: 'mcp-grant-bot' },
+          currency: 'USD',
+          limits: { perCharge: 5, total: 20.5 },
+          approvalAbove: 2,
+          description: 'weather via mcp',
+          spent: 0,
+        },
+      });
+    }
+    const withKey = polled.filter((body) => body.grant?.key !== undefined);
+    expect(withKey).toHaveLength(1);
+    const grantKey = withKey[0]?.grant?.key as string;
+    expect(grantKey).toMatch(/^ug_live_/);
+    const later = await call(client, 'get_grant_request', { request_id: request.id });
+    expect((later.structuredContent as GrantRequest).grant?.key).toBeUndefined();
+    expect(text(later)).not.toContain('ug_live_');
+
+    // The grant is the payer's, and its key is no account key.
+    const listed = await t.call<{ data: { id: string }[] }>('GET', '/api/v1/users/me/grants', { headers: { 'x-user-key': user.key } });
+    expect(listed.body.data.map((grant) => grant.id)).toEqual([withKey[0]?.grant?.id]);
+    expect((await t.call('GET', '/api/v1/users/me', { headers: { 'x-user-key': grantKey } })).status).toBe(401);
+  });
+
+  it('shows a denied request as denied, and adds no DynamoDB request to the endpoints the tools wrap', async () => {
+    const agent = await t.enabledAgent();
+    const client = await remote({ 'x-agent-key': agent.key });
+    const headers = { 'x-agent-key': agent.key };
+    await call(client, 'get_balance'); // the agent is in the auth cache from here on, for both paths alike
+
+    resetDynamoRequestCounts();
+    const viaMcp = (await call(client, 'request_grant', { currency: 'USDC', idempotency_key: 'mcp-gr-cost' }))
+      .structuredContent as GrantRequest;
+    const askCost = dynamoRequestCounts();
+    resetDynamoRequestCounts();
+    const viaHttp = await t.call<GrantRequest>('POST', '/api/v1/agents/grant-requests', {
+      headers: { ...headers, 'idempotency-key': 'http-gr-cost' },
+      body: { currency: 'USDC' },
+    });
+    expect(viaHttp.status).toBe(201);
+    expect(dynamoRequestCounts()).toEqual(askCost);
+
+    resetDynamoRequestCounts();
+    await call(client, 'get_grant_request', { request_id: viaMcp.id });
+    const pollCost = dynamoRequestCounts();
+    resetDynamoRequestCounts();
+    await t.call('GET', `/api/v1/agents/grant-requests/${viaMcp.id}`, { headers });
+    expect(dynamoRequestCounts()).toEqual(pollCost);
+
+    expect(await decide(viaMcp.consentUrl, { action: 'deny' })).toBe(303);
+    const denied = await call(client, 'get_grant_request', { request_id: viaMcp.id });
+    expect(denied.structuredContent).toMatchObject({ id: viaMcp.id, status: 'denied', grant: null });
+    expect(text(await call(client, 'get_grant_request', { request_id: 'nope' }))).toBe('grant request not found');
+  });
+
+  it('over stdio: asks through the HTTP API (amounts as their exact literals) and takes the key once', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser();
+    const client = await stdio(agent.key);
+    const args = { currency: 'USDC', limits: { daily: 1.000001 }, idempotency_key: 's-gr-1' };
+    const request = (await call(client, 'request_grant', args)).structuredContent as GrantRequest;
+    expect(request).toEqual(pending());
+    expect((await call(client, 'request_grant', args)).structuredContent).toEqual(request);
+    const refused = await call(client, 'request_grant', { ...args, idempotency_key: 's-gr-2', limits: { daily: 1.0000001 } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^limits\.daily /);
+
+    expect(await decide(request.consentUrl, { action: 'allow', accountKey: user.key })).toBe(303);
+    const first = (await call(client, 'get_grant_request', { request_id: request.id })).structuredContent as GrantRequest;
+    expect(first).toMatchObject({ status: 'claimed', grant: { status: 'active', limits: { daily: 1.000001 } } });
+    expect(first.grant?.key).toMatch(/^ug_live_/);
+    const second = await call(client, 'get_grant_request', { request_id: request.id });
+    expect((second.structuredContent as GrantRequest).grant).toEqual({ ...first.grant, key: undefined });
+    expect(text(second)).not.toContain('ug_live_');
   }, 60_000);
 });
