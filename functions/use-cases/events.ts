@@ -8,7 +8,7 @@ import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { chargeEventPlan, type EventType, newEventId, type OutboxEvent, type Owner } from '../core/events';
 import type { Payout } from '../core/payouts';
-import { type Settlement, settledCharge } from '../store/charge.repository';
+import { type Settlement, settledCharge } from '../store/charge-settlement.repository';
 import { agentView, chargeView, payoutView, userChargeView } from './views';
 
 function event(type: EventType, owner: Owner, data: unknown, now: Date): OutboxEvent {

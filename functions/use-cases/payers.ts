@@ -13,16 +13,9 @@ import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
 import { type HttpResult, jsonAmount } from '../http/response';
 import { getAgentById } from '../store/agent.repository';
-import {
-  chargeBeforeSettling,
-  getChargeById,
-  getPendingCharge,
-  listUserCharges,
-  type Settlement,
-  settledCharge,
-  settlePending,
-  userChargePosition,
-} from '../store/charge.repository';
+import { chargeBeforeSettling, getPendingCharge } from '../store/charge-pending.repository';
+import { getChargeById, listUserCharges, userChargePosition } from '../store/charge-read.repository';
+import { type Settlement, settledCharge, settlePending } from '../store/charge-settlement.repository';
 import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository';
 import { forgetUserKey } from './auth';
 import { settlementEvents } from './events';
