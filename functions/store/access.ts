@@ -107,7 +107,7 @@ export const STORE = {
   rotateUserKey: { write: ['user', 'userKey'], delete: ['userKey'] },
   /** The operator's rotation reads the current key's hash first (getUserKeyHash). */
   getUserKeyHash: { read: ['user'] },
-  // Charges (charge.repository.ts, charge-lifecycle.repository.ts).
+  // Charges (charge.repository.ts, charge-pending, charge-settlement, charge-read and charge-lifecycle.repository.ts).
   commitCharge: {
     write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox'],
     check: ['agent'],
@@ -149,7 +149,7 @@ export const STORE = {
   touchPending: { write: ['payout'] },
   /** claimPayout, saveRailState, recordPendingCheck, completePayout and failPayout. */
   payoutLease: { write: ['payout', 'agentBalanceShard', 'outbox'], delete: ['payoutLock'] },
-  // Top-ups (topup.repository.ts).
+  // Top-ups (topup.repository.ts, topup-completion.repository.ts, topup-watch.repository.ts).
   // The payer's open top-ups counter (at most 10 PENDING): read for the answer, raised by the create.
   createTopup: { read: ['openTopups'], write: ['topup', 'topupReference', 'topupOrder', 'openTopups'] },
   getTopup: { read: ['topup'] },
