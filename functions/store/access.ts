@@ -123,22 +123,19 @@ export const STORE = {
   chargeBeforeSettling: { read: ['charge'] },
   /**
    * settlePending, by how the charge ends. Approve: the held money to the agent's shard (a hold
-   * approved instead waits for its capture: the marker is updated, not deleted). Return (decline,
-   * release, expiry): the hold back to the user. Neither reads: the answer is computed from the
-   * state the settlement was conditioned on.
+   * approved instead waits for its capture: the marker is updated). Return (decline, release,
+   * expiry): the hold back to the user. Either way the marker is retired as a tombstone, an update
+   * (charge-settlement.repository.ts): nothing that settles a charge deletes. Neither reads: the
+   * answer is computed from the state the settlement was conditioned on.
    */
-  settleApproval: {
-    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'],
-    delete: ['pendingCharge'],
-  },
-  settleReturn: { write: ['charge', 'user', 'outbox'], delete: ['pendingCharge'] },
+  settleApproval: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'] },
+  settleReturn: { write: ['charge', 'pendingCharge', 'user', 'outbox'] },
   /** The agent's capture and release (commitSettlement): with its idempotency record and kill switch. */
   commitCapture: {
-    write: ['charge', 'user', 'agentBalanceShard', 'outbox', 'idempotency'],
-    delete: ['pendingCharge'],
+    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'idempotency'],
     check: ['agent'],
   },
-  commitRelease: { write: ['charge', 'user', 'outbox', 'idempotency'], delete: ['pendingCharge'], check: ['agent'] },
+  commitRelease: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'idempotency'], check: ['agent'] },
   readChargeAndLedger: { read: ['charge', 'agentBalanceShard'] },
   commitRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox'], check: ['agent'] },
   // Payouts (payout.repository.ts, payout-inflight.repository.ts, payout-lease.repository.ts).

@@ -2,7 +2,8 @@
  * PENDING charges' markers (`PENDINGCHARGE#<chargeId>`): what approve, decline, capture, release
  * and the sweeper know of a PENDING charge without reading it. A marker is written with its charge
  * (charge.repository.ts), carries the whole charge, and sits in GSI1 by expiry: the sweeper's
- * queue. Settling the charge deletes it (charge-settlement.repository.ts).
+ * queue. Settling the charge retires it as a tombstone (`settledAt`, out of the index, TTL'd a day
+ * later: charge-settlement.repository.ts), which every reader here treats as absent.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
@@ -91,7 +92,8 @@ export async function chargeBeforeSettling(pending: PendingCharge): Promise<Char
 /** A PENDING charge's marker (strongly consistent); undefined once it is no longer PENDING. */
 export async function getPendingCharge(chargeId: string): Promise<PendingCharge | undefined> {
   const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.pendingCharge(chargeId), ConsistentRead: true }));
-  return out.Item ? toPendingCharge(out.Item) : undefined;
+  // A settled marker (a tombstone) stands for no PENDING charge.
+  return out.Item && out.Item.settledAt === undefined ? toPendingCharge(out.Item) : undefined;
 }
 
 function toPendingCharge(item: Record<string, unknown>): PendingCharge {

@@ -12,7 +12,7 @@ import { randomShard, shardCredit } from './balance.repository';
 import type { PendingCharge } from './charge-pending.repository';
 import { withOutbox } from './outbox';
 import { assumeCounted, type ReleaseBasis, releaseBasis, releaseUserUpdate } from './payer';
-import { keys } from './table';
+import { keys, TTL_ATTRIBUTE } from './table';
 import { named, type OldItem, outcome, type TransactEntry, type TransactItem, transactWrite } from './transact';
 
 /**
@@ -173,7 +173,7 @@ function settleItems(
           TableName: table,
           Key: markerKey,
           UpdateExpression: 'SET pendingReason = :capture, expiresAt = :expiresAt, GSI1SK = :sk',
-          ConditionExpression: 'attribute_exists(PK)',
+          ConditionExpression: MARKER_PENDING,
           ExpressionAttributeValues: { ':capture': 'capture', ':expiresAt': expiresAt, ':sk': `${expiresAt}#${pending.chargeId}` },
         },
       },
@@ -231,8 +231,33 @@ function settleItems(
     returned > 0
       ? named(userUpdate, { onConditionFailed: (old) => (old ? outcome({ userItem: old }) : undefined), precedence: 1 })
       : userUpdate,
-    { Delete: { TableName: table, Key: markerKey, ConditionExpression: 'attribute_exists(PK)' } },
+    settledMarker(markerKey, now),
   ];
   if (paid > 0) items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid));
   return items;
+}
+
+/** A marker still standing for a PENDING charge: there, and not yet settled (a settled one is a tombstone). */
+const MARKER_PENDING = 'attribute_exists(PK) AND attribute_not_exists(settledAt)';
+
+/** How long a settled marker stays before TTL removes it: long past any settlement that read it as PENDING. */
+const SETTLED_MARKER_TTL_SECONDS = 86_400;
+
+/**
+ * Settling a charge retires its marker as a tombstone instead of deleting it: `settledAt` set, out of
+ * the sweeper's index (its GSI1 keys removed), gone by TTL a day later. So the seven functions that
+ * settle charges hold no DeleteItem (docs/deploy.md, "Least privilege"); readers treat a settled
+ * marker as absent (`getPendingCharge`), and a second settlement's condition refuses it as before.
+ */
+function settledMarker(markerKey: ReturnType<typeof keys.pendingCharge>, now: Date): TransactItem {
+  return {
+    Update: {
+      TableName: config().TABLE_NAME,
+      Key: markerKey,
+      UpdateExpression: 'SET settledAt = :now, #ttl = :ttl REMOVE GSI1PK, GSI1SK',
+      ConditionExpression: MARKER_PENDING,
+      ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':now': now.toISOString(), ':ttl': Math.floor(now.getTime() / 1000) + SETTLED_MARKER_TTL_SECONDS },
+    },
+  };
 }

@@ -376,14 +376,6 @@ const DELETES: Record<string, string[]> = {
   'rotate-agent-key': ['AGENTKEY#*'],
   'user-rotate-key': ['USERKEY#*'],
   'admin-rotate-user-key': ['USERKEY#*'],
-  // A PENDING charge's marker goes when the charge is settled.
-  'capture-charge': ['PENDINGCHARGE#*'],
-  'release-charge': ['PENDINGCHARGE#*'],
-  'user-approve-charge': ['PENDINGCHARGE#*'],
-  'user-decline-charge': ['PENDINGCHARGE#*'],
-  'approval-decide': ['PENDINGCHARGE#*'],
-  mcp: ['PENDINGCHARGE#*'],
-  sweeper: ['PENDINGCHARGE#*'],
   // A finished payout releases its agent's lock.
   'payout-worker': ['PAYOUTLOCK#*'],
   reconciler: ['PAYOUTLOCK#*'],
@@ -495,11 +487,12 @@ describe('IAM on the table: key families', () => {
     const deleting = writing.filter(({ s }) => asArray(s.Action).includes('dynamodb:DeleteItem'));
     // Issue 18 asks for ≥ 90%; every one is.
     expect(conditioned.length / writing.length).toBe(1);
-    // Issue 18 asks for DeleteItem on ≤ 25% of them. The service really deletes in the 14 functions
-    // of DELETES (each only its one family): 14 of 54 statements (26%). Fewer would take fewer
-    // deleting functions, a change of the data model (docs/deploy.md "Least privilege").
+    // Issue 18 asks for DeleteItem on ≤ 25% of them, and holds it with room: only the 7 functions of
+    // DELETES delete (each only its one family). Settled charges' markers and released PayPal
+    // transmission claims are tombstones (updates), not deletes (docs/deploy.md "Least privilege").
+    expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 54, deleting: 14 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 47, deleting: 7 });
   });
 });

@@ -3,7 +3,12 @@
  * local stack: holds and their capture or release, refunds, key rotation, and the kill switch on
  * all of them. Every answer is checked against docs/openapi.json; the ledger audit runs at the end.
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../functions/config';
 import { setAgentEnabled } from '../../functions/store/agent.repository';
+import { getPendingCharge, listDuePending, PENDING_EXPIRY_PK } from '../../functions/store/charge-pending.repository';
+import { db } from '../../functions/store/client';
+import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
@@ -105,6 +110,29 @@ describe('holds: authorize, then capture or release', () => {
     expect(await earned(agent.key)).toBe(0);
     const history = await t.call<{ data: Charge[] }>('GET', '/api/v1/users/me/charges', { headers: { 'x-user-key': user.key } });
     expect(history.body.data[0]).toMatchObject({ id: held.body.id, status: 'FAILED', failureReason: 'released by agent' });
+  });
+
+  it('a settled charge leaves its pending marker as a tombstone: out of the sweeper index, TTL set, read as absent, never settled twice', async () => {
+    const user = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const held = await hold(agent.key, user.key, 3);
+    const marker = async () =>
+      (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.pendingCharge(held.body.id), ConsistentRead: true })))
+        .Item;
+    expect(await marker()).toMatchObject({ GSI1PK: PENDING_EXPIRY_PK });
+    expect(await getPendingCharge(held.body.id)).toMatchObject({ chargeId: held.body.id, pendingReason: 'capture' });
+    expect((await act(agent.key, held.body.id, 'release')).status).toBe(200);
+    // Kept, not deleted (no settling function holds DeleteItem): settled, out of GSI1, removed by TTL.
+    const tombstone = await marker();
+    expect(tombstone).toMatchObject({ settledAt: expect.any(String), ttl: expect.any(Number) });
+    expect(tombstone?.GSI1PK).toBeUndefined();
+    expect(tombstone?.GSI1SK).toBeUndefined();
+    expect(await getPendingCharge(held.body.id)).toBeUndefined();
+    expect((await listDuePending(new Date(Date.now() + 86_400_000), 1000)).map((p) => p.chargeId)).not.toContain(held.body.id);
+    // The tombstone settles nothing again: a capture after the release is refused, no money moves.
+    expect((await act(agent.key, held.body.id, 'capture')).status).toBe(409);
+    expect(await me(user.key)).toMatchObject({ balances: { USD: 10 }, held: { USD: 0 } });
+    expect(await earned(agent.key)).toBe(0);
   });
 
   it("above the user's threshold: 202 user_approval, capture refused until approved; approval restarts the hold window", async () => {
