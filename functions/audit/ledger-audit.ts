@@ -56,6 +56,7 @@ import {
   payoutSplitProblems,
   type UserMismatch,
   userMismatches,
+  x402Problems,
 } from './ledger-checks';
 import { topupProblems } from './topup-checks';
 
@@ -94,6 +95,7 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
     ...users.map(describeUserMismatch),
     ...held.map(describeHeldMismatch),
     ...owedProblems(rows),
+    ...x402Problems(rows),
   ];
   return {
     ok: problems.length === 0,

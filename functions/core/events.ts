@@ -25,6 +25,7 @@ export const AGENT_EVENT_TYPES = [
   'payout.failed',
   'agent.enabled',
   'agent.disabled',
+  'x402.payment.settled',
 ] as const;
 export const USER_EVENT_TYPES = [
   'charge.approval_requested',

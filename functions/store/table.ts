@@ -49,6 +49,8 @@ export const PARTITIONS = {
   webhookAttempts: 'WHATTEMPTS#',
   webhookTestWindow: 'WHTESTS#',
   outbox: 'OUTBOX#',
+  x402Settlement: 'X402TX#',
+  x402Payment: 'X402PAY#',
 } as const;
 export type Partition = keyof typeof PARTITIONS;
 
@@ -71,6 +73,8 @@ export const INDEX_PARTITIONS = {
   unmatched: { index: GSI1.indexName, key: 'UNMATCHED' },
   /** A user's charges across agents (`keys.userChargeIndex`). */
   userCharges: { index: GSI2.indexName, key: 'USERCHARGES#' },
+  /** x402 settlements still PENDING, by age: the reconciler's (`keys.x402PendingIndex`). */
+  x402Pending: { index: GSI1.indexName, key: 'X402PENDING' },
 } as const;
 export type IndexPartition = keyof typeof INDEX_PARTITIONS;
 
@@ -154,4 +158,12 @@ export const keys = {
   webhookTestWindow: (webhookId: string) => ({ PK: `${P.webhookTestWindow}${webhookId}`, SK: 'WINDOW' }),
   /** An outbox item: the events one state change produced, written in that change's transaction. */
   outbox: (eventId: string) => ({ PK: `${P.outbox}${eventId}`, SK: 'OUTBOX' }),
+  // x402 (docs/x402.md).
+  /** Credit-once guard and state of one x402 settlement, keyed by its transaction signature. */
+  x402Settlement: (signature: string) => ({ PK: `${P.x402Settlement}${signature}`, SK: 'SETTLEMENT' }),
+  /** GSI1 entry that exists exactly while a settlement is PENDING: the reconciler's work list, by age. */
+  x402PendingIndex: (createdAt: string, signature: string) => ({ GSI1PK: I.x402Pending.key, GSI1SK: `${createdAt}#${signature}` }),
+  /** An agent's credited x402 payments, one partition sorted by id (= creation order): the listing and the audit. */
+  x402Payment: (agentId: string, paymentId: string) => ({ PK: `${P.x402Payment}${agentId}`, SK: paymentId }),
+  x402PaymentPartition: (agentId: string) => `${P.x402Payment}${agentId}`,
 } as const;
