@@ -27,6 +27,7 @@ commands:
   credit <userId> <amount> <currency>    top up a user (currency USD or USDC)
          [--idempotency-key <key>]       the same key never credits twice; one is made up and printed when absent
   show-user <userId>                     a user's balances
+  rotate-user-key <userId>               a new account key for a payer locked out (shown only once; the old key stops at once)
   enable-agent <agentId>                 let an agent charge users
   disable-agent <agentId>                stop an agent from charging users
   show-agent <agentId>                   an agent and its withdrawable balance
@@ -82,6 +83,11 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     params: ['userId'],
     run: async (c, [userId]) => c.answer(await c.readUser(userId)),
     request: ([userId]) => ({ method: 'GET', path: user(userId) }),
+  },
+  'rotate-user-key': {
+    params: ['userId'],
+    run: async (c, [userId]) => c.answer({ statusCode: 200, body: await c.rotateUserKeyByOperator(userId) }),
+    request: ([userId]) => ({ method: 'POST', path: `${user(userId)}/keys/rotate` }),
   },
   'enable-agent': {
     params: ['agentId'],

@@ -5,18 +5,19 @@
  * module reads the environment once).
  */
 import { isNumber, LosslessNumber } from 'lossless-json';
-import { creditSchema } from '../../functions/api/request.schemas';
 import { runLedgerAudit } from '../../functions/audit/ledger-audit';
+import type { ApiResult } from '../../functions/contracts/api';
+import { serialize } from '../../functions/contracts/json';
+import { creditSchema } from '../../functions/contracts/request.schemas';
+import { validate } from '../../functions/contracts/validation';
 import { ApiError } from '../../functions/core/errors';
-import { type HttpResult, serialize } from '../../functions/http/response';
-import { validate } from '../../functions/http/validation';
 import { readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
 import { readCharge } from '../../functions/use-cases/charges';
 import { checkIdempotencyKey } from '../../functions/use-cases/idempotency';
-import { createUserWithKey, creditUserBalance, readUser } from '../../functions/use-cases/users';
+import { createUserWithKey, creditUserBalance, readUser, rotateUserKeyByOperator } from '../../functions/use-cases/users';
 import { type Answer, answer as answerText } from './answer';
 
-export { createUserWithKey, readUser, runLedgerAudit };
+export { createUserWithKey, readUser, rotateUserKeyByOperator, runLedgerAudit };
 
 export const enableAgent = (agentId: string) => updateAgentEnabled(agentId, true);
 export const disableAgent = (agentId: string) => updateAgentEnabled(agentId, false);
@@ -25,7 +26,7 @@ export const disableAgent = (agentId: string) => updateAgentEnabled(agentId, fal
  * Tops up a user, as `POST /admin/users/{id}/credits` does. `amount` is the decimal text the
  * operator typed; it reaches the use case as that exact text, never through a float.
  */
-export function credit(userId: string, amount: string, currency: string, idempotencyKey: string): Promise<HttpResult> {
+export function credit(userId: string, amount: string, currency: string, idempotencyKey: string): Promise<ApiResult> {
   // The API reads amounts as JSON number literals; text that is not one fails its schema the same way.
   const body = validate(creditSchema, { amount: isNumber(amount) ? new LosslessNumber(amount) : amount, currency });
   return creditUserBalance({ userId, idempotencyKey: checkIdempotencyKey(idempotencyKey), ...body });
@@ -38,7 +39,7 @@ export const showAgent = readAgent;
 export const showCharge = (chargeId: string) => readCharge(undefined, chargeId);
 
 /** A use case's answer as the API would send it (answer.ts prints it). */
-export function answer(result: HttpResult): Answer {
+export function answer(result: ApiResult): Answer {
   return answerText(result.statusCode, result.rawBody ?? serialize(result.body ?? {}));
 }
 

@@ -1,10 +1,10 @@
 import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
+import { creditSchema } from '../contracts/request.schemas';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { authenticateAdmin } from '../use-cases/auth';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
 import { creditUserBalance } from '../use-cases/users';
-import { creditSchema } from './request.schemas';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
 loadConfig({ require: NEEDS_ADMIN_AUTH });

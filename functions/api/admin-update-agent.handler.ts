@@ -1,9 +1,9 @@
 import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
+import { updateAgentSchema } from '../contracts/request.schemas';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { updateAgentEnabled } from '../use-cases/agents';
 import { authenticateAdmin } from '../use-cases/auth';
-import { updateAgentSchema } from './request.schemas';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
 loadConfig({ require: NEEDS_ADMIN_AUTH });

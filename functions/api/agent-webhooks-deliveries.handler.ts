@@ -1,8 +1,8 @@
+import { listDeliveriesQuerySchema } from '../contracts/request.schemas';
+import { validate } from '../contracts/validation';
 import { httpHandler } from '../http/handler';
-import { validate } from '../http/validation';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { listWebhookDeliveries } from '../use-cases/webhooks';
-import { listDeliveriesQuerySchema } from './request.schemas';
 
 /** GET /api/v1/agents/webhooks/{id}/deliveries — x-agent-key. */
 export const handler = httpHandler(async (req) => {

@@ -1,7 +1,7 @@
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import { validate } from '../contracts/validation';
 import { listX402PaymentsQuerySchema } from '../contracts/x402';
-import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
 import { httpHandler } from '../http/handler';
-import { validate } from '../http/validation';
 import { listAgentX402Payments } from '../use-cases/x402';
 import { x402Agent } from './x402-request';
 

@@ -1,9 +1,10 @@
 import { loadConfig, NEEDS_APPROVAL_SECRET } from '../config';
+import { APPROVAL_FORM_MAX_BYTES, approvalDecisionSchema } from '../contracts/approval-page.schema';
 import { parseFormBody } from '../http/body';
 import { httpHandler } from '../http/handler';
-import { htmlErrorResponse } from '../http/html';
+import { approvalDecisionAnswer } from '../pages/approval-page.view';
+import { htmlErrorResponse } from '../pages/html';
 import { decideOnApprovalPage } from '../use-cases/approval-page';
-import { APPROVAL_FORM_MAX_BYTES, approvalDecisionSchema } from './approval-page.schema';
 
 // The link's token is checked against the approval secret.
 loadConfig({ require: NEEDS_APPROVAL_SECRET });
@@ -12,7 +13,7 @@ loadConfig({ require: NEEDS_APPROVAL_SECRET });
 export const handler = httpHandler(
   async (req) => {
     const { action } = parseFormBody(req, approvalDecisionSchema, APPROVAL_FORM_MAX_BYTES);
-    return decideOnApprovalPage(req.params.token, action);
+    return approvalDecisionAnswer(await decideOnApprovalPage(req.params.token, action));
   },
   { errors: htmlErrorResponse },
 );

@@ -1,10 +1,13 @@
 import { loadConfig, NEEDS_APPROVAL_SECRET } from '../config';
 import { httpHandler } from '../http/handler';
-import { htmlErrorResponse } from '../http/html';
+import { approvalPageAnswer } from '../pages/approval-page.view';
+import { htmlErrorResponse } from '../pages/html';
 import { showApprovalPage } from '../use-cases/approval-page';
 
 // The link's token is checked against the approval secret.
 loadConfig({ require: NEEDS_APPROVAL_SECRET });
 
 /** GET /approve/{token} — the approval page (HTML); the token is the only credential. */
-export const handler = httpHandler(async (req) => showApprovalPage(req.params.token), { errors: htmlErrorResponse });
+export const handler = httpHandler(async (req) => approvalPageAnswer(await showApprovalPage(req.params.token)), {
+  errors: htmlErrorResponse,
+});

@@ -1,9 +1,9 @@
+import { captureChargeSchema } from '../contracts/request.schemas';
 import { httpHandler } from '../http/handler';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
 import { captureCharge } from '../use-cases/lifecycle';
 import { parseOptionalJsonBody } from './optional-body';
-import { captureChargeSchema } from './request.schemas';
 
 /** POST /api/v1/agents/charge/{id}/capture — x-agent-key, Idempotency-Key, `{amount?}`. */
 export const handler = httpHandler(async (req) => {

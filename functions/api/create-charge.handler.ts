@@ -1,11 +1,11 @@
 import { loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL } from '../config';
+import { createChargeSchema } from '../contracts/request.schemas';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { createCharge } from '../use-cases/charges';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
-import { createChargeSchema } from './request.schemas';
 
 // Charges above a payer's approval threshold hand out approval links (on PUBLIC_BASE_URL).
 loadConfig({ require: [...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL] });

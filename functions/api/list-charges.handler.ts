@@ -1,8 +1,8 @@
+import { listChargesQuerySchema } from '../contracts/request.schemas';
+import { validate } from '../contracts/validation';
 import { httpHandler } from '../http/handler';
-import { validate } from '../http/validation';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { listAgentCharges } from '../use-cases/charges';
-import { listChargesQuerySchema } from './request.schemas';
 
 /** GET /api/v1/agents/charges?page=&limit=&cursor= — x-agent-key. */
 export const handler = httpHandler(async (req) => {

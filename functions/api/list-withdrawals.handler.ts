@@ -1,8 +1,8 @@
+import { listWithdrawalsQuerySchema } from '../contracts/request.schemas';
+import { validate } from '../contracts/validation';
 import { httpHandler } from '../http/handler';
-import { validate } from '../http/validation';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { listWithdrawals } from '../use-cases/withdrawals';
-import { listWithdrawalsQuerySchema } from './request.schemas';
 
 /** GET /api/v1/agents/withdraw?limit=&cursor= (newest first) or ?payoutId= (one Payout) — x-agent-key. */
 export const handler = httpHandler(async (req) => {

@@ -83,6 +83,8 @@ const X402_SETTLE = uses(
   'releaseX402Claim',
 );
 const USER = uses('userKeyLookup');
+/** Issuing a grant (the user API or the consent page): the agent named, the grant, its key and events, the limit. */
+const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
 
 export const ROUTES: readonly RouteSpec[] = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: uses('createAgent') },
@@ -113,6 +115,14 @@ export const ROUTES: readonly RouteSpec[] = [
     admin: true,
   },
   { name: 'admin-get-user', method: 'GET', path: '/api/v1/admin/users/{id}', table: uses('getUser'), admin: true },
+  // A payer locked out (their key rotated by someone else): the operator hands them a new one.
+  {
+    name: 'admin-rotate-user-key',
+    method: 'POST',
+    path: '/api/v1/admin/users/{id}/keys/rotate',
+    table: uses('getUserKeyHash', 'rotateUserKey'),
+    admin: true,
+  },
   { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: uses('setAgentEnabled'), admin: true },
   {
     name: 'admin-get-agent',
@@ -134,6 +144,11 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'user-approve-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/approve', table: combine(USER, APPROVE) },
   { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: combine(USER, DECLINE) },
   { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: uses('userKeyLookup', 'rotateUserKey') },
+  // Grants (docs/grants.md): the account key issues, lists, reads and revokes agents' grant keys.
+  { name: 'user-create-grant', method: 'POST', path: '/api/v1/users/me/grants', table: combine(USER, ISSUE_GRANT) },
+  { name: 'user-list-grants', method: 'GET', path: '/api/v1/users/me/grants', table: uses('userKeyLookup', 'listGrants') },
+  { name: 'user-get-grant', method: 'GET', path: '/api/v1/users/me/grants/{id}', table: uses('userKeyLookup', 'getGrant') },
+  { name: 'user-revoke-grant', method: 'DELETE', path: '/api/v1/users/me/grants/{id}', table: uses('userKeyLookup', 'revokeGrant') },
   // Top-ups (docs/topups.md): money in by Solana Pay (USDC) or PayPal checkout (USD).
   {
     name: 'user-create-topup',
@@ -168,6 +183,40 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/approve/{token}',
     public: true,
     table: combine(APPROVE, DECLINE),
+    approvalSecret: true,
+  },
+  // Grant requests (docs/grants.md): the agent asks, the payer consents on the consent page.
+  {
+    name: 'agent-create-grant-request',
+    method: 'POST',
+    path: '/api/v1/agents/grant-requests',
+    table: uses('agentKeyLookup', 'idempotentCommand', 'createGrantRequest'),
+    approvalSecret: true,
+    publicLinks: true,
+  },
+  {
+    name: 'agent-get-grant-request',
+    method: 'GET',
+    path: '/api/v1/agents/grant-requests/{id}',
+    table: uses('agentKeyLookup', 'getGrantRequest', 'claimGrantRequest', 'getGrant'),
+    approvalSecret: true,
+    publicLinks: true,
+  },
+  // The consent page (HTML): the link's token shows it; Allow takes the payer's account key.
+  {
+    name: 'consent-page',
+    method: 'GET',
+    path: '/consent/{token}',
+    public: true,
+    table: uses('findConsent', 'getGrantRequest', 'getAgentById'),
+    approvalSecret: true,
+  },
+  {
+    name: 'consent-decide',
+    method: 'POST',
+    path: '/consent/{token}',
+    public: true,
+    table: combine(uses('findConsent', 'getGrantRequest', 'userKeyLookup', 'decideGrantRequest'), ISSUE_GRANT),
     approvalSecret: true,
   },
   // Webhooks (docs/webhooks.md): endpoints of enabled agents and of users.

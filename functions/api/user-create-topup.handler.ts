@@ -1,9 +1,9 @@
 import { loadConfig, NEEDS_PAYPAL_ORDERS, NEEDS_USDC_TOPUPS } from '../config';
+import { createTopupSchema } from '../contracts/request.schemas';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { authenticateUser } from '../use-cases/auth';
 import { openTopup } from '../use-cases/topups';
-import { createTopupSchema } from './request.schemas';
 
 // Refuses to start (fails the init) without the deposit wallet, the mint and PayPal's settings.
 loadConfig({ require: [...NEEDS_USDC_TOPUPS, ...NEEDS_PAYPAL_ORDERS] });

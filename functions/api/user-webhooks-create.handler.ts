@@ -1,9 +1,9 @@
 import { loadConfig, NEEDS_WEBHOOK_SECRETS } from '../config';
+import { createWebhookSchema } from '../contracts/request.schemas';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { authenticateUser } from '../use-cases/auth';
 import { createWebhook } from '../use-cases/webhooks';
-import { createWebhookSchema } from './request.schemas';
 
 // Refuses to start without a way to seal signing secrets (KMS on AWS, a local key otherwise).
 loadConfig({ require: NEEDS_WEBHOOK_SECRETS });

@@ -1,10 +1,10 @@
 import { loadConfig, NEEDS_WITHDRAWALS } from '../config';
+import { withdrawSchema } from '../contracts/request.schemas';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
 import { createWithdrawal } from '../use-cases/withdrawals';
-import { withdrawSchema } from './request.schemas';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
 loadConfig({ require: NEEDS_WITHDRAWALS });

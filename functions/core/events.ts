@@ -25,6 +25,8 @@ export const AGENT_EVENT_TYPES = [
   'payout.failed',
   'agent.enabled',
   'agent.disabled',
+  'grant.approved',
+  'grant.revoked',
   'x402.payment.settled',
 ] as const;
 export const USER_EVENT_TYPES = [
@@ -33,6 +35,8 @@ export const USER_EVENT_TYPES = [
   'charge.failed',
   'charge.expired',
   'topup.completed',
+  'grant.created',
+  'grant.revoked',
 ] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 export type UserEventType = (typeof USER_EVENT_TYPES)[number];

@@ -11,6 +11,8 @@ export const newPayoutId = (): string => `p${ulid().toLowerCase()}`;
 export const newAgentId = (): string => `a${ulid().toLowerCase()}`;
 export const newUserId = (): string => `u${ulid().toLowerCase()}`;
 export const newTopupId = (): string => `t${ulid().toLowerCase()}`;
+export const newGrantId = (): string => `g${ulid().toLowerCase()}`;
+export const newGrantRequestId = (): string => `gr${ulid().toLowerCase()}`;
 export const newRecordId = (): string => ulid().toLowerCase();
 
 /** The one pattern of each kind of id: a path or query value that does not match names nothing. */
@@ -20,6 +22,8 @@ export const ID_PATTERNS = {
   agent: /^a[0-9a-z]{26}$/,
   user: /^u[0-9a-z]{26}$/,
   topup: /^t[0-9a-z]{26}$/,
+  grant: /^g[0-9a-z]{26}$/,
+  grantRequest: /^gr[0-9a-z]{26}$/,
 } as const;
 
 export type IdKind = keyof typeof ID_PATTERNS;

@@ -3,6 +3,8 @@ import bs58 from 'bs58';
 
 export const AGENT_KEY_PREFIX = 'ag_live_';
 export const USER_KEY_PREFIX = 'uk_live_';
+/** A grant key (docs/grants.md): one agent's scoped charge credential, never an account key. */
+export const GRANT_KEY_PREFIX = 'ug_live_';
 
 /** A new secret: prefix + base58 of 32 random bytes (256 bits). Shown once, stored only hashed. */
 export function generateKey(prefix: string): string {

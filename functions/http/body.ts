@@ -1,9 +1,9 @@
 import { isLosslessNumber, parse } from 'lossless-json';
 import type * as z from 'zod';
 import { config } from '../config';
+import { type ApiRequest, isJsonContentType } from '../contracts/api';
+import { validate } from '../contracts/validation';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../core/errors';
-import type { HttpRequest } from './request';
-import { validate } from './validation';
 
 /**
  * Parses a JSON body keeping every number as its literal text (lossless-json), so money is read
@@ -11,7 +11,7 @@ import { validate } from './validation';
  * but JSON (a form post is never read as JSON by accident); 413 over MAX_BODY_BYTES; 400
  * `invalid json body` for anything that is not a JSON object.
  */
-export function parseJsonBody<S extends z.ZodType>(req: HttpRequest, schema: S): z.infer<S> {
+export function parseJsonBody<S extends z.ZodType>(req: ApiRequest, schema: S): z.infer<S> {
   if (!isJsonContentType(req.headers['content-type'])) throw new UnsupportedMediaTypeError();
   const text = req.body ?? '';
   if (Buffer.byteLength(text, 'utf8') > config().MAX_BODY_BYTES) throw new PayloadTooLargeError();
@@ -28,22 +28,12 @@ export function parseJsonBody<S extends z.ZodType>(req: HttpRequest, schema: S):
 }
 
 /**
- * `application/json`, with any parameters (`; charset=utf-8`), in any case. An absent header is
- * accepted: a client that sends no type has not declared anything else.
- */
-export function isJsonContentType(header: string | undefined): boolean {
-  if (header === undefined) return true;
-  const mediaType = header.split(';', 1)[0]?.trim().toLowerCase();
-  return mediaType === 'application/json';
-}
-
-/**
  * Parses an HTML form's body (`application/x-www-form-urlencoded`, what a plain `<form
  * method="post">` sends) and validates it. 415 for any other declared type, and for none (a
  * browser always declares a form's type); 413 over `maxBytes`, which a form route keeps far below
  * MAX_BODY_BYTES; 400 when a field is given twice (which one would count is anyone's guess).
  */
-export function parseFormBody<S extends z.ZodType>(req: HttpRequest, schema: S, maxBytes: number): z.infer<S> {
+export function parseFormBody<S extends z.ZodType>(req: ApiRequest, schema: S, maxBytes: number): z.infer<S> {
   const mediaType = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
   if (mediaType !== FORM_CONTENT_TYPE) throw new UnsupportedMediaTypeError(FORM_CONTENT_TYPE);
   const text = req.body ?? '';

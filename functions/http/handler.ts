@@ -1,11 +1,12 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { loadConfig } from '../config';
+import type { ApiRequest, ApiResult } from '../contracts/api';
 import { requestContext } from '../observability/logger';
 import { metricsMiddleware } from '../observability/metrics';
 import { type ErrorRenderer, errorMapper } from './error-mapper';
-import { type HttpRequest, toRequest } from './request';
-import { type HttpResult, toResponse } from './response';
+import { toRequest } from './request';
+import { toResponse } from './response';
 
 export type RouteHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -14,9 +15,9 @@ export type RouteHandler = (event: APIGatewayProxyEventV2, context?: Context) =>
  * log lines tagged with the request ids. Called at module scope of a handler file, so it parses the
  * shared configuration there: a function whose environment lacks something fails its init, naming
  * it. A route that needs more says so with its own `loadConfig({ require })` (withdraw.handler.ts).
- * `errors` writes error answers in another format (HTML pages: http/html.ts); JSON by default.
+ * `errors` writes error answers in another format (HTML pages: pages/html.ts); JSON by default.
  */
-export function httpHandler(fn: (req: HttpRequest) => Promise<HttpResult>, options: { errors?: ErrorRenderer } = {}): RouteHandler {
+export function httpHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options: { errors?: ErrorRenderer } = {}): RouteHandler {
   loadConfig();
   const wrapped = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(requestContext<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>((event) => event.requestContext?.requestId))

@@ -4,26 +4,10 @@ import type {
   APIGatewayProxyEventV2,
 } from 'aws-lambda';
 import { ConfigurationError, config } from '../config';
+import type { ApiRequest } from '../contracts/api';
 
-/** The parts of an API Gateway HTTP API (v2) event a use case may see. */
-export interface HttpRequest {
-  method: string;
-  path: string;
-  /** Lower-cased header names (API Gateway v2 already lower-cases them). */
-  headers: Readonly<Record<string, string | undefined>>;
-  query: Readonly<Record<string, string | undefined>>;
-  params: Readonly<Record<string, string | undefined>>;
-  body: string | undefined;
-  requestId: string;
-  /**
-   * The IAM principal (its ARN) API Gateway authorized, on a route with IAM authorization: it
-   * checked the SigV4 signature and execute-api:Invoke before invoking the function. Absent on
-   * every other route, and always locally: only API Gateway sets `requestContext.authorizer.iam`.
-   */
-  iamCaller?: string;
-}
-
-export function toRequest(event: APIGatewayProxyEventV2): HttpRequest {
+/** The request a use case sees (contracts/api.ts) from an API Gateway HTTP API (v2) event. */
+export function toRequest(event: APIGatewayProxyEventV2): ApiRequest {
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   const body =

@@ -1,26 +1,9 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { LosslessNumber, stringify } from 'lossless-json';
-import { type Currency, formatAmount, type Minor } from '../core/money';
+import type { ApiResult } from '../contracts/api';
+import { serialize } from '../contracts/json';
 
-/** What a use case returns: a status and a body (or an already-serialised body, for replays). */
-export interface HttpResult {
-  statusCode: number;
-  body?: unknown;
-  rawBody?: string;
-  headers?: Record<string, string>;
-}
-
-/** A money amount as an exact JSON number literal (no float ever sits between). */
-export function jsonAmount(minor: Minor, currency: Currency): LosslessNumber {
-  return new LosslessNumber(formatAmount(minor, currency));
-}
-
-/** Serialises a body; LosslessNumber values are written as their exact text. */
-export function serialize(body: unknown): string {
-  return stringify(body) ?? 'null';
-}
-
-export function toResponse(result: HttpResult): APIGatewayProxyStructuredResultV2 {
+/** A use case's answer as API Gateway's response (JSON unless the answer says otherwise). */
+export function toResponse(result: ApiResult): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: result.statusCode,
     headers: { 'content-type': 'application/json', ...result.headers },

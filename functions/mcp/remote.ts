@@ -7,14 +7,11 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { ApiRequest, ApiResult } from '../contracts/api';
+import { MCP_AUTH_MESSAGE } from '../contracts/mcp';
 import type { Agent } from '../core/agents';
 import { UnauthorizedError } from '../core/errors';
-import type { HttpRequest } from '../http/request';
-import type { HttpResult } from '../http/response';
 import { authenticate } from '../use-cases/auth';
-
-/** The one answer to a missing, unknown or disabled key, before any tool runs. */
-export const MCP_AUTH_MESSAGE = 'invalid or disabled agent key';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -23,10 +20,10 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * create_charge call, the user key in its arguments is looked up in the same BatchGetItem, as the
  * charge endpoint does; a bad user key is left for the tool to report.
  */
-export async function authenticateMcpAgent(req: HttpRequest): Promise<{ agent: Agent; agentKey: string }> {
+export async function authenticateMcpAgent(req: ApiRequest): Promise<{ agent: Agent; agentKey: string }> {
   const agentKey = req.headers['x-agent-key'] ?? BEARER.exec(req.headers.authorization ?? '')?.[1];
   if (agentKey === undefined) throw new UnauthorizedError(MCP_AUTH_MESSAGE);
-  const withKey: HttpRequest = { ...req, headers: { ...req.headers, 'x-agent-key': agentKey } };
+  const withKey: ApiRequest = { ...req, headers: { ...req.headers, 'x-agent-key': agentKey } };
   const userKey = chargeUserKey(req.body);
   if (userKey !== undefined) {
     try {
@@ -62,7 +59,7 @@ const DROPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transf
 export const MAX_MESSAGES_PER_REQUEST = 10;
 
 /** A JSON-RPC error answer from before the transport (HTTP 400, `id: null`: no request was read). */
-const invalidRequest = (message: string): HttpResult => ({
+const invalidRequest = (message: string): ApiResult => ({
   statusCode: 400,
   body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${message}` } },
 });
@@ -76,13 +73,13 @@ export function isWellFormedHost(host: string): boolean {
 }
 
 /** The request's Host, when it is malformed: a 400 before anything else (authentication included). */
-export function refuseMalformedHost(req: HttpRequest): HttpResult | undefined {
+export function refuseMalformedHost(req: ApiRequest): ApiResult | undefined {
   const host = req.headers.host;
   return host !== undefined && !isWellFormedHost(host) ? invalidRequest('malformed Host header') : undefined;
 }
 
 /** More messages in the batch than MAX_MESSAGES_PER_REQUEST: refused whole, before any runs. */
-function refuseLargeBatch(body: string | undefined): HttpResult | undefined {
+function refuseLargeBatch(body: string | undefined): ApiResult | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body ?? '');
@@ -95,7 +92,7 @@ function refuseLargeBatch(body: string | undefined): HttpResult | undefined {
 }
 
 /** One JSON-RPC POST through a fresh stateless transport; the server is closed after it. */
-export async function serveMcp(req: HttpRequest, server: Server): Promise<HttpResult> {
+export async function serveMcp(req: ApiRequest, server: Server): Promise<ApiResult> {
   const refused = refuseMalformedHost(req) ?? refuseLargeBatch(req.body);
   if (refused) return refused;
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

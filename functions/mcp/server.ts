@@ -1,16 +1,16 @@
 /**
  * The MCP server for agents, over any transport: the low-level SDK Server with the tool table
  * (tools.ts). Tool arguments are validated with the API's own zod schemas and house messages
- * (http/validation.ts), so a bad argument, a refusal and an API error all come back the same way:
+ * (contracts/validation.ts), so a bad argument, a refusal and an API error all come back the same way:
  * a tool result with isError and the API's message. The high-level McpServer would validate
  * arguments itself and word failures as zod dumps, so it is not used.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import { serialize } from '../contracts/json';
+import { validate } from '../contracts/validation';
 import { ApiError } from '../core/errors';
-import { serialize } from '../http/response';
-import { validate } from '../http/validation';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { TOOLS, type ToolSpec } from './tools';
@@ -47,7 +47,7 @@ export const TOOL_LIST: Tool[] = TOOLS.map((tool) => ({
   annotations: { title: tool.title, ...tool.annotations },
 }));
 
-const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+const byName = new Map<string, ToolSpec>(TOOLS.map((tool) => [tool.name, tool]));
 
 /** The API's answer as a tool result: the body on success, the API's message as a tool error. */
 export function toolResult(answer: ApiAnswer): CallToolResult {

@@ -6,7 +6,8 @@
  */
 import { LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
-import { agentBalanceBody, chargeBody, chargeListBody, withdrawalBody } from '../api/openapi/response.schemas';
+import type { ApiRequest, ApiResult } from '../contracts/api';
+import type { McpToolName } from '../contracts/mcp';
 import {
   AMOUNT_META,
   captureChargeSchema,
@@ -15,11 +16,10 @@ import {
   listWithdrawalsQuerySchema,
   refundChargeSchema,
   withdrawSchema,
-} from '../api/request.schemas';
+} from '../contracts/request.schemas';
+import { agentBalanceBody, chargeBody, chargeListBody, withdrawalBody } from '../contracts/response.schemas';
+import { validate } from '../contracts/validation';
 import type { Agent } from '../core/agents';
-import type { HttpRequest } from '../http/request';
-import type { HttpResult } from '../http/response';
-import { validate } from '../http/validation';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { agentBalance, createCharge, listAgentCharges, readCharge } from '../use-cases/charges';
 import { checkIdempotencyKey } from '../use-cases/idempotency';
@@ -44,7 +44,8 @@ export interface ToolAnnotations {
 }
 
 export interface ToolSpec<I extends z.ZodObject = z.ZodObject> {
-  name: string;
+  /** One of contracts/mcp.ts's MCP_TOOL_NAMES (the OpenAPI document lists them from there). */
+  name: McpToolName;
   title: string;
   description: string;
   annotations: ToolAnnotations;
@@ -56,7 +57,7 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject> {
   http(args: z.infer<I>): ApiCall;
   /** The same request run in-process, for an agent already authenticated (the remote server). */
   /** `baseUrl`: the API's public address, for links an answer hands out (approval links). */
-  run(agent: Agent, args: z.infer<I>, agentKey: string, baseUrl: string): Promise<HttpResult>;
+  run(agent: Agent, args: z.infer<I>, agentKey: string, baseUrl: string): Promise<ApiResult>;
 }
 
 /**
@@ -80,7 +81,7 @@ const limit = pageNumber("Page size, 1 to 100 (default 20, or the cursor's own).
 const cursor = listChargesQuerySchema.shape.cursor;
 
 /** A request for a use case, shaped like what the route handlers read. */
-function asRequest(agentKey: string, extra: Record<string, string | undefined> = {}): HttpRequest {
+function asRequest(agentKey: string, extra: Record<string, string | undefined> = {}): ApiRequest {
   return {
     method: 'POST',
     path: '/mcp',

@@ -105,6 +105,8 @@ export const STORE = {
   readPayerState: { read: ['user'] },
   replacePolicy: { write: ['user'] },
   rotateUserKey: { write: ['user', 'userKey'], delete: ['userKey'] },
+  /** The operator's rotation reads the current key's hash first (getUserKeyHash). */
+  getUserKeyHash: { read: ['user'] },
   // Charges (charge.repository.ts, charge-lifecycle.repository.ts).
   commitCharge: {
     write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox'],
@@ -178,7 +180,7 @@ export const STORE = {
   /** The endpoint's window of test pings (webhook-test-window.repository.ts). */
   testPingWindow: { write: ['webhookTestWindow'] },
   /** A PayPal transmission seen (paypal-transmission.repository.ts), forgotten again when PayPal could not verify it. */
-  paypalTransmission: { write: ['paypalTransmission'], delete: ['paypalTransmission'] },
+  paypalTransmission: { write: ['paypalTransmission'] },
   listDeliveryAttempts: { read: ['webhookDelivery'] },
   // x402 settlements (x402.repository.ts): the claim on a signature (its old item comes back with a
   // lost condition, else it is read), the one credit transaction, the end of a failed or unsent one.
@@ -190,6 +192,20 @@ export const STORE = {
   listX402Payments: { read: ['x402Payment'] },
   listStaleX402: { query: ['x402Pending'] },
   pingTable: { read: ['health'] },
+  // Grants (grant.repository.ts): the counter item carries the limit of active grants.
+  createGrant: { write: ['grantCount', 'grant', 'grantKey', 'outbox'] },
+  /** Expired grants stop counting against the limit when a create finds it reached. */
+  reclaimExpiredGrants: { read: ['grant'], write: ['grant', 'grantCount'] },
+  getGrant: { read: ['grant'] },
+  listGrants: { read: ['grant'] },
+  revokeGrant: { read: ['grant'], write: ['grant', 'grantCount', 'outbox'] },
+  // Grant requests (grant-request.repository.ts): the request, its consent link's lookup, its moves.
+  createGrantRequest: { write: ['grantRequest', 'consent', 'idempotency'] },
+  findConsent: { read: ['consent'] },
+  getGrantRequest: { read: ['grantRequest'] },
+  /** Deny, and approve (in the grant's create transaction). */
+  decideGrantRequest: { write: ['grantRequest'] },
+  claimGrantRequest: { write: ['grantRequest'] },
 } as const satisfies Record<string, TableGrant>;
 
 export type StoreOperation = keyof typeof STORE;

@@ -2,11 +2,13 @@
  * PayPal webhook transmissions already received: one small TTL'd item per `paypal-transmission-id`,
  * claimed with a conditional put before PayPal is asked to verify the webhook, so a replayed
  * transmission is refused without a call to PayPal. The claim is released when the webhook turns
- * out not to be verified or could not be handled (PayPal retries then), so a refusal leaves nothing.
+ * out not to be verified or could not be handled (PayPal retries then): the item is marked
+ * `released`, not deleted, so the function that receives webhooks from the internet holds no
+ * DeleteItem (docs/deploy.md, "Least privilege"), and a released claim can be claimed again.
  * Items outlive the 5-minute freshness window by far; TTL removes them after a day.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db } from './client';
 import { keys } from './table';
@@ -25,8 +27,9 @@ export async function claimTransmission(transmissionId: string, now: Date): Prom
           receivedAt: now.toISOString(),
           ttl: Math.floor(now.getTime() / 1000) + TRANSMISSION_TTL_SECONDS,
         },
-        // Seen before (and not released): a replay.
-        ConditionExpression: 'attribute_not_exists(PK)',
+        // Seen before and not released: a replay. A released claim (refused or not handled) is taken again.
+        ConditionExpression: 'attribute_not_exists(PK) OR released = :released',
+        ExpressionAttributeValues: { ':released': true },
       }),
     );
     return true;
@@ -38,5 +41,20 @@ export async function claimTransmission(transmissionId: string, now: Date): Prom
 
 /** Forgets a claimed transmission (it was refused or not handled; PayPal may send it again). */
 export async function releaseTransmission(transmissionId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.paypalTransmission(transmissionId) }));
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.paypalTransmission(transmissionId),
+        UpdateExpression: 'SET released = :released',
+        // Only a claim that exists: an UpdateItem would otherwise create a released stub.
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':released': true },
+      }),
+    );
+  } catch (error) {
+    // Gone already (TTL): nothing is held, PayPal's retry is claimed afresh.
+    if (error instanceof ConditionalCheckFailedException) return;
+    throw error;
+  }
 }

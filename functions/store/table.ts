@@ -49,6 +49,11 @@ export const PARTITIONS = {
   webhookAttempts: 'WHATTEMPTS#',
   webhookTestWindow: 'WHTESTS#',
   outbox: 'OUTBOX#',
+  grant: 'GRANTS#',
+  grantKey: 'GRANTKEY#',
+  grantCount: 'GRANTCOUNT#',
+  grantRequest: 'GRANTREQ#',
+  consent: 'CONSENT#',
   x402Settlement: 'X402TX#',
   x402Payment: 'X402PAY#',
 } as const;
@@ -158,6 +163,18 @@ export const keys = {
   webhookTestWindow: (webhookId: string) => ({ PK: `${P.webhookTestWindow}${webhookId}`, SK: 'WINDOW' }),
   /** An outbox item: the events one state change produced, written in that change's transaction. */
   outbox: (eventId: string) => ({ PK: `${P.outbox}${eventId}`, SK: 'OUTBOX' }),
+  // Grants (docs/grants.md).
+  /** A payer's grants, one partition sorted by id (= creation order): another payer's is simply not there. */
+  grant: (userId: string, grantId: string) => ({ PK: `${P.grant}${userId}`, SK: grantId }),
+  grantPartition: (userId: string) => `${P.grant}${userId}`,
+  /** A grant key's hash → its grant (and the terms a charge is judged by, which never change). */
+  grantKey: (keyHash: string) => ({ PK: `${P.grantKey}${keyHash}`, SK: 'GRANTKEY' }),
+  /** How many active grants a payer has (at most MAX_ACTIVE_GRANTS): the limit is a condition on this item. */
+  grantCount: (userId: string) => ({ PK: `${P.grantCount}${userId}`, SK: 'COUNT' }),
+  /** An agent's grant requests, sorted by id: another agent's is simply not there. */
+  grantRequest: (agentId: string, requestId: string) => ({ PK: `${P.grantRequest}${agentId}`, SK: requestId }),
+  /** A consent link's token hash → its grant request (the token itself is never stored). */
+  consent: (tokenHash: string) => ({ PK: `${P.consent}${tokenHash}`, SK: 'CONSENT' }),
   // x402 (docs/x402.md).
   /** Credit-once guard and state of one x402 settlement, keyed by its transaction signature. */
   x402Settlement: (signature: string) => ({ PK: `${P.x402Settlement}${signature}`, SK: 'SETTLEMENT' }),

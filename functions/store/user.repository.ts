@@ -205,3 +205,11 @@ export async function rotateUserKey(userId: string, oldKeyHash: string, newKeyHa
     throw error;
   }
 }
+
+/** The hash of the user's current key (on the user item), or undefined for an unknown user. */
+export async function getUserKeyHash(userId: string): Promise<string | undefined> {
+  const out = await db().send(
+    new GetCommand({ TableName: config().TABLE_NAME, Key: keys.user(userId), ConsistentRead: true, ProjectionExpression: 'keyHash' }),
+  );
+  return out.Item && typeof out.Item.keyHash === 'string' ? out.Item.keyHash : undefined;
+}

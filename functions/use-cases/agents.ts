@@ -1,20 +1,21 @@
 /** Agent registration and the operator's enable/disable switch. */
-import type { RegisterAgentRequest } from '../api/request.schemas';
+
+import type { ApiResult } from '../contracts/api';
+import type { RegisterAgentRequest } from '../contracts/request.schemas';
+import { agentView, balancesView } from '../contracts/views';
 import { AgentNameTakenError, ConflictError, NotFoundError, StaleReadError, UnauthorizedError } from '../core/errors';
 import { isId, newAgentId } from '../core/ids';
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
-import type { HttpResult } from '../http/response';
 import { createAgent, getAgentById, moveAgentKey, setAgentEnabled } from '../store/agent.repository';
 import { readAgentLedger } from '../store/balance.repository';
 import { AUTH_MESSAGES, clearAuthCache, forgetAgent } from './auth';
-import { agentView, balancesView } from './views';
 
 export const REGISTRATION_MESSAGE =
   'Agent registered. Store the apiKey now: it is shown only once. The agent is disabled until the ' +
   'service operator verifies it; contact the operator with your agentId to request activation.';
 
 /** Registers a disabled agent; the key is returned once and stored only as its SHA-256. */
-export async function registerAgent(input: RegisterAgentRequest): Promise<HttpResult> {
+export async function registerAgent(input: RegisterAgentRequest): Promise<ApiResult> {
   const apiKey = generateKey(AGENT_KEY_PREFIX);
   const agent = { id: newAgentId(), ...input, enabled: false, createdAt: new Date().toISOString(), keyHash: hashKey(apiKey) };
   try {
@@ -26,7 +27,7 @@ export async function registerAgent(input: RegisterAgentRequest): Promise<HttpRe
   return { statusCode: 201, body: { message: REGISTRATION_MESSAGE, apiKey, enabled: false, agentId: agent.id } };
 }
 
-export async function updateAgentEnabled(agentId: string | undefined, enabled: boolean): Promise<HttpResult> {
+export async function updateAgentEnabled(agentId: string | undefined, enabled: boolean): Promise<ApiResult> {
   if (!isId('agent', agentId)) throw new NotFoundError('agent not found');
   const agent = await setAgentEnabled(agentId, enabled);
   if (!agent) throw new NotFoundError('agent not found');
@@ -42,7 +43,7 @@ export async function updateAgentEnabled(agentId: string | undefined, enabled: b
  * carried over: a disabled agent may rotate (a leaked key is why it was disabled) and stays
  * disabled. The old key is checked with a fresh read, never the cache.
  */
-export async function rotateAgentKey(oldKeyHash: string): Promise<HttpResult> {
+export async function rotateAgentKey(oldKeyHash: string): Promise<ApiResult> {
   const apiKey = generateKey(AGENT_KEY_PREFIX);
   for (let round = 0; round < 3; round++) {
     try {
@@ -58,7 +59,7 @@ export async function rotateAgentKey(oldKeyHash: string): Promise<HttpResult> {
 }
 
 /** An agent as the operator sees it: its public fields and its withdrawable balance. */
-export async function readAgent(agentId: string | undefined): Promise<HttpResult> {
+export async function readAgent(agentId: string | undefined): Promise<ApiResult> {
   if (!isId('agent', agentId)) throw new NotFoundError('agent not found');
   const agent = await getAgentById(agentId);
   if (!agent) throw new NotFoundError('agent not found');

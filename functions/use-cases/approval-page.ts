@@ -2,45 +2,52 @@
  * The approval page (docs/design.md §11, docs/approvals.md): `GET /approve/{token}` shows the
  * charge the link was made for; `POST` approves or declines it through the same `settle()` as the
  * user API and the sweeper, so exactly one of them wins and the money moves once. The token is
- * the whole authority (no key, no cookie): whoever holds the link may decide, once.
+ * the whole authority (no key, no cookie): whoever holds the link may decide, once. What the
+ * reader sees is rendered by the page adapter (functions/pages/approval-page.view.ts).
  */
+
+import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { ConflictError, NotFoundError } from '../core/errors';
-import { seeOther } from '../http/html';
-import type { HttpResult } from '../http/response';
 import { getAgentById } from '../store/agent.repository';
 import { getCharge, getChargeById, getPendingCharge } from '../store/charge.repository';
-import { chargePage, invalidLinkPage } from './approval-page.view';
 import { chargeOfToken } from './approval-token';
 import { APPROVED, DECLINED, settle } from './payers';
 
-/** GET /approve/{token}: the charge awaiting a decision, or the state it ended in; 404 for a bad link. */
-export async function showApprovalPage(token: string | undefined): Promise<HttpResult> {
+/** What the page shows: the link's charge as it is now, with its agent; or a link that is not one of ours. */
+export type ApprovalPage = { kind: 'charge'; charge: Charge; agent: Agent | undefined; now: Date } | { kind: 'invalid-link' };
+
+/** After a decision: back to the link's own page (its token), or a link that is not one of ours. */
+export type ApprovalOutcome = { kind: 'decided'; token: string } | { kind: 'invalid-link' };
+
+const INVALID_LINK = { kind: 'invalid-link' } as const;
+
+/** GET /approve/{token}: the charge awaiting a decision, or the state it ended in; an invalid link for a bad one. */
+export async function showApprovalPage(token: string | undefined): Promise<ApprovalPage> {
   const chargeId = token === undefined ? undefined : await chargeOfToken(token);
   const charge = chargeId === undefined ? undefined : await currentCharge(chargeId);
-  if (!charge) return invalidLinkPage();
+  if (!charge) return INVALID_LINK;
   const agent = await getAgentById(charge.agentId);
-  return chargePage(charge, agent, new Date());
+  return { kind: 'charge', charge, agent, now: new Date() };
 }
 
 /**
- * POST /approve/{token}: approve or decline, then 303 back to the page, which shows the outcome
- * (post/redirect/get: reloading shows the state rather than posting again). Losing a race to the
- * user API or the sweeper, or a link already used or expired, is not an error here: the page it
- * redirects to shows what happened instead.
+ * POST /approve/{token}: approve or decline; the page adapter then answers 303 back to the page,
+ * which shows the outcome (post/redirect/get: reloading shows the state rather than posting
+ * again). Losing a race to the user API or the sweeper, or a link already used or expired, is not
+ * an error here: the page it redirects to shows what happened instead.
  */
-export async function decideOnApprovalPage(token: string | undefined, action: 'approve' | 'decline'): Promise<HttpResult> {
-  if (token === undefined) return invalidLinkPage();
+export async function decideOnApprovalPage(token: string | undefined, action: 'approve' | 'decline'): Promise<ApprovalOutcome> {
+  if (token === undefined) return INVALID_LINK;
   const chargeId = await chargeOfToken(token);
-  if (chargeId === undefined) return invalidLinkPage();
+  if (chargeId === undefined) return INVALID_LINK;
   try {
     // The token is the authority: it was made for this charge, whoever's it is.
     await settle(chargeId, action === 'approve' ? APPROVED : DECLINED, () => true);
   } catch (error) {
     if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
   }
-  // Relative to /…/approve/<token>: this same page, wherever the API is mounted.
-  return seeOther(`./${encodeURIComponent(token)}`);
+  return { kind: 'decided', token };
 }
 
 /**

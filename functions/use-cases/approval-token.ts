@@ -36,6 +36,17 @@ function approvalSecret(): Promise<string> {
 
 const mac = (key: string, chargeId: string) => createHmac('sha256', key).update(`approval:${chargeId}`).digest();
 
+/**
+ * 256 bits derived from the approval secret for `label` (the consent link of a grant request, the
+ * grant key its payer allowed: use-cases/grant-requests.ts). Nothing derived here is stored: a copy
+ * of the table alone derives nothing.
+ */
+export async function derivedSecret(label: string): Promise<Buffer> {
+  return createHmac('sha256', await approvalSecret())
+    .update(label)
+    .digest();
+}
+
 /** The token for a charge's approval link. */
 export async function approvalToken(chargeId: string): Promise<string> {
   return `${chargeId}.${mac(await approvalSecret(), chargeId).toString('base64url')}`;

@@ -6,11 +6,11 @@
  * A key never reaches a log line or an error message.
  */
 import { config, onConfigReset } from '../config';
+import type { ApiRequest } from '../contracts/api';
 import type { Agent } from '../core/agents';
 import { UnauthorizedError } from '../core/errors';
 import { AGENT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual, USER_KEY_PREFIX } from '../core/keys';
 import { TtlCache } from '../core/ttl-cache';
-import type { HttpRequest } from '../http/request';
 import { lookupCredentials } from '../store/credentials.repository';
 import { adminKey } from './admin-key';
 
@@ -30,6 +30,8 @@ export const AUTH_MESSAGES = {
   admin: 'invalid admin key',
   /** Webhook routes: a disabled agent makes the service send nothing (registration is public). */
   webhooks: 'invalid or disabled agent key',
+  /** Grant requests (docs/grants.md): a disabled agent asks for nothing. */
+  grantRequests: 'invalid or disabled agent key',
 } as const;
 
 type CachedAgent = { agent: Agent | null };
@@ -76,10 +78,10 @@ export interface ChargeParties {
  * Resolves an agent key and, optionally, a user key. Cold caches cost one BatchGetItem for both.
  * The agent is checked first: a bad agent key is reported even when the user key is bad too.
  */
-export async function authenticate(req: HttpRequest, agentMessage: string, withUser: false): Promise<{ agent: Agent }>;
-export async function authenticate(req: HttpRequest, agentMessage: string, withUser: true): Promise<ChargeParties>;
+export async function authenticate(req: ApiRequest, agentMessage: string, withUser: false): Promise<{ agent: Agent }>;
+export async function authenticate(req: ApiRequest, agentMessage: string, withUser: true): Promise<ChargeParties>;
 export async function authenticate(
-  req: HttpRequest,
+  req: ApiRequest,
   agentMessage: string,
   withUser: boolean,
 ): Promise<{ agent: Agent; userId?: string; userKeyHash?: string }> {
@@ -122,7 +124,7 @@ export async function authenticate(
  * Resolves the x-user-key of the user API (401 `invalid user key`): cached like agent keys, and a
  * cold cache costs one read. Returns the user and the key's hash (a rotation needs it).
  */
-export async function authenticateUser(req: HttpRequest): Promise<{ userId: string; userKeyHash: string }> {
+export async function authenticateUser(req: ApiRequest): Promise<{ userId: string; userKeyHash: string }> {
   const userKey = req.headers['x-user-key'];
   if (!looksLikeKey(userKey, USER_KEY_PREFIX)) throw new UnauthorizedError(AUTH_MESSAGES.user);
   const { users } = caches();
@@ -145,7 +147,7 @@ export async function authenticateUser(req: HttpRequest): Promise<{ userId: stri
  * never passes API Gateway on an IAM route; refusing it here too keeps a route deployed without the
  * authorizer closed rather than open.
  */
-export async function authenticateAdmin(req: HttpRequest): Promise<void> {
+export async function authenticateAdmin(req: ApiRequest): Promise<void> {
   if (config().ADMIN_AUTH === 'iam') {
     if (!req.iamCaller) throw new UnauthorizedError(AUTH_MESSAGES.admin);
     return;

@@ -1,7 +1,11 @@
 /**
  * Charges: an agent debits a user's balance in the charge's currency and earns it.
  */
-import type { CreateChargeRequest, ListChargesQuery } from '../api/request.schemas';
+
+import type { ApiResult } from '../contracts/api';
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import type { CreateChargeRequest, ListChargesQuery } from '../contracts/request.schemas';
+import { balancesView, chargeView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import type { Charge } from '../core/charges';
 import {
@@ -19,8 +23,6 @@ import {
 import { isId, newChargeId } from '../core/ids';
 import { approvalWindow, judge, periodsOf } from '../core/policy';
 import type { PayerState } from '../core/users';
-import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
-import type { HttpResult } from '../http/response';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, getCharge, getChargeById, listCharges, recordFailedCharge } from '../store/charge.repository';
 import { approvalToken, TOKEN_PLACEHOLDER, withApprovalToken } from './approval-token';
@@ -28,7 +30,6 @@ import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
 import { chargeEvents } from './events';
 import { idempotentCommand } from './idempotency';
 import { payerState, rememberPayer } from './payer-cache';
-import { balancesView, chargeView } from './views';
 
 export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   /** false: authorize only (a hold). Absent: true, as the request schema's default. */
@@ -56,7 +57,7 @@ const CHARGE_ROUNDS = 4;
  * Idempotency-Key in the same transaction that writes it. A warm charge is one TransactWriteItems
  * and no read: the policy is this container's copy, and the write is conditioned on it.
  */
-export function createCharge(input: CreateChargeInput): Promise<HttpResult> {
+export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
   const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture } = input;
   // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
   const holdSeconds = capture !== false ? undefined : (input.holdSeconds ?? DEFAULT_HOLD_SECONDS);
@@ -157,7 +158,7 @@ function translate(error: unknown, input: CreateChargeInput): unknown {
 }
 
 /** One charge of this agent (another agent's charge is "not found", never "forbidden"). */
-export async function readCharge(agentId: string | undefined, chargeId: string | undefined): Promise<HttpResult> {
+export async function readCharge(agentId: string | undefined, chargeId: string | undefined): Promise<ApiResult> {
   if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
   const charge = agentId ? await getCharge(agentId, chargeId) : await getChargeById(chargeId);
   if (!charge) throw new NotFoundError('charge not found');
@@ -189,7 +190,7 @@ export const MAX_PAGE_DEPTH = 10_000;
  * A page of charges, newest first, with `total` from the balance shards' counters and a
  * `nextCursor` that continues with one query however deep it goes.
  */
-export async function listAgentCharges(agentId: string, query: ListChargesQuery): Promise<HttpResult> {
+export async function listAgentCharges(agentId: string, query: ListChargesQuery): Promise<ApiResult> {
   const cursor = query.cursor ? readChargeCursor(query.cursor) : undefined;
   const page = cursor ? cursor.page : query.page;
   const limit = pageLimit(query.limit, cursor?.limit);
@@ -215,7 +216,7 @@ export async function listAgentCharges(agentId: string, query: ListChargesQuery)
 }
 
 /** The agent's earned, withdrawable balance per currency. */
-export async function agentBalance(agentId: string): Promise<HttpResult> {
+export async function agentBalance(agentId: string): Promise<ApiResult> {
   const ledger = await readAgentLedger(agentId);
   return { statusCode: 200, body: { balances: balancesView(ledger.balances) } };
 }

@@ -1,15 +1,16 @@
 /**
  * The webhook events of each state change, with their data rendered as the API shows the object
- * (views.ts). Pure: a use case builds them and hands them to the repository that commits the
+ * (contracts/views.ts). Pure: a use case builds them and hands them to the repository that commits the
  * change, which appends `outboxPut(events)` (store/outbox.ts) to the change's transaction.
  * Which events a charge state produces is decided in core/events.ts (`chargeEventPlan`).
  */
+
+import { agentView, chargeView, payoutView, userChargeView } from '../contracts/views';
 import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { chargeEventPlan, type EventType, newEventId, type OutboxEvent, type Owner } from '../core/events';
 import type { Payout } from '../core/payouts';
 import { type Settlement, settledCharge } from '../store/charge.repository';
-import { agentView, chargeView, payoutView, userChargeView } from './views';
 
 function event(type: EventType, owner: Owner, data: unknown, now: Date): OutboxEvent {
   return { id: newEventId(now), type, createdAt: now.toISOString(), owner, data };

@@ -1,9 +1,9 @@
+import type { ApiResult } from '../contracts/api';
 import { ApiError } from '../core/errors';
-import type { HttpResult } from '../http/response';
 import { pingTable } from '../store/health.repository';
 
 /** 200 when the table answers a strongly consistent read; 503 (not a crash) when it does not. */
-export async function checkHealth(): Promise<HttpResult> {
+export async function checkHealth(): Promise<ApiResult> {
   try {
     await pingTable();
   } catch (error) {

@@ -6,6 +6,8 @@
  * the answer that stands for it.
  */
 import { createHash } from 'node:crypto';
+import type { ApiRequest, ApiResult } from '../contracts/api';
+import { serialize } from '../contracts/json';
 import { backoffMs, sleep } from '../core/backoff';
 import {
   type ApiError,
@@ -17,15 +19,13 @@ import {
   ValidationError,
 } from '../core/errors';
 import type { IdempotencyRecord, IdempotencyWrite } from '../core/idempotency';
-import type { HttpRequest } from '../http/request';
-import { type HttpResult, serialize } from '../http/response';
 import { getIdempotencyRecord } from '../store/idempotency.repository';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 
 /** The Idempotency-Key header: required, 1–255 printable ASCII characters. */
-export function requireIdempotencyKey(req: HttpRequest): string {
+export function requireIdempotencyKey(req: ApiRequest): string {
   return checkIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]);
 }
 
@@ -50,7 +50,7 @@ export function fingerprint(parts: Record<string, string | number>): string {
 
 /** An answer an attempt gives, and the record that stores it for replays. */
 export interface Answer {
-  result: HttpResult;
+  result: ApiResult;
   record: IdempotencyWrite;
 }
 
@@ -69,7 +69,7 @@ export interface Attempt {
    * undefined when it was not. For a refusal decided before any write (e.g. too little balance,
    * perhaps because this very request already moved it): a replay must win over the refusal.
    */
-  replayIfUsed(): Promise<HttpResult | undefined>;
+  replayIfUsed(): Promise<ApiResult | undefined>;
 }
 
 export interface IdempotentCommand {
@@ -96,7 +96,7 @@ export interface IdempotentCommand {
  * answers: a used key → the stored answer (`Idempotent-Replayed: true`) or 422; a stale read →
  * another round after a jittered wait; conflicts past the store's retries → 409 in progress.
  */
-export async function idempotentCommand(command: IdempotentCommand, attempt: (a: Attempt) => Promise<HttpResult>): Promise<HttpResult> {
+export async function idempotentCommand(command: IdempotentCommand, attempt: (a: Attempt) => Promise<ApiResult>): Promise<ApiResult> {
   const fp = fingerprint(command.request);
   const replayOf = async (record: IdempotencyRecord | undefined) => {
     const answer = replay(record, fp);
@@ -139,7 +139,7 @@ export async function idempotentCommand(command: IdempotentCommand, attempt: (a:
 }
 
 /** The stored answer with `Idempotent-Replayed: true`, 422 for a different request, undefined for no record. */
-function replay(record: IdempotencyRecord | undefined, requestFingerprint: string): HttpResult | undefined {
+function replay(record: IdempotencyRecord | undefined, requestFingerprint: string): ApiResult | undefined {
   if (!record) return undefined;
   if (record.fingerprint !== requestFingerprint) throw new IdempotencyMismatchError();
   return { statusCode: record.statusCode, rawBody: record.body, headers: { 'idempotent-replayed': 'true' } };

@@ -5,8 +5,11 @@
  * strongly consistent read of what it acts on (the charge; for a refund, with the agent's shards
  * in the same BatchGetItem).
  */
-import type { CaptureChargeRequest, RefundChargeRequest } from '../api/request.schemas';
+
 import { config } from '../config';
+import type { ApiResult } from '../contracts/api';
+import type { CaptureChargeRequest, RefundChargeRequest } from '../contracts/request.schemas';
+import { chargeView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import { type Charge, RELEASED_BY_AGENT } from '../core/charges';
 import {
@@ -24,7 +27,6 @@ import {
 import { isId } from '../core/ids';
 import { planShardDebit, type ShardDebit } from '../core/ledger';
 import { AmountError, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
-import type { HttpResult } from '../http/response';
 import { getCharge } from '../store/charge.repository';
 import {
   type ChargeAndLedger,
@@ -36,7 +38,6 @@ import {
 import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { chargeEvents, chargeRefundedEvents } from './events';
 import { idempotentCommand } from './idempotency';
-import { chargeView } from './views';
 
 export interface LifecycleInput {
   agent: AgentRef;
@@ -53,7 +54,7 @@ const REFUND_ROUNDS = 30;
  * it), `authorizedAmount` keeps what was held, and the rest goes back to the user (and stops
  * counting against the user's limits), all in one transaction.
  */
-export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Promise<HttpResult> {
+export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Promise<ApiResult> {
   const { agent, chargeId, idempotencyKey } = input;
   if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
   return idempotentCommand(
@@ -90,7 +91,7 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
 }
 
 /** POST /api/v1/agents/charge/{id}/release: the PENDING charge becomes FAILED `released by agent`; the hold goes back. */
-export function releaseCharge(input: LifecycleInput): Promise<HttpResult> {
+export function releaseCharge(input: LifecycleInput): Promise<ApiResult> {
   const { agent, chargeId, idempotencyKey } = input;
   if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
   return idempotentCommand(
@@ -124,7 +125,7 @@ export function releaseCharge(input: LifecycleInput): Promise<HttpResult> {
  * never pass the charge's amount, however many race; the agent's balance never goes below zero,
  * whatever withdrawal races them (both debit the shards under a condition).
  */
-export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promise<HttpResult> {
+export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promise<ApiResult> {
   const { agent, chargeId, idempotencyKey } = input;
   if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
   return idempotentCommand(
@@ -194,8 +195,8 @@ function judgeRefund(read: ChargeAndLedger, literal: string | undefined): Refund
 async function pendingHold(
   agentId: string,
   chargeId: string,
-  replayIfUsed: () => Promise<HttpResult | undefined>,
-): Promise<Charge | HttpResult> {
+  replayIfUsed: () => Promise<ApiResult | undefined>,
+): Promise<Charge | ApiResult> {
   const charge = await getCharge(agentId, chargeId);
   if (!charge) throw new NotFoundError('charge not found');
   if (charge.status === 'PENDING') return charge;
@@ -204,7 +205,7 @@ async function pendingHold(
   throw notPending(charge.status);
 }
 
-const isAnswer = (value: Charge | HttpResult): value is HttpResult => 'statusCode' in value;
+const isAnswer = (value: Charge | ApiResult): value is ApiResult => 'statusCode' in value;
 
 const notPending = (status: string) =>
   status === 'EXPIRED' ? new ConflictError('charge expired') : new ConflictError('charge is not pending');

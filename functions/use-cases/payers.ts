@@ -3,15 +3,18 @@
  * every charge against them (refusals included: the authorization log), sets a spending policy,
  * approves or declines PENDING charges, and rotates their key.
  */
-import type { ListUserChargesQuery, PolicyRequest } from '../api/request.schemas';
+
+import type { ApiResult } from '../contracts/api';
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import { jsonAmount } from '../contracts/json';
+import type { ListUserChargesQuery, PolicyRequest } from '../contracts/request.schemas';
+import { balancesView, chargeView, userChargeView } from '../contracts/views';
 import type { Charge } from '../core/charges';
 import { ChargeNotPendingError, ConflictError, NotFoundError, StaleReadError, ValidationError } from '../core/errors';
 import { isId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { CURRENCIES, type Currency } from '../core/money';
 import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
-import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
-import { type HttpResult, jsonAmount } from '../http/response';
 import { getAgentById } from '../store/agent.repository';
 import {
   chargeBeforeSettling,
@@ -27,13 +30,12 @@ import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository'
 import { forgetUserKey } from './auth';
 import { settlementEvents } from './events';
 import { knownPayerState, rememberPayer } from './payer-cache';
-import { balancesView, chargeView, userChargeView } from './views';
 
 /**
  * GET /api/v1/users/me: balances, money held in PENDING charges, money owed after a reversed
  * top-up (docs/topups.md: no charge in a currency owed until a top-up pays it), and the policy.
  */
-export async function readMe(userId: string): Promise<HttpResult> {
+export async function readMe(userId: string): Promise<ApiResult> {
   const user = await getUser(userId);
   if (!user) throw new NotFoundError('user not found');
   return {
@@ -49,7 +51,7 @@ export async function readMe(userId: string): Promise<HttpResult> {
 }
 
 /** GET /api/v1/users/me/policy: the policy (`{}` until one is set). */
-export async function readPolicy(userId: string): Promise<HttpResult> {
+export async function readPolicy(userId: string): Promise<ApiResult> {
   const user = await getUser(userId);
   if (!user) throw new NotFoundError('user not found');
   return { statusCode: 200, body: policyView(user.policy) };
@@ -60,7 +62,7 @@ export async function readPolicy(userId: string): Promise<HttpResult> {
  * naming it otherwise); the stored policy is unchanged by any refusal. The version bump makes
  * every container re-judge charges under the new policy on their next attempt.
  */
-export async function setPolicy(userId: string, request: PolicyRequest): Promise<HttpResult> {
+export async function setPolicy(userId: string, request: PolicyRequest): Promise<ApiResult> {
   for (const agentId of Object.keys(request.agents ?? {})) {
     if (!(await getAgentById(agentId))) throw new ValidationError(`agents.${agentId} is not a registered agent`);
   }
@@ -87,7 +89,7 @@ function readUserChargeCursor(text: string): { after: string; limit: number } {
  * `cursor is invalid`. With `status`, a page may hold fewer than `limit` charges (even none) and
  * still a `nextCursor`: each request reads a bounded part of the history (MAX_FILTERED_QUERIES).
  */
-export async function listMyCharges(userId: string, query: ListUserChargesQuery): Promise<HttpResult> {
+export async function listMyCharges(userId: string, query: ListUserChargesQuery): Promise<ApiResult> {
   const cursor = query.cursor ? readUserChargeCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const after = cursor ? await userChargePosition(userId, cursor.after) : undefined;
@@ -117,16 +119,16 @@ export const DECLINED = {
  * POST /api/v1/users/me/charges/{id}/approve: PENDING → SUCCESS, the held amount to the agent; a
  * hold (`capture: false`) stays PENDING with `pendingReason: "capture"` for its `holdSeconds`.
  */
-export function approveCharge(userId: string, chargeId: string | undefined): Promise<HttpResult> {
+export function approveCharge(userId: string, chargeId: string | undefined): Promise<ApiResult> {
   return settleMine(userId, chargeId, APPROVED);
 }
 
 /** POST /api/v1/users/me/charges/{id}/decline: PENDING → FAILED, the hold back to the user. */
-export function declineCharge(userId: string, chargeId: string | undefined): Promise<HttpResult> {
+export function declineCharge(userId: string, chargeId: string | undefined): Promise<ApiResult> {
   return settleMine(userId, chargeId, DECLINED);
 }
 
-async function settleMine(userId: string, chargeId: string | undefined, settlement: Settlement): Promise<HttpResult> {
+async function settleMine(userId: string, chargeId: string | undefined, settlement: Settlement): Promise<ApiResult> {
   const charge = await settle(chargeId, settlement, (c) => c.userId === userId);
   return { statusCode: 200, body: chargeView(charge) };
 }
@@ -180,7 +182,7 @@ const notPending = (status: string) =>
  * once (every charge is conditioned on the key's hash on the user's item) and stops
  * authenticating within the auth cache's lifetime elsewhere, at once here.
  */
-export async function rotateMyKey(userId: string, oldKeyHash: string): Promise<HttpResult> {
+export async function rotateMyKey(userId: string, oldKeyHash: string): Promise<ApiResult> {
   const userKey = generateKey(USER_KEY_PREFIX);
   try {
     await rotateUserKey(userId, oldKeyHash, hashKey(userKey));

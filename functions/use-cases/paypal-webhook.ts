@@ -11,10 +11,8 @@
  * retry of the same transmission after a 503 is handled.
  */
 import { config } from '../config';
+import { type ApiRequest, type ApiResult, isJsonContentType } from '../contracts/api';
 import { ValidationError } from '../core/errors';
-import { isJsonContentType } from '../http/body';
-import type { HttpRequest } from '../http/request';
-import type { HttpResult } from '../http/response';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from '../rails/errors';
@@ -30,7 +28,7 @@ export const INVALID_WEBHOOK = 'invalid webhook signature';
 /** The events that mean "this order may be capturable now". */
 const ORDER_EVENTS = new Set(['CHECKOUT.ORDER.APPROVED', 'CHECKOUT.ORDER.COMPLETED', 'PAYMENT.CAPTURE.COMPLETED']);
 
-export async function receivePaypalWebhook(req: HttpRequest): Promise<HttpResult> {
+export async function receivePaypalWebhook(req: ApiRequest): Promise<ApiResult> {
   if (!isJsonContentType(req.headers['content-type'])) throw new ValidationError('invalid json body');
   const text = req.body ?? '';
   if (Buffer.byteLength(text, 'utf8') > config().MAX_BODY_BYTES) throw new ValidationError('invalid json body');

@@ -6,6 +6,7 @@
  * process dying anywhere is finished by the next run from what the rail and the table say.
  */
 import { config, onConfigReset } from '../config';
+import { topupView } from '../contracts/views';
 import { BalanceLimitError } from '../core/errors';
 import {
   PaymentAlreadyCreditedError,
@@ -22,7 +23,6 @@ import { TOPUP_FAILED_LOG_MESSAGE, UNMATCHED_LOG_MESSAGE } from '../observabilit
 import { captureOf, type OrderCapture, PaypalOrders } from '../rails/paypal.orders';
 import { completeTopup, expireTopup, failTopup, recordUnmatched } from '../store/topup.repository';
 import { topupCompletedEvents } from './events';
-import { topupView } from './views';
 
 let orders: PaypalOrders | undefined;
 /** The container's Orders v2 client (its OAuth token cached on it). */

@@ -5,20 +5,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
-import type { CreateTopupRequest, ListTopupsQuery } from '../api/request.schemas';
 import { config } from '../config';
+import type { ApiResult } from '../contracts/api';
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import type { CreateTopupRequest, ListTopupsQuery } from '../contracts/request.schemas';
+import { topupView } from '../contracts/views';
 import { ApiError, ConflictError, NotFoundError } from '../core/errors';
 import { isId, newTopupId } from '../core/ids';
 import { MAX_OPEN_TOPUPS, type Topup, TopupLimitError } from '../core/topups';
-import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
-import type { HttpResult } from '../http/response';
 import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from '../rails/errors';
 import { createTopup, getTopup, listTopups, openTopupCount } from '../store/topup.repository';
 import { paypalOrders } from './topup-credit';
-import { topupView } from './views';
 
-// The top-up's public shape lives in views.ts (the webhook event topup.completed shows it too).
-export { SOLANA_PAY_LABEL, topupView } from './views';
+// The top-up's public shape lives in contracts/views.ts (the webhook event topup.completed shows it too).
+export { SOLANA_PAY_LABEL, topupView } from '../contracts/views';
 
 /** PayPal could not be asked (down, or answering in a way we cannot use): try again later. */
 export class PaymentProviderUnavailableError extends ApiError {
@@ -38,7 +38,7 @@ export class TopupLimitReachedError extends ConflictError {
  * POST /api/v1/users/me/topups → 201 the PENDING top-up with what the user pays it with; 409
  * `topup limit reached: at most 10 open top-ups` when the payer already has that many PENDING.
  */
-export async function openTopup(userId: string, request: CreateTopupRequest): Promise<HttpResult> {
+export async function openTopup(userId: string, request: CreateTopupRequest): Promise<ApiResult> {
   const cfg = config();
   const now = new Date();
   const id = newTopupId();
@@ -94,14 +94,14 @@ export async function openTopup(userId: string, request: CreateTopupRequest): Pr
 }
 
 /** GET /api/v1/users/me/topups/{id}; another user's is 404 `topup not found`. */
-export async function readTopup(userId: string, topupId: string | undefined): Promise<HttpResult> {
+export async function readTopup(userId: string, topupId: string | undefined): Promise<ApiResult> {
   const topup = isId('topup', topupId) ? await getTopup(userId, topupId) : undefined;
   if (!topup) throw new NotFoundError('topup not found');
   return { statusCode: 200, body: topupView(topup) };
 }
 
 /** GET /api/v1/users/me/topups → `{data, nextCursor}`, newest first. */
-export async function listMyTopups(userId: string, query: ListTopupsQuery): Promise<HttpResult> {
+export async function listMyTopups(userId: string, query: ListTopupsQuery): Promise<ApiResult> {
   const cursor = query.cursor
     ? decodeCursor(query.cursor, ([after, limit]) =>
         isId('topup', after as string) && isCount(limit) ? { after: after as string, limit } : undefined,

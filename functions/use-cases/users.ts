@@ -1,16 +1,18 @@
 /** Users: created and credited by the operator (admin API / CLI). */
-import type { CreditRequest } from '../api/request.schemas';
-import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
+
+import type { ApiResult } from '../contracts/api';
+import type { CreditRequest } from '../contracts/request.schemas';
+import { balancesView } from '../contracts/views';
+import { ConflictError, NotFoundError, StaleReadError, ValidationError } from '../core/errors';
 import { isId, newUserId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { MAX_BALANCE_MINOR } from '../core/money';
-import type { HttpResult } from '../http/response';
-import { createUser, creditUser, getUser } from '../store/user.repository';
+import { createUser, creditUser, getUser, getUserKeyHash, rotateUserKey } from '../store/user.repository';
+import { forgetUserKey } from './auth';
 import { idempotentCommand } from './idempotency';
-import { balancesView } from './views';
 
 /** Creates a user with zero balances; the user key is returned once. */
-export async function createUserWithKey(): Promise<HttpResult> {
+export async function createUserWithKey(): Promise<ApiResult> {
   const userKey = generateKey(USER_KEY_PREFIX);
   const user = await createUser(newUserId(), hashKey(userKey), new Date());
   return { statusCode: 201, body: { id: user.id, userKey } };
@@ -21,7 +23,7 @@ function checkUserId(userId: string | undefined): string {
   return userId;
 }
 
-export async function readUser(userId: string | undefined): Promise<HttpResult> {
+export async function readUser(userId: string | undefined): Promise<ApiResult> {
   const user = await getUser(checkUserId(userId));
   if (!user) throw new NotFoundError('user not found');
   return { statusCode: 200, body: { id: user.id, balances: balancesView(user.balances) } };
@@ -39,7 +41,7 @@ const CREDIT_ROUNDS = 10;
  * The credit is conditioned on the balances it read, so the balances it answers with are exactly
  * the balances right after it.
  */
-export function creditUserBalance(input: CreditRequest & { userId: string | undefined; idempotencyKey: string }): Promise<HttpResult> {
+export function creditUserBalance(input: CreditRequest & { userId: string | undefined; idempotencyKey: string }): Promise<ApiResult> {
   const userId = checkUserId(input.userId);
   const { amount, currency } = input;
   return idempotentCommand(
@@ -61,4 +63,28 @@ export function creditUserBalance(input: CreditRequest & { userId: string | unde
       return credited.result;
     },
   );
+}
+
+/**
+ * The operator's way back in for a payer locked out (DESIGN §16): a new account key, shown once;
+ * the old one stops moving money at once (every charge is conditioned on the key's hash on the
+ * user item) and stops authenticating within the auth cache's lifetime. 404 `user not found`.
+ */
+export async function rotateUserKeyByOperator(userId: string | undefined): Promise<{ userKey: string }> {
+  const id = checkUserId(userId);
+  for (let round = 0; round < 3; round++) {
+    const oldKeyHash = await getUserKeyHash(id);
+    if (!oldKeyHash) throw new NotFoundError('user not found');
+    const userKey = generateKey(USER_KEY_PREFIX);
+    try {
+      await rotateUserKey(id, oldKeyHash, hashKey(userKey));
+    } catch (error) {
+      // The payer (or another operator) rotated in between: rotate from the key that won.
+      if (error instanceof StaleReadError) continue;
+      throw error;
+    }
+    forgetUserKey(oldKeyHash);
+    return { userKey };
+  }
+  throw new ConflictError('user key was rotated concurrently, retry', 1);
 }

@@ -3,8 +3,11 @@
  * shown once, stored sealed), list, delete, recent deliveries, and a test `ping` that travels the
  * same outbox → dispatcher → queue → delivery path as every event.
  */
-import type { CreateWebhookRequest, ListDeliveriesQuery } from '../api/request.schemas';
+
 import { config } from '../config';
+import type { ApiResult } from '../contracts/api';
+import type { CreateWebhookRequest, ListDeliveriesQuery } from '../contracts/request.schemas';
+import { checkEndpointUrl } from '../core/address-check';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../core/errors';
 import { EVENT_TYPES_BY_OWNER, isEventTypeFor, newEventId, type OutboxEvent, type Owner, ownerKey } from '../core/events';
 import {
@@ -17,7 +20,6 @@ import {
   TEST_EVENTS_PER_WINDOW,
   type Webhook,
 } from '../core/webhooks';
-import type { HttpResult } from '../http/response';
 import { appendOutbox, eventBody } from '../store/outbox';
 import {
   getWebhook,
@@ -29,7 +31,6 @@ import {
 import { listDeliveryAttempts } from '../store/webhook-delivery.repository';
 import { sealSecret } from '../store/webhook-secret';
 import { takeTestEventSlot } from '../store/webhook-test-window.repository';
-import { checkEndpointUrl } from '../webhooks/address-check';
 
 export const WEBHOOK_NOT_FOUND = 'webhook not found';
 export const WEBHOOK_LIMIT_MESSAGE = `webhook limit reached: at most ${MAX_WEBHOOKS_PER_OWNER} endpoints`;
@@ -37,7 +38,7 @@ export const TEST_EVENT_LIMIT_MESSAGE = 'too many test events';
 const DEFAULT_DELIVERIES = 50;
 
 /** Registers an endpoint; 201 with its secret, the only time the secret is shown. */
-export async function createWebhook(owner: Owner, input: CreateWebhookRequest): Promise<HttpResult> {
+export async function createWebhook(owner: Owner, input: CreateWebhookRequest): Promise<ApiResult> {
   const events = input.events === undefined ? [...EVENT_TYPES_BY_OWNER[owner.kind]] : [...new Set(input.events)];
   const unknown = events.find((type) => !isEventTypeFor(owner.kind, type));
   if (unknown !== undefined) {
@@ -58,17 +59,17 @@ export async function createWebhook(owner: Owner, input: CreateWebhookRequest): 
   return { statusCode: 201, body: { ...webhookView(webhook), secret } };
 }
 
-export async function listOwnerWebhooks(owner: Owner): Promise<HttpResult> {
+export async function listOwnerWebhooks(owner: Owner): Promise<ApiResult> {
   const webhooks = await listWebhooks(ownerKey(owner));
   return { statusCode: 200, body: { webhooks: webhooks.map(webhookView) } };
 }
 
-export async function deleteOwnerWebhook(owner: Owner, webhookId: string | undefined): Promise<HttpResult> {
+export async function deleteOwnerWebhook(owner: Owner, webhookId: string | undefined): Promise<ApiResult> {
   if (!isWebhookId(webhookId) || !(await removeWebhook(ownerKey(owner), webhookId))) throw new NotFoundError(WEBHOOK_NOT_FOUND);
   return { statusCode: 204, rawBody: '' };
 }
 
-export async function listWebhookDeliveries(owner: Owner, webhookId: string | undefined, query: ListDeliveriesQuery): Promise<HttpResult> {
+export async function listWebhookDeliveries(owner: Owner, webhookId: string | undefined, query: ListDeliveriesQuery): Promise<ApiResult> {
   const webhook = await ownWebhook(owner, webhookId);
   const attempts = await listDeliveryAttempts(webhook.id, query.limit ?? DEFAULT_DELIVERIES);
   return { statusCode: 200, body: { deliveries: attempts.map(deliveryView) } };
@@ -78,7 +79,7 @@ export async function listWebhookDeliveries(owner: Owner, webhookId: string | un
  * Queues a `ping` to this one endpoint; 202 with the event as it will be delivered. At most
  * TEST_EVENTS_PER_WINDOW a window per endpoint (429 with Retry-After beyond, nothing queued).
  */
-export async function sendTestEvent(owner: Owner, webhookId: string | undefined): Promise<HttpResult> {
+export async function sendTestEvent(owner: Owner, webhookId: string | undefined): Promise<ApiResult> {
   const webhook = await ownWebhook(owner, webhookId);
   const now = new Date();
   const wait = await takeTestEventSlot(webhook.id, now, { max: TEST_EVENTS_PER_WINDOW, windowSeconds: TEST_EVENT_WINDOW_SECONDS });

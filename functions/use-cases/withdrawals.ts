@@ -4,8 +4,12 @@
  * the account-creation fee). The API only commits the payout (PENDING) and hands it to the
  * payout queue; the worker (use-cases/payouts.ts) pays it.
  */
-import type { ListWithdrawalsQuery, WithdrawRequest } from '../api/request.schemas';
+
 import { config } from '../config';
+import type { ApiResult } from '../contracts/api';
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import type { ListWithdrawalsQuery, WithdrawRequest } from '../contracts/request.schemas';
+import { payoutView, withdrawalView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import {
   AgentDisabledError,
@@ -22,8 +26,6 @@ import { isId, newPayoutId } from '../core/ids';
 import { planShardDebit } from '../core/ledger';
 import type { Payout } from '../core/payouts';
 import { destinationProblem, NETWORK_OF, type TokenAccountDirectory } from '../core/withdrawals';
-import { decodeCursor, encodeCursor, isCount, pageLimit } from '../http/cursor';
-import type { HttpResult } from '../http/response';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
@@ -33,7 +35,6 @@ import { readAgentLedger } from '../store/balance.repository';
 import { commitWithdrawal, getPayout, listPayouts } from '../store/payout.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { idempotentCommand } from './idempotency';
-import { payoutView, withdrawalView } from './views';
 
 export type WithdrawInput = WithdrawRequest & { agent: AgentRef; idempotencyKey: string };
 
@@ -56,7 +57,7 @@ const COMMIT_ROUNDS = 3;
  * and the idempotency record. Then sends the payout to the worker; if that send fails the
  * withdrawal still stands (the reconciler re-sends PENDING payouts), so the answer is still 200.
  */
-export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps = defaultDeps): Promise<HttpResult> {
+export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps = defaultDeps): Promise<ApiResult> {
   const { agent, idempotencyKey, amount: gross, currency, walletAddress } = input;
   const createTokenAccount = input.createTokenAccount === true;
   const agentId = agent.id;
@@ -184,7 +185,7 @@ function readPayoutCursor(text: string): { after: string; limit: number } {
  * `?payoutId=` → that Payout object (404 `payout not found` also for another agent's payout);
  * otherwise `{payouts, nextCursor}`, newest first, one query per page however deep.
  */
-export async function listWithdrawals(agentId: string, query: ListWithdrawalsQuery): Promise<HttpResult> {
+export async function listWithdrawals(agentId: string, query: ListWithdrawalsQuery): Promise<ApiResult> {
   if (query.payoutId !== undefined) {
     const payout = isId('payout', query.payoutId) ? await getPayout(agentId, query.payoutId) : undefined;
     if (!payout) throw new NotFoundError('payout not found');

@@ -16,13 +16,13 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { agentView } from '../contracts/views';
 import { derivedEventId, type OutboxEvent } from '../core/events';
 import { logger } from '../observability/logger';
+import { type DeliveryMessage, sendDeliveryMessages } from '../queue/webhook-queue';
 import { toAgent } from '../store/agent.repository';
 import { eventBody, type StoredEvent, storedEvents } from '../store/outbox';
 import { listWebhooks, type StoredWebhook } from '../store/webhook.repository';
-import { agentView } from '../use-cases/views';
-import { type DeliveryMessage, sendDeliveryMessages } from './queue';
 
 /** The parts of a stream record the dispatcher reads (Lambda's DynamoDBRecord and the local poller's alike). */
 export interface ChangeRecord {

@@ -15,9 +15,9 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { type DeliveryMessage, sendDeliveryMessages } from '../queue/webhook-queue';
 import { scanOutboxPages } from '../store/outbox';
 import { type ChangeRecord, dispatchRecords, eventsOf } from './dispatcher';
-import { type DeliveryMessage, sendDeliveryMessages } from './queue';
 
 /** Records per dispatcher call, as the stream event source mapping hands them (lib/webhook-pipeline.ts). */
 const BATCH = 100;

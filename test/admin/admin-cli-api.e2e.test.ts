@@ -51,6 +51,27 @@ describe('npm run admin -- --api with the admin key', () => {
     expect(fresh.stdout).toContain('"USDC": 0.000001');
   });
 
+  it("rotates a locked-out payer's account key: the old key stops, the new one works", async () => {
+    const user = await t.fundedUser({ USD: 3 });
+    const rotated = await api('rotate-user-key', user.id);
+    expect(rotated).toMatchObject({ code: 0, stderr: '', json: { userKey: expect.stringMatching(/^uk_live_/) } });
+    const newKey = String(rotated.json?.userKey);
+    expect(newKey).not.toBe(user.key);
+    // This container forgot the old key at once (the auth cache of other containers: at most 30 s).
+    expect((await t.call('GET', '/api/v1/users/me', { headers: { 'x-user-key': user.key } })).status).toBe(401);
+    expect((await t.call('GET', '/api/v1/users/me', { headers: { 'x-user-key': newKey } })).body).toMatchObject({ id: user.id });
+    // The route itself: the operator only; an unknown user is 404.
+    const route = `/api/v1/admin/users/${user.id}/keys/rotate`;
+    expect((await t.call('POST', route)).body).toEqual({ error: 'invalid admin key' });
+    expect((await t.call('POST', route, { headers: { 'x-user-key': newKey } })).status).toBe(401);
+    const again = await t.call<{ userKey: string }>('POST', route, { headers: t.admin });
+    expect(again.status).toBe(200);
+    expect((await t.call('GET', '/api/v1/users/me', { headers: { 'x-user-key': again.body.userKey } })).status).toBe(200);
+    const nobody = await t.call('POST', '/api/v1/admin/users/u01jhx3k6v1f8q2n7c9m4p5r6s7/keys/rotate', { headers: t.admin });
+    expect({ status: nobody.status, body: nobody.body }).toEqual({ status: 404, body: { error: 'user not found' } });
+    expect(await api('rotate-user-key', 'u-nobody')).toMatchObject({ code: 1, stderr: 'error: user not found' });
+  });
+
   it('enables, disables and shows an agent, and reads its charge', async () => {
     const agent = await t.earningAgent({ USD: '1.25' });
     expect(await api('disable-agent', agent.id)).toMatchObject({ code: 0, json: { id: agent.id, enabled: false } });

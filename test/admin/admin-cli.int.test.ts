@@ -63,6 +63,15 @@ describe('npm run admin', () => {
     expect(fresh.stdout).toContain('"USDC": 1.000001');
   });
 
+  it("rotates a payer's account key on the table", async () => {
+    const created = await admin('create-user');
+    const userId = String(created.json?.id);
+    const rotated = await admin('rotate-user-key', userId);
+    expect(rotated).toMatchObject({ code: 0, stderr: '', json: { userKey: expect.stringMatching(/^uk_live_/) } });
+    expect(rotated.json?.userKey).not.toBe(created.json?.userKey);
+    expect(await admin('rotate-user-key', 'u01jhx3k6v1f8q2n7c9m4p5r6s7')).toMatchObject({ code: 1, stderr: 'error: user not found' });
+  });
+
   it('refuses what the API refuses, with the API message and exit 1', async () => {
     const userId = await newUser();
     expect(await admin('credit', userId, '5', 'EUR')).toMatchObject({

@@ -10,6 +10,7 @@ import { handler as creditUser } from '../../functions/api/admin-credit-user.han
 import { handler as getAgent } from '../../functions/api/admin-get-agent.handler';
 import { handler as getAdminCharge } from '../../functions/api/admin-get-charge.handler';
 import { handler as getUser } from '../../functions/api/admin-get-user.handler';
+import { handler as rotateUserKey } from '../../functions/api/admin-rotate-user-key.handler';
 import { handler as updateAgent } from '../../functions/api/admin-update-agent.handler';
 import { handler as getCharge } from '../../functions/api/get-charge.handler';
 import { ROUTES } from '../../functions/api/routes';
@@ -84,6 +85,11 @@ const ADMIN_CALLS: [string, RouteHandler, Call][] = [
     },
   ],
   ['admin-get-user', getUser, { method: 'GET', path: `/api/v1/admin/users/${NO_SUCH_USER}`, params: { id: NO_SUCH_USER } }],
+  [
+    'admin-rotate-user-key',
+    rotateUserKey,
+    { method: 'POST', path: `/api/v1/admin/users/${NO_SUCH_USER}/keys/rotate`, params: { id: NO_SUCH_USER } },
+  ],
   [
     'admin-update-agent',
     updateAgent,

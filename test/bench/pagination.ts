@@ -4,7 +4,7 @@
  * in DynamoDB read requests, items examined and read capacity units as DynamoDB Local reports
  * them, plus the latency of each through the HTTP stack.
  */
-import { encodeCursor } from '../../functions/http/cursor';
+import { encodeCursor } from '../../functions/contracts/cursor';
 import { type BenchContext, enabledAgent, fundedUser, inBatches } from './context';
 import { median } from './http';
 import { apiEvent, invokeCounted } from './requests';

@@ -20,11 +20,11 @@ import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { outboxPut } from '../../functions/store/outbox';
 import { transactWrite } from '../../functions/store/transact';
-import { createWatcher } from '../../functions/topup-watcher/watcher';
 import { resetAdminKey } from '../../functions/use-cases/admin-key';
 import { clearAuthCache } from '../../functions/use-cases/auth';
 import { chargeEvents } from '../../functions/use-cases/events';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { type BenchContext, enabledAgent, fundedUser, type Party } from './context';
 import { OUTBOX_ENDPOINT, POLICY_CHARGE_CASE, SWEEPER_ENDPOINT } from './cost';
 

@@ -85,10 +85,9 @@ describe('a production synth', () => {
       ]);
       return parts.at(-1);
     });
+    // Routes under one {param} share a resource (POST users/* is the credit and the key rotation).
     expect(tails.sort()).toEqual(
-      ROUTES.filter((r) => r.admin)
-        .map((r) => `/*/${r.method}${r.path.replace(/\{.*?\}.*/, '*')}`)
-        .sort(),
+      [...new Set(ROUTES.filter((r) => r.admin).map((r) => `/*/${r.method}${r.path.replace(/\{.*?\}.*/, '*')}`))].sort(),
     );
     const outputs = prod.template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(outputs.AdminApiPolicyArn?.Value).toEqual({ Ref: policyId });

@@ -32,7 +32,7 @@ const run = promisify(execFile);
  * 550 KB since the request schemas (shared by every route) carry the look-alike table for agent
  * names and the policy schema: the withdraw bundle measured 504 KB, 543 KB since it reads the
  * Solana RPC URL's secret (the Secrets Manager client, ~30 KB) to look USDC wallets' token accounts
- * up. Module-load CPU is in the bench's bundle table; split functions/api/request.schemas.ts per
+ * up. Module-load CPU is in the bench's bundle table; split functions/contracts/request.schemas.ts per
  * route before raising this again.
  */
 const API_BUDGET = 550_000;

@@ -59,6 +59,7 @@ const EXPECTED: Record<string, Grant[]> = {
   'admin-create-user': ['logs', 'table'],
   'admin-credit-user': ['logs', 'table'],
   'admin-get-user': ['logs', 'table'],
+  'admin-rotate-user-key': ['logs', 'table'],
   'admin-update-agent': ['logs', 'table'],
   'admin-get-agent': ['logs', 'table'],
   'admin-get-charge': ['logs', 'table'],
@@ -70,6 +71,16 @@ const EXPECTED: Record<string, Grant[]> = {
   'user-approve-charge': ['logs', 'table'],
   'user-decline-charge': ['logs', 'table'],
   'user-rotate-key': ['logs', 'table'],
+  // Grants: the account key issues, lists, reads and revokes them; nothing but the table.
+  'user-create-grant': ['logs', 'table'],
+  'user-list-grants': ['logs', 'table'],
+  'user-get-grant': ['logs', 'table'],
+  'user-revoke-grant': ['logs', 'table'],
+  // Grant requests and the consent page: the consent link's token and the grant key are derived from the approval secret.
+  'agent-create-grant-request': ['logs', 'table', 'approval-secret'],
+  'agent-get-grant-request': ['logs', 'table', 'approval-secret'],
+  'consent-page': ['logs', 'table', 'approval-secret'],
+  'consent-decide': ['logs', 'table', 'approval-secret'],
   // The approval page checks its link's token against the approval secret.
   'approval-page': ['logs', 'table', 'approval-secret'],
   'approval-decide': ['logs', 'table', 'approval-secret'],
@@ -364,6 +375,7 @@ const DELETES: Record<string, string[]> = {
   // Rotation moves the key item (the old key's goes).
   'rotate-agent-key': ['AGENTKEY#*'],
   'user-rotate-key': ['USERKEY#*'],
+  'admin-rotate-user-key': ['USERKEY#*'],
   // A PENDING charge's marker goes when the charge is settled.
   'capture-charge': ['PENDINGCHARGE#*'],
   'release-charge': ['PENDINGCHARGE#*'],
@@ -377,8 +389,6 @@ const DELETES: Record<string, string[]> = {
   reconciler: ['PAYOUTLOCK#*'],
   'agent-webhooks-delete': ['WEBHOOKS#*'],
   'user-webhooks-delete': ['WEBHOOKS#*'],
-  // A transmission PayPal could not verify is forgotten, so PayPal's own retry of it is heard.
-  'paypal-webhook': ['PAYPALTX#*'],
 };
 
 /**
@@ -403,6 +413,9 @@ const EXPOSED_WRITES: Record<string, string[]> = {
     'USER#*',
   ],
   'approval-page': [],
+  // The consent page's Allow creates a grant (its count, key item and events) and moves the request.
+  'consent-page': [],
+  'consent-decide': ['GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
   'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],
   'webhook-dispatcher': [],
@@ -483,10 +496,10 @@ describe('IAM on the table: key families', () => {
     // Issue 18 asks for ≥ 90%; every one is.
     expect(conditioned.length / writing.length).toBe(1);
     // Issue 18 asks for DeleteItem on ≤ 25% of them. The service really deletes in the 14 functions
-    // of DELETES (each only its one family): 14 of 48 statements (29%). Fewer would take fewer
+    // of DELETES (each only its one family): 14 of 54 statements (26%). Fewer would take fewer
     // deleting functions, a change of the data model (docs/deploy.md "Least privilege").
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 48, deleting: 14 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 54, deleting: 14 });
   });
 });

@@ -116,7 +116,17 @@ describe('HTTP API route throttling', () => {
 
   it('throttles every public (unauthenticated) route on its own, below the stage, and nothing else', () => {
     expect(publicRoutes.map((r) => r.name).sort()).toEqual(
-      ['approval-decide', 'approval-page', 'health', 'not-found', 'openapi', 'paypal-webhook', 'register-agent'].sort(),
+      [
+        'approval-decide',
+        'approval-page',
+        'consent-decide',
+        'consent-page',
+        'health',
+        'not-found',
+        'openapi',
+        'paypal-webhook',
+        'register-agent',
+      ].sort(),
     );
     expect(Object.keys(settings).sort()).toEqual(publicRoutes.map(routeKey).sort());
     for (const route of publicRoutes) {

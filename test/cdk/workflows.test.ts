@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { PROJECT_ROOT } from '../../lib/bundling';
+import { PROJECT_ROOT, SOURCE_MAPS_DIR } from '../../lib/bundling';
 
 // js-yaml 3 ships no types; only its safe loader is used.
 const yaml = require('js-yaml') as { safeLoad(text: string): unknown };
@@ -34,6 +34,8 @@ const DIR = path.join(PROJECT_ROOT, '.github/workflows');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.yml'));
 const text = (file: string) => readFileSync(path.join(DIR, file), 'utf8');
 const workflow = (file: string) => yaml.safeLoad(text(file)) as Workflow;
+/** A GitHub Actions expression as the workflow spells it: `${{ … }}`. */
+const expression = (inner: string) => `\${{ ${inner} }}`;
 const steps = (wf: Workflow) => Object.values(wf.jobs).flatMap((job) => job.steps ?? []);
 
 describe('GitHub Actions workflows', () => {
@@ -107,5 +109,22 @@ describe('GitHub Actions workflows', () => {
       }
     }
     expect(steps(workflow('deploy-stage.yml')).some((s) => s.run?.includes('curl '))).toBe(true);
+  });
+
+  it("keep each deploy's source maps (the zips carry none) as an artifact named by stage and commit, even when the deploy fails", () => {
+    const job = workflow('deploy-stage.yml').jobs.deploy;
+    const all = job?.steps ?? [];
+    const deployAt = all.findIndex((s) => s.run?.includes('cdk deploy'));
+    const upload = all.findIndex((s) => s.uses?.startsWith('actions/upload-artifact@'));
+    expect(deployAt).toBeGreaterThanOrEqual(0);
+    expect(upload).toBeGreaterThan(deployAt);
+    const step = all[upload] as Step & { if?: string };
+    expect(step.if).toBe(expression('!cancelled()'));
+    expect(step.with).toMatchObject({
+      name: `sourcemaps-${expression('inputs.stage')}-${expression('github.sha')}`,
+      // Where lib/bundling.ts moves them (SOURCE_MAPS_DIR) under the default cloud assembly.
+      path: `cdk.out/${SOURCE_MAPS_DIR}/`,
+      'if-no-files-found': 'error',
+    });
   });
 });

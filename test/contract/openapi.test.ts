@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { buildOpenApiDocument, renderOpenApiDocument } from '../../functions/api/openapi/document';
 import { OPERATIONS } from '../../functions/api/openapi/operations';
 import { ROUTES } from '../../functions/api/routes';
+import { MCP_TOOL_NAMES } from '../../functions/contracts/mcp';
+import { TOOLS } from '../../functions/mcp/tools';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const FILE = path.join(ROOT, 'docs', 'openapi.json');
@@ -51,4 +53,10 @@ describe('docs/openapi.json', () => {
     // redocly.yaml extends recommended-strict: any warning is an error, so the exit status says it all.
     if (run.status !== 0) throw new Error(`redocly lint failed:\n${run.stdout}\n${run.stderr}`);
   }, 60_000);
+
+  it('lists the MCP tools the MCP server offers, in its order (both read contracts/mcp.ts)', () => {
+    expect(TOOLS.map((tool) => tool.name)).toEqual([...MCP_TOOL_NAMES]);
+    const mcp = buildOpenApiDocument().paths['/mcp']?.post as { description?: string } | undefined;
+    expect(mcp?.description).toContain(`tools ${MCP_TOOL_NAMES.join(', ')}.`);
+  });
 });

@@ -4,22 +4,25 @@
  * payout in the table moved money exactly once if COMPLETED and never if FAILED.
  */
 import { scanLedgerItems } from '../../functions/store/audit.repository';
+import { eventually } from '../support/eventually';
 import type { TestStack } from '../support/stack';
 
 export type PayoutStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
 
 /** Polls `GET /withdraw?payoutId=` until COMPLETED or FAILED (the worker, then the reconciler). */
 export async function untilFinal(t: TestStack, agentKey: string, payoutId: string, timeoutMs = 30_000): Promise<PayoutStatus> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await t.call<{ status: PayoutStatus }>('GET', `/api/v1/agents/withdraw?payoutId=${payoutId}`, {
-      headers: { 'x-agent-key': agentKey },
-    });
-    if (res.status !== 200) throw new Error(`payout ${payoutId}: ${res.status} ${res.text}`);
-    if (res.body.status === 'COMPLETED' || res.body.status === 'FAILED') return res.body.status;
-    if (Date.now() > deadline) throw new Error(`payout ${payoutId} still ${res.body.status} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return eventually(
+    `payout ${payoutId} to be COMPLETED or FAILED`,
+    async () => {
+      const res = await t.call<{ status: PayoutStatus }>('GET', `/api/v1/agents/withdraw?payoutId=${payoutId}`, {
+        headers: { 'x-agent-key': agentKey },
+      });
+      if (res.status !== 200) throw new Error(`payout ${payoutId}: ${res.status} ${res.text}`);
+      if (res.body.status !== 'COMPLETED' && res.body.status !== 'FAILED') throw new Error(`payout ${payoutId} still ${res.body.status}`);
+      return res.body.status;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
 }
 
 /** Times each payout id moved money, from the rails' side. */

@@ -7,8 +7,10 @@
  * rail exactly once (never if FAILED), and the ledger audit must hold.
  */
 import { sendPayoutMessage } from '../../functions/queue/payout-queue';
+import { getPayout } from '../../functions/store/payout.repository';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
+import { queueDrained } from '../support/queues';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
 import { crash, inject, isPayoutFinalize, isRailCheckpoint } from './inject';
@@ -143,9 +145,15 @@ describe('payout pipeline faults', () => {
       // The same message twice more at once, while the first delivery is being worked on …
       await Promise.all([sendPayoutMessage(message), sendPayoutMessage(message)]);
       expect(await untilFinal(t, agent.key, res.body.payoutId)).toBe('COMPLETED');
-      // … and again once it is final.
+      // … and again once it is final. Handled, not waited for: once the payout queue holds nothing
+      // (visible, in flight or delayed) every message sent, this one too, was received and deleted,
+      // and a worker deletes a message only after acting on it. A final payout is never claimed
+      // again and nothing reaches the rail without a claim: its attempts stay as they were.
+      const final = await getPayout(agent.id, res.body.payoutId);
+      expect(final).toMatchObject({ status: 'COMPLETED', attempts: expect.any(Number) });
       await sendPayoutMessage(message);
-      await new Promise((r) => setTimeout(r, 1_000));
+      await queueDrained(t.stack.sqs.queueUrl, 'payout queue');
+      expect(await getPayout(agent.id, res.body.payoutId)).toMatchObject({ status: 'COMPLETED', attempts: final?.attempts });
       expect(paymentsByPayout(t).get(res.body.payoutId)).toBe(1);
     }
     expect(await agentBalances(agent.key)).toEqual({ USD: 10, USDC: 10 });

@@ -1,11 +1,11 @@
 import { parse } from 'lossless-json';
-import { createChargeSchema, listChargesQuerySchema, registerAgentSchema } from '../../functions/api/request.schemas';
+import type { ApiRequest } from '../../functions/contracts/api';
+import { createChargeSchema, listChargesQuerySchema, registerAgentSchema } from '../../functions/contracts/request.schemas';
+import { validate } from '../../functions/contracts/validation';
 import { ValidationError } from '../../functions/core/errors';
 import { parseJsonBody } from '../../functions/http/body';
-import type { HttpRequest } from '../../functions/http/request';
-import { validate } from '../../functions/http/validation';
 
-const req = (body: string | undefined): HttpRequest => ({
+const req = (body: string | undefined): ApiRequest => ({
   method: 'POST',
   path: '/',
   headers: {},

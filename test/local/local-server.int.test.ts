@@ -3,6 +3,7 @@
  */
 import { createServer } from 'node:net';
 import { freePort, type LocalRequest, type LocalServer, PortInUseError, sendJson, startLocalServer } from '../../bin/local/local-server';
+import { eventually } from '../support/eventually';
 
 const servers: LocalServer[] = [];
 afterEach(async () => {
@@ -98,9 +99,13 @@ describe('startLocalServer', () => {
   });
 
   it('stops promptly while a request it chose never to answer is still open', async () => {
-    const server = await startLocalServer(() => undefined);
+    let received = false;
+    const server = await startLocalServer(() => {
+      received = true;
+    });
     const pending = fetch(server.url).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Stopped once the request is open at the handler, not after a guessed while.
+    await eventually('the request at the handler', () => received);
 
     await server.stop();
 

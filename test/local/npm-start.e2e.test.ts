@@ -5,6 +5,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local/local-server';
+import { eventually } from '../support/eventually';
 
 const ROOT = join(__dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -24,14 +25,6 @@ function start(port: number): { child: ChildProcess; output: () => string; exite
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => out, exited };
-}
-
-async function waitFor(predicate: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Every process below `pid` (tsx → node → java). */
@@ -65,7 +58,10 @@ describe('npm start', () => {
   it('serves the stack, refuses a busy port plainly, and stops cleanly on SIGTERM leaving no Java', async () => {
     const port = await freePort();
     const first = start(port);
-    await waitFor(() => first.output().includes('Ctrl-C stops everything'), 120_000);
+    await eventually('npm start to be ready', () => first.output().includes('Ctrl-C stops everything'), {
+      timeoutMs: 120_000,
+      intervalMs: 100,
+    });
     expect(first.output()).toContain(`running at http://127.0.0.1:${port}`);
     expect(first.output()).toContain('admin key   npm-start-test-admin-key');
     expect(first.output()).toMatch(/user key {4}uk_live_\w+/);
@@ -85,6 +81,6 @@ describe('npm start', () => {
 
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
-    await waitFor(() => tree.every((pid) => !alive(pid)), 10_000);
+    await eventually('every process of the tree to exit', () => tree.every((pid) => !alive(pid)), { intervalMs: 100 });
   }, 180_000);
 });

@@ -42,6 +42,7 @@ import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
+import { eventually } from '../support/eventually';
 import type { Reply } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
@@ -160,7 +161,6 @@ const text = (minor: number, c: Currency) => formatAmount(minor, c);
 const asJson = (minor: number, c: Currency) => Number(text(minor, c));
 const balancesJson = (b: Balances) => ({ USD: asJson(b.USD, 'USD'), USDC: asJson(b.USDC, 'USDC') });
 const solanaWallet = () => bs58.encode(ed25519.getPublicKey(randomBytes(32)));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const utcDay = () => new Date().toISOString().slice(0, 10);
 const utcMonth = () => new Date().toISOString().slice(0, 7);
 
@@ -270,14 +270,16 @@ async function payoutStatus(agent: ModelAgent, payoutId: string): Promise<Payout
 }
 
 /** Waits for the payout to reach one of `want` (the worker, or the reconciler for stragglers). */
-async function until(agent: ModelAgent, payoutId: string, want: PayoutStatus[]): Promise<PayoutStatus> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const status = await payoutStatus(agent, payoutId);
-    if (want.includes(status)) return status;
-    if (Date.now() > deadline) throw new Error(`payout ${payoutId} stuck in ${status}, wanted ${want.join('/')}`);
-    await sleep(50);
-  }
+function until(agent: ModelAgent, payoutId: string, want: PayoutStatus[]): Promise<PayoutStatus> {
+  return eventually(
+    `payout ${payoutId} to be ${want.join('/')}`,
+    async () => {
+      const status = await payoutStatus(agent, payoutId);
+      if (!want.includes(status)) throw new Error(`payout ${payoutId} stuck in ${status}, wanted ${want.join('/')}`);
+      return status;
+    },
+    { timeoutMs: 20_000 },
+  );
 }
 
 // ---- commands -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import { createReconciler } from '../../functions/reconciler/reconciler';
 import { getPayout } from '../../functions/store/payout.repository';
 import { reconcilePayouts } from '../../functions/use-cases/payouts';
 import { createWithdrawal } from '../../functions/use-cases/withdrawals';
+import { eventually } from '../support/eventually';
 import { FakeRail, fakeRails } from '../support/fake-rail';
 import { fundedAgent, payoutIdOf, startTestChain, withdrawal } from '../support/payouts';
 import { createTestTable } from '../support/table';
@@ -56,16 +57,6 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function statusOf(agentId: string, payoutId: string) {
   return (await getPayout(agentId, payoutId))?.status;
 }
@@ -82,9 +73,9 @@ describe('payout pipeline on local SQS', () => {
     rail.mode = 'complete';
     const agentId = await fundedAgent('USD', 20_00);
     const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { amount: '20' })));
-    await eventually('COMPLETED', async () => ((await statusOf(agentId, payoutId)) === 'COMPLETED' ? true : undefined));
+    await eventually('COMPLETED', async () => (await statusOf(agentId, payoutId)) === 'COMPLETED');
     expect(rail.paymentsFor(payoutId)).toHaveLength(1);
-    await eventually('an empty queue', async () => ((await queueDepth(sqs.queueUrl)) === 0 ? true : undefined));
+    await eventually('an empty queue', async () => (await queueDepth(sqs.queueUrl)) === 0);
   });
 
   it(`moves a message that fails ${MAX_RECEIVES} times to the DLQ; the payout stays PROCESSING and the reconciler finishes it`, async () => {
@@ -128,7 +119,7 @@ describe('payout pipeline on local SQS', () => {
     expect((await reconcilePayouts({ railFor: fakeRails(rail), clock })).resent).toBe(1);
     // Its clock restarted: the next run does not send it again.
     expect((await reconcilePayouts({ railFor: fakeRails(rail), clock })).resent).toBe(0);
-    await eventually('COMPLETED', async () => ((await statusOf(agentId, payoutId)) === 'COMPLETED' ? true : undefined));
+    await eventually('COMPLETED', async () => (await statusOf(agentId, payoutId)) === 'COMPLETED');
     expect(rail.paymentsFor(payoutId)).toHaveLength(1);
   });
 
@@ -136,9 +127,7 @@ describe('payout pipeline on local SQS', () => {
     rail.mode = 'pending';
     const agentId = await fundedAgent('USD', 4_00);
     const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { amount: '4' })));
-    await eventually('an attempt that left it waiting', async () =>
-      (await getPayout(agentId, payoutId))?.externalId !== undefined ? true : undefined,
-    );
+    await eventually('an attempt that left it waiting', async () => (await getPayout(agentId, payoutId))?.externalId !== undefined);
     expect(await statusOf(agentId, payoutId)).toBe('PROCESSING');
 
     // Still not final when the reconciler looks: counted as stuck (the StuckPayouts metric).
@@ -158,9 +147,7 @@ describe('payout pipeline on local SQS', () => {
     rail.mode = 'pending';
     const agentId = await fundedAgent('USD', 2_00);
     const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { amount: '2' })));
-    await eventually('an attempt that left it waiting', async () =>
-      (await getPayout(agentId, payoutId))?.externalId !== undefined ? true : undefined,
-    );
+    await eventually('an attempt that left it waiting', async () => (await getPayout(agentId, payoutId))?.externalId !== undefined);
     rail.mode = 'complete';
     const calls = rail.calls;
     const reconciler = createReconciler({ railFor: fakeRails(rail), clock: minutesLater(30) });

@@ -3,10 +3,10 @@
  * against an independent BigInt model of what a JSON number literal is worth.
  */
 import fc from 'fast-check';
-import { createChargeSchema } from '../../functions/api/request.schemas';
+import type { ApiRequest } from '../../functions/contracts/api';
+import { createChargeSchema } from '../../functions/contracts/request.schemas';
 import { type Currency, DECIMALS, formatAmount, parseAmount } from '../../functions/core/money';
 import { parseJsonBody } from '../../functions/http/body';
-import type { HttpRequest } from '../../functions/http/request';
 
 const currency = fc.constantFrom<Currency>('USD', 'USDC');
 const digits = (min: number, max: number) =>
@@ -147,7 +147,7 @@ describe('money parsing and formatting (properties)', () => {
     fc.assert(
       fc.property(currency, fc.integer({ min: 1, max: maxUnits * 10 ** 6 }), (cur, minor) => {
         const text = formatAmount(minor, cur);
-        const req: HttpRequest = {
+        const req: ApiRequest = {
           method: 'POST',
           path: '/api/v1/agents/charges',
           headers: {},

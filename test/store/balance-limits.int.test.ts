@@ -3,8 +3,8 @@
  * MAX_BALANCE_MINOR, and a value that got there anyway (an operator's edit) is read loudly.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { creditSchema } from '../../functions/api/request.schemas';
 import { config } from '../../functions/config';
+import { creditSchema } from '../../functions/contracts/request.schemas';
 import { newAgentId, newUserId } from '../../functions/core/ids';
 import { hashKey } from '../../functions/core/keys';
 import { MAX_BALANCE_MINOR } from '../../functions/core/money';

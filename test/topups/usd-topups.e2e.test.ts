@@ -9,7 +9,7 @@
  */
 import { FAILED_TOPUPS_METRIC, TOPUP_FAILED_LOG_MESSAGE, UNMATCHED_LOG_MESSAGE } from '../../functions/observability/metric-names';
 import { listUnmatched } from '../../functions/store/topup.repository';
-import { createWatcher } from '../../functions/topup-watcher/watcher';
+import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';

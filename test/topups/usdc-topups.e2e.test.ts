@@ -9,8 +9,8 @@
 import { PaymentAlreadyCreditedError } from '../../functions/core/topups';
 import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
 import { listUnmatched, getTopup as readTopupItem } from '../../functions/store/topup.repository';
-import { createWatcher } from '../../functions/topup-watcher/watcher';
 import { creditOnce } from '../../functions/use-cases/topup-credit';
+import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';

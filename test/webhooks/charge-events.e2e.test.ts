@@ -11,6 +11,7 @@ import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
 import { getTopup, openTopup, type TopupBody } from '../topups/support';
+import { finalAttempts, outboxAbout } from './delivery-records';
 import { eventOf, type Received, type Receiver, startReceiver } from './receiver';
 
 let t: TestStack;
@@ -45,8 +46,6 @@ interface ChargeBody {
   approvalUrl?: string;
   error?: string;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An enabled agent and a funded user, each with an endpoint (every event type) at its receiver. */
 async function parties(credits: Record<string, number> = { USD: 100 }) {
@@ -85,6 +84,20 @@ const putPolicy = (userKey: string, policy: unknown) =>
 /** The event of `type` about object `id`. */
 const about = (type: string, id: string) => (r: Received) => eventOf(r).type === type && eventOf(r).data.id === id;
 
+/**
+ * That `types` are all the events about `id` this endpoint will ever be sent, each once, from the
+ * service's records rather than a wait: the outbox holds exactly these for the owner about `id` (an
+ * event is written with its change, so one more would be there already), and each has reached the
+ * endpoint at its first attempt, after which the delivery worker counts, and so sends, no other
+ * (test/webhooks/delivery-records.ts); nor has it begun delivering any other event there.
+ */
+async function expectEachDeliveredOnce(webhookId: string, owner: string, id: string, types: string[]): Promise<void> {
+  const events = await outboxAbout(owner, id);
+  expect(events.map(([type]) => type).sort()).toEqual([...types].sort());
+  const ids = events.map(([, eventId]) => eventId);
+  expect(await finalAttempts(webhookId, ids)).toEqual(Object.fromEntries(ids.map((eventId) => [eventId, 1])));
+}
+
 /** Events about `id` received so far, by type. */
 const typesAbout = (rx: Receiver, id: string) =>
   rx.received
@@ -114,7 +127,8 @@ describe('charge events', () => {
 
     const replay = await charge(agent.key, user.key, 'ok-1', { amount: 12.5 });
     expect([replay.status, replay.text]).toEqual([201, res.text]);
-    await sleep(1_000);
+    await expectEachDeliveredOnce(agentHook.id, `agent#${agent.id}`, res.body.id, ['charge.succeeded']);
+    await expectEachDeliveredOnce(userHook.id, `user#${user.id}`, res.body.id, ['charge.succeeded']);
     expect(typesAbout(agentRx, res.body.id)).toEqual(['charge.succeeded']);
     expect(typesAbout(userRx, res.body.id)).toEqual(['charge.succeeded']);
   });
@@ -200,7 +214,7 @@ describe('approvals', () => {
 
 describe('races', () => {
   it('approve, decline and the sweeper racing: one wins, and each party gets exactly its one event', async () => {
-    const { agent, user } = await parties();
+    const { agent, user, agentHook, userHook } = await parties();
     await putPolicy(user.key, { approvalAbove: { USD: 10 }, approvalWindowSeconds: 60 });
     const res = await charge(agent.key, user.key, 'race-me', { amount: 20 });
     await Promise.all([
@@ -213,7 +227,9 @@ describe('races', () => {
     const got = await agentRx.waitFor(about(expected, res.body.id), 3_000);
     expect(eventOf(got).data).toEqual(final.body);
     await userRx.waitFor(about(expected, res.body.id), 3_000);
-    await sleep(1_000);
+    // The losers wrote no event, and each event is sent once.
+    await expectEachDeliveredOnce(agentHook.id, `agent#${agent.id}`, res.body.id, ['charge.pending', expected]);
+    await expectEachDeliveredOnce(userHook.id, `user#${user.id}`, res.body.id, ['charge.approval_requested', expected]);
     // Exactly these, in either order: deliveries are concurrent, so arrival order is not promised
     // (docs/webhooks.md, Ordering); createdAt orders them.
     expect(typesAbout(agentRx, res.body.id).sort()).toEqual(['charge.pending', expected].sort());
@@ -223,7 +239,7 @@ describe('races', () => {
 
 describe('holds and refunds', () => {
   it('hold → charge.pending (capture) to the agent; capture → succeeded to both; refund → charge.refunded', async () => {
-    const { agent, user } = await parties();
+    const { agent, user, agentHook, userHook } = await parties();
     const hold = await charge(agent.key, user.key, 'hold-1', { amount: 30, capture: false });
     expect([hold.status, hold.body.pendingReason]).toEqual([201, 'capture']);
     const pending = await agentRx.waitFor(about('charge.pending', hold.body.id), 3_000);
@@ -241,7 +257,12 @@ describe('holds and refunds', () => {
     expect(eventOf(refunded).data).toMatchObject({ status: 'SUCCESS', amount: 25, refundedAmount: 5 });
     // A replayed refund writes nothing: no second event.
     expect((await lifecycle(agent.key, hold.body.id, 'refund', 'ref-1', { amount: 5 })).text).toBe(refund.text);
-    await sleep(1_000);
+    await expectEachDeliveredOnce(agentHook.id, `agent#${agent.id}`, hold.body.id, [
+      'charge.pending',
+      'charge.succeeded',
+      'charge.refunded',
+    ]);
+    await expectEachDeliveredOnce(userHook.id, `user#${user.id}`, hold.body.id, ['charge.succeeded']);
     expect(typesAbout(agentRx, hold.body.id)).toEqual(['charge.pending', 'charge.succeeded', 'charge.refunded']);
     // The user hears of the money moving, not of the hold's waiting.
     expect(typesAbout(userRx, hold.body.id)).toEqual(['charge.succeeded']);

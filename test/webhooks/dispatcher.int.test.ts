@@ -6,10 +6,10 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { newEventId, type OutboxEvent } from '../../functions/core/events';
 import { newWebhookId } from '../../functions/core/webhooks';
+import type { DeliveryMessage } from '../../functions/queue/webhook-queue';
 import { outboxPut } from '../../functions/store/outbox';
 import { createWebhook } from '../../functions/store/webhook.repository';
 import { type ChangeRecord, dispatchRecords, eventsOf } from '../../functions/webhooks/dispatcher';
-import type { DeliveryMessage } from '../../functions/webhooks/queue';
 import { createTestTable } from '../support/table';
 
 beforeAll(async () => {

@@ -5,13 +5,13 @@
  * carry (both parties' events repeat it) under 3 KB.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { topupView } from '../../functions/contracts/views';
 import type { Charge } from '../../functions/core/charges';
 import { newChargeId, newTopupId } from '../../functions/core/ids';
 import { db } from '../../functions/store/client';
 import { outboxPut } from '../../functions/store/outbox';
 import { TOKEN_PLACEHOLDER } from '../../functions/use-cases/approval-token';
 import { chargeEvents, chargeRefundedEvents, settlementEvents, topupCompletedEvents } from '../../functions/use-cases/events';
-import { topupView } from '../../functions/use-cases/views';
 import { createTestTable } from '../support/table';
 
 beforeAll(async () => {

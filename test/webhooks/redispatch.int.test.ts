@@ -19,6 +19,7 @@ import { listDeliveryAttempts } from '../../functions/store/webhook-delivery.rep
 import { createWebhook } from '../../functions/use-cases/webhooks';
 import { deliverBatch } from '../../functions/webhooks/delivery';
 import { dispatchRecords } from '../../functions/webhooks/dispatcher';
+import { eventually } from '../support/eventually';
 import { createTestTable } from '../support/table';
 import { eventOf, type Receiver, startReceiver } from './receiver';
 
@@ -58,23 +59,13 @@ afterAll(async () => {
   resetForTests();
 });
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Messages still in the delivery queue, visible or being handled. */
 async function inQueue(): Promise<number> {
   const out = await client.send(new GetQueueAttributesCommand({ QueueUrl: queues.queueUrl, AttributeNames: ['All'] }));
   return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
 }
 
-const queueDrained = () => eventually('an empty delivery queue', async () => ((await inQueue()) === 0 ? true : undefined));
+const queueDrained = () => eventually('an empty delivery queue', async () => (await inQueue()) === 0, { timeoutMs: 15_000 });
 
 async function admin(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];

@@ -12,8 +12,10 @@ import { db } from '../../functions/store/client';
 import { storedEvents } from '../../functions/store/outbox';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
+import { eventually } from '../support/eventually';
 import { solanaWallet } from '../support/payouts';
 import { startTestStack, type TestStack } from '../support/stack';
+import { attemptCounters, deliveryQueueDrained, dispatchedFromStream, finalAttempts, outboxEvents } from './delivery-records';
 import { eventOf, type Receiver, startReceiver } from './receiver';
 
 let t: TestStack;
@@ -52,6 +54,7 @@ interface Delivery {
   status: string;
   statusCode: number | null;
   error: string | null;
+  nextAttemptAt: string | null;
 }
 
 const agentHeaders = (key: string) => ({ 'x-agent-key': key });
@@ -68,16 +71,23 @@ async function deliveries(key: string, id: string): Promise<Delivery[]> {
   return res.body.deliveries;
 }
 
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await what();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** The endpoint's deliveries list once `ready` holds for it. */
+function deliveriesOnce(key: string, id: string, what: string, ready: (d: Delivery[]) => boolean, timeoutMs = 10_000): Promise<Delivery[]> {
+  return eventually(
+    what,
+    async () => {
+      const list = await deliveries(key, id);
+      if (!ready(list)) throw new Error(`deliveries so far: ${JSON.stringify(list)}`);
+      return list;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The outbox's events for this owner, as [type, subject id, event id]: every event that can be dispatched to its endpoints. */
+async function outboxOf(owner: string): Promise<[string, unknown, string][]> {
+  return (await outboxEvents()).filter((e) => e.owner === owner).map((e) => [e.type, e.data.id, e.id]);
+}
 
 /** A 1 USD charge by this agent (201): its `charge.succeeded` goes to the agent's endpoints. */
 async function chargeBy(agent: { key: string }): Promise<string> {
@@ -252,10 +262,7 @@ describe('delivery', () => {
     expect(() => wh.verify(got.body.replace('ping', 'pong'), headers)).toThrow();
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(got.body, headers)).toThrow();
     expect(() => wh.verify(got.body, { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` })).toThrow();
-    const list = await until(
-      () => deliveries(agent.key, created.id),
-      (d) => d.length > 0,
-    );
+    const list = await deliveriesOnce(agent.key, created.id, 'the ping recorded', (d) => d.length > 0);
     expect(list[0]).toMatchObject({ eventId: ping.body.id, type: 'ping', attempt: 1, status: 'succeeded', statusCode: 200, error: null });
   });
 
@@ -300,10 +307,15 @@ describe('delivery', () => {
     const agent = await t.enabledAgent();
     const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
     receiver.script = [500, 503, 502];
-    await chargeBy(agent);
-    await receiver.waitFor(() => receiver.received.length >= 4, 15_000);
-    await sleep(2_500);
-    const eventId = receiver.received[0]?.headers['webhook-id'];
+    const chargeId = await chargeBy(agent);
+    // The outbox holds one event for the agent, the charge's: nothing else can be dispatched to its endpoint.
+    const events = await outboxOf(`agent#${agent.id}`);
+    expect(events.map(([type, about]) => [type, about])).toEqual([['charge.succeeded', chargeId]]);
+    const eventId = events[0]?.[2] ?? '';
+    // Delivered at the 4th attempt. Each attempt is counted before its send and none is counted once
+    // the event is marked delivered, so these are all the sends there will ever be: a late
+    // duplicate would have to be counted first, and would show here as a 5th.
+    expect(await finalAttempts(created.id, [eventId], 15_000)).toEqual({ [eventId]: 4 });
     const got = receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
     expect(got).toHaveLength(4);
     expect(receiver.received).toHaveLength(4);
@@ -323,11 +335,7 @@ describe('delivery', () => {
     const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
     receiver.script = [500, 500, 500, 500, 500, 500];
     await chargeBy(agent);
-    const list = await until(
-      () => deliveries(agent.key, created.id),
-      (d) => d[0]?.status === 'dead',
-      20_000,
-    );
+    const list = await deliveriesOnce(agent.key, created.id, 'the delivery dead', (d) => d[0]?.status === 'dead', 20_000);
     expect(list.map((d) => d.status)).toEqual(['dead', 'failed', 'failed', 'failed', 'failed']);
     expect(receiver.received).toHaveLength(5);
   });
@@ -337,16 +345,10 @@ describe('delivery', () => {
     const created = await agentWebhook(agent.key, { url: receiver.url, events: ['charge.succeeded'] });
     receiver.delayMs = 1_500;
     await chargeBy(agent);
-    const first = await until(
-      () => deliveries(agent.key, created.id),
-      (d) => d.length > 0,
-    );
+    const first = await deliveriesOnce(agent.key, created.id, 'the first attempt recorded', (d) => d.length > 0);
     expect(first[0]).toMatchObject({ type: 'charge.succeeded', status: 'failed', statusCode: null, error: 'timed out after 1000 ms' });
     receiver.delayMs = 0;
-    const done = await until(
-      () => deliveries(agent.key, created.id),
-      (d) => d[0]?.status === 'succeeded',
-    );
+    const done = await deliveriesOnce(agent.key, created.id, 'the retry succeeded', (d) => d[0]?.status === 'succeeded');
     expect(done[0]?.status).toBe('succeeded');
   });
 
@@ -355,13 +357,23 @@ describe('delivery', () => {
     const created = await agentWebhook(agent.key, { url: receiver.url });
     receiver.script = [500, 500, 500];
     const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
-    const list = await until(
-      () => deliveries(agent.key, created.id),
-      (d) => d.length > 0,
-    );
-    expect(list[0]).toMatchObject({ eventId: ping.body.id, type: 'ping', attempt: 1, status: 'dead', statusCode: 500 });
-    // Well past the first retry's time (schedule 1 s, visibility 2 s): still one attempt.
-    await sleep(3_500);
+    const list = await deliveriesOnce(agent.key, created.id, 'the ping recorded', (d) => d.length > 0);
+    // Dead at once, with no next attempt scheduled.
+    expect(list[0]).toMatchObject({
+      eventId: ping.body.id,
+      type: 'ping',
+      attempt: 1,
+      status: 'dead',
+      statusCode: 500,
+      nextAttemptAt: null,
+    });
+    // Nothing is left that could send it again: the delivery queue holds no message (visible, in
+    // flight or delayed), so its message was deleted, not put back for a retry (a retry would keep
+    // it in flight until sent, and show below as a second request). The worker began one attempt.
+    // (The tests before this one leave nothing in flight; the back-off test, whose held messages
+    // stay in flight for its back-off, comes after it.)
+    await deliveryQueueDrained(t);
+    expect(await attemptCounters(created.id)).toEqual({ [ping.body.id]: { attempts: 1 } });
     expect(receiver.received).toHaveLength(1);
     expect(await deliveries(agent.key, created.id)).toHaveLength(1);
   });
@@ -372,8 +384,10 @@ describe('delivery', () => {
     receiver.script = Array<number>(20).fill(500);
     await Promise.all(Array.from({ length: 5 }, () => chargeBy(agent)));
     // Their retries (1 s later) find the endpoint backed off: recorded, not sent.
-    const held = await until(
-      () => deliveries(agent.key, created.id),
+    const held = await deliveriesOnce(
+      agent.key,
+      created.id,
+      'five deliveries held',
       (d) => d.filter((x) => x.error?.startsWith('not sent: endpoint backed off')).length >= 5,
       15_000,
     );
@@ -382,19 +396,15 @@ describe('delivery', () => {
     expect(receiver.received).toHaveLength(5);
     // A new event waits too.
     const charge = await chargeBy(agent);
-    await until(
-      () => deliveries(agent.key, created.id),
-      (d) => d.some((x) => x.attempt === 1 && x.error?.startsWith('not sent')),
+    await deliveriesOnce(agent.key, created.id, 'the new event held', (d) =>
+      d.some((x) => x.attempt === 1 && x.error?.startsWith('not sent')),
     );
     expect(receiver.received).toHaveLength(5);
     // The owner fixes the receiver and pings (a ping is always sent): the breaker closes, events flow again.
     receiver.script = [];
     const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
     await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id);
-    await until(
-      () => deliveries(agent.key, created.id),
-      (d) => d.some((x) => x.type === 'ping' && x.status === 'succeeded'),
-    );
+    await deliveriesOnce(agent.key, created.id, 'the ping recorded', (d) => d.some((x) => x.type === 'ping' && x.status === 'succeeded'));
     const after = await chargeBy(agent);
     const next = await receiver.waitFor((r) => eventOf(r).data.id === after, 5_000);
     expect(eventOf(next).type).toBe('charge.succeeded');
@@ -410,11 +420,9 @@ describe('delivery', () => {
       if (crashes++ === 0) throw new Error('injected crash after send');
     };
     const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
-    const list = await until(
-      () => deliveries(agent.key, created.id),
-      (d) => d.some((x) => x.status === 'succeeded'),
-      15_000,
-    );
+    const list = await deliveriesOnce(agent.key, created.id, 'the ping delivered', (d) => d.some((x) => x.status === 'succeeded'), 15_000);
+    // Two sends, both counted, and no third can be: the second was marked delivered.
+    expect(await finalAttempts(created.id, [ping.body.id])).toEqual({ [ping.body.id]: 2 });
     const got = receiver.received.filter((r) => r.headers['webhook-id'] === ping.body.id);
     expect(got.length).toBe(2);
     expect(list).toHaveLength(1);
@@ -447,7 +455,22 @@ describe('agent events', () => {
         ExpressionAttributeValues: { ':w': 'https://example.org' },
       }),
     );
-    await sleep(1_000);
+    // The agent item's stream records, which are the dispatcher's outbox for agent events, made
+    // into events by the dispatcher's own code: the enabling before the endpoint existed (not
+    // routed to it), the console's disable, and nothing for the website write. No outbox event
+    // names the agent. So agent.disabled is all this endpoint can ever be sent.
+    const stream = await eventually('the website write in the stream', async () => {
+      const found = await dispatchedFromStream(keys.agent(hashKey(agent.key)));
+      expect(found.images.at(-1)?.website).toBe('https://example.org');
+      return found;
+    });
+    expect(stream.events.map((e) => e.type)).toEqual(['agent.enabled', 'agent.disabled']);
+    expect(stream.events[0]?.createdAt.localeCompare(created.createdAt)).toBe(-1);
+    expect(await outboxOf(`agent#${agent.id}`)).toEqual([]);
+    const disabled = stream.events[1]?.id ?? '';
+    expect(eventOf(got).id).toBe(disabled);
+    // And it is sent once: delivered at its first attempt, after which no attempt is counted or sent.
+    expect(await finalAttempts(created.id, [disabled])).toEqual({ [disabled]: 1 });
     expect(receiver.received).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@
  * and reconciler, and the real rails against their local stand-ins (LiteSVM, PayPal imitation).
  */
 import { auditAfterAll } from '../support/audit';
+import { eventually } from '../support/eventually';
 import { solanaWallet } from '../support/payouts';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -73,14 +74,16 @@ async function payoutOf(agentKey: string, payoutId: string) {
   return t.call<PayoutBody>('GET', `/api/v1/agents/withdraw?payoutId=${payoutId}`, { headers: { 'x-agent-key': agentKey } });
 }
 
-async function until(agentKey: string, payoutId: string, status: string, timeoutMs = 20_000): Promise<PayoutBody> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await payoutOf(agentKey, payoutId);
-    if (res.body.status === status) return res.body;
-    if (Date.now() > deadline) throw new Error(`payout ${payoutId} still ${res.body.status}, wanted ${status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function until(agentKey: string, payoutId: string, status: string, timeoutMs = 20_000): Promise<PayoutBody> {
+  return eventually(
+    `payout ${payoutId} to be ${status}`,
+    async () => {
+      const res = await payoutOf(agentKey, payoutId);
+      if (res.body.status !== status) throw new Error(`payout ${payoutId} still ${res.body.status}, wanted ${status}`);
+      return res.body;
+    },
+    { timeoutMs },
+  );
 }
 
 describe('POST /api/v1/agents/withdraw errors, in order: auth, Idempotency-Key, body, schema, destination, balance', () => {
@@ -285,13 +288,8 @@ describe('withdraw races over HTTP', () => {
 });
 
 async function waitForBatch(payoutId: string): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const batch = t.stack.rails.paypal.batchBySenderId(payoutId);
-    if (batch) return batch.payoutBatchId;
-    if (Date.now() > deadline) throw new Error(`no PayPal batch for ${payoutId}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const batch = await eventually(`a PayPal batch for ${payoutId}`, () => t.stack.rails.paypal.batchBySenderId(payoutId));
+  return batch.payoutBatchId;
 }
 
 describe('GET /api/v1/agents/withdraw', () => {

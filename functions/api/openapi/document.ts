@@ -1,13 +1,13 @@
 /**
  * Builds docs/openapi.json (OpenAPI 3.1) from the route table and the operations table: the
  * request schemas are the zod schemas the handlers validate with (their input side), the answers
- * the zod schemas in response.schemas.ts. `npm run openapi` writes it; a unit test fails when the
+ * the zod schemas in contracts/response.schemas.ts. `npm run openapi` writes it; a unit test fails when the
  * committed file differs from what this builds.
  */
 import * as z from 'zod';
+import { COMPONENTS, component } from '../../contracts/response.schemas';
 import { ROUTES, type RouteSpec } from '../routes';
 import { type Credential, OPERATIONS, type OperationDoc, type ResponseDoc, type ResponseHeader, UNMATCHED_ROUTE } from './operations';
-import { COMPONENTS, component } from './response.schemas';
 
 export const OPENAPI_VERSION = '3.1.0';
 /** The interface version of docs/spec.md. */
@@ -72,7 +72,7 @@ const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
 function componentId(schema: z.ZodType, where: string): string {
   const id = COMPONENTS.get(schema)?.id;
-  if (!id) throw new Error(`${where}: response schemas must be registered with component() (functions/api/openapi/response.schemas.ts)`);
+  if (!id) throw new Error(`${where}: response schemas must be registered with component() (functions/contracts/response.schemas.ts)`);
   return id;
 }
 

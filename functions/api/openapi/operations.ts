@@ -5,22 +5,8 @@
  * this table (openapi/document.ts); a route without an entry fails the generator and the tests.
  */
 import type * as z from 'zod';
-import {
-  facilitatorRequestSchema,
-  listX402PaymentsQuerySchema,
-  settleResponseSchema,
-  supportedResponseSchema,
-  verifyResponseSchema,
-  x402PaymentListSchema,
-  x402SettingsSchema,
-} from '../../contracts/x402';
-import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
-import { MCP_AUTH_MESSAGE } from '../../mcp/remote';
-import { TOOLS } from '../../mcp/tools';
-import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
-import { AUTH_MESSAGES } from '../../use-cases/auth';
-import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
-import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
+import { createGrantRequestSchema, createGrantSchema, listGrantsQuerySchema } from '../../contracts/grants';
+import { MCP_AUTH_MESSAGE, MCP_TOOL_NAMES } from '../../contracts/mcp';
 import {
   captureChargeSchema,
   createChargeSchema,
@@ -38,8 +24,7 @@ import {
   releaseChargeSchema,
   updateAgentSchema,
   withdrawSchema,
-} from '../request.schemas';
-import { X402_AUTH_MESSAGE } from '../x402-request';
+} from '../../contracts/request.schemas';
 import {
   adminAgentBody,
   agentBalanceBody,
@@ -47,9 +32,13 @@ import {
   chargeBody,
   chargeListBody,
   component,
+  createdGrantBody,
   createdUserBody,
   createdWebhookBody,
   errorBody,
+  grantBody,
+  grantListBody,
+  grantRequestBody,
   healthBody,
   jsonRpcMessage,
   jsonRpcMessages,
@@ -71,7 +60,23 @@ import {
   webhookListBody,
   webhookReceivedBody,
   withdrawalBody,
-} from './response.schemas';
+} from '../../contracts/response.schemas';
+import {
+  facilitatorRequestSchema,
+  listX402PaymentsQuerySchema,
+  settleResponseSchema,
+  supportedResponseSchema,
+  verifyResponseSchema,
+  x402PaymentListSchema,
+  x402SettingsSchema,
+} from '../../contracts/x402';
+import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
+import { GRANT_MESSAGES } from '../../core/grants';
+import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
+import { AUTH_MESSAGES } from '../../use-cases/auth';
+import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
+import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
+import { X402_AUTH_MESSAGE } from '../x402-request';
 
 /** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
 export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'adminSigV4' | 'agentBearer';
@@ -241,6 +246,28 @@ const EXAMPLE_USDC_TOPUP = {
   reference: 'GhRrKzQW4m7xqfZ3pGfC2JcPZy3vJ8JxJxW1bJ8yZ1yW',
   solanaPayUrl:
     'solana:9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin?spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=GhRrKzQW4m7xqfZ3pGfC2JcPZy3vJ8JxJxW1bJ8yZ1yW&label=Agent%20Payment%20Service&message=Top%20up%20your%20balance',
+};
+
+const EXAMPLE_GRANT = {
+  id: 'g01jhx3k6v1f8q2n7c9m4p5r6s7',
+  agent: { id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7', name: 'weather-bot' },
+  currency: 'USD',
+  limits: { perCharge: 5, total: 20 },
+  approvalAbove: 2,
+  description: 'weather lookups',
+  expiresAt: '2026-01-16T09:30:00.000Z',
+  status: 'active',
+  spent: 0,
+  createdAt: '2026-01-15T09:30:00.000Z',
+  revokedAt: null,
+};
+
+const EXAMPLE_GRANT_REQUEST = {
+  id: 'gr01jhx3k6v1f8q2n7c9m4p5r6s7',
+  status: 'pending',
+  consentUrl: 'https://pay.example.com/consent/3q2-7wVb8yZJm3S0wXH1z2yQf0nU5cN6kLrTtE4pA9s',
+  expiresAt: '2026-01-15T09:45:00.000Z',
+  grant: null,
 };
 
 const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
@@ -1076,6 +1103,82 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: BUSY,
     },
   },
+  // Grants (docs/grants.md).
+  'user-create-grant': {
+    summary: 'Give an agent a grant',
+    description:
+      'A scoped charge credential for one agent and one currency: the agent sends its `key` as x-user-key on its charges, ' +
+      'never the account key. Limits (per charge, per UTC day and month, lifetime `total`), an approval threshold, a lifetime ' +
+      'and a description. At most 100 active grants per payer.',
+    tag: 'Users',
+    security: [['userKey']],
+    body: {
+      name: 'CreateGrantRequest',
+      schema: createGrantSchema,
+      example: {
+        agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+        currency: 'USD',
+        limits: { perCharge: 5, total: 20 },
+        approvalAbove: 2,
+        ttlSeconds: 86400,
+      },
+    },
+    responses: {
+      201: ok('The grant, with its key shown this once.', createdGrantBody, {
+        ...EXAMPLE_GRANT,
+        key: 'ug_live_3Jc7QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
+      }),
+      400: errors('An invalid field, or an unknown agent.', [
+        GRANT_MESSAGES.agentNotFound,
+        'agentId must be an agent id',
+        'ttlSeconds must be at least 60',
+        'limits.total has more than 2 decimal places for USD',
+      ]),
+      401: USER_401,
+      409: errors('The payer has 100 active grants.', [GRANT_MESSAGES.limit]),
+      ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'user-list-grants': {
+    summary: "The payer's grants",
+    description: 'Newest first; `status` filters (a filtered page may hold fewer than `limit` and still a `nextCursor`).',
+    tag: 'Users',
+    security: [['userKey']],
+    query: listGrantsQuerySchema,
+    responses: {
+      200: ok('A page of grants.', grantListBody, { data: [EXAMPLE_GRANT], nextCursor: null }),
+      400: errors('An invalid query parameter.', [...LIST_400, 'status must be one of active, revoked, expired']),
+      401: USER_401,
+      503: BUSY,
+    },
+  },
+  'user-get-grant': {
+    summary: 'One grant',
+    tag: 'Users',
+    security: [['userKey']],
+    pathParams: { id: 'The grant id.' },
+    responses: {
+      200: ok('The grant (never its key).', grantBody, EXAMPLE_GRANT),
+      401: USER_401,
+      404: errors("No such grant, or another payer's.", [GRANT_MESSAGES.notFound]),
+      503: BUSY,
+    },
+  },
+  'user-revoke-grant': {
+    summary: 'Revoke a grant',
+    description: 'Every charge with its key is refused from now on. Revoking a revoked grant answers the same 200.',
+    tag: 'Users',
+    security: [['userKey']],
+    pathParams: { id: 'The grant id.' },
+    responses: {
+      200: ok('The grant, revoked.', grantBody, { ...EXAMPLE_GRANT, status: 'revoked', revokedAt: '2026-01-15T10:00:00.000Z' }),
+      401: USER_401,
+      404: errors("No such grant, or another payer's.", [GRANT_MESSAGES.notFound]),
+      409: errors('The grant kept changing under the revocation.', ['grant is changing, retry']),
+      503: BUSY,
+    },
+  },
   // Top-ups (docs/topups.md).
   'user-create-topup': {
     summary: 'Top up the balance',
@@ -1213,6 +1316,99 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: BUSY,
     },
   },
+  'agent-create-grant-request': {
+    summary: 'Ask a payer for a grant',
+    description:
+      'A pending request for a grant of these terms, living 15 minutes. Give `consentUrl` to the payer: they allow it (with ' +
+      "their account key, on the service's own page) or deny it. Poll `GET /api/v1/agents/grant-requests/{id}`.",
+    tag: 'Agents',
+    security: [['agentKey']],
+    idempotent: true,
+    body: {
+      name: 'CreateGrantRequestRequest',
+      schema: createGrantRequestSchema,
+      example: { currency: 'USD', limits: { perCharge: 5, total: 20 }, ttlSeconds: 86400 },
+    },
+    responses: {
+      201: ok('The pending request and its consent link.', grantRequestBody, EXAMPLE_GRANT_REQUEST, ['Idempotent-Replayed']),
+      400: errors('An invalid field, or no Idempotency-Key.', [
+        'missing Idempotency-key',
+        'currency must be one of USD, USDC',
+        'ttlSeconds must be at least 60',
+      ]),
+      401: errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.grantRequests]),
+      ...IDEMPOTENCY_ERRORS,
+      ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'agent-get-grant-request': {
+    summary: 'A grant request',
+    description:
+      'Once the payer allowed it, the first read answers `grant` with its `key` and moves the request to `claimed`; later ' +
+      'reads show the grant without the key.',
+    tag: 'Agents',
+    security: [['agentKey']],
+    pathParams: { id: 'The grant request id.' },
+    responses: {
+      200: ok('The request as it is now.', grantRequestBody, {
+        ...EXAMPLE_GRANT_REQUEST,
+        status: 'claimed',
+        grant: { ...EXAMPLE_GRANT, key: 'ug_live_3Jc7QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' },
+      }),
+      401: errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.grantRequests]),
+      404: errors("No such request, or another agent's.", [GRANT_MESSAGES.requestNotFound]),
+      503: BUSY,
+    },
+  },
+  'consent-page': {
+    summary: 'The consent page',
+    description:
+      "An HTML page at a grant request's consentUrl: the agent's name and website, the currency, limits, lifetime and " +
+      'description, a password field for the account key, and Allow / Deny (a plain form: no JavaScript needed). Once ' +
+      'decided or expired it shows the final state. Strict Content-Security-Policy, no external assets.',
+    tag: 'Users',
+    security: [],
+    pathParams: { token: 'The capability from consentUrl.' },
+    responses: {
+      200: { description: 'The page.', contentType: 'text/html' },
+      404: { description: 'The link is not valid.', contentType: 'text/html' },
+      503: { description: 'Busy; try again.', contentType: 'text/html' },
+    },
+  },
+  'consent-decide': {
+    summary: 'Allow or deny on the consent page',
+    description:
+      "The page's form post (`action=allow|deny`, `accountKey`, form-encoded). Allow with the payer's account key creates the " +
+      'grant for that payer; answers 303 back to the page, which shows the outcome.',
+    tag: 'Users',
+    security: [],
+    pathParams: { token: 'The capability from consentUrl.' },
+    responses: {
+      303: { description: 'Back to the page, which shows the final state.' },
+      400: { description: 'The page again with "invalid account key" (nothing changed), or a malformed form.', contentType: 'text/html' },
+      404: { description: 'The link is not valid.', contentType: 'text/html' },
+      409: { description: 'The page again: the payer has 100 active grants.', contentType: 'text/html' },
+      413: { description: 'The form is too large.', contentType: 'text/html' },
+      415: { description: 'Not a form post.', contentType: 'text/html' },
+      503: { description: 'Busy; try again.', contentType: 'text/html' },
+    },
+  },
+  'admin-rotate-user-key': {
+    summary: "Rotate a user's account key",
+    description:
+      "The operator's way back in for a payer locked out: a new account key, shown once. The old one stops moving money at once.",
+    tag: 'Admin',
+    security: ADMIN,
+    pathParams: { id: 'The user id.' },
+    responses: {
+      200: ok('The new account key, shown once.', rotatedUserKeyBody, { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' }),
+      401: ADMIN_401,
+      404: errors('No such user.', ['user not found']),
+      409: errors('Rotations kept racing.', ['user key was rotated concurrently, retry']),
+      503: BUSY,
+    },
+  },
   'admin-update-agent': {
     summary: 'Enable or disable an agent',
     description: "Disabling stops the agent's charges and withdrawals at once, in every container.",
@@ -1290,7 +1486,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   mcp: {
     summary: 'MCP server (streamable HTTP, stateless)',
     description:
-      `The Model Context Protocol endpoint for agents: tools ${TOOLS.map((t) => t.name).join(', ')}. ` +
+      `The Model Context Protocol endpoint for agents: tools ${MCP_TOOL_NAMES.join(', ')}. ` +
       'Send JSON-RPC with `Accept: application/json, text/event-stream`; answers are JSON (no SSE, no session). The agent ' +
       "key is checked before any tool runs; tool failures come back as tool results with isError and the API's message. " +
       'A batch holds at most 10 messages (more is a JSON-RPC error, and none runs); a malformed Host header is a 400 ' +

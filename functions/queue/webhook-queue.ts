@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { config } from '../config';
 import { EVENT_ID_PATTERN } from '../core/events';
 import { WEBHOOK_ID_PATTERN } from '../core/webhooks';
-import { lazySqsClient, parseMessage } from '../queue/sqs';
+import { lazySqsClient, parseMessage } from './sqs';
 
 export const deliveryMessageSchema = z.strictObject({
   webhookId: z.string().regex(WEBHOOK_ID_PATTERN),

@@ -8,7 +8,7 @@ import { ID_PATTERNS } from '../core/ids';
 import { AmountError, CURRENCIES, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import { descriptionProblem, nameProblem } from '../core/text';
 import { MIN_WITHDRAWAL_UNITS } from '../core/withdrawals';
-import { amountLiteral, integerLiteral } from '../http/validation';
+import { amountLiteral, integerLiteral } from './validation';
 
 const codePoints = (s: string) => [...s].length;
 
@@ -148,7 +148,7 @@ const positiveInt = z
   .regex(/^[1-9]\d{0,8}$/, { error: 'must be a positive integer' })
   .transform(Number);
 
-// No default here: a cursor carries its own limit (http/cursor.ts `pageLimit`).
+// No default here: a cursor carries its own limit (contracts/cursor.ts `pageLimit`).
 const limit = positiveInt
   .pipe(z.number().max(100, { error: 'must be at most 100' }))
   .optional()

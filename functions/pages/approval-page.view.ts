@@ -4,12 +4,25 @@
  * description) goes through the escaping `html` tag; the link's token is never printed (the form
  * has no `action`, so it posts to the page's own URL).
  */
+
+import type { ApiResult } from '../contracts/api';
 import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { type Currency, formatAmount, type Minor } from '../core/money';
-import { html, htmlPage } from '../http/html';
-import type { HttpResult } from '../http/response';
-import { DECLINED } from './payers';
+import type { ApprovalOutcome, ApprovalPage } from '../use-cases/approval-page';
+import { DECLINED } from '../use-cases/payers';
+import { html, htmlPage, seeOther } from './html';
+
+/** GET /approve/{token}'s answer: the charge's page, or 404 for a link that is not one of ours. */
+export function approvalPageAnswer(page: ApprovalPage): ApiResult {
+  return page.kind === 'charge' ? chargePage(page.charge, page.agent, page.now) : invalidLinkPage();
+}
+
+/** POST /approve/{token}'s answer: 303 back to the page, which shows the outcome; 404 for a bad link. */
+export function approvalDecisionAnswer(decision: ApprovalOutcome): ApiResult {
+  // Relative to /…/approve/<token>: this same page, wherever the API is mounted.
+  return decision.kind === 'decided' ? seeOther(`./${encodeURIComponent(decision.token)}`) : invalidLinkPage();
+}
 
 /** What the page tells its reader; only `pending` offers a decision. */
 export type PageState = 'pending' | 'approved' | 'declined' | 'failed' | 'expired';
@@ -46,7 +59,7 @@ const OUTCOMES: Readonly<Record<Exclude<PageState, 'pending'>, string>> = {
 };
 
 /** The page for a charge: its details, and the buttons while it awaits a decision. */
-export function chargePage(charge: Charge, agent: Pick<Agent, 'name' | 'website'> | undefined, now: Date): HttpResult {
+export function chargePage(charge: Charge, agent: Pick<Agent, 'name' | 'website'> | undefined, now: Date): ApiResult {
   const state = pageState(charge, now);
   const agentName = agent?.name ?? charge.agentName ?? charge.agentId;
   const body = html`<h1>${HEADINGS[state]}</h1>
@@ -69,7 +82,7 @@ ${
 }
 
 /** The answer to a token that is not one of ours: nothing about why, nothing about any charge. */
-export function invalidLinkPage(): HttpResult {
+export function invalidLinkPage(): ApiResult {
   return htmlPage(
     404,
     'This link is not valid',

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type HttpResult, toResponse } from './response';
+import type { ApiResult } from '../contracts/api';
+import { toResponse } from '../http/response';
 
 /** Markup that is already safe to send: built by `html`, never from unescaped input. */
 export class SafeHtml {
@@ -84,7 +85,7 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** A whole page: the document shell around `body`, with the page headers. */
-export function htmlPage(statusCode: number, title: string, body: SafeHtml): HttpResult {
+export function htmlPage(statusCode: number, title: string, body: SafeHtml): ApiResult {
   const document = html`<!doctype html>
 <html lang="en">
 <head>
@@ -105,7 +106,7 @@ ${body}
 }
 
 /** A redirect that keeps the page headers (no caching of where it points, no Referer). */
-export function seeOther(location: string): HttpResult {
+export function seeOther(location: string): ApiResult {
   return { statusCode: 303, rawBody: '', headers: { ...PAGE_HEADERS, location } };
 }
 

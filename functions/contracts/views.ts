@@ -6,7 +6,7 @@ import { PLATFORM_FEE_RATE } from '../core/fees';
 import type { Payout } from '../core/payouts';
 import { solanaPayUrl, type Topup } from '../core/topups';
 import type { Balances } from '../core/users';
-import { jsonAmount } from '../http/response';
+import { jsonAmount } from './json';
 
 export function chargeView(charge: Charge) {
   return {

@@ -5,8 +5,8 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { ValidationError } from '../core/errors';
-import { type AddressPolicy, bareHost, isAllowedAddress, webhookUrlProblem } from '../core/webhooks';
+import { ValidationError } from './errors';
+import { type AddressPolicy, bareHost, isAllowedAddress, webhookUrlProblem } from './webhooks';
 
 export type Resolver = (host: string) => Promise<string[]>;
 

@@ -1,0 +1,13 @@
+import { createGrantSchema, grantView } from '../contracts/grants';
+import { parseJsonBody } from '../http/body';
+import { httpHandler } from '../http/handler';
+import { authenticateUser } from '../use-cases/auth';
+import { issueGrant } from '../use-cases/grants';
+
+/** POST /api/v1/users/me/grants — the account key; answers the Grant and its key, shown once. */
+export const handler = httpHandler(async (req) => {
+  const { userId } = await authenticateUser(req);
+  const { agentId, ...terms } = parseJsonBody(req, createGrantSchema);
+  const { grant, key } = await issueGrant(userId, agentId, terms);
+  return { statusCode: 201, body: { ...grantView(grant), key } };
+});

@@ -1,0 +1,86 @@
+/**
+ * What the consent page shows (DESIGN §16, docs/grants.md): the agent's request — its name and
+ * website, the currency, the limits, the lifetime and the description — with a password field for
+ * the payer's account key and Allow / Deny; or the state the request ended in. It follows the
+ * approval page's rules through the same shared pieces (http/html.ts): every value escaped by the
+ * `html` tag, the same document shell, stylesheet and security headers (strict CSP with
+ * frame-ancestors 'none', no-store, no-referrer), no JavaScript. The link's token is never
+ * printed (the form has no `action`: it posts to the page's own URL).
+ */
+
+import type { ApiResult } from '../contracts/api';
+import type { GrantLimits } from '../core/grants';
+import type { Currency } from '../core/money';
+import type { ConsentPage } from '../use-cases/grant-requests';
+import { displayAmount, timeLeft } from './approval-page.view';
+import { html, htmlPage, seeOther } from './html';
+
+const HEADINGS = {
+  pending: 'Give this agent a grant?',
+  approved: 'Allowed',
+  claimed: 'Allowed',
+  denied: 'Denied',
+  expired: 'Expired',
+} as const;
+
+const OUTCOMES = {
+  approved: 'You allowed this request. The agent can now charge you within these limits, until you revoke the grant.',
+  claimed: 'You allowed this request. The agent can now charge you within these limits, until you revoke the grant.',
+  denied: 'You denied this request. The agent got nothing.',
+  expired: 'This request was not answered in time. The agent got nothing.',
+} as const;
+
+const LIMIT_LABELS: Readonly<Record<keyof GrantLimits, string>> = {
+  perCharge: 'Per charge',
+  daily: 'Per day (UTC)',
+  monthly: 'Per month (UTC)',
+  total: 'In total',
+};
+
+/** The page for a consent link's state, as an HTTP answer. */
+export function renderConsentPage(page: ConsentPage, token: string | undefined): ApiResult {
+  if (page.kind === 'invalid') return invalidConsentLinkPage();
+  // Post/redirect/get: the page it points to shows the outcome; reloading shows, never posts again.
+  if (page.kind === 'decided') return seeOther(`./${encodeURIComponent(token ?? '')}`);
+  const { request, status, agent, refused } = page;
+  const { terms } = request;
+  const currency: Currency = terms.currency;
+  const limits = (Object.keys(LIMIT_LABELS) as (keyof GrantLimits)[]).filter((name) => terms.limits?.[name] !== undefined);
+  const body = html`<h1>${HEADINGS[status]}</h1>
+${status === 'pending' ? html`<p class="state">An agent asks for a grant: it may charge your account within these limits, with its own key. It never sees your account key.</p>` : html`<p class="state">${OUTCOMES[status]}</p>`}
+${refused && html`<p class="state" role="alert"><strong>${refused.message}</strong></p>`}
+<dl>
+<dt>Agent</dt><dd>${agent?.name ?? request.agentId}</dd>
+${agent && html`<dt>Website</dt><dd><a href="${agent.website}" rel="noopener noreferrer nofollow">${agent.website}</a></dd>`}
+<dt>Currency</dt><dd>${currency}</dd>
+${limits.length === 0 ? html`<dt>Limits</dt><dd>none: any amount up to your balance</dd>` : limits.map((name) => html`<dt>${LIMIT_LABELS[name]}</dt><dd class="amount">${displayAmount(terms.limits?.[name] as number, currency)}</dd>`)}
+${terms.approvalAbove !== undefined && html`<dt>Your approval</dt><dd>for each charge above ${displayAmount(terms.approvalAbove, currency)}</dd>`}
+<dt>Lifetime</dt><dd>${terms.ttlSeconds === undefined ? 'until you revoke it' : timeLeft(terms.ttlSeconds * 1000)}</dd>
+<dt>Description</dt><dd>${terms.description ? terms.description : '(none)'}</dd>
+${status === 'pending' && html`<dt>Link expires</dt><dd>in ${timeLeft(Date.parse(request.expiresAt) - Date.now())}</dd>`}
+</dl>
+${
+  status === 'pending' &&
+  html`<form method="post">
+<p><label for="accountKey">Your account key (uk_live_…), to allow</label><br>
+<input id="accountKey" name="accountKey" type="password" autocomplete="off" spellcheck="false" size="40"></p>
+<button type="submit" name="action" value="allow">Allow</button>
+<button type="submit" name="action" value="deny" formnovalidate>Deny</button>
+</form>`
+}`;
+  return htmlPage(
+    refused?.statusCode ?? 200,
+    status === 'pending' ? 'Give an agent a grant' : `Grant request ${HEADINGS[status].toLowerCase()}`,
+    body,
+  );
+}
+
+/** The answer to a token that is not one of ours: nothing about why, nothing about any request. */
+export function invalidConsentLinkPage(): ApiResult {
+  return htmlPage(
+    404,
+    'This link is not valid',
+    html`<h1>This link is not valid</h1>
+<p class="state">Check that you opened the whole link the agent gave you.</p>`,
+  );
+}

@@ -1,0 +1,99 @@
+/**
+ * The payer's grants (DESIGN §16, docs/grants.md): created, listed, read and revoked with the
+ * account key. A grant key is shown once, in the create answer; only its hash is stored. Returns
+ * domain values; the API and MCP adapters render them (contracts/grants.ts).
+ */
+import { grantView } from '../contracts/grants';
+import { NotFoundError, ValidationError } from '../core/errors';
+import { newEventId, type OutboxEvent, type Owner } from '../core/events';
+import { GRANT_MESSAGES, type Grant, type GrantStatus, type GrantTerms, newGrant } from '../core/grants';
+import { isId, newGrantId } from '../core/ids';
+import { GRANT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
+import { getAgentById } from '../store/agent.repository';
+import {
+  type ConditionedItem,
+  createGrant,
+  GrantLimitError,
+  getGrant,
+  listGrants,
+  reclaimExpiredGrants,
+  revokeGrant,
+} from '../store/grant.repository';
+
+/** A new grant and its key, shown this once. */
+export interface IssuedGrant {
+  grant: Grant;
+  key: string;
+}
+
+export function grantEvent(type: 'grant.created' | 'grant.revoked' | 'grant.approved', owner: Owner, grant: Grant, now: Date): OutboxEvent {
+  // No event carries a key: the data is the Grant as the API shows it.
+  return { id: newEventId(now), type, createdAt: now.toISOString(), owner, data: grantView(grant, now) };
+}
+
+/**
+ * Issues a grant of `terms` from the payer `userId` to the agent `agentId`: 400 `agentId: agent
+ * not found` for an unknown agent; 409 `grant limit reached: …` at MAX_ACTIVE_GRANTS active grants
+ * (after expired ones stop counting). `approved`: issued on the consent page (the agent is told
+ * `grant.approved` too, and `also` joins the transaction).
+ */
+export async function issueGrant(
+  userId: string,
+  agentId: string,
+  terms: GrantTerms,
+  opts: { approved?: boolean; also?: readonly ConditionedItem[]; id?: string; key?: string; now?: Date } = {},
+): Promise<IssuedGrant> {
+  const agent = await getAgentById(agentId);
+  if (!agent) throw new ValidationError(GRANT_MESSAGES.agentNotFound);
+  const now = opts.now ?? new Date();
+  const key = opts.key ?? generateKey(GRANT_KEY_PREFIX);
+  const grant = newGrant({ id: opts.id ?? newGrantId(), userId, agentId, agentName: agent.name }, terms, now);
+  const events = [
+    grantEvent('grant.created', { kind: 'user', id: userId }, grant, now),
+    ...(opts.approved ? [grantEvent('grant.approved', { kind: 'agent', id: agentId }, grant, now)] : []),
+  ];
+  const write = () => createGrant(grant, hashKey(key), { events, now, ...(opts.also ? { also: opts.also } : {}) });
+  try {
+    await write();
+  } catch (error) {
+    // At the limit: grants that expired meanwhile stop counting, then one more try.
+    if (!(error instanceof GrantLimitError) || (await reclaimExpiredGrants(userId, now)) === 0) throw error;
+    await write();
+  }
+  return { grant, key };
+}
+
+const grantNotFound = () => new NotFoundError(GRANT_MESSAGES.notFound);
+
+/** One of the payer's grants: 404 `grant not found` for an unknown id or another payer's. */
+export async function readGrant(userId: string, grantId: string | undefined): Promise<Grant> {
+  if (!isId('grant', grantId)) throw grantNotFound();
+  const grant = await getGrant(userId, grantId);
+  if (!grant) throw grantNotFound();
+  return grant;
+}
+
+/**
+ * Revokes one of the payer's grants: from now on every charge with its key is refused (the
+ * charge's transaction is conditioned on the grant item). Revoking it again answers the same.
+ * The payer and the agent are told `grant.revoked` once.
+ */
+export async function revokeMyGrant(userId: string, grantId: string | undefined): Promise<Grant> {
+  if (!isId('grant', grantId)) throw grantNotFound();
+  const now = new Date();
+  const grant = await revokeGrant(userId, grantId, now, (revoked) => [
+    grantEvent('grant.revoked', { kind: 'user', id: userId }, revoked, now),
+    grantEvent('grant.revoked', { kind: 'agent', id: revoked.agentId }, revoked, now),
+  ]);
+  if (!grant) throw grantNotFound();
+  return grant;
+}
+
+/** A page of the payer's grants, newest first; `lastId` is where the next page starts. */
+export function listMyGrants(
+  userId: string,
+  page: { limit: number; after?: string; status?: GrantStatus },
+): Promise<{ grants: Grant[]; lastId?: string }> {
+  if (page.after !== undefined && !isId('grant', page.after)) throw new ValidationError('cursor is invalid');
+  return listGrants(userId, { ...page, now: new Date() });
+}

@@ -1,0 +1,151 @@
+/**
+ * Layers point down (docs/design.md §20): read every import of functions/ with the TypeScript
+ * compiler's own pre-processor (type-only imports count too: a type is a dependency of the shape)
+ * and refuse an import against the direction of the layers, or a cycle between the top-level
+ * folders of functions/.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as ts from 'typescript';
+
+const FUNCTIONS = path.resolve(__dirname, '..', '..', 'functions');
+
+interface Import {
+  /** The importing file, relative to functions/ (`use-cases/charges.ts`). */
+  from: string;
+  /** What it names: a package (`zod`) or a file relative to functions/ (`contracts/request.schemas`). */
+  to: string;
+  /** True for a file inside functions/. */
+  local: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+function importsOf(file: string): Import[] {
+  const from = path.relative(FUNCTIONS, file);
+  const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  return importedFiles.map(({ fileName }) => {
+    if (!fileName.startsWith('.')) return { from, to: fileName, local: false };
+    const to = path.relative(FUNCTIONS, path.resolve(path.dirname(file), fileName));
+    return { from, to, local: !to.startsWith('..') };
+  });
+}
+
+/** The top-level folder of functions/ a path is in (`config` for functions/config.ts). */
+const folderOf = (relative: string) => relative.split(path.sep)[0]?.replace(/\.ts$/, '') ?? relative;
+
+const IMPORTS = sourceFiles(FUNCTIONS).flatMap(importsOf);
+const describeImport = (i: Import) => `${i.from} imports ${i.to}`;
+const localFrom = (folder: string) => IMPORTS.filter((i) => i.local && folderOf(i.from) === folder && folderOf(i.to) !== folder);
+
+/** The edges between top-level folders, each with one import that makes it. */
+function folderGraph(imports: readonly Import[]): Map<string, Map<string, Import>> {
+  const graph = new Map<string, Map<string, Import>>();
+  for (const i of imports) {
+    if (!i.local) continue;
+    const a = folderOf(i.from);
+    const b = folderOf(i.to);
+    if (a === b) continue;
+    const edges = graph.get(a) ?? new Map<string, Import>();
+    if (!edges.has(b)) edges.set(b, i);
+    graph.set(a, edges);
+  }
+  return graph;
+}
+
+/** Every cycle's folders (one list per strongly connected component of more than one folder), Tarjan's way. */
+function folderCycles(graph: Map<string, Map<string, Import>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next);
+    next += 1;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string | undefined;
+      do {
+        w = stack.pop();
+        if (w === undefined) break;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) cycles.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+describe('the layers of functions/', () => {
+  it('reads the imports it judges (a sanity check of the walk itself)', () => {
+    expect(IMPORTS.length).toBeGreaterThan(500);
+    expect(IMPORTS).toContainEqual({
+      from: path.join('api', 'create-charge.handler.ts'),
+      to: path.join('use-cases', 'charges'),
+      local: true,
+    });
+  });
+
+  it('use cases import nothing from the API adapter or the HTTP layer', () => {
+    const wrong = localFrom('use-cases').filter((i) => ['api', 'http'].includes(folderOf(i.to)));
+    expect(wrong.map(describeImport)).toEqual([]);
+  });
+
+  it('the MCP adapter imports nothing from the API adapter', () => {
+    expect(
+      localFrom('mcp')
+        .filter((i) => folderOf(i.to) === 'api')
+        .map(describeImport),
+    ).toEqual([]);
+  });
+
+  it('the OpenAPI builder imports nothing from the MCP adapter (both read contracts/)', () => {
+    const builder = IMPORTS.filter((i) => i.local && i.from.startsWith(path.join('api', 'openapi') + path.sep));
+    expect(builder.filter((i) => folderOf(i.to) === 'mcp').map(describeImport)).toEqual([]);
+  });
+
+  it('contracts read only zod, lossless-json, the domain (core) and the configuration (the stage maximum amount)', () => {
+    const files = IMPORTS.filter((i) => folderOf(i.from) === 'contracts');
+    const wrong = files.filter((i) =>
+      i.local ? !['contracts', 'core', 'config'].includes(folderOf(i.to)) : !['zod', 'lossless-json'].includes(i.to),
+    );
+    expect(wrong.map(describeImport)).toEqual([]);
+  });
+
+  it('no two top-level folders of functions/ import each other, directly or round a longer cycle', () => {
+    const graph = folderGraph(IMPORTS);
+    const cycles = folderCycles(graph).map((folders) => {
+      // Name one import per edge inside the cycle, so the failure says where to look.
+      const edges = folders.flatMap((a) => folders.flatMap((b) => (a !== b && graph.get(a)?.get(b) ? [graph.get(a)?.get(b)] : [])));
+      return `${folders.join(' ↔ ')}: ${edges.map((i) => (i ? describeImport(i) : '')).join('; ')}`;
+    });
+    expect(cycles).toEqual([]);
+  });
+
+  it('finds a cycle when there is one (the check can fail)', () => {
+    const made = (from: string, to: string): Import => ({ from: path.join(from, 'x.ts'), to: path.join(to, 'y'), local: true });
+    expect(folderCycles(folderGraph([made('a', 'b'), made('b', 'c'), made('c', 'a'), made('c', 'd')]))).toEqual([['a', 'b', 'c']]);
+    expect(folderCycles(folderGraph([made('a', 'b'), made('b', 'c')]))).toEqual([]);
+  });
+});
