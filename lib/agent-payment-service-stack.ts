@@ -3,10 +3,14 @@
  * the webhook pipeline, the HTTP API, the daily ledger audit and the alarms and dashboard, each its
  * own construct. One stack rather than a stateful/stateless pair keeps deploys atomic and avoids
  * cross-stack exports; the stateful resources are protected by RETAIN and deletion protection.
+ * The HTTP route functions are in nested stacks, one per part of the API (lib/http-api.ts,
+ * lib/api-parts.ts): a nested stack deploys with its parent, atomically, and has 500 resources
+ * of its own.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { RouteSpec } from '../functions/api/routes';
 import { ChargeSweeper } from './charge-sweeper';
 import { DataStore } from './data-store';
 import { ServiceHttpApi } from './http-api';
@@ -19,6 +23,8 @@ import { WebhookPipeline } from './webhook-pipeline';
 
 export interface AgentPaymentServiceStackProps extends StackProps {
   config: StageConfig;
+  /** The HTTP routes; ROUTES (functions/api/routes.ts) by default. */
+  routes?: readonly RouteSpec[];
 }
 
 export const stackName = (stage: string): string => `AgentPaymentService-${stage}`;
@@ -42,23 +48,24 @@ export class AgentPaymentServiceStack extends Stack {
     this.sweeper = new ChargeSweeper(this, 'Sweeper', { config, data: this.data });
     this.topupWatcher = new TopupWatcher(this, 'Topups', { config, data: this.data });
     this.webhooks = new WebhookPipeline(this, 'Webhooks', { config, data: this.data });
-    this.api = new ServiceHttpApi(this, 'Http', { config, data: this.data, payoutQueue: this.pipeline.queue });
+    this.api = new ServiceHttpApi(this, 'Http', { config, data: this.data, payoutQueue: this.pipeline.queue, routes: props.routes });
     this.ledgerAudit = new LedgerAudit(this, 'LedgerAudit', { config, data: this.data });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
       api: this.api.api,
+      ...(props.routes ? { routes: props.routes } : {}),
       // The stage's access log group (lib/http-api.ts), for the per-route 5xx and the 429 metrics.
       accessLogs: this.api.node.findChild('AccessLogs') as logs.ILogGroup,
       table: this.data.table,
       payoutQueue: this.pipeline.queue,
       deadLetterQueue: this.pipeline.deadLetterQueue,
       worker: this.pipeline.worker,
-      reconciler: this.pipeline.reconciler,
-      sweeper: this.sweeper.fn,
-      topupWatcher: this.topupWatcher.fn,
+      reconciler: this.pipeline.reconcilerSchedule,
+      sweeper: this.sweeper,
+      topupWatcher: this.topupWatcher,
       paypalWebhook: this.api.functions.get('paypal-webhook'),
       webhooks: this.webhooks,
-      ledgerAudit: this.ledgerAudit.fn,
+      ledgerAudit: this.ledgerAudit,
     });
     this.monitoring.addAlarmsToDashboard(this.webhooks.addAlarms(this.monitoring.topic));
 

@@ -6,12 +6,10 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { BACKGROUND_GRANTS } from '../functions/store/access';
 import type { DataStore } from './data-store';
-import { grantTable } from './grants';
-import { ServiceFunction } from './service-function';
+import { ScheduledFunction } from './scheduled-function';
 import { reservedConcurrency, type StageConfig } from './stage-config';
 
 export const SWEEPER_ENTRY = 'functions/sweeper/handler.ts';
@@ -21,15 +19,10 @@ export const SWEEP_EVERY = Duration.minutes(1);
 /** A sweep ends before the next one starts, so two never overlap. */
 export const SWEEPER_TIMEOUT = Duration.seconds(50);
 
-export class ChargeSweeper extends Construct {
-  readonly fn: ServiceFunction;
-  readonly schedule: events.Rule;
-
+export class ChargeSweeper extends ScheduledFunction {
   constructor(scope: Construct, id: string, props: { config: StageConfig; data: DataStore }) {
-    super(scope, id);
     const { config, data } = props;
-
-    this.fn = new ServiceFunction(this, 'Function', {
+    super(scope, id, {
       entry: SWEEPER_ENTRY,
       description: 'Charge sweeper: expires PENDING charges past expiresAt and returns their holds',
       timeout: SWEEPER_TIMEOUT,
@@ -40,17 +33,15 @@ export class ChargeSweeper extends Construct {
       },
       // Holds go back on time even while the API uses the account's concurrency; one run at a time.
       reservedConcurrency: reservedConcurrency(config, config.sweeperReservedConcurrency),
-    });
-    // Reads the due pending markers through GSI1; each expiry is one transaction (charge, marker,
-    // the user's hold, the outbox). Nothing else: no queue, no secret.
-    grantTable(this.fn.role, data.table, BACKGROUND_GRANTS.sweeper);
-    // A failed sweep is not retried: the next one, a minute later, finds the same due charges.
-    this.fn.fn.configureAsyncInvoke({ retryAttempts: 0 });
-
-    this.schedule = new events.Rule(this, 'Schedule', {
-      description: 'Runs the charge sweeper (expires due PENDING charges)',
+      // Reads the due pending markers through GSI1; each expiry is one transaction (charge, marker,
+      // the user's hold, the outbox). Nothing else: no queue, no secret.
+      data,
+      table: BACKGROUND_GRANTS.sweeper,
+      // A failed sweep is not retried: the next one, a minute later, finds the same due charges.
+      retryFailedRuns: false,
+      scheduleDescription: 'Runs the charge sweeper (expires due PENDING charges)',
       schedule: events.Schedule.rate(SWEEP_EVERY),
-      targets: [new targets.LambdaFunction(this.fn.fn, { retryAttempts: 0, maxEventAge: SWEEP_EVERY })],
+      delivery: { retryAttempts: 0, maxEventAge: SWEEP_EVERY },
     });
   }
 }

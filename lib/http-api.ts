@@ -3,8 +3,15 @@
  * its RouteSpec lists, behind an explicit `$default` stage with access logs and throttling. Under
  * the stage's adminAuth `iam` the operator's routes are IAM-authorized by API Gateway, and one
  * managed policy grants execute-api:Invoke on exactly them (docs/deploy.md "Admin access").
+ *
+ * The route functions (function, role, policy, log group) live in one nested stack per part of the
+ * API (lib/api-parts.ts), each with CloudFormation's 500 resources of its own. The API, its stage,
+ * the routes, their integrations and invoke permissions stay here in the parent: a route moved to
+ * another stack would be created there before it is deleted here, and API Gateway refuses a second
+ * route with the same key, so the deploy would fail. Kept here, a route stays as it is and its
+ * integration is updated in place to point at a new function (docs/deploy.md "Nested stacks").
  */
-import { Stack, Validations } from 'aws-cdk-lib';
+import { NestedStack, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -14,6 +21,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { handlerEntry, ROUTES, type RouteSpec, readsAdminKey, recognisesAdmin } from '../functions/api/routes';
+import { type ApiPart, apiPart, apiPartConstructId } from './api-parts';
 import type { DataStore } from './data-store';
 import { grantReadSecrets, grantSendToQueue, grantTable } from './grants';
 import { STATEFUL_REMOVAL } from './removal';
@@ -90,6 +98,8 @@ export class ServiceHttpApi extends Construct {
   readonly stage: apigw.HttpStage;
   /** Route name → its function. */
   readonly functions = new Map<string, ServiceFunction>();
+  /** The nested stack of each part of the API that has routes (`AgentRoutes`, `PayerRoutes`, `AdminRoutes`, `PublicRoutes`). */
+  readonly parts = new Map<ApiPart, NestedStack>();
   /** Under adminAuth `iam`: execute-api:Invoke on exactly the admin routes, for operators' roles. */
   readonly adminPolicy: iam.ManagedPolicy | undefined;
 
@@ -126,7 +136,7 @@ export class ServiceHttpApi extends Construct {
     const adminRoutes: { route: RouteSpec; arn: string }[] = [];
     for (const route of routes) {
       const id = routeConstructId(route);
-      const fn = new ServiceFunction(this, id, {
+      const fn = new ServiceFunction(this.partStack(apiPart(route), config), id, {
         entry: handlerEntry(route),
         description: `${routeKey(route)} (${route.name})`,
         config,
@@ -172,6 +182,11 @@ export class ServiceHttpApi extends Construct {
         // SigV4 and execute-api:Invoke, checked by API Gateway before the function runs.
         ...(route.admin && adminIam ? { authorizer: new HttpIamAuthorizer() } : {}),
       });
+      // API Gateway invokes the function as soon as the integration points at it: the permission
+      // comes first. When a function is replaced (as when they moved into nested stacks) its
+      // permission is replaced and the integration updated in place; in the other order a request
+      // between the two would find no permission and be answered 500.
+      httpRoute.node.findChild(`${id}Integration`).node.addDependency(httpRoute.node.findChild(`${id}Integration-Permission`));
       if (route.admin && adminIam) adminRoutes.push({ route, arn: httpRoute.routeArn });
       const throttle = routeThrottle(route, config);
       if (throttle) {
@@ -190,6 +205,18 @@ export class ServiceHttpApi extends Construct {
     this.adminPolicy = adminIam ? this.adminInvokePolicy(config, adminRoutes) : undefined;
     // The HttpStage construct has no per-route settings; they go on the CloudFormation stage.
     if (Object.keys(routeSettings).length > 0) (this.stage.node.defaultChild as apigw.CfnStage).routeSettings = routeSettings;
+  }
+
+  /** The nested stack of one part of the API, made with its first route. */
+  private partStack(part: ApiPart, config: StageConfig): NestedStack {
+    let stack = this.parts.get(part);
+    if (!stack) {
+      stack = new NestedStack(this, apiPartConstructId(part), {
+        description: `Agent Payment Service (${config.stage}): the ${part} API's route functions`,
+      });
+      this.parts.set(part, stack);
+    }
+    return stack;
   }
 
   /**

@@ -7,27 +7,20 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import type { DataStore } from './data-store';
-import { grantTable } from './grants';
-import { ServiceFunction } from './service-function';
+import { ScheduledFunction } from './scheduled-function';
 import { reservedConcurrency, type StageConfig } from './stage-config';
 
 export const LEDGER_AUDIT_ENTRY = 'functions/ledger-audit/handler.ts';
 /** Lambda's longest: up to three whole-table scans a minute apart (functions/audit/live-audit.ts). */
 export const LEDGER_AUDIT_TIMEOUT = Duration.minutes(15);
 
-export class LedgerAudit extends Construct {
-  readonly fn: ServiceFunction;
-  readonly schedule: events.Rule;
-
+export class LedgerAudit extends ScheduledFunction {
   constructor(scope: Construct, id: string, props: { config: StageConfig; data: DataStore }) {
-    super(scope, id);
     const { config, data } = props;
-
-    this.fn = new ServiceFunction(this, 'Function', {
+    super(scope, id, {
       entry: LEDGER_AUDIT_ENTRY,
       description: 'Ledger audit, daily: checks the ledger invariant over the whole table and emits LedgerAuditProblems',
       // More memory is more CPU and network for parsing every item of the table.
@@ -36,16 +29,14 @@ export class LedgerAudit extends Construct {
       config,
       environment: { TABLE_NAME: data.table.tableName },
       reservedConcurrency: reservedConcurrency(config, 1),
-    });
-    // The audit is made of Scans alone (store/audit.repository.ts, topup-audit.repository.ts): the
-    // table itself, no index, no other read and no write. LeadingKeys cannot narrow a Scan.
-    this.fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Scan'], resources: [data.table.tableArn] }));
-
-    this.schedule = new events.Rule(this, 'Schedule', {
-      description: 'Runs the ledger audit once a day',
+      scheduleDescription: 'Runs the ledger audit once a day',
       schedule: events.Schedule.cron({ minute: '17', hour: String(config.ledgerAuditHourUtc) }),
       // EventBridge retries an invocation it could not hand over; the day's run is still worth having late.
-      targets: [new targets.LambdaFunction(this.fn.fn, { retryAttempts: 3, maxEventAge: Duration.hours(6) })],
+      delivery: { retryAttempts: 3, maxEventAge: Duration.hours(6) },
     });
+    // The audit is made of Scans alone (store/audit.repository.ts, topup-audit.repository.ts): the
+    // table itself, no index, no other read and no write. LeadingKeys cannot narrow a Scan, so
+    // this is the one table grant not written as key families.
+    this.fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Scan'], resources: [data.table.tableArn] }));
   }
 }

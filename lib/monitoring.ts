@@ -1,8 +1,9 @@
 /**
  * Alarms, all sent to one SNS topic (with an e-mail subscription when `alarmEmail` is set), and the
- * service's CloudWatch dashboard. The alarms are a table (`alarmSpecs`): one entry per alarm, what
- * it watches, when it fires, what to look at first. The webhook pipeline's own alarms are in
- * lib/webhook-pipeline.ts (same topic); docs/deploy.md "Alarms" lists them all.
+ * service's CloudWatch dashboard. The alarms are a table (`alarmSpecs`; lib/alarms.ts): one entry
+ * per alarm, what it watches, when it fires, what to look at first; a scheduled function's "errors"
+ * and "not running" entries come from the ScheduledFunction itself. The webhook pipeline's alarms
+ * are its own table in lib/webhook-pipeline.ts (same topic); docs/deploy.md "Alarms" lists them all.
  *
  * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
  * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
@@ -24,7 +25,6 @@
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -48,7 +48,9 @@ import {
   UNMATCHED_LOG_MESSAGE,
   UNMATCHED_TOPUP_PAYMENTS_METRIC,
 } from '../functions/observability/metric-names';
+import { type AlarmSpec, addAlarm, alarmName } from './alarms';
 import { routeConstructId, routeKey } from './http-api';
+import type { ScheduledFunction } from './scheduled-function';
 import type { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
 import type { WebhookPipeline } from './webhook-pipeline';
@@ -64,27 +66,15 @@ export interface MonitoringProps {
   payoutQueue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
   worker: ServiceFunction;
-  reconciler: ServiceFunction;
-  sweeper: ServiceFunction;
+  reconciler: ScheduledFunction;
+  sweeper: ScheduledFunction;
   /** Top-ups (docs/topups.md): the watcher, and the webhook route that also credits. */
-  topupWatcher?: ServiceFunction;
+  topupWatcher?: ScheduledFunction;
   paypalWebhook?: ServiceFunction;
   /** For the dashboard: the webhook queues and functions (their alarms are the pipeline's own). */
   webhooks?: WebhookPipeline;
   /** The daily ledger audit (lib/ledger-audit.ts). */
-  ledgerAudit?: ServiceFunction;
-}
-
-/** One alarm: what it watches and when it fires. Unless said otherwise: ≥ threshold, 1 period, missing data not breaching. */
-export interface AlarmSpec {
-  id: string;
-  description: string;
-  metric: cloudwatch.IMetric;
-  threshold: number;
-  comparison?: cloudwatch.ComparisonOperator;
-  evaluationPeriods?: number;
-  datapointsToAlarm?: number;
-  missingData?: cloudwatch.TreatMissingData;
+  ledgerAudit?: ScheduledFunction;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -190,19 +180,6 @@ export class Monitoring extends Construct {
       new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: metricDimensions(config.stage), period, statistic });
     const logMetric = (metricName: string) =>
       new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { stage: config.stage }, ...five });
-    const notRunning = (fn: ServiceFunction) => ({
-      metric: fn.fn.metricInvocations({ period: Duration.minutes(15), statistic: 'Sum' }),
-      threshold: 1,
-      comparison: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      // No invocations means no data points at all: that is exactly the failure.
-      missingData: cloudwatch.TreatMissingData.BREACHING,
-    });
-    const repeatedErrors = (fn: ServiceFunction) => ({
-      metric: fn.fn.metricErrors(five),
-      threshold: 1,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
     const requests = props.api.metricCount(five);
     const routes = props.routes ?? ROUTES;
 
@@ -321,16 +298,11 @@ export class Monitoring extends Construct {
         threshold: 1,
         evaluationPeriods: 3,
       },
-      {
-        id: 'ReconcilerErrors',
-        description: 'The payout reconciler failed in 2 of the last 3 five-minute periods.',
-        ...repeatedErrors(props.reconciler),
-      },
-      {
-        id: 'ReconcilerNotRunning',
-        description: 'The payout reconciler has not run for 15 minutes: its schedule is disabled or broken.',
-        ...notRunning(props.reconciler),
-      },
+      props.reconciler.errorAlarm('ReconcilerErrors', 'The payout reconciler failed in 2 of the last 3 five-minute periods.'),
+      props.reconciler.notRunningAlarm(
+        'ReconcilerNotRunning',
+        'The payout reconciler has not run for 15 minutes: its schedule is disabled or broken.',
+      ),
       {
         id: 'PayoutRailNeedsOperator',
         description:
@@ -339,18 +311,14 @@ export class Monitoring extends Construct {
         threshold: 1,
       },
       // The charge sweeper.
-      {
-        id: 'SweeperErrors',
-        description:
-          'The charge sweeper failed in 2 of the last 3 five-minute periods: due PENDING charges are not expiring (holds stay). See its log group.',
-        ...repeatedErrors(props.sweeper),
-      },
-      {
-        id: 'SweeperNotRunning',
-        description:
-          'The charge sweeper has not run for 15 minutes: its schedule is disabled or broken (due PENDING charges keep their holds).',
-        ...notRunning(props.sweeper),
-      },
+      props.sweeper.errorAlarm(
+        'SweeperErrors',
+        'The charge sweeper failed in 2 of the last 3 five-minute periods: due PENDING charges are not expiring (holds stay). See its log group.',
+      ),
+      props.sweeper.notRunningAlarm(
+        'SweeperNotRunning',
+        'The charge sweeper has not run for 15 minutes: its schedule is disabled or broken (due PENDING charges keep their holds).',
+      ),
       {
         id: 'ChargesNotExpiring',
         description:
@@ -369,17 +337,14 @@ export class Monitoring extends Construct {
 
     if (props.topupWatcher) {
       specs.push(
-        {
-          id: 'TopupWatcherErrors',
-          description:
-            'The top-up watcher failed in 2 of the last 3 five-minute periods: USDC deposits are not credited. See its log group.',
-          ...repeatedErrors(props.topupWatcher),
-        },
-        {
-          id: 'TopupWatcherNotRunning',
-          description: 'The top-up watcher has not run for 15 minutes: its schedule is disabled or broken (top-ups are not credited).',
-          ...notRunning(props.topupWatcher),
-        },
+        props.topupWatcher.errorAlarm(
+          'TopupWatcherErrors',
+          'The top-up watcher failed in 2 of the last 3 five-minute periods: USDC deposits are not credited. See its log group.',
+        ),
+        props.topupWatcher.notRunningAlarm(
+          'TopupWatcherNotRunning',
+          'The top-up watcher has not run for 15 minutes: its schedule is disabled or broken (top-ups are not credited).',
+        ),
         {
           id: 'UnmatchedTopupPayment',
           description:
@@ -425,17 +390,17 @@ export class Monitoring extends Construct {
     const railPattern = logs.FilterPattern.any(
       ...OPERATOR_RAIL_ERRORS.map((name) => logs.FilterPattern.stringValue('$.error.name', '=', name)),
     );
-    for (const fn of [props.worker, props.reconciler]) {
+    for (const fn of [props.worker, props.reconciler.fn]) {
       this.stageFilter(`${fn.node.id}RailNeedsOperator`, fn.logGroup, railPattern, RAIL_NEEDS_OPERATOR_METRIC);
     }
     this.stageFilter(
       'SweeperErrorLogs',
-      props.sweeper.logGroup,
+      props.sweeper.fn.logGroup,
       logs.FilterPattern.stringValue('$.level', '=', 'ERROR'),
       SWEEPER_ERROR_LOGS_METRIC,
     );
     if (props.topupWatcher) {
-      for (const fn of [props.topupWatcher, ...(props.paypalWebhook ? [props.paypalWebhook] : [])]) {
+      for (const fn of [props.topupWatcher.fn, ...(props.paypalWebhook ? [props.paypalWebhook] : [])]) {
         this.stageFilter(
           `${fn.node.id}UnmatchedTopupPayments`,
           fn.logGroup,
@@ -514,12 +479,12 @@ export class Monitoring extends Construct {
     const webhooks = props.webhooks;
     const background: [string, ServiceFunction | undefined][] = [
       ['payout worker', props.worker],
-      ['reconciler', props.reconciler],
-      ['sweeper', props.sweeper],
-      ['top-up watcher', props.topupWatcher],
+      ['reconciler', props.reconciler.fn],
+      ['sweeper', props.sweeper.fn],
+      ['top-up watcher', props.topupWatcher?.fn],
       ['webhook dispatcher', webhooks?.dispatcher],
       ['webhook delivery', webhooks?.delivery],
-      ['ledger audit', props.ledgerAudit],
+      ['ledger audit', props.ledgerAudit?.fn],
     ];
     const functions = background.filter((entry): entry is [string, ServiceFunction] => entry[1] !== undefined);
     const queueDepth = (label: string, queue: sqs.IQueue) => queue.metricApproximateNumberOfMessagesVisible({ ...max, label });
@@ -678,29 +643,13 @@ export class Monitoring extends Construct {
     return Stack.of(this).formatArn({
       service: 'cloudwatch',
       resource: 'alarm',
-      resourceName: this.alarmName(id),
+      resourceName: alarmName(this.stage, id),
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
   }
 
-  private alarmName(id: string): string {
-    return `agent-payment-service-${this.stage}-${id}`;
-  }
-
   private alarm(spec: AlarmSpec): cloudwatch.Alarm {
-    const alarm = new cloudwatch.Alarm(this, spec.id, {
-      alarmName: this.alarmName(spec.id),
-      alarmDescription: spec.description,
-      metric: spec.metric,
-      threshold: spec.threshold,
-      comparisonOperator: spec.comparison ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: spec.evaluationPeriods ?? 1,
-      ...(spec.datapointsToAlarm !== undefined ? { datapointsToAlarm: spec.datapointsToAlarm } : {}),
-      treatMissingData: spec.missingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    const action = new actions.SnsAction(this.topic);
-    alarm.addAlarmAction(action);
-    alarm.addOkAction(action);
+    const alarm = addAlarm(this, this.stage, this.topic, spec);
     this.alarms.push(alarm);
     return alarm;
   }

@@ -1,16 +1,17 @@
 /**
- * The payout pipeline: the payout queue and its dead-letter queue, the worker that consumes it
- * (partial batch failures, bounded batch and concurrency), and the scheduled reconciler that
- * re-sends committed payouts that never reached the queue and finishes stale ones.
+ * The payout pipeline: the payout queue and its dead-letter queue (a QueueWithDlq), the worker that
+ * consumes it (partial batch failures, bounded batch and concurrency), and the scheduled reconciler
+ * (a ScheduledFunction) that re-sends committed payouts that never reached the queue and finishes
+ * stale ones.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { BACKGROUND_GRANTS } from '../functions/store/access';
 import type { DataStore } from './data-store';
 import { grantConsumeQueue, grantReadSecrets, grantSendToQueue, grantTable } from './grants';
+import { QueueWithDlq } from './queue-with-dlq';
+import { ScheduledFunction } from './scheduled-function';
 import { ServiceFunction } from './service-function';
 import { PAYPAL_BASE_URLS, reservedConcurrency, type StageConfig } from './stage-config';
 
@@ -31,33 +32,21 @@ export const reconcilerTimeout = (everyMinutes: number): Duration => Duration.se
 export const payoutLeaseSeconds = (reconcilerTimeoutValue: Duration): number =>
   Math.max(WORKER_TIMEOUT.toSeconds(), reconcilerTimeoutValue.toSeconds()) + 30;
 
-export class PayoutPipeline extends Construct {
-  readonly queue: sqs.Queue;
-  readonly deadLetterQueue: sqs.Queue;
+export class PayoutPipeline extends QueueWithDlq {
   readonly worker: ServiceFunction;
+  /** The reconciler and its schedule (a ScheduledFunction under the id `Default`: its children keep their paths). */
+  readonly reconcilerSchedule: ScheduledFunction;
   readonly reconciler: ServiceFunction;
   readonly schedule: events.Rule;
 
   constructor(scope: Construct, id: string, props: { config: StageConfig; data: DataStore }) {
-    super(scope, id);
     const { config, data } = props;
-
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // Longer than the source queue's retention: a standard queue keeps the original enqueue
-      // time when a message moves, so the DLQ must outlive it to keep it for the operators.
-      retentionPeriod: Duration.days(14),
-    });
-
-    this.queue = new sqs.Queue(this, 'Queue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // AWS's guidance for an SQS event source: at least six times the function timeout, so a
-      // batch still being retried by Lambda is never handed to a second worker.
+    super(scope, id, {
+      // Six times the worker's timeout (AWS's guidance for an SQS event source): a batch Lambda still
+      // retries is never handed to a second worker.
       visibilityTimeout: Duration.seconds(WORKER_TIMEOUT.toSeconds() * 6),
       retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: config.payoutMaxReceives },
+      maxReceiveCount: config.payoutMaxReceives,
     });
 
     const reconcilerTimeoutValue = reconcilerTimeout(config.reconcileEveryMinutes);
@@ -99,7 +88,8 @@ export class PayoutPipeline extends Construct {
       maxConcurrency: config.workerMaxConcurrency,
     });
 
-    this.reconciler = new ServiceFunction(this, 'Reconciler', {
+    this.reconcilerSchedule = new ScheduledFunction(this, 'Default', {
+      functionId: 'Reconciler',
       entry: RECONCILER_ENTRY,
       description: 'Reconciler: re-sends PENDING payouts that never reached the queue, finishes stale PROCESSING ones',
       memorySize: 1024,
@@ -108,22 +98,20 @@ export class PayoutPipeline extends Construct {
       environment: railEnvironment,
       // One sweep at a time, and room for it however busy the API is.
       reservedConcurrency: reservedConcurrency(config, config.reconcilerReservedConcurrency),
+      data,
+      table: BACKGROUND_GRANTS.reconciler,
+      secrets: railSecrets,
+      // A failed sweep is not retried by Lambda's async retries either; the next one covers it.
+      retryFailedRuns: false,
+      scheduleDescription: 'Runs the payout reconciler',
+      schedule: events.Schedule.rate(Duration.minutes(config.reconcileEveryMinutes)),
+      // A missed sweep is simply done by the next one: no retries piling up behind a slow run.
+      delivery: { retryAttempts: 0, maxEventAge: Duration.minutes(config.reconcileEveryMinutes) },
     });
-    grantTable(this.reconciler.role, data.table, BACKGROUND_GRANTS.reconciler);
+    this.reconciler = this.reconcilerSchedule.fn;
+    this.schedule = this.reconcilerSchedule.schedule;
     grantSendToQueue(this.reconciler.role, this.queue);
-    grantReadSecrets(this.reconciler.role, railSecrets);
-    // A failed sweep is not retried by Lambda's async retries either; the next one covers it.
-    this.reconciler.fn.configureAsyncInvoke({ retryAttempts: 0 });
 
     data.restrictHotWalletReaders([this.worker.role, this.reconciler.role]);
-
-    this.schedule = new events.Rule(this, 'Schedule', {
-      description: 'Runs the payout reconciler',
-      schedule: events.Schedule.rate(Duration.minutes(config.reconcileEveryMinutes)),
-      targets: [
-        // A missed sweep is simply done by the next one: no retries piling up behind a slow run.
-        new targets.LambdaFunction(this.reconciler.fn, { retryAttempts: 0, maxEventAge: Duration.minutes(config.reconcileEveryMinutes) }),
-      ],
-    });
   }
 }

@@ -7,12 +7,10 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { BACKGROUND_GRANTS } from '../functions/store/access';
 import type { DataStore } from './data-store';
-import { grantReadSecrets, grantTable } from './grants';
-import { ServiceFunction } from './service-function';
+import { ScheduledFunction } from './scheduled-function';
 import { PAYPAL_BASE_URLS, reservedConcurrency, type StageConfig } from './stage-config';
 
 export const TOPUP_WATCHER_ENTRY = 'functions/topup-watcher/handler.ts';
@@ -35,14 +33,10 @@ export function topupEnvironment(config: StageConfig, data: DataStore): Record<s
   };
 }
 
-export class TopupWatcher extends Construct {
-  readonly fn: ServiceFunction;
-  readonly schedule: events.Rule;
-
+export class TopupWatcher extends ScheduledFunction {
   constructor(scope: Construct, id: string, props: { config: StageConfig; data: DataStore }) {
-    super(scope, id);
     const { config, data } = props;
-    this.fn = new ServiceFunction(this, 'Function', {
+    super(scope, id, {
       entry: TOPUP_WATCHER_ENTRY,
       description: 'Top-up watcher: credits finalized USDC deposits by reference, polls PayPal orders, records unmatched payments',
       timeout: TOPUP_WATCHER_TIMEOUT,
@@ -54,18 +48,16 @@ export class TopupWatcher extends Construct {
         ...topupEnvironment(config, data),
       },
       reservedConcurrency: reservedConcurrency(config, config.topupWatcherReservedConcurrency),
-    });
-    // Pending top-ups through GSI1, the lookups, one crediting transaction per payment.
-    grantTable(this.fn.role, data.table, BACKGROUND_GRANTS['topup-watcher']);
-    // The RPC URL and PayPal's credentials; never the hot wallet (it signs nothing).
-    grantReadSecrets(this.fn.role, [data.solanaRpcUrl, data.paypalCredentials]);
-    // A failed run is not retried: the next one, a minute later, starts from what the chain and PayPal say.
-    this.fn.fn.configureAsyncInvoke({ retryAttempts: 0 });
-
-    this.schedule = new events.Rule(this, 'Schedule', {
-      description: 'Runs the top-up watcher',
+      // Pending top-ups through GSI1, the lookups, one crediting transaction per payment.
+      data,
+      table: BACKGROUND_GRANTS['topup-watcher'],
+      // The RPC URL and PayPal's credentials; never the hot wallet (it signs nothing).
+      secrets: [data.solanaRpcUrl, data.paypalCredentials],
+      // A failed run is not retried: the next one, a minute later, starts from what the chain and PayPal say.
+      retryFailedRuns: false,
+      scheduleDescription: 'Runs the top-up watcher',
       schedule: events.Schedule.rate(TOPUP_WATCH_EVERY),
-      targets: [new targets.LambdaFunction(this.fn.fn, { retryAttempts: 0, maxEventAge: TOPUP_WATCH_EVERY })],
+      delivery: { retryAttempts: 0, maxEventAge: TOPUP_WATCH_EVERY },
     });
   }
 }

@@ -25,17 +25,18 @@
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, maxAttempts } from '../functions/core/webhooks';
 import { BACKGROUND_GRANTS } from '../functions/store/access';
 import { DISPATCH_FILTER_PATTERNS } from '../functions/webhooks/stream-filter';
+import { type AlarmSpec, addAlarm } from './alarms';
 import type { DataStore } from './data-store';
 import { grantConsumeQueue, grantReadSecrets, grantSendToQueue, grantTable } from './grants';
+import { QueueWithDlq } from './queue-with-dlq';
 import { ServiceFunction } from './service-function';
 import { reservedConcurrency, type StageConfig } from './stage-config';
 
@@ -87,9 +88,7 @@ function onFailureQueue(queue: sqs.IQueue, role: iam.IRole): lambda.IEventSource
   };
 }
 
-export class WebhookPipeline extends Construct {
-  readonly queue: sqs.Queue;
-  readonly deadLetterQueue: sqs.Queue;
+export class WebhookPipeline extends QueueWithDlq {
   /** Notes of stream batches the dispatcher gave up on (Lambda's on-failure destination). */
   readonly streamFailureQueue: sqs.Queue;
   readonly dispatcher: ServiceFunction;
@@ -97,26 +96,17 @@ export class WebhookPipeline extends Construct {
   private readonly stage: string;
 
   constructor(scope: Construct, id: string, props: { config: StageConfig; data: DataStore }) {
-    super(scope, id);
     const { config, data } = props;
-    this.stage = config.stage;
-
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new sqs.Queue(this, 'Queue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    super(scope, id, {
       // Six times the worker's timeout (AWS's guidance for an SQS event source); a retry sets its own.
       visibilityTimeout: Duration.seconds(DELIVERY_TIMEOUT.toSeconds() * 6),
       // Longer than the whole retry schedule (27.6 h), so no message expires while retrying.
       retentionPeriod: Duration.days(4),
       // Each attempt is one receive; a few more for worker crashes. The worker itself marks a
       // delivery dead after its last attempt; the DLQ holds what kept crashing the worker.
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: maxAttempts(DEFAULT_RETRY_SCHEDULE_SECONDS) + 5 },
+      maxReceiveCount: maxAttempts(DEFAULT_RETRY_SCHEDULE_SECONDS) + 5,
     });
+    this.stage = config.stage;
 
     this.streamFailureQueue = new sqs.Queue(this, 'StreamFailureQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -194,32 +184,34 @@ export class WebhookPipeline extends Construct {
     });
   }
 
-  /** The pipeline's alarms, on the stage's alarm topic (lib/monitoring.ts). */
-  addAlarms(topic: sns.ITopic): cloudwatch.Alarm[] {
+  /** The pipeline's alarms (docs/deploy.md "Alarms"), by the same rules as lib/monitoring.ts's table. */
+  alarmSpecs(): AlarmSpec[] {
     const five = Duration.minutes(5);
-    const alarms = [
-      this.alarm('WebhookDlqNotEmpty', {
-        alarmDescription: 'Webhook delivery messages are in the DLQ: the delivery worker kept crashing on them (docs/webhooks.md).',
+    return [
+      {
+        id: 'WebhookDlqNotEmpty',
+        description: 'Webhook delivery messages are in the DLQ: the delivery worker kept crashing on them (docs/webhooks.md).',
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: five, statistic: 'Maximum' }),
         threshold: 1,
-        evaluationPeriods: 1,
-      }),
-      this.alarm('WebhookStreamFailures', {
-        alarmDescription:
+      },
+      {
+        id: 'WebhookStreamFailures',
+        description:
           'The webhook dispatcher gave up on a stream batch (retries or record age exhausted): its events were not dispatched. Each message names the time range; re-dispatch it (npm run admin -- redispatch, docs/deploy.md), then delete the message.',
         metric: this.streamFailureQueue.metricApproximateNumberOfMessagesVisible({ period: five, statistic: 'Maximum' }),
         threshold: 1,
-        evaluationPeriods: 1,
-      }),
-      this.alarm('WebhookDispatcherErrors', {
-        alarmDescription: 'The webhook dispatcher failed in 2 of the last 3 5-minute periods; events wait in the stream.',
+      },
+      {
+        id: 'WebhookDispatcherErrors',
+        description: 'The webhook dispatcher failed in 2 of the last 3 5-minute periods; events wait in the stream.',
         metric: this.dispatcher.fn.metricErrors({ period: five, statistic: 'Sum' }),
         threshold: 1,
         evaluationPeriods: 3,
         datapointsToAlarm: 2,
-      }),
-      this.alarm('WebhookDispatcherIteratorAge', {
-        alarmDescription: 'The webhook dispatcher is 5 minutes behind the table stream (records expire after 24 h).',
+      },
+      {
+        id: 'WebhookDispatcherIteratorAge',
+        description: 'The webhook dispatcher is 5 minutes behind the table stream (records expire after 24 h).',
         metric: new cloudwatch.Metric({
           namespace: 'AWS/Lambda',
           metricName: 'IteratorAge',
@@ -228,36 +220,26 @@ export class WebhookPipeline extends Construct {
           statistic: 'Maximum',
         }),
         threshold: 300_000,
-        evaluationPeriods: 1,
-      }),
-      this.alarm('WebhookQueueAge', {
-        alarmDescription: `The oldest webhook delivery message has waited ${DELIVERY_QUEUE_MAX_AGE.toMinutes()} minutes: the delivery worker is not taking new messages (throttled, failing or at its concurrency). A retrying message drops out of this age after its third receive.`,
+      },
+      {
+        id: 'WebhookQueueAge',
+        description: `The oldest webhook delivery message has waited ${DELIVERY_QUEUE_MAX_AGE.toMinutes()} minutes: the delivery worker is not taking new messages (throttled, failing or at its concurrency). A retrying message drops out of this age after its third receive.`,
         metric: this.queue.metricApproximateAgeOfOldestMessage({ period: five, statistic: 'Maximum' }),
         threshold: DELIVERY_QUEUE_MAX_AGE.toSeconds(),
-        evaluationPeriods: 1,
-      }),
-      this.alarm('WebhookDeliveryErrors', {
-        alarmDescription: 'The webhook delivery worker threw (a whole batch failed, not one receiver) in 2 of 3 5-minute periods.',
+      },
+      {
+        id: 'WebhookDeliveryErrors',
+        description: 'The webhook delivery worker threw (a whole batch failed, not one receiver) in 2 of 3 5-minute periods.',
         metric: this.delivery.fn.metricErrors({ period: five, statistic: 'Sum' }),
         threshold: 1,
         evaluationPeriods: 3,
         datapointsToAlarm: 2,
-      }),
+      },
     ];
-    const action = new actions.SnsAction(topic);
-    for (const alarm of alarms) {
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
-    }
-    return alarms;
   }
 
-  private alarm(id: string, props: Omit<cloudwatch.AlarmProps, 'actionsEnabled'>): cloudwatch.Alarm {
-    return new cloudwatch.Alarm(this, id, {
-      alarmName: `agent-payment-service-${this.stage}-${id}`,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      ...props,
-    });
+  /** The pipeline's alarms, on the stage's alarm topic (lib/monitoring.ts). */
+  addAlarms(topic: sns.ITopic): cloudwatch.Alarm[] {
+    return this.alarmSpecs().map((spec) => addAlarm(this, this.stage, topic, spec));
   }
 }

@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { handlerEntry, ROUTES, readsAdminKey } from '../../functions/api/routes';
 import { config as readConfig, resetForTests } from '../../functions/config';
@@ -15,6 +16,7 @@ import {
 } from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
 import { GSI1, GSI2, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
+import { API_PARTS, apiPart } from '../../lib/api-parts';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
 import { routeConstructId, routeKey } from '../../lib/http-api';
@@ -23,7 +25,7 @@ import { LEDGER_AUDIT_WINDOW_HOURS, MONEY_ROUTES, SWEEPER_MAX_LAG } from '../../
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { logicalId, resources, synthesize, TEST_STAGE_CONFIG } from './support';
 
-const { stack, template, config } = synthesize();
+const { stack, template, templates, config } = synthesize();
 const all = resources(template);
 const ofType = (type: string) => Object.entries(all).filter(([, r]) => r.Type === type);
 const props = (id: string) => all[id]?.Properties ?? {};
@@ -666,14 +668,45 @@ describe('dashboard', () => {
 });
 
 describe('size', () => {
-  it("stays well inside CloudFormation's 500 resources per stack (each route costs 7: function, role, policy, log group, permission, integration, route)", () => {
-    const count = Object.keys(all).length;
-    expect(count).toBeLessThanOrEqual(450);
-    // Room for three more routes, no more: part three's production work (alarms, the daily audit,
-    // the admin policy, two admin read routes) took the stack from 379 to 422. The grants issue adds
-    // about seven routes (~49 resources) and x402 about five, so the routes move into nested stacks
-    // per part before either lands (docs/deploy.md "What gets deployed"); this test is the reminder.
-    expect(count + 3 * 7).toBeLessThanOrEqual(450);
+  /** What one route adds to its part's nested stack (function, role, policy, log group) and to the parent (route, integration, invoke permission). */
+  const PER_ROUTE_IN_PART = 4;
+  const PER_ROUTE_IN_PARENT = 3;
+  const count = (t: (typeof templates)[number]) => Object.keys(t.template.toJSON().Resources as object).length;
+
+  it('puts each route function in the nested stack of its part of the API, the routes themselves in the parent', () => {
+    expect([...api.parts.keys()].sort()).toEqual([...API_PARTS].sort());
+    for (const route of ROUTES) {
+      const fn = api.functions.get(route.name);
+      expect([route.name, fn && Stack.of(fn)]).toEqual([route.name, api.parts.get(apiPart(route))]);
+    }
+    // The table, secrets, queues, pipelines, the API and monitoring stay in the parent.
+    const parent = templates[0]?.template;
+    for (const type of ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::SecretsManager::Secret', 'AWS::KMS::Key', 'AWS::SNS::Topic']) {
+      expect([type, Object.keys(parent?.findResources(type) ?? {}).length]).toEqual([type, ofType(type).length]);
+    }
+    parent?.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length);
+    parent?.resourceCountIs('AWS::ApiGatewayV2::Integration', ROUTES.length);
+    parent?.resourceCountIs('AWS::CloudWatch::Alarm', ofType('AWS::CloudWatch::Alarm').length);
+  });
+
+  it(`keeps every stack, the parent and each nested one, below 450 of CloudFormation's 500 resources with room for 8 more routes`, () => {
+    expect(templates.length).toBe(1 + API_PARTS.length);
+    for (const [i, t] of templates.entries()) {
+      const perRoute = i === 0 ? PER_ROUTE_IN_PARENT : PER_ROUTE_IN_PART;
+      expect([t.stack.node.path, count(t) + 8 * perRoute <= 450]).toEqual([t.stack.node.path, true]);
+    }
+  });
+
+  it('costs a route what the room above assumes', () => {
+    const parent = templates[0];
+    const parts = templates.slice(1);
+    // The same stack less one agent route (one that neither an alarm nor a throttle names).
+    const lessOne = synthesize({}, { routes: ROUTES.filter((r) => r.name !== 'get-balance') });
+    const agent = parts.find((t) => t.stack === api.parts.get('agent'));
+    const agentLessOne = lessOne.templates.find((t) => t.stack === lessOne.stack.api.parts.get('agent'));
+    if (!parent || !agent || !agentLessOne) throw new Error('no parent or agent stack');
+    expect(count(agent) - count(agentLessOne)).toBe(PER_ROUTE_IN_PART);
+    expect(count(parent) - count(lessOne.templates[0] as typeof parent)).toBe(PER_ROUTE_IN_PARENT);
   });
 });
 

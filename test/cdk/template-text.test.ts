@@ -2,8 +2,9 @@
  * Text CloudFormation refuses. Jest's template assertions do not run CloudFormation's own
  * validation, so an arrow in a function description (copied onto its IAM role's description)
  * passed every test here while `npm run synth` failed for every stage (F3031). This walks every
- * description and name in the synthesized templates of both deployed kinds of stage and checks
- * them against the patterns and lengths CloudFormation and IAM enforce.
+ * description and name in the synthesized templates of both deployed kinds of stage (the parent
+ * and each nested stack's template, as CloudFormation receives them) and checks them against the
+ * patterns and lengths CloudFormation and IAM enforce.
  */
 import { synthesize } from './support';
 
@@ -38,8 +39,18 @@ function textProperties(value: unknown, path: string, out: { path: string; key: 
   }
 }
 
+/** CloudFormation's limit on a template's own Description. */
+const TEMPLATE_DESCRIPTION_MAX = 1024;
+
 function refusedText(template: Record<string, unknown>): Finding[] {
   const findings: Finding[] = [];
+  if (typeof template.Description === 'string') {
+    if (!DESCRIPTION.test(template.Description))
+      findings.push({ path: 'Description', value: template.Description, problem: 'characters outside Latin-1' });
+    if (template.Description.length > TEMPLATE_DESCRIPTION_MAX) {
+      findings.push({ path: 'Description', value: template.Description, problem: `longer than ${TEMPLATE_DESCRIPTION_MAX}` });
+    }
+  }
   const resources = (template.Resources ?? {}) as Record<string, { Type: string; Properties?: unknown }>;
   for (const [id, resource] of Object.entries(resources)) {
     const found: { path: string; key: string; value: string }[] = [];
@@ -64,9 +75,12 @@ describe('text in the template', () => {
   it.each([
     ['dev-like', {}],
     ['production', { stage: 'production', alarmEmail: 'alarms@example.com', publicBaseUrl: 'https://pay.example.com', paypalMode: 'live' }],
-  ])('every description and name in the %s template is text CloudFormation accepts', (_kind, overrides) => {
-    const { template } = synthesize(overrides);
-    expect(refusedText(template.toJSON())).toEqual([]);
+  ])('every description and name in the %s templates, parent and nested, is text CloudFormation accepts', (_kind, overrides) => {
+    const { templates } = synthesize(overrides);
+    expect(templates.length).toBeGreaterThan(1);
+    for (const { stack, template } of templates) {
+      expect([stack.node.path, refusedText(template.toJSON())]).toEqual([stack.node.path, []]);
+    }
   });
 
   it('finds an arrow in a role description, as CloudFormation does', () => {
