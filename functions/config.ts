@@ -236,14 +236,12 @@ export const NEEDS_TOPUP_WATCHER: readonly ConfigNeed[] = [
 ];
 /**
  * The x402 routes that only read the chain (verify, supported) and the agent's facilitator settings:
- * the network, the mint, the treasury, the fee payer's public address, the RPC URL. No secret.
+ * the mint and the RPC URL. No secret. The treasury (X402_PAY_TO) and the fee payer's public
+ * address (SOLANA_HOT_WALLET_ADDRESS) are the operator's to set once the hot wallet exists (stage
+ * `hotWalletAddress`, `x402PayTo`); until then the routes answer 503 `x402 is not available yet`
+ * (functions/x402/facilitator.ts), as USDC top-ups do without a deposit wallet.
  */
-export const NEEDS_X402: readonly ConfigNeed[] = [
-  'USDC_MINT',
-  'X402_PAY_TO',
-  'SOLANA_HOT_WALLET_ADDRESS',
-  { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
-];
+export const NEEDS_X402: readonly ConfigNeed[] = ['USDC_MINT', { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] }];
 /** The settle route (and the reconciler's x402 sweep): the fee payer signs, so its secret too. */
 export const NEEDS_X402_SETTLE: readonly ConfigNeed[] = [
   ...NEEDS_X402,

@@ -50,12 +50,22 @@ export interface RouteThrottle {
   burstLimit: number;
 }
 
+const publicThrottle = (config: StageConfig): RouteThrottle => ({
+  rateLimit: config.publicRouteRateLimit,
+  burstLimit: config.publicRouteBurstLimit,
+});
+
 /**
  * Routes with a throttle of their own, below the stage's. Registration is public and each call
  * writes an agent: without this, one client could spend the whole stage's rate on it.
  */
 export const ROUTE_THROTTLES: Record<string, (config: StageConfig) => RouteThrottle> = {
   'register-agent': (config) => ({ rateLimit: config.registerRateLimit, burstLimit: config.registerBurstLimit }),
+  // The x402 facilitator (docs/design.md §19): any seller's stock middleware calls it for any buyer,
+  // with a key anyone can register, and every settle spends the fee payer's SOL on chain. It gets
+  // the public routes' throttle, so it cannot spend the stage's whole rate either.
+  'x402-verify': publicThrottle,
+  'x402-settle': publicThrottle,
 };
 
 /**
@@ -66,7 +76,28 @@ export const ROUTE_THROTTLES: Record<string, (config: StageConfig) => RouteThrot
 export function routeThrottle(route: RouteSpec, config: StageConfig): RouteThrottle | undefined {
   const own = ROUTE_THROTTLES[route.name]?.(config);
   if (own) return own;
-  return route.public ? { rateLimit: config.publicRouteRateLimit, burstLimit: config.publicRouteBurstLimit } : undefined;
+  return route.public ? publicThrottle(config) : undefined;
+}
+
+/** x402's CAIP-2 ids of the networks the stock `@x402/svm` accepts, and mainnet's USDC mint. */
+const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+const MAINNET_USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+/**
+ * What the x402 functions read (functions/config.ts NEEDS_X402): the mint, the RPC URL's secret, the
+ * network, and once the operator has set them the fee payer's address and the treasury. No secret
+ * value: settle alone gets the hot wallet's ARN besides (RouteSpec `x402: 'settle'`).
+ */
+export function x402Environment(config: StageConfig, data: DataStore): Record<string, string> {
+  const payTo = config.x402PayTo ?? config.hotWalletAddress;
+  return {
+    USDC_MINT: config.usdcMint,
+    SOLANA_RPC_URL_SECRET_ARN: data.solanaRpcUrl.secretArn,
+    X402_NETWORK: config.x402Network ?? (config.usdcMint === MAINNET_USDC ? SOLANA_MAINNET : SOLANA_DEVNET),
+    ...(config.hotWalletAddress ? { SOLANA_HOT_WALLET_ADDRESS: config.hotWalletAddress } : {}),
+    ...(payTo ? { X402_PAY_TO: payTo } : {}),
+  };
 }
 
 export const routeKey = (route: RouteSpec): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
@@ -162,6 +193,9 @@ export class ServiceHttpApi extends Construct {
             : {}),
           // Webhook create routes seal the signing secret under this key (functions/store/webhook-secret.ts).
           ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: data.webhookSecretsKey.keyArn } : {}),
+          // x402: the chain's settings and the fee payer's address; only settle signs as the fee payer.
+          ...(route.x402 ? x402Environment(config, data) : {}),
+          ...(route.x402 === 'settle' ? { SOLANA_HOT_WALLET_SECRET_ARN: data.solanaHotWallet.secretArn } : {}),
         },
       });
       grantTable(fn.role, data.table, route.table);
@@ -172,6 +206,11 @@ export class ServiceHttpApi extends Construct {
       if (route.topups === 'open') grantReadSecrets(fn.role, [data.paypalCredentials]);
       if (route.topups === 'webhook') grantReadSecrets(fn.role, [data.paypalCredentials, data.paypalWebhookId]);
       if (route.webhookSecrets) grantWebhookSecrets(fn.role, data, 'kms:Encrypt');
+      if (route.x402) grantReadSecrets(fn.role, [data.solanaRpcUrl]);
+      if (route.x402 === 'settle') {
+        grantReadSecrets(fn.role, [data.solanaHotWallet]);
+        data.restrictHotWalletReaders([fn.role]);
+      }
       this.functions.set(route.name, fn);
 
       const httpRoute = new apigw.HttpRoute(this, `${id}Route`, {

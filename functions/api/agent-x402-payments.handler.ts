@@ -3,13 +3,13 @@ import { validate } from '../contracts/validation';
 import { listX402PaymentsQuerySchema } from '../contracts/x402';
 import { httpHandler } from '../http/handler';
 import { listAgentX402Payments } from '../use-cases/x402';
-import { x402Agent } from './x402-request';
+import { authenticateX402Agent } from './x402-request';
 
 const PAYMENT_ID = /^x402_[0-9a-z]{26}$/;
 
 /** GET /api/v1/agents/x402/payments?limit=&cursor= — the agent key; credited x402 payments, newest first. */
 export const handler = httpHandler(async (req) => {
-  const agent = await x402Agent(req);
+  const agent = await authenticateX402Agent(req);
   const query = validate(listX402PaymentsQuerySchema, req.query);
   const cursor = query.cursor
     ? decodeCursor(query.cursor, ([after, limit, ...rest]) =>

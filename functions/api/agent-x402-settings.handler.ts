@@ -3,12 +3,12 @@ import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
 import { x402Settings } from '../use-cases/x402';
 import { readOnlyFacilitator } from '../x402/facilitator';
-import { x402Agent } from './x402-request';
+import { authenticateX402Agent } from './x402-request';
 
 loadConfig({ require: [...NEEDS_X402, ...NEEDS_PUBLIC_BASE_URL] });
 
 /** GET /api/v1/agents/x402 — the agent key; what the seller's x402 middleware is configured with. */
 export const handler = httpHandler(async (req) => {
-  await x402Agent(req);
+  await authenticateX402Agent(req);
   return { statusCode: 200, body: x402Settings(await readOnlyFacilitator(), publicBaseUrl()) };
 });

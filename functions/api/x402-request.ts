@@ -18,7 +18,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const anyObject = z.record(z.string(), z.unknown());
 
 /** The seller agent behind `x-agent-key` or a Bearer agent key; 401 `invalid or disabled agent key`. */
-export async function x402Agent(req: ApiRequest): Promise<Agent> {
+export async function authenticateX402Agent(req: ApiRequest): Promise<Agent> {
   const key = req.headers['x-agent-key'] ?? BEARER.exec(req.headers.authorization ?? '')?.[1];
   const { agent } = await authenticate({ ...req, headers: { ...req.headers, 'x-agent-key': key } }, X402_AUTH_MESSAGE, false);
   return agent;

@@ -2,7 +2,7 @@ import { loadConfig, NEEDS_X402_SETTLE } from '../config';
 import { httpHandler } from '../http/handler';
 import { x402Settle } from '../use-cases/x402';
 import { signingFacilitator } from '../x402/facilitator';
-import { facilitatorRequest, x402Agent } from './x402-request';
+import { authenticateX402Agent, facilitatorRequest } from './x402-request';
 
 loadConfig({ require: NEEDS_X402_SETTLE });
 
@@ -11,7 +11,7 @@ loadConfig({ require: NEEDS_X402_SETTLE });
  * USDC balance once per transaction signature; an x402 SettleResponse (a refusal is 200 success:false).
  */
 export const handler = httpHandler(async (req) => {
-  const agent = await x402Agent(req);
+  const agent = await authenticateX402Agent(req);
   const request = facilitatorRequest(req);
   return x402Settle(await signingFacilitator(), agent, request);
 });

@@ -14,7 +14,7 @@
  * reconciler, which both look the signature up on chain first.
  */
 import { monotonicFactory } from 'ulid';
-import { DomainError } from './errors';
+import { ApiError, DomainError } from './errors';
 import type { Minor } from './money';
 
 export const X402_VERSION = 2;
@@ -94,3 +94,10 @@ const ulid = monotonicFactory();
 /** A payment id of the listing: `x402_` + a lower-case ULID (creation order). */
 export const X402_PAYMENT_ID = /^x402_[0-9a-z]{26}$/;
 export const newX402PaymentId = (now?: Date): string => `x402_${ulid(now?.getTime()).toLowerCase()}`;
+
+/** The operator has not set the treasury or the fee payer's address (stage `x402PayTo`, `hotWalletAddress`) yet. */
+export class X402UnavailableError extends ApiError {
+  constructor() {
+    super(503, 'x402 is not available yet', { 'retry-after': '3600' });
+  }
+}

@@ -28,6 +28,7 @@ import { decodeTransactionFromPayload, getTokenPayerFromTransaction, toFacilitat
 import { ExactSvmScheme } from '@x402/svm/exact/facilitator';
 import bs58 from 'bs58';
 import { config, onConfigReset } from '../config';
+import { X402UnavailableError } from '../core/x402';
 import { RailConfigError } from '../rails/errors';
 import { readRailSecret } from '../rails/rail-secret';
 
@@ -80,9 +81,10 @@ export function signingFacilitator(): Promise<Facilitator> {
 
 async function build(withSecret: boolean): Promise<Facilitator> {
   const cfg = config();
-  const rpcUrl = cfg.SOLANA_RPC_URL ?? (await secretUrl());
   const feePayer = cfg.SOLANA_HOT_WALLET_ADDRESS;
-  if (!feePayer) throw new RailConfigError('SOLANA_HOT_WALLET_ADDRESS is not set');
+  // Not set on a fresh deployment until the operator has made the hot wallet (docs/deploy.md).
+  if (!feePayer || !cfg.X402_PAY_TO) throw new X402UnavailableError();
+  const rpcUrl = cfg.SOLANA_RPC_URL ?? (await secretUrl());
   const signer = withSecret ? await hotWallet(feePayer) : addressOnly(address(feePayer));
   const svmSigner = toFacilitatorSvmSigner(signer, { defaultRpcUrl: rpcUrl });
   const network = cfg.X402_NETWORK as Network;
