@@ -154,6 +154,13 @@ const schema = z.object({
     .default('0.01'),
   /** Reconciler: a settlement still PENDING this long after it began is looked up on chain (seconds). */
   X402_RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(1).default(60),
+  /**
+   * Reconciler: a settlement credited at `confirmed` is checked again at `finalized` once this old
+   * (seconds); not finalized this long after its credit (X402_FINALITY_MAX_SECONDS), or failed on
+   * chain, it is a mismatch: logged for the X402FinalityMismatch alarm.
+   */
+  X402_FINALITY_AFTER_SECONDS: z.coerce.number().int().min(0).default(60),
+  X402_FINALITY_MAX_SECONDS: z.coerce.number().int().min(1).default(900),
   // Webhooks (docs/webhooks.md).
   /** SQS queue the dispatcher sends one message per (event, endpoint) to, for the delivery worker. */
   WEBHOOK_QUEUE_URL: z.string().min(1).optional(),

@@ -29,6 +29,7 @@ import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
 import { paypalOrdersEnvironment, topupEnvironment } from './topup-watcher';
 import { grantWebhookSecrets } from './webhook-pipeline';
+import { x402Environment } from './x402';
 
 export interface ServiceHttpApiProps {
   config: StageConfig;
@@ -77,27 +78,6 @@ export function routeThrottle(route: RouteSpec, config: StageConfig): RouteThrot
   const own = ROUTE_THROTTLES[route.name]?.(config);
   if (own) return own;
   return route.public ? publicThrottle(config) : undefined;
-}
-
-/** x402's CAIP-2 ids of the networks the stock `@x402/svm` accepts, and mainnet's USDC mint. */
-const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
-const MAINNET_USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-
-/**
- * What the x402 functions read (functions/config.ts NEEDS_X402): the mint, the RPC URL's secret, the
- * network, and once the operator has set them the fee payer's address and the treasury. No secret
- * value: settle alone gets the hot wallet's ARN besides (RouteSpec `x402: 'settle'`).
- */
-export function x402Environment(config: StageConfig, data: DataStore): Record<string, string> {
-  const payTo = config.x402PayTo ?? config.hotWalletAddress;
-  return {
-    USDC_MINT: config.usdcMint,
-    SOLANA_RPC_URL_SECRET_ARN: data.solanaRpcUrl.secretArn,
-    X402_NETWORK: config.x402Network ?? (config.usdcMint === MAINNET_USDC ? SOLANA_MAINNET : SOLANA_DEVNET),
-    ...(config.hotWalletAddress ? { SOLANA_HOT_WALLET_ADDRESS: config.hotWalletAddress } : {}),
-    ...(payTo ? { X402_PAY_TO: payTo } : {}),
-  };
 }
 
 export const routeKey = (route: RouteSpec): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);

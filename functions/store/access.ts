@@ -191,6 +191,8 @@ export const STORE = {
   releaseX402Claim: { delete: ['x402Settlement'] },
   listX402Payments: { read: ['x402Payment'] },
   listStaleX402: { query: ['x402Pending'] },
+  /** The second check at `finalized` (x402.repository.ts listUnfinalizedSettlements, endFinalityCheck). */
+  checkX402Finality: { query: ['x402Unfinalized'], write: ['x402Settlement'] },
   pingTable: { read: ['health'] },
   // Grants (grant.repository.ts): the counter item carries the limit of active grants.
   createGrant: { write: ['grantCount', 'grant', 'grantKey', 'outbox'] },
@@ -231,6 +233,7 @@ export const BACKGROUND_GRANTS = {
       'creditX402Settlement',
       'failX402Settlement',
       'idempotentCommand',
+      'checkX402Finality',
     ),
   ),
   sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn'),

@@ -80,6 +80,8 @@ export const INDEX_PARTITIONS = {
   userCharges: { index: GSI2.indexName, key: 'USERCHARGES#' },
   /** x402 settlements still PENDING, by age: the reconciler's (`keys.x402PendingIndex`). */
   x402Pending: { index: GSI1.indexName, key: 'X402PENDING' },
+  /** x402 settlements CREDITED at `confirmed` and not yet seen `finalized`, by credit time: the reconciler's second check. */
+  x402Unfinalized: { index: GSI1.indexName, key: 'X402UNFINAL' },
 } as const;
 export type IndexPartition = keyof typeof INDEX_PARTITIONS;
 
@@ -180,6 +182,11 @@ export const keys = {
   x402Settlement: (signature: string) => ({ PK: `${P.x402Settlement}${signature}`, SK: 'SETTLEMENT' }),
   /** GSI1 entry that exists exactly while a settlement is PENDING: the reconciler's work list, by age. */
   x402PendingIndex: (createdAt: string, signature: string) => ({ GSI1PK: I.x402Pending.key, GSI1SK: `${createdAt}#${signature}` }),
+  /** GSI1 entry that exists exactly while a CREDITED settlement awaits its check at `finalized`. */
+  x402UnfinalizedIndex: (creditedAt: string, signature: string) => ({
+    GSI1PK: I.x402Unfinalized.key,
+    GSI1SK: `${creditedAt}#${signature}`,
+  }),
   /** An agent's credited x402 payments, one partition sorted by id (= creation order): the listing and the audit. */
   x402Payment: (agentId: string, paymentId: string) => ({ PK: `${P.x402Payment}${agentId}`, SK: paymentId }),
   x402PaymentPartition: (agentId: string) => `${P.x402Payment}${agentId}`,

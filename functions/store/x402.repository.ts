@@ -103,7 +103,8 @@ export async function creditSettlement(args: {
           TableName: table,
           Key: keys.x402Settlement(settlement.signature),
           UpdateExpression:
-            'SET #status = :credited, paymentId = :paymentId, creditedAt = :at, #response = :response REMOVE GSI1PK, GSI1SK',
+            // Out of the PENDING work list, into the list the reconciler checks again at `finalized`.
+            'SET #status = :credited, paymentId = :paymentId, creditedAt = :at, #response = :response, GSI1PK = :unfinal, GSI1SK = :unfinalAt',
           // Only the claiming agent's PENDING settlement is credited, and only once.
           ConditionExpression: '#status = :pending AND agentId = :agentId',
           ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
@@ -114,6 +115,8 @@ export async function creditSettlement(args: {
             ':paymentId': record.id,
             ':at': at,
             ':response': args.response,
+            ':unfinal': keys.x402UnfinalizedIndex(at, settlement.signature).GSI1PK,
+            ':unfinalAt': keys.x402UnfinalizedIndex(at, settlement.signature).GSI1SK,
           },
         },
       },
@@ -201,6 +204,54 @@ export async function listStalePendingSettlements(before: Date, limit: number): 
     }),
   );
   return (out.Items ?? []).map(toSettlement);
+}
+
+/** CREDITED settlements credited before `before` and not yet checked at `finalized`, oldest first. */
+export async function listUnfinalizedSettlements(before: Date, limit: number): Promise<X402Settlement[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :before',
+      ExpressionAttributeValues: { ':pk': INDEX_PARTITIONS.x402Unfinalized.key, ':before': before.toISOString() },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map(toSettlement);
+}
+
+/**
+ * Ends a CREDITED settlement's check at `finalized`: it leaves the reconciler's list, with when it
+ * was seen finalized, or with what the chain said instead (a mismatch, for an operator). False when
+ * it is no longer on the list (another run ended it).
+ */
+export async function endFinalityCheck(
+  signature: string,
+  outcome: { finalized: true } | { mismatch: string },
+  now: Date,
+): Promise<boolean> {
+  const mismatch = 'mismatch' in outcome;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.x402Settlement(signature),
+        UpdateExpression: `SET ${mismatch ? 'finalityMismatch = :value' : 'finalizedAt = :value'} REMOVE GSI1PK, GSI1SK`,
+        // Only a CREDITED one still awaiting its check.
+        ConditionExpression: '#status = :credited AND GSI1PK = :unfinal',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':credited': 'CREDITED',
+          ':unfinal': INDEX_PARTITIONS.x402Unfinalized.key,
+          ':value': mismatch ? outcome.mismatch.slice(0, 500) : now.toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 /** One page of an agent's credited payments, newest first; `lastId` when another page exists. */

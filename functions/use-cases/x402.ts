@@ -32,12 +32,15 @@ import {
   type X402Settlement,
 } from '../core/x402';
 import { logger } from '../observability/logger';
+import { X402_FINALITY_MISMATCH_LOG_MESSAGE } from '../observability/metric-names';
 import {
   claimSettlement,
   creditSettlement,
+  endFinalityCheck,
   failSettlement,
   getSettlement,
   listStalePendingSettlements,
+  listUnfinalizedSettlements,
   listX402Payments,
   releaseClaim,
 } from '../store/x402.repository';
@@ -336,6 +339,55 @@ export async function reconcileX402(facilitator: Facilitator, now: Date = new Da
       if (await failSettlement(settlement.signature, status.error, now)) report.failed += 1;
     } else {
       report.stillPending += 1;
+    }
+  }
+  return report;
+}
+
+export interface X402FinalityReport {
+  finalized: number;
+  mismatched: number;
+  waiting: number;
+}
+
+/**
+ * The reconciler's second look (DESIGN §17): settle credits at `confirmed`, and every credited
+ * settlement is checked again at `finalized` once X402_FINALITY_AFTER_SECONDS old. Finalized → off
+ * the list. Failed on chain, or still not finalized X402_FINALITY_MAX_SECONDS after the credit (the
+ * fork it was confirmed on was dropped) → a mismatch: off the list with what the chain said, and an
+ * ERROR line the X402FinalityMismatch alarm counts. Nothing is debited automatically: the credit
+ * may already be withdrawn, and an operator decides (docs/x402.md).
+ */
+export async function checkX402Finality(facilitator: Facilitator, now: Date = new Date(), limit = 100): Promise<X402FinalityReport> {
+  const cfg = config();
+  const report: X402FinalityReport = { finalized: 0, mismatched: 0, waiting: 0 };
+  const before = new Date(now.getTime() - cfg.X402_FINALITY_AFTER_SECONDS * 1000);
+  for (const settlement of await listUnfinalizedSettlements(before, limit)) {
+    const status = await facilitator.chainStatus(settlement.signature);
+    if (status.kind === 'confirmed' && status.finalized) {
+      if (await endFinalityCheck(settlement.signature, { finalized: true }, now)) report.finalized += 1;
+      continue;
+    }
+    const age = now.getTime() - Date.parse(settlement.creditedAt ?? settlement.createdAt);
+    const mismatch =
+      status.kind === 'failed'
+        ? `failed on chain: ${status.error}`
+        : age > cfg.X402_FINALITY_MAX_SECONDS * 1000
+          ? `not finalized ${Math.round(age / 1000)} s after the credit (${status.kind === 'confirmed' ? 'still confirmed' : 'not found'})`
+          : undefined;
+    if (mismatch === undefined) {
+      report.waiting += 1;
+      continue;
+    }
+    if (await endFinalityCheck(settlement.signature, { mismatch }, now)) {
+      report.mismatched += 1;
+      logger().error(X402_FINALITY_MISMATCH_LOG_MESSAGE, {
+        signature: settlement.signature,
+        agentId: settlement.agentId,
+        paymentId: settlement.paymentId,
+        amount: formatAmount(settlement.amount as Minor, 'USDC'),
+        mismatch,
+      });
     }
   }
   return report;

@@ -779,6 +779,7 @@ describe('alarms', () => {
         'PayoutsStuckProcessing',
         'ReconcilerErrors',
         'ReconcilerNotRunning',
+        'X402FinalityMismatch',
         'SweeperErrors',
         'SweeperNotRunning',
         'ChargesNotExpiring',
@@ -988,6 +989,33 @@ describe('alarms', () => {
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
       TreatMissingData: 'breaching',
+    });
+  });
+
+  it("fire on the first x402 settlement the reconciler finds not finalized (credited at 'confirmed', then failed or gone)", () => {
+    const filters = ofType('AWS::Logs::MetricFilter')
+      .map(([, r]) => r.Properties ?? {})
+      .filter((f) => JSON.stringify(f.MetricTransformations).includes('X402FinalityMismatches'));
+    expect(filters).toEqual([
+      {
+        LogGroupName: { Ref: logicalId(stack, pipeline.reconcilerSchedule.fn.logGroup) },
+        FilterPattern: '{ $.message = "x402 settlement not finalized" }',
+        MetricTransformations: [
+          {
+            MetricNamespace: METRICS_NAMESPACE,
+            MetricName: 'X402FinalityMismatches',
+            MetricValue: '1',
+            Dimensions: [{ Key: 'stage', Value: '$.stage' }],
+          },
+        ],
+      },
+    ]);
+    expect(alarm('X402FinalityMismatch')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'X402FinalityMismatches',
+      Dimensions: [{ Name: 'stage', Value: 'test' }],
+      Statistic: 'Sum',
+      Threshold: 1,
     });
   });
 

@@ -7,6 +7,7 @@
  * the on-chain confirmation and the credit. The ledger audit holds after every test.
  */
 import type { AddressInfo } from 'node:net';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
@@ -17,8 +18,13 @@ import { ExactSvmScheme as ExactSvmServer } from '@x402/svm/exact/server';
 import bs58 from 'bs58';
 // @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
 import express from 'express';
-import { reconcileX402 } from '../../functions/use-cases/x402';
-import { signingFacilitator } from '../../functions/x402/facilitator';
+import { config } from '../../functions/config';
+import { railFor } from '../../functions/rails';
+import { createReconciler } from '../../functions/reconciler/reconciler';
+import { db } from '../../functions/store/client';
+import { keys } from '../../functions/store/table';
+import { checkX402Finality } from '../../functions/use-cases/x402';
+import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -280,13 +286,49 @@ describe('x402 when the process dies between the on-chain confirmation and the c
     } finally {
       fault.remove();
     }
-    const facilitator = await signingFacilitator();
+    // The reconciler as deployed: its payout sweep, then x402 with the read-only facilitator (it never signs).
     const later = new Date(Date.now() + 3_600_000);
-    expect(await reconcileX402(facilitator, later)).toEqual({ credited: 1, failed: 0, stillPending: 0 });
-    expect(await reconcileX402(facilitator, later)).toEqual({ credited: 0, failed: 0, stillPending: 0 });
+    const reconciler = createReconciler({ railFor, clock: () => later, x402Facilitator: readOnlyFacilitator });
+    expect((await reconciler())?.x402).toMatchObject({ credited: 1, failed: 0, stillPending: 0 });
+    expect((await reconciler())?.x402).toMatchObject({ credited: 0, failed: 0, stillPending: 0 });
     expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
     // The seller's retry afterwards answers the credited settlement and credits nothing more.
     expect((await settle(seller.key, payload)).body).toMatchObject({ success: true });
     expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
+  });
+});
+
+describe('x402 finality: credited at confirmed, checked again at finalized by the reconciler', () => {
+  const settlementItem = async (signature: string) =>
+    (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(signature) }))).Item ?? {};
+
+  it('takes every finalized settlement off its list once; one the chain no longer knows is a mismatch, logged once', async () => {
+    const later = new Date(Date.now() + 3_600_000);
+    const facilitator = await readOnlyFacilitator();
+    // Every settlement credited so far landed on the local chain, which finalizes at once (the
+    // reconciler's run above has checked them already).
+    expect(await checkX402Finality(facilitator, later)).toMatchObject({ mismatched: 0, waiting: 0 });
+    const finalized = await settle(seller.key, await freshPayment());
+    expect(await settlementItem(String(finalized.body.transaction))).toMatchObject({ GSI1PK: 'X402UNFINAL' });
+    expect(await checkX402Finality(facilitator, later)).toEqual({ finalized: 1, mismatched: 0, waiting: 0 });
+    expect(await checkX402Finality(facilitator, later)).toEqual({ finalized: 0, mismatched: 0, waiting: 0 });
+    expect(await settlementItem(String(finalized.body.transaction))).toMatchObject({ finalizedAt: later.toISOString() });
+
+    const payload = await freshPayment();
+    const paid = await settle(seller.key, payload);
+    expect(paid.body).toMatchObject({ success: true });
+    const signature = String(paid.body.transaction);
+    expect(await settlementItem(signature)).toMatchObject({ status: 'CREDITED', GSI1PK: 'X402UNFINAL' });
+    // Too young to check: left alone.
+    expect(await checkX402Finality(facilitator, new Date())).toEqual({ finalized: 0, mismatched: 0, waiting: 0 });
+    // A chain that has dropped the fork it was confirmed on no longer knows the signature.
+    const forgetful = { ...facilitator, chainStatus: async () => ({ kind: 'unknown' as const }) };
+    const soon = new Date(Date.now() + 120_000);
+    expect(await checkX402Finality(forgetful, soon)).toEqual({ finalized: 0, mismatched: 0, waiting: 1 });
+    expect(await checkX402Finality(forgetful, later)).toEqual({ finalized: 0, mismatched: 1, waiting: 0 });
+    expect(await checkX402Finality(forgetful, later)).toEqual({ finalized: 0, mismatched: 0, waiting: 0 });
+    const item = await settlementItem(signature);
+    expect(item).toMatchObject({ status: 'CREDITED', finalityMismatch: expect.stringContaining('not finalized') });
+    expect(item.GSI1PK).toBeUndefined();
   });
 });
