@@ -68,8 +68,9 @@ Agent Payment Service running at ${stack.url}
   admin key   ${stack.adminKey}${stack.adminKeyGenerated ? '   (generated; set ADMIN_KEY to choose one)' : ''}
   demo user   ${demo.id}
   user key    ${demo.userKey}   (balance starts at 100 USD and 100 USDC)
-  solana rpc  ${solana.url}   (local LiteSVM node; USDC mint ${solana.mint})
-  demo payer  ${solana.demoPayer.publicKey}   (SOL and test USDC; keypair in ${demoPayer.file})
+  solana rpc  ${solana.url}   (local LiteSVM node presenting itself as devnet, ${solana.network}; USDC mint ${solana.mint})
+  demo payer  ${solana.demoPayer.publicKey}   (SOL and devnet-mint USDC; keypair in ${demoPayer.file})
+  x402        facilitator URL ${stack.url}/x402   (exact on ${solana.network}; pay to ${solana.hotWallet.publicKey}; README "Get paid by x402 clients")
 
 Try it:
   export BASE=${stack.url} ADMIN_KEY=${stack.adminKey} USER_KEY=${demo.userKey}

@@ -139,6 +139,28 @@ const schema = z.object({
   TOPUP_DEPOSIT_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** Watcher: most signatures carrying one pending top-up's reference read per run (newer than its place). */
   TOPUP_REFERENCE_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  // x402 (docs/x402.md): the service as an x402 v2 facilitator for its agents.
+  /** CAIP-2 id of the Solana network settlements happen on (devnet's by default; mainnet in production). */
+  X402_NETWORK: z
+    .string()
+    .regex(/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/, { message: 'must be a CAIP-2 Solana network id' })
+    .default('solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'),
+  /** The treasury: the wallet x402 payments go to (`payTo`); its USDC token account must exist. */
+  X402_PAY_TO: z.string().min(32).max(44).optional(),
+  /** Smallest x402 payment credited, in USDC (a decimal string; default 0.01). */
+  X402_MIN_AMOUNT: z
+    .string()
+    .regex(/^\d+(\.\d{1,6})?$/, { message: 'must be a decimal USDC amount with at most 6 decimals' })
+    .default('0.01'),
+  /** Reconciler: a settlement still PENDING this long after it began is looked up on chain (seconds). */
+  X402_RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(1).default(60),
+  /**
+   * Reconciler: a settlement credited at `confirmed` is checked again at `finalized` once this old
+   * (seconds); not finalized this long after its credit (X402_FINALITY_MAX_SECONDS), or failed on
+   * chain, it is a mismatch: logged for the X402FinalityMismatch alarm.
+   */
+  X402_FINALITY_AFTER_SECONDS: z.coerce.number().int().min(0).default(60),
+  X402_FINALITY_MAX_SECONDS: z.coerce.number().int().min(1).default(900),
   // Webhooks (docs/webhooks.md).
   /** SQS queue the dispatcher sends one message per (event, endpoint) to, for the delivery worker. */
   WEBHOOK_QUEUE_URL: z.string().min(1).optional(),
@@ -218,6 +240,19 @@ export const NEEDS_TOPUP_WATCHER: readonly ConfigNeed[] = [
   ...NEEDS_USDC_TOPUPS,
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
   ...NEEDS_PAYPAL_ORDERS,
+];
+/**
+ * The x402 routes that only read the chain (verify, supported) and the agent's facilitator settings:
+ * the mint and the RPC URL. No secret. The treasury (X402_PAY_TO) and the fee payer's public
+ * address (SOLANA_HOT_WALLET_ADDRESS) are the operator's to set once the hot wallet exists (stage
+ * `hotWalletAddress`, `x402PayTo`); until then the routes answer 503 `x402 is not available yet`
+ * (functions/x402/facilitator.ts), as USDC top-ups do without a deposit wallet.
+ */
+export const NEEDS_X402: readonly ConfigNeed[] = ['USDC_MINT', { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] }];
+/** The settle route (and the reconciler's x402 sweep): the fee payer signs, so its secret too. */
+export const NEEDS_X402_SETTLE: readonly ConfigNeed[] = [
+  ...NEEDS_X402,
+  { oneOf: [['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
 ];
 /** Functions that store or read webhook signing secrets: KMS on AWS, a local key otherwise. */
 export const NEEDS_WEBHOOK_SECRETS: readonly ConfigNeed[] = [{ oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] }];

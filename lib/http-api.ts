@@ -29,6 +29,7 @@ import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
 import { paypalOrdersEnvironment, topupEnvironment } from './topup-watcher';
 import { grantWebhookSecrets } from './webhook-pipeline';
+import { x402Environment } from './x402';
 
 export interface ServiceHttpApiProps {
   config: StageConfig;
@@ -50,12 +51,22 @@ export interface RouteThrottle {
   burstLimit: number;
 }
 
+const publicThrottle = (config: StageConfig): RouteThrottle => ({
+  rateLimit: config.publicRouteRateLimit,
+  burstLimit: config.publicRouteBurstLimit,
+});
+
 /**
  * Routes with a throttle of their own, below the stage's. Registration is public and each call
  * writes an agent: without this, one client could spend the whole stage's rate on it.
  */
 export const ROUTE_THROTTLES: Record<string, (config: StageConfig) => RouteThrottle> = {
   'register-agent': (config) => ({ rateLimit: config.registerRateLimit, burstLimit: config.registerBurstLimit }),
+  // The x402 facilitator (docs/design.md §19): any seller's stock middleware calls it for any buyer,
+  // with a key anyone can register, and every settle spends the fee payer's SOL on chain. It gets
+  // the public routes' throttle, so it cannot spend the stage's whole rate either.
+  'x402-verify': publicThrottle,
+  'x402-settle': publicThrottle,
 };
 
 /**
@@ -66,7 +77,7 @@ export const ROUTE_THROTTLES: Record<string, (config: StageConfig) => RouteThrot
 export function routeThrottle(route: RouteSpec, config: StageConfig): RouteThrottle | undefined {
   const own = ROUTE_THROTTLES[route.name]?.(config);
   if (own) return own;
-  return route.public ? { rateLimit: config.publicRouteRateLimit, burstLimit: config.publicRouteBurstLimit } : undefined;
+  return route.public ? publicThrottle(config) : undefined;
 }
 
 export const routeKey = (route: RouteSpec): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
@@ -162,6 +173,9 @@ export class ServiceHttpApi extends Construct {
             : {}),
           // Webhook create routes seal the signing secret under this key (functions/store/webhook-secret.ts).
           ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: data.webhookSecretsKey.keyArn } : {}),
+          // x402: the chain's settings and the fee payer's address; only settle signs as the fee payer.
+          ...(route.x402 ? x402Environment(config, data) : {}),
+          ...(route.x402 === 'settle' ? { SOLANA_HOT_WALLET_SECRET_ARN: data.solanaHotWallet.secretArn } : {}),
         },
       });
       grantTable(fn.role, data.table, route.table);
@@ -172,6 +186,11 @@ export class ServiceHttpApi extends Construct {
       if (route.topups === 'open') grantReadSecrets(fn.role, [data.paypalCredentials]);
       if (route.topups === 'webhook') grantReadSecrets(fn.role, [data.paypalCredentials, data.paypalWebhookId]);
       if (route.webhookSecrets) grantWebhookSecrets(fn.role, data, 'kms:Encrypt');
+      if (route.x402) grantReadSecrets(fn.role, [data.solanaRpcUrl]);
+      if (route.x402 === 'settle') {
+        grantReadSecrets(fn.role, [data.solanaHotWallet]);
+        data.restrictHotWalletReaders([fn.role]);
+      }
       this.functions.set(route.name, fn);
 
       const httpRoute = new apigw.HttpRoute(this, `${id}Route`, {

@@ -47,6 +47,8 @@ import {
   TOPUP_REVERSED_LOG_MESSAGE,
   UNMATCHED_LOG_MESSAGE,
   UNMATCHED_TOPUP_PAYMENTS_METRIC,
+  X402_FINALITY_MISMATCH_LOG_MESSAGE,
+  X402_FINALITY_MISMATCHES_METRIC,
 } from '../functions/observability/metric-names';
 import { type AlarmSpec, addAlarm, alarmName } from './alarms';
 import { routeConstructId, routeKey } from './http-api';
@@ -310,6 +312,13 @@ export class Monitoring extends Construct {
         metric: logMetric(RAIL_NEEDS_OPERATOR_METRIC),
         threshold: 1,
       },
+      {
+        id: 'X402FinalityMismatch',
+        description:
+          "An x402 settlement credited at 'confirmed' failed on chain or did not reach 'finalized' within X402_FINALITY_MAX_SECONDS (the reconciler's ERROR line names the signature, the agent and the amount). The agent holds a credit the treasury may not: look the transaction up and, if it is gone, debit the agent by hand (docs/x402.md).",
+        metric: logMetric(X402_FINALITY_MISMATCHES_METRIC),
+        threshold: 1,
+      },
       // The charge sweeper.
       props.sweeper.errorAlarm(
         'SweeperErrors',
@@ -393,6 +402,12 @@ export class Monitoring extends Construct {
     for (const fn of [props.worker, props.reconciler.fn]) {
       this.stageFilter(`${fn.node.id}RailNeedsOperator`, fn.logGroup, railPattern, RAIL_NEEDS_OPERATOR_METRIC);
     }
+    this.stageFilter(
+      'ReconcilerX402FinalityMismatches',
+      props.reconciler.fn.logGroup,
+      logs.FilterPattern.stringValue('$.message', '=', X402_FINALITY_MISMATCH_LOG_MESSAGE),
+      X402_FINALITY_MISMATCHES_METRIC,
+    );
     this.stageFilter(
       'SweeperErrorLogs',
       props.sweeper.fn.logGroup,

@@ -14,6 +14,7 @@ import { QueueWithDlq } from './queue-with-dlq';
 import { ScheduledFunction } from './scheduled-function';
 import { ServiceFunction } from './service-function';
 import { PAYPAL_BASE_URLS, reservedConcurrency, type StageConfig } from './stage-config';
+import { x402Environment } from './x402';
 
 export const WORKER_ENTRY = 'functions/payout-worker/handler.ts';
 export const RECONCILER_ENTRY = 'functions/reconciler/handler.ts';
@@ -95,7 +96,8 @@ export class PayoutPipeline extends QueueWithDlq {
       memorySize: 1024,
       timeout: reconcilerTimeoutValue,
       config,
-      environment: railEnvironment,
+      // x402: it asks the chain about settlements and credits them (never signs with the x402 settings).
+      environment: { ...railEnvironment, ...x402Environment(config, data) },
       // One sweep at a time, and room for it however busy the API is.
       reservedConcurrency: reservedConcurrency(config, config.reconcilerReservedConcurrency),
       data,

@@ -38,6 +38,17 @@ const stageSchema = z
      */
     hotWalletAddress: z.string().min(32).max(44).optional(),
     solanaCommitment: z.enum(['processed', 'confirmed', 'finalized']).default('confirmed'),
+    /**
+     * x402 (docs/x402.md): the treasury x402 payments go to (X402_PAY_TO; its USDC token account must
+     * exist). Unset: the hot wallet (`hotWalletAddress`), so x402 receipts fund USDC withdrawals.
+     * With neither set the x402 routes answer 503 until the operator sets them.
+     */
+    x402PayTo: z.string().min(32).max(44).optional(),
+    /** x402's CAIP-2 network id (X402_NETWORK). Unset: mainnet's for the mainnet USDC mint, devnet's otherwise. */
+    x402Network: z
+      .string()
+      .regex(/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/, 'a CAIP-2 Solana network id')
+      .optional(),
     /** PayPal environment; chooses PAYPAL_BASE_URL. */
     paypalMode: z.enum(['sandbox', 'live']),
     /** API Gateway `$default` stage throttling: steady requests per second and burst. */

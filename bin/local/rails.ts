@@ -16,7 +16,7 @@ export interface LocalRailsOptions {
 }
 
 export interface LocalRails {
-  /** SOLANA_RPC_URL, USDC_MINT, SOLANA_HOT_WALLET_SECRET, SOLANA_HOT_WALLET_ADDRESS, PAYPAL_BASE_URL, PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, SOLANA_DEPOSIT_ADDRESS, PAYPAL_WEBHOOK_ID. */
+  /** SOLANA_RPC_URL, USDC_MINT, SOLANA_HOT_WALLET_SECRET, SOLANA_HOT_WALLET_ADDRESS, PAYPAL_BASE_URL, PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, SOLANA_DEPOSIT_ADDRESS, PAYPAL_WEBHOOK_ID, X402_NETWORK, X402_PAY_TO. */
   env: Record<string, string>;
   solana: LocalSolana;
   paypal: PaypalSandbox;
@@ -51,6 +51,10 @@ export async function startLocalRails(opts: LocalRailsOptions = {}): Promise<Loc
       // Top-ups: the deposit wallet USDC is paid to, and the webhook subscription the imitation signs for.
       SOLANA_DEPOSIT_ADDRESS: solana.depositWallet,
       PAYPAL_WEBHOOK_ID: paypal.webhookId,
+      // x402 (docs/x402.md): the chain presents itself as devnet; the treasury x402 buyers pay is the
+      // hot wallet (its USDC token account exists), which also pays the fees as the fee payer.
+      X402_NETWORK: solana.network,
+      X402_PAY_TO: solana.hotWallet.publicKey,
     },
     solana,
     paypal,

@@ -40,10 +40,10 @@ import { dirname } from 'node:path';
 import { address, getTransactionDecoder, lamports as toLamports } from '@solana/kit';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
-  createInitializeMint2Instruction,
   createMintToInstruction,
   getAssociatedTokenAddressSync,
   MINT_SIZE,
+  MintLayout,
   TOKEN_PROGRAM_ID,
 } from '@solana/spl-token';
 import { Keypair, PublicKey, SystemProgram, Transaction, VersionedTransaction } from '@solana/web3.js';
@@ -55,7 +55,17 @@ import { type LocalRequest, sendJson, startLocalServer } from './local-server';
 export const BLOCKHASH_LIFETIME = 150;
 const FIRST_BLOCK_HEIGHT = 1_000;
 const MEMO_PROGRAM_IDS = new Set(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo']);
-const GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY';
+/**
+ * The chain presents itself as Solana devnet (DESIGN §17): `@x402/svm` accepts only the public
+ * networks, and a stock x402 buyer pays only in known assets, so the genesis hash (whose first 32
+ * characters are the CAIP-2 reference) and the USDC mint are devnet's. The mint account is written
+ * at that address directly (LiteSVM's setAccount), with the stand-in's mint authority.
+ */
+const GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
+/** CAIP-2 id of the network the stand-in presents itself as: `solana:` + the genesis hash's first 32 characters. */
+export const LOCAL_SOLANA_NETWORK = `solana:${GENESIS_HASH.slice(0, 32)}`;
+/** Circle's devnet USDC mint (6 decimals), the asset `@x402/svm` knows for devnet. */
+export const DEVNET_USDC_MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
 
 export interface LocalSolanaOptions {
   port?: number;
@@ -78,8 +88,10 @@ export interface LandedTransaction {
 
 export interface LocalSolana {
   url: string;
-  /** Base58 address of the USDC-like mint (6 decimals). */
+  /** Base58 address of the USDC mint (6 decimals): devnet's (`DEVNET_USDC_MINT`). */
   mint: string;
+  /** CAIP-2 id the chain presents itself as (`LOCAL_SOLANA_NETWORK`, devnet). */
+  network: string;
   hotWallet: { publicKey: string /** base58 of the 64-byte secret key */; secretKey: string };
   /** The platform's deposit wallet for top-ups (its USDC token account exists from the start). */
   depositWallet: string;
@@ -125,7 +137,10 @@ interface Status extends LandedTransaction {
 
 interface SavedShim {
   mintAuthority: string;
-  mint: string;
+  /** Before the chain presented itself as devnet: the secret key of a random mint, no longer used. */
+  mint?: string;
+  /** The USDC mint is devnet's (set from then on); an older state file is moved over at restore. */
+  devnetMint?: true;
   hotWallet: string;
   height: number;
   blockhash: string;
@@ -161,7 +176,8 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
   });
   return {
     url: server.url,
-    mint: chain.mint.publicKey.toBase58(),
+    mint: chain.mint.toBase58(),
+    network: LOCAL_SOLANA_NETWORK,
     hotWallet: { publicKey: chain.hotWallet.publicKey.toBase58(), secretKey: bs58.encode(chain.hotWallet.secretKey) },
     depositWallet: chain.depositWallet.publicKey.toBase58(),
     demoPayer: { publicKey: chain.demoPayer.publicKey.toBase58(), secretKey: bs58.encode(chain.demoPayer.secretKey) },
@@ -189,13 +205,12 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
   function genesis(options: LocalSolanaOptions): Chain {
     const svm = new LiteSVM();
     const mintAuthority = Keypair.generate();
-    const mint = Keypair.generate();
     const hotWallet = Keypair.generate();
     svm.airdrop(address(mintAuthority.publicKey.toBase58()), toLamports(100_000_000_000n));
     svm.airdrop(address(hotWallet.publicKey.toBase58()), toLamports(options.hotWalletLamports ?? 10_000_000_000n));
     const state: SavedShim = {
       mintAuthority: bs58.encode(mintAuthority.secretKey),
-      mint: bs58.encode(mint.secretKey),
+      devnetMint: true,
       hotWallet: bs58.encode(hotWallet.secretKey),
       height: FIRST_BLOCK_HEIGHT,
       blockhash: svm.latestBlockhash(),
@@ -203,20 +218,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
       statuses: [],
     };
     const chain = new Chain(svm, state, options.stateFile);
-    const rent = Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE)));
-    chain.execute(
-      [
-        SystemProgram.createAccount({
-          fromPubkey: mintAuthority.publicKey,
-          newAccountPubkey: mint.publicKey,
-          lamports: rent,
-          space: MINT_SIZE,
-          programId: TOKEN_PROGRAM_ID,
-        }),
-        createInitializeMint2Instruction(mint.publicKey, 6, mintAuthority.publicKey, null),
-      ],
-      [mintAuthority, mint],
-    );
+    chain.installMint();
     chain.mintTo(hotWallet.publicKey, options.hotWalletMicroUsdc ?? 1_000_000_000_000n);
     chain.fundTopupWallets();
     chain.persist();
@@ -227,7 +229,13 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
     const saved = JSON.parse(readFileSync(file, 'utf8')) as SavedShim & { svm: string };
     const svm = LiteSVM.fromBytes(Buffer.from(saved.svm, 'base64'));
     const chain = new Chain(svm, saved, file);
-    if (!saved.depositWallet || !saved.demoPayer) chain.fundTopupWallets();
+    if (!saved.devnetMint) {
+      // A chain from before it presented itself as devnet: the devnet mint, and the hot wallet,
+      // deposit wallet and demo payer given their USDC in it (the old mint's tokens stay behind).
+      chain.installMint();
+      chain.mintTo(chain.hotWallet.publicKey, 1_000_000_000_000n);
+      chain.fundTopupWallets();
+    } else if (!saved.depositWallet || !saved.demoPayer) chain.fundTopupWallets();
     return chain;
   }
 }
@@ -235,7 +243,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
 /** LiteSVM plus the block/blockhash model and the JSON-RPC methods. */
 class Chain {
   readonly mintAuthority: Keypair;
-  readonly mint: Keypair;
+  readonly mint = new PublicKey(DEVNET_USDC_MINT);
   readonly hotWallet: Keypair;
   readonly depositWallet: Keypair;
   readonly demoPayer: Keypair;
@@ -255,7 +263,6 @@ class Chain {
     private readonly stateFile: string | undefined,
   ) {
     this.mintAuthority = Keypair.fromSecretKey(bs58.decode(state.mintAuthority));
-    this.mint = Keypair.fromSecretKey(bs58.decode(state.mint));
     this.hotWallet = Keypair.fromSecretKey(bs58.decode(state.hotWallet));
     this.depositWallet = state.depositWallet ? Keypair.fromSecretKey(bs58.decode(state.depositWallet)) : Keypair.generate();
     this.demoPayer = state.demoPayer ? Keypair.fromSecretKey(bs58.decode(state.demoPayer)) : Keypair.generate();
@@ -294,7 +301,7 @@ class Chain {
   }
 
   ata(owner: PublicKey): PublicKey {
-    return getAssociatedTokenAddressSync(this.mint.publicKey, owner, true);
+    return getAssociatedTokenAddressSync(this.mint, owner, true);
   }
 
   account(key: PublicKey) {
@@ -311,11 +318,40 @@ class Chain {
     const ata = this.ata(owner);
     this.execute(
       [
-        createAssociatedTokenAccountIdempotentInstruction(this.mintAuthority.publicKey, ata, owner, this.mint.publicKey),
-        createMintToInstruction(this.mint.publicKey, ata, this.mintAuthority.publicKey, amount),
+        createAssociatedTokenAccountIdempotentInstruction(this.mintAuthority.publicKey, ata, owner, this.mint),
+        createMintToInstruction(this.mint, ata, this.mintAuthority.publicKey, amount),
       ],
       [this.mintAuthority],
     );
+  }
+
+  /**
+   * Writes the USDC mint at devnet's address (nobody here holds that key, so no transaction can
+   * create it): an initialized 6-decimal SPL Token mint whose authority is the stand-in's.
+   */
+  installMint(): void {
+    const data = Buffer.alloc(MINT_SIZE);
+    MintLayout.encode(
+      {
+        mintAuthorityOption: 1,
+        mintAuthority: this.mintAuthority.publicKey,
+        supply: 0n,
+        decimals: 6,
+        isInitialized: true,
+        freezeAuthorityOption: 0,
+        freezeAuthority: PublicKey.default,
+      },
+      data,
+    );
+    this.svm.setAccount({
+      address: address(this.mint.toBase58()),
+      lamports: toLamports(this.svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE))),
+      data: new Uint8Array(data),
+      programAddress: address(TOKEN_PROGRAM_ID.toBase58()),
+      executable: false,
+      space: BigInt(MINT_SIZE),
+    });
+    this.schedulePersist();
   }
 
   /** The deposit wallet's USDC token account, and the demo payer's 10 SOL and 1,000 USDC. */
@@ -328,7 +364,7 @@ class Chain {
 
   createTokenAccount(owner: PublicKey): void {
     this.execute(
-      [createAssociatedTokenAccountIdempotentInstruction(this.mintAuthority.publicKey, this.ata(owner), owner, this.mint.publicKey)],
+      [createAssociatedTokenAccountIdempotentInstruction(this.mintAuthority.publicKey, this.ata(owner), owner, this.mint)],
       [this.mintAuthority],
     );
   }
@@ -651,7 +687,17 @@ class Chain {
   }
 
   private simulate(params: unknown[]) {
-    const simulated = this.svm.simulateTransaction(this.decoder.decode(transactionBytes(params)));
+    // `sigVerify: false` (the RPC's default) simulates a partly signed transaction, as a node does:
+    // the x402 facilitator simulates the buyer's transaction before it signs as the fee payer.
+    const sigVerify = (params[1] as { sigVerify?: unknown } | undefined)?.sigVerify === true;
+    const transaction = this.decoder.decode(transactionBytes(params));
+    if (!sigVerify) this.svm.withSigverify(false);
+    let simulated: ReturnType<LiteSVM['simulateTransaction']>;
+    try {
+      simulated = this.svm.simulateTransaction(transaction);
+    } finally {
+      if (!sigVerify) this.svm.withSigverify(true);
+    }
     const meta = simulated.meta();
     return {
       context: { slot: this.height },
@@ -678,7 +724,7 @@ class Chain {
     if (!this.stateFile) return;
     const state: SavedShim & { svm: string } = {
       mintAuthority: bs58.encode(this.mintAuthority.secretKey),
-      mint: bs58.encode(this.mint.secretKey),
+      devnetMint: true,
       hotWallet: bs58.encode(this.hotWallet.secretKey),
       height: this.height,
       blockhash: this.blockhash,

@@ -45,6 +45,9 @@ export interface RouteSpec {
   /** Top-ups (docs/topups.md): `open` creates PayPal orders and hands out the deposit wallet;
    * `webhook` verifies PayPal's webhooks and captures orders. Both get PayPal's settings. */
   topups?: 'open' | 'webhook';
+  /** x402 (docs/x402.md): `read` gets the chain's settings and the fee payer's public address;
+   * `settle` also the hot wallet's secret, to sign as the fee payer. */
+  x402?: 'read' | 'settle';
 }
 
 /** What charging takes (the charge route and the MCP tool): both keys, the payer's state, the commit or the refusal. */
@@ -69,6 +72,16 @@ const WEBHOOKS = {
   test: uses('getWebhooks', 'testPingWindow', 'appendOutbox'),
 };
 const AGENT = uses('agentKeyLookup');
+/** Settling an x402 payment: the claim on its signature, the credit once, the end of a failed or unsent one. */
+const X402_SETTLE = uses(
+  'agentKeyLookup',
+  'idempotentCommand',
+  'claimX402Settlement',
+  'getX402Settlement',
+  'creditX402Settlement',
+  'failX402Settlement',
+  'releaseX402Claim',
+);
 const USER = uses('userKeyLookup');
 /** Issuing a grant (the user API or the consent page): the agent named, the grant, its key and events, the limit. */
 const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
@@ -242,6 +255,13 @@ export const ROUTES: readonly RouteSpec[] = [
     table: combine(USER, WEBHOOKS.deliveries),
   },
   { name: 'user-webhooks-test', method: 'POST', path: '/api/v1/users/me/webhooks/{id}/test', table: combine(USER, WEBHOOKS.test) },
+  // x402 (docs/x402.md): the facilitator a seller's stock middleware calls at `<base>/x402`, with its agent key.
+  { name: 'x402-verify', method: 'POST', path: '/x402/verify', table: AGENT, x402: 'read' },
+  { name: 'x402-settle', method: 'POST', path: '/x402/settle', table: X402_SETTLE, x402: 'settle' },
+  // Public: a stock client asks it before anything else (its Bearer header is ignored).
+  { name: 'x402-supported', method: 'GET', path: '/x402/supported', public: true, table: {}, x402: 'read' },
+  { name: 'agent-x402-settings', method: 'GET', path: '/api/v1/agents/x402', table: AGENT, x402: 'read', publicLinks: true },
+  { name: 'agent-x402-payments', method: 'GET', path: '/api/v1/agents/x402/payments', table: uses('agentKeyLookup', 'listX402Payments') },
   { name: 'health', method: 'GET', path: '/health', public: true, table: uses('pingTable') },
   // Serves docs/openapi.json as committed; touches nothing.
   { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', public: true, table: {} },

@@ -57,6 +57,7 @@ import {
   payoutSplitProblems,
   type UserMismatch,
   userMismatches,
+  x402Problems,
 } from './ledger-checks';
 import { topupProblems } from './topup-checks';
 
@@ -95,6 +96,7 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
     ...users.map(describeUserMismatch),
     ...held.map(describeHeldMismatch),
     ...owedProblems(rows),
+    ...x402Problems(rows),
   ];
   return {
     ok: problems.length === 0,

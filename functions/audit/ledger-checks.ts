@@ -5,7 +5,17 @@
  */
 import { withdrawalFees } from '../core/fees';
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
-import type { ChargeRow, CreditRow, LockRow, PayoutRow, ReversalRow, ShardRow, UserRow } from '../store/ledger-rows.mapper';
+import type {
+  ChargeRow,
+  CreditRow,
+  LockRow,
+  PayoutRow,
+  ReversalRow,
+  ShardRow,
+  UserRow,
+  X402PaymentRow,
+  X402SettlementRow,
+} from '../store/ledger-rows.mapper';
 
 export interface CurrencyTotals {
   /** Money in: the sum of CREDITS# records. */
@@ -24,8 +34,10 @@ export interface CurrencyTotals {
   reversed: Minor;
   /** userBalances + agentBalances + held + payoutsPaidNet + platformFees + inFlightGross + reversed. */
   accountedFor: Minor;
-  /** credited − accountedFor: zero when the ledger balances. */
+  /** credited + x402Received − accountedFor: zero when the ledger balances. */
   difference: Minor;
+  /** Money in by x402 (docs/x402.md): payments credited to agents (X402PAY# records; USDC only). */
+  x402Received?: Minor;
 }
 
 export interface AgentMismatch {
@@ -81,6 +93,9 @@ export interface Rows {
   locks: readonly LockRow[];
   /** Reversed top-ups (absent: none). */
   reversals?: readonly ReversalRow[];
+  /** x402 payments credited to agents, and the settlements they were credited for (absent: none). */
+  x402Payments?: readonly X402PaymentRow[];
+  x402Settlements?: readonly X402SettlementRow[];
 }
 
 const zero = (): Record<Currency, Minor> => ({ USD: 0, USDC: 0 });
@@ -114,7 +129,7 @@ const inFlight = (p: PayoutRow) => p.status === 'PENDING' || p.status === 'PROCE
  * its charges is named there even though this total still balances.
  */
 export function currencyTotals(
-  rows: Pick<Rows, 'users' | 'shards' | 'credits' | 'charges' | 'payouts' | 'reversals'>,
+  rows: Pick<Rows, 'users' | 'shards' | 'credits' | 'charges' | 'payouts' | 'reversals' | 'x402Payments'>,
 ): Record<Currency, CurrencyTotals> {
   const totals = Object.fromEntries(
     CURRENCIES.map((c) => [
@@ -154,9 +169,10 @@ export function currencyTotals(
       t.inFlightGross += payout.amount;
     }
   }
+  for (const payment of rows.x402Payments ?? []) totals.USDC.x402Received = (totals.USDC.x402Received ?? 0) + payment.amount;
   for (const t of Object.values(totals)) {
     t.accountedFor = t.userBalances + t.agentBalances + t.held + t.payoutsPaidNet + t.platformFees + t.inFlightGross + t.reversed;
-    t.difference = t.credited - t.accountedFor;
+    t.difference = t.credited + (t.x402Received ?? 0) - t.accountedFor;
   }
   return totals;
 }
@@ -167,7 +183,7 @@ export function currencyProblems(totals: Record<Currency, CurrencyTotals>): stri
     const t = totals[c];
     const f = (m: Minor) => formatAmount(m, c);
     return (
-      `${c}: credited ${f(t.credited)} but accounted for ${f(t.accountedFor)} — difference ${f(t.difference)} ${c} ` +
+      `${c}: credited ${f(t.credited)}${t.x402Received ? ` + x402 ${f(t.x402Received)}` : ''} but accounted for ${f(t.accountedFor)} — difference ${f(t.difference)} ${c} ` +
       `(users ${f(t.userBalances)}, agents ${f(t.agentBalances)}, held ${f(t.held)}, paid net ${f(t.payoutsPaidNet)}, ` +
       `fees ${f(t.platformFees)}, in flight ${f(t.inFlightGross)}${t.reversed ? `, reversed ${f(t.reversed)}` : ''})`
     );
@@ -175,15 +191,18 @@ export function currencyProblems(totals: Record<Currency, CurrencyTotals>): stri
 }
 
 /** Every agent that holds or moved money (shards, charges, payouts), sorted. */
-export function agentIdsOf(rows: Pick<Rows, 'shards' | 'charges' | 'payouts'>): string[] {
-  return [...new Set([...rows.shards, ...rows.charges, ...rows.payouts].map((r) => r.agentId))].sort();
+export function agentIdsOf(rows: Pick<Rows, 'shards' | 'charges' | 'payouts' | 'x402Payments'>): string[] {
+  return [...new Set([...rows.shards, ...rows.charges, ...rows.payouts, ...(rows.x402Payments ?? [])].map((r) => r.agentId))].sort();
 }
 
 /**
  * Per agent and currency: what it earned (SUCCESS charges) = what it holds (its shards) + what
  * left it (gross of its payouts that were not refunded). `agentIds` defaults to every agent seen.
  */
-export function agentMismatches(rows: Pick<Rows, 'shards' | 'charges' | 'payouts'>, agentIds = agentIdsOf(rows)): AgentMismatch[] {
+export function agentMismatches(
+  rows: Pick<Rows, 'shards' | 'charges' | 'payouts' | 'x402Payments'>,
+  agentIds = agentIdsOf(rows),
+): AgentMismatch[] {
   const earned = new Sums();
   const held = new Sums();
   const paidOut = new Sums();
@@ -191,6 +210,8 @@ export function agentMismatches(rows: Pick<Rows, 'shards' | 'charges' | 'payouts
   for (const charge of rows.charges) {
     if (charge.status === 'SUCCESS') earned.add(charge.agentId, charge.currency, charge.amount - charge.refundedAmount);
   }
+  // x402 payments are earnings too (counted with the charges' figure).
+  for (const payment of rows.x402Payments ?? []) earned.add(payment.agentId, 'USDC', payment.amount);
   for (const shard of rows.shards) for (const c of CURRENCIES) held.add(shard.agentId, c, shard.balances[c] ?? 0);
   for (const payout of rows.payouts) if (payout.status !== 'FAILED') paidOut.add(payout.agentId, payout.currency, payout.amount);
   const mismatches: AgentMismatch[] = [];
@@ -438,6 +459,38 @@ export function lifecycleProblems(charges: readonly ChargeRow[]): string[] {
     if (c.status !== 'SUCCESS' && c.amount !== c.authorizedAmount) {
       problems.push(`charge ${c.chargeId}: ${c.status} hold of ${f(c.amount)} ${c.currency} but authorized ${f(c.authorizedAmount)}`);
     }
+  }
+  return problems;
+}
+
+/**
+ * x402 credits against treasury inflow (docs/x402.md): every CREDITED settlement (a transaction the
+ * chain confirmed into the treasury) has exactly its one payment record, for the same agent and
+ * amount, and every payment record stands on a CREDITED settlement of its transaction. A PENDING or
+ * FAILED settlement has none.
+ */
+export function x402Problems(rows: Pick<Rows, 'x402Payments' | 'x402Settlements'>): string[] {
+  const problems: string[] = [];
+  const bySignature = new Map<string, X402PaymentRow[]>();
+  for (const p of rows.x402Payments ?? []) bySignature.set(p.transaction, [...(bySignature.get(p.transaction) ?? []), p]);
+  const settled = new Set<string>();
+  for (const s of rows.x402Settlements ?? []) {
+    settled.add(s.signature);
+    const payments = bySignature.get(s.signature) ?? [];
+    if (s.status !== 'CREDITED') {
+      if (payments.length > 0) problems.push(`x402 settlement ${s.signature} is ${s.status} but has ${payments.length} payment record(s)`);
+      continue;
+    }
+    const [only, ...more] = payments;
+    if (!only || more.length > 0) {
+      problems.push(`x402 settlement ${s.signature} is CREDITED with ${payments.length} payment records (exactly one expected)`);
+    } else if (only.agentId !== s.agentId || only.amount !== s.amount || (s.paymentId && s.paymentId !== only.paymentId)) {
+      problems.push(`x402 settlement ${s.signature} does not match its payment ${only.paymentId} (agent, amount or id)`);
+    }
+  }
+  for (const [signature, payments] of bySignature) {
+    if (!settled.has(signature))
+      problems.push(`x402 payment(s) ${payments.map((p) => p.paymentId).join(', ')} credit ${signature}, which has no settlement`);
   }
   return problems;
 }

@@ -27,6 +27,7 @@ export const AGENT_EVENT_TYPES = [
   'agent.disabled',
   'grant.approved',
   'grant.revoked',
+  'x402.payment.settled',
 ] as const;
 export const USER_EVENT_TYPES = [
   'charge.approval_requested',

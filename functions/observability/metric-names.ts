@@ -68,3 +68,14 @@ export const TOPUP_FAILED_LOG_MESSAGE = 'top-up failed';
 export const TOPUP_REVERSALS_METRIC = 'TopupReversals';
 /** The log line's message that filter matches. */
 export const TOPUP_REVERSED_LOG_MESSAGE = 'top-up reversed';
+
+// x402 (docs/x402.md).
+/**
+ * Counted by a log metric filter (lib/monitoring.ts) from the reconciler's log lines
+ * `x402 settlement not finalized` (X402_FINALITY_MISMATCH_LOG_MESSAGE): a settlement credited at
+ * `confirmed` failed on chain or did not reach `finalized` in time. The agent holds a credit the
+ * treasury may not: an operator looks at the transaction and, if it is gone, debits by hand.
+ */
+export const X402_FINALITY_MISMATCHES_METRIC = 'X402FinalityMismatches';
+/** The log line's message that filter matches. */
+export const X402_FINALITY_MISMATCH_LOG_MESSAGE = 'x402 settlement not finalized';

@@ -1,20 +1,31 @@
 /**
  * The reconciler as a scheduled function: one sweep of stale in-flight payouts per invocation
  * (use-cases/payouts.ts `reconcilePayouts`, which drives payouts with the worker's own code),
- * then the StuckPayouts gauge that lib/monitoring.ts alarms on.
+ * then the StuckPayouts gauge that lib/monitoring.ts alarms on; then, given the x402 facilitator,
+ * x402 settlements whose settle died (`reconcileX402`) and the second check of credited ones at
+ * `finalized` (`checkX402Finality`). x402 not configured yet (no treasury or fee payer) skips them.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
+import { X402UnavailableError } from '../core/x402';
 import { STUCK_PAYOUTS_METRIC } from '../observability/metric-names';
 import { flushMetrics, metrics } from '../observability/metrics';
 import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-cases/payouts';
+import { checkX402Finality, reconcileX402, type X402FinalityReport, type X402ReconcileReport } from '../use-cases/x402';
+import type { Facilitator } from '../x402/facilitator';
 
-export type Reconciler = (event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<ReconcileReport>;
+export type ReconcilerReport = ReconcileReport & { x402?: X402ReconcileReport & { finality: X402FinalityReport } };
+export type Reconciler = (event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<ReconcilerReport>;
+
+export interface ReconcilerDeps extends PayoutDeps {
+  /** The x402 facilitator (read-only: the reconciler asks the chain and credits, it never signs). */
+  x402Facilitator?: () => Promise<Facilitator>;
+}
 
 /** Time one payout may take (a Solana confirmation wait, PayPal timeouts) that a run keeps in hand. */
 const ONE_PAYOUT_MS = 40_000;
 
-export function createReconciler(deps: PayoutDeps): Reconciler {
+export function createReconciler(deps: ReconcilerDeps): Reconciler {
   return async (_event, context) => {
     const remaining = context?.getRemainingTimeInMillis?.();
     const report = await reconcilePayouts({
@@ -23,6 +34,19 @@ export function createReconciler(deps: PayoutDeps): Reconciler {
     });
     metrics().addMetric(STUCK_PAYOUTS_METRIC, MetricUnit.Count, report.stuck);
     flushMetrics();
-    return report;
+    const x402 = deps.x402Facilitator ? await x402Sweep(deps.x402Facilitator, deps.clock?.() ?? new Date()) : undefined;
+    return x402 ? { ...report, x402 } : report;
   };
+}
+
+async function x402Sweep(facilitator: () => Promise<Facilitator>, now: Date): Promise<ReconcilerReport['x402']> {
+  let chain: Facilitator;
+  try {
+    chain = await facilitator();
+  } catch (error) {
+    if (error instanceof X402UnavailableError) return undefined;
+    throw error;
+  }
+  const report = await reconcileX402(chain, now);
+  return { ...report, finality: await checkX402Finality(chain, now) };
 }

@@ -179,6 +179,17 @@ export const STORE = {
   /** A PayPal transmission seen (paypal-transmission.repository.ts), forgotten again when PayPal could not verify it. */
   paypalTransmission: { write: ['paypalTransmission'] },
   listDeliveryAttempts: { read: ['webhookDelivery'] },
+  // x402 settlements (x402.repository.ts): the claim on a signature (its old item comes back with a
+  // lost condition, else it is read), the one credit transaction, the end of a failed or unsent one.
+  claimX402Settlement: { write: ['x402Settlement'] },
+  getX402Settlement: { read: ['x402Settlement'] },
+  creditX402Settlement: { write: ['x402Settlement', 'agentBalanceShard', 'x402Payment', 'idempotency', 'outbox'] },
+  failX402Settlement: { write: ['x402Settlement'] },
+  releaseX402Claim: { write: ['x402Settlement'] },
+  listX402Payments: { read: ['x402Payment'] },
+  listStaleX402: { query: ['x402Pending'] },
+  /** The second check at `finalized` (x402.repository.ts listUnfinalizedSettlements, endFinalityCheck). */
+  checkX402Finality: { query: ['x402Unfinalized'], write: ['x402Settlement'] },
   pingTable: { read: ['health'] },
   // Grants (grant.repository.ts): the counter item carries the limit of active grants.
   createGrant: { write: ['grantCount', 'grant', 'grantKey', 'outbox'] },
@@ -207,8 +218,21 @@ const drivesPayouts = uses('payoutLease', 'getPayout');
 /** The functions that are not routes (declared in lib/: payout-pipeline, charge-sweeper, topup-watcher, webhook-pipeline). */
 export const BACKGROUND_GRANTS = {
   'payout-worker': drivesPayouts,
-  // Re-sends stale PENDING payouts, and drives stale PROCESSING ones with the worker's code.
-  reconciler: combine(drivesPayouts, uses('listStaleInflight', 'touchPending')),
+  // Re-sends stale PENDING payouts, and drives stale PROCESSING ones with the worker's code; finishes
+  // x402 settlements whose settle died (credits a confirmed one through the settle's own credit path).
+  reconciler: combine(
+    drivesPayouts,
+    uses(
+      'listStaleInflight',
+      'touchPending',
+      'listStaleX402',
+      'getX402Settlement',
+      'creditX402Settlement',
+      'failX402Settlement',
+      'idempotentCommand',
+      'checkX402Finality',
+    ),
+  ),
   sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn'),
   'topup-watcher': uses(
     'listPendingTopups',

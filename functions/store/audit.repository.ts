@@ -32,6 +32,10 @@ export interface LedgerItems {
   payoutLocks: Item[];
   /** `REVERSALS#<userId>/<refundId>`: money PayPal took back from a credited top-up (docs/topups.md). */
   reversals?: Item[];
+  /** `X402PAY#<agentId>/<paymentId>`: x402 payments credited to an agent (money in, docs/x402.md). */
+  x402Payments?: Item[];
+  /** `X402TX#<signature>/SETTLEMENT`: x402 settlements, each what the chain confirmed into the treasury. */
+  x402Settlements?: Item[];
   /** Items read in all (every kind, money-holding or not). */
   scanned: number;
   /** Scan requests sent (pages). */
@@ -46,8 +50,8 @@ export interface LedgerItems {
 const PROJECTION = {
   ProjectionExpression:
     'PK, SK, USD, USDC, heldUSD, heldUSDC, owedUSD, owedUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
-    'authorizedAmount, refundedAmount, owedRepaid, debited, owed',
-  ExpressionAttributeNames: { '#status': 'status' },
+    'authorizedAmount, refundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction',
+  ExpressionAttributeNames: { '#status': 'status', '#transaction': 'transaction' },
 };
 
 /** Partition-key prefixes (see functions/store/table.ts) → the bucket they belong in. */
@@ -59,6 +63,8 @@ const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, buc
   ['PAYOUTS#', undefined, 'payouts'],
   ['PAYOUTLOCK#', 'LOCK', 'payoutLocks'],
   ['REVERSALS#', undefined, 'reversals'],
+  ['X402PAY#', undefined, 'x402Payments'],
+  ['X402TX#', 'SETTLEMENT', 'x402Settlements'],
 ];
 
 /**
@@ -76,6 +82,8 @@ export async function scanLedgerItems(opts: { pageSize?: number; segments?: numb
     payouts: [],
     payoutLocks: [],
     reversals: [],
+    x402Payments: [],
+    x402Settlements: [],
     scanned: 0,
     pages: 0,
   };

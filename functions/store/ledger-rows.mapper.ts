@@ -86,6 +86,26 @@ export interface PayoutRow {
   netAmount: Minor;
 }
 
+/** An x402 payment credited to an agent (`X402PAY#<agentId>/<paymentId>`): USDC in. */
+export interface X402PaymentRow {
+  kind: 'x402Payment';
+  agentId: string;
+  paymentId: string;
+  amount: Minor;
+  /** The transaction signature it was credited for. */
+  transaction: string;
+}
+
+/** An x402 settlement (`X402TX#<signature>/SETTLEMENT`): its state and, once CREDITED, its payment. */
+export interface X402SettlementRow {
+  kind: 'x402Settlement';
+  signature: string;
+  agentId: string;
+  status: string;
+  amount: Minor;
+  paymentId?: string;
+}
+
 /** An agent's in-flight payout lock for one currency (`PAYOUTLOCK#<agentId>#<currency>/LOCK`). */
 export interface LockRow {
   kind: 'lock';
@@ -110,6 +130,8 @@ export interface LedgerRows {
   payouts: PayoutRow[];
   locks: LockRow[];
   reversals: ReversalRow[];
+  x402Payments: X402PaymentRow[];
+  x402Settlements: X402SettlementRow[];
   unreadable: UnreadableItem[];
   /** Items read of each money-holding kind, readable or not. */
   counts: { users: number; shards: number; credits: number; charges: number; payouts: number };
@@ -267,6 +289,29 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     payouts.push({ kind: 'payout', payoutId, agentId, status, currency, amount, fee, accountCreationFee, netAmount });
   }
 
+  const x402Payments: X402PaymentRow[] = [];
+  for (const item of items.x402Payments ?? []) {
+    const agentId = idOr(item.agentId, afterHash(item.PK));
+    const amount = minor(item.amount, `x402 payment ${String(item.SK)}`, false, agentId);
+    if (amount === undefined) continue;
+    x402Payments.push({ kind: 'x402Payment', agentId, paymentId: String(item.SK), amount, transaction: String(item.transaction) });
+  }
+  const x402Settlements: X402SettlementRow[] = [];
+  for (const item of items.x402Settlements ?? []) {
+    const signature = idOr(item.signature, afterHash(item.PK));
+    const agentId = String(item.agentId);
+    const amount = minor(item.amount, `x402 settlement ${signature}`, false, agentId);
+    if (amount === undefined) continue;
+    x402Settlements.push({
+      kind: 'x402Settlement',
+      signature,
+      agentId,
+      status: String(item.status),
+      amount,
+      ...(typeof item.paymentId === 'string' ? { paymentId: item.paymentId } : {}),
+    });
+  }
+
   const locks: LockRow[] = items.payoutLocks.map((item) => ({
     kind: 'lock',
     agentId: idOr(item.agentId, String(item.PK).split('#')[1] ?? ''),
@@ -282,6 +327,8 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     payouts,
     locks,
     reversals,
+    x402Payments,
+    x402Settlements,
     unreadable,
     counts: {
       users: items.users.length,

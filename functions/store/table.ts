@@ -54,6 +54,8 @@ export const PARTITIONS = {
   grantCount: 'GRANTCOUNT#',
   grantRequest: 'GRANTREQ#',
   consent: 'CONSENT#',
+  x402Settlement: 'X402TX#',
+  x402Payment: 'X402PAY#',
 } as const;
 export type Partition = keyof typeof PARTITIONS;
 
@@ -76,6 +78,10 @@ export const INDEX_PARTITIONS = {
   unmatched: { index: GSI1.indexName, key: 'UNMATCHED' },
   /** A user's charges across agents (`keys.userChargeIndex`). */
   userCharges: { index: GSI2.indexName, key: 'USERCHARGES#' },
+  /** x402 settlements still PENDING, by age: the reconciler's (`keys.x402PendingIndex`). */
+  x402Pending: { index: GSI1.indexName, key: 'X402PENDING' },
+  /** x402 settlements CREDITED at `confirmed` and not yet seen `finalized`, by credit time: the reconciler's second check. */
+  x402Unfinalized: { index: GSI1.indexName, key: 'X402UNFINAL' },
 } as const;
 export type IndexPartition = keyof typeof INDEX_PARTITIONS;
 
@@ -171,4 +177,17 @@ export const keys = {
   grantRequest: (agentId: string, requestId: string) => ({ PK: `${P.grantRequest}${agentId}`, SK: requestId }),
   /** A consent link's token hash → its grant request (the token itself is never stored). */
   consent: (tokenHash: string) => ({ PK: `${P.consent}${tokenHash}`, SK: 'CONSENT' }),
+  // x402 (docs/x402.md).
+  /** Credit-once guard and state of one x402 settlement, keyed by its transaction signature. */
+  x402Settlement: (signature: string) => ({ PK: `${P.x402Settlement}${signature}`, SK: 'SETTLEMENT' }),
+  /** GSI1 entry that exists exactly while a settlement is PENDING: the reconciler's work list, by age. */
+  x402PendingIndex: (createdAt: string, signature: string) => ({ GSI1PK: I.x402Pending.key, GSI1SK: `${createdAt}#${signature}` }),
+  /** GSI1 entry that exists exactly while a CREDITED settlement awaits its check at `finalized`. */
+  x402UnfinalizedIndex: (creditedAt: string, signature: string) => ({
+    GSI1PK: I.x402Unfinalized.key,
+    GSI1SK: `${creditedAt}#${signature}`,
+  }),
+  /** An agent's credited x402 payments, one partition sorted by id (= creation order): the listing and the audit. */
+  x402Payment: (agentId: string, paymentId: string) => ({ PK: `${P.x402Payment}${agentId}`, SK: paymentId }),
+  x402PaymentPartition: (agentId: string) => `${P.x402Payment}${agentId}`,
 } as const;

@@ -18,6 +18,8 @@ describe('toLedgerRows', () => {
       charges: [{ PK: 'CHARGES#a1', SK: 'ch1', userId: 'u1', currency: 'USDC', amount: 7, status: 'SUCCESS' }],
       payouts: [{ PK: 'PAYOUTS#a1', SK: 'p1', currency: 'USD', amount: 100, fee: 3, netAmount: 97, status: 'FAILED' }],
       payoutLocks: [{ PK: 'PAYOUTLOCK#a1#USDC', SK: 'LOCK', payoutId: 'p1' }],
+      x402Payments: [{ PK: 'X402PAY#a1', SK: 'x402_1', amount: 20_000, transaction: 'sig1' }],
+      x402Settlements: [{ PK: 'X402TX#sig1', SK: 'SETTLEMENT', agentId: 'a1', status: 'CREDITED', amount: 20_000, paymentId: 'x402_1' }],
       scanned: 9,
     });
     expect(rows).toEqual({
@@ -42,6 +44,10 @@ describe('toLedgerRows', () => {
       ],
       locks: [{ kind: 'lock', agentId: 'a1', currency: 'USDC', payoutId: 'p1' }],
       reversals: [],
+      x402Payments: [{ kind: 'x402Payment', agentId: 'a1', paymentId: 'x402_1', amount: 20_000, transaction: 'sig1' }],
+      x402Settlements: [
+        { kind: 'x402Settlement', signature: 'sig1', agentId: 'a1', status: 'CREDITED', amount: 20_000, paymentId: 'x402_1' },
+      ],
       unreadable: [],
       counts: { users: 1, shards: 1, credits: 1, charges: 1, payouts: 1 },
       scanned: 9,

@@ -9,7 +9,17 @@ describe('parts of the API', () => {
     expect(byPart.payer?.every((p) => p.startsWith('/api/v1/users/'))).toBe(true);
     expect(byPart.agent?.every((p) => p.startsWith('/api/v1/agents/') || p === '/mcp')).toBe(true);
     expect([...new Set(byPart.public)].sort()).toEqual(
-      ['$default', '/api/v1/openapi.json', '/api/v1/paypal/webhooks', '/approve/{token}', '/consent/{token}', '/health'].sort(),
+      [
+        '$default',
+        '/api/v1/openapi.json',
+        '/api/v1/paypal/webhooks',
+        '/approve/{token}',
+        '/consent/{token}',
+        '/health',
+        '/x402/settle',
+        '/x402/supported',
+        '/x402/verify',
+      ].sort(),
     );
     for (const part of API_PARTS) expect([part, (byPart[part]?.length ?? 0) > 0]).toEqual([part, true]);
   });

@@ -32,6 +32,7 @@ type Grant =
   | 'rpc-url-and-paypal-credentials'
   | 'rpc-url'
   | 'approval-secret-and-rpc-url'
+  | 'hot-wallet'
   | 'table-stream'
   | 'table-scan'
   | 'webhook-and-stream-failure-queue-send'
@@ -118,6 +119,13 @@ const EXPECTED: Record<string, Grant[]> = {
   'webhook-dispatcher': ['logs', 'table', 'table-stream', 'webhook-and-stream-failure-queue-send'],
   // The approval secret: charge.approval_requested's link token is derived at delivery, never stored.
   'webhook-delivery': ['logs', 'table', 'webhook-queue-consume', 'webhook-key-decrypt', 'approval-secret'],
+  // x402 (docs/x402.md): verify, supported and the settings read the chain and know the fee payer's
+  // address only; settle alone signs as the fee payer, so it alone reads the hot wallet's secret.
+  'x402-verify': ['logs', 'table', 'rpc-url'],
+  'x402-settle': ['logs', 'table', 'rpc-url', 'hot-wallet', 'hot-wallet-key'],
+  'x402-supported': ['logs', 'rpc-url'],
+  'agent-x402-settings': ['logs', 'table', 'rpc-url'],
+  'agent-x402-payments': ['logs', 'table'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
@@ -173,6 +181,8 @@ function statement(grant: Exclude<Grant, 'table'>, fn: ServiceFunction): Expecte
         actions: ['secretsmanager:GetSecretValue'],
         resources: [secret(stack.data.solanaRpcUrl), secret(stack.data.paypalCredentials)],
       };
+    case 'hot-wallet':
+      return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.solanaHotWallet)] };
     case 'rpc-url':
       return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.solanaRpcUrl)] };
     case 'approval-secret-and-rpc-url':
@@ -413,6 +423,12 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   'webhook-dispatcher': [],
   // Its attempts, and the endpoint's breaker (health fields on the endpoint item).
   'webhook-delivery': ['WEBHOOKS#*', 'WHATTEMPTS#*', 'WHDELIVERY#*'],
+  // The x402 facilitator, called by any seller's middleware for any buyer: verify and supported
+  // write nothing; settle credits the authenticated agent alone (its shard, its payment record,
+  // the claim on the signature, the idempotency record, the event).
+  'x402-verify': [],
+  'x402-supported': [],
+  'x402-settle': ['AGENTBAL#*', 'IDEM#*', 'OUTBOX#*', 'X402PAY#*', 'X402TX#*'],
 };
 
 const TABLE_WRITES = ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
@@ -459,7 +475,7 @@ describe('IAM on the table: key families', () => {
       expect(Object.keys(s.Condition ?? {})).toEqual(['ForAllValues:StringLike']);
       const patterns = patternsOf(s);
       expect(patterns.length).toBeGreaterThan(0);
-      for (const pattern of patterns) expect(pattern).toMatch(/^[A-Z_]+(#\*)?$/);
+      for (const pattern of patterns) expect(pattern).toMatch(/^[A-Z][A-Z0-9_]*(#\*)?$/);
     }
   });
 
@@ -493,6 +509,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 47, deleting: 7 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 48, deleting: 7 });
   });
 });

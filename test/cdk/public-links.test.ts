@@ -36,7 +36,13 @@ describe('links', () => {
     .map((file) => file.replace(/\.handler\.ts$/, ''));
 
   it('every function that makes links gets the stage’s PUBLIC_BASE_URL, and no other does', () => {
-    expect(linkMakers.sort()).toEqual(['agent-create-grant-request', 'agent-get-grant-request', 'create-charge', 'mcp']);
+    expect(linkMakers.sort()).toEqual([
+      'agent-create-grant-request',
+      'agent-get-grant-request',
+      'agent-x402-settings',
+      'create-charge',
+      'mcp',
+    ]);
     for (const name of linkMakers) {
       const route = ROUTES.find((r) => r.name === name);
       expect([name, route?.publicLinks]).toEqual([name, true]);

@@ -128,9 +128,20 @@ describe('HTTP API route throttling', () => {
         'openapi',
         'paypal-webhook',
         'register-agent',
+        'x402-supported',
       ].sort(),
     );
-    expect(Object.keys(settings).sort()).toEqual(publicRoutes.map(routeKey).sort());
+    // Besides them, the x402 facilitator's verify and settle (docs/design.md §19): anyone may
+    // register the agent key they take, and every settle spends the fee payer's SOL.
+    const x402 = ROUTES.filter((r) => r.name === 'x402-verify' || r.name === 'x402-settle');
+    expect(x402.length).toBe(2);
+    expect(Object.keys(settings).sort()).toEqual([...publicRoutes, ...x402].map(routeKey).sort());
+    for (const route of x402) {
+      expect(settings[routeKey(route)]).toEqual({
+        ThrottlingRateLimit: config.publicRouteRateLimit,
+        ThrottlingBurstLimit: config.publicRouteBurstLimit,
+      });
+    }
     for (const route of publicRoutes) {
       const own = settings[routeKey(route)];
       expect([route.name, own?.ThrottlingRateLimit !== undefined && own.ThrottlingRateLimit < config.throttleRateLimit]).toEqual([
@@ -299,6 +310,33 @@ describe('functions (the house construct)', () => {
     }
   });
 
+  it("give the x402 routes the treasury (the hot wallet unless the stage names one), the fee payer's address and mainnet's network id with mainnet's mint", () => {
+    const hotWalletAddress = 'HotWa11etAddress1111111111111111111111111111';
+    const treasury = 'Treasury111111111111111111111111111111111111';
+    const envOf = (synthesized: ReturnType<typeof synthesize>, name: string) => {
+      const fn = synthesized.stack.api.functions.get(name);
+      const props = resources(synthesized.template)[fn ? logicalId(synthesized.stack, fn.fn) : '']?.Properties ?? {};
+      return ((props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>;
+    };
+    const withWallet = synthesize({ hotWalletAddress });
+    for (const name of ['x402-verify', 'x402-settle', 'x402-supported', 'agent-x402-settings']) {
+      expect([name, envOf(withWallet, name)]).toEqual([
+        name,
+        expect.objectContaining({ SOLANA_HOT_WALLET_ADDRESS: hotWalletAddress, X402_PAY_TO: hotWalletAddress }),
+      ]);
+    }
+    const mainnet = synthesize({
+      hotWalletAddress,
+      x402PayTo: treasury,
+      usdcMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    });
+    expect(envOf(mainnet, 'x402-settle')).toMatchObject({
+      X402_PAY_TO: treasury,
+      X402_NETWORK: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      SOLANA_HOT_WALLET_ADDRESS: hotWalletAddress,
+    });
+  });
+
   it('hand the admin key and the approval secret only as Secrets Manager ARNs, and only to routes that use them', () => {
     for (const route of ROUTES) {
       const fn = api.functions.get(route.name);
@@ -322,8 +360,16 @@ describe('functions (the house construct)', () => {
         route.topups === 'webhook'
           ? ['PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN', 'PAYPAL_WEBHOOK_ID_SECRET_ARN']
           : ['USDC_MINT', 'PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN'];
-      expect(railKeys).toEqual(route.queue ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN'] : route.topups ? topupKeys : []);
-      if (route.queue) expect(env.SOLANA_RPC_URL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaRpcUrl) });
+      // x402 routes know the mint and the RPC URL's ARN; settle alone the hot wallet's (it signs as the fee payer).
+      const x402Keys = ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN', ...(route.x402 === 'settle' ? ['SOLANA_HOT_WALLET_SECRET_ARN'] : [])];
+      expect(railKeys.sort()).toEqual(
+        (route.queue ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN'] : route.topups ? topupKeys : route.x402 ? x402Keys : []).sort(),
+      );
+      if (route.queue || route.x402) expect(env.SOLANA_RPC_URL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaRpcUrl) });
+      if (route.x402 === 'settle') expect(env.SOLANA_HOT_WALLET_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaHotWallet) });
+      // The test stage names no hot wallet address: the x402 routes answer 503 until the operator sets it.
+      expect(env.X402_NETWORK).toEqual(route.x402 ? 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' : undefined);
+      expect(env.X402_PAY_TO).toBeUndefined();
     }
     expect(ROUTES.find((r) => r.name === 'create-charge')?.approvalSecret).toBe(true);
   });
@@ -440,8 +486,10 @@ describe('data', () => {
     }
   });
 
-  it('lets nobody but the worker, the reconciler and the configured break-glass role read the hot-wallet secret', () => {
-    const roles = [pipeline.worker, pipeline.reconciler].map((fn) => ({ 'Fn::GetAtt': [logicalId(stack, fn.role), 'Arn'] }));
+  it('lets nobody but the worker, the reconciler, x402 settle and the configured break-glass role read the hot-wallet secret', () => {
+    const settle = stack.api.functions.get('x402-settle');
+    if (!settle) throw new Error('no x402-settle function');
+    const roles = [pipeline.worker, pipeline.reconciler, settle].map((fn) => ({ 'Fn::GetAtt': [logicalId(stack, fn.role), 'Arn'] }));
     const denyOthers = (allowed: unknown[]) => ({
       SecretId: { Ref: logicalId(stack, stack.data.solanaHotWallet) },
       ResourcePolicy: {
@@ -462,7 +510,11 @@ describe('data', () => {
 
     const breakGlass = 'arn:aws:iam::123456789012:role/payments-break-glass';
     const withBreakGlass = synthesize({ hotWalletBreakGlassRoleArn: breakGlass });
-    const rolesThere = [withBreakGlass.stack.pipeline.worker, withBreakGlass.stack.pipeline.reconciler].map((fn) => ({
+    const rolesThere = [
+      withBreakGlass.stack.pipeline.worker,
+      withBreakGlass.stack.pipeline.reconciler,
+      withBreakGlass.stack.api.functions.get('x402-settle') ?? pipeline.worker,
+    ].map((fn) => ({
       'Fn::GetAtt': [logicalId(withBreakGlass.stack, fn.role), 'Arn'],
     }));
     withBreakGlass.template.hasResourceProperties('AWS::SecretsManager::ResourcePolicy', {
@@ -727,6 +779,7 @@ describe('alarms', () => {
         'PayoutsStuckProcessing',
         'ReconcilerErrors',
         'ReconcilerNotRunning',
+        'X402FinalityMismatch',
         'SweeperErrors',
         'SweeperNotRunning',
         'ChargesNotExpiring',
@@ -936,6 +989,33 @@ describe('alarms', () => {
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
       TreatMissingData: 'breaching',
+    });
+  });
+
+  it("fire on the first x402 settlement the reconciler finds not finalized (credited at 'confirmed', then failed or gone)", () => {
+    const filters = ofType('AWS::Logs::MetricFilter')
+      .map(([, r]) => r.Properties ?? {})
+      .filter((f) => JSON.stringify(f.MetricTransformations).includes('X402FinalityMismatches'));
+    expect(filters).toEqual([
+      {
+        LogGroupName: { Ref: logicalId(stack, pipeline.reconcilerSchedule.fn.logGroup) },
+        FilterPattern: '{ $.message = "x402 settlement not finalized" }',
+        MetricTransformations: [
+          {
+            MetricNamespace: METRICS_NAMESPACE,
+            MetricName: 'X402FinalityMismatches',
+            MetricValue: '1',
+            Dimensions: [{ Key: 'stage', Value: '$.stage' }],
+          },
+        ],
+      },
+    ]);
+    expect(alarm('X402FinalityMismatch')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'X402FinalityMismatches',
+      Dimensions: [{ Name: 'stage', Value: 'test' }],
+      Statistic: 'Sum',
+      Threshold: 1,
     });
   });
 

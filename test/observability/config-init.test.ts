@@ -108,6 +108,14 @@ describe('a function with an incomplete environment', () => {
           : {}),
         ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/webhooks' } : {}),
         ...(route.publicLinks ? { PUBLIC_BASE_URL: INIT_ENV.PUBLIC_BASE_URL } : {}),
+        // x402: the mint and the RPC URL (lib/http-api.ts x402Environment); settle also the hot wallet.
+        // The treasury and the fee payer's address are optional at init (503 until the operator sets them).
+        ...(route.x402
+          ? { USDC_MINT: INIT_ENV.USDC_MINT, SOLANA_RPC_URL_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:rpc-url' }
+          : {}),
+        ...(route.x402 === 'settle'
+          ? { SOLANA_HOT_WALLET_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:hot-wallet' }
+          : {}),
       };
       expect([route.name, Object.keys(load(api(route.name), given).mod as object)]).toEqual([route.name, ['handler']]);
       for (const name of Object.keys(given)) {

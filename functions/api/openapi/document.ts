@@ -38,7 +38,7 @@ const SECURITY_SCHEMES: Record<Credential, Json> = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'ag_live_…',
-    description: 'The agent key as `Authorization: Bearer ag_live_…` (the MCP endpoint only).',
+    description: 'The agent key as `Authorization: Bearer ag_live_…` (the MCP endpoint and the x402 routes).',
   },
 };
 
@@ -64,6 +64,7 @@ const TAGS = [
   { name: 'Admin', description: 'The operator: users, credits, enabling agents, reading any agent or charge.' },
   { name: 'Service', description: 'Health and this document.' },
   { name: 'MCP', description: 'The Model Context Protocol server for agents.' },
+  { name: 'x402', description: 'The x402 v2 facilitator for agents (scheme exact on Solana, docs/x402.md).' },
   { name: 'Webhooks', description: 'Signed (Standard Webhooks) events for agents and users, delivered at least once: docs/webhooks.md.' },
 ];
 

@@ -61,12 +61,22 @@ import {
   webhookReceivedBody,
   withdrawalBody,
 } from '../../contracts/response.schemas';
+import {
+  facilitatorRequestSchema,
+  listX402PaymentsQuerySchema,
+  settleResponseSchema,
+  supportedResponseSchema,
+  verifyResponseSchema,
+  x402PaymentListSchema,
+  x402SettingsSchema,
+} from '../../contracts/x402';
 import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
 import { GRANT_MESSAGES } from '../../core/grants';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
 import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
 import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
+import { X402_AUTH_MESSAGE } from '../x402-request';
 
 /** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
 export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'adminSigV4' | 'agentBearer';
@@ -88,7 +98,7 @@ export interface ResponseDoc {
 export interface OperationDoc {
   summary: string;
   description?: string;
-  tag: 'Agents' | 'Charges' | 'Users' | 'Withdrawals' | 'Admin' | 'Service' | 'MCP' | 'Webhooks';
+  tag: 'Agents' | 'Charges' | 'Users' | 'Withdrawals' | 'Admin' | 'Service' | 'MCP' | 'Webhooks' | 'x402';
   /** Alternatives; each a set of credentials sent together. `[]` is public. */
   security: readonly (readonly Credential[])[];
   /** Requires the Idempotency-Key header; its stored answers come back with Idempotent-Replayed. */
@@ -404,6 +414,173 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
     },
   };
 }
+
+// --- x402 (docs/x402.md): the facilitator a stock x402 seller middleware calls at `<base>/x402` ---
+const X402_NETWORK_EXAMPLE = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+const X402_FEE_PAYER = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
+const X402_PAY_TO = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+const X402_MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
+const X402_SIGNATURE = '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW';
+const X402_REQUIREMENTS = {
+  scheme: 'exact',
+  network: X402_NETWORK_EXAMPLE,
+  asset: X402_MINT,
+  amount: '10000',
+  payTo: X402_PAY_TO,
+  maxTimeoutSeconds: 300,
+  extra: { feePayer: X402_FEE_PAYER },
+};
+const X402_REQUEST_EXAMPLE = {
+  x402Version: 2,
+  paymentPayload: {
+    x402Version: 2,
+    resource: { url: 'https://seller.example.com/weather', description: 'Weather', mimeType: 'application/json' },
+    accepted: X402_REQUIREMENTS,
+    payload: { transaction: 'AgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA…' },
+  },
+  paymentRequirements: X402_REQUIREMENTS,
+};
+const X402_401 = errors('The agent key (x-agent-key or Authorization: Bearer) is missing, unknown or disabled.', [X402_AUTH_MESSAGE]);
+const X402_400 = errors('Not an x402 v2 request body (a missing or malformed field).', [
+  'invalid json body',
+  'paymentPayload is required',
+  'paymentRequirements.amount must be a string',
+]);
+const X402_OPERATIONS: Record<string, OperationDoc> = {
+  'x402-supported': {
+    summary: 'x402: supported kinds',
+    description:
+      'What the facilitator settles: x402 v2, scheme `exact`, on the configured Solana network, with the fee payer in ' +
+      '`extra.feePayer`. Public: a stock client sends its Bearer header here too, which is accepted and ignored.',
+    tag: 'x402',
+    security: [],
+    responses: {
+      200: ok('The supported kinds, extensions and signers.', component('X402SupportedResponse', supportedResponseSchema), {
+        kinds: [{ x402Version: 2, scheme: 'exact', network: X402_NETWORK_EXAMPLE, extra: { feePayer: X402_FEE_PAYER } }],
+        extensions: [],
+        signers: { 'solana:*': [X402_FEE_PAYER] },
+      }),
+    },
+  },
+  'x402-verify': {
+    summary: 'x402: verify a payment',
+    description:
+      "The stock `exact` scheme's checks (transaction layout, mint, recipient, amount, fee-payer isolation, simulation) after " +
+      "the service's own: `payTo` must be the treasury, `asset` the USDC mint, the amount at least X402_MIN_AMOUNT (0.01 USDC by " +
+      'default). A refusal is 200 with `isValid:false`, `invalidReason` and `invalidMessage`.',
+    tag: 'x402',
+    security: [['agentKey'], ['agentBearer']],
+    body: { name: 'X402FacilitatorRequest', schema: facilitatorRequestSchema, example: X402_REQUEST_EXAMPLE },
+    responses: {
+      200: {
+        description: 'The x402 VerifyResponse.',
+        schema: component('X402VerifyResponse', verifyResponseSchema),
+        examples: {
+          valid: { isValid: true, payer: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN' },
+          refused: {
+            isValid: false,
+            invalidReason: 'invalid_exact_svm_payload_recipient_mismatch',
+            invalidMessage: 'payTo must be the service treasury',
+            payer: '',
+          },
+        },
+      },
+      400: X402_400,
+      401: X402_401,
+      ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'x402-settle': {
+    summary: 'x402: settle a payment and credit the agent',
+    description:
+      "Verifies, signs as the fee payer, sends, waits for `confirmed`, then credits the authenticated agent's USDC balance with " +
+      'the amount, once per transaction signature (one transaction with its idempotency record; event `x402.payment.settled`). ' +
+      'The same payload settled again by the same agent answers the first SettleResponse (`Idempotent-Replayed: true`) and ' +
+      'credits nothing; by another agent: `success:false` (`duplicate_settlement`). A refusal is 200 with `success:false`, ' +
+      '`errorReason`, maybe `errorMessage`, `transaction` ("" when nothing was sent) and `network`.',
+    tag: 'x402',
+    security: [['agentKey'], ['agentBearer']],
+    body: { name: 'X402FacilitatorRequest', schema: facilitatorRequestSchema, example: X402_REQUEST_EXAMPLE },
+    responses: {
+      200: {
+        description: 'The x402 SettleResponse.',
+        schema: component('X402SettleResponse', settleResponseSchema),
+        examples: {
+          settled: {
+            success: true,
+            transaction: X402_SIGNATURE,
+            network: X402_NETWORK_EXAMPLE,
+            payer: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
+          },
+          anotherAgent: {
+            success: false,
+            errorReason: 'duplicate_settlement',
+            errorMessage: 'this payment was settled for another agent',
+            payer: '',
+            transaction: '',
+            network: X402_NETWORK_EXAMPLE,
+          },
+        },
+        headers: ['Idempotent-Replayed'],
+      },
+      400: X402_400,
+      401: X402_401,
+      409: errors(
+        'The same payment is being credited by a concurrent request.',
+        ['request with this Idempotency-Key is in progress'],
+        ['Retry-After'],
+      ),
+      ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'agent-x402-settings': {
+    summary: "x402: the seller's middleware settings",
+    description:
+      'What a seller puts in its stock x402 middleware: the facilitator URL, network, asset (USDC mint), payTo (the treasury) and fee payer.',
+    tag: 'x402',
+    security: [['agentKey'], ['agentBearer']],
+    responses: {
+      200: ok('The settings.', component('X402Settings', x402SettingsSchema), {
+        facilitatorUrl: 'https://api.example.com/x402',
+        network: X402_NETWORK_EXAMPLE,
+        asset: X402_MINT,
+        payTo: X402_PAY_TO,
+        feePayer: X402_FEE_PAYER,
+      }),
+      401: X402_401,
+      503: BUSY,
+    },
+  },
+  'agent-x402-payments': {
+    summary: "x402: the agent's credited payments",
+    description: 'Every x402 payment credited to the agent, newest first; `nextCursor` for the next page.',
+    tag: 'x402',
+    security: [['agentKey'], ['agentBearer']],
+    query: listX402PaymentsQuerySchema,
+    responses: {
+      200: ok('A page of payments.', component('X402PaymentList', x402PaymentListSchema), {
+        data: [
+          {
+            id: 'x402_01jhx3k6v1f8q2n7c9m4p5r6s7',
+            amount: 0.01,
+            currency: 'USDC',
+            payer: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
+            transaction: X402_SIGNATURE,
+            network: X402_NETWORK_EXAMPLE,
+            resource: 'https://seller.example.com/weather',
+            createdAt: '2026-01-15T09:30:00.000Z',
+          },
+        ],
+        nextCursor: null,
+      }),
+      400: errors('An invalid query parameter.', LIST_400),
+      401: X402_401,
+      503: BUSY,
+    },
+  },
+};
 
 /** Route name → its operation. Every route of ROUTES except `$default` needs one. */
 export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
@@ -1343,6 +1520,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: BUSY,
     },
   },
+  ...X402_OPERATIONS,
 };
 
 /** What the `$default` route answers: every method and path no operation matches. */

@@ -1,0 +1,14 @@
+import { loadConfig, NEEDS_PUBLIC_BASE_URL, NEEDS_X402 } from '../config';
+import { httpHandler } from '../http/handler';
+import { publicBaseUrl } from '../http/request';
+import { x402Settings } from '../use-cases/x402';
+import { readOnlyFacilitator } from '../x402/facilitator';
+import { authenticateX402Agent } from './x402-request';
+
+loadConfig({ require: [...NEEDS_X402, ...NEEDS_PUBLIC_BASE_URL] });
+
+/** GET /api/v1/agents/x402 — the agent key; what the seller's x402 middleware is configured with. */
+export const handler = httpHandler(async (req) => {
+  await authenticateX402Agent(req);
+  return { statusCode: 200, body: x402Settings(await readOnlyFacilitator(), publicBaseUrl()) };
+});

@@ -1,0 +1,14 @@
+import { loadConfig, NEEDS_X402 } from '../config';
+import { httpHandler } from '../http/handler';
+import { x402Verify } from '../use-cases/x402';
+import { readOnlyFacilitator } from '../x402/facilitator';
+import { authenticateX402Agent, facilitatorRequest } from './x402-request';
+
+loadConfig({ require: NEEDS_X402 });
+
+/** POST /x402/verify — the seller's agent key; an x402 VerifyResponse (a refusal is 200 isValid:false). */
+export const handler = httpHandler(async (req) => {
+  await authenticateX402Agent(req);
+  const request = facilitatorRequest(req);
+  return { statusCode: 200, body: await x402Verify(await readOnlyFacilitator(), request) };
+});

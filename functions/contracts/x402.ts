@@ -1,0 +1,101 @@
+/**
+ * The x402 facilitator's wire format (x402 protocol v2, DESIGN §17), as zod schemas read by the
+ * handlers, the use cases and the OpenAPI generator alike. Requests are checked for what the
+ * service itself reads; every other field passes through untouched to the stock scheme
+ * (`@x402/svm`), which does the transaction checks.
+ */
+import * as z from 'zod';
+
+/** What the seller asked for, as its middleware sends it (`PaymentRequirements`). */
+export const paymentRequirementsSchema = z.looseObject({
+  scheme: z.string().min(1).max(64),
+  network: z.string().min(1).max(128),
+  asset: z.string().min(1).max(128),
+  /** Atomic units of the asset (micro-USDC), a string of digits. */
+  amount: z.string().min(1).max(40),
+  payTo: z.string().min(1).max(128),
+  maxTimeoutSeconds: z.number().int().min(0).max(86_400),
+  extra: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** What the buyer sent in `PAYMENT-SIGNATURE` (`PaymentPayload`): for `exact` on Solana, a base64 transaction. */
+export const paymentPayloadSchema = z.looseObject({
+  x402Version: z.number().int(),
+  resource: z.looseObject({ url: z.string().max(2_048) }).optional(),
+  accepted: z.looseObject({ scheme: z.string().max(64), network: z.string().max(128) }),
+  payload: z.record(z.string(), z.unknown()),
+  extensions: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** `POST /x402/verify` and `POST /x402/settle`. */
+export const facilitatorRequestSchema = z.looseObject({
+  x402Version: z.number().int(),
+  paymentPayload: paymentPayloadSchema,
+  paymentRequirements: paymentRequirementsSchema,
+});
+export type FacilitatorRequest = z.infer<typeof facilitatorRequestSchema>;
+
+/** `VerifyResponse`: a refusal is 200 with `isValid:false` and the reason, as the stock client expects. */
+export const verifyResponseSchema = z.object({
+  isValid: z.boolean(),
+  invalidReason: z.string().optional(),
+  invalidMessage: z.string().optional(),
+  payer: z.string().optional(),
+});
+
+/**
+ * `SettleResponse`: `transaction` is always a string (`""` when nothing was sent) and `network`
+ * always present; a refusal is 200 with `success:false`, `errorReason` and maybe `errorMessage`.
+ */
+export const settleResponseSchema = z.object({
+  success: z.boolean(),
+  errorReason: z.string().optional(),
+  errorMessage: z.string().optional(),
+  payer: z.string().optional(),
+  transaction: z.string(),
+  network: z.string(),
+});
+
+/** `GET /x402/supported`. */
+export const supportedResponseSchema = z.object({
+  kinds: z.array(
+    z.object({
+      x402Version: z.literal(2),
+      scheme: z.literal('exact'),
+      network: z.string(),
+      extra: z.looseObject({ feePayer: z.string() }),
+    }),
+  ),
+  extensions: z.array(z.string()),
+  signers: z.record(z.string(), z.array(z.string())),
+});
+
+/** `GET /api/v1/agents/x402`: what a seller puts in its middleware. */
+export const x402SettingsSchema = z.object({
+  facilitatorUrl: z.url(),
+  network: z.string(),
+  asset: z.string(),
+  payTo: z.string(),
+  feePayer: z.string(),
+});
+
+/** `GET /api/v1/agents/x402/payments` query. */
+export const listX402PaymentsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  cursor: z.string().min(1).max(512).optional(),
+});
+export type ListX402PaymentsQuery = z.infer<typeof listX402PaymentsQuerySchema>;
+
+/** One credited payment in the listing. */
+export const x402PaymentSchema = z.object({
+  id: z.string(),
+  amount: z.number(),
+  currency: z.literal('USDC'),
+  payer: z.string(),
+  transaction: z.string(),
+  network: z.string(),
+  resource: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export const x402PaymentListSchema = z.object({ data: z.array(x402PaymentSchema), nextCursor: z.string().nullable() });

@@ -1,0 +1,336 @@
+/**
+ * x402 settlements (docs/x402.md). One item per transaction signature (`keys.x402Settlement`) is
+ * both the settlement's state and the credit-once guard:
+ *   - `claimSettlement` writes it PENDING before the transaction is sent (one agent wins a
+ *     signature; the loser is told whose it is);
+ *   - `creditSettlement` is ONE TransactWriteItems: the settlement PENDING → CREDITED (only the
+ *     claiming agent's, only once), the credit to one of the agent's balance shards, the payment
+ *     record the listing and the ledger audit read, the idempotency record, the event;
+ *   - `failSettlement` ends a PENDING one whose transaction failed on chain, `releaseClaim`
+ *     gives up one whose transaction was never sent: marked RELEASED (out of the reconciler's
+ *     index, TTL'd), not deleted, so settle holds no DeleteItem; a released claim is claimed again
+ *     and reads as absent.
+ * Each transaction item carries the domain error its failed condition means, by name
+ * (`named`, store/transact.ts), so no caller reads a cancellation by position.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { config } from '../config';
+
+import type { OutboxEvent } from '../core/events';
+import type { IdempotencyWrite } from '../core/idempotency';
+import {
+  SettlementClaimedError,
+  SettlementNotPendingError,
+  type SettlementStatus,
+  type X402Payment,
+  type X402PaymentRecord,
+  type X402Settlement,
+} from '../core/x402';
+import { randomShard, shardCredit } from './balance.repository';
+import { db } from './client';
+import { idempotencyPut } from './idempotency.repository';
+import { outboxPut } from './outbox';
+import { GSI1, INDEX_PARTITIONS, keys, TTL_ATTRIBUTE } from './table';
+import { named, transactWrite } from './transact';
+
+const SETTLEMENT_TYPE = 'X402Settlement';
+const PAYMENT_TYPE = 'X402Payment';
+
+/**
+ * Writes the agent's PENDING claim on a signature. Succeeds when there is none; when there is,
+ * SettlementClaimedError carries it (the caller decides: the same agent's claim is finished, another
+ * agent's is refused).
+ */
+export async function claimSettlement(payment: X402Payment, now: Date): Promise<X402Settlement> {
+  const createdAt = now.toISOString();
+  const settlement: X402Settlement = { ...payment, status: 'PENDING', createdAt };
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: config().TABLE_NAME,
+        Item: {
+          ...keys.x402Settlement(payment.signature),
+          ...keys.x402PendingIndex(createdAt, payment.signature),
+          type: SETTLEMENT_TYPE,
+          ...settlementAttributes(settlement),
+        },
+        // One claim per signature, ever: a credited or failed one stays as the guard. A released
+        // one (its transaction was never sent) may be claimed again.
+        ConditionExpression: 'attribute_not_exists(PK) OR #status = :released',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':released': RELEASED },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return settlement;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) {
+      const old = error.Item ? unmarshallLoose(error.Item) : undefined;
+      const existing = old && old.status !== RELEASED ? toSettlement(old) : await getSettlement(payment.signature);
+      if (existing) throw new SettlementClaimedError(existing);
+    }
+    throw error;
+  }
+}
+
+/** The settlement of a signature (strongly consistent), or undefined. */
+export async function getSettlement(signature: string): Promise<X402Settlement | undefined> {
+  const out = await db().send(
+    new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(signature), ConsistentRead: true }),
+  );
+  return out.Item && out.Item.status !== RELEASED ? toSettlement(out.Item) : undefined;
+}
+
+/**
+ * Credits a confirmed settlement: PENDING → CREDITED with the SettleResponse it answered, the
+ * amount to one of the agent's shards, the payment record, the idempotency record and the event,
+ * in one transaction. Outcomes: SettlementNotPendingError (credited or failed already: nothing
+ * moved), IdempotencyRecordExistsError (this agent's answer for the signature exists), and
+ * BalanceLimitError.
+ */
+export async function creditSettlement(args: {
+  settlement: X402Settlement;
+  record: X402PaymentRecord;
+  response: string;
+  idempotency: IdempotencyWrite;
+  events: readonly OutboxEvent[];
+  now: Date;
+}): Promise<void> {
+  const { settlement, record, now } = args;
+  const table = config().TABLE_NAME;
+  const at = now.toISOString();
+  const outbox = outboxPut(args.events, now);
+  // A replay (this agent's answer exists) speaks first: the idempotency record's own meaning.
+  await transactWrite([
+    named(
+      {
+        Update: {
+          TableName: table,
+          Key: keys.x402Settlement(settlement.signature),
+          UpdateExpression:
+            // Out of the PENDING work list, into the list the reconciler checks again at `finalized`.
+            'SET #status = :credited, paymentId = :paymentId, creditedAt = :at, #response = :response, GSI1PK = :unfinal, GSI1SK = :unfinalAt',
+          // Only the claiming agent's PENDING settlement is credited, and only once.
+          ConditionExpression: '#status = :pending AND agentId = :agentId',
+          ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
+          ExpressionAttributeValues: {
+            ':credited': 'CREDITED' satisfies SettlementStatus,
+            ':pending': 'PENDING' satisfies SettlementStatus,
+            ':agentId': settlement.agentId,
+            ':paymentId': record.id,
+            ':at': at,
+            ':response': args.response,
+            ':unfinal': keys.x402UnfinalizedIndex(at, settlement.signature).GSI1PK,
+            ':unfinalAt': keys.x402UnfinalizedIndex(at, settlement.signature).GSI1SK,
+          },
+        },
+      },
+      { onConditionFailed: () => new SettlementNotPendingError() },
+    ),
+    // Its own meaning: BalanceLimitError.
+    shardCredit(settlement.agentId, randomShard(), 'USDC', settlement.amount),
+    {
+      Put: {
+        TableName: table,
+        Item: { ...keys.x402Payment(record.agentId, record.id), type: PAYMENT_TYPE, ...record },
+        // A fresh id: a clash is a bug, never a retry.
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    idempotencyPut(args.idempotency, now),
+    ...(outbox ? [outbox] : []),
+  ]);
+}
+
+/** PENDING → FAILED (the transaction failed on chain, so it can never succeed); false when not PENDING. */
+export async function failSettlement(signature: string, failure: string, now: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.x402Settlement(signature),
+        UpdateExpression: 'SET #status = :failed, failure = :failure, endedAt = :at REMOVE GSI1PK, GSI1SK',
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':failed': 'FAILED',
+          ':pending': 'PENDING',
+          ':failure': failure.slice(0, 500),
+          ':at': now.toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** A claim given up before its transaction was sent: kept as a tombstone a day, then TTL'd. */
+const RELEASED = 'RELEASED';
+const RELEASED_TTL_SECONDS = 86_400;
+
+/**
+ * Gives up an agent's PENDING claim whose transaction was never sent (the scheme refused it before
+ * sending), so the buyer may try again; false when it is not that agent's PENDING claim. The item is
+ * marked RELEASED and leaves the reconciler's index rather than being deleted.
+ */
+export async function releaseClaim(signature: string, agentId: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.x402Settlement(signature),
+        UpdateExpression: 'SET #status = :released, #ttl = :ttl REMOVE GSI1PK, GSI1SK',
+        ConditionExpression: '#status = :pending AND agentId = :agentId',
+        ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: {
+          ':pending': 'PENDING',
+          ':agentId': agentId,
+          ':released': RELEASED,
+          ':ttl': Math.floor(Date.now() / 1000) + RELEASED_TTL_SECONDS,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** PENDING settlements that began before `before`, oldest first (the reconciler's work list). */
+export async function listStalePendingSettlements(before: Date, limit: number): Promise<X402Settlement[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :before',
+      ExpressionAttributeValues: { ':pk': INDEX_PARTITIONS.x402Pending.key, ':before': before.toISOString() },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map(toSettlement);
+}
+
+/** CREDITED settlements credited before `before` and not yet checked at `finalized`, oldest first. */
+export async function listUnfinalizedSettlements(before: Date, limit: number): Promise<X402Settlement[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :before',
+      ExpressionAttributeValues: { ':pk': INDEX_PARTITIONS.x402Unfinalized.key, ':before': before.toISOString() },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map(toSettlement);
+}
+
+/**
+ * Ends a CREDITED settlement's check at `finalized`: it leaves the reconciler's list, with when it
+ * was seen finalized, or with what the chain said instead (a mismatch, for an operator). False when
+ * it is no longer on the list (another run ended it).
+ */
+export async function endFinalityCheck(
+  signature: string,
+  outcome: { finalized: true } | { mismatch: string },
+  now: Date,
+): Promise<boolean> {
+  const mismatch = 'mismatch' in outcome;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.x402Settlement(signature),
+        UpdateExpression: `SET ${mismatch ? 'finalityMismatch = :value' : 'finalizedAt = :value'} REMOVE GSI1PK, GSI1SK`,
+        // Only a CREDITED one still awaiting its check.
+        ConditionExpression: '#status = :credited AND GSI1PK = :unfinal',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':credited': 'CREDITED',
+          ':unfinal': INDEX_PARTITIONS.x402Unfinalized.key,
+          ':value': mismatch ? outcome.mismatch.slice(0, 500) : now.toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** One page of an agent's credited payments, newest first; `lastId` when another page exists. */
+export async function listX402Payments(
+  agentId: string,
+  opts: { limit: number; after?: string },
+): Promise<{ payments: X402PaymentRecord[]; lastId: string | undefined }> {
+  const pk = keys.x402PaymentPartition(agentId);
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      // One extra item says whether another page exists, so the last page has no cursor.
+      Limit: opts.limit + 1,
+      ...(opts.after ? { ExclusiveStartKey: { PK: pk, SK: opts.after } } : {}),
+    }),
+  );
+  const items = (out.Items ?? []).map(toPaymentRecord);
+  const payments = items.slice(0, opts.limit);
+  return { payments, lastId: items.length > opts.limit ? payments[payments.length - 1]?.id : undefined };
+}
+
+function settlementAttributes(s: X402Settlement): Record<string, unknown> {
+  return {
+    signature: s.signature,
+    agentId: s.agentId,
+    amount: s.amount,
+    payer: s.payer,
+    network: s.network,
+    resource: s.resource,
+    status: s.status,
+    createdAt: s.createdAt,
+  };
+}
+
+export function toSettlement(item: Record<string, unknown>): X402Settlement {
+  return {
+    signature: String(item.signature),
+    agentId: String(item.agentId),
+    amount: Number(item.amount),
+    payer: String(item.payer ?? ''),
+    network: String(item.network),
+    resource: typeof item.resource === 'string' ? item.resource : null,
+    status: item.status as SettlementStatus,
+    createdAt: String(item.createdAt),
+    ...(typeof item.paymentId === 'string' ? { paymentId: item.paymentId } : {}),
+    ...(typeof item.creditedAt === 'string' ? { creditedAt: item.creditedAt } : {}),
+    ...(typeof item.response === 'string' ? { response: item.response } : {}),
+    ...(typeof item.failure === 'string' ? { failure: item.failure } : {}),
+  };
+}
+
+export function toPaymentRecord(item: Record<string, unknown>): X402PaymentRecord {
+  return {
+    id: String(item.id),
+    agentId: String(item.agentId),
+    amount: Number(item.amount),
+    payer: String(item.payer ?? ''),
+    transaction: String(item.transaction),
+    network: String(item.network),
+    resource: typeof item.resource === 'string' ? item.resource : null,
+    createdAt: String(item.createdAt),
+  };
+}
+
+/** The old item a failed single-item condition returned (marshalled by the low-level client). */
+function unmarshallLoose(item: Record<string, unknown>): Record<string, unknown> {
+  return unmarshall(item as Parameters<typeof unmarshall>[0]);
+}

@@ -1,0 +1,394 @@
+/**
+ * x402 facilitator for the service's agents (DESIGN §17, docs/x402.md). The stock `exact` scheme
+ * (functions/x402/facilitator.ts) checks and settles the transaction; this adds what makes the
+ * payment the agent's money: the service's own policy (the treasury as `payTo`, the USDC mint, the
+ * network, X402_MIN_AMOUNT), and the credit, once per transaction signature.
+ *
+ * Exactly once, crash included: the agent's PENDING claim on the signature is written BEFORE the
+ * transaction is sent, and the signature is known before sending (the fee payer's deterministic
+ * signature). Whatever dies after that (the send, the confirmation wait, the credit), a retry of
+ * the same settle, or the reconciler (`reconcileX402`), finds the claim, asks the chain, and
+ * credits a confirmed transaction through the one credit path (`creditConfirmed`): one
+ * transaction with its idempotency record, conditioned on the claim still being PENDING.
+ */
+
+import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
+import { LosslessNumber } from 'lossless-json';
+import { config } from '../config';
+import type { FacilitatorRequest } from '../contracts/x402';
+import type { Agent } from '../core/agents';
+import { BalanceLimitError } from '../core/errors';
+import { newEventId, type OutboxEvent } from '../core/events';
+import { formatAmount, type Minor, parseAmount, unitsToMinor } from '../core/money';
+import {
+  newX402PaymentId,
+  SettlementClaimedError,
+  SettlementNotPendingError,
+  X402_REASONS,
+  X402_SCHEME,
+  X402_VERSION,
+  type X402Payment,
+  type X402PaymentRecord,
+  type X402Settlement,
+} from '../core/x402';
+import { logger } from '../observability/logger';
+import { X402_FINALITY_MISMATCH_LOG_MESSAGE } from '../observability/metric-names';
+import {
+  claimSettlement,
+  creditSettlement,
+  endFinalityCheck,
+  failSettlement,
+  getSettlement,
+  listStalePendingSettlements,
+  listUnfinalizedSettlements,
+  listX402Payments,
+  releaseClaim,
+} from '../store/x402.repository';
+import type { Facilitator } from '../x402/facilitator';
+import { idempotentCommand } from './idempotency';
+
+type SettleResult = Awaited<ReturnType<typeof idempotentCommand>>;
+
+/** `GET /x402/supported`: the stock scheme's kinds and signers (the fee payer). */
+export function x402Supported(facilitator: Facilitator) {
+  return facilitator.supported();
+}
+
+/** `GET /api/v1/agents/x402`: what a seller's middleware is configured with. */
+export function x402Settings(facilitator: Facilitator, baseUrl: string) {
+  const cfg = config();
+  return {
+    facilitatorUrl: `${baseUrl}/x402`,
+    network: facilitator.network,
+    asset: cfg.USDC_MINT ?? '',
+    payTo: cfg.X402_PAY_TO ?? '',
+    feePayer: facilitator.feePayer,
+  };
+}
+
+/** A refusal of the service's own, before the scheme is asked: the reason and its message. */
+interface Refusal {
+  reason: string;
+  message: string;
+}
+
+/**
+ * The service's policy on top of the scheme's checks: x402 v2, `exact`, our network, the treasury
+ * as `payTo`, the USDC mint, an amount of at least X402_MIN_AMOUNT. Returns the amount in
+ * micro-USDC, or the refusal.
+ */
+function checkPolicy(request: FacilitatorRequest): { amount: Minor } | Refusal {
+  const cfg = config();
+  const req = request.paymentRequirements;
+  if (request.x402Version !== X402_VERSION || request.paymentPayload.x402Version !== X402_VERSION) {
+    return { reason: 'invalid_x402_version', message: `only x402 version ${X402_VERSION} is supported` };
+  }
+  if (req.scheme !== X402_SCHEME || request.paymentPayload.accepted.scheme !== X402_SCHEME) {
+    return { reason: X402_REASONS.unsupportedScheme, message: 'only the exact scheme is supported' };
+  }
+  if (req.network !== cfg.X402_NETWORK) return { reason: X402_REASONS.networkMismatch, message: `network must be ${cfg.X402_NETWORK}` };
+  if (req.payTo !== cfg.X402_PAY_TO) return { reason: X402_REASONS.recipientMismatch, message: 'payTo must be the service treasury' };
+  if (req.asset !== cfg.USDC_MINT) return { reason: X402_REASONS.mintMismatch, message: 'asset must be the USDC mint' };
+  if (!/^[1-9]\d*$/.test(req.amount))
+    return { reason: X402_REASONS.amountInvalid, message: 'amount must be a positive integer of atomic units' };
+  let amount: Minor;
+  try {
+    amount = parseAmount(`${req.amount}e-6`, 'USDC', unitsToMinor(cfg.MAX_AMOUNT, 'USDC'));
+  } catch {
+    return { reason: X402_REASONS.amountInvalid, message: `amount must not exceed ${cfg.MAX_AMOUNT} USDC` };
+  }
+  const minimum = parseAmount(cfg.X402_MIN_AMOUNT, 'USDC', Number.MAX_SAFE_INTEGER);
+  if (amount < minimum) return { reason: X402_REASONS.amountTooSmall, message: `amount must be at least ${cfg.X402_MIN_AMOUNT} USDC` };
+  return { amount };
+}
+
+const asPayload = (request: FacilitatorRequest) => request.paymentPayload as unknown as PaymentPayload;
+const asRequirements = (request: FacilitatorRequest) => request.paymentRequirements as unknown as PaymentRequirements;
+
+/** `POST /x402/verify`: the policy, then the stock scheme's verification (which simulates). */
+export async function x402Verify(facilitator: Facilitator, request: FacilitatorRequest): Promise<VerifyResponse> {
+  const policy = checkPolicy(request);
+  if ('reason' in policy) return { isValid: false, invalidReason: policy.reason, invalidMessage: policy.message, payer: '' };
+  return facilitator.verify(asPayload(request), asRequirements(request));
+}
+
+/** A failed SettleResponse in the shape the stock client requires (`transaction` "" when nothing was sent). */
+function settleFailure(network: string, reason: string, message?: string, payer = '', transaction = ''): SettleResult {
+  const body: SettleResponse = {
+    success: false,
+    errorReason: reason,
+    ...(message ? { errorMessage: message } : {}),
+    payer,
+    transaction,
+    network: network as SettleResponse['network'],
+  };
+  return { statusCode: 200, body };
+}
+
+/**
+ * `POST /x402/settle` for `agent`: the policy, the claim on the signature, the stock scheme's
+ * settle (verify, fee-payer signature, send, confirm), then the credit. The same payload settled
+ * again by the same agent answers the first SettleResponse and credits nothing; by another agent,
+ * `success:false`.
+ */
+export async function x402Settle(facilitator: Facilitator, agent: Agent, request: FacilitatorRequest): Promise<SettleResult> {
+  const network = request.paymentRequirements.network;
+  const policy = checkPolicy(request);
+  if ('reason' in policy) return settleFailure(network, policy.reason, policy.message);
+  const payload = asPayload(request);
+  const requirements = asRequirements(request);
+  const signature = await facilitator.signatureOf(payload);
+  // Not a transaction the fee payer can sign: the scheme refuses it with its own reason, nothing is claimed.
+  if (!signature) return { statusCode: 200, body: await facilitator.settle(payload, requirements) };
+
+  const payment: X402Payment = {
+    signature,
+    agentId: agent.id,
+    amount: policy.amount,
+    payer: facilitator.payerOf(payload),
+    network,
+    resource: request.paymentPayload.resource?.url ?? null,
+  };
+  let settlement: X402Settlement;
+  try {
+    settlement = await claimSettlement(payment, new Date());
+  } catch (error) {
+    if (!(error instanceof SettlementClaimedError)) throw error;
+    return settleClaimed(facilitator, agent, error.existing, payload, requirements);
+  }
+  return sendAndCredit(facilitator, settlement, payload, requirements, true);
+}
+
+/** A signature claimed before: another agent's is refused; this agent's is answered or finished. */
+async function settleClaimed(
+  facilitator: Facilitator,
+  agent: Agent,
+  existing: X402Settlement,
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+): Promise<SettleResult> {
+  if (existing.agentId !== agent.id) {
+    return settleFailure(existing.network, X402_REASONS.settledByAnotherAgent, 'this payment was settled for another agent');
+  }
+  if (existing.status === 'CREDITED') return answerCredited(existing);
+  if (existing.status === 'FAILED') {
+    return settleFailure(existing.network, X402_REASONS.failedBefore, existing.failure, existing.payer, existing.signature);
+  }
+  // This agent's PENDING claim: a settle that died, or one still running. The chain says which.
+  const status = await facilitator.chainStatus(existing.signature);
+  if (status.kind === 'confirmed') return creditConfirmed(existing, successResponse(existing));
+  if (status.kind === 'failed') {
+    await failSettlement(existing.signature, status.error, new Date());
+    return settleFailure(existing.network, X402_REASONS.failedBefore, status.error, existing.payer, existing.signature);
+  }
+  // Never seen on chain: the scheme sends it again (the same signed bytes; a duplicate send lands once).
+  return sendAndCredit(facilitator, existing, payload, requirements, false);
+}
+
+/**
+ * The stock scheme settles; a confirmed transaction is credited. A refusal before sending releases
+ * the claim only when this request made it (`ownClaim`): a concurrent settle of the same payment
+ * may be sending it right now, and its claim must stay.
+ */
+async function sendAndCredit(
+  facilitator: Facilitator,
+  settlement: X402Settlement,
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  ownClaim: boolean,
+): Promise<SettleResult> {
+  const response = await facilitator.settle(payload, requirements);
+  const payer = response.payer || settlement.payer;
+  if (response.success) return creditConfirmed({ ...settlement, payer }, { ...response, transaction: settlement.signature, payer });
+  if (response.transaction) {
+    // Sent. Failed on chain: final. Otherwise its outcome is unknown: the claim stays PENDING for a
+    // retry or the reconciler, and the buyer is told to ask again.
+    if (response.errorReason === X402_REASONS.failedBefore) {
+      await failSettlement(settlement.signature, response.errorMessage ?? response.errorReason, new Date());
+    }
+    return { statusCode: 200, body: { ...response, payer } };
+  }
+  // Refused before anything was sent. Unless the chain has it after all (sent by a concurrent settle,
+  // or a send that answered an error yet landed): then it is credited.
+  const status = await facilitator.chainStatus(settlement.signature);
+  if (status.kind === 'confirmed') return creditConfirmed({ ...settlement, payer }, successResponse({ ...settlement, payer }));
+  // The scheme's in-container duplicate guard: another settle of it is in flight here. Ask again.
+  if (response.errorReason === X402_REASONS.settledByAnotherAgent || !ownClaim) {
+    return settleFailure(settlement.network, X402_REASONS.pending, 'this payment is being settled; ask again', payer);
+  }
+  // Nothing can land under this signature from here (only this service signs as its fee payer):
+  // the claim goes, and a corrected retry starts afresh.
+  await releaseClaim(settlement.signature, settlement.agentId);
+  return { statusCode: 200, body: { ...response, transaction: '', payer } };
+}
+
+function successResponse(s: X402Settlement): SettleResponse {
+  return { success: true, transaction: s.signature, network: s.network as SettleResponse['network'], payer: s.payer };
+}
+
+/** The first SettleResponse of a credited settlement, answered again (nothing credited). */
+function answerCredited(s: X402Settlement): SettleResult {
+  return { statusCode: 200, rawBody: s.response ?? JSON.stringify(successResponse(s)), headers: { 'idempotent-replayed': 'true' } };
+}
+
+/**
+ * The one credit path: a confirmed transaction's amount to the claiming agent's USDC balance, with
+ * the payment record, the event and the idempotency record (scope the agent's x402 settles, key
+ * the signature), in one transaction conditioned on the claim still being PENDING. Called by
+ * settle, by a retry of it and by the reconciler: whichever comes second credits nothing.
+ */
+export async function creditConfirmed(settlement: X402Settlement, response: SettleResponse): Promise<SettleResult> {
+  return idempotentCommand(
+    {
+      scope: `${settlement.agentId}#x402-settle`,
+      key: settlement.signature,
+      request: { signature: settlement.signature, amount: settlement.amount, network: settlement.network },
+      rounds: 3,
+    },
+    async ({ now, answer }) => {
+      const record: X402PaymentRecord = {
+        id: newX402PaymentId(now),
+        agentId: settlement.agentId,
+        amount: settlement.amount,
+        payer: settlement.payer,
+        transaction: settlement.signature,
+        network: settlement.network,
+        resource: settlement.resource,
+        createdAt: now.toISOString(),
+      };
+      const { result, record: idempotency } = answer(200, response);
+      try {
+        await creditSettlement({
+          settlement,
+          record,
+          response: result.rawBody ?? JSON.stringify(response),
+          idempotency,
+          events: [settledEvent(record, now)],
+          now,
+        });
+      } catch (error) {
+        if (error instanceof SettlementNotPendingError) {
+          // Credited (or failed) in between, by a racing settle or the reconciler: answer what it recorded.
+          const current = await getSettlement(settlement.signature);
+          if (current?.status === 'CREDITED' && current.agentId === settlement.agentId) return answerCredited(current);
+          return settleFailure(settlement.network, X402_REASONS.failedBefore, current?.failure, settlement.payer, settlement.signature);
+        }
+        if (error instanceof BalanceLimitError) {
+          // The money is in the treasury; the claim stays PENDING and alarms through the reconciler.
+          logger().error('x402 credit refused: balance limit', { signature: settlement.signature, agentId: settlement.agentId });
+          return settleFailure(settlement.network, X402_REASONS.pending, 'balance limit reached; the credit is retried');
+        }
+        throw error;
+      }
+      logger().info('x402 payment credited', { signature: settlement.signature, agentId: settlement.agentId, amount: settlement.amount });
+      return result;
+    },
+  );
+}
+
+function paymentView(record: X402PaymentRecord) {
+  return {
+    id: record.id,
+    amount: new LosslessNumber(formatAmount(record.amount, 'USDC')),
+    currency: 'USDC' as const,
+    payer: record.payer,
+    transaction: record.transaction,
+    network: record.network,
+    resource: record.resource,
+    createdAt: record.createdAt,
+  };
+}
+
+function settledEvent(record: X402PaymentRecord, now: Date): OutboxEvent {
+  return {
+    id: newEventId(now),
+    type: 'x402.payment.settled',
+    createdAt: now.toISOString(),
+    owner: { kind: 'agent', id: record.agentId },
+    data: paymentView(record),
+  };
+}
+
+/** `GET /api/v1/agents/x402/payments`: one page, newest first; `lastId` when there is another. */
+export async function listAgentX402Payments(agentId: string, page: { limit: number; after?: string }) {
+  const { payments, lastId } = await listX402Payments(agentId, page);
+  return { data: payments.map(paymentView), lastId };
+}
+
+export interface X402ReconcileReport {
+  credited: number;
+  failed: number;
+  stillPending: number;
+}
+
+/**
+ * The reconciler's x402 sweep: every settlement still PENDING after X402_RECONCILE_AFTER_SECONDS
+ * (its settle died, or is taking very long) is looked up on chain: confirmed → credited through
+ * the one credit path; failed → FAILED; not seen → left (the buyer's transaction may never be
+ * sent, and then nothing is owed; StuckX402 counts them).
+ */
+export async function reconcileX402(facilitator: Facilitator, now: Date = new Date(), limit = 100): Promise<X402ReconcileReport> {
+  const before = new Date(now.getTime() - config().X402_RECONCILE_AFTER_SECONDS * 1000);
+  const report: X402ReconcileReport = { credited: 0, failed: 0, stillPending: 0 };
+  for (const settlement of await listStalePendingSettlements(before, limit)) {
+    const status = await facilitator.chainStatus(settlement.signature);
+    if (status.kind === 'confirmed') {
+      await creditConfirmed(settlement, successResponse(settlement));
+      report.credited += 1;
+    } else if (status.kind === 'failed') {
+      if (await failSettlement(settlement.signature, status.error, now)) report.failed += 1;
+    } else {
+      report.stillPending += 1;
+    }
+  }
+  return report;
+}
+
+export interface X402FinalityReport {
+  finalized: number;
+  mismatched: number;
+  waiting: number;
+}
+
+/**
+ * The reconciler's second look (DESIGN §17): settle credits at `confirmed`, and every credited
+ * settlement is checked again at `finalized` once X402_FINALITY_AFTER_SECONDS old. Finalized → off
+ * the list. Failed on chain, or still not finalized X402_FINALITY_MAX_SECONDS after the credit (the
+ * fork it was confirmed on was dropped) → a mismatch: off the list with what the chain said, and an
+ * ERROR line the X402FinalityMismatch alarm counts. Nothing is debited automatically: the credit
+ * may already be withdrawn, and an operator decides (docs/x402.md).
+ */
+export async function checkX402Finality(facilitator: Facilitator, now: Date = new Date(), limit = 100): Promise<X402FinalityReport> {
+  const cfg = config();
+  const report: X402FinalityReport = { finalized: 0, mismatched: 0, waiting: 0 };
+  const before = new Date(now.getTime() - cfg.X402_FINALITY_AFTER_SECONDS * 1000);
+  for (const settlement of await listUnfinalizedSettlements(before, limit)) {
+    const status = await facilitator.chainStatus(settlement.signature);
+    if (status.kind === 'confirmed' && status.finalized) {
+      if (await endFinalityCheck(settlement.signature, { finalized: true }, now)) report.finalized += 1;
+      continue;
+    }
+    const age = now.getTime() - Date.parse(settlement.creditedAt ?? settlement.createdAt);
+    const mismatch =
+      status.kind === 'failed'
+        ? `failed on chain: ${status.error}`
+        : age > cfg.X402_FINALITY_MAX_SECONDS * 1000
+          ? `not finalized ${Math.round(age / 1000)} s after the credit (${status.kind === 'confirmed' ? 'still confirmed' : 'not found'})`
+          : undefined;
+    if (mismatch === undefined) {
+      report.waiting += 1;
+      continue;
+    }
+    if (await endFinalityCheck(settlement.signature, { mismatch }, now)) {
+      report.mismatched += 1;
+      logger().error(X402_FINALITY_MISMATCH_LOG_MESSAGE, {
+        signature: settlement.signature,
+        agentId: settlement.agentId,
+        paymentId: settlement.paymentId,
+        amount: formatAmount(settlement.amount as Minor, 'USDC'),
+        mismatch,
+      });
+    }
+  }
+  return report;
+}

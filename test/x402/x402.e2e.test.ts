@@ -1,0 +1,334 @@
+/**
+ * x402 end to end (DESIGN §17, docs/x402.md): the stock seller middleware (express +
+ * @x402/express, pointed at `<base>/x402` with the agent key) and the stock buyer client
+ * (@x402/fetch with @x402/svm's client scheme, paying from the local chain's demo payer) against
+ * the local test stack: 402, pay, 200 with PAYMENT-RESPONSE, the agent credited once. Replays, another
+ * agent, the service's policy, authentication, concurrent settles, and the process dying between
+ * the on-chain confirmation and the credit. The ledger audit holds after every test.
+ */
+import type { AddressInfo } from 'node:net';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { HTTPFacilitatorClient } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { paymentMiddleware, x402ResourceServer } from '@x402/express';
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
+import { ExactSvmScheme as ExactSvmServer } from '@x402/svm/exact/server';
+import bs58 from 'bs58';
+// @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
+import express from 'express';
+import { config } from '../../functions/config';
+import { railFor } from '../../functions/rails';
+import { createReconciler } from '../../functions/reconciler/reconciler';
+import { db } from '../../functions/store/client';
+import { keys } from '../../functions/store/table';
+import { checkX402Finality } from '../../functions/use-cases/x402';
+import { readOnlyFacilitator } from '../../functions/x402/facilitator';
+import { crash, inject } from '../faults/inject';
+import { expectLedgerBalanced } from '../support/audit';
+import { startTestStack, type TestStack } from '../support/stack';
+import { createTestTable } from '../support/table';
+
+let t: TestStack;
+let seller: { key: string; id: string };
+let sellerUrl: string;
+let closeSeller: () => Promise<void>;
+let network: `${string}:${string}`;
+let payTo: string;
+let buyer: x402Client;
+
+const PRICE = '$0.01';
+
+/** The seller of the README: stock middleware, the facilitator at `<base>/x402`, the agent key as Bearer. */
+function startSeller(
+  agentKey: string,
+  routes: Record<string, { price: string; payTo?: string }>,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const auth = { Authorization: `Bearer ${agentKey}` };
+  const facilitator = new HTTPFacilitatorClient({
+    url: `${t.stack.url}/x402`,
+    createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }),
+  });
+  const server = new x402ResourceServer(facilitator).register(network, new ExactSvmServer());
+  const app = express();
+  const config = Object.fromEntries(
+    Object.entries(routes).map(([route, r]) => [
+      `GET ${route}`,
+      { accepts: { scheme: 'exact', price: r.price, network, payTo: r.payTo ?? payTo }, description: 'a forecast' },
+    ]),
+  );
+  app.use(paymentMiddleware(config, server));
+  for (const route of Object.keys(routes))
+    app.get(route, (_req: unknown, res: { json(body: unknown): void }) => res.json({ forecast: 'sunny' }));
+  return new Promise((resolve) => {
+    const listener = app.listen(0, '127.0.0.1', () => {
+      resolve({
+        url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}`,
+        close: () => new Promise((done) => listener.close(() => done())),
+      });
+    });
+  });
+}
+
+beforeAll(async () => {
+  await createTestTable();
+  t = await startTestStack();
+  const { solana } = t.stack.rails;
+  network = solana.network as `${string}:${string}`;
+  payTo = solana.hotWallet.publicKey;
+  seller = await t.enabledAgent();
+  const started = await startSeller(seller.key, { '/weather': { price: PRICE } });
+  sellerUrl = started.url;
+  closeSeller = started.close;
+  const signer = await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey));
+  buyer = new x402Client().register('solana:*', new ExactSvmClient(signer, { rpcUrl: solana.url }));
+});
+afterAll(async () => {
+  await closeSeller?.();
+  await t?.stack.stop();
+});
+afterEach(async () => {
+  await expectLedgerBalanced();
+});
+
+const usdcBalance = async (key: string) =>
+  (await t.call<{ balances: { USDC: number } }>('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': key } })).body.balances.USDC;
+
+/** A fresh, signed payment for the seller's route, as the stock buyer makes it (not sent). */
+async function freshPayment(url = `${sellerUrl}/weather`): Promise<PaymentPayload> {
+  // The local chain's blockhash holds still until it ages out (docs/rails.md), so two payments of
+  // the same price by the same payer under one blockhash are one transaction: move it on.
+  t.stack.rails.solana.expireBlockhash();
+  const res = await fetch(url);
+  expect(res.status).toBe(402);
+  const required = JSON.parse(Buffer.from(res.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as PaymentRequired;
+  return buyer.createPaymentPayload(required);
+}
+
+const settle = (key: string | undefined, payload: PaymentPayload, requirements = payload.accepted) =>
+  t.call<Record<string, unknown>>('POST', '/x402/settle', {
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+    body: { x402Version: 2, paymentPayload: payload, paymentRequirements: requirements },
+  });
+const verify = (key: string | undefined, payload: PaymentPayload, requirements = payload.accepted) =>
+  t.call<Record<string, unknown>>('POST', '/x402/verify', {
+    headers: key ? { 'x-agent-key': key } : {},
+    body: { x402Version: 2, paymentPayload: payload, paymentRequirements: requirements },
+  });
+
+describe('x402 with the stock seller and buyer', () => {
+  it('answers 402 with PAYMENT-REQUIRED naming the treasury, the devnet USDC mint and the fee payer', async () => {
+    const res = await fetch(`${sellerUrl}/weather`);
+    expect(res.status).toBe(402);
+    const required = JSON.parse(Buffer.from(res.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as PaymentRequired;
+    expect(required.accepts[0]).toMatchObject({
+      scheme: 'exact',
+      network,
+      asset: t.stack.rails.solana.mint,
+      amount: '10000',
+      payTo,
+      extra: { feePayer: t.stack.rails.solana.hotWallet.publicKey },
+    });
+  });
+
+  it('pays, answers 200 with PAYMENT-RESPONSE, credits the agent once, lists the payment; a replay credits nothing', async () => {
+    const treasuryBefore = t.stack.rails.solana.tokenBalance(payTo);
+    const before = await usdcBalance(seller.key);
+    const paidFetch = wrapFetchWithPayment(fetch, buyer);
+    const res = await paidFetch(`${sellerUrl}/weather`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ forecast: 'sunny' });
+    const receipt = decodePaymentResponseHeader(res.headers.get('payment-response') ?? '');
+    expect(receipt).toMatchObject({ success: true, network, payer: t.stack.rails.solana.demoPayer.publicKey });
+    expect(receipt.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    expect(t.stack.rails.solana.tokenBalance(payTo) - treasuryBefore).toBe(10_000n);
+    expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
+
+    const list = await t.call<{ data: Record<string, unknown>[]; nextCursor: string | null }>('GET', '/api/v1/agents/x402/payments', {
+      headers: { 'x-agent-key': seller.key },
+    });
+    expect(list.status).toBe(200);
+    expect(list.body.data[0]).toMatchObject({
+      amount: 0.01,
+      currency: 'USDC',
+      payer: t.stack.rails.solana.demoPayer.publicKey,
+      transaction: receipt.transaction,
+      network,
+      resource: `${sellerUrl}/weather`,
+    });
+  });
+
+  it('answers the first SettleResponse to the same agent and credits nothing; another agent gets success:false', async () => {
+    const payload = await freshPayment();
+    const first = await settle(seller.key, payload);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ success: true, network });
+    const balance = await usdcBalance(seller.key);
+
+    const again = await settle(seller.key, payload);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(await usdcBalance(seller.key)).toBe(balance);
+
+    const other = await t.enabledAgent();
+    const stolen = await settle(other.key, payload);
+    expect(stolen.status).toBe(200);
+    expect(stolen.body).toMatchObject({ success: false, errorReason: 'duplicate_settlement', transaction: '', network });
+    expect(await usdcBalance(other.key)).toBe(0);
+    expect(await usdcBalance(seller.key)).toBe(balance);
+  });
+
+  it.each([
+    [
+      'a payTo other than the treasury',
+      { payTo: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' },
+      'invalid_exact_svm_payload_recipient_mismatch',
+    ],
+    [
+      'an asset other than the USDC mint',
+      { asset: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB' },
+      'invalid_exact_svm_payload_mint_mismatch',
+    ],
+    ['an amount under X402_MIN_AMOUNT', { amount: '9999' }, 'invalid_exact_svm_payload_amount_below_minimum'],
+  ])('refuses %s (verify isValid:false, settle success:false) and credits nothing', async (_what, change, reason) => {
+    const payload = await freshPayment();
+    const requirements = { ...payload.accepted, ...change };
+    const before = await usdcBalance(seller.key);
+    const v = await verify(seller.key, payload, requirements);
+    expect(v.status).toBe(200);
+    expect(v.body).toMatchObject({ isValid: false, invalidReason: reason });
+    const s = await settle(seller.key, payload, requirements);
+    expect(s.status).toBe(200);
+    expect(s.body).toMatchObject({ success: false, errorReason: reason, transaction: '', network: requirements.network });
+    expect(await usdcBalance(seller.key)).toBe(before);
+  });
+
+  it('refuses unauthenticated verify and settle with 401; supported needs no key', async () => {
+    const payload = await freshPayment();
+    for (const res of [await verify(undefined, payload), await settle(undefined, payload), await settle('ag_live_notakey', payload)]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: 'invalid or disabled agent key' });
+    }
+    const supported = await t.call('GET', '/x402/supported', { headers: { authorization: 'Bearer anything' } });
+    expect(supported.status).toBe(200);
+    expect(supported.body).toEqual({
+      kinds: [{ x402Version: 2, scheme: 'exact', network, extra: { feePayer: t.stack.rails.solana.hotWallet.publicKey } }],
+      extensions: [],
+      signers: { 'solana:*': [t.stack.rails.solana.hotWallet.publicKey] },
+    });
+    const settings = await t.call('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } });
+    expect(settings.body).toEqual({
+      facilitatorUrl: `${t.stack.url}/x402`,
+      network,
+      asset: t.stack.rails.solana.mint,
+      payTo,
+      feePayer: t.stack.rails.solana.hotWallet.publicKey,
+    });
+  });
+
+  it('credits once when the same payment is settled concurrently', async () => {
+    const payload = await freshPayment();
+    const before = await usdcBalance(seller.key);
+    const answers = await Promise.all(Array.from({ length: 4 }, () => settle(seller.key, payload)));
+    for (const a of answers) expect([200, 409]).toContain(a.status);
+    expect(answers.some((a) => a.body.success === true)).toBe(true);
+    // Whatever each racer was told, the chain has the transfer once and the agent is credited once.
+    const final = await settle(seller.key, payload);
+    expect(final.body).toMatchObject({ success: true });
+    expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
+  });
+});
+
+describe('x402 when the process dies between the on-chain confirmation and the credit', () => {
+  /** The settle whose process dies: its 500 is the injected crash, not a contract answer (plain fetch). */
+  const settleThatDies = async (payload: PaymentPayload) =>
+    (
+      await fetch(`${t.stack.url}/x402/settle`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-agent-key': seller.key },
+        body: JSON.stringify({ x402Version: 2, paymentPayload: payload, paymentRequirements: payload.accepted }),
+      })
+    ).status;
+
+  const creditCommit = (input: Record<string, unknown>) =>
+    ((input.TransactItems as { Update?: { Key?: { PK?: unknown } } }[] | undefined) ?? []).some((i) =>
+      String(i.Update?.Key?.PK ?? '').startsWith('X402TX#'),
+    );
+
+  it('a retry of the same settle finds the confirmed transaction and credits it once', async () => {
+    const payload = await freshPayment();
+    const before = await usdcBalance(seller.key);
+    const treasuryBefore = t.stack.rails.solana.tokenBalance(payTo);
+    const fault = inject({ command: 'TransactWriteItemsCommand', match: creditCommit, times: 1, error: crash });
+    try {
+      expect(await settleThatDies(payload)).toBe(500);
+    } finally {
+      fault.remove();
+    }
+    expect(fault.hits()).toBe(1);
+    expect(t.stack.rails.solana.tokenBalance(payTo) - treasuryBefore).toBe(10_000n);
+    expect(await usdcBalance(seller.key)).toBe(before);
+
+    const retry = await settle(seller.key, payload);
+    expect(retry.body).toMatchObject({ success: true, network });
+    expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
+    expect((await settle(seller.key, payload)).body).toEqual(retry.body);
+    expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
+  });
+
+  it('the reconciler finds it when nobody retries, and credits it once', async () => {
+    const payload = await freshPayment();
+    const before = await usdcBalance(seller.key);
+    const fault = inject({ command: 'TransactWriteItemsCommand', match: creditCommit, times: 1, error: crash });
+    try {
+      expect(await settleThatDies(payload)).toBe(500);
+    } finally {
+      fault.remove();
+    }
+    // The reconciler as deployed: its payout sweep, then x402 with the read-only facilitator (it never signs).
+    const later = new Date(Date.now() + 3_600_000);
+    const reconciler = createReconciler({ railFor, clock: () => later, x402Facilitator: readOnlyFacilitator });
+    expect((await reconciler())?.x402).toMatchObject({ credited: 1, failed: 0, stillPending: 0 });
+    expect((await reconciler())?.x402).toMatchObject({ credited: 0, failed: 0, stillPending: 0 });
+    expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
+    // The seller's retry afterwards answers the credited settlement and credits nothing more.
+    expect((await settle(seller.key, payload)).body).toMatchObject({ success: true });
+    expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
+  });
+});
+
+describe('x402 finality: credited at confirmed, checked again at finalized by the reconciler', () => {
+  const settlementItem = async (signature: string) =>
+    (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(signature) }))).Item ?? {};
+
+  it('takes every finalized settlement off its list once; one the chain no longer knows is a mismatch, logged once', async () => {
+    const later = new Date(Date.now() + 3_600_000);
+    const facilitator = await readOnlyFacilitator();
+    // Every settlement credited so far landed on the local chain, which finalizes at once (the
+    // reconciler's run above has checked them already).
+    expect(await checkX402Finality(facilitator, later)).toMatchObject({ mismatched: 0, waiting: 0 });
+    const finalized = await settle(seller.key, await freshPayment());
+    expect(await settlementItem(String(finalized.body.transaction))).toMatchObject({ GSI1PK: 'X402UNFINAL' });
+    expect(await checkX402Finality(facilitator, later)).toEqual({ finalized: 1, mismatched: 0, waiting: 0 });
+    expect(await checkX402Finality(facilitator, later)).toEqual({ finalized: 0, mismatched: 0, waiting: 0 });
+    expect(await settlementItem(String(finalized.body.transaction))).toMatchObject({ finalizedAt: later.toISOString() });
+
+    const payload = await freshPayment();
+    const paid = await settle(seller.key, payload);
+    expect(paid.body).toMatchObject({ success: true });
+    const signature = String(paid.body.transaction);
+    expect(await settlementItem(signature)).toMatchObject({ status: 'CREDITED', GSI1PK: 'X402UNFINAL' });
+    // Too young to check: left alone.
+    expect(await checkX402Finality(facilitator, new Date())).toEqual({ finalized: 0, mismatched: 0, waiting: 0 });
+    // A chain that has dropped the fork it was confirmed on no longer knows the signature.
+    const forgetful = { ...facilitator, chainStatus: async () => ({ kind: 'unknown' as const }) };
+    const soon = new Date(Date.now() + 120_000);
+    expect(await checkX402Finality(forgetful, soon)).toEqual({ finalized: 0, mismatched: 0, waiting: 1 });
+    expect(await checkX402Finality(forgetful, later)).toEqual({ finalized: 0, mismatched: 1, waiting: 0 });
+    expect(await checkX402Finality(forgetful, later)).toEqual({ finalized: 0, mismatched: 0, waiting: 0 });
+    const item = await settlementItem(signature);
+    expect(item).toMatchObject({ status: 'CREDITED', finalityMismatch: expect.stringContaining('not finalized') });
+    expect(item.GSI1PK).toBeUndefined();
+  });
+});
