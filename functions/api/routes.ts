@@ -47,8 +47,16 @@ export interface RouteSpec {
   topups?: 'open' | 'webhook';
 }
 
-/** What charging takes (the charge route and the MCP tool): both keys, the payer's state, the commit or the refusal. */
-const CHARGE = uses('agentKeyLookup', 'userKeyLookup', 'idempotentCommand', 'readPayerState', 'commitCharge', 'recordFailedCharge');
+/** What charging takes (the charge route and the MCP tool): both keys (account or grant), the payer's state, the commit or the refusal. */
+const CHARGE = uses(
+  'agentKeyLookup',
+  'userKeyLookup',
+  'grantKeyLookup',
+  'idempotentCommand',
+  'readPayerState',
+  'commitCharge',
+  'recordFailedCharge',
+);
 const LIST_CHARGES = uses('agentKeyLookup', 'listCharges', 'readAgentLedger');
 const BALANCE = uses('agentKeyLookup', 'readAgentLedger');
 const WITHDRAW = uses('agentKeyLookup', 'idempotentCommand', 'readAgentLedger', 'commitWithdrawal');

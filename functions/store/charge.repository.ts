@@ -8,6 +8,7 @@
  *   - the idempotency record written,
  *   - the kill switch: a condition that the agent item is still enabled for this key,
  *   - (PENDING only) the pending marker: how approve/decline find it and the sweeper expires it,
+ *   - (a grant key's charge) the grant item's counters and status (store/grant-charge.ts),
  *   - the outbox item with the charge's webhook events (store/outbox.ts), when it has any.
  * A refused charge keeps a FAILED record with its reason, written with its idempotency record.
  * Each item carries what its failed condition means (store/transact.ts `named`), so the order of
@@ -24,6 +25,14 @@ import type { PayerState } from '../core/users';
 import { agentEnabledCheck } from './agent.repository';
 import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
+import {
+  assumeGrantCounted,
+  type GrantCharge,
+  type GrantReturnBasis,
+  grantChargeItem,
+  grantReturnBasis,
+  grantSettleItem,
+} from './grant-charge';
 import { idempotencyPut } from './idempotency.repository';
 import { readMinor } from './numbers';
 import { withOutbox } from './outbox';
@@ -57,7 +66,7 @@ export const PENDING_EXPIRY_PK = INDEX_PARTITIONS.pendingExpiry.key;
 export async function commitCharge(
   made: Charge,
   agentKeyHash: string,
-  basis: ChargeBasis,
+  basis: ChargeBasis & { grant?: GrantCharge | undefined },
   idem: IdempotencyWrite,
   now: Date,
   events: readonly OutboxEvent[] = [],
@@ -84,6 +93,7 @@ export async function commitCharge(
     agentEnabledCheck(agentKeyHash),
   ];
   if (basis.hold) items.push(pendingMarkerPut(charge));
+  if (basis.grant) items.push(grantChargeItem(charge, basis.grant, now));
   await transactWrite(withOutbox(items, events, now));
 }
 
@@ -159,6 +169,8 @@ export interface PendingCharge {
   agentName?: string;
   /** The spend counters that counted it; absent on markers written before they were recorded (`countedOf`). */
   counted?: SpendCounted;
+  /** The grant it was made under: a settlement gives what goes back to the grant's counters too. */
+  grantId?: string;
 }
 
 /** The pending view of a PENDING charge read from its own item (capture and release start there). */
@@ -178,6 +190,7 @@ export function pendingOf(charge: Charge): PendingCharge {
     description: charge.description,
     ...(charge.agentName !== undefined ? { agentName: charge.agentName } : {}),
     ...(charge.counted !== undefined ? { counted: charge.counted } : {}),
+    ...(charge.grantId !== undefined ? { grantId: charge.grantId } : {}),
   };
 }
 
@@ -202,6 +215,7 @@ export function chargeOfPending(pending: PendingCharge): Charge | undefined {
     expiresAt: pending.expiresAt,
     ...(pending.holdSeconds !== undefined ? { holdSeconds: pending.holdSeconds, authorizedAmount: pending.amount } : {}),
     ...(pending.counted !== undefined ? { counted: pending.counted } : {}),
+    ...(pending.grantId !== undefined ? { grantId: pending.grantId } : {}),
   };
 }
 
@@ -268,6 +282,7 @@ function toPendingCharge(item: Record<string, unknown>): PendingCharge {
     ...optionalString(item, 'description'),
     ...optionalString(item, 'agentName'),
     ...optionalCounted(item),
+    ...optionalString(item, 'grantId'),
   };
 }
 
@@ -330,11 +345,16 @@ export async function settlePending(pending: PendingCharge, settlement: Settleme
   const { extra = [], events = [] } = opts;
   const counted = countedOf(pending);
   let basis: ReleaseBasis = assumeCounted(counted);
-  // Two rounds at most: the second with the spend periods the user's item showed.
-  for (let round = 0; round < 2; round++) {
-    const result = await transactWrite(withOutbox([...extra, ...settleItems(pending, settlement, counted, basis, now)], events, now));
+  let grantBasis: GrantReturnBasis = assumeGrantCounted;
+  // Three rounds at most: then with the spend periods the user's item, and the grant's, showed.
+  for (let round = 0; round < 3; round++) {
+    const result = await transactWrite(
+      withOutbox([...extra, ...settleItems(pending, settlement, counted, { user: basis, grant: grantBasis }, now)], events, now),
+    );
     if (result.committed) return;
-    basis = releaseBasis(result.outcome.userItem, { ...pending, counted }, returnedOf(pending, settlement));
+    const { userItem, grantItem } = result.outcome;
+    if (userItem) basis = releaseBasis(userItem, { ...pending, counted }, returnedOf(pending, settlement));
+    if (grantItem) grantBasis = grantReturnBasis(grantItem, counted, returnedOf(pending, settlement));
   }
   throw new StaleReadError('user spend counters');
 }
@@ -372,9 +392,10 @@ function actsOn(settlement: Settlement): PendingReason | undefined {
   return settlement.awaiting;
 }
 
-/** The user's item refused giving money back: its spend counters are not as assumed. Retry with it. */
+/** The user's item (or the grant's) refused giving money back: its spend counters are not as assumed. Retry with it. */
 interface CountersMoved {
-  userItem: OldItem;
+  userItem?: OldItem;
+  grantItem?: OldItem;
 }
 
 /**
@@ -386,9 +407,10 @@ function settleItems(
   pending: PendingCharge,
   settlement: Settlement,
   counted: SpendCounted,
-  basis: ReleaseBasis,
+  bases: { user: ReleaseBasis; grant: GrantReturnBasis },
   now: Date,
 ): TransactEntry<CountersMoved>[] {
+  const basis = bases.user;
   const table = config().TABLE_NAME;
   const chargeKey = keys.charge(pending.agentId, pending.chargeId);
   const nowIso = now.toISOString();
@@ -489,6 +511,13 @@ function settleItems(
     { Delete: { TableName: table, Key: markerKey, ConditionExpression: 'attribute_exists(PK)' } },
   ];
   if (paid > 0) items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid));
+  const grantItem =
+    pending.grantId === undefined
+      ? undefined
+      : grantSettleItem({ userId: pending.userId, grantId: pending.grantId }, returned, counted, bases.grant, { active: false });
+  if (grantItem) {
+    items.push(named(grantItem, { onConditionFailed: (old) => (old ? outcome({ grantItem: old }) : undefined), precedence: 1 }));
+  }
   return items;
 }
 
@@ -599,6 +628,7 @@ export function toCharge(item: Record<string, unknown>): Charge {
     ...optionalNumber(item, 'authorizedAmount'),
     ...optionalNumber(item, 'refundedAmount'),
     ...optionalCounted(item),
+    ...optionalString(item, 'grantId'),
   };
 }
 

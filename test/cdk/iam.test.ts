@@ -416,7 +416,8 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   // The consent page's Allow creates a grant (its count, key item and events) and moves the request.
   'consent-page': [],
   'consent-decide': ['GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
-  'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
+  // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md).
+  'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],
   'webhook-dispatcher': [],
   // Its attempts, and the endpoint's breaker (health fields on the endpoint item).
