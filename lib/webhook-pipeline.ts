@@ -170,7 +170,7 @@ export class WebhookPipeline extends QueueWithDlq {
     });
     grantTable(this.delivery.role, data.table, BACKGROUND_GRANTS['webhook-delivery']);
     grantConsumeQueue(this.delivery.role, this.queue);
-    // The retry schedule: a failed message's next appearance is pushed out (functions/webhooks/queue.ts).
+    // The retry schedule: a failed message's next appearance is pushed out (functions/queue/webhook-queue.ts).
     this.delivery.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['sqs:ChangeMessageVisibility'], resources: [this.queue.queueArn] }),
     );

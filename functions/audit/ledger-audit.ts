@@ -35,7 +35,8 @@
  * and `runLedgerAudit` scans the table first.
  */
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
-import { type LedgerItems, type LedgerRows, scanLedgerRows, toLedgerRows } from '../store/audit.repository';
+import { type LedgerItems, scanLedgerRows } from '../store/audit.repository';
+import { type LedgerRows, toLedgerRows } from '../store/ledger-rows.mapper';
 import { scanTopupRows } from '../store/topup-audit.repository';
 import {
   type AgentMismatch,

@@ -1,11 +1,11 @@
 /**
  * The ledger audit's invariants, one pure function each, over typed rows (functions/store/
- * audit.repository.ts parses the stored items). Each returns what it found: figures that a report
+ * ledger-rows.mapper.ts parses the stored items). Each returns what it found: figures that a report
  * shows, or one sentence per break. `ledger-audit.ts` runs them all and states the verdict.
  */
 import { withdrawalFees } from '../core/fees';
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
-import type { ChargeRow, CreditRow, LockRow, PayoutRow, ReversalRow, ShardRow, UserRow } from '../store/audit.repository';
+import type { ChargeRow, CreditRow, LockRow, PayoutRow, ReversalRow, ShardRow, UserRow } from '../store/ledger-rows.mapper';
 
 export interface CurrencyTotals {
   /** Money in: the sum of CREDITS# records. */

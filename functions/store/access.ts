@@ -109,7 +109,7 @@ export const STORE = {
   rotateUserKey: { write: ['user', 'userKey'], delete: ['userKey'] },
   /** The operator's rotation reads the current key's hash first (getUserKeyHash). */
   getUserKeyHash: { read: ['user'] },
-  // Charges (charge.repository.ts, charge-lifecycle.repository.ts).
+  // Charges (charge.repository.ts, charge-pending, charge-settlement, charge-read and charge-lifecycle.repository.ts).
   /** With a grant key: the grant item's counters and status too (store/grant-charge.ts). */
   commitCharge: {
     write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox', 'grant'],
@@ -153,7 +153,7 @@ export const STORE = {
   touchPending: { write: ['payout'] },
   /** claimPayout, saveRailState, recordPendingCheck, completePayout and failPayout. */
   payoutLease: { write: ['payout', 'agentBalanceShard', 'outbox'], delete: ['payoutLock'] },
-  // Top-ups (topup.repository.ts).
+  // Top-ups (topup.repository.ts, topup-completion.repository.ts, topup-watch.repository.ts).
   // The payer's open top-ups counter (at most 10 PENDING): read for the answer, raised by the create.
   createTopup: { read: ['openTopups'], write: ['topup', 'topupReference', 'topupOrder', 'openTopups'] },
   getTopup: { read: ['topup'] },

@@ -3,7 +3,7 @@
  * (PAYMENT.CAPTURE.REVERSED / REFUNDED) and the balance no longer holds it, the shortfall is kept
  * on the user's item as `owed<currency>` in minor units. While anything is owed in a currency, no
  * charge in it is accepted (the condition below, inside the charge's own transaction), and the
- * next top-up in it pays the debt first (store/topup.repository.ts `completionItems`).
+ * next top-up in it pays the debt first (store/topup-completion.repository.ts `completionItems`).
  */
 import type { Currency } from '../core/money';
 

@@ -66,7 +66,7 @@ export const INDEX_PARTITIONS = {
   agentById: { index: GSI1.indexName, key: 'AGENT#' },
   /** A charge by id alone (`keys.chargeIndex`). */
   chargeById: { index: GSI1.indexName, key: 'CHARGE#' },
-  /** PENDING charges by expiry: the sweeper's queue (charge.repository.ts). */
+  /** PENDING charges by expiry: the sweeper's queue (charge-pending.repository.ts). */
   pendingExpiry: { index: GSI1.indexName, key: 'PENDING_EXPIRY' },
   /** Payouts in flight by status and age: the reconciler's (payout-inflight.repository.ts). */
   payoutsInflight: { index: GSI1.indexName, key: 'PAYOUTS_INFLIGHT' },

@@ -10,7 +10,8 @@ import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { getAgentById } from '../store/agent.repository';
-import { getCharge, getChargeById, getPendingCharge } from '../store/charge.repository';
+import { getPendingCharge } from '../store/charge-pending.repository';
+import { getCharge, getChargeById } from '../store/charge-read.repository';
 import { chargeOfToken } from './approval-token';
 import { APPROVED, DECLINED, settle } from './payers';
 

@@ -10,7 +10,7 @@ import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { chargeEventPlan, type EventType, newEventId, type OutboxEvent, type Owner } from '../core/events';
 import type { Payout } from '../core/payouts';
-import { type Settlement, settledCharge } from '../store/charge.repository';
+import { type Settlement, settledCharge } from '../store/charge-settlement.repository';
 
 function event(type: EventType, owner: Owner, data: unknown, now: Date): OutboxEvent {
   return { id: newEventId(now), type, createdAt: now.toISOString(), owner, data };

@@ -8,7 +8,8 @@ import { config } from '../config';
 import { ChargeNotPendingError } from '../core/errors';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
-import { chargeBeforeSettling, listDuePending, type Settlement, settlePending } from '../store/charge.repository';
+import { chargeBeforeSettling, listDuePending } from '../store/charge-pending.repository';
+import { type Settlement, settlePending } from '../store/charge-settlement.repository';
 import { settlementEvents } from './events';
 
 export interface SweepReport {

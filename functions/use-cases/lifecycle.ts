@@ -27,7 +27,6 @@ import {
 import { isId } from '../core/ids';
 import { planShardDebit, type ShardDebit } from '../core/ledger';
 import { AmountError, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
-import { getCharge } from '../store/charge.repository';
 import {
   type ChargeAndLedger,
   commitRefund,
@@ -35,6 +34,7 @@ import {
   readChargeAndLedger,
   readChargeAndLedgerSnapshot,
 } from '../store/charge-lifecycle.repository';
+import { getCharge } from '../store/charge-read.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { chargeEvents, chargeRefundedEvents } from './events';
 import { idempotentCommand } from './idempotency';

@@ -16,16 +16,9 @@ import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { CURRENCIES, type Currency } from '../core/money';
 import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
 import { getAgentById } from '../store/agent.repository';
-import {
-  chargeBeforeSettling,
-  getChargeById,
-  getPendingCharge,
-  listUserCharges,
-  type Settlement,
-  settledCharge,
-  settlePending,
-  userChargePosition,
-} from '../store/charge.repository';
+import { chargeBeforeSettling, getPendingCharge } from '../store/charge-pending.repository';
+import { getChargeById, listUserCharges, userChargePosition } from '../store/charge-read.repository';
+import { type Settlement, settledCharge, settlePending } from '../store/charge-settlement.repository';
 import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository';
 import { forgetUserKey } from './auth';
 import { settlementEvents } from './events';

@@ -1,6 +1,6 @@
 /**
  * Crediting top-ups, shared by the watcher (both rails) and the PayPal webhook. Every credit goes
- * through `creditOnce`, one TransactWriteItems (store/topup.repository.ts `completeTopup`) guarded
+ * through `creditOnce`, one TransactWriteItems (store/topup-completion.repository.ts `completeTopup`) guarded
  * by the signature / capture id, so the same payment seen twice, by two watchers, or by the
  * webhook and a poll at once is credited exactly once. Nothing here keeps state between steps: a
  * process dying anywhere is finished by the next run from what the rail and the table say.
@@ -21,7 +21,8 @@ import {
 import { logger } from '../observability/logger';
 import { TOPUP_FAILED_LOG_MESSAGE, UNMATCHED_LOG_MESSAGE } from '../observability/metric-names';
 import { captureOf, type OrderCapture, PaypalOrders } from '../rails/paypal.orders';
-import { completeTopup, expireTopup, failTopup, recordUnmatched } from '../store/topup.repository';
+import { completeTopup, expireTopup, failTopup } from '../store/topup-completion.repository';
+import { recordUnmatched } from '../store/topup-watch.repository';
 import { topupCompletedEvents } from './events';
 
 let orders: PaypalOrders | undefined;

@@ -31,17 +31,16 @@ import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { accountKeysOf, associatedTokenAddress, receivedBy, type SignatureInfo, SolanaDepositsClient } from '../rails/solana.deposits';
 import { solanaRpcUrl } from '../rails/solana.json-rpc';
+import { findTopupBy, listPendingTopups } from '../store/topup.repository';
+import { expireTopup } from '../store/topup-completion.repository';
 import {
   creditedAlready,
-  expireTopup,
-  findTopupBy,
   isUnmatchedRecorded,
-  listPendingTopups,
   moveDepositCursor,
   moveReferenceCursor,
   readDepositCursor,
   recordUnmatched,
-} from '../store/topup.repository';
+} from '../store/topup-watch.repository';
 import { creditOnce, EXPIRY_GRACE_MS, settlePaypalTopup, UNMATCHED_LOG_MESSAGE } from './topup-credit';
 
 /** getSignaturesForAddress's largest page (the node's limit). */

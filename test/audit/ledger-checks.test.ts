@@ -16,7 +16,7 @@ import {
   type Rows,
   userMismatches,
 } from '../../functions/audit/ledger-checks';
-import type { ChargeRow, PayoutRow, ShardRow, UserRow } from '../../functions/store/audit.repository';
+import type { ChargeRow, PayoutRow, ShardRow, UserRow } from '../../functions/store/ledger-rows.mapper';
 
 const user = (balances: UserRow['balances'], held: UserRow['held'] = { USD: 100 }): UserRow => ({
   kind: 'user',

@@ -5,7 +5,8 @@ import { AgentDisabledError, ConcurrencyError, IdempotencyRecordExistsError, Ins
 import { newChargeId, newUserId } from '../../functions/core/ids';
 import { periodsOf } from '../../functions/core/policy';
 import { readAgentLedger } from '../../functions/store/balance.repository';
-import { commitCharge, getCharge, getChargeById, listCharges, recordFailedCharge } from '../../functions/store/charge.repository';
+import { commitCharge, recordFailedCharge } from '../../functions/store/charge.repository';
+import { getCharge, getChargeById, listCharges } from '../../functions/store/charge-read.repository';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { getIdempotencyRecord } from '../../functions/store/idempotency.repository';
 import { type ChargeBasis, payerStateOf } from '../../functions/store/payer';

@@ -8,7 +8,8 @@
  */
 import { PaymentAlreadyCreditedError } from '../../functions/core/topups';
 import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
-import { listUnmatched, getTopup as readTopupItem } from '../../functions/store/topup.repository';
+import { getTopup as readTopupItem } from '../../functions/store/topup.repository';
+import { listUnmatched } from '../../functions/store/topup-watch.repository';
 import { creditOnce } from '../../functions/use-cases/topup-credit';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { crash, inject } from '../faults/inject';

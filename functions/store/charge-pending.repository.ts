@@ -1,0 +1,136 @@
+/**
+ * PENDING charges' markers (`PENDINGCHARGE#<chargeId>`): what approve, decline, capture, release
+ * and the sweeper know of a PENDING charge without reading it. A marker is written with its charge
+ * (charge.repository.ts), carries the whole charge, and sits in GSI1 by expiry: the sweeper's
+ * queue. Settling the charge deletes it (charge-settlement.repository.ts).
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import type { Charge, PendingReason, SpendCounted } from '../core/charges';
+import type { Currency } from '../core/money';
+import { getCharge, optionalCounted, optionalString } from './charge-read.repository';
+import { db } from './client';
+import { readMinor } from './numbers';
+import { GSI1, INDEX_PARTITIONS, keys } from './table';
+
+/** GSI1 partition of the pending markers, sorted by `<expiresAt>#<chargeId>`: the sweeper's queue. */
+export const PENDING_EXPIRY_PK = INDEX_PARTITIONS.pendingExpiry.key;
+
+/** What approve, decline and the sweeper know of a PENDING charge from its marker. */
+export interface PendingCharge {
+  chargeId: string;
+  agentId: string;
+  userId: string;
+  amount: number;
+  currency: Currency;
+  createdAt: string;
+  expiresAt: string;
+  pendingReason: PendingReason;
+  /** Holds (authorize-then-capture): the capture window once approved, in seconds. */
+  holdSeconds?: number;
+  /**
+   * The rest of the charge, so a settlement can render its webhook events without reading the
+   * charge (`chargeOfPending`). Absent on markers written before the events were wired.
+   */
+  idempotencyKey?: string;
+  description?: string;
+  agentName?: string;
+  /** The spend counters that counted it; absent on markers written before they were recorded (`countedOf`). */
+  counted?: SpendCounted;
+  /** The grant it was made under: a settlement gives what goes back to the grant's counters too. */
+  grantId?: string;
+}
+
+/** The pending view of a PENDING charge read from its own item (capture and release start there). */
+export function pendingOf(charge: Charge): PendingCharge {
+  if (charge.status !== 'PENDING' || !charge.expiresAt || !charge.pendingReason) throw new Error(`charge ${charge.id} is not PENDING`);
+  return {
+    chargeId: charge.id,
+    agentId: charge.agentId,
+    userId: charge.userId,
+    amount: charge.amount,
+    currency: charge.currency,
+    createdAt: charge.createdAt,
+    expiresAt: charge.expiresAt,
+    pendingReason: charge.pendingReason,
+    ...(charge.holdSeconds !== undefined ? { holdSeconds: charge.holdSeconds } : {}),
+    idempotencyKey: charge.idempotencyKey,
+    description: charge.description,
+    ...(charge.agentName !== undefined ? { agentName: charge.agentName } : {}),
+    ...(charge.counted !== undefined ? { counted: charge.counted } : {}),
+    ...(charge.grantId !== undefined ? { grantId: charge.grantId } : {}),
+  };
+}
+
+/**
+ * The PENDING charge a marker stands for, as the charge item holds it (refunds are impossible
+ * while PENDING); undefined for a marker written before it carried the whole charge.
+ */
+export function chargeOfPending(pending: PendingCharge): Charge | undefined {
+  if (pending.idempotencyKey === undefined || pending.description === undefined) return undefined;
+  return {
+    id: pending.chargeId,
+    agentId: pending.agentId,
+    userId: pending.userId,
+    idempotencyKey: pending.idempotencyKey,
+    amount: pending.amount,
+    currency: pending.currency,
+    description: pending.description,
+    status: 'PENDING',
+    createdAt: pending.createdAt,
+    ...(pending.agentName !== undefined ? { agentName: pending.agentName } : {}),
+    pendingReason: pending.pendingReason,
+    expiresAt: pending.expiresAt,
+    ...(pending.holdSeconds !== undefined ? { holdSeconds: pending.holdSeconds, authorizedAmount: pending.amount } : {}),
+    ...(pending.counted !== undefined ? { counted: pending.counted } : {}),
+    ...(pending.grantId !== undefined ? { grantId: pending.grantId } : {}),
+  };
+}
+
+/** The PENDING charge behind a marker: from the marker itself, or (an older marker) read. */
+export async function chargeBeforeSettling(pending: PendingCharge): Promise<Charge | undefined> {
+  return chargeOfPending(pending) ?? (await getCharge(pending.agentId, pending.chargeId));
+}
+
+/** A PENDING charge's marker (strongly consistent); undefined once it is no longer PENDING. */
+export async function getPendingCharge(chargeId: string): Promise<PendingCharge | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.pendingCharge(chargeId), ConsistentRead: true }));
+  return out.Item ? toPendingCharge(out.Item) : undefined;
+}
+
+function toPendingCharge(item: Record<string, unknown>): PendingCharge {
+  return {
+    chargeId: String(item.chargeId),
+    agentId: String(item.agentId),
+    userId: String(item.userId),
+    amount: readMinor(item, 'amount'),
+    currency: item.currency as Currency,
+    createdAt: String(item.createdAt),
+    expiresAt: String(item.expiresAt),
+    pendingReason: item.pendingReason as PendingReason,
+    ...(typeof item.holdSeconds === 'number' ? { holdSeconds: item.holdSeconds } : {}),
+    ...optionalString(item, 'idempotencyKey'),
+    ...optionalString(item, 'description'),
+    ...optionalString(item, 'agentName'),
+    ...optionalCounted(item),
+    ...optionalString(item, 'grantId'),
+  };
+}
+
+/**
+ * PENDING charges whose `expiresAt` is before `before`, oldest first, as the index shows their
+ * markers (whole items: no read per charge). The index is eventually consistent: one already
+ * settled may still be listed, and its settlement's condition refuses it.
+ */
+export async function listDuePending(before: Date, limit: number): Promise<PendingCharge[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :before',
+      ExpressionAttributeValues: { ':pk': PENDING_EXPIRY_PK, ':before': before.toISOString() },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map(toPendingCharge);
+}

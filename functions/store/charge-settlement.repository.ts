@@ -1,0 +1,253 @@
+/**
+ * How a PENDING charge ends (docs/lifecycle.md): approved, captured, declined, released or
+ * expired, each ONE TransactWriteItems from the state the charge was read in — the charge's new
+ * state, the user's held money (to the agent's shard, or back to the balance), the marker deleted
+ * — plus the caller's own items (an agent's idempotency record and kill switch) and the outbox.
+ */
+import { config } from '../config';
+import { type Charge, type ChargeStatus, countedOf, type PendingReason, type SpendCounted } from '../core/charges';
+import { ChargeAwaitsApprovalError, ChargeNotPendingError, StaleReadError } from '../core/errors';
+import type { OutboxEvent } from '../core/events';
+import { randomShard, shardCredit } from './balance.repository';
+import type { PendingCharge } from './charge-pending.repository';
+import { assumeGrantCounted, type GrantReturnBasis, grantReturnBasis, grantSettleItem } from './grant-charge';
+import { withOutbox } from './outbox';
+import { assumeCounted, type ReleaseBasis, releaseBasis, releaseUserUpdate } from './payer';
+import { keys } from './table';
+import { named, type OldItem, outcome, type TransactEntry, type TransactItem, transactWrite } from './transact';
+
+/**
+ * The charge as a settlement leaves it (what `settleItems` writes), for its webhook events and
+ * answers: approve → SUCCESS (a hold: still PENDING, waiting for its capture from now), capture →
+ * SUCCESS for the captured amount, return → FAILED/EXPIRED with its reason.
+ */
+export function settledCharge(charge: Charge, settlement: Settlement, now: Date): Charge {
+  const { pendingReason: _reason, ...rest } = charge;
+  if (settlement.kind === 'approve') {
+    if (charge.holdSeconds !== undefined) {
+      return { ...charge, pendingReason: 'capture', expiresAt: new Date(now.getTime() + charge.holdSeconds * 1000).toISOString() };
+    }
+    return { ...rest, status: 'SUCCESS' };
+  }
+  if (settlement.kind === 'capture') {
+    return { ...rest, status: 'SUCCESS', amount: settlement.amount, authorizedAmount: charge.amount };
+  }
+  return { ...rest, status: settlement.status, ...(settlement.failureReason ? { failureReason: settlement.failureReason } : {}) };
+}
+
+/** How a PENDING charge ends. */
+export type Settlement =
+  /** Approved by the user: SUCCESS, the held amount to the agent; a hold instead waits for its capture. */
+  | { kind: 'approve' }
+  /** Captured by the agent: SUCCESS for `amount` (≤ the held amount), the rest back to the user. */
+  | { kind: 'capture'; amount: number }
+  /** Declined, released or expired: the hold back to the user. `awaiting`: only while it waits for that. */
+  | { kind: 'return'; status: 'FAILED' | 'EXPIRED'; failureReason: string | null; awaiting?: PendingReason };
+
+/** What goes with a settlement's transaction. */
+export interface SettleOptions {
+  /**
+   * The caller's own items (an agent's idempotency record and kill switch), each named with what
+   * its failure means: their meanings come out as they are.
+   */
+  extra?: readonly TransactEntry[];
+  /** The settlement's webhook events (built from `settledCharge`), written LAST. */
+  events?: readonly OutboxEvent[];
+}
+
+/**
+ * Ends (or, for a hold the user approves, advances) a PENDING charge in one transaction: the
+ * charge's new state, the user's held money (to the agent's shard on approval or capture, back to
+ * the balance otherwise, lowering the spend counters that counted what went back), and the marker
+ * deleted. A hold the user approves only changes state: it now waits for the agent's capture, for
+ * `holdSeconds` from the approval.
+ *
+ * The charge's condition is the state `pending` was read in: still PENDING with that
+ * `pendingReason` and that `expiresAt` (and, unless it expires, not past it). So a transition
+ * commits only from the state its caller saw, and the charge it leaves is exactly
+ * `settledCharge(<the charge as read>, settlement, now)`: callers answer with that, never with a
+ * read-back that another transition may already have moved on. Throws ChargeNotPendingError (with
+ * the status it has now; EXPIRED when past `expiresAt`) when it lost to another settlement or may
+ * no longer act, ChargeAwaitsApprovalError for a capture before the user approved, and
+ * StaleReadError when the charge is still PENDING but moved on in a way this settlement still
+ * applies to (a hold the user approved meanwhile, for a release): read again and retry.
+ */
+export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, opts: SettleOptions = {}): Promise<void> {
+  const { extra = [], events = [] } = opts;
+  const counted = countedOf(pending);
+  let basis: ReleaseBasis = assumeCounted(counted);
+  let grantBasis: GrantReturnBasis = assumeGrantCounted;
+  // Three rounds at most: then with the spend periods the user's item, and the grant's, showed.
+  for (let round = 0; round < 3; round++) {
+    const result = await transactWrite(
+      withOutbox([...extra, ...settleItems(pending, settlement, counted, { user: basis, grant: grantBasis }, now)], events, now),
+    );
+    if (result.committed) return;
+    const { userItem, grantItem } = result.outcome;
+    if (userItem) basis = releaseBasis(userItem, { ...pending, counted }, returnedOf(pending, settlement));
+    if (grantItem) grantBasis = grantReturnBasis(grantItem, counted, returnedOf(pending, settlement));
+  }
+  throw new StaleReadError('user spend counters');
+}
+
+/** Why the charge's condition failed, from the item as it was. */
+function chargeMovedOn(old: Record<string, unknown> | undefined, pending: PendingCharge, settlement: Settlement, now: Date): Error {
+  const status = (old?.status as ChargeStatus | undefined) ?? 'FAILED';
+  if (status !== 'PENDING') return new ChargeNotPendingError(status);
+  // The sweeper: moved on since its index showed it, or not due: not its to end now.
+  if (isExpiry(settlement)) return new ChargeNotPendingError('PENDING');
+  // Still PENDING but past expiresAt: report it as expired, whatever the sweeper has done yet.
+  if (typeof old?.expiresAt === 'string' && old.expiresAt <= now.toISOString()) return new ChargeNotPendingError('EXPIRED');
+  const reason = old?.pendingReason as PendingReason | undefined;
+  const acts = actsOn(settlement);
+  // Moved on while PENDING (the user approved the hold): act again on what it is now, if it still may.
+  const moved = reason !== pending.pendingReason || old?.expiresAt !== pending.expiresAt;
+  if (moved && (acts === undefined || acts === reason)) return new StaleReadError('pending charge');
+  if (settlement.kind === 'capture' && reason === 'user_approval') return new ChargeAwaitsApprovalError();
+  return new ChargeNotPendingError('PENDING');
+}
+
+const isExpiry = (s: Settlement) => s.kind === 'return' && s.status === 'EXPIRED';
+
+/** What goes back to the user's balance. */
+function returnedOf(pending: PendingCharge, settlement: Settlement): number {
+  if (settlement.kind === 'return') return pending.amount;
+  if (settlement.kind === 'capture') return pending.amount - settlement.amount;
+  return 0;
+}
+
+/** The pendingReason a settlement acts on (undefined: any). */
+function actsOn(settlement: Settlement): PendingReason | undefined {
+  if (settlement.kind === 'approve') return 'user_approval';
+  if (settlement.kind === 'capture') return 'capture';
+  return settlement.awaiting;
+}
+
+/** The user's item refused giving money back: its spend counters are not as assumed. Retry with it. */
+interface CountersMoved {
+  userItem?: OldItem;
+  grantItem?: OldItem;
+}
+
+/**
+ * A settlement's items. When several conditions fail: the charge's (chargeMovedOn) speaks first,
+ * then the user's item when money goes back (another round with the counters it shows), then the
+ * shard's cap (BalanceLimitError).
+ */
+function settleItems(
+  pending: PendingCharge,
+  settlement: Settlement,
+  counted: SpendCounted,
+  bases: { user: ReleaseBasis; grant: GrantReturnBasis },
+  now: Date,
+): TransactEntry<CountersMoved>[] {
+  const basis = bases.user;
+  const table = config().TABLE_NAME;
+  const chargeKey = keys.charge(pending.agentId, pending.chargeId);
+  const nowIso = now.toISOString();
+  const acts = actsOn(settlement);
+  if (acts !== undefined && acts !== pending.pendingReason) {
+    throw settlement.kind === 'capture' ? new ChargeAwaitsApprovalError() : new ChargeNotPendingError('PENDING');
+  }
+  // The state it was read in, exactly: what this settlement leaves is then known without a read.
+  const guard = {
+    ConditionExpression: `#status = :pending AND pendingReason = :reason AND expiresAt = :seen AND expiresAt ${isExpiry(settlement) ? '<=' : '>'} :now`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    values: { ':pending': 'PENDING', ':reason': pending.pendingReason, ':seen': pending.expiresAt, ':now': nowIso },
+  };
+  const markerKey = keys.pendingCharge(pending.chargeId);
+  const chargeMoved = { onConditionFailed: (old: OldItem | undefined) => chargeMovedOn(old, pending, settlement, now), precedence: 2 };
+
+  // A hold the user approves: it now waits for the agent's capture, from now on.
+  if (settlement.kind === 'approve' && pending.holdSeconds !== undefined) {
+    const expiresAt = new Date(now.getTime() + pending.holdSeconds * 1000).toISOString();
+    return [
+      named(
+        {
+          Update: {
+            TableName: table,
+            Key: chargeKey,
+            UpdateExpression: 'SET pendingReason = :capture, expiresAt = :expiresAt, approvedAt = :now',
+            ConditionExpression: guard.ConditionExpression,
+            ExpressionAttributeNames: guard.ExpressionAttributeNames,
+            ExpressionAttributeValues: { ...guard.values, ':capture': 'capture', ':expiresAt': expiresAt },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        chargeMoved,
+      ),
+      {
+        Update: {
+          TableName: table,
+          Key: markerKey,
+          UpdateExpression: 'SET pendingReason = :capture, expiresAt = :expiresAt, GSI1SK = :sk',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':capture': 'capture', ':expiresAt': expiresAt, ':sk': `${expiresAt}#${pending.chargeId}` },
+        },
+      },
+    ];
+  }
+
+  const paid = settlement.kind === 'approve' ? pending.amount : settlement.kind === 'capture' ? settlement.amount : 0;
+  const returned = returnedOf(pending, settlement);
+  let chargeUpdate: TransactItem;
+  if (settlement.kind === 'return') {
+    chargeUpdate = {
+      Update: {
+        TableName: table,
+        Key: chargeKey,
+        UpdateExpression: `SET #status = :status, settledAt = :now${settlement.failureReason ? ', failureReason = :failure' : ''} REMOVE pendingReason`,
+        ConditionExpression: guard.ConditionExpression,
+        ExpressionAttributeNames: guard.ExpressionAttributeNames,
+        ExpressionAttributeValues: {
+          ...guard.values,
+          ':status': settlement.status,
+          ...(settlement.failureReason ? { ':failure': settlement.failureReason } : {}),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    };
+  } else {
+    const capture = settlement.kind === 'capture';
+    chargeUpdate = {
+      Update: {
+        TableName: table,
+        Key: chargeKey,
+        UpdateExpression: `SET #status = :status, settledAt = :now${capture ? ', amount = :captured, authorizedAmount = :authorized' : ''} REMOVE pendingReason`,
+        ConditionExpression: `${guard.ConditionExpression}${capture ? ' AND amount = :authorized' : ''}`,
+        ExpressionAttributeNames: guard.ExpressionAttributeNames,
+        ExpressionAttributeValues: {
+          ...guard.values,
+          ':status': 'SUCCESS',
+          ...(capture ? { ':captured': settlement.amount, ':authorized': pending.amount } : {}),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    };
+  }
+  const userUpdate: TransactItem = {
+    Update: {
+      TableName: table,
+      Key: keys.user(pending.userId),
+      ...releaseUserUpdate({ ...pending, counted }, basis, returned),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+  const items: TransactEntry<CountersMoved>[] = [
+    named(chargeUpdate, chargeMoved),
+    // Only money going back is conditioned on the counters; with none, a failure here is never expected.
+    returned > 0
+      ? named(userUpdate, { onConditionFailed: (old) => (old ? outcome({ userItem: old }) : undefined), precedence: 1 })
+      : userUpdate,
+    { Delete: { TableName: table, Key: markerKey, ConditionExpression: 'attribute_exists(PK)' } },
+  ];
+  if (paid > 0) items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid));
+  const grantItem =
+    pending.grantId === undefined
+      ? undefined
+      : grantSettleItem({ userId: pending.userId, grantId: pending.grantId }, returned, counted, bases.grant, { active: false });
+  if (grantItem) {
+    items.push(named(grantItem, { onConditionFailed: (old) => (old ? outcome({ grantItem: old }) : undefined), precedence: 1 }));
+  }
+  return items;
+}

@@ -1,0 +1,295 @@
+/**
+ * The ledger audit's typed rows, parsed from the raw items `scanLedgerItems` (audit.repository.ts)
+ * returns: keys and attributes read once here, so the audit's checks (functions/audit) never see
+ * a key or a raw attribute. Pure.
+ */
+import type { ChargeStatus } from '../core/charges';
+import { CURRENCIES, type Currency, isCurrency, type Minor } from '../core/money';
+import type { PayoutStatus } from '../core/payouts';
+import type { LedgerItems } from './audit.repository';
+import { owedAttribute } from './owed';
+import { heldAttribute } from './payer';
+
+type Item = Record<string, unknown>;
+
+/**
+ * A user's stored balances and held money (`USER#…/USER`, attributes `USD`, `USDC`, `heldUSD`,
+ * `heldUSDC`; store/payer.ts `heldAttribute`). An amount that is not an integer is left out and
+ * reported; an absent one is zero.
+ */
+export interface UserRow {
+  kind: 'user';
+  userId: string;
+  balances: Partial<Record<Currency, Minor>>;
+  /** Money moved from the balance into PENDING charges, per currency. */
+  held: Partial<Record<Currency, Minor>>;
+  /** What the payer owes after reversed top-ups (`owed<currency>`, store/owed.ts). */
+  owed?: Partial<Record<Currency, Minor>>;
+}
+
+/** One write shard of an agent's earned balance (`AGENTBAL#<agentId>#<n>/BAL`). */
+export interface ShardRow {
+  kind: 'shard';
+  agentId: string;
+  /** The stored partition key, so a finding names the exact item to look at. */
+  key: string;
+  balances: Partial<Record<Currency, Minor>>;
+}
+
+/** An admin top-up (`CREDITS#<userId>/<id>`): money in. */
+export interface CreditRow {
+  kind: 'credit';
+  userId: string;
+  creditId: string;
+  currency: Currency;
+  amount: Minor;
+  /** The part of a top-up's credit that paid what the payer owed: money out with a reversal. */
+  owedRepaid?: Minor;
+}
+
+/** A reversed top-up (`REVERSALS#<userId>/<refundId>`): `debited` left the balance, `owed` is the shortfall. */
+export interface ReversalRow {
+  kind: 'reversal';
+  userId: string;
+  reversalId: string;
+  currency: Currency;
+  amount: Minor;
+  debited: Minor;
+  owed: Minor;
+}
+
+export interface ChargeRow {
+  kind: 'charge';
+  chargeId: string;
+  agentId: string;
+  userId: string;
+  status: ChargeStatus;
+  currency: Currency;
+  amount: Minor;
+  /** Holds (docs/lifecycle.md): what was authorized; `amount` is what was captured once SUCCESS. */
+  authorizedAmount?: Minor;
+  /** Given back by refunds, cumulative (0 when none). */
+  refundedAmount: Minor;
+}
+
+export interface PayoutRow {
+  kind: 'payout';
+  payoutId: string;
+  agentId: string;
+  status: PayoutStatus;
+  currency: Currency;
+  /** Gross: what the agent's shards were debited. */
+  amount: Minor;
+  fee: Minor;
+  /** What the agent paid for its token account to be created (0 when none; absent on the item). */
+  accountCreationFee: Minor;
+  netAmount: Minor;
+}
+
+/** An agent's in-flight payout lock for one currency (`PAYOUTLOCK#<agentId>#<currency>/LOCK`). */
+export interface LockRow {
+  kind: 'lock';
+  agentId: string;
+  currency: string;
+  payoutId: string;
+}
+
+/** An item (or one attribute of it) that holds money but could not be read as a row. */
+export interface UnreadableItem {
+  /** The agent it belongs to, when known: the audit still counts that agent. */
+  agentId?: string;
+  problem: string;
+}
+
+/** The money-holding items of the table as typed rows, keys and attributes already parsed. */
+export interface LedgerRows {
+  users: UserRow[];
+  shards: ShardRow[];
+  credits: CreditRow[];
+  charges: ChargeRow[];
+  payouts: PayoutRow[];
+  locks: LockRow[];
+  reversals: ReversalRow[];
+  unreadable: UnreadableItem[];
+  /** Items read of each money-holding kind, readable or not. */
+  counts: { users: number; shards: number; credits: number; charges: number; payouts: number };
+  /** Items read in all (every kind, money-holding or not). */
+  scanned: number;
+}
+
+const CHARGE_STATUSES: ReadonlySet<string> = new Set<ChargeStatus>(['PENDING', 'SUCCESS', 'FAILED', 'EXPIRED']);
+const PAYOUT_STATUSES: ReadonlySet<string> = new Set<PayoutStatus>(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']);
+
+/** The id after the kind prefix: `CREDITS#u1` → `u1`. */
+const afterHash = (pk: unknown): string => String(pk ?? '').slice(String(pk ?? '').indexOf('#') + 1);
+/** Rows written before the id attributes existed carry the id only in the key. */
+const idOr = (value: unknown, fallback: string): string => (typeof value === 'string' ? value : fallback);
+
+/**
+ * Parses raw items (as `scanLedgerItems` returns them) into typed rows. Pure. An attribute that
+ * cannot hold money (a float, a string, an unknown currency or status) becomes a sentence in
+ * `unreadable` naming the item; the rest of the item is kept when it still means something.
+ */
+export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { scanned?: number }): LedgerRows {
+  const unreadable: UnreadableItem[] = [];
+  const note = (problem: string, agentId?: string) => unreadable.push(agentId === undefined ? { problem } : { agentId, problem });
+
+  /** A whole number of minor units, or a note naming `where`. Absent counts as zero where `allowZero`. */
+  const minor = (value: unknown, where: string, allowZero: boolean, agentId?: string): Minor | undefined => {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && (value > 0 || (allowZero && value === 0))) return value;
+    if (value === undefined && allowZero) return 0;
+    note(`${where}: ${JSON.stringify(value)} is not a valid amount in minor units`, agentId);
+    return undefined;
+  };
+  const currencyOf = (item: Item, where: string, agentId?: string): Currency | undefined => {
+    if (isCurrency(item.currency)) return item.currency;
+    note(`${where}: unknown currency ${JSON.stringify(item.currency)}`, agentId);
+    return undefined;
+  };
+  /** Stored balances may be negative (the audit says so); they must be whole minor units. */
+  const balancesOf = (
+    item: Item,
+    where: string,
+    agentId?: string,
+    attribute = (c: Currency): string => c,
+  ): Partial<Record<Currency, Minor>> => {
+    const balances: Partial<Record<Currency, Minor>> = {};
+    for (const c of CURRENCIES) {
+      const value = item[attribute(c)];
+      const amount =
+        typeof value === 'number' && Number.isSafeInteger(value) ? value : minor(value, `${where} ${attribute(c)}`, true, agentId);
+      if (amount !== undefined) balances[c] = amount;
+    }
+    return balances;
+  };
+
+  const credits: CreditRow[] = [];
+  for (const item of items.credits) {
+    const where = `credit ${String(item.PK)}/${String(item.SK)}`;
+    const currency = currencyOf(item, where);
+    const amount = minor(item.amount, where, false);
+    const owedRepaid = minor(item.owedRepaid, `${where} owedRepaid`, true);
+    if (!currency || amount === undefined || owedRepaid === undefined) continue;
+    credits.push({
+      kind: 'credit',
+      userId: idOr(item.userId, afterHash(item.PK)),
+      creditId: String(item.SK),
+      currency,
+      amount,
+      ...(owedRepaid > 0 ? { owedRepaid } : {}),
+    });
+  }
+
+  const reversals: ReversalRow[] = [];
+  for (const item of items.reversals ?? []) {
+    const where = `reversal ${String(item.PK)}/${String(item.SK)}`;
+    const currency = currencyOf(item, where);
+    const amount = minor(item.amount, `${where} amount`, false);
+    const debited = minor(item.debited, `${where} debited`, true);
+    const owed = minor(item.owed, `${where} owed`, true);
+    if (!currency || amount === undefined || debited === undefined || owed === undefined) continue;
+    reversals.push({
+      kind: 'reversal',
+      userId: idOr(item.userId, afterHash(item.PK)),
+      reversalId: String(item.SK),
+      currency,
+      amount,
+      debited,
+      owed,
+    });
+  }
+
+  const users: UserRow[] = items.users.map((item) => {
+    const userId = idOr(item.userId, afterHash(item.PK));
+    const owed = balancesOf(item, `user ${userId}`, undefined, owedAttribute);
+    return {
+      kind: 'user',
+      userId,
+      balances: balancesOf(item, `user ${userId}`),
+      held: balancesOf(item, `user ${userId}`, undefined, heldAttribute),
+      // Only payers who ever owed carry it (the rows of everyone else stay as they were).
+      ...(Object.values(owed).some((v) => v !== 0) ? { owed } : {}),
+    };
+  });
+
+  const shards: ShardRow[] = items.agentShards.map((item) => {
+    const key = String(item.PK);
+    // AGENTBAL#<agentId>#<shard>
+    const agentId = idOr(item.agentId, key.split('#')[1] ?? key);
+    return { kind: 'shard', agentId, key, balances: balancesOf(item, `shard ${key}`, agentId) };
+  });
+
+  const charges: ChargeRow[] = [];
+  for (const item of items.charges) {
+    const where = `charge ${String(item.SK)}`;
+    const agentId = idOr(item.agentId, afterHash(item.PK));
+    if (!CHARGE_STATUSES.has(String(item.status))) {
+      note(`${where}: unknown status ${JSON.stringify(item.status)}`, agentId);
+      continue;
+    }
+    const currency = currencyOf(item, where, agentId);
+    const amount = minor(item.amount, where, false, agentId);
+    if (!currency || amount === undefined) continue;
+    const status = String(item.status) as ChargeStatus;
+    const refundedAmount = minor(item.refundedAmount, `${where} refundedAmount`, true, agentId);
+    const authorizedAmount =
+      item.authorizedAmount === undefined ? undefined : minor(item.authorizedAmount, `${where} authorizedAmount`, false, agentId);
+    if (refundedAmount === undefined || (item.authorizedAmount !== undefined && authorizedAmount === undefined)) continue;
+    charges.push({
+      kind: 'charge',
+      chargeId: String(item.SK),
+      agentId,
+      userId: String(item.userId),
+      status,
+      currency,
+      amount,
+      refundedAmount,
+      ...(authorizedAmount !== undefined ? { authorizedAmount } : {}),
+    });
+  }
+
+  const payouts: PayoutRow[] = [];
+  for (const item of items.payouts) {
+    const payoutId = String(item.SK);
+    const where = `payout ${payoutId}`;
+    const agentId = idOr(item.agentId, afterHash(item.PK));
+    if (!PAYOUT_STATUSES.has(String(item.status))) {
+      note(`${where}: unknown status ${JSON.stringify(item.status)}`, agentId);
+      continue;
+    }
+    const currency = currencyOf(item, where, agentId);
+    const amount = minor(item.amount, `${where} amount`, false, agentId);
+    const fee = minor(item.fee, `${where} fee`, true, agentId);
+    const accountCreationFee = minor(item.accountCreationFee, `${where} accountCreationFee`, true, agentId);
+    const netAmount = minor(item.netAmount, `${where} netAmount`, true, agentId);
+    if (!currency || amount === undefined || fee === undefined || accountCreationFee === undefined || netAmount === undefined) continue;
+    const status = String(item.status) as PayoutStatus;
+    payouts.push({ kind: 'payout', payoutId, agentId, status, currency, amount, fee, accountCreationFee, netAmount });
+  }
+
+  const locks: LockRow[] = items.payoutLocks.map((item) => ({
+    kind: 'lock',
+    agentId: idOr(item.agentId, String(item.PK).split('#')[1] ?? ''),
+    currency: typeof item.currency === 'string' ? item.currency : String(String(item.PK).split('#')[2]),
+    payoutId: String(item.payoutId),
+  }));
+
+  return {
+    users,
+    shards,
+    credits,
+    charges,
+    payouts,
+    locks,
+    reversals,
+    unreadable,
+    counts: {
+      users: items.users.length,
+      shards: items.agentShards.length,
+      credits: items.credits.length,
+      charges: items.charges.length,
+      payouts: items.payouts.length,
+    },
+    scanned: items.scanned ?? 0,
+  };
+}

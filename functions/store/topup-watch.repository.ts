@@ -1,0 +1,139 @@
+/**
+ * The top-up watcher's own records (docs/topups.md): a USDC top-up's cursor over its reference's
+ * signatures, the deposit account's cursor, which payments were credited already, and payments
+ * that matched no top-up (recorded and alarmed once).
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import type { UnmatchedPayment, UsdcTopup } from '../core/topups';
+import { db } from './client';
+import { GSI1, INDEX_PARTITIONS, keys } from './table';
+import { clean } from './topup.repository';
+
+/**
+ * Moves a PENDING USDC top-up's place in its reference's history (`scannedThrough`) from what
+ * this run read to `to`; false when the top-up moved on or another run moved it first (harmless:
+ * that run read the same history).
+ */
+export async function moveReferenceCursor(topup: UsdcTopup, to: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.topup(topup.userId, topup.id),
+        UpdateExpression: 'SET scannedThrough = :to',
+        // Still PENDING (a completed or expired top-up is not watched), and from where this run started.
+        ConditionExpression:
+          topup.scannedThrough === undefined
+            ? '#status = :pending AND attribute_not_exists(scannedThrough)'
+            : '#status = :pending AND scannedThrough = :from',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'PENDING',
+          ':to': to,
+          ...(topup.scannedThrough === undefined ? {} : { ':from': topup.scannedThrough }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Which of these signatures / capture ids were already credited (one BatchGet-free Get each; few per run). */
+export async function creditedAlready(rail: 'SOL' | 'PAYPAL', externalId: string): Promise<boolean> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.topupCredit(rail, externalId),
+      ConsistentRead: true,
+      ProjectionExpression: 'PK',
+    }),
+  );
+  return out.Item !== undefined;
+}
+
+/** Records a payment that matched no top-up; true when this call recorded it (false: already known). */
+export async function recordUnmatched(payment: UnmatchedPayment, now: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: config().TABLE_NAME,
+        Item: {
+          ...keys.unmatchedPayment(payment.signature),
+          ...keys.unmatchedIndex(payment.signature),
+          type: 'UnmatchedPayment',
+          ...clean(payment),
+          createdAt: now.toISOString(),
+        },
+        // Seen again (another watcher, the next run): recorded and alarmed once.
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export async function isUnmatchedRecorded(signature: string): Promise<boolean> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().TABLE_NAME,
+      Key: keys.unmatchedPayment(signature),
+      ConsistentRead: true,
+      ProjectionExpression: 'PK',
+    }),
+  );
+  return out.Item !== undefined;
+}
+
+/** Unmatched payments, for operators and tests. */
+export async function listUnmatched(limit = 100): Promise<UnmatchedPayment[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': INDEX_PARTITIONS.unmatched.key },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map((i) => ({
+    signature: String(i.signature),
+    reason: i.reason as UnmatchedPayment['reason'],
+    amount: String(i.amount),
+    mint: String(i.mint),
+    topupId: i.topupId === undefined ? undefined : String(i.topupId),
+    userId: i.userId === undefined ? undefined : String(i.userId),
+    slot: Number(i.slot),
+  }));
+}
+
+/** The last deposit-account signature the watcher processed; undefined before the first run. */
+export async function readDepositCursor(account: string): Promise<string | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.depositCursor(account), ConsistentRead: true }));
+  return out.Item ? String(out.Item.signature) : undefined;
+}
+
+/** Moves the cursor from `from` to `to`; false when another watcher moved it first (harmless). */
+export async function moveDepositCursor(account: string, from: string | undefined, to: string, now: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: config().TABLE_NAME,
+        Item: { ...keys.depositCursor(account), type: 'DepositCursor', signature: to, updatedAt: now.toISOString() },
+        ConditionExpression: from === undefined ? 'attribute_not_exists(PK)' : 'signature = :from',
+        ...(from === undefined ? {} : { ExpressionAttributeValues: { ':from': from } }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
