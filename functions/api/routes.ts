@@ -131,7 +131,15 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   { name: 'admin-get-charge', method: 'GET', path: '/api/v1/admin/charges/{id}', table: uses('getChargeById'), admin: true },
   { name: 'user-me', method: 'GET', path: '/api/v1/users/me', table: uses('userKeyLookup', 'getUser') },
-  { name: 'user-list-charges', method: 'GET', path: '/api/v1/users/me/charges', table: uses('userKeyLookup', 'listUserCharges') },
+  // Each PENDING charge that waits for the payer carries its approval link (DESIGN §16).
+  {
+    name: 'user-list-charges',
+    method: 'GET',
+    path: '/api/v1/users/me/charges',
+    table: uses('userKeyLookup', 'listUserCharges'),
+    approvalSecret: true,
+    publicLinks: true,
+  },
   { name: 'user-get-policy', method: 'GET', path: '/api/v1/users/me/policy', table: uses('userKeyLookup', 'getUser') },
   {
     name: 'user-put-policy',

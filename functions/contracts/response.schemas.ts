@@ -101,7 +101,13 @@ export const policyBody = component(
 
 export const userChargeBody = component(
   'UserCharge',
-  chargeBody.extend({ agent: z.strictObject({ id: id('a', 'Agent'), name: z.string().nullable() }) }),
+  chargeBody.extend({
+    agent: z.strictObject({ id: id('a', 'Agent'), name: z.string().nullable() }),
+    approvalUrl: z
+      .url()
+      .optional()
+      .meta({ description: "On a PENDING charge waiting for the payer (pendingReason user_approval): the payer's approval page." }),
+  }),
 );
 export const userChargeListBody = component(
   'UserChargeList',

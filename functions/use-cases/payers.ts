@@ -20,6 +20,7 @@ import { chargeBeforeSettling, getPendingCharge } from '../store/charge-pending.
 import { getChargeById, listUserCharges, userChargePosition } from '../store/charge-read.repository';
 import { type Settlement, settledCharge, settlePending } from '../store/charge-settlement.repository';
 import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository';
+import { approvalToken } from './approval-token';
 import { forgetUserKey } from './auth';
 import { settlementEvents } from './events';
 import { knownPayerState, rememberPayer } from './payer-cache';
@@ -81,8 +82,10 @@ function readUserChargeCursor(text: string): { after: string; limit: number } {
  * name. A cursor that names none of this user's charges (another payer's, or nothing) is 400
  * `cursor is invalid`. With `status`, a page may hold fewer than `limit` charges (even none) and
  * still a `nextCursor`: each request reads a bounded part of the history (MAX_FILTERED_QUERIES).
+ * Each PENDING charge that waits for the payer carries its `approvalUrl` (DESIGN §16: a grant
+ * key's charge gives the agent none, so the payer finds the link here and in their webhook).
  */
-export async function listMyCharges(userId: string, query: ListUserChargesQuery): Promise<ApiResult> {
+export async function listMyCharges(userId: string, query: ListUserChargesQuery, baseUrl: string): Promise<ApiResult> {
   const cursor = query.cursor ? readUserChargeCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const after = cursor ? await userChargePosition(userId, cursor.after) : undefined;
@@ -94,8 +97,18 @@ export async function listMyCharges(userId: string, query: ListUserChargesQuery)
   });
   return {
     statusCode: 200,
-    body: { data: page.charges.map(userChargeView), nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null },
+    body: {
+      data: await Promise.all(page.charges.map((c) => historyView(c, baseUrl))),
+      nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null,
+    },
   };
+}
+
+/** A charge in the payer's history; one waiting for the payer's approval with its link (a token derived, never stored). */
+async function historyView(charge: Charge, baseUrl: string) {
+  const view = userChargeView(charge);
+  if (charge.status !== 'PENDING' || charge.pendingReason !== 'user_approval') return view;
+  return { ...view, approvalUrl: `${baseUrl}/approve/${await approvalToken(charge.id)}` };
 }
 
 /** The payer's approval: PENDING → SUCCESS, the held amount to the agent. */

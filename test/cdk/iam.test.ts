@@ -65,7 +65,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'admin-get-charge': ['logs', 'table'],
   'user-me': ['logs', 'table'],
   // The user's history across agents is the one reader of GSI2 (its statements: the table grant).
-  'user-list-charges': ['logs', 'table'],
+  // PENDING charges that wait for the payer carry their approval links (DESIGN §16): it derives their tokens.
+  'user-list-charges': ['logs', 'table', 'approval-secret'],
   'user-get-policy': ['logs', 'table'],
   'user-put-policy': ['logs', 'table'],
   'user-approve-charge': ['logs', 'table'],
