@@ -149,6 +149,8 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   { name: 'user-approve-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/approve', table: combine(USER, APPROVE) },
   { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: combine(USER, DECLINE) },
+  // The payer ends any open hold (DESIGN §16): as a decline, whatever the hold waits for.
+  { name: 'user-release-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/release', table: combine(USER, DECLINE) },
   { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: uses('userKeyLookup', 'rotateUserKey') },
   // Grants (docs/grants.md): the account key issues, lists, reads and revokes agents' grant keys.
   { name: 'user-create-grant', method: 'POST', path: '/api/v1/users/me/grants', table: combine(USER, ISSUE_GRANT) },

@@ -140,7 +140,7 @@ export const STORE = {
   commitCapture: {
     write: ['charge', 'user', 'agentBalanceShard', 'outbox', 'idempotency', 'grant'],
     delete: ['pendingCharge'],
-    check: ['agent'],
+    check: ['agent', 'grant'],
   },
   commitRelease: { write: ['charge', 'user', 'outbox', 'idempotency', 'grant'], delete: ['pendingCharge'], check: ['agent'] },
   readChargeAndLedger: { read: ['charge', 'agentBalanceShard'] },

@@ -6,7 +6,7 @@
  */
 import { config } from '../config';
 import { type Charge, type ChargeStatus, countedOf, type PendingReason, type SpendCounted } from '../core/charges';
-import { ChargeAwaitsApprovalError, ChargeNotPendingError, StaleReadError } from '../core/errors';
+import { AgentBlockedError, ChargeAwaitsApprovalError, ChargeNotPendingError, GrantRevokedError, StaleReadError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
 import { randomShard, shardCredit } from './balance.repository';
 import type { PendingCharge } from './charge-pending.repository';
@@ -225,19 +225,35 @@ function settleItems(
       },
     };
   }
+  const release = releaseUserUpdate({ ...pending, counted }, basis, returned);
+  const capturing = settlement.kind === 'capture';
   const userUpdate: TransactItem = {
     Update: {
       TableName: table,
       Key: keys.user(pending.userId),
-      ...releaseUserUpdate({ ...pending, counted }, basis, returned),
+      ...release,
+      ...(capturing
+        ? {
+            // A capture after the payer blocked the agent is refused (DESIGN §16): by this condition, not a read.
+            ConditionExpression: `${release.ConditionExpression} AND (attribute_not_exists(policy.agents.#blk.blocked) OR policy.agents.#blk.blocked <> :blocked)`,
+            ExpressionAttributeNames: { ...release.ExpressionAttributeNames, '#blk': pending.agentId },
+            ExpressionAttributeValues: { ...release.ExpressionAttributeValues, ':blocked': true },
+          }
+        : {}),
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
   const items: TransactEntry<CountersMoved>[] = [
     named(chargeUpdate, chargeMoved),
-    // Only money going back is conditioned on the counters; with none, a failure here is never expected.
-    returned > 0
-      ? named(userUpdate, { onConditionFailed: (old) => (old ? outcome({ userItem: old }) : undefined), precedence: 1 })
+    // Money going back is conditioned on the counters, a capture on the agent not being blocked; else a failure is never expected.
+    returned > 0 || capturing
+      ? named(userUpdate, {
+          onConditionFailed: (old) => {
+            if (capturing && isBlocked(old, pending.agentId)) return new AgentBlockedError();
+            return old && returned > 0 ? outcome({ userItem: old }) : undefined;
+          },
+          precedence: 1,
+        })
       : userUpdate,
     { Delete: { TableName: table, Key: markerKey, ConditionExpression: 'attribute_exists(PK)' } },
   ];
@@ -245,9 +261,24 @@ function settleItems(
   const grantItem =
     pending.grantId === undefined
       ? undefined
-      : grantSettleItem({ userId: pending.userId, grantId: pending.grantId }, returned, counted, bases.grant, { active: false });
+      : grantSettleItem({ userId: pending.userId, grantId: pending.grantId }, returned, counted, bases.grant, { active: capturing });
   if (grantItem) {
-    items.push(named(grantItem, { onConditionFailed: (old) => (old ? outcome({ grantItem: old }) : undefined), precedence: 1 }));
+    items.push(
+      named(grantItem, {
+        onConditionFailed: (old) => {
+          // A capture after the payer revoked the grant is refused (DESIGN §16).
+          if (capturing && old?.revokedAt !== undefined) return new GrantRevokedError();
+          return old && returned > 0 ? outcome({ grantItem: old }) : undefined;
+        },
+        precedence: 1,
+      }),
+    );
   }
   return items;
+}
+
+/** Whether the user item `old` shows the payer's policy blocking `agentId`. */
+function isBlocked(old: OldItem | undefined, agentId: string): boolean {
+  const agents = (old?.policy as { agents?: Record<string, { blocked?: unknown }> } | undefined)?.agents;
+  return agents?.[agentId]?.blocked === true;
 }

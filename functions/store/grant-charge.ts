@@ -200,7 +200,16 @@ export function grantSettleItem(
   const conditions = ['attribute_exists(PK)'];
   // A capture after the payer revoked the grant is refused (DESIGN §16), decided here, not by a read.
   if (opts.active) conditions.push('attribute_not_exists(revokedAt)');
-  if (returned === 0) return { ConditionCheck: { TableName: table, Key: key, ConditionExpression: conditions.join(' AND ') } };
+  if (returned === 0) {
+    return {
+      ConditionCheck: {
+        TableName: table,
+        Key: key,
+        ConditionExpression: conditions.join(' AND '),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    };
+  }
   const values: Record<string, unknown> = { ':neg': -returned };
   const add = ['spent :neg'];
   for (const [attr, name, period, lower] of [

@@ -139,6 +139,28 @@ async function settleMine(userId: string, chargeId: string | undefined, settleme
   return { statusCode: 200, body: chargeView(charge) };
 }
 
+/** The payer ends an open hold (DESIGN §16): FAILED `released by user`, whatever it waits for. */
+export const RELEASED_BY_USER = {
+  kind: 'return',
+  status: 'FAILED',
+  failureReason: 'released by user',
+} as const satisfies Settlement;
+
+/**
+ * POST /api/v1/users/me/charges/{id}/release: the payer ends any open hold of theirs (one waiting
+ * for their approval or for the agent's capture): FAILED `released by user`, the hold back to the
+ * balance and to the grant's counters. 409 `charge is not pending` otherwise (expired included).
+ */
+export async function releaseMyCharge(userId: string, chargeId: string | undefined): Promise<ApiResult> {
+  try {
+    const charge = await settle(chargeId, RELEASED_BY_USER, (c) => c.userId === userId, { anyReason: true });
+    return { statusCode: 200, body: chargeView(charge) };
+  } catch (error) {
+    if (error instanceof ConflictError && error.message === 'charge expired') throw new ConflictError('charge is not pending');
+    throw error;
+  }
+}
+
 /**
  * Ends a PENDING charge the caller may act on (`mine`): exactly one of approve, decline and the
  * sweeper wins, and money moves once (store `settlePending`). Returns the charge as this very
@@ -151,6 +173,7 @@ export async function settle(
   chargeId: string | undefined,
   settlement: Settlement,
   mine: (c: { userId: string }) => boolean,
+  opts: { anyReason?: boolean } = {},
 ): Promise<Charge> {
   if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
   const pending = await getPendingCharge(chargeId);
@@ -165,7 +188,7 @@ export async function settle(
     if (now.toISOString() >= pending.expiresAt) throw new ConflictError('charge expired');
   }
   // A hold the user approved waits for the agent's capture: the user's decision is made.
-  if (pending.pendingReason !== 'user_approval') throw notPending('PENDING');
+  if (pending.pendingReason !== 'user_approval' && !opts.anyReason) throw notPending('PENDING');
   // The charge as it is now, from the marker (it carries the whole charge): no extra read.
   const before = await chargeBeforeSettling(pending);
   if (!before) throw new NotFoundError('charge not found');

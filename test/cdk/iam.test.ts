@@ -71,6 +71,7 @@ const EXPECTED: Record<string, Grant[]> = {
   'user-put-policy': ['logs', 'table'],
   'user-approve-charge': ['logs', 'table'],
   'user-decline-charge': ['logs', 'table'],
+  'user-release-charge': ['logs', 'table'],
   'user-rotate-key': ['logs', 'table'],
   // Grants: the account key issues, lists, reads and revokes them; nothing but the table.
   'user-create-grant': ['logs', 'table'],
@@ -382,6 +383,7 @@ const DELETES: Record<string, string[]> = {
   'release-charge': ['PENDINGCHARGE#*'],
   'user-approve-charge': ['PENDINGCHARGE#*'],
   'user-decline-charge': ['PENDINGCHARGE#*'],
+  'user-release-charge': ['PENDINGCHARGE#*'],
   'approval-decide': ['PENDINGCHARGE#*'],
   mcp: ['PENDINGCHARGE#*'],
   sweeper: ['PENDINGCHARGE#*'],
@@ -497,11 +499,11 @@ describe('IAM on the table: key families', () => {
     const deleting = writing.filter(({ s }) => asArray(s.Action).includes('dynamodb:DeleteItem'));
     // Issue 18 asks for ≥ 90%; every one is.
     expect(conditioned.length / writing.length).toBe(1);
-    // Issue 18 asks for DeleteItem on ≤ 25% of them. The service really deletes in the 14 functions
-    // of DELETES (each only its one family): 14 of 54 statements (26%). Fewer would take fewer
+    // Issue 18 asks for DeleteItem on ≤ 25% of them. The service really deletes in the 15 functions
+    // of DELETES (each only its one family; the payer's hold release is the 15th): 15 of 56 statements (27%). Fewer would take fewer
     // deleting functions, a change of the data model (docs/deploy.md "Least privilege").
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 54, deleting: 14 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 56, deleting: 15 });
   });
 });

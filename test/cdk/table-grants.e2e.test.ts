@@ -270,6 +270,13 @@ describe('a tour of every function', () => {
     await expectStatus(charge(agent, viaGrant, { amount: 51 }), 402);
     const hold = await expectStatus(charge(agent, viaGrant, { amount: 4, capture: false }), 201);
     await expectStatus(lifecycle(agent, hold.id, 'capture', { amount: 3 }), 200);
+    // A full capture gives nothing back: the grant item is only checked (not revoked).
+    const whole = await expectStatus(charge(agent, viaGrant, { amount: 1, capture: false }), 201);
+    await expectStatus(lifecycle(agent, whole.id, 'capture'), 200);
+    // The payer releases an open hold.
+    const mine = await expectStatus(charge(agent, viaGrant, { amount: 1, capture: false }), 201);
+    await expectStatus(t.call('POST', `/api/v1/users/me/charges/${mine.id}/release`, { headers: userKey(user) }), 200);
+    await expectStatus(t.call('POST', `/api/v1/users/me/charges/${mine.id}/release`, { headers: userKey(user) }), 409);
     const released = await expectStatus(charge(agent, viaGrant, { amount: 2, capture: false }), 201);
     await expectStatus(lifecycle(agent, released.id, 'release'), 200);
     const declined = await expectStatus(charge(agent, viaGrant, { amount: 6 }), 202);
@@ -424,6 +431,15 @@ describe('a tour of every function', () => {
       201,
     );
     await tool('create_charge', { user_key: grant.key, amount: 1, currency: 'USD', description: 'tour', idempotency_key: idem() });
+    const grantHold = await tool('create_charge', {
+      user_key: grant.key,
+      amount: 1,
+      currency: 'USD',
+      description: 'tour',
+      capture: false,
+      idempotency_key: idem(),
+    });
+    await tool('capture_charge', { charge_id: grantHold.id, idempotency_key: idem() });
     // Refused by the payer's policy (conditioned on that policy still holding).
     const limited = await t.fundedUser({ USD: 30 });
     await putPolicy(limited, { perCharge: { USD: 1 } });
@@ -569,6 +585,7 @@ const UNTOURED: string[] = [
   // (chargeBeforeSettling). Every marker written today carries it.
   'user-approve-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
   'user-decline-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
+  'user-release-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
   'approval-decide: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
   // The breaker of an endpoint that keeps failing (webhooks/delivery.ts; test/webhooks/noisy-neighbour.e2e.test.ts).
   'webhook-delivery: dynamodb:PutItem,dynamodb:UpdateItem WEBHOOKS#*',

@@ -232,6 +232,78 @@ describe('a charge with a grant key', () => {
     expect(await balance(user.id)).toBe(90);
   });
 
+  it('capture after the payer blocked the agent → 403 agent blocked by user (account-key holds too)', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 100 });
+    const grant = await grantFor(user.key, agent.id);
+    const viaGrant = await charge(agent.key, grant.key, { amount: 3, capture: false });
+    const viaAccount = await charge(agent.key, user.key, { amount: 2, capture: false });
+    expect([viaGrant.status, viaAccount.status]).toEqual([201, 201]);
+    expect((await putPolicy(user.key, { agents: { [agent.id]: { blocked: true } } })).status).toBe(200);
+    for (const hold of [viaGrant, viaAccount]) {
+      const res = await act(agent.key, hold.body.id, 'capture');
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ error: 'agent blocked by user' });
+    }
+    expect(await balance(user.id)).toBe(95);
+    // The agent may still give the hold back, and the payer may release it.
+    expect((await act(agent.key, viaAccount.body.id, 'release')).status).toBe(200);
+    const released = await t.call<Charge>('POST', `/api/v1/users/me/charges/${viaGrant.body.id}/release`, { headers: as(user.key) });
+    expect(released.status).toBe(200);
+    expect(await spent(user.key, grant.id)).toBe(0);
+    expect(await balance(user.id)).toBe(100);
+  });
+
+  it('capture after the grant was revoked → 403 grant revoked (partial or whole)', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 100 });
+    const grant = await grantFor(user.key, agent.id);
+    const a = await charge(agent.key, grant.key, { amount: 3, capture: false });
+    const b = await charge(agent.key, grant.key, { amount: 3, capture: false });
+    expect((await t.call('DELETE', `/api/v1/users/me/grants/${grant.id}`, { headers: as(user.key) })).status).toBe(200);
+    for (const [hold, body] of [
+      [a, undefined],
+      [b, { amount: 1 }],
+    ] as const) {
+      const res = await act(agent.key, hold.body.id, 'capture', body);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ error: 'grant revoked' });
+    }
+    expect(await spent(user.key, grant.id)).toBe(6);
+    // Released, the holds stop counting.
+    expect((await act(agent.key, a.body.id, 'release')).status).toBe(200);
+    expect((await t.call('POST', `/api/v1/users/me/charges/${b.body.id}/release`, { headers: as(user.key) })).status).toBe(200);
+    expect(await spent(user.key, grant.id)).toBe(0);
+    expect(await balance(user.id)).toBe(100);
+  });
+
+  it('the payer releases any open hold: 200 FAILED released by user; 409 charge is not pending otherwise; 404 for another payer', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 100 });
+    const other = await t.fundedUser({ USD: 1 });
+    const grant = await grantFor(user.key, agent.id, { approvalAbove: 5 });
+    const capturable = await charge(agent.key, grant.key, { amount: 2, capture: false });
+    const awaiting = await charge(agent.key, grant.key, { amount: 6 });
+    const done = await charge(agent.key, grant.key, { amount: 1 });
+    expect([capturable.status, awaiting.status, done.status]).toEqual([201, 202, 201]);
+    const release = (userKey: string, id: string) =>
+      t.call<Charge>('POST', `/api/v1/users/me/charges/${id}/release`, { headers: as(userKey) });
+    expect((await release(other.key, capturable.body.id)).status).toBe(404);
+    for (const hold of [capturable, awaiting]) {
+      const res = await release(user.key, hold.body.id);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: hold.body.id, status: 'FAILED', failureReason: 'released by user', pendingReason: null });
+      const again = await release(user.key, hold.body.id);
+      expect(again.status).toBe(409);
+      expect(again.body).toEqual({ error: 'charge is not pending' });
+    }
+    expect((await release(user.key, done.body.id)).body).toEqual({ error: 'charge is not pending' });
+    expect(await spent(user.key, grant.id)).toBe(1);
+    expect(await balance(user.id)).toBe(99);
+    const read = await t.call<Charge>('GET', `/api/v1/agents/charge/${capturable.body.id}`, { headers: { 'x-agent-key': agent.key } });
+    expect(read.body).toMatchObject({ status: 'FAILED', failureReason: 'released by user' });
+  });
+
   it('a warm grant charge is ONE TransactWriteItems and no read', async () => {
     const agent = await t.enabledAgent();
     const user = await t.fundedUser({ USD: 10 });
