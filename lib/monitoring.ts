@@ -100,6 +100,7 @@ export const MONEY_ROUTES = [
   'approval-decide',
   'user-approve-charge',
   'user-decline-charge',
+  'user-release-charge',
   'paypal-webhook',
 ] as const;
 

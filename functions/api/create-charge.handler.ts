@@ -10,11 +10,11 @@ import { requireIdempotencyKey } from '../use-cases/idempotency';
 // Charges above a payer's approval threshold hand out approval links (on PUBLIC_BASE_URL).
 loadConfig({ require: [...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL] });
 
-/** POST /api/v1/agents/charges — x-agent-key, x-user-key, Idempotency-Key. */
+/** POST /api/v1/agents/charges — x-agent-key, x-user-key (an account key or a grant key), Idempotency-Key. */
 export const handler = httpHandler(async (req) => {
-  const { agent, userId, userKeyHash } = await authenticate(req, AUTH_MESSAGES.createCharge, true);
+  const { agent, userId, userKeyHash, grant } = await authenticate(req, AUTH_MESSAGES.createCharge, true);
   const idempotencyKey = requireIdempotencyKey(req);
   const body = parseJsonBody(req, createChargeSchema);
   const baseUrl = publicBaseUrl();
-  return createCharge({ agent, userId, userKeyHash, idempotencyKey, baseUrl, ...body });
+  return createCharge({ agent, userId, userKeyHash, grant, idempotencyKey, baseUrl, ...body });
 });

@@ -50,8 +50,16 @@ export interface RouteSpec {
   x402?: 'read' | 'settle';
 }
 
-/** What charging takes (the charge route and the MCP tool): both keys, the payer's state, the commit or the refusal. */
-const CHARGE = uses('agentKeyLookup', 'userKeyLookup', 'idempotentCommand', 'readPayerState', 'commitCharge', 'recordFailedCharge');
+/** What charging takes (the charge route and the MCP tool): both keys (account or grant), the payer's state, the commit or the refusal. */
+const CHARGE = uses(
+  'agentKeyLookup',
+  'userKeyLookup',
+  'grantKeyLookup',
+  'idempotentCommand',
+  'readPayerState',
+  'commitCharge',
+  'recordFailedCharge',
+);
 const LIST_CHARGES = uses('agentKeyLookup', 'listCharges', 'readAgentLedger');
 const BALANCE = uses('agentKeyLookup', 'readAgentLedger');
 const WITHDRAW = uses('agentKeyLookup', 'idempotentCommand', 'readAgentLedger', 'commitWithdrawal');
@@ -136,7 +144,15 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   { name: 'admin-get-charge', method: 'GET', path: '/api/v1/admin/charges/{id}', table: uses('getChargeById'), admin: true },
   { name: 'user-me', method: 'GET', path: '/api/v1/users/me', table: uses('userKeyLookup', 'getUser') },
-  { name: 'user-list-charges', method: 'GET', path: '/api/v1/users/me/charges', table: uses('userKeyLookup', 'listUserCharges') },
+  // Each PENDING charge that waits for the payer carries its approval link (DESIGN §16).
+  {
+    name: 'user-list-charges',
+    method: 'GET',
+    path: '/api/v1/users/me/charges',
+    table: uses('userKeyLookup', 'listUserCharges'),
+    approvalSecret: true,
+    publicLinks: true,
+  },
   { name: 'user-get-policy', method: 'GET', path: '/api/v1/users/me/policy', table: uses('userKeyLookup', 'getUser') },
   {
     name: 'user-put-policy',
@@ -146,6 +162,8 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   { name: 'user-approve-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/approve', table: combine(USER, APPROVE) },
   { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: combine(USER, DECLINE) },
+  // The payer ends any open hold (DESIGN §16): as a decline, whatever the hold waits for.
+  { name: 'user-release-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/release', table: combine(USER, DECLINE) },
   { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: uses('userKeyLookup', 'rotateUserKey') },
   // Grants (docs/grants.md): the account key issues, lists, reads and revokes agents' grant keys.
   { name: 'user-create-grant', method: 'POST', path: '/api/v1/users/me/grants', table: combine(USER, ISSUE_GRANT) },

@@ -61,15 +61,23 @@ export const chargeBody = component(
       'Holds (`capture: false`): the amount authorized and held; `amount` is what was captured once SUCCESS. Null for other charges.',
     ).nullable(),
     refundedAmount: amount('What refunds gave back to the user so far, cumulative (0 when none).'),
+    grantId: id('g', 'Grant')
+      .optional()
+      .meta({ description: 'The grant whose key made the charge; absent on charges made with the account key.' }),
   }),
 );
 
 export const pendingChargeBody = component(
   'PendingCharge',
   chargeBody.extend({
-    approvalUrl: z.url().meta({
-      description: 'A single-use page where the user approves or declines; hand it to the user. Never stored in clear.',
-    }),
+    approvalUrl: z
+      .url()
+      .nullable()
+      .meta({
+        description:
+          'A single-use page where the user approves or declines; hand it to the user. Never stored in clear. Null on a charge made ' +
+          'with a grant key: the link reaches only the payer (their charge.approval_requested webhook and PENDING history).',
+      }),
   }),
 );
 
@@ -93,7 +101,13 @@ export const policyBody = component(
 
 export const userChargeBody = component(
   'UserCharge',
-  chargeBody.extend({ agent: z.strictObject({ id: id('a', 'Agent'), name: z.string().nullable() }) }),
+  chargeBody.extend({
+    agent: z.strictObject({ id: id('a', 'Agent'), name: z.string().nullable() }),
+    approvalUrl: z
+      .url()
+      .optional()
+      .meta({ description: "On a PENDING charge waiting for the payer (pendingReason user_approval): the payer's approval page." }),
+  }),
 );
 export const userChargeListBody = component(
   'UserChargeList',

@@ -22,6 +22,8 @@ export function chargeView(charge: Charge) {
     expiresAt: charge.expiresAt ?? null,
     authorizedAmount: charge.authorizedAmount === undefined ? null : jsonAmount(charge.authorizedAmount, charge.currency),
     refundedAmount: jsonAmount(charge.refundedAmount ?? 0, charge.currency),
+    // Only on a charge made with a grant key (DESIGN §16): account-key charges answer as in v1.
+    ...(charge.grantId !== undefined ? { grantId: charge.grantId } : {}),
   };
 }
 

@@ -29,6 +29,8 @@ export interface Charge {
   holdSeconds?: number;
   /** Holds: the amount authorized (held). `amount` is what was captured once SUCCESS. */
   authorizedAmount?: Minor;
+  /** The grant whose key made the charge (DESIGN §16); absent for a charge made with the account key. */
+  grantId?: string;
   /** What was given back to the user by refunds, cumulative (absent: none). */
   refundedAmount?: Minor;
   /**

@@ -31,6 +31,13 @@ export class UnauthorizedError extends ApiError {
   }
 }
 
+/** Authenticated, but this credential may not do this (a grant key of another agent, a blocked agent's capture). */
+export class ForbiddenError extends ApiError {
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
 export class NotFoundError extends ApiError {
   constructor(message = 'not found') {
     super(404, message);
@@ -146,6 +153,30 @@ export class SpendingLimitError extends DomainError {
 export class UserKeyRevokedError extends DomainError {
   constructor() {
     super('user key revoked');
+  }
+}
+
+/**
+ * A grant's counter periods moved since this container last saw them (another charge rolled a
+ * day or month over): carries the periods the grant item shows, for the next round (a stale read).
+ */
+export class GrantPeriodsChangedError extends StaleReadError {
+  constructor(readonly periods: { day?: string; month?: string }) {
+    super('grant spend period');
+  }
+}
+
+/** A capture found the grant its hold was made under revoked (DESIGN §16). */
+export class GrantRevokedError extends DomainError {
+  constructor() {
+    super('grant revoked');
+  }
+}
+
+/** A capture found the payer had blocked the agent (DESIGN §16). */
+export class AgentBlockedError extends DomainError {
+  constructor() {
+    super('agent blocked by user');
   }
 }
 

@@ -10,7 +10,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { ApiRequest, ApiResult } from '../contracts/api';
 import { MCP_AUTH_MESSAGE } from '../contracts/mcp';
 import type { Agent } from '../core/agents';
-import { UnauthorizedError } from '../core/errors';
+import { ForbiddenError, UnauthorizedError } from '../core/errors';
 import { authenticate } from '../use-cases/auth';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -29,8 +29,9 @@ export async function authenticateMcpAgent(req: ApiRequest): Promise<{ agent: Ag
     try {
       await authenticate({ ...withKey, headers: { ...withKey.headers, 'x-user-key': userKey } }, MCP_AUTH_MESSAGE, true);
     } catch (error) {
-      // Either key may be bad; the agent is decided just below, from the cache this call filled.
-      if (!(error instanceof UnauthorizedError)) throw error;
+      // Either key may be bad (or a grant key another agent's); the agent is decided just below,
+      // from the cache this call filled, and the tool reports the user key's error.
+      if (!(error instanceof UnauthorizedError || error instanceof ForbiddenError)) throw error;
     }
   }
   const { agent } = await authenticate(withKey, MCP_AUTH_MESSAGE, false);

@@ -106,7 +106,10 @@ const createChargeInput = z.strictObject({
   holdSeconds: z.int().min(60).max(604_800).optional().meta({
     description: 'With capture false: how long the hold waits for capture_charge, in seconds (60-604800, default 3600).',
   }),
-  user_key: z.string().meta({ description: "The paying user's key (uk_live_…), which authorizes this charge." }),
+  user_key: z.string().meta({
+    description:
+      "The key that authorizes this charge: a grant key (ug_live_…) the payer gave this agent, or (legacy) the payer's account key (uk_live_…).",
+  }),
   idempotency_key: idempotencyKey,
 });
 
@@ -216,7 +219,7 @@ export const TOOLS: readonly ToolSpec[] = [
     }),
     async run(_agent, { amount, currency, description, capture, holdSeconds, user_key, idempotency_key }, agentKey, baseUrl) {
       // The handler's order: parties (from the caches the endpoint filled), key, body.
-      const { agent, userId, userKeyHash } = await authenticate(
+      const { agent, userId, userKeyHash, grant } = await authenticate(
         asRequest(agentKey, { 'x-user-key': user_key }),
         AUTH_MESSAGES.createCharge,
         true,
@@ -228,7 +231,7 @@ export const TOOLS: readonly ToolSpec[] = [
         ...(description === undefined ? {} : { description }),
         ...holdTerms(capture, holdSeconds),
       });
-      return createCharge({ agent, userId, userKeyHash, baseUrl, idempotencyKey: key, ...body });
+      return createCharge({ agent, userId, userKeyHash, grant, baseUrl, idempotencyKey: key, ...body });
     },
   }),
   tool({

@@ -87,6 +87,8 @@ export const STORE = {
   // Authentication (credentials.repository.ts lookupCredentials).
   agentKeyLookup: { read: ['agent'] },
   userKeyLookup: { read: ['userKey'] },
+  /** A grant key on a charge (docs/grants.md): its lookup item, in the same BatchGetItem. */
+  grantKeyLookup: { read: ['grantKey'] },
   // Idempotency records (use-cases/idempotency.ts): written in each movement's transaction, read
   // back to replay when the condition's old item did not come with the failure, or before one.
   idempotentCommand: { read: ['idempotency'], write: ['idempotency'] },
@@ -108,8 +110,9 @@ export const STORE = {
   /** The operator's rotation reads the current key's hash first (getUserKeyHash). */
   getUserKeyHash: { read: ['user'] },
   // Charges (charge.repository.ts, charge-pending, charge-settlement, charge-read and charge-lifecycle.repository.ts).
+  /** With a grant key: the grant item's counters and status too (store/grant-charge.ts). */
   commitCharge: {
-    write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox'],
+    write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox', 'grant'],
     check: ['agent'],
   },
   recordFailedCharge: { write: ['agentBalanceShard', 'charge', 'idempotency', 'outbox'], check: ['agent', 'user'] },
@@ -129,13 +132,14 @@ export const STORE = {
    * answer is computed from the state the settlement was conditioned on.
    */
   settleApproval: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'] },
-  settleReturn: { write: ['charge', 'pendingCharge', 'user', 'outbox'] },
+  /** A hold made under a grant gives what goes back to the grant's counters too. */
+  settleReturn: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
   /** The agent's capture and release (commitSettlement): with its idempotency record and kill switch. */
   commitCapture: {
-    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'idempotency'],
-    check: ['agent'],
+    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'idempotency', 'grant'],
+    check: ['agent', 'grant'],
   },
-  commitRelease: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'idempotency'], check: ['agent'] },
+  commitRelease: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'idempotency', 'grant'], check: ['agent'] },
   readChargeAndLedger: { read: ['charge', 'agentBalanceShard'] },
   commitRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox'], check: ['agent'] },
   // Payouts (payout.repository.ts, payout-inflight.repository.ts, payout-lease.repository.ts).

@@ -38,6 +38,8 @@ export interface PendingCharge {
   agentName?: string;
   /** The spend counters that counted it; absent on markers written before they were recorded (`countedOf`). */
   counted?: SpendCounted;
+  /** The grant it was made under: a settlement gives what goes back to the grant's counters too. */
+  grantId?: string;
 }
 
 /** The pending view of a PENDING charge read from its own item (capture and release start there). */
@@ -57,6 +59,7 @@ export function pendingOf(charge: Charge): PendingCharge {
     description: charge.description,
     ...(charge.agentName !== undefined ? { agentName: charge.agentName } : {}),
     ...(charge.counted !== undefined ? { counted: charge.counted } : {}),
+    ...(charge.grantId !== undefined ? { grantId: charge.grantId } : {}),
   };
 }
 
@@ -81,6 +84,7 @@ export function chargeOfPending(pending: PendingCharge): Charge | undefined {
     expiresAt: pending.expiresAt,
     ...(pending.holdSeconds !== undefined ? { holdSeconds: pending.holdSeconds, authorizedAmount: pending.amount } : {}),
     ...(pending.counted !== undefined ? { counted: pending.counted } : {}),
+    ...(pending.grantId !== undefined ? { grantId: pending.grantId } : {}),
   };
 }
 
@@ -111,6 +115,7 @@ function toPendingCharge(item: Record<string, unknown>): PendingCharge {
     ...optionalString(item, 'description'),
     ...optionalString(item, 'agentName'),
     ...optionalCounted(item),
+    ...optionalString(item, 'grantId'),
   };
 }
 

@@ -100,6 +100,7 @@ export function toCharge(item: Record<string, unknown>): Charge {
     ...optionalNumber(item, 'authorizedAmount'),
     ...optionalNumber(item, 'refundedAmount'),
     ...optionalCounted(item),
+    ...optionalString(item, 'grantId'),
   };
 }
 

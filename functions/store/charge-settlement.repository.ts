@@ -6,10 +6,11 @@
  */
 import { config } from '../config';
 import { type Charge, type ChargeStatus, countedOf, type PendingReason, type SpendCounted } from '../core/charges';
-import { ChargeAwaitsApprovalError, ChargeNotPendingError, StaleReadError } from '../core/errors';
+import { AgentBlockedError, ChargeAwaitsApprovalError, ChargeNotPendingError, GrantRevokedError, StaleReadError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
 import { randomShard, shardCredit } from './balance.repository';
 import type { PendingCharge } from './charge-pending.repository';
+import { assumeGrantCounted, type GrantReturnBasis, grantReturnBasis, grantSettleItem } from './grant-charge';
 import { withOutbox } from './outbox';
 import { assumeCounted, type ReleaseBasis, releaseBasis, releaseUserUpdate } from './payer';
 import { keys, TTL_ATTRIBUTE } from './table';
@@ -75,11 +76,16 @@ export async function settlePending(pending: PendingCharge, settlement: Settleme
   const { extra = [], events = [] } = opts;
   const counted = countedOf(pending);
   let basis: ReleaseBasis = assumeCounted(counted);
-  // Two rounds at most: the second with the spend periods the user's item showed.
-  for (let round = 0; round < 2; round++) {
-    const result = await transactWrite(withOutbox([...extra, ...settleItems(pending, settlement, counted, basis, now)], events, now));
+  let grantBasis: GrantReturnBasis = assumeGrantCounted;
+  // Three rounds at most: then with the spend periods the user's item, and the grant's, showed.
+  for (let round = 0; round < 3; round++) {
+    const result = await transactWrite(
+      withOutbox([...extra, ...settleItems(pending, settlement, counted, { user: basis, grant: grantBasis }, now)], events, now),
+    );
     if (result.committed) return;
-    basis = releaseBasis(result.outcome.userItem, { ...pending, counted }, returnedOf(pending, settlement));
+    const { userItem, grantItem } = result.outcome;
+    if (userItem) basis = releaseBasis(userItem, { ...pending, counted }, returnedOf(pending, settlement));
+    if (grantItem) grantBasis = grantReturnBasis(grantItem, counted, returnedOf(pending, settlement));
   }
   throw new StaleReadError('user spend counters');
 }
@@ -119,7 +125,8 @@ function actsOn(settlement: Settlement): PendingReason | undefined {
 
 /** The user's item refused giving money back: its spend counters are not as assumed. Retry with it. */
 interface CountersMoved {
-  userItem: OldItem;
+  userItem?: OldItem;
+  grantItem?: OldItem;
 }
 
 /**
@@ -131,9 +138,10 @@ function settleItems(
   pending: PendingCharge,
   settlement: Settlement,
   counted: SpendCounted,
-  basis: ReleaseBasis,
+  bases: { user: ReleaseBasis; grant: GrantReturnBasis },
   now: Date,
 ): TransactEntry<CountersMoved>[] {
+  const basis = bases.user;
   const table = config().TABLE_NAME;
   const chargeKey = keys.charge(pending.agentId, pending.chargeId);
   const nowIso = now.toISOString();
@@ -217,23 +225,55 @@ function settleItems(
       },
     };
   }
+  const release = releaseUserUpdate({ ...pending, counted }, basis, returned);
+  const capturing = settlement.kind === 'capture';
   const userUpdate: TransactItem = {
     Update: {
       TableName: table,
       Key: keys.user(pending.userId),
-      ...releaseUserUpdate({ ...pending, counted }, basis, returned),
+      ...release,
+      ...(capturing
+        ? {
+            // A capture after the payer blocked the agent is refused (DESIGN §16): by this condition, not a read.
+            ConditionExpression: `${release.ConditionExpression} AND (attribute_not_exists(policy.agents.#blk.blocked) OR policy.agents.#blk.blocked <> :blocked)`,
+            ExpressionAttributeNames: { ...release.ExpressionAttributeNames, '#blk': pending.agentId },
+            ExpressionAttributeValues: { ...release.ExpressionAttributeValues, ':blocked': true },
+          }
+        : {}),
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
   const items: TransactEntry<CountersMoved>[] = [
     named(chargeUpdate, chargeMoved),
-    // Only money going back is conditioned on the counters; with none, a failure here is never expected.
-    returned > 0
-      ? named(userUpdate, { onConditionFailed: (old) => (old ? outcome({ userItem: old }) : undefined), precedence: 1 })
+    // Money going back is conditioned on the counters, a capture on the agent not being blocked; else a failure is never expected.
+    returned > 0 || capturing
+      ? named(userUpdate, {
+          onConditionFailed: (old) => {
+            if (capturing && isBlocked(old, pending.agentId)) return new AgentBlockedError();
+            return old && returned > 0 ? outcome({ userItem: old }) : undefined;
+          },
+          precedence: 1,
+        })
       : userUpdate,
     settledMarker(markerKey, now),
   ];
   if (paid > 0) items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid));
+  const grantItem =
+    pending.grantId === undefined
+      ? undefined
+      : grantSettleItem({ userId: pending.userId, grantId: pending.grantId }, returned, counted, bases.grant, { active: capturing });
+  if (grantItem) {
+    items.push(
+      named(grantItem, {
+        onConditionFailed: (old) => {
+          // A capture after the payer revoked the grant is refused (DESIGN §16).
+          if (capturing && old?.revokedAt !== undefined) return new GrantRevokedError();
+          return old && returned > 0 ? outcome({ grantItem: old }) : undefined;
+        },
+        precedence: 1,
+      }),
+    );
+  }
   return items;
 }
 
@@ -260,4 +300,10 @@ function settledMarker(markerKey: ReturnType<typeof keys.pendingCharge>, now: Da
       ExpressionAttributeValues: { ':now': now.toISOString(), ':ttl': Math.floor(now.getTime() / 1000) + SETTLED_MARKER_TTL_SECONDS },
     },
   };
+}
+
+/** Whether the user item `old` shows the payer's policy blocking `agentId`. */
+function isBlocked(old: OldItem | undefined, agentId: string): boolean {
+  const agents = (old?.policy as { agents?: Record<string, { blocked?: unknown }> } | undefined)?.agents;
+  return agents?.[agentId]?.blocked === true;
 }

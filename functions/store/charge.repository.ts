@@ -9,6 +9,7 @@
  *   - the kill switch: a condition that the agent item is still enabled for this key,
  *   - (PENDING only) the pending marker: how approve/decline find it and the sweeper expires it
  *     (charge-pending.repository.ts),
+ *   - (a grant key's charge) the grant item's counters and status (store/grant-charge.ts),
  *   - the outbox item with the charge's webhook events (store/outbox.ts), when it has any.
  * A refused charge keeps a FAILED record with its reason, written with its idempotency record.
  * Each item carries what its failed condition means (store/transact.ts `named`), so the order of
@@ -24,6 +25,7 @@ import type { PayerState } from '../core/users';
 import { agentEnabledCheck } from './agent.repository';
 import { randomShard, shardCredit } from './balance.repository';
 import { PENDING_EXPIRY_PK, type PendingCharge, pendingOf } from './charge-pending.repository';
+import { type GrantCharge, grantChargeItem } from './grant-charge';
 import { idempotencyPut } from './idempotency.repository';
 import { withOutbox } from './outbox';
 import { type ChargeBasis, chargeRefusal, chargeUserUpdate, countedBy, payerStateOf } from './payer';
@@ -43,7 +45,7 @@ import { named, type TransactEntry, type TransactItem, transactWrite } from './t
 export async function commitCharge(
   made: Charge,
   agentKeyHash: string,
-  basis: ChargeBasis,
+  basis: ChargeBasis & { grant?: GrantCharge | undefined },
   idem: IdempotencyWrite,
   now: Date,
   events: readonly OutboxEvent[] = [],
@@ -70,6 +72,7 @@ export async function commitCharge(
     agentEnabledCheck(agentKeyHash),
   ];
   if (basis.hold) items.push(pendingMarkerPut(charge));
+  if (basis.grant) items.push(grantChargeItem(charge, basis.grant, now));
   await transactWrite(withOutbox(items, events, now));
 }
 

@@ -2,8 +2,9 @@
  * The grant's part of a charge made with a grant key (DESIGN §16 "Cost rule"): ONE Update of the
  * grant item inside the charge's TransactWriteItems, conditioned on everything the grant says, so
  * a revoked or expired grant, another agent, another currency and every limit are refused by
- * DynamoDB itself, exactly, under any concurrency and whatever a container has cached. Pure: it
- * builds the expression; the charge path (a later change) adds it to its transaction.
+ * DynamoDB itself, exactly, under any concurrency and whatever a container has cached
+ * (`grantChargeItem`: the item, named with what its failure means, that commitCharge adds). A
+ * settlement gives a hold back to the grant's counters in its own transaction (`grantSettleItem`).
  *
  * The caller judges with what the grant key's lookup item carries (the grant's terms, which never
  * change) and the counter periods it last saw (cached, like the payer's): when the amount alone is
@@ -13,9 +14,15 @@
  * first charge of a new period SETs a fresh map, conditioned on the old one being of another
  * period (a wrong guess about the period fails the condition; the caller retries with the other).
  */
+import { config } from '../config';
+import type { SpendCounted } from '../core/charges';
+import { GrantPeriodsChangedError, SpendingLimitError, UserKeyRevokedError } from '../core/errors';
 import type { GrantLimits } from '../core/grants';
 import type { Currency, Minor } from '../core/money';
 import { periodsOf } from '../core/policy';
+import { readMinor } from './numbers';
+import { keys } from './table';
+import { type NamedItem, named, type OldItem, type TransactItem } from './transact';
 
 /** What a grant charge is judged by: the grant's terms, from the key's lookup item. */
 export interface GrantChargeBasis {
@@ -97,5 +104,136 @@ export function grantChargeUpdate(agentId: string, currency: Currency, amount: M
     ConditionExpression: conditions.join(' AND '),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
+  };
+}
+
+// --- The grant item inside a charge's and a settlement's transactions ---
+
+/** A charge made with a grant key: which grant, and what it was judged by. */
+export interface GrantCharge {
+  grantId: string;
+  userId: string;
+  basis: GrantChargeBasis;
+}
+
+/**
+ * Why the grant item refused a charge, from the item as it was (ALL_OLD): gone, revoked or
+ * expired → UserKeyRevokedError (401 `invalid user key`, at once); counters of another period than
+ * assumed → GrantPeriodsChangedError (another round with the periods it shows); else a limit.
+ */
+export function grantChargeRefusal(
+  old: OldItem | undefined,
+  agentId: string,
+  currency: Currency,
+  basis: GrantChargeBasis,
+  now: Date,
+): Error {
+  if (!old || old.revokedAt !== undefined || (typeof old.expiresAt === 'string' && old.expiresAt <= now.toISOString())) {
+    return new UserKeyRevokedError();
+  }
+  // Checked before the write (auth and the use case), from terms that never change: only a bug gets here.
+  if (old.agentId !== agentId || old.currency !== currency) return new UserKeyRevokedError();
+  const { day, month } = periodsOf(now);
+  const shown = { day: periodOf(old.spentDay), month: periodOf(old.spentMonth) };
+  if ((shown.day === day) !== (basis.day === day) || (shown.month === month) !== (basis.month === month)) {
+    return new GrantPeriodsChangedError(shown);
+  }
+  return new SpendingLimitError();
+}
+
+const periodOf = (counter: unknown): string | undefined =>
+  counter !== null && typeof counter === 'object' && typeof (counter as { p?: unknown }).p === 'string'
+    ? (counter as { p: string }).p
+    : undefined;
+
+/**
+ * The grant item's Update as an item of the charge's own transaction, named with what its failure
+ * means. It speaks before the user's item (a revoked grant is 401 whatever the balance says).
+ */
+export function grantChargeItem(charge: { agentId: string; currency: Currency; amount: Minor }, grant: GrantCharge, now: Date): NamedItem {
+  return named(
+    {
+      Update: {
+        TableName: config().TABLE_NAME,
+        Key: keys.grant(grant.userId, grant.grantId),
+        ...grantChargeUpdate(charge.agentId, charge.currency, charge.amount, grant.basis, now),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    { onConditionFailed: (old) => grantChargeRefusal(old, charge.agentId, charge.currency, grant.basis, now), precedence: 2 },
+  );
+}
+
+/** Which of the grant's period counters a give-back lowers (each only while it is still the charge's period and covers it). */
+export interface GrantReturnBasis {
+  day: boolean;
+  month: boolean;
+}
+
+/** Before the item is seen: the counters are the charge's and cover what goes back. */
+export const assumeGrantCounted: GrantReturnBasis = { day: true, month: true };
+
+/** What to lower, as the grant item `old` shows its counters. */
+export function grantReturnBasis(old: OldItem, counted: SpendCounted, returned: Minor): GrantReturnBasis {
+  const covers = (counter: unknown, period: string) =>
+    periodOf(counter) === period && readMinor(counter as Record<string, unknown>, 'v') >= returned;
+  return { day: covers(old.spentDay, counted.day), month: covers(old.spentMonth, counted.month) };
+}
+
+/**
+ * The grant item's part of a settlement: `returned` (a released, declined or expired hold, the
+ * uncaptured rest of a capture) stops counting in `spent` and in the period counters that counted
+ * it while they are still of the charge's periods (never below zero: the same floor as the payer's
+ * counters, store/payer.ts). `active` (a capture): the grant must not be revoked. Undefined when
+ * there is nothing to write or check.
+ */
+export function grantSettleItem(
+  grant: { userId: string; grantId: string },
+  returned: Minor,
+  counted: SpendCounted,
+  basis: GrantReturnBasis,
+  opts: { active: boolean },
+): TransactItem | undefined {
+  if (returned === 0 && !opts.active) return undefined;
+  const table = config().TABLE_NAME;
+  const key = keys.grant(grant.userId, grant.grantId);
+  const conditions = ['attribute_exists(PK)'];
+  // A capture after the payer revoked the grant is refused (DESIGN §16), decided here, not by a read.
+  if (opts.active) conditions.push('attribute_not_exists(revokedAt)');
+  if (returned === 0) {
+    return {
+      ConditionCheck: {
+        TableName: table,
+        Key: key,
+        ConditionExpression: conditions.join(' AND '),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    };
+  }
+  const values: Record<string, unknown> = { ':neg': -returned };
+  const add = ['spent :neg'];
+  for (const [attr, name, period, lower] of [
+    ['spentDay', 'd', counted.day, basis.day],
+    ['spentMonth', 'm', counted.month, basis.month],
+  ] as const) {
+    values[`:${name}`] = period;
+    values[':ret'] = returned;
+    if (lower) {
+      conditions.push(`${attr}.p = :${name} AND ${attr}.v >= :ret`);
+      add.push(`${attr}.v :neg`);
+    } else {
+      // The exact complement: another period now, or a counter holding less than what goes back.
+      conditions.push(`(attribute_not_exists(${attr}) OR ${attr}.p <> :${name} OR ${attr}.v < :ret)`);
+    }
+  }
+  return {
+    Update: {
+      TableName: table,
+      Key: key,
+      UpdateExpression: `ADD ${add.join(', ')}`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeValues: values,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
   };
 }

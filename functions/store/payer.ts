@@ -31,7 +31,8 @@ const agentCounter = (currency: Currency, agentId: string) => `${currency}#${age
 
 /** How a charge was judged: the basis its write is conditioned on. */
 export interface ChargeBasis {
-  userKeyHash: string;
+  /** The account key's hash; undefined for a grant key's charge (the grant item's condition decides, store/grant-charge.ts). */
+  userKeyHash: string | undefined;
   state: PayerState;
   limits: readonly PeriodLimit[];
   /** Keep this agent's own counters (its policy entry has daily/monthly limits). */
@@ -58,7 +59,7 @@ export function chargeUserUpdate(agentId: string, currency: Currency, amount: Mi
     'attribute_exists(PK)',
     '#cur >= :amount',
     // The key the charge was authorised with is still this user's (a rotation stops it at once).
-    '(attribute_not_exists(keyHash) OR keyHash = :kh)',
+    ...(basis.userKeyHash !== undefined ? ['(attribute_not_exists(keyHash) OR keyHash = :kh)'] : []),
     basis.state.policyVersion === 0 ? '(attribute_not_exists(policyVersion) OR policyVersion = :v)' : 'policyVersion = :v',
   ];
   // Issue 19: nothing is charged in a currency the payer owes after a reversal (store/owed.ts);
@@ -154,7 +155,8 @@ export function chargeRefusal(
   now: Date,
 ): Error {
   if (!old) return new UserKeyRevokedError();
-  if (typeof old.keyHash === 'string' && old.keyHash !== basis.userKeyHash) return new UserKeyRevokedError();
+  if (basis.userKeyHash !== undefined && typeof old.keyHash === 'string' && old.keyHash !== basis.userKeyHash)
+    return new UserKeyRevokedError();
   const state = payerStateOf(old);
   const { day, month } = periodsOf(now);
   const stale =

@@ -8,10 +8,10 @@
 import { config, onConfigReset } from '../config';
 import type { ApiRequest } from '../contracts/api';
 import type { Agent } from '../core/agents';
-import { UnauthorizedError } from '../core/errors';
-import { AGENT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual, USER_KEY_PREFIX } from '../core/keys';
+import { ForbiddenError, UnauthorizedError } from '../core/errors';
+import { AGENT_KEY_PREFIX, GRANT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual, USER_KEY_PREFIX } from '../core/keys';
 import { TtlCache } from '../core/ttl-cache';
-import { lookupCredentials } from '../store/credentials.repository';
+import { type GrantKeyTerms, lookupCredentials } from '../store/credentials.repository';
 import { adminKey } from './admin-key';
 
 /** Public messages, per endpoint, exactly as the contract gives them (docs/spec.md, docs/design.md). */
@@ -32,22 +32,28 @@ export const AUTH_MESSAGES = {
   webhooks: 'invalid or disabled agent key',
   /** Grant requests (docs/grants.md): a disabled agent asks for nothing. */
   grantRequests: 'invalid or disabled agent key',
+  /** A grant key sent by an agent it was not issued to (DESIGN §16). */
+  grantForAnotherAgent: 'grant is for another agent',
 } as const;
 
 type CachedAgent = { agent: Agent | null };
 type CachedUser = { userId: string | null };
+/** A grant key's terms (which never change); whether it is still active, the charge's transaction decides. */
+type CachedGrant = { grant: GrantKeyTerms | null };
 
 const NEGATIVE_TTL_MS = 5_000;
 
 let agentCache: TtlCache<CachedAgent> | undefined;
 let userCache: TtlCache<CachedUser> | undefined;
+let grantCache: TtlCache<CachedGrant> | undefined;
 
 function caches() {
-  if (!agentCache || !userCache) {
+  if (!agentCache || !userCache || !grantCache) {
     agentCache = new TtlCache<CachedAgent>(config().AUTH_CACHE_TTL_MS);
     userCache = new TtlCache<CachedUser>(config().AUTH_CACHE_TTL_MS);
+    grantCache = new TtlCache<CachedGrant>(config().AUTH_CACHE_TTL_MS);
   }
-  return { agents: agentCache, users: userCache };
+  return { agents: agentCache, users: userCache, grants: grantCache };
 }
 
 /** Forget one agent key's cached answer (its money movement was refused by the kill switch). */
@@ -55,28 +61,34 @@ export function forgetAgent(keyHash: string): void {
   agentCache?.delete(keyHash);
 }
 
-/** Forget one user key's cached answer (a charge found it rotated). */
+/** Forget one user key's cached answer (a charge found it rotated, or its grant revoked or expired). */
 export function forgetUserKey(keyHash: string): void {
   userCache?.delete(keyHash);
+  grantCache?.delete(keyHash);
 }
 
 /** Forget every cached answer: the container that flips `enabled` sees it at once. */
 export function clearAuthCache(): void {
   agentCache = undefined;
   userCache = undefined;
+  grantCache = undefined;
 }
 onConfigReset(clearAuthCache);
 
 export interface ChargeParties {
   agent: Agent;
   userId: string;
-  /** The user key's hash: a charge is conditioned on it still being the user's. */
+  /** The user key's hash: a charge is conditioned on it still being the user's (an account key). */
   userKeyHash: string;
+  /** The grant, when the user key is a grant key (`ug_live_`): the charge is conditioned on the grant item instead. */
+  grant?: GrantKeyTerms;
 }
 
 /**
- * Resolves an agent key and, optionally, a user key. Cold caches cost one BatchGetItem for both.
- * The agent is checked first: a bad agent key is reported even when the user key is bad too.
+ * Resolves an agent key and, optionally, a user key: an account key, or a grant key (its terms).
+ * Cold caches cost one BatchGetItem for both. The agent is checked first: a bad agent key is
+ * reported even when the user key is bad too. A grant key of another agent is 403; one past its
+ * `expiresAt` is 401 here, and a revoked one by the charge's own transaction (never a cache).
  */
 export async function authenticate(req: ApiRequest, agentMessage: string, withUser: false): Promise<{ agent: Agent }>;
 export async function authenticate(req: ApiRequest, agentMessage: string, withUser: true): Promise<ChargeParties>;
@@ -84,25 +96,34 @@ export async function authenticate(
   req: ApiRequest,
   agentMessage: string,
   withUser: boolean,
-): Promise<{ agent: Agent; userId?: string; userKeyHash?: string }> {
+): Promise<{ agent: Agent; userId?: string; userKeyHash?: string; grant?: GrantKeyTerms }> {
   const agentKey = req.headers['x-agent-key'];
   if (!looksLikeKey(agentKey, AGENT_KEY_PREFIX)) throw new UnauthorizedError(agentMessage);
   const userKey = req.headers['x-user-key'];
   const userKeyOk = looksLikeKey(userKey, USER_KEY_PREFIX);
+  const grantKeyOk = !userKeyOk && looksLikeKey(userKey, GRANT_KEY_PREFIX);
 
-  const { agents, users } = caches();
+  const { agents, users, grants } = caches();
   const agentHash = hashKey(agentKey);
   const userHash = withUser && userKeyOk ? hashKey(userKey) : undefined;
+  const grantHash = withUser && grantKeyOk ? hashKey(userKey) : undefined;
   let cachedAgent = agents.get(agentHash);
   let cachedUser = userHash ? users.get(userHash) : undefined;
+  let cachedGrant = grantHash ? grants.get(grantHash) : undefined;
 
   const needAgent = !cachedAgent;
   const needUser = userHash !== undefined && !cachedUser;
-  if (needAgent || needUser) {
+  const needGrant = grantHash !== undefined && !cachedGrant;
+  if (needAgent || needUser || needGrant) {
     const found = await lookupCredentials({
       ...(needAgent ? { agentKeyHash: agentHash } : {}),
       ...(needUser ? { userKeyHash: userHash } : {}),
+      ...(needGrant ? { grantKeyHash: grantHash } : {}),
     });
+    if (needGrant && grantHash) {
+      cachedGrant = { grant: found.grant ?? null };
+      grants.set(grantHash, cachedGrant, cachedGrant.grant ? undefined : NEGATIVE_TTL_MS);
+    }
     if (needAgent) {
       cachedAgent = { agent: found.agent ?? null };
       agents.set(agentHash, cachedAgent, cachedAgent.agent?.enabled ? undefined : NEGATIVE_TTL_MS);
@@ -115,6 +136,14 @@ export async function authenticate(
   const agent = cachedAgent?.agent;
   if (!agent?.enabled) throw new UnauthorizedError(agentMessage);
   if (!withUser) return { agent };
+  if (grantHash) {
+    const grant = cachedGrant?.grant;
+    if (!grant) throw new UnauthorizedError(AUTH_MESSAGES.user);
+    if (grant.agentId !== agent.id) throw new ForbiddenError(AUTH_MESSAGES.grantForAnotherAgent);
+    // Expiry never changes, so the cached terms decide it exactly; the transaction checks it again.
+    if (grant.expiresAt !== undefined && grant.expiresAt <= new Date().toISOString()) throw new UnauthorizedError(AUTH_MESSAGES.user);
+    return { agent, userId: grant.userId, userKeyHash: grantHash, grant };
+  }
   const userId = cachedUser?.userId;
   if (!userId || !userHash) throw new UnauthorizedError(AUTH_MESSAGES.user);
   return { agent, userId, userKeyHash: userHash };

@@ -12,6 +12,7 @@ import {
   AgentDisabledError,
   BalanceLimitError,
   ConflictError,
+  GrantPeriodsChangedError,
   InsufficientFundsError,
   NotFoundError,
   PayerStateChangedError,
@@ -26,11 +27,13 @@ import type { PayerState } from '../core/users';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, recordFailedCharge } from '../store/charge.repository';
 import { getCharge, getChargeById, listCharges } from '../store/charge-read.repository';
+import type { GrantKeyTerms } from '../store/credentials.repository';
+import { grantLimitRefusal } from '../store/grant-charge';
 import { approvalToken, TOKEN_PLACEHOLDER, withApprovalToken } from './approval-token';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
 import { chargeEvents } from './events';
 import { idempotentCommand } from './idempotency';
-import { payerState, rememberPayer } from './payer-cache';
+import { grantPeriods, payerState, rememberGrantPeriods, rememberPayer } from './payer-cache';
 
 export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   /** false: authorize only (a hold). Absent: true, as the request schema's default. */
@@ -39,6 +42,8 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   userId: string;
   /** The user key's hash: the charge only moves money while it is still the user's. */
   userKeyHash: string;
+  /** Made with a grant key (DESIGN §16): the grant's terms; its item is conditioned in the charge's transaction. */
+  grant?: GrantKeyTerms | undefined;
   idempotencyKey: string;
   /** Where the approval link points (`<base>/approve/<token>`). */
   baseUrl: string;
@@ -47,8 +52,8 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
 /** How long a hold waits for its capture when `holdSeconds` is not given (docs/design.md §12). */
 export const DEFAULT_HOLD_SECONDS = 3600;
 
-/** Rounds: a first charge of a new day or month, a changed policy, and an expired record each cost one. */
-const CHARGE_ROUNDS = 4;
+/** Rounds: a first charge of a new day or month (the payer's, a grant's), a changed policy, and an expired record each cost one. */
+const CHARGE_ROUNDS = 5;
 
 /**
  * Creates a charge, judged by the payer's spending policy (docs/design.md §11), in order:
@@ -59,7 +64,9 @@ const CHARGE_ROUNDS = 4;
  * and no read: the policy is this container's copy, and the write is conditioned on it.
  */
 export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
-  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture } = input;
+  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant } = input;
+  // A grant is for one currency: another is a bad request, refused before anything is stored.
+  if (grant && grant.currency !== currency) throw new ValidationError('currency does not match the grant');
   // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
   const holdSeconds = capture !== false ? undefined : (input.holdSeconds ?? DEFAULT_HOLD_SECONDS);
   const agentId = agent.id;
@@ -86,6 +93,7 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         createdAt: now.toISOString(),
         ...(agent.name !== undefined ? { agentName: agent.name } : {}),
         ...(holdSeconds !== undefined ? { holdSeconds, authorizedAmount: amount } : {}),
+        ...(grant ? { grantId: grant.grantId } : {}),
       };
       /** A refusal: a FAILED charge kept with its reason, the answer stored under the key. */
       const refuse = async (statusCode: number, reason: string, judgedBy?: PayerState) => {
@@ -105,8 +113,11 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       const verdict = judge(state.policy, agentId, currency, amount);
       if (verdict.kind === 'blocked') return refuse(403, 'agent blocked by user', state);
       if (verdict.kind === 'over-limit') return refuse(402, 'spending limit exceeded', state);
+      // The grant's limits on top of the policy's: the amount alone, here; the running totals, by the grant item's condition.
+      if (grant && grantLimitRefusal(grant.limits, amount)) return refuse(402, 'spending limit exceeded');
 
-      const needsApproval = verdict.needsApproval;
+      // The grant's threshold and the policy's both send a charge to the payer.
+      const needsApproval = verdict.needsApproval || (grant?.approvalAbove !== undefined && amount > grant.approvalAbove);
       const hold = needsApproval || holdSeconds !== undefined;
       const charge: Charge = needsApproval
         ? {
@@ -119,14 +130,27 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
           ? { ...base, status: 'PENDING', pendingReason: 'capture', expiresAt: new Date(now.getTime() + holdSeconds * 1000).toISOString() }
           : base;
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
-      const created = needsApproval
-        ? answer(
-            202,
-            { ...chargeView(charge), approvalUrl: link(await approvalToken(charge.id)) },
-            { ...chargeView(charge), approvalUrl: link(TOKEN_PLACEHOLDER) },
-          )
-        : answer(201, chargeView(charge));
-      const basis = { userKeyHash, state, limits: verdict.limits, agentCounters: verdict.agentCounters, hold };
+      // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
+      const created = !needsApproval
+        ? answer(201, chargeView(charge))
+        : grant
+          ? answer(202, { ...chargeView(charge), approvalUrl: null })
+          : answer(
+              202,
+              { ...chargeView(charge), approvalUrl: link(await approvalToken(charge.id)) },
+              { ...chargeView(charge), approvalUrl: link(TOKEN_PLACEHOLDER) },
+            );
+      const grantCharge = grant
+        ? { grantId: grant.grantId, userId, basis: { agentId, currency, limits: grant.limits, ...grantPeriods(grant.grantId) } }
+        : undefined;
+      const basis = {
+        userKeyHash: grant ? undefined : userKeyHash,
+        state,
+        limits: verdict.limits,
+        agentCounters: verdict.agentCounters,
+        hold,
+        grant: grantCharge,
+      };
       try {
         // The events are written with the charge; the approval link's token never is (the
         // placeholder, filled in by the delivery worker: functions/webhooks/delivery.ts).
@@ -134,9 +158,11 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         await commitCharge(charge, agent.keyHash, basis, created.record, now, events);
         // The counters are now this period's.
         rememberPayer(userId, { ...state, ...periodsOf(now) });
+        if (grant) rememberGrantPeriods(grant.grantId, periodsOf(now));
         return created.result;
       } catch (error) {
         if (error instanceof PayerStateChangedError) rememberPayer(userId, error.state);
+        if (error instanceof GrantPeriodsChangedError && grant) rememberGrantPeriods(grant.grantId, error.periods);
         if (error instanceof SpendingLimitError) return refuse(402, 'spending limit exceeded');
         if (error instanceof InsufficientFundsError) return refuse(402, 'insufficient balance');
         throw translate(error, input);

@@ -13,12 +13,15 @@ import { chargeView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import { type Charge, RELEASED_BY_AGENT } from '../core/charges';
 import {
+  AgentBlockedError,
   AgentDisabledError,
   ApiError,
   BalanceLimitError,
   ChargeAwaitsApprovalError,
   ChargeNotPendingError,
   ConflictError,
+  ForbiddenError,
+  GrantRevokedError,
   NotFoundError,
   RefundExceedsChargeError,
   UnauthorizedError,
@@ -247,6 +250,9 @@ function translate(error: unknown, agent: AgentRef): unknown {
     return new UnauthorizedError(AUTH_MESSAGES.lifecycle);
   }
   if (error instanceof ChargeAwaitsApprovalError) return new ConflictError('charge awaits user approval');
+  // The payer changed their mind about a hold (DESIGN §16): the capture's own transaction found it.
+  if (error instanceof AgentBlockedError) return new ForbiddenError('agent blocked by user');
+  if (error instanceof GrantRevokedError) return new ForbiddenError('grant revoked');
   if (error instanceof ChargeNotPendingError) return notPending(error.status);
   if (error instanceof BalanceLimitError) return new ConflictError('agent balance limit reached, withdraw first');
   return error;

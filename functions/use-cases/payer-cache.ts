@@ -35,8 +35,28 @@ export function knownPayerState(userId: string): PayerState | undefined {
 /** Forgets every payer, as a new container would (tests and the benchmarks' cold requests). */
 export function forgetPayers(): void {
   cache = new TtlCache<PayerState>(STATE_TTL_MS, 10_000);
+  grantPeriodCache = new TtlCache<GrantPeriods>(STATE_TTL_MS, 10_000);
 }
 
 export function rememberPayer(userId: string, state: PayerState): void {
   cache.set(userId, state);
+}
+
+/**
+ * The periods of each grant's counters as this container last saw them (store/grant-charge.ts):
+ * like the payer's, never trusted for correctness (the grant item's condition checks them, and a
+ * wrong guess brings the item's periods back: GrantPeriodsChangedError).
+ */
+type GrantPeriods = { day?: string; month?: string };
+let grantPeriodCache = new TtlCache<GrantPeriods>(STATE_TTL_MS, 10_000);
+onConfigReset(() => {
+  grantPeriodCache = new TtlCache<GrantPeriods>(STATE_TTL_MS, 10_000);
+});
+
+export function grantPeriods(grantId: string): GrantPeriods {
+  return grantPeriodCache.get(grantId) ?? {};
+}
+
+export function rememberGrantPeriods(grantId: string, periods: GrantPeriods): void {
+  grantPeriodCache.set(grantId, periods);
 }

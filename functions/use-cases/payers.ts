@@ -20,6 +20,7 @@ import { chargeBeforeSettling, getPendingCharge } from '../store/charge-pending.
 import { getChargeById, listUserCharges, userChargePosition } from '../store/charge-read.repository';
 import { type Settlement, settledCharge, settlePending } from '../store/charge-settlement.repository';
 import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository';
+import { approvalToken } from './approval-token';
 import { forgetUserKey } from './auth';
 import { settlementEvents } from './events';
 import { knownPayerState, rememberPayer } from './payer-cache';
@@ -81,8 +82,10 @@ function readUserChargeCursor(text: string): { after: string; limit: number } {
  * name. A cursor that names none of this user's charges (another payer's, or nothing) is 400
  * `cursor is invalid`. With `status`, a page may hold fewer than `limit` charges (even none) and
  * still a `nextCursor`: each request reads a bounded part of the history (MAX_FILTERED_QUERIES).
+ * Each PENDING charge that waits for the payer carries its `approvalUrl` (DESIGN §16: a grant
+ * key's charge gives the agent none, so the payer finds the link here and in their webhook).
  */
-export async function listMyCharges(userId: string, query: ListUserChargesQuery): Promise<ApiResult> {
+export async function listMyCharges(userId: string, query: ListUserChargesQuery, baseUrl: string): Promise<ApiResult> {
   const cursor = query.cursor ? readUserChargeCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const after = cursor ? await userChargePosition(userId, cursor.after) : undefined;
@@ -94,8 +97,18 @@ export async function listMyCharges(userId: string, query: ListUserChargesQuery)
   });
   return {
     statusCode: 200,
-    body: { data: page.charges.map(userChargeView), nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null },
+    body: {
+      data: await Promise.all(page.charges.map((c) => historyView(c, baseUrl))),
+      nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null,
+    },
   };
+}
+
+/** A charge in the payer's history; one waiting for the payer's approval with its link (a token derived, never stored). */
+async function historyView(charge: Charge, baseUrl: string) {
+  const view = userChargeView(charge);
+  if (charge.status !== 'PENDING' || charge.pendingReason !== 'user_approval') return view;
+  return { ...view, approvalUrl: `${baseUrl}/approve/${await approvalToken(charge.id)}` };
 }
 
 /** The payer's approval: PENDING → SUCCESS, the held amount to the agent. */
@@ -126,6 +139,28 @@ async function settleMine(userId: string, chargeId: string | undefined, settleme
   return { statusCode: 200, body: chargeView(charge) };
 }
 
+/** The payer ends an open hold (DESIGN §16): FAILED `released by user`, whatever it waits for. */
+export const RELEASED_BY_USER = {
+  kind: 'return',
+  status: 'FAILED',
+  failureReason: 'released by user',
+} as const satisfies Settlement;
+
+/**
+ * POST /api/v1/users/me/charges/{id}/release: the payer ends any open hold of theirs (one waiting
+ * for their approval or for the agent's capture): FAILED `released by user`, the hold back to the
+ * balance and to the grant's counters. 409 `charge is not pending` otherwise (expired included).
+ */
+export async function releaseMyCharge(userId: string, chargeId: string | undefined): Promise<ApiResult> {
+  try {
+    const charge = await settle(chargeId, RELEASED_BY_USER, (c) => c.userId === userId, { anyReason: true });
+    return { statusCode: 200, body: chargeView(charge) };
+  } catch (error) {
+    if (error instanceof ConflictError && error.message === 'charge expired') throw new ConflictError('charge is not pending');
+    throw error;
+  }
+}
+
 /**
  * Ends a PENDING charge the caller may act on (`mine`): exactly one of approve, decline and the
  * sweeper wins, and money moves once (store `settlePending`). Returns the charge as this very
@@ -138,6 +173,7 @@ export async function settle(
   chargeId: string | undefined,
   settlement: Settlement,
   mine: (c: { userId: string }) => boolean,
+  opts: { anyReason?: boolean } = {},
 ): Promise<Charge> {
   if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
   const pending = await getPendingCharge(chargeId);
@@ -152,7 +188,7 @@ export async function settle(
     if (now.toISOString() >= pending.expiresAt) throw new ConflictError('charge expired');
   }
   // A hold the user approved waits for the agent's capture: the user's decision is made.
-  if (pending.pendingReason !== 'user_approval') throw notPending('PENDING');
+  if (pending.pendingReason !== 'user_approval' && !opts.anyReason) throw notPending('PENDING');
   // The charge as it is now, from the marker (it carries the whole charge): no extra read.
   const before = await chargeBeforeSettling(pending);
   if (!before) throw new NotFoundError('charge not found');

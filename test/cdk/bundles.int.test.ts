@@ -80,7 +80,9 @@ beforeAll(async () => {
     }),
   );
   built = new Map(results.map((b) => [b.name, b]));
-}, 120_000);
+  // Every function's bundle at once: about 40 s on an idle 2-core machine, past 120 s under the full
+  // suite's other workers now that grants and x402 added functions. Slow is not wrong here.
+}, 400_000);
 
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 

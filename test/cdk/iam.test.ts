@@ -66,11 +66,13 @@ const EXPECTED: Record<string, Grant[]> = {
   'admin-get-charge': ['logs', 'table'],
   'user-me': ['logs', 'table'],
   // The user's history across agents is the one reader of GSI2 (its statements: the table grant).
-  'user-list-charges': ['logs', 'table'],
+  // PENDING charges that wait for the payer carry their approval links (DESIGN §16): it derives their tokens.
+  'user-list-charges': ['logs', 'table', 'approval-secret'],
   'user-get-policy': ['logs', 'table'],
   'user-put-policy': ['logs', 'table'],
   'user-approve-charge': ['logs', 'table'],
   'user-decline-charge': ['logs', 'table'],
+  'user-release-charge': ['logs', 'table'],
   'user-rotate-key': ['logs', 'table'],
   // Grants: the account key issues, lists, reads and revokes them; nothing but the table.
   'user-create-grant': ['logs', 'table'],
@@ -418,7 +420,8 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   // The consent page's Allow creates a grant (its count, key item and events) and moves the request.
   'consent-page': [],
   'consent-decide': ['GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
-  'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
+  // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md).
+  'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],
   'webhook-dispatcher': [],
   // Its attempts, and the endpoint's breaker (health fields on the endpoint item).
@@ -509,6 +512,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 48, deleting: 7 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 49, deleting: 7 });
   });
 });

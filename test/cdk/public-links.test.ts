@@ -42,6 +42,8 @@ describe('links', () => {
       'agent-x402-settings',
       'create-charge',
       'mcp',
+      // The payer's PENDING history carries each user_approval charge's approval link (DESIGN §16).
+      'user-list-charges',
     ]);
     for (const name of linkMakers) {
       const route = ROUTES.find((r) => r.name === name);

@@ -24,6 +24,7 @@ import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
 import { type GrantStatement, grantStatements } from '../../functions/store/access';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
+import { approvalToken } from '../../functions/use-cases/approval-token';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import type { ServiceFunction } from '../../lib/service-function';
@@ -262,6 +263,47 @@ describe('a tour of every function', () => {
     expect(swept.expired).toBeGreaterThan(0);
   });
 
+  it('charges with a grant key, and captures, releases, declines and expires its holds (the grant item in each)', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 100 });
+    const grant = await expectStatus(
+      t.call<{ id: string; key: string }>('POST', '/api/v1/users/me/grants', {
+        headers: userKey(user),
+        body: { agentId: agent.id, currency: 'USD', limits: { total: 50 }, approvalAbove: 5 },
+      }),
+      201,
+    );
+    const viaGrant = { key: grant.key, id: user.id };
+    await expectStatus(charge(agent, viaGrant, { amount: 1 }), 201);
+    // Over the grant's limit: a FAILED charge kept.
+    await expectStatus(charge(agent, viaGrant, { amount: 51 }), 402);
+    const hold = await expectStatus(charge(agent, viaGrant, { amount: 4, capture: false }), 201);
+    await expectStatus(lifecycle(agent, hold.id, 'capture', { amount: 3 }), 200);
+    // A full capture gives nothing back: the grant item is only checked (not revoked).
+    const whole = await expectStatus(charge(agent, viaGrant, { amount: 1, capture: false }), 201);
+    await expectStatus(lifecycle(agent, whole.id, 'capture'), 200);
+    // The payer releases an open hold.
+    const mine = await expectStatus(charge(agent, viaGrant, { amount: 1, capture: false }), 201);
+    await expectStatus(t.call('POST', `/api/v1/users/me/charges/${mine.id}/release`, { headers: userKey(user) }), 200);
+    await expectStatus(t.call('POST', `/api/v1/users/me/charges/${mine.id}/release`, { headers: userKey(user) }), 409);
+    const released = await expectStatus(charge(agent, viaGrant, { amount: 2, capture: false }), 201);
+    await expectStatus(lifecycle(agent, released.id, 'release'), 200);
+    const declined = await expectStatus(charge(agent, viaGrant, { amount: 6 }), 202);
+    await expectStatus(t.call('POST', `/api/v1/users/me/charges/${declined.id}/decline`, { headers: userKey(user) }), 200);
+    const linked = await expectStatus(charge(agent, viaGrant, { amount: 6 }), 202);
+    const link = `${t.stack.url}/approve/${await approvalToken(linked.id)}`;
+    const decided = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'action=decline',
+      redirect: 'manual',
+    });
+    expect(decided.status).toBeLessThan(400);
+    await expectStatus(charge(agent, viaGrant, { amount: 6 }), 202);
+    const swept = await asFunction('sweeper', () => expireDueCharges(new Date(Date.now() + 30 * 86_400_000)));
+    expect(swept.expired).toBeGreaterThan(0);
+  });
+
   it('registers, tests, lists and deletes webhook endpoints, and delivers events', async () => {
     const agent = await t.enabledAgent();
     const user = await t.fundedUser({ USD: 10 });
@@ -458,6 +500,21 @@ describe('a tour of every function', () => {
       description: 'tour',
       idempotency_key: idem(),
     });
+    // With a grant key: its lookup item, and the grant item in the charge's transaction.
+    const grant = await expectStatus(
+      t.call<{ key: string }>('POST', '/api/v1/users/me/grants', { headers: userKey(user), body: { agentId: agent.id, currency: 'USD' } }),
+      201,
+    );
+    await tool('create_charge', { user_key: grant.key, amount: 1, currency: 'USD', description: 'tour', idempotency_key: idem() });
+    const grantHold = await tool('create_charge', {
+      user_key: grant.key,
+      amount: 1,
+      currency: 'USD',
+      description: 'tour',
+      capture: false,
+      idempotency_key: idem(),
+    });
+    await tool('capture_charge', { charge_id: grantHold.id, idempotency_key: idem() });
     // Refused by the payer's policy (conditioned on that policy still holding).
     const limited = await t.fundedUser({ USD: 30 });
     await putPolicy(limited, { perCharge: { USD: 1 } });
@@ -603,6 +660,7 @@ const UNTOURED: string[] = [
   // (chargeBeforeSettling). Every marker written today carries it.
   'user-approve-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
   'user-decline-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
+  'user-release-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
   'approval-decide: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',
   // The breaker of an endpoint that keeps failing (webhooks/delivery.ts; test/webhooks/noisy-neighbour.e2e.test.ts).
   'webhook-delivery: dynamodb:PutItem,dynamodb:UpdateItem WEBHOOKS#*',

@@ -493,6 +493,8 @@ describe('user endpoints', () => {
       'charge.failed',
       'charge.expired',
       'topup.completed',
+      'grant.created',
+      'grant.revoked',
     ]);
     const ping = await t.call<{ id: string }>('POST', `/api/v1/users/me/webhooks/${created.body.id}/test`, { headers });
     const got = await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id, 2_000);

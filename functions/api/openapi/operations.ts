@@ -851,6 +851,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'amount exceeds authorized amount',
       ]),
       401: LIFECYCLE_401,
+      403: errors('The payer changed their mind (DESIGN §16): blocked the agent, or revoked the grant the hold was made under.', [
+        'agent blocked by user',
+        'grant revoked',
+      ]),
       404: LIFECYCLE_404,
       409: errors(
         'The hold still waits for the user, is no longer PENDING, is past expiresAt, or a request with this key is in flight.',
@@ -1089,6 +1093,26 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         failureReason: 'declined by user',
       }),
       ...SETTLE_ERRORS,
+    },
+  },
+  'user-release-charge': {
+    summary: 'Release an open hold',
+    description:
+      "The payer ends any PENDING charge of theirs, waiting for their approval or for the agent's capture (DESIGN §16): FAILED " +
+      '`released by user`, the hold back to the balance (and to the grant it was made under).',
+    tag: 'Users',
+    security: [['userKey']],
+    pathParams: { id: 'The charge id.' },
+    responses: {
+      200: ok('Released: FAILED, the hold back to the user.', chargeBody, {
+        ...EXAMPLE_CHARGE,
+        status: 'FAILED',
+        failureReason: 'released by user',
+      }),
+      401: USER_401,
+      404: errors('No such charge of this user.', ['charge not found']),
+      409: errors('Not PENDING (settled, expired, or another settlement won).', ['charge is not pending']),
+      503: BUSY,
     },
   },
   'user-rotate-key': {
