@@ -42,11 +42,21 @@ const API_BUDGET = 550_000;
  * 810 KB since its withdraw tool asks the chain whether a USDC wallet has its token account
  * (rails/solana.token-accounts.ts, JSON-RPC without the Solana SDK: +5 KB, 800.1 KB measured).
  */
-const MCP_BUDGET = 810_000;
+const MCP_BUDGET = 840_000; // +21 KB with the grant-request tools (831.4 KB measured)
 /** The rails bring the Solana libraries (~740 KB); the budget stops it growing unnoticed. */
 const RAIL_BUDGET = 1_500_000;
+/**
+ * The x402 functions build the stock facilitator (`@x402/core` + `@x402/svm`, which the issue asks
+ * for instead of a verifier of our own), and @x402/svm brings @solana/kit and its programs:
+ * 1.97–2.06 MB measured (docs/x402.md). The reconciler carries both that and the payout rail
+ * (2.86 MB measured). Budgets keep them from growing unnoticed.
+ */
+const X402_BUDGET = 2_150_000;
+const RECONCILER_BUDGET = 3_000_000;
 
 const RAIL_ONLY = ['node_modules/@solana/', 'node_modules/node-fetch/', 'node_modules/tr46/', 'node_modules/ws/'];
+
+const isX402 = (e: { name: string }) => ROUTES.some((r) => r.name === e.name && r.x402 !== undefined);
 
 interface Built {
   name: string;
@@ -88,24 +98,33 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 describe('bundles', () => {
   it.each(
-    entries.filter((e) => !e.rails && e.name !== 'mcp').map((e) => e.name),
+    entries.filter((e) => !e.rails && !isX402(e) && e.name !== 'mcp').map((e) => e.name),
   )('keeps API function (or the sweeper) %s within 500 KB', (name) => {
     expect(built.get(name)?.bytes).toBeLessThanOrEqual(API_BUDGET);
+  });
+
+  it.each(entries.filter(isX402).map((e) => e.name))('keeps x402 function %s within 2.15 MB (the stock facilitator)', (name) => {
+    expect(built.get(name)?.bytes).toBeLessThanOrEqual(X402_BUDGET);
   });
 
   it('keeps the MCP function within 810 KB', () => {
     expect(built.get('mcp')?.bytes).toBeLessThanOrEqual(MCP_BUDGET);
   });
 
-  it.each(['payout-worker', 'reconciler'])('keeps %s within 1.5 MB', (name) => {
-    expect(built.get(name)?.bytes).toBeLessThanOrEqual(RAIL_BUDGET);
+  it('keeps the payout worker within 1.5 MB', () => {
+    expect(built.get('payout-worker')?.bytes).toBeLessThanOrEqual(RAIL_BUDGET);
   });
 
-  it('puts the Solana libraries (and node-fetch, tr46, ws) in the worker and the reconciler only', () => {
-    for (const { name, rails } of entries) {
-      const solana = built.get(name)?.inputs.filter((input) => RAIL_ONLY.some((p) => input.includes(p))) ?? [];
-      if (rails) expect(solana.some((input) => input.includes('@solana/web3.js'))).toBe(true);
-      else expect([name, solana]).toEqual([name, []]);
+  it('keeps the reconciler (payout rail and x402 facilitator) within 3 MB', () => {
+    expect(built.get('reconciler')?.bytes).toBeLessThanOrEqual(RECONCILER_BUDGET);
+  });
+
+  it('puts the Solana libraries (and node-fetch, tr46, ws) in the worker and the reconciler only, and the x402 facilitator’s in the x402 functions only', () => {
+    for (const entry of entries) {
+      const solana = built.get(entry.name)?.inputs.filter((input) => RAIL_ONLY.some((p) => input.includes(p))) ?? [];
+      if (entry.rails) expect(solana.some((input) => input.includes('@solana/web3.js'))).toBe(true);
+      else if (isX402(entry)) expect([entry.name, solana.filter((i) => i.includes('@solana/web3.js'))]).toEqual([entry.name, []]);
+      else expect([entry.name, solana]).toEqual([entry.name, []]);
     }
   });
 
