@@ -56,8 +56,11 @@ export async function issueGrant(
   try {
     await write();
   } catch (error) {
-    // At the limit: grants that expired meanwhile stop counting, then one more try.
-    if (!(error instanceof GrantLimitError) || (await reclaimExpiredGrants(userId, now)) === 0) throw error;
+    // At the limit: grants that expired meanwhile stop counting, then one more try. The try happens
+    // even when this request reclaimed nothing itself: a racing create may have reclaimed the places
+    // (two expired grants, two racing creates, one reclaiming both: both must get a place).
+    if (!(error instanceof GrantLimitError)) throw error;
+    await reclaimExpiredGrants(userId, now);
     await write();
   }
   return { grant, key };
