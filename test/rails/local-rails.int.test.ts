@@ -45,6 +45,9 @@ describe('startLocalRails', () => {
       'SOLANA_HOT_WALLET_SECRET',
       'SOLANA_RPC_URL',
       'USDC_MINT',
+      // x402 (docs/x402.md): the local chain presents itself as devnet; the treasury is the hot wallet.
+      'X402_NETWORK',
+      'X402_PAY_TO',
     ]);
     useEnv(rails.env);
     const wallet = Keypair.generate().publicKey.toBase58();
