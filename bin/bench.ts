@@ -14,7 +14,8 @@
  * noisier than what docs/benchmarks.md promises.
  *
  * It ends with `bench: warm charge requests N reads R wcu W`, `bench: policy charge requests N reads R
- * wcu W` (the same charge by a payer whose spending policy has limits), `bench: cost per million
+ * wcu W` (the same charge by a payer whose spending policy has limits), `bench: grant charge requests
+ * N reads R wcu W` (made with a grant key, DESIGN §16), `bench: cost per million
  * charges $X` and, last, `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
  * correctness problem (audit, double payment, 5xx), 2 on bad arguments.
  */

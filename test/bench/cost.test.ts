@@ -58,6 +58,7 @@ describe('cost per million charges', () => {
     expect(costSummaryLines({ requests: [warmCharge, policyCharge], latency: [chargeLatency] })).toEqual([
       'bench: warm charge requests 1 reads 0 wcu 12',
       'bench: policy charge requests 1 reads 0 wcu 12',
+      'bench: grant charge requests not measured in this run',
       'bench: cost per million charges $8.72',
     ]);
   });
@@ -66,11 +67,13 @@ describe('cost per million charges', () => {
     expect(costSummaryLines({ requests: [warmCharge], latency: [] })).toEqual([
       'bench: warm charge requests 1 reads 0 wcu 12',
       'bench: policy charge requests not measured in this run',
+      'bench: grant charge requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
     expect(costSummaryLines({ requests: [{ ...warmCharge, state: 'cold' }], latency: [chargeLatency] })).toEqual([
       'bench: warm charge requests not measured in this run',
       'bench: policy charge requests not measured in this run',
+      'bench: grant charge requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
   });

@@ -35,6 +35,8 @@ export const CHARGE_ENDPOINT = 'POST /api/v1/agents/charges';
 const CREATED_CASE = 'created (201)';
 /** The requests-table case of a warm 201 charge by a payer whose policy has limits (requests.ts). */
 export const POLICY_CHARGE_CASE = 'created under a policy with limits (201)';
+/** A charge made with a grant key (DESIGN §16): the grant item's counters ride in the same transaction. */
+export const GRANT_CHARGE_CASE = 'created with a grant key (201)';
 /** The requests-table row of the expiry sweeper (not an endpoint; requests.ts `sweeperCost`). */
 export const SWEEPER_ENDPOINT = 'sweeper: expireDueCharges';
 /** The requests-table row of one outbox item alone (not an endpoint; requests.ts `outboxCost`). */
@@ -83,6 +85,11 @@ export function warmCharge(requests: readonly RequestCount[]): RequestCount | un
   return requests.find((q) => q.endpoint === CHARGE_ENDPOINT && q.case === CREATED_CASE && q.state === 'warm' && q.status === 201);
 }
 
+/** The warm 201 charge made with a grant key, if the run measured it. */
+export function grantCharge(requests: readonly RequestCount[]): RequestCount | undefined {
+  return requests.find((q) => q.endpoint === CHARGE_ENDPOINT && q.case === GRANT_CHARGE_CASE && q.state === 'warm' && q.status === 201);
+}
+
 /** The warm 201 charge by a payer with a spending policy with limits, if the run measured it. */
 export function policyCharge(requests: readonly RequestCount[]): RequestCount | undefined {
   return requests.find((q) => q.endpoint === CHARGE_ENDPOINT && q.case === POLICY_CHARGE_CASE && q.state === 'warm' && q.status === 201);
@@ -106,12 +113,14 @@ const NOT_MEASURED = 'not measured in this run';
 export function costSummaryLines(report: { requests: readonly RequestCount[]; latency: readonly LatencyRow[] }): string[] {
   const warm = warmCharge(report.requests);
   const policy = policyCharge(report.requests);
+  const grant = grantCharge(report.requests);
   const inputs = chargeCostInputs(report);
   const figures = (q: RequestCount) =>
     `requests ${Object.values(q.dynamo).reduce((a, b) => a + b, 0)} reads ${q.reads} wcu ${units(q.writeUnits)}`;
   return [
     warm ? `bench: warm charge ${figures(warm)}` : `bench: warm charge requests ${NOT_MEASURED}`,
     policy ? `bench: policy charge ${figures(policy)}` : `bench: policy charge requests ${NOT_MEASURED}`,
+    grant ? `bench: grant charge ${figures(grant)}` : `bench: grant charge requests ${NOT_MEASURED}`,
     inputs
       ? `bench: cost per million charges $${costPerMillionCharges(inputs).total.toFixed(2)}`
       : `bench: cost per million charges ${NOT_MEASURED}`,

@@ -26,7 +26,7 @@ import { chargeEvents } from '../../functions/use-cases/events';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { type BenchContext, enabledAgent, fundedUser, type Party } from './context';
-import { OUTBOX_ENDPOINT, POLICY_CHARGE_CASE, SWEEPER_ENDPOINT } from './cost';
+import { GRANT_CHARGE_CASE, OUTBOX_ENDPOINT, POLICY_CHARGE_CASE, SWEEPER_ENDPOINT } from './cost';
 
 export interface RequestCount {
   endpoint: string;
@@ -245,6 +245,38 @@ const chargeEvent = (agent: Party, user: Party, key: string, amount = '1.25') =>
     body: `{"amount":${amount},"currency":"USD","description":"bench"}`,
   });
 
+/**
+ * One warm 201 charge made with a grant key (limits on every window, so each counter is
+ * conditioned), after an unmeasured one that warms the container's cache of that grant key.
+ */
+export async function warmGrantCharge(ctx: BenchContext): Promise<RequestCount> {
+  const agent = await enabledAgent(ctx);
+  const user = await fundedUser(ctx, { USD: '1000' });
+  const res = await ctx.call(
+    'POST',
+    '/api/v1/users/me/grants',
+    { 'x-user-key': user.key },
+    json({ agentId: agent.id, currency: 'USD', limits: { perCharge: 100, daily: 500, monthly: 900, total: 1000 } }),
+  );
+  if (res.status !== 201) throw new Error(`grant refused: ${res.status} ${res.body}`);
+  const grant: Party = { id: user.id, key: (JSON.parse(res.body) as { key: string }).key };
+  const tag = `gc-${Date.now()}`;
+  await measure(
+    'POST /api/v1/agents/charges',
+    'seed',
+    'warm',
+    { route: 'create-charge', event: chargeEvent(agent, grant, `${tag}-seed`) },
+    201,
+  );
+  return measure(
+    'POST /api/v1/agents/charges',
+    GRANT_CHARGE_CASE,
+    'warm',
+    { route: 'create-charge', event: chargeEvent(agent, grant, tag) },
+    201,
+  );
+}
+
 async function putPolicy(ctx: BenchContext, user: Party, policy: unknown): Promise<void> {
   const res = await ctx.call('PUT', '/api/v1/users/me/policy', { 'x-user-key': user.key }, json(policy));
   if (res.status !== 200) throw new Error(`policy refused: ${res.status} ${res.body}`);
@@ -390,6 +422,7 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
 
   await add('POST /api/v1/agents/charges', 'created (201)', ['cold', 'warm'], () => charge(key()), 201);
   out.push((await warmChargePair(ctx)).policy);
+  out.push(await warmGrantCharge(ctx));
   const replayKey = key();
   await measure('POST /api/v1/agents/charges', 'seed', 'warm', charge(replayKey), 201);
   await add('POST /api/v1/agents/charges', 'replay (same key, same body)', ['warm'], () => charge(replayKey), 201);
