@@ -7,7 +7,7 @@
  * the reconciler finds stragglers through the in-flight index (payout-inflight.repository.ts).
  * Layout and state machine: docs/payouts.md.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { PayoutInProgressError } from '../core/errors';
 import type { IdempotencyWrite } from '../core/idempotency';
@@ -19,6 +19,7 @@ import { agentEnabledCheck } from './agent.repository';
 import { shardDebits } from './balance.repository';
 import { db } from './client';
 import { idempotencyPut } from './idempotency.repository';
+import { newestFirstPage } from './newest-first';
 import { inflightIndex } from './payout-inflight.repository';
 import { keys } from './table';
 import { named, transactWrite } from './transact';
@@ -94,23 +95,8 @@ export interface PayoutPage {
 
 /** A page of an agent's payouts, newest first, continuing after `after` when given (one query). */
 export async function listPayouts(agentId: string, opts: { limit: number; after?: string }): Promise<PayoutPage> {
-  const pk = keys.payoutPartition(agentId);
-  const out = await db().send(
-    new QueryCommand({
-      TableName: config().TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-      // One extra item says whether another page exists, so the last page has no cursor.
-      Limit: opts.limit + 1,
-      ...(opts.after ? { ExclusiveStartKey: { PK: pk, SK: opts.after } } : {}),
-    }),
-  );
-  const items = (out.Items ?? []).map(toPayout);
-  const payouts = items.slice(0, opts.limit);
-  const more = items.length > opts.limit;
-  return { payouts, lastId: more ? payouts[payouts.length - 1]?.id : undefined };
+  const { items, lastId } = await newestFirstPage(keys.payoutPartition(agentId), opts, toPayout);
+  return { payouts: items, lastId };
 }
 
 function payoutAttributes(payout: Payout): Record<string, unknown> {

@@ -31,6 +31,7 @@ import {
 import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
 import { idempotencyPut } from './idempotency.repository';
+import { newestFirstPage } from './newest-first';
 import { outboxPut } from './outbox';
 import { GSI1, INDEX_PARTITIONS, keys, TTL_ATTRIBUTE } from './table';
 import { named, transactWrite } from './transact';
@@ -269,22 +270,8 @@ export async function listX402Payments(
   agentId: string,
   opts: { limit: number; after?: string },
 ): Promise<{ payments: X402PaymentRecord[]; lastId: string | undefined }> {
-  const pk = keys.x402PaymentPartition(agentId);
-  const out = await db().send(
-    new QueryCommand({
-      TableName: config().TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-      // One extra item says whether another page exists, so the last page has no cursor.
-      Limit: opts.limit + 1,
-      ...(opts.after ? { ExclusiveStartKey: { PK: pk, SK: opts.after } } : {}),
-    }),
-  );
-  const items = (out.Items ?? []).map(toPaymentRecord);
-  const payments = items.slice(0, opts.limit);
-  return { payments, lastId: items.length > opts.limit ? payments[payments.length - 1]?.id : undefined };
+  const { items, lastId } = await newestFirstPage(keys.x402PaymentPartition(agentId), opts, toPaymentRecord);
+  return { payments: items, lastId };
 }
 
 function settlementAttributes(s: X402Settlement): Record<string, unknown> {
