@@ -52,9 +52,12 @@ export function db(): DynamoDBDocumentClient {
         try {
           return await next(args);
         } catch (error) {
-          // Throttling that outlasted the SDK's own retries: the caller may retry later (503 with
-          // Retry-After), it is not a bug (500). Transactions retry it themselves first (transact.ts).
-          if (context.commandName !== 'TransactWriteItemsCommand' && isThrottled(error)) throw new ServiceBusyError(error);
+          // Throttling, or a table that did not answer in time, outlasting the SDK's own retries:
+          // the caller may retry later (503 with Retry-After), it is not a bug (500). Transactions
+          // retry throttling themselves first (transact.ts).
+          if (context.commandName !== 'TransactWriteItemsCommand' && (isThrottling(error) || isUnanswered(error))) {
+            throw new ServiceBusyError(error);
+          }
           throw error;
         }
       },
@@ -65,10 +68,25 @@ export function db(): DynamoDBDocumentClient {
   return doc;
 }
 
-function isThrottled(error: unknown): boolean {
+/** DynamoDB refused the request for its rate: retryable, never a bug. */
+export function isThrottling(error: unknown): boolean {
   return (
     error instanceof ProvisionedThroughputExceededException || error instanceof ThrottlingException || error instanceof RequestLimitExceeded
   );
+}
+
+/** Node's codes for a connection that broke or never opened. */
+const UNANSWERED_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+
+/**
+ * The request got no answer: the SDK's socket or request timeout (`TimeoutError`) or a broken
+ * connection. A write may or may not have landed, so the answer is 503 and the caller's retry with
+ * the same Idempotency-Key finds out which (a replay answers the first outcome).
+ */
+export function isUnanswered(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return error.name === 'TimeoutError' || (typeof code === 'string' && UNANSWERED_CODES.has(code));
 }
 
 /** Requests sent since the last reset, by command name (e.g. `TransactWriteItemsCommand`). */

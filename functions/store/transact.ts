@@ -14,21 +14,19 @@
  * - TransactionConflict / throttling inside the transaction → retried with full-jitter backoff,
  *   then the domain's `ConcurrencyError` (DynamoDB Local serialises transactions and never produces these,
  *   so tests inject them at the client, see test/store/transact.int.test.ts);
- * - throttling the SDK's own retries could not absorb → `ServiceBusyError` (503, Retry-After).
+ * - throttling the SDK's own retries could not absorb → `ServiceBusyError` (503, Retry-After);
+ * - no answer past the SDK's retries (a timeout, a broken connection) → `ServiceBusyError` at once,
+ *   not retried here: the transaction may have committed, and only the caller's retry with the
+ *   same idempotency key can tell (a replay answers the first outcome). The SDK's own retries of
+ *   a timeout carry the same ClientRequestToken, which DynamoDB deduplicates.
  */
-import {
-  type CancellationReason,
-  ProvisionedThroughputExceededException,
-  RequestLimitExceeded,
-  ThrottlingException,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
+import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type NativeAttributeValue, unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config';
 import { backoffMs, sleep } from '../core/backoff';
 import { ConcurrencyError, ServiceBusyError } from '../core/errors';
-import { db } from './client';
+import { db, isThrottling, isUnanswered } from './client';
 
 /** One item of a TransactWriteItems request, as the document client takes it. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -121,6 +119,7 @@ export async function transactWrite<T = never>(entries: readonly TransactEntry<T
         throw error;
       }
       if (isThrottling(error)) continue;
+      if (isUnanswered(error)) throw new ServiceBusyError(error);
       throw error;
     }
   }
@@ -151,10 +150,4 @@ function describe(item: TransactItem): string {
   const key = (request as { Key?: Record<string, unknown>; Item?: Record<string, unknown> } | undefined) ?? {};
   const pk = String((key.Key ?? key.Item)?.PK ?? '');
   return `${operation} ${pk.includes('#') ? pk.slice(0, pk.indexOf('#') + 1) : pk}`;
-}
-
-export function isThrottling(error: unknown): boolean {
-  return (
-    error instanceof ThrottlingException || error instanceof ProvisionedThroughputExceededException || error instanceof RequestLimitExceeded
-  );
 }

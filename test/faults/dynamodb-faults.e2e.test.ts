@@ -9,7 +9,7 @@ import { expectLedgerBalanced } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
-import { crash, inject, isCharge, isPayoutFinalize, isWithdrawalCommit, throttled, transactionConflict } from './inject';
+import { crash, inject, isCharge, isPayoutFinalize, isWithdrawalCommit, throttled, timedOut, transactionConflict } from './inject';
 import { expectEachPayoutPaidOnce, untilFinal } from './payout-checks';
 
 let t: TestStack;
@@ -138,6 +138,38 @@ describe('charges under DynamoDB faults', () => {
     const fault = inject({ command: 'BatchGetItemCommand', times: 1, error: throttled });
     try {
       const res = await charge(agent.key, user.key, 'auth-throttled');
+      expect([res.status, res.body.error, res.headers.get('retry-after')]).toEqual([503, 'service busy, retry later', '1']);
+    } finally {
+      fault.remove();
+    }
+    expect((await userBalances(user.id)).USD).toBe(10);
+    await expectLedgerBalanced();
+  });
+
+  it('answers 503 (never 500) when the commit landed but its answer timed out; the retry with the same key replays the one charge', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 10 });
+    const fault = inject({ command: 'TransactWriteItemsCommand', match: isCharge, times: 1, error: timedOut, where: 'after-response' });
+    try {
+      const res = await charge(agent.key, user.key, 'answer-lost');
+      expect([res.status, res.body.error, res.headers.get('retry-after')]).toEqual([503, 'service busy, retry later', '1']);
+    } finally {
+      fault.remove();
+    }
+    expect(fault.hits()).toBe(1);
+    const retry = await charge(agent.key, user.key, 'answer-lost');
+    expect([retry.status, retry.body.status]).toEqual([201, 'SUCCESS']);
+    expect((await userBalances(user.id)).USD).toBe(7.5);
+    expect(await chargeCount(agent.key)).toBe(1);
+    await expectLedgerBalanced();
+  });
+
+  it('answers 503 (never 500) when a read times out past the SDK retries; nothing moved', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 10 });
+    const fault = inject({ command: 'BatchGetItemCommand', times: 1, error: timedOut });
+    try {
+      const res = await charge(agent.key, user.key, 'auth-timed-out');
       expect([res.status, res.body.error, res.headers.get('retry-after')]).toEqual([503, 'service busy, retry later', '1']);
     } finally {
       fault.remove();

@@ -7,7 +7,9 @@
  *  - `past-sdk-retries` (step initialize, outside the SDK's retry loop): the SDK already gave up,
  *    so the service's own handling sees the error at once;
  *  - `inside-sdk-retries` (step deserialize, inside the loop): DynamoDB answered with the error
- *    and the SDK's retry strategy gets its say first, as in production.
+ *    and the SDK's retry strategy gets its say first, as in production;
+ *  - `after-response` (step initialize, after the call returned): the request reached DynamoDB and
+ *    took effect, and then its answer was lost (a timeout past the SDK's retries).
  * DynamoDB Local serialises transactions and never throttles, so this is how those faults exist.
  */
 import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -29,7 +31,7 @@ export interface InjectOptions {
   match?: (input: Input) => boolean;
   times: number;
   error: () => Error;
-  where?: 'past-sdk-retries' | 'inside-sdk-retries';
+  where?: 'past-sdk-retries' | 'inside-sdk-retries' | 'after-response';
   client?: 'dynamodb' | 'sqs';
 }
 
@@ -46,7 +48,16 @@ export function inject(opts: InjectOptions): Injection {
       throw opts.error();
     }
   };
-  if (opts.where === 'inside-sdk-retries') {
+  if (opts.where === 'after-response') {
+    stack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        maybeFail(context.commandName, args.input);
+        return out;
+      },
+      { step: 'initialize', name },
+    );
+  } else if (opts.where === 'inside-sdk-retries') {
     stack.add(
       (next, context) => async (args) => {
         maybeFail(context.commandName, args.input);
@@ -79,6 +90,12 @@ export const throttled = () =>
   new ProvisionedThroughputExceededException({
     message: 'The level of configured provisioned throughput for the table was exceeded.',
     $metadata: { httpStatusCode: 400 },
+  });
+
+/** What the SDK's HTTP handler throws when DynamoDB does not answer within `requestTimeout`. */
+export const timedOut = () =>
+  Object.assign(new Error('@smithy/node-http-handler - the request socket timed out after 5000 ms of inactivity.'), {
+    name: 'TimeoutError',
   });
 
 /** The process died at this point (for the service, the call simply never returned normally). */

@@ -138,7 +138,7 @@ const slug = (text: string) =>
 
 /** Answers every route that reads or writes the table may give. */
 export const BUSY = errors(
-  'DynamoDB kept throttling past the SDK retries; retry after the given seconds.',
+  'DynamoDB kept throttling, or did not answer, past the SDK retries; retry after the given seconds with the same Idempotency-Key (a replay answers whatever the first request did).',
   ['service busy, retry later'],
   ['Retry-After'],
 );
