@@ -38,6 +38,11 @@ export interface Charge {
    * that moved or held money. Never shown: what giving the hold back takes off is exactly this.
    */
   counted?: SpendCounted;
+  /**
+   * Stored in the agent's unsharded partition, as charges were before DESIGN §18 sharded them:
+   * where its writes go (store/charge-read.repository.ts `chargeKeyOf`). Never shown.
+   */
+  legacyPartition?: true;
 }
 
 /**

@@ -10,7 +10,7 @@
  * A grant is written from the repository operations a function calls (`STORE`, below): each
  * lists the families its requests touch, so a route's grant reads as what it does.
  */
-import { INDEX_PARTITIONS, type IndexPartition, leadingKeyPattern, PARTITIONS, type Partition } from './table';
+import { INDEX_PARTITIONS, type IndexPartition, indexFamilyKeys, leadingKeyPattern, PARTITIONS, type Partition } from './table';
 
 /** A function's access to the table, by key family. */
 export interface TableGrant {
@@ -56,8 +56,9 @@ export function grantStatements(grant: TableGrant): GrantStatement[] {
   }
   const byIndex = new Map<string, string[]>();
   for (const family of grant.query ?? []) {
-    const { index, key } = INDEX_PARTITIONS[family];
-    byIndex.set(index, [...(byIndex.get(index) ?? []), key]);
+    // A sharded family's legacy partition too (the sweeper's and watcher's queues read both).
+    const { index } = INDEX_PARTITIONS[family];
+    byIndex.set(index, [...(byIndex.get(index) ?? []), ...indexFamilyKeys(family)]);
   }
   for (const [index, families] of [...byIndex.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     statements.push({ actions: GRANT_ACTIONS.query, index, leadingKeys: sortedPatterns(families) });

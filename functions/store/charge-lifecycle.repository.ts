@@ -29,13 +29,13 @@ import { agentEnabledCheck } from './agent.repository';
 import { shardDebits } from './balance.repository';
 import { batchGetConsistent } from './batch-get';
 import { pendingOf } from './charge-pending.repository';
-import { toCharge } from './charge-read.repository';
+import { chargeKeyOf, toCharge } from './charge-read.repository';
 import { type Settlement, settlePending } from './charge-settlement.repository';
 import { db } from './client';
 import { idempotencyPut } from './idempotency.repository';
 import { headroom, readMinor } from './numbers';
 import { withOutbox } from './outbox';
-import { keys } from './table';
+import { keys, PARTITIONS } from './table';
 import { named, transactWrite } from './transact';
 
 /**
@@ -66,8 +66,9 @@ export interface ChargeAndLedger {
   ledger: AgentLedger;
 }
 
+/** The charge's keys (its shard, and the legacy partition a charge from before the sharding is in) and the agent's shards. */
 const chargeAndShardKeys = (agentId: string, chargeId: string) => ({
-  chargeKey: keys.charge(agentId, chargeId),
+  chargeKeys: [keys.charge(agentId, chargeId), keys.legacyCharge(agentId, chargeId)],
   shardKeys: Array.from({ length: config().BALANCE_SHARDS }, (_, i) => keys.agentBalanceShard(agentId, i)),
 });
 
@@ -78,8 +79,8 @@ const chargeAndShardKeys = (agentId: string, chargeId: string) => ({
  * (`readChargeAndLedgerSnapshot` when that matters).
  */
 export async function readChargeAndLedger(agentId: string, chargeId: string): Promise<ChargeAndLedger> {
-  const { chargeKey, shardKeys } = chargeAndShardKeys(agentId, chargeId);
-  return chargeAndLedgerOf(chargeKey, await batchGetConsistent([chargeKey, ...shardKeys]));
+  const { chargeKeys, shardKeys } = chargeAndShardKeys(agentId, chargeId);
+  return chargeAndLedgerOf(await batchGetConsistent([...chargeKeys, ...shardKeys]));
 }
 
 /**
@@ -89,24 +90,24 @@ export async function readChargeAndLedger(agentId: string, chargeId: string): Pr
  * past the SDK's retries (TransactionCanceledException): read again.
  */
 export async function readChargeAndLedgerSnapshot(agentId: string, chargeId: string): Promise<ChargeAndLedger> {
-  const { chargeKey, shardKeys } = chargeAndShardKeys(agentId, chargeId);
+  const { chargeKeys, shardKeys } = chargeAndShardKeys(agentId, chargeId);
   const table = config().TABLE_NAME;
   try {
     const out = await db().send(
-      new TransactGetCommand({ TransactItems: [chargeKey, ...shardKeys].map((Key) => ({ Get: { TableName: table, Key } })) }),
+      new TransactGetCommand({ TransactItems: [...chargeKeys, ...shardKeys].map((Key) => ({ Get: { TableName: table, Key } })) }),
     );
     const items = (out.Responses ?? []).flatMap((r) => (r.Item ? [r.Item] : []));
-    return chargeAndLedgerOf(chargeKey, items);
+    return chargeAndLedgerOf(items);
   } catch (error) {
     if (error instanceof TransactionCanceledException) throw new StaleReadError('charge and agent balance');
     throw error;
   }
 }
 
-function chargeAndLedgerOf(chargeKey: { PK: string; SK: string }, items: Record<string, unknown>[]): ChargeAndLedger {
-  const chargeItem = items.find((item) => item.PK === chargeKey.PK && item.SK === chargeKey.SK);
+function chargeAndLedgerOf(items: Record<string, unknown>[]): ChargeAndLedger {
+  const chargeItem = items.find((item) => String(item.PK).startsWith(PARTITIONS.charge));
   const shards: ShardState[] = items
-    .filter((item) => item !== chargeItem)
+    .filter((item) => String(item.PK).startsWith(PARTITIONS.agentBalanceShard))
     .map((item) => {
       const balances = zeroBalances();
       for (const c of CURRENCIES) balances[c] = readMinor(item, c);
@@ -149,7 +150,7 @@ export async function commitRefund(
           {
             Update: {
               TableName: table,
-              Key: keys.charge(charge.agentId, charge.id),
+              Key: chargeKeyOf(charge),
               UpdateExpression: 'SET refundedAmount = :after, refundedAt = :now',
               ConditionExpression: `#status = :success AND amount = :amount AND ${
                 refunded === 0 ? '(attribute_not_exists(refundedAmount) OR refundedAmount = :before)' : 'refundedAmount = :before'

@@ -5,17 +5,15 @@
  * queue. Settling the charge retires it as a tombstone (`settledAt`, out of the index, TTL'd a day
  * later: charge-settlement.repository.ts), which every reader here treats as absent.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Charge, PendingReason, SpendCounted } from '../core/charges';
 import type { Currency } from '../core/money';
 import { getCharge, optionalCounted, optionalString } from './charge-read.repository';
 import { db } from './client';
 import { readMinor } from './numbers';
-import { GSI1, INDEX_PARTITIONS, keys } from './table';
-
-/** GSI1 partition of the pending markers, sorted by `<expiresAt>#<chargeId>`: the sweeper's queue. */
-export const PENDING_EXPIRY_PK = INDEX_PARTITIONS.pendingExpiry.key;
+import { readShardedQueue } from './sharded-queue';
+import { keys } from './table';
 
 /** What approve, decline and the sweeper know of a PENDING charge from its marker. */
 export interface PendingCharge {
@@ -40,6 +38,16 @@ export interface PendingCharge {
   counted?: SpendCounted;
   /** The grant it was made under: a settlement gives what goes back to the grant's counters too. */
   grantId?: string;
+  /**
+   * The charge item sits in its shard (`keys.charge`). Absent on markers written before charges
+   * were sharded, whose charge is in the agent's legacy partition (`pendingChargeKey`).
+   */
+  chargeSharded?: true;
+}
+
+/** Where the charge item of a PENDING charge is: its shard, or (an older marker's) the legacy partition. */
+export function pendingChargeKey(pending: PendingCharge): { PK: string; SK: string } {
+  return pending.chargeSharded ? keys.charge(pending.agentId, pending.chargeId) : keys.legacyCharge(pending.agentId, pending.chargeId);
 }
 
 /** The pending view of a PENDING charge read from its own item (capture and release start there). */
@@ -60,6 +68,7 @@ export function pendingOf(charge: Charge): PendingCharge {
     ...(charge.agentName !== undefined ? { agentName: charge.agentName } : {}),
     ...(charge.counted !== undefined ? { counted: charge.counted } : {}),
     ...(charge.grantId !== undefined ? { grantId: charge.grantId } : {}),
+    ...(charge.legacyPartition ? {} : { chargeSharded: true as const }),
   };
 }
 
@@ -85,6 +94,7 @@ export function chargeOfPending(pending: PendingCharge): Charge | undefined {
     ...(pending.holdSeconds !== undefined ? { holdSeconds: pending.holdSeconds, authorizedAmount: pending.amount } : {}),
     ...(pending.counted !== undefined ? { counted: pending.counted } : {}),
     ...(pending.grantId !== undefined ? { grantId: pending.grantId } : {}),
+    ...(pending.chargeSharded ? {} : { legacyPartition: true as const }),
   };
 }
 
@@ -116,23 +126,18 @@ function toPendingCharge(item: Record<string, unknown>): PendingCharge {
     ...optionalString(item, 'agentName'),
     ...optionalCounted(item),
     ...optionalString(item, 'grantId'),
+    ...(item.chargeSharded === true ? { chargeSharded: true as const } : {}),
   };
 }
 
 /**
- * PENDING charges whose `expiresAt` is before `before`, oldest first, as the index shows their
- * markers (whole items: no read per charge). The index is eventually consistent: one already
- * settled may still be listed, and its settlement's condition refuses it.
+ * PENDING charges whose `expiresAt` is before `before`, oldest first, at most `limit`, as the index
+ * shows their markers (whole items: no read per charge): one Query per partition of the queue
+ * (`keys.pendingExpiryPartitions`: the shards and the legacy one), merged (store/sharded-queue.ts).
+ * The index is eventually consistent: one already settled may still be listed, and its
+ * settlement's condition refuses it.
  */
 export async function listDuePending(before: Date, limit: number): Promise<PendingCharge[]> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: config().TABLE_NAME,
-      IndexName: GSI1.indexName,
-      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :before',
-      ExpressionAttributeValues: { ':pk': PENDING_EXPIRY_PK, ':before': before.toISOString() },
-      Limit: limit,
-    }),
-  );
-  return (out.Items ?? []).map(toPendingCharge);
+  const items = await readShardedQueue(keys.pendingExpiryPartitions(), { limit, before: before.toISOString() });
+  return items.map(toPendingCharge);
 }

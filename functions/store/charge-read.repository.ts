@@ -1,20 +1,36 @@
 /**
  * Reads of charges: one agent's charge, any charge by id (GSI1), an agent's charges newest first,
  * and a user's history across agents (GSI2), with the item → Charge parsing they share.
+ *
+ * An agent's charges are spread over CHARGE_SHARDS partitions by a hash of the id (store/table.ts),
+ * plus the unsharded partition the charges written before that still sit in (the legacy one): a
+ * charge by id is one GetItem where its id says (then the legacy key, only when not there), and a
+ * page of the listing is ONE Query per partition, merged by id (ULIDs: newest first).
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Charge, ChargeStatus, PendingReason, SpendCounted } from '../core/charges';
 import type { Currency } from '../core/money';
+import { batchGetConsistent } from './batch-get';
 import { db } from './client';
 import { GSI1, GSI2, keys } from './table';
 
-/** One agent's charge; undefined for an unknown id or another agent's charge. */
+/** The key of a charge's item: its shard, or the legacy partition it was read from. */
+export function chargeKeyOf(charge: Pick<Charge, 'agentId' | 'id' | 'legacyPartition'>): { PK: string; SK: string } {
+  return charge.legacyPartition ? keys.legacyCharge(charge.agentId, charge.id) : keys.charge(charge.agentId, charge.id);
+}
+
+/**
+ * One agent's charge; undefined for an unknown id or another agent's charge. One strongly
+ * consistent GetItem of its shard; a miss asks the legacy partition too (a charge from before the
+ * sharding, or none: an unknown id costs two reads).
+ */
 export async function getCharge(agentId: string, chargeId: string): Promise<Charge | undefined> {
-  const out = await db().send(
-    new GetCommand({ TableName: config().TABLE_NAME, Key: keys.charge(agentId, chargeId), ConsistentRead: true }),
-  );
-  return out.Item ? toCharge(out.Item) : undefined;
+  for (const key of [keys.charge(agentId, chargeId), keys.legacyCharge(agentId, chargeId)]) {
+    const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
+    if (out.Item) return toCharge(out.Item);
+  }
+  return undefined;
 }
 
 /** Any agent's charge by id (admin reads), through GSI1. */
@@ -39,47 +55,77 @@ export interface ChargePage {
 }
 
 /**
- * A page of an agent's charges, newest first. `after` continues from a cursor (one query).
- * Otherwise `skip` charges are passed over with keys-only queries, so a deep page reads only
- * keys of what it skips, never whole items.
+ * A page of an agent's charges, newest first, over all its partitions (`keys.chargePartitions`).
+ * With `after` (a cursor) or on the first page: one strongly consistent Query per partition for
+ * its newest `limit` charges (older than `after`), merged, the newest `limit` kept. Deeper by page
+ * number (`skip`): one keys-only Query per partition for its newest `skip + limit` ids, merged,
+ * the page's ids cut out, then one BatchGetItem of those. A partition can hold more than
+ * `skip + limit` ids only when it has that many; so each sees all the ids that can fall on the page.
  */
 export async function listCharges(agentId: string, opts: { limit: number; skip: number; after?: string }): Promise<ChargePage> {
-  const table = config().TABLE_NAME;
-  const pk = keys.chargePartition(agentId);
-  let start: Record<string, unknown> | undefined = opts.after ? { PK: pk, SK: opts.after } : undefined;
-  let toSkip = opts.after ? 0 : opts.skip;
-  while (toSkip > 0) {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: 'PK, SK',
-        ScanIndexForward: false,
-        Limit: toSkip,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    toSkip -= out.Items?.length ?? 0;
-    // No LastEvaluatedKey: the partition ended inside (or exactly at the end of) the skip.
-    if (!out.LastEvaluatedKey) return { charges: [], lastId: undefined };
-    start = out.LastEvaluatedKey;
+  const partitions = keys.chargePartitions(agentId);
+  if (opts.after !== undefined || opts.skip === 0) {
+    const reads = await Promise.all(partitions.map((pk) => newestOf(pk, opts.limit, { after: opts.after, keysOnly: false })));
+    const merged = mergeNewestFirst(reads.map((r) => r.items));
+    const charges = merged.slice(0, opts.limit).map(toCharge);
+    return { charges, lastId: moreAfter(reads, merged.length, opts.limit) ? charges[charges.length - 1]?.id : undefined };
   }
-  const out = await db().send(
-    new QueryCommand({
-      TableName: table,
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
+  const want = opts.skip + opts.limit;
+  const reads = await Promise.all(partitions.map((pk) => newestOf(pk, want, { keysOnly: true })));
+  const merged = mergeNewestFirst(reads.map((r) => r.items));
+  const pageKeys = merged.slice(opts.skip, want).map((item) => ({ PK: item.PK, SK: item.SK }));
+  if (pageKeys.length === 0) return { charges: [], lastId: undefined };
+  const byId = new Map((await batchGetConsistent(pageKeys)).map((item) => [String(item.SK), item]));
+  // Charges are never deleted: every id a Query just listed is there.
+  const charges = pageKeys.flatMap((k) => {
+    const item = byId.get(String(k.SK));
+    return item ? [toCharge(item)] : [];
+  });
+  return { charges, lastId: moreAfter(reads, merged.length, want) ? charges[charges.length - 1]?.id : undefined };
+}
+
+type Item = Record<string, unknown>;
+
+/** What one partition's read gave: its newest items, and whether it has more past them. */
+interface PartitionRead {
+  items: Item[];
+  more: boolean;
+}
+
+/**
+ * The newest `count` items of one partition (older than `after`), strongly consistent. One Query;
+ * another only when DynamoDB's 1 MB a response cut it short of `count` (keys-only reads of deep
+ * pages: the limit counts whole items, about 1,500 charges).
+ */
+async function newestOf(pk: string, count: number, opts: { after?: string | undefined; keysOnly: boolean }): Promise<PartitionRead> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  let out: QueryCommandOutput;
+  do {
+    const input: QueryCommandInput = {
+      TableName: config().TABLE_NAME,
+      KeyConditionExpression: opts.after !== undefined ? 'PK = :pk AND SK < :after' : 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': pk, ...(opts.after !== undefined ? { ':after': opts.after } : {}) },
+      ...(opts.keysOnly ? { ProjectionExpression: 'PK, SK' } : {}),
       ScanIndexForward: false,
       ConsistentRead: true,
-      Limit: opts.limit,
+      Limit: count - items.length,
       ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  const charges = (out.Items ?? []).map(toCharge);
-  const last = charges[charges.length - 1];
-  return { charges, lastId: out.LastEvaluatedKey && last ? last.id : undefined };
+    };
+    out = await db().send(new QueryCommand(input));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start && items.length < count);
+  return { items, more: start !== undefined };
 }
+
+/** Several partitions' items, each newest first, as one list newest first (ids are ULIDs: time order). */
+function mergeNewestFirst(lists: Item[][]): Item[] {
+  return lists.flat().sort((a, b) => (String(a.SK) < String(b.SK) ? 1 : String(a.SK) > String(b.SK) ? -1 : 0));
+}
+
+/** Whether charges may follow the first `upTo` merged ones: more were read, or a partition stopped at its count. */
+const moreAfter = (reads: readonly PartitionRead[], merged: number, upTo: number): boolean => merged > upTo || reads.some((r) => r.more);
 
 export function toCharge(item: Record<string, unknown>): Charge {
   return {
@@ -101,6 +147,8 @@ export function toCharge(item: Record<string, unknown>): Charge {
     ...optionalNumber(item, 'refundedAmount'),
     ...optionalCounted(item),
     ...optionalString(item, 'grantId'),
+    // Read from the agent's unsharded partition: its writes go back there (`chargeKeyOf`).
+    ...(item.PK === keys.legacyChargePartition(String(item.agentId)) ? { legacyPartition: true as const } : {}),
   };
 }
 
@@ -139,7 +187,7 @@ export interface UserChargePosition {
 export async function userChargePosition(userId: string, chargeId: string): Promise<UserChargePosition | undefined> {
   const charge = await getChargeById(chargeId);
   if (!charge || charge.userId !== userId) return undefined;
-  return { chargeId, key: { ...keys.userChargeIndex(userId, chargeId), ...keys.charge(charge.agentId, chargeId) } };
+  return { chargeId, key: { ...keys.userChargeIndex(userId, chargeId), ...chargeKeyOf(charge) } };
 }
 
 /**

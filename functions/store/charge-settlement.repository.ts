@@ -9,7 +9,7 @@ import { type Charge, type ChargeStatus, countedOf, type PendingReason, type Spe
 import { AgentBlockedError, ChargeAwaitsApprovalError, ChargeNotPendingError, GrantRevokedError, StaleReadError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
 import { randomShard, shardCredit } from './balance.repository';
-import type { PendingCharge } from './charge-pending.repository';
+import { type PendingCharge, pendingChargeKey } from './charge-pending.repository';
 import { assumeGrantCounted, type GrantReturnBasis, grantReturnBasis, grantSettleItem } from './grant-charge';
 import { withOutbox } from './outbox';
 import { assumeCounted, type ReleaseBasis, releaseBasis, releaseUserUpdate } from './payer';
@@ -143,7 +143,7 @@ function settleItems(
 ): TransactEntry<CountersMoved>[] {
   const basis = bases.user;
   const table = config().TABLE_NAME;
-  const chargeKey = keys.charge(pending.agentId, pending.chargeId);
+  const chargeKey = pendingChargeKey(pending);
   const nowIso = now.toISOString();
   const acts = actsOn(settlement);
   if (acts !== undefined && acts !== pending.pendingReason) {

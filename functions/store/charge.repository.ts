@@ -24,7 +24,7 @@ import type { IdempotencyWrite } from '../core/idempotency';
 import type { PayerState } from '../core/users';
 import { agentEnabledCheck } from './agent.repository';
 import { randomShard, shardCredit } from './balance.repository';
-import { PENDING_EXPIRY_PK, type PendingCharge, pendingOf } from './charge-pending.repository';
+import { type PendingCharge, pendingOf } from './charge-pending.repository';
 import { type GrantCharge, grantChargeItem } from './grant-charge';
 import { idempotencyPut } from './idempotency.repository';
 import { withOutbox } from './outbox';
@@ -135,8 +135,7 @@ function pendingMarkerPut(charge: Charge): TransactItem {
       TableName: config().TABLE_NAME,
       Item: {
         ...keys.pendingCharge(charge.id),
-        GSI1PK: PENDING_EXPIRY_PK,
-        GSI1SK: `${charge.expiresAt}#${charge.id}`,
+        ...keys.pendingExpiryIndex(charge.expiresAt, charge.id),
         type: 'PendingCharge',
         ...marker,
       },

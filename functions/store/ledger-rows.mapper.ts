@@ -244,7 +244,8 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
   const charges: ChargeRow[] = [];
   for (const item of items.charges) {
     const where = `charge ${String(item.SK)}`;
-    const agentId = idOr(item.agentId, afterHash(item.PK));
+    // CHARGES#<agentId>#<shard>, or (written before the sharding) CHARGES#<agentId>.
+    const agentId = idOr(item.agentId, String(item.PK).split('#')[1] ?? String(item.PK));
     if (!CHARGE_STATUSES.has(String(item.status))) {
       note(`${where}: unknown status ${JSON.stringify(item.status)}`, agentId);
       continue;

@@ -3,6 +3,8 @@
  * (which creates the table) and the CDK stack (which declares it), so the three cannot drift.
  * Item layout and why: docs/data-model.md.
  */
+import { createHash } from 'node:crypto';
+
 export const TABLE_KEYS = { partitionKey: 'PK', sortKey: 'SK' } as const;
 export const GSI1 = { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' } as const;
 /** A user's charges across agents, newest first (the user's history and authorization log). */
@@ -68,12 +70,16 @@ export const INDEX_PARTITIONS = {
   agentById: { index: GSI1.indexName, key: 'AGENT#' },
   /** A charge by id alone (`keys.chargeIndex`). */
   chargeById: { index: GSI1.indexName, key: 'CHARGE#' },
-  /** PENDING charges by expiry: the sweeper's queue (charge-pending.repository.ts). */
-  pendingExpiry: { index: GSI1.indexName, key: 'PENDING_EXPIRY' },
+  /**
+   * PENDING charges by expiry: the sweeper's queue (charge-pending.repository.ts), in
+   * EXPIRY_SHARDS partitions (`keys.pendingExpiryIndex`); `legacy`: the one partition of markers
+   * written before it was sharded, still read by the sweeper.
+   */
+  pendingExpiry: { index: GSI1.indexName, key: 'PENDING_EXPIRY#', legacy: 'PENDING_EXPIRY' },
   /** Payouts in flight by status and age: the reconciler's (payout-inflight.repository.ts). */
   payoutsInflight: { index: GSI1.indexName, key: 'PAYOUTS_INFLIGHT' },
-  /** PENDING top-ups by expiry: the watcher's work list (`keys.pendingTopupIndex`). */
-  pendingTopups: { index: GSI1.indexName, key: 'PENDINGTOPUPS' },
+  /** PENDING top-ups by expiry: the watcher's work list (`keys.pendingTopupIndex`), sharded and with its legacy partition as pendingExpiry. */
+  pendingTopups: { index: GSI1.indexName, key: 'PENDINGTOPUPS#', legacy: 'PENDINGTOPUPS' },
   /** Payments that matched no top-up (`keys.unmatchedIndex`). */
   unmatched: { index: GSI1.indexName, key: 'UNMATCHED' },
   /** A user's charges across agents (`keys.userChargeIndex`). */
@@ -85,8 +91,31 @@ export const INDEX_PARTITIONS = {
 } as const;
 export type IndexPartition = keyof typeof INDEX_PARTITIONS;
 
+/** The partition keys of an index family as granted: its own, and the legacy one it still reads. */
+export const indexFamilyKeys = (family: IndexPartition): string[] => {
+  const entry: { key: string; legacy?: string } = INDEX_PARTITIONS[family];
+  return entry.legacy === undefined ? [entry.key] : [entry.key, entry.legacy];
+};
+
 /** The IAM pattern (StringLike) of a family: `PREFIX#*` for a prefix, the key itself otherwise. */
 export const leadingKeyPattern = (family: string): string => (family.endsWith('#') ? `${family}*` : family);
+
+/**
+ * How many partitions one agent's charges are spread over (DESIGN §18). A partition DynamoDB
+ * cannot split by a time-ordered sort key takes about 1,000 write units a second; 32 take 32
+ * times that, and 1,000 charges of one agent put about 3% in each (none near the bench's 10%).
+ * Part of the key layout, not a setting: changing it moves every charge's key (docs/data-model.md).
+ */
+export const CHARGE_SHARDS = 32;
+/** Partitions of the sweeper's expiry index and of the top-up watcher's work list (each read whole every run). */
+export const EXPIRY_SHARDS = 16;
+
+/**
+ * The shard of `id` among `shards`: the first four bytes of its SHA-256, so anyone who knows the
+ * id finds its partition with no lookup, and monotonic ids (ULIDs that differ in the last
+ * character) still spread evenly.
+ */
+export const shardOf = (id: string, shards: number): number => createHash('sha256').update(id).digest().readUInt32BE(0) % shards;
 
 const P = PARTITIONS;
 const I = INDEX_PARTITIONS;
@@ -104,9 +133,19 @@ export const keys = {
   userKey: (keyHash: string) => ({ PK: `${P.userKey}${keyHash}`, SK: 'USERKEY' }),
   /** Append-only record of each admin credit (the audit's source of money in). */
   credit: (userId: string, recordId: string) => ({ PK: `${P.credit}${userId}`, SK: recordId }),
-  /** All charges of one agent live in one partition, sorted by id (= creation order). */
-  charge: (agentId: string, chargeId: string) => ({ PK: `${P.charge}${agentId}`, SK: chargeId }),
-  chargePartition: (agentId: string) => `${P.charge}${agentId}`,
+  /**
+   * One agent's charges, spread over CHARGE_SHARDS partitions by a hash of the id, each sorted by
+   * id (= creation order); listings merge them (charge-read.repository.ts).
+   */
+  charge: (agentId: string, chargeId: string) => ({ PK: `${P.charge}${agentId}#${shardOf(chargeId, CHARGE_SHARDS)}`, SK: chargeId }),
+  /** Where charges written before the sharding stay: read as one more shard (docs/deploy.md). */
+  legacyCharge: (agentId: string, chargeId: string) => ({ PK: `${P.charge}${agentId}`, SK: chargeId }),
+  legacyChargePartition: (agentId: string) => `${P.charge}${agentId}`,
+  /** Every partition that may hold a charge of the agent: the shards, then the legacy one. */
+  chargePartitions: (agentId: string) => [
+    ...Array.from({ length: CHARGE_SHARDS }, (_, s) => `${P.charge}${agentId}#${s}`),
+    `${P.charge}${agentId}`,
+  ],
   /** GSI1 entry that finds a charge by id alone (admin reads). */
   chargeIndex: (chargeId: string) => ({ GSI1PK: `${I.chargeById.key}${chargeId}`, GSI1SK: 'CHARGE' }),
   /** GSI2 entry that lists a user's charges across agents, sorted by id (= creation order). */
@@ -117,6 +156,13 @@ export const keys = {
    * (strongly consistent), and, through its GSI1 entry, where the sweeper finds it when due.
    */
   pendingCharge: (chargeId: string) => ({ PK: `${P.pendingCharge}${chargeId}`, SK: 'PENDING' }),
+  /** The marker's GSI1 entry: the sweeper's queue, by expiry, in EXPIRY_SHARDS partitions. */
+  pendingExpiryIndex: (expiresAt: string, chargeId: string) => ({
+    GSI1PK: `${I.pendingExpiry.key}${shardOf(chargeId, EXPIRY_SHARDS)}`,
+    GSI1SK: `${expiresAt}#${chargeId}`,
+  }),
+  /** Every partition of the sweeper's queue: the shards, then the legacy one. */
+  pendingExpiryPartitions: () => [...Array.from({ length: EXPIRY_SHARDS }, (_, s) => `${I.pendingExpiry.key}${s}`), I.pendingExpiry.legacy],
   /** All payouts of one agent, sorted by id (= creation order). */
   payout: (agentId: string, payoutId: string) => ({ PK: `${P.payout}${agentId}`, SK: payoutId }),
   payoutPartition: (agentId: string) => `${P.payout}${agentId}`,
@@ -126,9 +172,13 @@ export const keys = {
   /** All top-ups of one user, sorted by id (= creation order): another user's simply is not there. */
   topup: (userId: string, topupId: string) => ({ PK: `${P.topup}${userId}`, SK: topupId }),
   topupPartition: (userId: string) => `${P.topup}${userId}`,
-  /** GSI1 entry that exists exactly while a top-up is PENDING: the watcher's work list, by expiry. */
-  pendingTopupIndex: (expiresAt: string, topupId: string) => ({ GSI1PK: I.pendingTopups.key, GSI1SK: `${expiresAt}#${topupId}` }),
-  pendingTopupPartition: () => I.pendingTopups.key,
+  /** GSI1 entry that exists exactly while a top-up is PENDING: the watcher's work list, by expiry, in EXPIRY_SHARDS partitions. */
+  pendingTopupIndex: (expiresAt: string, topupId: string) => ({
+    GSI1PK: `${I.pendingTopups.key}${shardOf(topupId, EXPIRY_SHARDS)}`,
+    GSI1SK: `${expiresAt}#${topupId}`,
+  }),
+  /** Every partition of the watcher's work list: the shards, then the legacy one. */
+  pendingTopupPartitions: () => [...Array.from({ length: EXPIRY_SHARDS }, (_, s) => `${I.pendingTopups.key}${s}`), I.pendingTopups.legacy],
   /** A Solana Pay reference key → its top-up (also for references of expired/completed ones). */
   topupReference: (reference: string) => ({ PK: `${P.topupReference}${reference}`, SK: 'REF' }),
   /** A PayPal order id → its top-up (the webhook knows only the order). */

@@ -12,7 +12,8 @@ import { config } from '../config';
 import type { Currency } from '../core/money';
 import { MAX_OPEN_TOPUPS, type Topup, type TopupFailureReason, TopupLimitError, type TopupStatus } from '../core/topups';
 import { db } from './client';
-import { GSI1, keys } from './table';
+import { readShardedQueue } from './sharded-queue';
+import { keys } from './table';
 import { named, type TransactEntry, transactWrite } from './transact';
 
 /**
@@ -110,19 +111,13 @@ export async function findTopupBy(lookup: { reference: string } | { orderId: str
 
 /**
  * PENDING top-ups, soonest expiry first, at most `limit` (the watcher's work list). From the
- * sparse GSI1 entry, so the cost grows with the pending top-ups, never with history.
+ * sparse GSI1 entry, so the cost grows with the pending top-ups, never with history: one Query per
+ * partition of the list (`keys.pendingTopupPartitions`: the shards and the legacy one), merged
+ * (store/sharded-queue.ts).
  */
 export async function listPendingTopups(limit: number): Promise<Topup[]> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: config().TABLE_NAME,
-      IndexName: GSI1.indexName,
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.pendingTopupPartition() },
-      Limit: limit,
-    }),
-  );
-  return (out.Items ?? []).map(toTopup).filter((t) => t.status === 'PENDING');
+  const items = await readShardedQueue(keys.pendingTopupPartitions(), { limit });
+  return items.map(toTopup).filter((t) => t.status === 'PENDING');
 }
 
 function toTopup(item: Record<string, unknown>): Topup {

@@ -1,8 +1,9 @@
 /**
  * Expiry: a PENDING charge nobody approved, declined, captured or released before `expiresAt`
  * becomes EXPIRED and its hold returns to the user. The sweeper finds due charges through the
- * pending markers' index (GSI1 `PENDING_EXPIRY`, sorted by expiry), never a Scan, so a run costs
- * one Query plus one transaction per due charge, whatever the table holds.
+ * pending markers' index (GSI1 `PENDING_EXPIRY#<k>`, 16 partitions sorted by expiry, and the legacy
+ * `PENDING_EXPIRY`), never a Scan, so a run costs one Query per partition plus one transaction per
+ * due charge, whatever the table holds; the oldest due go first, at most SWEEP_MAX_PER_RUN.
  */
 import { config } from '../config';
 import { ChargeNotPendingError } from '../core/errors';

@@ -2,8 +2,9 @@
  * The top-up watcher's use case (docs/topups.md), scheduled on AWS and an interval in `npm start`
  * (functions/topup-watcher/handler.ts is only its wiring). One run, each step a method of WatchRun:
  *
- * 1. `listPending`: reads the PENDING top-ups (sparse GSI1 entry, bounded by TOPUP_WATCH_MAX_PER_RUN), so its
- *    cost grows with the pending top-ups, never with the chain's history.
+ * 1. `listPending`: reads the PENDING top-ups (sparse GSI1 entry over 16 partitions and the legacy one, merged
+ *    soonest expiry first, bounded by TOPUP_WATCH_MAX_PER_RUN), so its cost grows with the pending top-ups,
+ *    never with the chain's history.
  * 2. `watchReference`, USDC: for each, the signatures that carry its Solana Pay `reference`, newer than its place
  *    (`scannedThrough`), page by page (`before`) until the history ends or is older than the
  *    top-up (at most TOPUP_REFERENCE_SCAN_MAX a run): anyone can send cheap transactions carrying

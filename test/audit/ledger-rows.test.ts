@@ -15,12 +15,16 @@ describe('toLedgerRows', () => {
       users: [{ PK: 'USER#u1', SK: 'USER', USD: 5 }],
       agentShards: [{ PK: 'AGENTBAL#a1#3', SK: 'BAL', USDC: 7 }],
       credits: [{ PK: 'CREDITS#u1', SK: 'r1', currency: 'USD', amount: 5 }],
-      charges: [{ PK: 'CHARGES#a1', SK: 'ch1', userId: 'u1', currency: 'USDC', amount: 7, status: 'SUCCESS' }],
+      charges: [
+        // Written before the sharding (the agent's one partition), and in a shard (DESIGN §18).
+        { PK: 'CHARGES#a1', SK: 'ch1', userId: 'u1', currency: 'USDC', amount: 7, status: 'SUCCESS' },
+        { PK: 'CHARGES#a1#17', SK: 'ch2', userId: 'u1', currency: 'USDC', amount: 1, status: 'SUCCESS' },
+      ],
       payouts: [{ PK: 'PAYOUTS#a1', SK: 'p1', currency: 'USD', amount: 100, fee: 3, netAmount: 97, status: 'FAILED' }],
       payoutLocks: [{ PK: 'PAYOUTLOCK#a1#USDC', SK: 'LOCK', payoutId: 'p1' }],
       x402Payments: [{ PK: 'X402PAY#a1', SK: 'x402_1', amount: 20_000, transaction: 'sig1' }],
       x402Settlements: [{ PK: 'X402TX#sig1', SK: 'SETTLEMENT', agentId: 'a1', status: 'CREDITED', amount: 20_000, paymentId: 'x402_1' }],
-      scanned: 9,
+      scanned: 10,
     });
     expect(rows).toEqual({
       users: [{ kind: 'user', userId: 'u1', balances: { USD: 5, USDC: 0 }, held: { USD: 0, USDC: 0 } }],
@@ -28,6 +32,7 @@ describe('toLedgerRows', () => {
       credits: [{ kind: 'credit', userId: 'u1', creditId: 'r1', currency: 'USD', amount: 5 }],
       charges: [
         { kind: 'charge', chargeId: 'ch1', agentId: 'a1', userId: 'u1', status: 'SUCCESS', currency: 'USDC', amount: 7, refundedAmount: 0 },
+        { kind: 'charge', chargeId: 'ch2', agentId: 'a1', userId: 'u1', status: 'SUCCESS', currency: 'USDC', amount: 1, refundedAmount: 0 },
       ],
       payouts: [
         {
@@ -49,8 +54,8 @@ describe('toLedgerRows', () => {
         { kind: 'x402Settlement', signature: 'sig1', agentId: 'a1', status: 'CREDITED', amount: 20_000, paymentId: 'x402_1' },
       ],
       unreadable: [],
-      counts: { users: 1, shards: 1, credits: 1, charges: 1, payouts: 1 },
-      scanned: 9,
+      counts: { users: 1, shards: 1, credits: 1, charges: 2, payouts: 1 },
+      scanned: 10,
     });
   });
 

@@ -1,6 +1,7 @@
 /**
  * The cost of deep pagination: page 1 versus page 100 of an agent's charges (limit 20), by page
- * number (a keys-only skip over 1,980 charges) and by `nextCursor` (one query from the cursor),
+ * number (a keys-only read of each of the agent's 33 charge partitions' newest 2,000 ids, merged,
+ * then one BatchGetItem of the page) and by `nextCursor` (one query per partition from the cursor),
  * in DynamoDB read requests, items examined and read capacity units as DynamoDB Local reports
  * them, plus the latency of each through the HTTP stack.
  */

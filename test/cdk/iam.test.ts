@@ -9,7 +9,7 @@
  */
 import { ROUTES, recognisesAdmin } from '../../functions/api/routes';
 import { grantStatements } from '../../functions/store/access';
-import { INDEX_PARTITIONS, leadingKeyPattern, PARTITIONS } from '../../functions/store/table';
+import { INDEX_PARTITIONS, type IndexPartition, indexFamilyKeys, leadingKeyPattern, PARTITIONS } from '../../functions/store/table';
 import type { ServiceFunction } from '../../lib/service-function';
 import { tableGrantOf } from '../support/table-access';
 import { logicalId, resources, synthesize } from './support';
@@ -484,17 +484,36 @@ describe('IAM on the table: key families', () => {
 
   it('uses only patterns of declared key families, each matching its own family and no other', () => {
     const tablePatterns = Object.values(PARTITIONS).map(leadingKeyPattern);
-    const indexPatterns = Object.values(INDEX_PARTITIONS).map((p) => leadingKeyPattern(p.key));
+    const indexKeys = (Object.keys(INDEX_PARTITIONS) as IndexPartition[]).flatMap(indexFamilyKeys);
+    const indexPatterns = indexKeys.map(leadingKeyPattern);
     for (const { s } of tableStatementsIn(all)) {
       const onIndex = JSON.stringify(s.Resource).includes('/index/');
       for (const pattern of patternsOf(s)) expect(onIndex ? indexPatterns : tablePatterns).toContain(pattern);
     }
     // No family's keys fall under another family's pattern (`USER#*` never matches `USERKEY#…`).
-    for (const families of [Object.values(PARTITIONS), Object.values(INDEX_PARTITIONS).map((p) => p.key)]) {
-      for (const a of families) {
-        for (const b of families) if (a !== b) expect(`${b}x`.startsWith(a.endsWith('#') ? a : `${a}#`) || `${b}` === a).toBe(false);
+    // A sharded index family and its legacy key are one family (`PENDING_EXPIRY#*` and `PENDING_EXPIRY`).
+    const indexFamilies = (Object.keys(INDEX_PARTITIONS) as IndexPartition[]).map(indexFamilyKeys);
+    for (const families of [Object.values(PARTITIONS).map((key) => [key]), indexFamilies]) {
+      for (const a of families.flat()) {
+        for (const b of families.flat()) {
+          const sameFamily = families.some((keys) => keys.includes(a) && keys.includes(b));
+          if (!sameFamily) expect(`${b}x`.startsWith(a.endsWith('#') ? a : `${a}#`) || `${b}` === a).toBe(false);
+        }
       }
     }
+  });
+
+  it("grants the sweeper's and the watcher's sharded queues, shards and legacy partition, on GSI1 only (DESIGN §18)", () => {
+    const onIndex = (name: string) =>
+      grantStatements(tableGrantOf(name) ?? {})
+        .filter((s) => s.index !== undefined)
+        .map((s) => ({ index: s.index, leadingKeys: [...s.leadingKeys] }));
+    expect(onIndex('sweeper')).toEqual([{ index: 'GSI1', leadingKeys: ['PENDING_EXPIRY', 'PENDING_EXPIRY#*'] }]);
+    expect(onIndex('topup-watcher')).toEqual([expect.objectContaining({ index: 'GSI1' })]);
+    expect(onIndex('topup-watcher')[0]?.leadingKeys).toEqual(expect.arrayContaining(['PENDINGTOPUPS', 'PENDINGTOPUPS#*']));
+    // No charge is written to the legacy key any more: the sharded families are what writes make.
+    expect(leadingKeyPattern(INDEX_PARTITIONS.pendingExpiry.key)).toBe('PENDING_EXPIRY#*');
+    expect(leadingKeyPattern(INDEX_PARTITIONS.pendingTopups.key)).toBe('PENDINGTOPUPS#*');
   });
 
   it('holds in the production template: every table-writing statement least-privilege, DeleteItem only in the deleters', () => {

@@ -6,7 +6,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import { setAgentEnabled } from '../../functions/store/agent.repository';
-import { getPendingCharge, listDuePending, PENDING_EXPIRY_PK } from '../../functions/store/charge-pending.repository';
+import { getPendingCharge, listDuePending } from '../../functions/store/charge-pending.repository';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
@@ -119,7 +119,7 @@ describe('holds: authorize, then capture or release', () => {
     const marker = async () =>
       (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.pendingCharge(held.body.id), ConsistentRead: true })))
         .Item;
-    expect(await marker()).toMatchObject({ GSI1PK: PENDING_EXPIRY_PK });
+    expect(await marker()).toMatchObject(keys.pendingExpiryIndex(held.body.expiresAt ?? '', held.body.id));
     expect(await getPendingCharge(held.body.id)).toMatchObject({ chargeId: held.body.id, pendingReason: 'capture' });
     expect((await act(agent.key, held.body.id, 'release')).status).toBe(200);
     // Kept, not deleted (no settling function holds DeleteItem): settled, out of GSI1, removed by TTL.
