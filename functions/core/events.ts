@@ -84,6 +84,23 @@ export function derivedEventId(seed: string, at: Date): string {
   return `evt_${time}${random}`;
 }
 
+/**
+ * Whether a new charge's own INSERT stream record is the outbox of its creation events: the
+ * dispatcher derives them from the charge item (functions/webhooks/dispatcher.ts), so the charge's
+ * transaction writes no outbox item. All but the approval request: its link is made from the
+ * request's base URL, which the charge item does not hold, so that charge keeps an outbox item.
+ */
+export const chargeRecordCarriesEvents = (charge: Pick<Charge, 'status' | 'pendingReason'>): boolean =>
+  !(charge.status === 'PENDING' && charge.pendingReason === 'user_approval');
+
+/**
+ * The id of one of a new charge's events: the same for the same charge, type and owner, however
+ * often it is derived (a re-delivered stream record, the outbox of the approval case alike), with
+ * the charge's creation time as its ULID time, so ids still sort in creation order.
+ */
+export const chargeCreationEventId = (chargeId: string, type: string, to: OwnerKind, createdAt: string): string =>
+  derivedEventId(`charge-created|${chargeId}|${type}|${to}`, new Date(createdAt));
+
 export const ownerKey = (owner: Owner): string => `${owner.kind}#${owner.id}`;
 
 export function parseOwnerKey(key: string): Owner | undefined {

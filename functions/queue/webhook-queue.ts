@@ -21,6 +21,8 @@ export const deliveryMessageSchema = z.strictObject({
 export type DeliveryMessage = z.infer<typeof deliveryMessageSchema>;
 
 const sqs = lazySqsClient({ maxAttempts: 3, requestTimeoutMs: 5_000 });
+/** The delivery queue's client (tests inject faults into its middleware stack). */
+export const webhookSqs = sqs;
 
 function queueUrl(): string {
   const url = config().WEBHOOK_QUEUE_URL;

@@ -10,7 +10,10 @@
  *   - (PENDING only) the pending marker: how approve/decline find it and the sweeper expires it
  *     (charge-pending.repository.ts),
  *   - (a grant key's charge) the grant item's counters and status (store/grant-charge.ts),
- *   - the outbox item with the charge's webhook events (store/outbox.ts), when it has any.
+ *   - no outbox item for its webhook events: the charge item's own INSERT stream record is their
+ *     outbox (the dispatcher derives them, use-cases/events.ts `chargeRecordEvents`; 8 of the
+ *     warm charge's 24 write units, docs/data-model.md); only a charge that asks its payer for
+ *     approval writes one (store/outbox.ts), since its link is not in the item.
  * A refused charge keeps a FAILED record with its reason, written with its idempotency record.
  * Each item carries what its failed condition means (store/transact.ts `named`), so the order of
  * the items says nothing. How a PENDING charge ends: charge-settlement.repository.ts; the
@@ -19,7 +22,7 @@
 import { config } from '../config';
 import type { Charge } from '../core/charges';
 import { PayerStateChangedError } from '../core/errors';
-import type { OutboxEvent } from '../core/events';
+import { chargeRecordCarriesEvents, type OutboxEvent } from '../core/events';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { PayerState } from '../core/users';
 import { agentEnabledCheck } from './agent.repository';
@@ -39,7 +42,8 @@ import { named, type TransactEntry, type TransactItem, transactWrite } from './t
  * answer), AgentDisabledError, then what the user's item says (UserKeyRevokedError,
  * PayerStateChangedError to retry, SpendingLimitError, InsufficientFundsError), or
  * BalanceLimitError when the agent's shard is at its cap. `events` (use-cases/events.ts) are
- * written in the same transaction, last. The charge and its marker keep which counters it was
+ * written in the same transaction, last, as an outbox item only when the charge item's own stream
+ * record does not carry them (`outboxedEvents`). The charge and its marker keep which counters it was
  * added to (`Charge.counted`), for whatever gives its hold back.
  */
 export async function commitCharge(
@@ -73,7 +77,16 @@ export async function commitCharge(
   ];
   if (basis.hold) items.push(pendingMarkerPut(charge));
   if (basis.grant) items.push(grantChargeItem(charge, basis.grant, now));
-  await transactWrite(withOutbox(items, events, now));
+  await transactWrite(withOutbox(items, outboxedEvents(charge, events), now));
+}
+
+/**
+ * The events of a new charge that need an outbox item: none when the charge's INSERT stream record
+ * carries them (core/events.ts `chargeRecordCarriesEvents`; the dispatcher derives the same ids and
+ * bytes from it), all of them otherwise.
+ */
+function outboxedEvents(charge: Charge, events: readonly OutboxEvent[]): readonly OutboxEvent[] {
+  return chargeRecordCarriesEvents(charge) ? [] : events;
 }
 
 /** What goes with a refused charge's record. */
@@ -83,7 +96,7 @@ export interface FailedChargeOptions {
    * conditioned on that policy still being the user's (PayerStateChangedError otherwise).
    */
   policyJudged?: PayerState | undefined;
-  /** charge.failed, written in the same transaction, last. */
+  /** charge.failed: carried by the FAILED charge's own INSERT stream record (no outbox item). */
   events?: readonly OutboxEvent[];
 }
 
@@ -124,7 +137,7 @@ export async function recordFailedCharge(
       ),
     );
   }
-  await transactWrite(withOutbox(items, events, now));
+  await transactWrite(withOutbox(items, outboxedEvents(charge, events), now));
 }
 
 function pendingMarkerPut(charge: Charge): TransactItem {

@@ -19,6 +19,8 @@ import type { TransactEntry, TransactItem } from './transact';
 export const OUTBOX_TTL_SECONDS = 7 * 86_400;
 /** The item type the stream filter selects (lib/webhook-pipeline.ts, bin/local/webhook-pipeline.ts). */
 export const OUTBOX_ITEM_TYPE = 'Outbox';
+/** A charge item's type: its INSERT record is the outbox of its creation events (webhooks/dispatcher.ts). */
+export const CHARGE_ITEM_TYPE = 'Charge';
 
 /** One event as stored in an outbox item. */
 export interface StoredEvent {
@@ -96,11 +98,15 @@ export function storedEvents(item: Record<string, unknown>): StoredEvent[] {
 const OUTBOX_PK_PREFIX = 'OUTBOX#';
 
 /**
- * Outbox items created in [from, to), page by page (one Scan page at a time; `segment` of
- * `totalSegments` for a parallel scan). There is no index on outbox items by time, and giving
- * every outbox item an index entry would add write units to every charge: this reads the whole
- * table (eventually consistent, 0.5 read units per 4 KB scanned) and is for an operator's
- * re-dispatch (bin/operator/redispatch.ts), never a request path. Items live OUTBOX_TTL_SECONDS.
+ * Outbox items created in [from, to), with the charge items created then whose creation events
+ * their own INSERT record carried (no outbox item, DESIGN §18) and that nothing has changed since
+ * (no `approvedAt`, `settledAt`, `refundedAt`: every later change of a charge sets one), so the
+ * dispatcher derives from them exactly the events, ids and bytes of that INSERT. Page by page (one
+ * Scan page at a time; `segment` of `totalSegments` for a parallel scan). There is no index on
+ * outbox items by time, and giving every outbox item an index entry would add write units to every
+ * charge: this reads the whole table (eventually consistent, 0.5 read units per 4 KB scanned) and
+ * is for an operator's re-dispatch (bin/operator/redispatch.ts), never a request path. Outbox items
+ * live OUTBOX_TTL_SECONDS.
  */
 export async function* scanOutboxPages(opts: {
   from: Date;
@@ -115,11 +121,14 @@ export async function* scanOutboxPages(opts: {
       new ScanCommand({
         TableName: config().TABLE_NAME,
         // ISO-8601 UTC strings (toISOString) compare in time order.
-        FilterExpression: 'begins_with(PK, :prefix) AND #type = :type AND createdAt >= :from AND createdAt < :to',
+        FilterExpression:
+          'createdAt >= :from AND createdAt < :to AND ((begins_with(PK, :prefix) AND #type = :type) OR ' +
+          '(#type = :charge AND attribute_not_exists(approvedAt) AND attribute_not_exists(settledAt) AND attribute_not_exists(refundedAt)))',
         ExpressionAttributeNames: { '#type': 'type' },
         ExpressionAttributeValues: {
           ':prefix': OUTBOX_PK_PREFIX,
           ':type': OUTBOX_ITEM_TYPE,
+          ':charge': CHARGE_ITEM_TYPE,
           ':from': opts.from.toISOString(),
           ':to': opts.to.toISOString(),
         },

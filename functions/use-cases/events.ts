@@ -8,8 +8,17 @@
 import { agentView, chargeView, payoutView, userChargeView } from '../contracts/views';
 import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
-import { chargeEventPlan, type EventType, newEventId, type OutboxEvent, type Owner } from '../core/events';
+import {
+  chargeCreationEventId,
+  chargeEventPlan,
+  chargeRecordCarriesEvents,
+  type EventType,
+  newEventId,
+  type OutboxEvent,
+  type Owner,
+} from '../core/events';
 import type { Payout } from '../core/payouts';
+import { toCharge } from '../store/charge-read.repository';
 import { type Settlement, settledCharge } from '../store/charge-settlement.repository';
 
 function event(type: EventType, owner: Owner, data: unknown, now: Date): OutboxEvent {
@@ -21,18 +30,40 @@ function event(type: EventType, owner: Owner, data: unknown, now: Date): OutboxE
  * left; omit for a new charge). Agent events carry the Charge as the agent API shows it; user
  * events the charge as the user's history shows it (with the agent), and
  * `charge.approval_requested` the link the user approves it at.
+ *
+ * A new charge's events are dated by the charge (`createdAt`) and their ids derive from the charge
+ * id, type and owner (core/events.ts `chargeCreationEventId`), so the dispatcher, deriving them
+ * again from the charge's INSERT stream record (`chargeRecordEvents`), makes the very same bytes.
  */
 export function chargeEvents(
   charge: Charge,
   opts: { previous?: string; previousReason?: string; approvalUrl?: string; now?: Date } = {},
 ): OutboxEvent[] {
   const now = opts.now ?? new Date();
+  const created = opts.previous === undefined;
   return chargeEventPlan(charge, opts.previous, opts.previousReason).map(({ to, type }) => {
-    if (to === 'agent') return event(type, { kind: 'agent', id: charge.agentId }, chargeView(charge), now);
+    const owner: Owner = to === 'agent' ? { kind: 'agent', id: charge.agentId } : { kind: 'user', id: charge.userId };
     const data =
-      type === 'charge.approval_requested' ? { ...userChargeView(charge), approvalUrl: opts.approvalUrl ?? null } : userChargeView(charge);
-    return event(type, { kind: 'user', id: charge.userId }, data, now);
+      to === 'agent'
+        ? chargeView(charge)
+        : type === 'charge.approval_requested'
+          ? { ...userChargeView(charge), approvalUrl: opts.approvalUrl ?? null }
+          : userChargeView(charge);
+    if (!created) return event(type, owner, data, now);
+    return { id: chargeCreationEventId(charge.id, type, to, charge.createdAt), type, createdAt: charge.createdAt, owner, data };
   });
+}
+
+/**
+ * The creation events a new charge item carries (DESIGN §18: the charge's own INSERT stream record
+ * is their outbox, no outbox item is written): what `chargeEvents` made for it when it was
+ * committed, byte for byte; none for an item whose events went to an outbox item (the approval
+ * request, core/events.ts `chargeRecordCarriesEvents`). `item` is the NEW_IMAGE of the INSERT.
+ */
+export function chargeRecordEvents(item: Record<string, unknown>): OutboxEvent[] {
+  if (item.type !== 'Charge') return [];
+  const charge = toCharge(item);
+  return chargeRecordCarriesEvents(charge) ? chargeEvents(charge) : [];
 }
 
 /**

@@ -6,7 +6,7 @@ import { type ChangeRecord, dispatchRecords } from '../webhooks/dispatcher';
 loadConfig({ require: NEEDS_WEBHOOK_QUEUE });
 
 /**
- * DynamoDB Streams (filtered to new outbox items and agent items) → one delivery message per
+ * DynamoDB Streams (filtered to new outbox items, new charge items and agent items) → one delivery message per
  * subscribed endpoint. A failure is reported at its record, so the stream retries from there.
  */
 export const handler = withRequestContext(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {

@@ -4,6 +4,10 @@
  * to two kinds:
  * - a new outbox item (store/outbox.ts): its events, written in the same transaction as the
  *   change they report;
+ * - a new charge item: its creation events (charge.succeeded, charge.failed, charge.pending),
+ *   derived from the item alone (use-cases/events.ts `chargeRecordEvents`) with ids from the
+ *   charge id and type, so a re-processed record sends the same `webhook-id` and the same bytes.
+ *   The charge's transaction writes no outbox item for them (DESIGN §18);
  * - an agent item whose `enabled` changed (old vs new image): agent.enabled / agent.disabled.
  *   The item's own stream record is the outbox here, so an operator's flip in the DynamoDB console
  *   and the admin PATCH are reported alike. Its event id derives from the stream record id, so a
@@ -17,12 +21,13 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { agentView } from '../contracts/views';
-import { derivedEventId, type OutboxEvent } from '../core/events';
+import { derivedEventId, type OutboxEvent, ownerKey } from '../core/events';
 import { logger } from '../observability/logger';
 import { type DeliveryMessage, sendDeliveryMessages } from '../queue/webhook-queue';
 import { toAgent } from '../store/agent.repository';
 import { eventBody, type StoredEvent, storedEvents } from '../store/outbox';
 import { listWebhooks, type StoredWebhook } from '../store/webhook.repository';
+import { chargeRecordEvents } from '../use-cases/events';
 
 /** The parts of a stream record the dispatcher reads (Lambda's DynamoDBRecord and the local poller's alike). */
 export interface ChangeRecord {
@@ -106,6 +111,7 @@ export function eventsOf(record: ChangeRecord): (StoredEvent & { roughTime?: boo
   const image = record.dynamodb?.NewImage;
   if (!image) return [];
   const item = unmarshall(image as Record<string, AttributeValue>);
+  if (record.eventName === 'INSERT' && item.type === 'Charge') return chargeRecordEvents(item).map(stored);
   if (record.eventName === 'INSERT') return storedEvents(item);
   if (record.eventName === 'MODIFY' && item.type === 'Agent' && record.dynamodb?.OldImage) {
     const old = unmarshall(record.dynamodb.OldImage as Record<string, AttributeValue>);
@@ -136,6 +142,11 @@ export function eventsOf(record: ChangeRecord): (StoredEvent & { roughTime?: boo
     ];
   }
   return [];
+}
+
+/** An event as the dispatcher sends it: its owner's key and its exact body. */
+function stored(event: OutboxEvent): StoredEvent {
+  return { id: event.id, type: event.type, createdAt: event.createdAt, owner: ownerKey(event.owner), body: eventBody(event) };
 }
 
 function changeTime(record: ChangeRecord): Date {

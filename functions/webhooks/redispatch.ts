@@ -10,13 +10,19 @@
  * to an endpoint once (functions/webhooks/delivery.ts, `duplicate`), so a range may be generous.
  * An event whose delivery went `dead` is tried once more.
  *
+ * A new charge's events have no outbox item (its own INSERT record carried them, DESIGN §18): the
+ * charge items created in the range that nothing has changed since are re-dispatched as that
+ * INSERT, which gives the same events, ids and bytes (store/outbox.ts `scanOutboxPages`).
+ *
  * What it cannot re-dispatch: agent.enabled / agent.disabled, which come from the agent item's own
- * stream record and are kept nowhere else; and outbox items older than OUTBOX_TTL_SECONDS (7 days).
+ * stream record and are kept nowhere else; the creation events of a charge changed since (approved,
+ * settled or refunded: its later events are in outbox items and are re-dispatched); and outbox items
+ * older than OUTBOX_TTL_SECONDS (7 days).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { type DeliveryMessage, sendDeliveryMessages } from '../queue/webhook-queue';
-import { scanOutboxPages } from '../store/outbox';
+import { CHARGE_ITEM_TYPE, scanOutboxPages } from '../store/outbox';
 import { type ChangeRecord, dispatchRecords, eventsOf } from './dispatcher';
 
 /** Records per dispatcher call, as the stream event source mapping hands them (lib/webhook-pipeline.ts). */
@@ -40,6 +46,8 @@ export interface RedispatchReport {
   /** Items the Scan read (the whole table's, whatever the range). */
   scanned: number;
   outboxItems: number;
+  /** Charge items re-dispatched as their INSERT (their creation events). */
+  chargeItems: number;
   events: number;
   /** Delivery messages sent (or, dry, that would be). */
   messages: number;
@@ -55,6 +63,7 @@ export async function redispatchOutbox(opts: RedispatchOptions): Promise<Redispa
     dryRun: opts.dryRun ?? false,
     scanned: 0,
     outboxItems: 0,
+    chargeItems: 0,
     events: 0,
     messages: 0,
   };
@@ -81,10 +90,12 @@ export async function redispatchOutbox(opts: RedispatchOptions): Promise<Redispa
         const failedAt = await dispatchRecords(records, { send });
         const stoppedAt = failedAt === undefined ? records.length : records.findIndex((r) => r.dynamodb?.SequenceNumber === failedAt);
         const done = records.slice(0, Math.max(0, stoppedAt));
-        report.outboxItems += done.length;
+        const charges = done.filter((r) => r.eventID?.startsWith(CHARGE_RECORD)).length;
+        report.chargeItems += charges;
+        report.outboxItems += done.length - charges;
         report.events += done.reduce((n, r) => n + eventsOf(r).length, 0);
         if (failedAt !== undefined) {
-          const item = items.find((it) => String(it.PK) === failedAt);
+          const item = items.find((it) => recordKey(it) === failedAt);
           report.failed = { outboxKey: failedAt, createdAt: String(item?.createdAt), error: lastError || 'see the log (LOG_LEVEL=INFO)' };
         }
       }
@@ -95,14 +106,20 @@ export async function redispatchOutbox(opts: RedispatchOptions): Promise<Redispa
   return report;
 }
 
-/** An outbox item as the stream's INSERT record of it (the item's key stands for the sequence number). */
+const CHARGE_RECORD = 'redispatch-charge:';
+
+/** Which item a record stands for: an outbox item's PK (unique), a charge's PK and SK. */
+const recordKey = (item: Record<string, unknown>): string =>
+  item.type === CHARGE_ITEM_TYPE ? `${String(item.PK)}/${String(item.SK)}` : String(item.PK);
+
+/** An item as the stream's INSERT record of it (the item's key stands for the sequence number). */
 function asStreamRecord(item: Record<string, unknown>): ChangeRecord {
   return {
-    eventID: `redispatch:${String(item.PK)}`,
+    eventID: `${item.type === CHARGE_ITEM_TYPE ? CHARGE_RECORD : 'redispatch:'}${recordKey(item)}`,
     eventName: 'INSERT',
     dynamodb: {
       NewImage: marshall(item, { removeUndefinedValues: true }) as Record<string, AttributeValue>,
-      SequenceNumber: String(item.PK),
+      SequenceNumber: recordKey(item),
     },
   };
 }

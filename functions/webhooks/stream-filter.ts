@@ -1,13 +1,15 @@
 /**
- * Which stream records reach the dispatcher: new outbox items, and modified agent items (their
- * `enabled` may have changed). The same patterns are the event source mapping's filter criteria
+ * Which stream records reach the dispatcher: new outbox items, new charge items (their own record
+ * is the outbox of their creation events, DESIGN §18), and modified agent items (their `enabled`
+ * may have changed). The same patterns are the event source mapping's filter criteria
  * on AWS (lib/webhook-pipeline.ts) and the local poller's filter (bin/local/webhook-pipeline.ts),
  * so Lambda is never invoked for the table's other writes.
  */
-import { OUTBOX_ITEM_TYPE } from '../store/outbox';
+import { CHARGE_ITEM_TYPE, OUTBOX_ITEM_TYPE } from '../store/outbox';
 
 export const DISPATCH_FILTER_PATTERNS = [
   { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [OUTBOX_ITEM_TYPE] } } } },
+  { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [CHARGE_ITEM_TYPE] } } } },
   { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['Agent'] } } } },
 ] as const;
 

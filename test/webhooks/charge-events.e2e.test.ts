@@ -6,12 +6,14 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { config } from '../../functions/config';
+import { webhookSqs } from '../../functions/queue/webhook-queue';
 import { db } from '../../functions/store/client';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
+import { eventually } from '../support/eventually';
 import { startTestStack, type TestStack } from '../support/stack';
 import { getTopup, openTopup, type TopupBody } from '../topups/support';
-import { finalAttempts, outboxAbout } from './delivery-records';
+import { deliveryQueueDrained, finalAttempts, outboxAbout } from './delivery-records';
 import { eventOf, type Received, type Receiver, startReceiver } from './receiver';
 
 let t: TestStack;
@@ -104,6 +106,48 @@ const typesAbout = (rx: Receiver, id: string) =>
     .map(eventOf)
     .filter((e) => e.data.id === id)
     .map((e) => e.type);
+
+describe('a dispatcher that dies', () => {
+  it("after reading a charge's stream record, before enqueueing and then after: each event reaches each endpoint once, under one id", async () => {
+    const { agent, user, agentHook, userHook } = await parties();
+    // The first dispatch of the charge's record dies before its messages reach the queue; the
+    // stream hands the record again, and that dispatch dies after enqueueing, before the stream
+    // could move on; the third goes through. Three dispatches of one record, two of them enqueued.
+    let sends = 0;
+    const name = 'dispatcher-dies';
+    webhookSqs().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'SendMessageBatchCommand') return next(args);
+        sends += 1;
+        if (sends === 1) throw new Error('injected crash: the dispatcher died before enqueueing');
+        const out = await next(args);
+        if (sends === 2) throw new Error('injected crash: the dispatcher died after enqueueing');
+        return out;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const res = await charge(agent.key, user.key, 'dies-1', { amount: 3 });
+      expect(res.status).toBe(201);
+      await Promise.all([
+        agentRx.waitFor(about('charge.succeeded', res.body.id), 10_000),
+        userRx.waitFor(about('charge.succeeded', res.body.id), 10_000),
+      ]);
+      // The third dispatch enqueues the same events again (same ids); the worker drains them unsent.
+      await eventually('the third dispatch of the record', () => sends >= 3);
+      await deliveryQueueDrained(t);
+      await expectEachDeliveredOnce(agentHook.id, `agent#${agent.id}`, res.body.id, ['charge.succeeded']);
+      await expectEachDeliveredOnce(userHook.id, `user#${user.id}`, res.body.id, ['charge.succeeded']);
+      for (const rx of [agentRx, userRx]) {
+        const got = rx.received.filter(about('charge.succeeded', res.body.id));
+        expect(got).toHaveLength(1);
+        expect(got[0]?.headers['webhook-id']).toBe(eventOf(got[0] as Received).id);
+      }
+    } finally {
+      webhookSqs().middlewareStack.remove(name);
+    }
+  });
+});
 
 describe('charge events', () => {
   it('charge.succeeded reaches the agent and the user within 2 s of the 201, signed; a replay sends nothing more', async () => {

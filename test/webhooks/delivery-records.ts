@@ -3,7 +3,9 @@
  *
  * What can reach an endpoint is fixed by three records:
  * - the outbox (store/outbox.ts): every event a state change reported, written in the change's own
- *   transaction, so an event that exists is there as soon as the change answered;
+ *   transaction, so an event that exists is there as soon as the change answered; a new charge's
+ *   events are in its own INSERT stream record instead (DESIGN §18), read here as the dispatcher
+ *   reads them (its `eventsOf`);
  * - for agent.enabled / agent.disabled, the agent item's own stream records (the dispatcher's outbox
  *   for those, functions/webhooks/dispatcher.ts): the events the dispatcher makes of them are what
  *   its `eventsOf` makes of them;
@@ -44,7 +46,10 @@ export interface OutboxEntry {
   data: Record<string, unknown>;
 }
 
-/** Every event in the outbox of this file's table, in commit order (read consistently). */
+/**
+ * Every event in the outbox of this file's table, in commit order (read consistently): the outbox
+ * items' events and the events the dispatcher derives from new charge items' INSERT stream records.
+ */
 export async function outboxEvents(): Promise<OutboxEntry[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
@@ -55,9 +60,12 @@ export async function outboxEvents(): Promise<OutboxEntry[]> {
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);
-  return items
-    .sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)))
-    .flatMap(storedEvents)
+  const fromOutbox = items.flatMap(storedEvents);
+  const fromCharges = (await streamRecords())
+    .filter((r) => r.eventName === 'INSERT' && r.dynamodb?.NewImage?.type?.S === 'Charge')
+    .flatMap((r) => eventsOf(asLambdaRecord(r)));
+  return [...fromOutbox, ...fromCharges]
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
     .map((e) => ({
       id: e.id,
       type: e.type,
@@ -131,6 +139,19 @@ export async function dispatchedFromStream(key: { PK: string; SK: string }): Pro
   images: Record<string, unknown>[];
   events: { id: string; type: string; createdAt: string; roughTime?: boolean }[];
 }> {
+  const records = await streamRecords();
+  const mine = records.filter((r) => r.dynamodb?.Keys?.PK?.S === key.PK && r.dynamodb?.Keys?.SK?.S === key.SK);
+  return {
+    images: mine.map((r) => unmarshall((r.dynamodb?.NewImage ?? {}) as Record<string, AttributeValue>)),
+    events: mine
+      .filter((r) => matchesDispatchFilter(r as Parameters<typeof matchesDispatchFilter>[0]))
+      .flatMap((r) => eventsOf(asLambdaRecord(r)))
+      .map((e) => ({ id: e.id, type: e.type, createdAt: e.createdAt, ...(e.roughTime ? { roughTime: true } : {}) })),
+  };
+}
+
+/** Every record of this file's table's stream, every shard, from its oldest record. */
+async function streamRecords(): Promise<StreamRecord[]> {
   const endpoint = config().DYNAMODB_ENDPOINT;
   const options = { region: 'us-east-1', endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
   const dynamo = new DynamoDBClient(options);
@@ -154,14 +175,7 @@ export async function dispatchedFromStream(key: { PK: string; SK: string }): Pro
         iterator = got.length > 0 ? page.NextShardIterator : undefined;
       }
     }
-    const mine = records.filter((r) => r.dynamodb?.Keys?.PK?.S === key.PK && r.dynamodb?.Keys?.SK?.S === key.SK);
-    return {
-      images: mine.map((r) => unmarshall((r.dynamodb?.NewImage ?? {}) as Record<string, AttributeValue>)),
-      events: mine
-        .filter((r) => matchesDispatchFilter(r as Parameters<typeof matchesDispatchFilter>[0]))
-        .flatMap((r) => eventsOf(asLambdaRecord(r)))
-        .map((e) => ({ id: e.id, type: e.type, createdAt: e.createdAt, ...(e.roughTime ? { roughTime: true } : {}) })),
-    };
+    return records;
   } finally {
     dynamo.destroy();
     streams.destroy();

@@ -1,11 +1,24 @@
 /** Which events each state change produces, their ids and envelopes (core/events.ts, use-cases/events.ts). */
+
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Charge } from '../../functions/core/charges';
-import { chargeEventPlan, derivedEventId, EVENT_ID_PATTERN, newEventId, parseOwnerKey } from '../../functions/core/events';
+import {
+  chargeCreationEventId,
+  chargeEventPlan,
+  chargeRecordCarriesEvents,
+  derivedEventId,
+  EVENT_ID_PATTERN,
+  newEventId,
+  ownerKey,
+  parseOwnerKey,
+} from '../../functions/core/events';
 import type { Payout } from '../../functions/core/payouts';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, maxAttempts, newWebhookSecret, retryDelaySeconds } from '../../functions/core/webhooks';
 import { eventBody, outboxPut, storedEvents } from '../../functions/store/outbox';
+import { keys } from '../../functions/store/table';
 import { approvalToken, eventWithApprovalToken, TOKEN_PLACEHOLDER, withApprovalToken } from '../../functions/use-cases/approval-token';
 import { chargeEvents, payoutEvents, settlementEvents } from '../../functions/use-cases/events';
+import { type ChangeRecord, eventsOf } from '../../functions/webhooks/dispatcher';
 
 const present = <T>(value: T | undefined): T => {
   if (value === undefined) throw new Error('expected a value');
@@ -97,6 +110,75 @@ describe('event builders', () => {
     expect(stored.map((e) => e.owner)).toEqual([`agent#${charge.agentId}`, `user#${charge.userId}`]);
     for (const e of stored) expect(Object.keys(JSON.parse(e.body))).toEqual(['id', 'type', 'createdAt', 'data']);
     expect(outboxPut([])).toBeUndefined();
+  });
+});
+
+describe("a new charge's events from its own INSERT stream record (no outbox item)", () => {
+  /** The INSERT record of the charge item as store/charge.repository.ts writes it. */
+  const insertOf = (c: Charge): ChangeRecord => ({
+    eventID: 'record-1',
+    eventName: 'INSERT',
+    dynamodb: {
+      NewImage: marshall(
+        {
+          ...keys.charge(c.agentId, c.id),
+          ...keys.chargeIndex(c.id),
+          ...keys.userChargeIndex(c.userId, c.id),
+          type: 'Charge',
+          ...c,
+          counted: { day: '2026-01-15', month: '2026-01', agent: false },
+        },
+        { removeUndefinedValues: true },
+      ) as Record<string, unknown>,
+    },
+  });
+  const hold: Charge = {
+    ...charge,
+    status: 'PENDING',
+    pendingReason: 'capture',
+    expiresAt: '2026-01-22T09:30:00.000Z',
+    holdSeconds: 604_800,
+    authorizedAmount: 150,
+  };
+  const failed: Charge = { ...charge, status: 'FAILED', failureReason: 'insufficient balance' };
+  const granted: Charge = { ...charge, grantId: 'g01jhx3k6v1f8q2n7c9m4p5r6s7', description: 'd'.repeat(255), agentName: undefined };
+
+  it.each([
+    ['SUCCESS', charge],
+    ['FAILED', failed],
+    ['PENDING (a hold)', hold],
+    ['with a grant, no agent name', granted],
+  ])('%s: the dispatcher sends exactly the ids, owners and bytes the commit made', (_, c) => {
+    const committed = chargeEvents(c, { now: new Date(c.createdAt) }).map((e) => ({
+      id: e.id,
+      type: e.type,
+      createdAt: e.createdAt,
+      owner: ownerKey(e.owner),
+      body: eventBody(e),
+    }));
+    expect(committed.length).toBeGreaterThan(0);
+    expect(eventsOf(insertOf(c))).toEqual(committed);
+    // A re-delivered record (another stream record id, later) makes the same ids and bodies.
+    expect(eventsOf({ ...insertOf(c), eventID: 'record-2' })).toEqual(committed);
+    for (const e of committed) expect(e.id).toMatch(EVENT_ID_PATTERN);
+  });
+
+  it('gives each event of a charge its own id, dated by the charge', () => {
+    const [agentEvent, userEvent] = chargeEvents(charge);
+    expect(agentEvent?.id).not.toBe(userEvent?.id);
+    expect(agentEvent?.id).toBe(chargeCreationEventId(charge.id, 'charge.succeeded', 'agent', charge.createdAt));
+    expect(agentEvent?.createdAt).toBe(charge.createdAt);
+  });
+
+  it('derives nothing for a charge that asks its payer for approval: its link is in its outbox item', () => {
+    const asking: Charge = { ...charge, status: 'PENDING', pendingReason: 'user_approval', expiresAt: '2026-01-15T10:30:00.000Z' };
+    expect(chargeRecordCarriesEvents(asking)).toBe(false);
+    expect(eventsOf(insertOf(asking))).toEqual([]);
+    expect(chargeRecordCarriesEvents(hold)).toBe(true);
+  });
+
+  it('derives nothing from a modified charge item', () => {
+    expect(eventsOf({ ...insertOf(charge), eventName: 'MODIFY' })).toEqual([]);
   });
 });
 

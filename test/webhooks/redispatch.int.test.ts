@@ -7,18 +7,25 @@
  * empty, not from a sleep.
  */
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { type LocalSqs, type PayoutConsumer, startLocalSqs, startPayoutConsumer } from '../../bin/local/payout-pipeline';
 import { createWebhookQueues, type WebhookQueues } from '../../bin/local/webhook-pipeline';
 import { runAdmin } from '../../bin/operator/admin-cli';
 import { config, resetForTests } from '../../functions/config';
 import { newEventId, type OutboxEvent } from '../../functions/core/events';
-import { newAgentId } from '../../functions/core/ids';
-import { appendOutbox, outboxPut } from '../../functions/store/outbox';
+import { newAgentId, newChargeId } from '../../functions/core/ids';
+import type { DeliveryMessage } from '../../functions/queue/webhook-queue';
+import { toCharge } from '../../functions/store/charge-read.repository';
+import { db } from '../../functions/store/client';
+import { appendOutbox, eventBody, outboxPut } from '../../functions/store/outbox';
+import { keys } from '../../functions/store/table';
 import { listDeliveryAttempts } from '../../functions/store/webhook-delivery.repository';
+import { chargeEvents } from '../../functions/use-cases/events';
 import { createWebhook } from '../../functions/use-cases/webhooks';
 import { deliverBatch } from '../../functions/webhooks/delivery';
 import { dispatchRecords } from '../../functions/webhooks/dispatcher';
+import { redispatchOutbox } from '../../functions/webhooks/redispatch';
 import { eventually } from '../support/eventually';
 import { createTestTable } from '../support/table';
 import { eventOf, type Receiver, startReceiver } from './receiver';
@@ -152,6 +159,44 @@ describe('npm run admin -- redispatch', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ dryRun: true, outboxItems: 1, events: 1, messages: 1 });
     expect(await inQueue()).toBe(0);
     expect(receiver.received.length).toBe(before);
+  });
+
+  it("re-derives a new charge's events from its item (no outbox item), the same ids and bytes; not those of a charge changed since", async () => {
+    const created = await createWebhook({ kind: 'agent', id: agentId }, { url: receiver.url, events: ['charge.succeeded'] });
+    const webhookId = String((created.body as { id: string }).id);
+    const at = new Date(Date.now() + 20 * 60_000);
+    const charge = (id: string, extra: Record<string, unknown> = {}) => ({
+      ...keys.charge(agentId, id),
+      type: 'Charge',
+      id,
+      agentId,
+      userId: 'u01jhx3k6v1f8q2n7c9m4p5r6s7',
+      idempotencyKey: `k-${id}`,
+      amount: 125,
+      currency: 'USD',
+      description: 'redispatched',
+      status: 'SUCCESS',
+      createdAt: at.toISOString(),
+      agentName: 'Forecaster',
+      ...extra,
+    });
+    const fresh = charge(newChargeId());
+    // Refunded since: its creation events cannot be made again as they were (its refund's are in an outbox item).
+    const changed = charge(newChargeId(), { status: 'REFUNDED', refundedAmount: 125, refundedAt: at.toISOString() });
+    for (const Item of [fresh, changed]) await db().send(new PutCommand({ TableName: config().TABLE_NAME, Item }));
+    const sent: DeliveryMessage[] = [];
+    const report = await redispatchOutbox({
+      from: new Date(at.getTime() - 1_000),
+      to: new Date(at.getTime() + 1_000),
+      send: async (messages) => {
+        sent.push(...messages);
+      },
+    });
+    expect(report).toMatchObject({ outboxItems: 0, chargeItems: 1, events: 2, messages: 1 });
+    const [first] = chargeEvents(toCharge(fresh));
+    expect(sent).toEqual([
+      { webhookId, owner: `agent#${agentId}`, eventId: first?.id, type: 'charge.succeeded', body: first && eventBody(first) },
+    ]);
   });
 
   it('refuses a range without zones or backwards, with exit 2 and its usage', async () => {
