@@ -28,7 +28,10 @@
  *   - every payout: fee = 3% of gross (half up), net = gross − fee − account-creation fee > 0 (a
  *     creation fee only on USDC payouts); no balance is negative;
  *     an agent has at most one payout in flight, and its payout lock exists exactly while one is,
- *     naming that payout.
+ *     naming that payout;
+ *   - per grant (docs/grants.md): `spent` = its SUCCESS charges + its open holds, and its UTC day's
+ *     and month's counters the same over the charges of that period (refunds do not give back to a
+ *     grant: a refunded charge stays spent); every grant charge is its grant's agent's and currency's.
  *
  * The checks are pure functions over typed rows (ledger-checks.ts); `auditRows` runs them all and
  * states the verdict, `auditLedger` does the same from raw scanned items (tests, the benchmark),
@@ -48,6 +51,7 @@ import {
   describeAgentMismatch,
   describeHeldMismatch,
   describeUserMismatch,
+  grantProblems,
   type HeldMismatch,
   heldMismatches,
   lifecycleProblems,
@@ -73,6 +77,8 @@ export interface LedgerAuditReport {
   /** Every way the ledger fails to hold, one sentence each (empty when ok). */
   problems: string[];
   counts: { users: number; agents: number; shards: number; credits: number; charges: number; payouts: number; scanned: number };
+  /** The grants whose counters were checked against their charges, and what broke (also in `problems`). */
+  grants: { checked: number; problems: string[] };
 }
 
 /** Checks every invariant over rows already read and parsed (see `runLedgerAudit`). */
@@ -85,6 +91,7 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
   const agents = agentMismatches(rows, agentIds);
   const users = userMismatches(rows);
   const held = heldMismatches(rows);
+  const grants = grantProblems(rows);
   const problems = [
     ...rows.unreadable.map((u) => u.problem),
     ...negativeBalanceProblems(rows),
@@ -97,6 +104,7 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
     ...held.map(describeHeldMismatch),
     ...owedProblems(rows),
     ...x402Problems(rows),
+    ...grants,
   ];
   return {
     ok: problems.length === 0,
@@ -115,6 +123,7 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
       payouts: rows.counts.payouts,
       scanned: rows.scanned,
     },
+    grants: { checked: rows.grants.length, problems: grants },
   };
 }
 
@@ -151,6 +160,11 @@ export function formatAuditReport(report: LedgerAuditReport): string {
         (t.difference === 0 ? '  ✓' : `  ✗ difference ${f(t.difference)}`),
     );
   }
+  const g = report.grants;
+  lines.push(
+    `  grants ${g.checked}: spent = SUCCESS charges + open holds (refunds stay spent), day and month counters alike` +
+      (g.problems.length === 0 ? '  ✓' : `  ✗ ${g.problems.length} below`),
+  );
   for (const p of report.problems) lines.push(`  ✗ ${p}`);
   return lines.join('\n');
 }

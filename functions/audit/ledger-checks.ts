@@ -8,6 +8,7 @@ import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/mon
 import type {
   ChargeRow,
   CreditRow,
+  GrantRow,
   LockRow,
   PayoutRow,
   ReversalRow,
@@ -96,6 +97,8 @@ export interface Rows {
   /** x402 payments credited to agents, and the settlements they were credited for (absent: none). */
   x402Payments?: readonly X402PaymentRow[];
   x402Settlements?: readonly X402SettlementRow[];
+  /** Grants, whose counters their charges explain (absent: none). */
+  grants?: readonly GrantRow[];
 }
 
 const zero = (): Record<Currency, Minor> => ({ USD: 0, USDC: 0 });
@@ -491,6 +494,64 @@ export function x402Problems(rows: Pick<Rows, 'x402Payments' | 'x402Settlements'
   for (const [signature, payments] of bySignature) {
     if (!settled.has(signature))
       problems.push(`x402 payment(s) ${payments.map((p) => p.paymentId).join(', ')} credit ${signature}, which has no settlement`);
+  }
+  return problems;
+}
+
+/**
+ * A grant's counters against its charges (docs/grants.md, store/grant-charge.ts): `spent` = its
+ * SUCCESS charges (what was captured) + its open holds (PENDING), in the grant's currency, and each
+ * period counter (`spentDay`, `spentMonth`: `{p, v}`) = the same sum over the charges that period
+ * counted. A release, decline or expiry gives a hold back, and a capture of less its uncaptured
+ * rest, in the settlement's own transaction. **Refunds do not give back to the grant**: a refund
+ * moves money from the agent back to the payer (store/charge-lifecycle.repository.ts) and leaves
+ * the grant item alone, so a refunded charge, still SUCCESS, counts in full. Every charge made under
+ * a grant is that grant's agent's and currency's, and names a grant that exists.
+ */
+export function grantProblems(rows: Pick<Rows, 'grants' | 'charges'>): string[] {
+  const problems: string[] = [];
+  const grants = new Map((rows.grants ?? []).map((g) => [g.grantId, g]));
+  const byGrant = new Map<string, ChargeRow[]>();
+  for (const c of rows.charges) {
+    if (c.grantId === undefined) continue;
+    const grant = grants.get(c.grantId);
+    if (!grant) {
+      problems.push(`charge ${c.chargeId} was made under grant ${c.grantId}, which does not exist`);
+      continue;
+    }
+    if (c.agentId !== grant.agentId || c.currency !== grant.currency || c.userId !== grant.userId) {
+      problems.push(
+        `charge ${c.chargeId} of agent ${c.agentId} and user ${c.userId} in ${c.currency} was made under grant ${grant.grantId}, ` +
+          `which is agent ${grant.agentId}'s from user ${grant.userId} in ${grant.currency}`,
+      );
+    }
+    byGrant.set(c.grantId, [...(byGrant.get(c.grantId) ?? []), c]);
+  }
+  for (const g of grants.values()) {
+    const f = (m: Minor) => formatAmount(m, g.currency);
+    const counting = (byGrant.get(g.grantId) ?? []).filter((c) => c.status === 'SUCCESS' || c.status === 'PENDING');
+    const sum = (charges: readonly ChargeRow[]) => charges.reduce((total, c) => total + c.amount, 0);
+    const success = sum(counting.filter((c) => c.status === 'SUCCESS'));
+    const held = sum(counting.filter((c) => c.status === 'PENDING'));
+    if (g.spent !== success + held) {
+      problems.push(
+        `grant ${g.grantId} ${g.currency}: spent ${f(g.spent)} ≠ SUCCESS charges ${f(success)} + open holds ${f(held)} ` +
+          `— difference ${f(g.spent - success - held)}`,
+      );
+    }
+    for (const [name, counter, period] of [
+      ['spentDay', g.spentDay, 'day'],
+      ['spentMonth', g.spentMonth, 'month'],
+    ] as const) {
+      if (!counter) continue;
+      const expected = sum(counting.filter((c) => c[period] === counter.p));
+      if (counter.v !== expected) {
+        problems.push(
+          `grant ${g.grantId} ${g.currency}: ${name} ${counter.p} holds ${f(counter.v)} ≠ its SUCCESS charges and open holds ` +
+            `of that ${period} ${f(expected)} — difference ${f(counter.v - expected)}`,
+        );
+      }
+    }
   }
   return problems;
 }

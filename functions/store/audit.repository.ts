@@ -36,6 +36,8 @@ export interface LedgerItems {
   x402Payments?: Item[];
   /** `X402TX#<signature>/SETTLEMENT`: x402 settlements, each what the chain confirmed into the treasury. */
   x402Settlements?: Item[];
+  /** `GRANTS#<userId>/<grantId>`: a grant's `spent` and period counters, tied to its charges (docs/grants.md). */
+  grants?: Item[];
   /** Items read in all (every kind, money-holding or not). */
   scanned: number;
   /** Scan requests sent (pages). */
@@ -50,8 +52,9 @@ export interface LedgerItems {
 const PROJECTION = {
   ProjectionExpression:
     'PK, SK, USD, USDC, heldUSD, heldUSDC, owedUSD, owedUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
-    'authorizedAmount, refundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction',
-  ExpressionAttributeNames: { '#status': 'status', '#transaction': 'transaction' },
+    'authorizedAmount, refundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction, ' +
+    'grantId, spent, spentDay, spentMonth, #counted, createdAt',
+  ExpressionAttributeNames: { '#status': 'status', '#transaction': 'transaction', '#counted': 'counted' },
 };
 
 /** Partition-key prefixes (see functions/store/table.ts) → the bucket they belong in. */
@@ -65,6 +68,7 @@ const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, buc
   ['REVERSALS#', undefined, 'reversals'],
   ['X402PAY#', undefined, 'x402Payments'],
   ['X402TX#', 'SETTLEMENT', 'x402Settlements'],
+  ['GRANTS#', undefined, 'grants'],
 ];
 
 /**
@@ -84,6 +88,7 @@ export async function scanLedgerItems(opts: { pageSize?: number; segments?: numb
     reversals: [],
     x402Payments: [],
     x402Settlements: [],
+    grants: [],
     scanned: 0,
     pages: 0,
   };

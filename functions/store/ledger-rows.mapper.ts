@@ -70,6 +70,11 @@ export interface ChargeRow {
   authorizedAmount?: Minor;
   /** Given back by refunds, cumulative (0 when none). */
   refundedAmount: Minor;
+  /** Made with a grant key (docs/grants.md): the grant whose `spent` counts it. */
+  grantId?: string;
+  /** The UTC day and month whose counters counted it (`counted`, or its `createdAt` on older items). */
+  day?: string;
+  month?: string;
 }
 
 export interface PayoutRow {
@@ -106,6 +111,27 @@ export interface X402SettlementRow {
   paymentId?: string;
 }
 
+/** A running counter of one UTC period on a grant item: `p` the day or month, `v` minor units. */
+export interface PeriodCounter {
+  p: string;
+  v: Minor;
+}
+
+/**
+ * A grant (`GRANTS#<userId>/<grantId>`, store/grant.repository.ts): what it has counted as spent,
+ * in all and in its current UTC day and month (store/grant-charge.ts).
+ */
+export interface GrantRow {
+  kind: 'grant';
+  grantId: string;
+  userId: string;
+  agentId: string;
+  currency: Currency;
+  spent: Minor;
+  spentDay?: PeriodCounter;
+  spentMonth?: PeriodCounter;
+}
+
 /** An agent's in-flight payout lock for one currency (`PAYOUTLOCK#<agentId>#<currency>/LOCK`). */
 export interface LockRow {
   kind: 'lock';
@@ -132,6 +158,7 @@ export interface LedgerRows {
   reversals: ReversalRow[];
   x402Payments: X402PaymentRow[];
   x402Settlements: X402SettlementRow[];
+  grants: GrantRow[];
   unreadable: UnreadableItem[];
   /** Items read of each money-holding kind, readable or not. */
   counts: { users: number; shards: number; credits: number; charges: number; payouts: number };
@@ -141,6 +168,17 @@ export interface LedgerRows {
 
 const CHARGE_STATUSES: ReadonlySet<string> = new Set<ChargeStatus>(['PENDING', 'SUCCESS', 'FAILED', 'EXPIRED']);
 const PAYOUT_STATUSES: ReadonlySet<string> = new Set<PayoutStatus>(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']);
+
+/**
+ * The UTC day and month whose counters counted a charge: its `counted` record (store/payer.ts
+ * `countedBy`), or, on items written before it existed, the periods of its `createdAt` (as
+ * core/charges.ts `countedOf` reads them).
+ */
+function periodsCounted(item: Item): { day?: string; month?: string } {
+  const c = item.counted as Record<string, unknown> | undefined;
+  if (c && typeof c === 'object' && typeof c.day === 'string' && typeof c.month === 'string') return { day: c.day, month: c.month };
+  return typeof item.createdAt === 'string' ? { day: item.createdAt.slice(0, 10), month: item.createdAt.slice(0, 7) } : {};
+}
 
 /** The id after the kind prefix: `CREDITS#u1` → `u1`. */
 const afterHash = (pk: unknown): string => String(pk ?? '').slice(String(pk ?? '').indexOf('#') + 1);
@@ -268,6 +306,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
       amount,
       refundedAmount,
       ...(authorizedAmount !== undefined ? { authorizedAmount } : {}),
+      ...(typeof item.grantId === 'string' ? { grantId: item.grantId, ...periodsCounted(item) } : {}),
     });
   }
 
@@ -313,6 +352,38 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     });
   }
 
+  const grants: GrantRow[] = [];
+  for (const item of items.grants ?? []) {
+    const grantId = idOr(item.grantId, String(item.SK));
+    const where = `grant ${grantId}`;
+    const currency = currencyOf(item, where);
+    const spent = minor(item.spent, `${where} spent`, true);
+    /** A period counter `{p, v}`; undefined when absent (no charge yet), null when unreadable (noted). */
+    const counter = (name: 'spentDay' | 'spentMonth'): PeriodCounter | undefined | null => {
+      const value = item[name] as Record<string, unknown> | null | undefined;
+      if (value === undefined) return undefined;
+      if (value === null || typeof value !== 'object' || typeof value.p !== 'string') {
+        note(`${where} ${name}: ${JSON.stringify(value)} is not a period counter`);
+        return null;
+      }
+      const v = minor(value.v, `${where} ${name}`, true);
+      return v === undefined ? null : { p: value.p, v };
+    };
+    const spentDay = counter('spentDay');
+    const spentMonth = counter('spentMonth');
+    if (!currency || spent === undefined || spentDay === null || spentMonth === null) continue;
+    grants.push({
+      kind: 'grant',
+      grantId,
+      userId: idOr(item.userId, afterHash(item.PK)),
+      agentId: String(item.agentId),
+      currency,
+      spent,
+      ...(spentDay ? { spentDay } : {}),
+      ...(spentMonth ? { spentMonth } : {}),
+    });
+  }
+
   const locks: LockRow[] = items.payoutLocks.map((item) => ({
     kind: 'lock',
     agentId: idOr(item.agentId, String(item.PK).split('#')[1] ?? ''),
@@ -330,6 +401,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     reversals,
     x402Payments,
     x402Settlements,
+    grants,
     unreadable,
     counts: {
       users: items.users.length,

@@ -274,7 +274,8 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
           return settleFailure(settlement.network, X402_REASONS.failedBefore, current?.failure, settlement.payer, settlement.signature);
         }
         if (error instanceof BalanceLimitError) {
-          // The money is in the treasury; the claim stays PENDING and alarms through the reconciler.
+          // The money is in the treasury; the claim stays PENDING and each reconciler run tries the
+          // credit again (reconcileX402), logging this ERROR each time; no alarm counts it yet.
           logger().error('x402 credit refused: balance limit', { signature: settlement.signature, agentId: settlement.agentId });
           return settleFailure(settlement.network, X402_REASONS.pending, 'balance limit reached; the credit is retried');
         }
@@ -325,7 +326,10 @@ export interface X402ReconcileReport {
  * The reconciler's x402 sweep: every settlement still PENDING after X402_RECONCILE_AFTER_SECONDS
  * (its settle died, or is taking very long) is looked up on chain: confirmed → credited through
  * the one credit path; failed → FAILED; not seen → left (the buyer's transaction may never be
- * sent, and then nothing is owed; StuckX402 counts them).
+ * sent, and then nothing is owed; one that lands later is credited by a later run). Those are only
+ * counted in the run's report (`stillPending`): no metric or alarm watches them, as a claim on a
+ * transaction that never landed owes nothing. What the reconciler alarms on for x402 is the second
+ * look below: the X402FinalityMismatch alarm (lib/monitoring.ts, X402_FINALITY_MISMATCHES_METRIC).
  */
 export async function reconcileX402(facilitator: Facilitator, now: Date = new Date(), limit = 100): Promise<X402ReconcileReport> {
   const before = new Date(now.getTime() - config().X402_RECONCILE_AFTER_SECONDS * 1000);

@@ -7,6 +7,7 @@ import {
   currencyProblems,
   currencyTotals,
   describeHeldMismatch,
+  grantProblems,
   heldMismatches,
   lifecycleProblems,
   negativeBalanceProblems,
@@ -16,7 +17,7 @@ import {
   type Rows,
   userMismatches,
 } from '../../functions/audit/ledger-checks';
-import type { ChargeRow, PayoutRow, ShardRow, UserRow } from '../../functions/store/ledger-rows.mapper';
+import type { ChargeRow, GrantRow, PayoutRow, ShardRow, UserRow } from '../../functions/store/ledger-rows.mapper';
 
 const user = (balances: UserRow['balances'], held: UserRow['held'] = { USD: 100 }): UserRow => ({
   kind: 'user',
@@ -340,6 +341,88 @@ describe('reversed top-ups and what is owed (docs/topups.md)', () => {
     };
     expect(userMismatches(debitedMore)).toEqual([
       { userId: 'u2', currency: 'USD', credited: 1500, charged: 700, balance: -100, reversed: 800, difference: 100 },
+    ]);
+  });
+});
+
+describe('grants: spent against the charges made under them (docs/grants.md)', () => {
+  const D = '2026-11-24';
+  const M = '2026-11';
+  const under = (chargeId: string, status: ChargeRow['status'], amount: number, day = D, extra: Partial<ChargeRow> = {}): ChargeRow => ({
+    ...charge(chargeId, status, amount),
+    grantId: 'g1',
+    day,
+    month: day.slice(0, 7),
+    ...extra,
+  });
+  /**
+   * g1 (a1's, from u1, USD): 3.00 captured today of a 5.00 hold, a 1.00 charge refunded in full
+   * today, a 2.00 hold still open, a 1.50 charge of yesterday; a refused, a released and an expired
+   * charge count nothing. spent 7.50, today 6.00, this month 7.50.
+   */
+  const grantRows = (g: Partial<GrantRow> = {}) => ({
+    charges: [
+      under('c1', 'SUCCESS', 300, D, { authorizedAmount: 500 }),
+      under('c2', 'SUCCESS', 100, D, { refundedAmount: 100 }),
+      under('c3', 'PENDING', 200),
+      under('c4', 'SUCCESS', 150, '2026-11-23'),
+      under('c5', 'FAILED', 900),
+      under('c6', 'FAILED', 400, D, { authorizedAmount: 400 }),
+      under('c7', 'EXPIRED', 250),
+      charge('c8', 'SUCCESS', 5000),
+    ],
+    grants: [
+      {
+        kind: 'grant' as const,
+        grantId: 'g1',
+        userId: 'u1',
+        agentId: 'a1',
+        currency: 'USD' as const,
+        spent: 750,
+        spentDay: { p: D, v: 600 },
+        spentMonth: { p: M, v: 750 },
+        ...g,
+      },
+    ],
+  });
+
+  it('holds when spent is the SUCCESS charges (refunded ones in full) and open holds, per day and month too', () => {
+    expect(grantProblems(grantRows())).toEqual([]);
+    // A grant with no charge yet has no period counters and spends nothing.
+    expect(
+      grantProblems({
+        charges: [],
+        grants: [{ ...(grantRows().grants[0] as GrantRow), spent: 0, spentDay: undefined, spentMonth: undefined }],
+      }),
+    ).toEqual([]);
+  });
+
+  it('names a grant whose spent or period counters drifted from its charges', () => {
+    // A release that did not give the hold back to the grant: 2.00 too many.
+    expect(grantProblems(grantRows({ spent: 950 }))).toEqual([
+      'grant g1 USD: spent 9.5 ≠ SUCCESS charges 5.5 + open holds 2 — difference 2',
+    ]);
+    // A refund that gave back to the grant (it must not): spent short by the refund.
+    expect(grantProblems(grantRows({ spent: 650, spentDay: { p: D, v: 500 }, spentMonth: { p: M, v: 650 } }))).toEqual([
+      'grant g1 USD: spent 6.5 ≠ SUCCESS charges 5.5 + open holds 2 — difference -1',
+      `grant g1 USD: spentDay ${D} holds 5 ≠ its SUCCESS charges and open holds of that day 6 — difference -1`,
+      `grant g1 USD: spentMonth ${M} holds 6.5 ≠ its SUCCESS charges and open holds of that month 7.5 — difference -1`,
+    ]);
+    // Yesterday's counter is checked against yesterday's charges.
+    expect(grantProblems(grantRows({ spentDay: { p: '2026-11-23', v: 150 } }))).toEqual([]);
+    expect(grantProblems(grantRows({ spentDay: { p: '2026-11-23', v: 0 } }))).toEqual([
+      'grant g1 USD: spentDay 2026-11-23 holds 0 ≠ its SUCCESS charges and open holds of that day 1.5 — difference -1.5',
+    ]);
+  });
+
+  it('names a charge under a grant that does not exist, or of another agent or currency than its grant', () => {
+    const rows = grantRows();
+    expect(grantProblems({ ...rows, charges: [...rows.charges, under('c9', 'SUCCESS', 1, D, { grantId: 'g2' })] })).toEqual([
+      'charge c9 was made under grant g2, which does not exist',
+    ]);
+    const other = under('c9', 'FAILED', 1, D, { agentId: 'a2', currency: 'USDC' });
+    expect(grantProblems({ ...rows, charges: [...rows.charges, other] })).toEqual([
+      "charge c9 of agent a2 and user u1 in USDC was made under grant g1, which is agent a1's from user u1 in USD",
     ]);
   });
 });

@@ -53,6 +53,7 @@ describe('toLedgerRows', () => {
       x402Settlements: [
         { kind: 'x402Settlement', signature: 'sig1', agentId: 'a1', status: 'CREDITED', amount: 20_000, paymentId: 'x402_1' },
       ],
+      grants: [],
       unreadable: [],
       counts: { users: 1, shards: 1, credits: 1, charges: 2, payouts: 1 },
       scanned: 10,
@@ -77,6 +78,69 @@ describe('toLedgerRows', () => {
       { agentId: 'a2', problem: 'charge ch1: unknown status "REFUNDED"' },
     ]);
     expect(rows.counts).toMatchObject({ users: 1, credits: 1, charges: 1 });
+  });
+});
+
+describe('grant rows', () => {
+  const grant = {
+    PK: 'GRANTS#u1',
+    SK: 'g1',
+    grantId: 'g1',
+    userId: 'u1',
+    agentId: 'a1',
+    currency: 'USD',
+    spent: 300,
+    spentDay: { p: '2026-11-24', v: 300 },
+    spentMonth: { p: '2026-11', v: 300 },
+    counted: true,
+  };
+  const underGrant = {
+    PK: 'CHARGES#a1',
+    SK: 'ch1',
+    agentId: 'a1',
+    userId: 'u1',
+    currency: 'USD',
+    amount: 300,
+    status: 'SUCCESS',
+    grantId: 'g1',
+    createdAt: '2026-11-24T23:59:59.999Z',
+    counted: { day: '2026-11-24', month: '2026-11', agent: false },
+  };
+
+  it('reads a grant, its counters, and the grant and counted periods of its charges', () => {
+    const rows = toLedgerRows({ ...none, grants: [grant], charges: [underGrant, { ...underGrant, SK: 'ch2', counted: undefined }] });
+    expect(rows.grants).toEqual([
+      {
+        kind: 'grant',
+        grantId: 'g1',
+        userId: 'u1',
+        agentId: 'a1',
+        currency: 'USD',
+        spent: 300,
+        spentDay: { p: '2026-11-24', v: 300 },
+        spentMonth: { p: '2026-11', v: 300 },
+      },
+    ]);
+    // Without a `counted` record the periods are the createdAt's (core/charges.ts countedOf).
+    expect(rows.charges.map((c) => [c.chargeId, c.grantId, c.day, c.month])).toEqual([
+      ['ch1', 'g1', '2026-11-24', '2026-11'],
+      ['ch2', 'g1', '2026-11-24', '2026-11'],
+    ]);
+  });
+
+  it('fails the audit when a grant counts more than its charges, and names a counter it cannot read', () => {
+    const report = auditLedger({
+      ...none,
+      credits: [{ PK: 'CREDITS#u1', SK: 'r1', userId: 'u1', currency: 'USD', amount: 300 }],
+      agentShards: [{ PK: 'AGENTBAL#a1#0', SK: 'BAL', agentId: 'a1', USD: 300 }],
+      users: [{ PK: 'USER#u1', SK: 'USER', userId: 'u1', USD: 0 }],
+      charges: [underGrant],
+      grants: [{ ...grant, spent: 500 }],
+    });
+    expect(report.problems).toEqual(['grant g1 USD: spent 5 ≠ SUCCESS charges 3 + open holds 0 — difference 2']);
+    expect(report.grants).toEqual({ checked: 1, problems: report.problems });
+    const unreadable = toLedgerRows({ ...none, grants: [{ ...grant, spentDay: { v: 3 } }] });
+    expect([unreadable.grants, unreadable.unreadable]).toEqual([[], [{ problem: 'grant g1 spentDay: {"v":3} is not a period counter' }]]);
   });
 });
 

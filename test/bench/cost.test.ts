@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHARGE_ENDPOINT, costPerMillionCharges, costSummaryLines, POLICY_CHARGE_CASE, PRICES } from './cost';
+import {
+  CHARGE_ENDPOINT,
+  costPerMillionCharges,
+  costSummaryLines,
+  POLICY_CHARGE_CASE,
+  PRICES,
+  X402_SETTLE_CASE,
+  X402_SETTLE_ENDPOINT,
+} from './cost';
 import type { LatencyRow } from './latency';
 import { type BenchReport, renderMarkdown } from './report';
 import type { RequestCount } from './requests';
@@ -59,8 +67,24 @@ describe('cost per million charges', () => {
       'bench: warm charge requests 1 reads 0 wcu 12',
       'bench: policy charge requests 1 reads 0 wcu 12',
       'bench: grant charge requests not measured in this run',
+      'bench: x402 settle requests not measured in this run',
       'bench: cost per million charges $8.72',
     ]);
+  });
+
+  it('prints the warm x402 settle with its requests, reads and write units', () => {
+    const settle: RequestCount = {
+      ...warmCharge,
+      endpoint: X402_SETTLE_ENDPOINT,
+      case: X402_SETTLE_CASE,
+      status: 200,
+      dynamo: { GetItem: 1, PutItem: 1, TransactWriteItems: 1 },
+      reads: 1,
+      writeUnits: 9.5,
+    };
+    expect(costSummaryLines({ requests: [warmCharge, settle, { ...settle, state: 'cold' }], latency: [] })).toContain(
+      'bench: x402 settle requests 3 reads 1 wcu 9.5',
+    );
   });
 
   it('says what a run did not measure instead of inventing it', () => {
@@ -68,12 +92,14 @@ describe('cost per million charges', () => {
       'bench: warm charge requests 1 reads 0 wcu 12',
       'bench: policy charge requests not measured in this run',
       'bench: grant charge requests not measured in this run',
+      'bench: x402 settle requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
     expect(costSummaryLines({ requests: [{ ...warmCharge, state: 'cold' }], latency: [chargeLatency] })).toEqual([
       'bench: warm charge requests not measured in this run',
       'bench: policy charge requests not measured in this run',
       'bench: grant charge requests not measured in this run',
+      'bench: x402 settle requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
   });

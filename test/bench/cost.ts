@@ -37,6 +37,9 @@ const CREATED_CASE = 'created (201)';
 export const POLICY_CHARGE_CASE = 'created under a policy with limits (201)';
 /** A charge made with a grant key (DESIGN §16): the grant item's counters ride in the same transaction. */
 export const GRANT_CHARGE_CASE = 'created with a grant key (201)';
+/** x402 (DESIGN §17): a warm settle of a new payment, credited to the agent (requests.ts `warmX402Settle`). */
+export const X402_SETTLE_ENDPOINT = 'POST /x402/settle';
+export const X402_SETTLE_CASE = 'a new payment, credited (200 success)';
 /** The requests-table row of the expiry sweeper (not an endpoint; requests.ts `sweeperCost`). */
 export const SWEEPER_ENDPOINT = 'sweeper: expireDueCharges';
 /** The requests-table row of one outbox item alone (not an endpoint; requests.ts `outboxCost`). */
@@ -90,6 +93,11 @@ export function grantCharge(requests: readonly RequestCount[]): RequestCount | u
   return requests.find((q) => q.endpoint === CHARGE_ENDPOINT && q.case === GRANT_CHARGE_CASE && q.state === 'warm' && q.status === 201);
 }
 
+/** The warm x402 settle that credited a new payment, if the run measured it. */
+export function x402Settle(requests: readonly RequestCount[]): RequestCount | undefined {
+  return requests.find((q) => q.endpoint === X402_SETTLE_ENDPOINT && q.case === X402_SETTLE_CASE && q.state === 'warm' && q.status === 200);
+}
+
 /** The warm 201 charge by a payer with a spending policy with limits, if the run measured it. */
 export function policyCharge(requests: readonly RequestCount[]): RequestCount | undefined {
   return requests.find((q) => q.endpoint === CHARGE_ENDPOINT && q.case === POLICY_CHARGE_CASE && q.state === 'warm' && q.status === 201);
@@ -114,6 +122,7 @@ export function costSummaryLines(report: { requests: readonly RequestCount[]; la
   const warm = warmCharge(report.requests);
   const policy = policyCharge(report.requests);
   const grant = grantCharge(report.requests);
+  const settle = x402Settle(report.requests);
   const inputs = chargeCostInputs(report);
   const figures = (q: RequestCount) =>
     `requests ${Object.values(q.dynamo).reduce((a, b) => a + b, 0)} reads ${q.reads} wcu ${units(q.writeUnits)}`;
@@ -121,6 +130,7 @@ export function costSummaryLines(report: { requests: readonly RequestCount[]; la
     warm ? `bench: warm charge ${figures(warm)}` : `bench: warm charge requests ${NOT_MEASURED}`,
     policy ? `bench: policy charge ${figures(policy)}` : `bench: policy charge requests ${NOT_MEASURED}`,
     grant ? `bench: grant charge ${figures(grant)}` : `bench: grant charge requests ${NOT_MEASURED}`,
+    settle ? `bench: x402 settle ${figures(settle)}` : `bench: x402 settle requests ${NOT_MEASURED}`,
     inputs
       ? `bench: cost per million charges $${costPerMillionCharges(inputs).total.toFixed(2)}`
       : `bench: cost per million charges ${NOT_MEASURED}`,

@@ -10,7 +10,11 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { x402Client } from '@x402/fetch';
+import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import bs58 from 'bs58';
 import { payTransferRequest } from '../../bin/local/solana-pay';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { newChargeId } from '../../functions/core/ids';
@@ -26,7 +30,7 @@ import { chargeEvents } from '../../functions/use-cases/events';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { type BenchContext, enabledAgent, fundedUser, type Party } from './context';
-import { GRANT_CHARGE_CASE, OUTBOX_ENDPOINT, POLICY_CHARGE_CASE, SWEEPER_ENDPOINT } from './cost';
+import { GRANT_CHARGE_CASE, OUTBOX_ENDPOINT, POLICY_CHARGE_CASE, SWEEPER_ENDPOINT, X402_SETTLE_CASE, X402_SETTLE_ENDPOINT } from './cost';
 
 export interface RequestCount {
   endpoint: string;
@@ -277,6 +281,56 @@ export async function warmGrantCharge(ctx: BenchContext): Promise<RequestCount> 
   );
 }
 
+/**
+ * One warm x402 settle (DESIGN §17) of a new payment the local chain's demo payer signs with the
+ * stock client scheme, credited to the agent, after an unmeasured settle that warms the container
+ * (its facilitator and the agent's key). Chain calls are not DynamoDB requests: only the table's
+ * are counted (the claim, the credit's one transaction, and whatever else the settle sends).
+ */
+export async function warmX402Settle(ctx: BenchContext): Promise<RequestCount> {
+  const { solana } = ctx.stack.rails;
+  const agent = await enabledAgent(ctx);
+  const signer = await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey));
+  const buyer = new x402Client().register('solana:*', new ExactSvmClient(signer, { rpcUrl: solana.url }));
+  const settle = async (): Promise<Invocation> => {
+    // A new blockhash, so each payment is its own transaction (the local chain's holds still).
+    solana.expireBlockhash();
+    const payload = await buyer.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: 'https://seller.example.com/bench', description: 'bench', mimeType: 'application/json' },
+      accepts: [
+        {
+          scheme: 'exact',
+          network: solana.network as `${string}:${string}`,
+          amount: '10000',
+          asset: solana.mint,
+          payTo: solana.hotWallet.publicKey,
+          maxTimeoutSeconds: 60,
+          extra: { feePayer: solana.hotWallet.publicKey },
+        },
+      ],
+    });
+    return {
+      route: 'x402-settle',
+      event: apiEvent('POST', '/x402/settle', '/x402/settle', {
+        headers: { 'x-agent-key': agent.key },
+        body: json({ x402Version: 2, paymentPayload: payload, paymentRequirements: payload.accepted }),
+      }),
+    };
+  };
+  const credited = async (label: string) => {
+    const inv = await settle();
+    const counted = await invokeCounted(inv.route, inv.event);
+    // A refused payment is a 200 too (success:false): only a credited one is the row.
+    if (counted.status !== 200 || (JSON.parse(counted.body) as { success?: unknown }).success !== true) {
+      throw new Error(`x402 settle (${label}) answered ${counted.status}: ${counted.body}`);
+    }
+    return countOf(X402_SETTLE_ENDPOINT, label, 'warm', counted.status, counted.scope, counted.processWide);
+  };
+  await credited('seed');
+  return credited(X402_SETTLE_CASE);
+}
+
 async function putPolicy(ctx: BenchContext, user: Party, policy: unknown): Promise<void> {
   const res = await ctx.call('PUT', '/api/v1/users/me/policy', { 'x-user-key': user.key }, json(policy));
   if (res.status !== 200) throw new Error(`policy refused: ${res.status} ${res.body}`);
@@ -423,6 +477,7 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
   await add('POST /api/v1/agents/charges', 'created (201)', ['cold', 'warm'], () => charge(key()), 201);
   out.push((await warmChargePair(ctx)).policy);
   out.push(await warmGrantCharge(ctx));
+  out.push(await warmX402Settle(ctx));
   const replayKey = key();
   await measure('POST /api/v1/agents/charges', 'seed', 'warm', charge(replayKey), 201);
   await add('POST /api/v1/agents/charges', 'replay (same key, same body)', ['warm'], () => charge(replayKey), 201);

@@ -2,12 +2,16 @@
  * Charges with a grant key (DESIGN §16, docs/grants.md), over HTTP against the local stack with
  * its normal auth caches (so "at once" means past a warm cache), the ledger audit after all:
  * every rule and error of a grant charge, holds giving back to the grant's counters, the warm
- * cost (one TransactWriteItems, no read), and 20 concurrent 1.00 charges under `total: 10`.
+ * cost (one TransactWriteItems, no read), 20 concurrent 1.00 charges under `total: 10`, and the
+ * ledger audit's grant check (`spent` = SUCCESS charges + open holds) over every way a grant charge
+ * ends, failing when a grant's `spent` is tampered with.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { runLedgerAudit } from '../../functions/audit/ledger-audit';
 import { config } from '../../functions/config';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
+import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
@@ -326,5 +330,65 @@ describe('a charge with a grant key', () => {
     expect(statuses.filter((s) => s === 402)).toHaveLength(10);
     expect(await spent(user.key, grant.id)).toBe(10);
     expect(await balance(user.id)).toBe(90);
+  });
+});
+
+describe('the ledger audit over grants', () => {
+  it("checks every grant's spent against its charges: refunds stay spent; captures, approvals, declines, releases, expiry, revocation", async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 100 });
+    const grant = await grantFor(user.key, agent.id, { limits: { perCharge: 9, daily: 40, monthly: 50, total: 60 }, approvalAbove: 5 });
+    const paid = await charge(agent.key, grant.key, { amount: 4 });
+    expect(paid.status).toBe(201);
+    // A refund gives the money back to the payer, not the budget back to the grant.
+    const refund = await t.call<Charge>('POST', `/api/v1/agents/charge/${paid.body.id}/refund`, {
+      headers: { 'x-agent-key': agent.key, 'idempotency-key': idem() },
+      body: { amount: 1.5 },
+    });
+    expect(refund.status).toBe(200);
+    const captured = await charge(agent.key, grant.key, { amount: 3, capture: false });
+    expect((await act(agent.key, captured.body.id, 'capture', { amount: 2.25 })).status).toBe(200);
+    const released = await charge(agent.key, grant.key, { amount: 2, capture: false });
+    expect((await act(agent.key, released.body.id, 'release')).status).toBe(200);
+    const [approved, declined, expiring] = await Promise.all([6, 7, 8].map((amount) => charge(agent.key, grant.key, { amount })));
+    for (const held of [approved, declined, expiring]) expect(held?.status).toBe(202);
+    const settle = (id: string, action: 'approve' | 'decline') =>
+      t.call('POST', `/api/v1/users/me/charges/${id}/${action}`, { headers: as(user.key) });
+    expect((await settle(approved?.body.id as string, 'approve')).status).toBe(200);
+    expect((await settle(declined?.body.id as string, 'decline')).status).toBe(200);
+    const open = await charge(agent.key, grant.key, { amount: 1, capture: false });
+    expect(open.status).toBe(201);
+    expect(await spent(user.key, grant.id)).toBe(4 + 2.25 + 6 + 8 + 1);
+    // A day on, as the sweeper would see it: the 8.00 awaiting approval and the open hold expire.
+    await expireDueCharges(new Date(Date.now() + 86_400_000));
+    expect(await spent(user.key, grant.id)).toBe(12.25);
+    // One more hold, open while the grant is revoked: it still counts until it ends.
+    const last = await charge(agent.key, grant.key, { amount: 0.5, capture: false });
+    expect(last.status).toBe(201);
+    expect((await t.call('DELETE', `/api/v1/users/me/grants/${grant.id}`, { headers: as(user.key) })).status).toBe(200);
+    expect(await spent(user.key, grant.id)).toBe(12.75);
+
+    const report = await runLedgerAudit();
+    expect(report.problems).toEqual([]);
+    expect(report.grants.checked).toBeGreaterThan(10);
+
+    // The check can fail: one cent more on the grant's spent is named, then put back.
+    const tamper = (by: number) =>
+      db().send(
+        new UpdateCommand({
+          TableName: config().TABLE_NAME,
+          Key: keys.grant(user.id, grant.id),
+          UpdateExpression: 'ADD spent :by',
+          ExpressionAttributeValues: { ':by': by },
+        }),
+      );
+    await tamper(1);
+    try {
+      const broken = await runLedgerAudit();
+      expect(broken.problems).toEqual([`grant ${grant.id} USD: spent 12.76 ≠ SUCCESS charges 12.25 + open holds 0.5 — difference 0.01`]);
+    } finally {
+      await tamper(-1);
+    }
+    expect((await runLedgerAudit()).ok).toBe(true);
   });
 });

@@ -26,12 +26,34 @@
  * (and refused ones), releases, and refunds of all or part with the 400/402/409 answers, the model
  * keeping what was captured, held and refunded.
  *
- * Bounded: a few seeded runs of 70 steps (about a minute on 2 cores; the timeout leaves room for a loaded CI runner). A failure names its seed; rerun it with
- * MODEL_SEED=<seed> (and MODEL_RUNS=1).
+ * Grants (docs/grants.md): the payer creates grants (per-charge and total limits, sometimes an
+ * approval threshold), the agent charges with the grant key (amounts aimed at what is left under
+ * the total or at the per-charge limit, or one unit more; above the threshold; in the wrong
+ * currency), the payer revokes them. The model judges a grant charge in the service's order (the
+ * policy, the grant's limits on the amount alone, then revoked → 401 with nothing kept, the grant's
+ * running total, the payer's item), keeps each grant's `spent` (SUCCESS charges, refunds not given
+ * back, and open holds) and compares it and the grant's status after every step; a capture of a
+ * hold under a revoked grant, or by a blocked agent, is 403.
+ *
+ * x402 (docs/x402.md): an agent settles a payment the demo payer signed with the stock client
+ * scheme on the local devnet-shaped chain: its USDC balance is credited the amount once; the same
+ * payload settled again by it answers the first answer byte for byte and credits nothing, by
+ * another agent `success:false` (`duplicate_settlement`); the agents' x402 listings are compared
+ * after those steps. The audit's x402 and grant checks run after every step with the rest.
+ *
+ * Bounded: a few seeded runs of 70 steps plus 14 grant and x402 steps generated after them (so the
+ * 70 are the sequence the seed gave before grants and x402 and go down the same paths), the checks
+ * after each step read in parallel: about a minute and a half on 2 cores under load, as long as
+ * the 70 steps alone took (the timeout leaves room for a loaded CI runner). A failure names its
+ * seed; rerun it with MODEL_SEED=<seed> (and MODEL_RUNS=1).
  */
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { x402Client } from '@x402/fetch';
+import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
 import fc from 'fast-check';
 import { formatAuditReport, runLedgerAudit } from '../../functions/audit/ledger-audit';
@@ -48,6 +70,9 @@ import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
 
 let t: TestStack;
+/** An x402 buyer paying from the local chain's demo payer (stock client scheme), and what it pays for. */
+let buyer: x402Client;
+let x402Accepts: Omit<PaymentRequired['accepts'][number], 'amount'>;
 
 beforeAll(async () => {
   await createTestTable();
@@ -56,6 +81,19 @@ beforeAll(async () => {
     // The sweeper runs only when a step calls it: the model decides when a charge expires.
     { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 }, sweepIntervalMs: 0 },
   );
+  const { solana } = t.stack.rails;
+  buyer = new x402Client().register(
+    'solana:*',
+    new ExactSvmClient(await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey)), { rpcUrl: solana.url }),
+  );
+  x402Accepts = {
+    scheme: 'exact',
+    network: solana.network as `${string}:${string}`,
+    asset: solana.mint,
+    payTo: solana.hotWallet.publicKey,
+    maxTimeoutSeconds: 60,
+    extra: { feePayer: solana.hotWallet.publicKey },
+  };
 });
 afterAll(async () => {
   await t?.stack.stop();
@@ -126,6 +164,8 @@ interface ModelCharge {
   /** The request as sent (replays compare it): the amount asked and the hold terms' JSON. */
   requested: number;
   holdTerms: string;
+  /** Made with a grant's key (its index in `grants`): the key a replay sends too. */
+  grant?: number;
 }
 interface ModelPayout {
   id: string;
@@ -145,9 +185,30 @@ interface ModelAgent {
   charges: ModelCharge[];
   payouts: ModelPayout[];
 }
+/** A grant (docs/grants.md): one payer's delegated key for one agent and one currency. */
+interface ModelGrant {
+  id: string;
+  key: string;
+  user: number;
+  agent: number;
+  currency: Currency;
+  perCharge?: number;
+  total?: number;
+  approvalAbove?: number;
+  revoked: boolean;
+}
+/** An x402 payment an agent settled (docs/x402.md): the signed payload and the first answer. */
+interface ModelX402 {
+  agent: number;
+  amount: number;
+  payload: PaymentPayload;
+  text: string;
+}
 interface Model {
   users: ModelUser[];
   agents: ModelAgent[];
+  grants: ModelGrant[];
+  x402: ModelX402[];
   log: string[];
 }
 type Real = TestStack;
@@ -219,7 +280,7 @@ interface Spent {
   agentMonth: number;
 }
 
-type Verdict = 'blocked' | 'limit' | 'insufficient' | 'pending' | 'success';
+type Verdict = 'blocked' | 'limit' | 'insufficient' | 'pending' | 'success' | 'revoked';
 
 /** docs/design.md §11, in its order. `spent` undefined: the running totals are not predicted. */
 function judgeCharge(u: ModelUser, agent: number, currency: Currency, amount: number, spent: Spent | undefined): Verdict[] {
@@ -247,8 +308,38 @@ function judgeCharge(u: ModelUser, agent: number, currency: Currency, amount: nu
   return totals.some(([limit, which]) => limit !== undefined && spent[which] + amount > limit) ? ['limit'] : rest;
 }
 
-const VERDICT_STATUS: Record<Verdict, number> = { blocked: 403, limit: 402, insufficient: 402, pending: 202, success: 201 };
+/**
+ * A charge with a grant key (docs/grants.md), in the service's order: the payer's policy (blocked,
+ * a limit the amount alone breaks), the grant's limits the amount alone breaks (all kept as FAILED
+ * charges), then the one transaction, where the grant item speaks before the payer's: revoked →
+ * 401 (nothing kept), the grant's running total → 402, then the payer's item as for any charge.
+ * The grant's `approvalAbove` sends a charge to approval as the policy's does.
+ */
+function judgeGrantCharge(u: ModelUser, g: ModelGrant, amount: number, spent: Spent | undefined, grantSpent: number): Verdict[] {
+  const p = u.policy;
+  if (p?.blocked === g.agent) return ['blocked'];
+  const limits = p?.currency === g.currency ? p : undefined;
+  const own = limits?.agentLimits?.agent === g.agent ? limits.agentLimits : undefined;
+  for (const limit of [limits?.perCharge, limits?.daily, own?.daily, own?.monthly, g.perCharge, g.total]) {
+    if (limit !== undefined && amount > limit) return ['limit'];
+  }
+  if (g.revoked) return ['revoked'];
+  if (g.total !== undefined && grantSpent + amount > g.total) return ['limit'];
+  return judgeCharge(u, g.agent, g.currency, amount, spent).map((v) =>
+    v === 'success' && g.approvalAbove !== undefined && amount > g.approvalAbove ? 'pending' : v,
+  );
+}
+
+/** What a grant has counted as spent: its SUCCESS charges (refunds do not give back) and open holds. */
+const grantSpentOf = (m: Readonly<Model>, grant: number) =>
+  m.agents
+    .flatMap((a) => a.charges)
+    .filter((c) => c.grant === grant && (c.status === 'SUCCESS' || c.status === 'PENDING'))
+    .reduce((sum, c) => sum + c.amount, 0);
+
+const VERDICT_STATUS: Record<Verdict, number> = { blocked: 403, limit: 402, insufficient: 402, pending: 202, success: 201, revoked: 401 };
 const VERDICT_ERROR: Partial<Record<Verdict, string>> = {
+  revoked: 'invalid user key',
   blocked: 'agent blocked by user',
   limit: 'spending limit exceeded',
   insufficient: 'insufficient balance',
@@ -322,23 +413,52 @@ class Charge implements fc.AsyncCommand<Model, Real> {
     readonly aim: 'none' | 'approval' | 'agentLimit' = 'none',
     /** Authorize only (`capture: false`), with a 60 s hold (`holdSeconds`) or the default hour. */
     readonly hold: 'no' | 'short' | 'hour' = 'no',
+    /**
+     * With a grant's key (`pick` of the model's grants): its payer, agent and currency, the amount
+     * `aim`ed at exactly what is left under its total, at its perCharge, just above its approval
+     * threshold (or one unit more), or in the other currency (400, nothing kept).
+     */
+    readonly viaGrant?: { pick: number; aim: 'none' | 'total' | 'perCharge' | 'approval' | 'currency' },
   ) {}
-  check = () => true;
+  check = (m: Readonly<Model>) => this.viaGrant === undefined || m.grants.length > 0;
   async run(m: Model, r: Real): Promise<void> {
+    const gIdx = this.viaGrant ? this.viaGrant.pick % m.grants.length : undefined;
+    const g = gIdx === undefined ? undefined : (m.grants[gIdx] as ModelGrant);
     // Aimed at an agent limit: a user whose policy has one, if any does.
     const limited = m.users.flatMap((x, i) => (x.policy?.agentLimits ? [i] : []));
-    const uIdx =
-      this.aim === 'agentLimit' && limited.length > 0 ? (limited[this.user % limited.length] as number) : this.user % m.users.length;
+    const uIdx = g
+      ? g.user
+      : this.aim === 'agentLimit' && limited.length > 0
+        ? (limited[this.user % limited.length] as number)
+        : this.user % m.users.length;
     const u = m.users[uIdx] as ModelUser;
-    const own = this.aim === 'agentLimit' ? u.policy?.agentLimits : undefined;
-    const aIdx = own ? own.agent : this.agent % m.agents.length;
+    const own = this.aim === 'agentLimit' && !g ? u.policy?.agentLimits : undefined;
+    const aIdx = g ? g.agent : own ? own.agent : this.agent % m.agents.length;
     const a = m.agents[aIdx] as ModelAgent;
     const isHold = this.hold !== 'no';
     const holdTerms = this.hold === 'short' ? ',"capture":false,"holdSeconds":60' : this.hold === 'hour' ? ',"capture":false' : '';
-    const threshold = this.aim === 'approval' ? u.policy?.approvalAbove : undefined;
+    const threshold = this.aim === 'approval' && !g ? u.policy?.approvalAbove : undefined;
     let currency = this.currency;
     let minor = this.minor;
-    if (threshold !== undefined) {
+    if (g && this.viaGrant) {
+      currency = g.currency;
+      // The generated amount is in this.currency's units: the same figure in the grant's.
+      minor = this.currency === g.currency ? minor : g.currency === 'USDC' ? minor * 10_000 : Math.max(1, Math.round(minor / 10_000));
+      const one = this.minor % 2;
+      const left = g.total === undefined ? undefined : g.total - grantSpentOf(m, gIdx as number);
+      const aim = this.viaGrant.aim;
+      if (aim === 'total' && left !== undefined) minor = Math.max(1, left + one);
+      else if (aim === 'perCharge' && g.perCharge !== undefined) minor = g.perCharge + one;
+      else if (aim === 'approval' && g.approvalAbove !== undefined) minor = g.approvalAbove + 1 + (this.minor % 100);
+      else if (aim === 'none') {
+        // Within the grant's limits and its approval threshold (when there is room), so its charges mostly succeed.
+        const room = Math.min(g.perCharge ?? minor, g.approvalAbove ?? minor, left !== undefined && left > 0 ? left : minor);
+        minor = 1 + (minor % Math.max(1, room));
+      } else if (aim === 'currency') {
+        currency = g.currency === 'USD' ? 'USDC' : 'USD';
+        minor = 1 + (this.minor % 100);
+      }
+    } else if (threshold !== undefined) {
       currency = (u.policy as ModelPolicy).currency;
       minor = threshold + 1 + (this.minor % 1_000);
     } else if (own) {
@@ -350,13 +470,19 @@ class Charge implements fc.AsyncCommand<Model, Real> {
       minor = Math.max(1, Math.min(...left) + (this.minor % 2));
       saw('charge aimed at an agent limit');
     }
-    const key = `key-${this.keyNo}`;
+    // Grant charges have keys of their own, so most are new requests rather than 422s against a plain charge's key.
+    const key = g ? `gkey-${this.keyNo}` : `key-${this.keyNo}`;
     const description = `d${this.descNo}`;
     this.dayBefore = utcDay();
     const res = await r.call('POST', '/api/v1/agents/charges', {
-      headers: { 'x-agent-key': a.key, 'x-user-key': u.key, 'idempotency-key': key },
+      headers: { 'x-agent-key': a.key, 'x-user-key': g ? g.key : u.key, 'idempotency-key': key },
       raw: `{"amount":${text(minor, currency)},"currency":"${currency}","description":"${description}"${holdTerms}}`,
     });
+    // A grant is for one currency: another is a bad request, refused before the key is looked at.
+    if (g && currency !== g.currency) {
+      expect([res.status, res.body]).toEqual([400, { error: 'currency does not match the grant' }]);
+      return void saw('grant charge 400 currency');
+    }
     const prior = a.charges.find((c) => c.key === key);
     if (prior) {
       const same =
@@ -385,7 +511,9 @@ class Charge implements fc.AsyncCommand<Model, Real> {
           }
         : undefined;
     if (spent === undefined) saw('charge across UTC midnight');
-    const allowed = judgeCharge(u, aIdx, currency, minor, spent);
+    const allowed = g
+      ? judgeGrantCharge(u, g, minor, spent, grantSpentOf(m, gIdx as number))
+      : judgeCharge(u, aIdx, currency, minor, spent);
     const verdict = allowed.find(
       (v) => VERDICT_STATUS[v] === res.status && (VERDICT_ERROR[v] === undefined || res.body.error === VERDICT_ERROR[v]),
     );
@@ -396,7 +524,9 @@ class Charge implements fc.AsyncCommand<Model, Real> {
           `expected ${allowed.join(' or ')}, got ${res.status} ${res.text}`,
       );
     }
-    saw(`charge ${VERDICT_STATUS[verdict]}${verdict === 'limit' ? ' limit' : ''}`);
+    saw(`${g ? 'grant ' : ''}charge ${VERDICT_STATUS[verdict]}${verdict === 'limit' ? ' limit' : ''}`);
+    // Revoked: refused by the grant item inside the charge's transaction, so nothing is kept.
+    if (verdict === 'revoked') return void expect(res.body).toEqual({ error: VERDICT_ERROR.revoked });
     const counted = agentCounters(u.policy, aIdx, currency);
     if (counted) saw(`charge ${VERDICT_STATUS[verdict]} under an agent limit`);
     const body = res.body as { id?: string; createdAt?: string; expiresAt?: string | null; approvalUrl?: string; error?: string };
@@ -415,9 +545,11 @@ class Charge implements fc.AsyncCommand<Model, Real> {
       u.bal[currency] -= minor;
       if (verdict === 'pending') {
         u.held[currency] += minor;
-        const window = (u.policy as ModelPolicy).approvalWindowSeconds * 1000;
+        const window = (u.policy?.approvalWindowSeconds ?? 900) * 1000;
         expect(Date.parse(body.expiresAt ?? '') - Date.parse(body.createdAt ?? '')).toBe(window);
-        expect(body.approvalUrl).toMatch(new RegExp(`/approve/${body.id}\\.[A-Za-z0-9_-]{43}$`));
+        // A grant key's charge: the approval link reaches the payer only.
+        if (g) expect(body.approvalUrl).toBeNull();
+        else expect(body.approvalUrl).toMatch(new RegExp(`/approve/${body.id}\\.[A-Za-z0-9_-]{43}$`));
       } else if (isHold) {
         u.held[currency] += minor;
         const window = (this.hold === 'short' ? 60 : 3600) * 1000;
@@ -442,6 +574,7 @@ class Charge implements fc.AsyncCommand<Model, Real> {
       refunded: 0,
       requested: minor,
       holdTerms,
+      ...(gIdx !== undefined ? { grant: gIdx } : {}),
       ...(isHold ? { hold: true } : {}),
       ...(made && (verdict === 'pending' || isHold)
         ? { pendingReason: verdict === 'pending' ? ('user_approval' as const) : ('capture' as const) }
@@ -460,7 +593,7 @@ class Charge implements fc.AsyncCommand<Model, Real> {
   /** The UTC day when the request was sent. */
   private dayBefore = '';
   toString = () =>
-    `charge(agent ${this.agent}, user ${this.user}, ${this.minor} ${this.currency}${this.aim === 'approval' ? ' or just above its approval threshold' : this.aim === 'agentLimit' ? ' or at its agent limit' : ''}, key-${this.keyNo}, d${this.descNo}${this.hold === 'no' ? '' : `, hold ${this.hold}`})`;
+    `charge(${this.viaGrant ? `grant #${this.viaGrant.pick} aimed ${this.viaGrant.aim}, ` : ''}agent ${this.agent}, user ${this.user}, ${this.minor} ${this.currency}${this.aim === 'approval' ? ' or just above its approval threshold' : this.aim === 'agentLimit' ? ' or at its agent limit' : ''}, ${this.viaGrant ? 'g' : ''}key-${this.keyNo}, d${this.descNo}${this.hold === 'no' ? '' : `, hold ${this.hold}`})`;
 }
 
 /** Replays an earlier charge exactly: the stored answer, no second debit. */
@@ -475,8 +608,10 @@ class ReplayCharge implements fc.AsyncCommand<Model, Real> {
     const a = withCharges[this.agent % withCharges.length] as ModelAgent;
     const c = a.charges[this.pick % a.charges.length] as ModelCharge;
     const u = m.users[c.user] as ModelUser;
+    // The key it was made with: a grant's, even once revoked (the first answer is the answer).
+    const userKey = c.grant === undefined ? u.key : (m.grants[c.grant] as ModelGrant).key;
     const res = await r.call('POST', '/api/v1/agents/charges', {
-      headers: { 'x-agent-key': a.key, 'x-user-key': u.key, 'idempotency-key': c.key },
+      headers: { 'x-agent-key': a.key, 'x-user-key': userKey, 'idempotency-key': c.key },
       raw: `{"amount":${text(c.requested, c.currency)},"currency":"${c.currency}","description":"${c.description}"${c.holdTerms}}`,
     });
     expect([res.status, res.text, res.headers.get('idempotent-replayed')]).toEqual([c.statusCode, c.text, 'true']);
@@ -673,6 +808,16 @@ class Capture implements fc.AsyncCommand<Model, Real> {
     if (over && this.part !== 0) return refusal(400, 'amount exceeds authorized amount');
     if (late) return refusal(409, 'charge expired');
     if (c.pendingReason === 'user_approval') return refusal(409, 'charge awaits user approval');
+    // A hold against a changed mind (DESIGN §16): the payer blocked the agent, or revoked the grant it was made under.
+    const refusals = [
+      ...(u.policy?.blocked === agent ? ['agent blocked by user'] : []),
+      ...(c.grant !== undefined && (m.grants[c.grant] as ModelGrant).revoked ? ['grant revoked'] : []),
+    ];
+    if (refusals.length > 0) {
+      expect(res.status).toBe(403);
+      expect(refusals).toContain((res.body as { error?: string }).error);
+      return void saw(`capture 403 ${(res.body as { error?: string }).error}`);
+    }
     expectStatus(res, 200, 'capture');
     expect(res.body).toMatchObject({
       status: 'SUCCESS',
@@ -860,6 +1005,156 @@ class ReplayWithdraw implements fc.AsyncCommand<Model, Real> {
   toString = () => `replay-withdraw(agent ${this.agent})`;
 }
 
+// ---- grants (docs/grants.md) ----------------------------------------------------------------
+
+/** The grant's JSON as the payer's API shows it (limits in its currency's decimals). */
+function grantTermsJson(g: Pick<ModelGrant, 'currency' | 'perCharge' | 'total' | 'approvalAbove'>): Record<string, unknown> {
+  const limits: Record<string, number> = {};
+  if (g.perCharge !== undefined) limits.perCharge = asJson(g.perCharge, g.currency);
+  if (g.total !== undefined) limits.total = asJson(g.total, g.currency);
+  return { currency: g.currency, limits, ...(g.approvalAbove !== undefined ? { approvalAbove: asJson(g.approvalAbove, g.currency) } : {}) };
+}
+
+/** The payer gives an agent a grant: per-charge and total limits, maybe an approval threshold (amounts in USD cents, scaled to USDC). */
+class CreateGrant implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly user: number,
+    readonly agent: number,
+    readonly currency: Currency,
+    readonly perCharge: number | undefined,
+    readonly total: number | undefined,
+    readonly approvalAbove: number | undefined,
+  ) {}
+  /** A few live grants at a time, so charges under each are many. */
+  check = (m: Readonly<Model>) => m.grants.filter((g) => !g.revoked).length < 3;
+  async run(m: Model, r: Real): Promise<void> {
+    const scale = (cents: number | undefined) => (cents === undefined ? undefined : this.currency === 'USD' ? cents : cents * 10_000);
+    const terms = {
+      currency: this.currency,
+      ...(this.perCharge !== undefined ? { perCharge: scale(this.perCharge) } : {}),
+      ...(this.total !== undefined ? { total: scale(this.total) } : {}),
+      ...(this.approvalAbove !== undefined ? { approvalAbove: scale(this.approvalAbove) } : {}),
+    };
+    const user = this.user % m.users.length;
+    const agent = this.agent % m.agents.length;
+    const u = m.users[user] as ModelUser;
+    const a = m.agents[agent] as ModelAgent;
+    const json = grantTermsJson(terms);
+    const res = await r.call<{ id: string; key: string }>('POST', '/api/v1/users/me/grants', {
+      headers: { 'x-user-key': u.key },
+      raw: JSON.stringify({ agentId: a.id, ...json, description: 'model' }),
+    });
+    expectStatus(res, 201, 'create grant');
+    expect(res.body).toMatchObject({ ...json, agent: { id: a.id }, status: 'active', spent: 0, expiresAt: null, revokedAt: null });
+    expect(res.body.key).toMatch(/^ug_live_/);
+    m.grants.push({ id: res.body.id, key: res.body.key, user, agent, revoked: false, ...terms });
+    saw('grant created');
+  }
+  toString = () =>
+    `create-grant(user ${this.user}, agent ${this.agent}, ${this.currency}, perCharge ${this.perCharge}, total ${this.total}, approvalAbove ${this.approvalAbove})`;
+}
+
+/** The payer revokes a grant (a second DELETE answers the same 200): its key charges nothing more, its holds cannot be captured. */
+class RevokeGrant implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly pick: number,
+    readonly twice: boolean,
+  ) {}
+  check = (m: Readonly<Model>) => m.grants.some((g) => !g.revoked);
+  async run(m: Model, r: Real): Promise<void> {
+    const live = m.grants.filter((g) => !g.revoked);
+    const g = live[this.pick % live.length] as ModelGrant;
+    const u = m.users[g.user] as ModelUser;
+    const revoke = () =>
+      r.call<{ status: string; revokedAt: string }>('DELETE', `/api/v1/users/me/grants/${g.id}`, { headers: { 'x-user-key': u.key } });
+    const res = await revoke();
+    expectStatus(res, 200, 'revoke grant');
+    expect(res.body.status).toBe('revoked');
+    if (this.twice) expect((await revoke()).text).toBe(res.text);
+    g.revoked = true;
+    saw('grant revoked');
+  }
+  toString = () => `revoke-grant(#${this.pick}${this.twice ? ', twice' : ''})`;
+}
+
+// ---- x402 settlements (docs/x402.md) --------------------------------------------------------
+
+/** A fresh payment of `amount` micro-USDC to the treasury, signed by the demo payer as the stock client signs it (not sent). */
+function x402Payment(r: Real, amount: number): Promise<PaymentPayload> {
+  // The local chain's blockhash holds still until it ages out: two payments of one price under one
+  // blockhash would be one transaction. Move it on, so each payment is its own.
+  r.stack.rails.solana.expireBlockhash();
+  return buyer.createPaymentPayload({
+    x402Version: 2,
+    resource: { url: 'https://seller.example.com/model', description: 'model', mimeType: 'application/json' },
+    accepts: [{ ...x402Accepts, amount: String(amount) }],
+  });
+}
+
+const x402Settle = (r: Real, a: ModelAgent, payload: PaymentPayload) =>
+  r.call<{ success: boolean; errorReason?: string; transaction: string }>('POST', '/x402/settle', {
+    headers: { 'x-agent-key': a.key },
+    body: { x402Version: 2, paymentPayload: payload, paymentRequirements: payload.accepted },
+  });
+
+/** Each agent's x402 payments as it lists them: each settled payment once, newest first (checked after the x402 steps only). */
+async function expectX402Listed(m: Model, r: Real): Promise<void> {
+  for (const [agent, a] of m.agents.entries()) {
+    const listed = await r.call<{ data: { amount: number; transaction: string }[] }>('GET', '/api/v1/agents/x402/payments?limit=100', {
+      headers: { 'x-agent-key': a.key },
+    });
+    const want = m.x402.filter((x) => x.agent === agent).map((x) => [asJson(x.amount, 'USDC'), JSON.parse(x.text).transaction]);
+    expect({ agent: a.id, x402: listed.body.data.map((p) => [p.amount, p.transaction]) }).toEqual({ agent: a.id, x402: want.reverse() });
+  }
+}
+
+/** An agent settles a new x402 payment: its USDC balance is credited the amount, once. */
+class X402Settle implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly agent: number,
+    /** Hundredths of a USDC (at least X402_MIN_AMOUNT, 0.01). */
+    readonly cents: number,
+  ) {}
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    const agent = this.agent % m.agents.length;
+    const a = m.agents[agent] as ModelAgent;
+    const amount = this.cents * 10_000;
+    const payload = await x402Payment(r, amount);
+    const res = await x402Settle(r, a, payload);
+    expectStatus(res, 200, 'x402 settle');
+    expect(res.body).toMatchObject({ success: true, network: x402Accepts.network });
+    expect(res.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    a.bal.USDC += amount;
+    m.x402.push({ agent, amount, payload, text: res.text });
+    await expectX402Listed(m, r);
+    saw('x402 settle');
+  }
+  toString = () => `x402-settle(agent ${this.agent}, ${this.cents / 100} USDC)`;
+}
+
+/** An earlier x402 payment settled again: by its agent, the first answer and no credit; by another, success:false. */
+class X402Replay implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly pick: number,
+    readonly byOther: boolean,
+  ) {}
+  check = (m: Readonly<Model>) => m.x402.length > 0;
+  async run(m: Model, r: Real): Promise<void> {
+    const x = m.x402[this.pick % m.x402.length] as ModelX402;
+    const agent = this.byOther ? (x.agent + 1) % m.agents.length : x.agent;
+    const res = await x402Settle(r, m.agents[agent] as ModelAgent, x.payload);
+    if (this.byOther) {
+      expect([res.status, res.body]).toMatchObject([200, { success: false, errorReason: 'duplicate_settlement', transaction: '' }]);
+      return void saw('x402 settle by another agent');
+    }
+    expect([res.status, res.text, res.headers.get('idempotent-replayed')]).toEqual([200, x.text, 'true']);
+    await expectX402Listed(m, r);
+    saw('x402 replay');
+  }
+  toString = () => `x402-replay(#${this.pick}${this.byOther ? ', by another agent' : ''})`;
+}
+
 // ---- the check after every step ---------------------------------------------------------------
 
 /**
@@ -899,7 +1194,8 @@ async function checkSpendCounters(m: Model, user: number, when: string): Promise
 }
 
 async function checkAgainstModel(m: Model, r: Real, when: string): Promise<void> {
-  for (const u of m.users) {
+  // The users, agents and grants are read in parallel (each request is independent); their checks are the same.
+  const users = m.users.map(async (u) => {
     const res = await r.call<{ balances: unknown }>('GET', `/api/v1/admin/users/${u.id}`, { headers: r.admin });
     expect({ when, user: u.id, balances: res.body.balances }).toEqual({ when, user: u.id, balances: balancesJson(u.bal) });
     const me = await r.call<{ balances: unknown; held: unknown; policy: unknown }>('GET', '/api/v1/users/me', {
@@ -918,8 +1214,8 @@ async function checkAgainstModel(m: Model, r: Real, when: string): Promise<void>
       },
     });
     await checkSpendCounters(m, m.users.indexOf(u), when);
-  }
-  for (const a of m.agents) {
+  });
+  const agents = m.agents.map(async (a) => {
     const h = { 'x-agent-key': a.key };
     const bal = await r.call<{ balances: unknown }>('GET', '/api/v1/agents/balance', { headers: h });
     expect({ when, agent: a.id, balances: bal.body.balances }).toEqual({ when, agent: a.id, balances: balancesJson(a.bal) });
@@ -963,7 +1259,7 @@ async function checkAgainstModel(m: Model, r: Real, when: string): Promise<void>
     const got = payouts.body.payouts.map((p) => [p.id, p.status, p.currency]);
     const want = [...a.payouts].reverse().map((p) => [p.id, p.status, p.currency]);
     expect({ when, agent: a.id, payouts: got }).toEqual({ when, agent: a.id, payouts: want });
-  }
+  });
 
   // Each payout moved money at most once on its rail: exactly once when COMPLETED, never when FAILED.
   const paidPerPayout = new Map<string, number>();
@@ -987,8 +1283,25 @@ async function checkAgainstModel(m: Model, r: Real, when: string): Promise<void>
     }
   }
 
+  // Each grant as its payer lists them (one page per payer): revoked or not, and spent = its SUCCESS charges and open holds.
+  const grants = m.users.map(async (u, user) => {
+    const mine = m.grants.flatMap((g, i) => (g.user === user ? [{ g, i }] : []));
+    if (mine.length === 0) return;
+    const res = await r.call<{ data: { id: string; status: string; spent: number }[] }>('GET', '/api/v1/users/me/grants?limit=100', {
+      headers: { 'x-user-key': u.key },
+    });
+    expect({ when, user: u.id, grants: res.body.data.map((g) => [g.id, g.status, g.spent]) }).toEqual({
+      when,
+      user: u.id,
+      // Newest first.
+      grants: mine.reverse().map(({ g, i }) => [g.id, g.revoked ? 'revoked' : 'active', asJson(grantSpentOf(m, i), g.currency)]),
+    });
+  });
+  await Promise.all([...users, ...agents, ...grants]);
+
   const audit = await runLedgerAudit();
   if (!audit.ok) throw new Error(`${when}: ${formatAuditReport(audit)}`);
+  if (audit.grants.checked === 0 && m.grants.length > 0) throw new Error(`${when}: the audit checked no grant`);
 }
 
 // ---- generators and runs ---------------------------------------------------------------------
@@ -1108,6 +1421,68 @@ const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
   { weight: 2, arbitrary: fc.nat(50).map((i) => new Expire(i)) },
 );
 
+/**
+ * The grant and x402 steps, generated after the steps above (so those are the same sequence for a
+ * seed as before grants and x402 existed, and go down the same paths) and interleaved with them.
+ */
+const grantOrX402Command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
+  // Grants: created with limits (amounts in USD cents, scaled for USDC), charged with their keys, revoked.
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.nat(USERS - 1),
+        fc.nat(AGENTS - 1),
+        currency,
+        // perCharge above approvalAbove, so a charge aimed just above the threshold waits for approval.
+        fc.option(fc.integer({ min: 1_000, max: 2_500 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 1_000, max: 6_000 }), { nil: undefined, freq: 5 }),
+        fc.option(fc.integer({ min: 100, max: 900 }), { nil: undefined, freq: 3 }),
+      )
+      .map(([u, a, c, perCharge, total, approvalAbove]) => new CreateGrant(u, a, c, perCharge, total, approvalAbove)),
+  },
+  {
+    weight: 5,
+    arbitrary: currency.chain((c) =>
+      fc
+        .tuple(
+          amountFor(c),
+          fc.nat(29),
+          fc.nat(2),
+          fc.constantFrom<'no' | 'short' | 'hour'>('no', 'no', 'no', 'short', 'hour'),
+          fc.nat(20),
+          fc.constantFrom<'none' | 'total' | 'perCharge' | 'approval' | 'currency'>(
+            'none',
+            'none',
+            'total',
+            'total',
+            'perCharge',
+            'approval',
+            'approval',
+            'currency',
+          ),
+        )
+        .map(([minor, k, d, hold, pick, aim]) => new Charge(0, 0, c, minor, k, d, 'none', hold, { pick, aim })),
+    ),
+  },
+  { weight: 1, arbitrary: fc.tuple(fc.nat(20), fc.boolean()).map(([i, twice]) => new RevokeGrant(i, twice)) },
+  // x402: an agent settles a payment (0.01 to 1 USDC, the stock client's cap); replays by it and by another agent.
+  { weight: 2, arbitrary: fc.tuple(fc.nat(AGENTS - 1), fc.integer({ min: 1, max: 100 })).map(([a, cents]) => new X402Settle(a, cents)) },
+  { weight: 2, arbitrary: fc.tuple(fc.nat(20), fc.boolean()).map(([i, other]) => new X402Replay(i, other)) },
+);
+
+/** `extra` steps inserted among `steps`, each after the step its position names. */
+function interleave<T>(steps: readonly T[], extra: readonly (readonly [number, T])[]): T[] {
+  const out: T[] = [];
+  const sorted = [...extra].sort((a, b) => a[0] - b[0]);
+  let next = 0;
+  steps.forEach((step, i) => {
+    out.push(step);
+    while (next < sorted.length && (sorted[next] as readonly [number, T])[0] === i) out.push((sorted[next++] as readonly [number, T])[1]);
+  });
+  return out;
+}
+
 /** Wraps each command so the model check runs after it, naming the step that broke it. */
 class Checked implements fc.AsyncCommand<Model, Real> {
   constructor(readonly inner: fc.AsyncCommand<Model, Real>) {}
@@ -1139,7 +1514,7 @@ async function freshWorld(r: Real): Promise<Model> {
     r.stack.rails.solana.createTokenAccount(wallet); // the rail never creates it (docs/rails.md)
     agents.push({ id: a.id, key: a.key, wallet, bal: zero(), charges: [], payouts: [] });
   }
-  const model: Model = { users, agents, log: [] };
+  const model: Model = { users, agents, grants: [], x402: [], log: [] };
   // The second user starts under a policy, so approvals happen from the first steps too: its USD
   // charges above 15 wait for approval, within a 60 s window. (The first earns the agents USD to
   // withdraw; the third has little money: its charges are refused for funds.)
@@ -1153,31 +1528,43 @@ async function freshWorld(r: Real): Promise<Model> {
   await new Charge(0, 0, 'USD', 2_000, 28, 0, 'none', 'hour').run(model, r);
   await new SetPolicy(0, { currency: 'USD', approvalWindowSeconds: 900, agentLimits: { agent: 0, daily: 4_000 } }).run(model, r);
   await new Charge(0, 0, 'USD', 500, 27, 0).run(model, r);
+  // The first user gives the second agent a grant (25 USD a charge, 40 USD in all, approval above
+  // 20), so grant charges happen from the first steps.
+  await new CreateGrant(0, 1, 'USD', 2_500, 4_000, 2_000).run(model, r);
   return model;
 }
 
 const STEPS = 70;
+/**
+ * Grant and x402 steps added to each run, among the 70 (which stay the sequence this test ran
+ * before grants and x402 for the same seed, so they go down the same paths).
+ */
+const EXTRA_STEPS = 14;
 const RUNS = Number(process.env.MODEL_RUNS ?? 3);
 const SEED = Number(process.env.MODEL_SEED ?? 20_261_121);
 
 describe('the service agrees with a model of its ledger', () => {
-  it(`over ${RUNS} random runs of ${STEPS} steps (seed ${SEED})`, async () => {
+  it(`over ${RUNS} random runs of ${STEPS} steps and ${EXTRA_STEPS} grant and x402 steps (seed ${SEED})`, async () => {
     let steps = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(command, { minLength: STEPS, maxLength: STEPS }), async (cmds) => {
-        const model = await freshWorld(t);
-        await fc.asyncModelRun(
-          () => ({ model, real: t }),
-          cmds.map((c) => new Checked(c)),
-        );
-        steps += model.log.length;
-      }),
+      fc.asyncProperty(
+        fc.array(command, { minLength: STEPS, maxLength: STEPS }),
+        fc.array(fc.tuple(fc.nat(STEPS - 1), grantOrX402Command), { minLength: EXTRA_STEPS, maxLength: EXTRA_STEPS }),
+        async (cmds, extra) => {
+          const model = await freshWorld(t);
+          await fc.asyncModelRun(
+            () => ({ model, real: t }),
+            interleave(cmds, extra).map((c) => new Checked(c)),
+          );
+          steps += model.log.length;
+        },
+      ),
       // Against a live stack shrinking would replay whole runs: report the failing run instead.
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
     // Every run actually ran its steps (commands whose precondition fails are skipped), and the
     // runs went down every path that moves or refuses money.
-    expect(steps).toBeGreaterThan(RUNS * STEPS * 0.8);
+    expect(steps).toBeGreaterThan(RUNS * (STEPS + EXTRA_STEPS) * 0.8);
     if (process.env.MODEL_SEED === undefined) {
       const required = [
         'charge 201',
@@ -1216,6 +1603,16 @@ describe('the service agrees with a model of its ledger', () => {
         'refund rest',
         'refund 400',
         'refund 409',
+        'grant created',
+        'grant revoked',
+        'grant charge 201',
+        'grant charge 202',
+        'grant charge 402 limit',
+        'grant charge 401',
+        'grant charge 400 currency',
+        'x402 settle',
+        'x402 replay',
+        'x402 settle by another agent',
       ];
       const paths = Object.fromEntries([...seen.entries()].sort());
       expect({ missing: required.filter((path) => !seen.has(path)), paths }).toEqual({ missing: [], paths });
