@@ -8,9 +8,10 @@
  * transaction, and their records here change nothing. `npm run admin -- kill-switch-backfill` runs
  * the same copy for every agent (the deploy that introduces the shards' copy, docs/deploy.md).
  *
- * Idempotent and order-safe: a record says only WHICH agent item changed; what is copied is that
- * item read again, strongly consistent, and written to every shard in ONE transaction together
- * with a ConditionCheck that the agent item is still as read. So a copy is never older than the
+ * Idempotent and order-safe: what is copied is the agent item as the record's new image shows it
+ * (or, when that is no longer the item's state, the item read again, strongly consistent), written
+ * to every shard in ONE transaction together with a ConditionCheck that the agent item is still as
+ * taken. So a copy is never older than the
  * item at its commit: a retried or late record copies the current state, a copier that read before
  * an operator's flip (or the admin PATCH, or a rotation) is cancelled and reads again, and no
  * charge ever sees shards half switched. An item that is gone (a rotation moved it: the new
@@ -50,7 +51,7 @@ export async function fanOutRecords(records: readonly AgentChangeRecord[]): Prom
     const agent = agentOf(record);
     if (!agent) continue;
     try {
-      await fanOutKillSwitch(agent.keyHash, agent.agentId);
+      await fanOutKillSwitch(agent.keyHash, agent.agentId, agent.image);
     } catch (error) {
       logger().error('kill switch fan-out failed; the stream retries from this record', {
         sequenceNumber: record.dynamodb?.SequenceNumber,
@@ -63,22 +64,29 @@ export async function fanOutRecords(records: readonly AgentChangeRecord[]): Prom
   return undefined;
 }
 
-/** The agent item a record is about: its key hash (from the keys) and agentId (from either image). */
-function agentOf(record: AgentChangeRecord): { keyHash: string; agentId: string } | undefined {
+/**
+ * The agent item a record is about: its key hash (from the keys), agentId (from either image), and
+ * the item as the write left it (the new image; none for a removal).
+ */
+function agentOf(record: AgentChangeRecord): { keyHash: string; agentId: string; image?: Record<string, unknown> } | undefined {
   const image = (raw: Record<string, unknown> | undefined) => (raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined);
-  const item = image(record.dynamodb?.NewImage) ?? image(record.dynamodb?.OldImage);
+  const after = image(record.dynamodb?.NewImage);
+  const item = after ?? image(record.dynamodb?.OldImage);
   const pk = image(record.dynamodb?.Keys)?.PK ?? item?.PK;
   if (typeof pk !== 'string' || !pk.startsWith(AGENT_KEY_PK_PREFIX) || typeof item?.agentId !== 'string') return undefined;
-  return { keyHash: pk.slice(AGENT_KEY_PK_PREFIX.length), agentId: item.agentId };
+  const keyHash = pk.slice(AGENT_KEY_PK_PREFIX.length);
+  return after?.PK === pk ? { keyHash, agentId: item.agentId, image: after } : { keyHash, agentId: item.agentId };
 }
 
 /**
  * Copies the kill switch of the agent item of `keyHash` (of agent `agentId`) to all its shards:
- * read the item, write every shard conditioned on the item being unchanged, read again if it was not.
+ * take the item (the stream record's new image, else a strongly consistent read), write every
+ * shard conditioned on the item being unchanged since, read it again if it was not.
  */
-export async function fanOutKillSwitch(keyHash: string, agentId: string): Promise<void> {
+export async function fanOutKillSwitch(keyHash: string, agentId: string, image?: Record<string, unknown>): Promise<void> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const item = await readAgentItem(keyHash);
+    // The record's own image first (no read): the transaction's check proves it is still the item's state.
+    const item = round === 0 && image ? image : await readAgentItem(keyHash);
     if (!item) {
       await clearShards(agentId, keyHash);
       return;

@@ -9,7 +9,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { currentFunction } from '../../bin/local/function-scope';
 import { config } from '../../functions/config';
 import { hashKey } from '../../functions/core/keys';
-import { fanOutRecords } from '../../functions/kill-switch/fanout';
+import { backfillKillSwitch, fanOutRecords } from '../../functions/kill-switch/fanout';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
@@ -216,5 +216,35 @@ describe('kill switch on the balance shards', () => {
     ).toBeUndefined();
     expect((await shardsOf(agent.id)).every((s) => s.enabledKeyHash === hashKey(rotated.body.apiKey))).toBe(true);
     expect((await balances(user.id)).USD).toBe(8);
+  });
+});
+
+describe('kill switch backfill (the deploy that introduces the copy)', () => {
+  it('gives shards written without a copy the agent item state, for one agent or all, and is safe to repeat', async () => {
+    const enabled = await t.enabledAgent();
+    const disabled = await t.enabledAgent();
+    await t.call('PATCH', `/api/v1/admin/agents/${disabled.id}`, { headers: t.admin, body: { enabled: false } });
+    const user = await t.fundedUser({ USD: 10 });
+    // Shards as an older release left them: no copy at all.
+    for (const agent of [enabled, disabled]) {
+      for (let shard = 0; shard < config().BALANCE_SHARDS; shard++) {
+        await db().send(
+          new UpdateCommand({
+            TableName: config().TABLE_NAME,
+            Key: keys.agentBalanceShard(agent.id, shard),
+            UpdateExpression: 'REMOVE enabledKeyHash, killSwitchGen',
+          }),
+        );
+      }
+    }
+    expect(await charge(enabled, user).then((r) => r.status)).toBe(401);
+    expect(await backfillKillSwitch({ agentId: enabled.id })).toEqual({ agents: 1, failed: [] });
+    expect((await charge(enabled, user)).status).toBe(201);
+    const all = await backfillKillSwitch();
+    expect(all.failed).toEqual([]);
+    expect(all.agents).toBeGreaterThanOrEqual(2);
+    expect((await shardsOf(enabled.id)).every((s) => s.enabledKeyHash === hashKey(enabled.key) && s.killSwitchGen === 0)).toBe(true);
+    expect((await shardsOf(disabled.id)).every((s) => s.enabledKeyHash === undefined && s.killSwitchGen === 0)).toBe(true);
+    expect((await charge(enabled, user)).status).toBe(201);
   });
 });
