@@ -232,6 +232,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       onError: (where, error) => logger().error(`local kill switch fan-out ${where} failed`, { error: serializeError(error) }),
     });
     stops.unshift(() => killSwitch.stop());
+    // A kept database may hold agents from before the shards carried the kill switch's copy (its
+    // stream is read from now on): copy every agent's once, as a deploy does (docs/deploy.md).
+    if (persistent) {
+      const { backfillKillSwitch } = await import('../../functions/kill-switch/fanout');
+      const backfill = await backfillKillSwitch();
+      if (backfill.failed.length > 0) logger().error('local kill switch backfill failed for some agents', { failed: backfill.failed });
+    }
     // First to stop: no request may arrive while what it needs is going away.
     stops.unshift(stopServer);
     stopServer = undefined;
