@@ -1,6 +1,6 @@
 /**
  * One stack per stage: stateful data, the payout pipeline, the charge sweeper, the top-up watcher,
- * the webhook pipeline, the HTTP API, the daily ledger audit and the alarms and dashboard, each its
+ * the webhook pipeline, the kill switch's fan-out, the HTTP API, the daily ledger audit and the alarms and dashboard, each its
  * own construct. One stack rather than a stateful/stateless pair keeps deploys atomic and avoids
  * cross-stack exports; the stateful resources are protected by RETAIN and deletion protection.
  * The HTTP route functions are in nested stacks, one per part of the API (lib/http-api.ts,
@@ -14,6 +14,7 @@ import type { RouteSpec } from '../functions/api/routes';
 import { ChargeSweeper } from './charge-sweeper';
 import { DataStore } from './data-store';
 import { ServiceHttpApi } from './http-api';
+import { KillSwitchFanOut } from './kill-switch-fanout';
 import { LedgerAudit } from './ledger-audit';
 import { Monitoring } from './monitoring';
 import { PayoutPipeline } from './payout-pipeline';
@@ -37,6 +38,7 @@ export class AgentPaymentServiceStack extends Stack {
   readonly api: ServiceHttpApi;
   readonly monitoring: Monitoring;
   readonly webhooks: WebhookPipeline;
+  readonly killSwitch: KillSwitchFanOut;
   readonly ledgerAudit: LedgerAudit;
 
   constructor(scope: Construct, id: string, props: AgentPaymentServiceStackProps) {
@@ -48,6 +50,7 @@ export class AgentPaymentServiceStack extends Stack {
     this.sweeper = new ChargeSweeper(this, 'Sweeper', { config, data: this.data });
     this.topupWatcher = new TopupWatcher(this, 'Topups', { config, data: this.data });
     this.webhooks = new WebhookPipeline(this, 'Webhooks', { config, data: this.data });
+    this.killSwitch = new KillSwitchFanOut(this, 'KillSwitch', { config, data: this.data });
     this.api = new ServiceHttpApi(this, 'Http', { config, data: this.data, payoutQueue: this.pipeline.queue, routes: props.routes });
     this.ledgerAudit = new LedgerAudit(this, 'LedgerAudit', { config, data: this.data });
     this.monitoring = new Monitoring(this, 'Monitoring', {
@@ -68,6 +71,7 @@ export class AgentPaymentServiceStack extends Stack {
       ledgerAudit: this.ledgerAudit,
     });
     this.monitoring.addAlarmsToDashboard(this.webhooks.addAlarms(this.monitoring.topic));
+    this.monitoring.addAlarmsToDashboard(this.killSwitch.addAlarms(this.monitoring.topic));
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {

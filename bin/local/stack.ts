@@ -2,8 +2,9 @@
  * The whole service on one machine: DynamoDB Local, the table, every route's real handler behind
  * the node:http adapter, the payout rails' local stand-ins (LiteSVM, PayPal imitation), and the
  * payout pipeline (local SQS + DLQ, the real worker and reconciler handlers, see
- * payout-pipeline.ts), and the webhook pipeline (stream poller, dispatcher, webhook queue,
- * delivery worker: webhook-pipeline.ts). `npm start` and the end-to-end tests both start it here.
+ * payout-pipeline.ts), the webhook pipeline (stream poller, dispatcher, webhook queue,
+ * delivery worker: webhook-pipeline.ts), and the kill switch's fan-out to the balance shards
+ * (its own stream poller: kill-switch-fanout.ts). `npm start` and the end-to-end tests both start it here.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { type DeliveryHooks, deliverBatch, retrySchedule } from '../../functions
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
 import { asFunction } from './function-scope';
 import { createRouteHandler, type LoadedRoute } from './http-adapter';
+import { startKillSwitchFanOut } from './kill-switch-fanout';
 import { type LocalHandler, sendJson, startLocalServer } from './local-server';
 import type { BatchHandler } from './payout-pipeline';
 import { type LocalSqs, startLocalSqs, startPayoutConsumer } from './payout-pipeline';
@@ -218,6 +220,25 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       onError: (where, error) => logger().error(`local webhook ${where} failed`, { error: serializeError(error) }),
     });
     stops.unshift(() => webhooks.stop());
+    const fanOut = (await import('../../functions/kill-switch-fanout/handler')) as {
+      handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
+    };
+    const killSwitch = await startKillSwitchFanOut({
+      dynamoEndpoint: endpoint,
+      tableName,
+      handler: (event) => asFunction('kill-switch-fanout', () => fanOut.handler(event)),
+      pollIntervalMs: opts.webhooks?.pollIntervalMs ?? 100,
+      ...(persistent ? { checkpointFile: join(PROJECT_ROOT, '.data', 'kill-switch-stream-checkpoints.json') } : {}),
+      onError: (where, error) => logger().error(`local kill switch fan-out ${where} failed`, { error: serializeError(error) }),
+    });
+    stops.unshift(() => killSwitch.stop());
+    // A kept database may hold agents from before the shards carried the kill switch's copy (its
+    // stream is read from now on): copy every agent's once, as a deploy does (docs/deploy.md).
+    if (persistent) {
+      const { backfillKillSwitch } = await import('../../functions/kill-switch/fanout');
+      const backfill = await backfillKillSwitch();
+      if (backfill.failed.length > 0) logger().error('local kill switch backfill failed for some agents', { failed: backfill.failed });
+    }
     // First to stop: no request may arrive while what it needs is going away.
     stops.unshift(stopServer);
     stopServer = undefined;

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { type AdminRequest, ApiUsageError, adminApiTarget, callAdminApi, creditBody, segment } from './admin-api';
 import type { Answer } from './answer';
+import { runKillSwitchBackfill } from './kill-switch-backfill';
 import { runRedispatch } from './redispatch';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget } from './table-target';
 
@@ -34,6 +35,7 @@ commands:
   show-charge <chargeId>                 any agent's charge
   audit                                  check the ledger invariant over the whole table (run it while no money moves; table mode only)
   redispatch --from <ISO> --to <ISO>     send the webhook events of that time range through the dispatcher again (redispatch --help; table mode)
+  kill-switch-backfill [--agent <id>]    copy agents' enabled flag to their balance shards (kill-switch-backfill --help; table mode)
 
 Table mode (the default) works on the service's own table: TABLE_NAME, AWS_REGION and
 DYNAMODB_ENDPOINT from the environment, or --table/--endpoint/--region; --local opens the data
@@ -122,6 +124,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
 /** Commands with flags of their own, each in its own file: they get the arguments after their name. */
 const OWN_FLAGS: Readonly<Record<string, (argv: readonly string[], io: AdminIo) => Promise<number>>> = {
   redispatch: runRedispatch,
+  'kill-switch-backfill': runKillSwitchBackfill,
 };
 
 class UsageError extends Error {}

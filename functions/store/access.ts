@@ -94,12 +94,20 @@ export const STORE = {
   // back to replay when the condition's old item did not come with the failure, or before one.
   idempotentCommand: { read: ['idempotency'], write: ['idempotency'] },
   // Agents (agent.repository.ts).
+  // The agent item's writes carry the balance shards' copy of its kill switch (balance.repository.ts);
+  // registration's (createAgent, always disabled) needs none.
   createAgent: { write: ['agent', 'agentName'] },
   getAgentById: { read: ['agent'], query: ['agentById'] },
-  setAgentEnabled: { write: ['agent'], query: ['agentById'] },
-  moveAgentKey: { read: ['agent'], write: ['agent'], delete: ['agent'] },
-  // The kill switch: every agent money movement's ConditionCheck of the agent item.
+  setAgentEnabled: { read: ['agent'], write: ['agent', 'agentBalanceShard'], query: ['agentById'] },
+  moveAgentKey: { read: ['agent'], write: ['agent', 'agentBalanceShard'], delete: ['agent'] },
+  // The kill switch on the agent item: the ConditionCheck of release, refund and withdrawal
+  // (charges and captures condition on their shard's copy instead).
   agentEnabledCheck: { check: ['agent'] },
+  /**
+   * The table stream's fan-out of an operator's edit to the shards (functions/kill-switch/fanout.ts):
+   * the agent item read, and checked unchanged in the transaction that writes the shards.
+   */
+  killSwitchFanOut: { read: ['agent'], check: ['agent'], write: ['agentBalanceShard'] },
   readAgentLedger: { read: ['agentBalanceShard'] },
   // Users (user.repository.ts).
   createUser: { write: ['user', 'userKey'] },
@@ -112,11 +120,9 @@ export const STORE = {
   getUserKeyHash: { read: ['user'] },
   // Charges (charge.repository.ts, charge-pending, charge-settlement, charge-read and charge-lifecycle.repository.ts).
   /** With a grant key: the grant item's counters and status too (store/grant-charge.ts). */
-  commitCharge: {
-    write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox', 'grant'],
-    check: ['agent'],
-  },
-  recordFailedCharge: { write: ['agentBalanceShard', 'charge', 'idempotency', 'outbox'], check: ['agent', 'user'] },
+  /** The kill switch is the credited shard's condition: no check of the agent item. */
+  commitCharge: { write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox', 'grant'] },
+  recordFailedCharge: { write: ['agentBalanceShard', 'charge', 'idempotency', 'outbox'], check: ['user'] },
   getCharge: { read: ['charge'] },
   getChargeById: { query: ['chargeById'] },
   listCharges: { read: ['charge'] },
@@ -135,10 +141,10 @@ export const STORE = {
   settleApproval: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'] },
   /** A hold made under a grant gives what goes back to the grant's counters too. */
   settleReturn: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
-  /** The agent's capture and release (commitSettlement): with its idempotency record and kill switch. */
+  /** The agent's capture and release (commitSettlement): with its idempotency record and kill switch (a capture's: its shard's). */
   commitCapture: {
     write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'idempotency', 'grant'],
-    check: ['agent', 'grant'],
+    check: ['grant'],
   },
   commitRelease: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'idempotency', 'grant'], check: ['agent'] },
   readChargeAndLedger: { read: ['charge', 'agentBalanceShard'] },
@@ -252,6 +258,8 @@ export const BACKGROUND_GRANTS = {
   ),
   // Reads the owners' endpoints; writes nothing.
   'webhook-dispatcher': uses('getWebhooks'),
+  // Copies an agent item's kill switch to its balance shards: reads (and checks) the agent item, writes the shards only.
+  'kill-switch-fanout': uses('killSwitchFanOut'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.
   'webhook-delivery': uses('getWebhooks', 'deliveryAttempts', 'endpointHealth'),
 } as const satisfies Record<string, TableGrant>;

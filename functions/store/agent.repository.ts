@@ -2,18 +2,29 @@
  * Agents. The agent item is keyed by the SHA-256 of the agent's key so authentication is one
  * strongly consistent read; GSI1 finds the same item by agentId (admin API, console).
  * Operators enable an agent by setting `enabled` to true on this item (README, "Operating").
+ *
+ * The kill switch a charge checks is a copy of `enabled` and the key hash on each of the agent's
+ * balance shards (balance.repository.ts): every write of the agent item here writes the shards in
+ * the same transaction, and the table stream's fan-out (functions/kill-switch/fanout.ts) copies an
+ * operator's edit in the console. `keyGeneration` (absent: 0) counts the item's key rotations (the
+ * shards keep the generation of their copy: `killSwitchGen`).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Agent } from '../core/agents';
 import { AgentDisabledError, AgentNameTakenError, StaleReadError } from '../core/errors';
 import { nameSkeleton } from '../core/text';
+import { type KillSwitch, killSwitchShardUpdates } from './balance.repository';
 import { db } from './client';
 import { GSI1, keys } from './table';
-import { type NamedItem, named, PRECEDENCE, transactWrite } from './transact';
+import { type NamedItem, named, outcome, PRECEDENCE, type TransactItem, transactWrite } from './transact';
 
-/** Creates a disabled agent and reserves its name (its look-alike skeleton) in one transaction. */
+/**
+ * Creates a disabled agent and reserves its name (its look-alike skeleton) in one transaction. A
+ * disabled agent needs no shards (a charge's condition fails on a missing one just as on one
+ * switched off; the enabling writes them), so registration, a public route, writes no balance
+ * item; an agent created enabled (tests, tools) gets its shards' copy of the switch here.
+ */
 export async function createAgent(agent: Agent): Promise<void> {
   const table = config().TABLE_NAME;
   await transactWrite([
@@ -34,6 +45,7 @@ export async function createAgent(agent: Agent): Promise<void> {
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
+    ...(agent.enabled ? killSwitchShardUpdates({ agentId: agent.id, keyHash: agent.keyHash, enabled: true, generation: 0 }) : []),
   ]);
 }
 
@@ -60,29 +72,41 @@ export async function getAgentById(agentId: string): Promise<Agent | undefined> 
   return out.Item ? toAgent(out.Item) : undefined;
 }
 
-/** Sets `enabled`; undefined when no such agent. */
+/**
+ * Sets `enabled`, and the shards' copy of it in the same transaction (so the admin PATCH stops or
+ * starts charges at once, not after the stream's fan-out); undefined when no such agent.
+ */
 export async function setAgentEnabled(agentId: string, enabled: boolean): Promise<Agent | undefined> {
   const key = await findAgentKeyById(agentId);
   if (!key) return undefined;
-  try {
-    const out = await db().send(
-      new UpdateCommand({
-        TableName: config().TABLE_NAME,
-        Key: key,
-        // enabledChangedAt dates the agent.enabled/disabled event the item's stream record
-        // produces (functions/webhooks/dispatcher.ts); a console edit without it is dated by the stream.
-        UpdateExpression: 'SET enabled = :enabled, enabledChangedAt = :now',
-        // The index entry may outlive the item for a moment; never create a half item.
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':enabled': enabled, ':now': new Date().toISOString() },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return out.Attributes ? toAgent(out.Attributes) : undefined;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+  const table = config().TABLE_NAME;
+  const out = await db().send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  if (!out.Item) return undefined;
+  const now = new Date().toISOString();
+  const after = { ...out.Item, enabled, enabledChangedAt: now };
+  const result = await transactWrite<'gone'>([
+    named(
+      {
+        Update: {
+          TableName: table,
+          Key: key,
+          // enabledChangedAt dates the agent.enabled/disabled event the item's stream record
+          // produces (functions/webhooks/dispatcher.ts); a console edit without it is dated by the stream.
+          UpdateExpression: 'SET enabled = :enabled, enabledChangedAt = :now',
+          // The item is still this key's, of the generation read (a rotation in between moved it:
+          // its shards' copy is the new key's now, and this one is no longer the agent's item).
+          ConditionExpression:
+            generationOf(out.Item) === 0
+              ? 'attribute_exists(PK) AND (attribute_not_exists(keyGeneration) OR keyGeneration = :gen)'
+              : 'keyGeneration = :gen',
+          ExpressionAttributeValues: { ':enabled': enabled, ':now': now, ':gen': generationOf(out.Item) },
+        },
+      },
+      { onConditionFailed: () => outcome('gone' as const) },
+    ),
+    ...killSwitchShardUpdates(killSwitchOf(after)),
+  ]);
+  return result.committed ? toAgent(after) : undefined;
 }
 
 /**
@@ -91,14 +115,16 @@ export async function setAgentEnabled(agentId: string, enabled: boolean): Promis
  * never lost: StaleReadError, read again), the same item put under the new key, `enabled` and
  * every other attribute carried over, its GSI1 entry (found by agentId) with it. So there is still
  * exactly one agent item per agent, and every money movement that carries the old key's kill
- * switch fails at once (the item it checks is gone). Undefined when the old key has no item.
+ * switch fails at once (the item it checks is gone; the shards' copy, written in the same
+ * transaction, names the new key's hash under the next key generation). Undefined when the old
+ * key has no item.
  */
 export async function moveAgentKey(oldKeyHash: string, newKeyHash: string, now: Date): Promise<Agent | undefined> {
   const table = config().TABLE_NAME;
   const out = await db().send(new GetCommand({ TableName: table, Key: keys.agent(oldKeyHash), ConsistentRead: true }));
   const old = out.Item;
   if (!old) return undefined;
-  const moved = { ...old, ...keys.agent(newKeyHash), keyRotatedAt: now.toISOString() };
+  const moved = { ...old, ...keys.agent(newKeyHash), keyRotatedAt: now.toISOString(), keyGeneration: generationOf(old) + 1 };
   // Either condition failing means the item moved on since it was read.
   const stale = { onConditionFailed: () => new StaleReadError('agent item') };
   await transactWrite([
@@ -114,17 +140,81 @@ export async function moveAgentKey(oldKeyHash: string, newKeyHash: string, now: 
       stale,
     ),
     named({ Put: { TableName: table, Item: moved, ConditionExpression: 'attribute_not_exists(PK)' } }, stale),
+    ...killSwitchShardUpdates(killSwitchOf(moved)),
   ]);
   return toAgent(moved);
 }
 
 const AGENT_KEY_PK_PREFIX = keys.agent('').PK;
 
+/** The agent item's key generation: 0 until its first rotation. */
+const generationOf = (item: Record<string, unknown>): number => (typeof item.keyGeneration === 'number' ? item.keyGeneration : 0);
+
+/** The kill switch an agent item stands for, as its shards copy it. */
+export function killSwitchOf(item: Record<string, unknown>): KillSwitch {
+  return {
+    agentId: String(item.agentId),
+    keyHash: String(item.PK).slice(AGENT_KEY_PK_PREFIX.length),
+    enabled: item.enabled === true,
+    generation: generationOf(item),
+  };
+}
+
 /**
- * The kill switch, as a transaction item: it holds only while the agent item of this key says
- * `enabled: true`. Every money movement of an agent carries it, so an operator's switch (or a
- * key rotation, which moves the item) stops the money at once, whatever an auth cache says.
- * Failed, it means AgentDisabledError: after a replay, before any other refusal.
+ * Every agent item's key hash and agentId, a page at a time: a Scan of the whole table (the
+ * operator's kill-switch backfill, docs/deploy.md; no function is granted Scan but the audit).
+ */
+export async function* scanAgentKeys(): AsyncGenerator<{ keyHash: string; agentId: string }[]> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out: ScanCommandOutput = await db().send(
+      new ScanCommand({
+        TableName: config().TABLE_NAME,
+        FilterExpression: 'begins_with(PK, :prefix) AND #type = :type',
+        ProjectionExpression: 'PK, agentId',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':prefix': AGENT_KEY_PK_PREFIX, ':type': 'Agent' },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    yield (out.Items ?? []).map((item) => ({ keyHash: String(item.PK).slice(AGENT_KEY_PK_PREFIX.length), agentId: String(item.agentId) }));
+    start = out.LastEvaluatedKey;
+  } while (start);
+}
+
+/** The agent item of this key hash (strongly consistent read); undefined when it is gone. */
+export async function readAgentItem(keyHash: string): Promise<Record<string, unknown> | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.agent(keyHash), ConsistentRead: true }));
+  return out.Item;
+}
+
+/**
+ * A ConditionCheck that the agent item `read` is still as it was read, in what its kill switch
+ * copies: there, `enabled` the same, the same key generation. The fan-out's copy carries it, so a
+ * copy never lands after a newer change of the item (functions/kill-switch/fanout.ts).
+ */
+export function agentUnchanged(read: Record<string, unknown>): TransactItem {
+  const generation = generationOf(read);
+  const sameGeneration = generation === 0 ? '(attribute_not_exists(keyGeneration) OR keyGeneration = :gen)' : 'keyGeneration = :gen';
+  // `enabled` as the console may leave it: true, false, absent or not a boolean; only true enables.
+  const sameEnabled = read.enabled === true ? 'enabled = :on' : '(attribute_not_exists(enabled) OR enabled <> :on)';
+  return {
+    ConditionCheck: {
+      TableName: config().TABLE_NAME,
+      Key: { PK: String(read.PK), SK: String(read.SK) },
+      ConditionExpression: `attribute_exists(PK) AND ${sameEnabled} AND ${sameGeneration}`,
+      ExpressionAttributeValues: { ':on': true, ':gen': generation },
+    },
+  };
+}
+
+/**
+ * The kill switch on the agent item itself, as a transaction item: it holds only while the agent
+ * item of this key says `enabled: true`. The agent's rarer money movements carry it (release,
+ * refund, withdrawal), so an operator's switch (or a key rotation, which moves the item) stops
+ * them at once, whatever an auth cache says; charges and captures carry the shard's copy instead
+ * (balance.repository.ts `shardCredit` with `killSwitch`). Failed, it means AgentDisabledError:
+ * after a replay, before any other refusal.
  */
 export function agentEnabledCheck(keyHash: string): NamedItem {
   return named(

@@ -3,7 +3,8 @@
  * release of a hold, refunds. Each is ONE TransactWriteItems, each item named with what its
  * failed condition means (store/transact.ts), a replay first, then the kill switch:
  *
- *   capture / release:  the idempotency record; the kill switch (the agent item of this key enabled);
+ *   capture / release:  the idempotency record; the kill switch (capture: the credited shard's copy
+ *                         on for this key; release, which credits no shard: the agent item enabled);
  *                       the charge (PENDING as it was read: that pendingReason and expiresAt, not past it);
  *                       the user's item (held → balance for what goes back; counters lowered by it);
  *                       the pending marker deleted; (capture) one shard of the agent credited
@@ -54,8 +55,11 @@ export async function commitSettlement(
   now: Date,
   events: readonly OutboxEvent[] = [],
 ): Promise<void> {
+  // A capture credits a shard, which carries the kill switch; a release credits none: the agent item's.
+  const capture = settlement.kind === 'capture';
   await settlePending(pendingOf(charge), settlement, now, {
-    extra: [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)],
+    extra: capture ? [idempotencyPut(idem, now)] : [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)],
+    ...(capture ? { killSwitch: agentKeyHash } : {}),
     events,
   });
 }

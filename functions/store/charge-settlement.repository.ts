@@ -53,6 +53,8 @@ export interface SettleOptions {
   extra?: readonly TransactEntry[];
   /** The settlement's webhook events (built from `settledCharge`), written LAST. */
   events?: readonly OutboxEvent[];
+  /** An agent's capture: its key hash, for the credited shard's copy of the kill switch (balance.repository.ts). */
+  killSwitch?: string;
 }
 
 /**
@@ -73,14 +75,18 @@ export interface SettleOptions {
  * applies to (a hold the user approved meanwhile, for a release): read again and retry.
  */
 export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, opts: SettleOptions = {}): Promise<void> {
-  const { extra = [], events = [] } = opts;
+  const { extra = [], events = [], killSwitch } = opts;
   const counted = countedOf(pending);
   let basis: ReleaseBasis = assumeCounted(counted);
   let grantBasis: GrantReturnBasis = assumeGrantCounted;
   // Three rounds at most: then with the spend periods the user's item, and the grant's, showed.
   for (let round = 0; round < 3; round++) {
     const result = await transactWrite(
-      withOutbox([...extra, ...settleItems(pending, settlement, counted, { user: basis, grant: grantBasis }, now)], events, now),
+      withOutbox(
+        [...extra, ...settleItems(pending, settlement, counted, { user: basis, grant: grantBasis }, now, killSwitch)],
+        events,
+        now,
+      ),
     );
     if (result.committed) return;
     const { userItem, grantItem } = result.outcome;
@@ -140,6 +146,7 @@ function settleItems(
   counted: SpendCounted,
   bases: { user: ReleaseBasis; grant: GrantReturnBasis },
   now: Date,
+  killSwitch?: string,
 ): TransactEntry<CountersMoved>[] {
   const basis = bases.user;
   const table = config().TABLE_NAME;
@@ -257,7 +264,9 @@ function settleItems(
       : userUpdate,
     settledMarker(markerKey, now),
   ];
-  if (paid > 0) items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid));
+  if (paid > 0 || killSwitch !== undefined) {
+    items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid, killSwitch === undefined ? {} : { killSwitch }));
+  }
   const grantItem =
     pending.grantId === undefined
       ? undefined

@@ -3,10 +3,10 @@
  *   - the user's item: balance debited (or moved to held for a PENDING charge), spend counters
  *     raised, all conditioned on the basis it was judged by (store/payer.ts),
  *   - one shard of the agent's earned balance credited (nothing while PENDING) and its charge
- *     count bumped,
+ *     count bumped, conditioned on the shard's copy of the kill switch being on for this key
+ *     (store/balance.repository.ts): no item is shared by all charges of one agent,
  *   - the charge written,
  *   - the idempotency record written,
- *   - the kill switch: a condition that the agent item is still enabled for this key,
  *   - (PENDING only) the pending marker: how approve/decline find it and the sweeper expires it
  *     (charge-pending.repository.ts),
  *   - (a grant key's charge) the grant item's counters and status (store/grant-charge.ts),
@@ -25,7 +25,6 @@ import { PayerStateChangedError } from '../core/errors';
 import { chargeRecordCarriesEvents, type OutboxEvent } from '../core/events';
 import type { IdempotencyWrite } from '../core/idempotency';
 import type { PayerState } from '../core/users';
-import { agentEnabledCheck } from './agent.repository';
 import { randomShard, shardCredit } from './balance.repository';
 import { type PendingCharge, pendingOf } from './charge-pending.repository';
 import { type GrantCharge, grantChargeItem } from './grant-charge';
@@ -37,7 +36,7 @@ import { named, type TransactEntry, type TransactItem, transactWrite } from './t
 
 /**
  * Commits a charge: SUCCESS, or PENDING (the amount held) when `basis.hold`. Conditioned on the
- * agent item of `agentKeyHash` being enabled and on the payer's basis. Throws, in this order of
+ * kill switch being on for `agentKeyHash` (the credited shard's copy) and on the payer's basis. Throws, in this order of
  * precedence: IdempotencyRecordExistsError (a replay wins: the first request's answer is the
  * answer), AgentDisabledError, then what the user's item says (UserKeyRevokedError,
  * PayerStateChangedError to retry, SpendingLimitError, InsufficientFundsError), or
@@ -70,10 +69,12 @@ export async function commitCharge(
       { onConditionFailed: (old) => chargeRefusal(old, charge.agentId, charge.currency, charge.amount, basis, now), precedence: 1 },
     ),
     // A PENDING charge is counted in the list's total now; its money reaches the agent on approval.
-    shardCredit(charge.agentId, randomShard(), charge.currency, basis.hold ? 0 : charge.amount, { countsCharge: true }),
+    shardCredit(charge.agentId, randomShard(), charge.currency, basis.hold ? 0 : charge.amount, {
+      countsCharge: true,
+      killSwitch: agentKeyHash,
+    }),
     chargePut(charge),
     idempotencyPut(idem, now),
-    agentEnabledCheck(agentKeyHash),
   ];
   if (basis.hold) items.push(pendingMarkerPut(charge));
   if (basis.grant) items.push(grantChargeItem(charge, basis.grant, now));
@@ -115,10 +116,10 @@ export async function recordFailedCharge(
 ): Promise<void> {
   const { policyJudged, events = [] } = opts;
   const items: TransactEntry[] = [
-    shardCredit(charge.agentId, randomShard(), charge.currency, 0, { countsCharge: true }),
+    // The kill switch too: a disabled agent's refusals are not recorded (AgentDisabledError).
+    shardCredit(charge.agentId, randomShard(), charge.currency, 0, { countsCharge: true, killSwitch: agentKeyHash }),
     chargePut(charge),
     idempotencyPut(idem, now),
-    agentEnabledCheck(agentKeyHash),
   ];
   if (policyJudged) {
     items.push(

@@ -61,16 +61,22 @@ export const PRECEDENCE = {
 export interface NamedItem<T = never> {
   readonly item: TransactItem;
   readonly onConditionFailed: ConditionMeaning<T>;
-  /** PRECEDENCE.base unless given. Ties: the item written earlier speaks. */
-  readonly precedence?: number;
+  /**
+   * PRECEDENCE.base unless given. Ties: the item written earlier speaks. A function of the old item
+   * when one condition has two meanings of different rank (a balance shard's kill switch and cap).
+   */
+  readonly precedence?: Precedence;
 }
+
+/** A fixed rank, or one read from the item as it was when its condition failed. */
+export type Precedence = number | ((old: OldItem | undefined) => number);
 
 /** An item of `transactWrite`: named, or plain (no condition, or one that only a bug can fail). */
 export type TransactEntry<T = never> = TransactItem | NamedItem<T>;
 
 export function named<T = never>(
   item: TransactItem,
-  meaning: { onConditionFailed: ConditionMeaning<T>; precedence?: number },
+  meaning: { onConditionFailed: ConditionMeaning<T>; precedence?: Precedence },
 ): NamedItem<T> {
   return { item, ...meaning };
 }
@@ -135,8 +141,13 @@ function refusalOf<T>(entries: readonly TransactEntry<T>[], reasons: readonly Ca
     .filter(({ reason }) => reason?.Code === 'ConditionalCheckFailed');
   if (failed.length === 0) return undefined;
   const speaking = failed
-    .flatMap(({ entry, reason }) => (isNamed(entry) ? [{ entry, old: reason?.Item ? unmarshall(reason.Item) : undefined }] : []))
-    .sort((a, b) => (b.entry.precedence ?? PRECEDENCE.base) - (a.entry.precedence ?? PRECEDENCE.base));
+    .flatMap(({ entry, reason }) => {
+      if (!isNamed(entry)) return [];
+      const old = reason?.Item ? unmarshall(reason.Item) : undefined;
+      const { precedence = PRECEDENCE.base } = entry;
+      return [{ entry, old, rank: typeof precedence === 'number' ? precedence : precedence(old) }];
+    })
+    .sort((a, b) => b.rank - a.rank);
   for (const { entry, old } of speaking) {
     const meaning = entry.onConditionFailed(old);
     if (meaning !== undefined) return meaning;

@@ -1,8 +1,9 @@
 /**
  * Authentication. Keys arrive in headers, are shape-checked, hashed, and looked up by hash.
- * Results are cached in the container for at most AUTH_CACHE_TTL_MS (≤ 30 s); "unknown" and
- * "disabled" answers for at most 5 s. So disabling an agent takes effect within 30 s, enabling
- * within 5 s.
+ * Results are cached in the container for at most AUTH_CACHE_TTL_MS (≤ 30 s); "unknown" answers
+ * for at most 5 s, "disabled" for 1 s. So disabling an agent takes effect within 30 s for reads
+ * (money movements: the kill switch, at once or within the stream's fan-out), enabling within
+ * 1 s plus the fan-out: inside the 2 s an operator's flip in the console is given (DESIGN §18).
  * A key never reaches a log line or an error message.
  */
 import { config, onConfigReset } from '../config';
@@ -42,6 +43,8 @@ type CachedUser = { userId: string | null };
 type CachedGrant = { grant: GrantKeyTerms | null };
 
 const NEGATIVE_TTL_MS = 5_000;
+/** A disabled agent's answer: short, so an enabling (console flip, 2 s to take effect) is not hidden behind it. */
+const DISABLED_TTL_MS = 1_000;
 
 let agentCache: TtlCache<CachedAgent> | undefined;
 let userCache: TtlCache<CachedUser> | undefined;
@@ -126,7 +129,8 @@ export async function authenticate(
     }
     if (needAgent) {
       cachedAgent = { agent: found.agent ?? null };
-      agents.set(agentHash, cachedAgent, cachedAgent.agent?.enabled ? undefined : NEGATIVE_TTL_MS);
+      const ttl = cachedAgent.agent ? DISABLED_TTL_MS : NEGATIVE_TTL_MS;
+      agents.set(agentHash, cachedAgent, cachedAgent.agent?.enabled ? undefined : ttl);
     }
     if (needUser && userHash) {
       cachedUser = { userId: found.userId ?? null };

@@ -36,6 +36,7 @@ type Grant =
   | 'table-stream'
   | 'table-scan'
   | 'webhook-and-stream-failure-queue-send'
+  | 'kill-switch-failure-queue-send'
   | 'webhook-queue-consume'
   | 'webhook-key-encrypt'
   | 'webhook-key-decrypt';
@@ -119,6 +120,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'user-webhooks-test': ['logs', 'table'],
   // Its stream event source mapping leaves the batches it gives up on in the failure queue, as the function's role.
   'webhook-dispatcher': ['logs', 'table', 'table-stream', 'webhook-and-stream-failure-queue-send'],
+  // Reads agent items, writes their balance shards' copy of the kill switch; its mapping's failure notes go to its own queue.
+  'kill-switch-fanout': ['logs', 'table', 'table-stream', 'kill-switch-failure-queue-send'],
   // The approval secret: charge.approval_requested's link token is derived at delivery, never stored.
   'webhook-delivery': ['logs', 'table', 'webhook-queue-consume', 'webhook-key-decrypt', 'approval-secret'],
   // x402 (docs/x402.md): verify, supported and the settings read the chain and know the fee payer's
@@ -202,6 +205,8 @@ function statement(grant: Exclude<Grant, 'table'>, fn: ServiceFunction): Expecte
         actions: ['sqs:SendMessage'],
         resources: [webhookQueue, { 'Fn::GetAtt': [logicalId(stack, stack.webhooks.streamFailureQueue), 'Arn'] }],
       };
+    case 'kill-switch-failure-queue-send':
+      return { actions: ['sqs:SendMessage'], resources: [{ 'Fn::GetAtt': [logicalId(stack, stack.killSwitch.failureQueue), 'Arn'] }] };
     case 'webhook-queue-consume':
       // ChangeMessageVisibility: a failed delivery's next attempt is scheduled by pushing its message out.
       return {
@@ -271,6 +276,7 @@ const functions: [string, ServiceFunction][] = [
   ['topup-watcher', stack.topupWatcher.fn],
   ['webhook-dispatcher', stack.webhooks.dispatcher],
   ['webhook-delivery', stack.webhooks.delivery],
+  ['kill-switch-fanout', stack.killSwitch.fn],
   ['ledger-audit', stack.ledgerAudit.fn],
 ];
 
@@ -424,6 +430,8 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],
   'webhook-dispatcher': [],
+  // Stream-fed, not exposed; pinned anyway: the kill switch's copy on the shards, no balance, no other family.
+  'kill-switch-fanout': ['AGENTBAL#*'],
   // Its attempts, and the endpoint's breaker (health fields on the endpoint item).
   'webhook-delivery': ['WEBHOOKS#*', 'WHATTEMPTS#*', 'WHDELIVERY#*'],
   // The x402 facilitator, called by any seller's middleware for any buyer: verify and supported
@@ -531,6 +539,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 49, deleting: 7 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 52, deleting: 7 });
   });
 });

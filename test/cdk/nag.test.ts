@@ -87,9 +87,10 @@ describe('cdk-nag (AWS Solutions)', () => {
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/SolanaRpcUrl',
         'AwsSolutions-SMG4 AgentPaymentService-test/Data/PaypalCredentials',
         'AwsSolutions-SQS3 AgentPaymentService-test/Webhooks/StreamFailureQueue',
+        'AwsSolutions-SQS3 AgentPaymentService-test/KillSwitch/StreamFailureQueue',
       ]),
     );
-    expect(acks).toHaveLength(ROUTES.length + 7);
+    expect(acks).toHaveLength(ROUTES.length + 8);
     for (const ack of acks) {
       const construct = app.node.findChild(ack.path.split('/')[0] ?? '');
       expect(construct).toBeInstanceOf(Stack);

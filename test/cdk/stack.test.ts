@@ -232,8 +232,8 @@ describe('reserved concurrency', () => {
 describe('functions (the house construct)', () => {
   it('run Node.js 24 on ARM64 with JSON logs and a log group retained unless its first create fails; no half tracing, no source-map loading', () => {
     const lambdas = ofType('AWS::Lambda::Function');
-    // Routes, payout worker, reconciler, sweeper, top-up watcher, webhook dispatcher and delivery worker, ledger audit.
-    expect(lambdas).toHaveLength(ROUTES.length + 7);
+    // Routes, payout worker, reconciler, sweeper, top-up watcher, webhook dispatcher and delivery worker, kill-switch fan-out, ledger audit.
+    expect(lambdas).toHaveLength(ROUTES.length + 8);
     for (const [id, fn] of lambdas) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -574,8 +574,9 @@ describe('payout pipeline', () => {
   });
 
   it('feeds the worker from the queue with partial batch failures, a bounded batch and bounded concurrency', () => {
-    // The payout worker's; the webhook pipeline has two more (test/webhooks/webhook-stack.test.ts).
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+    // The payout worker's; the webhook pipeline has two more (test/webhooks/webhook-stack.test.ts), the
+    // kill-switch fan-out one (test/cdk/kill-switch-stack.test.ts).
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: fnId(pipeline.worker) },
       EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, pipeline.queue), 'Arn'] },
@@ -794,6 +795,9 @@ describe('alarms', () => {
         'WebhookStreamFailures',
         'WebhookQueueAge',
         'WebhookDeliveryErrors',
+        'KillSwitchFanOutFailures',
+        'KillSwitchFanOutErrors',
+        'KillSwitchFanOutIteratorAge',
         'Api429Rate',
         'DynamoDbThrottles',
         'DynamoDbTransactionConflicts',

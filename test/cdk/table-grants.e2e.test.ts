@@ -2,7 +2,7 @@
  * The table grants, proven against the requests the functions really send. Nothing enforces IAM
  * locally, so this file runs every function of the stack through its paths against the local
  * stack (every route, the payout worker and reconciler, the sweeper, the top-up watcher, the
- * webhook dispatcher and delivery worker), records every DynamoDB request each one sends as IAM
+ * webhook dispatcher and delivery worker, the kill switch's fan-out), records every DynamoDB request each one sends as IAM
  * sees it (action, table or index, `dynamodb:LeadingKeys`: test/support/table-access.ts), and
  * replays them against the policies of the synthesized stack. A store call outside its
  * function's grant fails here (and in whichever other e2e test makes it: the test stack checks
@@ -576,6 +576,7 @@ const functions: [string, ServiceFunction][] = [
   ['topup-watcher', stack.topupWatcher.fn],
   ['webhook-dispatcher', stack.webhooks.dispatcher],
   ['webhook-delivery', stack.webhooks.delivery],
+  ['kill-switch-fanout', stack.killSwitch.fn],
 ];
 const tableArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] });
 
