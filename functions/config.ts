@@ -39,7 +39,7 @@ const schema = z.object({
   /** Largest amount accepted in one charge, credit or withdrawal, in currency units. */
   MAX_AMOUNT: z.coerce.number().int().positive().max(1_000_000_000).default(1_000_000),
   /** Write shards of each agent's earned balance (see docs/data-model.md). */
-  BALANCE_SHARDS: z.coerce.number().int().min(1).max(64).default(8),
+  BALANCE_SHARDS: z.coerce.number().int().min(1).max(64).default(16),
   /** Idempotency records live this long. */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
   /** Attempts for a transaction that DynamoDB cancels with TransactionConflict. */
