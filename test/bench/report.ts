@@ -17,6 +17,7 @@ import type { LatencyRow } from './latency';
 import type { LoadRunResult, SettledCheck } from './load';
 import type { PaginationResult } from './pagination';
 import type { RequestCount } from './requests';
+import type { SharedItemsResult } from './shared';
 import type { ThroughputResult } from './throughput';
 
 export interface BenchReport {
@@ -29,6 +30,8 @@ export interface BenchReport {
   /** The same comparison at other concurrencies (shorter rounds). */
   throughputByConcurrency: ThroughputResult[];
   requests: RequestCount[];
+  /** DESIGN §18's counted lines (absent in runs from before them). */
+  shared?: SharedItemsResult;
   latency: LatencyRow[];
   pagination: PaginationResult;
   bundles: BundleResult;
