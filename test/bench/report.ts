@@ -18,6 +18,7 @@ import type { LoadRunResult, SettledCheck } from './load';
 import type { PaginationResult } from './pagination';
 import type { RequestCount } from './requests';
 import type { SharedItemsResult } from './shared';
+import { renderShared } from './shared-report';
 import type { ThroughputResult } from './throughput';
 
 export interface BenchReport {
@@ -208,6 +209,7 @@ export function renderMarkdown(r: BenchReport): string {
   out.push('');
 
   out.push(...renderCost(r));
+  out.push(...renderShared(r.shared));
 
   const p = r.pagination;
   const first = p.rows[0];

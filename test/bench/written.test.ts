@@ -109,6 +109,8 @@ describe('how charges spread their writes over partitions', () => {
       hottest: 'table:AGENTKEY#',
       maxShare: 8 / 40,
       hottestChargeShare: 1,
+      hottestItem: 'AGENTKEY#|AGENT',
+      hottestItemChargeShare: 1,
     });
   });
 
@@ -122,6 +124,7 @@ describe('how charges spread their writes over partitions', () => {
     expect(spread.partitions).toBe(0);
     expect(spread.maxShare).toBeCloseTo(1 / 48);
     expect(spread.hottestChargeShare).toBeCloseTo(1 / 16);
+    expect(spread.hottestItemChargeShare).toBeCloseTo(1 / 16);
   });
 
   it('no charges: nothing', () => {
@@ -133,6 +136,8 @@ describe('how charges spread their writes over partitions', () => {
       hottest: '',
       maxShare: 0,
       hottestChargeShare: 0,
+      hottestItem: '',
+      hottestItemChargeShare: 0,
     });
   });
 });

@@ -164,14 +164,19 @@ export interface PartitionSpread {
   maxShare: number;
   /** The fraction of the charges that wrote it. */
   hottestChargeShare: number;
+  /** The item most of the charges touched (a ConditionCheck counts), as `<family>|<SK>`, and the fraction of the charges that touched it. */
+  hottestItem: string;
+  hottestItemChargeShare: number;
 }
 
 /** How the charges' writes spread over table and index partitions (`perCharge`: what each touched). */
 export function partitionSpread(perCharge: readonly (readonly TouchedItem[])[]): PartitionSpread {
   const writes = new Map<string, number>();
   const chargesWriting = new Map<string, number>();
+  const chargesTouching = new Map<string, number>();
   for (const touchedItems of perCharge) {
     const mine = new Set<string>();
+    for (const item of new Set(touchedItems.map((t) => t.item))) chargesTouching.set(item, (chargesTouching.get(item) ?? 0) + 1);
     for (const t of touchedItems) {
       for (const p of t.partitions) {
         writes.set(p, (writes.get(p) ?? 0) + 1);
@@ -190,6 +195,15 @@ export function partitionSpread(perCharge: readonly (readonly TouchedItem[])[]):
     }
   }
   const shared = [...chargesWriting.values()].filter((n) => n > 1).length;
+  let hottestItem = '';
+  let itemMax = 0;
+  for (const [item, n] of chargesTouching) {
+    if (n > itemMax || (n === itemMax && item < hottestItem)) {
+      hottestItem = item;
+      itemMax = n;
+    }
+  }
+  const [itemPk = '', itemSk = ''] = hottestItem.split('|');
   const colon = hottest.indexOf(':');
   return {
     charges: perCharge.length,
@@ -199,5 +213,7 @@ export function partitionSpread(perCharge: readonly (readonly TouchedItem[])[]):
     hottest: hottest ? `${hottest.slice(0, colon + 1)}${familyOf(hottest.slice(colon + 1))}` : '',
     maxShare: total ? max / total : 0,
     hottestChargeShare: perCharge.length ? (chargesWriting.get(hottest) ?? 0) / perCharge.length : 0,
+    hottestItem: hottestItem ? `${familyOf(itemPk)}|${itemSk}` : '',
+    hottestItemChargeShare: perCharge.length ? itemMax / perCharge.length : 0,
   };
 }
