@@ -20,6 +20,7 @@ import type { RequestCount } from './requests';
 import type { SharedItemsResult } from './shared';
 import { renderShared } from './shared-report';
 import type { ThroughputResult } from './throughput';
+import { renderThroughputInvestigation } from './throughput-report';
 
 export interface BenchReport {
   generatedAt: string;
@@ -135,6 +136,7 @@ export function renderMarkdown(r: BenchReport): string {
   );
   out.push('');
 
+  out.push(...renderThroughputInvestigation());
   out.push('## DynamoDB requests per operation');
   out.push('');
   out.push(
