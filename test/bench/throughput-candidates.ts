@@ -464,14 +464,15 @@ const STACK_VARIANTS: StackVariant[] = [
  * charges, the stack's in-process loops running beside them), one stack per variant on one warm
  * DynamoDB Local: what the loops of `npm start` cost the charges.
  */
-async function stackMode(seconds: number, concurrency: number, warmupSeconds: number): Promise<void> {
+async function stackMode(seconds: number, concurrency: number, warmupSeconds: number, pick?: number[]): Promise<void> {
   const instance = await startInstance(['-Xms64m'], 'memory');
   const { startLocalStack } = await import('../../bin/local/stack');
   const { httpClient } = await import('./http');
   const { enabledAgent, fundedUser, inBatches } = await import('./context');
   try {
     let first = true;
-    for (const v of [...STACK_VARIANTS, STACK_VARIANTS[0] as StackVariant]) {
+    const variants = pick ? pick.map((i) => STACK_VARIANTS[i] as StackVariant) : [...STACK_VARIANTS, STACK_VARIANTS[0] as StackVariant];
+    for (const v of variants) {
       const stack = await startLocalStack({
         port: 0,
         inMemory: true,
@@ -567,7 +568,10 @@ async function main(): Promise<void> {
   const warmupSeconds = Number(opt('warmup', '30'));
   const only = opt('only', Object.keys(INSTANCES).join(',')).split(',');
   if (argv.includes('--streams')) return streamsMode(seconds, concurrency, warmupSeconds);
-  if (argv.includes('--stack')) return stackMode(seconds, concurrency, warmupSeconds);
+  if (argv.includes('--stack')) {
+    const pick = argv.includes('--variants') ? opt('variants', '0').split(',').map(Number) : undefined;
+    return stackMode(seconds, concurrency, warmupSeconds, pick);
+  }
   if (argv.includes('--decay')) return decay(seconds, concurrency, argv.includes('--disk') ? 'disk' : 'memory');
   console.log(`each run ${seconds} s at concurrency ${concurrency}, after 2 s of warm-up; ratios are to the baseline runs beside them`);
   for (const name of only) {
