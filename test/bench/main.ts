@@ -1,7 +1,8 @@
 /**
  * The benchmark run (`npm run bench`, entry bin/bench.ts). One DynamoDB Local and one local stack
  * for the whole run, phases one after another, results to bench-results/benchmarks.{json,md,svg}
- * (docs/ only with `--docs`, see args.ts). It ends with the warm charge's DynamoDB figures, the cost
+ * (docs/ only with `--docs`, see args.ts). It ends with the items and partitions charges share
+ * (shared.ts, counted from keys), the warm charge's DynamoDB figures, the cost
  * per million charges (cost.ts), and, last, `bench: service/raw throughput ratio R`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
