@@ -13,7 +13,10 @@
  * The committed figures change only when asked: `--quick --docs` is refused, since a quick run is
  * noisier than what docs/benchmarks.md promises.
  *
- * It ends with `bench: warm charge requests N reads R wcu W`, `bench: policy charge requests N reads R
+ * It ends with DESIGN §18's counted lines (test/bench/shared.ts: from the keys every charge's
+ * transaction sends, not timings): `bench: items shared by all charges of one agent N`,
+ * `bench: partitions written by 1000 charges of one agent P max share S%` and `bench: items shared
+ * by all charges of one payer N`; then `bench: warm charge requests N reads R wcu W`, `bench: policy charge requests N reads R
  * wcu W` (the same charge by a payer whose spending policy has limits), `bench: grant charge requests
  * N reads R wcu W` (made with a grant key, DESIGN §16), `bench: cost per million
  * charges $X` and, last, `bench: service/raw throughput ratio R`. Exit code 1 when the run found a

@@ -32,6 +32,8 @@ const REGION = 'us-east-1';
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 /** Records per GetRecords call (DynamoDB Streams allows up to 1000). */
 const PAGE = 1000;
+/** How far empty polls stretch the wait, as a multiple of pollIntervalMs (see idlePollIntervalMs). */
+const IDLE_BACKOFF = 4;
 
 export interface WebhookQueues {
   queueUrl: string;
@@ -83,8 +85,14 @@ export interface WebhookPipelineOptions {
   dispatch: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
   /** The delivery worker's Lambda handler. */
   deliver: BatchHandler;
-  /** How often each shard is read (default 100 ms). */
+  /** How often each shard is read while records are arriving (default 100 ms). */
   pollIntervalMs?: number;
+  /**
+   * The longest wait between polls when the stream is idle (default 4 × pollIntervalMs): empty
+   * polls double the wait up to this, so an idle `npm start` polls 2.5 times a second instead of
+   * 10, and the first event after a quiet spell waits at most this long before the next poll.
+   */
+  idlePollIntervalMs?: number;
   /** Persistent runs: the last dispatched sequence number per shard is kept here across restarts. */
   checkpointFile?: string;
   onError?: (where: 'dispatcher' | 'stream' | 'delivery', error: unknown) => void;
@@ -208,10 +216,14 @@ export async function startWebhookPipeline(opts: WebhookPipelineOptions): Promis
     return records.length;
   };
 
+  const base = opts.pollIntervalMs ?? 100;
+  const idleMax = Math.max(base, opts.idlePollIntervalMs ?? base * IDLE_BACKOFF);
   const loop = (async () => {
     let sinceDiscovery = Number.POSITIVE_INFINITY;
+    let interval = base;
     while (!stopping) {
       let backlog = false;
+      let anything = false;
       try {
         if (sinceDiscovery >= 1_000) {
           await discover();
@@ -222,6 +234,7 @@ export async function startWebhookPipeline(opts: WebhookPipelineOptions): Promis
         const read = await Promise.all(open.map(([id, state]) => pollShard(id, state)));
         // A full page means more is waiting: read again at once instead of sleeping.
         backlog = read.some((n) => n >= PAGE);
+        anything = read.some((n) => n > 0);
         // A shard that just closed has a child already taking writes: find it now, not in a second.
         if (open.some(([, state]) => state.closed)) {
           sinceDiscovery = Number.POSITIVE_INFINITY;
@@ -230,9 +243,11 @@ export async function startWebhookPipeline(opts: WebhookPipelineOptions): Promis
       } catch (error) {
         if (!stopping) report('stream', error);
       }
-      const interval = backlog ? 0 : (opts.pollIntervalMs ?? 100);
-      sinceDiscovery += Math.max(interval, 10);
-      if (interval > 0) await sleep(interval);
+      // Idle: each empty poll doubles the wait, up to idleMax; the first record brings it back to base.
+      interval = anything ? base : Math.min(idleMax, interval * 2);
+      const wait = backlog ? 0 : interval;
+      sinceDiscovery += Math.max(wait, 10);
+      if (wait > 0) await sleep(wait);
     }
   })();
 

@@ -18,6 +18,8 @@ export interface BenchContext {
 export interface Party {
   key: string;
   id: string;
+  /** An agent's name (what its charges carry as agentName). */
+  name?: string;
 }
 
 let seq = 0;
@@ -36,7 +38,7 @@ export async function enabledAgent(ctx: BenchContext): Promise<Party> {
   const { apiKey, agentId } = JSON.parse(reg.body) as { apiKey: string; agentId: string };
   const patch = await ctx.call('PATCH', `/api/v1/admin/agents/${agentId}`, ctx.admin, JSON.stringify({ enabled: true }));
   if (patch.status !== 200) throw new Error(`enable failed: ${patch.status} ${patch.body}`);
-  return { key: apiKey, id: agentId };
+  return { key: apiKey, id: agentId, name };
 }
 
 /** Creates a user and credits it (decimal text per currency) through the admin API. */

@@ -1,7 +1,8 @@
 /**
  * The benchmark run (`npm run bench`, entry bin/bench.ts). One DynamoDB Local and one local stack
  * for the whole run, phases one after another, results to bench-results/benchmarks.{json,md,svg}
- * (docs/ only with `--docs`, see args.ts). It ends with the warm charge's DynamoDB figures, the cost
+ * (docs/ only with `--docs`, see args.ts). It ends with the items and partitions charges share
+ * (shared.ts, counted from keys), the warm charge's DynamoDB figures, the cost
  * per million charges (cost.ts), and, last, `bench: service/raw throughput ratio R`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { loadRun, settleAndCheck } from './load';
 import { deepPagination } from './pagination';
 import { type BenchReport, renderMarkdown, renderSvg, roundRatios } from './report';
 import { requestsPerOperation, TOPUP_CREDIT_ENDPOINT } from './requests';
+import { sharedDetailLines, sharedItemsAndPartitions, sharedSummaryLines } from './shared';
 import { chargeThroughput } from './throughput';
 
 const RECONCILE_AFTER_SECONDS = 5;
@@ -48,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     writeFileSync(join(outDir, 'benchmarks.md'), renderMarkdown(report));
     writeFileSync(join(outDir, 'benchmarks.svg'), renderSvg(report));
     console.log(`re-rendered ${join(shown, 'benchmarks.{md,svg}')} from the run of ${report.generatedAt}`);
-    for (const line of costSummaryLines(report)) console.log(line);
+    for (const line of [...sharedSummaryLines(report.shared), ...costSummaryLines(report)]) console.log(line);
     console.log(`bench: service/raw throughput ratio ${report.throughput.ratio.toFixed(2)}`);
     return 0;
   }
@@ -111,6 +113,11 @@ export async function main(argv: string[]): Promise<number> {
       log(`  (${JSON.stringify(topup.dynamo)}; ${topup.case})`);
     }
 
+    phase('items and partitions the charges of one agent and of one payer share (counted from the keys sent)');
+    const shared = await sharedItemsAndPartitions(ctx);
+    for (const line of [...sharedSummaryLines(shared).map((l) => `  ${l.replace(/^bench: /, '')}`), ...sharedDetailLines(shared)])
+      log(line);
+
     phase('latency per endpoint');
     const latency = await endpointLatency(ctx, quick ? 40 : 200);
     for (const l of latency)
@@ -164,6 +171,7 @@ export async function main(argv: string[]): Promise<number> {
       throughput,
       throughputByConcurrency: sweep,
       requests,
+      shared,
       latency,
       pagination,
       bundles,
@@ -188,7 +196,7 @@ export async function main(argv: string[]): Promise<number> {
         .map((x) => `${x.failures} charges failed in the throughput phase at concurrency ${x.concurrency}`),
     ];
     for (const p of problems) console.error(`bench: ${p}`);
-    for (const line of costSummaryLines(report)) console.log(line);
+    for (const line of [...sharedSummaryLines(shared), ...costSummaryLines(report)]) console.log(line);
     console.log(`bench: service/raw throughput ratio ${throughput.ratio.toFixed(2)}`);
     return problems.length ? 1 : 0;
   } finally {

@@ -31,6 +31,7 @@ import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { type BenchContext, enabledAgent, fundedUser, type Party } from './context';
 import { GRANT_CHARGE_CASE, OUTBOX_ENDPOINT, POLICY_CHARGE_CASE, SWEEPER_ENDPOINT, X402_SETTLE_CASE, X402_SETTLE_ENDPOINT } from './cost';
+import { type TouchedItem, touchedBy } from './written';
 
 export interface RequestCount {
   endpoint: string;
@@ -62,10 +63,24 @@ export interface Scope {
   /** Capacity units DynamoDB Local reports (ReturnConsumedCapacity=TOTAL is added in scope). */
   readUnits: number;
   writeUnits: number;
+  /** The items (and their partitions) every write sent from this scope touched, read from the requests (written.ts). */
+  touched: TouchedItem[];
+  /**
+   * When set, writes are not sent: each write command's input is kept here and answered with an
+   * empty success (`capturedWrites`), so store code shows what it would send.
+   */
+  captured?: CapturedWrite[];
+}
+
+export interface CapturedWrite {
+  /** Without the `Command` suffix, e.g. `TransactWriteItems`. */
+  command: string;
+  /** As the document client took it (not marshalled). */
+  input: Record<string, unknown>;
 }
 
 export function newScope(): Scope {
-  return { dynamo: new Map(), sqs: 0, itemsRead: 0, readUnits: 0, writeUnits: 0 };
+  return { dynamo: new Map(), sqs: 0, itemsRead: 0, readUnits: 0, writeUnits: 0, touched: [] };
 }
 
 function units(consumed: unknown): number {
@@ -95,8 +110,15 @@ export function installScopedCounters(): void {
       const s = scope.getStore();
       if (!s) return next(args);
       const name = (context.commandName ?? 'unknown').replace(/Command$/, '');
+      const input = args.input as Record<string, unknown>;
+      if (WRITES.has(name)) s.touched.push(...touchedBy(name, input));
+      if (s.captured && WRITES.has(name)) {
+        // Not sent: the document client's form of the request, before it is marshalled.
+        s.captured.push({ command: name, input });
+        return { output: { $metadata: {} } } as Awaited<ReturnType<typeof next>>;
+      }
       s.dynamo.set(name, (s.dynamo.get(name) ?? 0) + 1);
-      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
+      input.ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
       const output = result.output as Record<string, unknown>;
       if (READS.has(name)) {
@@ -196,6 +218,17 @@ export async function invokeCounted(route: string, event: APIGatewayProxyEventV2
   return { status: res.statusCode ?? 0, body: String(res.body ?? ''), scope: s, processWide, ms };
 }
 
+/**
+ * Runs `fn` (store code) with its writes kept instead of sent: what it would send, in order.
+ * Reads are still sent and counted.
+ */
+export async function capturedWrites(fn: () => Promise<unknown>): Promise<CapturedWrite[]> {
+  installScopedCounters();
+  const s: Scope = { ...newScope(), captured: [] };
+  await scope.run(s, fn);
+  return s.captured ?? [];
+}
+
 /** Runs `fn` (any in-process work, not a route) inside a counting scope. */
 export async function countedRun<T>(fn: () => Promise<T>): Promise<{ value: T; scope: Scope }> {
   installScopedCounters();
@@ -243,7 +276,7 @@ export const benchPolicy = (agentId: string) => ({
   agents: { [agentId]: { daily: { USD: 400 } } },
 });
 
-const chargeEvent = (agent: Party, user: Party, key: string, amount = '1.25') =>
+export const chargeEvent = (agent: Party, user: Party, key: string, amount = '1.25') =>
   apiEvent('POST', '/api/v1/agents/charges', '/api/v1/agents/charges', {
     headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': key },
     body: `{"amount":${amount},"currency":"USD","description":"bench"}`,

@@ -1,21 +1,32 @@
 /**
  * Charge throughput through the whole local HTTP stack versus the floor underneath it: raw
- * TransactWriteItems of exactly the same four items (user debit, shard credit, charge put,
- * idempotency put) sent straight to the same DynamoDB Local with a client of its own, at the
- * same concurrency, in alternating rounds of the same run. The ratio of the two is the figure
+ * TransactWriteItems of exactly the items the service's charge transaction holds (built by the
+ * service's own store code, commitCharge, and captured instead of sent: see `rawCharge`) sent
+ * straight to the same DynamoDB Local with a client of its own, at the same concurrency, in
+ * alternating rounds of the same run. The ratio of the two is the figure
  * that survives a noisy shared machine; absolute ops/s do not.
  *
  * The raw charges are real charges (same users, same agents, same item layout), so the ledger
  * audit at the end of the run covers them too.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../../functions/config';
+import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { serialize } from '../../functions/contracts/json';
+import { chargeView } from '../../functions/contracts/views';
+import type { Charge } from '../../functions/core/charges';
+import type { IdempotencyWrite } from '../../functions/core/idempotency';
 import { newChargeId } from '../../functions/core/ids';
-import { keys, TTL_ATTRIBUTE } from '../../functions/store/table';
+import { hashKey } from '../../functions/core/keys';
+import { judge, periodsOf } from '../../functions/core/policy';
+import type { PayerState } from '../../functions/core/users';
+import { commitCharge } from '../../functions/store/charge.repository';
+import { readPayerState } from '../../functions/store/user.repository';
+import { chargeEvents } from '../../functions/use-cases/events';
+import { fingerprint } from '../../functions/use-cases/idempotency';
 import { type BenchContext, enabledAgent, fundedUser, inBatches, type Party } from './context';
 import { closedLoop, type LoadResult, percentile } from './http';
 import { cpuMsOf, javaChildren } from './proc';
+import { type CapturedWrite, capturedWrites } from './requests';
 
 export interface ThroughputRound {
   round: number;
@@ -47,6 +58,7 @@ export interface ThroughputResult {
 
 const AMOUNT_TEXT = '0.01';
 const AMOUNT_MINOR = 1;
+const DESCRIPTION = 'bench charge';
 
 export async function chargeThroughput(
   ctx: BenchContext,
@@ -56,17 +68,6 @@ export async function chargeThroughput(
   for (let i = 0; i < 4; i++) agents.push(await enabledAgent(ctx));
   const users = await inBatches(opts.concurrency, 8, () => fundedUser(ctx, { USD: '1000000' }));
 
-  const raw = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      region: 'us-east-1',
-      endpoint: ctx.stack.dynamoEndpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      maxAttempts: 4,
-      requestHandler: { httpAgent: { keepAlive: true }, requestTimeout: 5_000 },
-    }),
-    { marshallOptions: { removeUndefinedValues: true } },
-  );
-
   let keySeq = 0;
   const service = async (w: number): Promise<string> => {
     const agent = agents[w % agents.length] as Party;
@@ -75,82 +76,14 @@ export async function chargeThroughput(
       'POST',
       '/api/v1/agents/charges',
       { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': `tp-${++keySeq}` },
-      `{"amount":${AMOUNT_TEXT},"currency":"USD","description":"bench charge"}`,
+      `{"amount":${AMOUNT_TEXT},"currency":"USD","description":"${DESCRIPTION}"}`,
     );
     return String(res.status);
   };
 
+  const raw = rawCharges(ctx.stack.dynamoEndpoint);
   const rawCharge = async (w: number): Promise<string> => {
-    const agent = agents[w % agents.length] as Party;
-    const user = users[w % users.length] as Party;
-    const table = ctx.stack.tableName;
-    const now = new Date();
-    const nowSeconds = Math.floor(now.getTime() / 1000);
-    const id = newChargeId();
-    const idemKey = `raw-${++keySeq}`;
-    const charge = {
-      id,
-      agentId: agent.id,
-      userId: user.id,
-      idempotencyKey: idemKey,
-      amount: AMOUNT_MINOR,
-      currency: 'USD',
-      description: 'bench charge',
-      status: 'SUCCESS',
-      createdAt: now.toISOString(),
-    };
-    const body = JSON.stringify({ ...charge, amount: 0.01, agentId: undefined, userId: undefined });
-    await raw.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: table,
-              Key: keys.user(user.id),
-              UpdateExpression: 'ADD #cur :neg',
-              ConditionExpression: 'attribute_exists(PK) AND #cur >= :amount',
-              ExpressionAttributeNames: { '#cur': 'USD' },
-              ExpressionAttributeValues: { ':neg': -AMOUNT_MINOR, ':amount': AMOUNT_MINOR },
-            },
-          },
-          {
-            Update: {
-              TableName: table,
-              Key: keys.agentBalanceShard(agent.id, Math.floor(Math.random() * config().BALANCE_SHARDS)),
-              UpdateExpression:
-                'ADD #cur :amount, charges :one SET agentId = if_not_exists(agentId, :agentId), #type = if_not_exists(#type, :type)',
-              ExpressionAttributeNames: { '#cur': 'USD', '#type': 'type' },
-              ExpressionAttributeValues: { ':amount': AMOUNT_MINOR, ':one': 1, ':agentId': agent.id, ':type': 'AgentBalanceShard' },
-            },
-          },
-          {
-            Put: {
-              TableName: table,
-              Item: { ...keys.charge(agent.id, id), ...keys.chargeIndex(id), type: 'Charge', ...charge },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          {
-            Put: {
-              TableName: table,
-              Item: {
-                ...keys.idempotency(`${agent.id}#charges`, idemKey),
-                type: 'Idempotency',
-                fingerprint: 'f'.repeat(64),
-                statusCode: 201,
-                body,
-                createdAt: now.toISOString(),
-                [TTL_ATTRIBUTE]: nowSeconds + 86_400,
-              },
-              ConditionExpression: 'attribute_not_exists(PK) OR #ttl < :now',
-              ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-              ExpressionAttributeValues: { ':now': nowSeconds },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-        ],
-      }),
-    );
+    await raw.charge(agents[w % agents.length] as Party, users[w % users.length] as Party);
     return '201';
   };
 
@@ -195,7 +128,7 @@ export async function chargeThroughput(
       );
     }
   }
-  raw.destroy();
+  raw.close();
 
   const total = (rs: LoadResult[]) => rs.reduce((a, r) => a + r.ops, 0);
   const elapsed = (rs: LoadResult[]) => rs.reduce((a, r) => a + r.elapsedMs, 0);
@@ -213,5 +146,114 @@ export async function chargeThroughput(
     serviceP50Ms: percentile(all(samples.service), 50),
     rawP50Ms: percentile(all(samples.raw), 50),
     failures,
+  };
+}
+
+export interface RawCharges {
+  /** One charge of 0.01 USD, sent as the service would send it; throws when it is not committed. */
+  charge(agent: Party, user: Party): Promise<void>;
+  /** The TransactWriteItems input `charge` would send (built, not sent). */
+  transactionOf(agent: Party, user: Party): Promise<CapturedWrite>;
+  close(): void;
+}
+
+/**
+ * The raw baseline: exactly the transaction the service sends for a charge, built by the
+ * service's own store code (commitCharge, with the charge, idempotency record and webhook events
+ * the use case would pass), captured instead of sent (requests.ts `capturedWrites`), and sent by
+ * a client of its own. Whatever the store puts in a charge's transaction, raw sends too; only the
+ * HTTP adapter, auth, zod and the use case's deciding are left out.
+ */
+export function rawCharges(dynamoEndpoint: string): RawCharges {
+  const raw = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: dynamoEndpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 4,
+      requestHandler: { httpAgent: { keepAlive: true }, requestTimeout: 5_000 },
+    }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+
+  let keySeq = 0;
+  // The raw side judges nothing: each payer's counters are this period's once it has been charged
+  // (the service's warm-up charges every payer first), so it commits under the state read here.
+  const states = new Map<string, PayerState>();
+  const stateOf = async (userId: string): Promise<PayerState> => {
+    const known = states.get(userId);
+    if (known) return known;
+    const read = (await readPayerState(userId)) ?? { policy: {}, policyVersion: 0, day: undefined, month: undefined };
+    states.set(userId, read);
+    return read;
+  };
+  const keyHashes = new Map<string, string>();
+  const hashOf = (key: string): string => {
+    let h = keyHashes.get(key);
+    if (!h) {
+      h = hashKey(key);
+      keyHashes.set(key, h);
+    }
+    return h;
+  };
+
+  const build = async (agent: Party, user: Party, now: Date): Promise<{ write: CapturedWrite; state: PayerState }> => {
+    const charge: Charge = {
+      id: newChargeId(),
+      agentId: agent.id,
+      userId: user.id,
+      idempotencyKey: `raw-${++keySeq}`,
+      amount: AMOUNT_MINOR,
+      currency: 'USD',
+      description: DESCRIPTION,
+      status: 'SUCCESS',
+      createdAt: now.toISOString(),
+      ...(agent.name !== undefined ? { agentName: agent.name } : {}),
+    };
+    const state = await stateOf(user.id);
+    const verdict = judge(state.policy, agent.id, charge.currency, charge.amount);
+    if (verdict.kind !== 'allowed') throw new Error(`the bench payer's policy refused: ${verdict.kind}`);
+    const idem: IdempotencyWrite = {
+      scope: `${agent.id}#charges`,
+      key: charge.idempotencyKey,
+      record: {
+        fingerprint: fingerprint({ userId: user.id, amount: charge.amount, currency: charge.currency, description: DESCRIPTION }),
+        statusCode: 201,
+        body: serialize(chargeView(charge)),
+      },
+    };
+    const basis = {
+      userKeyHash: hashOf(user.key),
+      state,
+      limits: verdict.limits,
+      agentCounters: verdict.agentCounters,
+      hold: false,
+    };
+    const [write, ...more] = await capturedWrites(() =>
+      commitCharge(charge, hashOf(agent.key), basis, idem, now, chargeEvents(charge, { now })),
+    );
+    if (!write || more.length > 0 || write.command !== 'TransactWriteItems') {
+      throw new Error(`a charge's commit sent ${[write, ...more].map((x) => x?.command).join(', ')}, not one TransactWriteItems`);
+    }
+    return { write, state };
+  };
+
+  const charge = async (agent: Party, user: Party): Promise<void> => {
+    const now = new Date();
+    const { write, state } = await build(agent, user, now);
+    try {
+      await raw.send(new TransactWriteCommand(write.input as unknown as TransactWriteCommandInput));
+    } catch (error) {
+      // A new day or month since the state was read: read it again for the next one.
+      states.delete(user.id);
+      throw error;
+    }
+    if (state.day !== periodsOf(now).day || state.month !== periodsOf(now).month) states.set(user.id, { ...state, ...periodsOf(now) });
+  };
+
+  return {
+    charge,
+    transactionOf: async (agent, user) => (await build(agent, user, new Date())).write,
+    close: () => raw.destroy(),
   };
 }
