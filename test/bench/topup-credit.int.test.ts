@@ -5,6 +5,7 @@
  * small reads, and a bounded number of Solana RPC calls.
  */
 
+import { keys } from '../../functions/store/table';
 import { topupCreditCost } from './requests';
 import { benchContextForTests } from './test-context';
 
@@ -14,9 +15,10 @@ describe('what one completed top-up costs', () => {
   it('one TransactWriteItems, a bounded number of reads, three RPC calls', async () => {
     const row = await topupCreditCost(ctx());
     expect(row.dynamo.TransactWriteItems).toBe(1);
-    // Pending list (Query), deposit cursor (Get), the guard of the new deposit signature (Get),
-    // then the cursor's move (Put): constant per run, whatever the chain's history.
-    expect(row.dynamo).toEqual({ GetItem: 2, PutItem: 1, Query: 1, TransactWriteItems: 1 });
+    // Pending list (one Query per partition of it: its shards and the legacy key, DESIGN §18),
+    // deposit cursor (Get), the guard of the new deposit signature (Get), then the cursor's move
+    // (Put): constant per run, whatever the chain's history and however many top-ups are open.
+    expect(row.dynamo).toEqual({ GetItem: 2, PutItem: 1, Query: keys.pendingTopupPartitions().length, TransactWriteItems: 1 });
     expect(row.case).toBe('1 USDC credit, 3 RPC calls');
   });
 });
