@@ -2,6 +2,8 @@
  * The "Shared items and partitions" section of benchmarks.md (DESIGN §18): what the run counted,
  * and the AWS ceilings per agent and per payer, before and after, each with how it is derived.
  */
+import { config } from '../../functions/config';
+import { CHARGE_SHARDS } from '../../functions/store/table';
 import type { SharedItemsResult } from './shared';
 import type { PartitionSpread } from './written';
 
@@ -90,7 +92,7 @@ export function renderShared(s: SharedItemsResult | undefined): string[] {
     '',
     '| ceiling | before (part two, issue 22 as filed) | this run | after (issue 22’s design) |',
     '| --- | --- | --- | --- |',
-    `| one agent | **${serial.low}–${serial.high} charges/s**: every charge checks the agent item (the kill switch), so they run one at a time, whatever the number of balance shards; the partition bound (every charge item in \`CHARGES#<agent>\`: 1000 ÷ 2) is 500/s | item: \`${p.hottestItem}\` touched by ${pct(p.hottestItemChargeShare)} of the charges → ${n0(now.item.low)}–${n0(now.item.high)}/s; partition: \`${p.hottest}\` → ${n0(now.partition)}/s; **${n0(Math.min(now.item.low, now.partition))}–${n0(Math.min(now.item.high, now.partition))} charges/s** | no item in every charge (the enabled flag on each balance shard), the charge partition in 16 shards: the most-touched item is a balance shard, touched by 1 charge in \`BALANCE_SHARDS\` (8) → ${8 * serial.low}–${8 * serial.high} charges/s, rising with the shard count until the partitions bind (a charge shard takes 1/16 of the charges: 8,000/s) |`,
+    `| one agent | **${serial.low}–${serial.high} charges/s**: every charge checks the agent item (the kill switch), so they run one at a time, whatever the number of balance shards; the partition bound (every charge item in \`CHARGES#<agent>\`: 1000 ÷ 2) is 500/s | item: \`${p.hottestItem}\` touched by ${pct(p.hottestItemChargeShare)} of the charges → ${n0(now.item.low)}–${n0(now.item.high)}/s; partition: \`${p.hottest}\` → ${n0(now.partition)}/s; **${n0(Math.min(now.item.low, now.partition))}–${n0(Math.min(now.item.high, now.partition))} charges/s** | no item in every charge (the enabled flag on each balance shard), the charge partition in ${CHARGE_SHARDS} shards: the most-touched item is a balance shard, touched by 1 charge in \`BALANCE_SHARDS\` (${config().BALANCE_SHARDS}) → ${config().BALANCE_SHARDS * serial.low}–${config().BALANCE_SHARDS * serial.high} charges/s, rising with the shard count until the partitions bind (a charge shard takes 1/${CHARGE_SHARDS} of the charges: ${n0(CHARGE_SHARDS * 500)}/s) |`,
     `| one payer | **${serial.low}–${serial.high} charges/s**: every charge updates the user item (balance and spend counters) | ${s.payer.shared.length ? `${list(s.payer.shared)} in every charge → **${serial.low}–${serial.high} charges/s**` : `no item in every charge`} | unchanged by issue 22 (${serial.low}–${serial.high}/s): the design below lifts it |`,
     '',
     'How the per-payer ceiling would be lifted (not built). A payer’s spend has a natural shard: the grant (DESIGN §16). Each ' +
