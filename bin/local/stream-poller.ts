@@ -34,7 +34,12 @@ export interface StreamPollerOptions {
   filter: (record: StreamRecord) => boolean;
   /** The function's Lambda handler. */
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
-  /** How often each shard is read (default 100 ms). */
+  /**
+   * How often each shard is read while records flow (default 100 ms). While the stream is idle the
+   * pause doubles up to 4 times this (400 ms by default, well inside the kill switch's 2 s), and is
+   * back to it at the first record: DynamoDB Local is shared by every stack of a test run, and idle
+   * polling was a steady share of its CPU (as for the webhook pipeline's poller, docs/benchmarks.md).
+   */
   pollIntervalMs?: number;
   /** Persistent runs: the last handled sequence number per shard is kept here across restarts. */
   checkpointFile?: string;
@@ -141,10 +146,14 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
     return records.length;
   };
 
+  const base = opts.pollIntervalMs ?? 100;
+  const idleMax = base * 4;
   const loop = (async () => {
     let sinceDiscovery = Number.POSITIVE_INFINITY;
+    let idleInterval = base;
     while (!stopping) {
       let backlog = false;
+      let anything = false;
       try {
         if (sinceDiscovery >= 1_000) {
           await discover();
@@ -153,6 +162,7 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
         const open = [...shards].filter(([, state]) => !state.closed);
         const read = await Promise.all(open.map(([id, state]) => pollShard(id, state)));
         backlog = read.some((n) => n >= PAGE);
+        anything = read.some((n) => n > 0);
         if (open.some(([, state]) => state.closed)) {
           sinceDiscovery = Number.POSITIVE_INFINITY;
           backlog = true;
@@ -160,7 +170,8 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
       } catch (error) {
         if (!stopping) report('stream', error);
       }
-      const interval = backlog ? 0 : (opts.pollIntervalMs ?? 100);
+      idleInterval = anything ? base : Math.min(idleMax, idleInterval * 2);
+      const interval = backlog ? 0 : idleInterval;
       sinceDiscovery += Math.max(interval, 10);
       if (interval > 0) await sleep(interval);
     }

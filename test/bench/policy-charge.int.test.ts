@@ -6,6 +6,7 @@
  * ReturnConsumedCapacity=TOTAL against DynamoDB Local). The sweeper's cost is pinned beside it.
  */
 
+import { keys } from '../../functions/store/table';
 import { POLICY_CHARGE_CASE } from './cost';
 import { sweeperCost, warmChargePair } from './requests';
 import { benchContextForTests } from './test-context';
@@ -28,9 +29,10 @@ describe('what a charge costs under a spending policy', () => {
     expect(policy.writeUnits).toBeLessThanOrEqual(plain.writeUnits);
   });
 
-  it('the sweeper: one Query, then one transaction per due charge, and no read per charge', async () => {
+  it('the sweeper: one Query per partition of its queue, then one transaction per due charge, and no read per charge', async () => {
     const row = await sweeperCost(ctx(), 3);
-    // The index entries are whole pending markers, and an expiry needs no answer to read back.
-    expect(row.dynamo).toEqual({ Query: 1, TransactWriteItems: 3 });
+    // The queue is sharded (DESIGN §18: its shards and the legacy key, each read once a run); the
+    // index entries are whole pending markers, and an expiry needs no answer to read back.
+    expect(row.dynamo).toEqual({ Query: keys.pendingExpiryPartitions().length, TransactWriteItems: 3 });
   });
 });
