@@ -1617,5 +1617,7 @@ describe('the service agrees with a model of its ledger', () => {
       const paths = Object.fromEntries([...seen.entries()].sort());
       expect({ missing: required.filter((path) => !seen.has(path)), paths }).toEqual({ missing: [], paths });
     }
-  }, 300_000);
+    // 59 s idle before issue 22; 286-307 s in loaded full runs after it (the checks after each step
+    // list charges over 33 partitions and read 16 balance shards): 300 s was the edge, not a bound.
+  }, 600_000);
 });
