@@ -13,21 +13,19 @@
  * (docs/deploy.md), which copies the agent item's switch again. The IteratorAge alarm says when it
  * falls behind (an operator's disable then takes longer than the 2 s it is given).
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { FANOUT_FILTER_PATTERNS } from '../functions/kill-switch/stream-filter';
 import { BACKGROUND_GRANTS } from '../functions/store/access';
 import { type AlarmSpec, addAlarm } from './alarms';
 import type { DataStore } from './data-store';
-import { grantSendToQueue, grantTable } from './grants';
+import { grantTable } from './grants';
 import { ServiceFunction } from './service-function';
 import type { StageConfig } from './stage-config';
-import { STREAM_MAX_RECORD_AGE, STREAM_RETRY_ATTEMPTS } from './webhook-pipeline';
+import { consumeTableStream, streamFailureQueue } from './table-stream';
 
 export const KILL_SWITCH_FANOUT_ENTRY = 'functions/kill-switch-fanout/handler.ts';
 
@@ -41,16 +39,11 @@ export class KillSwitchFanOut extends Construct {
     super(scope, id);
     const { config, data } = props;
     this.stage = config.stage;
-    this.failureQueue = new sqs.Queue(this, 'StreamFailureQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.failureQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        "It is a dead-letter destination itself: the kill-switch fan-out's stream event source mapping's on-failure queue (cdk-nag recognises only redrive targets). Nothing consumes it; an operator reads each note, runs the backfill for the agent and deletes it.",
-    });
+    this.failureQueue = streamFailureQueue(
+      this,
+      'kill-switch fan-out',
+      'an operator reads each note, runs the backfill for the agent and deletes it.',
+    );
     this.fn = new ServiceFunction(this, 'Function', {
       entry: KILL_SWITCH_FANOUT_ENTRY,
       description: "Kill switch fan-out: copies an agent item's enabled flag and key hash to its balance shards",
@@ -60,33 +53,8 @@ export class KillSwitchFanOut extends Construct {
     });
     // Reads the agent item, writes the agent's balance shards: nothing else.
     grantTable(this.fn.role, data.table, BACKGROUND_GRANTS['kill-switch-fanout']);
-    this.fn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
-        resources: [data.table.tableStreamArn ?? ''],
-      }),
-    );
-    const role = this.fn.role;
-    const failureQueue = this.failureQueue;
-    this.fn.fn.addEventSourceMapping('TableStream', {
-      eventSourceArn: data.table.tableStreamArn,
-      // The stream's last 24 h too (copies are idempotent); older agent items get theirs from the backfill (docs/deploy.md).
-      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-      batchSize: 100,
-      maxBatchingWindow: Duration.seconds(0),
-      reportBatchItemFailures: true,
-      retryAttempts: STREAM_RETRY_ATTEMPTS,
-      maxRecordAge: STREAM_MAX_RECORD_AGE,
-      bisectBatchOnError: true,
-      // Only SendMessage on its own queue (CDK's SqsDlq would add GetQueueAttributes and GetQueueUrl).
-      onFailure: {
-        bind: () => {
-          grantSendToQueue(role, failureQueue);
-          return { destination: failureQueue.queueArn };
-        },
-      },
-      filters: FANOUT_FILTER_PATTERNS.map((pattern) => lambda.FilterCriteria.filter(structuredClone(pattern) as Record<string, unknown>)),
-    });
+    // Older agent items get their copy from the backfill (docs/deploy.md).
+    consumeTableStream(this.fn, data, { failureQueue: this.failureQueue, filters: FANOUT_FILTER_PATTERNS });
   }
 
   /** The fan-out's alarms (docs/deploy.md "Alarms"). */

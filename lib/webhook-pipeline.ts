@@ -23,12 +23,11 @@
  * - The worker also reads the approval secret: `charge.approval_requested` is stored with a
  *   placeholder for the approval link's token, which the worker derives before signing.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, maxAttempts } from '../functions/core/webhooks';
 import { BACKGROUND_GRANTS } from '../functions/store/access';
@@ -39,19 +38,13 @@ import { grantConsumeQueue, grantReadSecrets, grantSendToQueue, grantTable } fro
 import { QueueWithDlq } from './queue-with-dlq';
 import { ServiceFunction } from './service-function';
 import { reservedConcurrency, type StageConfig } from './stage-config';
+import { consumeTableStream, streamFailureQueue } from './table-stream';
 
 export const DISPATCHER_ENTRY = 'functions/webhook-dispatcher/handler.ts';
 export const DELIVERY_ENTRY = 'functions/webhook-delivery/handler.ts';
 /** Ten receivers answering within 10 s each, sent at once, plus the bookkeeping. */
 export const DELIVERY_TIMEOUT = Duration.seconds(30);
-/**
- * Retries of a failed stream record before its batch goes to the failure queue (with partial batch
- * failures each retry starts at the failed record). Generous for an SQS or DynamoDB hiccup, small
- * enough that a record that can never succeed stops blocking its shard.
- */
-export const STREAM_RETRY_ATTEMPTS = 50;
-/** Older records are given up on (to the failure queue) rather than retried further: an hour's outage, not the stream's 24 h. */
-export const STREAM_MAX_RECORD_AGE = Duration.hours(1);
+export { STREAM_MAX_RECORD_AGE, STREAM_RETRY_ATTEMPTS } from './table-stream';
 
 /**
  * The delivery queue's oldest message may wait this long before WebhookQueueAge fires. A fresh
@@ -79,15 +72,6 @@ export function grantWebhookSecrets(role: iam.IRole, data: DataStore, action: 'k
  * The stream mapping's on-failure destination, with only the SendMessage grant it needs (CDK's
  * SqsDlq grants GetQueueAttributes and GetQueueUrl too; lib/grants.ts writes grants by hand).
  */
-function onFailureQueue(queue: sqs.IQueue, role: iam.IRole): lambda.IEventSourceDlq {
-  return {
-    bind: () => {
-      grantSendToQueue(role, queue);
-      return { destination: queue.queueArn };
-    },
-  };
-}
-
 export class WebhookPipeline extends QueueWithDlq {
   /** Notes of stream batches the dispatcher gave up on (Lambda's on-failure destination). */
   readonly streamFailureQueue: sqs.Queue;
@@ -108,17 +92,8 @@ export class WebhookPipeline extends QueueWithDlq {
     });
     this.stage = config.stage;
 
-    this.streamFailureQueue = new sqs.Queue(this, 'StreamFailureQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // SQS's longest: a note waits here until an operator re-dispatches its range (outbox items live 7 days).
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.streamFailureQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        "It is a dead-letter destination itself: the dispatcher's stream event source mapping's on-failure queue (cdk-nag recognises only redrive targets). Nothing consumes it; an operator reads each note and deletes it after re-dispatching.",
-    });
+    // A note waits there until an operator re-dispatches its range (outbox items live 7 days).
+    this.streamFailureQueue = streamFailureQueue(this, 'dispatcher', 'an operator reads each note and deletes it after re-dispatching.');
 
     this.dispatcher = new ServiceFunction(this, 'Dispatcher', {
       entry: DISPATCHER_ENTRY,
@@ -132,26 +107,7 @@ export class WebhookPipeline extends QueueWithDlq {
     // Reads the owners' endpoints (one Query per owner); writes nothing.
     grantTable(this.dispatcher.role, data.table, BACKGROUND_GRANTS['webhook-dispatcher']);
     grantSendToQueue(this.dispatcher.role, this.queue);
-    // What Lambda's DynamoDB Streams event source mapping reads, on this table's stream only
-    // (CDK's grantStreamRead would add ListStreams on "*").
-    this.dispatcher.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
-        resources: [data.table.tableStreamArn ?? ''],
-      }),
-    );
-    this.dispatcher.fn.addEventSourceMapping('TableStream', {
-      eventSourceArn: data.table.tableStreamArn,
-      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-      batchSize: 100,
-      maxBatchingWindow: Duration.seconds(0),
-      reportBatchItemFailures: true,
-      retryAttempts: STREAM_RETRY_ATTEMPTS,
-      maxRecordAge: STREAM_MAX_RECORD_AGE,
-      bisectBatchOnError: true,
-      onFailure: onFailureQueue(this.streamFailureQueue, this.dispatcher.role),
-      filters: DISPATCH_FILTER_PATTERNS.map((pattern) => lambda.FilterCriteria.filter(structuredClone(pattern) as Record<string, unknown>)),
-    });
+    consumeTableStream(this.dispatcher, data, { failureQueue: this.streamFailureQueue, filters: DISPATCH_FILTER_PATTERNS });
 
     this.delivery = new ServiceFunction(this, 'Delivery', {
       entry: DELIVERY_ENTRY,
