@@ -3,8 +3,7 @@
  * reads every shard of the table's stream, applies the mapping's filter, calls the handler with
  * the matching records in order, and on a reported failure (partial batch failure, or a throw)
  * reads again from the failed record after a pause, as Lambda does. Used by the kill-switch
- * fan-out (kill-switch-fanout.ts). (webhook-pipeline.ts has its own copy of this loop, which also
- * runs its queue consumer; the two could share this one.)
+ * fan-out (kill-switch-fanout.ts) and the webhook dispatcher (webhook-pipeline.ts).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -36,11 +35,15 @@ export interface StreamPollerOptions {
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
   /**
    * How often each shard is read while records flow (default 100 ms). While the stream is idle the
-   * pause doubles up to 4 times this (400 ms by default, well inside the kill switch's 2 s), and is
-   * back to it at the first record: DynamoDB Local is shared by every stack of a test run, and idle
-   * polling was a steady share of its CPU (as for the webhook pipeline's poller, docs/benchmarks.md).
+   * pause doubles up to `idlePollIntervalMs` (default 4 times this: 400 ms, well inside the kill
+   * switch's 2 s), and is back to it at the first record: DynamoDB Local is shared by every stack
+   * of a test run, and idle polling was a steady share of its CPU (docs/benchmarks.md).
    */
   pollIntervalMs?: number;
+  /** The longest wait between polls while the stream is idle (default 4 × pollIntervalMs). */
+  idlePollIntervalMs?: number;
+  /** How long a failed record waits before it is read again (default 200 ms). */
+  retryPauseMs?: number;
   /** Persistent runs: the last handled sequence number per shard is kept here across restarts. */
   checkpointFile?: string;
   onError?: (where: 'handler' | 'stream', error: unknown) => void;
@@ -132,7 +135,7 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
         state.iterator = failedAt
           ? await iterator(id, { ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: failedAt })
           : await seek(id, state.last);
-        await sleep(RETRY_PAUSE_MS);
+        await sleep(opts.retryPauseMs ?? RETRY_PAUSE_MS);
         return 0;
       }
     }
@@ -147,7 +150,7 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Stre
   };
 
   const base = opts.pollIntervalMs ?? 100;
-  const idleMax = base * 4;
+  const idleMax = Math.max(base, opts.idlePollIntervalMs ?? base * 4);
   const loop = (async () => {
     let sinceDiscovery = Number.POSITIVE_INFINITY;
     let idleInterval = base;
