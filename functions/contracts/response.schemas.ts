@@ -5,8 +5,10 @@
  *
  * Each schema is registered under its component name (`#/components/schemas/<id>`).
  */
+
 import * as z from 'zod';
 import { PLATFORM_FEE_RATE } from '../core/fees';
+import { ID_PATTERNS } from '../core/ids';
 import { CURRENCIES } from '../core/money';
 import { TOPUP_FAILURE_REASONS } from '../core/topups';
 
@@ -42,7 +44,14 @@ export const errorBody = component(
 export const chargeBody = component(
   'Charge',
   z.strictObject({
-    id: id('c', 'Charge'),
+    id: z
+      .string()
+      .regex(ID_PATTERNS.charge)
+      .meta({
+        description:
+          'Charge id, opaque to clients: "c" + a lower-case ULID + the id of the agent it was made for (54 characters); charges made before 2026-11-24 have ids without the agent part (27 characters). Both forms sort by creation.',
+        examples: ['c01jhx3k6v1f8q2n7c9m4p5r6s7a01jhx2z9e4w7q1m3v8b6n5k2d0'],
+      }),
     idempotencyKey: z.string().meta({ description: 'The Idempotency-Key the charge was created with.' }),
     amount: amount('The amount charged.'),
     currency,

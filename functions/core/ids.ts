@@ -6,7 +6,16 @@ const ulid = monotonicFactory();
  * Cuid-style ids: a letter prefix then a lower-case ULID. Lexicographic order is creation
  * order (monotonic within a millisecond), so sort keys built from them list newest-first.
  */
-export const newChargeId = (): string => `c${ulid().toLowerCase()}`;
+/**
+ * A charge id: `c`, a lower-case ULID, then the id of the agent it was made for (54 characters,
+ * DESIGN §18). Whoever holds the id finds the charge's item (agent, shard) with one GetItem and no
+ * index: the charge item needs no by-id index entry. Ids made before carry no agent (27 characters)
+ * and are still found through that index (store/charge-read.repository.ts). The ULID comes first,
+ * so ids of both forms still sort by creation.
+ */
+export const newChargeId = (agentId: string): string => `c${ulid().toLowerCase()}${agentId}`;
+/** The agent a charge id names; undefined for an id of the earlier form, which names none. */
+export const agentOfChargeId = (chargeId: string): string | undefined => (chargeId.length > 27 ? chargeId.slice(27) : undefined);
 export const newPayoutId = (): string => `p${ulid().toLowerCase()}`;
 export const newAgentId = (): string => `a${ulid().toLowerCase()}`;
 export const newUserId = (): string => `u${ulid().toLowerCase()}`;
@@ -17,7 +26,8 @@ export const newRecordId = (): string => ulid().toLowerCase();
 
 /** The one pattern of each kind of id: a path or query value that does not match names nothing. */
 export const ID_PATTERNS = {
-  charge: /^c[0-9a-z]{26}$/,
+  /** Either form (`newChargeId`): with its agent's id, or the earlier one without. */
+  charge: /^c[0-9a-z]{26}(?:a[0-9a-z]{26})?$/,
   payout: /^p[0-9a-z]{26}$/,
   agent: /^a[0-9a-z]{26}$/,
   user: /^u[0-9a-z]{26}$/,

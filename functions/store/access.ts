@@ -124,9 +124,10 @@ export const STORE = {
   commitCharge: { write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox', 'grant'] },
   recordFailedCharge: { write: ['agentBalanceShard', 'charge', 'idempotency', 'outbox'], check: ['user'] },
   getCharge: { read: ['charge'] },
-  getChargeById: { query: ['chargeById'] },
+  /** An id naming its agent is a GetItem; an older id goes through its GSI1 entry. */
+  getChargeById: { read: ['charge'], query: ['chargeById'] },
   listCharges: { read: ['charge'] },
-  listUserCharges: { query: ['userCharges', 'chargeById'] },
+  listUserCharges: { read: ['charge'], query: ['userCharges', 'chargeById'] },
   getPendingCharge: { read: ['pendingCharge'] },
   listDuePending: { query: ['pendingExpiry'] },
   /** Older markers do not carry the whole charge: it is read (chargeBeforeSettling). */

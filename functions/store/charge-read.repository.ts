@@ -1,5 +1,5 @@
 /**
- * Reads of charges: one agent's charge, any charge by id (GSI1), an agent's charges newest first,
+ * Reads of charges: one agent's charge, any charge by id (the agent its id names; GSI1 for older ids), an agent's charges newest first,
  * and a user's history across agents (GSI2), with the item → Charge parsing they share.
  *
  * An agent's charges are spread over CHARGE_SHARDS partitions by a hash of the id (store/table.ts),
@@ -10,6 +10,7 @@
 import { GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Charge, ChargeStatus, PendingReason, SpendCounted } from '../core/charges';
+import { agentOfChargeId } from '../core/ids';
 import type { Currency } from '../core/money';
 import { batchGetConsistent } from './batch-get';
 import { db } from './client';
@@ -22,19 +23,30 @@ export function chargeKeyOf(charge: Pick<Charge, 'agentId' | 'id' | 'legacyParti
 
 /**
  * One agent's charge; undefined for an unknown id or another agent's charge. One strongly
- * consistent GetItem of its shard; a miss asks the legacy partition too (a charge from before the
- * sharding, or none: an unknown id costs two reads).
+ * consistent GetItem of its shard. An id that names its agent (`newChargeId`) is never anywhere
+ * else, and one naming another agent is not read at all; an id of the earlier form may also sit in
+ * the agent's unsharded partition, asked on a miss (an unknown id of that form costs two reads).
  */
 export async function getCharge(agentId: string, chargeId: string): Promise<Charge | undefined> {
-  for (const key of [keys.charge(agentId, chargeId), keys.legacyCharge(agentId, chargeId)]) {
+  const named = agentOfChargeId(chargeId);
+  if (named !== undefined && named !== agentId) return undefined;
+  const places =
+    named === undefined ? [keys.charge(agentId, chargeId), keys.legacyCharge(agentId, chargeId)] : [keys.charge(agentId, chargeId)];
+  for (const key of places) {
     const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: key, ConsistentRead: true }));
     if (out.Item) return toCharge(out.Item);
   }
   return undefined;
 }
 
-/** Any agent's charge by id (admin reads), through GSI1. */
+/**
+ * Any agent's charge by id alone (admin and payer reads). An id that names its agent is one
+ * strongly consistent GetItem (`getCharge`); one of the earlier form is found through its GSI1
+ * entry (`keys.chargeIndex`), which only charges made before carry.
+ */
 export async function getChargeById(chargeId: string): Promise<Charge | undefined> {
+  const agentId = agentOfChargeId(chargeId);
+  if (agentId !== undefined) return getCharge(agentId, chargeId);
   const out = await db().send(
     new QueryCommand({
       TableName: config().TABLE_NAME,

@@ -163,8 +163,8 @@ function chargePut(charge: Charge): TransactItem {
     Put: {
       TableName: config().TABLE_NAME,
       Item: {
+        // No by-id index entry: the id names the agent, so its key is known (core/ids.ts newChargeId).
         ...keys.charge(charge.agentId, charge.id),
-        ...keys.chargeIndex(charge.id),
         ...keys.userChargeIndex(charge.userId, charge.id),
         type: 'Charge',
         ...charge,

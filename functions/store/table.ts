@@ -146,7 +146,7 @@ export const keys = {
     ...Array.from({ length: CHARGE_SHARDS }, (_, s) => `${P.charge}${agentId}#${s}`),
     `${P.charge}${agentId}`,
   ],
-  /** GSI1 entry that finds a charge by id alone (admin reads). */
+  /** GSI1 entry that finds a charge of the earlier id form by id alone (new charges name their agent instead: core/ids.ts). */
   chargeIndex: (chargeId: string) => ({ GSI1PK: `${I.chargeById.key}${chargeId}`, GSI1SK: 'CHARGE' }),
   /** GSI2 entry that lists a user's charges across agents, sorted by id (= creation order). */
   userChargeIndex: (userId: string, chargeId: string) => ({ GSI2PK: `${I.userCharges.key}${userId}`, GSI2SK: chargeId }),

@@ -82,7 +82,7 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
     async ({ now, answer }) => {
       const state = await payerState(userId);
       const base: Charge = {
-        id: newChargeId(),
+        id: newChargeId(agentId),
         agentId,
         userId,
         idempotencyKey,

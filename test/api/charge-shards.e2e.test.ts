@@ -39,13 +39,37 @@ async function charge(agentKey: string, userKey: string, key: string, extra: Rec
   return res.body;
 }
 
-/** Moves a charge's item to the agent's unsharded partition, as if written before the sharding. */
-async function moveToLegacy(agentId: string, chargeId: string): Promise<void> {
+/**
+ * Turns a charge into one written before the sharding: its id of the earlier form (27 characters,
+ * naming no agent: core/ids.ts), its item in the agent's unsharded partition with the by-id GSI1
+ * entry charges had then, and a hold's pending marker renamed with it. Returns the earlier id.
+ */
+async function moveToLegacy(agentId: string, chargeId: string): Promise<string> {
+  const earlier = chargeId.slice(0, 27);
   const from = keys.charge(agentId, chargeId);
   const item = (await db().send(new GetCommand({ TableName: table(), Key: from, ConsistentRead: true }))).Item;
   if (!item) throw new Error(`no charge ${chargeId}`);
-  await db().send(new PutCommand({ TableName: table(), Item: { ...item, ...keys.legacyCharge(agentId, chargeId) } }));
+  await db().send(
+    new PutCommand({
+      TableName: table(),
+      Item: {
+        ...item,
+        ...keys.legacyCharge(agentId, earlier),
+        ...keys.chargeIndex(earlier),
+        ...keys.userChargeIndex(String(item.userId), earlier),
+        id: earlier,
+      },
+    }),
+  );
   await db().send(new DeleteCommand({ TableName: table(), Key: from }));
+  const marker = (await db().send(new GetCommand({ TableName: table(), Key: keys.pendingCharge(chargeId), ConsistentRead: true }))).Item;
+  if (marker) {
+    const renamed = { ...marker, ...keys.pendingCharge(earlier), chargeId: earlier };
+    if (typeof marker.expiresAt === 'string') Object.assign(renamed, keys.pendingExpiryIndex(marker.expiresAt, earlier));
+    await db().send(new PutCommand({ TableName: table(), Item: renamed }));
+    await db().send(new DeleteCommand({ TableName: table(), Key: keys.pendingCharge(chargeId) }));
+  }
+  return earlier;
 }
 
 /** The Query requests list-charges sends while `run` runs (each partition once at most). */
@@ -82,8 +106,9 @@ describe("an agent's charges over its shards", () => {
     }
     newestFirst = [...ids].sort().reverse();
     // One from the middle of the order sits where charges were before the sharding.
-    legacyId = newestFirst[30] as string;
-    await moveToLegacy(agent.id, legacyId);
+    // Its id becomes one of the earlier form: the order is the same (the ULID comes first).
+    legacyId = await moveToLegacy(agent.id, newestFirst[30] as string);
+    newestFirst[30] = legacyId;
   });
 
   it('spreads them over the shards by id', async () => {
@@ -155,6 +180,33 @@ describe("an agent's charges over its shards", () => {
     expect(byCursor.filter((r) => r.action === 'dynamodb:Query')).toHaveLength(partitions.length);
   });
 
+  it('finds a charge by its id alone with one GetItem and no index: the id names its agent (an earlier id: through GSI1)', async () => {
+    const id = newestFirst[3] as string;
+    expect(id).toHaveLength(54);
+    expect(id.endsWith(agent.id)).toBe(true);
+    const item = (await db().send(new GetCommand({ TableName: table(), Key: keys.charge(agent.id, id), ConsistentRead: true }))).Item;
+    // The charge item carries the user's history entry (GSI2) and no by-id entry (DESIGN §18, W ≤ 12).
+    expect(item).toMatchObject({ GSI2PK: keys.userChargePartition(String(item?.userId)) });
+    expect(item?.GSI1PK).toBeUndefined();
+    const seen: TableRequest[] = [];
+    const stop = recordTableRequests((r) => {
+      if (r.fn === 'admin-get-charge') seen.push(r);
+    });
+    try {
+      const got = await t.call<Charge>('GET', `/api/v1/admin/charges/${id}`, { headers: t.admin });
+      expect([got.status, got.body.id]).toEqual([200, id]);
+      const earlier = await t.call<Charge>('GET', `/api/v1/admin/charges/${legacyId}`, { headers: t.admin });
+      expect([earlier.status, earlier.body.id]).toEqual([200, legacyId]);
+      // Another agent's id in the agent part names nothing.
+      const forged = `${id.slice(0, 27)}${(await t.enabledAgent()).id}`;
+      expect((await t.call('GET', `/api/v1/admin/charges/${forged}`, { headers: t.admin })).status).toBe(404);
+      expect((await t.call('GET', `/api/v1/agents/charge/${id}`, { headers: { 'x-agent-key': (await t.enabledAgent()).key } })).status).toBe(404);
+    } finally {
+      stop();
+    }
+    expect(seen.map((r) => r.action)).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:GetItem']);
+  });
+
   it('reads and refunds a legacy-partition charge where it is, by id and in its listing', async () => {
     const h = { 'x-agent-key': agent.key };
     const got = await t.call<Charge>('GET', `/api/v1/agents/charge/${legacyId}`, { headers: h });
@@ -176,24 +228,24 @@ describe("an agent's charges over its shards", () => {
   it.each(['capture', 'release'] as const)('%ss a hold made before the sharding: charge and marker where they were', async (action) => {
     const user = await t.fundedUser({ USD: 10 });
     const hold = await charge(agent.key, user.key, `legacy-hold-${action}`, { capture: false });
-    await moveToLegacy(agent.id, hold.id);
+    const holdId = await moveToLegacy(agent.id, hold.id);
     // The marker as written then: no `chargeSharded`, in the one expiry partition.
     await db().send(
       new UpdateCommand({
         TableName: table(),
-        Key: keys.pendingCharge(hold.id),
+        Key: keys.pendingCharge(holdId),
         UpdateExpression: 'SET GSI1PK = :legacy REMOVE chargeSharded',
         ExpressionAttributeValues: { ':legacy': INDEX_PARTITIONS.pendingExpiry.legacy },
       }),
     );
-    const res = await t.call<Charge>('POST', `/api/v1/agents/charge/${hold.id}/${action}`, {
+    const res = await t.call<Charge>('POST', `/api/v1/agents/charge/${holdId}/${action}`, {
       headers: { 'x-agent-key': agent.key, 'idempotency-key': `legacy-${action}` },
       ...(action === 'capture' ? { body: {} } : {}),
     });
     expect(res.status).toBe(200);
-    const stored = await db().send(new GetCommand({ TableName: table(), Key: keys.legacyCharge(agent.id, hold.id), ConsistentRead: true }));
+    const stored = await db().send(new GetCommand({ TableName: table(), Key: keys.legacyCharge(agent.id, holdId), ConsistentRead: true }));
     expect(stored.Item?.status).toBe(action === 'capture' ? 'SUCCESS' : 'FAILED');
-    const sharded = await db().send(new GetCommand({ TableName: table(), Key: keys.charge(agent.id, hold.id), ConsistentRead: true }));
+    const sharded = await db().send(new GetCommand({ TableName: table(), Key: keys.charge(agent.id, holdId), ConsistentRead: true }));
     expect(sharded.Item).toBeUndefined();
   });
 });

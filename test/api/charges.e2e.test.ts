@@ -45,7 +45,7 @@ describe('POST /api/v1/agents/charges', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.stringMatching(/^c[0-9a-z]{26}$/),
+      id: expect.stringMatching(new RegExp(`^c[0-9a-z]{26}${agent.id}$`)),
       idempotencyKey: 'c-1',
       failureReason: null,
       pendingReason: null,

@@ -464,7 +464,7 @@ export async function topupCreditCost(ctx: BenchContext): Promise<RequestCount> 
  */
 export async function outboxCost(agentId: string, userId: string): Promise<RequestCount> {
   const charge = {
-    id: newChargeId(),
+    id: newChargeId(agentId),
     agentId,
     userId,
     idempotencyKey: randomUUID(),

@@ -76,7 +76,7 @@ export function renderShared(s: SharedItemsResult | undefined): string[] {
     `| write units per charge (DynamoDB Local) | ${s.writeUnitsPerCharge.toFixed(1)} | ≤ 12 |`,
     '',
     'P counts the partitions more than one of the charges wrote: a partition only one charge writes (its idempotency record, ' +
-      'its by-id index entry, its payer’s items here, since each charge has a payer of its own) cannot be where an agent’s ' +
+      'its payer’s items and history index entry here, since each charge has a payer of its own) cannot be where an agent’s ' +
       'charges queue, and counting it would only grow with the number of charges run. The share is of all partition writes.',
     '',
     '### AWS ceilings, per agent and per payer',

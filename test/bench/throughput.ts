@@ -199,7 +199,7 @@ export function rawCharges(dynamoEndpoint: string): RawCharges {
 
   const build = async (agent: Party, user: Party, now: Date): Promise<{ write: CapturedWrite; state: PayerState }> => {
     const charge: Charge = {
-      id: newChargeId(),
+      id: newChargeId(agent.id),
       agentId: agent.id,
       userId: user.id,
       idempotencyKey: `raw-${++keySeq}`,

@@ -51,7 +51,7 @@ async function userWith(usd: number): Promise<string> {
 
 function charge(agentId: string, userId: string, amount: number): Charge {
   return {
-    id: newChargeId(),
+    id: newChargeId(agentId),
     agentId,
     userId,
     idempotencyKey: `key-${++n}`,

@@ -14,7 +14,7 @@ const spread = (pks: string[]) => {
 
 describe('sharded keys', () => {
   it('puts 1,000 charges of one agent (ids made in one burst) in every one of its 32 shards, none over 10%', () => {
-    const ids = Array.from({ length: 1000 }, newChargeId);
+    const ids = Array.from({ length: 1000 }, () => newChargeId('a01jhx3k6v1f8q2n7c9m4p5r6s7'));
     const { partitions, largest } = spread(ids.map((id) => keys.charge('a1', id).PK));
     expect(CHARGE_SHARDS).toBe(32);
     expect(partitions).toBe(CHARGE_SHARDS);
@@ -23,7 +23,7 @@ describe('sharded keys', () => {
   });
 
   it("spreads holds' expiry entries and pending top-ups over their 16 partitions, none over 10%", () => {
-    const holds = spread(Array.from({ length: 1000 }, () => keys.pendingExpiryIndex('2030-01-01T00:00:00.000Z', newChargeId()).GSI1PK));
+    const holds = spread(Array.from({ length: 1000 }, () => keys.pendingExpiryIndex('2030-01-01T00:00:00.000Z', newChargeId('a01jhx3k6v1f8q2n7c9m4p5r6s7')).GSI1PK));
     const topups = spread(Array.from({ length: 1000 }, () => keys.pendingTopupIndex('2030-01-01T00:00:00.000Z', newTopupId()).GSI1PK));
     for (const s of [holds, topups]) {
       expect(s.partitions).toBe(EXPIRY_SHARDS);

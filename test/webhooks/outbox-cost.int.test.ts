@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 const now = new Date();
 const base: Charge = {
-  id: newChargeId(),
+  id: newChargeId('a01jhx3k6v1f8q2n7c9m4p5r6s7'),
   agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
   userId: 'u01jhx3k6v1f8q2n7c9m4p5r6s7',
   idempotencyKey: 'k'.repeat(64),

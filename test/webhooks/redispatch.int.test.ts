@@ -180,9 +180,9 @@ describe('npm run admin -- redispatch', () => {
       agentName: 'Forecaster',
       ...extra,
     });
-    const fresh = charge(newChargeId());
+    const fresh = charge(newChargeId(agentId));
     // Refunded since: its creation events cannot be made again as they were (its refund's are in an outbox item).
-    const changed = charge(newChargeId(), { status: 'REFUNDED', refundedAmount: 125, refundedAt: at.toISOString() });
+    const changed = charge(newChargeId(agentId), { status: 'REFUNDED', refundedAmount: 125, refundedAt: at.toISOString() });
     for (const Item of [fresh, changed]) await db().send(new PutCommand({ TableName: config().TABLE_NAME, Item }));
     const sent: DeliveryMessage[] = [];
     const report = await redispatchOutbox({
