@@ -200,7 +200,9 @@ describe("an agent's charges over its shards", () => {
       // Another agent's id in the agent part names nothing.
       const forged = `${id.slice(0, 27)}${(await t.enabledAgent()).id}`;
       expect((await t.call('GET', `/api/v1/admin/charges/${forged}`, { headers: t.admin })).status).toBe(404);
-      expect((await t.call('GET', `/api/v1/agents/charge/${id}`, { headers: { 'x-agent-key': (await t.enabledAgent()).key } })).status).toBe(404);
+      expect(
+        (await t.call('GET', `/api/v1/agents/charge/${id}`, { headers: { 'x-agent-key': (await t.enabledAgent()).key } })).status,
+      ).toBe(404);
     } finally {
       stop();
     }

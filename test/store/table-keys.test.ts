@@ -23,7 +23,12 @@ describe('sharded keys', () => {
   });
 
   it("spreads holds' expiry entries and pending top-ups over their 16 partitions, none over 10%", () => {
-    const holds = spread(Array.from({ length: 1000 }, () => keys.pendingExpiryIndex('2030-01-01T00:00:00.000Z', newChargeId('a01jhx3k6v1f8q2n7c9m4p5r6s7')).GSI1PK));
+    const holds = spread(
+      Array.from(
+        { length: 1000 },
+        () => keys.pendingExpiryIndex('2030-01-01T00:00:00.000Z', newChargeId('a01jhx3k6v1f8q2n7c9m4p5r6s7')).GSI1PK,
+      ),
+    );
     const topups = spread(Array.from({ length: 1000 }, () => keys.pendingTopupIndex('2030-01-01T00:00:00.000Z', newTopupId()).GSI1PK));
     for (const s of [holds, topups]) {
       expect(s.partitions).toBe(EXPIRY_SHARDS);
