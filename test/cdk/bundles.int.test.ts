@@ -16,6 +16,7 @@ import { ensureTable } from '../../bin/local/table';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { esbuildOptions, sourceMapDir } from '../../lib/bundling';
 import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
+import { KILL_SWITCH_FANOUT_ENTRY } from '../../lib/kill-switch-fanout';
 import { LEDGER_AUDIT_ENTRY } from '../../lib/ledger-audit';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { ServiceFunction } from '../../lib/service-function';
@@ -77,6 +78,8 @@ const entries = [
   { name: 'webhook-dispatcher', entry: DISPATCHER_ENTRY, rails: false },
   { name: 'webhook-delivery', entry: DELIVERY_ENTRY, rails: false },
   { name: 'ledger-audit', entry: LEDGER_AUDIT_ENTRY, rails: false },
+  // The table stream's fan-out of the kill switch to the balance shards (DESIGN §18).
+  { name: 'kill-switch-fanout', entry: KILL_SWITCH_FANOUT_ENTRY, rails: false },
 ];
 let built: Map<string, Built>;
 
