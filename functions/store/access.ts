@@ -122,7 +122,8 @@ export const STORE = {
   /** With a grant key: the grant item's counters and status too (store/grant-charge.ts). */
   /** The kill switch is the credited shard's condition: no check of the agent item. */
   commitCharge: { write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox', 'grant'] },
-  recordFailedCharge: { write: ['agentBalanceShard', 'charge', 'idempotency', 'outbox'], check: ['user'] },
+  /** With a grant key: the grant checked active (a revoked grant's refusal is 401, nothing stored). */
+  recordFailedCharge: { write: ['agentBalanceShard', 'charge', 'idempotency', 'outbox'], check: ['user', 'grant'] },
   getCharge: { read: ['charge'] },
   /** An id naming its agent is a GetItem; an older id goes through its GSI1 entry. */
   getChargeById: { read: ['charge'], query: ['chargeById'] },

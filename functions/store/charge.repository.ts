@@ -27,7 +27,7 @@ import type { IdempotencyWrite } from '../core/idempotency';
 import type { PayerState } from '../core/users';
 import { randomShard, shardCredit } from './balance.repository';
 import { type PendingCharge, pendingOf } from './charge-pending.repository';
-import { type GrantCharge, grantChargeItem } from './grant-charge';
+import { type GrantCharge, grantActiveCheck, grantChargeItem } from './grant-charge';
 import { idempotencyPut } from './idempotency.repository';
 import { withOutbox } from './outbox';
 import { type ChargeBasis, chargeRefusal, chargeUserUpdate, countedBy, payerStateOf } from './payer';
@@ -99,6 +99,8 @@ export interface FailedChargeOptions {
   policyJudged?: PayerState | undefined;
   /** charge.failed: carried by the FAILED charge's own INSERT stream record (no outbox item). */
   events?: readonly OutboxEvent[];
+  /** Made with a grant key: the record is conditioned on the grant being active (`grantActiveCheck`). */
+  grant?: { userId: string; grantId: string } | undefined;
 }
 
 /**
@@ -114,7 +116,7 @@ export async function recordFailedCharge(
   now: Date,
   opts: FailedChargeOptions = {},
 ): Promise<void> {
-  const { policyJudged, events = [] } = opts;
+  const { policyJudged, events = [], grant } = opts;
   const items: TransactEntry[] = [
     // The kill switch too: a disabled agent's refusals are not recorded (AgentDisabledError).
     shardCredit(charge.agentId, randomShard(), charge.currency, 0, { countsCharge: true, killSwitch: agentKeyHash }),
@@ -138,6 +140,7 @@ export async function recordFailedCharge(
       ),
     );
   }
+  if (grant) items.push(grantActiveCheck(grant, now));
   await transactWrite(withOutbox(items, outboxedEvents(charge, events), now));
 }
 

@@ -164,6 +164,26 @@ export function grantChargeItem(charge: { agentId: string; currency: Currency; a
   );
 }
 
+/**
+ * A refusal recorded for a grant-key charge (the payer's policy, or a grant limit the amount alone
+ * breaks: no grant write) still checks that the grant is active, so a revoked or expired grant's
+ * key is 401 `invalid user key` at once, before any other refusal, and nothing is stored (§16).
+ */
+export function grantActiveCheck(grant: { userId: string; grantId: string }, now: Date): NamedItem {
+  return named(
+    {
+      ConditionCheck: {
+        TableName: config().TABLE_NAME,
+        Key: keys.grant(grant.userId, grant.grantId),
+        ConditionExpression:
+          'attribute_exists(PK) AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :now)',
+        ExpressionAttributeValues: { ':now': now.toISOString() },
+      },
+    },
+    { onConditionFailed: () => new UserKeyRevokedError(), precedence: 2 },
+  );
+}
+
 /** Which of the grant's period counters a give-back lowers (each only while it is still the charge's period and covers it). */
 export interface GrantReturnBasis {
   day: boolean;

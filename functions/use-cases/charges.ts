@@ -103,6 +103,7 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
           await recordFailedCharge(failed, agent.keyHash, refused.record, now, {
             policyJudged: judgedBy,
             events: chargeEvents(failed, { now }),
+            grant: grant ? { userId, grantId: grant.grantId } : undefined,
           });
         } catch (error) {
           throw translate(error, input);

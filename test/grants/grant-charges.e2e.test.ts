@@ -119,6 +119,28 @@ describe('a charge with a grant key', () => {
     expect(await spent(user.key, grant.id)).toBe(1);
   });
 
+  it('revoked → 401 before any other refusal (the policy blocking the agent, a limit the amount alone breaks), nothing kept', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 10 });
+    const grant = await grantFor(user.key, agent.id, { limits: { perCharge: 2 } });
+    expect((await charge(agent.key, grant.key, { amount: 1 })).status).toBe(201);
+    // Both refusals decided before the charge's transaction, while the grant is active: kept as FAILED.
+    expect((await charge(agent.key, grant.key, { amount: 3 })).status).toBe(402);
+    expect((await putPolicy(user.key, { agents: { [agent.id]: { blocked: true } } })).status).toBe(200);
+    expect((await charge(agent.key, grant.key, { amount: 1 })).status).toBe(403);
+    const listed = async () =>
+      (await t.call<{ pagination: { total: number } }>('GET', '/api/v1/agents/charges', { headers: { 'x-agent-key': agent.key } })).body
+        .pagination.total;
+    const before = await listed();
+    expect((await t.call('DELETE', `/api/v1/users/me/grants/${grant.id}`, { headers: as(user.key) })).status).toBe(200);
+    for (const amount of [1, 3]) {
+      const res = await charge(agent.key, grant.key, { amount });
+      expect([amount, res.status, res.body]).toEqual([amount, 401, { error: 'invalid user key' }]);
+    }
+    expect(await listed()).toBe(before);
+    expect(await balance(user.id)).toBe(9);
+  });
+
   it('past expiresAt → 401 invalid user key at once: the grant item decides, whatever the key item says', async () => {
     const agent = await t.enabledAgent();
     const user = await t.fundedUser({ USD: 10 });

@@ -29,8 +29,8 @@
  * Grants (docs/grants.md): the payer creates grants (per-charge and total limits, sometimes an
  * approval threshold), the agent charges with the grant key (amounts aimed at what is left under
  * the total or at the per-charge limit, or one unit more; above the threshold; in the wrong
- * currency), the payer revokes them. The model judges a grant charge in the service's order (the
- * policy, the grant's limits on the amount alone, then revoked → 401 with nothing kept, the grant's
+ * currency), the payer revokes them. The model judges a grant charge in the service's order (revoked
+ * → 401 with nothing kept, then the policy, the grant's limits on the amount alone, the grant's
  * running total, the payer's item), keeps each grant's `spent` (SUCCESS charges, refunds not given
  * back, and open holds) and compares it and the grant's status after every step; a capture of a
  * hold under a revoked grant, or by a blocked agent, is 403.
@@ -309,13 +309,15 @@ function judgeCharge(u: ModelUser, agent: number, currency: Currency, amount: nu
 }
 
 /**
- * A charge with a grant key (docs/grants.md), in the service's order: the payer's policy (blocked,
- * a limit the amount alone breaks), the grant's limits the amount alone breaks (all kept as FAILED
- * charges), then the one transaction, where the grant item speaks before the payer's: revoked →
- * 401 (nothing kept), the grant's running total → 402, then the payer's item as for any charge.
+ * A charge with a grant key (docs/grants.md), in the service's order: a revoked grant → 401 before
+ * anything else, nothing kept (every transaction a grant-key charge writes, a refusal's included,
+ * checks the grant item); then the payer's policy (blocked, a limit the amount alone breaks), the
+ * grant's limits the amount alone breaks (all kept as FAILED charges), then the one transaction:
+ * the grant's running total → 402, then the payer's item as for any charge.
  * The grant's `approvalAbove` sends a charge to approval as the policy's does.
  */
 function judgeGrantCharge(u: ModelUser, g: ModelGrant, amount: number, spent: Spent | undefined, grantSpent: number): Verdict[] {
+  if (g.revoked) return ['revoked'];
   const p = u.policy;
   if (p?.blocked === g.agent) return ['blocked'];
   const limits = p?.currency === g.currency ? p : undefined;
@@ -323,7 +325,6 @@ function judgeGrantCharge(u: ModelUser, g: ModelGrant, amount: number, spent: Sp
   for (const limit of [limits?.perCharge, limits?.daily, own?.daily, own?.monthly, g.perCharge, g.total]) {
     if (limit !== undefined && amount > limit) return ['limit'];
   }
-  if (g.revoked) return ['revoked'];
   if (g.total !== undefined && grantSpent + amount > g.total) return ['limit'];
   return judgeCharge(u, g.agent, g.currency, amount, spent).map((v) =>
     v === 'success' && g.approvalAbove !== undefined && amount > g.approvalAbove ? 'pending' : v,
