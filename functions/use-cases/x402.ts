@@ -243,7 +243,7 @@ function answerCredited(s: X402Settlement): SettleResult {
  */
 export type CreditOutcome = 'credited' | 'alreadyCredited' | 'heldAtLimit' | 'notPending';
 
-/** The outcome, and the SettleResponse settle answers with (the same in every case as before the outcome existed). */
+/** What the credit path did, and the SettleResponse settle answers with (the outcome never changes it). */
 export interface Credit {
   outcome: CreditOutcome;
   result: SettleResult;
