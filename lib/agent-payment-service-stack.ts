@@ -67,6 +67,7 @@ export class AgentPaymentServiceStack extends Stack {
       sweeper: this.sweeper,
       topupWatcher: this.topupWatcher,
       paypalWebhook: this.api.functions.get('paypal-webhook'),
+      x402Settle: this.api.functions.get('x402-settle'),
       webhooks: this.webhooks,
       ledgerAudit: this.ledgerAudit,
     });

@@ -14,7 +14,9 @@
  * Some metrics come from log lines (metric filters): PayoutRailNeedsOperator counts the two rail
  * errors no retry can cure in the worker's and reconciler's logs; ChargesNotExpiring the sweeper's
  * ERROR lines (one charge's failure does not fail the run, so the Errors metric never sees a
- * charge that fails on every run); UnmatchedTopupPayment money that credits no top-up; and the API
+ * charge that fails on every run); UnmatchedTopupPayment money that credits no top-up;
+ * X402FinalityMismatch and X402CreditHeldAtLimit the x402 settlements an operator must look at
+ * (a credit the chain took back; a payment owed to an agent whose balance is at its cap); and the API
  * access log gives 5xx per route and the 429s. Why the access log for those two: a route handler
  * answers its own failures with a 500 (functions/http/handler.ts), so Lambda's Errors metric never
  * counts them; API Gateway's per-route metrics need detailed metrics (custom metrics billed per
@@ -47,6 +49,8 @@ import {
   TOPUP_REVERSED_LOG_MESSAGE,
   UNMATCHED_LOG_MESSAGE,
   UNMATCHED_TOPUP_PAYMENTS_METRIC,
+  X402_BALANCE_LIMIT_LOG_MESSAGE,
+  X402_CREDITS_HELD_AT_LIMIT_METRIC,
   X402_FINALITY_MISMATCH_LOG_MESSAGE,
   X402_FINALITY_MISMATCHES_METRIC,
 } from '../functions/observability/metric-names';
@@ -73,6 +77,8 @@ export interface MonitoringProps {
   /** Top-ups (docs/topups.md): the watcher, and the webhook route that also credits. */
   topupWatcher?: ScheduledFunction;
   paypalWebhook?: ServiceFunction;
+  /** The x402 settle route (docs/x402.md): it logs a credit its agent's balance cap refused, as the reconciler does on each retry. */
+  x402Settle?: ServiceFunction;
   /** For the dashboard: the webhook queues and functions (their alarms are the pipeline's own). */
   webhooks?: WebhookPipeline;
   /** The daily ledger audit (lib/ledger-audit.ts). */
@@ -82,6 +88,13 @@ export interface MonitoringProps {
 const FIVE_MINUTES = Duration.minutes(5);
 /** A withdrawal normally leaves the queue within seconds; one waiting this long is stuck behind something. */
 export const PAYOUT_QUEUE_MAX_AGE = Duration.minutes(15);
+/**
+ * X402CreditHeldAtLimit's period: the reconciler logs a held credit once per run, so a period of at
+ * least one run interval and a minute (5 minutes at the least) always holds a line while it is held:
+ * the alarm stays on until the credit goes through, and its OK then means the agent was paid.
+ */
+export const heldAtLimitPeriod = (reconcileEveryMinutes: number): Duration =>
+  Duration.minutes(Math.max(FIVE_MINUTES.toMinutes(), reconcileEveryMinutes + 1));
 /** The sweeper runs every minute (expiry lags ≤ 60 s by design); five minutes late is behind. */
 export const SWEEPER_MAX_LAG = Duration.minutes(5);
 
@@ -181,8 +194,8 @@ export class Monitoring extends Construct {
     const five = { period: FIVE_MINUTES, statistic: 'Sum' } as const;
     const serviceMetric = (metricName: string, statistic: string, period = FIVE_MINUTES) =>
       new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: metricDimensions(config.stage), period, statistic });
-    const logMetric = (metricName: string) =>
-      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { stage: config.stage }, ...five });
+    const logMetric = (metricName: string, period = FIVE_MINUTES) =>
+      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { stage: config.stage }, period, statistic: 'Sum' });
     const requests = props.api.metricCount(five);
     const routes = props.routes ?? ROUTES;
 
@@ -320,6 +333,14 @@ export class Monitoring extends Construct {
         metric: logMetric(X402_FINALITY_MISMATCHES_METRIC),
         threshold: 1,
       },
+      {
+        id: 'X402CreditHeldAtLimit',
+        description:
+          "A confirmed x402 payment could not be credited: the agent's USDC balance is at its cap (MAX_BALANCE_MINOR on every balance shard). The USDC is in the treasury and owed to the agent; the settlement stays PENDING and the reconciler tries the credit again on every run, so this alarm stays on until the agent withdraws (or the cap is raised), then the next run credits it once and the alarm clears. The ERROR line 'x402 credit refused: balance limit' in the reconciler's (or x402-settle's) log group names the signature, the agent and the amount; the settlement is item X402TX#<signature> (docs/x402.md).",
+        // A period that always holds a reconciler run, so the alarm stays on while the credit is held.
+        metric: logMetric(X402_CREDITS_HELD_AT_LIMIT_METRIC, heldAtLimitPeriod(config.reconcileEveryMinutes)),
+        threshold: 1,
+      },
       // The charge sweeper.
       props.sweeper.errorAlarm(
         'SweeperErrors',
@@ -409,6 +430,14 @@ export class Monitoring extends Construct {
       logs.FilterPattern.stringValue('$.message', '=', X402_FINALITY_MISMATCH_LOG_MESSAGE),
       X402_FINALITY_MISMATCHES_METRIC,
     );
+    for (const fn of [props.reconciler.fn, ...(props.x402Settle ? [props.x402Settle] : [])]) {
+      this.stageFilter(
+        `${fn.node.id}X402CreditsHeldAtLimit`,
+        fn.logGroup,
+        logs.FilterPattern.stringValue('$.message', '=', X402_BALANCE_LIMIT_LOG_MESSAGE),
+        X402_CREDITS_HELD_AT_LIMIT_METRIC,
+      );
+    }
     this.stageFilter(
       'SweeperErrorLogs',
       props.sweeper.fn.logGroup,

@@ -79,3 +79,14 @@ export const TOPUP_REVERSED_LOG_MESSAGE = 'top-up reversed';
 export const X402_FINALITY_MISMATCHES_METRIC = 'X402FinalityMismatches';
 /** The log line's message that filter matches. */
 export const X402_FINALITY_MISMATCH_LOG_MESSAGE = 'x402 settlement not finalized';
+/**
+ * Counted by log metric filters (lib/monitoring.ts) from the x402 settle function's and the
+ * reconciler's log lines `x402 credit refused: balance limit` (X402_BALANCE_LIMIT_LOG_MESSAGE):
+ * a confirmed x402 payment could not be credited because the agent's USDC balance shards are at
+ * their cap (MAX_BALANCE_MINOR). The money is in the treasury and owed to the agent; the settlement
+ * stays PENDING and every reconciler run tries the credit again (and logs the line again) until the
+ * agent withdraws or the cap is raised.
+ */
+export const X402_CREDITS_HELD_AT_LIMIT_METRIC = 'X402CreditsHeldAtLimit';
+/** The log line's message that filter matches. */
+export const X402_BALANCE_LIMIT_LOG_MESSAGE = 'x402 credit refused: balance limit';

@@ -32,7 +32,7 @@ import {
   type X402Settlement,
 } from '../core/x402';
 import { logger } from '../observability/logger';
-import { X402_FINALITY_MISMATCH_LOG_MESSAGE } from '../observability/metric-names';
+import { X402_BALANCE_LIMIT_LOG_MESSAGE, X402_FINALITY_MISMATCH_LOG_MESSAGE } from '../observability/metric-names';
 import {
   claimSettlement,
   creditSettlement,
@@ -176,7 +176,7 @@ async function settleClaimed(
   }
   // This agent's PENDING claim: a settle that died, or one still running. The chain says which.
   const status = await facilitator.chainStatus(existing.signature);
-  if (status.kind === 'confirmed') return creditConfirmed(existing, successResponse(existing));
+  if (status.kind === 'confirmed') return (await creditConfirmed(existing, successResponse(existing))).result;
   if (status.kind === 'failed') {
     await failSettlement(existing.signature, status.error, new Date());
     return settleFailure(existing.network, X402_REASONS.failedBefore, status.error, existing.payer, existing.signature);
@@ -199,7 +199,9 @@ async function sendAndCredit(
 ): Promise<SettleResult> {
   const response = await facilitator.settle(payload, requirements);
   const payer = response.payer || settlement.payer;
-  if (response.success) return creditConfirmed({ ...settlement, payer }, { ...response, transaction: settlement.signature, payer });
+  if (response.success) {
+    return (await creditConfirmed({ ...settlement, payer }, { ...response, transaction: settlement.signature, payer })).result;
+  }
   if (response.transaction) {
     // Sent. Failed on chain: final. Otherwise its outcome is unknown: the claim stays PENDING for a
     // retry or the reconciler, and the buyer is told to ask again.
@@ -211,7 +213,8 @@ async function sendAndCredit(
   // Refused before anything was sent. Unless the chain has it after all (sent by a concurrent settle,
   // or a send that answered an error yet landed): then it is credited.
   const status = await facilitator.chainStatus(settlement.signature);
-  if (status.kind === 'confirmed') return creditConfirmed({ ...settlement, payer }, successResponse({ ...settlement, payer }));
+  if (status.kind === 'confirmed')
+    return (await creditConfirmed({ ...settlement, payer }, successResponse({ ...settlement, payer }))).result;
   // The scheme's in-container duplicate guard: another settle of it is in flight here. Ask again.
   if (response.errorReason === X402_REASONS.settledByAnotherAgent || !ownClaim) {
     return settleFailure(settlement.network, X402_REASONS.pending, 'this payment is being settled; ask again', payer);
@@ -232,13 +235,31 @@ function answerCredited(s: X402Settlement): SettleResult {
 }
 
 /**
+ * What the one credit path did, for a caller that counts it (the reconciler's report) without
+ * reading the answer: `credited`, this call's transaction credited the agent; `alreadyCredited`,
+ * credited before (by a racing settle or reconciler run: the first answer, nothing credited);
+ * `heldAtLimit`, confirmed but the agent's USDC shards are at their cap, so the settlement stays
+ * PENDING for the next reconciler run; `notPending`, it became FAILED in between.
+ */
+export type CreditOutcome = 'credited' | 'alreadyCredited' | 'heldAtLimit' | 'notPending';
+
+/** What the credit path did, and the SettleResponse settle answers with (the outcome never changes it). */
+export interface Credit {
+  outcome: CreditOutcome;
+  result: SettleResult;
+}
+
+/**
  * The one credit path: a confirmed transaction's amount to the claiming agent's USDC balance, with
  * the payment record, the event and the idempotency record (scope the agent's x402 settles, key
  * the signature), in one transaction conditioned on the claim still being PENDING. Called by
  * settle, by a retry of it and by the reconciler: whichever comes second credits nothing.
  */
-export async function creditConfirmed(settlement: X402Settlement, response: SettleResponse): Promise<SettleResult> {
-  return idempotentCommand(
+export async function creditConfirmed(settlement: X402Settlement, response: SettleResponse): Promise<Credit> {
+  // Set by the attempt that decides; a stored answer replayed by idempotentCommand (no attempt
+  // returns) is a credit made before.
+  let outcome: CreditOutcome = 'alreadyCredited';
+  const result = await idempotentCommand(
     {
       scope: `${settlement.agentId}#x402-settle`,
       key: settlement.signature,
@@ -270,21 +291,33 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
         if (error instanceof SettlementNotPendingError) {
           // Credited (or failed) in between, by a racing settle or the reconciler: answer what it recorded.
           const current = await getSettlement(settlement.signature);
-          if (current?.status === 'CREDITED' && current.agentId === settlement.agentId) return answerCredited(current);
+          if (current?.status === 'CREDITED' && current.agentId === settlement.agentId) {
+            outcome = 'alreadyCredited';
+            return answerCredited(current);
+          }
+          outcome = 'notPending';
           return settleFailure(settlement.network, X402_REASONS.failedBefore, current?.failure, settlement.payer, settlement.signature);
         }
         if (error instanceof BalanceLimitError) {
-          // The money is in the treasury; the claim stays PENDING and each reconciler run tries the
-          // credit again (reconcileX402), logging this ERROR each time; no alarm counts it yet.
-          logger().error('x402 credit refused: balance limit', { signature: settlement.signature, agentId: settlement.agentId });
+          // The money is in the treasury and owed to the agent; the claim stays PENDING and each
+          // reconciler run tries the credit again (reconcileX402), logging this ERROR each time:
+          // the X402CreditHeldAtLimit alarm counts it (lib/monitoring.ts) until the agent withdraws.
+          outcome = 'heldAtLimit';
+          logger().error(X402_BALANCE_LIMIT_LOG_MESSAGE, {
+            signature: settlement.signature,
+            agentId: settlement.agentId,
+            amount: formatAmount(settlement.amount, 'USDC'),
+          });
           return settleFailure(settlement.network, X402_REASONS.pending, 'balance limit reached; the credit is retried');
         }
         throw error;
       }
+      outcome = 'credited';
       logger().info('x402 payment credited', { signature: settlement.signature, agentId: settlement.agentId, amount: settlement.amount });
       return result;
     },
   );
+  return { outcome, result };
 }
 
 function paymentView(record: X402PaymentRecord) {
@@ -317,7 +350,10 @@ export async function listAgentX402Payments(agentId: string, page: { limit: numb
 }
 
 export interface X402ReconcileReport {
+  /** Credited by this run. */
   credited: number;
+  /** Confirmed on chain, but the agent's balance is at its cap: still PENDING, tried again next run. */
+  heldAtLimit: number;
   failed: number;
   stillPending: number;
 }
@@ -326,19 +362,24 @@ export interface X402ReconcileReport {
  * The reconciler's x402 sweep: every settlement still PENDING after X402_RECONCILE_AFTER_SECONDS
  * (its settle died, or is taking very long) is looked up on chain: confirmed → credited through
  * the one credit path; failed → FAILED; not seen → left (the buyer's transaction may never be
- * sent, and then nothing is owed; one that lands later is credited by a later run). Those are only
+ * sent, and then nothing is owed; one that lands later is credited by a later run). A confirmed one
+ * the agent's balance cap refuses stays PENDING and is counted as `heldAtLimit`, not `credited`: it
+ * is tried again every run, and each refusal logs the ERROR line the X402CreditHeldAtLimit alarm
+ * counts. One credited by a racing settle between the listing and the credit is counted in neither.
+ * Settlements not seen on chain are only
  * counted in the run's report (`stillPending`): no metric or alarm watches them, as a claim on a
  * transaction that never landed owes nothing. What the reconciler alarms on for x402 is the second
  * look below: the X402FinalityMismatch alarm (lib/monitoring.ts, X402_FINALITY_MISMATCHES_METRIC).
  */
 export async function reconcileX402(facilitator: Facilitator, now: Date = new Date(), limit = 100): Promise<X402ReconcileReport> {
   const before = new Date(now.getTime() - config().X402_RECONCILE_AFTER_SECONDS * 1000);
-  const report: X402ReconcileReport = { credited: 0, failed: 0, stillPending: 0 };
+  const report: X402ReconcileReport = { credited: 0, heldAtLimit: 0, failed: 0, stillPending: 0 };
   for (const settlement of await listStalePendingSettlements(before, limit)) {
     const status = await facilitator.chainStatus(settlement.signature);
     if (status.kind === 'confirmed') {
-      await creditConfirmed(settlement, successResponse(settlement));
-      report.credited += 1;
+      const { outcome } = await creditConfirmed(settlement, successResponse(settlement));
+      if (outcome === 'credited') report.credited += 1;
+      else if (outcome === 'heldAtLimit') report.heldAtLimit += 1;
     } else if (status.kind === 'failed') {
       if (await failSettlement(settlement.signature, status.error, now)) report.failed += 1;
     } else {

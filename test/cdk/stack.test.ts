@@ -21,7 +21,7 @@ import { PROJECT_ROOT } from '../../lib/bundling';
 import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
 import { routeConstructId, routeKey } from '../../lib/http-api';
 import { LEDGER_AUDIT_ENTRY } from '../../lib/ledger-audit';
-import { LEDGER_AUDIT_WINDOW_HOURS, MONEY_ROUTES, SWEEPER_MAX_LAG } from '../../lib/monitoring';
+import { heldAtLimitPeriod, LEDGER_AUDIT_WINDOW_HOURS, MONEY_ROUTES, SWEEPER_MAX_LAG } from '../../lib/monitoring';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { logicalId, resources, synthesize, TEST_STAGE_CONFIG } from './support';
 
@@ -781,6 +781,7 @@ describe('alarms', () => {
         'ReconcilerErrors',
         'ReconcilerNotRunning',
         'X402FinalityMismatch',
+        'X402CreditHeldAtLimit',
         'SweeperErrors',
         'SweeperNotRunning',
         'ChargesNotExpiring',
@@ -1021,6 +1022,51 @@ describe('alarms', () => {
       Statistic: 'Sum',
       Threshold: 1,
     });
+  });
+
+  it("fire while a confirmed x402 payment is held because the agent's balance is at its cap (settle's and every reconciler run's ERROR line)", () => {
+    const filters = ofType('AWS::Logs::MetricFilter')
+      .map(([, r]) => r.Properties ?? {})
+      .filter((f) => JSON.stringify(f.MetricTransformations).includes('X402CreditsHeldAtLimit'));
+    const settleFn = api.functions.get('x402-settle');
+    if (!settleFn) throw new Error('no x402-settle function');
+    expect(filters.map((f) => f.LogGroupName)).toEqual(
+      expect.arrayContaining([
+        { Ref: logicalId(stack, pipeline.reconcilerSchedule.fn.logGroup) },
+        { Ref: logicalId(stack, settleFn.logGroup) },
+      ]),
+    );
+    expect(filters).toHaveLength(2);
+    for (const filter of filters) {
+      expect(filter).toMatchObject({
+        FilterPattern: '{ $.message = "x402 credit refused: balance limit" }',
+        MetricTransformations: [
+          {
+            MetricNamespace: METRICS_NAMESPACE,
+            MetricName: 'X402CreditsHeldAtLimit',
+            MetricValue: '1',
+            Dimensions: [{ Key: 'stage', Value: '$.stage' }],
+          },
+        ],
+      });
+    }
+    // The reconciler runs every 2 minutes by default: every 5-minute period holds a retry's line.
+    expect(config.reconcileEveryMinutes).toBe(2);
+    expect(alarm('X402CreditHeldAtLimit')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'X402CreditsHeldAtLimit',
+      Dimensions: [{ Name: 'stage', Value: 'test' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(String(alarm('X402CreditHeldAtLimit').AlarmDescription)).toMatch(
+      /owed to the agent.*until the agent withdraws.*X402TX#<signature>/,
+    );
+    // A slower reconciler gets a period that still holds one of its runs.
+    expect(heldAtLimitPeriod(15).toMinutes()).toBe(16);
   });
 
   it('fire when the sweeper logs errors for 15 minutes in a row (a due charge that fails on every run keeps its hold)', () => {

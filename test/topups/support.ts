@@ -13,7 +13,6 @@ import {
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { payTransferRequest } from '../../bin/local/solana-pay';
-import { logger } from '../../functions/observability/logger';
 import type { TestStack } from '../support/stack';
 
 export interface TopupBody {
@@ -101,19 +100,5 @@ export async function spamReference(t: TestStack, reference: string, n: number):
   return signatures;
 }
 
-/**
- * The ERROR log lines (message and attributes) the service wrote while `work` ran: what the alarms'
- * metric filters count (lib/monitoring.ts). The logger is silent in tests; this listens on it.
- */
-export async function errorLines(work: () => Promise<unknown>): Promise<{ message: string; attributes: Record<string, unknown> }[]> {
-  const lines: { message: string; attributes: Record<string, unknown> }[] = [];
-  const spy = jest.spyOn(logger(), 'error').mockImplementation((message: unknown, ...rest: unknown[]) => {
-    lines.push({ message: String(message), attributes: Object.assign({}, ...rest.filter((r) => typeof r === 'object')) });
-  });
-  try {
-    await work();
-  } finally {
-    spy.mockRestore();
-  }
-  return lines;
-}
+// Lives in test/support (the x402 suite counts the same lines); re-exported for the top-up suites.
+export { errorLines } from '../support/log-lines';

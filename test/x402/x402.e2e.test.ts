@@ -4,10 +4,11 @@
  * (@x402/fetch with @x402/svm's client scheme, paying from the local chain's demo payer) against
  * the local test stack: 402, pay, 200 with PAYMENT-RESPONSE, the agent credited once. Replays, another
  * agent, the service's policy, authentication, concurrent settles, and the process dying between
- * the on-chain confirmation and the credit. The ledger audit holds after every test.
+ * the on-chain confirmation and the credit, an agent whose balance is at its cap. The ledger audit
+ * holds after every test.
  */
 import type { AddressInfo } from 'node:net';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
@@ -19,6 +20,8 @@ import bs58 from 'bs58';
 // @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
 import express from 'express';
 import { config } from '../../functions/config';
+import { MAX_BALANCE_MINOR } from '../../functions/core/money';
+import { X402_BALANCE_LIMIT_LOG_MESSAGE } from '../../functions/observability/metric-names';
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { db } from '../../functions/store/client';
@@ -27,6 +30,7 @@ import { checkX402Finality } from '../../functions/use-cases/x402';
 import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
+import { errorLines } from '../support/log-lines';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
 
@@ -298,10 +302,10 @@ describe('x402 when the process dies between the on-chain confirmation and the c
   });
 });
 
-describe('x402 finality: credited at confirmed, checked again at finalized by the reconciler', () => {
-  const settlementItem = async (signature: string) =>
-    (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(signature) }))).Item ?? {};
+const settlementItem = async (signature: string) =>
+  (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(signature) }))).Item ?? {};
 
+describe('x402 finality: credited at confirmed, checked again at finalized by the reconciler', () => {
   it('takes every finalized settlement off its list once; one the chain no longer knows is a mismatch, logged once', async () => {
     const later = new Date(Date.now() + 3_600_000);
     const facilitator = await readOnlyFacilitator();
@@ -330,5 +334,93 @@ describe('x402 finality: credited at confirmed, checked again at finalized by th
     const item = await settlementItem(signature);
     expect(item).toMatchObject({ status: 'CREDITED', finalityMismatch: expect.stringContaining('not finalized') });
     expect(item.GSI1PK).toBeUndefined();
+  });
+});
+
+describe("x402 when the agent's USDC balance is at its cap", () => {
+  /**
+   * Adds `delta` to every USDC shard of the agent, outside any ledger movement: the stand-in for an
+   * agent that has earned up to MAX_BALANCE_MINOR on each shard (no test can earn 2^46 units), taken
+   * back out (its withdrawal) before the test ends, so the audit after it holds.
+   */
+  const moveShards = (agentId: string, delta: number) =>
+    Promise.all(
+      Array.from({ length: config().BALANCE_SHARDS }, (_, shard) =>
+        db().send(
+          new UpdateCommand({
+            TableName: config().TABLE_NAME,
+            Key: keys.agentBalanceShard(agentId, shard),
+            UpdateExpression: 'ADD USDC :delta',
+            ExpressionAttributeValues: { ':delta': delta },
+          }),
+        ),
+      ),
+    );
+  const heldLines = (lines: { message: string; attributes: Record<string, unknown> }[]) =>
+    lines.filter((l) => l.message === X402_BALANCE_LIMIT_LOG_MESSAGE);
+
+  it('holds the confirmed payment PENDING and logs the alarmed line on settle and every reconciler run; credits it once when the cap has room', async () => {
+    const agent = await t.enabledAgent();
+    await moveShards(agent.id, MAX_BALANCE_MINOR);
+    const payload = await freshPayment();
+    const treasuryBefore = t.stack.rails.solana.tokenBalance(payTo);
+
+    let settled: Awaited<ReturnType<typeof settle>> | undefined;
+    const atSettle = await errorLines(async () => {
+      settled = await settle(agent.key, payload);
+    });
+    // The answer as before the outcome was counted, byte for byte.
+    expect(settled?.status).toBe(200);
+    expect(settled?.text).toBe(
+      JSON.stringify({
+        success: false,
+        errorReason: 'settlement_pending',
+        errorMessage: 'balance limit reached; the credit is retried',
+        payer: '',
+        transaction: '',
+        network,
+      }),
+    );
+    // The USDC is in the treasury, owed to the agent: the line the X402CreditHeldAtLimit filter matches names it.
+    expect(t.stack.rails.solana.tokenBalance(payTo) - treasuryBefore).toBe(10_000n);
+    expect(heldLines(atSettle)).toEqual([
+      { message: 'x402 credit refused: balance limit', attributes: { signature: expect.any(String), agentId: agent.id, amount: '0.01' } },
+    ]);
+    const signature = String(heldLines(atSettle)[0]?.attributes.signature);
+    expect(await settlementItem(signature)).toMatchObject({ status: 'PENDING', agentId: agent.id });
+    // The seller's retry is held the same way.
+    expect((await settle(agent.key, payload)).text).toBe(settled?.text);
+
+    // Every reconciler run tries the credit again: held, not credited, and logged each time.
+    const later = new Date(Date.now() + 3_600_000);
+    const reconciler = createReconciler({ railFor, clock: () => later, x402Facilitator: readOnlyFacilitator });
+    for (let run = 0; run < 2; run++) {
+      let report: Awaited<ReturnType<typeof reconciler>> | undefined;
+      const lines = await errorLines(async () => {
+        report = await reconciler();
+      });
+      expect(report?.x402).toMatchObject({ credited: 0, heldAtLimit: 1, failed: 0, stillPending: 0 });
+      expect(heldLines(lines).map((l) => l.attributes)).toEqual([{ signature, agentId: agent.id, amount: '0.01' }]);
+    }
+    expect(await settlementItem(signature)).toMatchObject({ status: 'PENDING' });
+
+    // The agent withdraws (the padding taken back out): the next run credits it, once.
+    await moveShards(agent.id, -MAX_BALANCE_MINOR);
+    let report: Awaited<ReturnType<typeof reconciler>> | undefined;
+    const lines = await errorLines(async () => {
+      report = await reconciler();
+    });
+    expect(report?.x402).toMatchObject({ credited: 1, heldAtLimit: 0, failed: 0, stillPending: 0 });
+    expect(heldLines(lines)).toEqual([]);
+    expect((await reconciler())?.x402).toMatchObject({ credited: 0, heldAtLimit: 0, failed: 0, stillPending: 0 });
+    expect(await settlementItem(signature)).toMatchObject({ status: 'CREDITED' });
+    expect(await usdcBalance(agent.key)).toBeCloseTo(0.01, 6);
+    // The seller asking again gets the success the reconciler recorded, and nothing more is credited.
+    expect((await settle(agent.key, payload)).body).toEqual({ success: true, transaction: signature, network, payer: expect.any(String) });
+    expect(await usdcBalance(agent.key)).toBeCloseTo(0.01, 6);
+    const list = await t.call<{ data: { transaction: string }[] }>('GET', '/api/v1/agents/x402/payments', {
+      headers: { 'x-agent-key': agent.key },
+    });
+    expect(list.body.data.map((p) => p.transaction)).toEqual([signature]);
   });
 });
