@@ -9,7 +9,17 @@ import { expectLedgerBalanced } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
-import { crash, inject, isCharge, isPayoutFinalize, isWithdrawalCommit, throttled, timedOut, transactionConflict } from './inject';
+import {
+  crash,
+  inject,
+  isCharge,
+  isCredit,
+  isPayoutFinalize,
+  isWithdrawalCommit,
+  throttled,
+  timedOut,
+  transactionConflict,
+} from './inject';
 import { expectEachPayoutPaidOnce, untilFinal } from './payout-checks';
 
 let t: TestStack;
@@ -187,13 +197,13 @@ describe('credits under DynamoDB faults', () => {
         headers: { ...t.admin, 'idempotency-key': key },
         raw: '{"amount":4,"currency":"USDC"}',
       });
-    const some = inject({ command: 'TransactWriteItemsCommand', times: attempts() - 1, error: transactionConflict });
+    const some = inject({ command: 'TransactWriteItemsCommand', match: isCredit, times: attempts() - 1, error: transactionConflict });
     try {
       expect((await credit('credit-1')).status).toBe(200);
     } finally {
       some.remove();
     }
-    const all = inject({ command: 'TransactWriteItemsCommand', times: attempts(), error: transactionConflict });
+    const all = inject({ command: 'TransactWriteItemsCommand', match: isCredit, times: attempts(), error: transactionConflict });
     try {
       expect((await credit('credit-2')).status).toBe(409);
     } finally {

@@ -116,6 +116,8 @@ const pk = (key: Input | undefined): string => {
 export const isWithdrawalCommit = (input: Input) => items(input).some((i) => pk(i.Put?.Item).startsWith('PAYOUTS#'));
 /** A payout's final transition (COMPLETED, or FAILED with refund): it deletes the agent's lock. */
 export const isPayoutFinalize = (input: Input) => items(input).some((i) => pk(i.Delete?.Key).startsWith('PAYOUTLOCK#'));
+/** An admin credit: the transaction that Puts its CREDITS# record (not a webhook or fan-out write of the same process). */
+export const isCredit = (input: Input) => items(input).some((i) => pk(i.Put?.Item).startsWith('CREDITS#'));
 /** A charge: the transaction that Puts a charge. */
 export const isCharge = (input: Input) => items(input).some((i) => pk(i.Put?.Item).startsWith('CHARGES#'));
 /** The worker saving rail progress before it acts (UpdateItem on the payout setting railState). */
