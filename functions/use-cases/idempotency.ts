@@ -5,7 +5,7 @@
  * inside the money movement's own TransactWriteItems, so no crash can leave a debit without
  * the answer that stands for it.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ApiRequest, ApiResult } from '../contracts/api';
 import { serialize } from '../contracts/json';
 import { backoffMs, sleep } from '../core/backoff';
@@ -45,7 +45,7 @@ export function fingerprint(parts: Record<string, string | number>): string {
       .sort()
       .map((k) => [k, parts[k]]),
   );
-  return createHash('sha256').update(canonical).digest('hex');
+  return hash('sha256', canonical, 'hex');
 }
 
 /** An answer an attempt gives, and the record that stores it for replays. */

@@ -1,5 +1,6 @@
 import bs58 from 'bs58';
 import { AGENT_KEY_PREFIX, generateKey, hashKey, looksLikeKey, secretsEqual, USER_KEY_PREFIX } from '../../functions/core/keys';
+import { fingerprint } from '../../functions/use-cases/idempotency';
 
 describe('keys', () => {
   it('generates prefixed base58 keys carrying 32 random bytes', () => {
@@ -12,6 +13,14 @@ describe('keys', () => {
   it('never generates the same key twice', () => {
     const keys = new Set(Array.from({ length: 1000 }, () => generateKey(AGENT_KEY_PREFIX)));
     expect(keys.size).toBe(1000);
+  });
+
+  it('keeps the stored forms: a key hash and an idempotency fingerprint are the SHA-256 hex they always were', () => {
+    // Stored key hashes and the fingerprints of idempotency records already written must still match.
+    expect(hashKey('ag_live_test')).toBe('2d330ee53ff0676aabb7f78582e01096cbcb0e91ae019d18db4c2564122f1b1d');
+    expect(fingerprint({ userId: 'u1', description: 'café ☕', currency: 'USD', amount: 125 })).toBe(
+      '7641ad775d6d12e7db4888ae1e58f09c03cb22da5a9cf4e030730b4ba1dfdbfe',
+    );
   });
 
   it('hashes with SHA-256 (hex) and the hash does not contain the key', () => {
