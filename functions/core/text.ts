@@ -2,10 +2,10 @@
  * Rules for free text a client gives us and someone else reads: agent names (shown to users on
  * approval pages and in their history) and charge descriptions. Text that renders differently
  * from what it says (bidi overrides, invisible characters, look-alike letters) is how a
- * payment page gets spoofed, so it is refused rather than cleaned.
+ * payment page gets spoofed, so it is refused rather than cleaned. The look-alike skeleton of a
+ * name is in core/name-skeleton.ts, apart: its table (~20 KB) is only for the functions that
+ * register or rename agents, not every bundle that validates a description.
  */
-import { remove as removeConfusables } from 'confusables';
-
 /** Control characters (C0, DEL, C1). */
 const CONTROL = /\p{Cc}/u;
 /** Format characters: zero-width joiners and spaces, soft hyphen, bidi marks and overrides, … */
@@ -29,21 +29,4 @@ export function nameProblem(name: string): string | undefined {
   if (!name.isWellFormed()) return 'must be well-formed unicode text';
   if (CONTROL.test(name) || FORMAT.test(name)) return 'must not contain invisible or control characters';
   return undefined;
-}
-
-/**
- * A look-alike skeleton in the spirit of Unicode TR39: two names with the same skeleton look the
- * same to a reader, so only one of them may be registered. NFKC folds compatibility forms
- * (fullwidth, ligatures); the `confusables` table maps look-alikes from other scripts to Latin
- * (Cyrillic а → a); then the ASCII confusions TR39 also lists (1 I | → l, 0 → o, rn → m, vv → w),
- * every dash to '-', and case.
- */
-export function nameSkeleton(name: string): string {
-  return removeConfusables(name.normalize('NFKC'))
-    .replace(/\p{Pd}/gu, '-')
-    .replace(/[1I|]/g, 'l')
-    .toLowerCase()
-    .replace(/0/g, 'o')
-    .replace(/rn/g, 'm')
-    .replace(/vv/g, 'w');
 }

@@ -12,42 +12,11 @@
 import { GetCommand, QueryCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { Agent } from '../core/agents';
-import { AgentDisabledError, AgentNameTakenError, StaleReadError } from '../core/errors';
-import { nameSkeleton } from '../core/text';
+import { AgentDisabledError, StaleReadError } from '../core/errors';
 import { type KillSwitch, killSwitchShardUpdates } from './balance.repository';
 import { db } from './client';
 import { GSI1, keys } from './table';
 import { type NamedItem, named, outcome, PRECEDENCE, type TransactItem, transactWrite } from './transact';
-
-/**
- * Creates a disabled agent and reserves its name (its look-alike skeleton) in one transaction. A
- * disabled agent needs no shards (a charge's condition fails on a missing one just as on one
- * switched off; the enabling writes them), so registration, a public route, writes no balance
- * item; an agent created enabled (tests, tools) gets its shards' copy of the switch here.
- */
-export async function createAgent(agent: Agent): Promise<void> {
-  const table = config().TABLE_NAME;
-  await transactWrite([
-    named(
-      {
-        Put: {
-          TableName: table,
-          Item: { ...keys.agentName(nameSkeleton(agent.name)), type: 'AgentName', agentId: agent.id },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-      { onConditionFailed: () => new AgentNameTakenError() },
-    ),
-    {
-      Put: {
-        TableName: table,
-        Item: { ...keys.agent(agent.keyHash), ...keys.agentIndex(agent.id), type: 'Agent', ...agentAttributes(agent) },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    ...(agent.enabled ? killSwitchShardUpdates({ agentId: agent.id, keyHash: agent.keyHash, enabled: true, generation: 0 }) : []),
-  ]);
-}
 
 /** Finds the agent item's primary key by agentId through GSI1. */
 async function findAgentKeyById(agentId: string): Promise<{ PK: string; SK: string } | undefined> {
@@ -230,7 +199,8 @@ export function agentEnabledCheck(keyHash: string): NamedItem {
   );
 }
 
-function agentAttributes(agent: Agent) {
+/** The agent item's attributes, from the Agent (createAgent writes them; agent-registration.repository.ts). */
+export function agentAttributes(agent: Agent) {
   return {
     agentId: agent.id,
     name: agent.name,

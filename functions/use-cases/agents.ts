@@ -6,7 +6,8 @@ import { agentView, balancesView } from '../contracts/views';
 import { AgentNameTakenError, ConflictError, NotFoundError, StaleReadError, UnauthorizedError } from '../core/errors';
 import { isId, newAgentId } from '../core/ids';
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
-import { createAgent, getAgentById, moveAgentKey, setAgentEnabled } from '../store/agent.repository';
+import { getAgentById, moveAgentKey, setAgentEnabled } from '../store/agent.repository';
+import { createAgent } from '../store/agent-registration.repository';
 import { readAgentLedger } from '../store/balance.repository';
 import { AUTH_MESSAGES, clearAuthCache, forgetAgent } from './auth';
 

@@ -1,4 +1,5 @@
-import { descriptionProblem, nameProblem, nameSkeleton } from '../../functions/core/text';
+import { nameSkeleton } from '../../functions/core/name-skeleton';
+import { descriptionProblem, nameProblem } from '../../functions/core/text';
 
 describe('agent names', () => {
   it.each([
