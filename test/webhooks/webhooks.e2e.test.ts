@@ -416,8 +416,9 @@ describe('delivery', () => {
     const agent = await t.enabledAgent();
     const created = await agentWebhook(agent.key, { url: receiver.url });
     let crashes = 0;
-    t.stack.webhooks.hooks.afterSend = () => {
-      if (crashes++ === 0) throw new Error('injected crash after send');
+    // Only this endpoint's sends: a delivery of an earlier test's endpoint must not take the crash.
+    t.stack.webhooks.hooks.afterSend = (message) => {
+      if (message.webhookId === created.id && crashes++ === 0) throw new Error('injected crash after send');
     };
     const ping = await t.call<{ id: string }>('POST', `/api/v1/agents/webhooks/${created.id}/test`, { headers: agentHeaders(agent.key) });
     const list = await deliveriesOnce(agent.key, created.id, 'the ping delivered', (d) => d.some((x) => x.status === 'succeeded'), 15_000);
