@@ -32,14 +32,21 @@ function ensureJava(): void {
   }
 }
 
-/** Starts DynamoDB Local: in memory, or persisting under `dataDir`. Resolves once it answers. */
-export async function startDynamoDbLocal(opts: { inMemory: boolean; dataDir?: string }): Promise<DynamoDbLocal> {
+/**
+ * Starts DynamoDB Local: in memory, or persisting under `dataDir`. Resolves once it answers.
+ * `jvmFlags` replace the default heap flag (the bench's throughput candidates try others).
+ */
+export async function startDynamoDbLocal(opts: {
+  inMemory: boolean;
+  dataDir?: string;
+  jvmFlags?: readonly string[];
+}): Promise<DynamoDbLocal> {
   ensureJava();
   const jar = ensureJar();
   const port = await freePort();
   const args = [
     `-Djava.library.path=${join(JAR_DIR, 'DynamoDBLocal_lib')}`,
-    '-Xms64m',
+    ...(opts.jvmFlags ?? ['-Xms64m']),
     '-jar',
     jar,
     '-port',

@@ -15,7 +15,6 @@
  * running (100 ms or 1 s, with or without the dispatcher's per-owner Query), DynamoDB Local in
  * memory or on disk (`npm start` keeps .data/), and JVM flags.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,19 +22,16 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
-  ListTablesCommand,
   QueryCommand,
   type TransactWriteItem,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { PROJECT_ROOT } from '../../bin/local/dynamodb-local';
-import { freePort } from '../../bin/local/local-server';
+import { startDynamoDbLocal } from '../../bin/local/dynamodb-local';
 import { closedLoop } from './http';
 import { cpuMsOf, javaChildren } from './proc';
 
-const JAR_DIR = join(PROJECT_ROOT, '.cache', 'dynamodb-local');
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const region = 'us-east-1';
 
@@ -44,43 +40,16 @@ interface Instance {
   stop(): Promise<void>;
 }
 
+/** DynamoDB Local as `npm start` runs it (bin/local/dynamodb-local.ts), with these JVM flags; on disk in a temporary folder. */
 async function startInstance(flags: string[], storage: 'memory' | 'disk'): Promise<Instance> {
-  const port = await freePort();
   const dir = storage === 'disk' ? mkdtempSync(join(tmpdir(), 'ddb-cand-')) : undefined;
-  const args = [
-    `-Djava.library.path=${join(JAR_DIR, 'DynamoDBLocal_lib')}`,
-    ...flags,
-    '-jar',
-    join(JAR_DIR, 'DynamoDBLocal.jar'),
-    '-port',
-    String(port),
-    '-sharedDb',
-    '-disableTelemetry',
-    ...(dir ? ['-dbPath', dir] : ['-inMemory']),
-  ];
-  const child: ChildProcess = spawn('java', args, { cwd: JAR_DIR, stdio: 'ignore' });
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({ endpoint, region, credentials });
-  for (const deadline = Date.now() + 60_000; ; ) {
-    try {
-      await client.send(new ListTablesCommand({ Limit: 1 }));
-      break;
-    } catch {
-      if (Date.now() > deadline) throw new Error('DynamoDB Local did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  client.destroy();
+  const local = await startDynamoDbLocal({ inMemory: !dir, ...(dir ? { dataDir: dir } : {}), jvmFlags: flags });
   return {
-    endpoint,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => {
-          if (dir) rmSync(dir, { recursive: true, force: true });
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
+    endpoint: local.endpoint,
+    stop: async () => {
+      await local.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
