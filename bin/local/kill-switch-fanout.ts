@@ -17,6 +17,8 @@ export interface KillSwitchFanOutOptions {
   /** The fan-out's Lambda handler (functions/kill-switch-fanout/handler.ts). */
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
   pollIntervalMs?: number;
+  /** The wait between polls while the stream is idle (the stack passes pollIntervalMs: no back-off). */
+  idlePollIntervalMs?: number;
   checkpointFile?: string;
   onError?: (where: 'handler' | 'stream', error: unknown) => void;
 }

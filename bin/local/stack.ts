@@ -227,7 +227,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       dynamoEndpoint: endpoint,
       tableName,
       handler: (event) => asFunction('kill-switch-fanout', () => fanOut.handler(event)),
+      // No idle back-off here: an operator's flip must reach the shards within 2 s on a busy machine.
       pollIntervalMs: opts.webhooks?.pollIntervalMs ?? 100,
+      idlePollIntervalMs: opts.webhooks?.pollIntervalMs ?? 100,
       ...(persistent ? { checkpointFile: join(PROJECT_ROOT, '.data', 'kill-switch-stream-checkpoints.json') } : {}),
       onError: (where, error) => logger().error(`local kill switch fan-out ${where} failed`, { error: serializeError(error) }),
     });

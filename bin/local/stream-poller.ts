@@ -35,9 +35,9 @@ export interface StreamPollerOptions {
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
   /**
    * How often each shard is read while records flow (default 100 ms). While the stream is idle the
-   * pause doubles up to `idlePollIntervalMs` (default 4 times this: 400 ms, well inside the kill
-   * switch's 2 s), and is back to it at the first record: DynamoDB Local is shared by every stack
-   * of a test run, and idle polling was a steady share of its CPU (docs/benchmarks.md).
+   * pause doubles up to `idlePollIntervalMs` (default 4 times this: 400 ms), and is back to it at
+   * the first record: DynamoDB Local is shared by every stack of a test run, and idle polling was a
+   * steady share of its CPU (docs/benchmarks.md). The kill switch's poller does not back off.
    */
   pollIntervalMs?: number;
   /** The longest wait between polls while the stream is idle (default 4 × pollIntervalMs). */

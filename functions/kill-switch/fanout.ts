@@ -45,11 +45,18 @@ const MAX_ROUNDS = 5;
 
 const AGENT_KEY_PK_PREFIX = keys.agent('').PK;
 
-/** Fans out records in order; returns the sequence number of the first that failed, if any (the stream retries from it). */
+/**
+ * Fans out records in order; returns the sequence number of the first that failed, if any (the
+ * stream retries from it). Of the records of one agent item in a batch only the last is copied:
+ * each copy writes the item's state at its commit, so the earlier ones would be written over at
+ * once, and a flip queued behind them would wait for their transactions.
+ */
 export async function fanOutRecords(records: readonly AgentChangeRecord[]): Promise<string | undefined> {
-  for (const record of records) {
-    const agent = agentOf(record);
-    if (!agent) continue;
+  const agents = records.map(agentOf);
+  const lastOf = new Map(agents.map((agent, at) => [agent?.keyHash, at]));
+  for (const [at, record] of records.entries()) {
+    const agent = agents[at];
+    if (!agent || lastOf.get(agent.keyHash) !== at) continue;
     try {
       await fanOutKillSwitch(agent.keyHash, agent.agentId, agent.image);
     } catch (error) {

@@ -10,7 +10,7 @@ import { currentFunction } from '../../bin/local/function-scope';
 import { config } from '../../functions/config';
 import { hashKey } from '../../functions/core/keys';
 import { backfillKillSwitch, fanOutRecords } from '../../functions/kill-switch/fanout';
-import { db } from '../../functions/store/client';
+import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
 import { eventually } from '../support/eventually';
@@ -187,6 +187,26 @@ describe('kill switch on the balance shards', () => {
     // The enabling's record again (its image says enabled): the fan-out copies the item as it is now.
     const image = marshall({ ...keys.agent(hash), type: 'Agent', agentId: agent.id, enabled: true });
     expect(await fanOutRecords([{ eventName: 'MODIFY', dynamodb: { Keys: marshall(keys.agent(hash)), NewImage: image } }])).toBeUndefined();
+    expect((await shardsOf(agent.id)).every((s) => s.enabledKeyHash === undefined)).toBe(true);
+  });
+
+  it('of several records of one agent item in a batch only the last is copied: a flip does not wait behind stale copies', async () => {
+    const agent = await t.enabledAgent();
+    const hash = hashKey(agent.key);
+    await consoleFlip(agent.key, false);
+    await eventually('every shard switched off', async () => (await shardsOf(agent.id)).every((s) => s.enabledKeyHash === undefined));
+    const record = (enabled: boolean, sequenceNumber: string) => ({
+      eventName: 'MODIFY',
+      dynamodb: {
+        Keys: marshall(keys.agent(hash)),
+        NewImage: marshall({ ...keys.agent(hash), type: 'Agent', agentId: agent.id, enabled }),
+        SequenceNumber: sequenceNumber,
+      },
+    });
+    resetDynamoRequestCounts();
+    // Enabled, disabled, enabled, disabled: the last is the item's state, so one transaction and no read.
+    expect(await fanOutRecords([record(true, '1'), record(false, '2'), record(true, '3'), record(false, '4')])).toBeUndefined();
+    expect(dynamoRequestCounts()).toEqual({ TransactWriteItemsCommand: 1 });
     expect((await shardsOf(agent.id)).every((s) => s.enabledKeyHash === undefined)).toBe(true);
   });
 
