@@ -1,8 +1,8 @@
 /**
  * Test tiers by suffix: *.test.ts unit (no network), *.int.test.ts against the real local
  * services, *.e2e.test.ts over HTTP against the local stack. Two projects: `unit` needs nothing
- * running (`npm run test:unit`); `services` (int and e2e) shares one DynamoDB Local for the whole
- * run (test/support/global-setup.ts), and every test file gets its own table.
+ * running (`npm run test:unit`); `services` (int and e2e) shares one DynamoDB Local, renewed every
+ * few files (test/support/dynamo-pool.ts), and every test file gets its own table.
  */
 const shared = {
   testEnvironment: 'node',
@@ -28,6 +28,7 @@ module.exports = {
       ...shared,
       displayName: 'services',
       testMatch: ['**/*.int.test.ts', '**/*.e2e.test.ts'],
+      testEnvironment: '<rootDir>/test/support/environment.ts',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

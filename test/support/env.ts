@@ -1,6 +1,7 @@
 /**
- * Runs before each test file: points the config module at the shared DynamoDB Local and at a
- * table of the file's own, so files never see each other's data.
+ * Runs before each test file: points the config module at a table of the file's own, so files
+ * never see each other's data. The service tests' environment (./environment.ts) then points it at
+ * the DynamoDB Local the file leased; unit tests keep an endpoint that answers nothing.
  */
 import { randomBytes } from 'node:crypto';
 

@@ -1,3 +1,5 @@
+import type { DynamoPool } from './dynamo-pool';
+
 export default async function globalTeardown(): Promise<void> {
-  await (globalThis as { __dynamo?: { stop(): Promise<void> } }).__dynamo?.stop();
+  await (globalThis as { __dynamoPool?: DynamoPool }).__dynamoPool?.stop();
 }
