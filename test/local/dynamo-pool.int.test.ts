@@ -18,7 +18,12 @@ const lease = async () => {
 };
 const release = (id: string) => fetch(`${pool.url}/release/${id}`, { method: 'POST' });
 const answers = async (endpoint: string) => {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' }, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+    maxAttempts: 1,
+  });
   try {
     await client.send(new ListTablesCommand({}));
     return true;
