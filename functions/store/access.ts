@@ -198,6 +198,8 @@ export const STORE = {
   getX402Settlement: { read: ['x402Settlement'] },
   creditX402Settlement: { write: ['x402Settlement', 'agentBalanceShard', 'x402Payment', 'idempotency', 'outbox'] },
   failX402Settlement: { write: ['x402Settlement'] },
+  /** The reconciler moves a settlement it leaves PENDING to the back of its list (x402.repository.ts). */
+  deferX402Settlement: { write: ['x402Settlement'] },
   releaseX402Claim: { write: ['x402Settlement'] },
   listX402Payments: { read: ['x402Payment'] },
   listStaleX402: { query: ['x402Pending'] },
@@ -242,6 +244,7 @@ export const BACKGROUND_GRANTS = {
       'getX402Settlement',
       'creditX402Settlement',
       'failX402Settlement',
+      'deferX402Settlement',
       'idempotentCommand',
       'checkX402Finality',
     ),

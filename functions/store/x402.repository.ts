@@ -6,6 +6,7 @@
  *   - `creditSettlement` is ONE TransactWriteItems: the settlement PENDING → CREDITED (only the
  *     claiming agent's, only once), the credit to one of the agent's balance shards, the payment
  *     record the listing and the ledger audit read, the idempotency record, the event;
+ *   - `deferPendingSettlement` moves one the reconciler leaves PENDING to the back of its list;
  *   - `failSettlement` ends a PENDING one whose transaction failed on chain, `releaseClaim`
  *     gives up one whose transaction was never sent: marked RELEASED (out of the reconciler's
  *     index, TTL'd), not deleted, so settle holds no DeleteItem; a released claim is claimed again
@@ -160,6 +161,36 @@ export async function failSettlement(signature: string, failure: string, now: Da
           ':pending': 'PENDING',
           ':failure': failure.slice(0, 500),
           ':at': now.toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * Moves a PENDING settlement the reconciler looked at and left PENDING (not seen on chain, or held
+ * at the agent's balance cap) to the back of the reconciler's list: its place is now `now`, so the
+ * next runs take the others first and take it again once it is X402_RECONCILE_AFTER_SECONDS stale.
+ * Without it, the oldest settlements that stay PENDING would fill every run's page and newer ones
+ * would never be looked at. False when it is no longer PENDING (credited or failed meanwhile).
+ */
+export async function deferPendingSettlement(signature: string, now: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.x402Settlement(signature),
+        UpdateExpression: 'SET GSI1SK = :sk, reconciledAt = :at',
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':sk': keys.x402PendingIndex(now.toISOString(), signature).GSI1SK,
+          ':at': now.toISOString(),
+          ':pending': 'PENDING',
         },
       }),
     );

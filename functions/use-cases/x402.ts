@@ -36,6 +36,7 @@ import { X402_BALANCE_LIMIT_LOG_MESSAGE, X402_FINALITY_MISMATCH_LOG_MESSAGE } fr
 import {
   claimSettlement,
   creditSettlement,
+  deferPendingSettlement,
   endFinalityCheck,
   failSettlement,
   getSettlement,
@@ -364,8 +365,11 @@ export interface X402ReconcileReport {
  * the one credit path; failed → FAILED; not seen → left (the buyer's transaction may never be
  * sent, and then nothing is owed; one that lands later is credited by a later run). A confirmed one
  * the agent's balance cap refuses stays PENDING and is counted as `heldAtLimit`, not `credited`: it
- * is tried again every run, and each refusal logs the ERROR line the X402CreditHeldAtLimit alarm
+ * is tried again every run (as its deferral allows), and each refusal logs the ERROR line the X402CreditHeldAtLimit alarm
  * counts. One credited by a racing settle between the listing and the credit is counted in neither.
+ * A settlement left PENDING (held, or not seen) goes to the back of the list, to be taken again once
+ * X402_RECONCILE_AFTER_SECONDS stale (`deferPendingSettlement`): `limit` settlements a run that stay
+ * PENDING never starve the newer ones.
  * Settlements not seen on chain are only
  * counted in the run's report (`stillPending`): no metric or alarm watches them, as a claim on a
  * transaction that never landed owes nothing. What the reconciler alarms on for x402 is the second
@@ -379,11 +383,15 @@ export async function reconcileX402(facilitator: Facilitator, now: Date = new Da
     if (status.kind === 'confirmed') {
       const { outcome } = await creditConfirmed(settlement, successResponse(settlement));
       if (outcome === 'credited') report.credited += 1;
-      else if (outcome === 'heldAtLimit') report.heldAtLimit += 1;
+      else if (outcome === 'heldAtLimit') {
+        report.heldAtLimit += 1;
+        await deferPendingSettlement(settlement.signature, now);
+      }
     } else if (status.kind === 'failed') {
       if (await failSettlement(settlement.signature, status.error, now)) report.failed += 1;
     } else {
       report.stillPending += 1;
+      await deferPendingSettlement(settlement.signature, now);
     }
   }
   return report;

@@ -7,6 +7,7 @@
  * the on-chain confirmation and the credit, an agent whose balance is at its cap. The ledger audit
  * holds after every test.
  */
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
@@ -26,7 +27,8 @@ import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { checkX402Finality } from '../../functions/use-cases/x402';
+import { claimSettlement, releaseClaim } from '../../functions/store/x402.repository';
+import { checkX402Finality, reconcileX402 } from '../../functions/use-cases/x402';
 import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
@@ -300,6 +302,37 @@ describe('x402 when the process dies between the on-chain confirmation and the c
     expect((await settle(seller.key, payload)).body).toMatchObject({ success: true });
     expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
   });
+  it('a settlement the reconciler leaves PENDING goes to the back of its list: it never starves a newer one', async () => {
+    const facilitator = await readOnlyFacilitator();
+    const later = new Date(Date.now() + 3_600_000);
+    // Whatever earlier tests left PENDING is looked at (and moved back) first, so the runs below see only this test's.
+    await reconcileX402(facilitator, later);
+    // The oldest claim of all, whose transaction was never sent: not seen on chain, it stays PENDING.
+    const unsent = bs58.encode(randomBytes(64));
+    await claimSettlement(
+      { signature: unsent, agentId: seller.id, amount: 10_000, payer: bs58.encode(randomBytes(32)), network, resource: null },
+      new Date('2026-01-01T00:00:00Z'),
+    );
+    // A newer one whose settle died after the transfer confirmed.
+    const payload = await freshPayment();
+    const before = await usdcBalance(seller.key);
+    const fault = inject({ command: 'TransactWriteItemsCommand', match: creditCommit, times: 1, error: crash });
+    try {
+      expect(await settleThatDies(payload)).toBe(500);
+    } finally {
+      fault.remove();
+    }
+    // One settlement a run: the unsent claim first, then (it moved to the back) the confirmed one.
+    expect(await reconcileX402(facilitator, later, 1)).toEqual({ credited: 0, heldAtLimit: 0, failed: 0, stillPending: 1 });
+    expect(await reconcileX402(facilitator, later, 1)).toEqual({ credited: 1, heldAtLimit: 0, failed: 0, stillPending: 0 });
+    expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
+    // Once stale again, the unsent claim is looked at again, and stays PENDING.
+    const again = new Date(later.getTime() + (config().X402_RECONCILE_AFTER_SECONDS + 1) * 1000);
+    expect(await reconcileX402(facilitator, again, 1)).toEqual({ credited: 0, heldAtLimit: 0, failed: 0, stillPending: 1 });
+    expect(await settlementItem(unsent)).toMatchObject({ status: 'PENDING', reconciledAt: again.toISOString() });
+    // Its end, as settle gives up a claim it never sent (off the reconciler's list for the next tests).
+    expect(await releaseClaim(unsent, seller.id)).toBe(true);
+  });
 });
 
 const settlementItem = async (signature: string) =>
@@ -392,9 +425,13 @@ describe("x402 when the agent's USDC balance is at its cap", () => {
     expect((await settle(agent.key, payload)).text).toBe(settled?.text);
 
     // Every reconciler run tries the credit again: held, not credited, and logged each time.
-    const later = new Date(Date.now() + 3_600_000);
+    // Runs a reconciler interval apart: a held settlement is taken again once it is stale again.
+    let later = new Date(Date.now() + 3_600_000);
     const reconciler = createReconciler({ railFor, clock: () => later, x402Facilitator: readOnlyFacilitator });
-    for (let run = 0; run < 2; run++) {
+    const nextRun = () => {
+      later = new Date(later.getTime() + (config().X402_RECONCILE_AFTER_SECONDS + 1) * 1000);
+    };
+    for (let run = 0; run < 2; run++, nextRun()) {
       let report: Awaited<ReturnType<typeof reconciler>> | undefined;
       const lines = await errorLines(async () => {
         report = await reconciler();
