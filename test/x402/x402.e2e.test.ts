@@ -262,10 +262,8 @@ describe('x402 when the process dies between the on-chain confirmation and the c
       String(i.Update?.Key?.PK ?? '').startsWith('X402TX#'),
     );
 
-  it('a retry of the same settle finds the confirmed transaction and credits it once', async () => {
-    const payload = await freshPayment();
-    const before = await usdcBalance(seller.key);
-    const treasuryBefore = t.stack.rails.solana.tokenBalance(payTo);
+  /** Settle sends the transfer, it confirms, and the process dies at the credit's commit (once). */
+  const settleDiesBeforeTheCredit = async (payload: PaymentPayload) => {
     const fault = inject({ command: 'TransactWriteItemsCommand', match: creditCommit, times: 1, error: crash });
     try {
       expect(await settleThatDies(payload)).toBe(500);
@@ -273,6 +271,13 @@ describe('x402 when the process dies between the on-chain confirmation and the c
       fault.remove();
     }
     expect(fault.hits()).toBe(1);
+  };
+
+  it('a retry of the same settle finds the confirmed transaction and credits it once', async () => {
+    const payload = await freshPayment();
+    const before = await usdcBalance(seller.key);
+    const treasuryBefore = t.stack.rails.solana.tokenBalance(payTo);
+    await settleDiesBeforeTheCredit(payload);
     expect(t.stack.rails.solana.tokenBalance(payTo) - treasuryBefore).toBe(10_000n);
     expect(await usdcBalance(seller.key)).toBe(before);
 
@@ -286,12 +291,7 @@ describe('x402 when the process dies between the on-chain confirmation and the c
   it('the reconciler finds it when nobody retries, and credits it once', async () => {
     const payload = await freshPayment();
     const before = await usdcBalance(seller.key);
-    const fault = inject({ command: 'TransactWriteItemsCommand', match: creditCommit, times: 1, error: crash });
-    try {
-      expect(await settleThatDies(payload)).toBe(500);
-    } finally {
-      fault.remove();
-    }
+    await settleDiesBeforeTheCredit(payload);
     // The reconciler as deployed: its payout sweep, then x402 with the read-only facilitator (it never signs).
     const later = new Date(Date.now() + 3_600_000);
     const reconciler = createReconciler({ railFor, clock: () => later, x402Facilitator: readOnlyFacilitator });
@@ -316,12 +316,7 @@ describe('x402 when the process dies between the on-chain confirmation and the c
     // A newer one whose settle died after the transfer confirmed.
     const payload = await freshPayment();
     const before = await usdcBalance(seller.key);
-    const fault = inject({ command: 'TransactWriteItemsCommand', match: creditCommit, times: 1, error: crash });
-    try {
-      expect(await settleThatDies(payload)).toBe(500);
-    } finally {
-      fault.remove();
-    }
+    await settleDiesBeforeTheCredit(payload);
     // One settlement a run: the unsent claim first, then (it moved to the back) the confirmed one.
     expect(await reconcileX402(facilitator, later, 1)).toEqual({ credited: 0, heldAtLimit: 0, failed: 0, stillPending: 1 });
     expect(await reconcileX402(facilitator, later, 1)).toEqual({ credited: 1, heldAtLimit: 0, failed: 0, stillPending: 0 });
