@@ -146,22 +146,23 @@ export async function creditSettlement(args: {
   ]);
 }
 
-/** PENDING → FAILED (the transaction failed on chain, so it can never succeed); false when not PENDING. */
-export async function failSettlement(signature: string, failure: string, now: Date): Promise<boolean> {
+/**
+ * One UpdateItem of a settlement while it is PENDING (and `also` holds, when given); false when it
+ * is not (credited, failed or released meanwhile): the reconciler's and settle's ends of a claim.
+ */
+async function updateWhilePending(
+  signature: string,
+  update: { expression: string; values: Record<string, unknown>; names?: Record<string, string>; also?: string },
+): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: config().TABLE_NAME,
         Key: keys.x402Settlement(signature),
-        UpdateExpression: 'SET #status = :failed, failure = :failure, endedAt = :at REMOVE GSI1PK, GSI1SK',
-        ConditionExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':failed': 'FAILED',
-          ':pending': 'PENDING',
-          ':failure': failure.slice(0, 500),
-          ':at': now.toISOString(),
-        },
+        UpdateExpression: update.expression,
+        ConditionExpression: update.also ? `#status = :pending AND ${update.also}` : '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status', ...update.names },
+        ExpressionAttributeValues: { ':pending': 'PENDING', ...update.values },
       }),
     );
     return true;
@@ -171,6 +172,14 @@ export async function failSettlement(signature: string, failure: string, now: Da
   }
 }
 
+/** PENDING → FAILED (the transaction failed on chain, so it can never succeed); false when not PENDING. */
+export function failSettlement(signature: string, failure: string, now: Date): Promise<boolean> {
+  return updateWhilePending(signature, {
+    expression: 'SET #status = :failed, failure = :failure, endedAt = :at REMOVE GSI1PK, GSI1SK',
+    values: { ':failed': 'FAILED', ':failure': failure.slice(0, 500), ':at': now.toISOString() },
+  });
+}
+
 /**
  * Moves a PENDING settlement the reconciler looked at and left PENDING (not seen on chain, or held
  * at the agent's balance cap) to the back of the reconciler's list: its place is now `now`, so the
@@ -178,27 +187,11 @@ export async function failSettlement(signature: string, failure: string, now: Da
  * Without it, the oldest settlements that stay PENDING would fill every run's page and newer ones
  * would never be looked at. False when it is no longer PENDING (credited or failed meanwhile).
  */
-export async function deferPendingSettlement(signature: string, now: Date): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config().TABLE_NAME,
-        Key: keys.x402Settlement(signature),
-        UpdateExpression: 'SET GSI1SK = :sk, reconciledAt = :at',
-        ConditionExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':sk': keys.x402PendingIndex(now.toISOString(), signature).GSI1SK,
-          ':at': now.toISOString(),
-          ':pending': 'PENDING',
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+export function deferPendingSettlement(signature: string, now: Date): Promise<boolean> {
+  return updateWhilePending(signature, {
+    expression: 'SET GSI1SK = :sk, reconciledAt = :at',
+    values: { ':sk': keys.x402PendingIndex(now.toISOString(), signature).GSI1SK, ':at': now.toISOString() },
+  });
 }
 
 /** A claim given up before its transaction was sent: kept as a tombstone a day, then TTL'd. */
@@ -210,28 +203,13 @@ const RELEASED_TTL_SECONDS = 86_400;
  * sending), so the buyer may try again; false when it is not that agent's PENDING claim. The item is
  * marked RELEASED and leaves the reconciler's index rather than being deleted.
  */
-export async function releaseClaim(signature: string, agentId: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config().TABLE_NAME,
-        Key: keys.x402Settlement(signature),
-        UpdateExpression: 'SET #status = :released, #ttl = :ttl REMOVE GSI1PK, GSI1SK',
-        ConditionExpression: '#status = :pending AND agentId = :agentId',
-        ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: {
-          ':pending': 'PENDING',
-          ':agentId': agentId,
-          ':released': RELEASED,
-          ':ttl': Math.floor(Date.now() / 1000) + RELEASED_TTL_SECONDS,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+export function releaseClaim(signature: string, agentId: string): Promise<boolean> {
+  return updateWhilePending(signature, {
+    expression: 'SET #status = :released, #ttl = :ttl REMOVE GSI1PK, GSI1SK',
+    also: 'agentId = :agentId',
+    names: { '#ttl': TTL_ATTRIBUTE },
+    values: { ':agentId': agentId, ':released': RELEASED, ':ttl': Math.floor(Date.now() / 1000) + RELEASED_TTL_SECONDS },
+  });
 }
 
 /** PENDING settlements that began before `before`, oldest first (the reconciler's work list). */

@@ -361,18 +361,18 @@ export interface X402ReconcileReport {
 
 /**
  * The reconciler's x402 sweep: every settlement still PENDING after X402_RECONCILE_AFTER_SECONDS
- * (its settle died, or is taking very long) is looked up on chain: confirmed → credited through
- * the one credit path; failed → FAILED; not seen → left (the buyer's transaction may never be
- * sent, and then nothing is owed; one that lands later is credited by a later run). A confirmed one
- * the agent's balance cap refuses stays PENDING and is counted as `heldAtLimit`, not `credited`: it
- * is tried again every run (as its deferral allows), and each refusal logs the ERROR line the X402CreditHeldAtLimit alarm
- * counts. One credited by a racing settle between the listing and the credit is counted in neither.
- * A settlement left PENDING (held, or not seen) goes to the back of the list, to be taken again once
- * X402_RECONCILE_AFTER_SECONDS stale (`deferPendingSettlement`): `limit` settlements a run that stay
- * PENDING never starve the newer ones.
- * Settlements not seen on chain are only
- * counted in the run's report (`stillPending`): no metric or alarm watches them, as a claim on a
- * transaction that never landed owes nothing. What the reconciler alarms on for x402 is the second
+ * (its settle died, or is taking very long) is looked up on chain:
+ *   - confirmed → credited through the one credit path. One the agent's balance cap refuses stays
+ *     PENDING and is counted as `heldAtLimit`, not `credited`; each refusal logs the ERROR line the
+ *     X402CreditHeldAtLimit alarm counts. One credited by a racing settle between the listing and
+ *     the credit is counted in neither;
+ *   - failed → FAILED;
+ *   - not seen → left (the buyer's transaction may never be sent, and then nothing is owed; one that
+ *     lands later is credited by a later run), counted only in the report (`stillPending`): no
+ *     alarm watches them, as a claim on a transaction that never landed owes nothing.
+ * A settlement left PENDING (held, or not seen) goes to the back of the list and is taken again
+ * once it is stale again (`deferPendingSettlement`), so the `limit` oldest that never resolve
+ * cannot fill every run and starve newer ones. What the reconciler alarms on for x402 is the second
  * look below: the X402FinalityMismatch alarm (lib/monitoring.ts, X402_FINALITY_MISMATCHES_METRIC).
  */
 export async function reconcileX402(facilitator: Facilitator, now: Date = new Date(), limit = 100): Promise<X402ReconcileReport> {
