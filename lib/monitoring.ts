@@ -158,6 +158,8 @@ export class Monitoring extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly dashboard: cloudwatch.Dashboard;
   private readonly stage: string;
+  /** Alarms of other constructs, for the dashboard's alarm widget (addAlarmsToDashboard). */
+  private readonly otherAlarms: cloudwatch.IAlarm[] = [];
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -667,20 +669,15 @@ export class Monitoring extends Construct {
           : [],
       ),
     );
+    // One alarm widget for every alarm of the stage, at the bottom: it reads the list when the
+    // dashboard is rendered, so the alarms added later (addAlarmsToDashboard) land in it too.
+    dashboard.addWidgets(new AllAlarmsWidget(() => [...this.alarms, ...this.otherAlarms]));
     return dashboard;
   }
 
-  /** Adds the alarm status of every alarm given (this construct's and others', e.g. the webhook pipeline's) to the dashboard. */
+  /** Lists these alarms too (other constructs' on the same topic, e.g. the webhook pipeline's) in the dashboard's alarm widget. */
   addAlarmsToDashboard(alarms: readonly cloudwatch.IAlarm[]): void {
-    this.dashboard.addWidgets(
-      new cloudwatch.AlarmStatusWidget({
-        title: 'Alarms',
-        alarms: [...this.alarms, ...alarms],
-        width: 24,
-        height: 6,
-        sortBy: cloudwatch.AlarmStatusWidgetSortBy.STATE_UPDATED_TIMESTAMP,
-      }),
-    );
+    this.otherAlarms.push(...alarms);
   }
 
   /** ARN of this stage's alarm `id` (`*` for all of them). */
@@ -697,5 +694,36 @@ export class Monitoring extends Construct {
     const alarm = addAlarm(this, this.stage, this.topic, spec);
     this.alarms.push(alarm);
     return alarm;
+  }
+}
+
+/**
+ * The dashboard's alarm widget, placed when the dashboard is built but listing its alarms only when
+ * the dashboard is rendered (at synth). Alarms made after the dashboard (the webhook pipeline's, the
+ * kill switch's) join this one widget; a widget per call repeated every alarm of the stage.
+ */
+class AllAlarmsWidget implements cloudwatch.IWidget {
+  readonly width = 24;
+  readonly height = 6;
+  private x = 0;
+  private y = 0;
+
+  constructor(private readonly alarms: () => readonly cloudwatch.IAlarm[]) {}
+
+  position(x: number, y: number): void {
+    this.x = x;
+    this.y = y;
+  }
+
+  toJson(): unknown[] {
+    const widget = new cloudwatch.AlarmStatusWidget({
+      title: 'Alarms',
+      alarms: [...new Set(this.alarms())],
+      width: this.width,
+      height: this.height,
+      sortBy: cloudwatch.AlarmStatusWidgetSortBy.STATE_UPDATED_TIMESTAMP,
+    });
+    widget.position(this.x, this.y);
+    return widget.toJson();
   }
 }

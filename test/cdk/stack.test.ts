@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { handlerEntry, ROUTES, readsAdminKey } from '../../functions/api/routes';
 import { config as readConfig, resetForTests } from '../../functions/config';
 import {
@@ -717,6 +718,32 @@ describe('dashboard', () => {
     }
     // The alarm widget lists every alarm of the stack.
     for (const [id] of ofType('AWS::CloudWatch::Alarm')) expect([id, body.includes(id)]).toEqual([id, true]);
+  });
+
+  it('has one alarm widget, at the bottom, listing each alarm of the stack once (the pipelines’ alarms too)', () => {
+    // The body is JSON with deploy-time references spliced into its strings: name each by its logical id.
+    const parts = (dashboard?.Properties?.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    const text = parts
+      .map((part) => {
+        if (typeof part === 'string') return part;
+        const ref = part as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+        return ref.Ref ?? ref['Fn::GetAtt']?.[0] ?? 'token';
+      })
+      .join('');
+    const widgets = (JSON.parse(text) as { widgets: { type: string; properties: { alarms?: string[] } }[] }).widgets;
+    const alarmWidgets = widgets.filter((w) => w.type === 'alarm');
+    expect(alarmWidgets).toHaveLength(1);
+    expect(widgets.at(-1)?.type).toBe('alarm');
+    const listed = alarmWidgets[0]?.properties.alarms ?? [];
+    expect([...listed].sort()).toEqual(
+      ofType('AWS::CloudWatch::Alarm')
+        .map(([id]) => id)
+        .sort(),
+    );
+    // The webhook pipeline's and the kill switch's alarms are added after the dashboard is built.
+    const later = [stack.webhooks, stack.killSwitch].flatMap((c) => c.node.findAll().filter((n) => n instanceof cloudwatch.Alarm));
+    expect(later.length).toBeGreaterThan(0);
+    for (const alarm of later) expect(listed).toContain(stack.getLogicalId(alarm.node.defaultChild as never));
   });
 });
 
