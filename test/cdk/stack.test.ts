@@ -430,12 +430,21 @@ describe('data', () => {
     );
   });
 
-  it('has point-in-time recovery and deletion protection, and is retained if the stack goes (not after a failed first create)', () => {
+  it('has point-in-time recovery and deletion protection, and is retained if the stack goes, is replaced or its first create fails', () => {
     template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'RetainExceptOnCreate',
+      DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
       Properties: { PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true },
     });
+  });
+
+  it('lets a failed first deploy roll back: nothing a rollback would delete refuses deletion', () => {
+    // A create rollback deletes what it created unless its DeletionPolicy is Retain; DynamoDB
+    // refuses DeleteTable while deletion protection is on, and the rollback would end in
+    // ROLLBACK_FAILED. Only what has no deletion protection may be deleted by it (RetainExceptOnCreate).
+    const protectedResources = Object.entries(all).filter(([, r]) => r.Properties?.DeletionProtectionEnabled === true);
+    expect(protectedResources.map(([id]) => id)).toEqual([logicalId(stack, stack.data.table)]);
+    for (const [id, resource] of protectedResources) expect([id, resource.DeletionPolicy]).toEqual([id, 'Retain']);
   });
 
   it('keeps six named secrets whose values never appear in the template; the admin key and the approval secret are generated plain strings', () => {
