@@ -75,6 +75,18 @@ export class AgentPaymentServiceStack extends Stack {
     this.monitoring.addAlarmsToDashboard(this.killSwitch.addAlarms(this.monitoring.topic));
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'PublicBaseUrl', {
+      value: this.api.publicBaseUrl,
+      description: 'Where the approval links the API hands out point (publicBaseUrl, the custom domain or the API)',
+    });
+    if (this.api.customDomain) {
+      // The DNS record of the custom domain: a CNAME to the target, or a Route 53 alias with the zone id.
+      new CfnOutput(this, 'CustomDomainTarget', {
+        value: this.api.customDomain.regionalDomainName,
+        description: 'Point the custom domain here (CNAME, or a Route 53 alias with CustomDomainHostedZoneId): docs/deploy.md',
+      });
+      new CfnOutput(this, 'CustomDomainHostedZoneId', { value: this.api.customDomain.regionalHostedZoneId });
+    }
     new CfnOutput(this, 'TableName', {
       value: this.data.table.tableName,
       description: 'DynamoDB table (agents: PK AGENTKEY#<sha256>, SK AGENT)',

@@ -11,11 +11,12 @@
  * route with the same key, so the deploy would fail. Kept here, a route stays as it is and its
  * integration is updated in place to point at a new function (docs/deploy.md "Nested stacks").
  */
-import { NestedStack, Stack, Validations } from 'aws-cdk-lib';
+import { NestedStack, Stack, Token, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -26,7 +27,7 @@ import type { DataStore } from './data-store';
 import { grantReadSecrets, grantSendToQueue, grantTable } from './grants';
 import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
-import type { StageConfig } from './stage-config';
+import { certificateRegionProblem, type StageConfig } from './stage-config';
 import { paypalOrdersEnvironment, topupEnvironment } from './topup-watcher';
 import { grantWebhookSecrets } from './webhook-pipeline';
 import { x402Environment } from './x402';
@@ -113,6 +114,14 @@ export class ServiceHttpApi extends Construct {
   readonly parts = new Map<ApiPart, NestedStack>();
   /** Under adminAuth `iam`: execute-api:Invoke on exactly the admin routes, for operators' roles. */
   readonly adminPolicy: iam.ManagedPolicy | undefined;
+  /** The stage's custom domain (`domainName`), mapped to the `$default` stage. */
+  readonly customDomain: apigw.DomainName | undefined;
+  /**
+   * Where the links the API hands out point (PUBLIC_BASE_URL): the stage's `publicBaseUrl`, else
+   * its custom domain, else the API's own endpoint (a deploy-time value), so links work from the
+   * first deploy on.
+   */
+  readonly publicBaseUrl: string;
 
   constructor(scope: Construct, id: string, props: ServiceHttpApiProps) {
     super(scope, id);
@@ -141,6 +150,9 @@ export class ServiceHttpApi extends Construct {
       },
     });
 
+    this.customDomain = config.domainName && config.certificateArn ? this.domain(config.domainName, config.certificateArn) : undefined;
+    this.publicBaseUrl = config.publicBaseUrl ?? (config.domainName ? `https://${config.domainName}` : this.api.apiEndpoint);
+
     // CloudFormation's own JSON (the L1 property is untyped, so CDK does not PascalCase it).
     const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
     const adminIam = config.adminAuth === 'iam';
@@ -159,7 +171,7 @@ export class ServiceHttpApi extends Construct {
           ...(recognisesAdmin(route) && adminIam ? { ADMIN_AUTH: 'iam' } : {}),
           ...(route.approvalSecret ? { APPROVAL_SECRET_ARN: data.approvalSecret.secretArn } : {}),
           // Where approval links point; never the request's Host (functions/http/request.ts).
-          ...(route.publicLinks ? { PUBLIC_BASE_URL: config.publicBaseUrl } : {}),
+          ...(route.publicLinks ? { PUBLIC_BASE_URL: this.publicBaseUrl } : {}),
           ...(route.queue ? { PAYOUT_QUEUE_URL: props.payoutQueue.queueUrl } : {}),
           // Withdrawals refuse the platform's own addresses as destinations (core/withdrawals.ts) and
           // ask the chain whether a USDC wallet has its token account (rails/solana.token-accounts.ts).
@@ -224,6 +236,25 @@ export class ServiceHttpApi extends Construct {
     this.adminPolicy = adminIam ? this.adminInvokePolicy(config, adminRoutes) : undefined;
     // The HttpStage construct has no per-route settings; they go on the CloudFormation stage.
     if (Object.keys(routeSettings).length > 0) (this.stage.node.defaultChild as apigw.CfnStage).routeSettings = routeSettings;
+  }
+
+  /**
+   * The API on `domainName`: a regional API Gateway domain name with the stage's ACM certificate
+   * (TLS 1.2; a regional endpoint serves only a certificate of its own region), mapped to the
+   * `$default` stage at its root. The DNS record is the operator's (docs/deploy.md).
+   */
+  private domain(domainName: string, certificateArn: string): apigw.DomainName {
+    const region = Stack.of(this).region;
+    const problem = Token.isUnresolved(region) ? undefined : certificateRegionProblem(certificateArn, region);
+    if (problem) throw new Error(`invalid stage configuration: certificateArn: ${problem}`);
+    const domain = new apigw.DomainName(this, 'CustomDomain', {
+      domainName,
+      certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', certificateArn),
+      endpointType: apigw.EndpointType.REGIONAL,
+      securityPolicy: apigw.SecurityPolicy.TLS_1_2,
+    });
+    new apigw.ApiMapping(this, 'CustomDomainMapping', { api: this.api, domainName: domain, stage: this.stage });
+    return domain;
   }
 
   /** The nested stack of one part of the API, made with its first route. */

@@ -19,6 +19,18 @@ const LOG_RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ] as const;
 
+/**
+ * Why API Gateway would refuse this certificate for a regional custom domain in `region` (it serves
+ * only a certificate of its own region), or undefined. Also checked by lib/http-api.ts against the
+ * stack's region when the synth knows it.
+ */
+export function certificateRegionProblem(certificateArn: string, region: string): string | undefined {
+  const own = certificateArn.split(':')[3];
+  return own === region
+    ? undefined
+    : `a certificate of ${own}, but the stack deploys to ${region}: a regional API serves only a certificate of its own region (request or import it there)`;
+}
+
 /** Keys a stage block (or `-c key=value`) may set. Numbers are coerced: `-c` always passes strings. */
 const stageSchema = z
   .object({
@@ -136,24 +148,40 @@ const stageSchema = z
     /** Most due PENDING charges the charge sweeper expires per run (SWEEP_MAX_PER_RUN; config.ts default). */
     sweepMaxPerRun: z.coerce.number().int().min(1).max(1_000).default(200),
     /**
-     * Where the links the API hands out point (PUBLIC_BASE_URL of the routes with `approvalSecret`:
-     * `<publicBaseUrl>/approve/<token>`), e.g. `https://pay.example.com` or a base path behind a CDN.
-     * Required in every stage: links are never built from a request's Host header, which the client
-     * chooses. https, no credentials, query or fragment; a trailing slash is dropped.
+     * Where the links the API hands out point (PUBLIC_BASE_URL of the routes with `publicLinks`:
+     * `<publicBaseUrl>/approve/<token>`), e.g. a base path behind a CDN. Never a request's Host
+     * header, which the client chooses. https, no credentials, query or fragment; a trailing slash
+     * is dropped. Unset: `https://<domainName>` with a custom domain, else the API's own address
+     * (its execute-api URL, known only at deploy), so a first deploy hands out working links.
      */
     publicBaseUrl: z
-      .url({
-        protocol: /^https$/,
-        error: (issue) =>
-          issue.input === undefined
-            ? 'required: the https address approval links point at (set PUBLIC_BASE_URL of the GitHub environment, or -c publicBaseUrl=…)'
-            : 'an https:// URL',
-      })
+      .url({ protocol: /^https$/, error: 'an https:// URL' })
       .refine((value) => {
         const url = URL.canParse(value) ? new URL(value) : undefined;
         return url === undefined || (!url.username && !url.password && !url.search && !url.hash);
       }, 'an https:// URL without credentials, query or fragment')
-      .transform((value) => value.replace(/\/+$/, '')),
+      .transform((value) => value.replace(/\/+$/, ''))
+      .optional(),
+    /**
+     * The API's custom domain (an API Gateway regional domain name mapped to its `$default` stage),
+     * e.g. `pay.example.com`; with `certificateArn`. The DNS record pointing at it is the
+     * operator's (outputs CustomDomainTarget, CustomDomainHostedZoneId; docs/deploy.md).
+     */
+    domainName: z
+      .string()
+      .regex(
+        /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+        'a host name, e.g. pay.example.com (no https://, no path)',
+      )
+      .optional(),
+    /** The ACM certificate of `domainName`, issued in the stack's region (a regional endpoint serves no other). */
+    certificateArn: z
+      .string()
+      .regex(
+        /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/,
+        'an ACM certificate ARN (arn:aws:acm:<region>:<account>:certificate/<id>)',
+      )
+      .optional(),
     // Top-ups (docs/topups.md).
     /** The platform's USDC deposit wallet (SOLANA_DEPOSIT_ADDRESS; public). Unset: USDC top-ups answer 503 until it is set. */
     depositAddress: z.string().min(32).max(44).optional(),
@@ -172,6 +200,18 @@ const stageSchema = z
   .refine((c) => c.adminAuth === 'iam' || c.adminRoleNames.length === 0, {
     path: ['adminRoleNames'],
     message: 'attaches the IAM admin policy, which exists only with adminAuth iam',
+  })
+  .refine((c) => c.domainName === undefined || c.certificateArn !== undefined, {
+    path: ['domainName'],
+    message: 'needs certificateArn: the ACM certificate API Gateway serves it with',
+  })
+  .refine((c) => c.certificateArn === undefined || c.domainName !== undefined, {
+    path: ['certificateArn'],
+    message: 'needs domainName: the custom domain it is the certificate of',
+  })
+  .superRefine((c, ctx) => {
+    const problem = c.certificateArn && c.region ? certificateRegionProblem(c.certificateArn, c.region) : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', path: ['certificateArn'], message: problem });
   })
   .refine((c) => c.stage !== 'production' || c.alarmEmail !== undefined, {
     path: ['alarmEmail'],

@@ -9,7 +9,8 @@ import { ROUTES } from '../../functions/api/routes';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { logicalId, resources, synthesize } from './support';
 
-const { stack, template, config } = synthesize();
+const synthesized = synthesize();
+const { stack, template, config } = synthesized;
 
 describe('access logs', () => {
   it('log the route key, never the path, query string or a header', () => {
@@ -55,5 +56,77 @@ describe('links', () => {
       expect([name, env.PUBLIC_BASE_URL]).toEqual([name, config.publicBaseUrl]);
     }
     for (const route of ROUTES.filter((r) => r.publicLinks)) expect(linkMakers).toContain(route.name);
+  });
+});
+
+describe('the links\' address on a first deploy (docs/deploy.md "The public address")', () => {
+  const DOMAIN = 'pay.example.com';
+  const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
+  const linkEnv = (synthesized: ReturnType<typeof synthesize>) => {
+    const fn = synthesized.stack.api.functions.get('create-charge');
+    return (
+      resources(synthesized.template)[fn ? logicalId(synthesized.stack, fn.fn) : '']?.Properties?.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables.PUBLIC_BASE_URL;
+  };
+  const ofType = (synthesized: ReturnType<typeof synthesize>, type: string) =>
+    Object.entries(resources(synthesized.template)).filter(([, r]) => r.Type === type);
+  const outputs = (synthesized: ReturnType<typeof synthesize>) =>
+    (synthesized.templates[0]?.template.toJSON().Outputs ?? {}) as Record<string, { Value: unknown }>;
+  const apiId = (synthesized: ReturnType<typeof synthesize>) => logicalId(synthesized.stack, synthesized.stack.api.api);
+
+  it('points at the API itself when the stage names no address: links that work from the first deploy', () => {
+    const bare = synthesize({ publicBaseUrl: undefined });
+    expect(linkEnv(bare)).toEqual({ 'Fn::GetAtt': [apiId(bare), 'ApiEndpoint'] });
+    expect(ofType(bare, 'AWS::ApiGatewayV2::DomainName')).toEqual([]);
+    expect(outputs(bare).PublicBaseUrl?.Value).toEqual({ 'Fn::GetAtt': [apiId(bare), 'ApiEndpoint'] });
+  });
+
+  it('serves the API on the stage’s custom domain (its ACM certificate, TLS 1.2) and points the links there', () => {
+    const custom = synthesize({ publicBaseUrl: undefined, domainName: DOMAIN, certificateArn: CERTIFICATE });
+    const domains = ofType(custom, 'AWS::ApiGatewayV2::DomainName');
+    expect(domains).toHaveLength(1);
+    const [domainId, domain] = domains[0] ?? [];
+    expect(domain?.Properties).toEqual({
+      DomainName: DOMAIN,
+      DomainNameConfigurations: [{ CertificateArn: CERTIFICATE, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' }],
+    });
+    const mappings = ofType(custom, 'AWS::ApiGatewayV2::ApiMapping');
+    expect(mappings.map(([, r]) => r.Properties)).toEqual([
+      { ApiId: { Ref: apiId(custom) }, DomainName: { Ref: domainId }, Stage: '$default' },
+    ]);
+    // Named, not referenced: the mapping waits for the stage explicitly.
+    expect(mappings[0]?.[1].DependsOn).toContain(logicalId(custom.stack, custom.stack.api.stage));
+    expect(linkEnv(custom)).toBe(`https://${DOMAIN}`);
+    expect(outputs(custom).PublicBaseUrl?.Value).toBe(`https://${DOMAIN}`);
+    // Where the DNS record points (a CNAME, or an alias with the zone id).
+    expect(outputs(custom).CustomDomainTarget?.Value).toEqual({ 'Fn::GetAtt': [domainId, 'RegionalDomainName'] });
+    expect(outputs(custom).CustomDomainHostedZoneId?.Value).toEqual({ 'Fn::GetAtt': [domainId, 'RegionalHostedZoneId'] });
+  });
+
+  it('keeps an explicit publicBaseUrl over both (a base path, a CDN in front)', () => {
+    const both = synthesize({ publicBaseUrl: 'https://example.com/pay', domainName: DOMAIN, certificateArn: CERTIFICATE });
+    expect(linkEnv(both)).toBe('https://example.com/pay');
+    expect(ofType(both, 'AWS::ApiGatewayV2::DomainName')).toHaveLength(1);
+    expect(linkEnv(synthesized)).toBe(config.publicBaseUrl);
+    expect(ofType(synthesized, 'AWS::ApiGatewayV2::DomainName')).toEqual([]);
+  });
+
+  it('refuses a domain without its certificate (or the reverse), a URL for a domain, and a certificate of another region', () => {
+    expect(() => synthesize({ domainName: DOMAIN })).toThrow(/domainName: needs certificateArn/);
+    expect(() => synthesize({ certificateArn: CERTIFICATE })).toThrow(/certificateArn: needs domainName/);
+    expect(() => synthesize({ domainName: `https://${DOMAIN}`, certificateArn: CERTIFICATE })).toThrow(/domainName: a host name/);
+    expect(() => synthesize({ domainName: DOMAIN, certificateArn: 'arn:aws:iam::123456789012:role/x' })).toThrow(
+      /certificateArn: an ACM certificate ARN/,
+    );
+    // A regional API serves only a certificate of its own region.
+    expect(() => synthesize({ domainName: DOMAIN, certificateArn: CERTIFICATE, region: 'us-east-1' })).toThrow(
+      /certificateArn: .*eu-west-1.*us-east-1/,
+    );
+    // The same when the region comes from the deploying credentials (bin/app.ts: CDK_DEFAULT_REGION).
+    expect(() =>
+      synthesize({ domainName: DOMAIN, certificateArn: CERTIFICATE }, { env: { account: '123456789012', region: 'us-east-1' } }),
+    ).toThrow(/certificateArn: .*eu-west-1.*us-east-1/);
   });
 });
