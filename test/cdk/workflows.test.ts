@@ -128,3 +128,36 @@ describe('GitHub Actions workflows', () => {
     });
   });
 });
+
+describe('the deploy job (first-deploy traps, docs/deploy.md "First deploy")', () => {
+  const stage = workflow('deploy-stage.yml');
+  const deploySteps = stage.jobs.deploy?.steps ?? [];
+  const at = (predicate: (s: Step) => boolean) => deploySteps.findIndex(predicate);
+
+  it('synthesizes, runs the preflight on that assembly, then deploys exactly it', () => {
+    const synth = at((s) => s.run?.includes('cdk synth') === true);
+    const preflight = at((s) => s.run?.includes('bin/deploy-preflight.ts') === true);
+    const deploy = at((s) => s.run?.includes('cdk deploy') === true);
+    expect(synth).toBeGreaterThan(0);
+    expect(preflight).toBeGreaterThan(synth);
+    expect(deploy).toBeGreaterThan(preflight);
+    expect(deploySteps[synth]?.run).toContain('--output cdk.out');
+    expect(deploySteps[preflight]?.run).toContain('"AgentPaymentService-$STAGE" cdk.out');
+    // No synth of its own (context flags would make another assembly than the one checked).
+    expect(deploySteps[deploy]?.run).toContain('--app cdk.out');
+    expect(deploySteps[deploy]?.run).not.toContain(' -c ');
+  });
+
+  it('gives diff and deploy the same stage context, from the same GitHub variables', () => {
+    const diff = stage.jobs.diff?.steps?.find((s) => s.run?.includes('cdk diff'));
+    const synth = deploySteps.find((s) => s.run?.includes('cdk synth'));
+    const contextOf = (step: Step | undefined) =>
+      [...(step?.run ?? '').matchAll(/-c "(\w+)=\$(\w+)"/g)].map((m) => `${m[1]}=${m[2]}`).sort();
+    expect(contextOf(synth)).toEqual(contextOf(diff));
+    for (const variable of ['DOMAIN_NAME', 'CERTIFICATE_ARN', 'RESERVE_CONCURRENCY', 'PUBLIC_BASE_URL']) {
+      expect(contextOf(synth).some((c) => c.endsWith(`=${variable}`))).toBe(true);
+      for (const step of [diff, synth])
+        expect((step as Step & { env?: Record<string, string> })?.env?.[variable]).toBe(expression(`vars.${variable}`));
+    }
+  });
+});
