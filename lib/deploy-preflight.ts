@@ -82,7 +82,8 @@ export function concurrencyProblem(
   const room = account.unreserved - LAMBDA_MIN_UNRESERVED;
   if (increase <= 0 || increase <= room) return undefined;
   const neededLimit = account.limit + (increase - room);
-  const list = wanted.map((r) => `${r.description}: ${r.reserved}`).join('; ');
+  // A function's description up to its first colon names it ("Payout worker: pays withdrawals …").
+  const list = wanted.map((r) => `${r.description.split(':')[0]?.trim()} ${r.reserved}`).join(', ');
   return [
     `${stackName} reserves ${total(wanted)} concurrent executions (${list})${total(deployed) > 0 ? `, ${increase} more than it does today` : ''},`,
     `but Lambda keeps ${LAMBDA_MIN_UNRESERVED} of the account's unreserved and only ${account.unreserved} of its quota of ${account.limit} are unreserved:`,

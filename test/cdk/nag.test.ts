@@ -115,6 +115,16 @@ describe('cdk-nag (AWS Solutions)', () => {
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
   });
 
+  it('finds nothing unacknowledged on a custom domain, nor without a public address (links to the API)', () => {
+    const custom = synthesize({
+      alarmEmail: 'ops@example.com',
+      publicBaseUrl: undefined,
+      domainName: 'pay.example.com',
+      certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789',
+    });
+    expect(new AwsSolutionsChecks().validateScope(custom.app).violations.map((v) => v.ruleName)).toEqual([]);
+  });
+
   it('gives every acknowledgement a specific reason', () => {
     for (const ack of acknowledgements()) {
       expect([ack.id, ack.reason.length >= 80]).toEqual([ack.id, true]);
