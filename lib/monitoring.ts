@@ -8,8 +8,9 @@
  * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
  * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
  * payout UNCLAIMED), and only a sweep over the table sees it. The metric's contract is in
- * functions/observability/metric-names.ts (STUCK_PAYOUTS_METRIC), like the sweeper's lag and the
- * daily audit's problems.
+ * functions/observability/metric-names.ts (STUCK_PAYOUTS_METRIC), like the sweeper's lag, the
+ * daily audit's problems and the hot wallet's SOL spend (X402FeePayerLamports per landed x402
+ * settlement, and the reconciler's HotWalletLamports gauge: the wallet pays payout fees too).
  *
  * Some metrics come from log lines (metric filters): PayoutRailNeedsOperator counts the two rail
  * errors no retry can cure in the worker's and reconciler's logs; ChargesNotExpiring the sweeper's
