@@ -371,7 +371,7 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
       } catch (error) {
         if (error instanceof SettlementNotPendingError) {
           // Credited (or failed) in between, by a racing settle or the reconciler: answer what it recorded.
-          const current = await getSettlement(settlement.signature);
+          const current = await getSettlement(settlement.messageHash);
           if (current?.status === 'CREDITED' && current.agentId === settlement.agentId) {
             outcome = 'alreadyCredited';
             return answerCredited(current);

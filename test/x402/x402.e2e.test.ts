@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createKeyPairSignerFromBytes, getBase64Encoder, getTransactionDecoder } from '@solana/kit';
 import { HTTPFacilitatorClient } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
@@ -29,8 +29,8 @@ import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { claimSettlement } from '../../functions/store/x402.repository';
-import { checkX402Finality, reconcileX402 } from '../../functions/use-cases/x402';
+import { claimSettlement, toSettlement } from '../../functions/store/x402.repository';
+import { checkX402Finality, creditConfirmed, reconcileX402 } from '../../functions/use-cases/x402';
 import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
@@ -262,6 +262,10 @@ describe('x402 with the stock seller and buyer', () => {
     const answers = await Promise.all(Array.from({ length: 4 }, () => settle(seller.key, payload)));
     for (const a of answers) expect([200, 409]).toContain(a.status);
     expect(answers.some((a) => a.body.success === true)).toBe(true);
+    // A racer is told it was paid, to ask again, or that the request is in progress: never that it failed.
+    for (const a of answers.filter((answer) => answer.status === 200 && answer.body.success !== true)) {
+      expect(a.body).toMatchObject({ success: false, errorReason: 'settlement_pending' });
+    }
     // Whatever each racer was told, the chain has the transfer once and the agent is credited once.
     const final = await settle(seller.key, payload);
     expect(final.body).toMatchObject({ success: true });
@@ -363,6 +367,24 @@ describe('x402 when the process dies between the on-chain confirmation and the c
 });
 
 /** The settlement of a payment: keyed by its transaction's message hash, as verify finds it without a key. */
+describe('x402 credit that loses to a credit made before', () => {
+  it("answers the settlement's recorded success, found by its message hash, and credits nothing", async () => {
+    const payload = await freshPayment();
+    const first = await settle(seller.key, payload);
+    expect(first.body).toMatchObject({ success: true });
+    const balance = await usdcBalance(seller.key);
+    const item = await settlementItem(payload);
+    // As if its idempotency record had expired: the credit's condition on the claim speaks alone.
+    await db().send(
+      new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.idempotency(`${seller.id}#x402-settle`, String(item.signature)) }),
+    );
+    const again = await creditConfirmed({ ...toSettlement(item), status: 'PENDING' }, { ...(first.body as SettleResponse) });
+    expect(again.outcome).toBe('alreadyCredited');
+    expect(JSON.parse(again.result.rawBody ?? '{}')).toEqual(first.body);
+    expect(await usdcBalance(seller.key)).toBe(balance);
+  });
+});
+
 const settlementItem = async (payload: PaymentPayload) => {
   const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(String(payload.payload.transaction)));
   const messageHash = createHash('sha256').update(Buffer.from(transaction.messageBytes)).digest('hex');
