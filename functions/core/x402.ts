@@ -1,7 +1,7 @@
 /**
  * x402 (DESIGN §17, docs/x402.md): the service is an x402 v2 facilitator for its agents, scheme
- * `exact` on Solana. A buyer's USDC transfer lands in the treasury and is credited to the settling
- * agent's USDC balance once per transaction signature. Pure: the settlement's states, the policy
+ * `exact` on Solana. A buyer's USDC transfer lands in the treasury and is credited, once, to the
+ * USDC balance of the agent it names (its seller memo). Pure: the settlement's states, the policy
  * the service adds to the stock scheme's checks, and the reasons a refusal carries.
  *
  * A settlement is keyed by its transaction's message hash (sha256 of the message bytes: computable
@@ -87,7 +87,7 @@ export const X402_REASONS = {
   pending: 'settlement_pending',
 } as const;
 
-/** The claim on a signature is another agent's: that agent settles (or settled) this payment. */
+/** The claim on a payment is another agent's (or this one's, in a race): that agent settles (or settled) it. */
 export class SettlementClaimedError extends DomainError {
   constructor(readonly existing: X402Settlement) {
     super('x402 settlement is claimed already');
