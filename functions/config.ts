@@ -161,6 +161,15 @@ const schema = z.object({
    */
   X402_FINALITY_AFTER_SECONDS: z.coerce.number().int().min(0).default(60),
   X402_FINALITY_MAX_SECONDS: z.coerce.number().int().min(1).default(900),
+  /**
+   * What one settlement may cost the fee payer (the hot wallet), whose fee the buyer's transaction
+   * sets: its compute unit limit, its compute unit price (µlamports per unit) and its signatures
+   * (5,000 lamports each). The stock client asks 20,000 units at 1 µlamport with 2 signatures; the
+   * defaults cap a settlement at 20,000 lamports (docs/x402.md, "The fee payer's spend").
+   */
+  X402_MAX_COMPUTE_UNITS: z.coerce.number().int().min(1).max(1_400_000).default(200_000),
+  X402_MAX_PRIORITY_FEE_MICROLAMPORTS: z.coerce.number().int().min(0).max(5_000_000).default(50_000),
+  X402_MAX_SIGNATURES: z.coerce.number().int().min(2).max(4).default(2),
   // Webhooks (docs/webhooks.md).
   /** SQS queue the dispatcher sends one message per (event, endpoint) to, for the delivery worker. */
   WEBHOOK_QUEUE_URL: z.string().min(1).optional(),

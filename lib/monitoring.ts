@@ -8,8 +8,9 @@
  * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
  * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
  * payout UNCLAIMED), and only a sweep over the table sees it. The metric's contract is in
- * functions/observability/metric-names.ts (STUCK_PAYOUTS_METRIC), like the sweeper's lag and the
- * daily audit's problems.
+ * functions/observability/metric-names.ts (STUCK_PAYOUTS_METRIC), like the sweeper's lag, the
+ * daily audit's problems and the hot wallet's SOL spend (X402FeePayerLamports per landed x402
+ * settlement, and the reconciler's HotWalletLamports gauge: the wallet pays payout fees too).
  *
  * Some metrics come from log lines (metric filters): PayoutRailNeedsOperator counts the two rail
  * errors no retry can cure in the worker's and reconciler's logs; ChargesNotExpiring the sweeper's
@@ -37,6 +38,7 @@ import { Construct } from 'constructs';
 import { ROUTES, type RouteSpec } from '../functions/api/routes';
 import {
   FAILED_TOPUPS_METRIC,
+  HOT_WALLET_LAMPORTS_METRIC,
   LEDGER_AUDIT_PROBLEMS_METRIC,
   METRICS_NAMESPACE,
   metricDimensions,
@@ -51,6 +53,7 @@ import {
   UNMATCHED_TOPUP_PAYMENTS_METRIC,
   X402_BALANCE_LIMIT_LOG_MESSAGE,
   X402_CREDITS_HELD_AT_LIMIT_METRIC,
+  X402_FEE_PAYER_LAMPORTS_METRIC,
   X402_FINALITY_MISMATCH_LOG_MESSAGE,
   X402_FINALITY_MISMATCHES_METRIC,
 } from '../functions/observability/metric-names';
@@ -95,6 +98,14 @@ export const PAYOUT_QUEUE_MAX_AGE = Duration.minutes(15);
  */
 export const heldAtLimitPeriod = (reconcileEveryMinutes: number): Duration =>
   Duration.minutes(Math.max(FIVE_MINUTES.toMinutes(), reconcileEveryMinutes + 1));
+/**
+ * X402FeePayerSpend: x402 network fees the hot wallet may pay in an hour (X402FeePayerLamports)
+ * before it pages, 0.1 SOL: about 10,000 stock payments (10,001 lamports each), 5,000 at the caps
+ * (20,000). Far more is a flood of payments or of fee-heavy ones; raise it with real volume.
+ */
+export const X402_FEE_SPEND_ALARM_LAMPORTS_PER_HOUR = 100_000_000;
+/** HotWalletSolLow: the hot wallet's SOL (it pays x402 and payout fees and token-account rent) below 0.1 SOL. */
+export const HOT_WALLET_MIN_LAMPORTS = 100_000_000;
 /** The sweeper runs every minute (expiry lags ≤ 60 s by design); five minutes late is behind. */
 export const SWEEPER_MAX_LAG = Duration.minutes(5);
 
@@ -338,10 +349,24 @@ export class Monitoring extends Construct {
       {
         id: 'X402CreditHeldAtLimit',
         description:
-          "A confirmed x402 payment could not be credited: the agent's USDC balance is at its cap (MAX_BALANCE_MINOR on every balance shard). The USDC is in the treasury and owed to the agent; the settlement stays PENDING and the reconciler tries the credit again on every run, so this alarm stays on until the agent withdraws (or the cap is raised), then the next run credits it once and the alarm clears. The ERROR line 'x402 credit refused: balance limit' in the reconciler's (or x402-settle's) log group names the signature, the agent and the amount; the settlement is item X402TX#<signature> (docs/x402.md).",
+          "A confirmed x402 payment could not be credited: the agent's USDC balance is at its cap (MAX_BALANCE_MINOR on every balance shard). The USDC is in the treasury and owed to the agent; the settlement stays PENDING and the reconciler tries the credit again on every run, so this alarm stays on until the agent withdraws (or the cap is raised), then the next run credits it once and the alarm clears. The ERROR line 'x402 credit refused: balance limit' in the reconciler's (or x402-settle's) log group names the signature, the agent and the amount; the settlement is item X402TX#<messageHash>, the line's messageHash (docs/x402.md).",
         // A period that always holds a reconciler run, so the alarm stays on while the credit is held.
         metric: logMetric(X402_CREDITS_HELD_AT_LIMIT_METRIC, heldAtLimitPeriod(config.reconcileEveryMinutes)),
         threshold: 1,
+      },
+      {
+        id: 'X402FeePayerSpend',
+        description: `The hot wallet paid more than ${X402_FEE_SPEND_ALARM_LAMPORTS_PER_HOUR / 1e9} SOL of x402 network fees in an hour (X402FeePayerLamports: what each landed settlement cost the fee payer; one settlement is capped by X402_MAX_COMPUTE_UNITS, X402_MAX_PRIORITY_FEE_MICROLAMPORTS and X402_MAX_SIGNATURES). A flood of payments, or of payments priced at the caps: look at x402-settle's traffic and the settlements' fees (docs/x402.md).`,
+        metric: serviceMetric(X402_FEE_PAYER_LAMPORTS_METRIC, 'Sum', Duration.hours(1)),
+        threshold: X402_FEE_SPEND_ALARM_LAMPORTS_PER_HOUR,
+      },
+      {
+        id: 'HotWalletSolLow',
+        description: `The hot wallet holds less than ${HOT_WALLET_MIN_LAMPORTS / 1e9} SOL (HotWalletLamports, read by the reconciler on each run). It pays the network fees of x402 settlements and USDC payouts and the rent of the token accounts payouts create: top it up before payouts fail with PlatformFundsError (docs/deploy.md).`,
+        // A period that always holds a reconciler run.
+        metric: serviceMetric(HOT_WALLET_LAMPORTS_METRIC, 'Minimum', heldAtLimitPeriod(config.reconcileEveryMinutes)),
+        threshold: HOT_WALLET_MIN_LAMPORTS,
+        comparison: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       },
       // The charge sweeper.
       props.sweeper.errorAlarm(

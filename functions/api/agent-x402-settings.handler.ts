@@ -7,8 +7,8 @@ import { authenticateX402Agent } from './x402-request';
 
 loadConfig({ require: [...NEEDS_X402, ...NEEDS_PUBLIC_BASE_URL] });
 
-/** GET /api/v1/agents/x402 — the agent key; what the seller's x402 middleware is configured with. */
+/** GET /api/v1/agents/x402 — the agent key; what the seller's x402 middleware is configured with, its seller memo included. */
 export const handler = httpHandler(async (req) => {
-  await authenticateX402Agent(req);
-  return { statusCode: 200, body: x402Settings(await readOnlyFacilitator(), publicBaseUrl()) };
+  const agent = await authenticateX402Agent(req);
+  return { statusCode: 200, body: x402Settings(await readOnlyFacilitator(), agent, publicBaseUrl()) };
 });

@@ -80,7 +80,7 @@ const WEBHOOKS = {
   test: uses('getWebhooks', 'testPingWindow', 'appendOutbox'),
 };
 const AGENT = uses('agentKeyLookup');
-/** Settling an x402 payment: the claim on its signature, the credit once, the end of a failed or unsent one. */
+/** Settling an x402 payment: its claim looked up, claimed, credited once, or ended when it failed on chain. */
 const X402_SETTLE = uses(
   'agentKeyLookup',
   'idempotentCommand',
@@ -88,8 +88,9 @@ const X402_SETTLE = uses(
   'getX402Settlement',
   'creditX402Settlement',
   'failX402Settlement',
-  'releaseX402Claim',
 );
+/** Verifying an x402 payment: a claimed one is refused (read only). */
+const X402_VERIFY = uses('agentKeyLookup', 'getX402Settlement');
 const USER = uses('userKeyLookup');
 /** Issuing a grant (the user API or the consent page): the agent named, the grant, its key and events, the limit. */
 const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
@@ -274,7 +275,7 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   { name: 'user-webhooks-test', method: 'POST', path: '/api/v1/users/me/webhooks/{id}/test', table: combine(USER, WEBHOOKS.test) },
   // x402 (docs/x402.md): the facilitator a seller's stock middleware calls at `<base>/x402`, with its agent key.
-  { name: 'x402-verify', method: 'POST', path: '/x402/verify', table: AGENT, x402: 'read' },
+  { name: 'x402-verify', method: 'POST', path: '/x402/verify', table: X402_VERIFY, x402: 'read' },
   { name: 'x402-settle', method: 'POST', path: '/x402/settle', table: X402_SETTLE, x402: 'settle' },
   // Public: a stock client asks it before anything else (its Bearer header is ignored).
   { name: 'x402-supported', method: 'GET', path: '/x402/supported', public: true, table: {}, x402: 'read' },

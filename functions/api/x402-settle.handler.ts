@@ -8,7 +8,7 @@ loadConfig({ require: NEEDS_X402_SETTLE });
 
 /**
  * POST /x402/settle — the seller's agent key; settles with the stock scheme and credits the agent's
- * USDC balance once per transaction signature; an x402 SettleResponse (a refusal is 200 success:false).
+ * USDC balance once per payment; an x402 SettleResponse (a refusal is 200 success:false).
  */
 export const handler = httpHandler(async (req) => {
   const agent = await authenticateX402Agent(req);

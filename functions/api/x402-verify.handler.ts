@@ -6,9 +6,9 @@ import { authenticateX402Agent, facilitatorRequest } from './x402-request';
 
 loadConfig({ require: NEEDS_X402 });
 
-/** POST /x402/verify — the seller's agent key; an x402 VerifyResponse (a refusal is 200 isValid:false). */
+/** POST /x402/verify — the seller's agent key; an x402 VerifyResponse (a refusal, a payment already claimed included, is 200 isValid:false). */
 export const handler = httpHandler(async (req) => {
-  await authenticateX402Agent(req);
+  const agent = await authenticateX402Agent(req);
   const request = facilitatorRequest(req);
-  return { statusCode: 200, body: await x402Verify(await readOnlyFacilitator(), request) };
+  return { statusCode: 200, body: await x402Verify(await readOnlyFacilitator(), agent, request) };
 });

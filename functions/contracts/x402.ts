@@ -70,13 +70,15 @@ export const supportedResponseSchema = z.object({
   signers: z.record(z.string(), z.array(z.string())),
 });
 
-/** `GET /api/v1/agents/x402`: what a seller puts in its middleware. */
+/** `GET /api/v1/agents/x402`: what a seller puts in its middleware (`extra` goes into each route's `accepts.extra`). */
 export const x402SettingsSchema = z.object({
   facilitatorUrl: z.url(),
   network: z.string(),
   asset: z.string(),
   payTo: z.string(),
   feePayer: z.string(),
+  /** `memo`: the agent's seller memo; verify and settle refuse requirements without it. */
+  extra: z.object({ memo: z.string() }),
 });
 
 /** `GET /api/v1/agents/x402/payments` query. */

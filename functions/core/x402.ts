@@ -1,12 +1,14 @@
 /**
  * x402 (DESIGN §17, docs/x402.md): the service is an x402 v2 facilitator for its agents, scheme
- * `exact` on Solana. A buyer's USDC transfer lands in the treasury and is credited to the settling
- * agent's USDC balance once per transaction signature. Pure: the settlement's states, the policy
+ * `exact` on Solana. A buyer's USDC transfer lands in the treasury and is credited, once, to the
+ * USDC balance of the agent it names (its seller memo). Pure: the settlement's states, the policy
  * the service adds to the stock scheme's checks, and the reasons a refusal carries.
  *
- * A settlement is keyed by its transaction signature (the fee payer's, which the hot wallet's
- * deterministic ed25519 signature fixes before anything is sent):
- *   PENDING   the agent's claim on the signature, written before the transaction is sent;
+ * A settlement is keyed by its transaction's message hash (sha256 of the message bytes: computable
+ * from the payload without any key, so verify finds it too) and records the transaction signature
+ * (the fee payer's: the hot wallet signs only a message that passed every check, and its
+ * deterministic ed25519 signature is the one the transaction lands under):
+ *   PENDING   the agent's claim on the payment, written after every check and before the send;
  *   CREDITED  the transaction confirmed and the amount was credited (one transaction, with the
  *             payment record, the idempotency record and the event);
  *   FAILED    the transaction failed on chain: it can never succeed, nothing was credited.
@@ -24,7 +26,12 @@ export type SettlementStatus = 'PENDING' | 'CREDITED' | 'FAILED';
 
 /** What the service knows of one payment, from the payload and requirements it was asked to settle. */
 export interface X402Payment {
-  /** The transaction signature (base58): the settlement's identity. */
+  /**
+   * sha256 (hex) of the transaction's message bytes: the settlement's identity. One message is one
+   * payment: it names the fee payer, so only the hot wallet's signature lands it, under one signature.
+   */
+  messageHash: string;
+  /** The transaction signature (base58), the fee payer's: what the chain knows it by. */
   signature: string;
   agentId: string;
   /** Micro-USDC, the requirement's (= the transfer's, as the scheme checks) amount. */
@@ -34,6 +41,8 @@ export interface X402Payment {
   network: string;
   /** The resource the seller charged for (`paymentPayload.resource.url`), when given. */
   resource: string | null;
+  /** Lamports the transaction costs the fee payer once it lands (base fee and priority fee), when known. */
+  feeLamports?: number;
 }
 
 export interface X402Settlement extends X402Payment {
@@ -68,6 +77,8 @@ export const X402_REASONS = {
   unsupportedScheme: 'unsupported_scheme',
   amountTooSmall: 'invalid_exact_svm_payload_amount_below_minimum',
   amountInvalid: 'invalid_exact_svm_payload_amount',
+  /** The requirements do not carry the authenticated agent's seller memo (`extra.memo`). */
+  sellerMemo: 'invalid_seller_memo',
   /** The transaction was settled, or is being settled, for another agent. */
   settledByAnotherAgent: 'duplicate_settlement',
   /** The transaction failed on chain before (it can never succeed). */
@@ -76,7 +87,7 @@ export const X402_REASONS = {
   pending: 'settlement_pending',
 } as const;
 
-/** The claim on a signature is another agent's: that agent settles (or settled) this payment. */
+/** The claim on a payment is another agent's (or this one's, in a race): that agent settles (or settled) it. */
 export class SettlementClaimedError extends DomainError {
   constructor(readonly existing: X402Settlement) {
     super('x402 settlement is claimed already');
@@ -89,6 +100,14 @@ export class SettlementNotPendingError extends DomainError {
     super('x402 settlement is not pending');
   }
 }
+
+/**
+ * The memo that names an agent as the seller of a payment: the seller puts it in its middleware's
+ * `extra.memo`, the stock client writes it into the transaction's memo instruction, and the stock
+ * scheme checks the transaction carries exactly it. Verify and settle accept only the
+ * authenticated agent's, so a payment made for one agent cannot be settled (or verified) by another.
+ */
+export const x402SellerMemo = (agentId: string): string => `x402:${agentId}`;
 
 const ulid = monotonicFactory();
 /** A payment id of the listing: `x402_` + a lower-case ULID (creation order). */

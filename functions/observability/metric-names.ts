@@ -90,3 +90,16 @@ export const X402_FINALITY_MISMATCH_LOG_MESSAGE = 'x402 settlement not finalized
 export const X402_CREDITS_HELD_AT_LIMIT_METRIC = 'X402CreditsHeldAtLimit';
 /** The log line's message that filter matches. */
 export const X402_BALANCE_LIMIT_LOG_MESSAGE = 'x402 credit refused: balance limit';
+/**
+ * Emitted once per x402 transaction that landed (credited, or failed on chain: a failed one pays its
+ * fee too), by x402-settle or the reconciler, whichever ends the settlement: the lamports the
+ * transaction cost the fee payer (5,000 per signature and the priority fee its compute budget asked
+ * for; capped by X402_MAX_* in functions/config.ts). lib/monitoring.ts alarms on its hourly sum.
+ */
+export const X402_FEE_PAYER_LAMPORTS_METRIC = 'X402FeePayerLamports';
+/**
+ * Gauge the reconciler emits on each x402 sweep: the hot wallet's SOL, in lamports. It pays the fees
+ * of x402 settlements and of USDC payouts, and the rent of the token accounts payouts create;
+ * lib/monitoring.ts alarms when it runs low.
+ */
+export const HOT_WALLET_LAMPORTS_METRIC = 'HotWalletLamports';

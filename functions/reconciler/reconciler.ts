@@ -33,8 +33,13 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       ...(remaining !== undefined ? { startBefore: Date.now() + remaining - ONE_PAYOUT_MS } : {}),
     });
     metrics().addMetric(STUCK_PAYOUTS_METRIC, MetricUnit.Count, report.stuck);
-    flushMetrics();
-    const x402 = deps.x402Facilitator ? await x402Sweep(deps.x402Facilitator, deps.clock?.() ?? new Date()) : undefined;
+    let x402: ReconcilerReport['x402'];
+    try {
+      x402 = deps.x402Facilitator ? await x402Sweep(deps.x402Facilitator, deps.clock?.() ?? new Date()) : undefined;
+    } finally {
+      // With the x402 sweep's: the hot wallet's SOL and the fees of the settlements it ended.
+      flushMetrics();
+    }
     return x402 ? { ...report, x402 } : report;
   };
 }

@@ -192,15 +192,15 @@ export const STORE = {
   /** A PayPal transmission seen (paypal-transmission.repository.ts), forgotten again when PayPal could not verify it. */
   paypalTransmission: { write: ['paypalTransmission'] },
   listDeliveryAttempts: { read: ['webhookDelivery'] },
-  // x402 settlements (x402.repository.ts): the claim on a signature (its old item comes back with a
-  // lost condition, else it is read), the one credit transaction, the end of a failed or unsent one.
+  // x402 settlements (x402.repository.ts): the claim on a payment (its old item comes back with a
+  // lost condition, else it is read; settle and verify read it first), the one credit transaction,
+  // the end of one that failed on chain.
   claimX402Settlement: { write: ['x402Settlement'] },
   getX402Settlement: { read: ['x402Settlement'] },
   creditX402Settlement: { write: ['x402Settlement', 'agentBalanceShard', 'x402Payment', 'idempotency', 'outbox'] },
   failX402Settlement: { write: ['x402Settlement'] },
   /** The reconciler moves a settlement it leaves PENDING to the back of its list (x402.repository.ts). */
   deferX402Settlement: { write: ['x402Settlement'] },
-  releaseX402Claim: { write: ['x402Settlement'] },
   listX402Payments: { read: ['x402Payment'] },
   listStaleX402: { query: ['x402Pending'] },
   /** The second check at `finalized` (x402.repository.ts listUnfinalizedSettlements, endFinalityCheck). */

@@ -228,8 +228,8 @@ export const keys = {
   /** A consent link's token hash → its grant request (the token itself is never stored). */
   consent: (tokenHash: string) => ({ PK: `${P.consent}${tokenHash}`, SK: 'CONSENT' }),
   // x402 (docs/x402.md).
-  /** Credit-once guard and state of one x402 settlement, keyed by its transaction signature. */
-  x402Settlement: (signature: string) => ({ PK: `${P.x402Settlement}${signature}`, SK: 'SETTLEMENT' }),
+  /** Credit-once guard and state of one x402 settlement, keyed by its transaction's message hash (x402.repository.ts). */
+  x402Settlement: (messageHash: string) => ({ PK: `${P.x402Settlement}${messageHash}`, SK: 'SETTLEMENT' }),
   /** GSI1 entry that exists exactly while a settlement is PENDING: the reconciler's work list, by age. */
   x402PendingIndex: (createdAt: string, signature: string) => ({ GSI1PK: I.x402Pending.key, GSI1SK: `${createdAt}#${signature}` }),
   /** GSI1 entry that exists exactly while a CREDITED settlement awaits its check at `finalized`. */

@@ -1,16 +1,19 @@
 /**
- * x402 settlements (docs/x402.md). One item per transaction signature (`keys.x402Settlement`) is
- * both the settlement's state and the credit-once guard:
- *   - `claimSettlement` writes it PENDING before the transaction is sent (one agent wins a
- *     signature; the loser is told whose it is);
+ * x402 settlements (docs/x402.md). One item per payment (`keys.x402Settlement`, keyed by the
+ * transaction's message hash, which verify computes without a key) is both the settlement's state
+ * and the credit-once guard:
+ *   - `claimSettlement` writes it PENDING after every check and before the transaction is sent (one
+ *     agent wins a payment; the loser is told whose it is). It holds the transaction's signature:
+ *     the fee payer's, of a transaction that passed every check (functions/x402/facilitator.ts);
+ *   - `getSettlement` finds it by the message hash: settle before it verifies, verify to refuse a
+ *     payment already claimed;
  *   - `creditSettlement` is ONE TransactWriteItems: the settlement PENDING → CREDITED (only the
  *     claiming agent's, only once), the credit to one of the agent's balance shards, the payment
  *     record the listing and the ledger audit read, the idempotency record, the event;
  *   - `deferPendingSettlement` moves one the reconciler leaves PENDING to the back of its list;
- *   - `failSettlement` ends a PENDING one whose transaction failed on chain, `releaseClaim`
- *     gives up one whose transaction was never sent: marked RELEASED (out of the reconciler's
- *     index, TTL'd), not deleted, so settle holds no DeleteItem; a released claim is claimed again
- *     and reads as absent.
+ *   - `failSettlement` ends a PENDING one whose transaction failed on chain.
+ * A claim is never given up: once written, its transaction may be on its way to the chain, and
+ * only the chain ends it (credited, or failed).
  * Each transaction item carries the domain error its failed condition means, by name
  * (`named`, store/transact.ts), so no caller reads a cancellation by position.
  */
@@ -34,16 +37,16 @@ import { db } from './client';
 import { idempotencyPut } from './idempotency.repository';
 import { newestFirstPage } from './newest-first';
 import { outboxPut } from './outbox';
-import { GSI1, INDEX_PARTITIONS, keys, TTL_ATTRIBUTE } from './table';
+import { GSI1, INDEX_PARTITIONS, keys, PARTITIONS } from './table';
 import { named, transactWrite } from './transact';
 
 const SETTLEMENT_TYPE = 'X402Settlement';
 const PAYMENT_TYPE = 'X402Payment';
 
 /**
- * Writes the agent's PENDING claim on a signature. Succeeds when there is none; when there is,
- * SettlementClaimedError carries it (the caller decides: the same agent's claim is finished, another
- * agent's is refused).
+ * Writes the agent's PENDING claim on a payment (its message hash). Succeeds when there is none; when
+ * there is, SettlementClaimedError carries it (the caller decides: the same agent's claim is
+ * finished, another agent's is refused).
  */
 export async function claimSettlement(payment: X402Payment, now: Date): Promise<X402Settlement> {
   const createdAt = now.toISOString();
@@ -53,36 +56,32 @@ export async function claimSettlement(payment: X402Payment, now: Date): Promise<
       new PutCommand({
         TableName: config().TABLE_NAME,
         Item: {
-          ...keys.x402Settlement(payment.signature),
+          ...keys.x402Settlement(payment.messageHash),
           ...keys.x402PendingIndex(createdAt, payment.signature),
           type: SETTLEMENT_TYPE,
           ...settlementAttributes(settlement),
         },
-        // One claim per signature, ever: a credited or failed one stays as the guard. A released
-        // one (its transaction was never sent) may be claimed again.
-        ConditionExpression: 'attribute_not_exists(PK) OR #status = :released',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':released': RELEASED },
+        // One claim per payment, ever: a credited or failed one stays as the guard.
+        ConditionExpression: 'attribute_not_exists(PK)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return settlement;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
-      const old = error.Item ? unmarshallLoose(error.Item) : undefined;
-      const existing = old && old.status !== RELEASED ? toSettlement(old) : await getSettlement(payment.signature);
+      const existing = error.Item ? toSettlement(unmarshallLoose(error.Item)) : await getSettlement(payment.messageHash);
       if (existing) throw new SettlementClaimedError(existing);
     }
     throw error;
   }
 }
 
-/** The settlement of a signature (strongly consistent), or undefined. */
-export async function getSettlement(signature: string): Promise<X402Settlement | undefined> {
+/** The settlement of a payment, by its transaction's message hash (strongly consistent), or undefined. */
+export async function getSettlement(messageHash: string): Promise<X402Settlement | undefined> {
   const out = await db().send(
-    new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(signature), ConsistentRead: true }),
+    new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(messageHash), ConsistentRead: true }),
   );
-  return out.Item && out.Item.status !== RELEASED ? toSettlement(out.Item) : undefined;
+  return out.Item ? toSettlement(out.Item) : undefined;
 }
 
 /**
@@ -110,7 +109,7 @@ export async function creditSettlement(args: {
       {
         Update: {
           TableName: table,
-          Key: keys.x402Settlement(settlement.signature),
+          Key: keys.x402Settlement(settlement.messageHash),
           UpdateExpression:
             // Out of the PENDING work list, into the list the reconciler checks again at `finalized`.
             'SET #status = :credited, paymentId = :paymentId, creditedAt = :at, #response = :response, GSI1PK = :unfinal, GSI1SK = :unfinalAt',
@@ -151,14 +150,14 @@ export async function creditSettlement(args: {
  * is not (credited, failed or released meanwhile): the reconciler's and settle's ends of a claim.
  */
 async function updateWhilePending(
-  signature: string,
+  messageHash: string,
   update: { expression: string; values: Record<string, unknown>; names?: Record<string, string>; also?: string },
 ): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: config().TABLE_NAME,
-        Key: keys.x402Settlement(signature),
+        Key: keys.x402Settlement(messageHash),
         UpdateExpression: update.expression,
         ConditionExpression: update.also ? `#status = :pending AND ${update.also}` : '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status', ...update.names },
@@ -173,8 +172,8 @@ async function updateWhilePending(
 }
 
 /** PENDING → FAILED (the transaction failed on chain, so it can never succeed); false when not PENDING. */
-export function failSettlement(signature: string, failure: string, now: Date): Promise<boolean> {
-  return updateWhilePending(signature, {
+export function failSettlement(messageHash: string, failure: string, now: Date): Promise<boolean> {
+  return updateWhilePending(messageHash, {
     expression: 'SET #status = :failed, failure = :failure, endedAt = :at REMOVE GSI1PK, GSI1SK',
     values: { ':failed': 'FAILED', ':failure': failure.slice(0, 500), ':at': now.toISOString() },
   });
@@ -187,28 +186,10 @@ export function failSettlement(signature: string, failure: string, now: Date): P
  * Without it, the oldest settlements that stay PENDING would fill every run's page and newer ones
  * would never be looked at. False when it is no longer PENDING (credited or failed meanwhile).
  */
-export function deferPendingSettlement(signature: string, now: Date): Promise<boolean> {
-  return updateWhilePending(signature, {
+export function deferPendingSettlement(settlement: Pick<X402Settlement, 'messageHash' | 'signature'>, now: Date): Promise<boolean> {
+  return updateWhilePending(settlement.messageHash, {
     expression: 'SET GSI1SK = :sk, reconciledAt = :at',
-    values: { ':sk': keys.x402PendingIndex(now.toISOString(), signature).GSI1SK, ':at': now.toISOString() },
-  });
-}
-
-/** A claim given up before its transaction was sent: kept as a tombstone a day, then TTL'd. */
-const RELEASED = 'RELEASED';
-const RELEASED_TTL_SECONDS = 86_400;
-
-/**
- * Gives up an agent's PENDING claim whose transaction was never sent (the scheme refused it before
- * sending), so the buyer may try again; false when it is not that agent's PENDING claim. The item is
- * marked RELEASED and leaves the reconciler's index rather than being deleted.
- */
-export function releaseClaim(signature: string, agentId: string): Promise<boolean> {
-  return updateWhilePending(signature, {
-    expression: 'SET #status = :released, #ttl = :ttl REMOVE GSI1PK, GSI1SK',
-    also: 'agentId = :agentId',
-    names: { '#ttl': TTL_ATTRIBUTE },
-    values: { ':agentId': agentId, ':released': RELEASED, ':ttl': Math.floor(Date.now() / 1000) + RELEASED_TTL_SECONDS },
+    values: { ':sk': keys.x402PendingIndex(now.toISOString(), settlement.signature).GSI1SK, ':at': now.toISOString() },
   });
 }
 
@@ -246,7 +227,7 @@ export async function listUnfinalizedSettlements(before: Date, limit: number): P
  * it is no longer on the list (another run ended it).
  */
 export async function endFinalityCheck(
-  signature: string,
+  messageHash: string,
   outcome: { finalized: true } | { mismatch: string },
   now: Date,
 ): Promise<boolean> {
@@ -255,7 +236,7 @@ export async function endFinalityCheck(
     await db().send(
       new UpdateCommand({
         TableName: config().TABLE_NAME,
-        Key: keys.x402Settlement(signature),
+        Key: keys.x402Settlement(messageHash),
         UpdateExpression: `SET ${mismatch ? 'finalityMismatch = :value' : 'finalizedAt = :value'} REMOVE GSI1PK, GSI1SK`,
         // Only a CREDITED one still awaiting its check.
         ConditionExpression: '#status = :credited AND GSI1PK = :unfinal',
@@ -285,6 +266,7 @@ export async function listX402Payments(
 
 function settlementAttributes(s: X402Settlement): Record<string, unknown> {
   return {
+    messageHash: s.messageHash,
     signature: s.signature,
     agentId: s.agentId,
     amount: s.amount,
@@ -293,11 +275,14 @@ function settlementAttributes(s: X402Settlement): Record<string, unknown> {
     resource: s.resource,
     status: s.status,
     createdAt: s.createdAt,
+    ...(s.feeLamports !== undefined ? { feeLamports: s.feeLamports } : {}),
   };
 }
 
 export function toSettlement(item: Record<string, unknown>): X402Settlement {
   return {
+    // The key of a claim written before claims were keyed by message hash is its signature.
+    messageHash: typeof item.messageHash === 'string' ? item.messageHash : String(item.PK).slice(PARTITIONS.x402Settlement.length),
     signature: String(item.signature),
     agentId: String(item.agentId),
     amount: Number(item.amount),
@@ -306,6 +291,7 @@ export function toSettlement(item: Record<string, unknown>): X402Settlement {
     resource: typeof item.resource === 'string' ? item.resource : null,
     status: item.status as SettlementStatus,
     createdAt: String(item.createdAt),
+    ...(typeof item.feeLamports === 'number' ? { feeLamports: item.feeLamports } : {}),
     ...(typeof item.paymentId === 'string' ? { paymentId: item.paymentId } : {}),
     ...(typeof item.creditedAt === 'string' ? { creditedAt: item.creditedAt } : {}),
     ...(typeof item.response === 'string' ? { response: item.response } : {}),

@@ -2,16 +2,36 @@
  * x402 facilitator for the service's agents (DESIGN §17, docs/x402.md). The stock `exact` scheme
  * (functions/x402/facilitator.ts) checks and settles the transaction; this adds what makes the
  * payment the agent's money: the service's own policy (the treasury as `payTo`, the USDC mint, the
- * network, X402_MIN_AMOUNT), and the credit, once per transaction signature.
+ * network, X402_MIN_AMOUNT, the authenticated agent's seller memo), and the credit, once per payment.
  *
- * Exactly once, crash included: the agent's PENDING claim on the signature is written BEFORE the
- * transaction is sent, and the signature is known before sending (the fee payer's deterministic
- * signature). Whatever dies after that (the send, the confirmation wait, the credit), a retry of
- * the same settle, or the reconciler (`reconcileX402`), finds the claim, asks the chain, and
- * credits a confirmed transaction through the one credit path (`creditConfirmed`): one
- * transaction with its idempotency record, conditioned on the claim still being PENDING.
+ * The hot wallet signs only what passed every check. Settle runs, in this order: the policy; the
+ * payment's claim looked up by its message hash (a payment claimed before is answered from its
+ * claim, never verified or signed again to answer); every check (the policy again, then the stock
+ * scheme's verify, which simulates with sigVerify off and needs no signature); only then the fee
+ * payer's signature, through the facilitator's verified-message gate, which refuses to sign a
+ * message no verification in this process passed. So no signature of an unchecked transaction
+ * exists: not in the table, an answer, a log line or an RPC request.
+ *
+ * Exactly once, crash included: the agent's PENDING claim is written after every check and BEFORE
+ * the transaction is sent. It is keyed by the transaction's message hash (one message is one
+ * payment: it names the fee payer, and only the hot wallet's deterministic signature lands it, under
+ * one signature) and it stores that signature, so a retry of the same settle, or the reconciler
+ * (`reconcileX402`, which holds no key), can ask the chain about it. Whatever dies after the claim
+ * (the send, the confirmation wait, the credit), either finds the claim, asks the chain, and credits
+ * a confirmed transaction through the one credit path (`creditConfirmed`): one transaction with its
+ * idempotency record, conditioned on the claim still being PENDING. A claim is never given up:
+ * once written, its transaction may be on its way, and only the chain ends it.
+ *
+ * The signature the claim stores is that of a transaction that passed every check. Whoever reads it
+ * (the table, its stream, a backup, the RPC provider's logs) and also holds the buyer's signed
+ * transaction can land exactly that transaction, before its blockhash expires: the transfer of the
+ * price from the buyer to the treasury, carrying the seller's memo, for a fee within the caps. That
+ * is the payment the service was about to land, and its PENDING claim credits it to its seller when
+ * it does (settle's retry or the reconciler). It cannot move anything else, the hot wallet's USDC or
+ * SOL beyond that fee included: the signature covers the message, and the message passed the checks.
  */
 
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { LosslessNumber } from 'lossless-json';
 import { config } from '../config';
@@ -30,9 +50,16 @@ import {
   type X402Payment,
   type X402PaymentRecord,
   type X402Settlement,
+  x402SellerMemo,
 } from '../core/x402';
 import { logger } from '../observability/logger';
-import { X402_BALANCE_LIMIT_LOG_MESSAGE, X402_FINALITY_MISMATCH_LOG_MESSAGE } from '../observability/metric-names';
+import {
+  HOT_WALLET_LAMPORTS_METRIC,
+  X402_BALANCE_LIMIT_LOG_MESSAGE,
+  X402_FEE_PAYER_LAMPORTS_METRIC,
+  X402_FINALITY_MISMATCH_LOG_MESSAGE,
+} from '../observability/metric-names';
+import { metrics } from '../observability/metrics';
 import {
   claimSettlement,
   creditSettlement,
@@ -43,20 +70,25 @@ import {
   listStalePendingSettlements,
   listUnfinalizedSettlements,
   listX402Payments,
-  releaseClaim,
 } from '../store/x402.repository';
-import type { Facilitator } from '../x402/facilitator';
+import type { Facilitator, Refusal, ServiceChecks } from '../x402/facilitator';
 import { idempotentCommand } from './idempotency';
 
 type SettleResult = Awaited<ReturnType<typeof idempotentCommand>>;
+
+/** The stock scheme's reason for a send the RPC answered with an error: the transaction may still land. */
+const STOCK_SEND_FAILED = 'invalid_exact_svm_transaction_failed';
 
 /** `GET /x402/supported`: the stock scheme's kinds and signers (the fee payer). */
 export function x402Supported(facilitator: Facilitator) {
   return facilitator.supported();
 }
 
-/** `GET /api/v1/agents/x402`: what a seller's middleware is configured with. */
-export function x402Settings(facilitator: Facilitator, baseUrl: string) {
+/**
+ * `GET /api/v1/agents/x402`: what a seller's middleware is configured with, `extra.memo` included
+ * (the route's `accepts.extra`): the memo that names this agent as the seller of its payments.
+ */
+export function x402Settings(facilitator: Facilitator, agent: Agent, baseUrl: string) {
   const cfg = config();
   return {
     facilitatorUrl: `${baseUrl}/x402`,
@@ -64,21 +96,17 @@ export function x402Settings(facilitator: Facilitator, baseUrl: string) {
     asset: cfg.USDC_MINT ?? '',
     payTo: cfg.X402_PAY_TO ?? '',
     feePayer: facilitator.feePayer,
+    extra: { memo: x402SellerMemo(agent.id) },
   };
-}
-
-/** A refusal of the service's own, before the scheme is asked: the reason and its message. */
-interface Refusal {
-  reason: string;
-  message: string;
 }
 
 /**
  * The service's policy on top of the scheme's checks: x402 v2, `exact`, our network, the treasury
- * as `payTo`, the USDC mint, an amount of at least X402_MIN_AMOUNT. Returns the amount in
- * micro-USDC, or the refusal.
+ * as `payTo`, the USDC mint, an amount of at least X402_MIN_AMOUNT, and the authenticated agent's
+ * seller memo (which the scheme then finds in the transaction). Returns the amount in micro-USDC,
+ * or the refusal.
  */
-function checkPolicy(request: FacilitatorRequest): { amount: Minor } | Refusal {
+function checkPolicy(agent: Agent, request: FacilitatorRequest): { amount: Minor } | Refusal {
   const cfg = config();
   const req = request.paymentRequirements;
   if (request.x402Version !== X402_VERSION || request.paymentPayload.x402Version !== X402_VERSION) {
@@ -90,6 +118,13 @@ function checkPolicy(request: FacilitatorRequest): { amount: Minor } | Refusal {
   if (req.network !== cfg.X402_NETWORK) return { reason: X402_REASONS.networkMismatch, message: `network must be ${cfg.X402_NETWORK}` };
   if (req.payTo !== cfg.X402_PAY_TO) return { reason: X402_REASONS.recipientMismatch, message: 'payTo must be the service treasury' };
   if (req.asset !== cfg.USDC_MINT) return { reason: X402_REASONS.mintMismatch, message: 'asset must be the USDC mint' };
+  const memo = x402SellerMemo(agent.id);
+  if (req.extra?.memo !== memo) {
+    return {
+      reason: X402_REASONS.sellerMemo,
+      message: `paymentRequirements.extra.memo must be "${memo}", this agent's seller memo (GET /api/v1/agents/x402: extra.memo)`,
+    };
+  }
   if (!/^[1-9]\d*$/.test(req.amount))
     return { reason: X402_REASONS.amountInvalid, message: 'amount must be a positive integer of atomic units' };
   let amount: Minor;
@@ -103,14 +138,43 @@ function checkPolicy(request: FacilitatorRequest): { amount: Minor } | Refusal {
   return { amount };
 }
 
+/** The policy as the facilitator's first check (it runs it again before admitting a message to be signed). */
+const policyChecks =
+  (agent: Agent, request: FacilitatorRequest): ServiceChecks =>
+  () => {
+    const policy = checkPolicy(agent, request);
+    return 'reason' in policy ? policy : undefined;
+  };
+
 const asPayload = (request: FacilitatorRequest) => request.paymentPayload as unknown as PaymentPayload;
 const asRequirements = (request: FacilitatorRequest) => request.paymentRequirements as unknown as PaymentRequirements;
 
-/** `POST /x402/verify`: the policy, then the stock scheme's verification (which simulates). */
-export async function x402Verify(facilitator: Facilitator, request: FacilitatorRequest): Promise<VerifyResponse> {
-  const policy = checkPolicy(request);
+/** A claimed payment refused by verify: the stock middleware would serve the resource again for money that cannot pay again. */
+function claimedRefusal(existing: X402Settlement, agent: Agent): VerifyResponse {
+  const state =
+    existing.agentId !== agent.id
+      ? 'this payment was claimed by another agent'
+      : existing.status === 'PENDING'
+        ? 'this payment is being settled'
+        : existing.status === 'FAILED'
+          ? 'this payment failed on chain'
+          : 'this payment was settled already';
+  return { isValid: false, invalidReason: X402_REASONS.settledByAnotherAgent, invalidMessage: state, payer: existing.payer };
+}
+
+/**
+ * `POST /x402/verify` for `agent`: the policy (its seller memo included), a payment already claimed
+ * refused (found by its message hash: verify holds no key), then the stock scheme's verification
+ * (which simulates). Verify never claims, signs or credits.
+ */
+export async function x402Verify(facilitator: Facilitator, agent: Agent, request: FacilitatorRequest): Promise<VerifyResponse> {
+  const policy = checkPolicy(agent, request);
   if ('reason' in policy) return { isValid: false, invalidReason: policy.reason, invalidMessage: policy.message, payer: '' };
-  return facilitator.verify(asPayload(request), asRequirements(request));
+  const payload = asPayload(request);
+  const messageHash = facilitator.messageHash(payload);
+  const existing = messageHash ? await getSettlement(messageHash) : undefined;
+  if (existing) return claimedRefusal(existing, agent);
+  return facilitator.verify(payload, asRequirements(request), policyChecks(agent, request));
 }
 
 /** A failed SettleResponse in the shape the stock client requires (`transaction` "" when nothing was sent). */
@@ -127,46 +191,59 @@ function settleFailure(network: string, reason: string, message?: string, payer 
 }
 
 /**
- * `POST /x402/settle` for `agent`: the policy, the claim on the signature, the stock scheme's
- * settle (verify, fee-payer signature, send, confirm), then the credit. The same payload settled
- * again by the same agent answers the first SettleResponse and credits nothing; by another agent,
- * `success:false`.
+ * `POST /x402/settle` for `agent`: the policy, the claim looked up, every check, the fee payer's
+ * signature (of the checked transaction only), the claim, the stock scheme's settle (verify again,
+ * sign, send, confirm), then the credit. The same payload settled again by the same agent answers
+ * the first SettleResponse and credits nothing; by another agent, `success:false`.
  */
 export async function x402Settle(facilitator: Facilitator, agent: Agent, request: FacilitatorRequest): Promise<SettleResult> {
   const network = request.paymentRequirements.network;
-  const policy = checkPolicy(request);
+  const policy = checkPolicy(agent, request);
   if ('reason' in policy) return settleFailure(network, policy.reason, policy.message);
   const payload = asPayload(request);
   const requirements = asRequirements(request);
-  const signature = await facilitator.signatureOf(payload);
-  // Not a transaction the fee payer can sign: the scheme refuses it with its own reason, nothing is claimed.
-  if (!signature) return { statusCode: 200, body: await facilitator.settle(payload, requirements) };
+  const checks = policyChecks(agent, request);
+  const messageHash = facilitator.messageHash(payload);
+  const existing = messageHash ? await getSettlement(messageHash) : undefined;
+  if (existing) return settleClaimed(facilitator, agent, existing, payload, requirements, checks);
 
+  const verdict = await facilitator.verify(payload, requirements, checks);
+  // Refused: nothing signed, nothing claimed; a corrected request may follow.
+  if (!verdict.isValid)
+    return settleFailure(network, verdict.invalidReason ?? 'invalid_payment', verdict.invalidMessage, verdict.payer ?? '');
+  // The scheme decoded it to pass it, so it has a message hash.
+  if (!messageHash) throw new Error('a verified x402 payment has no transaction message');
   const payment: X402Payment = {
-    signature,
+    messageHash,
+    // Signed now, in this process, because every check passed: the gate refuses any other message.
+    signature: await facilitator.signatureOf(payload),
     agentId: agent.id,
     amount: policy.amount,
-    payer: facilitator.payerOf(payload),
+    payer: verdict.payer || facilitator.payerOf(payload),
     network,
     resource: request.paymentPayload.resource?.url ?? null,
+    ...optionalFee(facilitator.feeOf(payload)),
   };
   let settlement: X402Settlement;
   try {
     settlement = await claimSettlement(payment, new Date());
   } catch (error) {
     if (!(error instanceof SettlementClaimedError)) throw error;
-    return settleClaimed(facilitator, agent, error.existing, payload, requirements);
+    return settleClaimed(facilitator, agent, error.existing, payload, requirements, checks);
   }
-  return sendAndCredit(facilitator, settlement, payload, requirements, true);
+  return sendAndCredit(facilitator, settlement, payload, requirements, checks);
 }
 
-/** A signature claimed before: another agent's is refused; this agent's is answered or finished. */
+const optionalFee = (fee: number | undefined) => (fee === undefined ? {} : { feeLamports: fee });
+
+/** A payment claimed before: another agent's is refused; this agent's is answered or finished. */
 async function settleClaimed(
   facilitator: Facilitator,
   agent: Agent,
   existing: X402Settlement,
   payload: PaymentPayload,
   requirements: PaymentRequirements,
+  checks: ServiceChecks,
 ): Promise<SettleResult> {
   if (existing.agentId !== agent.id) {
     return settleFailure(existing.network, X402_REASONS.settledByAnotherAgent, 'this payment was settled for another agent');
@@ -178,52 +255,55 @@ async function settleClaimed(
   // This agent's PENDING claim: a settle that died, or one still running. The chain says which.
   const status = await facilitator.chainStatus(existing.signature);
   if (status.kind === 'confirmed') return (await creditConfirmed(existing, successResponse(existing))).result;
-  if (status.kind === 'failed') {
-    await failSettlement(existing.signature, status.error, new Date());
-    return settleFailure(existing.network, X402_REASONS.failedBefore, status.error, existing.payer, existing.signature);
-  }
-  // Never seen on chain: the scheme sends it again (the same signed bytes; a duplicate send lands once).
-  return sendAndCredit(facilitator, existing, payload, requirements, false);
+  if (status.kind === 'failed') return failed(existing, status.error);
+  // Never seen on chain: checked again and sent (the same signed bytes; a duplicate send lands once).
+  return sendAndCredit(facilitator, existing, payload, requirements, checks);
+}
+
+/** PENDING → FAILED for a transaction that failed on chain (its fee was paid), answered `transaction_failed`. */
+async function failed(settlement: X402Settlement, error: string): Promise<SettleResult> {
+  if (await failSettlement(settlement.messageHash, error, new Date())) recordFee(settlement);
+  return settleFailure(settlement.network, X402_REASONS.failedBefore, error, settlement.payer, settlement.signature);
 }
 
 /**
- * The stock scheme settles; a confirmed transaction is credited. A refusal before sending releases
- * the claim only when this request made it (`ownClaim`): a concurrent settle of the same payment
- * may be sending it right now, and its claim must stay.
+ * The stock scheme settles (checking the payment again first); a confirmed transaction is credited.
+ * Whatever else it answers, the chain says what became of the transaction, and the claim stays
+ * PENDING unless the chain ended it: a send the RPC answered with an error may still land, and a
+ * retry of this settle or the reconciler credits it when it does.
  */
 async function sendAndCredit(
   facilitator: Facilitator,
   settlement: X402Settlement,
   payload: PaymentPayload,
   requirements: PaymentRequirements,
-  ownClaim: boolean,
+  checks: ServiceChecks,
 ): Promise<SettleResult> {
-  const response = await facilitator.settle(payload, requirements);
+  const response = await facilitator.settle(payload, requirements, checks);
   const payer = response.payer || settlement.payer;
-  if (response.success) {
-    return (await creditConfirmed({ ...settlement, payer }, { ...response, transaction: settlement.signature, payer })).result;
-  }
-  if (response.transaction) {
-    // Sent. Failed on chain: final. Otherwise its outcome is unknown: the claim stays PENDING for a
-    // retry or the reconciler, and the buyer is told to ask again.
-    if (response.errorReason === X402_REASONS.failedBefore) {
-      await failSettlement(settlement.signature, response.errorMessage ?? response.errorReason, new Date());
-    }
-    return { statusCode: 200, body: { ...response, payer } };
-  }
-  // Refused before anything was sent. Unless the chain has it after all (sent by a concurrent settle,
-  // or a send that answered an error yet landed): then it is credited.
+  const landed = { ...settlement, payer };
+  if (response.success) return (await creditConfirmed(landed, { ...response, transaction: settlement.signature, payer })).result;
   const status = await facilitator.chainStatus(settlement.signature);
-  if (status.kind === 'confirmed')
-    return (await creditConfirmed({ ...settlement, payer }, successResponse({ ...settlement, payer }))).result;
-  // The scheme's in-container duplicate guard: another settle of it is in flight here. Ask again.
-  if (response.errorReason === X402_REASONS.settledByAnotherAgent || !ownClaim) {
-    return settleFailure(settlement.network, X402_REASONS.pending, 'this payment is being settled; ask again', payer);
+  if (status.kind === 'confirmed') return (await creditConfirmed(landed, successResponse(landed))).result;
+  if (status.kind === 'failed') return failed(landed, status.error);
+  if (response.transaction || response.errorReason === STOCK_SEND_FAILED || response.errorReason === X402_REASONS.settledByAnotherAgent) {
+    // Sent and not confirmed yet, a send whose outcome is unknown, or (the scheme's in-container
+    // duplicate guard) another settle of it in flight here: ask again.
+    return settleFailure(settlement.network, X402_REASONS.pending, 'this payment is being settled; ask again', payer, response.transaction);
   }
-  // Nothing can land under this signature from here (only this service signs as its fee payer):
-  // the claim goes, and a corrected retry starts afresh.
-  await releaseClaim(settlement.signature, settlement.agentId);
+  // Refused by the scheme's checks before anything was sent (the buyer's funds moved since the
+  // check that admitted it, say): the refusal is the answer. The claim stays PENDING: a retry of this
+  // payment checks it again and sends it if it passes, and should the checked transaction land
+  // anyway (sent by whoever holds its stored signature and the buyer's bytes), it is credited.
   return { statusCode: 200, body: { ...response, transaction: '', payer } };
+}
+
+/**
+ * What a landed transaction cost the fee payer, once per transaction: at the one transition that
+ * ends its settlement (credited, or failed on chain), for the X402FeePayerSpend alarm.
+ */
+function recordFee(settlement: X402Settlement): void {
+  if (settlement.feeLamports !== undefined) metrics().addMetric(X402_FEE_PAYER_LAMPORTS_METRIC, MetricUnit.Count, settlement.feeLamports);
 }
 
 function successResponse(s: X402Settlement): SettleResponse {
@@ -291,7 +371,7 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
       } catch (error) {
         if (error instanceof SettlementNotPendingError) {
           // Credited (or failed) in between, by a racing settle or the reconciler: answer what it recorded.
-          const current = await getSettlement(settlement.signature);
+          const current = await getSettlement(settlement.messageHash);
           if (current?.status === 'CREDITED' && current.agentId === settlement.agentId) {
             outcome = 'alreadyCredited';
             return answerCredited(current);
@@ -306,6 +386,7 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
           outcome = 'heldAtLimit';
           logger().error(X402_BALANCE_LIMIT_LOG_MESSAGE, {
             signature: settlement.signature,
+            messageHash: settlement.messageHash,
             agentId: settlement.agentId,
             amount: formatAmount(settlement.amount, 'USDC'),
           });
@@ -314,6 +395,7 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
         throw error;
       }
       outcome = 'credited';
+      recordFee(settlement);
       logger().info('x402 payment credited', { signature: settlement.signature, agentId: settlement.agentId, amount: settlement.amount });
       return result;
     },
@@ -376,6 +458,8 @@ export interface X402ReconcileReport {
  * look below: the X402FinalityMismatch alarm (lib/monitoring.ts, X402_FINALITY_MISMATCHES_METRIC).
  */
 export async function reconcileX402(facilitator: Facilitator, now: Date = new Date(), limit = 100): Promise<X402ReconcileReport> {
+  // The hot wallet pays every x402 and USDC payout fee: its SOL on each run, for the HotWalletSolLow alarm.
+  metrics().addMetric(HOT_WALLET_LAMPORTS_METRIC, MetricUnit.Count, await facilitator.feePayerLamports());
   const before = new Date(now.getTime() - config().X402_RECONCILE_AFTER_SECONDS * 1000);
   const report: X402ReconcileReport = { credited: 0, heldAtLimit: 0, failed: 0, stillPending: 0 };
   for (const settlement of await listStalePendingSettlements(before, limit)) {
@@ -385,13 +469,16 @@ export async function reconcileX402(facilitator: Facilitator, now: Date = new Da
       if (outcome === 'credited') report.credited += 1;
       else if (outcome === 'heldAtLimit') {
         report.heldAtLimit += 1;
-        await deferPendingSettlement(settlement.signature, now);
+        await deferPendingSettlement(settlement, now);
       }
     } else if (status.kind === 'failed') {
-      if (await failSettlement(settlement.signature, status.error, now)) report.failed += 1;
+      if (await failSettlement(settlement.messageHash, status.error, now)) {
+        report.failed += 1;
+        recordFee(settlement);
+      }
     } else {
       report.stillPending += 1;
-      await deferPendingSettlement(settlement.signature, now);
+      await deferPendingSettlement(settlement, now);
     }
   }
   return report;
@@ -418,7 +505,7 @@ export async function checkX402Finality(facilitator: Facilitator, now: Date = ne
   for (const settlement of await listUnfinalizedSettlements(before, limit)) {
     const status = await facilitator.chainStatus(settlement.signature);
     if (status.kind === 'confirmed' && status.finalized) {
-      if (await endFinalityCheck(settlement.signature, { finalized: true }, now)) report.finalized += 1;
+      if (await endFinalityCheck(settlement.messageHash, { finalized: true }, now)) report.finalized += 1;
       continue;
     }
     const age = now.getTime() - Date.parse(settlement.creditedAt ?? settlement.createdAt);
@@ -432,7 +519,7 @@ export async function checkX402Finality(facilitator: Facilitator, now: Date = ne
       report.waiting += 1;
       continue;
     }
-    if (await endFinalityCheck(settlement.signature, { mismatch }, now)) {
+    if (await endFinalityCheck(settlement.messageHash, { mismatch }, now)) {
       report.mismatched += 1;
       logger().error(X402_FINALITY_MISMATCH_LOG_MESSAGE, {
         signature: settlement.signature,

@@ -1,26 +1,43 @@
 /**
  * The stock x402 facilitator, built once per container: `@x402/core`'s x402Facilitator with
  * `@x402/svm`'s `exact` scheme registered for the configured network. The scheme does every check
- * of the transaction (layout, compute budget, mint, recipient, amount, fee-payer isolation,
+ * of the transaction (layout, compute budget, mint, recipient, amount, memo, fee-payer isolation,
  * simulation), signs as the fee payer (the hot wallet), sends and confirms; the service never
- * verifies a transaction itself (docs/x402.md).
+ * verifies a transaction itself (docs/x402.md). It is given caps on what a transaction may make the
+ * fee payer spend (X402_MAX_COMPUTE_UNITS, X402_MAX_PRIORITY_FEE_MICROLAMPORTS, X402_MAX_SIGNATURES):
+ * the buyer writes the compute budget, the hot wallet pays for it.
+ *
+ * The verified-message gate: the hot wallet signs only a message whose bytes passed every check in
+ * this process. `verify` is the one way in: the service's own checks (given by the caller: policy,
+ * seller binding), then the scheme's verify, which simulates with `sigVerify: false` and so needs
+ * no signature. A message that passes is admitted for VERIFIED_FOR_MS; the signer handed to the
+ * scheme refuses any message not admitted (UncheckedMessageError), so no code path, present or
+ * future, can sign first and check later, and no signature of an unchecked transaction can exist
+ * to be stored, logged, answered or sent to the RPC.
  *
  * Least privilege: the read-only routes (verify, supported) build it with a signer that knows only
- * the fee payer's public address and can sign nothing; only settle (and the reconciler) read the
- * hot wallet's secret. Import this only from x402 functions: it carries @solana/kit.
+ * the fee payer's public address and can sign nothing; only settle reads the hot wallet's secret
+ * (the reconciler builds the read-only one: it never signs). Import this only from x402 functions:
+ * it carries @solana/kit.
  */
 
+import { createHash } from 'node:crypto';
 import {
   type Address,
   address,
+  type CompiledTransactionMessage,
   createKeyPairSignerFromBytes,
   createSolanaRpc,
   getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
   getSignatureFromTransaction,
   getTransactionDecoder,
+  type KeyPairSigner,
   type MessagePartialSigner,
+  type ReadonlyUint8Array,
   type Signature,
-  type TransactionSigner,
+  type Transaction,
+  type TransactionPartialSigner,
 } from '@solana/kit';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
@@ -32,27 +49,103 @@ import { X402UnavailableError } from '../core/x402';
 import { RailConfigError } from '../rails/errors';
 import { readRailSecret } from '../rails/rail-secret';
 
+/** A refusal of the service's own (policy, seller binding): the reason and its message. */
+export interface Refusal {
+  reason: string;
+  message: string;
+}
+
+/** The service's checks of one request, run first by `verify`: a refusal, or undefined when it passes. */
+export type ServiceChecks = () => Refusal | undefined;
+
 /** What the use cases need of the chain side of x402 (tests may stand in a recording double). */
 export interface Facilitator {
   network: string;
   feePayer: string;
   supported(): SupportedResponse;
-  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
-  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>;
   /**
-   * The signature the transaction will have once the fee payer signed it (ed25519 is
-   * deterministic, so this is the signature it lands under); undefined when it cannot be decoded.
+   * Every check of a payment: the service's (`checks`), then the stock scheme's verify (no signature
+   * needed). One that passes is admitted to this facilitator's signing gate, with these requirements.
    */
-  signatureOf(payload: PaymentPayload): Promise<string | undefined>;
+  verify(payload: PaymentPayload, requirements: PaymentRequirements, checks: ServiceChecks): Promise<VerifyResponse>;
+  /**
+   * The stock scheme's settle (it verifies again, signs as the fee payer, sends, confirms) of a
+   * payment `verify` admitted with these requirements; one that was not (a retry in another
+   * container) is verified first, and a refusal is answered without anything signed.
+   */
+  settle(payload: PaymentPayload, requirements: PaymentRequirements, checks: ServiceChecks): Promise<SettleResponse>;
+  /**
+   * The signature the transaction lands under (the fee payer's: ed25519 is deterministic). Only of
+   * a transaction `verify` admitted: throws UncheckedMessageError for any other.
+   */
+  signatureOf(payload: PaymentPayload): Promise<string>;
+  /** sha256 (hex) of the transaction's message bytes, computed without any key; undefined when it cannot be decoded. */
+  messageHash(payload: PaymentPayload): string | undefined;
+  /** Lamports the transaction costs its fee payer when it lands (base and priority fee); undefined when it cannot be decoded. */
+  feeOf(payload: PaymentPayload): number | undefined;
   /** The buyer (the transfer's authority) of the payload's transaction; "" when it has none. */
   payerOf(payload: PaymentPayload): string;
   /** The transaction's state on chain: confirmed (or finalized), failed there, or not seen. */
   chainStatus(signature: string): Promise<ChainStatus>;
+  /** The fee payer's (the hot wallet's) SOL, in lamports. */
+  feePayerLamports(): Promise<number>;
 }
 
 export type ChainStatus = { kind: 'confirmed'; finalized: boolean } | { kind: 'failed'; error: string } | { kind: 'unknown' };
 
-type KitSigner = TransactionSigner & MessagePartialSigner;
+/** The hot wallet was asked to sign a message no verification in this process passed: a bug, never signed. */
+export class UncheckedMessageError extends Error {
+  constructor() {
+    super('the fee payer signs only a transaction that passed every check in this process');
+    this.name = 'UncheckedMessageError';
+  }
+}
+
+type KitSigner = MessagePartialSigner & TransactionPartialSigner;
+
+/** Solana's base fee, per signature the transaction carries (the fee payer pays every one). */
+const LAMPORTS_PER_SIGNATURE = 5_000n;
+const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+/** How long a verified message may be signed: settle signs within the request that verified it. */
+const VERIFIED_FOR_MS = 120_000;
+/** Bound on admitted messages kept (the oldest go first): a container settles far fewer in VERIFIED_FOR_MS. */
+const VERIFIED_MAX = 10_000;
+
+const sha256 = (bytes: ReadonlyUint8Array | string): string =>
+  createHash('sha256')
+    .update(typeof bytes === 'string' ? bytes : Buffer.from(bytes))
+    .digest('hex');
+
+/** Messages (sha256 of their bytes) that passed every check here, with the requirements they passed against, until when. */
+class VerifiedMessages {
+  private readonly entries = new Map<string, { requirements: string; until: number }>();
+
+  admit(message: string, requirements: string): void {
+    const now = Date.now();
+    this.prune(now);
+    this.entries.delete(message);
+    this.entries.set(message, { requirements, until: now + VERIFIED_FOR_MS });
+    if (this.entries.size > VERIFIED_MAX) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+  }
+
+  /** Admitted and still fresh; with `requirements`, admitted against exactly those. */
+  passed(message: string, requirements?: string): boolean {
+    const entry = this.entries.get(message);
+    if (!entry || entry.until <= Date.now()) return false;
+    return requirements === undefined || entry.requirements === requirements;
+  }
+
+  /** Entries are in admission order and all live VERIFIED_FOR_MS: the stale ones are at the front. */
+  private prune(now: number): void {
+    for (const [message, entry] of this.entries) {
+      if (entry.until > now) break;
+      this.entries.delete(message);
+    }
+  }
+}
 
 let readOnly: Promise<Facilitator> | undefined;
 let signing: Promise<Facilitator> | undefined;
@@ -61,7 +154,7 @@ onConfigReset(() => {
   signing = undefined;
 });
 
-/** The facilitator for verify and supported: the fee payer's address only. */
+/** The facilitator for verify, supported and the reconciler: the fee payer's address only. */
 export function readOnlyFacilitator(): Promise<Facilitator> {
   readOnly ??= build(false).catch((error: unknown) => {
     readOnly = undefined;
@@ -70,7 +163,7 @@ export function readOnlyFacilitator(): Promise<Facilitator> {
   return readOnly;
 }
 
-/** The facilitator for settle: signs as the fee payer with the hot wallet's secret. */
+/** The facilitator for settle: signs as the fee payer with the hot wallet's secret, behind the verified-message gate. */
 export function signingFacilitator(): Promise<Facilitator> {
   signing ??= build(true).catch((error: unknown) => {
     signing = undefined;
@@ -85,25 +178,94 @@ async function build(withSecret: boolean): Promise<Facilitator> {
   // Not set on a fresh deployment until the operator has made the hot wallet (docs/deploy.md).
   if (!feePayer || !cfg.X402_PAY_TO) throw new X402UnavailableError();
   const rpcUrl = cfg.SOLANA_RPC_URL ?? (await secretUrl());
-  const signer = withSecret ? await hotWallet(feePayer) : addressOnly(address(feePayer));
+  const gate = new VerifiedMessages();
+  const signer = withSecret ? gated(await hotWallet(feePayer), gate) : addressOnly(address(feePayer));
   const svmSigner = toFacilitatorSvmSigner(signer, { defaultRpcUrl: rpcUrl });
   const network = cfg.X402_NETWORK as Network;
-  const facilitator = new x402Facilitator().register(network, new ExactSvmScheme(svmSigner));
+  const scheme = new ExactSvmScheme(svmSigner, undefined, {
+    maxComputeUnits: cfg.X402_MAX_COMPUTE_UNITS,
+    maxPriorityFeeMicroLamports: cfg.X402_MAX_PRIORITY_FEE_MICROLAMPORTS,
+    maxRequiredSignatures: cfg.X402_MAX_SIGNATURES,
+  });
+  const facilitator = new x402Facilitator().register(network, scheme);
   const rpc = createSolanaRpc(rpcUrl);
   const decoder = getTransactionDecoder();
+  const compiledDecoder = getCompiledTransactionMessageDecoder();
   const base64 = getBase64Encoder();
+  const decode = (payload: PaymentPayload): Transaction | undefined => {
+    const transaction = (payload.payload as { transaction?: unknown }).transaction;
+    if (typeof transaction !== 'string') return undefined;
+    try {
+      return decoder.decode(base64.encode(transaction));
+    } catch {
+      return undefined;
+    }
+  };
+  const messageHash = (payload: PaymentPayload): string | undefined => {
+    const transaction = decode(payload);
+    return transaction ? sha256(transaction.messageBytes) : undefined;
+  };
+  const fingerprint = (requirements: PaymentRequirements) => sha256(JSON.stringify(requirements));
+  // The fee rule the caps and `feeOf` rely on is that of legacy and v0 messages (what the stock client
+  // builds); a v1 message sets its compute budget elsewhere. One that cannot be decoded is the scheme's to refuse.
+  const versionRefusal = (payload: PaymentPayload): Refusal | undefined => {
+    const transaction = decode(payload);
+    if (!transaction) return undefined;
+    try {
+      if (compiledDecoder.decode(transaction.messageBytes).version === 1) {
+        return { reason: 'invalid_exact_svm_payload_transaction_version', message: 'only legacy and version 0 transactions are accepted' };
+      }
+    } catch {
+      return undefined;
+    }
+    return undefined;
+  };
+
+  const verify: Facilitator['verify'] = async (payload, requirements, checks) => {
+    const refusal = checks() ?? versionRefusal(payload);
+    if (refusal) return { isValid: false, invalidReason: refusal.reason, invalidMessage: refusal.message, payer: '' };
+    const response = await facilitator.verify(payload, requirements);
+    const message = messageHash(payload);
+    if (response.isValid && message) gate.admit(message, fingerprint(requirements));
+    return response;
+  };
+
   return {
     network,
     feePayer,
     supported: () => facilitator.getSupported() as SupportedResponse,
-    verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    verify,
+    async settle(payload, requirements, checks) {
+      const message = messageHash(payload);
+      if (!message || !gate.passed(message, fingerprint(requirements))) {
+        const verdict = await verify(payload, requirements, checks);
+        if (!verdict.isValid) {
+          return {
+            success: false,
+            errorReason: verdict.invalidReason ?? 'invalid_payment',
+            ...(verdict.invalidMessage ? { errorMessage: verdict.invalidMessage } : {}),
+            payer: verdict.payer ?? '',
+            transaction: '',
+            network: requirements.network,
+          };
+        }
+      }
+      return facilitator.settle(payload, requirements);
+    },
     async signatureOf(payload) {
       const transaction = (payload.payload as { transaction?: unknown }).transaction;
-      if (typeof transaction !== 'string') return undefined;
+      if (typeof transaction !== 'string') throw new UncheckedMessageError();
+      // The gated signer refuses a message `verify` did not admit: this signs only a checked transaction.
+      const signed = await svmSigner.signTransaction(transaction, address(feePayer), network);
+      return getSignatureFromTransaction(decoder.decode(base64.encode(signed)));
+    },
+    messageHash,
+    feeOf(payload) {
+      const transaction = decode(payload);
+      if (!transaction) return undefined;
       try {
-        const signed = await svmSigner.signTransaction(transaction, address(feePayer), network);
-        return getSignatureFromTransaction(decoder.decode(base64.encode(signed)));
+        const fee = feeOf(compiledDecoder.decode(transaction.messageBytes));
+        return fee === undefined ? undefined : Number(fee);
       } catch {
         return undefined;
       }
@@ -125,6 +287,46 @@ async function build(withSecret: boolean): Promise<Facilitator> {
       }
       return { kind: 'unknown' };
     },
+    async feePayerLamports() {
+      const { value } = await rpc.getBalance(address(feePayer)).send();
+      return Number(value);
+    },
+  };
+}
+
+/**
+ * What a transaction costs its fee payer when it lands, by Solana's fee rule: the base fee per
+ * signature, and the priority fee its compute budget asks for (ceil(unit limit × unit price / 10^6)
+ * lamports, charged on the limit whatever is consumed). The `exact` layout always carries both
+ * compute budget instructions; without a price the priority fee is 0.
+ */
+function feeOf(message: CompiledTransactionMessage): bigint | undefined {
+  // A v1 message sets its compute budget outside its instructions: verify refuses it (below).
+  if (!('instructions' in message)) return undefined;
+  let units = 0n;
+  let microLamports = 0n;
+  for (const instruction of message.instructions) {
+    if (message.staticAccounts[instruction.programAddressIndex] !== COMPUTE_BUDGET_PROGRAM || !instruction.data) continue;
+    const data = Buffer.from(instruction.data);
+    if (data[0] === 2 && data.length >= 5) units = BigInt(data.readUInt32LE(1));
+    if (data[0] === 3 && data.length >= 9) microLamports = data.readBigUInt64LE(1);
+  }
+  const priority = (units * microLamports + 999_999n) / 1_000_000n;
+  return LAMPORTS_PER_SIGNATURE * BigInt(message.header.numSignerAccounts) + priority;
+}
+
+/** The hot wallet behind the verified-message gate: it signs a message only once `verify` admitted it. */
+function gated(wallet: KeyPairSigner, gate: VerifiedMessages): KitSigner {
+  return {
+    address: wallet.address,
+    async signMessages(messages, options) {
+      if (!messages.every((m) => gate.passed(sha256(m.content)))) throw new UncheckedMessageError();
+      return wallet.signMessages(messages, options);
+    },
+    async signTransactions(transactions, options) {
+      if (!transactions.every((t) => gate.passed(sha256(t.messageBytes)))) throw new UncheckedMessageError();
+      return wallet.signTransactions(transactions, options);
+    },
   };
 }
 
@@ -137,7 +339,7 @@ function addressOnly(feePayer: Address): KitSigner {
 }
 
 /** The hot wallet (fee payer) from its secret: given directly (local) or from Secrets Manager (AWS). */
-async function hotWallet(expected: string): Promise<KitSigner> {
+async function hotWallet(expected: string): Promise<KeyPairSigner> {
   const cfg = config();
   const text =
     cfg.SOLANA_HOT_WALLET_SECRET ??

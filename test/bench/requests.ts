@@ -320,7 +320,8 @@ export async function warmGrantCharge(ctx: BenchContext): Promise<RequestCount> 
  * One warm x402 settle (DESIGN §17) of a new payment the local chain's demo payer signs with the
  * stock client scheme, credited to the agent, after an unmeasured settle that warms the container
  * (its facilitator and the agent's key). Chain calls are not DynamoDB requests: only the table's
- * are counted (the claim, the credit's one transaction, and whatever else the settle sends).
+ * are counted (the claim looked up, the claim, the credit's one transaction, and whatever else the
+ * settle sends).
  */
 export async function warmX402Settle(ctx: BenchContext): Promise<RequestCount> {
   const { solana } = ctx.stack.rails;
@@ -341,7 +342,8 @@ export async function warmX402Settle(ctx: BenchContext): Promise<RequestCount> {
           asset: solana.mint,
           payTo: solana.hotWallet.publicKey,
           maxTimeoutSeconds: 60,
-          extra: { feePayer: solana.hotWallet.publicKey },
+          // The agent's seller memo (GET /api/v1/agents/x402), as its middleware sends it.
+          extra: { feePayer: solana.hotWallet.publicKey, memo: `x402:${agent.id}` },
         },
       ],
     });

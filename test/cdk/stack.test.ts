@@ -10,10 +10,12 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { handlerEntry, ROUTES, readsAdminKey } from '../../functions/api/routes';
 import { config as readConfig, resetForTests } from '../../functions/config';
 import {
+  HOT_WALLET_LAMPORTS_METRIC,
   LEDGER_AUDIT_PROBLEMS_METRIC,
   METRICS_NAMESPACE,
   STUCK_PAYOUTS_METRIC,
   SWEEPER_LAG_METRIC,
+  X402_FEE_PAYER_LAMPORTS_METRIC,
 } from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
 import { GSI1, GSI2, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
@@ -22,7 +24,14 @@ import { PROJECT_ROOT } from '../../lib/bundling';
 import { SWEEPER_ENTRY } from '../../lib/charge-sweeper';
 import { routeConstructId, routeKey } from '../../lib/http-api';
 import { LEDGER_AUDIT_ENTRY } from '../../lib/ledger-audit';
-import { heldAtLimitPeriod, LEDGER_AUDIT_WINDOW_HOURS, MONEY_ROUTES, SWEEPER_MAX_LAG } from '../../lib/monitoring';
+import {
+  HOT_WALLET_MIN_LAMPORTS,
+  heldAtLimitPeriod,
+  LEDGER_AUDIT_WINDOW_HOURS,
+  MONEY_ROUTES,
+  SWEEPER_MAX_LAG,
+  X402_FEE_SPEND_ALARM_LAMPORTS_PER_HOUR,
+} from '../../lib/monitoring';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { logicalId, resources, synthesize, TEST_STAGE_CONFIG } from './support';
 
@@ -818,6 +827,8 @@ describe('alarms', () => {
         'ReconcilerNotRunning',
         'X402FinalityMismatch',
         'X402CreditHeldAtLimit',
+        'X402FeePayerSpend',
+        'HotWalletSolLow',
         'SweeperErrors',
         'SweeperNotRunning',
         'ChargesNotExpiring',
@@ -1099,10 +1110,52 @@ describe('alarms', () => {
       TreatMissingData: 'notBreaching',
     });
     expect(String(alarm('X402CreditHeldAtLimit').AlarmDescription)).toMatch(
-      /owed to the agent.*until the agent withdraws.*X402TX#<signature>/,
+      /owed to the agent.*until the agent withdraws.*X402TX#<messageHash>/,
     );
     // A slower reconciler gets a period that still holds one of its runs.
     expect(heldAtLimitPeriod(15).toMinutes()).toBe(16);
+  });
+
+  it("fire on the fee payer's x402 spend in an hour and on the hot wallet's SOL running low, on the exact metrics the functions emit", () => {
+    const saved = { ...process.env };
+    let emitted: Record<string, unknown>;
+    try {
+      process.env.STAGE = 'test';
+      resetForTests();
+      metrics().addMetric(X402_FEE_PAYER_LAMPORTS_METRIC, 'Count', 10_001);
+      metrics().addMetric(HOT_WALLET_LAMPORTS_METRIC, 'Count', 9_000_000_000);
+      emitted = metrics().serializeMetrics() as unknown as Record<string, unknown>;
+      metrics().clearMetrics();
+    } finally {
+      process.env = saved;
+      resetForTests();
+    }
+    const directive = (emitted._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] })
+      .CloudWatchMetrics[0];
+    const dimensions = new Set((directive?.Dimensions[0] ?? []).map((name) => JSON.stringify({ Name: name, Value: emitted[name] })));
+    expect(directive?.Metrics.map((m) => m.Name).sort()).toEqual([HOT_WALLET_LAMPORTS_METRIC, X402_FEE_PAYER_LAMPORTS_METRIC].sort());
+    expect(alarm('X402FeePayerSpend')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: X402_FEE_PAYER_LAMPORTS_METRIC,
+      Statistic: 'Sum',
+      Period: 3600,
+      Threshold: X402_FEE_SPEND_ALARM_LAMPORTS_PER_HOUR,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    // Below the floor pages; no reading (x402 not set up yet) does not: ReconcilerNotRunning covers a dead reconciler.
+    expect(alarm('HotWalletSolLow')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: HOT_WALLET_LAMPORTS_METRIC,
+      Statistic: 'Minimum',
+      Period: heldAtLimitPeriod(config.reconcileEveryMinutes).toSeconds(),
+      Threshold: HOT_WALLET_MIN_LAMPORTS,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    for (const name of ['X402FeePayerSpend', 'HotWalletSolLow']) {
+      expect(new Set((alarm(name).Dimensions as unknown[]).map((d) => JSON.stringify(d)))).toEqual(dimensions);
+    }
   });
 
   it('fire when the sweeper logs errors for 15 minutes in a row (a due charge that fails on every run keeps its hold)', () => {

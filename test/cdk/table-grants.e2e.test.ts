@@ -419,7 +419,7 @@ describe('a tour of every function', () => {
   it('verifies, settles, lists and reconciles x402 payments', async () => {
     const agent = await t.enabledAgent();
     const settings = await expectStatus(
-      t.call<{ network: string; asset: string; payTo: string; feePayer: string }>('GET', '/api/v1/agents/x402', {
+      t.call<{ network: string; asset: string; payTo: string; feePayer: string; extra: { memo: string } }>('GET', '/api/v1/agents/x402', {
         headers: agentKey(agent),
       }),
       200,
@@ -439,7 +439,7 @@ describe('a tour of every function', () => {
           asset: settings.asset,
           payTo: settings.payTo,
           maxTimeoutSeconds: 60,
-          extra: { feePayer: settings.feePayer },
+          extra: { feePayer: settings.feePayer, ...settings.extra },
         },
       ],
     };
@@ -681,8 +681,7 @@ const UNTOURED: string[] = [
   // cancelled condition returns no item (DynamoDB Local always returns it), as for create-charge.
   'x402-settle: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*',
   'reconciler: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*',
-  // A credit that lost to a racing settle or the reconciler reads what the winner recorded
-  // (SettlementNotPendingError): the race of test/x402/x402.e2e.test.ts's concurrent settles.
-  'x402-settle: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query X402TX#*',
+  // A credit that lost to a racing settle reads what the winner recorded (SettlementNotPendingError):
+  // the race of test/x402/x402.e2e.test.ts's concurrent settles. (Settle itself reads the claim first.)
   'reconciler: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query X402TX#*',
 ];

@@ -1080,22 +1080,30 @@ class RevokeGrant implements fc.AsyncCommand<Model, Real> {
 
 // ---- x402 settlements (docs/x402.md) --------------------------------------------------------
 
-/** A fresh payment of `amount` micro-USDC to the treasury, signed by the demo payer as the stock client signs it (not sent). */
-function x402Payment(r: Real, amount: number): Promise<PaymentPayload> {
+/** The requirements agent `a`'s middleware sends: its seller memo (`x402:<id>`, GET /api/v1/agents/x402) names it. */
+const x402AcceptsOf = (a: ModelAgent, amount: number) => ({
+  ...x402Accepts,
+  amount: String(amount),
+  extra: { ...x402Accepts.extra, memo: `x402:${a.id}` },
+});
+
+/** A fresh payment of `amount` micro-USDC to the treasury for agent `a`, signed by the demo payer as the stock client signs it (not sent). */
+function x402Payment(r: Real, a: ModelAgent, amount: number): Promise<PaymentPayload> {
   // The local chain's blockhash holds still until it ages out: two payments of one price under one
   // blockhash would be one transaction. Move it on, so each payment is its own.
   r.stack.rails.solana.expireBlockhash();
   return buyer.createPaymentPayload({
     x402Version: 2,
     resource: { url: 'https://seller.example.com/model', description: 'model', mimeType: 'application/json' },
-    accepts: [{ ...x402Accepts, amount: String(amount) }],
+    accepts: [x402AcceptsOf(a, amount)],
   });
 }
 
-const x402Settle = (r: Real, a: ModelAgent, payload: PaymentPayload) =>
+/** Agent `a` settles the payload, with its own middleware's requirements (by default the payment's own). */
+const x402Settle = (r: Real, a: ModelAgent, payload: PaymentPayload, requirements = payload.accepted) =>
   r.call<{ success: boolean; errorReason?: string; transaction: string }>('POST', '/x402/settle', {
     headers: { 'x-agent-key': a.key },
-    body: { x402Version: 2, paymentPayload: payload, paymentRequirements: payload.accepted },
+    body: { x402Version: 2, paymentPayload: payload, paymentRequirements: requirements },
   });
 
 /** Each agent's x402 payments as it lists them: each settled payment once, newest first (checked after the x402 steps only). */
@@ -1121,7 +1129,7 @@ class X402Settle implements fc.AsyncCommand<Model, Real> {
     const agent = this.agent % m.agents.length;
     const a = m.agents[agent] as ModelAgent;
     const amount = this.cents * 10_000;
-    const payload = await x402Payment(r, amount);
+    const payload = await x402Payment(r, a, amount);
     const res = await x402Settle(r, a, payload);
     expectStatus(res, 200, 'x402 settle');
     expect(res.body).toMatchObject({ success: true, network: x402Accepts.network });
@@ -1144,7 +1152,9 @@ class X402Replay implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real): Promise<void> {
     const x = m.x402[this.pick % m.x402.length] as ModelX402;
     const agent = this.byOther ? (x.agent + 1) % m.agents.length : x.agent;
-    const res = await x402Settle(r, m.agents[agent] as ModelAgent, x.payload);
+    const settler = m.agents[agent] as ModelAgent;
+    // Another agent asks with its own middleware's requirements (its own seller memo): the payment is not its.
+    const res = await x402Settle(r, settler, x.payload, x402AcceptsOf(settler, Number(x.payload.accepted.amount)));
     if (this.byOther) {
       expect([res.status, res.body]).toMatchObject([200, { success: false, errorReason: 'duplicate_settlement', transaction: '' }]);
       return void saw('x402 settle by another agent');

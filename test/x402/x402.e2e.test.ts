@@ -2,17 +2,19 @@
  * x402 end to end (DESIGN §17, docs/x402.md): the stock seller middleware (express +
  * @x402/express, pointed at `<base>/x402` with the agent key) and the stock buyer client
  * (@x402/fetch with @x402/svm's client scheme, paying from the local chain's demo payer) against
- * the local test stack: 402, pay, 200 with PAYMENT-RESPONSE, the agent credited once. Replays, another
- * agent, the service's policy, authentication, concurrent settles, and the process dying between
+ * the local test stack: 402, pay, 200 with PAYMENT-RESPONSE, the agent credited once. The seller's
+ * middleware is configured from GET /api/v1/agents/x402 as the README's seller is (its `extra.memo`
+ * names the agent as the seller). Replays, another agent, the service's policy, authentication,
+ * concurrent settles, and the process dying between
  * the on-chain confirmation and the credit, an agent whose balance is at its cap. The ledger audit
  * holds after every test.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createKeyPairSignerFromBytes, getBase64Encoder, getTransactionDecoder } from '@solana/kit';
 import { HTTPFacilitatorClient } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
@@ -27,8 +29,8 @@ import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { claimSettlement, releaseClaim } from '../../functions/store/x402.repository';
-import { checkX402Finality, reconcileX402 } from '../../functions/use-cases/x402';
+import { claimSettlement, toSettlement } from '../../functions/store/x402.repository';
+import { checkX402Finality, creditConfirmed, reconcileX402 } from '../../functions/use-cases/x402';
 import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
@@ -46,22 +48,34 @@ let buyer: x402Client;
 
 const PRICE = '$0.01';
 
-/** The seller of the README: stock middleware, the facilitator at `<base>/x402`, the agent key as Bearer. */
-function startSeller(
+/** The seller of the README: stock middleware configured from GET /api/v1/agents/x402, the agent key as Bearer. */
+async function startSeller(
   agentKey: string,
   routes: Record<string, { price: string; payTo?: string }>,
 ): Promise<{ url: string; close: () => Promise<void> }> {
+  const x402 = (
+    await t.call<{ facilitatorUrl: string; network: typeof network; payTo: string; extra: { memo: string } }>(
+      'GET',
+      '/api/v1/agents/x402',
+      {
+        headers: { 'x-agent-key': agentKey },
+      },
+    )
+  ).body;
   const auth = { Authorization: `Bearer ${agentKey}` };
   const facilitator = new HTTPFacilitatorClient({
-    url: `${t.stack.url}/x402`,
+    url: x402.facilitatorUrl,
     createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }),
   });
-  const server = new x402ResourceServer(facilitator).register(network, new ExactSvmServer());
+  const server = new x402ResourceServer(facilitator).register(x402.network, new ExactSvmServer());
   const app = express();
   const config = Object.fromEntries(
     Object.entries(routes).map(([route, r]) => [
       `GET ${route}`,
-      { accepts: { scheme: 'exact', price: r.price, network, payTo: r.payTo ?? payTo }, description: 'a forecast' },
+      {
+        accepts: { scheme: 'exact', price: r.price, network: x402.network, payTo: r.payTo ?? x402.payTo, extra: x402.extra },
+        description: 'a forecast',
+      },
     ]),
   );
   app.use(paymentMiddleware(config, server));
@@ -102,14 +116,16 @@ const usdcBalance = async (key: string) =>
   (await t.call<{ balances: { USDC: number } }>('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': key } })).body.balances.USDC;
 
 /** A fresh, signed payment for the seller's route, as the stock buyer makes it (not sent). */
-async function freshPayment(url = `${sellerUrl}/weather`): Promise<PaymentPayload> {
+async function freshPayment(url = `${sellerUrl}/weather`, sellerId?: string): Promise<PaymentPayload> {
   // The local chain's blockhash holds still until it ages out (docs/rails.md), so two payments of
-  // the same price by the same payer under one blockhash are one transaction: move it on.
+  // the same price by the same payer (and seller memo) under one blockhash are one transaction: move it on.
   t.stack.rails.solana.expireBlockhash();
   const res = await fetch(url);
   expect(res.status).toBe(402);
   const required = JSON.parse(Buffer.from(res.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as PaymentRequired;
-  return buyer.createPaymentPayload(required);
+  // For another agent than the seller's (as its own middleware would ask): its seller memo.
+  const accepts = sellerId ? required.accepts.map((a) => ({ ...a, extra: { ...a.extra, memo: `x402:${sellerId}` } })) : required.accepts;
+  return buyer.createPaymentPayload({ ...required, accepts });
 }
 
 const settle = (key: string | undefined, payload: PaymentPayload, requirements = payload.accepted) =>
@@ -134,7 +150,7 @@ describe('x402 with the stock seller and buyer', () => {
       asset: t.stack.rails.solana.mint,
       amount: '10000',
       payTo,
-      extra: { feePayer: t.stack.rails.solana.hotWallet.publicKey },
+      extra: { feePayer: t.stack.rails.solana.hotWallet.publicKey, memo: `x402:${seller.id}` },
     });
   });
 
@@ -177,10 +193,16 @@ describe('x402 with the stock seller and buyer', () => {
     expect(again.body).toEqual(first.body);
     expect(await usdcBalance(seller.key)).toBe(balance);
 
+    // Another agent: with the seller's requirements its memo is not the seller's; with its own, the payment is the seller's.
     const other = await t.enabledAgent();
     const stolen = await settle(other.key, payload);
     expect(stolen.status).toBe(200);
-    expect(stolen.body).toMatchObject({ success: false, errorReason: 'duplicate_settlement', transaction: '', network });
+    expect(stolen.body).toMatchObject({ success: false, errorReason: 'invalid_seller_memo', transaction: '', network });
+    const ownMemo = await settle(other.key, payload, {
+      ...payload.accepted,
+      extra: { ...payload.accepted.extra, memo: `x402:${other.id}` },
+    });
+    expect(ownMemo.body).toMatchObject({ success: false, errorReason: 'duplicate_settlement', transaction: '', network });
     expect(await usdcBalance(other.key)).toBe(0);
     expect(await usdcBalance(seller.key)).toBe(balance);
   });
@@ -230,6 +252,7 @@ describe('x402 with the stock seller and buyer', () => {
       asset: t.stack.rails.solana.mint,
       payTo,
       feePayer: t.stack.rails.solana.hotWallet.publicKey,
+      extra: { memo: `x402:${seller.id}` },
     });
   });
 
@@ -239,6 +262,10 @@ describe('x402 with the stock seller and buyer', () => {
     const answers = await Promise.all(Array.from({ length: 4 }, () => settle(seller.key, payload)));
     for (const a of answers) expect([200, 409]).toContain(a.status);
     expect(answers.some((a) => a.body.success === true)).toBe(true);
+    // A racer is told it was paid, to ask again, or that the request is in progress: never that it failed.
+    for (const a of answers.filter((answer) => answer.status === 200 && answer.body.success !== true)) {
+      expect(a.body).toMatchObject({ success: false, errorReason: 'settlement_pending' });
+    }
     // Whatever each racer was told, the chain has the transfer once and the agent is credited once.
     const final = await settle(seller.key, payload);
     expect(final.body).toMatchObject({ success: true });
@@ -308,9 +335,17 @@ describe('x402 when the process dies between the on-chain confirmation and the c
     // Whatever earlier tests left PENDING is looked at (and moved back) first, so the runs below see only this test's.
     await reconcileX402(facilitator, later);
     // The oldest claim of all, whose transaction was never sent: not seen on chain, it stays PENDING.
-    const unsent = bs58.encode(randomBytes(64));
+    const unsent = randomBytes(32).toString('hex');
     await claimSettlement(
-      { signature: unsent, agentId: seller.id, amount: 10_000, payer: bs58.encode(randomBytes(32)), network, resource: null },
+      {
+        messageHash: unsent,
+        signature: bs58.encode(randomBytes(64)),
+        agentId: seller.id,
+        amount: 10_000,
+        payer: bs58.encode(randomBytes(32)),
+        network,
+        resource: null,
+      },
       new Date('2026-01-01T00:00:00Z'),
     );
     // A newer one whose settle died after the transfer confirmed.
@@ -324,14 +359,37 @@ describe('x402 when the process dies between the on-chain confirmation and the c
     // Once stale again, the unsent claim is looked at again, and stays PENDING.
     const again = new Date(later.getTime() + (config().X402_RECONCILE_AFTER_SECONDS + 1) * 1000);
     expect(await reconcileX402(facilitator, again, 1)).toEqual({ credited: 0, heldAtLimit: 0, failed: 0, stillPending: 1 });
-    expect(await settlementItem(unsent)).toMatchObject({ status: 'PENDING', reconciledAt: again.toISOString() });
-    // Its end, as settle gives up a claim it never sent (off the reconciler's list for the next tests).
-    expect(await releaseClaim(unsent, seller.id)).toBe(true);
+    const unsentItem = (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(unsent) }))).Item;
+    expect(unsentItem).toMatchObject({ status: 'PENDING', reconciledAt: again.toISOString() });
+    // Off the reconciler's list for the next tests (a claim is never given up: only the chain ends one).
+    await db().send(new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(unsent) }));
   });
 });
 
-const settlementItem = async (signature: string) =>
-  (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(signature) }))).Item ?? {};
+/** The settlement of a payment: keyed by its transaction's message hash, as verify finds it without a key. */
+describe('x402 credit that loses to a credit made before', () => {
+  it("answers the settlement's recorded success, found by its message hash, and credits nothing", async () => {
+    const payload = await freshPayment();
+    const first = await settle(seller.key, payload);
+    expect(first.body).toMatchObject({ success: true });
+    const balance = await usdcBalance(seller.key);
+    const item = await settlementItem(payload);
+    // As if its idempotency record had expired: the credit's condition on the claim speaks alone.
+    await db().send(
+      new DeleteCommand({ TableName: config().TABLE_NAME, Key: keys.idempotency(`${seller.id}#x402-settle`, String(item.signature)) }),
+    );
+    const again = await creditConfirmed({ ...toSettlement(item), status: 'PENDING' }, { ...(first.body as SettleResponse) });
+    expect(again.outcome).toBe('alreadyCredited');
+    expect(JSON.parse(again.result.rawBody ?? '{}')).toEqual(first.body);
+    expect(await usdcBalance(seller.key)).toBe(balance);
+  });
+});
+
+const settlementItem = async (payload: PaymentPayload) => {
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(String(payload.payload.transaction)));
+  const messageHash = createHash('sha256').update(Buffer.from(transaction.messageBytes)).digest('hex');
+  return (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(messageHash) }))).Item ?? {};
+};
 
 describe('x402 finality: credited at confirmed, checked again at finalized by the reconciler', () => {
   it('takes every finalized settlement off its list once; one the chain no longer knows is a mismatch, logged once', async () => {
@@ -340,17 +398,18 @@ describe('x402 finality: credited at confirmed, checked again at finalized by th
     // Every settlement credited so far landed on the local chain, which finalizes at once (the
     // reconciler's run above has checked them already).
     expect(await checkX402Finality(facilitator, later)).toMatchObject({ mismatched: 0, waiting: 0 });
-    const finalized = await settle(seller.key, await freshPayment());
-    expect(await settlementItem(String(finalized.body.transaction))).toMatchObject({ GSI1PK: 'X402UNFINAL' });
+    const first = await freshPayment();
+    const finalized = await settle(seller.key, first);
+    expect(await settlementItem(first)).toMatchObject({ signature: finalized.body.transaction, GSI1PK: 'X402UNFINAL' });
     expect(await checkX402Finality(facilitator, later)).toEqual({ finalized: 1, mismatched: 0, waiting: 0 });
     expect(await checkX402Finality(facilitator, later)).toEqual({ finalized: 0, mismatched: 0, waiting: 0 });
-    expect(await settlementItem(String(finalized.body.transaction))).toMatchObject({ finalizedAt: later.toISOString() });
+    expect(await settlementItem(first)).toMatchObject({ finalizedAt: later.toISOString() });
 
     const payload = await freshPayment();
     const paid = await settle(seller.key, payload);
     expect(paid.body).toMatchObject({ success: true });
     const signature = String(paid.body.transaction);
-    expect(await settlementItem(signature)).toMatchObject({ status: 'CREDITED', GSI1PK: 'X402UNFINAL' });
+    expect(await settlementItem(payload)).toMatchObject({ signature, status: 'CREDITED', GSI1PK: 'X402UNFINAL' });
     // Too young to check: left alone.
     expect(await checkX402Finality(facilitator, new Date())).toEqual({ finalized: 0, mismatched: 0, waiting: 0 });
     // A chain that has dropped the fork it was confirmed on no longer knows the signature.
@@ -359,7 +418,7 @@ describe('x402 finality: credited at confirmed, checked again at finalized by th
     expect(await checkX402Finality(forgetful, soon)).toEqual({ finalized: 0, mismatched: 0, waiting: 1 });
     expect(await checkX402Finality(forgetful, later)).toEqual({ finalized: 0, mismatched: 1, waiting: 0 });
     expect(await checkX402Finality(forgetful, later)).toEqual({ finalized: 0, mismatched: 0, waiting: 0 });
-    const item = await settlementItem(signature);
+    const item = await settlementItem(payload);
     expect(item).toMatchObject({ status: 'CREDITED', finalityMismatch: expect.stringContaining('not finalized') });
     expect(item.GSI1PK).toBeUndefined();
   });
@@ -390,7 +449,7 @@ describe("x402 when the agent's USDC balance is at its cap", () => {
   it('holds the confirmed payment PENDING and logs the alarmed line on settle and every reconciler run; credits it once when the cap has room', async () => {
     const agent = await t.enabledAgent();
     await moveShards(agent.id, MAX_BALANCE_MINOR);
-    const payload = await freshPayment();
+    const payload = await freshPayment(undefined, agent.id);
     const treasuryBefore = t.stack.rails.solana.tokenBalance(payTo);
 
     let settled: Awaited<ReturnType<typeof settle>> | undefined;
@@ -412,10 +471,15 @@ describe("x402 when the agent's USDC balance is at its cap", () => {
     // The USDC is in the treasury, owed to the agent: the line the X402CreditHeldAtLimit filter matches names it.
     expect(t.stack.rails.solana.tokenBalance(payTo) - treasuryBefore).toBe(10_000n);
     expect(heldLines(atSettle)).toEqual([
-      { message: 'x402 credit refused: balance limit', attributes: { signature: expect.any(String), agentId: agent.id, amount: '0.01' } },
+      {
+        message: 'x402 credit refused: balance limit',
+        attributes: { signature: expect.any(String), messageHash: expect.any(String), agentId: agent.id, amount: '0.01' },
+      },
     ]);
     const signature = String(heldLines(atSettle)[0]?.attributes.signature);
-    expect(await settlementItem(signature)).toMatchObject({ status: 'PENDING', agentId: agent.id });
+    const messageHash = String(heldLines(atSettle)[0]?.attributes.messageHash);
+    expect(await settlementItem(payload)).toMatchObject({ PK: `X402TX#${messageHash}`, signature });
+    expect(await settlementItem(payload)).toMatchObject({ signature, status: 'PENDING', agentId: agent.id });
     // The seller's retry is held the same way.
     expect((await settle(agent.key, payload)).text).toBe(settled?.text);
 
@@ -432,9 +496,9 @@ describe("x402 when the agent's USDC balance is at its cap", () => {
         report = await reconciler();
       });
       expect(report?.x402).toMatchObject({ credited: 0, heldAtLimit: 1, failed: 0, stillPending: 0 });
-      expect(heldLines(lines).map((l) => l.attributes)).toEqual([{ signature, agentId: agent.id, amount: '0.01' }]);
+      expect(heldLines(lines).map((l) => l.attributes)).toEqual([{ signature, messageHash, agentId: agent.id, amount: '0.01' }]);
     }
-    expect(await settlementItem(signature)).toMatchObject({ status: 'PENDING' });
+    expect(await settlementItem(payload)).toMatchObject({ status: 'PENDING' });
 
     // The agent withdraws (the padding taken back out): the next run credits it, once.
     await moveShards(agent.id, -MAX_BALANCE_MINOR);
@@ -445,7 +509,7 @@ describe("x402 when the agent's USDC balance is at its cap", () => {
     expect(report?.x402).toMatchObject({ credited: 1, heldAtLimit: 0, failed: 0, stillPending: 0 });
     expect(heldLines(lines)).toEqual([]);
     expect((await reconciler())?.x402).toMatchObject({ credited: 0, heldAtLimit: 0, failed: 0, stillPending: 0 });
-    expect(await settlementItem(signature)).toMatchObject({ status: 'CREDITED' });
+    expect(await settlementItem(payload)).toMatchObject({ status: 'CREDITED' });
     expect(await usdcBalance(agent.key)).toBeCloseTo(0.01, 6);
     // The seller asking again gets the success the reconciler recorded, and nothing more is credited.
     expect((await settle(agent.key, payload)).body).toEqual({ success: true, transaction: signature, network, payer: expect.any(String) });

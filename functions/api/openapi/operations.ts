@@ -421,6 +421,8 @@ const X402_FEE_PAYER = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
 const X402_PAY_TO = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
 const X402_MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
 const X402_SIGNATURE = '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW';
+/** An agent's seller memo (`x402:<agentId>`, GET /api/v1/agents/x402). */
+const X402_MEMO = 'x402:a01jhx3k6v1f8q2n7c9m4p5r6s7';
 const X402_REQUIREMENTS = {
   scheme: 'exact',
   network: X402_NETWORK_EXAMPLE,
@@ -428,7 +430,7 @@ const X402_REQUIREMENTS = {
   amount: '10000',
   payTo: X402_PAY_TO,
   maxTimeoutSeconds: 300,
-  extra: { feePayer: X402_FEE_PAYER },
+  extra: { feePayer: X402_FEE_PAYER, memo: X402_MEMO },
 };
 const X402_REQUEST_EXAMPLE = {
   x402Version: 2,
@@ -465,9 +467,11 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
   'x402-verify': {
     summary: 'x402: verify a payment',
     description:
-      "The stock `exact` scheme's checks (transaction layout, mint, recipient, amount, fee-payer isolation, simulation) after " +
-      "the service's own: `payTo` must be the treasury, `asset` the USDC mint, the amount at least X402_MIN_AMOUNT (0.01 USDC by " +
-      'default). A refusal is 200 with `isValid:false`, `invalidReason` and `invalidMessage`.',
+      "The stock `exact` scheme's checks (transaction layout, compute budget within the fee payer's caps, mint, recipient, " +
+      "amount, the seller's memo, fee-payer isolation, simulation) after the service's own: `payTo` must be the treasury, " +
+      '`asset` the USDC mint, the amount at least X402_MIN_AMOUNT (0.01 USDC by default), `extra.memo` the authenticated ' +
+      "agent's seller memo (`invalid_seller_memo` otherwise). A payment already claimed (being settled or settled) is refused " +
+      '(`duplicate_settlement`). A refusal is 200 with `isValid:false`, `invalidReason` and `invalidMessage`.',
     tag: 'x402',
     security: [['agentKey'], ['agentBearer']],
     body: { name: 'X402FacilitatorRequest', schema: facilitatorRequestSchema, example: X402_REQUEST_EXAMPLE },
@@ -483,6 +487,12 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
             invalidMessage: 'payTo must be the service treasury',
             payer: '',
           },
+          claimed: {
+            isValid: false,
+            invalidReason: 'duplicate_settlement',
+            invalidMessage: 'this payment was settled already',
+            payer: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
+          },
         },
       },
       400: X402_400,
@@ -494,8 +504,8 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
   'x402-settle': {
     summary: 'x402: settle a payment and credit the agent',
     description:
-      "Verifies, signs as the fee payer, sends, waits for `confirmed`, then credits the authenticated agent's USDC balance with " +
-      'the amount, once per transaction signature (one transaction with its idempotency record; event `x402.payment.settled`). ' +
+      'Verifies (every check of x402-verify), signs as the fee payer, sends, waits for `confirmed`, then credits the authenticated ' +
+      "agent's USDC balance with the amount, once per payment (one transaction with its idempotency record; event `x402.payment.settled`). " +
       'The same payload settled again by the same agent answers the first SettleResponse (`Idempotent-Replayed: true`) and ' +
       'credits nothing; by another agent: `success:false` (`duplicate_settlement`). A refusal is 200 with `success:false`, ' +
       '`errorReason`, maybe `errorMessage`, `transaction` ("" when nothing was sent) and `network`.',
@@ -538,7 +548,9 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
   'agent-x402-settings': {
     summary: "x402: the seller's middleware settings",
     description:
-      'What a seller puts in its stock x402 middleware: the facilitator URL, network, asset (USDC mint), payTo (the treasury) and fee payer.',
+      'What a seller puts in its stock x402 middleware: the facilitator URL, network, asset (USDC mint), payTo (the treasury), fee payer, ' +
+      "and `extra` for each route's `accepts.extra`: `memo`, this agent's seller memo, which names it as the seller of the payment " +
+      '(verify and settle refuse requirements without it).',
     tag: 'x402',
     security: [['agentKey'], ['agentBearer']],
     responses: {
@@ -548,6 +560,7 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
         asset: X402_MINT,
         payTo: X402_PAY_TO,
         feePayer: X402_FEE_PAYER,
+        extra: { memo: X402_MEMO },
       }),
       401: X402_401,
       503: BUSY,
