@@ -72,6 +72,8 @@ const REFUND = uses('agentKeyLookup', 'idempotentCommand', 'readChargeAndLedger'
 const DECIDE = uses('getPendingCharge', 'getChargeById', 'chargeBeforeSettling');
 const APPROVE = combine(DECIDE, uses('settleApproval'));
 const DECLINE = combine(DECIDE, uses('settleReturn'));
+/** The approval page's reads: the charge, its agent, and the grant it was made under (revoked or ended: no Approve). */
+const APPROVAL_PAGE = uses('getPendingCharge', 'getChargeById', 'getCharge', 'getAgentById', 'getGrant');
 const WEBHOOKS = {
   create: uses('createWebhook'),
   list: uses('getWebhooks'),
@@ -195,7 +197,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'GET',
     path: '/approve/{token}',
     public: true,
-    table: uses('getPendingCharge', 'getChargeById', 'getCharge', 'getAgentById'),
+    table: APPROVAL_PAGE,
     approvalSecret: true,
   },
   {
@@ -203,7 +205,8 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'POST',
     path: '/approve/{token}',
     public: true,
-    table: combine(APPROVE, DECLINE),
+    // A refused approval is answered with the page saying why (its reads).
+    table: combine(APPROVE, DECLINE, APPROVAL_PAGE),
     approvalSecret: true,
   },
   // Grant requests (docs/grants.md): the agent asks, the payer consents on the consent page.

@@ -138,9 +138,10 @@ export const STORE = {
    * approved instead waits for its capture: the marker is updated). Return (decline, release,
    * expiry): the hold back to the user. Either way the marker is retired as a tombstone, an update
    * (charge-settlement.repository.ts): nothing that settles a charge deletes. Neither reads: the
-   * answer is computed from the state the settlement was conditioned on.
+   * answer is computed from the state the settlement was conditioned on. An approval is conditioned
+   * on the agent's kill switch (a shard) and on the grant it was made under being active.
    */
-  settleApproval: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'] },
+  settleApproval: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'], check: ['agentBalanceShard', 'grant'] },
   /** A hold made under a grant gives what goes back to the grant's counters too. */
   settleReturn: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
   /** The agent's capture and release (commitSettlement): with its idempotency record and kill switch (a capture's: its shard's). */

@@ -10,7 +10,17 @@ import { jsonAmount } from '../contracts/json';
 import type { ListUserChargesQuery, PolicyRequest } from '../contracts/request.schemas';
 import { balancesView, chargeView, userChargeView } from '../contracts/views';
 import type { Charge } from '../core/charges';
-import { ChargeNotPendingError, ConflictError, NotFoundError, StaleReadError, ValidationError } from '../core/errors';
+import {
+  AgentDisabledError,
+  ChargeNotPendingError,
+  ConflictError,
+  ForbiddenError,
+  GrantExpiredError,
+  GrantRevokedError,
+  NotFoundError,
+  StaleReadError,
+  ValidationError,
+} from '../core/errors';
 import { isId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { CURRENCIES, type Currency } from '../core/money';
@@ -199,9 +209,30 @@ export async function settle(
   } catch (error) {
     if (error instanceof ChargeNotPendingError) throw notPending(error.status);
     if (error instanceof StaleReadError) throw new ConflictError('charge is changing, retry', 1);
-    throw error;
+    throw refusedApproval(error) ?? error;
   }
 }
+
+/**
+ * Why the settlement's own transaction refused to pay the agent, as the API says it (the page
+ * says it in words: pages/approval-page.view.ts): the agent disabled (its kill switch, as its own
+ * capture meets it), or the grant the charge was made under revoked or ended. Nobody approves
+ * such a charge, the payer included; declining and releasing it still give the hold back.
+ */
+export function refusedApproval(error: unknown): ForbiddenError | undefined {
+  if (error instanceof AgentDisabledError) return new ForbiddenError(APPROVAL_REFUSALS.agentDisabled);
+  if (error instanceof GrantRevokedError) return new ForbiddenError(APPROVAL_REFUSALS.grantRevoked);
+  if (error instanceof GrantExpiredError) return new ForbiddenError(APPROVAL_REFUSALS.grantExpired);
+  return undefined;
+}
+
+/** The 403 errors of an approval the money's own conditions refused. */
+export const APPROVAL_REFUSALS = {
+  agentDisabled: 'agent disabled',
+  grantRevoked: 'grant revoked',
+  grantExpired: 'grant expired',
+} as const;
+export type ApprovalRefusal = (typeof APPROVAL_REFUSALS)[keyof typeof APPROVAL_REFUSALS];
 
 const notPending = (status: string) =>
   status === 'EXPIRED' ? new ConflictError('charge expired') : new ConflictError('charge is not pending');

@@ -854,6 +854,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       403: errors('The payer changed their mind (DESIGN §16): blocked the agent, or revoked the grant the hold was made under.', [
         'agent blocked by user',
         'grant revoked',
+        'grant expired',
       ]),
       404: LIFECYCLE_404,
       409: errors(
@@ -1079,7 +1080,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Users',
     security: [['userKey']],
     pathParams: { id: 'The charge id.' },
-    responses: { 200: ok('Approved: SUCCESS, the agent paid.', chargeBody, EXAMPLE_CHARGE), ...SETTLE_ERRORS },
+    responses: {
+      200: ok('Approved: SUCCESS, the agent paid.', chargeBody, EXAMPLE_CHARGE),
+      ...SETTLE_ERRORS,
+      403: errors(
+        'Nobody may approve it: the agent is disabled, or the grant it was made under is revoked or has ended (docs/grants.md). Declining or releasing it still returns the hold.',
+        ['agent disabled', 'grant revoked', 'grant expired'],
+      ),
+    },
   },
   'user-decline-charge': {
     summary: 'Decline a PENDING charge',
