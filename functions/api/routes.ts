@@ -133,7 +133,7 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'admin-rotate-user-key',
     method: 'POST',
     path: '/api/v1/admin/users/{id}/keys/rotate',
-    table: uses('getUserKeyHash', 'rotateUserKey'),
+    table: uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials'),
     admin: true,
   },
   { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: uses('setAgentEnabled'), admin: true },
@@ -166,7 +166,12 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: combine(USER, DECLINE) },
   // The payer ends any open hold (DESIGN §16): as a decline, whatever the hold waits for.
   { name: 'user-release-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/release', table: combine(USER, DECLINE) },
-  { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: uses('userKeyLookup', 'rotateUserKey') },
+  {
+    name: 'user-rotate-key',
+    method: 'POST',
+    path: '/api/v1/users/me/keys/rotate',
+    table: uses('userKeyLookup', 'rotateUserKey', 'endAccountCredentials'),
+  },
   // Grants (docs/grants.md): the account key issues, lists, reads and revokes agents' grant keys.
   { name: 'user-create-grant', method: 'POST', path: '/api/v1/users/me/grants', table: combine(USER, ISSUE_GRANT) },
   { name: 'user-list-grants', method: 'GET', path: '/api/v1/users/me/grants', table: uses('userKeyLookup', 'listGrants') },
@@ -264,7 +269,7 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'user-webhooks-create',
     method: 'POST',
     path: '/api/v1/users/me/webhooks',
-    table: combine(USER, WEBHOOKS.create),
+    table: combine(USER, uses('createUserWebhook')),
     webhookSecrets: true,
   },
   { name: 'user-webhooks-list', method: 'GET', path: '/api/v1/users/me/webhooks', table: combine(USER, WEBHOOKS.list) },

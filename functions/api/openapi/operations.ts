@@ -271,6 +271,7 @@ const EXAMPLE_GRANT_REQUEST = {
 };
 
 const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
+const ROTATED_USER_KEY_EXAMPLE = { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo', revokedGrants: [], deletedWebhooks: [] };
 const SETTLE_ERRORS = {
   401: USER_401,
   404: errors("No such charge, or another user's.", ['charge not found']),
@@ -1129,7 +1130,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Users',
     security: [['userKey']],
     responses: {
-      200: ok('The new key, shown once.', rotatedUserKeyBody, { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' }),
+      200: ok('The new key, shown once.', rotatedUserKeyBody, ROTATED_USER_KEY_EXAMPLE),
       401: USER_401,
       409: errors('Another rotation won.', ['user key was rotated concurrently, retry with the new key']),
       503: BUSY,
@@ -1434,7 +1435,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     security: ADMIN,
     pathParams: { id: 'The user id.' },
     responses: {
-      200: ok('The new account key, shown once.', rotatedUserKeyBody, { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' }),
+      200: ok('The new account key, shown once.', rotatedUserKeyBody, ROTATED_USER_KEY_EXAMPLE),
       401: ADMIN_401,
       404: errors('No such user.', ['user not found']),
       409: errors('Rotations kept racing.', ['user key was rotated concurrently, retry']),
