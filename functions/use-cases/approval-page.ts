@@ -35,6 +35,7 @@ export type ApprovalOutcome =
   | { kind: 'invalid-link' };
 
 const INVALID_LINK = { kind: 'invalid-link' } as const;
+const APPROVAL_REFUSAL_LIST: readonly ApprovalRefusal[] = Object.values(APPROVAL_REFUSALS);
 
 /** GET /approve/{token}: the charge awaiting a decision, or the state it ended in; an invalid link for a bad one. */
 export async function showApprovalPage(token: string | undefined): Promise<ApprovalPage> {
@@ -78,10 +79,10 @@ export async function decideOnApprovalPage(token: string | undefined, action: 'a
   } catch (error) {
     // Refused by the approval's own conditions: the page says why at once (a redirect could show
     // Approve again, from reads that have not caught up with what refused it).
-    if (error instanceof ForbiddenError) {
+    const refusal = error instanceof ForbiddenError ? APPROVAL_REFUSAL_LIST.find((r) => r === error.message) : undefined;
+    if (refusal) {
       const page = await showApprovalPage(token);
-      if (page.kind === 'charge') return { kind: 'refused', page: { ...page, refusal: error.message as ApprovalRefusal } };
-      return INVALID_LINK;
+      return page.kind === 'charge' ? { kind: 'refused', page: { ...page, refusal } } : INVALID_LINK;
     }
     if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
   }

@@ -10,6 +10,7 @@
  * the payer can still decline; enabled again, the agent's charges can be approved as before.
  */
 import { auditAfterAll } from '../support/audit';
+import { afterCommand, inputText } from '../support/interleave';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
 
@@ -119,5 +120,25 @@ describe('an approval to a disabled agent', () => {
     expect((await postForm(plain.approvalUrl ?? '', 'decline')).status).toBe(303);
     expect(await statusOf(plain.id)).toMatchObject({ status: 'FAILED', failureReason: 'declined by user' });
     expect(await me(user.key)).toMatchObject({ balances: { USD: 16 }, held: { USD: 4 } });
+  });
+
+  it('disabled between the approval reading the charge and its transaction: refused by the transaction itself, nothing moves', async () => {
+    const { user, agent, plain, hold } = await waitingCharges();
+    const before = await earned(agent.id);
+    for (const charge of [plain, hold]) {
+      // The approval has read the charge's pending marker (no kill switch in it): the operator disables the agent now.
+      const between = afterCommand({
+        command: 'GetItemCommand',
+        match: (input) => inputText(input).includes(`PENDINGCHARGE#${charge.id}`),
+        between: () => disable(agent.id),
+      });
+      const res = await approveByApi(user.key, charge.id).finally(() => between.remove());
+      expect(between.fired()).toBe(true);
+      expect([res.status, res.body]).toEqual([403, { error: 'agent disabled' }]);
+      await disable(agent.id, true);
+    }
+    await disable(agent.id);
+    expect(await me(user.key)).toMatchObject({ balances: { USD: 11 }, held: { USD: 9 } });
+    expect(await earned(agent.id)).toEqual(before);
   });
 });

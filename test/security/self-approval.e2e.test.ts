@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TOKEN_PLACEHOLDER } from '../../functions/use-cases/approval-token';
 import { auditAfterAll } from '../support/audit';
+import { afterCommand, inputText } from '../support/interleave';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
 import { eventOf, type Receiver, startReceiver } from '../webhooks/receiver';
@@ -230,5 +231,23 @@ describe('finding 1: an agent cannot approve its own grant charge', () => {
     expect([release.status, release.body.status]).toEqual([200, 'FAILED']);
     const back = await t.call('GET', '/api/v1/users/me', { headers: { 'x-user-key': user.key } });
     expect(back.body).toMatchObject({ balances: { USD: 20 }, held: { USD: 0 } });
+  });
+
+  it('revoked between the approval reading the charge and its transaction: refused by the transaction itself', async () => {
+    const { agent, user, grant } = await grantAbove3();
+    const made = await charge(agent.key, grant.key, idem(), { amount: 5, currency: 'USD', description: 'race' });
+    expect(made.status).toBe(202);
+    const between = afterCommand({
+      command: 'GetItemCommand',
+      match: (input) => inputText(input).includes(`PENDINGCHARGE#${made.body.id}`),
+      between: () => t.call('DELETE', `/api/v1/users/me/grants/${grant.id}`, { headers: { 'x-user-key': user.key } }),
+    });
+    const res = await t
+      .call('POST', `/api/v1/users/me/charges/${made.body.id}/approve`, { headers: { 'x-user-key': user.key } })
+      .finally(() => between.remove());
+    expect(between.fired()).toBe(true);
+    expect([res.status, res.body]).toEqual([403, { error: 'grant revoked' }]);
+    const now = await t.call<Charge>('GET', `/api/v1/agents/charge/${made.body.id}`, { headers: { 'x-agent-key': agent.key } });
+    expect(now.body.status).toBe('PENDING');
   });
 });
