@@ -4,7 +4,7 @@
  * agent key, an account or grant key, a webhook secret or an approval link. The attacker is
  * whoever reads that cache later.
  *
- * The property (decided: docs/webhooks.md "Caching"): every API answer carries `Cache-Control:
+ * The property (decided: docs/approvals.md "Caching"): every API answer carries `Cache-Control:
  * no-store` — those below carrying a secret or a link, and every other answer too, errors
  * included, since none is worth caching — except the public OpenAPI document, which carries
  * nothing secret and may be cached.
