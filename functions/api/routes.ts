@@ -72,6 +72,8 @@ const REFUND = uses('agentKeyLookup', 'idempotentCommand', 'readChargeAndLedger'
 const DECIDE = uses('getPendingCharge', 'getChargeById', 'chargeBeforeSettling');
 const APPROVE = combine(DECIDE, uses('settleApproval'));
 const DECLINE = combine(DECIDE, uses('settleReturn'));
+/** The approval page's reads: the charge, its agent, and the grant it was made under (revoked or ended: no Approve). */
+const APPROVAL_PAGE = uses('getPendingCharge', 'getChargeById', 'getCharge', 'getAgentById', 'getGrant');
 const WEBHOOKS = {
   create: uses('createWebhook'),
   list: uses('getWebhooks'),
@@ -132,7 +134,7 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'admin-rotate-user-key',
     method: 'POST',
     path: '/api/v1/admin/users/{id}/keys/rotate',
-    table: uses('getUserKeyHash', 'rotateUserKey'),
+    table: uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials'),
     admin: true,
   },
   { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: uses('setAgentEnabled'), admin: true },
@@ -165,7 +167,12 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'user-decline-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/decline', table: combine(USER, DECLINE) },
   // The payer ends any open hold (DESIGN §16): as a decline, whatever the hold waits for.
   { name: 'user-release-charge', method: 'POST', path: '/api/v1/users/me/charges/{id}/release', table: combine(USER, DECLINE) },
-  { name: 'user-rotate-key', method: 'POST', path: '/api/v1/users/me/keys/rotate', table: uses('userKeyLookup', 'rotateUserKey') },
+  {
+    name: 'user-rotate-key',
+    method: 'POST',
+    path: '/api/v1/users/me/keys/rotate',
+    table: uses('userKeyLookup', 'rotateUserKey', 'endAccountCredentials'),
+  },
   // Grants (docs/grants.md): the account key issues, lists, reads and revokes agents' grant keys.
   { name: 'user-create-grant', method: 'POST', path: '/api/v1/users/me/grants', table: combine(USER, ISSUE_GRANT) },
   { name: 'user-list-grants', method: 'GET', path: '/api/v1/users/me/grants', table: uses('userKeyLookup', 'listGrants') },
@@ -196,7 +203,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'GET',
     path: '/approve/{token}',
     public: true,
-    table: uses('getPendingCharge', 'getChargeById', 'getCharge', 'getAgentById'),
+    table: APPROVAL_PAGE,
     approvalSecret: true,
   },
   {
@@ -204,7 +211,8 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'POST',
     path: '/approve/{token}',
     public: true,
-    table: combine(APPROVE, DECLINE),
+    // A refused approval is answered with the page saying why (its reads).
+    table: combine(APPROVE, DECLINE, APPROVAL_PAGE),
     approvalSecret: true,
   },
   // Grant requests (docs/grants.md): the agent asks, the payer consents on the consent page.
@@ -262,7 +270,7 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'user-webhooks-create',
     method: 'POST',
     path: '/api/v1/users/me/webhooks',
-    table: combine(USER, WEBHOOKS.create),
+    table: combine(USER, uses('createUserWebhook')),
     webhookSecrets: true,
   },
   { name: 'user-webhooks-list', method: 'GET', path: '/api/v1/users/me/webhooks', table: combine(USER, WEBHOOKS.list) },

@@ -6,8 +6,8 @@ import { issueGrant } from '../use-cases/grants';
 
 /** POST /api/v1/users/me/grants — the account key; answers the Grant and its key, shown once. */
 export const handler = httpHandler(async (req) => {
-  const { userId } = await authenticateUser(req);
+  const { userId, userKeyHash } = await authenticateUser(req);
   const { agentId, ...terms } = parseJsonBody(req, createGrantSchema);
-  const { grant, key } = await issueGrant(userId, agentId, terms);
+  const { grant, key } = await issueGrant({ userId, accountKeyHash: userKeyHash }, agentId, terms);
   return { statusCode: 201, body: { ...grantView(grant), key } };
 });

@@ -10,6 +10,6 @@ loadConfig({ require: NEEDS_WEBHOOK_SECRETS });
 
 /** POST /api/v1/users/me/webhooks {url, events?} — x-user-key. */
 export const handler = httpHandler(async (req) => {
-  const owner = { kind: 'user' as const, id: (await authenticateUser(req)).userId };
-  return createWebhook(owner, parseJsonBody(req, createWebhookSchema));
+  const { userId, userKeyHash } = await authenticateUser(req);
+  return createWebhook({ kind: 'user', id: userId }, parseJsonBody(req, createWebhookSchema), userKeyHash);
 });

@@ -122,7 +122,6 @@ export const userChargeListBody = component(
   'UserChargeList',
   z.strictObject({ data: z.array(userChargeBody), nextCursor: z.string().nullable() }),
 );
-export const rotatedUserKeyBody = component('RotatedUserKey', z.strictObject({ userKey: z.string().meta({ description: 'Shown once.' }) }));
 
 // --- The charge lifecycle (docs/lifecycle.md) ---
 export const rotatedAgentKeyBody = component(
@@ -452,6 +451,20 @@ export const grantListBody = component(
   z.strictObject({
     data: z.array(grantBody),
     nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last.' }),
+  }),
+);
+/** A rotation of the account key ends what the old key made (docs/grants.md "Rotating the account key"). */
+export const rotatedUserKeyBody = component(
+  'RotatedUserKey',
+  z.strictObject({
+    userKey: z.string().meta({ description: 'Shown once.' }),
+    revokedGrants: z.array(grantBody).meta({
+      description:
+        'Every grant that was active, now revoked: whoever held the old key may have made them. Make again those that were yours.',
+    }),
+    deletedWebhooks: z.array(webhookBody).meta({
+      description: 'Every user webhook endpoint, now deleted, for the same reason. Register again those that were yours.',
+    }),
   }),
 );
 export const grantRequestBody = component(

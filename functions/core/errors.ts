@@ -166,10 +166,17 @@ export class GrantPeriodsChangedError extends StaleReadError {
   }
 }
 
-/** A capture found the grant its hold was made under revoked (DESIGN §16). */
+/** A capture or an approval found the grant its charge was made under revoked (DESIGN §16, docs/grants.md). */
 export class GrantRevokedError extends DomainError {
   constructor() {
     super('grant revoked');
+  }
+}
+
+/** A capture or an approval found the grant its charge was made under past its `expiresAt` (docs/grants.md). */
+export class GrantExpiredError extends DomainError {
+  constructor() {
+    super('grant expired');
   }
 }
 

@@ -10,19 +10,37 @@ import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { type Currency, formatAmount, type Minor } from '../core/money';
 import type { ApprovalOutcome, ApprovalPage } from '../use-cases/approval-page';
-import { DECLINED } from '../use-cases/payers';
+import { type ApprovalRefusal, DECLINED } from '../use-cases/payers';
 import { html, htmlPage, seeOther } from './html';
 
 /** GET /approve/{token}'s answer: the charge's page, or 404 for a link that is not one of ours. */
 export function approvalPageAnswer(page: ApprovalPage): ApiResult {
-  return page.kind === 'charge' ? chargePage(page.charge, page.agent, page.now) : invalidLinkPage();
+  return page.kind === 'charge' ? chargePage(page.charge, page.agent, page.now, page.refusal) : invalidLinkPage();
 }
 
-/** POST /approve/{token}'s answer: 303 back to the page, which shows the outcome; 404 for a bad link. */
+/**
+ * POST /approve/{token}'s answer: 303 back to the page, which shows the outcome; an approval the
+ * money's own conditions refused is answered at once with the page saying why (403); 404 for a bad link.
+ */
 export function approvalDecisionAnswer(decision: ApprovalOutcome): ApiResult {
   // Relative to /…/approve/<token>: this same page, wherever the API is mounted.
-  return decision.kind === 'decided' ? seeOther(`./${encodeURIComponent(decision.token)}`) : invalidLinkPage();
+  if (decision.kind === 'decided') return seeOther(`./${encodeURIComponent(decision.token)}`);
+  if (decision.kind === 'refused') {
+    const { charge, agent, now, refusal } = decision.page;
+    return { ...chargePage(charge, agent, now, refusal), statusCode: 403 };
+  }
+  return invalidLinkPage();
 }
+
+/** Why a charge can no longer be approved, in plain words for its payer (the API's 403 errors: payers.ts). */
+const REFUSAL_TEXT: Readonly<Record<ApprovalRefusal, string>> = {
+  'agent disabled':
+    'This charge can no longer be approved: the agent has been disabled by the service, so no money can go to it. You can decline it to release the held amount.',
+  'grant revoked':
+    'This charge can no longer be approved: you revoked the permission (grant) the agent made it with. You can decline it to release the held amount.',
+  'grant expired':
+    'This charge can no longer be approved: the permission (grant) the agent made it with has ended. You can decline it to release the held amount.',
+};
 
 /** What the page tells its reader; only `pending` offers a decision. */
 export type PageState = 'pending' | 'approved' | 'declined' | 'failed' | 'expired';
@@ -58,12 +76,27 @@ const OUTCOMES: Readonly<Record<Exclude<PageState, 'pending'>, string>> = {
   expired: 'This charge was not approved in time. Nothing was paid.',
 };
 
-/** The page for a charge: its details, and the buttons while it awaits a decision. */
-export function chargePage(charge: Charge, agent: Pick<Agent, 'name' | 'website'> | undefined, now: Date): ApiResult {
+/**
+ * The page for a charge: its details, and the buttons while it awaits a decision; with `refusal`
+ * (it can no longer be approved) only Decline, and why.
+ */
+export function chargePage(
+  charge: Charge,
+  agent: Pick<Agent, 'name' | 'website'> | undefined,
+  now: Date,
+  refusal?: ApprovalRefusal,
+): ApiResult {
   const state = pageState(charge, now);
+  const refused = state === 'pending' ? refusal : undefined;
   const agentName = agent?.name ?? charge.agentName ?? charge.agentId;
-  const body = html`<h1>${HEADINGS[state]}</h1>
-${state === 'pending' ? html`<p class="state">An agent asks to charge your account.</p>` : html`<p class="state">${OUTCOMES[state]}</p>`}
+  const intro =
+    state !== 'pending'
+      ? html`<p class="state">${OUTCOMES[state]}</p>`
+      : refused
+        ? html`<p class="state">${REFUSAL_TEXT[refused]}</p>`
+        : html`<p class="state">An agent asks to charge your account.</p>`;
+  const body = html`<h1>${refused ? 'This charge can no longer be approved' : HEADINGS[state]}</h1>
+${intro}
 <dl>
 <dt>Agent</dt><dd>${agentName}</dd>
 ${agent && html`<dt>Website</dt><dd><a href="${agent.website}" rel="noopener noreferrer nofollow">${agent.website}</a></dd>`}
@@ -73,10 +106,14 @@ ${state === 'pending' && charge.expiresAt !== undefined && expiryRow(charge.expi
 </dl>
 ${
   state === 'pending' &&
-  html`<form method="post">
-<button type="submit" name="action" value="approve">Approve</button>
+  (refused
+    ? html`<form method="post">
 <button type="submit" name="action" value="decline">Decline</button>
 </form>`
+    : html`<form method="post">
+<button type="submit" name="action" value="approve">Approve</button>
+<button type="submit" name="action" value="decline">Decline</button>
+</form>`)
 }`;
   return htmlPage(200, state === 'pending' ? 'Approve a charge' : `Charge ${HEADINGS[state].toLowerCase()}`, body);
 }

@@ -116,6 +116,8 @@ export const STORE = {
   readPayerState: { read: ['user'] },
   replacePolicy: { write: ['user'] },
   rotateUserKey: { write: ['user', 'userKey'], delete: ['userKey'] },
+  /** A rotation ends what the old key made (payers.ts rotateAccountKey): every active grant revoked, every user endpoint deleted. */
+  endAccountCredentials: { read: ['grant', 'webhook'], write: ['grant', 'grantCount', 'outbox', 'webhookCount'], delete: ['webhook'] },
   /** The operator's rotation reads the current key's hash first (getUserKeyHash). */
   getUserKeyHash: { read: ['user'] },
   // Charges (charge.repository.ts, charge-pending, charge-settlement, charge-read and charge-lifecycle.repository.ts).
@@ -138,9 +140,10 @@ export const STORE = {
    * approved instead waits for its capture: the marker is updated). Return (decline, release,
    * expiry): the hold back to the user. Either way the marker is retired as a tombstone, an update
    * (charge-settlement.repository.ts): nothing that settles a charge deletes. Neither reads: the
-   * answer is computed from the state the settlement was conditioned on.
+   * answer is computed from the state the settlement was conditioned on. An approval is conditioned
+   * on the agent's kill switch (a shard) and on the grant it was made under being active.
    */
-  settleApproval: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'] },
+  settleApproval: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'], check: ['agentBalanceShard', 'grant'] },
   /** A hold made under a grant gives what goes back to the grant's counters too. */
   settleReturn: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
   /** The agent's capture and release (commitSettlement): with its idempotency record and kill switch (a capture's: its shard's). */
@@ -180,6 +183,8 @@ export const STORE = {
   depositCursor: { read: ['depositCursor'], write: ['depositCursor'] },
   // Webhooks (webhook.repository.ts, webhook-delivery.repository.ts, outbox.ts).
   createWebhook: { write: ['webhookCount', 'webhook'] },
+  /** A payer's endpoint: conditioned on the account key it is registered under still being theirs. */
+  createUserWebhook: { write: ['webhookCount', 'webhook'], check: ['user'] },
   deleteWebhook: { write: ['webhookCount'], delete: ['webhook'] },
   getWebhooks: { read: ['webhook'] },
   appendOutbox: { write: ['outbox'] },
@@ -207,7 +212,8 @@ export const STORE = {
   checkX402Finality: { query: ['x402Unfinalized'], write: ['x402Settlement'] },
   pingTable: { read: ['health'] },
   // Grants (grant.repository.ts): the counter item carries the limit of active grants.
-  createGrant: { write: ['grantCount', 'grant', 'grantKey', 'outbox'] },
+  /** Conditioned on the account key it is made under still being the payer's (a rotation ends every grant). */
+  createGrant: { write: ['grantCount', 'grant', 'grantKey', 'outbox'], check: ['user'] },
   /** Expired grants stop counting against the limit when a create finds it reached. */
   reclaimExpiredGrants: { read: ['grant'], write: ['grant', 'grantCount'] },
   getGrant: { read: ['grant'] },

@@ -38,13 +38,16 @@ const switchedOn = (old: OldItem | undefined, keyHash: string): boolean => old?.
  * while the shard's kill switch is on for that key; the one condition then has two meanings, told
  * apart by the shard as it was: switched off (or another key's, or no shard yet) is
  * AgentDisabledError with the kill switch's precedence, else the cap.
+ * With `enabledAgent` (a payer's approval, which knows no agent key): it holds only while the
+ * shard's kill switch is on for whatever key the agent has now; switched off is AgentDisabledError
+ * at the precedence given (the caller's items rank it: a payer is told a lost race first).
  */
 export function shardCredit(
   agentId: string,
   shard: number,
   currency: Currency,
   amount: Minor,
-  opts: { countsCharge?: boolean; killSwitch?: string } = {},
+  opts: { countsCharge?: boolean; killSwitch?: string; enabledAgent?: { precedence: number } } = {},
 ): NamedItem {
   const names: Record<string, string> = { '#cur': currency };
   const values: Record<string, unknown> = { ':amount': amount };
@@ -54,7 +57,8 @@ export function shardCredit(
     values[':one'] = 1;
   }
   const cap = 'attribute_not_exists(#cur) OR #cur <= :headroom';
-  const { killSwitch } = opts;
+  const { killSwitch, enabledAgent } = opts;
+  if (enabledAgent !== undefined) return enabledShardCredit(agentId, shard, update, names, values, cap, enabledAgent.precedence);
   if (killSwitch !== undefined) values[':keyHash'] = killSwitch;
   const item = {
     Update: {
@@ -72,6 +76,58 @@ export function shardCredit(
     onConditionFailed: (old) => (switchedOn(old, killSwitch) ? new BalanceLimitError() : new AgentDisabledError()),
     precedence: (old) => (switchedOn(old, killSwitch) ? PRECEDENCE.base : PRECEDENCE.killSwitch),
   });
+}
+
+/** `shardCredit` for a payer's approval: the kill switch on for any key of the agent. */
+function enabledShardCredit(
+  agentId: string,
+  shard: number,
+  update: string,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+  cap: string,
+  precedence: number,
+): NamedItem {
+  return named(
+    {
+      Update: {
+        TableName: config().TABLE_NAME,
+        Key: keys.agentBalanceShard(agentId, shard),
+        UpdateExpression: `${update} SET agentId = if_not_exists(agentId, :agentId), #type = if_not_exists(#type, :type)`,
+        ConditionExpression: `attribute_exists(enabledKeyHash) AND (${cap})`,
+        ExpressionAttributeNames: { ...names, '#type': 'type' },
+        ExpressionAttributeValues: {
+          ...values,
+          ':agentId': agentId,
+          ':type': SHARD_TYPE,
+          ':headroom': headroom(values[':amount'] as Minor),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    {
+      onConditionFailed: (old) => (typeof old?.enabledKeyHash === 'string' ? new BalanceLimitError() : new AgentDisabledError()),
+      precedence: (old) => (typeof old?.enabledKeyHash === 'string' ? PRECEDENCE.base : precedence),
+    },
+  );
+}
+
+/**
+ * A condition that the agent's kill switch is on (for any key) on one of its shards, writing
+ * nothing: a payer's approval of a hold, which credits no shard yet, must still not go to a
+ * disabled agent. Failed, it means AgentDisabledError at the precedence given.
+ */
+export function shardEnabledCheck(agentId: string, shard: number, precedence: number): NamedItem {
+  return named(
+    {
+      ConditionCheck: {
+        TableName: config().TABLE_NAME,
+        Key: keys.agentBalanceShard(agentId, shard),
+        ConditionExpression: 'attribute_exists(enabledKeyHash)',
+      },
+    },
+    { onConditionFailed: () => new AgentDisabledError(), precedence },
+  );
 }
 
 /** An agent item's kill switch as the shards copy it. */

@@ -6,11 +6,11 @@
  */
 import { config } from '../config';
 import { type Charge, type ChargeStatus, countedOf, type PendingReason, type SpendCounted } from '../core/charges';
-import { AgentBlockedError, ChargeAwaitsApprovalError, ChargeNotPendingError, GrantRevokedError, StaleReadError } from '../core/errors';
+import { AgentBlockedError, ChargeAwaitsApprovalError, ChargeNotPendingError, StaleReadError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
-import { randomShard, shardCredit } from './balance.repository';
+import { randomShard, shardCredit, shardEnabledCheck } from './balance.repository';
 import { type PendingCharge, pendingChargeKey } from './charge-pending.repository';
-import { assumeGrantCounted, type GrantReturnBasis, grantReturnBasis, grantSettleItem } from './grant-charge';
+import { assumeGrantCounted, type GrantReturnBasis, grantInactiveError, grantReturnBasis, grantSettleItem } from './grant-charge';
 import { withOutbox } from './outbox';
 import { assumeCounted, type ReleaseBasis, releaseBasis, releaseUserUpdate } from './payer';
 import { keys, TTL_ATTRIBUTE } from './table';
@@ -192,6 +192,8 @@ function settleItems(
           ExpressionAttributeValues: { ':capture': 'capture', ':expiresAt': expiresAt, ':sk': `${expiresAt}#${pending.chargeId}` },
         },
       },
+      // After the charge's own condition, which speaks first on a tie.
+      ...approvalConditions(pending, now),
     ];
   }
 
@@ -264,25 +266,55 @@ function settleItems(
       : userUpdate,
     settledMarker(markerKey, now),
   ];
+  const approving = settlement.kind === 'approve';
   if (paid > 0 || killSwitch !== undefined) {
-    items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid, killSwitch === undefined ? {} : { killSwitch }));
+    // The agent's capture carries its own key's kill switch; a payer's approval, the switch for any key of the agent.
+    const guard = killSwitch !== undefined ? { killSwitch } : approving ? { enabledAgent: { precedence: PAYER_SIDE_KILL_SWITCH } } : {};
+    items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid, guard));
   }
+  // Money to the agent (a capture, an approval) only while the grant is active.
+  const paysAgent = capturing || approving;
   const grantItem =
     pending.grantId === undefined
       ? undefined
-      : grantSettleItem({ userId: pending.userId, grantId: pending.grantId }, returned, counted, bases.grant, { active: capturing });
+      : grantSettleItem({ userId: pending.userId, grantId: pending.grantId }, returned, counted, bases.grant, {
+          ...(paysAgent ? { activeAt: now } : {}),
+        });
   if (grantItem) {
     items.push(
       named(grantItem, {
         onConditionFailed: (old) => {
-          // A capture after the payer revoked the grant is refused (DESIGN §16).
-          if (capturing && old?.revokedAt !== undefined) return new GrantRevokedError();
+          // Revoked or ended since the charge was made (DESIGN §16, docs/grants.md).
+          const inactive = paysAgent ? grantInactiveError(old, now) : undefined;
+          if (inactive) return inactive;
           return old && returned > 0 ? outcome({ grantItem: old }) : undefined;
         },
         precedence: 1,
       }),
     );
   }
+  return items;
+}
+
+/**
+ * The payer's kill switch ranks with the charge's own condition and after it (the item written
+ * earlier speaks on a tie): a payer who lost a race is told so, and an approval that would pay a
+ * disabled agent is refused as AgentDisabledError.
+ */
+const PAYER_SIDE_KILL_SWITCH = 2;
+
+/**
+ * What an approval of a hold (a state change only: no shard credited, no grant counter moved)
+ * must still find true: the agent enabled (one shard's kill switch, for any key) and the grant it
+ * was made under active. Approving a plain charge carries both on the items it writes.
+ */
+function approvalConditions(pending: PendingCharge, now: Date): TransactEntry<CountersMoved>[] {
+  const items: TransactEntry<CountersMoved>[] = [shardEnabledCheck(pending.agentId, randomShard(), PAYER_SIDE_KILL_SWITCH)];
+  const grantCheck =
+    pending.grantId === undefined
+      ? undefined
+      : grantSettleItem({ userId: pending.userId, grantId: pending.grantId }, 0, countedOf(pending), assumeGrantCounted, { activeAt: now });
+  if (grantCheck) items.push(named(grantCheck, { onConditionFailed: (old) => grantInactiveError(old, now), precedence: 1 }));
   return items;
 }
 

@@ -16,7 +16,7 @@
  */
 import { config } from '../config';
 import type { SpendCounted } from '../core/charges';
-import { GrantPeriodsChangedError, SpendingLimitError, UserKeyRevokedError } from '../core/errors';
+import { GrantExpiredError, GrantPeriodsChangedError, GrantRevokedError, SpendingLimitError, UserKeyRevokedError } from '../core/errors';
 import type { GrantLimits } from '../core/grants';
 import type { Currency, Minor } from '../core/money';
 import { periodsOf } from '../core/policy';
@@ -204,33 +204,40 @@ export function grantReturnBasis(old: OldItem, counted: SpendCounted, returned: 
  * The grant item's part of a settlement: `returned` (a released, declined or expired hold, the
  * uncaptured rest of a capture) stops counting in `spent` and in the period counters that counted
  * it while they are still of the charge's periods (never below zero: the same floor as the payer's
- * counters, store/payer.ts). `active` (a capture): the grant must not be revoked. Undefined when
- * there is nothing to write or check.
+ * counters, store/payer.ts). `activeAt` (a capture, an approval: money goes to the agent): the
+ * grant must be neither revoked nor past its `expiresAt` at that time (`grantInactiveError` tells
+ * which). Undefined when there is nothing to write or check.
  */
 export function grantSettleItem(
   grant: { userId: string; grantId: string },
   returned: Minor,
   counted: SpendCounted,
   basis: GrantReturnBasis,
-  opts: { active: boolean },
+  opts: { activeAt?: Date },
 ): TransactItem | undefined {
-  if (returned === 0 && !opts.active) return undefined;
+  const { activeAt } = opts;
+  if (returned === 0 && activeAt === undefined) return undefined;
   const table = config().TABLE_NAME;
   const key = keys.grant(grant.userId, grant.grantId);
   const conditions = ['attribute_exists(PK)'];
-  // A capture after the payer revoked the grant is refused (DESIGN §16), decided here, not by a read.
-  if (opts.active) conditions.push('attribute_not_exists(revokedAt)');
+  const values: Record<string, unknown> = {};
+  // Nothing under a revoked or ended grant pays its agent (DESIGN §16, docs/grants.md), decided here, not by a read.
+  if (activeAt !== undefined) {
+    conditions.push('attribute_not_exists(revokedAt)', '(attribute_not_exists(expiresAt) OR expiresAt > :activeAt)');
+    values[':activeAt'] = activeAt.toISOString();
+  }
   if (returned === 0) {
     return {
       ConditionCheck: {
         TableName: table,
         Key: key,
         ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeValues: values,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };
   }
-  const values: Record<string, unknown> = { ':neg': -returned };
+  values[':neg'] = -returned;
   const add = ['spent :neg'];
   for (const [attr, name, period, lower] of [
     ['spentDay', 'd', counted.day, basis.day],
@@ -256,4 +263,15 @@ export function grantSettleItem(
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
+}
+
+/**
+ * Why a grant item (as it was, ALL_OLD) refused a settlement that pays the agent at `at`:
+ * GrantRevokedError, GrantExpiredError, or undefined when it is active (another condition failed).
+ */
+export function grantInactiveError(old: OldItem | undefined, at: Date): Error | undefined {
+  if (!old) return undefined;
+  if (old.revokedAt !== undefined) return new GrantRevokedError();
+  if (typeof old.expiresAt === 'string' && old.expiresAt <= at.toISOString()) return new GrantExpiredError();
+  return undefined;
 }

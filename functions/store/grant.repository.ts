@@ -9,7 +9,7 @@
  */
 import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { ConflictError, DomainError } from '../core/errors';
+import { ConflictError, DomainError, UserKeyRevokedError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
 import { GRANT_MESSAGES, type Grant, type GrantLimits, type GrantStatus, MAX_ACTIVE_GRANTS, type PeriodSpend } from '../core/grants';
 import { isCurrency } from '../core/money';
@@ -18,6 +18,7 @@ import { readMinor } from './numbers';
 import { outboxPut } from './outbox';
 import { keys } from './table';
 import { ConditionFailedError, named, type TransactItem, transactWrite } from './transact';
+import { accountKeyCheck } from './user.repository';
 
 /** The payer already has MAX_ACTIVE_GRANTS active grants. */
 export class GrantLimitError extends ConflictError {
@@ -50,15 +51,19 @@ const NOT_CONDITIONED = () => new Error('unconditioned item refused');
 /**
  * Creates a grant, its key item and its events, and counts it against the payer's limit, in one
  * transaction with `also` (the consent page's request update). GrantLimitError at the limit: the
- * caller may reclaim expired grants (`reclaimExpiredGrants`) and try once more.
+ * caller may reclaim expired grants (`reclaimExpiredGrants`) and try once more. The transaction is
+ * conditioned on `accountKeyHash` still being the payer's account key (UserKeyRevokedError once it
+ * was rotated away): a rotation ends every grant there is (docs/grants.md), and no container that
+ * still has the old key cached can make a new one after it.
  */
 export async function createGrant(
   grant: Grant,
   keyHash: string,
-  opts: { events: readonly OutboxEvent[]; now: Date; also?: readonly ConditionedItem[] },
+  opts: { accountKeyHash: string; events: readonly OutboxEvent[]; now: Date; also?: readonly ConditionedItem[] },
 ): Promise<void> {
   const table = config().TABLE_NAME;
   const transaction: ConditionedItem[] = [
+    { item: accountKeyCheck(grant.userId, opts.accountKeyHash), refusal: () => new UserKeyRevokedError() },
     {
       item: {
         Update: {

@@ -19,7 +19,7 @@ import { readMinor } from './numbers';
 import { owedAttribute } from './owed';
 import { heldAttribute, payerStateOf } from './payer';
 import { keys } from './table';
-import { named, transactWrite } from './transact';
+import { named, type TransactItem, transactWrite } from './transact';
 
 export async function createUser(userId: string, keyHash: string, now: Date): Promise<User> {
   const table = config().TABLE_NAME;
@@ -202,6 +202,21 @@ export async function rotateUserKey(userId: string, oldKeyHash: string, newKeyHa
       stale,
     ),
   ]);
+}
+
+/**
+ * A condition that `accountKeyHash` is still the payer's account key (the user item's `keyHash`,
+ * which a rotation replaces in its one transaction): what the old key makes after a rotation is refused.
+ */
+export function accountKeyCheck(userId: string, accountKeyHash: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: config().TABLE_NAME,
+      Key: keys.user(userId),
+      ConditionExpression: 'keyHash = :accountKey',
+      ExpressionAttributeValues: { ':accountKey': accountKeyHash },
+    },
+  };
 }
 
 /** The hash of the user's current key (on the user item), or undefined for an unknown user. */

@@ -8,7 +8,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { DomainError } from '../core/errors';
+import { DomainError, UserKeyRevokedError } from '../core/errors';
 import {
   ENDPOINT_FAILURES_BEFORE_BACKOFF,
   type EndpointHealth,
@@ -19,6 +19,7 @@ import {
 import { db } from './client';
 import { keys } from './table';
 import { named, outcome, transactWrite } from './transact';
+import { accountKeyCheck } from './user.repository';
 
 /** The owner already has MAX_WEBHOOKS_PER_OWNER endpoints. */
 export class WebhookLimitError extends DomainError {
@@ -35,10 +36,20 @@ export interface StoredWebhook extends Webhook {
   health: EndpointHealth;
 }
 
-/** Creates an endpoint if the owner has fewer than the limit. Throws WebhookLimitError. */
-export async function createWebhook(webhook: Omit<StoredWebhook, 'health'>): Promise<void> {
+/**
+ * Creates an endpoint if the owner has fewer than the limit. Throws WebhookLimitError. A payer's
+ * endpoint is made under their account key (`account`): conditioned on it still being theirs
+ * (UserKeyRevokedError once rotated away), so nothing the old key registers outlives a rotation.
+ */
+export async function createWebhook(
+  webhook: Omit<StoredWebhook, 'health'>,
+  account?: { userId: string; accountKeyHash: string },
+): Promise<void> {
   const table = config().TABLE_NAME;
   await transactWrite([
+    ...(account
+      ? [named(accountKeyCheck(account.userId, account.accountKeyHash), { onConditionFailed: () => new UserKeyRevokedError() })]
+      : []),
     named(
       {
         Update: {

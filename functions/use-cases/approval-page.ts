@@ -8,20 +8,34 @@
 
 import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
-import { ConflictError, NotFoundError } from '../core/errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '../core/errors';
+import { grantStatus } from '../core/grants';
 import { getAgentById } from '../store/agent.repository';
 import { getPendingCharge } from '../store/charge-pending.repository';
 import { getCharge, getChargeById } from '../store/charge-read.repository';
+import { getGrant } from '../store/grant.repository';
 import { chargeOfToken } from './approval-token';
-import { APPROVED, DECLINED, settle } from './payers';
+import { APPROVAL_REFUSALS, APPROVED, type ApprovalRefusal, DECLINED, settle } from './payers';
 
-/** What the page shows: the link's charge as it is now, with its agent; or a link that is not one of ours. */
-export type ApprovalPage = { kind: 'charge'; charge: Charge; agent: Agent | undefined; now: Date } | { kind: 'invalid-link' };
+/**
+ * What the page shows: the link's charge as it is now, with its agent, and (while it waits for the
+ * payer) why it can no longer be approved, if so; or a link that is not one of ours.
+ */
+export type ApprovalPage =
+  | { kind: 'charge'; charge: Charge; agent: Agent | undefined; now: Date; refusal?: ApprovalRefusal }
+  | { kind: 'invalid-link' };
 
-/** After a decision: back to the link's own page (its token), or a link that is not one of ours. */
-export type ApprovalOutcome = { kind: 'decided'; token: string } | { kind: 'invalid-link' };
+/**
+ * After a decision: back to the link's own page (its token); the approval refused by the money's
+ * own conditions (the page, saying why, with 403); or a link that is not one of ours.
+ */
+export type ApprovalOutcome =
+  | { kind: 'decided'; token: string }
+  | { kind: 'refused'; page: Extract<ApprovalPage, { kind: 'charge' }> }
+  | { kind: 'invalid-link' };
 
 const INVALID_LINK = { kind: 'invalid-link' } as const;
+const APPROVAL_REFUSAL_LIST: readonly ApprovalRefusal[] = Object.values(APPROVAL_REFUSALS);
 
 /** GET /approve/{token}: the charge awaiting a decision, or the state it ended in; an invalid link for a bad one. */
 export async function showApprovalPage(token: string | undefined): Promise<ApprovalPage> {
@@ -29,7 +43,24 @@ export async function showApprovalPage(token: string | undefined): Promise<Appro
   const charge = chargeId === undefined ? undefined : await currentCharge(chargeId);
   if (!charge) return INVALID_LINK;
   const agent = await getAgentById(charge.agentId);
-  return { kind: 'charge', charge, agent, now: new Date() };
+  const now = new Date();
+  const refusal = await approvalRefusal(charge, agent, now);
+  return { kind: 'charge', charge, agent, now, ...(refusal ? { refusal } : {}) };
+}
+
+/**
+ * Why a charge waiting for its payer can no longer be approved, as far as the page can see before
+ * anyone presses Approve (the agent disabled, the grant revoked or ended), so it offers Decline
+ * only. Advice for the reader: the approval's own transaction is what refuses (payers.settle).
+ */
+async function approvalRefusal(charge: Charge, agent: Agent | undefined, now: Date): Promise<ApprovalRefusal | undefined> {
+  if (charge.status !== 'PENDING' || charge.pendingReason !== 'user_approval') return undefined;
+  if (agent && !agent.enabled) return APPROVAL_REFUSALS.agentDisabled;
+  if (charge.grantId === undefined) return undefined;
+  const grant = await getGrant(charge.userId, charge.grantId);
+  if (!grant) return undefined;
+  const status = grantStatus(grant, now);
+  return status === 'revoked' ? APPROVAL_REFUSALS.grantRevoked : status === 'expired' ? APPROVAL_REFUSALS.grantExpired : undefined;
 }
 
 /**
@@ -46,6 +77,13 @@ export async function decideOnApprovalPage(token: string | undefined, action: 'a
     // The token is the authority: it was made for this charge, whoever's it is.
     await settle(chargeId, action === 'approve' ? APPROVED : DECLINED, () => true);
   } catch (error) {
+    // Refused by the approval's own conditions: the page says why at once (a redirect could show
+    // Approve again, from reads that have not caught up with what refused it).
+    const refusal = error instanceof ForbiddenError ? APPROVAL_REFUSAL_LIST.find((r) => r === error.message) : undefined;
+    if (refusal) {
+      const page = await showApprovalPage(token);
+      return page.kind === 'charge' ? { kind: 'refused', page: { ...page, refusal } } : INVALID_LINK;
+    }
     if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
   }
   return { kind: 'decided', token };

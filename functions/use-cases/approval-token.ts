@@ -2,15 +2,17 @@
  * The approval link's capability: `<chargeId>.<mac>`, where mac = HMAC-SHA256 of the charge id
  * under the service's approval secret (APPROVAL_SECRET locally, APPROVAL_SECRET_ARN on AWS),
  * base64url. 256 unguessable bits scoped to one charge; nothing of it is stored, not even in the
- * idempotency record (the stored 202 keeps a placeholder that a replay fills in again), so a copy
- * of the table approves nothing. Single use: once the charge leaves PENDING the link only shows
- * the final state.
+ * idempotency record (the stored 202's `approvalUrl` field keeps a placeholder that a replay puts
+ * the token into again, by that field alone), so a copy of the table approves nothing. Single use:
+ * once the charge leaves PENDING the link only shows the final state.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parse } from 'lossless-json';
 import { config, onConfigReset } from '../config';
+import { serialize } from '../contracts/json';
 import { isId } from '../core/ids';
 
-/** Stands for the token in a stored answer; a replay puts the token back (`withApprovalToken`). */
+/** Stands for the token in a stored answer's `approvalUrl`; a replay puts the token back there (`withApprovalToken`). */
 export const TOKEN_PLACEHOLDER = '{approvalToken}';
 
 let secret: Promise<string> | undefined;
@@ -61,34 +63,45 @@ export async function chargeOfToken(token: string): Promise<string | undefined> 
   return actual.length === expected.length && timingSafeEqual(actual, expected) ? chargeId : undefined;
 }
 
+/** How the service's own link ends while its token is not filled in (the rest is `<base>`). */
+const UNFILLED_LINK_END = `/approve/${TOKEN_PLACEHOLDER}`;
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /**
- * `body` with the placeholder in its LAST place replaced by the token: `approvalUrl` is the last
- * field written (the answer's, and the event data's, the data being the envelope's last field),
- * so a description that happens to contain the placeholder text stays as it was.
+ * `view` (a Charge as an answer or an event shows it) with the token put into its `approvalUrl`
+ * field, by that field alone: only when the field is the service's own unfilled link, and the token
+ * is the one of the view's own charge id. No other field is looked at, so nothing an agent or a
+ * payer wrote (a description, an agent name) is ever a template. Undefined: nothing to fill in.
  */
-function fillLast(body: string, token: string): string {
-  const at = body.lastIndexOf(TOKEN_PLACEHOLDER);
-  return at < 0 ? body : body.slice(0, at) + token + body.slice(at + TOKEN_PLACEHOLDER.length);
-}
-
-/** A stored answer with its approval link's token filled in again. */
-export async function withApprovalToken(storedBody: string): Promise<string> {
-  if (!storedBody.includes(TOKEN_PLACEHOLDER)) return storedBody;
-  const { id } = JSON.parse(storedBody) as { id: string };
-  return fillLast(storedBody, await approvalToken(id));
+async function fillLinkField(view: unknown): Promise<Record<string, unknown> | undefined> {
+  if (!isObject(view) || typeof view.approvalUrl !== 'string' || !view.approvalUrl.endsWith(UNFILLED_LINK_END)) return undefined;
+  if (typeof view.id !== 'string' || !isId('charge', view.id)) return undefined;
+  const base = view.approvalUrl.slice(0, -TOKEN_PLACEHOLDER.length);
+  return { ...view, approvalUrl: base + (await approvalToken(view.id)) };
 }
 
 /**
- * A `charge.approval_requested` event body (store/outbox.ts: stored with the placeholder) with its
- * approval link's token filled in, just before the delivery worker signs and sends it. Other
- * bodies are returned as they are. The result is checked: its `data.approvalUrl` ends with the token.
+ * A stored answer with its approval link's token filled in again. Parsed and written again with
+ * the API's own exact JSON (numbers keep their literal text, fields their order), so the replay is
+ * byte for byte the first answer; a body without the service's unfilled link (a grant key's 202
+ * has `approvalUrl: null`) is returned as it was stored.
+ */
+export async function withApprovalToken(storedBody: string): Promise<string> {
+  if (!storedBody.includes(UNFILLED_LINK_END)) return storedBody;
+  const filled = await fillLinkField(parse(storedBody));
+  return filled ? serialize(filled) : storedBody;
+}
+
+/**
+ * A `charge.approval_requested` event body (store/outbox.ts: stored with the link unfilled) with
+ * the token put into `data.approvalUrl`, just before the delivery worker signs and sends it. Other
+ * bodies, and any other field, are returned as they are.
  */
 export async function eventWithApprovalToken(type: string, body: string): Promise<string> {
-  if (type !== 'charge.approval_requested' || !body.includes(TOKEN_PLACEHOLDER)) return body;
-  const { data } = JSON.parse(body) as { data: { id: string; approvalUrl?: string | null } };
-  const token = await approvalToken(data.id);
-  const filled = fillLast(body, token);
-  const url = (JSON.parse(filled) as { data: { approvalUrl?: string | null } }).data.approvalUrl;
-  if (typeof url !== 'string' || !url.endsWith(`/${token}`)) throw new Error(`event for charge ${data.id}: no approval link to fill in`);
-  return filled;
+  if (type !== 'charge.approval_requested' || !body.includes(UNFILLED_LINK_END)) return body;
+  const event = parse(body);
+  if (!isObject(event) || event.type !== 'charge.approval_requested') return body;
+  const data = await fillLinkField(event.data);
+  return data ? serialize({ ...event, data }) : body;
 }

@@ -120,15 +120,16 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       // The grant's threshold and the policy's both send a charge to the payer.
       const needsApproval = verdict.needsApproval || (grant?.approvalAbove !== undefined && amount > grant.approvalAbove);
       const hold = needsApproval || holdSeconds !== undefined;
+      // Nothing under a grant pays its agent after the grant ends (docs/grants.md): its holds and
+      // approval windows end with it, so the answer tells the agent its real deadline.
+      const until = (seconds: number) => {
+        const natural = new Date(now.getTime() + seconds * 1000).toISOString();
+        return grant?.expiresAt !== undefined && grant.expiresAt < natural ? grant.expiresAt : natural;
+      };
       const charge: Charge = needsApproval
-        ? {
-            ...base,
-            status: 'PENDING',
-            pendingReason: 'user_approval',
-            expiresAt: new Date(now.getTime() + approvalWindow(state.policy) * 1000).toISOString(),
-          }
+        ? { ...base, status: 'PENDING', pendingReason: 'user_approval', expiresAt: until(approvalWindow(state.policy)) }
         : holdSeconds !== undefined
-          ? { ...base, status: 'PENDING', pendingReason: 'capture', expiresAt: new Date(now.getTime() + holdSeconds * 1000).toISOString() }
+          ? { ...base, status: 'PENDING', pendingReason: 'capture', expiresAt: until(holdSeconds) }
           : base;
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
       // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { grantRequestView } from '../contracts/grants';
 import type { Agent } from '../core/agents';
-import { NotFoundError } from '../core/errors';
+import { NotFoundError, UnauthorizedError } from '../core/errors';
 import {
   GRANT_MESSAGES,
   GRANT_REQUEST_TTL_SECONDS,
@@ -37,7 +37,7 @@ import {
   getGrantRequest,
 } from '../store/grant-request.repository';
 import { derivedSecret } from './approval-token';
-import { issueGrant } from './grants';
+import { type AccountKey, issueGrant } from './grants';
 import { idempotentCommand } from './idempotency';
 
 /** Stands for the consent token in a stored answer; a replay derives it again (it is never stored). */
@@ -178,12 +178,13 @@ export async function decideOnConsentPage(
       await denyGrantRequest(request, now);
       return { kind: 'decided' };
     }
-    const userId = await accountOf(form.accountKey);
-    if (!userId) return page(request, { statusCode: 400, message: GRANT_MESSAGES.invalidAccountKey });
+    const account = await accountOf(form.accountKey);
+    if (!account) return page(request, { statusCode: 400, message: GRANT_MESSAGES.invalidAccountKey });
     const grantId = newGrantId();
     const nonce = bs58.encode(randomBytes(16));
+    const { userId } = account;
     try {
-      await issueGrant(userId, request.agentId, request.terms, {
+      await issueGrant(account, request.agentId, request.terms, {
         approved: true,
         id: grantId,
         key: await grantKeyOf(request.id, nonce),
@@ -191,6 +192,8 @@ export async function decideOnConsentPage(
         now,
       });
     } catch (error) {
+      // Rotated away between the lookup and the grant's transaction: as a wrong key.
+      if (error instanceof UnauthorizedError) return page(request, { statusCode: 400, message: GRANT_MESSAGES.invalidAccountKey });
       if (error instanceof NotFoundError || (error as { statusCode?: number }).statusCode === 409) {
         return page(request, { statusCode: 409, message: (error as Error).message });
       }
@@ -203,8 +206,10 @@ export async function decideOnConsentPage(
   }
 }
 
-/** The payer an account key belongs to (read, not cached: the page is rare and the key must be current). */
-async function accountOf(key: string | undefined): Promise<string | undefined> {
+/** The payer an account key belongs to, with the key's hash (read, not cached: the page is rare and the key must be current). */
+async function accountOf(key: string | undefined): Promise<AccountKey | undefined> {
   if (!looksLikeKey(key, USER_KEY_PREFIX)) return undefined;
-  return (await lookupCredentials({ userKeyHash: hashKey(key) })).userId;
+  const accountKeyHash = hashKey(key);
+  const { userId } = await lookupCredentials({ userKeyHash: accountKeyHash });
+  return userId ? { userId, accountKeyHash } : undefined;
 }

@@ -4,7 +4,7 @@
  * domain values; the API and MCP adapters render them (contracts/grants.ts).
  */
 import { grantView } from '../contracts/grants';
-import { NotFoundError, ValidationError } from '../core/errors';
+import { NotFoundError, UnauthorizedError, UserKeyRevokedError, ValidationError } from '../core/errors';
 import { newEventId, type OutboxEvent, type Owner } from '../core/events';
 import { GRANT_MESSAGES, type Grant, type GrantStatus, type GrantTerms, newGrant } from '../core/grants';
 import { isId, newGrantId } from '../core/ids';
@@ -19,6 +19,7 @@ import {
   reclaimExpiredGrants,
   revokeGrant,
 } from '../store/grant.repository';
+import { AUTH_MESSAGES, forgetUserKey } from './auth';
 
 /** A new grant and its key, shown this once. */
 export interface IssuedGrant {
@@ -31,18 +32,27 @@ export function grantEvent(type: 'grant.created' | 'grant.revoked' | 'grant.appr
   return { id: newEventId(now), type, createdAt: now.toISOString(), owner, data: grantView(grant, now) };
 }
 
+/** The payer, and the account key a request of theirs was authenticated with (by its hash). */
+export interface AccountKey {
+  userId: string;
+  accountKeyHash: string;
+}
+
 /**
- * Issues a grant of `terms` from the payer `userId` to the agent `agentId`: 400 `agentId: agent
- * not found` for an unknown agent; 409 `grant limit reached: …` at MAX_ACTIVE_GRANTS active grants
- * (after expired ones stop counting). `approved`: issued on the consent page (the agent is told
- * `grant.approved` too, and `also` joins the transaction).
+ * Issues a grant of `terms` from the payer to the agent `agentId`: 400 `agentId: agent not found`
+ * for an unknown agent; 409 `grant limit reached: …` at MAX_ACTIVE_GRANTS active grants (after
+ * expired ones stop counting); 401 `invalid user key` once the account key it was asked with has
+ * been rotated away (whatever an auth cache says: the create is conditioned on it). `approved`:
+ * issued on the consent page (the agent is told `grant.approved` too, and `also` joins the
+ * transaction).
  */
 export async function issueGrant(
-  userId: string,
+  payer: AccountKey,
   agentId: string,
   terms: GrantTerms,
   opts: { approved?: boolean; also?: readonly ConditionedItem[]; id?: string; key?: string; now?: Date } = {},
 ): Promise<IssuedGrant> {
+  const { userId, accountKeyHash } = payer;
   const agent = await getAgentById(agentId);
   if (!agent) throw new ValidationError(GRANT_MESSAGES.agentNotFound);
   const now = opts.now ?? new Date();
@@ -52,7 +62,15 @@ export async function issueGrant(
     grantEvent('grant.created', { kind: 'user', id: userId }, grant, now),
     ...(opts.approved ? [grantEvent('grant.approved', { kind: 'agent', id: agentId }, grant, now)] : []),
   ];
-  const write = () => createGrant(grant, hashKey(key), { events, now, ...(opts.also ? { also: opts.also } : {}) });
+  const write = async () => {
+    try {
+      await createGrant(grant, hashKey(key), { accountKeyHash, events, now, ...(opts.also ? { also: opts.also } : {}) });
+    } catch (error) {
+      if (!(error instanceof UserKeyRevokedError)) throw error;
+      forgetUserKey(accountKeyHash);
+      throw new UnauthorizedError(AUTH_MESSAGES.user);
+    }
+  };
   try {
     await write();
   } catch (error) {

@@ -21,6 +21,7 @@ import {
   ChargeNotPendingError,
   ConflictError,
   ForbiddenError,
+  GrantExpiredError,
   GrantRevokedError,
   NotFoundError,
   RefundExceedsChargeError,
@@ -253,6 +254,7 @@ function translate(error: unknown, agent: AgentRef): unknown {
   // The payer changed their mind about a hold (DESIGN §16): the capture's own transaction found it.
   if (error instanceof AgentBlockedError) return new ForbiddenError('agent blocked by user');
   if (error instanceof GrantRevokedError) return new ForbiddenError('grant revoked');
+  if (error instanceof GrantExpiredError) return new ForbiddenError('grant expired');
   if (error instanceof ChargeNotPendingError) return notPending(error.status);
   if (error instanceof BalanceLimitError) return new ConflictError('agent balance limit reached, withdraw first');
   return error;

@@ -1,7 +1,7 @@
 /**
  * The payer's side (docs/design.md §11): a user sees their balances and held money, the history of
  * every charge against them (refusals included: the authorization log), sets a spending policy,
- * approves or declines PENDING charges, and rotates their key.
+ * approves or declines PENDING charges (rotating their key: account-key.ts).
  */
 
 import type { ApiResult } from '../contracts/api';
@@ -10,18 +10,26 @@ import { jsonAmount } from '../contracts/json';
 import type { ListUserChargesQuery, PolicyRequest } from '../contracts/request.schemas';
 import { balancesView, chargeView, userChargeView } from '../contracts/views';
 import type { Charge } from '../core/charges';
-import { ChargeNotPendingError, ConflictError, NotFoundError, StaleReadError, ValidationError } from '../core/errors';
+import {
+  AgentDisabledError,
+  ChargeNotPendingError,
+  ConflictError,
+  ForbiddenError,
+  GrantExpiredError,
+  GrantRevokedError,
+  NotFoundError,
+  StaleReadError,
+  ValidationError,
+} from '../core/errors';
 import { isId } from '../core/ids';
-import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { CURRENCIES, type Currency } from '../core/money';
 import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
 import { getAgentById } from '../store/agent.repository';
 import { chargeBeforeSettling, getPendingCharge } from '../store/charge-pending.repository';
 import { getChargeById, listUserCharges, userChargePosition } from '../store/charge-read.repository';
 import { type Settlement, settledCharge, settlePending } from '../store/charge-settlement.repository';
-import { getUser, replacePolicy, rotateUserKey } from '../store/user.repository';
+import { getUser, replacePolicy } from '../store/user.repository';
 import { approvalToken } from './approval-token';
-import { forgetUserKey } from './auth';
 import { settlementEvents } from './events';
 import { knownPayerState, rememberPayer } from './payer-cache';
 
@@ -199,29 +207,33 @@ export async function settle(
   } catch (error) {
     if (error instanceof ChargeNotPendingError) throw notPending(error.status);
     if (error instanceof StaleReadError) throw new ConflictError('charge is changing, retry', 1);
-    throw error;
+    throw refusedApproval(error) ?? error;
   }
 }
+
+/**
+ * Why the settlement's own transaction refused to pay the agent, as the API says it (the page
+ * says it in words: pages/approval-page.view.ts): the agent disabled (its kill switch, as its own
+ * capture meets it), or the grant the charge was made under revoked or ended. Nobody approves
+ * such a charge, the payer included; declining and releasing it still give the hold back.
+ */
+export function refusedApproval(error: unknown): ForbiddenError | undefined {
+  if (error instanceof AgentDisabledError) return new ForbiddenError(APPROVAL_REFUSALS.agentDisabled);
+  if (error instanceof GrantRevokedError) return new ForbiddenError(APPROVAL_REFUSALS.grantRevoked);
+  if (error instanceof GrantExpiredError) return new ForbiddenError(APPROVAL_REFUSALS.grantExpired);
+  return undefined;
+}
+
+/** The 403 errors of an approval the money's own conditions refused. */
+export const APPROVAL_REFUSALS = {
+  agentDisabled: 'agent disabled',
+  grantRevoked: 'grant revoked',
+  grantExpired: 'grant expired',
+} as const;
+export type ApprovalRefusal = (typeof APPROVAL_REFUSALS)[keyof typeof APPROVAL_REFUSALS];
 
 const notPending = (status: string) =>
   status === 'EXPIRED' ? new ConflictError('charge expired') : new ConflictError('charge is not pending');
-
-/**
- * POST /api/v1/users/me/keys/rotate: a new user key, shown once; the old one stops moving money at
- * once (every charge is conditioned on the key's hash on the user's item) and stops
- * authenticating within the auth cache's lifetime elsewhere, at once here.
- */
-export async function rotateMyKey(userId: string, oldKeyHash: string): Promise<ApiResult> {
-  const userKey = generateKey(USER_KEY_PREFIX);
-  try {
-    await rotateUserKey(userId, oldKeyHash, hashKey(userKey));
-  } catch (error) {
-    if (error instanceof StaleReadError) throw new ConflictError('user key was rotated concurrently, retry with the new key');
-    throw error;
-  }
-  forgetUserKey(oldKeyHash);
-  return { statusCode: 200, body: { userKey } };
-}
 
 /** The policy as JSON: amounts as exact decimal numbers, absent parts left out. */
 export function policyView(policy: SpendingPolicy) {

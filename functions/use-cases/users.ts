@@ -7,8 +7,8 @@ import { ConflictError, NotFoundError, StaleReadError, ValidationError } from '.
 import { isId, newUserId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { MAX_BALANCE_MINOR } from '../core/money';
-import { createUser, creditUser, getUser, getUserKeyHash, rotateUserKey } from '../store/user.repository';
-import { forgetUserKey } from './auth';
+import { createUser, creditUser, getUser, getUserKeyHash } from '../store/user.repository';
+import { type RotatedAccountKey, rotateAccountKey } from './account-key';
 import { idempotentCommand } from './idempotency';
 
 /** Creates a user with zero balances; the user key is returned once. */
@@ -66,25 +66,23 @@ export function creditUserBalance(input: CreditRequest & { userId: string | unde
 }
 
 /**
- * The operator's way back in for a payer locked out (DESIGN §16): a new account key, shown once;
- * the old one stops moving money at once (every charge is conditioned on the key's hash on the
- * user item) and stops authenticating within the auth cache's lifetime. 404 `user not found`.
+ * The operator's way back in for a payer locked out (DESIGN §16): a new account key, shown once,
+ * ending what the old key made as the payer's own rotation does (payers.ts `rotateAccountKey`:
+ * every active grant revoked, every user webhook endpoint deleted, both listed in the answer).
+ * 404 `user not found`.
  */
-export async function rotateUserKeyByOperator(userId: string | undefined): Promise<{ userKey: string }> {
+export async function rotateUserKeyByOperator(userId: string | undefined): Promise<RotatedAccountKey> {
   const id = checkUserId(userId);
   for (let round = 0; round < 3; round++) {
     const oldKeyHash = await getUserKeyHash(id);
     if (!oldKeyHash) throw new NotFoundError('user not found');
-    const userKey = generateKey(USER_KEY_PREFIX);
     try {
-      await rotateUserKey(id, oldKeyHash, hashKey(userKey));
+      return await rotateAccountKey(id, oldKeyHash);
     } catch (error) {
       // The payer (or another operator) rotated in between: rotate from the key that won.
       if (error instanceof StaleReadError) continue;
       throw error;
     }
-    forgetUserKey(oldKeyHash);
-    return { userKey };
   }
   throw new ConflictError('user key was rotated concurrently, retry', 1);
 }

@@ -8,7 +8,14 @@ import { config } from '../config';
 import type { ApiResult } from '../contracts/api';
 import type { CreateWebhookRequest, ListDeliveriesQuery } from '../contracts/request.schemas';
 import { checkEndpointUrl } from '../core/address-check';
-import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../core/errors';
+import {
+  ConflictError,
+  NotFoundError,
+  TooManyRequestsError,
+  UnauthorizedError,
+  UserKeyRevokedError,
+  ValidationError,
+} from '../core/errors';
 import { EVENT_TYPES_BY_OWNER, isEventTypeFor, newEventId, type OutboxEvent, type Owner, ownerKey } from '../core/events';
 import {
   type DeliveryAttempt,
@@ -31,14 +38,21 @@ import {
 import { listDeliveryAttempts } from '../store/webhook-delivery.repository';
 import { sealSecret } from '../store/webhook-secret';
 import { takeTestEventSlot } from '../store/webhook-test-window.repository';
+import { AUTH_MESSAGES, forgetUserKey } from './auth';
 
 export const WEBHOOK_NOT_FOUND = 'webhook not found';
 export const WEBHOOK_LIMIT_MESSAGE = `webhook limit reached: at most ${MAX_WEBHOOKS_PER_OWNER} endpoints`;
 export const TEST_EVENT_LIMIT_MESSAGE = 'too many test events';
 const DEFAULT_DELIVERIES = 50;
 
-/** Registers an endpoint; 201 with its secret, the only time the secret is shown. */
-export async function createWebhook(owner: Owner, input: CreateWebhookRequest): Promise<ApiResult> {
+/**
+ * Registers an endpoint; 201 with its secret, the only time the secret is shown. A payer's is
+ * registered under the account key the request came with (`accountKeyHash`): 401 `invalid user
+ * key` once that key has been rotated away, whatever an auth cache says (a rotation deletes every
+ * user endpoint: docs/webhooks.md, and nothing the old key registers may outlive it).
+ */
+export async function createWebhook(owner: Owner, input: CreateWebhookRequest, accountKeyHash?: string): Promise<ApiResult> {
+  if (owner.kind === 'user' && accountKeyHash === undefined) throw new Error("a payer's webhook is registered under their account key");
   const events = input.events === undefined ? [...EVENT_TYPES_BY_OWNER[owner.kind]] : [...new Set(input.events)];
   const unknown = events.find((type) => !isEventTypeFor(owner.kind, type));
   if (unknown !== undefined) {
@@ -50,10 +64,15 @@ export async function createWebhook(owner: Owner, input: CreateWebhookRequest): 
   const secret = newWebhookSecret();
   const webhook: Webhook = { id: newWebhookId(), owner: ownerKey(owner), url: url.href, events, createdAt: new Date().toISOString() };
   const sealedSecret = await sealSecret(secret, { owner: webhook.owner, webhookId: webhook.id });
+  const account = owner.kind === 'user' && accountKeyHash !== undefined ? { userId: owner.id, accountKeyHash } : undefined;
   try {
-    await storeWebhook({ ...webhook, sealedSecret });
+    await storeWebhook({ ...webhook, sealedSecret }, account);
   } catch (error) {
     if (error instanceof WebhookLimitError) throw new ConflictError(WEBHOOK_LIMIT_MESSAGE);
+    if (error instanceof UserKeyRevokedError && account) {
+      forgetUserKey(account.accountKeyHash);
+      throw new UnauthorizedError(AUTH_MESSAGES.user);
+    }
     throw error;
   }
   return { statusCode: 201, body: { ...webhookView(webhook), secret } };

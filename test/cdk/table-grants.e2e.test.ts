@@ -122,7 +122,20 @@ describe('a tour of every function', () => {
     await putPolicy(user, { perCharge: { USD: 40 }, agents: { [agent.id]: { daily: { USD: 30 } } } });
     await expectStatus(t.call('GET', '/api/v1/agents/balance', { headers: agentKey(agent) }), 200);
     await expectStatus(t.call('POST', '/api/v1/agents/keys/rotate', { headers: agentKey(agent) }), 200);
-    await expectStatus(t.call('POST', '/api/v1/users/me/keys/rotate', { headers: userKey(user) }), 200);
+    // A rotation ends what the old key made: a grant (revoked, its events) and a webhook endpoint (deleted).
+    const madeUnder = async (key: string) => {
+      await expectStatus(
+        t.call('POST', '/api/v1/users/me/grants', { headers: { 'x-user-key': key }, body: { agentId: agent.id, currency: 'USD' } }),
+        201,
+      );
+      await expectStatus(t.call('POST', '/api/v1/users/me/webhooks', { headers: { 'x-user-key': key }, body: { url: receiver.url } }), 201);
+    };
+    await madeUnder(user.key);
+    const rotated = await expectStatus(
+      t.call<{ userKey: string }>('POST', '/api/v1/users/me/keys/rotate', { headers: userKey(user) }),
+      200,
+    );
+    await madeUnder(rotated.userKey);
     await expectStatus(t.call('POST', `/api/v1/admin/users/${user.id}/keys/rotate`, { headers: t.admin }), 200);
     await expectStatus(t.call('PATCH', `/api/v1/admin/agents/${agent.id}`, { headers: t.admin, body: { enabled: false } }), 200);
     await expectStatus(t.call('GET', '/health'), 200);
@@ -302,6 +315,26 @@ describe('a tour of every function', () => {
     await expectStatus(charge(agent, viaGrant, { amount: 6 }), 202);
     const swept = await asFunction('sweeper', () => expireDueCharges(new Date(Date.now() + 30 * 86_400_000)));
     expect(swept.expired).toBeGreaterThan(0);
+
+    // Approvals of grant charges are conditioned on the grant (active); the page reads it.
+    const form = (url: string, action: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `action=${action}`,
+        redirect: 'manual',
+      });
+    const byApi = await expectStatus(charge(agent, viaGrant, { amount: 6 }), 202);
+    await expectStatus(t.call('POST', `/api/v1/users/me/charges/${byApi.id}/approve`, { headers: userKey(user) }), 200);
+    const byLink = await expectStatus(charge(agent, viaGrant, { amount: 6 }), 202);
+    const byLinkUrl = `${t.stack.url}/approve/${await approvalToken(byLink.id)}`;
+    expect((await fetch(byLinkUrl)).status).toBe(200);
+    expect((await form(byLinkUrl, 'approve')).status).toBe(303);
+    // Revoked: the approval is refused, and the page that says so reads the charge, its agent and the grant.
+    const stranded = await expectStatus(charge(agent, viaGrant, { amount: 6 }), 202);
+    await expectStatus(t.call('DELETE', `/api/v1/users/me/grants/${grant.id}`, { headers: userKey(user) }), 200);
+    expect((await form(`${t.stack.url}/approve/${await approvalToken(stranded.id)}`, 'approve')).status).toBe(403);
+    await expectStatus(t.call('POST', `/api/v1/users/me/charges/${stranded.id}/approve`, { headers: userKey(user) }), 403);
   });
 
   it('registers, tests, lists and deletes webhook endpoints, and delivers events', async () => {

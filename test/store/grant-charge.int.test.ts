@@ -10,6 +10,7 @@ import { db } from '../../functions/store/client';
 import { createGrant, getGrant } from '../../functions/store/grant.repository';
 import { type GrantChargeBasis, grantChargeUpdate } from '../../functions/store/grant-charge';
 import { keys } from '../../functions/store/table';
+import { createUser } from '../../functions/store/user.repository';
 import { createTestTable } from '../support/table';
 
 beforeAll(createTestTable);
@@ -21,7 +22,9 @@ async function grantOf(limits: Record<string, number>, ttlSeconds?: number) {
     { currency: 'USD', limits, ...(ttlSeconds ? { ttlSeconds } : {}) },
     now,
   );
-  await createGrant(grant, `hash-${grant.id}`, { events: [], now });
+  // A grant is made under its payer's account key (store/grant.repository.ts createGrant).
+  await createUser(grant.userId, `account-${grant.id}`, now);
+  await createGrant(grant, `hash-${grant.id}`, { accountKeyHash: `account-${grant.id}`, events: [], now });
   return grant;
 }
 

@@ -271,6 +271,7 @@ const EXAMPLE_GRANT_REQUEST = {
 };
 
 const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
+const ROTATED_USER_KEY_EXAMPLE = { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo', revokedGrants: [], deletedWebhooks: [] };
 const SETTLE_ERRORS = {
   401: USER_401,
   404: errors("No such charge, or another user's.", ['charge not found']),
@@ -867,6 +868,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       403: errors('The payer changed their mind (DESIGN §16): blocked the agent, or revoked the grant the hold was made under.', [
         'agent blocked by user',
         'grant revoked',
+        'grant expired',
       ]),
       404: LIFECYCLE_404,
       409: errors(
@@ -1092,7 +1094,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Users',
     security: [['userKey']],
     pathParams: { id: 'The charge id.' },
-    responses: { 200: ok('Approved: SUCCESS, the agent paid.', chargeBody, EXAMPLE_CHARGE), ...SETTLE_ERRORS },
+    responses: {
+      200: ok('Approved: SUCCESS, the agent paid.', chargeBody, EXAMPLE_CHARGE),
+      ...SETTLE_ERRORS,
+      403: errors(
+        'Nobody may approve it: the agent is disabled, or the grant it was made under is revoked or has ended (docs/grants.md). Declining or releasing it still returns the hold.',
+        ['agent disabled', 'grant revoked', 'grant expired'],
+      ),
+    },
   },
   'user-decline-charge': {
     summary: 'Decline a PENDING charge',
@@ -1134,7 +1143,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Users',
     security: [['userKey']],
     responses: {
-      200: ok('The new key, shown once.', rotatedUserKeyBody, { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' }),
+      200: ok('The new key, shown once.', rotatedUserKeyBody, ROTATED_USER_KEY_EXAMPLE),
       401: USER_401,
       409: errors('Another rotation won.', ['user key was rotated concurrently, retry with the new key']),
       503: BUSY,
@@ -1439,7 +1448,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     security: ADMIN,
     pathParams: { id: 'The user id.' },
     responses: {
-      200: ok('The new account key, shown once.', rotatedUserKeyBody, { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' }),
+      200: ok('The new account key, shown once.', rotatedUserKeyBody, ROTATED_USER_KEY_EXAMPLE),
       401: ADMIN_401,
       404: errors('No such user.', ['user not found']),
       409: errors('Rotations kept racing.', ['user key was rotated concurrently, retry']),
