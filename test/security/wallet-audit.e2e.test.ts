@@ -12,6 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
@@ -20,6 +21,7 @@ import type { PaymentPayload } from '@x402/core/types';
 import { x402Client } from '@x402/fetch';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
+import { PROJECT_ROOT } from '../../bin/local/dynamodb-local';
 import { formatAuditReport, runLedgerAudit } from '../../functions/audit/ledger-audit';
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
@@ -218,20 +220,18 @@ describe('the audit reconciles the wallets with the ledger', () => {
     // chain and DynamoDB's stand-ins answer from this process.)
     const cli = (...extra: string[]) =>
       new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-        const child = spawn(
-          'npx',
-          ['tsx', 'bin/audit.ts', '--table', config().TABLE_NAME, '--endpoint', config().DYNAMODB_ENDPOINT ?? '', ...extra],
-          {
-            env: {
-              ...process.env,
-              SOLANA_RPC_URL: solana.url,
-              USDC_MINT: solana.mint,
-              SOLANA_HOT_WALLET_ADDRESS: solana.hotWallet.publicKey,
-              SOLANA_DEPOSIT_ADDRESS: solana.depositWallet,
-              X402_PAY_TO: solana.hotWallet.publicKey,
-            },
+        const args = ['bin/audit.ts', '--table', config().TABLE_NAME, '--endpoint', config().DYNAMODB_ENDPOINT ?? '', ...extra];
+        const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), ...args], {
+          cwd: PROJECT_ROOT,
+          env: {
+            ...process.env,
+            SOLANA_RPC_URL: solana.url,
+            USDC_MINT: solana.mint,
+            SOLANA_HOT_WALLET_ADDRESS: solana.hotWallet.publicKey,
+            SOLANA_DEPOSIT_ADDRESS: solana.depositWallet,
+            X402_PAY_TO: solana.hotWallet.publicKey,
           },
-        );
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (chunk) => {
