@@ -1,18 +1,31 @@
 /**
  * `npm run audit`: proves the ledger invariant over the whole table (functions/audit/ledger-audit.ts)
- * and exits non-zero, naming the difference, when it does not hold. Run it while no money moves.
+ * and, when the configuration names a chain, reconciles the service's wallets with the ledger
+ * transfer by transfer (functions/audit/chain-checks.ts: every USDC outflow a payout, every
+ * on-chain credit an inflow of its amount, each credited once). Exits non-zero, naming what broke,
+ * when either does not hold. Run it while no money moves.
  *
  *   npm run audit -- --table <name> [--endpoint http://127.0.0.1:8000] [--region eu-west-1] [--segments 4] [--json]
- *   npm run audit -- --local            # the data `npm start` keeps in .data/ (stop `npm start` first)
+ *                    [--no-chain] [--operator-wallet <address> ...] [--chain-max-signatures <n>]
+ *   npm run audit -- --local            # the data and the chain `npm start` keeps in .data/ (stop `npm start` first)
  *
  * Without flags it reads TABLE_NAME, AWS_REGION and DYNAMODB_ENDPOINT from the environment; on
- * AWS it uses the usual credential chain and needs dynamodb:Scan on the table.
- * Exit codes: 0 holds, 1 does not hold, 2 could not run.
+ * AWS it uses the usual credential chain and needs dynamodb:Scan on the table. The wallets are the
+ * service's own configuration: USDC_MINT, SOLANA_RPC_URL (or SOLANA_RPC_URL_SECRET_ARN), and the
+ * addresses SOLANA_HOT_WALLET_ADDRESS, SOLANA_DEPOSIT_ADDRESS and X402_PAY_TO; without them (or
+ * with --no-chain) the table alone is audited. `--operator-wallet`: a wallet of the operator's
+ * own (cold storage): what is swept to it is no drain.
+ * Exit codes: 0 holds, 1 does not hold, 2 could not run (the chain unreadable included).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { PROJECT_ROOT } from './local/dynamodb-local';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget } from './operator/table-target';
 
-const USAGE = `usage: npm run audit -- ${TABLE_USAGE} [--segments <n>] [--json]`;
+const USAGE =
+  `usage: npm run audit -- ${TABLE_USAGE} [--segments <n>] [--json] ` +
+  '[--no-chain] [--operator-wallet <address> ...] [--chain-max-signatures <n>]';
 
 async function main(): Promise<number> {
   let args: ReturnType<typeof parse>;
@@ -31,6 +44,11 @@ async function main(): Promise<number> {
     console.error(`--segments must be an integer from 1 to 64\n${USAGE}`);
     return 2;
   }
+  const maxSignatures = args.values['chain-max-signatures'] === undefined ? undefined : Number(args.values['chain-max-signatures']);
+  if (maxSignatures !== undefined && !(Number.isInteger(maxSignatures) && maxSignatures >= 1_000)) {
+    console.error(`--chain-max-signatures must be an integer of at least 1000\n${USAGE}`);
+    return 2;
+  }
 
   let target: TableTarget;
   try {
@@ -40,21 +58,55 @@ async function main(): Promise<number> {
     console.error(`${error.message}\n${USAGE}`);
     return 2;
   }
+  let stopChain = async () => {};
 
   try {
+    if (args.values.local && !args.values['no-chain']) stopChain = await openLocalChain();
     // Imported after the environment is settled: the config module reads it once.
     const { formatAuditReport, runLedgerAudit } = await import('../functions/audit/ledger-audit');
-    const report = await runLedgerAudit({ segments });
-    if (args.values.json) console.log(JSON.stringify(report, null, 2));
-    else console.log(formatAuditReport(report));
+    const { configuredWallets } = await import('../functions/audit/wallet-audit');
+    const chain = !args.values['no-chain'] && configuredWallets() !== undefined;
+    const report = await runLedgerAudit({
+      segments,
+      wallets: chain
+        ? { operatorWallets: args.values['operator-wallet'] ?? [], ...(maxSignatures === undefined ? {} : { maxSignatures }) }
+        : false,
+    });
+    if (args.values.json) console.log(JSON.stringify(report, (_key, value) => (typeof value === 'bigint' ? value.toString() : value), 2));
+    else {
+      console.log(formatAuditReport(report));
+      if (!chain) console.log('  wallets not reconciled: no chain configured (USDC_MINT, SOLANA_RPC_URL, wallet addresses), or --no-chain');
+    }
     if (!report.ok) console.error(`audit failed: ${report.problems[0] ?? 'unknown'}`);
     return report.ok ? 0 : 1;
   } catch (error) {
     console.error(`audit could not run: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     return 2;
   } finally {
+    await stopChain();
     await target.stop();
   }
+}
+
+/**
+ * `--local`: the chain `npm start` keeps in .data/rails (read, never written back) behind a
+ * stand-in RPC of its own, with the addresses npm start gives the service (bin/local/rails.ts).
+ */
+async function openLocalChain(): Promise<() => Promise<void>> {
+  const stateFile = join(PROJECT_ROOT, '.data', 'rails', 'solana.json');
+  if (!existsSync(stateFile)) return async () => {};
+  const { startLocalSolana } = await import('./local/solana-rpc');
+  const solana = await startLocalSolana({ stateFile, readOnly: true, port: 0 });
+  Object.assign(process.env, {
+    SOLANA_RPC_URL: solana.url,
+    USDC_MINT: solana.mint,
+    SOLANA_HOT_WALLET_ADDRESS: solana.hotWallet.publicKey,
+    SOLANA_DEPOSIT_ADDRESS: solana.depositWallet,
+    X402_PAY_TO: solana.hotWallet.publicKey,
+  });
+  const { resetForTests } = await import('../functions/config');
+  resetForTests();
+  return () => solana.stop();
 }
 
 function parse() {
@@ -63,6 +115,9 @@ function parse() {
       ...TABLE_OPTIONS,
       segments: { type: 'string' },
       json: { type: 'boolean' },
+      'no-chain': { type: 'boolean' },
+      'operator-wallet': { type: 'string', multiple: true },
+      'chain-max-signatures': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,

@@ -13,11 +13,14 @@ export const MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS = 1_000_000;
 /** The most ACCOUNT_CREATION_FEE may be set to, micro-USDC (100 USDC): a typo, not a price, above it. */
 export const MAX_ACCOUNT_CREATION_FEE = 100_000_000;
 
+/** The most TOPUP_USDC_MIN_AMOUNT may be set to, micro-USDC (1,000 USDC): a typo, not a floor, above it. */
+export const MAX_TOPUP_USDC_MIN_AMOUNT = 1_000_000_000;
+
 /** Bounds of the compute-unit limit a payout transaction requests (docs/rails.md, fee policy). */
 export const MIN_SOLANA_COMPUTE_UNIT_LIMIT = 1_000;
 export const MAX_SOLANA_COMPUTE_UNIT_LIMIT = 200_000;
 
-const schema = z.object({
+const fields = z.object({
   /** DynamoDB table holding every item of the service. */
   TABLE_NAME: z.string().min(1),
   AWS_REGION: z.string().min(1).default('us-east-1'),
@@ -139,6 +142,23 @@ const schema = z.object({
   TOPUP_DEPOSIT_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** Watcher: most signatures carrying one pending top-up's reference read per run (newer than its place). */
   TOPUP_REFERENCE_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  /**
+   * The least a transfer carrying the reference of a USDC top-up that named no amount must bring to
+   * complete it (decimal USDC, parsed to micro-USDC): a smaller one (dust anyone can send with a
+   * public reference) credits nobody and is recorded unmatched (docs/topups.md).
+   */
+  TOPUP_USDC_MIN_AMOUNT: z
+    .string()
+    .default('1')
+    .transform((text, ctx) => {
+      try {
+        return parseAmount(text, 'USDC', MAX_TOPUP_USDC_MIN_AMOUNT, 'TOPUP_USDC_MIN_AMOUNT');
+      } catch (error) {
+        if (!(error instanceof AmountError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.reason, input: text });
+        return z.NEVER;
+      }
+    }),
   // x402 (docs/x402.md): the service as an x402 v2 facilitator for its agents.
   /** CAIP-2 id of the Solana network settlements happen on (devnet's by default; mainnet in production). */
   X402_NETWORK: z
@@ -191,6 +211,18 @@ const schema = z.object({
     .optional(),
   /** How long a receiver has to answer, ms (core/webhooks.ts DELIVERY_TIMEOUT_MS; tests shorten it). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(DELIVERY_TIMEOUT_MS),
+});
+
+/**
+ * One transfer, one credit (docs/topups.md): the watcher credits what reaches the deposit wallet and
+ * x402 settle what reaches the treasury, so one wallet for both would credit a transfer twice.
+ * lib/stage-config.ts refuses it at synth too, where the treasury's default (the hot wallet) shows.
+ */
+const schema = fields.refine((c) => c.SOLANA_DEPOSIT_ADDRESS === undefined || c.SOLANA_DEPOSIT_ADDRESS !== c.X402_PAY_TO, {
+  path: ['SOLANA_DEPOSIT_ADDRESS'],
+  message:
+    'must not be the x402 treasury (X402_PAY_TO): a transfer to it could be credited both as a top-up and as an x402 payment; ' +
+    'give top-ups a deposit wallet of their own',
 });
 
 export type Config = z.infer<typeof schema>;

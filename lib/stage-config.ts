@@ -213,6 +213,15 @@ const stageSchema = z
     const problem = c.certificateArn && c.region ? certificateRegionProblem(c.certificateArn, c.region) : undefined;
     if (problem) ctx.addIssue({ code: 'custom', path: ['certificateArn'], message: problem });
   })
+  // One transfer, one credit (docs/topups.md): the watcher credits what reaches the deposit wallet and
+  // x402 settle what reaches the treasury (x402PayTo, by default the hot wallet). One wallet for both
+  // would let one transfer complete a top-up and pay a seller. functions/config.ts refuses it too.
+  .refine((c) => c.depositAddress === undefined || c.depositAddress !== (c.x402PayTo ?? c.hotWalletAddress), {
+    path: ['depositAddress'],
+    message:
+      'must not be the x402 treasury (x402PayTo, or hotWalletAddress while x402PayTo is unset): a transfer to it could be credited ' +
+      'both as a top-up and as an x402 payment; give top-ups a deposit wallet of their own, or set x402PayTo to another wallet',
+  })
   .refine((c) => c.stage !== 'production' || c.alarmEmail !== undefined, {
     path: ['alarmEmail'],
     message:

@@ -75,6 +75,8 @@ export interface LocalSolanaOptions {
   hotWalletLamports?: bigint;
   /** Keep chain and shim state in this file across restarts (npm start); in memory when unset. */
   stateFile?: string;
+  /** Start from `stateFile` but never write it back (`npm run audit -- --local` reads npm start's chain). */
+  readOnly?: boolean;
 }
 
 export interface LandedTransaction {
@@ -228,7 +230,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
   function restore(file: string): Chain {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as SavedShim & { svm: string };
     const svm = LiteSVM.fromBytes(Buffer.from(saved.svm, 'base64'));
-    const chain = new Chain(svm, saved, file);
+    const chain = new Chain(svm, saved, opts.readOnly ? undefined : file);
     if (!saved.devnetMint) {
       // A chain from before it presented itself as devnet: the devnet mint, and the hot wallet,
       // deposit wallet and demo payer given their USDC in it (the old mint's tokens stay behind).

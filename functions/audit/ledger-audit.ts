@@ -33,14 +33,20 @@
  *     and month's counters the same over the charges of that period (refunds do not give back to a
  *     grant: a refunded charge stays spent); every grant charge is its grant's agent's and currency's.
  *
- * The checks are pure functions over typed rows (ledger-checks.ts); `auditRows` runs them all and
- * states the verdict, `auditLedger` does the same from raw scanned items (tests, the benchmark),
- * and `runLedgerAudit` scans the table first.
+ * Money that moves on chain (chain-checks.ts): no transfer is credited by two rails (the table
+ * alone), and, given the chain (`runLedgerAudit({ wallets })`: `npm run audit` and the tests), the
+ * wallets' USDC is reconciled with the ledger transfer by transfer — every outflow a payout, every
+ * on-chain credit an inflow of its amount — so a drained wallet or a double credit fails the audit.
+ *
+ * The checks are pure functions over typed rows (ledger-checks.ts, chain-checks.ts); `auditRows`
+ * runs them all and states the verdict, `auditLedger` does the same from raw scanned items (tests,
+ * the benchmark), and `runLedgerAudit` scans the table (and reads the chain) first.
  */
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
 import { type LedgerItems, scanLedgerRows } from '../store/audit.repository';
 import { type LedgerRows, toLedgerRows } from '../store/ledger-rows.mapper';
 import { scanTopupRows } from '../store/topup-audit.repository';
+import { chainCreditProblems, reconcileWallets, type WalletChain, type WalletReport } from './chain-checks';
 import {
   type AgentMismatch,
   agentIdsOf,
@@ -64,6 +70,7 @@ import {
   x402Problems,
 } from './ledger-checks';
 import { topupProblems } from './topup-checks';
+import { readWalletChain, type WalletAuditOptions } from './wallet-audit';
 
 export type { AgentMismatch, CurrencyTotals, HeldMismatch, UserMismatch } from './ledger-checks';
 
@@ -79,10 +86,12 @@ export interface LedgerAuditReport {
   counts: { users: number; agents: number; shards: number; credits: number; charges: number; payouts: number; scanned: number };
   /** The grants whose counters were checked against their charges, and what broke (also in `problems`). */
   grants: { checked: number; problems: string[] };
+  /** The wallets reconciled with the ledger, when the chain was read (its problems are in `problems` too). */
+  wallets?: WalletReport;
 }
 
-/** Checks every invariant over rows already read and parsed (see `runLedgerAudit`). */
-export function auditRows(rows: LedgerRows): LedgerAuditReport {
+/** Checks every invariant over rows already read and parsed, and the wallets when `chain` is given (see `runLedgerAudit`). */
+export function auditRows(rows: LedgerRows, chain?: WalletChain): LedgerAuditReport {
   const currencies = currencyTotals(rows);
   // Money that could not be read still belongs to an agent: check that agent too.
   const agentIds = [
@@ -104,8 +113,11 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
     ...held.map(describeHeldMismatch),
     ...owedProblems(rows),
     ...x402Problems(rows),
+    ...chainCreditProblems(rows),
     ...grants,
   ];
+  const wallets = chain ? reconcileWallets(chain, rows) : undefined;
+  if (wallets) problems.push(...wallets.problems);
   return {
     ok: problems.length === 0,
     currencies,
@@ -124,6 +136,7 @@ export function auditRows(rows: LedgerRows): LedgerAuditReport {
       scanned: rows.scanned,
     },
     grants: { checked: rows.grants.length, problems: grants },
+    ...(wallets ? { wallets } : {}),
   };
 }
 
@@ -132,12 +145,20 @@ export function auditLedger(items: Omit<LedgerItems, 'scanned' | 'pages'> & { sc
   return auditRows(toLedgerRows(items));
 }
 
-/** Scans the configured table and checks the invariant. Run it when no money is moving. */
-export async function runLedgerAudit(opts: { segments?: number } = {}): Promise<LedgerAuditReport> {
+/**
+ * Scans the configured table and checks the invariant; with `wallets`, also reads the configured
+ * wallets' history from the chain and reconciles it with the ledger (chain-checks.ts). Run it when
+ * no money is moving.
+ */
+export async function runLedgerAudit(opts: { segments?: number; wallets?: WalletAuditOptions | false } = {}): Promise<LedgerAuditReport> {
   // Top-ups: every completed one has exactly one credit, and no credit lacks its top-up. Its own
-  // (filtered) scan, run alongside the ledger's so the audit takes no longer.
-  const [rows, topupRows] = await Promise.all([scanLedgerRows(opts), scanTopupRows()]);
-  const report = auditRows(rows);
+  // (filtered) scan, run alongside the ledger's (and the chain's reads) so the audit takes no longer.
+  const [rows, topupRows, chain] = await Promise.all([
+    scanLedgerRows(opts),
+    scanTopupRows(),
+    opts.wallets ? readWalletChain(opts.wallets) : undefined,
+  ]);
+  const report = auditRows(rows, chain);
   const topups = topupProblems(topupRows);
   return topups.length === 0 ? report : { ...report, ok: false, problems: [...report.problems, ...topups] };
 }
@@ -154,7 +175,8 @@ export function formatAuditReport(report: LedgerAuditReport): string {
     const t = report.currencies[cur];
     const f = (m: Minor) => formatAmount(m, cur);
     lines.push(
-      `  ${cur.padEnd(4)} credited ${f(t.credited)} = users ${f(t.userBalances)} + agents ${f(t.agentBalances)} + held ${f(t.held)} ` +
+      `  ${cur.padEnd(4)} credited ${f(t.credited)}${t.x402Received === undefined ? '' : ` + x402 ${f(t.x402Received)}`} = ` +
+        `users ${f(t.userBalances)} + agents ${f(t.agentBalances)} + held ${f(t.held)} ` +
         `+ paid net ${f(t.payoutsPaidNet)} + fees ${f(t.platformFees)} + in flight ${f(t.inFlightGross)}` +
         (t.reversed === 0 ? '' : ` + reversed ${f(t.reversed)}`) +
         (t.difference === 0 ? '  ✓' : `  ✗ difference ${f(t.difference)}`),
@@ -165,6 +187,21 @@ export function formatAuditReport(report: LedgerAuditReport): string {
     `  grants ${g.checked}: spent = SUCCESS charges + open holds (refunds stay spent), day and month counters alike` +
       (g.problems.length === 0 ? '  ✓' : `  ✗ ${g.problems.length} below`),
   );
+  const w = report.wallets;
+  if (w) {
+    const t = w.totals;
+    const f = (m: Minor) => formatAmount(m, 'USDC');
+    const walletProblems = w.problems.length;
+    lines.push(
+      `  wallets USDC on chain ${f(t.onChain)} = uncredited in ${f(t.funding)} + top-ups ${f(t.topups)} + x402 ${f(t.x402)} ` +
+        `+ x402 pending ${f(t.x402Pending)} + unmatched ${f(t.unmatched)} − payouts ${f(t.payouts)} − to operator ${f(t.toOperator)}` +
+        (walletProblems === 0 && t.difference === 0 ? '  ✓' : `  ✗ ${walletProblems} below`) +
+        ` (${w.wallets.map((x) => `${x.roles.join(' and ')} ${x.address}: ${f(x.balance)}, ${x.transactions} transactions`).join('; ')})`,
+    );
+    for (const u of w.uncredited) {
+      lines.push(`  · ${u.signature} brought ${f(u.amount)} USDC that credits no one (funding, or not yet seen by the watcher)`);
+    }
+  }
   for (const p of report.problems) lines.push(`  ✗ ${p}`);
   return lines.join('\n');
 }

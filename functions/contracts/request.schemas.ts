@@ -258,25 +258,21 @@ export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuerySchema>;
 // Top-ups (docs/topups.md).
 /**
  * POST /api/v1/users/me/topups. USD names its amount (the PayPal order's, validated like every
- * amount); USDC does not: whatever the wallet sends is credited, exactly.
+ * amount). USDC may name one: then only a transfer of exactly that amount completes the top-up
+ * (docs/topups.md "What completes a USDC top-up"); without one, what the wallet sends is credited.
  */
 export const createTopupSchema = z
   .strictObject({
     currency: money.currency,
-    amount: amountLiteral
-      .optional()
-      .meta({ ...AMOUNT_META, description: `Required for USD, refused for USDC. ${AMOUNT_META.description}` }),
+    amount: amountLiteral.optional().meta({
+      ...AMOUNT_META,
+      description: `Required for USD; for USDC optional, the exact amount the transfer must carry. ${AMOUNT_META.description}`,
+    }),
   })
-  .transform((value, ctx): { currency: 'USDC' } | { currency: 'USD'; amount: Minor } => {
+  .transform((value, ctx): { currency: 'USDC'; amount?: Minor } | { currency: 'USD'; amount: Minor } => {
     if (value.currency === 'USDC') {
       if (value.amount === undefined) return { currency: 'USDC' };
-      ctx.addIssue({
-        code: 'custom',
-        path: ['amount'],
-        message: 'must not be given for USDC: the amount received is credited',
-        input: value.amount,
-      });
-      return z.NEVER;
+      return inMinorUnits()({ amount: value.amount, currency: 'USDC' as Currency }, ctx as never) as { currency: 'USDC'; amount: Minor };
     }
     if (value.amount === undefined) {
       ctx.addIssue({ code: 'custom', path: ['amount'], message: 'is required for USD', input: '' });

@@ -3,6 +3,7 @@
 import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { PLATFORM_FEE_RATE } from '../core/fees';
+import { formatAmount } from '../core/money';
 import type { Payout } from '../core/payouts';
 import { solanaPayUrl, type Topup } from '../core/topups';
 import type { Balances } from '../core/users';
@@ -116,7 +117,10 @@ export function topupView(t: Topup) {
       network: 'SOL' as const,
       address: t.address,
       reference: t.reference,
-      solanaPayUrl: solanaPayUrl(t, SOLANA_PAY_LABEL),
+      solanaPayUrl: solanaPayUrl(
+        { ...t, amount: t.requestedAmount === undefined ? undefined : formatAmount(t.requestedAmount, 'USDC') },
+        SOLANA_PAY_LABEL,
+      ),
     };
   }
   return { ...common, approveUrl: t.approveUrl };

@@ -26,7 +26,10 @@ interface TopupBase {
   status: TopupStatus;
   createdAt: string;
   expiresAt: string;
-  /** Amount received (COMPLETED); for USD also the ordered amount while PENDING. */
+  /**
+   * Amount received (COMPLETED); while PENDING the amount asked for: USD's ordered amount, and a
+   * USDC top-up's when it named one (only a transfer of exactly it completes the top-up).
+   */
   amount: Minor | undefined;
   /** The Solana signature or the PayPal capture id that was credited (FAILED: the capture, if any). */
   externalId: string | undefined;
@@ -47,6 +50,12 @@ export interface UsdcTopup extends TopupBase {
   /** The Solana Pay reference: a fresh public key the paying transaction carries. */
   reference: string;
   mint: string;
+  /**
+   * The amount the payer asked to top up, when they named one: only a transfer of exactly this
+   * completes the top-up (docs/topups.md "What completes a USDC top-up"). `amount` shows it while
+   * PENDING, as a USD top-up's ordered amount.
+   */
+  requestedAmount?: Minor | undefined;
   /**
    * The watcher's place in the reference's history: the newest signature carrying it that was
    * resolved (failed, paid nothing in, credited or recorded), with every one before it; the next
@@ -83,7 +92,11 @@ export type UnmatchedReason =
   | 'wrong mint'
   | 'wrong currency'
   | 'top-up failed'
-  | 'balance limit';
+  | 'balance limit'
+  /** Carried a top-up's reference, but not the amount the top-up asked for. */
+  | 'wrong amount'
+  /** Carried the reference of a top-up that asked for no amount, but less than TOPUP_USDC_MIN_AMOUNT. */
+  | 'below minimum';
 
 export interface UnmatchedPayment {
   signature: string;
@@ -97,9 +110,18 @@ export interface UnmatchedPayment {
   slot: number;
 }
 
-/** The Solana Pay transfer request for a USDC top-up (no amount: the wallet asks the payer). */
-export function solanaPayUrl(t: { address: string; mint: string; reference: string }, label: string): string {
-  const query = new URLSearchParams({ 'spl-token': t.mint, reference: t.reference, label, message: 'Top up your balance' });
+/**
+ * The Solana Pay transfer request for a USDC top-up: with `amount` (decimal USDC) when the top-up
+ * asked for one, so the wallet fills it in; without, the wallet asks the payer.
+ */
+export function solanaPayUrl(t: { address: string; mint: string; reference: string; amount?: string | undefined }, label: string): string {
+  const query = new URLSearchParams({
+    ...(t.amount === undefined ? {} : { amount: t.amount }),
+    'spl-token': t.mint,
+    reference: t.reference,
+    label,
+    message: 'Top up your balance',
+  });
   return `solana:${t.address}?${query.toString().replace(/\+/g, '%20')}`;
 }
 

@@ -50,6 +50,13 @@ export const UNMATCHED_TOPUP_PAYMENTS_METRIC = 'UnmatchedTopupPayments';
 /** The log line's message that filter matches. */
 export const UNMATCHED_LOG_MESSAGE = 'unmatched top-up payment';
 /**
+ * Logged (ERROR) when a rail's credit of an on-chain transaction is refused because another rail
+ * credited it already (store/chain-credit.ts): a deposit wallet that is also the x402 treasury, which
+ * config load and synth refuse, or an attacker's transfer built to be both. Nothing is credited twice;
+ * an operator looks at why (docs/topups.md "One transfer, one credit").
+ */
+export const TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE = 'transfer already credited by another rail';
+/**
  * Counted by a log metric filter (lib/monitoring.ts) from the watcher's and the PayPal webhook's
  * log lines `top-up failed` (TOPUP_FAILED_LOG_MESSAGE): a top-up ended FAILED because PayPal
  * captured another currency or kept the capture PENDING past the window (docs/topups.md). Money

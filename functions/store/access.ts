@@ -172,12 +172,18 @@ export const STORE = {
   listPendingTopups: { query: ['pendingTopups'] },
   // Ending a PENDING top-up gives its open slot back.
   completeTopup: { write: ['topup', 'topupCredit', 'user', 'credit', 'outbox', 'openTopups'] },
+  /**
+   * The cross-rail credit-once guard (store/chain-credit.ts), in every transaction that credits an
+   * on-chain transfer: a USDC top-up's completion (the watcher's; PayPal's writes none) and x402's credit.
+   */
+  chainCreditGuard: { write: ['chainCredit'] },
   expireTopup: { write: ['topup', 'openTopups'] },
   /** PayPal took a credited top-up back (reversal.repository.ts): read what was credited and the balance, debit once. */
   reverseTopupCredit: { read: ['topupCredit', 'user'], write: ['topupReversal', 'topupCredit', 'user', 'reversal'] },
   /** A USDC top-up's own cursor over its reference's signatures (the watcher pages past spam). */
   moveReferenceCursor: { write: ['topup'] },
-  creditedAlready: { read: ['topupCredit'] },
+  /** The cross-rail guard, and the top-up guard of credits made before it (one BatchGetItem). */
+  transferCreditedAlready: { read: ['chainCredit', 'topupCredit'] },
   recordUnmatched: { write: ['unmatchedPayment'] },
   isUnmatchedRecorded: { read: ['unmatchedPayment'] },
   depositCursor: { read: ['depositCursor'], write: ['depositCursor'] },
@@ -202,7 +208,8 @@ export const STORE = {
   // the end of one that failed on chain.
   claimX402Settlement: { write: ['x402Settlement'] },
   getX402Settlement: { read: ['x402Settlement'] },
-  creditX402Settlement: { write: ['x402Settlement', 'agentBalanceShard', 'x402Payment', 'idempotency', 'outbox'] },
+  /** With the cross-rail credit-once guard (chainCreditGuard). */
+  creditX402Settlement: { write: ['x402Settlement', 'agentBalanceShard', 'x402Payment', 'idempotency', 'outbox', 'chainCredit'] },
   failX402Settlement: { write: ['x402Settlement'] },
   /** The reconciler moves a settlement it leaves PENDING to the back of its list (x402.repository.ts). */
   deferX402Settlement: { write: ['x402Settlement'] },
@@ -260,8 +267,9 @@ export const BACKGROUND_GRANTS = {
     'listPendingTopups',
     'findTopupByReference',
     'completeTopup',
+    'chainCreditGuard',
     'expireTopup',
-    'creditedAlready',
+    'transferCreditedAlready',
     'recordUnmatched',
     'isUnmatchedRecorded',
     'depositCursor',

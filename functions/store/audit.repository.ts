@@ -34,10 +34,16 @@ export interface LedgerItems {
   reversals?: Item[];
   /** `X402PAY#<agentId>/<paymentId>`: x402 payments credited to an agent (money in, docs/x402.md). */
   x402Payments?: Item[];
-  /** `X402TX#<signature>/SETTLEMENT`: x402 settlements, each what the chain confirmed into the treasury. */
+  /** `X402TX#<messageHash>/SETTLEMENT`: x402 settlements, each what the chain confirmed into the treasury. */
   x402Settlements?: Item[];
   /** `GRANTS#<userId>/<grantId>`: a grant's `spent` and period counters, tied to its charges (docs/grants.md). */
   grants?: Item[];
+  /** `TOPUPCREDIT#<rail>#<id>/CREDIT`: a top-up's credit-once guard (a Solana signature's: a transfer credited). */
+  topupCredits?: Item[];
+  /** `CHAINCREDIT#<signature>/CREDIT`: the cross-rail credit-once guard of a transfer (store/chain-credit.ts). */
+  chainCredits?: Item[];
+  /** `UNMATCHED#<signature>/UNMATCHED`: money in that credits no top-up, kept for an operator. */
+  unmatched?: Item[];
   /** Items read in all (every kind, money-holding or not). */
   scanned: number;
   /** Scan requests sent (pages). */
@@ -53,8 +59,17 @@ const PROJECTION = {
   ProjectionExpression:
     'PK, SK, USD, USDC, heldUSD, heldUSDC, owedUSD, owedUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
     'authorizedAmount, refundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction, ' +
-    'grantId, spent, spentDay, spentMonth, #counted, createdAt',
-  ExpressionAttributeNames: { '#status': 'status', '#transaction': 'transaction', '#counted': 'counted' },
+    'grantId, spent, spentDay, spentMonth, #counted, createdAt, ' +
+    // What the wallet reconciliation (functions/audit/wallet-checks.ts) matches transfers with.
+    'topupId, #rail, #mint, #reason, externalId, txHash, railState.signature',
+  ExpressionAttributeNames: {
+    '#status': 'status',
+    '#transaction': 'transaction',
+    '#counted': 'counted',
+    '#rail': 'rail',
+    '#mint': 'mint',
+    '#reason': 'reason',
+  },
 };
 
 /** Partition-key prefixes (see functions/store/table.ts) → the bucket they belong in. */
@@ -69,6 +84,9 @@ const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, buc
   ['X402PAY#', undefined, 'x402Payments'],
   ['X402TX#', 'SETTLEMENT', 'x402Settlements'],
   ['GRANTS#', undefined, 'grants'],
+  ['TOPUPCREDIT#', 'CREDIT', 'topupCredits'],
+  ['CHAINCREDIT#', 'CREDIT', 'chainCredits'],
+  ['UNMATCHED#', 'UNMATCHED', 'unmatched'],
 ];
 
 /**
@@ -89,6 +107,9 @@ export async function scanLedgerItems(opts: { pageSize?: number; segments?: numb
     x402Payments: [],
     x402Settlements: [],
     grants: [],
+    topupCredits: [],
+    chainCredits: [],
+    unmatched: [],
     scanned: 0,
     pages: 0,
   };

@@ -89,6 +89,38 @@ export interface PayoutRow {
   /** What the agent paid for its token account to be created (0 when none; absent on the item). */
   accountCreationFee: Minor;
   netAmount: Minor;
+  /**
+   * USDC: the Solana signatures it is known by (`externalId`, `txHash`, and while in flight the
+   * signed transaction's, `railState.signature`): the hot wallet's outflow it stands for.
+   */
+  signatures?: string[];
+}
+
+/** A Solana transfer credited to a top-up: its guard `TOPUPCREDIT#SOL#<signature>` names the top-up, payer and amount. */
+export interface TopupChainCreditRow {
+  kind: 'topupChainCredit';
+  signature: string;
+  topupId: string;
+  userId: string;
+  amount: Minor;
+}
+
+/** The cross-rail credit-once guard of a transfer (`CHAINCREDIT#<signature>`): which rail credited it, and how much. */
+export interface ChainCreditRow {
+  kind: 'chainCredit';
+  signature: string;
+  rail: string;
+  amount: Minor;
+}
+
+/** A Solana payment recorded unmatched (`UNMATCHED#<signature>`): in the deposit wallet, credited to nobody. */
+export interface UnmatchedRow {
+  kind: 'unmatched';
+  signature: string;
+  reason: string;
+  mint: string;
+  /** Raw units of `mint`, as recorded. */
+  amount: string;
 }
 
 /** An x402 payment credited to an agent (`X402PAY#<agentId>/<paymentId>`): USDC in. */
@@ -101,7 +133,7 @@ export interface X402PaymentRow {
   transaction: string;
 }
 
-/** An x402 settlement (`X402TX#<signature>/SETTLEMENT`): its state and, once CREDITED, its payment. */
+/** An x402 settlement (`X402TX#<messageHash>/SETTLEMENT`): its state and, once CREDITED, its payment. */
 export interface X402SettlementRow {
   kind: 'x402Settlement';
   signature: string;
@@ -159,6 +191,8 @@ export interface LedgerRows {
   x402Payments: X402PaymentRow[];
   x402Settlements: X402SettlementRow[];
   grants: GrantRow[];
+  /** What credited or recorded on-chain transfers (the wallet reconciliation, the cross-rail check). */
+  onChain: { topupCredits: TopupChainCreditRow[]; chainCredits: ChainCreditRow[]; unmatched: UnmatchedRow[] };
   unreadable: UnreadableItem[];
   /** Items read of each money-holding kind, readable or not. */
   counts: { users: number; shards: number; credits: number; charges: number; payouts: number };
@@ -326,8 +360,48 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     const netAmount = minor(item.netAmount, `${where} netAmount`, true, agentId);
     if (!currency || amount === undefined || fee === undefined || accountCreationFee === undefined || netAmount === undefined) continue;
     const status = String(item.status) as PayoutStatus;
-    payouts.push({ kind: 'payout', payoutId, agentId, status, currency, amount, fee, accountCreationFee, netAmount });
+    const railState = item.railState as Record<string, unknown> | undefined;
+    const signatures =
+      currency === 'USDC'
+        ? [...new Set([item.externalId, item.txHash, railState?.signature].filter((v): v is string => typeof v === 'string' && v !== ''))]
+        : [];
+    payouts.push({
+      kind: 'payout',
+      payoutId,
+      agentId,
+      status,
+      currency,
+      amount,
+      fee,
+      accountCreationFee,
+      netAmount,
+      ...(signatures.length > 0 ? { signatures } : {}),
+    });
   }
+
+  const topupCredits: TopupChainCreditRow[] = [];
+  for (const item of items.topupCredits ?? []) {
+    const key = String(item.PK);
+    if (!key.startsWith('TOPUPCREDIT#SOL#')) continue;
+    const signature = key.slice('TOPUPCREDIT#SOL#'.length);
+    const amount = minor(item.amount, `top-up credit guard ${key}`, false);
+    if (amount === undefined) continue;
+    topupCredits.push({ kind: 'topupChainCredit', signature, topupId: String(item.topupId), userId: String(item.userId), amount });
+  }
+  const chainCredits: ChainCreditRow[] = [];
+  for (const item of items.chainCredits ?? []) {
+    const signature = afterHash(item.PK);
+    const amount = minor(item.amount, `chain credit guard ${String(item.PK)}`, false);
+    if (amount === undefined) continue;
+    chainCredits.push({ kind: 'chainCredit', signature, rail: String(item.rail), amount });
+  }
+  const unmatched: UnmatchedRow[] = (items.unmatched ?? []).map((item) => ({
+    kind: 'unmatched',
+    signature: afterHash(item.PK),
+    reason: String(item.reason),
+    mint: String(item.mint),
+    amount: String(item.amount),
+  }));
 
   const x402Payments: X402PaymentRow[] = [];
   for (const item of items.x402Payments ?? []) {
@@ -402,6 +476,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     x402Payments,
     x402Settlements,
     grants,
+    onChain: { topupCredits, chainCredits, unmatched },
     unreadable,
     counts: {
       users: items.users.length,

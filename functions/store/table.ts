@@ -43,6 +43,7 @@ export const PARTITIONS = {
   reversal: 'REVERSALS#',
   unmatchedPayment: 'UNMATCHED#',
   depositCursor: 'DEPOSITCURSOR#',
+  chainCredit: 'CHAINCREDIT#',
   idempotency: 'IDEM#',
   health: 'HEALTH',
   webhook: 'WEBHOOKS#',
@@ -198,6 +199,11 @@ export const keys = {
   unmatchedIndex: (signature: string) => ({ GSI1PK: I.unmatched.key, GSI1SK: signature }),
   /** The watcher's cursor over the deposit token account's signatures. */
   depositCursor: (account: string) => ({ PK: `${P.depositCursor}${account}`, SK: 'CURSOR' }),
+  /**
+   * Credit-once guard across every rail: one item per on-chain transaction that credited money (a
+   * USDC top-up or an x402 settlement), written in the crediting transaction (store/chain-credit.ts).
+   */
+  chainCredit: (signature: string) => ({ PK: `${P.chainCredit}${signature}`, SK: 'CREDIT' }),
   idempotency: (scope: string, key: string) => ({ PK: `${P.idempotency}${scope}#${key}`, SK: 'IDEM' }),
   health: () => ({ PK: P.health, SK: 'HEALTH' }),
   // Webhooks (docs/webhooks.md): an owner is `agent#<id>` or `user#<id>` (core/events.ts ownerKey).

@@ -11,6 +11,7 @@ import type { OutboxEvent } from '../core/events';
 import { newRecordId } from '../core/ids';
 import { MAX_BALANCE_MINOR, type Minor } from '../core/money';
 import { PaymentAlreadyCreditedError, type Topup, type TopupFailureReason, TopupNotPendingError, type TopupPayment } from '../core/topups';
+import { chainCreditGuard } from './chain-credit';
 import { readMinor } from './numbers';
 import { withOutbox } from './outbox';
 import { owedAttribute } from './owed';
@@ -44,7 +45,7 @@ interface DebtMoved {
 
 /**
  * The items that credit a top-up's payment, in ONE transaction: the top-up PENDING → COMPLETED,
- * the guard item for the signature / capture id, the user's balance, the credit record (the
+ * the guard item for the signature / capture id (and for a signature the cross-rail one), the user's balance, the credit record (the
  * audit's money in), and the payer's open-top-up slot given back. Kept in one function so another
  * item (an outbox event) is one line.
  *
@@ -52,8 +53,10 @@ interface DebtMoved {
  * pays it first — `min(amount, owed)` goes to the debt, the rest to the balance — and the user's
  * update is conditioned on the debt still being exactly that (0: none), so a debt that appeared
  * or changed meanwhile fails it and the caller retries with the item's figure (`DebtMoved`).
- * When several fail: a credit already made (PaymentAlreadyCreditedError) speaks first, then a
- * top-up no longer PENDING (TopupNotPendingError), then the user's item.
+ * A Solana payment also writes the cross-rail guard (store/chain-credit.ts). When several fail: the
+ * transaction credited by an x402 settlement (TransferCreditedElsewhereError) speaks first, then a
+ * credit already made (PaymentAlreadyCreditedError), then a top-up no longer PENDING
+ * (TopupNotPendingError), then the user's item.
  */
 function completionItems(topup: Topup, payment: TopupPayment, now: Date, owed: Minor): TransactEntry<DebtMoved>[] {
   const table = config().TABLE_NAME;
@@ -101,6 +104,16 @@ function completionItems(topup: Topup, payment: TopupPayment, now: Date, owed: M
       },
       { onConditionFailed: () => new PaymentAlreadyCreditedError(payment.externalId), precedence: 2 },
     ),
+    // A Solana transfer is credited once across every rail: an x402 settlement of the same
+    // transaction refuses this credit (TransferCreditedElsewhereError), and this one refuses it.
+    ...(payment.rail === 'SOL'
+      ? [
+          chainCreditGuard<DebtMoved>(
+            { signature: payment.externalId, rail: 'topup', amount: payment.amount, userId: topup.userId, topupId: topup.id },
+            at,
+          ),
+        ]
+      : []),
     named(
       {
         Update: {
@@ -158,7 +171,8 @@ const OWED_ATTEMPTS = 5;
 /**
  * Credits `payment` to `topup` and completes it, exactly once, paying what the payer owes in its
  * currency first. Throws PaymentAlreadyCreditedError when the signature / capture id was credited
- * before (a replay: nothing to do), TopupNotPendingError when the top-up moved on,
+ * before (a replay: nothing to do), TransferCreditedElsewhereError when an x402 settlement credited
+ * the same transaction, TopupNotPendingError when the top-up moved on,
  * BalanceLimitError when the credit would pass MAX_BALANCE_MINOR. `events` (topup.completed) are
  * written in the same transaction, last. Without a debt this is one request, as before.
  */

@@ -7,6 +7,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { UnmatchedPayment, UsdcTopup } from '../core/topups';
+import { batchGetConsistent } from './batch-get';
 import { db } from './client';
 import { GSI1, INDEX_PARTITIONS, keys } from './table';
 import { clean } from './topup.repository';
@@ -43,17 +44,14 @@ export async function moveReferenceCursor(topup: UsdcTopup, to: string): Promise
   }
 }
 
-/** Which of these signatures / capture ids were already credited (one BatchGet-free Get each; few per run). */
-export async function creditedAlready(rail: 'SOL' | 'PAYPAL', externalId: string): Promise<boolean> {
-  const out = await db().send(
-    new GetCommand({
-      TableName: config().TABLE_NAME,
-      Key: keys.topupCredit(rail, externalId),
-      ConsistentRead: true,
-      ProjectionExpression: 'PK',
-    }),
-  );
-  return out.Item !== undefined;
+/**
+ * Whether a transaction was credited already, by any rail: its cross-rail guard (store/chain-credit.ts:
+ * a top-up or an x402 settlement), or the top-up guard of a credit made before that guard existed.
+ * One BatchGetItem.
+ */
+export async function transferCreditedAlready(signature: string): Promise<boolean> {
+  const found = await batchGetConsistent([keys.chainCredit(signature), keys.topupCredit('SOL', signature)]);
+  return found.length > 0;
 }
 
 /** Records a payment that matched no top-up; true when this call recorded it (false: already known). */

@@ -143,6 +143,7 @@ function toTopup(item: Record<string, unknown>): Topup {
     address: String(item.address),
     reference: String(item.reference),
     mint: String(item.mint),
+    requestedAmount: typeof item.requestedAmount === 'number' ? item.requestedAmount : undefined,
     scannedThrough: str(item.scannedThrough),
   };
 }

@@ -33,6 +33,7 @@ import {
   type X402Settlement,
 } from '../core/x402';
 import { randomShard, shardCredit } from './balance.repository';
+import { chainCreditGuard } from './chain-credit';
 import { db } from './client';
 import { idempotencyPut } from './idempotency.repository';
 import { newestFirstPage } from './newest-first';
@@ -142,6 +143,9 @@ export async function creditSettlement(args: {
     },
     idempotencyPut(args.idempotency, now),
     ...(outbox ? [outbox] : []),
+    // One transfer is credited once across every rail: a top-up credited with this transaction
+    // refuses this credit (TransferCreditedElsewhereError), store/chain-credit.ts.
+    chainCreditGuard({ signature: settlement.signature, rail: 'x402', amount: settlement.amount, agentId: settlement.agentId }, at),
   ]);
 }
 

@@ -7,6 +7,7 @@
  */
 import { config, onConfigReset } from '../config';
 import { topupView } from '../contracts/views';
+import { TransferCreditedElsewhereError } from '../core/chain-credits';
 import { BalanceLimitError } from '../core/errors';
 import {
   PaymentAlreadyCreditedError,
@@ -35,8 +36,11 @@ onConfigReset(() => {
   orders = undefined;
 });
 
-/** What came of one credit attempt. */
-export type CreditOutcome = 'credited' | 'already-credited' | 'not-pending' | 'balance-limit';
+/**
+ * What came of one credit attempt. `credited-elsewhere`: an x402 settlement credited the same
+ * Solana transaction (store/chain-credit.ts), so it credits no top-up and is no one's unmatched money.
+ */
+export type CreditOutcome = 'credited' | 'already-credited' | 'credited-elsewhere' | 'not-pending' | 'balance-limit';
 
 /** Credits `payment` to `topup` and completes it, at most once per payment. */
 export async function creditOnce(topup: Topup, payment: TopupPayment, now = new Date()): Promise<CreditOutcome> {
@@ -59,6 +63,7 @@ export async function creditOnce(topup: Topup, payment: TopupPayment, now = new 
     return 'credited';
   } catch (error) {
     if (error instanceof PaymentAlreadyCreditedError) return 'already-credited';
+    if (error instanceof TransferCreditedElsewhereError) return 'credited-elsewhere';
     if (error instanceof TopupNotPendingError) return 'not-pending';
     if (error instanceof BalanceLimitError) return 'balance-limit';
     throw error;

@@ -29,18 +29,19 @@
 import { config } from '../config';
 import type { Topup, UnmatchedReason, UsdcTopup, UsdTopup } from '../core/topups';
 import { logger } from '../observability/logger';
+import { TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE } from '../observability/metric-names';
 import { serializeError } from '../observability/serialize-error';
 import { accountKeysOf, associatedTokenAddress, receivedBy, type SignatureInfo, SolanaDepositsClient } from '../rails/solana.deposits';
 import { solanaRpcUrl } from '../rails/solana.json-rpc';
 import { findTopupBy, listPendingTopups } from '../store/topup.repository';
 import { expireTopup } from '../store/topup-completion.repository';
 import {
-  creditedAlready,
   isUnmatchedRecorded,
   moveDepositCursor,
   moveReferenceCursor,
   readDepositCursor,
   recordUnmatched,
+  transferCreditedAlready,
 } from '../store/topup-watch.repository';
 import { creditOnce, EXPIRY_GRACE_MS, settlePaypalTopup, UNMATCHED_LOG_MESSAGE } from './topup-credit';
 
@@ -301,7 +302,8 @@ class WatchRun {
   /** Step 4, one deposit signature: credited or recorded; true once it is handled for good. */
   private async scanDepositSignature(sig: SignatureInfo, deposit: string, account: string): Promise<boolean> {
     if (sig.err) return true; // listed at finalized: a failed transaction moved nothing
-    if (await creditedAlready('SOL', sig.signature)) return true;
+    // Credited by any rail (a top-up, or an x402 settlement if this wallet were also the treasury).
+    if (await transferCreditedAlready(sig.signature)) return true;
     if (await isUnmatchedRecorded(sig.signature)) return true;
     const tx = await this.solana.finalizedTransaction(sig.signature);
     if (!tx) return false;
@@ -317,15 +319,30 @@ class WatchRun {
 
   /**
    * What one finalized USDC payment to the deposit wallet does for `topup` (PENDING when read):
-   * credited, or recorded unmatched when the top-up can no longer take it. Returns whether the
-   * top-up is still PENDING as far as this payment knows.
+   * credited, or recorded unmatched when the top-up cannot take it. A top-up that asked for an
+   * amount takes only exactly that amount; one that asked for none, at least TOPUP_USDC_MIN_AMOUNT:
+   * anything else carrying its (public) reference is someone's stray or hostile transfer, and must
+   * not use the top-up up before the payer's own deposit arrives. Returns whether the top-up is
+   * still PENDING as far as this payment knows.
    */
   private async settleUsdcPayment(topup: UsdcTopup, sig: SignatureInfo, usdc: bigint): Promise<boolean> {
+    const refusal = refusedAmount(topup, usdc, this.cfg.TOPUP_USDC_MIN_AMOUNT);
+    if (refusal) {
+      await this.unmatched(sig, refusal, usdc, this.mint, topup);
+      return true;
+    }
     await this.checkpoint('before-credit');
     const outcome = await creditOnce(topup, { rail: 'SOL', externalId: sig.signature, amount: Number(usdc), currency: 'USDC' }, this.now);
     if (outcome === 'credited') this.report.completed += 1;
     if (outcome === 'balance-limit') {
       await this.unmatched(sig, 'balance limit', usdc, this.mint, topup);
+      return true;
+    }
+    if (outcome === 'credited-elsewhere') {
+      // An x402 settlement credited this very transfer (its treasury is this deposit wallet, which
+      // config load and synth refuse): accounted for, so no one's unmatched money; the top-up waits
+      // for its payer's own transfer.
+      logger().error(TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE, { rail: 'topup', signature: sig.signature, topupId: topup.id });
       return true;
     }
     if (outcome === 'not-pending') {
@@ -338,7 +355,7 @@ class WatchRun {
 
   /** A payment that credits no top-up: recorded once (unless it was credited after all) and alarmed. */
   private async unmatched(sig: SignatureInfo, reason: UnmatchedReason, amount: bigint, paidMint: string, topup?: Topup): Promise<void> {
-    if (await creditedAlready('SOL', sig.signature)) return;
+    if (await transferCreditedAlready(sig.signature)) return;
     const recorded = await recordUnmatched(
       {
         signature: sig.signature,
@@ -372,6 +389,15 @@ async function topupReferencedBy(keys: string[], known: string[]): Promise<Topup
     if (topup) return topup;
   }
   return undefined;
+}
+
+/**
+ * Why a transfer carrying a PENDING top-up's reference may not complete it, if it may not: not the
+ * amount the top-up asked for, or (none asked for) less than the minimum.
+ */
+function refusedAmount(topup: UsdcTopup, received: bigint, minimum: number): UnmatchedReason | undefined {
+  if (topup.requestedAmount !== undefined) return received === BigInt(topup.requestedAmount) ? undefined : 'wrong amount';
+  return received < BigInt(minimum) ? 'below minimum' : undefined;
 }
 
 /** Why a USDC payment that credits no top-up matched nothing, by the top-up it referenced. */

@@ -57,7 +57,10 @@ export async function openTopup(userId: string, request: CreateTopupRequest): Pr
     topup = {
       ...base,
       currency: 'USDC',
-      amount: undefined,
+      // Asked for: only a transfer of exactly this completes the top-up (a dust transfer carrying a
+      // public reference cannot). Without it, the first transfer of at least TOPUP_USDC_MIN_AMOUNT does.
+      amount: request.amount,
+      requestedAmount: request.amount,
       expiresAt,
       address: required(cfg.SOLANA_DEPOSIT_ADDRESS),
       mint: required(cfg.USDC_MINT),

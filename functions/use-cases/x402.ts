@@ -37,6 +37,7 @@ import { LosslessNumber } from 'lossless-json';
 import { config } from '../config';
 import type { FacilitatorRequest } from '../contracts/x402';
 import type { Agent } from '../core/agents';
+import { TransferCreditedElsewhereError } from '../core/chain-credits';
 import { BalanceLimitError } from '../core/errors';
 import { newEventId, type OutboxEvent } from '../core/events';
 import { formatAmount, type Minor, parseAmount, unitsToMinor } from '../core/money';
@@ -55,6 +56,7 @@ import {
 import { logger } from '../observability/logger';
 import {
   HOT_WALLET_LAMPORTS_METRIC,
+  TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE,
   X402_BALANCE_LIMIT_LOG_MESSAGE,
   X402_FEE_PAYER_LAMPORTS_METRIC,
   X402_FINALITY_MISMATCH_LOG_MESSAGE,
@@ -378,6 +380,24 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
           }
           outcome = 'notPending';
           return settleFailure(settlement.network, X402_REASONS.failedBefore, current?.failure, settlement.payer, settlement.signature);
+        }
+        if (error instanceof TransferCreditedElsewhereError) {
+          // A top-up was credited with this very transaction (store/chain-credit.ts): the money is
+          // accounted for, so this credit never happens and the settlement ends.
+          outcome = 'notPending';
+          await failSettlement(settlement.messageHash, error.message, now);
+          logger().error(TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE, {
+            rail: 'x402',
+            signature: settlement.signature,
+            agentId: settlement.agentId,
+          });
+          return settleFailure(
+            settlement.network,
+            X402_REASONS.settledByAnotherAgent,
+            error.message,
+            settlement.payer,
+            settlement.signature,
+          );
         }
         if (error instanceof BalanceLimitError) {
           // The money is in the treasury and owed to the agent; the claim stays PENDING and each

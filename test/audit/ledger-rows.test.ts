@@ -54,9 +54,58 @@ describe('toLedgerRows', () => {
         { kind: 'x402Settlement', signature: 'sig1', agentId: 'a1', status: 'CREDITED', amount: 20_000, paymentId: 'x402_1' },
       ],
       grants: [],
+      onChain: { topupCredits: [], chainCredits: [], unmatched: [] },
       unreadable: [],
       counts: { users: 1, shards: 1, credits: 1, charges: 2, payouts: 1 },
       scanned: 10,
+    });
+  });
+
+  it('reads what credited or recorded on-chain transfers, and the signatures a USDC payout is known by', () => {
+    const rows = toLedgerRows({
+      ...none,
+      payouts: [
+        {
+          PK: 'PAYOUTS#a1',
+          SK: 'p1',
+          currency: 'USDC',
+          amount: 100,
+          fee: 3,
+          netAmount: 97,
+          status: 'COMPLETED',
+          externalId: 'sigP',
+          txHash: 'sigP',
+          railState: { signature: 'sigP' },
+        },
+        {
+          PK: 'PAYOUTS#a1',
+          SK: 'p2',
+          currency: 'USDC',
+          amount: 100,
+          fee: 3,
+          netAmount: 97,
+          status: 'PROCESSING',
+          railState: { signature: 'sigQ' },
+        },
+        { PK: 'PAYOUTS#a1', SK: 'p3', currency: 'USD', amount: 100, fee: 3, netAmount: 97, status: 'COMPLETED', externalId: 'PAYPAL-1' },
+      ],
+      topupCredits: [
+        { PK: 'TOPUPCREDIT#SOL#sigT', SK: 'CREDIT', topupId: 't1', userId: 'u1', amount: 5, currency: 'USDC' },
+        // A PayPal capture's guard is no on-chain transfer.
+        { PK: 'TOPUPCREDIT#PAYPAL#CAP1', SK: 'CREDIT', topupId: 't2', userId: 'u1', amount: 500, currency: 'USD' },
+      ],
+      chainCredits: [{ PK: 'CHAINCREDIT#sigT', SK: 'CREDIT', rail: 'topup', amount: 5 }],
+      unmatched: [{ PK: 'UNMATCHED#sigU', SK: 'UNMATCHED', reason: 'no reference', mint: 'M', amount: '1250000' }],
+    });
+    expect(rows.payouts.map((p) => [p.payoutId, p.signatures])).toEqual([
+      ['p1', ['sigP']],
+      ['p2', ['sigQ']],
+      ['p3', undefined],
+    ]);
+    expect(rows.onChain).toEqual({
+      topupCredits: [{ kind: 'topupChainCredit', signature: 'sigT', topupId: 't1', userId: 'u1', amount: 5 }],
+      chainCredits: [{ kind: 'chainCredit', signature: 'sigT', rail: 'topup', amount: 5 }],
+      unmatched: [{ kind: 'unmatched', signature: 'sigU', reason: 'no reference', mint: 'M', amount: '1250000' }],
     });
   });
 

@@ -16,9 +16,16 @@ describe('what one completed top-up costs', () => {
     const row = await topupCreditCost(ctx());
     expect(row.dynamo.TransactWriteItems).toBe(1);
     // Pending list (one Query per partition of it: its shards and the legacy key, DESIGN §18),
-    // deposit cursor (Get), the guard of the new deposit signature (Get), then the cursor's move
-    // (Put): constant per run, whatever the chain's history and however many top-ups are open.
-    expect(row.dynamo).toEqual({ GetItem: 2, PutItem: 1, Query: keys.pendingTopupPartitions().length, TransactWriteItems: 1 });
+    // deposit cursor (Get), the guards of the new deposit signature (its cross-rail and its top-up
+    // guard: one BatchGet), then the cursor's move (Put): constant per run, whatever the chain's
+    // history and however many top-ups are open.
+    expect(row.dynamo).toEqual({
+      BatchGetItem: 1,
+      GetItem: 1,
+      PutItem: 1,
+      Query: keys.pendingTopupPartitions().length,
+      TransactWriteItems: 1,
+    });
     expect(row.case).toBe('1 USDC credit, 3 RPC calls');
   });
 });

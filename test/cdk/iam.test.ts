@@ -437,10 +437,11 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   'webhook-delivery': ['WEBHOOKS#*', 'WHATTEMPTS#*', 'WHDELIVERY#*'],
   // The x402 facilitator, called by any seller's middleware for any buyer: verify and supported
   // write nothing; settle credits the authenticated agent alone (its shard, its payment record,
-  // the claim on the signature, the idempotency record, the event).
+  // the claim on the signature, the cross-rail credit-once guard of the transfer, the idempotency
+  // record, the event).
   'x402-verify': [],
   'x402-supported': [],
-  'x402-settle': ['AGENTBAL#*', 'IDEM#*', 'OUTBOX#*', 'X402PAY#*', 'X402TX#*'],
+  'x402-settle': ['AGENTBAL#*', 'CHAINCREDIT#*', 'IDEM#*', 'OUTBOX#*', 'X402PAY#*', 'X402TX#*'],
 };
 
 const TABLE_WRITES = ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];

@@ -394,7 +394,8 @@ describe('top-up requests', () => {
     ['{"currency":"USD","amount":1.005}', 'amount has more than 2 decimal places for USD'],
     ['{"currency":"USD","amount":1000001}', 'amount must not exceed 1000000'],
     ['{"currency":"USD","amount":"5"}', 'amount must be a number'],
-    ['{"currency":"USDC","amount":5}', 'amount must not be given for USDC: the amount received is credited'],
+    ['{"currency":"USDC","amount":0}', 'amount must be greater than 0'],
+    ['{"currency":"USDC","amount":1.0000001}', 'amount has more than 6 decimal places for USDC'],
     ['{"currency":"USDC","extra":1}', 'unknown field: extra'],
   ])('%s → 400 %s, nothing created', async (body, error) => {
     const user = await t.fundedUser();

@@ -1230,7 +1230,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Top up the balance',
     description:
       'USDC: answers the deposit wallet, a fresh Solana Pay `reference` and a `solanaPayUrl`; any wallet that pays it (USDC to ' +
-      'the wallet, carrying the reference) is credited exactly what arrives, once finalized. USD: creates a PayPal order (intent ' +
+      'the wallet, carrying the reference) is credited exactly what arrives, once finalized. With an `amount`, only a transfer of ' +
+      'exactly that amount completes it; without, one of at least TOPUP_USDC_MIN_AMOUNT (1 USDC); any other transfer carrying the ' +
+      'reference credits nobody and is kept for the operator. USD: creates a PayPal order (intent ' +
       'CAPTURE) the user approves at `approveUrl`; it is captured and credited once. No money moves until the payment arrives, ' +
       'so no Idempotency-Key is needed: a repeated request opens a second top-up that expires unused.',
     tag: 'Users',
@@ -1242,8 +1244,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'invalid json body',
         'currency must be one of USD, USDC',
         'amount is required for USD',
-        'amount must not be given for USDC: the amount received is credited',
         'amount has more than 2 decimal places for USD',
+        'amount has more than 6 decimal places for USDC',
         'amount must be greater than 0',
         'amount must not exceed 1000000',
         'unknown field: x',
