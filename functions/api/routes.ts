@@ -134,6 +134,8 @@ export const ROUTES: readonly RouteSpec[] = [
     table: uses('getUserKeyHash', 'rotateUserKey'),
     admin: true,
   },
+  // Who waits to be enabled (?enabled=false), from an index by state: never a Scan.
+  { name: 'admin-list-agents', method: 'GET', path: '/api/v1/admin/agents', table: uses('listAgents'), admin: true },
   { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: uses('setAgentEnabled'), admin: true },
   {
     name: 'admin-get-agent',

@@ -17,6 +17,11 @@
  * charge ever sees shards half switched. An item that is gone (a rotation moved it: the new
  * key's copy was written by the rotation) turns its own key's copy off, shard by shard, and nothing
  * else. Missing shards are created.
+ *
+ * It also keeps the operator's list of agents by state (GSI2, agent.repository.ts `listAgents`) true
+ * to a console edit: where the item's list entry is not its `enabled`'s, the transaction's check of
+ * the item is an update of that entry under the same condition (`agentUnchanged`). So the backfill
+ * lists the agents registered before the list existed, too.
  */
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';

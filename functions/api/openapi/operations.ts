@@ -13,6 +13,7 @@ import {
   createTopupSchema,
   createWebhookSchema,
   creditSchema,
+  listAgentsQuerySchema,
   listChargesQuerySchema,
   listDeliveriesQuerySchema,
   listTopupsQuerySchema,
@@ -29,6 +30,7 @@ import {
   adminAgentBody,
   agentBalanceBody,
   agentBody,
+  agentListBody,
   chargeBody,
   chargeListBody,
   component,
@@ -1453,6 +1455,34 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       401: ADMIN_401,
       404: errors('No such agent.', ['agent not found']),
       ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'admin-list-agents': {
+    summary: 'List agents',
+    description:
+      'Agents newest first: `enabled=false` lists those that may not charge (waiting to be enabled after registration, or ' +
+      'disabled), `enabled=true` those that may, neither both. Read from an index by state, never a scan; `nextCursor` ' +
+      'continues the same list (its limit and filter).',
+    tag: 'Admin',
+    security: ADMIN,
+    query: listAgentsQuerySchema,
+    responses: {
+      200: ok('A page of agents.', agentListBody, {
+        data: [
+          {
+            id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+            name: 'weather-bot',
+            email: 'dev@example.com',
+            website: 'https://example.com',
+            enabled: false,
+            createdAt: '2026-01-15T09:30:00.000Z',
+          },
+        ],
+        nextCursor: null,
+      }),
+      400: errors('An invalid query parameter.', [...LIST_400, 'enabled must be one of true, false']),
+      401: ADMIN_401,
       503: BUSY,
     },
   },
