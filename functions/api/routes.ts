@@ -307,6 +307,8 @@ export const ROUTES: readonly RouteSpec[] = [
     approvalSecret: true,
     publicLinks: true,
   },
+  // The transport's GET (a server-to-client stream): 405 `Allow: POST`, as it specifies for a server without one.
+  { name: 'mcp-get', method: 'GET', path: '/mcp', public: true, table: {} },
   { name: 'not-found', method: 'ANY', path: '$default', public: true, table: {} },
 ];
 

@@ -84,7 +84,7 @@ import { X402_AUTH_MESSAGE } from '../x402-request';
 export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'adminSigV4' | 'agentBearer';
 
 /** Response headers the document declares (components.headers). */
-export type ResponseHeader = 'Retry-After' | 'Idempotent-Replayed';
+export type ResponseHeader = 'Retry-After' | 'Idempotent-Replayed' | 'Allow';
 
 export interface ResponseDoc {
   description: string;
@@ -1572,6 +1572,21 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       413: BODY_ERRORS[413],
       415: { description: 'Not application/json (a JSON-RPC error object).', schema: jsonRpcMessage },
       503: BUSY,
+    },
+  },
+  'mcp-get': {
+    summary: 'MCP server: no event stream',
+    description:
+      "The streamable HTTP transport's GET, which would open a stream of server-to-client messages. The server is stateless " +
+      'and has none: 405 with `Allow: POST`, as the transport specifies, and clients carry on with POST.',
+    tag: 'MCP',
+    security: [],
+    responses: {
+      405: errors(
+        'This path takes POST only.',
+        ['method not allowed: this MCP server takes POST only (stateless, no event stream)'],
+        ['Allow'],
+      ),
     },
   },
   ...X402_OPERATIONS,
