@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole service on this machine. Environment: PORT (3000), ADMIN_KEY (generated
  * and printed when unset), IN_MEMORY=1 for a throwaway database (otherwise data persists in .data/),
- * PUBLIC_BASE_URL (where approval links point; default http://127.0.0.1:<PORT>).
+ * PUBLIC_BASE_URL (where approval links point; default http://127.0.0.1:<PORT>). GET /health answers
+ * 503 until everything below is printed, then 200.
  */
 import { join } from 'node:path';
 import { ensureDemoUser, writeDemoPayerFile } from './local/demo';
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
       // Links (approval pages) point here; default: this server's own address.
       ...(process.env.PUBLIC_BASE_URL ? { publicBaseUrl: process.env.PUBLIC_BASE_URL } : {}),
       env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN' },
+      // /health says "ready" only once the banner below is out (README: a script may wait for it).
+      holdHealthUntilOpen: true,
     });
   } catch (error) {
     if (error instanceof PortInUseError) {
@@ -84,6 +87,8 @@ Try it:
   ${payTopup} "$URL" 25
 
 Ctrl-C stops everything.`);
+  // After the banner, never before: a script that polls /health reads every line above once it answers 200.
+  stack.open();
 }
 
 void main();
