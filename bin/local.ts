@@ -76,7 +76,7 @@ Agent Payment Service running at ${stack.url}
   x402        facilitator URL ${stack.url}/x402   (exact on ${solana.network}; pay to ${solana.hotWallet.publicKey}; README "Get paid by x402 clients")
 
 Try it:
-  export BASE=${stack.url} ADMIN_KEY=${stack.adminKey} USER_KEY=${demo.userKey}
+  export BASE=${stack.url} ADMIN_KEY=${stack.adminKey} USER_KEY=${demo.userKey}${inMemory ? ` DEMO_PAYER=${demoPayer.file}` : ''}
   curl -s $BASE/health
   curl -s -X POST $BASE/api/v1/agents/register -H 'content-type: application/json' \\
        -d '{"name":"my-agent","email":"dev@example.com","website":"https://example.com"}'
