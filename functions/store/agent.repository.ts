@@ -229,6 +229,12 @@ export async function readAgentItem(keyHash: string): Promise<Record<string, unk
   return out.Item;
 }
 
+/** Whether the agent item's entry in the operator's list (GSI2) is the one its `enabled` calls for. */
+export function listedRight(item: Record<string, unknown>): boolean {
+  const listed = keys.agentStateIndex(String(item.agentId), item.enabled === true);
+  return item.GSI2PK === listed.GSI2PK && item.GSI2SK === listed.GSI2SK;
+}
+
 /**
  * A ConditionCheck that the agent item `read` is still as it was read, in what its kill switch
  * copies: there, `enabled` the same, the same key generation. The fan-out's copy carries it, so a
@@ -247,8 +253,8 @@ export function agentUnchanged(read: Record<string, unknown>): TransactItem {
     ConditionExpression: `attribute_exists(PK) AND ${sameEnabled} AND ${sameGeneration}`,
     ExpressionAttributeValues: { ':on': true, ':gen': generation },
   };
+  if (listedRight(read)) return { ConditionCheck: condition };
   const listed = keys.agentStateIndex(String(read.agentId), read.enabled === true);
-  if (read.GSI2PK === listed.GSI2PK && read.GSI2SK === listed.GSI2SK) return { ConditionCheck: condition };
   // Listed under the other state (an edit in the console), or not at all (an agent from before the
   // list): the same condition, and the entry set to what `enabled` says. Its own stream record
   // comes back here, finds the entry right, and only checks.

@@ -6,9 +6,11 @@
  * edit in the DynamoDB console (the kill switch's fan-out mends the entry).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../../functions/config';
 import { hashKey } from '../../functions/core/keys';
-import { db } from '../../functions/store/client';
+import { fanOutRecords } from '../../functions/kill-switch/fanout';
+import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
 import { eventually } from '../support/eventually';
@@ -134,5 +136,29 @@ describe('GET /api/v1/admin/agents', () => {
     // fan-out sees it (on AWS: the next edit, or `npm run admin -- kill-switch-backfill`).
     await consoleEdit(agent.key, 'REMOVE GSI2PK, GSI2SK');
     await eventually('the agent listed again', async () => (await ids('?enabled=false')).includes(agent.id), { timeoutMs: 5_000 });
+  });
+
+  it('costs the fan-out nothing more when the record is its own mending of the entry (the shards were written with it)', async () => {
+    const agent = await register(`mended-${Date.now()}`);
+    const item = { ...keys.agent(hashKey(agent.key)), type: 'Agent', agentId: agent.id, enabled: false };
+    const mended = {
+      eventName: 'MODIFY',
+      dynamodb: {
+        Keys: marshall(keys.agent(hashKey(agent.key))),
+        OldImage: marshall({ ...item, ...keys.agentStateIndex(agent.id, true) }),
+        NewImage: marshall({ ...item, ...keys.agentStateIndex(agent.id, false) }),
+        SequenceNumber: '1',
+      },
+    };
+    resetDynamoRequestCounts();
+    expect(await fanOutRecords([mended])).toBeUndefined();
+    expect(dynamoRequestCounts()).toEqual({});
+    // Anything else changed beside it (here `enabled`): copied as ever, in one transaction.
+    const flipped = {
+      ...mended,
+      dynamodb: { ...mended.dynamodb, OldImage: marshall({ ...item, enabled: true, ...keys.agentStateIndex(agent.id, true) }) },
+    };
+    expect(await fanOutRecords([flipped])).toBeUndefined();
+    expect(dynamoRequestCounts()).toEqual({ TransactWriteItemsCommand: 1 });
   });
 });
