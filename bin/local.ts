@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole service on this machine. Environment: PORT (3000), ADMIN_KEY (generated
  * and printed when unset), IN_MEMORY=1 for a throwaway database (otherwise data persists in .data/),
- * PUBLIC_BASE_URL (where approval links point; default http://127.0.0.1:<PORT>).
+ * PUBLIC_BASE_URL (where approval links point; default http://127.0.0.1:<PORT>). GET /health answers
+ * 503 until everything below is printed, then 200.
  */
 import { join } from 'node:path';
 import { ensureDemoUser, writeDemoPayerFile } from './local/demo';
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
       // Links (approval pages) point here; default: this server's own address.
       ...(process.env.PUBLIC_BASE_URL ? { publicBaseUrl: process.env.PUBLIC_BASE_URL } : {}),
       env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN' },
+      // /health says "ready" only once the banner below is out (README: a script may wait for it).
+      holdHealthUntilOpen: true,
     });
   } catch (error) {
     if (error instanceof PortInUseError) {
@@ -73,7 +76,7 @@ Agent Payment Service running at ${stack.url}
   x402        facilitator URL ${stack.url}/x402   (exact on ${solana.network}; pay to ${solana.hotWallet.publicKey}; README "Get paid by x402 clients")
 
 Try it:
-  export BASE=${stack.url} ADMIN_KEY=${stack.adminKey} USER_KEY=${demo.userKey}
+  export BASE=${stack.url} ADMIN_KEY=${stack.adminKey} USER_KEY=${demo.userKey}${inMemory ? ` DEMO_PAYER=${demoPayer.file}` : ''}
   curl -s $BASE/health
   curl -s -X POST $BASE/api/v1/agents/register -H 'content-type: application/json' \\
        -d '{"name":"my-agent","email":"dev@example.com","website":"https://example.com"}'
@@ -84,6 +87,8 @@ Try it:
   ${payTopup} "$URL" 25
 
 Ctrl-C stops everything.`);
+  // After the banner, never before: a script that polls /health reads every line above once it answers 200.
+  stack.open();
 }
 
 void main();

@@ -9,8 +9,7 @@
  * Any Solana Pay wallet does the same against a real cluster. The watcher credits it within a
  * few seconds of the transfer (once finalized).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readDemoPayerFile } from './local/demo';
 import { payTransferRequest } from './local/solana-pay';
 
 async function main(): Promise<void> {
@@ -19,10 +18,28 @@ async function main(): Promise<void> {
     console.error("usage: npx tsx bin/pay-topup.ts '<solanaPayUrl>' <amount>");
     process.exit(2);
   }
-  const file = process.env.DEMO_PAYER ?? join(__dirname, '..', '.data', 'demo-payer.json');
-  const payer = JSON.parse(readFileSync(file, 'utf8')) as { secretKey: string; rpcUrl: string };
-  const signature = await payTransferRequest({ rpcUrl: payer.rpcUrl, payerSecret: payer.secretKey, solanaPayUrl: url, amount });
+  const { file, payer } = readDemoPayerFile();
+  let signature: string;
+  try {
+    signature = await payTransferRequest({ rpcUrl: payer.rpcUrl, payerSecret: payer.secretKey, solanaPayUrl: url, amount });
+  } catch (error) {
+    // A file left by an earlier npm start names that start's chain, which is gone.
+    if (refused(error)) {
+      throw new Error(
+        `the local chain at ${payer.rpcUrl} (from ${file}) does not answer. Is npm start running? With IN_MEMORY=1, pass the ` +
+          'file on its "demo payer" line as DEMO_PAYER=<file>.',
+      );
+    }
+    throw error;
+  }
   console.log(`sent ${amount} USDC: ${signature}`);
+}
+
+/** Nothing listens where the RPC URL points (fetch's own error, or web3.js's wrapping of it). */
+function refused(error: unknown): boolean {
+  const text = (e: unknown): string =>
+    e instanceof Error ? `${e.message} ${(e as { code?: unknown }).code ?? ''} ${e.cause === undefined ? '' : text(e.cause)}` : String(e);
+  return /ECONNREFUSED|fetch failed/.test(text(error));
 }
 
 main().catch((error: unknown) => {

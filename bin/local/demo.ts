@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { PROJECT_ROOT } from './dynamodb-local';
 
 export interface DemoUser {
   id: string;
@@ -58,4 +59,36 @@ export function writeDemoPayerFile(
   const file = join(dir, 'demo-payer.json');
   writeFileSync(file, `${JSON.stringify(payer, null, 2)}\n`, { mode: 0o600 });
   return { file, remove: () => (opts.inMemory ? rmSync(dir, { recursive: true, force: true }) : undefined) };
+}
+
+/** What bin/pay-topup.ts (and the README's x402 buyer) read: the keypair and the chain it pays on. */
+export interface DemoPayer {
+  publicKey: string;
+  secretKey: string;
+  rpcUrl: string;
+  usdcMint: string;
+}
+
+/** Where the demo payer is when DEMO_PAYER does not say: beside a kept database. */
+export const DEFAULT_DEMO_PAYER = join(PROJECT_ROOT, '.data', 'demo-payer.json');
+
+/**
+ * Reads the demo payer from `DEMO_PAYER`, else from .data/. Missing, the error says where an
+ * in-memory `npm start` (IN_MEMORY=1) writes it instead, the usual reason it is not in .data/.
+ */
+export function readDemoPayerFile(
+  env: { DEMO_PAYER?: string | undefined } = process.env,
+  defaultFile = DEFAULT_DEMO_PAYER,
+): { file: string; payer: DemoPayer } {
+  const file = env.DEMO_PAYER ?? defaultFile;
+  if (!existsSync(file)) {
+    throw new Error(
+      env.DEMO_PAYER === undefined
+        ? `no demo payer at ${file}. npm start writes it there, except with IN_MEMORY=1: then it is in a temporary folder, ` +
+            'shown on its "demo payer" line (keypair in …/demo-payer.json); pass that file as DEMO_PAYER=<file>.'
+        : `no demo payer at DEMO_PAYER=${file}: give the file npm start printed on its "demo payer" line (an in-memory ` +
+            "npm start's file is removed when it stops, and the next one prints a new one).",
+    );
+  }
+  return { file, payer: JSON.parse(readFileSync(file, 'utf8')) as DemoPayer };
 }

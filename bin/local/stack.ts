@@ -57,6 +57,12 @@ export interface LocalStackOptions {
   };
   /** How often the charge sweeper expires due PENDING charges (default 2 s; 1 min on AWS); 0: never. */
   sweepIntervalMs?: number;
+  /**
+   * GET /health answers 503 `starting, retry later` until `open()`, whatever else is served: npm
+   * start opens it once it has printed what a script reads (the demo user, the RPC lines), so a
+   * script that waits for /health never reads the banner before it is there.
+   */
+  holdHealthUntilOpen?: boolean;
   /** How often the top-up watcher runs (default 2 s; 1 min on AWS); 0: never (tests run it themselves). */
   topupWatchIntervalMs?: number;
   /** Webhook pipeline timing (tests shorten it). */
@@ -81,6 +87,8 @@ export interface LocalStack {
   rails: LocalRails;
   /** The webhook queue and DLQ, and hooks tests set to crash the delivery worker between steps. */
   webhooks: WebhookQueues & { hooks: DeliveryHooks };
+  /** Lets GET /health answer (see `holdHealthUntilOpen`); nothing without it. */
+  open(): void;
   stop(): Promise<void>;
 }
 
@@ -158,10 +166,14 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // The server listens first: the links the API hands out need its address (PUBLIC_BASE_URL),
     // which the route modules check when they load. Nothing is routed before they have.
     let routeHandler: LocalHandler | undefined;
-    const server = await startLocalServer((request, res) => (routeHandler ? routeHandler(request, res) : notReady(res)), {
-      port: opts.port ?? 3000,
-      host: opts.host,
-    });
+    let healthHeld = opts.holdHealthUntilOpen === true;
+    const server = await startLocalServer(
+      (request, res) => (routeHandler && !(healthHeld && request.url.pathname === '/health') ? routeHandler(request, res) : notReady(res)),
+      {
+        port: opts.port ?? 3000,
+        host: opts.host,
+      },
+    );
     stopServer = () => server.stop();
     // Given (npm start behind a proxy or on another address), or this server's own address; never
     // a previous stack's in this process.
@@ -254,6 +266,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       sqs,
       rails,
       webhooks: { ...webhookQueues, hooks: webhookHooks },
+      open: () => {
+        healthHeld = false;
+      },
       stop: async () => {
         for (const stop of stops) await stop();
         resetForTests();

@@ -32,6 +32,9 @@ commands:
   enable-agent <agentId>                 let an agent charge users
   disable-agent <agentId>                stop an agent from charging users
   show-agent <agentId>                   an agent and its withdrawable balance
+  list-agents [--pending | --enabled]    agents newest first: --pending those waiting to be enabled (or disabled),
+         [--limit <n>] [--cursor <c>]    --enabled those that may charge; a page of --limit (1-100, default 20),
+                                         the next from the answer's nextCursor
   show-charge <chargeId>                 any agent's charge
   audit                                  check the ledger invariant over the whole table (run it while no money moves; table mode only)
   redispatch --from <ISO> --to <ISO>     send the webhook events of that time range through the dispatcher again (redispatch --help; table mode)
@@ -51,14 +54,29 @@ Exit codes: 0 done, 1 refused or failed, 2 usage error.`;
 
 type Commands = typeof import('./admin-commands');
 
+/** The list flags, as the admin API's query string (the CLI adds no meaning of its own). */
+type ListFlags = { pending?: boolean | undefined; enabled?: boolean | undefined; limit?: string | undefined; cursor?: string | undefined };
+const LIST_FLAGS = ['pending', 'enabled', 'limit', 'cursor'] as const;
+
 interface CommandSpec {
   params: readonly string[];
   /** Takes an idempotency key (made up and printed when the operator gives none). */
   idempotent?: boolean;
+  /** Takes the list flags (--pending, --enabled, --limit, --cursor). */
+  lists?: boolean;
   /** Table mode: the use case, in-process. */
-  run(commands: Commands, args: readonly string[], idempotencyKey: string | undefined): Promise<Answer>;
+  run(commands: Commands, args: readonly string[], idempotencyKey: string | undefined, flags: ListFlags): Promise<Answer>;
   /** API mode: the admin API request the command is. Absent: table mode only. */
-  request?(args: readonly string[], idempotencyKey: string | undefined): AdminRequest;
+  request?(args: readonly string[], idempotencyKey: string | undefined, flags: ListFlags): AdminRequest;
+}
+
+/** `GET /api/v1/admin/agents`'s query from the list flags: --pending is `enabled=false`. */
+function agentListQuery(flags: ListFlags): Record<string, string> {
+  return {
+    ...(flags.pending ? { enabled: 'false' } : flags.enabled ? { enabled: 'true' } : {}),
+    ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+    ...(flags.cursor === undefined ? {} : { cursor: flags.cursor }),
+  };
 }
 
 const user = (userId = '') => `/api/v1/admin/users/${segment(userId)}`;
@@ -106,6 +124,15 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     run: async (c, [agentId = '']) => c.answer(await c.showAgent(agentId)),
     request: ([agentId]) => ({ method: 'GET', path: agent(agentId) }),
   },
+  'list-agents': {
+    params: [],
+    lists: true,
+    run: async (c, _args, _key, flags) => c.answer(await c.listAgents(agentListQuery(flags))),
+    request: (_args, _key, flags) => {
+      const query = new URLSearchParams(agentListQuery(flags)).toString();
+      return { method: 'GET', path: `/api/v1/admin/agents${query ? `?${query}` : ''}` };
+    },
+  },
   'show-charge': {
     params: ['chargeId'],
     run: async (c, [chargeId = '']) => c.answer(await c.showCharge(chargeId)),
@@ -144,6 +171,10 @@ function parse(argv: readonly string[]) {
       options: {
         ...TABLE_OPTIONS,
         'idempotency-key': { type: 'string' },
+        pending: { type: 'boolean' },
+        enabled: { type: 'boolean' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
         api: { type: 'string' },
         'admin-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -176,6 +207,10 @@ export async function runAdmin(argv: readonly string[], io: AdminIo, env: NodeJS
       throw new UsageError(`${name} takes ${found.params.length === 0 ? 'no arguments' : found.params.map((p) => `<${p}>`).join(' ')}`);
     }
     if (args.values['idempotency-key'] !== undefined && !found.idempotent) throw new UsageError('--idempotency-key is for credit only');
+    const listFlag = LIST_FLAGS.find((flag) => args.values[flag] !== undefined);
+    if (listFlag && !found.lists) throw new UsageError(`--${listFlag} is for list-agents only`);
+    if (args.values.pending && args.values.enabled)
+      throw new UsageError('--pending and --enabled do not mix: leave both out for every agent');
     if (args.values.api !== undefined) {
       const tableFlag = (['table', 'endpoint', 'local'] as const).find((flag) => args.values[flag] !== undefined);
       if (tableFlag) throw new UsageError(`--${tableFlag} is for table mode; --api calls the API instead`);
@@ -214,7 +249,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo, env: NodeJS
       return 2;
     }
     try {
-      return done(await callAdminApi(target.baseUrl, target.credential, spec.request(params, idempotencyKey)));
+      return done(await callAdminApi(target.baseUrl, target.credential, spec.request(params, idempotencyKey, args.values)));
     } catch (error) {
       // Unreachable API, no credentials in the chain, a refused connection: the cause is the message.
       io.err(`error: ${describeFailure(error)}`);
@@ -237,7 +272,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo, env: NodeJS
     // Loaded only now that the table is settled: the service's modules read configuration once.
     const commands = await import('./admin-commands');
     try {
-      return done(await spec.run(commands, params, idempotencyKey));
+      return done(await spec.run(commands, params, idempotencyKey, args.values));
     } catch (error) {
       io.err(`error: ${commands.describeError(error)}`);
       return 1;

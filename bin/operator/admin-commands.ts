@@ -8,10 +8,10 @@ import { isNumber, LosslessNumber } from 'lossless-json';
 import { runLedgerAudit } from '../../functions/audit/ledger-audit';
 import type { ApiResult } from '../../functions/contracts/api';
 import { serialize } from '../../functions/contracts/json';
-import { creditSchema } from '../../functions/contracts/request.schemas';
+import { creditSchema, listAgentsQuerySchema } from '../../functions/contracts/request.schemas';
 import { validate } from '../../functions/contracts/validation';
 import { ApiError } from '../../functions/core/errors';
-import { readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
+import { listAgentsForOperator, readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
 import { readCharge } from '../../functions/use-cases/charges';
 import { checkIdempotencyKey } from '../../functions/use-cases/idempotency';
 import { createUserWithKey, creditUserBalance, readUser, rotateUserKeyByOperator } from '../../functions/use-cases/users';
@@ -34,6 +34,9 @@ export function credit(userId: string, amount: string, currency: string, idempot
 
 /** An agent and its withdrawable balance, as the operator sees it. */
 export const showAgent = readAgent;
+
+/** Agents newest first, as `GET /admin/agents?enabled=&limit=&cursor=` lists them (the query checked by the API's schema). */
+export const listAgents = (query: Record<string, string>) => listAgentsForOperator(validate(listAgentsQuerySchema, query));
 
 /** Any agent's charge, as `GET /admin/charges/{id}` reads it. */
 export const showCharge = (chargeId: string) => readCharge(undefined, chargeId);

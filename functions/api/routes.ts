@@ -137,6 +137,8 @@ export const ROUTES: readonly RouteSpec[] = [
     table: uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials'),
     admin: true,
   },
+  // Who waits to be enabled (?enabled=false), from an index by state: never a Scan.
+  { name: 'admin-list-agents', method: 'GET', path: '/api/v1/admin/agents', table: uses('listAgents'), admin: true },
   { name: 'admin-update-agent', method: 'PATCH', path: '/api/v1/admin/agents/{id}', table: uses('setAgentEnabled'), admin: true },
   {
     name: 'admin-get-agent',
@@ -314,6 +316,8 @@ export const ROUTES: readonly RouteSpec[] = [
     approvalSecret: true,
     publicLinks: true,
   },
+  // The transport's GET (a server-to-client stream): 405 `Allow: POST`, as it specifies for a server without one.
+  { name: 'mcp-get', method: 'GET', path: '/mcp', public: true, table: {} },
   { name: 'not-found', method: 'ANY', path: '$default', public: true, table: {} },
 ];
 

@@ -248,6 +248,17 @@ export const listUserChargesQuerySchema = z.strictObject({
 });
 export type ListUserChargesQuery = z.infer<typeof listUserChargesQuerySchema>;
 
+/** GET /api/v1/admin/agents: the operator's list of agents, newest first, of one state or both. */
+export const listAgentsQuerySchema = z.strictObject({
+  enabled: z.enum(['true', 'false']).optional().meta({
+    description:
+      'Only enabled agents (`true`) or only those that may not charge (`false`: waiting to be enabled, or disabled); both when absent.',
+  }),
+  limit,
+  cursor,
+});
+export type ListAgentsQuery = z.infer<typeof listAgentsQuerySchema>;
+
 export const listWithdrawalsQuerySchema = z.strictObject({
   limit,
   cursor,

@@ -183,6 +183,14 @@ export const agentBody = component(
   }),
 );
 
+export const agentListBody = component(
+  'AgentList',
+  z.strictObject({
+    data: z.array(agentBody),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last.' }),
+  }),
+);
+
 export const adminAgentBody = component(
   'AdminAgent',
   agentBody.extend({ balances: balancesBody }).meta({ description: 'An agent as the operator sees it: with what it may withdraw.' }),

@@ -2,10 +2,13 @@ import { isLosslessNumber, type LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
 import { ValidationError } from '../core/errors';
 
+/** A field the input lacks (its issue carries no input: zod's reportInput is on, see `validate`). */
+const isMissing = (issue: z.core.$ZodIssue) => issue.code !== 'unrecognized_keys' && issue.path.length > 0 && issue.input === undefined;
+
 /** Human message for the first zod issue, naming the field: "currency must be one of USD, USDC". */
 export function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
-  if (issue.code !== 'unrecognized_keys' && issue.path.length > 0 && issue.input === undefined) return `${field} is required`;
+  if (isMissing(issue)) return `${field} is required`;
   switch (issue.code) {
     case 'unrecognized_keys':
       // Nested ones by their full path: `unknown field: daily.EUR`.
@@ -36,7 +39,21 @@ function article(expected: string): string {
   return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
 }
 
-/** Validates with a schema built once at module scope; the first problem becomes a 400. */
+/**
+ * The one message for a refused input: its first problem, except that unknown fields always come
+ * first, with every field that is missing beside them. A misspelt field (`amont`) is both: naming
+ * only `amount is required` would leave the caller looking for what they did send.
+ */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const first = issues[0];
+  if (!first) return 'invalid request';
+  const unknown = issues.filter((issue) => issue.code === 'unrecognized_keys');
+  if (unknown.length === 0) return describeIssue(first);
+  const fields = unknown.flatMap((issue) => issue.keys.map((k) => [...issue.path, k].join('.')));
+  return [`unknown field: ${fields.join(', ')}`, ...issues.filter(isMissing).map(describeIssue)].join('; ');
+}
+
+/** Validates with a schema built once at module scope; a refusal becomes a 400 (describeIssues). */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
@@ -44,8 +61,7 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infe
   // for on every parse, zod's reportInput made a valid charge body's parse 3× slower (6 → 2 µs),
   // so only a refused request pays for it, and the schemas are pure: the second parse fails alike.
   const reported = schema.safeParse(input, { reportInput: true });
-  const issue = (reported.success ? parsed : reported).error.issues[0];
-  throw new ValidationError(issue ? describeIssue(issue) : 'invalid request');
+  throw new ValidationError(describeIssues((reported.success ? parsed : reported).error.issues));
 }
 
 /** A JSON number that must be a whole number (a count, seconds): its literal read exactly. */

@@ -37,7 +37,7 @@ export function balancesView(balances: Balances) {
   return { USD: jsonAmount(balances.USD, 'USD'), USDC: jsonAmount(balances.USDC, 'USDC') };
 }
 
-export function agentView(agent: Agent) {
+export function agentView(agent: Omit<Agent, 'keyHash'>) {
   return {
     id: agent.id,
     name: agent.name,

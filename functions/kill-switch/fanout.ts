@@ -17,13 +17,18 @@
  * charge ever sees shards half switched. An item that is gone (a rotation moved it: the new
  * key's copy was written by the rotation) turns its own key's copy off, shard by shard, and nothing
  * else. Missing shards are created.
+ *
+ * It also keeps the operator's list of agents by state (GSI2, agent.repository.ts `listAgents`) true
+ * to a console edit: where the item's list entry is not its `enabled`'s, the transaction's check of
+ * the item is an update of that entry under the same condition (`agentUnchanged`). So the backfill
+ * lists the agents registered before the list existed, too.
  */
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config';
 import { logger } from '../observability/logger';
-import { agentUnchanged, getAgentById, killSwitchOf, readAgentItem, scanAgentKeys } from '../store/agent.repository';
+import { agentUnchanged, getAgentById, killSwitchOf, listedRight, readAgentItem, scanAgentKeys } from '../store/agent.repository';
 import { killSwitchShardClear, killSwitchShardUpdates } from '../store/balance.repository';
 import { db } from '../store/client';
 import { keys } from '../store/table';
@@ -78,11 +83,32 @@ export async function fanOutRecords(records: readonly AgentChangeRecord[]): Prom
 function agentOf(record: AgentChangeRecord): { keyHash: string; agentId: string; image?: Record<string, unknown> } | undefined {
   const image = (raw: Record<string, unknown> | undefined) => (raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined);
   const after = image(record.dynamodb?.NewImage);
+  // The fan-out's own mending of the list entry: its transaction wrote the shards from this very
+  // state. (An entry changed to anything else, or removed, by hand, is mended again below.)
+  if (after && onlyListEntryChanged(record) && listedRight(after)) return undefined;
   const item = after ?? image(record.dynamodb?.OldImage);
   const pk = image(record.dynamodb?.Keys)?.PK ?? item?.PK;
   if (typeof pk !== 'string' || !pk.startsWith(AGENT_KEY_PK_PREFIX) || typeof item?.agentId !== 'string') return undefined;
   const keyHash = pk.slice(AGENT_KEY_PK_PREFIX.length);
   return after?.PK === pk ? { keyHash, agentId: item.agentId, image: after } : { keyHash, agentId: item.agentId };
+}
+
+/** The index attributes of the operator's list, which the fan-out itself writes (agentUnchanged). */
+const LIST_ENTRY = new Set(['GSI2PK', 'GSI2SK']);
+
+/** A MODIFY that changed nothing but the item's list entry: nothing the shards copy changed. */
+function onlyListEntryChanged(record: AgentChangeRecord): boolean {
+  const before = record.dynamodb?.OldImage;
+  const after = record.dynamodb?.NewImage;
+  if (record.eventName !== 'MODIFY' || !before || !after) return false;
+  const rest = (image: Record<string, unknown>) =>
+    JSON.stringify(
+      Object.keys(image)
+        .filter((name) => !LIST_ENTRY.has(name))
+        .sort()
+        .map((name) => [name, image[name]]),
+    );
+  return rest(before) === rest(after);
 }
 
 /**

@@ -62,8 +62,8 @@ ${status === 'pending' && html`<dt>Link expires</dt><dd>in ${timeLeft(Date.parse
 ${
   status === 'pending' &&
   html`<form method="post">
-<p><label for="accountKey">Your account key (uk_live_…), to allow</label><br>
-<input id="accountKey" name="accountKey" type="password" autocomplete="off" spellcheck="false" size="40"></p>
+<p class="field"><label for="accountKey">Your account key (uk_live_…), to allow</label>
+<input id="accountKey" name="accountKey" type="password" autocomplete="off" spellcheck="false"></p>
 <button type="submit" name="action" value="allow">Allow</button>
 <button type="submit" name="action" value="deny" formnovalidate>Deny</button>
 </form>`

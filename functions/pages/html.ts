@@ -50,15 +50,18 @@ export const PAGE_STYLE = `
 body { margin: 0; padding: 2rem 1rem; }
 main { max-width: 32rem; margin: 0 auto; }
 h1 { font-size: 1.5rem; margin: 0 0 1rem; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.5rem 1rem; margin: 0 0 1.5rem; }
+dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.5rem 1rem; margin: 0 0 1.5rem; }
 dt { font-weight: 600; }
 dd { margin: 0; overflow-wrap: anywhere; }
 .amount { font-size: 1.25rem; font-weight: 600; }
 .state { font-size: 1.125rem; }
-form { display: flex; gap: 1rem; }
+form { display: flex; flex-wrap: wrap; gap: 1rem; }
+.field { flex: 1 1 100%; margin: 0; }
+label { display: block; margin-bottom: 0.25rem; }
+input { box-sizing: border-box; width: 100%; font: inherit; padding: 0.75rem; border-radius: 0.5rem; border: 1px solid; }
 button { flex: 1; font: inherit; font-weight: 600; padding: 0.75rem; border-radius: 0.5rem; border: 1px solid; cursor: pointer; }
-button[value="approve"] { background: #1a7f37; color: #fff; border-color: #1a7f37; }
-button[value="decline"] { background: transparent; color: inherit; }
+button[value="approve"], button[value="allow"] { background: #1a7f37; color: #fff; border-color: #1a7f37; }
+button[value="decline"], button[value="deny"] { background: transparent; color: inherit; }
 `;
 
 /** `'sha256-…'` of the stylesheet exactly as sent: what lets the CSP allow it and nothing else. */

@@ -99,15 +99,19 @@ export const STORE = {
   createAgent: { write: ['agent', 'agentName'] },
   getAgentById: { read: ['agent'], query: ['agentById'] },
   setAgentEnabled: { read: ['agent'], write: ['agent', 'agentBalanceShard'], query: ['agentById'] },
+  /** The operator's list of agents by state (GSI2): its index partitions only. */
+  listAgents: { query: ['agentsByState'] },
   moveAgentKey: { read: ['agent'], write: ['agent', 'agentBalanceShard'], delete: ['agent'] },
   // The kill switch on the agent item: the ConditionCheck of release, refund and withdrawal
   // (charges and captures condition on their shard's copy instead).
   agentEnabledCheck: { check: ['agent'] },
   /**
    * The table stream's fan-out of an operator's edit to the shards (functions/kill-switch/fanout.ts):
-   * the agent item read, and checked unchanged in the transaction that writes the shards.
+   * the agent item read, and checked unchanged in the transaction that writes the shards; where an
+   * edit in the console left the item's entry in the operator's list under its old state, that
+   * check is an update of the entry (the agent item written: GSI2PK and GSI2SK only).
    */
-  killSwitchFanOut: { read: ['agent'], check: ['agent'], write: ['agentBalanceShard'] },
+  killSwitchFanOut: { read: ['agent'], check: ['agent'], write: ['agentBalanceShard', 'agent'] },
   readAgentLedger: { read: ['agentBalanceShard'] },
   // Users (user.repository.ts).
   createUser: { write: ['user', 'userKey'] },

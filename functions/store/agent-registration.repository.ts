@@ -34,7 +34,13 @@ export async function createAgent(agent: Agent): Promise<void> {
     {
       Put: {
         TableName: table,
-        Item: { ...keys.agent(agent.keyHash), ...keys.agentIndex(agent.id), type: 'Agent', ...agentAttributes(agent) },
+        Item: {
+          ...keys.agent(agent.keyHash),
+          ...keys.agentIndex(agent.id),
+          ...keys.agentStateIndex(agent.id, agent.enabled),
+          type: 'Agent',
+          ...agentAttributes(agent),
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },

@@ -1,6 +1,7 @@
 /**
  * Agents. The agent item is keyed by the SHA-256 of the agent's key so authentication is one
- * strongly consistent read; GSI1 finds the same item by agentId (admin API, console).
+ * strongly consistent read; GSI1 finds the same item by agentId (admin API, console); GSI2 lists
+ * agents by their `enabled` flag (the operator's list: who waits to be enabled).
  * Operators enable an agent by setting `enabled` to true on this item (README, "Operating").
  *
  * The kill switch a charge checks is a copy of `enabled` and the key hash on each of the agent's
@@ -15,7 +16,7 @@ import type { Agent } from '../core/agents';
 import { AgentDisabledError, StaleReadError } from '../core/errors';
 import { type KillSwitch, killSwitchShardUpdates } from './balance.repository';
 import { db } from './client';
-import { GSI1, keys } from './table';
+import { GSI1, GSI2, keys } from './table';
 import { type NamedItem, named, outcome, PRECEDENCE, type TransactItem, transactWrite } from './transact';
 
 /** Finds the agent item's primary key by agentId through GSI1. */
@@ -52,7 +53,7 @@ export async function setAgentEnabled(agentId: string, enabled: boolean): Promis
   const out = await db().send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
   if (!out.Item) return undefined;
   const now = new Date().toISOString();
-  const after = { ...out.Item, enabled, enabledChangedAt: now };
+  const after = { ...out.Item, enabled, enabledChangedAt: now, ...keys.agentStateIndex(agentId, enabled) };
   const result = await transactWrite<'gone'>([
     named(
       {
@@ -61,14 +62,21 @@ export async function setAgentEnabled(agentId: string, enabled: boolean): Promis
           Key: key,
           // enabledChangedAt dates the agent.enabled/disabled event the item's stream record
           // produces (functions/webhooks/dispatcher.ts); a console edit without it is dated by the stream.
-          UpdateExpression: 'SET enabled = :enabled, enabledChangedAt = :now',
+          // The operator's list (GSI2) moves with the flag, in the same write.
+          UpdateExpression: 'SET enabled = :enabled, enabledChangedAt = :now, GSI2PK = :listed, GSI2SK = :agentId',
           // The item is still this key's, of the generation read (a rotation in between moved it:
           // its shards' copy is the new key's now, and this one is no longer the agent's item).
           ConditionExpression:
             generationOf(out.Item) === 0
               ? 'attribute_exists(PK) AND (attribute_not_exists(keyGeneration) OR keyGeneration = :gen)'
               : 'keyGeneration = :gen',
-          ExpressionAttributeValues: { ':enabled': enabled, ':now': now, ':gen': generationOf(out.Item) },
+          ExpressionAttributeValues: {
+            ':enabled': enabled,
+            ':now': now,
+            ':gen': generationOf(out.Item),
+            ':listed': keys.agentStatePartition(enabled),
+            ':agentId': agentId,
+          },
         },
       },
       { onConditionFailed: () => outcome('gone' as const) },
@@ -151,28 +159,110 @@ export async function* scanAgentKeys(): AsyncGenerator<{ keyHash: string; agentI
   } while (start);
 }
 
+/** An agent as the operator's list reads it from the index: its public fields only, never the key hash. */
+export type ListedAgent = Omit<Agent, 'keyHash'>;
+
+/**
+ * A page of agents, newest first: one Query of the index partition of each state asked for (GSI2,
+ * `keys.agentStateIndex`), merged by id (ids are ULIDs: creation order), continuing below `before`.
+ * Never a Scan: the list costs what it returns. An entry whose `enabled` no longer matches its
+ * partition (an edit in the console the fan-out has not yet mended, within the stream's delay) is
+ * read, counted in the page and not returned: it is listed under its new state once mended.
+ * `lastId` is the last agent read when more may follow.
+ */
+export async function listAgents(opts: {
+  enabled?: boolean;
+  limit: number;
+  before?: string;
+}): Promise<{ agents: ListedAgent[]; lastId: string | undefined }> {
+  const states = opts.enabled === undefined ? [true, false] : [opts.enabled];
+  const read = (
+    await Promise.all(
+      states.map(async (enabled) => {
+        const out = await db().send(
+          new QueryCommand({
+            TableName: config().TABLE_NAME,
+            IndexName: GSI2.indexName,
+            KeyConditionExpression: opts.before ? 'GSI2PK = :pk AND GSI2SK < :before' : 'GSI2PK = :pk',
+            ExpressionAttributeValues: { ':pk': keys.agentStatePartition(enabled), ...(opts.before ? { ':before': opts.before } : {}) },
+            // What the list shows, and no more: the index projects the whole item, key hash included.
+            ProjectionExpression: '#id, #name, #email, #website, #enabled, #createdAt',
+            ExpressionAttributeNames: {
+              '#id': 'agentId',
+              '#name': 'name',
+              '#email': 'email',
+              '#website': 'website',
+              '#enabled': 'enabled',
+              '#createdAt': 'createdAt',
+            },
+            ScanIndexForward: false,
+            Limit: opts.limit + 1,
+          }),
+        );
+        return (out.Items ?? []).map((item) => ({ agent: toListedAgent(item), listedAs: enabled }));
+      }),
+    )
+  )
+    .flat()
+    .sort((a, b) => (a.agent.id < b.agent.id ? 1 : a.agent.id > b.agent.id ? -1 : 0));
+  const page = read.slice(0, opts.limit);
+  return {
+    agents: page.filter((entry) => entry.agent.enabled === entry.listedAs).map((entry) => entry.agent),
+    lastId: read.length > opts.limit ? page[page.length - 1]?.agent.id : undefined,
+  };
+}
+
+function toListedAgent(item: Record<string, unknown>): ListedAgent {
+  return {
+    id: String(item.agentId),
+    name: String(item.name),
+    email: String(item.email),
+    website: String(item.website),
+    enabled: item.enabled === true,
+    createdAt: String(item.createdAt),
+  };
+}
+
 /** The agent item of this key hash (strongly consistent read); undefined when it is gone. */
 export async function readAgentItem(keyHash: string): Promise<Record<string, unknown> | undefined> {
   const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.agent(keyHash), ConsistentRead: true }));
   return out.Item;
 }
 
+/** Whether the agent item's entry in the operator's list (GSI2) is the one its `enabled` calls for. */
+export function listedRight(item: Record<string, unknown>): boolean {
+  const listed = keys.agentStateIndex(String(item.agentId), item.enabled === true);
+  return item.GSI2PK === listed.GSI2PK && item.GSI2SK === listed.GSI2SK;
+}
+
 /**
  * A ConditionCheck that the agent item `read` is still as it was read, in what its kill switch
  * copies: there, `enabled` the same, the same key generation. The fan-out's copy carries it, so a
- * copy never lands after a newer change of the item (functions/kill-switch/fanout.ts).
+ * copy never lands after a newer change of the item (functions/kill-switch/fanout.ts). When the
+ * item's entry in the operator's list (GSI2) does not match its `enabled`, the check is an Update
+ * under the same condition that mends the entry.
  */
 export function agentUnchanged(read: Record<string, unknown>): TransactItem {
   const generation = generationOf(read);
   const sameGeneration = generation === 0 ? '(attribute_not_exists(keyGeneration) OR keyGeneration = :gen)' : 'keyGeneration = :gen';
   // `enabled` as the console may leave it: true, false, absent or not a boolean; only true enables.
   const sameEnabled = read.enabled === true ? 'enabled = :on' : '(attribute_not_exists(enabled) OR enabled <> :on)';
+  const condition = {
+    TableName: config().TABLE_NAME,
+    Key: { PK: String(read.PK), SK: String(read.SK) },
+    ConditionExpression: `attribute_exists(PK) AND ${sameEnabled} AND ${sameGeneration}`,
+    ExpressionAttributeValues: { ':on': true, ':gen': generation },
+  };
+  if (listedRight(read)) return { ConditionCheck: condition };
+  const listed = keys.agentStateIndex(String(read.agentId), read.enabled === true);
+  // Listed under the other state (an edit in the console), or not at all (an agent from before the
+  // list): the same condition, and the entry set to what `enabled` says. Its own stream record
+  // comes back here, finds the entry right, and only checks.
   return {
-    ConditionCheck: {
-      TableName: config().TABLE_NAME,
-      Key: { PK: String(read.PK), SK: String(read.SK) },
-      ConditionExpression: `attribute_exists(PK) AND ${sameEnabled} AND ${sameGeneration}`,
-      ExpressionAttributeValues: { ':on': true, ':gen': generation },
+    Update: {
+      ...condition,
+      UpdateExpression: 'SET GSI2PK = :listed, GSI2SK = :agentId',
+      ExpressionAttributeValues: { ...condition.ExpressionAttributeValues, ':listed': listed.GSI2PK, ':agentId': listed.GSI2SK },
     },
   };
 }

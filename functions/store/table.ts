@@ -85,6 +85,8 @@ export const INDEX_PARTITIONS = {
   unmatched: { index: GSI1.indexName, key: 'UNMATCHED' },
   /** A user's charges across agents (`keys.userChargeIndex`). */
   userCharges: { index: GSI2.indexName, key: 'USERCHARGES#' },
+  /** Agents by their `enabled` flag, newest first: the operator's list (`keys.agentStateIndex`). */
+  agentsByState: { index: GSI2.indexName, key: 'AGENTSBYSTATE#' },
   /** x402 settlements still PENDING, by age: the reconciler's (`keys.x402PendingIndex`). */
   x402Pending: { index: GSI1.indexName, key: 'X402PENDING' },
   /** x402 settlements CREDITED at `confirmed` and not yet seen `finalized`, by credit time: the reconciler's second check. */
@@ -121,11 +123,20 @@ export const shardOf = (id: string, shards: number): number => createHash('sha25
 const P = PARTITIONS;
 const I = INDEX_PARTITIONS;
 
+const agentStatePartition = (enabled: boolean) => `${I.agentsByState.key}${enabled ? 'enabled' : 'disabled'}`;
+
 export const keys = {
   /** The agent item: operators flip `enabled` here. Keyed by the hash of the agent's key. */
   agent: (keyHash: string) => ({ PK: `${P.agent}${keyHash}`, SK: 'AGENT' }),
   /** GSI1 entry that finds an agent item by agentId. */
   agentIndex: (agentId: string) => ({ GSI1PK: `${I.agentById.key}${agentId}`, GSI1SK: 'AGENT' }),
+  /**
+   * GSI2 entry that lists the agent among the enabled or the disabled ones, sorted by id (= creation
+   * order). It follows the item's `enabled` (true, or anything else): every write of the flag sets
+   * it, and the kill switch's fan-out mends it after an edit in the console.
+   */
+  agentStateIndex: (agentId: string, enabled: boolean) => ({ GSI2PK: agentStatePartition(enabled), GSI2SK: agentId }),
+  agentStatePartition,
   /** One reservation per look-alike skeleton (core/text.ts `nameSkeleton`), so no two agents' names can be confused. */
   agentName: (skeleton: string) => ({ PK: `${P.agentName}${skeleton}`, SK: 'AGENTNAME' }),
   /** One write shard of an agent's earned balance and charge count. */

@@ -1,12 +1,13 @@
 /** Agent registration and the operator's enable/disable switch. */
 
 import type { ApiResult } from '../contracts/api';
-import type { RegisterAgentRequest } from '../contracts/request.schemas';
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import type { ListAgentsQuery, RegisterAgentRequest } from '../contracts/request.schemas';
 import { agentView, balancesView } from '../contracts/views';
-import { AgentNameTakenError, ConflictError, NotFoundError, StaleReadError, UnauthorizedError } from '../core/errors';
+import { AgentNameTakenError, ConflictError, NotFoundError, StaleReadError, UnauthorizedError, ValidationError } from '../core/errors';
 import { isId, newAgentId } from '../core/ids';
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
-import { getAgentById, moveAgentKey, setAgentEnabled } from '../store/agent.repository';
+import { getAgentById, listAgents, moveAgentKey, setAgentEnabled } from '../store/agent.repository';
 import { createAgent } from '../store/agent-registration.repository';
 import { readAgentLedger } from '../store/balance.repository';
 import { AUTH_MESSAGES, clearAuthCache, forgetAgent } from './auth';
@@ -57,6 +58,46 @@ export async function rotateAgentKey(oldKeyHash: string): Promise<ApiResult> {
     }
   }
   throw new ConflictError('agent key was rotated concurrently, retry with the new key');
+}
+
+/** Which agents a list holds: the state filter a cursor was made with, so its pages stay one list. */
+type AgentFilter = 'enabled' | 'disabled' | 'all';
+
+const filterOf = (enabled: ListAgentsQuery['enabled']): AgentFilter | undefined =>
+  enabled === undefined ? undefined : enabled === 'true' ? 'enabled' : 'disabled';
+
+/** An agent-list cursor: the last agent id read, the page size and the filter. */
+function readAgentCursor(text: string): { before: string; limit: number; filter: AgentFilter } {
+  return decodeCursor(text, ([before, limit, filter, ...rest]) =>
+    rest.length === 0 &&
+    isId('agent', typeof before === 'string' ? before : undefined) &&
+    isCount(limit) &&
+    (filter === 'enabled' || filter === 'disabled' || filter === 'all')
+      ? { before: before as string, limit, filter }
+      : undefined,
+  );
+}
+
+/**
+ * GET /api/v1/admin/agents?enabled=&limit=&cursor=: agents newest first, those that may charge
+ * (`enabled=true`), those that may not (`false`: waiting to be enabled, or disabled), or both. A
+ * cursor carries its limit and filter: an explicit other one beside it is 400 `cursor is invalid`.
+ */
+export async function listAgentsForOperator(query: ListAgentsQuery): Promise<ApiResult> {
+  const cursor = query.cursor ? readAgentCursor(query.cursor) : undefined;
+  const limit = pageLimit(query.limit, cursor?.limit);
+  const asked = filterOf(query.enabled);
+  if (cursor && asked !== undefined && asked !== cursor.filter) throw new ValidationError('cursor is invalid');
+  const filter = cursor?.filter ?? asked ?? 'all';
+  const page = await listAgents({
+    limit,
+    ...(filter === 'all' ? {} : { enabled: filter === 'enabled' }),
+    ...(cursor ? { before: cursor.before } : {}),
+  });
+  return {
+    statusCode: 200,
+    body: { data: page.agents.map(agentView), nextCursor: page.lastId ? encodeCursor([page.lastId, limit, filter]) : null },
+  };
 }
 
 /** An agent as the operator sees it: its public fields and its withdrawable balance. */

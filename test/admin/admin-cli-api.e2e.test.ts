@@ -85,6 +85,34 @@ describe('npm run admin -- --api with the admin key', () => {
     expect(await api('show-charge', chargeId)).toMatchObject({ code: 0, json: { id: chargeId, amount: 1.25, status: 'SUCCESS' } });
   });
 
+  it('lists the agents waiting to be enabled, as GET /api/v1/admin/agents does, page by page', async () => {
+    const waiting: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const reg = await t.call<{ agentId: string }>('POST', '/api/v1/agents/register', {
+        body: { name: `cli-waiting-${i}-${Date.now()}`, email: 'dev@example.com', website: 'https://example.com' },
+      });
+      waiting.unshift(reg.body.agentId);
+    }
+    const enabled = await t.enabledAgent();
+    const pending = await api('list-agents', '--pending');
+    expect(pending).toMatchObject({ code: 0, stderr: '' });
+    const read = await t.call('GET', '/api/v1/admin/agents?enabled=false', { headers: t.admin });
+    expect(pending.json).toEqual(read.body);
+    const ids = (json: unknown) => (json as { data: { id: string }[] }).data.map((a) => a.id);
+    expect(ids(pending.json).slice(0, 3)).toEqual(waiting);
+    expect(ids(pending.json)).not.toContain(enabled.id);
+    expect(ids((await api('list-agents', '--enabled')).json)).toContain(enabled.id);
+    expect(ids((await api('list-agents')).json)).toEqual(expect.arrayContaining([...waiting, enabled.id]));
+
+    // One page at a time: --cursor takes the answer's nextCursor.
+    const first = await api('list-agents', '--pending', '--limit', '2');
+    expect(ids(first.json)).toEqual(waiting.slice(0, 2));
+    const cursor = String((first.json as { nextCursor: string }).nextCursor);
+    expect(ids((await api('list-agents', '--pending', '--limit', '2', '--cursor', cursor)).json)[0]).toBe(waiting[2]);
+    expect(await api('list-agents', '--enabled', '--cursor', cursor)).toMatchObject({ code: 1, stderr: 'error: cursor is invalid' });
+    expect(await api('list-agents', '--limit', '0')).toMatchObject({ code: 1, stderr: 'error: limit must be a positive integer' });
+  });
+
   it('refuses what the API refuses, with the API message and exit 1', async () => {
     const userId = String((await api('create-user')).json?.id);
     expect(await api('credit', userId, '5', 'EUR')).toMatchObject({

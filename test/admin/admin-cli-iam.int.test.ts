@@ -139,6 +139,16 @@ describe('npm run admin -- --api, signed', () => {
       code: 0,
       json: { id: agent.agentId, enabled: true, balances: { USD: 0, USDC: 0 } },
     });
+    // A list with a query string: the query is signed too (the stand-in verifies it).
+    const waiting = (
+      await registerAgent({ name: `signed-waiting-${Date.now()}`, email: 'a@example.com', website: 'https://a.example.com' })
+    ).body as { agentId: string };
+    const pending = await admin(operator, 'list-agents', '--pending', '--limit', '100');
+    expect(pending).toMatchObject({ code: 0, stderr: '' });
+    const listed = (pending.json as { data: { id: string; enabled: boolean }[] }).data;
+    expect(listed).toContainEqual(expect.objectContaining({ id: waiting.agentId, enabled: false }));
+    expect(listed.map((a) => a.id)).not.toContain(agent.agentId);
+    expect(seen[seen.length - 1]).toMatchObject({ path: '/api/v1/admin/agents', ok: true });
     expect(await admin(operator, 'show-charge', 'c01aaaaaaaaaaaaaaaaaaaaaaaa')).toMatchObject({
       code: 1,
       stderr: 'error: charge not found',

@@ -112,6 +112,25 @@ describe('npm run admin', () => {
     expect(await admin('disable-agent', agentId)).toMatchObject({ code: 0, json: { id: agentId, enabled: false } });
   });
 
+  it('lists agents by state on the table, as the admin API does', async () => {
+    const register = async (name: string) =>
+      String(((await registerAgent({ name, email: 'a@example.com', website: 'https://example.com' })).body as { agentId: string }).agentId);
+    const older = await register(`cli-list-a-${Date.now()}`);
+    const newer = await register(`cli-list-b-${Date.now()}`);
+    const ids = (json: unknown) => (json as { data: { id: string }[] }).data.map((a) => a.id);
+    const pending = await admin('list-agents', '--pending');
+    expect(pending).toMatchObject({ code: 0, stderr: '', json: { nextCursor: null } });
+    expect(ids(pending.json).slice(0, 2)).toEqual([newer, older]);
+    expect(await admin('enable-agent', older)).toMatchObject({ code: 0 });
+    expect(ids((await admin('list-agents', '--pending')).json)).not.toContain(older);
+    expect(ids((await admin('list-agents', '--enabled')).json)).toContain(older);
+    const page = await admin('list-agents', '--limit', '1');
+    expect(ids(page.json)).toEqual([newer]);
+    const next = await admin('list-agents', '--cursor', String((page.json as { nextCursor: string }).nextCursor));
+    expect(ids(next.json)[0]).toBe(older);
+    expect(await admin('list-agents', '--limit', '101')).toMatchObject({ code: 1, stderr: 'error: limit must be at most 100' });
+  });
+
   it('audits the table: exit 0 when the ledger holds, exit 1 naming the difference when it does not', async () => {
     expect(await admin('audit')).toMatchObject({ code: 0, stderr: '', json: { ok: true, problems: [] } });
 
@@ -143,6 +162,9 @@ describe('npm run admin', () => {
       ['credit', 'u1', '1'],
       ['show-user', 'u1', '--bogus'],
       ['audit', '--idempotency-key', 'k'],
+      ['show-user', 'u1', '--pending'],
+      ['list-agents', '--pending', '--enabled'],
+      ['list-agents', 'extra'],
     ]) {
       const result = await admin(...argv);
       expect({ argv, code: result.code, usage: result.stderr.includes('usage: npm run admin') }).toEqual({ argv, code: 2, usage: true });

@@ -10,6 +10,7 @@ import { handler as creditUser } from '../../functions/api/admin-credit-user.han
 import { handler as getAgent } from '../../functions/api/admin-get-agent.handler';
 import { handler as getAdminCharge } from '../../functions/api/admin-get-charge.handler';
 import { handler as getUser } from '../../functions/api/admin-get-user.handler';
+import { handler as listAgents } from '../../functions/api/admin-list-agents.handler';
 import { handler as rotateUserKey } from '../../functions/api/admin-rotate-user-key.handler';
 import { handler as updateAgent } from '../../functions/api/admin-update-agent.handler';
 import { handler as getCharge } from '../../functions/api/get-charge.handler';
@@ -95,9 +96,13 @@ const ADMIN_CALLS: [string, RouteHandler, Call][] = [
     updateAgent,
     { method: 'PATCH', path: `/api/v1/admin/agents/${NO_SUCH_AGENT}`, params: { id: NO_SUCH_AGENT }, body: { enabled: true } },
   ],
+  ['admin-list-agents', listAgents, { method: 'GET', path: '/api/v1/admin/agents' }],
   ['admin-get-agent', getAgent, { method: 'GET', path: `/api/v1/admin/agents/${NO_SUCH_AGENT}`, params: { id: NO_SUCH_AGENT } }],
   ['admin-get-charge', getAdminCharge, { method: 'GET', path: `/api/v1/admin/charges/${NO_SUCH_CHARGE}`, params: { id: NO_SUCH_CHARGE } }],
 ];
+
+/** What an ADMIN_CALLS request answers once past authentication: created, listed, or the unknown id's 404. */
+const passedStatus = (name: string): number => ({ 'admin-create-user': 201, 'admin-list-agents': 200 })[name] ?? 404;
 
 const saved = { ...process.env };
 const useAdminAuth = (mode: 'iam' | 'key') => {
@@ -138,8 +143,7 @@ describe('under ADMIN_AUTH=iam', () => {
   )('%s accepts a request carrying the IAM verdict, with no x-admin-key or a wrong one', async (name, handler, request) => {
     for (const headers of [{}, { 'x-admin-key': 'wrong-key-but-long-enough' }] as Record<string, string>[]) {
       const res = await call(handler, { ...request, headers: { ...request.headers, ...headers }, iam: true });
-      // Past authentication: created, or the unknown id's 404.
-      expect([name, res.status]).toEqual([name, name === 'admin-create-user' ? 201 : 404]);
+      expect([name, res.status]).toEqual([name, passedStatus(name)]);
     }
   });
 
@@ -199,7 +203,7 @@ describe('under ADMIN_AUTH=key (npm start, tests, a stage with adminAuth key)', 
   it.each(ADMIN_CALLS)('%s wants x-admin-key: an IAM verdict alone is refused, the right key accepted', async (name, handler, request) => {
     expect(await call(handler, { ...request, iam: true })).toEqual({ status: 401, body: { error: AUTH_MESSAGES.admin } });
     const res = await call(handler, { ...request, headers: { ...request.headers, ...RIGHT_KEY } });
-    expect([name, res.status]).toEqual([name, name === 'admin-create-user' ? 201 : 404]);
+    expect([name, res.status]).toEqual([name, passedStatus(name)]);
   });
 
   it('get-charge still lets the admin key read any charge', async () => {

@@ -326,6 +326,7 @@ describe('charge errors (every spec string), none changing state', () => {
       'description must be at most 255 characters',
     ],
     ['unknown field', '{"amount":1,"currency":"USD","tip":5}', 'unknown field: tip'],
+    ['a misspelt required field', '{"amont":1.50,"currency":"USD"}', 'unknown field: amont; amount is required'],
     [
       'a control character in the description',
       '{"amount":1,"currency":"USD","description":"a\\u001b[31mred"}',

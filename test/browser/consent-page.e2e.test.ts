@@ -71,6 +71,33 @@ describe('the consent page in a browser', () => {
     expect(claimed.body.grant?.key).toMatch(/^ug_live_/);
   });
 
+  it('fits a phone and a desktop without scrolling sideways, its buttons styled', async () => {
+    const agent = await t.enabledAgent(`a-rather-long-agent-name-for-a-narrow-screen-${Date.now()}`);
+    const request = await ask(agent.key, 'weather lookups for the whole trip, a description long enough to wrap on a phone');
+    const page = await context.newPage();
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      expect((await page.goto(request.consentUrl))?.status()).toBe(200);
+      const { scrollWidth, innerWidth } = (await page.evaluate(
+        '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
+      )) as { scrollWidth: number; innerWidth: number };
+      expect({ width, scrollWidth }).toEqual({ width, scrollWidth: innerWidth });
+      // The field and both buttons within the page's width; Allow is the primary button, Deny not.
+      for (const selector of ['input[name="accountKey"]', 'button[value="allow"]', 'button[value="deny"]']) {
+        const box = await page.locator(selector).boundingBox();
+        expect({ width, selector, inside: box !== null && box.x >= 0 && box.x + box.width <= innerWidth }).toEqual({
+          width,
+          selector,
+          inside: true,
+        });
+      }
+      const background = (selector: string) =>
+        page.evaluate(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).backgroundColor`);
+      expect(await background('button[value="allow"]')).toBe('rgb(26, 127, 55)');
+      expect(await background('button[value="deny"]')).toBe('rgba(0, 0, 0, 0)');
+    }
+  });
+
   it('denies', async () => {
     const agent = await t.enabledAgent();
     const request = await ask(agent.key, 'deny me');

@@ -64,6 +64,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'admin-rotate-user-key': ['logs', 'table'],
   'admin-update-agent': ['logs', 'table'],
   'admin-get-agent': ['logs', 'table'],
+  // Agents by state: Query of GSI2's AGENTSBYSTATE# partitions only (its table grant).
+  'admin-list-agents': ['logs', 'table'],
   'admin-get-charge': ['logs', 'table'],
   'user-me': ['logs', 'table'],
   // The user's history across agents is the one reader of GSI2 (its statements: the table grant).
@@ -92,6 +94,8 @@ const EXPECTED: Record<string, Grant[]> = {
   openapi: ['logs'],
   // The remote MCP server runs the wrapped use cases in-process: charges and withdrawals included.
   mcp: ['logs', 'table', 'queue-send', 'approval-secret-and-rpc-url'],
+  // The MCP transport's GET: a 405, from no state at all.
+  'mcp-get': ['logs'],
   'not-found': ['logs'],
   'payout-worker': ['logs', 'table', 'queue-consume', 'rail-secrets', 'hot-wallet-key'],
   reconciler: ['logs', 'table', 'queue-send', 'rail-secrets', 'hot-wallet-key'],
@@ -431,8 +435,9 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],
   'webhook-dispatcher': [],
-  // Stream-fed, not exposed; pinned anyway: the kill switch's copy on the shards, no balance, no other family.
-  'kill-switch-fanout': ['AGENTBAL#*'],
+  // Stream-fed, not exposed; pinned anyway: the kill switch's copy on the shards, no balance, no other
+  // family; and the agent item's entry in the operator's list (GSI2PK/GSI2SK), mended after a console edit.
+  'kill-switch-fanout': ['AGENTBAL#*', 'AGENTKEY#*'],
   // Its attempts, and the endpoint's breaker (health fields on the endpoint item).
   'webhook-delivery': ['WEBHOOKS#*', 'WHATTEMPTS#*', 'WHDELIVERY#*'],
   // The x402 facilitator, called by any seller's middleware for any buyer: verify and supported

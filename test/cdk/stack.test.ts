@@ -134,6 +134,7 @@ describe('HTTP API route throttling', () => {
         'consent-decide',
         'consent-page',
         'health',
+        'mcp-get',
         'not-found',
         'openapi',
         'paypal-webhook',

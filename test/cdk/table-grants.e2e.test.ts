@@ -20,6 +20,7 @@ import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
 import { asFunction } from '../../bin/local/function-scope';
 import { config } from '../../functions/config';
+import { hashKey } from '../../functions/core/keys';
 import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
 import { type GrantStatement, grantStatements } from '../../functions/store/access';
 import { db } from '../../functions/store/client';
@@ -138,6 +139,25 @@ describe('a tour of every function', () => {
     await madeUnder(rotated.userKey);
     await expectStatus(t.call('POST', `/api/v1/admin/users/${user.id}/keys/rotate`, { headers: t.admin }), 200);
     await expectStatus(t.call('PATCH', `/api/v1/admin/agents/${agent.id}`, { headers: t.admin, body: { enabled: false } }), 200);
+    // The operator's list by state (GSI2); an edit of `enabled` in the console, whose list entry
+    // the kill switch's fan-out mends on the agent item.
+    await expectStatus(t.call('GET', '/api/v1/admin/agents?enabled=false', { headers: t.admin }), 200);
+    const waiting = await t.call<{ apiKey: string; agentId: string }>('POST', '/api/v1/agents/register', {
+      body: { name: `${name}-waiting`, email: 'dev@example.com', website: 'https://example.com' },
+    });
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.agent(hashKey(waiting.body.apiKey)),
+        UpdateExpression: 'SET enabled = :on',
+        ExpressionAttributeValues: { ':on': true },
+      }),
+    );
+    await eventually('the console-enabled agent listed as enabled', async () => {
+      const listed = await t.call<{ data: { id: string }[] }>('GET', '/api/v1/admin/agents?enabled=true&limit=100', { headers: t.admin });
+      return listed.body.data.some((a) => a.id === waiting.body.agentId);
+    });
+    await expectStatus(t.call('GET', '/mcp'), 405);
     await expectStatus(t.call('GET', '/health'), 200);
     await expectStatus(t.call('GET', '/api/v1/openapi.json'), 200);
     await expectStatus(t.call('GET', '/api/v1/no-such-route'), 404);

@@ -37,6 +37,11 @@ describe('request validation', () => {
     ['{"amount":1,"currency":"EUR"}', 'currency must be one of USD, USDC'],
     ['{"amount":1}', 'currency is required'],
     ['{"amount":1,"currency":"USD","ammount":2}', 'unknown field: ammount'],
+    // A misspelt required field is named as sent, and the field it should have been beside it.
+    ['{"amont":1.50,"currency":"USD"}', 'unknown field: amont; amount is required'],
+    ['{"amont":1,"curency":"USD"}', 'unknown field: amont, curency; amount is required; currency is required'],
+    // An unknown field comes before any other refusal: the caller may have meant it for the refused one.
+    ['{"amount":1,"currency":"EUR","x":1}', 'unknown field: x'],
     ['{"amount":1,"currency":"USD","description":5}', 'description must be a string'],
     [`{"amount":1,"currency":"USD","description":"${'x'.repeat(256)}"}`, 'description must be at most 255 characters'],
   ])('charge body %s → %s', (body, expected) => {

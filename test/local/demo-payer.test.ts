@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { writeDemoPayerFile } from '../../bin/local/demo';
+import { readDemoPayerFile, writeDemoPayerFile } from '../../bin/local/demo';
 import { PROJECT_ROOT } from '../../bin/local/dynamodb-local';
 
 const payer = (n: number) => ({ publicKey: `pub${n}`, secretKey: `secret${n}`, rpcUrl: `http://127.0.0.1:${9000 + n}`, usdcMint: 'mint' });
@@ -31,6 +31,26 @@ describe('the demo payer file', () => {
     }
     expect(existsSync(dirname(first.file))).toBe(false);
     expect(existsSync(dirname(second.file))).toBe(false);
+  });
+
+  it('is read from DEMO_PAYER, else .data/; missing, the error says where an in-memory npm start put it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'demo-payer-test-'));
+    try {
+      const absent = join(dir, 'demo-payer.json');
+      expect(() => readDemoPayerFile({}, absent)).toThrow(
+        `no demo payer at ${absent}. npm start writes it there, except with IN_MEMORY=1: then it is in a temporary folder, ` +
+          'shown on its "demo payer" line (keypair in …/demo-payer.json); pass that file as DEMO_PAYER=<file>.',
+      );
+      expect(() => readDemoPayerFile({ DEMO_PAYER: absent }, absent)).toThrow(/^no demo payer at DEMO_PAYER=.*"demo payer" line/);
+      const written = writeDemoPayerFile(payer(4), { inMemory: true, dataDir: dir });
+      try {
+        expect(readDemoPayerFile({ DEMO_PAYER: written.file }, absent)).toEqual({ file: written.file, payer: payer(4) });
+      } finally {
+        written.remove();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('persistent: beside the chain it pays on, kept after stop', () => {

@@ -2,21 +2,40 @@
  * `npm start` as a user runs it: a separate process (bin/local.ts) with its own DynamoDB Local.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local/local-server';
 import { eventually } from '../support/eventually';
 
 const ROOT = join(__dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+/**
+ * What `npm start` runs (package.json): one node process with tsx as its loader. Not the `tsx`
+ * binary, which runs the program in a child process and relays signals to it: under load, a child
+ * slower than 30 ms to acknowledge a SIGTERM was SIGKILLed, leaving DynamoDB Local's Java running.
+ */
+const START = ['--import', 'tsx', 'bin/local.ts'];
 
-function start(port: number): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+/**
+ * Starts `npm start`'s program. With `logFile` its output goes to that file, as a script's
+ * `npm start > log &` sends it (written as it is printed, no pipe between), else through a pipe.
+ */
+/** Every program started, so a failed test does not leave one running (with its Java). */
+const started: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+});
+
+function start(port: number, logFile?: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   let out = '';
-  const child = spawn(TSX, ['bin/local.ts'], {
+  const log = logFile === undefined ? undefined : openSync(logFile, 'w');
+  const child = spawn(process.execPath, START, {
     cwd: ROOT,
     env: { ...process.env, IN_MEMORY: '1', PORT: String(port), ADMIN_KEY: 'npm-start-test-admin-key', LOG_LEVEL: 'ERROR' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: log === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', log, log],
   });
+  if (log !== undefined) closeSync(log);
+  started.push(child);
   child.stdout?.on('data', (d: Buffer) => {
     out += d.toString();
   });
@@ -24,7 +43,7 @@ function start(port: number): { child: ChildProcess; output: () => string; exite
     out += d.toString();
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
+  return { child, output: () => (logFile === undefined ? out : readFileSync(logFile, 'utf8')), exited };
 }
 
 /** Every process below `pid` (tsx → node → java). */
@@ -53,21 +72,44 @@ const alive = (pid: number) => {
 };
 
 describe('npm start', () => {
+  it('runs the program as this test does', () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(scripts.start).toBe(['node', ...START].join(' '));
+  });
+
   // Two cold starts of the whole stack (tsx, DynamoDB Local's JVM) on a 2-core machine shared with
   // the rest of the suite: give it room.
   it('serves the stack, refuses a busy port plainly, and stops cleanly on SIGTERM leaving no Java', async () => {
     const port = await freePort();
-    const first = start(port);
-    await eventually('npm start to be ready', () => first.output().includes('Ctrl-C stops everything'), {
-      timeoutMs: 120_000,
-      intervalMs: 100,
+    const log = join(mkdtempSync(join(tmpdir(), 'npm-start-test-')), 'out.log');
+    const first = start(port, log);
+    // As a script waits for it: /health, polled. The first 200 comes only once the whole banner
+    // is in the log (the demo user, the RPC and demo payer lines a script reads next); before it,
+    // 503 `starting, retry later` or no connection at all.
+    const early: number[] = [];
+    await eventually(
+      'npm start to answer /health',
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
+        if (res?.status === 200) return first.output();
+        if (res) early.push(res.status);
+        return undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 20 },
+    ).then((banner) => {
+      for (const line of ['user key    uk_live_', 'solana rpc  http://127.0.0.1:', 'demo payer  ', 'Ctrl-C stops everything']) {
+        expect(banner).toContain(line);
+      }
     });
+    expect(early.every((status) => status === 503)).toBe(true);
     expect(first.output()).toContain(`running at http://127.0.0.1:${port}`);
     expect(first.output()).toContain('admin key   npm-start-test-admin-key');
     expect(first.output()).toMatch(/user key {4}uk_live_\w+/);
     // In memory, the demo payer's keypair goes to a temporary folder of this stack's own, not .data/.
     expect(first.output()).toContain(`keypair in ${join(tmpdir(), 'agent-payments-demo-')}`);
     expect(first.output()).not.toContain('.data/demo-payer.json');
+    // Its export line names the file, for the README's steps that pay with it.
+    expect(first.output()).toMatch(/export BASE=\S+ ADMIN_KEY=\S+ USER_KEY=\S+ DEMO_PAYER=\S+agent-payments-demo-\w+\/demo-payer\.json\n/);
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect(health.status).toBe(200);
 

@@ -15,6 +15,7 @@ import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/s
 import { clearAuthCache } from '../../functions/use-cases/auth';
 import { forgetPayers } from '../../functions/use-cases/payer-cache';
 import { auditAfterAll } from '../support/audit';
+import { eventually } from '../support/eventually';
 import { solanaWallet } from '../support/payouts';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
@@ -79,6 +80,43 @@ describe('remote MCP server (POST /mcp)', () => {
       expect(res.body).toEqual({ error: 'invalid or disabled agent key' });
     }
     await expect(remote({ 'x-agent-key': 'ag_live_unknown' })).rejects.toThrow();
+  });
+
+  it("answers the transport's GET with 405 Allow: POST, so the SDK's client reports no error", async () => {
+    const agent = await t.enabledAgent();
+    const errors: Error[] = [];
+    const gets: Promise<Response>[] = [];
+    // The client opens its GET stream on its own after initializing: record it as it goes.
+    const recording: typeof fetch = (input, init) => {
+      const answer = fetch(input, init);
+      if ((init?.method ?? 'GET') === 'GET') gets.push(answer);
+      return answer;
+    };
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    client.onerror = (error) => errors.push(error);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.stack.url}/mcp`), {
+        requestInit: { headers: { 'x-agent-key': agent.key } },
+        fetch: recording,
+      }),
+    );
+    clients.push(client);
+    await eventually('the client to open its GET stream', () => gets.length > 0);
+    const get = (await gets[0]) as Response;
+    expect({ status: get.status, allow: get.headers.get('allow') }).toEqual({ status: 405, allow: 'POST' });
+    // The client handles the answer in the same turn it arrives: an error would be reported by now.
+    await new Promise(setImmediate);
+    expect(errors).toEqual([]);
+    expect((await client.listTools()).tools).toHaveLength(MCP_TOOL_NAMES.length);
+    expect(errors).toEqual([]);
+
+    // As any client sees it, with no key: the methods the path takes, and nothing read.
+    const plain = await t.call('GET', '/mcp');
+    expect({ status: plain.status, allow: plain.headers.get('allow'), body: plain.body }).toEqual({
+      status: 405,
+      allow: 'POST',
+      body: { error: 'method not allowed: this MCP server takes POST only (stateless, no event stream)' },
+    });
   });
 
   it('lists every agent tool with its annotations, and idempotency_key required on each that moves money', async () => {

@@ -47,6 +47,10 @@ const HEADER_COMPONENTS: Record<ResponseHeader, { id: string; spec: Json }> = {
     id: 'RetryAfter',
     spec: { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '1' },
   },
+  Allow: {
+    id: 'Allow',
+    spec: { description: 'The methods this path takes.', schema: { type: 'string', enum: ['POST'] }, example: 'POST' },
+  },
   'Idempotent-Replayed': {
     id: 'IdempotentReplayed',
     spec: {

@@ -13,6 +13,7 @@ import {
   createTopupSchema,
   createWebhookSchema,
   creditSchema,
+  listAgentsQuerySchema,
   listChargesQuerySchema,
   listDeliveriesQuerySchema,
   listTopupsQuerySchema,
@@ -29,6 +30,7 @@ import {
   adminAgentBody,
   agentBalanceBody,
   agentBody,
+  agentListBody,
   chargeBody,
   chargeListBody,
   component,
@@ -82,7 +84,7 @@ import { X402_AUTH_MESSAGE } from '../x402-request';
 export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'adminSigV4' | 'agentBearer';
 
 /** Response headers the document declares (components.headers). */
-export type ResponseHeader = 'Retry-After' | 'Idempotent-Replayed';
+export type ResponseHeader = 'Retry-After' | 'Idempotent-Replayed' | 'Allow';
 
 export interface ResponseDoc {
   description: string;
@@ -1480,6 +1482,34 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: BUSY,
     },
   },
+  'admin-list-agents': {
+    summary: 'List agents',
+    description:
+      'Agents newest first: `enabled=false` lists those that may not charge (waiting to be enabled after registration, or ' +
+      'disabled), `enabled=true` those that may, neither both. Read from an index by state, never a scan; `nextCursor` ' +
+      'continues the same list (its limit and filter).',
+    tag: 'Admin',
+    security: ADMIN,
+    query: listAgentsQuerySchema,
+    responses: {
+      200: ok('A page of agents.', agentListBody, {
+        data: [
+          {
+            id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+            name: 'weather-bot',
+            email: 'dev@example.com',
+            website: 'https://example.com',
+            enabled: false,
+            createdAt: '2026-01-15T09:30:00.000Z',
+          },
+        ],
+        nextCursor: null,
+      }),
+      400: errors('An invalid query parameter.', [...LIST_400, 'enabled must be one of true, false']),
+      401: ADMIN_401,
+      503: BUSY,
+    },
+  },
   'admin-get-agent': {
     summary: 'Get an agent',
     description: 'The agent and what it has earned and may withdraw.',
@@ -1566,6 +1596,21 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       413: BODY_ERRORS[413],
       415: { description: 'Not application/json (a JSON-RPC error object).', schema: jsonRpcMessage },
       503: BUSY,
+    },
+  },
+  'mcp-get': {
+    summary: 'MCP server: no event stream',
+    description:
+      "The streamable HTTP transport's GET, which would open a stream of server-to-client messages. The server is stateless " +
+      'and has none: 405 with `Allow: POST`, as the transport specifies, and clients carry on with POST.',
+    tag: 'MCP',
+    security: [],
+    responses: {
+      405: errors(
+        'This path takes POST only.',
+        ['method not allowed: this MCP server takes POST only (stateless, no event stream)'],
+        ['Allow'],
+      ),
     },
   },
   ...X402_OPERATIONS,

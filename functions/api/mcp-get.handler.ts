@@ -1,0 +1,13 @@
+import { httpHandler } from '../http/handler';
+
+/**
+ * GET /mcp — the streamable HTTP transport's GET, which opens a stream of messages from server to
+ * client. This server is stateless and sends none, so it answers as the transport specifies for
+ * that case, 405 with `Allow: POST`: the SDK's client then carries on with POST alone, where a 404
+ * made it report an error. Reads no key and touches nothing: there is nothing here to protect.
+ */
+export const handler = httpHandler(async () => ({
+  statusCode: 405,
+  headers: { allow: 'POST' },
+  body: { error: 'method not allowed: this MCP server takes POST only (stateless, no event stream)' },
+}));
