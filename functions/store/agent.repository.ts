@@ -139,7 +139,7 @@ export function killSwitchOf(item: Record<string, unknown>): KillSwitch {
 
 /**
  * Every agent item's key hash and agentId, a page at a time: a Scan of the whole table (the
- * operator's kill-switch backfill, docs/deploy.md; no function is granted Scan but the audit).
+ * operator's kill-switch backfill, docs/operating/runbooks.md; no function is granted Scan but the audit).
  */
 export async function* scanAgentKeys(): AsyncGenerator<{ keyHash: string; agentId: string }[]> {
   let start: Record<string, unknown> | undefined;
