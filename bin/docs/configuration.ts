@@ -39,10 +39,22 @@ const commentText = (raw: string) =>
     .join(' ')
     .trim();
 
+/**
+ * What a kind of function must have on top of the shared base (a `NEEDS_*` list of config.ts):
+ * which functions, in the words of its comment, and the variables, each group one of alternatives.
+ */
+export interface Need {
+  name: string;
+  who: string;
+  /** Each entry a requirement: one variable, or alternatives (`ADMIN_KEY` or `ADMIN_KEY_SECRET_ARN`). */
+  requirements: string[];
+}
+
 interface SourceDocs {
   /** Per variable: its section and its JSDoc, in source order. */
   fields: { name: string; section: string; jsdoc: string | undefined }[];
   rules: CrossRule[];
+  needs: Need[];
 }
 
 function stringValue(node: ts.Expression): string {
@@ -119,7 +131,58 @@ export function readConfigSource(text: string): SourceDocs {
     };
     visit(schema.initializer);
   }
-  return { fields, rules };
+  return { fields, rules, needs: readNeeds(text, statements) };
+}
+
+/** The `export const NEEDS_* = [...]` lists: string literals, `{ oneOf: [[…], […]] }` and spreads of other lists. */
+function readNeeds(text: string, statements: Map<string, ts.VariableStatement>): Need[] {
+  const lists = new Map<string, ts.Expression>();
+  for (const [name, statement] of statements) {
+    const declaration = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === name);
+    if (name.startsWith('NEEDS_') && declaration?.initializer) lists.set(name, declaration.initializer);
+  }
+  const keys = (node: ts.Expression): string =>
+    ts.isArrayLiteralExpression(node) ? node.elements.map((e) => code(stringValue(e as ts.Expression))).join(' and ') : '';
+  const requirements = (node: ts.Expression, seen: Set<string>): string[] => {
+    if (ts.isIdentifier(node)) {
+      const target = lists.get(node.text);
+      if (!target || seen.has(node.text)) return [];
+      return requirements(target, new Set([...seen, node.text]));
+    }
+    if (ts.isArrowFunction(node)) {
+      // A list chosen by the parsed configuration (NEEDS_ADMIN_AUTH): say which lists it may be.
+      const named: string[] = [];
+      const visit = (n: ts.Node) => {
+        if (ts.isIdentifier(n) && lists.has(n.text) && !named.includes(n.text)) named.push(n.text);
+        ts.forEachChild(n, visit);
+      };
+      visit(node.body);
+      return named.map((n) => `those of ${code(n)}, as the comment says`);
+    }
+    if (!ts.isArrayLiteralExpression(node)) return [];
+    return node.elements.flatMap((element) => {
+      if (ts.isSpreadElement(element)) return requirements(element.expression, seen);
+      if (ts.isStringLiteral(element)) return [code(element.text)];
+      if (ts.isObjectLiteralExpression(element)) {
+        const oneOf = element.properties.find((p) => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'oneOf');
+        if (oneOf && ts.isPropertyAssignment(oneOf) && ts.isArrayLiteralExpression(oneOf.initializer)) {
+          return [oneOf.initializer.elements.map((alternative) => keys(alternative as ts.Expression)).join(' or ')];
+        }
+      }
+      return [];
+    });
+  };
+  return [...lists.entries()].map(([name, initializer]) => {
+    const statement = statements.get(name);
+    const who = statement
+      ? (ts.getLeadingCommentRanges(text, statement.getFullStart()) ?? [])
+          .map((r) => text.slice(r.pos, r.end))
+          .filter((raw) => raw.startsWith('/**'))
+          .map(commentText)
+          .join(' ')
+      : '';
+    return { name, who, requirements: requirements(initializer, new Set([name])) };
+  });
 }
 
 interface Inspected {
@@ -201,7 +264,7 @@ function acceptsOf(schema: z.ZodType): string {
   return parts.join(', ');
 }
 
-export function configVariables(fields: z.ZodObject, source: string): { variables: ConfigVariable[]; rules: CrossRule[] } {
+export function configVariables(fields: z.ZodObject, source: string): { variables: ConfigVariable[]; rules: CrossRule[]; needs: Need[] } {
   const docs = readConfigSource(source);
   const shape = fields.shape as Record<string, z.ZodType>;
   const inSource = new Set(docs.fields.map((f) => f.name));
@@ -223,7 +286,7 @@ export function configVariables(fields: z.ZodObject, source: string): { variable
       accepts: acceptsOf(schema),
     };
   });
-  return { variables, rules: docs.rules };
+  return { variables, rules: docs.rules, needs: docs.needs };
 }
 
 /** A section's title: its comment up to the first parenthesis or colon (`x402 (docs/x402.md): …` → `x402`). */
@@ -241,15 +304,14 @@ function sectionNote(section: string): string[] {
 }
 
 export function renderConfigurationReference(fields: z.ZodObject, source: string): string {
-  const { variables, rules } = configVariables(fields, source);
+  const { variables, rules, needs } = configVariables(fields, source);
   const out: string[] = [generatedNotice('functions/config.ts'), '', '# Configuration reference', ''];
   out.push(
     "Every variable the service's functions read, with its default and meaning. Functions read configuration " +
       'only through `functions/config.ts`: it parses `process.env` with zod once, at cold start, and a missing or ' +
       "malformed value fails the function's init with a message naming every problem. On top of these, each " +
-      'function requires the variables of what it does (a route that makes approval links needs `PUBLIC_BASE_URL`, ' +
-      'one that pays needs the rails); a secret is given either as its value (local runs) or as the ARN of a ' +
-      'Secrets Manager secret holding it (AWS), and one of the two must be set where it is needed.',
+      'function requires the variables of what it does ([below](#what-each-kind-of-function-needs)); a secret is ' +
+      'given either as its value (local runs) or as the ARN of a Secrets Manager secret holding it (AWS).',
     '',
     "Who sets them: on AWS the CDK stack, from the stage's settings in `cdk.json` " +
       '([operating/stages.md](../operating/stages.md)); locally `npm start` (`bin/local/stack.ts`), whose own ' +
@@ -273,6 +335,23 @@ export function renderConfigurationReference(fields: z.ZodObject, source: string
             v.accepts,
             v.meaning,
           ]),
+      ),
+      '',
+    );
+  }
+
+  if (needs.length > 0) {
+    out.push('## What each kind of function needs', '');
+    out.push(
+      'On top of the variables above, a function requires those of what it does, and fails its init naming any ' +
+        'that is missing (`loadConfig` in `functions/config.ts`). Each row is one of its `NEEDS_*` lists; where a ' +
+        'requirement names alternatives, one of them must be set in full.',
+      '',
+    );
+    out.push(
+      table(
+        ['list', 'which functions', 'requires'],
+        needs.map((n) => [code(n.name), n.who, n.requirements.join('; ')]),
       ),
       '',
     );

@@ -2,7 +2,7 @@
  * Agents. The agent item is keyed by the SHA-256 of the agent's key so authentication is one
  * strongly consistent read; GSI1 finds the same item by agentId (admin API, console); GSI2 lists
  * agents by their `enabled` flag (the operator's list: who waits to be enabled).
- * Operators enable an agent by setting `enabled` to true on this item (README, "Operating").
+ * Operators enable an agent by setting `enabled` to true on this item (docs/operating/runbooks.md, "Enable (or disable) an agent").
  *
  * The kill switch a charge checks is a copy of `enabled` and the key hash on each of the agent's
  * balance shards (balance.repository.ts): every write of the agent item here writes the shards in
