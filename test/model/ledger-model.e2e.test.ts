@@ -1089,8 +1089,8 @@ const x402AcceptsOf = (a: ModelAgent, amount: number) => ({
 
 /** A fresh payment of `amount` micro-USDC to the treasury for agent `a`, signed by the demo payer as the stock client signs it (not sent). */
 function x402Payment(r: Real, a: ModelAgent, amount: number): Promise<PaymentPayload> {
-  // The local chain's blockhash holds still until it ages out: two payments of one price under one
-  // blockhash would be one transaction. Move it on, so each payment is its own.
+  // The local chain makes a block (a new blockhash) only when a transaction lands: two payments of
+  // one price signed with nothing landed between them would be one transaction. Move it on.
   r.stack.rails.solana.expireBlockhash();
   return buyer.createPaymentPayload({
     x402Version: 2,
