@@ -62,7 +62,7 @@ const CHARGE = uses(
 );
 const LIST_CHARGES = uses('agentKeyLookup', 'listCharges', 'readAgentLedger');
 const BALANCE = uses('agentKeyLookup', 'readAgentLedger');
-const WITHDRAW = uses('agentKeyLookup', 'idempotentCommand', 'readAgentLedger', 'commitWithdrawal');
+const WITHDRAW = uses('agentKeyLookup', 'idempotentCommand', 'readAgentLedger', 'readFeeBasis', 'commitWithdrawal');
 const LIST_WITHDRAWALS = uses('agentKeyLookup', 'listPayouts', 'getPayout');
 /** Capture or release a hold: the charge read, then one settlement with the kill switch. */
 const CAPTURE = uses('agentKeyLookup', 'idempotentCommand', 'getCharge', 'commitCapture');

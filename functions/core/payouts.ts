@@ -18,8 +18,13 @@ export interface Payout {
   walletAddress: string;
   /** Gross amount debited from the agent (minor units). */
   amount: Minor;
-  /** The 3% platform fee. */
+  /** The 3% platform fee (core/fees.ts `cumulativeFee`: counted over the agent's withdrawals). */
   fee: Minor;
+  /**
+   * The fee was computed from the agent's fee basis and added to it, so a refund gives it back
+   * there (absent on payouts from before the basis existed).
+   */
+  feeCounted?: boolean;
   /**
    * USDC: what the agent paid for the payout to create the destination's token account
    * (ACCOUNT_CREATION_FEE, charged when the withdrawal asked for it and the account was missing);

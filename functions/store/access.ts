@@ -152,13 +152,16 @@ export const STORE = {
   readChargeAndLedger: { read: ['charge', 'agentBalanceShard'] },
   commitRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox'], check: ['agent'] },
   // Payouts (payout.repository.ts, payout-inflight.repository.ts, payout-lease.repository.ts).
+  /** With the fee basis beside the lock (its partition), conditioned on it as read (readFeeBasis). */
   commitWithdrawal: { write: ['agentBalanceShard', 'payout', 'payoutLock', 'idempotency'], check: ['agent'] },
+  readFeeBasis: { read: ['payoutLock'] },
   getPayout: { read: ['payout'] },
   listPayouts: { read: ['payout'] },
   listStaleInflight: { query: ['payoutsInflight'] },
   touchPending: { write: ['payout'] },
   /** claimPayout, saveRailState, recordPendingCheck, completePayout and failPayout. */
-  payoutLease: { write: ['payout', 'agentBalanceShard', 'outbox'], delete: ['payoutLock'] },
+  /** A FAILED payout gives its gross and fee back to the fee basis beside the lock (an update in its partition). */
+  payoutLease: { write: ['payout', 'agentBalanceShard', 'outbox', 'payoutLock'], delete: ['payoutLock'] },
   // Top-ups (topup.repository.ts, topup-completion.repository.ts, topup-watch.repository.ts).
   // The payer's open top-ups counter (at most 10 PENDING): read for the answer, raised by the create.
   createTopup: { read: ['openTopups'], write: ['topup', 'topupReference', 'topupOrder', 'openTopups'] },

@@ -89,6 +89,17 @@ export interface PayoutRow {
   /** What the agent paid for its token account to be created (0 when none; absent on the item). */
   accountCreationFee: Minor;
   netAmount: Minor;
+  /** Its fee was computed from, and added to, the agent's fee basis (core/fees.ts; absent on older payouts). */
+  feeCounted?: boolean;
+}
+
+/** An agent's fee basis in one currency (`PAYOUTLOCK#<agentId>#<currency>/FEES`, core/fees.ts). */
+export interface FeeBasisRow {
+  kind: 'feeBasis';
+  agentId: string;
+  currency: Currency;
+  withdrawn: Minor;
+  feesPaid: Minor;
 }
 
 /** An x402 payment credited to an agent (`X402PAY#<agentId>/<paymentId>`): USDC in. */
@@ -155,6 +166,7 @@ export interface LedgerRows {
   charges: ChargeRow[];
   payouts: PayoutRow[];
   locks: LockRow[];
+  feeBases: FeeBasisRow[];
   reversals: ReversalRow[];
   x402Payments: X402PaymentRow[];
   x402Settlements: X402SettlementRow[];
@@ -326,7 +338,18 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     const netAmount = minor(item.netAmount, `${where} netAmount`, true, agentId);
     if (!currency || amount === undefined || fee === undefined || accountCreationFee === undefined || netAmount === undefined) continue;
     const status = String(item.status) as PayoutStatus;
-    payouts.push({ kind: 'payout', payoutId, agentId, status, currency, amount, fee, accountCreationFee, netAmount });
+    payouts.push({
+      kind: 'payout',
+      payoutId,
+      agentId,
+      status,
+      currency,
+      amount,
+      fee,
+      accountCreationFee,
+      netAmount,
+      ...(item.feeCounted === true ? { feeCounted: true } : {}),
+    });
   }
 
   const x402Payments: X402PaymentRow[] = [];
@@ -391,6 +414,17 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     payoutId: String(item.payoutId),
   }));
 
+  const feeBases: FeeBasisRow[] = [];
+  for (const item of items.payoutFees ?? []) {
+    const agentId = idOr(item.agentId, String(item.PK).split('#')[1] ?? '');
+    const where = `fee basis of agent ${agentId}`;
+    const currency = currencyOf(item, where, agentId);
+    const withdrawn = minor(item.withdrawn, `${where} withdrawn`, true, agentId);
+    const feesPaid = minor(item.feesPaid, `${where} feesPaid`, true, agentId);
+    if (!currency || withdrawn === undefined || feesPaid === undefined) continue;
+    feeBases.push({ kind: 'feeBasis', agentId, currency, withdrawn, feesPaid });
+  }
+
   return {
     users,
     shards,
@@ -398,6 +432,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     charges,
     payouts,
     locks,
+    feeBases,
     reversals,
     x402Payments,
     x402Settlements,

@@ -16,7 +16,7 @@ import type { Payout, PayoutRef, RailState } from '../core/payouts';
 import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
 import { withOutbox } from './outbox';
-import { toPayout } from './payout.repository';
+import { feeBasisGiveBack, toPayout } from './payout.repository';
 import { inflightIndex } from './payout-inflight.repository';
 import { keys } from './table';
 import { type NamedItem, named, type TransactItem, transactWrite } from './transact';
@@ -134,8 +134,9 @@ export async function completePayout(
 }
 
 /**
- * PROCESSING → FAILED, the gross amount credited back to the agent, the lock released and the
- * outbox item of `events` (payout.failed): one transaction.
+ * PROCESSING → FAILED, the gross amount credited back to the agent (and, for a counted payout,
+ * its gross and fee given back to the agent's fee basis), the lock released and the outbox item
+ * of `events` (payout.failed): one transaction.
  */
 export async function failPayout(
   payout: Payout,
@@ -155,6 +156,8 @@ export async function failPayout(
         }),
         // A refund whose shard is at its cap (BalanceLimitError): never expected, the gross came out of these shards.
         shardCredit(payout.agentId, randomShard(), payout.currency, payout.amount),
+        // Its fee back to the agent's fee basis with the gross (core/fees.ts).
+        ...feeBasisGiveBack(payout, now),
         releaseLock(payout),
       ],
       events,
