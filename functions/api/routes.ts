@@ -97,6 +97,39 @@ const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
 const REQUEST_GRANT = uses('agentKeyLookup', 'idempotentCommand', 'createGrantRequest');
 const READ_GRANT_REQUEST = uses('agentKeyLookup', 'getGrantRequest', 'claimGrantRequest', 'getGrant');
 
+/** The operator's hand on a disabled agent's money: held payouts (release, cancel) and refunds of its charges. */
+const OPERATOR_MONEY_ROUTES: readonly RouteSpec[] = [
+  { name: 'admin-list-payouts', method: 'GET', path: '/api/v1/admin/payouts', table: uses('listPayoutsByStatus'), admin: true },
+  {
+    name: 'admin-release-payout',
+    method: 'POST',
+    path: '/api/v1/admin/agents/{id}/payouts/{payoutId}/release',
+    table: uses('releaseHeldPayout'),
+    admin: true,
+  },
+  {
+    name: 'admin-cancel-payout',
+    method: 'POST',
+    path: '/api/v1/admin/agents/{id}/payouts/{payoutId}/cancel',
+    table: uses('idempotentCommand', 'getPayout', 'cancelHeldPayout'),
+    admin: true,
+  },
+  {
+    name: 'admin-list-agent-charges',
+    method: 'GET',
+    path: '/api/v1/admin/agents/{id}/charges',
+    table: uses('getAgentById', 'listCharges', 'readAgentLedger'),
+    admin: true,
+  },
+  {
+    name: 'admin-refund-charge',
+    method: 'POST',
+    path: '/api/v1/admin/agents/{id}/charges/{chargeId}/refund',
+    table: uses('idempotentCommand', 'readChargeAndLedger', 'commitOperatorRefund'),
+    admin: true,
+  },
+];
+
 export const ROUTES: readonly RouteSpec[] = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: uses('createAgent') },
   { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: CHARGE, approvalSecret: true, publicLinks: true },
@@ -143,6 +176,8 @@ export const ROUTES: readonly RouteSpec[] = [
     admin: true,
   },
   { name: 'admin-get-charge', method: 'GET', path: '/api/v1/admin/charges/{id}', table: uses('getChargeById'), admin: true },
+  // A disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md): held payouts, its earnings back to its payers.
+  ...OPERATOR_MONEY_ROUTES,
   { name: 'user-me', method: 'GET', path: '/api/v1/users/me', table: uses('userKeyLookup', 'getUser') },
   // Each PENDING charge that waits for the payer carries its approval link (DESIGN §16).
   {

@@ -10,7 +10,7 @@
  *     + held amounts (PENDING charges: debited from the user, not yet earned by the agent)
  *     + payouts paid out (net of COMPLETED payouts)
  *     + platform fees (fee and account-creation fee of COMPLETED payouts)
- *     + payouts in flight (gross of PENDING and PROCESSING payouts; FAILED ones were refunded)
+ *     + payouts in flight (gross of PENDING, PROCESSING and HELD payouts; FAILED ones were refunded)
  *     + reversed (PayPal took back a credited top-up: debited from the balance, or paid of the
  *       resulting debt by a later top-up; REVERSALS# records and credits' `owedRepaid`)
  *

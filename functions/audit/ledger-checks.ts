@@ -120,7 +120,8 @@ class Sums {
   }
 }
 
-const inFlight = (p: PayoutRow) => p.status === 'PENDING' || p.status === 'PROCESSING';
+/** Not final: PENDING, PROCESSING, or HELD (its agent disabled; still debited, still locked). */
+const inFlight = (p: PayoutRow) => p.status === 'PENDING' || p.status === 'PROCESSING' || p.status === 'HELD';
 
 /**
  * The invariant itself, per currency: credited = user balances + agent balances + held (PENDING

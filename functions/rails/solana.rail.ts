@@ -191,7 +191,9 @@ export class SolanaRail implements PayoutRail {
     if (first.status) return this.awaitOutcome(ready, saved, first.status);
     if (tip.blockHeight <= saved.lastValidBlockHeight) {
       // Maybe never sent (crash after the save), maybe dropped: the same bytes, so at most once.
-      await this.broadcast(ready, saved.tx);
+      // Not for a payout that may not be paid now (its agent was disabled): what was sent may
+      // still land and is waited for, nothing more is sent; once it can never land, it is held.
+      if (await mayPay(instruction)) await this.broadcast(ready, saved.tx);
       return this.awaitOutcome(ready, saved, null);
     }
     // Expired. "Unknown" proves it never landed only from a node that has processed that finalized
@@ -275,6 +277,9 @@ export class SolanaRail implements PayoutRail {
       );
     }
 
+    // Last word before a signature: the agent may have been disabled since the withdrawal, or
+    // since this attempt began (docs/payouts.md, "Held payouts"). Nothing signed, nothing held back.
+    if (!(await mayPay(instruction))) return { kind: 'held' };
     const { blockhash, lastValidBlockHeight } = await this.rpc('getLatestBlockhash', () =>
       connection.getLatestBlockhash(this.commitment()),
     );
@@ -515,6 +520,11 @@ function reached(status: SignatureStatus, wanted: SolanaCommitment): boolean {
 
 function inRange(n: number, min: number, max: number): boolean {
   return Number.isSafeInteger(n) && n >= min && n <= max;
+}
+
+/** The payout's `mayPay` (absent: it may). Not an RPC call: its errors pass through unchanged. */
+function mayPay(instruction: PayoutInstruction): Promise<boolean> {
+  return instruction.mayPay ? instruction.mayPay() : Promise.resolve(true);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -179,7 +179,7 @@ export interface LedgerRows {
 }
 
 const CHARGE_STATUSES: ReadonlySet<string> = new Set<ChargeStatus>(['PENDING', 'SUCCESS', 'FAILED', 'EXPIRED']);
-const PAYOUT_STATUSES: ReadonlySet<string> = new Set<PayoutStatus>(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']);
+const PAYOUT_STATUSES: ReadonlySet<string> = new Set<PayoutStatus>(['PENDING', 'PROCESSING', 'HELD', 'COMPLETED', 'FAILED']);
 
 /**
  * The UTC day and month whose counters counted a charge: its `counted` record (store/payer.ts

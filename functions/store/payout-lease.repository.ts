@@ -27,6 +27,8 @@ export type ClaimResult =
   | { kind: 'final'; payout: Payout }
   /** PROCESSING under another attempt's unexpired lease. */
   | { kind: 'busy'; payout: Payout }
+  /** HELD (its agent is disabled): the operator's to release or cancel, no attempt's. */
+  | { kind: 'held'; payout: Payout }
   | { kind: 'missing' };
 
 /**
@@ -67,6 +69,7 @@ export async function claimPayout(ref: PayoutRef, leaseToken: string, now: Date)
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     if (!error.Item) return { kind: 'missing' };
     const payout = toPayout(unmarshall(error.Item));
+    if (payout.status === 'HELD') return { kind: 'held', payout };
     return { kind: payout.status === 'COMPLETED' || payout.status === 'FAILED' ? 'final' : 'busy', payout };
   }
 }
@@ -164,6 +167,26 @@ export async function failPayout(
       now,
     ),
   );
+}
+
+/**
+ * PROCESSING → HELD (docs/payouts.md, "Held payouts"): this attempt found it may not pay (the
+ * agent is disabled) and started nothing at the rail. The money stays debited and the lock held;
+ * the lease is dropped and its index entry moves to `HELD#`, where the reconciler never looks and
+ * the operator's list does. A release given before is used up (a new hold needs a new release).
+ */
+export async function holdPayout(payout: Payout, leaseToken: string, reason: string, now: Date): Promise<void> {
+  const nowIso = now.toISOString();
+  await fencedUpdate(payout, leaseToken, {
+    UpdateExpression:
+      'SET #status = :held, heldAt = :now, holdReason = :reason, updatedAt = :now, GSI1SK = :sk REMOVE leaseToken, leaseExpiresAt, releasedAt',
+    ExpressionAttributeValues: {
+      ':held': 'HELD',
+      ':now': nowIso,
+      ':reason': reason,
+      ':sk': inflightIndex('HELD', nowIso, payout.id).GSI1SK,
+    },
+  });
 }
 
 function leaseExpiry(now: Date): number {

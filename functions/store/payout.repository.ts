@@ -220,6 +220,9 @@ export function toPayout(item: Record<string, unknown>): Payout {
     ...optional('externalId'),
     ...optional('txHash'),
     ...optional('failureReason'),
+    ...optional('heldAt'),
+    ...optional('holdReason'),
+    ...optional('releasedAt'),
     ...(item.railState && typeof item.railState === 'object' ? { railState: item.railState as RailState } : {}),
     attempts: typeof item.attempts === 'number' ? item.attempts : 0,
   };

@@ -365,6 +365,42 @@ describe('Solana rail on LiteSVM', () => {
     expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
   });
 
+  it('a payout that may not be paid now (its agent disabled): held after the checks, before anything is signed', async () => {
+    const instruction = { ...payout(wallet(chain)), mayPay: async () => false };
+    const checkpoint = new MemoryCheckpoint();
+    const landedBefore = chain.landed().length;
+    expect(await rail.pay(instruction, checkpoint)).toEqual({ kind: 'held' });
+    expect(checkpoint.saves).toHaveLength(0);
+    expect(chain.landed()).toHaveLength(landedBefore);
+  });
+
+  it('a sent transaction of a payout that may no longer be paid is not sent again; once it can never land, held, then signed anew on release', async () => {
+    const destination = wallet(chain);
+    const instruction = payout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    await rail.pay(instruction, checkpoint);
+    let mayPay = false;
+    const gated = { ...instruction, mayPay: async () => mayPay };
+
+    // Still valid: the saved bytes are not re-sent (the first send may yet land; nothing more goes).
+    const sends = chain.landed().length;
+    expect(await rail.pay(gated, checkpoint.redeliver())).toEqual({ kind: 'pending', externalId: signatureIn(checkpoint) });
+    expect(chain.landed()).toHaveLength(sends);
+    // Expired unlanded: nothing new is signed, it is held.
+    chain.expireBlockhash();
+    const held = checkpoint.redeliver();
+    expect(await rail.pay(gated, held)).toEqual({ kind: 'held' });
+    expect(held.saves).toHaveLength(0);
+    // Released by the operator: a new signature, one transfer.
+    mayPay = true;
+    const released = checkpoint.redeliver();
+    expect(await rail.pay(gated, released)).toMatchObject({ kind: 'completed' });
+    expect(released.saved).toMatchObject({ attempt: 2 });
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+  });
+
   it('the stand-in answers like a lagging node: an older context slot, and a minContextSlot past it refused', async () => {
     const connection = new Connection(chain.url);
     const tip = chain.blockHeight();
