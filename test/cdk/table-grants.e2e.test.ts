@@ -416,6 +416,67 @@ describe('a tour of every function', () => {
     }
   });
 
+  it("holds a disabled agent's payouts for the operator, who releases, cancels, and returns its earnings", async () => {
+    const held = async () => {
+      const agent = await t.earningAgent({ USD: 10 });
+      // The message is lost: the payout is still PENDING when the agent is disabled, and the
+      // reconciler's re-send reaches a worker that holds it.
+      const lost = inject({ client: 'sqs', command: 'SendMessageCommand', times: 1, error: () => new Error('tour: SQS unreachable') });
+      let payoutId: string;
+      try {
+        const res = await expectStatus(
+          t.call<{ payoutId: string }>('POST', '/api/v1/agents/withdraw', {
+            headers: { ...agentKey(agent), 'idempotency-key': idem() },
+            body: { amount: 6, currency: 'USD', walletAddress: 'tour@example.com' },
+          }),
+          200,
+        );
+        payoutId = res.payoutId;
+      } finally {
+        lost.remove();
+      }
+      await expectStatus(t.call('PATCH', `/api/v1/admin/agents/${agent.id}`, { headers: t.admin, body: { enabled: false } }), 200);
+      await eventually(
+        'the payout held',
+        async () => {
+          const list = await t.call<{ payouts: { id: string }[] }>('GET', '/api/v1/admin/payouts?status=HELD', { headers: t.admin });
+          return list.body.payouts.some((p) => p.id === payoutId);
+        },
+        { timeoutMs: 15_000 },
+      );
+      return { agent, payoutId };
+    };
+    const released = await held();
+    const path = (h: { agent: Party; payoutId: string }, action: string) =>
+      `/api/v1/admin/agents/${h.agent.id}/payouts/${h.payoutId}/${action}`;
+    await expectStatus(t.call('POST', path(released, 'release'), { headers: t.admin }), 200);
+    await eventually(
+      'the released payout paid',
+      async () => {
+        const list = await t.call<{ payouts: { id: string }[] }>('GET', '/api/v1/admin/payouts?status=PENDING', { headers: t.admin });
+        const processing = await t.call<{ payouts: { id: string }[] }>('GET', '/api/v1/admin/payouts?status=PROCESSING', {
+          headers: t.admin,
+        });
+        return ![...list.body.payouts, ...processing.body.payouts].some((p) => p.id === released.payoutId);
+      },
+      { timeoutMs: 15_000 },
+    );
+    const cancelled = await held();
+    await expectStatus(t.call('POST', path(cancelled, 'cancel'), { headers: { ...t.admin, 'idempotency-key': idem() } }), 200);
+    // Its earnings back to its payer: the charges, then one refund.
+    const charges = await expectStatus(
+      t.call<{ data: { id: string }[] }>('GET', `/api/v1/admin/agents/${cancelled.agent.id}/charges`, { headers: t.admin }),
+      200,
+    );
+    await expectStatus(
+      t.call('POST', `/api/v1/admin/agents/${cancelled.agent.id}/charges/${charges.data[0]?.id}/refund`, {
+        headers: { ...t.admin, 'idempotency-key': idem() },
+        body: {},
+      }),
+      200,
+    );
+  });
+
   it('verifies, settles, lists and reconciles x402 payments', async () => {
     const agent = await t.enabledAgent();
     const settings = await expectStatus(
