@@ -1105,13 +1105,12 @@ class HeldPayout implements fc.AsyncCommand<Model, Real> {
     if (units < 1) return void saw('held payout: nothing to withdraw');
     const gross = units * unit;
     const walletAddress = this.currency === 'USDC' ? a.wallet : 'success@example.com';
+    const key = `held-${randomBytes(6).toString('hex')}`;
+    const body = JSON.stringify({ amount: units, currency: this.currency, walletAddress });
     const lost = inject({ client: 'sqs', command: 'SendMessageCommand', times: 1, error: () => new Error('model: SQS unreachable') });
     let res: Reply<{ payoutId: string; breakdown: Record<string, unknown> }>;
     try {
-      res = await r.call('POST', '/api/v1/agents/withdraw', {
-        headers: { 'x-agent-key': a.key, 'idempotency-key': `held-${randomBytes(6).toString('hex')}` },
-        raw: JSON.stringify({ amount: units, currency: this.currency, walletAddress }),
-      });
+      res = await r.call('POST', '/api/v1/agents/withdraw', { headers: { 'x-agent-key': a.key, 'idempotency-key': key }, raw: body });
     } finally {
       lost.remove();
     }
@@ -1121,7 +1120,8 @@ class HeldPayout implements fc.AsyncCommand<Model, Real> {
     expect(res.body.breakdown).toMatchObject({ platformFee: asJson(fee, this.currency) });
     a.bal[this.currency] -= gross;
     a.fees[this.currency] = { withdrawn: basis.withdrawn + gross, feesPaid: basis.feesPaid + fee };
-    const p: ModelPayout = { id: res.body.payoutId, key: '', body: '', text: res.text, currency: this.currency, gross, status: 'PENDING' };
+    // Its key and body: a later replay of the agent's last withdrawal answers this one.
+    const p: ModelPayout = { id: res.body.payoutId, key, body, text: res.text, currency: this.currency, gross, status: 'PENDING' };
     a.payouts.push(p);
     await setEnabled(r, a, false);
     try {
@@ -1150,6 +1150,7 @@ class HeldPayout implements fc.AsyncCommand<Model, Real> {
     } finally {
       await setEnabled(r, a, true);
     }
+    saw(`held payout ${this.action}`);
     saw(`held payout ${this.currency} ${this.action}`);
   }
   toString = () => `held-payout(agent ${this.agent}, ${this.units} ${this.currency}, ${this.action})`;
@@ -1786,8 +1787,8 @@ describe('the service agrees with a model of its ledger', () => {
         'x402 replay',
         'x402 settle by another agent',
         'operator refund 200 of a disabled agent',
-        'held payout USD cancel',
-        'held payout USDC release',
+        'held payout cancel',
+        'held payout release',
       ];
       const paths = Object.fromEntries([...seen.entries()].sort());
       expect({ missing: required.filter((path) => !seen.has(path)), paths }).toEqual({ missing: [], paths });
