@@ -510,7 +510,14 @@ class Chain {
       case 'getEpochInfo': {
         // One bank answers it: the slot and the block height are the same moment's (here the same number).
         const view = reached(this.viewFor(method), params[0]);
-        return { absoluteSlot: view, blockHeight: view, epoch: 0, slotIndex: view, slotsInEpoch: 432_000, transactionCount: this.statuses.size };
+        return {
+          absoluteSlot: view,
+          blockHeight: view,
+          epoch: 0,
+          slotIndex: view,
+          slotsInEpoch: 432_000,
+          transactionCount: this.statuses.size,
+        };
       }
       case 'getVersion':
         return { 'solana-core': '2.2.0 (LiteSVM local stand-in)', 'feature-set': 0 };
