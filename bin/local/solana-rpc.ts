@@ -33,6 +33,11 @@
  *                                 blockhash issued so far has expired
  *   _dropNextSend [n]             the next n sendTransaction calls answer a signature but never land
  *   _failNext [method, n]         the next n calls of `method` answer HTTP 503
+ *   _lagNext [method, blocks, n]  the next n calls of `method` are answered by a node `blocks` behind
+ *                                 the tip, as a load balancer may route a call to a lagging node: its
+ *                                 context slot and heights are that far back, transactions that landed
+ *                                 since are unknown to it, and a `minContextSlot` past it is refused
+ *                                 (-32016). getSignatureStatuses, getBlockHeight, getSlot, getEpochInfo.
  *   _holdConfirmations [bool]     while held, new transactions stay at 'processed'; release → 'finalized'
  *   _mintTo [owner, microUsdc]    mints USDC-like tokens to owner's associated token account
  *   _createTokenAccount [owner]   creates owner's associated token account (what a wallet app does
@@ -119,6 +124,8 @@ export interface LocalSolana {
   expireBlockhash(): void;
   dropNextSends(n?: number): void;
   failNext(method: string, n?: number): void;
+  /** The next `n` calls of `method` come from a node `blocks` behind the tip (see `_lagNext`). */
+  lagNext(method: string, blocks: number, n?: number): void;
   holdConfirmations(hold: boolean): void;
   mintTo(owner: string, microUsdc: bigint): void;
   /** Creates `owner`'s associated token account for the mint, paid by the mint authority (idempotent). */
@@ -211,6 +218,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
       chain.drops += n;
     },
     failNext: (method, n = 1) => chain.failures.set(method, (chain.failures.get(method) ?? 0) + n),
+    lagNext: (method, blocks, n = 1) => chain.lagNext(method, blocks, n),
     holdConfirmations: (hold) => chain.hold(hold),
     mintTo: (owner, microUsdc) => chain.mintTo(new PublicKey(owner), microUsdc),
     createTokenAccount: (owner) => chain.createTokenAccount(new PublicKey(owner)),
@@ -279,6 +287,8 @@ class Chain {
   readonly statuses = new Map<string, Status>();
   drops = 0;
   readonly failures = new Map<string, number>();
+  /** Calls still to be answered by a lagging node, per method: how far behind, how many calls. */
+  private readonly lags = new Map<string, { behind: number; calls: number }>();
   private held = false;
   private persistTimer: NodeJS.Timeout | undefined;
   private readonly decoder = getTransactionDecoder();
@@ -338,6 +348,23 @@ class Chain {
     if (checkBlockhash && !this.blockhashValid(VersionedTransaction.deserialize(bytes).message.recentBlockhash)) return 'BlockhashNotFound';
     if (this.statuses.has(signatureOf(bytes))) return 'AlreadyProcessed';
     return undefined;
+  }
+
+  lagNext(method: string, blocks: number, calls: number): void {
+    if (!LAGGABLE.has(method)) throw new RpcError(-32602, `a lagging node is modelled for ${[...LAGGABLE].join(', ')} only`);
+    if (!Number.isInteger(blocks) || blocks < 1 || !Number.isInteger(calls) || calls < 1) {
+      throw new RpcError(-32602, 'blocks and calls must be positive integers');
+    }
+    this.lags.set(method, { behind: blocks, calls });
+  }
+
+  /** The slot (= height here) the node answering this call of `method` has reached: the tip, or a lagging node's. */
+  private viewFor(method: string): number {
+    const lag = this.lags.get(method);
+    if (!lag) return this.height;
+    if (lag.calls <= 1) this.lags.delete(method);
+    else lag.calls -= 1;
+    return Math.max(FIRST_BLOCK_HEIGHT, this.height - lag.behind);
   }
 
   hold(hold: boolean): void {
@@ -529,7 +556,19 @@ class Chain {
         return { context, value: this.blockhashValid(params[0]) };
       case 'getBlockHeight':
       case 'getSlot':
-        return this.height;
+        return reached(this.viewFor(method), params[0]);
+      case 'getEpochInfo': {
+        // One bank answers it: the slot and the block height are the same moment's (here the same number).
+        const view = reached(this.viewFor(method), params[0]);
+        return {
+          absoluteSlot: view,
+          blockHeight: view,
+          epoch: 0,
+          slotIndex: view,
+          slotsInEpoch: 432_000,
+          transactionCount: this.statuses.size,
+        };
+      }
       case 'getVersion':
         return { 'solana-core': '2.2.0 (LiteSVM local stand-in)', 'feature-set': 0 };
       case 'getGenesisHash':
@@ -550,7 +589,9 @@ class Chain {
         return { context, value: this.tokenAmount(pubkey(params[0])) };
       case 'getSignatureStatuses': {
         const signatures = Array.isArray(params[0]) ? params[0] : [];
-        return { context, value: signatures.map((s) => this.signatureStatus(String(s))) };
+        // A lagging node knows nothing that landed after its slot.
+        const view = this.viewFor(method);
+        return { context: { ...context, slot: view }, value: signatures.map((s) => this.signatureStatus(String(s), view)) };
       }
       case 'sendTransaction':
         return this.sendTransaction(params);
@@ -569,6 +610,9 @@ class Chain {
       case '_dropNextSend':
         this.drops += integer(params[0] ?? 1);
         return this.drops;
+      case '_lagNext':
+        this.lagNext(String(params[0]), integer(params[1]), integer(params[2] ?? 1));
+        return null;
       case '_failNext': {
         const target = String(params[0]);
         this.failures.set(target, (this.failures.get(target) ?? 0) + integer(params[1] ?? 1));
@@ -698,9 +742,9 @@ class Chain {
     };
   }
 
-  private signatureStatus(signature: string) {
+  private signatureStatus(signature: string, view = this.height) {
     const status = this.statuses.get(signature);
-    if (!status) return null;
+    if (!status || status.slot > view) return null;
     return {
       slot: status.slot,
       confirmations: status.finalized ? null : 0,
@@ -814,6 +858,18 @@ class Chain {
     writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
     renameSync(temp, this.stateFile);
   }
+}
+
+/** The methods a lagging node is modelled for (`_lagNext`). */
+const LAGGABLE: ReadonlySet<string> = new Set(['getSignatureStatuses', 'getBlockHeight', 'getSlot', 'getEpochInfo']);
+
+/** `view`, unless the call asked for a `minContextSlot` the answering node has not reached: then the RPC's refusal. */
+function reached(view: number, config: unknown): number {
+  const min = (config as { minContextSlot?: unknown } | undefined)?.minContextSlot;
+  if (typeof min === 'number' && min > view) {
+    throw new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: view });
+  }
+  return view;
 }
 
 function pubkey(value: unknown): string {
