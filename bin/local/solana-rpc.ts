@@ -7,17 +7,37 @@
  * lamports) charged with the base fee. It is NOT a validator: no leaders, forks, gossip or fee
  * markets, and every landed transaction is immediately final.
  *
- * Blocks and blockhashes are modelled here, because LiteSVM has neither: the block height starts
- * at 1,000 and grows by one per landed transaction (and on demand); LiteSVM accepts only its latest
- * blockhash, so a blockhash is kept until the height passes its `lastValidBlockHeight` (issued
- * height + 150) and only then replaced. A transaction is therefore landable exactly while its
- * blockhash is valid, as on a real cluster.
+ * Blocks and blockhashes are modelled here, because LiteSVM has neither, as a cluster has them:
+ * every landed transaction is a block of its own (the block height starts at 1,000 and grows by one
+ * per landed transaction, and on demand), and every block has a new blockhash, valid until the
+ * height passes its `lastValidBlockHeight` (its block's height + 150). `getLatestBlockhash` answers
+ * the newest; `isBlockhashValid` any. A transaction can land while its recent blockhash is one the
+ * stand-in issued and has not expired, older ones included: LiteSVM's own check (only its latest
+ * blockhash) is off, and the stand-in refuses the others as a node does: `BlockhashNotFound` in
+ * `simulateTransaction`'s `value.err`, as a -32002 preflight failure from `sendTransaction`, and,
+ * with `skipPreflight`, a signature that never lands. So two transactions built alike one landed
+ * transaction apart differ by their blockhash, as two built a slot apart do on a cluster (an
+ * x402 buyer paying one seller one price again is a new payment). A transaction whose signature
+ * already landed is `AlreadyProcessed` (the payout rail's exactly-once rests on it), from the
+ * stand-in's record of every landed signature, which outlives LiteSVM's bounded history. Unlike a
+ * cluster no block is made while nothing lands: two transactions built alike with nothing landed
+ * between them are one. Durable nonces are not modelled (nothing here uses them): a transaction
+ * whose recent blockhash is a nonce value is refused like any unknown blockhash. The recent
+ * blockhashes are kept with the chain state across restarts (a state file from before them keeps
+ * its one blockhash).
  *
  * Controls, as methods of the returned object and as JSON-RPC methods (for curl while `npm start`):
- *   _advanceBlocks [n]            height += n (blockhash replaced once past its last valid height)
- *   _expireBlockhash              advance just past the current blockhash's last valid height
+ *   _advanceBlocks [n]            height += n; the last of those blocks has a new blockhash, and
+ *                                 the blockhashes whose last valid height it passed expire
+ *   _expireBlockhash              advance just past the newest blockhash's last valid height: every
+ *                                 blockhash issued so far has expired
  *   _dropNextSend [n]             the next n sendTransaction calls answer a signature but never land
  *   _failNext [method, n]         the next n calls of `method` answer HTTP 503
+ *   _lagNext [method, blocks, n]  the next n calls of `method` are answered by a node `blocks` behind
+ *                                 the tip, as a load balancer may route a call to a lagging node: its
+ *                                 context slot and heights are that far back, transactions that landed
+ *                                 since are unknown to it, and a `minContextSlot` past it is refused
+ *                                 (-32016). getSignatureStatuses, getBlockHeight, getSlot, getEpochInfo.
  *   _holdConfirmations [bool]     while held, new transactions stay at 'processed'; release → 'finalized'
  *   _mintTo [owner, microUsdc]    mints USDC-like tokens to owner's associated token account
  *   _createTokenAccount [owner]   creates owner's associated token account (what a wallet app does
@@ -104,6 +124,8 @@ export interface LocalSolana {
   expireBlockhash(): void;
   dropNextSends(n?: number): void;
   failNext(method: string, n?: number): void;
+  /** The next `n` calls of `method` come from a node `blocks` behind the tip (see `_lagNext`). */
+  lagNext(method: string, blocks: number, n?: number): void;
   holdConfirmations(hold: boolean): void;
   mintTo(owner: string, microUsdc: bigint): void;
   /** Creates `owner`'s associated token account for the mint, paid by the mint authority (idempotent). */
@@ -145,8 +167,14 @@ interface SavedShim {
   devnetMint?: true;
   hotWallet: string;
   height: number;
+  /** The newest blockhash (LiteSVM's latest) and its last valid block height. */
   blockhash: string;
   lastValid: number;
+  /**
+   * Every unexpired blockhash with its last valid block height, oldest first, the newest last.
+   * Added with a blockhash per block: an older state file has only `blockhash`, its one blockhash.
+   */
+  blockhashes?: [blockhash: string, lastValidBlockHeight: number][];
   statuses: Status[];
   /** Added with top-ups: generated (and funded) on first start of an older state file. */
   depositWallet?: string;
@@ -190,6 +218,7 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
       chain.drops += n;
     },
     failNext: (method, n = 1) => chain.failures.set(method, (chain.failures.get(method) ?? 0) + n),
+    lagNext: (method, blocks, n = 1) => chain.lagNext(method, blocks, n),
     holdConfirmations: (hold) => chain.hold(hold),
     mintTo: (owner, microUsdc) => chain.mintTo(new PublicKey(owner), microUsdc),
     createTokenAccount: (owner) => chain.createTokenAccount(new PublicKey(owner)),
@@ -250,11 +279,16 @@ class Chain {
   readonly depositWallet: Keypair;
   readonly demoPayer: Keypair;
   height: number;
+  /** The newest blockhash, what getLatestBlockhash answers, and its last valid block height. */
   private blockhash: string;
   private lastValid: number;
+  /** Every blockhash a transaction may still name → its last valid block height, oldest first. */
+  private readonly recent = new Map<string, number>();
   readonly statuses = new Map<string, Status>();
   drops = 0;
   readonly failures = new Map<string, number>();
+  /** Calls still to be answered by a lagging node, per method: how far behind, how many calls. */
+  private readonly lags = new Map<string, { behind: number; calls: number }>();
   private held = false;
   private persistTimer: NodeJS.Timeout | undefined;
   private readonly decoder = getTransactionDecoder();
@@ -268,33 +302,69 @@ class Chain {
     this.hotWallet = Keypair.fromSecretKey(bs58.decode(state.hotWallet));
     this.depositWallet = state.depositWallet ? Keypair.fromSecretKey(bs58.decode(state.depositWallet)) : Keypair.generate();
     this.demoPayer = state.demoPayer ? Keypair.fromSecretKey(bs58.decode(state.demoPayer)) : Keypair.generate();
+    // LiteSVM accepts only its latest blockhash; which blockhashes are still valid is decided here.
+    svm.withBlockhashCheck(false);
     this.height = state.height;
     this.blockhash = state.blockhash;
     this.lastValid = state.lastValid;
+    for (const [blockhash, lastValid] of state.blockhashes ?? [[state.blockhash, state.lastValid]]) this.recent.set(blockhash, lastValid);
+    this.recent.set(this.blockhash, this.lastValid);
     for (const status of state.statuses) this.statuses.set(status.signature, status);
-    if (svm.latestBlockhash() !== this.blockhash) {
-      // A restored LiteSVM that no longer knows the saved blockhash: treat it as aged out, so
-      // clients see the old transactions' blockhash expire rather than hang forever.
-      this.height = this.lastValid + 1;
-      this.blockhash = svm.latestBlockhash();
-      this.lastValid = this.height + BLOCKHASH_LIFETIME;
-    }
   }
 
+  /** Adds `blocks` blocks; the last one's blockhash is the newest (nobody saw the ones between). */
   advance(blocks: number): void {
     if (!Number.isInteger(blocks) || blocks < 0) throw new RpcError(-32602, 'blocks must be a non-negative integer');
+    if (blocks === 0) return;
     this.height += blocks;
-    if (this.height > this.lastValid) {
-      // The current blockhash has aged out: from now on nothing signed with it can land.
-      this.svm.expireBlockhash();
-      this.blockhash = this.svm.latestBlockhash();
-      this.lastValid = this.height + BLOCKHASH_LIFETIME;
+    this.svm.expireBlockhash(); // only to draw the next hash from LiteSVM's chain of them
+    this.blockhash = this.svm.latestBlockhash();
+    this.lastValid = this.height + BLOCKHASH_LIFETIME;
+    this.recent.set(this.blockhash, this.lastValid);
+    // Issued in order, so the expired ones are at the front: nothing signed with them can land again.
+    for (const [blockhash, lastValid] of this.recent) {
+      if (lastValid >= this.height) break;
+      this.recent.delete(blockhash);
     }
     this.schedulePersist();
   }
 
+  /** Past the newest blockhash's last valid height: every blockhash issued so far has expired. */
   expire(): void {
     this.advance(this.lastValid - this.height + 1);
+  }
+
+  /** What a node answers for a transaction naming this blockhash: valid until its last valid height. */
+  blockhashValid(blockhash: string): boolean {
+    const lastValid = this.recent.get(blockhash);
+    return lastValid !== undefined && lastValid >= this.height;
+  }
+
+  /**
+   * Why a node would refuse these bytes before executing them, in its order (the blockhash's age,
+   * then the status cache): `BlockhashNotFound`, `AlreadyProcessed`, or undefined.
+   */
+  private refusal(bytes: Uint8Array, checkBlockhash = true): 'BlockhashNotFound' | 'AlreadyProcessed' | undefined {
+    if (checkBlockhash && !this.blockhashValid(VersionedTransaction.deserialize(bytes).message.recentBlockhash)) return 'BlockhashNotFound';
+    if (this.statuses.has(signatureOf(bytes))) return 'AlreadyProcessed';
+    return undefined;
+  }
+
+  lagNext(method: string, blocks: number, calls: number): void {
+    if (!LAGGABLE.has(method)) throw new RpcError(-32602, `a lagging node is modelled for ${[...LAGGABLE].join(', ')} only`);
+    if (!Number.isInteger(blocks) || blocks < 1 || !Number.isInteger(calls) || calls < 1) {
+      throw new RpcError(-32602, 'blocks and calls must be positive integers');
+    }
+    this.lags.set(method, { behind: blocks, calls });
+  }
+
+  /** The slot (= height here) the node answering this call of `method` has reached: the tip, or a lagging node's. */
+  private viewFor(method: string): number {
+    const lag = this.lags.get(method);
+    if (!lag) return this.height;
+    if (lag.calls <= 1) this.lags.delete(method);
+    else lag.calls -= 1;
+    return Math.max(FIRST_BLOCK_HEIGHT, this.height - lag.behind);
   }
 
   hold(hold: boolean): void {
@@ -410,21 +480,23 @@ class Chain {
     if (result.err !== null) throw new Error(`local chain setup transaction failed: ${JSON.stringify(result.err)}`);
   }
 
-  /** Executes a transaction; records and counts it as a block when it lands. */
+  /** Executes a transaction; records it and makes it a block of its own when it lands. */
   private land(bytes: Uint8Array): { signature: string; err: unknown; landed: boolean } {
     const signature = signatureOf(bytes);
+    // An unknown or expired blockhash, or a signature that landed before: a leader drops it unexecuted.
+    const refused = this.refusal(bytes);
+    if (refused) return { signature, err: refused, landed: false };
     const accountKeys = VersionedTransaction.deserialize(bytes).message.staticAccountKeys.map((k) => k.toBase58());
     const preTokenBalances = this.tokenBalances(accountKeys);
     const result = this.svm.sendTransaction(this.decoder.decode(bytes));
-    if (this.statuses.has(signature)) return { signature, err: null, landed: false };
     // A failed transaction that LiteSVM kept in its history landed (and paid its fee); one it did
-    // not keep (bad blockhash, no fee payer funds, duplicate) never reached a block.
+    // not keep (no fee payer funds, say) never reached a block.
     const landed = !(result instanceof FailedTransactionMetadata) || this.svm.getTransaction(signature as never) !== null;
     const err = result instanceof FailedTransactionMetadata ? rpcError(result) : null;
     if (landed) {
       this.statuses.set(signature, {
         signature,
-        slot: this.height,
+        slot: this.height + 1, // its block's
         err,
         memo: memoOf(bytes),
         finalized: !this.held,
@@ -479,9 +551,24 @@ class Chain {
     switch (method) {
       case 'getLatestBlockhash':
         return { context, value: { blockhash: this.blockhash, lastValidBlockHeight: this.lastValid } };
+      case 'isBlockhashValid':
+        if (typeof params[0] !== 'string') throw new RpcError(-32602, 'Invalid param: expected a blockhash');
+        return { context, value: this.blockhashValid(params[0]) };
       case 'getBlockHeight':
       case 'getSlot':
-        return this.height;
+        return reached(this.viewFor(method), params[0]);
+      case 'getEpochInfo': {
+        // One bank answers it: the slot and the block height are the same moment's (here the same number).
+        const view = reached(this.viewFor(method), params[0]);
+        return {
+          absoluteSlot: view,
+          blockHeight: view,
+          epoch: 0,
+          slotIndex: view,
+          slotsInEpoch: 432_000,
+          transactionCount: this.statuses.size,
+        };
+      }
       case 'getVersion':
         return { 'solana-core': '2.2.0 (LiteSVM local stand-in)', 'feature-set': 0 };
       case 'getGenesisHash':
@@ -502,7 +589,9 @@ class Chain {
         return { context, value: this.tokenAmount(pubkey(params[0])) };
       case 'getSignatureStatuses': {
         const signatures = Array.isArray(params[0]) ? params[0] : [];
-        return { context, value: signatures.map((s) => this.signatureStatus(String(s))) };
+        // A lagging node knows nothing that landed after its slot.
+        const view = this.viewFor(method);
+        return { context: { ...context, slot: view }, value: signatures.map((s) => this.signatureStatus(String(s), view)) };
       }
       case 'sendTransaction':
         return this.sendTransaction(params);
@@ -521,6 +610,9 @@ class Chain {
       case '_dropNextSend':
         this.drops += integer(params[0] ?? 1);
         return this.drops;
+      case '_lagNext':
+        this.lagNext(String(params[0]), integer(params[1]), integer(params[2] ?? 1));
+        return null;
       case '_failNext': {
         const target = String(params[0]);
         this.failures.set(target, (this.failures.get(target) ?? 0) + integer(params[1] ?? 1));
@@ -650,9 +742,9 @@ class Chain {
     };
   }
 
-  private signatureStatus(signature: string) {
+  private signatureStatus(signature: string, view = this.height) {
     const status = this.statuses.get(signature);
-    if (!status) return null;
+    if (!status || status.slot > view) return null;
     return {
       slot: status.slot,
       confirmations: status.finalized ? null : 0,
@@ -672,6 +764,16 @@ class Chain {
       return signature;
     }
     if (!config.skipPreflight) {
+      const refused = this.refusal(bytes);
+      if (refused) {
+        throw new RpcError(-32002, `Transaction simulation failed: ${REFUSAL_MESSAGES[refused]}`, {
+          err: refused,
+          logs: [],
+          accounts: null,
+          unitsConsumed: 0,
+          returnData: null,
+        });
+      }
       const simulated = this.svm.simulateTransaction(this.decoder.decode(bytes));
       if (simulated instanceof FailedTransactionMetadata) {
         const err = rpcError(simulated);
@@ -691,8 +793,21 @@ class Chain {
   private simulate(params: unknown[]) {
     // `sigVerify: false` (the RPC's default) simulates a partly signed transaction, as a node does:
     // the x402 facilitator simulates the buyer's transaction before it signs as the fee payer.
-    const sigVerify = (params[1] as { sigVerify?: unknown } | undefined)?.sigVerify === true;
-    const transaction = this.decoder.decode(transactionBytes(params));
+    const config = params[1] as { sigVerify?: unknown; replaceRecentBlockhash?: unknown } | undefined;
+    const sigVerify = config?.sigVerify === true;
+    const replace = config?.replaceRecentBlockhash === true;
+    if (sigVerify && replace) throw new RpcError(-32602, 'sigVerify may not be used with replaceRecentBlockhash');
+    const bytes = transactionBytes(params);
+    // With `replaceRecentBlockhash` the node simulates under its newest blockhash, whatever the transaction names.
+    const replacement = replace ? { replacementBlockhash: { blockhash: this.blockhash, lastValidBlockHeight: this.lastValid } } : {};
+    const refused = this.refusal(bytes, !replace);
+    if (refused) {
+      return {
+        context: { slot: this.height },
+        value: { err: refused, logs: [], accounts: null, unitsConsumed: 0, returnData: null, ...replacement },
+      };
+    }
+    const transaction = this.decoder.decode(bytes);
     if (!sigVerify) this.svm.withSigverify(false);
     let simulated: ReturnType<LiteSVM['simulateTransaction']>;
     try {
@@ -709,6 +824,7 @@ class Chain {
         accounts: null,
         unitsConsumed: Number(meta.computeUnitsConsumed()),
         returnData: null,
+        ...replacement,
       },
     };
   }
@@ -731,6 +847,7 @@ class Chain {
       height: this.height,
       blockhash: this.blockhash,
       lastValid: this.lastValid,
+      blockhashes: [...this.recent],
       statuses: [...this.statuses.values()],
       depositWallet: bs58.encode(this.depositWallet.secretKey),
       demoPayer: bs58.encode(this.demoPayer.secretKey),
@@ -741,6 +858,18 @@ class Chain {
     writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
     renameSync(temp, this.stateFile);
   }
+}
+
+/** The methods a lagging node is modelled for (`_lagNext`). */
+const LAGGABLE: ReadonlySet<string> = new Set(['getSignatureStatuses', 'getBlockHeight', 'getSlot', 'getEpochInfo']);
+
+/** `view`, unless the call asked for a `minContextSlot` the answering node has not reached: then the RPC's refusal. */
+function reached(view: number, config: unknown): number {
+  const min = (config as { minContextSlot?: unknown } | undefined)?.minContextSlot;
+  if (typeof min === 'number' && min > view) {
+    throw new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: view });
+  }
+  return view;
 }
 
 function pubkey(value: unknown): string {
@@ -809,6 +938,12 @@ function rpcError(failed: FailedTransactionMetadata): unknown {
   }
   return String(err);
 }
+
+/** A node's words for the refusals the stand-in makes itself (`TransactionError`'s Display). */
+const REFUSAL_MESSAGES = {
+  BlockhashNotFound: 'Blockhash not found',
+  AlreadyProcessed: 'This transaction has already been processed',
+} as const;
 
 /** Names of LiteSVM's (= Solana's) field-less transaction errors, by their enum value. */
 const TRANSACTION_ERRORS = [

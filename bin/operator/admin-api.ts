@@ -36,6 +36,11 @@ export function creditBody(amount: string, currency: string): string {
   return `{"amount":${isNumber(amount) ? amount : JSON.stringify(amount)},"currency":${JSON.stringify(currency)}}`;
 }
 
+/** `{"amount": …}` (a refund's), from the text the operator typed, as `creditBody` reads it. */
+export function amountBody(amount: string): string {
+  return `{"amount":${isNumber(amount) ? amount : JSON.stringify(amount)}}`;
+}
+
 /** Reads `--api`, and decides how to authenticate: the admin key when one is given, SigV4 otherwise. */
 export async function adminApiTarget(options: {
   api: string;

@@ -8,10 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { type AdminRequest, ApiUsageError, adminApiTarget, callAdminApi, creditBody, segment } from './admin-api';
+import { type AdminRequest, ApiUsageError, adminApiTarget, amountBody, callAdminApi, creditBody, segment } from './admin-api';
 import type { Answer } from './answer';
 import { runKillSwitchBackfill } from './kill-switch-backfill';
 import { runRedispatch } from './redispatch';
+import { returnEarnings } from './return-earnings';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget } from './table-target';
 
 /** Where the CLI writes: stdout gets the JSON answer, stderr everything meant for the operator. */
@@ -36,6 +37,15 @@ commands:
          [--limit <n>] [--cursor <c>]    --enabled those that may charge; a page of --limit (1-100, default 20),
                                          the next from the answer's nextCursor
   show-charge <chargeId>                 any agent's charge
+  held-payouts                           payouts held because their agent was disabled (oldest first)
+  release-payout <agentId> <payoutId>    pay a held payout after all (even to a disabled agent)
+  cancel-payout <agentId> <payoutId>     cancel a held payout: its gross, fee included, back to the agent
+         [--idempotency-key <key>]       the same key never moves it twice; one is made up and printed when absent
+  refund-charge <agentId> <chargeId> [amount]
+                                         give a charge (all that is left, or amount) back to its payer
+         [--idempotency-key <key>]       from the agent's earned balance, whether the agent is enabled or not
+  return-earnings <agentId>              give every charge of a (disabled) agent back to its payers, as far as
+                                         its balance goes; safe to run again (one key per charge)
   audit                                  check the ledger invariant over the whole table (run it while no money moves; table mode only)
   redispatch --from <ISO> --to <ISO>     send the webhook events of that time range through the dispatcher again (redispatch --help; table mode)
   kill-switch-backfill [--agent <id>]    copy agents' enabled flag to their balance shards (kill-switch-backfill --help; table mode)
@@ -60,14 +70,18 @@ const LIST_FLAGS = ['pending', 'enabled', 'limit', 'cursor'] as const;
 
 interface CommandSpec {
   params: readonly string[];
+  /** Trailing arguments that may be left out. */
+  optional?: readonly string[];
   /** Takes an idempotency key (made up and printed when the operator gives none). */
   idempotent?: boolean;
   /** Takes the list flags (--pending, --enabled, --limit, --cursor). */
   lists?: boolean;
   /** Table mode: the use case, in-process. */
   run(commands: Commands, args: readonly string[], idempotencyKey: string | undefined, flags: ListFlags): Promise<Answer>;
-  /** API mode: the admin API request the command is. Absent: table mode only. */
+  /** API mode: the admin API request the command is. Absent: table mode only (unless `flow`). */
   request?(args: readonly string[], idempotencyKey: string | undefined, flags: ListFlags): AdminRequest;
+  /** API mode for a command that is several requests (a walk): `call` sends one and reads its answer. */
+  flow?(call: (request: AdminRequest) => Promise<Answer>, args: readonly string[]): Promise<Answer>;
 }
 
 /** `GET /api/v1/admin/agents`'s query from the list flags: --pending is `enabled=false`. */
@@ -138,6 +152,53 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     run: async (c, [chargeId = '']) => c.answer(await c.showCharge(chargeId)),
     request: ([chargeId = '']) => ({ method: 'GET', path: `/api/v1/admin/charges/${segment(chargeId)}` }),
   },
+  // A disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md).
+  'held-payouts': {
+    params: [],
+    run: async (c) => c.answer(await c.heldPayouts()),
+    request: () => ({ method: 'GET', path: '/api/v1/admin/payouts?status=HELD&limit=100' }),
+  },
+  'release-payout': {
+    params: ['agentId', 'payoutId'],
+    run: async (c, [agentId = '', payoutId = '']) => c.answer(await c.releaseHeldPayout(agentId, payoutId)),
+    request: ([agentId, payoutId = '']) => ({ method: 'POST', path: `${agent(agentId)}/payouts/${segment(payoutId)}/release` }),
+  },
+  'cancel-payout': {
+    params: ['agentId', 'payoutId'],
+    idempotent: true,
+    run: async (c, [agentId = '', payoutId = ''], key = '') => c.answer(await c.cancelHeldPayout(agentId, payoutId, key)),
+    request: ([agentId, payoutId = ''], key) => ({
+      method: 'POST',
+      path: `${agent(agentId)}/payouts/${segment(payoutId)}/cancel`,
+      ...(key === undefined ? {} : { idempotencyKey: key }),
+    }),
+  },
+  'refund-charge': {
+    params: ['agentId', 'chargeId'],
+    optional: ['amount'],
+    idempotent: true,
+    run: async (c, [agentId = '', chargeId = '', amount], key = '') => c.answer(await c.refundCharge(agentId, chargeId, amount, key)),
+    request: ([agentId, chargeId = '', amount], key) => ({
+      method: 'POST',
+      path: `${agent(agentId)}/charges/${segment(chargeId)}/refund`,
+      body: amount === undefined ? '{}' : amountBody(amount),
+      ...(key === undefined ? {} : { idempotencyKey: key }),
+    }),
+  },
+  'return-earnings': {
+    params: ['agentId'],
+    run: async (c, [agentId = '']) => c.returnEarnings(agentId),
+    flow: (call, [agentId = '']) =>
+      returnEarnings(agentId, {
+        listCharges: (id, cursor) =>
+          call({
+            method: 'GET',
+            path: `${agent(id)}/charges?limit=100${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+          }),
+        refund: (id, chargeId, idempotencyKey) =>
+          call({ method: 'POST', path: `${agent(id)}/charges/${segment(chargeId)}/refund`, body: '{}', idempotencyKey }),
+      }),
+  },
   // A scan of the whole table: no API offers it.
   audit: {
     params: [],
@@ -203,8 +264,14 @@ export async function runAdmin(argv: readonly string[], io: AdminIo, env: NodeJS
     if (name === undefined) throw new UsageError('no command');
     const found = COMMANDS[name];
     if (!found) throw new UsageError(`unknown command: ${name}`);
-    if (rest.length !== found.params.length) {
-      throw new UsageError(`${name} takes ${found.params.length === 0 ? 'no arguments' : found.params.map((p) => `<${p}>`).join(' ')}`);
+    const most = found.params.length + (found.optional?.length ?? 0);
+    if (rest.length < found.params.length || rest.length > most) {
+      const takes = [...found.params.map((p) => `<${p}>`), ...(found.optional ?? []).map((p) => `[${p}]`)];
+      throw new UsageError(`${name} takes ${takes.length === 0 ? 'no arguments' : takes.join(' ')}`);
+    }
+    if (args.values['idempotency-key'] !== undefined && !found.idempotent) {
+      const movers = Object.entries(COMMANDS).flatMap(([command, spec]) => (spec.idempotent ? [command] : []));
+      throw new UsageError(`--idempotency-key is for ${movers.join(', ')} only`);
     }
     if (args.values['idempotency-key'] !== undefined && !found.idempotent) throw new UsageError('--idempotency-key is for credit only');
     const listFlag = LIST_FLAGS.find((flag) => args.values[flag] !== undefined);
@@ -214,7 +281,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo, env: NodeJS
     if (args.values.api !== undefined) {
       const tableFlag = (['table', 'endpoint', 'local'] as const).find((flag) => args.values[flag] !== undefined);
       if (tableFlag) throw new UsageError(`--${tableFlag} is for table mode; --api calls the API instead`);
-      if (!found.request) throw new UsageError(`${name} works on the table only (no API offers it): drop --api`);
+      if (!found.request && !found.flow) throw new UsageError(`${name} works on the table only (no API offers it): drop --api`);
     } else if (args.values['admin-key'] !== undefined) {
       throw new UsageError('--admin-key is for --api');
     }
@@ -239,7 +306,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo, env: NodeJS
     return 1;
   };
 
-  if (args.values.api !== undefined && spec.request) {
+  if (args.values.api !== undefined && (spec.request || spec.flow)) {
     let target: Awaited<ReturnType<typeof adminApiTarget>>;
     try {
       target = await adminApiTarget({ api: args.values.api, adminKey: args.values['admin-key'], region: args.values.region, env });
@@ -249,7 +316,10 @@ export async function runAdmin(argv: readonly string[], io: AdminIo, env: NodeJS
       return 2;
     }
     try {
-      return done(await callAdminApi(target.baseUrl, target.credential, spec.request(params, idempotencyKey, args.values)));
+      const call = (request: AdminRequest) => callAdminApi(target.baseUrl, target.credential, request);
+      if (spec.flow) return done(await spec.flow(call, params));
+      if (!spec.request) throw new Error(`${params.join(' ')}: no request`);
+      return done(await call(spec.request(params, idempotencyKey, args.values)));
     } catch (error) {
       // Unreachable API, no credentials in the chain, a refused connection: the cause is the message.
       io.err(`error: ${describeFailure(error)}`);

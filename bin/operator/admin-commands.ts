@@ -8,14 +8,24 @@ import { isNumber, LosslessNumber } from 'lossless-json';
 import { runLedgerAudit } from '../../functions/audit/ledger-audit';
 import type { ApiResult } from '../../functions/contracts/api';
 import { serialize } from '../../functions/contracts/json';
-import { creditSchema, listAgentsQuerySchema } from '../../functions/contracts/request.schemas';
+import {
+  adminListPayoutsQuerySchema,
+  creditSchema,
+  listAgentsQuerySchema,
+  listChargesQuerySchema,
+  refundChargeSchema,
+} from '../../functions/contracts/request.schemas';
 import { validate } from '../../functions/contracts/validation';
 import { ApiError } from '../../functions/core/errors';
 import { listAgentsForOperator, readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
 import { readCharge } from '../../functions/use-cases/charges';
 import { checkIdempotencyKey } from '../../functions/use-cases/idempotency';
+import { refundChargeByOperator } from '../../functions/use-cases/lifecycle';
+import { listChargesForOperator } from '../../functions/use-cases/operator-earnings';
+import { cancelPayout as cancelHeld, listPayoutsForOperator, releasePayout } from '../../functions/use-cases/payout-holds';
 import { createUserWithKey, creditUserBalance, readUser, rotateUserKeyByOperator } from '../../functions/use-cases/users';
 import { type Answer, answer as answerText } from './answer';
+import { type EarningsApi, returnEarnings as walkEarnings } from './return-earnings';
 
 export { createUserWithKey, readUser, rotateUserKeyByOperator, runLedgerAudit };
 
@@ -40,6 +50,45 @@ export const listAgents = (query: Record<string, string>) => listAgentsForOperat
 
 /** Any agent's charge, as `GET /admin/charges/{id}` reads it. */
 export const showCharge = (chargeId: string) => readCharge(undefined, chargeId);
+
+/** Payouts held because their agent was disabled, oldest first (`GET /admin/payouts?status=HELD`). */
+export const heldPayouts = () => listPayoutsForOperator(validate(adminListPayoutsQuerySchema, { limit: '100' }));
+
+/** A held payout paid after all (`POST /admin/agents/{id}/payouts/{payoutId}/release`). */
+export const releaseHeldPayout = (agentId: string, payoutId: string) => releasePayout(agentId, payoutId);
+
+/** A held payout cancelled, its gross back to the agent (`POST …/payouts/{payoutId}/cancel`). */
+export const cancelHeldPayout = (agentId: string, payoutId: string, idempotencyKey: string) =>
+  cancelHeld({ agentId, payoutId, idempotencyKey: checkIdempotencyKey(idempotencyKey) });
+
+/**
+ * A charge given back to its payer from the agent's earned balance (`POST …/charges/{chargeId}/refund`):
+ * all that is left, or `amount` (decimal text, read exactly as the API reads a JSON number).
+ */
+export function refundCharge(agentId: string, chargeId: string, amount: string | undefined, idempotencyKey: string): Promise<ApiResult> {
+  const body = validate(refundChargeSchema, amount === undefined ? {} : { amount: isNumber(amount) ? new LosslessNumber(amount) : amount });
+  return refundChargeByOperator({ agentId, chargeId, idempotencyKey: checkIdempotencyKey(idempotencyKey), ...body });
+}
+
+/** Every charge of the agent given back as far as its balance goes (bin/operator/return-earnings.ts), in-process. */
+export function returnEarnings(agentId: string): Promise<Answer> {
+  const api: EarningsApi = {
+    listCharges: (id, cursor) =>
+      answerOf(() => listChargesForOperator(id, validate(listChargesQuerySchema, { limit: '100', ...(cursor ? { cursor } : {}) }))),
+    refund: (id, chargeId, key) => answerOf(() => refundChargeByOperator({ agentId: id, chargeId, idempotencyKey: key })),
+  };
+  return walkEarnings(agentId, api);
+}
+
+/** A use case's answer, or its refusal as the API would send it (the walk goes on past a refusal). */
+async function answerOf(run: () => Promise<ApiResult>): Promise<Answer> {
+  try {
+    return answer(await run());
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return answerText(error.statusCode, serialize({ error: error.message }));
+  }
+}
 
 /** A use case's answer as the API would send it (answer.ts prints it). */
 export function answer(result: ApiResult): Answer {

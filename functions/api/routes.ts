@@ -62,7 +62,7 @@ const CHARGE = uses(
 );
 const LIST_CHARGES = uses('agentKeyLookup', 'listCharges', 'readAgentLedger');
 const BALANCE = uses('agentKeyLookup', 'readAgentLedger');
-const WITHDRAW = uses('agentKeyLookup', 'idempotentCommand', 'readAgentLedger', 'commitWithdrawal');
+const WITHDRAW = uses('agentKeyLookup', 'idempotentCommand', 'readAgentLedger', 'readFeeBasis', 'commitWithdrawal');
 const LIST_WITHDRAWALS = uses('agentKeyLookup', 'listPayouts', 'getPayout');
 /** Capture or release a hold: the charge read, then one settlement with the kill switch. */
 const CAPTURE = uses('agentKeyLookup', 'idempotentCommand', 'getCharge', 'commitCapture');
@@ -99,6 +99,39 @@ const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
 /** An agent asks for a grant (the route and the MCP tool), and polls the request, claiming the key once. */
 const REQUEST_GRANT = uses('agentKeyLookup', 'idempotentCommand', 'createGrantRequest');
 const READ_GRANT_REQUEST = uses('agentKeyLookup', 'getGrantRequest', 'claimGrantRequest', 'getGrant');
+
+/** The operator's hand on a disabled agent's money: held payouts (release, cancel) and refunds of its charges. */
+const OPERATOR_MONEY_ROUTES: readonly RouteSpec[] = [
+  { name: 'admin-list-payouts', method: 'GET', path: '/api/v1/admin/payouts', table: uses('listPayoutsByStatus'), admin: true },
+  {
+    name: 'admin-release-payout',
+    method: 'POST',
+    path: '/api/v1/admin/agents/{id}/payouts/{payoutId}/release',
+    table: uses('releaseHeldPayout'),
+    admin: true,
+  },
+  {
+    name: 'admin-cancel-payout',
+    method: 'POST',
+    path: '/api/v1/admin/agents/{id}/payouts/{payoutId}/cancel',
+    table: uses('idempotentCommand', 'getPayout', 'cancelHeldPayout'),
+    admin: true,
+  },
+  {
+    name: 'admin-list-agent-charges',
+    method: 'GET',
+    path: '/api/v1/admin/agents/{id}/charges',
+    table: uses('getAgentById', 'listCharges', 'readAgentLedger'),
+    admin: true,
+  },
+  {
+    name: 'admin-refund-charge',
+    method: 'POST',
+    path: '/api/v1/admin/agents/{id}/charges/{chargeId}/refund',
+    table: uses('idempotentCommand', 'readChargeAndLedger', 'commitOperatorRefund'),
+    admin: true,
+  },
+];
 
 export const ROUTES: readonly RouteSpec[] = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: uses('createAgent') },
@@ -148,6 +181,8 @@ export const ROUTES: readonly RouteSpec[] = [
     admin: true,
   },
   { name: 'admin-get-charge', method: 'GET', path: '/api/v1/admin/charges/{id}', table: uses('getChargeById'), admin: true },
+  // A disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md): held payouts, its earnings back to its payers.
+  ...OPERATOR_MONEY_ROUTES,
   { name: 'user-me', method: 'GET', path: '/api/v1/users/me', table: uses('userKeyLookup', 'getUser') },
   // Each PENDING charge that waits for the payer carries its approval link (DESIGN §16).
   {

@@ -10,7 +10,7 @@
  *     + held amounts (PENDING charges: debited from the user, not yet earned by the agent)
  *     + payouts paid out (net of COMPLETED payouts)
  *     + platform fees (fee and account-creation fee of COMPLETED payouts)
- *     + payouts in flight (gross of PENDING and PROCESSING payouts; FAILED ones were refunded)
+ *     + payouts in flight (gross of PENDING, PROCESSING and HELD payouts; FAILED ones were refunded)
  *     + reversed (PayPal took back a credited top-up: debited from the balance, or paid of the
  *       resulting debt by a later top-up; REVERSALS# records and credits' `owedRepaid`)
  *
@@ -25,8 +25,11 @@
  *     authorized amount;
  *   - per user and currency: held on the user's item (`heldUSD`, `heldUSDC`) = the user's PENDING
  *     charges (the total above counts held money once, from the charges; this ties the items to it);
- *   - every payout: fee = 3% of gross (half up), net = gross − fee − account-creation fee > 0 (a
- *     creation fee only on USDC payouts); no balance is negative;
+ *   - every payout: net = gross − fee − account-creation fee > 0 (a creation fee only on USDC
+ *     payouts), its fee 3% of gross (half up) or, counted over the agent's withdrawals, within a
+ *     minor unit of it; per agent and currency, the fee basis holds the gross and fees of the
+ *     counted payouts not refunded, and those fees are exactly 3% (half up) of that gross, so no
+ *     split undercut it (core/fees.ts); no balance is negative;
  *     an agent has at most one payout in flight, and its payout lock exists exactly while one is,
  *     naming that payout;
  *   - per grant (docs/grants.md): `spent` = its SUCCESS charges + its open holds, and its UTC day's
@@ -57,6 +60,7 @@ import {
   describeAgentMismatch,
   describeHeldMismatch,
   describeUserMismatch,
+  feeBasisProblems,
   grantProblems,
   type HeldMismatch,
   heldMismatches,
@@ -106,6 +110,7 @@ export function auditRows(rows: LedgerRows, chain?: WalletChain): LedgerAuditRep
     ...negativeBalanceProblems(rows),
     ...payoutSplitProblems(rows.payouts),
     ...payoutLockProblems(rows.payouts, rows.locks),
+    ...feeBasisProblems(rows.payouts, rows.feeBases),
     ...lifecycleProblems(rows.charges),
     ...currencyProblems(currencies),
     ...agents.map(describeAgentMismatch),

@@ -3,11 +3,12 @@
  * ledger-rows.mapper.ts parses the stored items). Each returns what it found: figures that a report
  * shows, or one sentence per break. `ledger-audit.ts` runs them all and states the verdict.
  */
-import { withdrawalFees } from '../core/fees';
+import { platformFee, withdrawalFees } from '../core/fees';
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
 import type {
   ChargeRow,
   CreditRow,
+  FeeBasisRow,
   GrantRow,
   LockRow,
   PayoutRow,
@@ -119,7 +120,8 @@ class Sums {
   }
 }
 
-const inFlight = (p: PayoutRow) => p.status === 'PENDING' || p.status === 'PROCESSING';
+/** Not final: PENDING, PROCESSING, or HELD (its agent disabled; still debited, still locked). */
+const inFlight = (p: PayoutRow) => p.status === 'PENDING' || p.status === 'PROCESSING' || p.status === 'HELD';
 
 /**
  * The invariant itself, per currency: credited = user balances + agent balances + held (PENDING
@@ -388,8 +390,11 @@ export function negativeBalanceProblems(rows: Pick<Rows, 'users' | 'shards'>): s
 }
 
 /**
- * Every payout splits its gross into fee = 3% half up, its account-creation fee, and net = gross −
- * fee − account-creation fee > 0 (core/fees.ts); only a USDC payout may carry a creation fee.
+ * Every payout splits its gross into its fee, its account-creation fee, and net = gross − fee −
+ * account-creation fee > 0 (core/fees.ts); only a USDC payout may carry a creation fee. The fee of
+ * a payout from before the fee basis is 3% of its gross, half up; a counted one's is what took the
+ * agent's total to 3% of all it withdrew (`feeBasisProblems` checks the totals), which is within
+ * one minor unit of 3% of its own gross.
  */
 export function payoutSplitProblems(payouts: readonly PayoutRow[]): string[] {
   const problems: string[] = [];
@@ -400,12 +405,61 @@ export function payoutSplitProblems(payouts: readonly PayoutRow[]): string[] {
       continue;
     }
     const expected = withdrawalFees(p.amount, p.accountCreationFee);
-    if (p.fee === expected.fee && p.netAmount === expected.net && expected.net > 0) continue;
+    const feeFits = p.feeCounted ? p.fee >= 0 && Math.abs(p.fee - expected.fee) <= 1 : p.fee === expected.fee;
+    const net = p.amount - p.fee - p.accountCreationFee;
+    if (feeFits && p.netAmount === net && net > 0) continue;
+    if (p.feeCounted) {
+      problems.push(
+        `payout ${p.payoutId}: gross ${f(p.amount)} ${p.currency} carries fee ${f(p.fee)} (3% of it alone is ${f(expected.fee)}) ` +
+          `and net ${f(p.netAmount)}, which should be ${f(net)} and above zero`,
+      );
+      continue;
+    }
     const creation = p.accountCreationFee > 0 ? ` + account creation ${f(p.accountCreationFee)}` : '';
     problems.push(
       `payout ${p.payoutId}: gross ${f(p.amount)} ${p.currency} should split into fee ${f(expected.fee)}${creation} ` +
         `+ net ${f(expected.net)}${expected.net > 0 ? '' : ' (not above zero: never payable)'}, found fee ${f(p.fee)} + net ${f(p.netAmount)}`,
     );
+  }
+  return problems;
+}
+
+/**
+ * The platform fee over all of an agent's withdrawals (core/fees.ts `cumulativeFee`): per agent and
+ * currency, its fee basis holds the gross and the fees of its counted payouts that were not
+ * refunded (FAILED), and those fees are 3% of that gross, half up: exactly, so splitting a
+ * withdrawal never paid less than one withdrawal of the sum. A counted payout without a basis,
+ * or a basis without its payouts, is a problem too.
+ */
+export function feeBasisProblems(payouts: readonly PayoutRow[], bases: readonly FeeBasisRow[]): string[] {
+  const problems: string[] = [];
+  const lane = (agentId: string, currency: string) => `agent ${agentId} ${currency}`;
+  const sums = new Map<string, { withdrawn: Minor; feesPaid: Minor }>();
+  for (const p of payouts) {
+    if (!p.feeCounted || p.status === 'FAILED') continue;
+    const key = lane(p.agentId, p.currency);
+    const sum = sums.get(key) ?? { withdrawn: 0, feesPaid: 0 };
+    sums.set(key, { withdrawn: sum.withdrawn + p.amount, feesPaid: sum.feesPaid + p.fee });
+  }
+  const seen = new Set<string>();
+  for (const b of bases) {
+    const key = lane(b.agentId, b.currency);
+    seen.add(key);
+    const f = (m: Minor) => formatAmount(m, b.currency);
+    const sum = sums.get(key) ?? { withdrawn: 0, feesPaid: 0 };
+    if (sum.withdrawn !== b.withdrawn || sum.feesPaid !== b.feesPaid) {
+      problems.push(
+        `${key}: fee basis says ${f(b.withdrawn)} withdrawn and ${f(b.feesPaid)} in fees, its payouts that were not refunded ` +
+          `${f(sum.withdrawn)} and ${f(sum.feesPaid)}`,
+      );
+    }
+    const due = platformFee(b.withdrawn).fee;
+    if (b.feesPaid !== due) {
+      problems.push(`${key}: fees ${f(b.feesPaid)} on ${f(b.withdrawn)} withdrawn, where 3% of it (half up) is ${f(due)}`);
+    }
+  }
+  for (const [key, sum] of sums) {
+    if (!seen.has(key)) problems.push(`${key}: payouts counted ${sum.withdrawn} withdrawn without a fee basis`);
   }
   return problems;
 }

@@ -266,6 +266,17 @@ export const listWithdrawalsQuerySchema = z.strictObject({
 });
 export type ListWithdrawalsQuery = z.infer<typeof listWithdrawalsQuerySchema>;
 
+/** GET /api/v1/admin/payouts: the operator's list of held (or in-flight) payouts, oldest first. */
+export const adminListPayoutsQuerySchema = z.strictObject({
+  status: z
+    .enum(['HELD', 'PENDING', 'PROCESSING'])
+    .default('HELD')
+    .meta({ description: 'HELD (the default): waiting for the operator to release or cancel them. PENDING, PROCESSING: in flight.' }),
+  limit,
+  cursor,
+});
+export type AdminListPayoutsQuery = z.infer<typeof adminListPayoutsQuerySchema>;
+
 // Top-ups (docs/topups.md).
 /**
  * POST /api/v1/users/me/topups. USD names its amount (the PayPal order's, validated like every

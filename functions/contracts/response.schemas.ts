@@ -247,7 +247,8 @@ export const payoutBody = component(
     id: id('p', 'Payout'),
     agentId: id('a', 'Agent'),
     currency,
-    status: z.enum(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']).meta({
+    status: z.enum(['PENDING', 'PROCESSING', 'HELD', 'COMPLETED', 'FAILED']).meta({
+      // HELD (docs/payouts.md): the agent was disabled before it was paid; the operator releases or cancels it.
       description: 'FAILED payouts were refunded (the gross amount is back on the agent balance).',
     }),
     destination: z.strictObject({ network, walletAddress: z.string() }),

@@ -11,6 +11,8 @@ export interface Agent {
    * item (enabled, and still this key), so disabling or rotating takes effect at once.
    */
   keyHash: string;
+  /** When `enabled` was last set through the service (absent when set by hand in the console). */
+  enabledChangedAt?: string;
 }
 
 /** What a money movement needs to know of the agent moving it. */

@@ -22,6 +22,14 @@ export interface PayoutInstruction {
    * account is a `failed` payout. Other rails ignore it.
    */
   createTokenAccount?: boolean;
+  /**
+   * Asked right before the rail starts paying (Solana: before it signs a transaction, first or
+   * anew, and before it re-sends a saved one; PayPal: before its first create): false when the
+   * payout may not be paid now (its agent was disabled). The rail then answers `held`, having
+   * started nothing, or, when something it sent earlier may still move money, finds out what
+   * that does. Absent: always true.
+   */
+  mayPay?: () => Promise<boolean>;
 }
 
 /** Rail progress saved on the payout item (e.g. Solana signature + last valid block height). */
@@ -44,7 +52,12 @@ export type RailOutcome =
   /** Permanently refused: mark FAILED and refund the gross amount. */
   | { kind: 'failed'; reason: string; externalId?: string }
   /** Not final yet (unconfirmed, UNCLAIMED, ONHOLD, …): stay PROCESSING, look again later. */
-  | { kind: 'pending'; externalId?: string };
+  | { kind: 'pending'; externalId?: string }
+  /**
+   * `mayPay` said no, and nothing of this payout is moving or can move at the rail (nothing was
+   * sent, or what was sent can provably never land): HELD, for the operator to release or cancel.
+   */
+  | { kind: 'held' };
 
 export interface PayoutRail {
   /** Pays, or finds out what happened to an earlier attempt. Throws only on transient errors. */

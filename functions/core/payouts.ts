@@ -3,8 +3,19 @@ import type { Currency, Minor } from './money';
 import type { RailState } from './payout-rail';
 import type { PayoutNetwork } from './withdrawals';
 
-export type PayoutStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
-export type InflightStatus = Extract<PayoutStatus, 'PENDING' | 'PROCESSING'>;
+/**
+ * HELD: the agent was disabled before its payout was paid, so the worker stopped short of paying;
+ * the money stays debited and the lock held until the operator releases it (back to PENDING, then
+ * paid whatever the agent's state) or cancels it (FAILED, the gross back to the agent).
+ */
+export type PayoutStatus = 'PENDING' | 'PROCESSING' | 'HELD' | 'COMPLETED' | 'FAILED';
+/** Not final: the payout still holds its agent's lock and carries an entry in the in-flight index. */
+export type InflightStatus = Extract<PayoutStatus, 'PENDING' | 'PROCESSING' | 'HELD'>;
+
+/** The failureReason of a held payout the operator cancelled. */
+export const CANCELLED_BY_OPERATOR = 'cancelled by operator';
+/** Why a payout is held (`holdReason`). */
+export const HELD_AGENT_DISABLED = 'agent disabled';
 
 export type { RailState } from './payout-rail';
 
@@ -18,8 +29,13 @@ export interface Payout {
   walletAddress: string;
   /** Gross amount debited from the agent (minor units). */
   amount: Minor;
-  /** The 3% platform fee. */
+  /** The 3% platform fee (core/fees.ts `cumulativeFee`: counted over the agent's withdrawals). */
   fee: Minor;
+  /**
+   * The fee was computed from the agent's fee basis and added to it, so a refund gives it back
+   * there (absent on payouts from before the basis existed).
+   */
+  feeCounted?: boolean;
   /**
    * USDC: what the agent paid for the payout to create the destination's token account
    * (ACCOUNT_CREATION_FEE, charged when the withdrawal asked for it and the account was missing);
@@ -41,6 +57,14 @@ export interface Payout {
   railState?: RailState;
   /** How many times a worker or the reconciler has claimed it. */
   attempts: number;
+  /** Set while HELD: when, and why (`HELD_AGENT_DISABLED`). */
+  heldAt?: string;
+  holdReason?: string;
+  /**
+   * When the operator released it from a hold: it is then paid although the agent is disabled,
+   * unless the agent's enabled flag changed again after the release.
+   */
+  releasedAt?: string;
 }
 
 export interface PayoutRef {

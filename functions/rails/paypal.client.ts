@@ -41,10 +41,21 @@ export class PaypalClient {
     this.now = options.now ?? Date.now;
   }
 
-  /** One authenticated JSON call. Network errors, timeouts, 408, 429 and 5xx throw `RailUnavailableError`. */
-  async call(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<PaypalResponse> {
+  /**
+   * One authenticated JSON call. Network errors, timeouts, 408, 429 and 5xx throw `RailUnavailableError`.
+   * `beforeSend` runs once, after the token is in hand and right before the request first leaves:
+   * up to there nothing of the call reached PayPal's API.
+   */
+  async call(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    beforeSend?: () => Promise<void>,
+  ): Promise<PaypalResponse> {
     for (let attempt = 0; ; attempt++) {
       const token = await this.accessToken();
+      if (attempt === 0) await beforeSend?.();
       const res = await this.fetch(path, {
         method,
         headers: {

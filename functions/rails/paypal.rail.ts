@@ -8,8 +8,10 @@
  * (PayPal puts it in `details[].link[]`, with an empty top-level `links`). A duplicate without a
  * link is thrown as RailAmbiguousAnswerError (no refund, an operator is alarmed), and so is every
  * 4xx that is not a known definitive refusal: only a refusal that says "nothing was created" is
- * answered `failed`. The batch id is saved through the checkpoint as soon as it is known; later calls skip the create
- * and only read the batch. `PayPal-Request-Id` (the payout id too) is sent as a second line of
+ * answered `failed`. That a create was sent is saved through the checkpoint right before it leaves
+ * (after the token is in hand), and the batch id as soon as it is known; later calls skip the create
+ * and only read the batch. A payout that may not be paid now (`mayPay`: its agent was disabled) is
+ * answered `held` only while no create was ever sent. `PayPal-Request-Id` (the payout id too) is sent as a second line of
  * defence, but nothing relies on it: reports say the Payouts API has not always honoured it.
  *
  * Outcomes come from the item's `transaction_status`: SUCCESS → completed; FAILED, RETURNED,
@@ -75,9 +77,17 @@ export class PaypalRail implements PayoutRail {
     const recipientType = paypalReceiverType(instruction.destination);
     if (!recipientType) return { kind: 'failed', reason: 'invalid paypal account' };
 
-    let batchId = readCheckpoint(checkpoint.saved)?.batchId;
+    const state = readCheckpoint(checkpoint.saved);
+    let batchId = state?.batchId;
     if (!batchId) {
-      const created = await this.create(instruction, recipientType);
+      // Nothing sent to PayPal yet: the payout may not be paid now (its agent was disabled since the
+      // withdrawal; docs/payouts.md, "Held payouts"), and then nothing is started. Once a create was
+      // sent, its answer lost, PayPal may hold a batch: only sending it again (de-duplicated by the
+      // payout id) tells, so it is sent again whatever `mayPay` says.
+      if (state?.createSentAt === undefined && instruction.mayPay && !(await instruction.mayPay())) return { kind: 'held' };
+      const sent =
+        state?.createSentAt === undefined ? () => checkpoint.save({ rail: 'paypal', createSentAt: new Date().toISOString() }) : undefined;
+      const created = await this.create(instruction, recipientType, sent);
       if (created.kind === 'rejected') return { kind: 'failed', reason: created.reason };
       batchId = created.batchId;
       await checkpoint.save({ rail: 'paypal', batchId });
@@ -85,7 +95,11 @@ export class PaypalRail implements PayoutRail {
     return this.awaitOutcome(instruction.payoutId, batchId);
   }
 
-  private async create(instruction: PayoutInstruction, recipientType: PaypalReceiverType): Promise<CreateResult> {
+  private async create(
+    instruction: PayoutInstruction,
+    recipientType: PaypalReceiverType,
+    beforeSend?: () => Promise<void>,
+  ): Promise<CreateResult> {
     const body = {
       sender_batch_header: {
         sender_batch_id: instruction.payoutId,
@@ -102,7 +116,7 @@ export class PaypalRail implements PayoutRail {
         },
       ],
     };
-    const res = await this.client.call('POST', '/v1/payments/payouts', body, { 'paypal-request-id': instruction.payoutId });
+    const res = await this.client.call('POST', '/v1/payments/payouts', body, { 'paypal-request-id': instruction.payoutId }, beforeSend);
     if (res.status === 200 || res.status === 201) {
       const parsed = createdBatchSchema.safeParse(res.body);
       if (!parsed.success) throw new RailUnavailableError('paypal create payout answered without a batch id');

@@ -6,8 +6,14 @@
  */
 import * as z from 'zod';
 
-/** What the rail saves through its checkpoint: the batch PayPal created for the payout. */
-export const paypalCheckpointSchema = z.object({ rail: z.literal('paypal'), batchId: z.string().min(1).max(64) });
+/**
+ * What the rail saves through its checkpoint: that a create was sent (`createSentAt`, saved right
+ * before the request leaves, so a later attempt knows PayPal may hold a batch), then the batch
+ * PayPal created for the payout (`batchId`). Checkpoints from before `createSentAt` carry the batch.
+ */
+export const paypalCheckpointSchema = z
+  .object({ rail: z.literal('paypal'), batchId: z.string().min(1).max(64).optional(), createSentAt: z.string().min(1).max(40).optional() })
+  .refine((c) => c.batchId !== undefined || c.createSentAt !== undefined);
 export type PaypalCheckpoint = z.infer<typeof paypalCheckpointSchema>;
 
 /** The client-credentials pair, as PAYPAL_CREDENTIALS_SECRET_ARN's secret holds it. */

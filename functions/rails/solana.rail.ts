@@ -25,8 +25,10 @@
  *  checkpoint BEFORE they are sent.
  * On a call with a checkpoint the saved signature is looked up first. Landed → its result. Not
  * landed and still valid → the same bytes are sent again. Only when the *finalized* block height
- * is past `lastValidBlockHeight` and the signature is still unknown is a new transaction signed.
- * So at most one transaction of a payout can ever land: the one in the checkpoint.
+ * is past `lastValidBlockHeight` (read with its slot, one call) and the signature is still unknown
+ * to a node whose context slot has reached that finalized slot is a new transaction signed: the
+ * RPC URL may be a load balancer, and a lagging node's "unknown" proves nothing. So at most one
+ * transaction of a payout can ever land: the one in the checkpoint.
  *
  * Fees: two ComputeBudget instructions come first, a compute-unit limit and a price (the priority
  * fee, micro-lamports per requested unit), from SOLANA_COMPUTE_UNIT_LIMIT and
@@ -84,6 +86,9 @@ export const TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS = 40_000;
 /** Lamports kept back for the base fee (5,000 per signature today) with a margin; the priority fee
  * and the hot wallet's own rent-exempt minimum come on top (see `signAndSend`). */
 const FEE_RESERVE_LAMPORTS = 20_000;
+/** Status lookups one call makes for a node that has caught up with the finalized tip before it
+ * answers `pending` (the reconciler asks again later): a node behind a load balancer lags briefly. */
+const STATUS_READS = 3;
 
 /** What the priority fee of one transaction costs: limit × price micro-lamports, rounded up to whole
  * lamports as the runtime charges it (on the requested limit, not on the units used). */
@@ -176,19 +181,50 @@ export class SolanaRail implements PayoutRail {
 
     if (!saved) return this.signAndSend(ready, instruction, owner, checkpoint, 1);
 
-    // Height first, then status: if the finalized height is already past the blockhash's last
-    // valid height, every block that could hold the transaction is finalized, so a status lookup
-    // made afterwards cannot miss it.
-    const finalizedHeight = await this.rpc('getBlockHeight', () => ready.connection.getBlockHeight('finalized'));
-    const status = await this.status(ready, saved.signature, true);
-    if (status) return this.awaitOutcome(ready, saved, status);
-    if (finalizedHeight <= saved.lastValidBlockHeight) {
+    // The finalized tip first, its slot and its block height from one call (one node's finalized
+    // bank, one moment): if that height is past the blockhash's last valid height, every block
+    // that could hold the transaction is at or below that finalized slot.
+    const tip = await this.rpc('getEpochInfo', () => ready.connection.getEpochInfo('finalized'));
+    // Every node since 1.x fills it; without it nothing here can be decided, so no guess.
+    if (tip.blockHeight === undefined) throw new RailUnavailableError('solana rpc getEpochInfo answered no block height');
+    const first = await this.statusAt(ready, saved.signature);
+    if (first.status) return this.awaitOutcome(ready, saved, first.status);
+    if (tip.blockHeight <= saved.lastValidBlockHeight) {
       // Maybe never sent (crash after the save), maybe dropped: the same bytes, so at most once.
-      await this.broadcast(ready, saved.tx);
+      // Not for a payout that may not be paid now (its agent was disabled): what was sent may
+      // still land and is waited for, nothing more is sent; once it can never land, it is held.
+      if (await mayPay(instruction)) await this.broadcast(ready, saved.tx);
       return this.awaitOutcome(ready, saved, null);
     }
-    // The saved transaction is unknown to the chain and can no longer land: safe to sign anew.
+    // Expired. "Unknown" proves it never landed only from a node that has processed that finalized
+    // slot: the RPC URL may be a load balancer, and a lagging node has not seen the newest blocks,
+    // the one holding our transaction perhaps. Its answer's context slot says how far it has got.
+    const seen = await this.statusSeenFrom(ready, saved.signature, tip.absoluteSlot, first);
+    if (seen === 'lagging') return { kind: 'pending', externalId: saved.signature };
+    if (seen.status) return this.awaitOutcome(ready, saved, seen.status);
+    // Unknown to a node at least as recent as a finalized slot past its last valid height: the
+    // saved transaction never landed and never can. Only now is it safe to sign anew.
     return this.signAndSend(ready, instruction, owner, checkpoint, saved.attempt + 1);
+  }
+
+  /**
+   * The status lookup of `first` (or another, up to STATUS_READS in all, a poll interval apart)
+   * made by a node whose context slot is at least `slot`; 'lagging' when every node asked was
+   * behind it. A status found by a lagging node counts (it landed), its "unknown" does not.
+   */
+  private async statusSeenFrom(
+    ready: Ready,
+    signature: string,
+    slot: number,
+    first: { status: SignatureStatus | null; contextSlot: number },
+  ): Promise<{ status: SignatureStatus | null } | 'lagging'> {
+    let answer = first;
+    for (let read = 1; ; read++) {
+      if (answer.status || answer.contextSlot >= slot) return answer;
+      if (read >= STATUS_READS) return 'lagging';
+      await sleep(this.pollIntervalMs);
+      answer = await this.statusAt(ready, signature);
+    }
   }
 
   private async signAndSend(
@@ -241,6 +277,9 @@ export class SolanaRail implements PayoutRail {
       );
     }
 
+    // Last word before a signature: the agent may have been disabled since the withdrawal, or
+    // since this attempt began (docs/payouts.md, "Held payouts"). Nothing signed, nothing held back.
+    if (!(await mayPay(instruction))) return { kind: 'held' };
     const { blockhash, lastValidBlockHeight } = await this.rpc('getLatestBlockhash', () =>
       connection.getLatestBlockhash(this.commitment()),
     );
@@ -316,10 +355,19 @@ export class SolanaRail implements PayoutRail {
   }
 
   private async status(ready: Ready, signature: string, searchTransactionHistory: boolean): Promise<SignatureStatus | null> {
+    return (await this.statusAt(ready, signature, searchTransactionHistory)).status;
+  }
+
+  /** A signature's status (searching the node's history by default), and the slot the answering node had reached. */
+  private async statusAt(
+    ready: Ready,
+    signature: string,
+    searchTransactionHistory = true,
+  ): Promise<{ status: SignatureStatus | null; contextSlot: number }> {
     const res = await this.rpc('getSignatureStatuses', () =>
       ready.connection.getSignatureStatuses([signature], { searchTransactionHistory }),
     );
-    return res.value[0] ?? null;
+    return { status: res.value[0] ?? null, contextSlot: res.context.slot };
   }
 
   /** The rent-exempt minimum of a token account of this mint, asked once (a creation pays it). */
@@ -472,6 +520,11 @@ function reached(status: SignatureStatus, wanted: SolanaCommitment): boolean {
 
 function inRange(n: number, min: number, max: number): boolean {
   return Number.isSafeInteger(n) && n >= min && n <= max;
+}
+
+/** The payout's `mayPay` (absent: it may). Not an RPC call: its errors pass through unchanged. */
+function mayPay(instruction: PayoutInstruction): Promise<boolean> {
+  return instruction.mayPay ? instruction.mayPay() : Promise.resolve(true);
 }
 
 function sleep(ms: number): Promise<void> {

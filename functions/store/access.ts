@@ -158,14 +158,23 @@ export const STORE = {
   commitRelease: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'idempotency', 'grant'], check: ['agent'] },
   readChargeAndLedger: { read: ['charge', 'agentBalanceShard'] },
   commitRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox'], check: ['agent'] },
+  /** The operator's refund of a charge (a disabled agent's earnings back to its payer): the same writes, no kill switch. */
+  commitOperatorRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox'] },
   // Payouts (payout.repository.ts, payout-inflight.repository.ts, payout-lease.repository.ts).
+  /** With the fee basis beside the lock (its partition), conditioned on it as read (readFeeBasis). */
   commitWithdrawal: { write: ['agentBalanceShard', 'payout', 'payoutLock', 'idempotency'], check: ['agent'] },
+  readFeeBasis: { read: ['payoutLock'] },
   getPayout: { read: ['payout'] },
+  // Held payouts, the operator's (payout-hold.repository.ts): the list, the release, the cancel (a refund of the gross).
+  listPayoutsByStatus: { query: ['payoutsInflight'] },
+  releaseHeldPayout: { write: ['payout'] },
+  cancelHeldPayout: { write: ['payout', 'agentBalanceShard', 'payoutLock', 'idempotency', 'outbox'], delete: ['payoutLock'] },
   listPayouts: { read: ['payout'] },
   listStaleInflight: { query: ['payoutsInflight'] },
   touchPending: { write: ['payout'] },
   /** claimPayout, saveRailState, recordPendingCheck, completePayout and failPayout. */
-  payoutLease: { write: ['payout', 'agentBalanceShard', 'outbox'], delete: ['payoutLock'] },
+  /** A FAILED payout gives its gross and fee back to the fee basis beside the lock (an update in its partition). */
+  payoutLease: { write: ['payout', 'agentBalanceShard', 'outbox', 'payoutLock'], delete: ['payoutLock'] },
   // Top-ups (topup.repository.ts, topup-completion.repository.ts, topup-watch.repository.ts).
   // The payer's open top-ups counter (at most 10 PENDING): read for the answer, raised by the create.
   createTopup: { read: ['openTopups'], write: ['topup', 'topupReference', 'topupOrder', 'openTopups'] },
@@ -244,8 +253,11 @@ export type StoreOperation = keyof typeof STORE;
 /** The grant of a function that calls these repository operations. */
 export const uses = (...operations: readonly StoreOperation[]): TableGrant => combine(...operations.map((op) => STORE[op]));
 
-/** The payout worker's whole need: it drives payouts (a lost lease ends in a read of the payout). */
-const drivesPayouts = uses('payoutLease', 'getPayout');
+/**
+ * The payout worker's whole need: it drives payouts (a lost lease ends in a read of the payout),
+ * and reads the payout's agent by id before it pays (a disabled agent's payout is held).
+ */
+const drivesPayouts = uses('payoutLease', 'getPayout', 'getAgentById');
 
 /** The functions that are not routes (declared in lib/: payout-pipeline, charge-sweeper, topup-watcher, webhook-pipeline). */
 export const BACKGROUND_GRANTS = {

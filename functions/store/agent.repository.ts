@@ -311,5 +311,6 @@ export function toAgent(item: Record<string, unknown>): Agent {
     enabled: item.enabled === true,
     createdAt: String(item.createdAt),
     keyHash: String(item.PK).slice(AGENT_KEY_PK_PREFIX.length),
+    ...(typeof item.enabledChangedAt === 'string' ? { enabledChangedAt: item.enabledChangedAt } : {}),
   };
 }

@@ -30,6 +30,8 @@ export interface LedgerItems {
   payouts: Item[];
   /** `PAYOUTLOCK#<agentId>#<currency>/LOCK`: an agent's in-flight payout lock for one currency. */
   payoutLocks: Item[];
+  /** `PAYOUTLOCK#<agentId>#<currency>/FEES`: what the agent's counted payouts withdrew and paid in fees (core/fees.ts). */
+  payoutFees?: Item[];
   /** `REVERSALS#<userId>/<refundId>`: money PayPal took back from a credited top-up (docs/topups.md). */
   reversals?: Item[];
   /** `X402PAY#<agentId>/<paymentId>`: x402 payments credited to an agent (money in, docs/x402.md). */
@@ -59,7 +61,7 @@ const PROJECTION = {
   ProjectionExpression:
     'PK, SK, USD, USDC, heldUSD, heldUSDC, owedUSD, owedUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
     'authorizedAmount, refundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction, ' +
-    'grantId, spent, spentDay, spentMonth, #counted, createdAt, ' +
+    'grantId, spent, spentDay, spentMonth, #counted, createdAt, feeCounted, withdrawn, feesPaid, ' +
     // What the wallet reconciliation (functions/audit/wallet-checks.ts) matches transfers with.
     'topupId, #rail, #mint, #reason, externalId, txHash, railState.signature',
   ExpressionAttributeNames: {
@@ -80,6 +82,7 @@ const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, buc
   ['CHARGES#', undefined, 'charges'],
   ['PAYOUTS#', undefined, 'payouts'],
   ['PAYOUTLOCK#', 'LOCK', 'payoutLocks'],
+  ['PAYOUTLOCK#', 'FEES', 'payoutFees'],
   ['REVERSALS#', undefined, 'reversals'],
   ['X402PAY#', undefined, 'x402Payments'],
   ['X402TX#', 'SETTLEMENT', 'x402Settlements'],
@@ -103,6 +106,7 @@ export async function scanLedgerItems(opts: { pageSize?: number; segments?: numb
     charges: [],
     payouts: [],
     payoutLocks: [],
+    payoutFees: [],
     reversals: [],
     x402Payments: [],
     x402Settlements: [],

@@ -204,10 +204,18 @@ export function shardDebit(agentId: string, shard: number, currency: Currency, a
   return named(item, { onConditionFailed: () => new StaleReadError('agent balance') });
 }
 
+/** The keys of every balance shard of an agent. */
+export const agentShardKeys = (agentId: string) =>
+  Array.from({ length: config().BALANCE_SHARDS }, (_, i) => keys.agentBalanceShard(agentId, i));
+
 /** Sums every shard of an agent (strongly consistent, one BatchGetItem). */
 export async function readAgentLedger(agentId: string): Promise<AgentLedger> {
-  const shardKeys = Array.from({ length: config().BALANCE_SHARDS }, (_, i) => keys.agentBalanceShard(agentId, i));
-  const shards: ShardState[] = (await batchGetConsistent(shardKeys)).map((item) => {
+  return agentLedgerOf(await batchGetConsistent(agentShardKeys(agentId)));
+}
+
+/** An agent's ledger from its shard items as read (a shard never written is simply absent). */
+export function agentLedgerOf(items: readonly Record<string, unknown>[]): AgentLedger {
+  const shards: ShardState[] = items.map((item) => {
     const balances = zeroBalances();
     for (const c of CURRENCIES) balances[c] = readMinor(item, c);
     const shard = Number(String(item.PK).split('#').pop());

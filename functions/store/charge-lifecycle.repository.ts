@@ -129,7 +129,9 @@ function chargeAndLedgerOf(items: Record<string, unknown>[]): ChargeAndLedger {
 
 /**
  * Refunds `amount` of the SUCCESS `charge` (as read: its refunded total is the basis), taking it
- * from the agent's shards as `plan` says and giving it to the user. Throws
+ * from the agent's shards as `plan` says and giving it to the user. `agentKeyHash`: the agent's
+ * own refund, under its kill switch; undefined: the operator's (docs/lifecycle.md, "The operator
+ * returns a disabled agent's earnings"), which a disabled agent's money needs. Throws
  * IdempotencyRecordExistsError, AgentDisabledError, RefundExceedsChargeError (the refunds together
  * would pass the charge), StaleReadError (another refund or a withdrawal moved first: read again),
  * BalanceLimitError (the user's balance is at its cap).
@@ -138,7 +140,7 @@ export async function commitRefund(
   charge: Charge,
   amount: Minor,
   plan: readonly ShardDebit[],
-  agentKeyHash: string,
+  agentKeyHash: string | undefined,
   idem: IdempotencyWrite,
   now: Date,
   events: readonly OutboxEvent[] = [],
@@ -149,13 +151,16 @@ export async function commitRefund(
     withOutbox(
       [
         idempotencyPut(idem, now),
-        agentEnabledCheck(agentKeyHash),
+        ...(agentKeyHash === undefined ? [] : [agentEnabledCheck(agentKeyHash)]),
         named(
           {
             Update: {
               TableName: table,
               Key: chargeKeyOf(charge),
-              UpdateExpression: 'SET refundedAmount = :after, refundedAt = :now',
+              // The operator's share is kept apart too: who gave back what stays on the charge.
+              UpdateExpression: `SET refundedAmount = :after, refundedAt = :now${
+                agentKeyHash === undefined ? ', operatorRefundedAmount = if_not_exists(operatorRefundedAmount, :zero) + :given' : ''
+              }`,
               ConditionExpression: `#status = :success AND amount = :amount AND ${
                 refunded === 0 ? '(attribute_not_exists(refundedAmount) OR refundedAmount = :before)' : 'refundedAmount = :before'
               }`,
@@ -166,6 +171,7 @@ export async function commitRefund(
                 ':before': refunded,
                 ':after': refunded + amount,
                 ':now': now.toISOString(),
+                ...(agentKeyHash === undefined ? { ':zero': 0, ':given': amount } : {}),
               },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },

@@ -94,6 +94,8 @@ export interface PayoutRow {
    * signed transaction's, `railState.signature`): the hot wallet's outflow it stands for.
    */
   signatures?: string[];
+  /** Its fee was computed from, and added to, the agent's fee basis (core/fees.ts; absent on older payouts). */
+  feeCounted?: boolean;
 }
 
 /** A Solana transfer credited to a top-up: its guard `TOPUPCREDIT#SOL#<signature>` names the top-up, payer and amount. */
@@ -121,6 +123,15 @@ export interface UnmatchedRow {
   mint: string;
   /** Raw units of `mint`, as recorded. */
   amount: string;
+}
+
+/** An agent's fee basis in one currency (`PAYOUTLOCK#<agentId>#<currency>/FEES`, core/fees.ts). */
+export interface FeeBasisRow {
+  kind: 'feeBasis';
+  agentId: string;
+  currency: Currency;
+  withdrawn: Minor;
+  feesPaid: Minor;
 }
 
 /** An x402 payment credited to an agent (`X402PAY#<agentId>/<paymentId>`): USDC in. */
@@ -187,6 +198,7 @@ export interface LedgerRows {
   charges: ChargeRow[];
   payouts: PayoutRow[];
   locks: LockRow[];
+  feeBases: FeeBasisRow[];
   reversals: ReversalRow[];
   x402Payments: X402PaymentRow[];
   x402Settlements: X402SettlementRow[];
@@ -201,7 +213,7 @@ export interface LedgerRows {
 }
 
 const CHARGE_STATUSES: ReadonlySet<string> = new Set<ChargeStatus>(['PENDING', 'SUCCESS', 'FAILED', 'EXPIRED']);
-const PAYOUT_STATUSES: ReadonlySet<string> = new Set<PayoutStatus>(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']);
+const PAYOUT_STATUSES: ReadonlySet<string> = new Set<PayoutStatus>(['PENDING', 'PROCESSING', 'HELD', 'COMPLETED', 'FAILED']);
 
 /**
  * The UTC day and month whose counters counted a charge: its `counted` record (store/payer.ts
@@ -376,6 +388,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
       accountCreationFee,
       netAmount,
       ...(signatures.length > 0 ? { signatures } : {}),
+      ...(item.feeCounted === true ? { feeCounted: true } : {}),
     });
   }
 
@@ -465,6 +478,17 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     payoutId: String(item.payoutId),
   }));
 
+  const feeBases: FeeBasisRow[] = [];
+  for (const item of items.payoutFees ?? []) {
+    const agentId = idOr(item.agentId, String(item.PK).split('#')[1] ?? '');
+    const where = `fee basis of agent ${agentId}`;
+    const currency = currencyOf(item, where, agentId);
+    const withdrawn = minor(item.withdrawn, `${where} withdrawn`, true, agentId);
+    const feesPaid = minor(item.feesPaid, `${where} feesPaid`, true, agentId);
+    if (!currency || withdrawn === undefined || feesPaid === undefined) continue;
+    feeBases.push({ kind: 'feeBasis', agentId, currency, withdrawn, feesPaid });
+  }
+
   return {
     users,
     shards,
@@ -472,6 +496,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     charges,
     payouts,
     locks,
+    feeBases,
     reversals,
     x402Payments,
     x402Settlements,

@@ -16,7 +16,7 @@ import type { Payout, PayoutRef, RailState } from '../core/payouts';
 import { randomShard, shardCredit } from './balance.repository';
 import { db } from './client';
 import { withOutbox } from './outbox';
-import { toPayout } from './payout.repository';
+import { feeBasisGiveBack, toPayout } from './payout.repository';
 import { inflightIndex } from './payout-inflight.repository';
 import { keys } from './table';
 import { type NamedItem, named, type TransactItem, transactWrite } from './transact';
@@ -27,6 +27,8 @@ export type ClaimResult =
   | { kind: 'final'; payout: Payout }
   /** PROCESSING under another attempt's unexpired lease. */
   | { kind: 'busy'; payout: Payout }
+  /** HELD (its agent is disabled): the operator's to release or cancel, no attempt's. */
+  | { kind: 'held'; payout: Payout }
   | { kind: 'missing' };
 
 /**
@@ -67,6 +69,7 @@ export async function claimPayout(ref: PayoutRef, leaseToken: string, now: Date)
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     if (!error.Item) return { kind: 'missing' };
     const payout = toPayout(unmarshall(error.Item));
+    if (payout.status === 'HELD') return { kind: 'held', payout };
     return { kind: payout.status === 'COMPLETED' || payout.status === 'FAILED' ? 'final' : 'busy', payout };
   }
 }
@@ -134,8 +137,9 @@ export async function completePayout(
 }
 
 /**
- * PROCESSING → FAILED, the gross amount credited back to the agent, the lock released and the
- * outbox item of `events` (payout.failed): one transaction.
+ * PROCESSING → FAILED, the gross amount credited back to the agent (and, for a counted payout,
+ * its gross and fee given back to the agent's fee basis), the lock released and the outbox item
+ * of `events` (payout.failed): one transaction.
  */
 export async function failPayout(
   payout: Payout,
@@ -155,12 +159,34 @@ export async function failPayout(
         }),
         // A refund whose shard is at its cap (BalanceLimitError): never expected, the gross came out of these shards.
         shardCredit(payout.agentId, randomShard(), payout.currency, payout.amount),
+        // Its fee back to the agent's fee basis with the gross (core/fees.ts).
+        ...feeBasisGiveBack(payout, now),
         releaseLock(payout),
       ],
       events,
       now,
     ),
   );
+}
+
+/**
+ * PROCESSING → HELD (docs/payouts.md, "Held payouts"): this attempt found it may not pay (the
+ * agent is disabled) and started nothing at the rail. The money stays debited and the lock held;
+ * the lease is dropped and its index entry moves to `HELD#`, where the reconciler never looks and
+ * the operator's list does. A release given before is used up (a new hold needs a new release).
+ */
+export async function holdPayout(payout: Payout, leaseToken: string, reason: string, now: Date): Promise<void> {
+  const nowIso = now.toISOString();
+  await fencedUpdate(payout, leaseToken, {
+    UpdateExpression:
+      'SET #status = :held, heldAt = :now, holdReason = :reason, updatedAt = :now, GSI1SK = :sk REMOVE leaseToken, leaseExpiresAt, releasedAt',
+    ExpressionAttributeValues: {
+      ':held': 'HELD',
+      ':now': nowIso,
+      ':reason': reason,
+      ':sk': inflightIndex('HELD', nowIso, payout.id).GSI1SK,
+    },
+  });
 }
 
 function leaseExpiry(now: Date): number {

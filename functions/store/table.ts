@@ -180,6 +180,11 @@ export const keys = {
   payoutPartition: (agentId: string) => `${P.payout}${agentId}`,
   /** The agent's single in-flight payout lock per currency (exists while one is PENDING/PROCESSING). */
   payoutLock: (agentId: string, currency: string) => ({ PK: `${P.payoutLock}${agentId}#${currency}`, SK: 'LOCK' }),
+  /**
+   * Beside the lock, in its partition: what the agent's counted payouts in this currency withdrew
+   * and paid in fees (core/fees.ts `FeeBasis`), written only by whoever holds or takes the lock.
+   */
+  payoutFees: (agentId: string, currency: string) => ({ PK: `${P.payoutLock}${agentId}#${currency}`, SK: 'FEES' }),
   // Top-ups (docs/topups.md).
   /** All top-ups of one user, sorted by id (= creation order): another user's simply is not there. */
   topup: (userId: string, topupId: string) => ({ PK: `${P.topup}${userId}`, SK: topupId }),

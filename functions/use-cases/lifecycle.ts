@@ -130,13 +130,49 @@ export function releaseCharge(input: LifecycleInput): Promise<ApiResult> {
  * whatever withdrawal races them (both debit the shards under a condition).
  */
 export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promise<ApiResult> {
-  const { agent, chargeId, idempotencyKey } = input;
+  const { agent } = input;
+  return refund({ ...input, agentId: agent.id, killSwitch: agent.keyHash, scope: `${agent.id}#refund` }, (error) =>
+    translate(error, agent),
+  );
+}
+
+export interface OperatorRefundInput extends RefundChargeRequest {
+  agentId: string | undefined;
+  chargeId: string | undefined;
+  idempotencyKey: string;
+}
+
+/**
+ * POST /api/v1/admin/agents/{id}/charges/{chargeId}/refund: the operator gives a charge back to its
+ * payer, as the agent's own refund does (the agent's earned balance → the payer's, one transaction
+ * with its idempotency record), without the agent's kill switch: a disabled agent cannot refund,
+ * and its earnings must still be returnable (docs/lifecycle.md). The charge keeps what the operator
+ * gave back (`operatorRefundedAmount`); the agent gets `charge.refunded` as for its own refund.
+ */
+export function refundChargeByOperator(input: OperatorRefundInput): Promise<ApiResult> {
+  const { agentId } = input;
+  if (!isId('agent', agentId)) throw new NotFoundError('charge not found');
+  return refund({ ...input, agentId, killSwitch: undefined, scope: `${agentId}#operator-refund` }, (error) => error);
+}
+
+interface RefundRun extends RefundChargeRequest {
+  agentId: string;
+  chargeId: string | undefined;
+  idempotencyKey: string;
+  /** The agent's key hash: its own refund carries its kill switch. Undefined: the operator's. */
+  killSwitch: string | undefined;
+  scope: string;
+}
+
+/** One refund (the agent's or the operator's): read the charge and the shards, judge, commit once. */
+function refund(run: RefundRun, translateError: (error: unknown) => unknown): Promise<ApiResult> {
+  const { agentId, chargeId, idempotencyKey } = run;
   if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
   return idempotentCommand(
     {
-      scope: `${agent.id}#refund`,
+      scope: run.scope,
       key: idempotencyKey,
-      request: { chargeId, amount: canonicalAmount(input.amount) },
+      request: { chargeId, amount: canonicalAmount(run.amount) },
       rounds: REFUND_ROUNDS,
       exhausted: () => new ConflictError('charge is changing, retry', 1),
     },
@@ -147,22 +183,22 @@ export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promi
         if (replayed) return replayed;
         throw error;
       };
-      let verdict = judgeRefund(await readChargeAndLedger(agent.id, chargeId), input.amount);
+      let verdict = judgeRefund(await readChargeAndLedger(agentId, chargeId), run.amount);
       // The plain read is item by item: a refund of this charge, a withdrawal or a charge that
       // committed meanwhile can show in the shards and not in the charge, or in one shard and not
       // another. Never refuse for funds on that: ask one snapshot, and answer by it (a charge that
       // is used up by then is 400, as the refundable check comes first).
-      if (verdict.kind === 'short') verdict = judgeRefund(await readChargeAndLedgerSnapshot(agent.id, chargeId), input.amount);
+      if (verdict.kind === 'short') verdict = judgeRefund(await readChargeAndLedgerSnapshot(agentId, chargeId), run.amount);
       if (verdict.kind !== 'refund') return refusal(verdict.kind === 'short' ? new ApiError(402, 'insufficient balance') : verdict.error);
       const { charge, amount, plan } = verdict;
       const refundedCharge: Charge = { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount };
       const done = answer(200, chargeView(refundedCharge));
       try {
-        await commitRefund(charge, amount, plan, agent.keyHash, done.record, now, chargeRefundedEvents(refundedCharge, now));
+        await commitRefund(charge, amount, plan, run.killSwitch, done.record, now, chargeRefundedEvents(refundedCharge, now));
       } catch (error) {
         if (error instanceof RefundExceedsChargeError) return refusal(new ValidationError('amount exceeds refundable amount'));
         if (error instanceof BalanceLimitError) throw new ConflictError('user balance limit reached');
-        throw translate(error, agent);
+        throw translateError(error);
       }
       return done.result;
     },

@@ -3,9 +3,11 @@
  * reconciler (stale payouts) through the same function, `drivePayout`:
  *
  *   PENDING ──claim──▶ PROCESSING ──rail.pay──▶ COMPLETED            (lock released)
- *                          │   ▲                 FAILED + refund      (lock released, one transaction)
- *                          │   └── pending: stays PROCESSING, re-checked by the reconciler
- *                          └── throw (transient): stays PROCESSING, retried by SQS / reconciler
+ *      ▲                   │   ▲                 FAILED + refund      (lock released, one transaction)
+ *      │                   │   └── pending: stays PROCESSING, re-checked by the reconciler
+ *      │                   ├── throw (transient): stays PROCESSING, retried by SQS / reconciler
+ *      │                   └── agent disabled: HELD (nothing started at the rail; lock kept)
+ *      └──── operator release ────────────────────── HELD ── operator cancel: FAILED + refund
  *
  * Every attempt holds a lease (a token on the payout item) that fences its writes: only the
  * holder can save rail state or finish the payout, and a crashed holder's lease runs out.
@@ -14,16 +16,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
-import { LeaseLostError } from '../core/errors';
+import { DomainError, LeaseLostError } from '../core/errors';
 import type { Currency } from '../core/money';
 import type { PayoutRail, RailCheckpoint, RailOutcome } from '../core/payout-rail';
-import type { Payout, PayoutRef, RailState } from '../core/payouts';
+import { HELD_AGENT_DISABLED, type Payout, type PayoutRef, type RailState } from '../core/payouts';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
+import { getAgentById } from '../store/agent.repository';
 import { getPayout } from '../store/payout.repository';
 import { listStaleInflight, touchPending } from '../store/payout-inflight.repository';
-import { claimPayout, completePayout, failPayout, recordPendingCheck, saveRailState } from '../store/payout-lease.repository';
+import { claimPayout, completePayout, failPayout, holdPayout, recordPendingCheck, saveRailState } from '../store/payout-lease.repository';
 import { payoutEvents } from './events';
 
 /** Points between the steps of one attempt, in order. */
@@ -54,7 +57,30 @@ export type DriveResult =
   | 'already-final'
   /** Another live attempt holds the payout; it (or, failing that, the reconciler) finishes it. */
   | 'busy'
+  /** Its agent is disabled: HELD, nothing started at the rail, until the operator releases or cancels it. */
+  | 'held'
   | 'missing';
+
+/** The agent item could not be found by id (the index lags a key rotation): try again later, never guess. */
+export class PayoutAgentUnknownError extends DomainError {
+  constructor(agentId: string) {
+    super(`agent ${agentId} of a payout was not found`);
+  }
+}
+
+/**
+ * Whether `payout` may be paid now (docs/payouts.md, "Held payouts"): its agent is enabled, or the
+ * operator released it from a hold after the agent's enabled flag last changed. Read from the
+ * agent item itself (strongly consistent, found by id), so a disable in the console counts at once.
+ */
+export async function payoutMayBePaid(payout: Pick<Payout, 'agentId' | 'releasedAt'>): Promise<boolean> {
+  const agent = await getAgentById(payout.agentId);
+  if (!agent) throw new PayoutAgentUnknownError(payout.agentId);
+  if (agent.enabled) return true;
+  if (payout.releasedAt === undefined) return false;
+  // A release counts for the disable it answered, not for one that came after it.
+  return agent.enabledChangedAt === undefined || agent.enabledChangedAt <= payout.releasedAt;
+}
 
 /**
  * One attempt at a payout: claim it, let its rail pay (or find out what an earlier attempt's
@@ -69,10 +95,18 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
   if (claim.kind === 'missing') return 'missing';
   if (claim.kind === 'final') return 'already-final';
   if (claim.kind === 'busy') return 'busy';
+  // Held already (a duplicate message): it waits for the operator, nothing to do.
+  if (claim.kind === 'held') return 'held';
   const payout = claim.payout;
   const ctx = { payoutId: payout.id, agentId: payout.agentId, attempt: payout.attempts };
   logger().info('payout claimed', { ...ctx, currency: payout.currency, resumed: payout.railState !== undefined });
   await deps.hooks?.afterClaim?.(payout);
+
+  // The kill switch reaches payouts: nothing is started for a disabled agent. A payout the rail
+  // has something of (railState) goes to the rail, which finds out what that became and starts
+  // nothing new (`mayPay`); one it has nothing of is held here, without asking the rail at all.
+  const mayPay = () => payoutMayBePaid(payout);
+  if (payout.railState === undefined && !(await mayPay())) return hold(payout, token, clock(), ctx, ref);
 
   let saved: RailState | undefined = payout.railState;
   const checkpoint: RailCheckpoint = {
@@ -96,6 +130,8 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
         destination: payout.walletAddress,
         // The agent paid for the destination's token account: the rail creates it if missing.
         createTokenAccount: payout.accountCreationFee > 0,
+        // Asked again right before the rail signs or sends: the agent may have been disabled since.
+        mayPay,
       },
       checkpoint,
     );
@@ -146,6 +182,8 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
         await recordPendingCheck(payout, token, outcome.externalId, clock());
         logger().info('payout not final yet; the reconciler will look again', { ...ctx, externalId: outcome.externalId });
         break;
+      case 'held':
+        return hold(payout, token, clock(), ctx, ref);
     }
   } catch (error) {
     if (error instanceof LeaseLostError) return lostLease(ref);
@@ -153,6 +191,19 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
   }
   await deps.hooks?.afterFinalize?.(payout);
   return outcome.kind;
+}
+
+/** PROCESSING → HELD: the agent is disabled and nothing of the payout is moving at its rail. */
+async function hold(payout: Payout, token: string, now: Date, ctx: Record<string, unknown>, ref: PayoutRef): Promise<DriveResult> {
+  try {
+    await holdPayout(payout, token, HELD_AGENT_DISABLED, now);
+  } catch (error) {
+    if (error instanceof LeaseLostError) return lostLease(ref);
+    throw error;
+  }
+  // An operator's call: the payout waits for a release or a cancel (docs/payouts.md).
+  logger().warn('payout held: its agent is disabled; the operator releases or cancels it', { ...ctx, currency: payout.currency });
+  return 'held';
 }
 
 /** This attempt's lease went to another attempt (it ran out): whoever holds it now finishes. */
@@ -198,7 +249,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
   const enqueue = deps.enqueue ?? sendPayoutMessage;
   const report: ReconcileReport = {
     resent: 0,
-    driven: { completed: 0, failed: 0, pending: 0, 'already-final': 0, busy: 0, missing: 0 },
+    driven: { completed: 0, failed: 0, pending: 0, 'already-final': 0, busy: 0, held: 0, missing: 0 },
     errors: 0,
     stuck: 0,
   };
@@ -234,7 +285,8 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
     }
   };
   await Promise.all(Array.from({ length: RECONCILE_CONCURRENCY }, lane));
-  const finished = report.driven.completed + report.driven.failed + report.driven['already-final'];
+  // A held payout is out of the reconciler's hands (the operator's now): not stuck.
+  const finished = report.driven.completed + report.driven.failed + report.driven['already-final'] + report.driven.held;
   report.stuck = stale.length - finished;
   if (report.resent > 0 || stale.length > 0 || report.errors > 0) logger().info('reconciler run', { ...report });
   return report;

@@ -21,9 +21,10 @@ import {
   UnauthorizedError,
   ValidationError,
 } from '../core/errors';
-import { type WithdrawalFees, withdrawalFees } from '../core/fees';
+import { withdrawalFees } from '../core/fees';
 import { isId, newPayoutId } from '../core/ids';
 import { planShardDebit } from '../core/ledger';
+import type { Minor } from '../core/money';
 import type { Payout } from '../core/payouts';
 import { destinationProblem, NETWORK_OF, type TokenAccountDirectory } from '../core/withdrawals';
 import { logger } from '../observability/logger';
@@ -31,8 +32,7 @@ import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
 import { RailUnavailableError } from '../rails/errors';
 import { usdcTokenAccounts } from '../rails/solana.token-accounts';
-import { readAgentLedger } from '../store/balance.repository';
-import { commitWithdrawal, getPayout, listPayouts } from '../store/payout.repository';
+import { commitWithdrawal, getPayout, listPayouts, readLedgerAndFeeBasis } from '../store/payout.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { idempotentCommand } from './idempotency';
 
@@ -89,8 +89,16 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
         if (replayed) return replayed;
         throw terms.refusal;
       }
-      const { fee, accountCreationFee, net } = terms.fees;
-      const plan = planShardDebit(await readAgentLedger(agentId), currency, gross);
+      // The fee counts everything the agent withdrew in this currency (core/fees.ts `cumulativeFee`),
+      // so splitting a withdrawal never pays less than 3% of the whole; read again each round.
+      const { ledger, basis } = await readLedgerAndFeeBasis(agentId, currency);
+      const { fee, accountCreationFee, net } = withdrawalFees(gross, terms.accountCreationFee, basis);
+      if (net <= 0) {
+        const replayed = await replayIfUsed();
+        if (replayed) return replayed;
+        throw new ValidationError('amount too small to cover fees');
+      }
+      const plan = planShardDebit(ledger, currency, gross);
       if (!plan) {
         // Too little left, perhaps because this very request already withdrew it: a replay wins.
         const replayed = await replayIfUsed();
@@ -108,6 +116,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
         fee,
         accountCreationFee,
         netAmount: net,
+        feeCounted: true,
         idempotencyKey,
         createdAt: now.toISOString(),
         updatedAt: now.toISOString(),
@@ -115,7 +124,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
       };
       const accepted = answer(200, withdrawalView(payout, { accountCreationFee: createTokenAccount }));
       try {
-        await commitWithdrawal(payout, agent.keyHash, plan, accepted.record, now);
+        await commitWithdrawal(payout, agent.keyHash, plan, accepted.record, now, basis);
       } catch (error) {
         if (error instanceof AgentDisabledError) {
           forgetAgent(agent.keyHash);
@@ -130,15 +139,17 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
   );
 }
 
-/** What a withdrawal costs, or why it is refused before anything is written. */
-type Quote = { fees: WithdrawalFees } | { refusal: ApiError };
+/** What the chain says a withdrawal's creation fee is, or why it is refused before anything is written. */
+type Quote = { accountCreationFee: Minor } | { refusal: ApiError };
 
 /**
- * The fees of a withdrawal. USDC first asks the chain whether the wallet's token account exists (one
- * getAccountInfo): missing → refused, unless the agent asked `createTokenAccount`; then the payout
- * will create it and the withdrawal is charged ACCOUNT_CREATION_FEE (none when the account exists:
- * nothing to create). A net left at or below zero is refused. An RPC outage is a 503, never a guess:
- * accepting blind would bring back the payout that fails minutes later.
+ * The account-creation fee of a withdrawal. USDC first asks the chain whether the wallet's token
+ * account exists (one getAccountInfo): missing → refused, unless the agent asked
+ * `createTokenAccount`; then the payout will create it and the withdrawal is charged
+ * ACCOUNT_CREATION_FEE (none when the account exists: nothing to create). A net left at or below
+ * zero even by the standalone 3% is refused at once (the round re-checks it with the agent's fee
+ * basis). An RPC outage is a 503, never a guess: accepting blind would bring back the payout that
+ * fails minutes later.
  */
 async function quote(input: WithdrawInput, tokenAccounts: TokenAccountDirectory): Promise<Quote> {
   let creates = false;
@@ -154,9 +165,9 @@ async function quote(input: WithdrawInput, tokenAccounts: TokenAccountDirectory)
     if (!exists && input.createTokenAccount !== true) return { refusal: new ValidationError('destination has no USDC token account') };
     creates = !exists;
   }
-  const fees = withdrawalFees(input.amount, creates ? config().ACCOUNT_CREATION_FEE : 0);
-  if (fees.net <= 0) return { refusal: new ValidationError('amount too small to cover fees') };
-  return { fees };
+  const accountCreationFee = creates ? config().ACCOUNT_CREATION_FEE : 0;
+  if (withdrawalFees(input.amount, accountCreationFee).net <= 0) return { refusal: new ValidationError('amount too small to cover fees') };
+  return { accountCreationFee };
 }
 
 async function enqueueAfterCommit(payout: Payout, deps: WithdrawDeps): Promise<void> {

@@ -131,6 +131,35 @@ describe('npm run admin', () => {
     expect(await admin('list-agents', '--limit', '101')).toMatchObject({ code: 1, stderr: 'error: limit must be at most 100' });
   });
 
+  it("deals with a disabled agent's money on the table: held payouts, release, cancel, refunds, return-earnings", async () => {
+    const registered = (await registerAgent({ name: `cli-money-${Date.now()}`, email: 'a@example.com', website: 'https://example.com' }))
+      .body as { agentId: string };
+    const agentId = registered.agentId;
+    const listed = await admin('held-payouts');
+    expect(listed).toMatchObject({ code: 0, json: { payouts: expect.any(Array), nextCursor: null } });
+    const payoutId = 'p01jhx3k6v1f8q2n7c9m4p5r6s7';
+    expect(await admin('release-payout', agentId, payoutId)).toMatchObject({ code: 1, stderr: 'error: payout not found' });
+    const cancel = await admin('cancel-payout', agentId, payoutId);
+    expect(cancel.code).toBe(1);
+    // The key is printed before the call, as for a credit: a lost answer is retried with it.
+    expect(cancel.stderr).toMatch(
+      /^idempotency key: [0-9a-f-]{36} \(retry with --idempotency-key [0-9a-f-]{36}\)\nerror: payout not found$/,
+    );
+    expect(await admin('refund-charge', agentId, 'c01jhx3k6v1f8q2n7c9m4p5r6s7', '1.5', '--idempotency-key', 'cli-refund')).toMatchObject({
+      code: 1,
+      stderr: 'error: charge not found',
+    });
+    expect(
+      await admin('refund-charge', agentId, 'c01jhx3k6v1f8q2n7c9m4p5r6s7', '0.001', '--idempotency-key', 'cli-refund-2'),
+    ).toMatchObject({
+      code: 1,
+      stderr: 'error: charge not found',
+    });
+    // An agent with no charges: nothing to return; an unknown agent: the API's 404.
+    expect(await admin('return-earnings', agentId)).toMatchObject({ code: 0, json: { agentId, returned: [], refused: [] } });
+    expect(await admin('return-earnings', 'a01jhx3k6v1f8q2n7c9m4p5r6s7')).toMatchObject({ code: 1, stderr: 'error: agent not found' });
+  });
+
   it('audits the table: exit 0 when the ledger holds, exit 1 naming the difference when it does not', async () => {
     expect(await admin('audit')).toMatchObject({ code: 0, stderr: '', json: { ok: true, problems: [] } });
 
@@ -165,6 +194,10 @@ describe('npm run admin', () => {
       ['show-user', 'u1', '--pending'],
       ['list-agents', '--pending', '--enabled'],
       ['list-agents', 'extra'],
+      ['release-payout', 'a1', 'p1', '--idempotency-key', 'k'],
+      ['refund-charge', 'a1'],
+      ['refund-charge', 'a1', 'c1', '1', 'extra'],
+      ['return-earnings'],
     ]) {
       const result = await admin(...argv);
       expect({ argv, code: result.code, usage: result.stderr.includes('usage: npm run admin') }).toEqual({ argv, code: 2, usage: true });

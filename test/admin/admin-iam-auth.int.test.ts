@@ -5,12 +5,17 @@
  * handlers are called with the v2 events API Gateway would send, against DynamoDB Local.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { handler as cancelPayout } from '../../functions/api/admin-cancel-payout.handler';
 import { handler as createUser } from '../../functions/api/admin-create-user.handler';
 import { handler as creditUser } from '../../functions/api/admin-credit-user.handler';
 import { handler as getAgent } from '../../functions/api/admin-get-agent.handler';
 import { handler as getAdminCharge } from '../../functions/api/admin-get-charge.handler';
 import { handler as getUser } from '../../functions/api/admin-get-user.handler';
+import { handler as listAgentCharges } from '../../functions/api/admin-list-agent-charges.handler';
 import { handler as listAgents } from '../../functions/api/admin-list-agents.handler';
+import { handler as listPayouts } from '../../functions/api/admin-list-payouts.handler';
+import { handler as refundCharge } from '../../functions/api/admin-refund-charge.handler';
+import { handler as releasePayout } from '../../functions/api/admin-release-payout.handler';
 import { handler as rotateUserKey } from '../../functions/api/admin-rotate-user-key.handler';
 import { handler as updateAgent } from '../../functions/api/admin-update-agent.handler';
 import { handler as getCharge } from '../../functions/api/get-charge.handler';
@@ -70,6 +75,8 @@ const RIGHT_KEY = { 'x-admin-key': 'test-admin-key-0123456789' };
 const NO_SUCH_USER = 'u01aaaaaaaaaaaaaaaaaaaaaaaa';
 const NO_SUCH_AGENT = 'a01aaaaaaaaaaaaaaaaaaaaaaaa';
 const NO_SUCH_CHARGE = 'c01aaaaaaaaaaaaaaaaaaaaaaaa';
+const NO_SUCH_PAYOUT = 'p01aaaaaaaaaaaaaaaaaaaaaaaa';
+const payoutPath = (action: string) => `/api/v1/admin/agents/${NO_SUCH_AGENT}/payouts/${NO_SUCH_PAYOUT}/${action}`;
 
 /** Every admin route with a request it would accept (ids unknown: an authorized request gets 404, not 401). */
 const ADMIN_CALLS: [string, RouteHandler, Call][] = [
@@ -99,10 +106,44 @@ const ADMIN_CALLS: [string, RouteHandler, Call][] = [
   ['admin-list-agents', listAgents, { method: 'GET', path: '/api/v1/admin/agents' }],
   ['admin-get-agent', getAgent, { method: 'GET', path: `/api/v1/admin/agents/${NO_SUCH_AGENT}`, params: { id: NO_SUCH_AGENT } }],
   ['admin-get-charge', getAdminCharge, { method: 'GET', path: `/api/v1/admin/charges/${NO_SUCH_CHARGE}`, params: { id: NO_SUCH_CHARGE } }],
+  // A disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md).
+  ['admin-list-payouts', listPayouts, { method: 'GET', path: '/api/v1/admin/payouts' }],
+  [
+    'admin-release-payout',
+    releasePayout,
+    { method: 'POST', path: payoutPath('release'), params: { id: NO_SUCH_AGENT, payoutId: NO_SUCH_PAYOUT } },
+  ],
+  [
+    'admin-cancel-payout',
+    cancelPayout,
+    {
+      method: 'POST',
+      path: payoutPath('cancel'),
+      params: { id: NO_SUCH_AGENT, payoutId: NO_SUCH_PAYOUT },
+      headers: { 'idempotency-key': 'iam-test' },
+    },
+  ],
+  [
+    'admin-list-agent-charges',
+    listAgentCharges,
+    { method: 'GET', path: `/api/v1/admin/agents/${NO_SUCH_AGENT}/charges`, params: { id: NO_SUCH_AGENT } },
+  ],
+  [
+    'admin-refund-charge',
+    refundCharge,
+    {
+      method: 'POST',
+      path: `/api/v1/admin/agents/${NO_SUCH_AGENT}/charges/${NO_SUCH_CHARGE}/refund`,
+      params: { id: NO_SUCH_AGENT, chargeId: NO_SUCH_CHARGE },
+      headers: { 'idempotency-key': 'iam-test' },
+      body: {},
+    },
+  ],
 ];
 
 /** What an ADMIN_CALLS request answers once past authentication: created, listed, or the unknown id's 404. */
-const passedStatus = (name: string): number => ({ 'admin-create-user': 201, 'admin-list-agents': 200 })[name] ?? 404;
+const passedStatus = (name: string): number =>
+  ({ 'admin-create-user': 201, 'admin-list-agents': 200, 'admin-list-payouts': 200 })[name] ?? 404;
 
 const saved = { ...process.env };
 const useAdminAuth = (mode: 'iam' | 'key') => {

@@ -7,6 +7,7 @@ import {
   currencyProblems,
   currencyTotals,
   describeHeldMismatch,
+  feeBasisProblems,
   grantProblems,
   heldMismatches,
   lifecycleProblems,
@@ -196,6 +197,33 @@ describe('each check fails on the row set that breaks it', () => {
   it('fee on each payout: a split that is not 3% half up names the payout and both splits', () => {
     expect(payoutSplitProblems([payout('p9', 'COMPLETED', 1001, 31, 970)])).toEqual([
       'payout p9: gross 10.01 USD should split into fee 0.3 + net 9.71, found fee 0.31 + net 9.7',
+    ]);
+  });
+
+  it('fee basis: five counted payouts of 1.16 carry 0.17 in all, 3% of 5.80; a FAILED one gave its share back', () => {
+    const counted = (id: string, status: PayoutRow['status'], fee: number) => ({
+      ...payout(id, status, 116, fee, 116 - fee),
+      feeCounted: true,
+    });
+    // 3, 4, 3, 4, 3 cents: the running totals round(3.48)=3, round(6.96)=7, 10, 14, 17.
+    const payouts = [counted('p1', 'COMPLETED', 3), counted('p2', 'COMPLETED', 4), counted('p3', 'COMPLETED', 3)];
+    payouts.push(counted('p4', 'COMPLETED', 4), counted('p5', 'COMPLETED', 3), counted('p6', 'FAILED', 4));
+    const basis = { kind: 'feeBasis' as const, agentId: 'a1', currency: 'USD' as const, withdrawn: 580, feesPaid: 17 };
+    expect(payoutSplitProblems(payouts)).toEqual([]);
+    expect(feeBasisProblems(payouts, [basis])).toEqual([]);
+    // The per-withdrawal rounding of old: five payouts of 3 cents undercut 3% of the whole.
+    const split = payouts.slice(0, 5).map((p) => ({ ...p, fee: 3, netAmount: 113 }));
+    expect(feeBasisProblems(split, [{ ...basis, feesPaid: 15 }])).toEqual([
+      'agent a1 USD: fees 0.15 on 5.8 withdrawn, where 3% of it (half up) is 0.17',
+    ]);
+    expect(feeBasisProblems(payouts, [{ ...basis, withdrawn: 696 }])).toEqual([
+      'agent a1 USD: fee basis says 6.96 withdrawn and 0.17 in fees, its payouts that were not refunded 5.8 and 0.17',
+      'agent a1 USD: fees 0.17 on 6.96 withdrawn, where 3% of it (half up) is 0.21',
+    ]);
+    expect(feeBasisProblems(payouts, [])).toEqual(['agent a1 USD: payouts counted 580 withdrawn without a fee basis']);
+    // A counted fee is within a minor unit of 3% of its own gross, and still leaves a positive net.
+    expect(payoutSplitProblems([counted('p7', 'COMPLETED', 5)])).toEqual([
+      'payout p7: gross 1.16 USD carries fee 0.05 (3% of it alone is 0.03) and net 1.11, which should be 1.11 and above zero',
     ]);
   });
 

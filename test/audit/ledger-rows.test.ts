@@ -22,6 +22,8 @@ describe('toLedgerRows', () => {
       ],
       payouts: [{ PK: 'PAYOUTS#a1', SK: 'p1', currency: 'USD', amount: 100, fee: 3, netAmount: 97, status: 'FAILED' }],
       payoutLocks: [{ PK: 'PAYOUTLOCK#a1#USDC', SK: 'LOCK', payoutId: 'p1' }],
+      // The fee basis beside the lock (core/fees.ts): the agent and currency from its key when not written.
+      payoutFees: [{ PK: 'PAYOUTLOCK#a1#USD', SK: 'FEES', currency: 'USD', withdrawn: 580, feesPaid: 17 }],
       x402Payments: [{ PK: 'X402PAY#a1', SK: 'x402_1', amount: 20_000, transaction: 'sig1' }],
       x402Settlements: [{ PK: 'X402TX#sig1', SK: 'SETTLEMENT', agentId: 'a1', status: 'CREDITED', amount: 20_000, paymentId: 'x402_1' }],
       scanned: 10,
@@ -48,6 +50,7 @@ describe('toLedgerRows', () => {
         },
       ],
       locks: [{ kind: 'lock', agentId: 'a1', currency: 'USDC', payoutId: 'p1' }],
+      feeBases: [{ kind: 'feeBasis', agentId: 'a1', currency: 'USD', withdrawn: 580, feesPaid: 17 }],
       reversals: [],
       x402Payments: [{ kind: 'x402Payment', agentId: 'a1', paymentId: 'x402_1', amount: 20_000, transaction: 'sig1' }],
       x402Settlements: [

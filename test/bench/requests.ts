@@ -329,7 +329,7 @@ export async function warmX402Settle(ctx: BenchContext): Promise<RequestCount> {
   const signer = await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey));
   const buyer = new x402Client().register('solana:*', new ExactSvmClient(signer, { rpcUrl: solana.url }));
   const settle = async (): Promise<Invocation> => {
-    // A new blockhash, so each payment is its own transaction (the local chain's holds still).
+    // A new blockhash, so each payment is its own transaction (the local chain makes one only when a transaction lands).
     solana.expireBlockhash();
     const payload = await buyer.createPaymentPayload({
       x402Version: 2,

@@ -67,6 +67,12 @@ const EXPECTED: Record<string, Grant[]> = {
   // Agents by state: Query of GSI2's AGENTSBYSTATE# partitions only (its table grant).
   'admin-list-agents': ['logs', 'table'],
   'admin-get-charge': ['logs', 'table'],
+  // A disabled agent's money: held payouts (a release sends nothing itself: the reconciler re-sends it), refunds of its charges.
+  'admin-list-payouts': ['logs', 'table'],
+  'admin-release-payout': ['logs', 'table'],
+  'admin-cancel-payout': ['logs', 'table'],
+  'admin-list-agent-charges': ['logs', 'table'],
+  'admin-refund-charge': ['logs', 'table'],
   'user-me': ['logs', 'table'],
   // The user's history across agents is the one reader of GSI2 (its statements: the table grant).
   // PENDING charges that wait for the payer carry their approval links (DESIGN §16): it derives their tokens.
@@ -402,6 +408,8 @@ const DELETES: Record<string, string[]> = {
   // A finished payout releases its agent's lock.
   'payout-worker': ['PAYOUTLOCK#*'],
   reconciler: ['PAYOUTLOCK#*'],
+  // The operator's cancel of a held payout ends it, and with it the lock (docs/payouts.md "Held payouts").
+  'admin-cancel-payout': ['PAYOUTLOCK#*'],
   'agent-webhooks-delete': ['WEBHOOKS#*'],
   'user-webhooks-delete': ['WEBHOOKS#*'],
 };
@@ -540,12 +548,12 @@ describe('IAM on the table: key families', () => {
     const deleting = writing.filter(({ s }) => asArray(s.Action).includes('dynamodb:DeleteItem'));
     // Issue 18 asks for ≥ 90%; every one is.
     expect(conditioned.length / writing.length).toBe(1);
-    // Issue 18 asks for DeleteItem on ≤ 25% of them, and holds it with room: only the 7 functions of
+    // Issue 18 asks for DeleteItem on ≤ 25% of them, and holds it with room: only the 8 functions of
     // DELETES delete (each only its one family). Settled charges' markers and released PayPal
     // transmission claims are tombstones (updates), not deletes (docs/operating/least-privilege.md).
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 57, deleting: 7 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 61, deleting: 8 });
   });
 });

@@ -41,7 +41,14 @@
  * another agent `success:false` (`duplicate_settlement`); the agents' x402 listings are compared
  * after those steps. The audit's x402 and grant checks run after every step with the rest.
  *
- * Bounded: a few seeded runs of 70 steps plus 14 grant and x402 steps generated after them (so the
+ * The operator and a disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md): a
+ * withdrawal whose queue message is lost while the agent is disabled is held (the audit holding),
+ * then cancelled (the gross back, the key replaying) or released (paid once although disabled); the
+ * operator refunds a charge over the admin route, the agent disabled around it or not, with the
+ * agent refund's answers. Withdrawals' fees are modelled over the agent's withdrawals
+ * (core/fees.ts `cumulativeFee`: a refunded payout gives its share back).
+ *
+ * Bounded: a few seeded runs of 70 steps plus 14 grant and x402 steps and 5 operator steps generated after them (so the
  * 70 are the sequence the seed gave before grants and x402 and go down the same paths), the checks
  * after each step read in parallel: about a minute and a half on 2 cores under load, as long as
  * the 70 steps alone took (the timeout leaves room for a loaded CI runner). A failure names its
@@ -58,11 +65,13 @@ import bs58 from 'bs58';
 import fc from 'fast-check';
 import { formatAuditReport, runLedgerAudit } from '../../functions/audit/ledger-audit';
 import { config } from '../../functions/config';
-import { platformFee } from '../../functions/core/fees';
+import { cumulativeFee, type FeeBasis, NO_FEE_BASIS } from '../../functions/core/fees';
 import { CURRENCIES, type Currency, formatAmount } from '../../functions/core/money';
 import { db } from '../../functions/store/client';
+import { getPayout } from '../../functions/store/payout.repository';
 import { keys } from '../../functions/store/table';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { inject } from '../faults/inject';
 import { auditAfterAll } from '../support/audit';
 import { eventually } from '../support/eventually';
 import type { Reply } from '../support/http';
@@ -101,7 +110,7 @@ afterAll(async () => {
 auditAfterAll();
 
 type Balances = Record<Currency, number>;
-type PayoutStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
+type PayoutStatus = 'PENDING' | 'PROCESSING' | 'HELD' | 'COMPLETED' | 'FAILED';
 
 /** The part of a spending policy the model generates: limits in one currency, maybe a blocked agent. */
 interface ModelPolicy {
@@ -184,6 +193,8 @@ interface ModelAgent {
   /** Newest last. */
   charges: ModelCharge[];
   payouts: ModelPayout[];
+  /** What its payouts not refunded withdrew and paid in fees, per currency (core/fees.ts `cumulativeFee`). */
+  fees: Record<Currency, FeeBasis>;
 }
 /** A grant (docs/grants.md): one payer's delegated key for one agent and one currency. */
 interface ModelGrant {
@@ -943,13 +954,16 @@ class Withdraw implements fc.AsyncCommand<Model, Real> {
       return;
     }
     expectStatus(res, 200, 'withdraw');
-    const { fee, net } = platformFee(gross);
+    const basis = a.fees[this.currency];
+    // 3% of all the agent withdrew in the currency, less what its earlier payouts were charged.
+    const fee = cumulativeFee(basis, gross);
     expect(res.body.breakdown).toMatchObject({
       grossAmount: asJson(gross, this.currency),
       platformFee: asJson(fee, this.currency),
-      netAmount: asJson(net, this.currency),
+      netAmount: asJson(gross - fee, this.currency),
     });
     a.bal[this.currency] -= gross;
+    a.fees[this.currency] = { withdrawn: basis.withdrawn + gross, feesPaid: basis.feesPaid + fee };
     const p: ModelPayout = { id: res.body.payoutId, key, body, text: res.text, currency: this.currency, gross, status: 'PENDING' };
     a.payouts.push(p);
 
@@ -982,7 +996,11 @@ class Withdraw implements fc.AsyncCommand<Model, Real> {
       p.status = await until(a, p.id, ['COMPLETED', 'FAILED']);
       expect(p.status).toBe(outcome === 'pays' ? 'COMPLETED' : 'FAILED');
     }
-    if (p.status === 'FAILED') a.bal[this.currency] += gross;
+    if (p.status === 'FAILED') {
+      a.bal[this.currency] += gross;
+      // A refunded payout gives its gross and fee back to the count.
+      a.fees[this.currency] = basis;
+    }
     saw(`withdraw ${this.currency} ${outcome} ${p.status}`);
   }
   toString = () => `withdraw(agent ${this.agent}, ${this.units} ${this.currency}, ${this.outcome})`;
@@ -1004,6 +1022,138 @@ class ReplayWithdraw implements fc.AsyncCommand<Model, Real> {
     saw('withdraw replay');
   }
   toString = () => `replay-withdraw(agent ${this.agent})`;
+}
+
+// ---- the operator and a disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md) ----
+
+const setEnabled = async (r: Real, a: ModelAgent, enabled: boolean) =>
+  expectStatus(await r.call('PATCH', `/api/v1/admin/agents/${a.id}`, { headers: r.admin, body: { enabled } }), 200, 'enable/disable');
+
+/**
+ * The operator gives back all that is left or a part of one of an agent's charges, from the
+ * agent's earned balance, over the admin route, the agent disabled around it or not: the same
+ * answers as the agent's own refund (409 not SUCCESS, 400 past what is left, 402 too little
+ * balance, 200 with the cumulative refundedAmount), and the same key replays the first answer.
+ */
+class OperatorRefund implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly pick: number,
+    /** 0: all that is left; otherwise a part (which may pass what is left). */
+    readonly part: number,
+    readonly disabled: boolean,
+  ) {}
+  check = (m: Readonly<Model>) => allCharges(m).some(({ c }) => c.id !== undefined);
+  async run(m: Model, r: Real): Promise<void> {
+    const made = allCharges(m).filter(({ c }) => c.id !== undefined);
+    const success = made.filter(({ c }) => c.status === 'SUCCESS');
+    const pool = this.pick % 5 === 0 || success.length === 0 ? made : success;
+    const { c, agent } = pool[this.pick % pool.length] as { c: ModelCharge; agent: number };
+    const a = m.agents[agent] as ModelAgent;
+    const u = m.users[c.user] as ModelUser;
+    const left = c.amount - c.refunded;
+    const amount = this.part === 0 ? left : 1 + (this.part % Math.max(1, c.amount));
+    const body = this.part === 0 ? '{}' : `{"amount":${text(amount, c.currency)}}`;
+    const key = `opref-${randomBytes(6).toString('hex')}`;
+    const call = () =>
+      r.call<{ status: string; refundedAmount: number }>('POST', `/api/v1/admin/agents/${a.id}/charges/${c.id}/refund`, {
+        headers: { ...r.admin, 'idempotency-key': key },
+        raw: body,
+      });
+    if (this.disabled) await setEnabled(r, a, false);
+    try {
+      const res = await call();
+      const refusal = (status: number, error: string) => {
+        expect([res.status, res.body]).toEqual([status, { error }]);
+        saw(`operator refund ${status}`);
+      };
+      if (c.status !== 'SUCCESS') return refusal(409, 'charge is not refundable');
+      if (amount > left || amount === 0) return refusal(400, 'amount exceeds refundable amount');
+      if (a.bal[c.currency] < amount) return refusal(402, 'insufficient balance');
+      expectStatus(res, 200, 'operator refund');
+      c.refunded += amount;
+      expect(res.body).toMatchObject({ status: 'SUCCESS', refundedAmount: asJson(c.refunded, c.currency) });
+      a.bal[c.currency] -= amount;
+      u.bal[c.currency] += amount;
+      const again = await call();
+      expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([200, res.text, 'true']);
+      saw(`operator refund 200${this.disabled ? ' of a disabled agent' : ''}`);
+    } finally {
+      if (this.disabled) await setEnabled(r, a, true);
+    }
+  }
+  toString = () => `operator-refund(#${this.pick}, part ${this.part}${this.disabled ? ', agent disabled' : ''})`;
+}
+
+/**
+ * A withdrawal whose queue message is lost, the agent disabled before the reconciler re-sends it:
+ * the worker holds it (HELD, money still debited, the audit holding), and the operator cancels it
+ * (FAILED, the gross back, the same key replaying) or releases it (paid once although the agent
+ * is disabled). The agent is enabled again after.
+ */
+class HeldPayout implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly agent: number,
+    readonly currency: Currency,
+    readonly units: number,
+    readonly action: 'cancel' | 'release',
+  ) {}
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    const a = m.agents[this.agent % m.agents.length] as ModelAgent;
+    const unit = this.currency === 'USD' ? 100 : 1_000_000;
+    const units = Math.min(this.units, Math.floor(a.bal[this.currency] / unit));
+    if (units < 1) return void saw('held payout: nothing to withdraw');
+    const gross = units * unit;
+    const walletAddress = this.currency === 'USDC' ? a.wallet : 'success@example.com';
+    const key = `held-${randomBytes(6).toString('hex')}`;
+    const body = JSON.stringify({ amount: units, currency: this.currency, walletAddress });
+    const lost = inject({ client: 'sqs', command: 'SendMessageCommand', times: 1, error: () => new Error('model: SQS unreachable') });
+    let res: Reply<{ payoutId: string; breakdown: Record<string, unknown> }>;
+    try {
+      res = await r.call('POST', '/api/v1/agents/withdraw', { headers: { 'x-agent-key': a.key, 'idempotency-key': key }, raw: body });
+    } finally {
+      lost.remove();
+    }
+    expectStatus(res, 200, 'withdraw to be held');
+    const basis = a.fees[this.currency];
+    const fee = cumulativeFee(basis, gross);
+    expect(res.body.breakdown).toMatchObject({ platformFee: asJson(fee, this.currency) });
+    a.bal[this.currency] -= gross;
+    a.fees[this.currency] = { withdrawn: basis.withdrawn + gross, feesPaid: basis.feesPaid + fee };
+    // Its key and body: a later replay of the agent's last withdrawal answers this one.
+    const p: ModelPayout = { id: res.body.payoutId, key, body, text: res.text, currency: this.currency, gross, status: 'PENDING' };
+    a.payouts.push(p);
+    await setEnabled(r, a, false);
+    try {
+      await eventually(`payout ${p.id} held`, async () => (await getPayout(a.id, p.id))?.status === 'HELD', { timeoutMs: 20_000 });
+      p.status = 'HELD';
+      const audit = await runLedgerAudit();
+      if (!audit.ok) throw new Error(`while payout ${p.id} is held: ${formatAuditReport(audit)}`);
+      const path = `/api/v1/admin/agents/${a.id}/payouts/${p.id}/${this.action}`;
+      if (this.action === 'cancel') {
+        const headers = { ...r.admin, 'idempotency-key': `cancel-${p.id}` };
+        const cancelled = await r.call<{ status: string; failureReason: string }>('POST', path, { headers });
+        expectStatus(cancelled, 200, 'cancel');
+        expect([cancelled.body.status, cancelled.body.failureReason]).toEqual(['FAILED', 'cancelled by operator']);
+        const again = await r.call('POST', path, { headers });
+        expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([200, cancelled.text, 'true']);
+        p.status = 'FAILED';
+        a.bal[this.currency] += gross;
+        a.fees[this.currency] = basis;
+      } else {
+        expectStatus(await r.call('POST', path, { headers: r.admin }), 200, 'release');
+        await eventually(`released payout ${p.id} paid`, async () => (await getPayout(a.id, p.id))?.status === 'COMPLETED', {
+          timeoutMs: 20_000,
+        });
+        p.status = 'COMPLETED';
+      }
+    } finally {
+      await setEnabled(r, a, true);
+    }
+    saw(`held payout ${this.action}`);
+    saw(`held payout ${this.currency} ${this.action}`);
+  }
+  toString = () => `held-payout(agent ${this.agent}, ${this.units} ${this.currency}, ${this.action})`;
 }
 
 // ---- grants (docs/grants.md) ----------------------------------------------------------------
@@ -1089,8 +1239,8 @@ const x402AcceptsOf = (a: ModelAgent, amount: number) => ({
 
 /** A fresh payment of `amount` micro-USDC to the treasury for agent `a`, signed by the demo payer as the stock client signs it (not sent). */
 function x402Payment(r: Real, a: ModelAgent, amount: number): Promise<PaymentPayload> {
-  // The local chain's blockhash holds still until it ages out: two payments of one price under one
-  // blockhash would be one transaction. Move it on, so each payment is its own.
+  // The local chain makes a block (a new blockhash) only when a transaction lands: two payments of
+  // one price signed with nothing landed between them would be one transaction. Move it on.
   r.stack.rails.solana.expireBlockhash();
   return buyer.createPaymentPayload({
     x402Version: 2,
@@ -1482,6 +1632,25 @@ const grantOrX402Command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(fc.nat(20), fc.boolean()).map(([i, other]) => new X402Replay(i, other)) },
 );
 
+/**
+ * The operator's steps on a disabled agent's money, generated after the two lists above (so those
+ * stay the sequences a seed gave before), interleaved with the 70.
+ */
+const operatorCommand: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.nat(50), fc.nat(6), fc.boolean())
+      .map(([i, part, disabled]) => new OperatorRefund(i, part === 0 ? 0 : part * 53, disabled)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.nat(AGENTS - 1), currency, fc.integer({ min: 1, max: 3 }), fc.constantFrom<'cancel' | 'release'>('cancel', 'release'))
+      .map(([a, c, units, action]) => new HeldPayout(a, c, units, action)),
+  },
+);
+
 /** `extra` steps inserted among `steps`, each after the step its position names. */
 function interleave<T>(steps: readonly T[], extra: readonly (readonly [number, T])[]): T[] {
   const out: T[] = [];
@@ -1523,7 +1692,7 @@ async function freshWorld(r: Real): Promise<Model> {
     const a = await r.enabledAgent();
     const wallet = solanaWallet();
     r.stack.rails.solana.createTokenAccount(wallet); // the rail never creates it (docs/rails.md)
-    agents.push({ id: a.id, key: a.key, wallet, bal: zero(), charges: [], payouts: [] });
+    agents.push({ id: a.id, key: a.key, wallet, bal: zero(), charges: [], payouts: [], fees: { USD: NO_FEE_BASIS, USDC: NO_FEE_BASIS } });
   }
   const model: Model = { users, agents, grants: [], x402: [], log: [] };
   // The second user starts under a policy, so approvals happen from the first steps too: its USD
@@ -1551,21 +1720,24 @@ const STEPS = 70;
  * before grants and x402 for the same seed, so they go down the same paths).
  */
 const EXTRA_STEPS = 14;
+/** The operator's steps (held payouts, refunds of a disabled agent's charges) added to each run. */
+const OPERATOR_STEPS = 5;
 const RUNS = Number(process.env.MODEL_RUNS ?? 3);
 const SEED = Number(process.env.MODEL_SEED ?? 20_261_121);
 
 describe('the service agrees with a model of its ledger', () => {
-  it(`over ${RUNS} random runs of ${STEPS} steps and ${EXTRA_STEPS} grant and x402 steps (seed ${SEED})`, async () => {
+  it(`over ${RUNS} random runs of ${STEPS} steps, ${EXTRA_STEPS} grant and x402 steps and ${OPERATOR_STEPS} operator steps (seed ${SEED})`, async () => {
     let steps = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(command, { minLength: STEPS, maxLength: STEPS }),
         fc.array(fc.tuple(fc.nat(STEPS - 1), grantOrX402Command), { minLength: EXTRA_STEPS, maxLength: EXTRA_STEPS }),
-        async (cmds, extra) => {
+        fc.array(fc.tuple(fc.nat(STEPS - 1), operatorCommand), { minLength: OPERATOR_STEPS, maxLength: OPERATOR_STEPS }),
+        async (cmds, extra, operator) => {
           const model = await freshWorld(t);
           await fc.asyncModelRun(
             () => ({ model, real: t }),
-            interleave(cmds, extra).map((c) => new Checked(c)),
+            interleave(cmds, [...extra, ...operator]).map((c) => new Checked(c)),
           );
           steps += model.log.length;
         },
@@ -1575,7 +1747,7 @@ describe('the service agrees with a model of its ledger', () => {
     );
     // Every run actually ran its steps (commands whose precondition fails are skipped), and the
     // runs went down every path that moves or refuses money.
-    expect(steps).toBeGreaterThan(RUNS * (STEPS + EXTRA_STEPS) * 0.8);
+    expect(steps).toBeGreaterThan(RUNS * (STEPS + EXTRA_STEPS + OPERATOR_STEPS) * 0.8);
     if (process.env.MODEL_SEED === undefined) {
       const required = [
         'charge 201',
@@ -1624,6 +1796,9 @@ describe('the service agrees with a model of its ledger', () => {
         'x402 settle',
         'x402 replay',
         'x402 settle by another agent',
+        'operator refund 200 of a disabled agent',
+        'held payout cancel',
+        'held payout release',
       ];
       const paths = Object.fromEntries([...seen.entries()].sort());
       expect({ missing: required.filter((path) => !seen.has(path)), paths }).toEqual({ missing: [], paths });

@@ -219,7 +219,9 @@ describe('PayPal payouts survive a crash at every step', () => {
     const creates = rails.paypal.createRequests();
     await expect(drivePayout(ref, { railFor })).rejects.toThrow();
     expect(rails.paypal.batchBySenderId(ref.payoutId)).toBeDefined();
-    expect((await payout(ref)).railState).toBeUndefined();
+    // Only that a create was sent (saved right before it left): PayPal may hold a batch, so the next
+    // attempt sends it again, whatever else it learns (docs/rails.md), rather than hold the payout.
+    expect((await payout(ref)).railState).toEqual({ rail: 'paypal', createSentAt: expect.any(String) });
 
     expect(await drivePayout(ref, { railFor, clock: afterLeaseExpiry })).toBe('completed');
     const batch = rails.paypal.batchBySenderId(ref.payoutId);

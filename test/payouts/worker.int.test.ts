@@ -48,8 +48,9 @@ describe('payout worker state machine', () => {
 
     resetDynamoRequestCounts();
     expect(await drivePayout(ref, { railFor: fakeRails(rail) })).toBe('completed');
-    // Claim, checkpoint, and one transaction for COMPLETED + lock release.
-    expect(dynamoRequestCounts()).toEqual({ UpdateItemCommand: 2, TransactWriteItemsCommand: 1 });
+    // Claim, the agent read by id (a disabled agent's payout is held, not paid), checkpoint, and one
+    // transaction for COMPLETED + lock release.
+    expect(dynamoRequestCounts()).toEqual({ QueryCommand: 1, GetItemCommand: 1, UpdateItemCommand: 2, TransactWriteItemsCommand: 1 });
 
     const done = await payout(ref);
     expect(done).toMatchObject({ status: 'COMPLETED', attempts: 1, amount: 10_000_000, fee: 300_000, netAmount: 9_700_000 });

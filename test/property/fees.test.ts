@@ -3,7 +3,7 @@
  * both precisions, checked with exact BigInt arithmetic rather than restating the formula.
  */
 import fc from 'fast-check';
-import { platformFee } from '../../functions/core/fees';
+import { cumulativeFee, type FeeBasis, NO_FEE_BASIS, platformFee } from '../../functions/core/fees';
 import { type Currency, DECIMALS, formatAmount, parseAmount } from '../../functions/core/money';
 
 const gross = fc.oneof(fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }));
@@ -98,5 +98,80 @@ describe('platform fee (properties)', () => {
   it('matches the documented examples', () => {
     expect(platformFee(parseAmount('10.01', 'USD', 10 ** 9))).toEqual({ gross: 1001, fee: 30, net: 971 });
     expect(platformFee(parseAmount('1.00', 'USD', 10 ** 9))).toEqual({ gross: 100, fee: 3, net: 97 });
+  });
+});
+
+/**
+ * The fee counted over an agent's withdrawals (core/fees.ts `cumulativeFee`, docs/payouts.md): a
+ * sequence of withdrawals, some refunded (FAILED or cancelled), run as the service runs them: one in
+ * flight at a time, so a refund always undoes the last withdrawal, giving its gross and fee back.
+ */
+describe('cumulative platform fee (properties)', () => {
+  /** A withdrawal (1.00 or more, in either precision) and whether its payout ends refunded. */
+  const step = fc.record({
+    gross: fc.oneof(fc.integer({ min: 100, max: 100_000 }), fc.integer({ min: 1_000_000, max: 10 ** 12 })),
+    refunded: fc.boolean(),
+  });
+
+  function run(steps: readonly { gross: number; refunded: boolean }[]) {
+    let basis: FeeBasis = NO_FEE_BASIS;
+    const kept: { gross: number; fee: number }[] = [];
+    const fees: { gross: number; fee: number }[] = [];
+    for (const s of steps) {
+      const fee = cumulativeFee(basis, s.gross);
+      fees.push({ gross: s.gross, fee });
+      const after = { withdrawn: basis.withdrawn + s.gross, feesPaid: basis.feesPaid + fee };
+      // Refunded: the payout gives back exactly what it added; otherwise it stays.
+      if (s.refunded) basis = { withdrawn: after.withdrawn - s.gross, feesPaid: after.feesPaid - fee };
+      else {
+        basis = after;
+        kept.push({ gross: s.gross, fee });
+      }
+    }
+    return { basis, kept, fees };
+  }
+
+  it('charges the kept withdrawals exactly 3% (half up) of their sum: a split never pays less than one withdrawal of the whole', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        const { basis, kept } = run(steps);
+        const withdrawn = kept.reduce((a, k) => a + k.gross, 0);
+        const paid = kept.reduce((a, k) => a + k.fee, 0);
+        expect(basis).toEqual({ withdrawn, feesPaid: paid });
+        expect(paid).toBe(platformFee(withdrawn).fee);
+        expect(paid).toBeGreaterThanOrEqual(platformFee(withdrawn).fee);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps every fee within one minor unit of 3% of its own gross, so never below zero or above the gross', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        for (const { gross: g, fee } of run(steps).fees) {
+          expect(Math.abs(fee - platformFee(g).fee)).toBeLessThanOrEqual(1);
+          expect(fee).toBeGreaterThanOrEqual(0);
+          expect(fee).toBeLessThan(g);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('is the plain 3% for a first withdrawal: DESIGN §2 still holds (10.01 → 0.30, 1.00 → 0.03)', () => {
+    fc.assert(fc.property(gross, (g) => expect(cumulativeFee(NO_FEE_BASIS, g)).toBe(platformFee(g).fee)));
+    expect(cumulativeFee(NO_FEE_BASIS, 1001)).toBe(30);
+    expect(cumulativeFee(NO_FEE_BASIS, 100)).toBe(3);
+  });
+
+  it('five withdrawals of 1.16 USD pay 0.03, 0.04, 0.03, 0.04, 0.03: 0.17 as one of 5.80, not 5 × 0.03', () => {
+    const { fees } = run(Array.from({ length: 5 }, () => ({ gross: 116, refunded: false })));
+    expect(fees.map((f) => f.fee)).toEqual([3, 4, 3, 4, 3]);
+    expect(platformFee(580).fee).toBe(17);
+  });
+
+  it('refuses a basis whose fees are not 3% of what it withdrew, rather than charge a negative fee', () => {
+    expect(() => cumulativeFee({ withdrawn: 100, feesPaid: 50 }, 100)).toThrow(RangeError);
+    expect(() => cumulativeFee({ withdrawn: -1, feesPaid: 0 }, 100)).toThrow(RangeError);
   });
 });

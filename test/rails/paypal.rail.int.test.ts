@@ -33,6 +33,9 @@ function payout(destination: string, netAmount = 971): PayoutInstruction {
   return { payoutId: `po_${randomUUID()}`, currency: 'USD', netAmount, destination };
 }
 
+/** What the rail saves right before a create leaves (a create was sent: PayPal may hold a batch). */
+const SENT = { rail: 'paypal', createSentAt: expect.any(String) };
+
 const email = (local: string) => `${local}+${randomUUID().slice(0, 8)}@example.com`;
 
 describe('PayPal rail', () => {
@@ -50,7 +53,8 @@ describe('PayPal rail', () => {
     const batch = sandbox.batchBySenderId(instruction.payoutId);
     expect(batch).toBeDefined();
     expect(outcome).toEqual({ kind: 'completed', externalId: batch?.payoutBatchId });
-    expect(checkpoint.saves).toEqual([{ rail: 'paypal', batchId: batch?.payoutBatchId }]);
+    // That a create was sent, saved before it left, then the batch it made.
+    expect(checkpoint.saves).toEqual([SENT, { rail: 'paypal', batchId: batch?.payoutBatchId }]);
     expect(batch?.items).toEqual([
       expect.objectContaining({
         recipientType: 'EMAIL',
@@ -92,7 +96,7 @@ describe('PayPal rail', () => {
     const outcome = await rail.pay(instruction, retry);
 
     expect(outcome).toEqual({ kind: 'completed', externalId: original?.payoutBatchId });
-    expect(retry.saves).toEqual([{ rail: 'paypal', batchId: original?.payoutBatchId }]);
+    expect(retry.saves).toEqual([SENT, { rail: 'paypal', batchId: original?.payoutBatchId }]);
     expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
   });
 
@@ -101,7 +105,7 @@ describe('PayPal rail', () => {
     const checkpoint = new MemoryCheckpoint();
 
     await expect(rail.pay(instruction, checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
-    expect(checkpoint.saves).toHaveLength(0);
+    expect(checkpoint.saves).toEqual([SENT]);
     const created = sandbox.batchBySenderId(instruction.payoutId);
     expect(created).toBeDefined();
 
@@ -229,7 +233,7 @@ describe('PayPal rail', () => {
     const error = await rail.pay(instruction, checkpoint).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RailAmbiguousAnswerError);
     expect(String((error as Error).message)).toContain(`${status} ${name}`);
-    expect(checkpoint.saves).toHaveLength(0);
+    expect(checkpoint.saves).toEqual([SENT]);
 
     expect(await rail.pay(instruction, checkpoint.redeliver())).toMatchObject({ kind: 'completed' });
     expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
@@ -314,5 +318,65 @@ describe('PayPal rail OAuth2 token', () => {
     const rail = newRail();
     sandbox.failNext('token', 1, 503);
     await expect(rail.pay(payout(email('success')), new MemoryCheckpoint())).rejects.toBeInstanceOf(RailUnavailableError);
+  });
+});
+
+describe('PayPal rail and a payout that may not be paid now (its agent disabled: docs/payouts.md, "Held payouts")', () => {
+  const refuse = async () => false;
+
+  it('answers held and sends nothing while no create was ever sent', async () => {
+    const rail = newRail();
+    const instruction = { ...payout(email('success')), mayPay: refuse };
+    const creates = sandbox.createRequests();
+    const checkpoint = new MemoryCheckpoint();
+    expect(await rail.pay(instruction, checkpoint)).toEqual({ kind: 'held' });
+    expect(checkpoint.saves).toHaveLength(0);
+    expect(sandbox.createRequests()).toBe(creates);
+    expect(sandbox.batchBySenderId(instruction.payoutId)).toBeUndefined();
+  });
+
+  it('a token endpoint that was down sent nothing: the next attempt may still hold it', async () => {
+    const rail = newRail();
+    const instruction = payout(email('success'));
+    const checkpoint = new MemoryCheckpoint();
+    sandbox.failNext('token', 1, 503);
+    await expect(rail.pay(instruction, checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
+    expect(checkpoint.saves).toHaveLength(0);
+    expect(await rail.pay({ ...instruction, mayPay: refuse }, checkpoint.redeliver())).toEqual({ kind: 'held' });
+    expect(sandbox.batchBySenderId(instruction.payoutId)).toBeUndefined();
+  });
+
+  it('once a create was sent and its answer lost, sends it again whatever mayPay says: PayPal may hold a batch', async () => {
+    const rail = newRail();
+    const instruction = payout(email('lost'));
+    const checkpoint = new MemoryCheckpoint();
+    await expect(rail.pay(instruction, checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
+    const created = sandbox.batchBySenderId(instruction.payoutId);
+    expect(created).toBeDefined();
+    // Holding it now could cancel a payout PayPal is paying: the duplicate's link tells.
+    expect(await rail.pay({ ...instruction, mayPay: refuse }, checkpoint.redeliver())).toEqual({
+      kind: 'completed',
+      externalId: created?.payoutBatchId,
+    });
+    expect(sandbox.batches().filter((b) => b.senderBatchId === instruction.payoutId)).toHaveLength(1);
+  });
+
+  it('does not ask before reading a batch it knows', async () => {
+    const rail = newRail();
+    const instruction = payout(email('success'));
+    const checkpoint = new MemoryCheckpoint();
+    await rail.pay(instruction, checkpoint);
+    let asked = 0;
+    const outcome = await rail.pay(
+      {
+        ...instruction,
+        mayPay: async () => {
+          asked += 1;
+          return false;
+        },
+      },
+      checkpoint.redeliver(),
+    );
+    expect([outcome.kind, asked]).toEqual(['completed', 0]);
   });
 });

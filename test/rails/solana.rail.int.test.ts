@@ -322,6 +322,94 @@ describe('Solana rail on LiteSVM', () => {
     expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
   });
 
+  it('a landed transaction past its blockhash, unknown to a lagging node behind a load balancer: pending, never signed again', async () => {
+    const destination = wallet(chain);
+    const instruction = payout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    // It lands; the answer is lost (the worker died), and the blockhash then expires.
+    chain.failNext('getSignatureStatuses');
+    await expect(rail.pay(instruction, checkpoint)).rejects.toBeInstanceOf(RailUnavailableError);
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+    chain.expireBlockhash();
+
+    // Every status lookup reaches a node 1,000 blocks behind: the finalized tip (another node) is
+    // past the last valid height, but that node's "unknown" proves nothing.
+    chain.lagNext('getSignatureStatuses', 1_000, 3);
+    const lagging = checkpoint.redeliver();
+    expect(await rail.pay(instruction, lagging)).toEqual({ kind: 'pending', externalId: signatureIn(checkpoint) });
+    expect(lagging.saves).toHaveLength(0);
+
+    // A node that has caught up finds it: completed, one transfer.
+    chain.lagNext('getSignatureStatuses', 1_000, 2);
+    const caughtUp = checkpoint.redeliver();
+    expect(await rail.pay(instruction, caughtUp)).toMatchObject({ kind: 'completed', externalId: signatureIn(checkpoint) });
+    expect(caughtUp.saves).toHaveLength(0);
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+  });
+
+  it('signs anew after expiry only on the word of a node that has reached the finalized tip', async () => {
+    const destination = wallet(chain);
+    const instruction = payout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    await rail.pay(instruction, checkpoint);
+    chain.expireBlockhash();
+
+    // The first lookup lags; the next one comes from a node at the tip, which knows it never landed.
+    chain.lagNext('getSignatureStatuses', 1_000, 1);
+    const again = checkpoint.redeliver();
+    const outcome = await rail.pay(instruction, again);
+    expect(again.saved).toMatchObject({ attempt: 2 });
+    expect(outcome).toMatchObject({ kind: 'completed', externalId: signatureIn(again) });
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+  });
+
+  it('a payout that may not be paid now (its agent disabled): held after the checks, before anything is signed', async () => {
+    const instruction = { ...payout(wallet(chain)), mayPay: async () => false };
+    const checkpoint = new MemoryCheckpoint();
+    const landedBefore = chain.landed().length;
+    expect(await rail.pay(instruction, checkpoint)).toEqual({ kind: 'held' });
+    expect(checkpoint.saves).toHaveLength(0);
+    expect(chain.landed()).toHaveLength(landedBefore);
+  });
+
+  it('a sent transaction of a payout that may no longer be paid is not sent again; once it can never land, held, then signed anew on release', async () => {
+    const destination = wallet(chain);
+    const instruction = payout(destination);
+    const checkpoint = new MemoryCheckpoint();
+    chain.dropNextSends(1);
+    await rail.pay(instruction, checkpoint);
+    let mayPay = false;
+    const gated = { ...instruction, mayPay: async () => mayPay };
+
+    // Still valid: the saved bytes are not re-sent (the first send may yet land; nothing more goes).
+    const sends = chain.landed().length;
+    expect(await rail.pay(gated, checkpoint.redeliver())).toEqual({ kind: 'pending', externalId: signatureIn(checkpoint) });
+    expect(chain.landed()).toHaveLength(sends);
+    // Expired unlanded: nothing new is signed, it is held.
+    chain.expireBlockhash();
+    const held = checkpoint.redeliver();
+    expect(await rail.pay(gated, held)).toEqual({ kind: 'held' });
+    expect(held.saves).toHaveLength(0);
+    // Released by the operator: a new signature, one transfer.
+    mayPay = true;
+    const released = checkpoint.redeliver();
+    expect(await rail.pay(gated, released)).toMatchObject({ kind: 'completed' });
+    expect(released.saved).toMatchObject({ attempt: 2 });
+    expect(transfersOf(chain, instruction.payoutId)).toHaveLength(1);
+    expect(chain.tokenBalance(destination)).toBe(BigInt(NET));
+  });
+
+  it('the stand-in answers like a lagging node: an older context slot, and a minContextSlot past it refused', async () => {
+    const connection = new Connection(chain.url);
+    const tip = chain.blockHeight();
+    chain.lagNext('getEpochInfo', 10, 2);
+    expect(await connection.getEpochInfo('finalized')).toMatchObject({ absoluteSlot: tip - 10, blockHeight: tip - 10 });
+    await expect(connection.getEpochInfo({ commitment: 'finalized', minContextSlot: tip })).rejects.toThrow(/Minimum context slot/);
+    expect(await connection.getEpochInfo({ commitment: 'finalized', minContextSlot: tip })).toMatchObject({ blockHeight: tip });
+  });
+
   it('stops waiting as soon as an unlanded transaction can no longer land, instead of holding the worker', async () => {
     const patient = railFor(chain, 10_000);
     const instruction = payout(wallet(chain));

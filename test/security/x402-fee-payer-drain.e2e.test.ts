@@ -52,7 +52,7 @@ const usdcBalance = async (key: string) =>
 /** A 0.01 USDC payment from the demo payer to the seller, with the compute budget the attacker chose. */
 async function pricedPayment(computeUnits: number, microLamports: number) {
   const { solana } = t.stack.rails;
-  // Each payment under a blockhash of its own (the local chain's holds still until it ages out).
+  // Each payment under a blockhash of its own (the local chain makes one only when a transaction lands).
   solana.expireBlockhash();
   const { base64 } = exactTransaction({
     feePayer: treasury,

@@ -5,7 +5,7 @@ import { setAgentEnabled } from '../../functions/store/agent.repository';
  * withdrawals.e2e.test.ts.
  */
 
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalSolana } from '../../bin/local/solana-rpc';
 import { config, resetForTests } from '../../functions/config';
 import { ValidationError } from '../../functions/core/errors';
@@ -16,7 +16,9 @@ import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functio
 import { getIdempotencyRecord } from '../../functions/store/idempotency.repository';
 import { getPayout, listPayouts } from '../../functions/store/payout.repository';
 import { keys } from '../../functions/store/table';
+import { drivePayout } from '../../functions/use-cases/payouts';
 import { createWithdrawal, type WithdrawDeps } from '../../functions/use-cases/withdrawals';
+import { type FakeMode, FakeRail, fakeRails } from '../support/fake-rail';
 import { injectFault } from '../support/faults';
 import { fundAgent, fundedAgent, lockOf, payoutIdOf, readyWallet, solanaWallet, startTestChain, withdrawal } from '../support/payouts';
 import { createTestTable } from '../support/table';
@@ -545,5 +547,83 @@ describe('withdraw races', () => {
     expect(results.filter((r) => r.headers?.['idempotent-replayed'] === 'true')).toHaveLength(7);
     expect(await balance(agentId, 'USDC')).toBe(42_500_000);
     expect((await listPayouts(agentId, { limit: 20 })).payouts).toHaveLength(1);
+  });
+});
+
+describe('the platform fee over the agent’s withdrawals (docs/payouts.md, "The platform fee")', () => {
+  const rail = new FakeRail();
+  const drive = async (agentId: string, payoutId: string, mode: FakeMode) => {
+    rail.mode = mode;
+    return drivePayout({ agentId, payoutId }, { railFor: fakeRails(rail) });
+  };
+  const basisOf = async (agentId: string, currency: Currency = 'USD') =>
+    (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.payoutFees(agentId, currency), ConsistentRead: true })))
+      .Item;
+  const withdrawAndFinish = async (agentId: string, amount: string, mode: FakeMode = 'complete') => {
+    const payoutId = payoutIdOf(await createWithdrawal(withdrawal(agentId, { amount }), queue));
+    await drive(agentId, payoutId, mode);
+    return (await getPayout(agentId, payoutId)) as NonNullable<Awaited<ReturnType<typeof getPayout>>>;
+  };
+
+  it('five withdrawals of 1.16 pay 0.03, 0.04, 0.03, 0.04, 0.03: 0.17 in all, as one of 5.80', async () => {
+    const agentId = await fundedAgent('USD', 5_80);
+    const fees: number[] = [];
+    for (let i = 0; i < 5; i++) fees.push((await withdrawAndFinish(agentId, '1.16')).fee);
+    expect(fees).toEqual([3, 4, 3, 4, 3]);
+    expect(await basisOf(agentId)).toMatchObject({ withdrawn: 5_80, feesPaid: 17, currency: 'USD', agentId, type: 'PayoutFees' });
+    expect(await balance(agentId)).toBe(0);
+  });
+
+  it('a FAILED payout gives its gross and its share of the fee back: the next withdrawal pays as if it never was', async () => {
+    const agentId = await fundedAgent('USD', 10_00);
+    expect((await withdrawAndFinish(agentId, '1.16')).fee).toBe(3);
+    const failed = await withdrawAndFinish(agentId, '1.16', 'fail');
+    expect([failed.status, failed.fee]).toEqual(['FAILED', 4]);
+    expect(await basisOf(agentId)).toMatchObject({ withdrawn: 1_16, feesPaid: 3 });
+    // 3% of 2.32 is 0.0696 → 0.07, less the 0.03 paid: 0.04, as the failed one was charged.
+    expect((await withdrawAndFinish(agentId, '1.16')).fee).toBe(4);
+    expect(await balance(agentId)).toBe(10_00 - 2_32);
+  });
+
+  it('keeps each currency apart: USDC withdrawals do not count toward the USD fee', async () => {
+    const agentId = await fundedAgent('USD', 5_00);
+    await fundAgent(agentId, 'USDC', 5_000_000);
+    expect((await withdrawAndFinish(agentId, '1.16')).fee).toBe(3);
+    const usdc = payoutIdOf(await createWithdrawal(withdrawal(agentId, { currency: 'USDC', amount: '1.16' }), queue));
+    expect((await getPayout(agentId, usdc))?.fee).toBe(34_800);
+    expect(await basisOf(agentId, 'USDC')).toMatchObject({ withdrawn: 1_160_000, feesPaid: 34_800 });
+    expect(await basisOf(agentId)).toMatchObject({ withdrawn: 1_16, feesPaid: 3 });
+  });
+
+  it('reads the basis again when the payout in flight is refunded between its read and its commit', async () => {
+    const agentId = await fundedAgent('USD', 10_00);
+    expect((await withdrawAndFinish(agentId, '1.16')).fee).toBe(3);
+    // A payout in flight (PENDING, its lock held), charged 0.04 on the basis 1.16 → 2.32.
+    const inFlight = payoutIdOf(await createWithdrawal(withdrawal(agentId, { amount: '1.16' }), queue));
+    expect((await getPayout(agentId, inFlight))?.fee).toBe(4);
+    // The next withdrawal reads the basis (2.32, 0.07) and the balance; before it commits, the
+    // payout in flight fails, gives back 1.16 and 0.04 and releases the lock. Had its commit not
+    // been conditioned on the basis as read, it would charge 3% of 3.48 (0.10) less 0.07: 0.03.
+    const name = `refund-between-read-and-commit-${Date.now()}`;
+    let reads = 0;
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        if (context.commandName === 'BatchGetItemCommand' && ++reads === 1) await drive(agentId, inFlight, 'fail');
+        return out;
+      },
+      { step: 'initialize', name },
+    );
+    let next: string;
+    try {
+      next = payoutIdOf(await createWithdrawal(withdrawal(agentId, { amount: '1.16' }), queue));
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+    expect(reads).toBeGreaterThanOrEqual(2);
+    expect((await getPayout(agentId, inFlight))?.status).toBe('FAILED');
+    // Read again: 3% of 2.32 less 0.03 paid.
+    expect((await getPayout(agentId, next))?.fee).toBe(4);
+    expect(await basisOf(agentId)).toMatchObject({ withdrawn: 2_32, feesPaid: 7 });
   });
 });

@@ -117,8 +117,8 @@ const usdcBalance = async (key: string) =>
 
 /** A fresh, signed payment for the seller's route, as the stock buyer makes it (not sent). */
 async function freshPayment(url = `${sellerUrl}/weather`, sellerId?: string): Promise<PaymentPayload> {
-  // The local chain's blockhash holds still until it ages out (docs/rails.md), so two payments of
-  // the same price by the same payer (and seller memo) under one blockhash are one transaction: move it on.
+  // The local chain makes a block (a new blockhash) only when a transaction lands (docs/rails.md), so two
+  // payments of one price by one payer (and seller memo) signed with nothing landed between are one: move it on.
   t.stack.rails.solana.expireBlockhash();
   const res = await fetch(url);
   expect(res.status).toBe(402);

@@ -8,6 +8,7 @@ import type * as z from 'zod';
 import { createGrantRequestSchema, createGrantSchema, listGrantsQuerySchema } from '../../contracts/grants';
 import { MCP_AUTH_MESSAGE, MCP_TOOL_NAMES } from '../../contracts/mcp';
 import {
+  adminListPayoutsQuerySchema,
   captureChargeSchema,
   createChargeSchema,
   createTopupSchema,
@@ -303,6 +304,149 @@ const EXAMPLE_PAYOUT = {
   failureReason: null,
 };
 const EXAMPLE_BALANCES = { USD: 25.5, USDC: 0 };
+
+// --- The operator and a disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md) ---
+const EXAMPLE_HELD_PAYOUT = {
+  ...EXAMPLE_PAYOUT,
+  status: 'HELD',
+  externalId: null,
+  txHash: null,
+  processedAt: null,
+};
+const EXAMPLE_CANCELLED_PAYOUT = {
+  ...EXAMPLE_HELD_PAYOUT,
+  status: 'FAILED',
+  processedAt: '2026-01-15T11:00:00.000Z',
+  failureReason: 'cancelled by operator',
+};
+const PAYOUT_404 = errors('No such payout of this agent (or no such agent).', ['payout not found']);
+
+const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
+  'admin-list-payouts': {
+    summary: 'List held payouts',
+    description:
+      "The operator's work list: payouts held because their agent was disabled before they were paid (HELD, the default), " +
+      'oldest first; or those in flight (PENDING, PROCESSING). Release or cancel each held one.',
+    tag: 'Admin',
+    security: ADMIN,
+    query: adminListPayoutsQuerySchema,
+    responses: {
+      200: ok('A page of payouts, oldest first.', payoutListBody, { payouts: [EXAMPLE_HELD_PAYOUT], nextCursor: null }),
+      400: errors('An invalid query parameter.', ['status must be one of HELD, PENDING, PROCESSING', ...LIST_400]),
+      401: ADMIN_401,
+      503: BUSY,
+    },
+  },
+  'admin-release-payout': {
+    summary: 'Release a held payout',
+    description:
+      'HELD → PENDING: the reconciler sends it to the payout worker again, which pays it although the agent is disabled ' +
+      '(unless the agent is enabled or disabled again after this release). Releasing one released before answers it as it is now.',
+    tag: 'Admin',
+    security: ADMIN,
+    pathParams: { id: 'The agent id.', payoutId: 'The payout id.' },
+    body: { name: 'ReleasePayoutRequest', schema: releaseChargeSchema, example: {} },
+    responses: {
+      200: ok('The payout as it is now (PENDING once released).', payoutBody, { ...EXAMPLE_HELD_PAYOUT, status: 'PENDING' }),
+      400: errors('A body that is not `{}`.', ['unknown field: x', 'invalid json body']),
+      401: ADMIN_401,
+      404: PAYOUT_404,
+      409: errors('The payout is not held (and was never released).', ['payout is not held']),
+      ...BODY_ERRORS,
+      503: BUSY,
+    },
+  },
+  'admin-cancel-payout': {
+    summary: 'Cancel a held payout',
+    description:
+      "HELD → FAILED (`cancelled by operator`): its gross amount, fee included, goes back to the agent's balance, in one " +
+      'transaction with the idempotency record (stored for 24 h). Only a held payout: one in flight may be moving money at its rail.',
+    tag: 'Admin',
+    security: ADMIN,
+    idempotent: true,
+    pathParams: { id: 'The agent id.', payoutId: 'The payout id.' },
+    body: { name: 'CancelPayoutRequest', schema: releaseChargeSchema, example: {} },
+    responses: {
+      200: ok('Cancelled; the gross is back on the agent balance.', payoutBody, EXAMPLE_CANCELLED_PAYOUT, ['Idempotent-Replayed']),
+      400: errors('Missing Idempotency-Key, or a body that is not `{}`.', [...LIFECYCLE_400, 'unknown field: x']),
+      401: ADMIN_401,
+      404: PAYOUT_404,
+      409: errors(
+        'The payout is not held (released, paid, or failed), or a request with this key is in flight.',
+        ['payout is not held', 'request with this Idempotency-Key is in progress'],
+        ['Retry-After'],
+      ),
+      ...BODY_ERRORS,
+      422: IDEMPOTENCY_ERRORS[422],
+      503: BUSY,
+    },
+  },
+  'admin-list-agent-charges': {
+    summary: "List any agent's charges",
+    description:
+      "An agent's charges as the agent lists them, enabled or not: what the operator may give back to the payers of a " +
+      'disabled agent (`POST …/charges/{chargeId}/refund`, or `npm run admin -- return-earnings`).',
+    tag: 'Admin',
+    security: ADMIN,
+    pathParams: { id: 'The agent id.' },
+    query: listChargesQuerySchema,
+    responses: {
+      200: ok('A page of charges, newest first.', chargeListBody, {
+        data: [EXAMPLE_CHARGE],
+        pagination: { total: 1, page: 1, limit: 20, totalPages: 1 },
+        nextCursor: null,
+      }),
+      400: errors('An invalid query parameter.', [
+        'page must be a positive integer',
+        ...LIST_400,
+        'page × limit must be at most 10000: follow nextCursor to read further',
+      ]),
+      401: ADMIN_401,
+      404: errors('No such agent.', ['agent not found']),
+      503: BUSY,
+    },
+  },
+  'admin-refund-charge': {
+    summary: "Refund any agent's charge",
+    description:
+      "The agent's refund, made by the operator: all that is left (default) or part of a SUCCESS charge goes from the agent's " +
+      'earned balance back to its payer, whether the agent is enabled or not (a disabled agent cannot refund; its earnings can ' +
+      'still be returned). One transaction with the idempotency record (stored for 24 h); the charge keeps the operator’s share ' +
+      'and the agent gets `charge.refunded`.',
+    tag: 'Admin',
+    security: ADMIN,
+    idempotent: true,
+    pathParams: { id: 'The agent id.', chargeId: 'The charge id.' },
+    body: { name: 'AdminRefundChargeRequest', schema: refundChargeSchema, example: {} },
+    responses: {
+      200: ok('Refunded.', chargeBody, EXAMPLE_REFUNDED, ['Idempotent-Replayed']),
+      400: errors('Missing Idempotency-Key, an invalid body or amount, or more than is left to refund.', [
+        ...LIFECYCLE_400,
+        ...LIFECYCLE_AMOUNT_400,
+        'amount exceeds refundable amount',
+      ]),
+      401: ADMIN_401,
+      402: errors("The agent's earned balance is too low (already withdrawn, or held in a payout: cancel it first).", [
+        'insufficient balance',
+      ]),
+      404: errors('No such charge of this agent.', ['charge not found']),
+      409: errors(
+        "The charge is not SUCCESS, it kept changing under concurrent refunds, a request with this key is in flight, or the user's balance is at its limit.",
+        [
+          'charge is not refundable',
+          'charge is changing, retry',
+          'request with this Idempotency-Key is in progress',
+          'user balance limit reached',
+        ],
+        ['Retry-After'],
+      ),
+      ...BODY_ERRORS,
+      422: IDEMPOTENCY_ERRORS[422],
+      503: BUSY,
+    },
+  },
+};
+// --- end of the operator and a disabled agent's money ---
 
 /** The five webhook operations of one kind of owner (agents under /agents/webhooks, users under /users/me/webhooks). */
 function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> {
@@ -1614,6 +1758,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     },
   },
   ...X402_OPERATIONS,
+  ...OPERATOR_MONEY_OPERATIONS,
 };
 
 /** What the `$default` route answers: every method and path no operation matches. */

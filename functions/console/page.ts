@@ -1,0 +1,70 @@
+/**
+ * The console's page contract (DESIGN §21): the console is a second adapter over the same use cases
+ * as `/api/v1/users/me`, never a second path for money. The framework (router, sessions, CSRF and
+ * Origin checks, the layout with its navigation, security headers) calls one `ConsolePage` per path
+ * and method; a page only ever sees a request that is already signed in and, for a POST, already
+ * past the CSRF token and Origin checks. A page returns data — what to show — and never writes
+ * headers or cookies itself.
+ */
+import type { SafeHtml } from '../pages/html';
+
+/** The navigation entries, in order; their labels are exact (DESIGN §21). */
+export const CONSOLE_NAV = [
+  { name: 'overview', label: 'Overview', path: '/console' },
+  { name: 'funds', label: 'Add funds', path: '/console/funds' },
+  { name: 'activity', label: 'Activity', path: '/console/activity' },
+  { name: 'approvals', label: 'Approvals', path: '/console/approvals' },
+  { name: 'grants', label: 'Grants', path: '/console/grants' },
+  { name: 'limits', label: 'Limits', path: '/console/limits' },
+  { name: 'developers', label: 'Developers', path: '/console/developers' },
+  { name: 'security', label: 'Security', path: '/console/security' },
+] as const;
+
+export type ConsoleNavName = (typeof CONSOLE_NAV)[number]['name'];
+
+/** Who is signed in, and what a page needs to render forms for them. */
+export interface ConsoleSession {
+  userId: string;
+  /** The session's CSRF token: every form renders it as `<input type="hidden" name="csrf">`. */
+  csrfToken: string;
+  /** The payer's IANA time zone when the browser said it (a cookie), else undefined (UTC). */
+  timeZone?: string;
+}
+
+export interface ConsoleRequest {
+  method: 'GET' | 'POST';
+  /** The path without the query string, e.g. `/console/grants`. */
+  path: string;
+  /** Path parameters of the matched route, e.g. `{ id: 'gr_…' }`. */
+  params: Readonly<Record<string, string>>;
+  query: Readonly<Record<string, string>>;
+  /** The urlencoded form of a POST (the framework has removed `csrf`). */
+  form: Readonly<Record<string, string>>;
+  /** The public base URL (for links a page shows, e.g. an approval link). */
+  baseUrl: string;
+  now: Date;
+}
+
+/** What a page answers: the framework renders it inside the layout (or as a redirect/download). */
+export type ConsoleResult =
+  | {
+      kind: 'page';
+      /** The `<title>` and `<h1>`. */
+      title: string;
+      nav: ConsoleNavName;
+      body: SafeHtml;
+      /** 200 unless the page shows a refusal (e.g. 400 with the form again and the error). */
+      status?: number;
+    }
+  /** After a successful POST: 303 to a GET (post/redirect/get), optionally with a one-shot notice. */
+  | { kind: 'redirect'; location: string }
+  | { kind: 'download'; contentType: string; filename: string; body: string };
+
+export type ConsolePage = (session: ConsoleSession, req: ConsoleRequest) => Promise<ConsoleResult>;
+
+/** One console route: the framework matches `path` (`:name` segments become params). */
+export interface ConsoleRoute {
+  method: 'GET' | 'POST';
+  path: string;
+  page: ConsolePage;
+}

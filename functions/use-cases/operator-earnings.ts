@@ -1,0 +1,17 @@
+/**
+ * The operator and a disabled agent's earnings (docs/lifecycle.md, "The operator returns a disabled
+ * agent's earnings"): the agent's charges, as the agent itself would list them, to find what is
+ * left to give back; each is returned by `refundChargeByOperator` (use-cases/lifecycle.ts).
+ */
+import type { ApiResult } from '../contracts/api';
+import type { ListChargesQuery } from '../contracts/request.schemas';
+import { NotFoundError } from '../core/errors';
+import { isId } from '../core/ids';
+import { getAgentById } from '../store/agent.repository';
+import { listAgentCharges } from './charges';
+
+/** GET /api/v1/admin/agents/{id}/charges: any agent's charges, newest first, enabled or not. */
+export async function listChargesForOperator(agentId: string | undefined, query: ListChargesQuery): Promise<ApiResult> {
+  if (!isId('agent', agentId) || !(await getAgentById(agentId))) throw new NotFoundError('agent not found');
+  return listAgentCharges(agentId, query);
+}

@@ -1,0 +1,107 @@
+/**
+ * The x402 buyer of docs/x402.md "Get paid by x402 clients", run again and again ("each run is
+ * a new payment, credited once"): the stock seller middleware and the stock buyer client against the local stack, with
+ * nothing between the runs. With the seller's memo (docs/x402.md "Payments name their seller") the
+ * stock client adds no random memo, so two payments by one buyer to one seller of one price differ
+ * only by their recent blockhash. On a cluster every block has a new one; the local chain gives
+ * every landed transaction a block of its own (bin/local/solana-rpc.ts), so each run signs a new
+ * transaction without anyone moving the chain on.
+ */
+import type { AddressInfo } from 'node:net';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { HTTPFacilitatorClient } from '@x402/core/server';
+import { paymentMiddleware, x402ResourceServer } from '@x402/express';
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
+import { ExactSvmScheme as ExactSvmServer } from '@x402/svm/exact/server';
+import bs58 from 'bs58';
+// @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
+import express from 'express';
+import { expectLedgerBalanced } from '../support/audit';
+import { startTestStack, type TestStack } from '../support/stack';
+import { createTestTable } from '../support/table';
+
+let t: TestStack;
+let seller: { key: string; id: string };
+let sellerUrl: string;
+let closeSeller: () => Promise<void>;
+
+beforeAll(async () => {
+  await createTestTable();
+  t = await startTestStack();
+  seller = await t.enabledAgent();
+  // docs/x402.md's seller.mjs, on a free port.
+  const x402 = (
+    await t.call<{ facilitatorUrl: string; network: `${string}:${string}`; payTo: string; extra: { memo: string } }>(
+      'GET',
+      '/api/v1/agents/x402',
+      { headers: { 'x-agent-key': seller.key } },
+    )
+  ).body;
+  const auth = { Authorization: `Bearer ${seller.key}` };
+  const facilitator = new HTTPFacilitatorClient({
+    url: x402.facilitatorUrl,
+    createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }),
+  });
+  const server = new x402ResourceServer(facilitator).register(x402.network, new ExactSvmServer());
+  const app = express();
+  app.use(
+    paymentMiddleware(
+      {
+        'GET /weather': {
+          accepts: { scheme: 'exact', price: '$0.01', network: x402.network, payTo: x402.payTo, extra: x402.extra },
+          description: 'a forecast',
+        },
+      },
+      server,
+    ),
+  );
+  app.get('/weather', (_req: unknown, res: { json(body: unknown): void }) => res.json({ forecast: 'sunny' }));
+  await new Promise<void>((resolve) => {
+    const listener = app.listen(0, '127.0.0.1', () => {
+      sellerUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+      closeSeller = () => new Promise((done) => listener.close(() => done()));
+      resolve();
+    });
+  });
+});
+afterAll(async () => {
+  await closeSeller?.();
+  await t?.stack.stop();
+});
+afterEach(async () => {
+  await expectLedgerBalanced();
+});
+
+/** One run of docs/x402.md's buyer.mjs: a fresh client from the demo payer's key, one paid fetch. */
+async function buyerRun() {
+  const { solana } = t.stack.rails;
+  const signer = await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey));
+  const client = new x402Client().register('solana:*', new ExactSvmClient(signer, { rpcUrl: solana.url }));
+  const res = await wrapFetchWithPayment(fetch, client)(`${sellerUrl}/weather`);
+  const receipt = res.headers.get('payment-response');
+  return { status: res.status, transaction: receipt ? decodePaymentResponseHeader(receipt).transaction : undefined };
+}
+
+describe('the x402 docs buyer run again and again', () => {
+  it('pays one seller the same price three times in a row: three transactions, each credited once', async () => {
+    const { solana } = t.stack.rails;
+    const treasuryBefore = solana.tokenBalance(solana.hotWallet.publicKey);
+
+    const runs = [await buyerRun(), await buyerRun(), await buyerRun()];
+
+    expect(runs.map((r) => r.status)).toEqual([200, 200, 200]);
+    const transactions = runs.map((r) => r.transaction);
+    expect(new Set(transactions).size).toBe(3);
+    expect(solana.tokenBalance(solana.hotWallet.publicKey) - treasuryBefore).toBe(30_000n);
+    const balance = await t.call<{ balances: { USDC: number } }>('GET', '/api/v1/agents/balance', {
+      headers: { 'x-agent-key': seller.key },
+    });
+    expect(balance.body.balances.USDC).toBeCloseTo(0.03, 6);
+    const list = await t.call<{ data: { transaction: string; amount: number }[] }>('GET', '/api/v1/agents/x402/payments', {
+      headers: { 'x-agent-key': seller.key },
+    });
+    expect(list.body.data.map((p) => p.transaction).sort()).toEqual([...transactions].sort());
+    expect(list.body.data.every((p) => p.amount === 0.01)).toBe(true);
+  });
+});
