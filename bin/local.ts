@@ -73,14 +73,14 @@ Agent Payment Service running at ${stack.url}
   user key    ${demo.userKey}   (balance starts at 100 USD and 100 USDC)
   solana rpc  ${solana.url}   (local LiteSVM node presenting itself as devnet, ${solana.network}; USDC mint ${solana.mint})
   demo payer  ${solana.demoPayer.publicKey}   (SOL and devnet-mint USDC; keypair in ${demoPayer.file})
-  x402        facilitator URL ${stack.url}/x402   (exact on ${solana.network}; pay to ${solana.hotWallet.publicKey}; README "Get paid by x402 clients")
+  x402        facilitator URL ${stack.url}/x402   (exact on ${solana.network}; pay to ${solana.hotWallet.publicKey}; docs/x402.md "Get paid by x402 clients")
 
 Try it:
   export BASE=${stack.url} ADMIN_KEY=${stack.adminKey} USER_KEY=${demo.userKey}${inMemory ? ` DEMO_PAYER=${demoPayer.file}` : ''}
   curl -s $BASE/health
   curl -s -X POST $BASE/api/v1/agents/register -H 'content-type: application/json' \\
        -d '{"name":"my-agent","email":"dev@example.com","website":"https://example.com"}'
-  (then enable it, charge the demo user, … — the README's walkthrough has every step)
+  (then enable it, charge the demo user, … — the README's walkthrough has every step, docs/ the rest)
   Top up with USDC (Solana Pay) and pay it with the demo payer:
   URL=$(curl -s -X POST $BASE/api/v1/users/me/topups -H "x-user-key: $USER_KEY" -H 'content-type: application/json' \\
         -d '{"currency":"USDC"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).solanaPayUrl')

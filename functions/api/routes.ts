@@ -152,7 +152,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'release-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/release', table: RELEASE },
   { name: 'refund-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/refund', table: REFUND },
   { name: 'rotate-agent-key', method: 'POST', path: '/api/v1/agents/keys/rotate', table: uses('agentKeyLookup', 'moveAgentKey') },
-  // The operator (docs/deploy.md "Admin access"): IAM-authorized on AWS, x-admin-key locally.
+  // The operator (docs/operating/runbooks.md "Admin access"): IAM-authorized on AWS, x-admin-key locally.
   { name: 'admin-create-user', method: 'POST', path: '/api/v1/admin/users', table: uses('createUser'), admin: true },
   {
     name: 'admin-credit-user',

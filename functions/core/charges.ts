@@ -48,7 +48,7 @@ export interface Charge {
 /**
  * Which of the payer's spend counters counted a charge, with their periods: the user's UTC day
  * and month counters of its currency always, the agent's own counters of the same periods only
- * when the payer's policy gave that agent daily/monthly limits at the time (README: an agent limit
+ * when the payer's policy gave that agent daily/monthly limits at the time (docs/payers.md: an agent limit
  * counts from when it is set). A decline, release, expiry or the uncaptured rest of a capture
  * lowers exactly these, and only while they are still of these periods.
  *

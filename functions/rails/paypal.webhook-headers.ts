@@ -1,6 +1,6 @@
 /**
  * The cheap checks on a PayPal webhook's transmission headers, made before PayPal is asked to
- * verify its signature (docs/topups.md "The PayPal webhook"): no I/O, so a request that fails one
+ * verify its signature (docs/topups.md "USD: PayPal checkout"): no I/O, so a request that fails one
  * costs the service nothing and PayPal no call.
  * - all five headers PayPal signs with are present;
  * - `paypal-cert-url` is an https URL on PayPal's API hosts, under the path PayPal serves its

@@ -327,7 +327,7 @@ const SETTLED_MARKER_TTL_SECONDS = 86_400;
 /**
  * Settling a charge retires its marker as a tombstone instead of deleting it: `settledAt` set, out of
  * the sweeper's index (its GSI1 keys removed), gone by TTL a day later. So the seven functions that
- * settle charges hold no DeleteItem (docs/deploy.md, "Least privilege"); readers treat a settled
+ * settle charges hold no DeleteItem (docs/operating/least-privilege.md); readers treat a settled
  * marker as absent (`getPendingCharge`), and a second settlement's condition refuses it as before.
  */
 function settledMarker(markerKey: ReturnType<typeof keys.pendingCharge>, now: Date): TransactItem {

@@ -4,7 +4,7 @@
  * transmission is refused without a call to PayPal. The claim is released when the webhook turns
  * out not to be verified or could not be handled (PayPal retries then): the item is marked
  * `released`, not deleted, so the function that receives webhooks from the internet holds no
- * DeleteItem (docs/deploy.md, "Least privilege"), and a released claim can be claimed again.
+ * DeleteItem (docs/operating/least-privilege.md), and a released claim can be claimed again.
  * Items outlive the 5-minute freshness window by far; TTL removes them after a day.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';

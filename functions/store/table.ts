@@ -20,7 +20,7 @@ export const TTL_ATTRIBUTE = 'ttl';
  * builder makes only one. The functions' IAM grants are written in these names
  * (functions/store/access.ts) and become `dynamodb:LeadingKeys` patterns (`leadingKeyPattern`),
  * so a grant and the keys it stands for cannot drift apart. A new kind of item is a new entry
- * here; docs/deploy.md ("Least privilege") says what else it takes.
+ * here; docs/operating/least-privilege.md says what else it takes.
  */
 export const PARTITIONS = {
   agent: 'AGENTKEY#',
@@ -150,7 +150,7 @@ export const keys = {
    * id (= creation order); listings merge them (charge-read.repository.ts).
    */
   charge: (agentId: string, chargeId: string) => ({ PK: `${P.charge}${agentId}#${shardOf(chargeId, CHARGE_SHARDS)}`, SK: chargeId }),
-  /** Where charges written before the sharding stay: read as one more shard (docs/deploy.md). */
+  /** Where charges written before the sharding stay: read as one more shard (docs/operating/runbooks.md, "Sharded charge partitions"). */
   legacyCharge: (agentId: string, chargeId: string) => ({ PK: `${P.charge}${agentId}`, SK: chargeId }),
   legacyChargePartition: (agentId: string) => `${P.charge}${agentId}`,
   /** Every partition that may hold a charge of the agent: the shards, then the legacy one. */

@@ -175,7 +175,7 @@ export function signingFacilitator(): Promise<Facilitator> {
 async function build(withSecret: boolean): Promise<Facilitator> {
   const cfg = config();
   const feePayer = cfg.SOLANA_HOT_WALLET_ADDRESS;
-  // Not set on a fresh deployment until the operator has made the hot wallet (docs/deploy.md).
+  // Not set on a fresh deployment until the operator has made the hot wallet (docs/operating/stages.md, "Secrets").
   if (!feePayer || !cfg.X402_PAY_TO) throw new X402UnavailableError();
   const rpcUrl = cfg.SOLANA_RPC_URL ?? (await secretUrl());
   const gate = new VerifiedMessages();

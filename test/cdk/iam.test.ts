@@ -349,7 +349,7 @@ describe('IAM', () => {
     expect(scanners.map((p) => p.Properties?.Roles)).toEqual([[{ Ref: logicalId(stack, stack.ledgerAudit.fn.role) }]]);
   });
 
-  it("has one managed policy, the operators' execute-api:Invoke on the admin routes, and no X-Ray grant (tracing is off: docs/deploy.md)", () => {
+  it("has one managed policy, the operators' execute-api:Invoke on the admin routes, and no X-Ray grant (tracing is off: docs/operating/stack.md)", () => {
     // Its statement is pinned in test/cdk/admin-auth.test.ts; no function role carries it.
     expect(
       Object.entries(all)
@@ -550,7 +550,7 @@ describe('IAM on the table: key families', () => {
     expect(conditioned.length / writing.length).toBe(1);
     // Issue 18 asks for DeleteItem on ≤ 25% of them, and holds it with room: only the 8 functions of
     // DELETES delete (each only its one family). Settled charges' markers and released PayPal
-    // transmission claims are tombstones (updates), not deletes (docs/deploy.md "Least privilege").
+    // transmission claims are tombstones (updates), not deletes (docs/operating/least-privilege.md).
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);

@@ -59,7 +59,7 @@ describe('links', () => {
   });
 });
 
-describe('the links\' address on a first deploy (docs/deploy.md "The public address")', () => {
+describe('the links\' address on a first deploy (docs/operating/first-deploy.md "The public address")', () => {
   const DOMAIN = 'pay.example.com';
   const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
   const linkEnv = (synthesized: ReturnType<typeof synthesize>) => {

@@ -47,7 +47,7 @@ export async function startTestStack(
     const denied = [...new Set(grants.denied)];
     if (denied.length > 0) {
       throw new Error(
-        `requests outside their function's table grant (functions/api/routes.ts, functions/store/access.ts; docs/deploy.md "Least privilege"):\n${denied.join('\n')}`,
+        `requests outside their function's table grant (functions/api/routes.ts, functions/store/access.ts; docs/operating/least-privilege.md):\n${denied.join('\n')}`,
       );
     }
   };

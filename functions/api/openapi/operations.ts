@@ -172,7 +172,7 @@ const MONEY_400 = [
   'currency must be one of USD, USDC',
 ];
 
-/** The operator's routes: x-admin-key, or SigV4 where the stage authorizes them with IAM (docs/deploy.md). */
+/** The operator's routes: x-admin-key, or SigV4 where the stage authorizes them with IAM (docs/operating/runbooks.md, "Admin access"). */
 const ADMIN: OperationDoc['security'] = [['adminKey'], ['adminSigV4']];
 const ADMIN_401 = errors('The admin key is wrong (where the stage takes the admin key).', [AUTH_MESSAGES.admin]);
 
