@@ -90,9 +90,10 @@ const X402_SETTLE = uses(
   'getX402Settlement',
   'creditX402Settlement',
   'failX402Settlement',
+  'bindX402PaymentIdentifier',
 );
-/** Verifying an x402 payment: a claimed one is refused (read only). */
-const X402_VERIFY = uses('agentKeyLookup', 'getX402Settlement');
+/** Verifying an x402 payment: a claimed one is refused; its payment identifier bound (no money). */
+const X402_VERIFY = uses('agentKeyLookup', 'getX402Settlement', 'bindX402PaymentIdentifier');
 const USER = uses('userKeyLookup');
 /** Issuing a grant (the user API or the consent page): the agent named, the grant, its key and events, the limit. */
 const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
