@@ -274,7 +274,12 @@ const EXAMPLE_GRANT_REQUEST = {
 };
 
 const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
-const ROTATED_USER_KEY_EXAMPLE = { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo', revokedGrants: [], deletedWebhooks: [] };
+const ROTATED_USER_KEY_EXAMPLE = {
+  userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
+  revokedGrants: [],
+  deletedWebhooks: [],
+  releasedCharges: [],
+};
 const SETTLE_ERRORS = {
   401: USER_401,
   404: errors("No such charge, or another user's.", ['charge not found']),
