@@ -72,6 +72,8 @@ const REFUND = uses('agentKeyLookup', 'idempotentCommand', 'readChargeAndLedger'
 const DECIDE = uses('getPendingCharge', 'getChargeById', 'chargeBeforeSettling');
 const APPROVE = combine(DECIDE, uses('settleApproval'));
 const DECLINE = combine(DECIDE, uses('settleReturn'));
+/** A rotation of the account key releases the open charges the old key made (account-key.ts): listed, then each as a decline. */
+const RELEASE_OPEN_CHARGES = combine(DECLINE, uses('listUserCharges'));
 /** The approval page's reads: the charge, its agent, and the grant it was made under (revoked or ended: no Approve). */
 const APPROVAL_PAGE = uses('getPendingCharge', 'getChargeById', 'getCharge', 'getAgentById', 'getGrant');
 const WEBHOOKS = {
@@ -90,9 +92,10 @@ const X402_SETTLE = uses(
   'getX402Settlement',
   'creditX402Settlement',
   'failX402Settlement',
+  'bindX402PaymentIdentifier',
 );
-/** Verifying an x402 payment: a claimed one is refused (read only). */
-const X402_VERIFY = uses('agentKeyLookup', 'getX402Settlement');
+/** Verifying an x402 payment: a claimed one is refused; its payment identifier bound (no money). */
+const X402_VERIFY = uses('agentKeyLookup', 'getX402Settlement', 'bindX402PaymentIdentifier');
 const USER = uses('userKeyLookup');
 /** Issuing a grant (the user API or the consent page): the agent named, the grant, its key and events, the limit. */
 const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
@@ -167,7 +170,7 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'admin-rotate-user-key',
     method: 'POST',
     path: '/api/v1/admin/users/{id}/keys/rotate',
-    table: uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials'),
+    table: combine(uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials'), RELEASE_OPEN_CHARGES),
     admin: true,
   },
   // Who waits to be enabled (?enabled=false), from an index by state: never a Scan.
@@ -208,7 +211,7 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'user-rotate-key',
     method: 'POST',
     path: '/api/v1/users/me/keys/rotate',
-    table: uses('userKeyLookup', 'rotateUserKey', 'endAccountCredentials'),
+    table: combine(uses('userKeyLookup', 'rotateUserKey', 'endAccountCredentials'), RELEASE_OPEN_CHARGES),
   },
   // Grants (docs/grants.md): the account key issues, lists, reads and revokes agents' grant keys.
   { name: 'user-create-grant', method: 'POST', path: '/api/v1/users/me/grants', table: combine(USER, ISSUE_GRANT) },

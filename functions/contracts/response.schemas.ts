@@ -474,6 +474,11 @@ export const rotatedUserKeyBody = component(
     deletedWebhooks: z.array(webhookBody).meta({
       description: 'Every user webhook endpoint, now deleted, for the same reason. Register again those that were yours.',
     }),
+    releasedCharges: z.array(userChargeBody).meta({
+      description:
+        'Every charge made with the account key that was open (awaiting approval or capture), now FAILED `account key rotated` with its hold back: ' +
+        'its agent was given the approval link, or may capture it. Charges made with a grant key end with their revoked grant.',
+    }),
   }),
 );
 export const grantRequestBody = component(

@@ -16,7 +16,7 @@
  * reconciler, which both look the signature up on chain first.
  */
 import { monotonicFactory } from 'ulid';
-import { ApiError, DomainError } from './errors';
+import { ApiError, ConflictError, DomainError } from './errors';
 import type { Minor } from './money';
 
 export const X402_VERSION = 2;
@@ -113,6 +113,17 @@ const ulid = monotonicFactory();
 /** A payment id of the listing: `x402_` + a lower-case ULID (creation order). */
 export const X402_PAYMENT_ID = /^x402_[0-9a-z]{26}$/;
 export const newX402PaymentId = (now?: Date): string => `x402_${ulid(now?.getTime()).toLowerCase()}`;
+
+/**
+ * A `payment-identifier` (the x402 extension, `@x402/extensions`) an agent was already asked about
+ * with another payment: the identifier names one payment per seller, and nothing is verified,
+ * settled or credited for the other.
+ */
+export class PaymentIdentifierConflictError extends ConflictError {
+  constructor() {
+    super('this payment identifier was used with another payment');
+  }
+}
 
 /** The operator has not set the treasury or the fee payer's address (stage `x402PayTo`, `hotWalletAddress`) yet. */
 export class X402UnavailableError extends ApiError {

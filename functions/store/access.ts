@@ -227,6 +227,8 @@ export const STORE = {
   /** The reconciler moves a settlement it leaves PENDING to the back of its list (x402.repository.ts). */
   deferX402Settlement: { write: ['x402Settlement'] },
   listX402Payments: { read: ['x402Payment'] },
+  /** A payment identifier bound to its payment, and the first verify answer kept on it (x402-payment-identifier.repository.ts). */
+  bindX402PaymentIdentifier: { read: ['x402PaymentIdentifier'], write: ['x402PaymentIdentifier'] },
   listStaleX402: { query: ['x402Pending'] },
   /** The second check at `finalized` (x402.repository.ts listUnfinalizedSettlements, endFinalityCheck). */
   checkX402Finality: { query: ['x402Unfinalized'], write: ['x402Settlement'] },

@@ -59,6 +59,7 @@ export const PARTITIONS = {
   consent: 'CONSENT#',
   x402Settlement: 'X402TX#',
   x402Payment: 'X402PAY#',
+  x402PaymentIdentifier: 'X402PID#',
 } as const;
 export type Partition = keyof typeof PARTITIONS;
 
@@ -262,4 +263,6 @@ export const keys = {
   /** An agent's credited x402 payments, one partition sorted by id (= creation order): the listing and the audit. */
   x402Payment: (agentId: string, paymentId: string) => ({ PK: `${P.x402Payment}${agentId}`, SK: paymentId }),
   x402PaymentPartition: (agentId: string) => `${P.x402Payment}${agentId}`,
+  /** A `payment-identifier` an agent's verify or settle saw, bound to its payment (x402-payment-identifier.repository.ts). */
+  x402PaymentIdentifier: (agentId: string, id: string) => ({ PK: `${P.x402PaymentIdentifier}${agentId}#${id}`, SK: 'PID' }),
 } as const;

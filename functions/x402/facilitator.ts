@@ -42,6 +42,7 @@ import {
 } from '@solana/kit';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
+import { PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import { decodeTransactionFromPayload, getTokenPayerFromTransaction, toFacilitatorSvmSigner } from '@x402/svm';
 import { ExactSvmScheme } from '@x402/svm/exact/facilitator';
 import bs58 from 'bs58';
@@ -188,7 +189,8 @@ async function build(withSecret: boolean): Promise<Facilitator> {
     maxPriorityFeeMicroLamports: cfg.X402_MAX_PRIORITY_FEE_MICROLAMPORTS,
     maxRequiredSignatures: cfg.X402_MAX_SIGNATURES,
   });
-  const facilitator = new x402Facilitator().register(network, scheme);
+  // Listed in `/x402/supported`; the identifiers themselves are kept by the use cases (use-cases/x402.ts).
+  const facilitator = new x402Facilitator().register(network, scheme).registerExtension({ key: PAYMENT_IDENTIFIER });
   const rpc = createSolanaRpc(rpcUrl);
   const decoder = getTransactionDecoder();
   const compiledDecoder = getCompiledTransactionMessageDecoder();

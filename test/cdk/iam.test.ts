@@ -448,13 +448,13 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   'kill-switch-fanout': ['AGENTBAL#*', 'AGENTKEY#*'],
   // Its attempts, and the endpoint's breaker (health fields on the endpoint item).
   'webhook-delivery': ['WEBHOOKS#*', 'WHATTEMPTS#*', 'WHDELIVERY#*'],
-  // The x402 facilitator, called by any seller's middleware for any buyer: verify and supported
-  // write nothing; settle credits the authenticated agent alone (its shard, its payment record,
-  // the claim on the signature, the cross-rail credit-once guard of the transfer, the idempotency
-  // record, the event).
-  'x402-verify': [],
+  // The x402 facilitator, called by any seller's middleware for any buyer: supported writes nothing;
+  // verify only the authenticated agent's payment identifiers (no money); settle those and credits the
+  // authenticated agent alone (its shard, its payment record, the claim on the signature, the
+  // cross-rail credit-once guard of the transfer, the idempotency record, the event).
+  'x402-verify': ['X402PID#*'],
   'x402-supported': [],
-  'x402-settle': ['AGENTBAL#*', 'CHAINCREDIT#*', 'IDEM#*', 'OUTBOX#*', 'X402PAY#*', 'X402TX#*'],
+  'x402-settle': ['AGENTBAL#*', 'CHAINCREDIT#*', 'IDEM#*', 'OUTBOX#*', 'X402PAY#*', 'X402PID#*', 'X402TX#*'],
 };
 
 const TABLE_WRITES = ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
@@ -554,6 +554,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 61, deleting: 8 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 62, deleting: 8 });
   });
 });

@@ -242,7 +242,7 @@ describe('x402 with the stock seller and buyer', () => {
     expect(supported.status).toBe(200);
     expect(supported.body).toEqual({
       kinds: [{ x402Version: 2, scheme: 'exact', network, extra: { feePayer: t.stack.rails.solana.hotWallet.publicKey } }],
-      extensions: [],
+      extensions: ['payment-identifier'],
       signers: { 'solana:*': [t.stack.rails.solana.hotWallet.publicKey] },
     });
     const settings = await t.call('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } });

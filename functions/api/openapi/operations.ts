@@ -274,7 +274,12 @@ const EXAMPLE_GRANT_REQUEST = {
 };
 
 const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
-const ROTATED_USER_KEY_EXAMPLE = { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo', revokedGrants: [], deletedWebhooks: [] };
+const ROTATED_USER_KEY_EXAMPLE = {
+  userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
+  revokedGrants: [],
+  deletedWebhooks: [],
+  releasedCharges: [],
+};
 const SETTLE_ERRORS = {
   401: USER_401,
   404: errors("No such charge, or another user's.", ['charge not found']),
@@ -594,7 +599,16 @@ const X402_400 = errors('Not an x402 v2 request body (a missing or malformed fie
   'invalid json body',
   'paymentPayload is required',
   'paymentRequirements.amount must be a string',
+  'paymentPayload.extensions.payment-identifier.info.id must be 16-128 characters: letters, digits, "-" and "_"',
 ]);
+const X402_IDENTIFIER_409 = errors(
+  'The payment identifier (`paymentPayload.extensions.payment-identifier.info.id`) was used with another payment for this agent: nothing was verified, settled or credited.',
+  ['this payment identifier was used with another payment'],
+);
+const X402_IDENTIFIER_DOC =
+  ' With the `payment-identifier` extension (`paymentPayload.extensions["payment-identifier"].info.id`, 16-128 characters of ' +
+  'letters, digits, `-` and `_`), the same identifier with the same payment answers the first result (`Idempotent-Replayed: true`); ' +
+  'with another payment, 409. Identifiers are kept per agent for 24 hours.';
 const X402_OPERATIONS: Record<string, OperationDoc> = {
   'x402-supported': {
     summary: 'x402: supported kinds',
@@ -606,7 +620,7 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
     responses: {
       200: ok('The supported kinds, extensions and signers.', component('X402SupportedResponse', supportedResponseSchema), {
         kinds: [{ x402Version: 2, scheme: 'exact', network: X402_NETWORK_EXAMPLE, extra: { feePayer: X402_FEE_PAYER } }],
-        extensions: [],
+        extensions: ['payment-identifier'],
         signers: { 'solana:*': [X402_FEE_PAYER] },
       }),
     },
@@ -615,10 +629,11 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'x402: verify a payment',
     description:
       "The stock `exact` scheme's checks (transaction layout, compute budget within the fee payer's caps, mint, recipient, " +
-      "amount, the seller's memo, fee-payer isolation, simulation) after the service's own: `payTo` must be the treasury, " +
+      "amount, the seller's memo, simulation) after the service's own: the fee payer in no instruction, `payTo` the treasury, " +
       '`asset` the USDC mint, the amount at least X402_MIN_AMOUNT (0.01 USDC by default), `extra.memo` the authenticated ' +
       "agent's seller memo (`invalid_seller_memo` otherwise). A payment already claimed (being settled or settled) is refused " +
-      '(`duplicate_settlement`). A refusal is 200 with `isValid:false`, `invalidReason` and `invalidMessage`.',
+      '(`duplicate_settlement`). A refusal is 200 with `isValid:false`, `invalidReason` and `invalidMessage`.' +
+      X402_IDENTIFIER_DOC,
     tag: 'x402',
     security: [['agentKey'], ['agentBearer']],
     body: { name: 'X402FacilitatorRequest', schema: facilitatorRequestSchema, example: X402_REQUEST_EXAMPLE },
@@ -641,9 +656,11 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
             payer: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
           },
         },
+        headers: ['Idempotent-Replayed'],
       },
       400: X402_400,
       401: X402_401,
+      409: X402_IDENTIFIER_409,
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -655,7 +672,8 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
       "agent's USDC balance with the amount, once per payment (one transaction with its idempotency record; event `x402.payment.settled`). " +
       'The same payload settled again by the same agent answers the first SettleResponse (`Idempotent-Replayed: true`) and ' +
       'credits nothing; by another agent: `success:false` (`duplicate_settlement`). A refusal is 200 with `success:false`, ' +
-      '`errorReason`, maybe `errorMessage`, `transaction` ("" when nothing was sent) and `network`.',
+      '`errorReason`, maybe `errorMessage`, `transaction` ("" when nothing was sent) and `network`.' +
+      X402_IDENTIFIER_DOC,
     tag: 'x402',
     security: [['agentKey'], ['agentBearer']],
     body: { name: 'X402FacilitatorRequest', schema: facilitatorRequestSchema, example: X402_REQUEST_EXAMPLE },
@@ -684,8 +702,8 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
       400: X402_400,
       401: X402_401,
       409: errors(
-        'The same payment is being credited by a concurrent request.',
-        ['request with this Idempotency-Key is in progress'],
+        'The same payment is being credited by a concurrent request (`Retry-After`), or its payment identifier was used with another payment for this agent (nothing settled or credited).',
+        ['request with this Idempotency-Key is in progress', 'this payment identifier was used with another payment'],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
