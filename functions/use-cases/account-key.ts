@@ -6,9 +6,10 @@
  */
 import type { ApiResult } from '../contracts/api';
 import { grantView } from '../contracts/grants';
-import { ConflictError, StaleReadError } from '../core/errors';
+import { StaleReadError } from '../core/errors';
 import { ownerKey } from '../core/events';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
+import { refuse } from '../messages/refusal';
 import { rotateUserKey } from '../store/user.repository';
 import { deleteWebhook, listWebhooks } from '../store/webhook.repository';
 import { forgetUserKey } from './auth';
@@ -23,7 +24,7 @@ export async function rotateMyKey(userId: string, oldKeyHash: string): Promise<A
   try {
     return { statusCode: 200, body: await rotateAccountKey(userId, oldKeyHash) };
   } catch (error) {
-    if (error instanceof StaleReadError) throw new ConflictError('user key was rotated concurrently, retry with the new key');
+    if (error instanceof StaleReadError) throw refuse('userKeyRotatedConcurrently');
     throw error;
   }
 }

@@ -4,6 +4,7 @@
 
 import type { ApiResult } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import { renderRefusal } from '../contracts/outcome';
 import type { CreateChargeRequest, ListChargesQuery } from '../contracts/request.schemas';
 import { balancesView, chargeView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
@@ -11,19 +12,16 @@ import type { Charge } from '../core/charges';
 import {
   AgentDisabledError,
   BalanceLimitError,
-  ConflictError,
   GrantPeriodsChangedError,
   InsufficientFundsError,
-  NotFoundError,
   PayerStateChangedError,
   SpendingLimitError,
-  UnauthorizedError,
   UserKeyRevokedError,
-  ValidationError,
 } from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
 import { approvalWindow, judge, periodsOf } from '../core/policy';
 import type { PayerState } from '../core/users';
+import { refuse } from '../messages/refusal';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, recordFailedCharge } from '../store/charge.repository';
 import { getCharge, getChargeById, listCharges } from '../store/charge-read.repository';
@@ -49,6 +47,9 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   baseUrl: string;
 };
 
+/** The refusals that keep a FAILED charge (its failureReason is the refusal's text). */
+type ChargeRefusal = 'agentBlockedByUser' | 'spendingLimitExceeded' | 'insufficientBalance';
+
 /** How long a hold waits for its capture when `holdSeconds` is not given (docs/design.md §12). */
 export const DEFAULT_HOLD_SECONDS = 3600;
 
@@ -66,7 +67,7 @@ const CHARGE_ROUNDS = 5;
 export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
   const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant } = input;
   // A grant is for one currency: another is a bad request, refused before anything is stored.
-  if (grant && grant.currency !== currency) throw new ValidationError('currency does not match the grant');
+  if (grant && grant.currency !== currency) throw refuse('grantCurrencyMismatch');
   // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
   const holdSeconds = capture !== false ? undefined : (input.holdSeconds ?? DEFAULT_HOLD_SECONDS);
   const agentId = agent.id;
@@ -95,9 +96,10 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         ...(holdSeconds !== undefined ? { holdSeconds, authorizedAmount: amount } : {}),
         ...(grant ? { grantId: grant.grantId } : {}),
       };
-      /** A refusal: a FAILED charge kept with its reason, the answer stored under the key. */
-      const refuse = async (statusCode: number, reason: string, judgedBy?: PayerState) => {
-        const refused = answer(statusCode, { error: reason });
+      /** A refusal: a FAILED charge kept with its reason (the refusal's text), the answer stored under the key. */
+      const fail = async (code: ChargeRefusal, judgedBy?: PayerState) => {
+        const { status, text: reason } = renderRefusal(refuse(code));
+        const refused = answer(status, { error: reason });
         const failed: Charge = { ...base, status: 'FAILED', failureReason: reason };
         try {
           await recordFailedCharge(failed, agent.keyHash, refused.record, now, {
@@ -112,10 +114,10 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       };
 
       const verdict = judge(state.policy, agentId, currency, amount);
-      if (verdict.kind === 'blocked') return refuse(403, 'agent blocked by user', state);
-      if (verdict.kind === 'over-limit') return refuse(402, 'spending limit exceeded', state);
+      if (verdict.kind === 'blocked') return fail('agentBlockedByUser', state);
+      if (verdict.kind === 'over-limit') return fail('spendingLimitExceeded', state);
       // The grant's limits on top of the policy's: the amount alone, here; the running totals, by the grant item's condition.
-      if (grant && grantLimitRefusal(grant.limits, amount)) return refuse(402, 'spending limit exceeded');
+      if (grant && grantLimitRefusal(grant.limits, amount)) return fail('spendingLimitExceeded');
 
       // The grant's threshold and the policy's both send a charge to the payer.
       const needsApproval = verdict.needsApproval || (grant?.approvalAbove !== undefined && amount > grant.approvalAbove);
@@ -165,8 +167,8 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       } catch (error) {
         if (error instanceof PayerStateChangedError) rememberPayer(userId, error.state);
         if (error instanceof GrantPeriodsChangedError && grant) rememberGrantPeriods(grant.grantId, error.periods);
-        if (error instanceof SpendingLimitError) return refuse(402, 'spending limit exceeded');
-        if (error instanceof InsufficientFundsError) return refuse(402, 'insufficient balance');
+        if (error instanceof SpendingLimitError) return fail('spendingLimitExceeded');
+        if (error instanceof InsufficientFundsError) return fail('insufficientBalance');
         throw translate(error, input);
       }
     },
@@ -179,21 +181,21 @@ function translate(error: unknown, input: CreateChargeInput): unknown {
     // The kill switch fired inside the transaction: the agent was disabled (or its key rotated)
     // after this container cached it. Forget the cached answer so the next request reads again.
     forgetAgent(input.agent.keyHash);
-    return new UnauthorizedError(AUTH_MESSAGES.createCharge);
+    return refuse(AUTH_MESSAGES.createCharge);
   }
   if (error instanceof UserKeyRevokedError) {
     forgetUserKey(input.userKeyHash);
-    return new UnauthorizedError(AUTH_MESSAGES.user);
+    return refuse(AUTH_MESSAGES.user);
   }
-  if (error instanceof BalanceLimitError) return new ConflictError('agent balance limit reached, withdraw first');
+  if (error instanceof BalanceLimitError) return refuse('agentBalanceLimit');
   return error;
 }
 
 /** One charge of this agent (another agent's charge is "not found", never "forbidden"). */
 export async function readCharge(agentId: string | undefined, chargeId: string | undefined): Promise<ApiResult> {
-  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   const charge = agentId ? await getCharge(agentId, chargeId) : await getChargeById(chargeId);
-  if (!charge) throw new NotFoundError('charge not found');
+  if (!charge) throw refuse('chargeNotFound');
   return { statusCode: 200, body: chargeView(charge) };
 }
 
@@ -227,7 +229,7 @@ export async function listAgentCharges(agentId: string, query: ListChargesQuery)
   const page = cursor ? cursor.page : query.page;
   const limit = pageLimit(query.limit, cursor?.limit);
   if (!cursor && page * limit > MAX_PAGE_DEPTH) {
-    throw new ValidationError(`page × limit must be at most ${MAX_PAGE_DEPTH}: follow nextCursor to read further`);
+    throw refuse('pageTooDeep', MAX_PAGE_DEPTH);
   }
   const ledger = await readAgentLedger(agentId);
   const total = ledger.charges;

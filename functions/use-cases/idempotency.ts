@@ -9,16 +9,9 @@ import { hash } from 'node:crypto';
 import type { ApiRequest, ApiResult } from '../contracts/api';
 import { serialize } from '../contracts/json';
 import { backoffMs, sleep } from '../core/backoff';
-import {
-  type ApiError,
-  ConcurrencyError,
-  IdempotencyInProgressError,
-  IdempotencyMismatchError,
-  IdempotencyRecordExistsError,
-  StaleReadError,
-  ValidationError,
-} from '../core/errors';
+import { ConcurrencyError, IdempotencyRecordExistsError, StaleReadError } from '../core/errors';
 import type { IdempotencyRecord, IdempotencyWrite } from '../core/idempotency';
+import { type Refusal, refuse } from '../messages/refusal';
 import { getIdempotencyRecord } from '../store/idempotency.repository';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -31,9 +24,9 @@ export function requireIdempotencyKey(req: ApiRequest): string {
 
 /** The Idempotency-Key rule for a key from anywhere (a header, an operator's flag). */
 export function checkIdempotencyKey(key: string | undefined): string {
-  if (key === undefined) throw new ValidationError('missing Idempotency-key');
+  if (key === undefined) throw refuse('missingIdempotencyKey');
   if (!PRINTABLE_ASCII.test(key)) {
-    throw new ValidationError('Idempotency-Key must be 1-255 printable ASCII characters');
+    throw refuse('invalidIdempotencyKey');
   }
   return key;
 }
@@ -84,7 +77,7 @@ export interface IdempotentCommand {
    */
   rounds: number;
   /** The answer when every round lost a race: 409 with Retry-After by default. */
-  exhausted?: () => ApiError;
+  exhausted?: () => Refusal;
   /** Turns a stored body back into the answer's body (see `Attempt.answer`'s `stored`). */
   restore?: (storedBody: string) => Promise<string>;
 }
@@ -131,16 +124,16 @@ export async function idempotentCommand(command: IdempotentCommand, attempt: (a:
         continue;
       }
       // Conflicts past every retry: most likely a concurrent request with this very key.
-      if (error instanceof ConcurrencyError) throw new IdempotencyInProgressError();
+      if (error instanceof ConcurrencyError) throw refuse('idempotencyInProgress');
       throw error;
     }
   }
-  throw command.exhausted ? command.exhausted() : new IdempotencyInProgressError();
+  throw command.exhausted ? command.exhausted() : refuse('idempotencyInProgress');
 }
 
 /** The stored answer with `Idempotent-Replayed: true`, 422 for a different request, undefined for no record. */
 function replay(record: IdempotencyRecord | undefined, requestFingerprint: string): ApiResult | undefined {
   if (!record) return undefined;
-  if (record.fingerprint !== requestFingerprint) throw new IdempotencyMismatchError();
+  if (record.fingerprint !== requestFingerprint) throw refuse('idempotencyMismatch');
   return { statusCode: record.statusCode, rawBody: record.body, headers: { 'idempotent-replayed': 'true' } };
 }
