@@ -81,6 +81,7 @@ import { refusalText as msg } from '../../messages/catalogue';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
 import { MAX_PAGE_DEPTH } from '../../use-cases/charges';
+import type { DocumentedRouteName } from '../routes';
 import { X402_AUTH_MESSAGE } from '../x402-request';
 
 /** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
@@ -319,7 +320,7 @@ const EXAMPLE_CANCELLED_PAYOUT = {
 };
 const PAYOUT_404 = errors('No such payout of this agent (or no such agent).', [msg('payoutNotFound')]);
 
-const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
+const OPERATOR_MONEY_OPERATIONS = {
   'admin-list-payouts': {
     summary: 'List held payouts',
     description:
@@ -434,11 +435,13 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
       503: BUSY,
     },
   },
-};
+} satisfies Partial<Record<DocumentedRouteName, OperationDoc>>;
 // --- end of the operator and a disabled agent's money ---
 
+type WebhookOperation = 'create' | 'list' | 'delete' | 'deliveries' | 'test';
+
 /** The five webhook operations of one kind of owner (agents under /agents/webhooks, users under /users/me/webhooks). */
-function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> {
+function webhookOperations<W extends 'agent' | 'user'>(who: W): Record<`${W}-webhooks-${WebhookOperation}`, OperationDoc> {
   const security: OperationDoc['security'] = [[who === 'agent' ? 'agentKey' : 'userKey']];
   const unauthorized =
     who === 'agent' ? errors('The agent key is missing or unknown, or the agent is disabled.', [msg(AUTH_MESSAGES.webhooks)]) : USER_401;
@@ -451,7 +454,8 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
     createdAt: '2026-01-15T09:30:00.000Z',
   };
   const idParam = { id: 'The webhook endpoint id (`wh_…`).' };
-  return {
+  // Computed keys widen to string: the five are written out below, one per WebhookOperation.
+  const operations: Record<string, OperationDoc> = {
     [`${who}-webhooks-create`]: {
       summary: `Register a webhook endpoint (${who})`,
       description:
@@ -549,6 +553,7 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
       },
     },
   };
+  return operations as Record<`${W}-webhooks-${WebhookOperation}`, OperationDoc>;
 }
 
 // --- x402 (docs/x402.md): the facilitator a stock x402 seller middleware calls at `<base>/x402` ---
@@ -584,7 +589,7 @@ const X402_400 = errors('Not an x402 v2 request body (a missing or malformed fie
   'paymentPayload is required',
   'paymentRequirements.amount must be a string',
 ]);
-const X402_OPERATIONS: Record<string, OperationDoc> = {
+const X402_OPERATIONS = {
   'x402-supported': {
     summary: 'x402: supported kinds',
     description:
@@ -725,10 +730,11 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
       503: BUSY,
     },
   },
-};
+} satisfies Partial<Record<DocumentedRouteName, OperationDoc>>;
 
 /** Route name → its operation. Every route of ROUTES except `$default` needs one. */
-export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+/** Every documented route's operation, keyed by its name: a route of ROUTES without one fails to compile. */
+export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
   ...webhookOperations('agent'),
   ...webhookOperations('user'),
   'register-agent': {
