@@ -21,6 +21,7 @@ import {
 import { isId, newChargeId } from '../core/ids';
 import { approvalWindow, judge, periodsOf } from '../core/policy';
 import type { PayerState } from '../core/users';
+import { refusalText } from '../messages/catalogue';
 import { refuse } from '../messages/refusal';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, recordFailedCharge } from '../store/charge.repository';
@@ -30,7 +31,7 @@ import { grantLimitRefusal } from '../store/grant-charge';
 import { approvalToken, TOKEN_PLACEHOLDER, withApprovalToken } from './approval-token';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
 import { chargeEvents } from './events';
-import { idempotentCommand } from './idempotency';
+import { idempotentCommand, type Rendered } from './idempotency';
 import { grantPeriods, payerState, rememberGrantPeriods, rememberPayer } from './payer-cache';
 
 export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
@@ -78,6 +79,7 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       // A hold's request differs by its capture terms; a plain charge's fingerprint is as it always was.
       request: { userId, amount, currency, description, ...(holdSeconds !== undefined ? { capture: 'false', holdSeconds } : {}) },
       rounds: CHARGE_ROUNDS,
+      render: renderCharge,
       restore: withApprovalToken,
     },
     async ({ now, answer }) => {
@@ -98,8 +100,8 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       };
       /** A refusal: a FAILED charge kept with its reason (the refusal's text), the answer stored under the key. */
       const fail = async (code: ChargeRefusal, judgedBy?: PayerState) => {
-        const { status, text: reason } = renderRefusal(refuse(code));
-        const refused = answer(status, { error: reason });
+        const reason = refusalText(code);
+        const refused = answer({ kind: 'refused', code });
         const failed: Charge = { ...base, status: 'FAILED', failureReason: reason };
         try {
           await recordFailedCharge(failed, agent.keyHash, refused.record, now, {
@@ -135,15 +137,13 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
           : base;
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
       // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
-      const created = !needsApproval
-        ? answer(201, chargeView(charge))
-        : grant
-          ? answer(202, { ...chargeView(charge), approvalUrl: null })
-          : answer(
-              202,
-              { ...chargeView(charge), approvalUrl: link(await approvalToken(charge.id)) },
-              { ...chargeView(charge), approvalUrl: link(TOKEN_PLACEHOLDER) },
-            );
+      const created = answer(
+        !needsApproval
+          ? { kind: 'created', charge }
+          : grant
+            ? { kind: 'awaitsApproval', charge, approvalUrl: null }
+            : { kind: 'awaitsApproval', charge, approvalUrl: link(await approvalToken(charge.id)), storedUrl: link(TOKEN_PLACEHOLDER) },
+      );
       const grantCharge = grant
         ? { grantId: grant.grantId, userId, basis: { agentId, currency, limits: grant.limits, ...grantPeriods(grant.grantId) } }
         : undefined;
@@ -173,6 +173,31 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       }
     },
   );
+}
+
+/**
+ * What a charge request decided: a charge made (201), one waiting for its payer (202, with the
+ * approval link: null for a grant key's charge, which the agent never gets; the record keeps the
+ * link without its token), or a refusal that keeps a FAILED charge.
+ */
+type ChargeOutcome =
+  | { kind: 'created'; charge: Charge }
+  | { kind: 'awaitsApproval'; charge: Charge; approvalUrl: string | null; storedUrl?: string }
+  | { kind: 'refused'; code: ChargeRefusal };
+
+/** The one rendering of a charge request's outcome, sent and stored under its Idempotency-Key. */
+function renderCharge(outcome: ChargeOutcome): Rendered {
+  if (outcome.kind === 'refused') {
+    const { status, text } = renderRefusal(refuse(outcome.code));
+    return { statusCode: status, body: { error: text } };
+  }
+  const view = chargeView(outcome.charge);
+  if (outcome.kind === 'created') return { statusCode: 201, body: view };
+  return {
+    statusCode: 202,
+    body: { ...view, approvalUrl: outcome.approvalUrl },
+    ...(outcome.storedUrl === undefined ? {} : { stored: { ...view, approvalUrl: outcome.storedUrl } }),
+  };
 }
 
 /** The store's outcomes that end a charge request with an error of the API (others pass as they are). */

@@ -60,6 +60,12 @@ export function requestGrant(input: { agent: Agent; idempotencyKey: string; base
         description: terms.description ?? '',
       },
       rounds: 3,
+      // The record keeps the consent link without its token (restored on replay).
+      render: ({ request, token, now }: { request: GrantRequest; token: string; now: Date }) => ({
+        statusCode: 201,
+        body: grantRequestView(request, { consentUrl: consentUrl(input.baseUrl, token), now }),
+        stored: grantRequestView(request, { consentUrl: consentUrl(input.baseUrl, TOKEN_PLACEHOLDER), now }),
+      }),
       restore: async (stored) => {
         const { id } = JSON.parse(stored) as { id: string };
         return stored.replace(TOKEN_PLACEHOLDER, await consentToken(id));
@@ -75,11 +81,7 @@ export function requestGrant(input: { agent: Agent; idempotencyKey: string; base
         state: 'pending',
       };
       const token = await consentToken(request.id);
-      const created = answer(
-        201,
-        grantRequestView(request, { consentUrl: consentUrl(input.baseUrl, token), now }),
-        grantRequestView(request, { consentUrl: consentUrl(input.baseUrl, TOKEN_PLACEHOLDER), now }),
-      );
+      const created = answer({ request, token, now });
       await createGrantRequest(request, hashKey(token), created.record, now);
       return created.result;
     },

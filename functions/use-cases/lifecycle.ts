@@ -36,7 +36,10 @@ import {
 import { getCharge } from '../store/charge-read.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { chargeEvents, chargeRefundedEvents } from './events';
-import { idempotentCommand } from './idempotency';
+import { idempotentCommand, type Rendered } from './idempotency';
+
+/** A capture, release or refund answers the charge as it is after it. */
+const chargeAnswer = (charge: Charge): Rendered => ({ statusCode: 200, body: chargeView(charge) });
 
 export interface LifecycleInput {
   agent: AgentRef;
@@ -62,6 +65,7 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
       key: idempotencyKey,
       request: { chargeId, amount: canonicalAmount(input.amount) },
       rounds: SETTLE_ROUNDS,
+      render: chargeAnswer,
     },
     async ({ now, answer, replayIfUsed }) => {
       const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
@@ -77,7 +81,7 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
         amount: captured,
         authorizedAmount: authorized,
       };
-      const done = answer(200, chargeView(after));
+      const done = answer(after);
       try {
         const events = chargeEvents(after, { previous: 'PENDING', now });
         await commitSettlement(charge, { kind: 'capture', amount: captured }, agent.keyHash, done.record, now, events);
@@ -94,13 +98,13 @@ export function releaseCharge(input: LifecycleInput): Promise<ApiResult> {
   const { agent, chargeId, idempotencyKey } = input;
   if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   return idempotentCommand(
-    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS },
+    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS, render: chargeAnswer },
     async ({ now, answer, replayIfUsed }) => {
       const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
       if (isAnswer(charge)) return charge;
       if (now.toISOString() >= (charge.expiresAt ?? '')) throw refuse('chargeExpired');
       const after: Charge = { ...withoutPending(charge), status: 'FAILED', failureReason: RELEASED_BY_AGENT };
-      const done = answer(200, chargeView(after));
+      const done = answer(after);
       try {
         await commitSettlement(
           charge,
@@ -170,6 +174,7 @@ function refund(run: RefundRun, translateError: (error: unknown) => unknown): Pr
       request: { chargeId, amount: canonicalAmount(run.amount) },
       rounds: REFUND_ROUNDS,
       exhausted: () => refuse('chargeChanging'),
+      render: chargeAnswer,
     },
     async ({ now, answer, replayIfUsed }) => {
       // A refund that already committed under this key is answered as it was, whatever came since.
@@ -187,7 +192,7 @@ function refund(run: RefundRun, translateError: (error: unknown) => unknown): Pr
       if (verdict.kind !== 'refund') return refusal(verdict.kind === 'short' ? refuse('insufficientBalance') : verdict.error);
       const { charge, amount, plan } = verdict;
       const refundedCharge: Charge = { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount };
-      const done = answer(200, chargeView(refundedCharge));
+      const done = answer(refundedCharge);
       try {
         await commitRefund(charge, amount, plan, run.killSwitch, done.record, now, chargeRefundedEvents(refundedCharge, now));
       } catch (error) {

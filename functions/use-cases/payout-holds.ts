@@ -77,6 +77,7 @@ export function cancelPayout(input: CancelPayoutInput): Promise<ApiResult> {
       key: idempotencyKey,
       request: { payoutId },
       rounds: CANCEL_ROUNDS,
+      render: (payout: Payout) => ({ statusCode: 200, body: payoutView(payout) }),
     },
     async ({ now, answer, replayIfUsed }) => {
       const refuse = async () => (await replayIfUsed()) ?? Promise.reject(notHeld());
@@ -90,7 +91,7 @@ export function cancelPayout(input: CancelPayoutInput): Promise<ApiResult> {
         updatedAt: now.toISOString(),
         failureReason: CANCELLED_BY_OPERATOR,
       };
-      const done = answer(200, payoutView(final));
+      const done = answer(final);
       const result = await cancelHeldPayout(payout, done.record, now, payoutEvents(final, now));
       if (!result.committed) return refuse();
       logger().info('held payout cancelled by the operator; gross back to the agent', { payoutId, agentId, currency: payout.currency });

@@ -7,6 +7,7 @@ import { StaleReadError } from '../core/errors';
 import { isId, newUserId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { MAX_BALANCE_MINOR } from '../core/money';
+import type { Balances } from '../core/users';
 import { refuse } from '../messages/refusal';
 import { createUser, creditUser, getUser, getUserKeyHash } from '../store/user.repository';
 import { type RotatedAccountKey, rotateAccountKey } from './account-key';
@@ -52,6 +53,7 @@ export function creditUserBalance(input: CreditRequest & { userId: string | unde
       request: { userId, amount, currency },
       rounds: CREDIT_ROUNDS,
       exhausted: () => refuse('userBalanceChanging'),
+      render: (balances: Balances) => ({ statusCode: 200, body: { id: userId, balances: balancesView(balances) } }),
     },
     async ({ now, answer }) => {
       const before = await getUser(userId);
@@ -59,7 +61,7 @@ export function creditUserBalance(input: CreditRequest & { userId: string | unde
       const after = { ...before.balances, [currency]: before.balances[currency] + amount };
       // The credit's condition pins the balances read, so this check holds at commit too.
       if (after[currency] > MAX_BALANCE_MINOR) throw refuse('creditPastBalanceLimit');
-      const credited = answer(200, { id: userId, balances: balancesView(after) });
+      const credited = answer(after);
       await creditUser(userId, before.balances, amount, currency, credited.record, now);
       return credited.result;
     },

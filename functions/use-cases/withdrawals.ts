@@ -70,6 +70,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
       request: { amount: gross, currency, walletAddress, ...(createTokenAccount ? { createTokenAccount: 'true' } : {}) },
       rounds: COMMIT_ROUNDS,
       exhausted: () => refuse('balanceChangedWhileWithdrawing'),
+      render: (payout: Payout) => ({ statusCode: 200, body: withdrawalView(payout, { accountCreationFee: createTokenAccount }) }),
     },
     async ({ now, answer, replayIfUsed }) => {
       quoted ??= quote(input, deps.tokenAccounts ?? usdcTokenAccounts());
@@ -114,7 +115,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
         updatedAt: now.toISOString(),
         attempts: 0,
       };
-      const accepted = answer(200, withdrawalView(payout, { accountCreationFee: createTokenAccount }));
+      const accepted = answer(payout);
       try {
         await commitWithdrawal(payout, agent.keyHash, plan, accepted.record, now, basis);
       } catch (error) {

@@ -348,6 +348,7 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
       key: settlement.signature,
       request: { signature: settlement.signature, amount: settlement.amount, network: settlement.network },
       rounds: 3,
+      render: (settled: SettleResponse) => ({ statusCode: 200, body: settled }),
     },
     async ({ now, answer }) => {
       const record: X402PaymentRecord = {
@@ -360,7 +361,7 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
         resource: settlement.resource,
         createdAt: now.toISOString(),
       };
-      const { result, record: idempotency } = answer(200, response);
+      const { result, record: idempotency } = answer(response);
       try {
         await creditSettlement({
           settlement,
