@@ -15,7 +15,7 @@ const systemResolver: Resolver = async (host) => (await lookup(host, { all: true
 /** Throws a 400 naming what is wrong with the URL. */
 export async function checkEndpointUrl(raw: string, policy: AddressPolicy, resolve: Resolver = systemResolver): Promise<URL> {
   const problem = webhookUrlProblem(raw, policy);
-  if (problem) throw refuse('invalidInput', problem);
+  if (problem) throw problem;
   const url = new URL(raw);
   const host = bareHost(url);
   if (isIP(host) !== 0) return url;

@@ -39,6 +39,9 @@ export const REFUSALS = {
   withdrawalInsufficientBalance: { status: 400, text: 'insufficient balance' },
   payoutInProgress: { status: 400, text: 'payout already in progress' },
   noUsdcTokenAccount: { status: 400, text: 'destination has no USDC token account' },
+  /** A withdrawal's destination its currency's network cannot pay (core/withdrawals.ts destinationProblem). */
+  invalidSolanaAddress: { status: 400, text: 'invalid solana address' },
+  invalidPaypalAccount: { status: 400, text: 'invalid paypal account' },
   creditPastBalanceLimit: { status: 400, text: 'amount would take the balance past its limit' },
   policyAgentUnknown: { status: 400, text: (agentId: string) => `agents.${agentId} is not a registered agent` },
   grantAgentNotFound: { status: 400, text: 'agentId: agent not found' },
@@ -47,6 +50,14 @@ export const REFUSALS = {
     text: (type: string, owner: string, types: readonly string[]) =>
       `events: unknown event type "${type}" (${owner} events: ${types.join(', ')})`,
   },
+  /** A webhook endpoint URL's shape (core/webhooks.ts webhookUrlProblem). */
+  webhookUrlTooLong: { status: 400, text: (max: number) => `url must be at most ${max} characters` },
+  webhookUrlInvalid: { status: 400, text: 'url must be a valid https URL' },
+  webhookUrlNotHttps: { status: 400, text: 'url must be an https URL' },
+  /** Where the stage allows loopback endpoints (local runs). */
+  webhookUrlNotHttpsOrLoopback: { status: 400, text: 'url must be an https URL (or http://127.0.0.1 locally)' },
+  webhookUrlCredentials: { status: 400, text: 'url must not contain credentials' },
+  webhookUrlFragment: { status: 400, text: 'url must not contain a fragment' },
   urlHostUnresolved: { status: 400, text: 'url host does not resolve' },
   urlNotPublic: { status: 400, text: 'url must resolve to a public address' },
   invalidWebhookSignature: { status: 400, text: 'invalid webhook signature' },

@@ -57,7 +57,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
     // The platform's own wallets: paying out to the deposit wallet would read as a top-up of nobody.
     denied: [config().USDC_MINT, config().SOLANA_HOT_WALLET_ADDRESS, config().SOLANA_DEPOSIT_ADDRESS],
   });
-  if (problem) throw refuse('invalidInput', problem);
+  if (problem) throw problem;
   // Asked once, whatever the rounds below: the chain's answer does not change with a stale balance.
   let quoted: Promise<Quote> | undefined;
 
