@@ -7,9 +7,9 @@ import { combine, type TableGrant, uses } from '../store/access';
 /** How a stage recognises the operator: API Gateway IAM authorization, or the static x-admin-key. */
 export type AdminAuth = 'iam' | 'key';
 
-export interface RouteSpec {
+export interface RouteSpec<N extends string = string> {
   /** Function name stem and handler file: functions/api/<name>.handler.ts. */
-  name: string;
+  name: N;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
   /** API Gateway route path, `{param}` style; `$default` catches everything unmatched. */
   path: string;
@@ -104,7 +104,7 @@ const REQUEST_GRANT = uses('agentKeyLookup', 'idempotentCommand', 'createGrantRe
 const READ_GRANT_REQUEST = uses('agentKeyLookup', 'getGrantRequest', 'claimGrantRequest', 'getGrant');
 
 /** The operator's hand on a disabled agent's money: held payouts (release, cancel) and refunds of its charges. */
-const OPERATOR_MONEY_ROUTES: readonly RouteSpec[] = [
+const OPERATOR_MONEY_ROUTES = [
   { name: 'admin-list-payouts', method: 'GET', path: '/api/v1/admin/payouts', table: uses('listPayoutsByStatus'), admin: true },
   {
     name: 'admin-release-payout',
@@ -134,9 +134,14 @@ const OPERATOR_MONEY_ROUTES: readonly RouteSpec[] = [
     table: uses('idempotentCommand', 'readChargeAndLedger', 'commitOperatorRefund'),
     admin: true,
   },
-];
+] as const satisfies readonly RouteSpec[];
 
-export const ROUTES: readonly RouteSpec[] = [
+/**
+ * The route table, its names kept as literal types: `RouteName` is derived from it, and the tables
+ * that must cover every route (the OpenAPI operations: functions/api/openapi/operations.ts) are
+ * keyed by it, so a route without its entry there fails to compile.
+ */
+const ROUTE_TABLE = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: uses('createAgent') },
   { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: CHARGE, approvalSecret: true, publicLinks: true },
   { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: LIST_CHARGES },
@@ -357,7 +362,18 @@ export const ROUTES: readonly RouteSpec[] = [
   // The transport's GET (a server-to-client stream): 405 `Allow: POST`, as it specifies for a server without one.
   { name: 'mcp-get', method: 'GET', path: '/mcp', public: true, table: {} },
   { name: 'not-found', method: 'ANY', path: '$default', public: true, table: {} },
-];
+] as const satisfies readonly RouteSpec[];
+
+/** The name of a route of the table: what every per-route table is keyed by. */
+export type RouteName = (typeof ROUTE_TABLE)[number]['name'];
+
+/** The routes whose path is `$default` (what no operation of the document describes). */
+type DefaultRouteName = Extract<(typeof ROUTE_TABLE)[number], { path: '$default' }>['name'];
+
+/** The routes the OpenAPI document describes: every one but the `$default` catch-all. */
+export type DocumentedRouteName = Exclude<RouteName, DefaultRouteName>;
+
+export const ROUTES: readonly RouteSpec<RouteName>[] = ROUTE_TABLE;
 
 /** Whether the route's function recognises the operator at all (it is given ADMIN_AUTH). */
 export const recognisesAdmin = (route: RouteSpec): boolean => route.admin === true || route.adminKeyAlternative === true;

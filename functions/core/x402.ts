@@ -16,7 +16,8 @@
  * reconciler, which both look the signature up on chain first.
  */
 import { monotonicFactory } from 'ulid';
-import { ApiError, ConflictError, DomainError } from './errors';
+import { Refusal } from '../messages/refusal';
+import { DomainError } from './errors';
 import type { Minor } from './money';
 
 export const X402_VERSION = 2;
@@ -119,15 +120,15 @@ export const newX402PaymentId = (now?: Date): string => `x402_${ulid(now?.getTim
  * with another payment: the identifier names one payment per seller, and nothing is verified,
  * settled or credited for the other.
  */
-export class PaymentIdentifierConflictError extends ConflictError {
+export class PaymentIdentifierConflictError extends Refusal<'paymentIdentifierConflict'> {
   constructor() {
-    super('this payment identifier was used with another payment');
+    super('paymentIdentifierConflict', []);
   }
 }
 
 /** The operator has not set the treasury or the fee payer's address (stage `x402PayTo`, `hotWalletAddress`) yet. */
-export class X402UnavailableError extends ApiError {
+export class X402UnavailableError extends Refusal<'x402Unavailable'> {
   constructor() {
-    super(503, 'x402 is not available yet', { 'retry-after': '3600' });
+    super('x402Unavailable', []);
   }
 }

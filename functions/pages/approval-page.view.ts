@@ -34,11 +34,11 @@ export function approvalDecisionAnswer(decision: ApprovalOutcome): ApiResult {
 
 /** Why a charge can no longer be approved, in plain words for its payer (the API's 403 errors: payers.ts). */
 const REFUSAL_TEXT: Readonly<Record<ApprovalRefusal, string>> = {
-  'agent disabled':
+  agentDisabled:
     'This charge can no longer be approved: the agent has been disabled by the service, so no money can go to it. You can decline it to release the held amount.',
-  'grant revoked':
+  grantRevoked:
     'This charge can no longer be approved: you revoked the permission (grant) the agent made it with. You can decline it to release the held amount.',
-  'grant expired':
+  grantExpired:
     'This charge can no longer be approved: the permission (grant) the agent made it with has ended. You can decline it to release the held amount.',
 };
 

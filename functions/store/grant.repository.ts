@@ -9,10 +9,11 @@
  */
 import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { ConflictError, DomainError, UserKeyRevokedError } from '../core/errors';
+import { DomainError, UserKeyRevokedError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
-import { GRANT_MESSAGES, type Grant, type GrantLimits, type GrantStatus, MAX_ACTIVE_GRANTS, type PeriodSpend } from '../core/grants';
+import { type Grant, type GrantLimits, type GrantStatus, MAX_ACTIVE_GRANTS, type PeriodSpend } from '../core/grants';
 import { isCurrency } from '../core/money';
+import { Refusal, refuse } from '../messages/refusal';
 import { db } from './client';
 import { readMinor } from './numbers';
 import { outboxPut } from './outbox';
@@ -21,9 +22,9 @@ import { ConditionFailedError, named, type TransactItem, transactWrite } from '.
 import { accountKeyCheck } from './user.repository';
 
 /** The payer already has MAX_ACTIVE_GRANTS active grants. */
-export class GrantLimitError extends ConflictError {
+export class GrantLimitError extends Refusal<'grantLimit'> {
   constructor() {
-    super(GRANT_MESSAGES.limit);
+    super('grantLimit', [MAX_ACTIVE_GRANTS]);
   }
 }
 
@@ -240,7 +241,7 @@ export async function revokeGrant(
       if (!(error instanceof GrantChangedError)) throw error;
     }
   }
-  throw new ConflictError('grant is changing, retry', 1);
+  throw refuse('grantChanging');
 }
 
 /** The filter each status stands for: status is computed from `revokedAt` and `expiresAt` at `now`. */

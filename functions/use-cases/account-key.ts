@@ -8,9 +8,10 @@
 import type { ApiResult } from '../contracts/api';
 import { grantView } from '../contracts/grants';
 import { userChargeView } from '../contracts/views';
-import { ConflictError, NotFoundError, StaleReadError } from '../core/errors';
+import { StaleReadError } from '../core/errors';
 import { ownerKey } from '../core/events';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
+import { isRefusal, refuse } from '../messages/refusal';
 import { listUserCharges, userChargePosition } from '../store/charge-read.repository';
 import type { Settlement } from '../store/charge-settlement.repository';
 import { rotateUserKey } from '../store/user.repository';
@@ -28,7 +29,7 @@ export async function rotateMyKey(userId: string, oldKeyHash: string): Promise<A
   try {
     return { statusCode: 200, body: await rotateAccountKey(userId, oldKeyHash) };
   } catch (error) {
-    if (error instanceof StaleReadError) throw new ConflictError('user key was rotated concurrently, retry with the new key');
+    if (error instanceof StaleReadError) throw refuse('userKeyRotatedConcurrently');
     throw error;
   }
 }
@@ -123,7 +124,8 @@ async function releaseOpenCharges(userId: string): Promise<RotatedAccountKey['re
       try {
         released.push(userChargeView(await settle(charge.id, RELEASED_BY_ROTATION, (c) => c.userId === userId, { anyReason: true })));
       } catch (error) {
-        if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
+        // Decided, released or expired meanwhile (409), or gone (404): left to whoever did.
+        if (!(isRefusal(error) && (error.statusCode === 409 || error.statusCode === 404))) throw error;
       }
     }
     after = page.lastId;

@@ -4,6 +4,7 @@
 
 import type { ApiResult } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import { renderRefusal } from '../contracts/outcome';
 import type { CreateChargeRequest, ListChargesQuery } from '../contracts/request.schemas';
 import { balancesView, chargeView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
@@ -11,19 +12,17 @@ import type { Charge } from '../core/charges';
 import {
   AgentDisabledError,
   BalanceLimitError,
-  ConflictError,
   GrantPeriodsChangedError,
   InsufficientFundsError,
-  NotFoundError,
   PayerStateChangedError,
   SpendingLimitError,
-  UnauthorizedError,
   UserKeyRevokedError,
-  ValidationError,
 } from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
 import { approvalWindow, judge, periodsOf } from '../core/policy';
 import type { PayerState } from '../core/users';
+import { refusalText } from '../messages/catalogue';
+import { refuse } from '../messages/refusal';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, recordFailedCharge } from '../store/charge.repository';
 import { getCharge, getChargeById, listCharges } from '../store/charge-read.repository';
@@ -32,7 +31,7 @@ import { grantLimitRefusal } from '../store/grant-charge';
 import { approvalToken, TOKEN_PLACEHOLDER, withApprovalToken } from './approval-token';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
 import { chargeEvents } from './events';
-import { idempotentCommand } from './idempotency';
+import { idempotentCommand, type Rendered } from './idempotency';
 import { grantPeriods, payerState, rememberGrantPeriods, rememberPayer } from './payer-cache';
 
 export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
@@ -48,6 +47,9 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   /** Where the approval link points (`<base>/approve/<token>`). */
   baseUrl: string;
 };
+
+/** The refusals that keep a FAILED charge (its failureReason is the refusal's text). */
+type ChargeRefusal = 'agentBlockedByUser' | 'spendingLimitExceeded' | 'insufficientBalance';
 
 /** How long a hold waits for its capture when `holdSeconds` is not given (docs/design.md §12). */
 export const DEFAULT_HOLD_SECONDS = 3600;
@@ -66,7 +68,7 @@ const CHARGE_ROUNDS = 5;
 export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
   const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant } = input;
   // A grant is for one currency: another is a bad request, refused before anything is stored.
-  if (grant && grant.currency !== currency) throw new ValidationError('currency does not match the grant');
+  if (grant && grant.currency !== currency) throw refuse('grantCurrencyMismatch');
   // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
   const holdSeconds = capture !== false ? undefined : (input.holdSeconds ?? DEFAULT_HOLD_SECONDS);
   const agentId = agent.id;
@@ -77,6 +79,7 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       // A hold's request differs by its capture terms; a plain charge's fingerprint is as it always was.
       request: { userId, amount, currency, description, ...(holdSeconds !== undefined ? { capture: 'false', holdSeconds } : {}) },
       rounds: CHARGE_ROUNDS,
+      render: renderCharge,
       restore: withApprovalToken,
     },
     async ({ now, answer }) => {
@@ -95,9 +98,10 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         ...(holdSeconds !== undefined ? { holdSeconds, authorizedAmount: amount } : {}),
         ...(grant ? { grantId: grant.grantId } : {}),
       };
-      /** A refusal: a FAILED charge kept with its reason, the answer stored under the key. */
-      const refuse = async (statusCode: number, reason: string, judgedBy?: PayerState) => {
-        const refused = answer(statusCode, { error: reason });
+      /** A refusal: a FAILED charge kept with its reason (the refusal's text), the answer stored under the key. */
+      const fail = async (code: ChargeRefusal, judgedBy?: PayerState) => {
+        const reason = refusalText(code);
+        const refused = answer({ kind: 'refused', code });
         const failed: Charge = { ...base, status: 'FAILED', failureReason: reason };
         try {
           await recordFailedCharge(failed, agent.keyHash, refused.record, now, {
@@ -112,10 +116,10 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       };
 
       const verdict = judge(state.policy, agentId, currency, amount);
-      if (verdict.kind === 'blocked') return refuse(403, 'agent blocked by user', state);
-      if (verdict.kind === 'over-limit') return refuse(402, 'spending limit exceeded', state);
+      if (verdict.kind === 'blocked') return fail('agentBlockedByUser', state);
+      if (verdict.kind === 'over-limit') return fail('spendingLimitExceeded', state);
       // The grant's limits on top of the policy's: the amount alone, here; the running totals, by the grant item's condition.
-      if (grant && grantLimitRefusal(grant.limits, amount)) return refuse(402, 'spending limit exceeded');
+      if (grant && grantLimitRefusal(grant.limits, amount)) return fail('spendingLimitExceeded');
 
       // The grant's threshold and the policy's both send a charge to the payer.
       const needsApproval = verdict.needsApproval || (grant?.approvalAbove !== undefined && amount > grant.approvalAbove);
@@ -133,15 +137,13 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
           : base;
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
       // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
-      const created = !needsApproval
-        ? answer(201, chargeView(charge))
-        : grant
-          ? answer(202, { ...chargeView(charge), approvalUrl: null })
-          : answer(
-              202,
-              { ...chargeView(charge), approvalUrl: link(await approvalToken(charge.id)) },
-              { ...chargeView(charge), approvalUrl: link(TOKEN_PLACEHOLDER) },
-            );
+      const created = answer(
+        !needsApproval
+          ? { kind: 'created', charge }
+          : grant
+            ? { kind: 'awaitsApproval', charge, approvalUrl: null }
+            : { kind: 'awaitsApproval', charge, approvalUrl: link(await approvalToken(charge.id)), storedUrl: link(TOKEN_PLACEHOLDER) },
+      );
       const grantCharge = grant
         ? { grantId: grant.grantId, userId, basis: { agentId, currency, limits: grant.limits, ...grantPeriods(grant.grantId) } }
         : undefined;
@@ -165,12 +167,37 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       } catch (error) {
         if (error instanceof PayerStateChangedError) rememberPayer(userId, error.state);
         if (error instanceof GrantPeriodsChangedError && grant) rememberGrantPeriods(grant.grantId, error.periods);
-        if (error instanceof SpendingLimitError) return refuse(402, 'spending limit exceeded');
-        if (error instanceof InsufficientFundsError) return refuse(402, 'insufficient balance');
+        if (error instanceof SpendingLimitError) return fail('spendingLimitExceeded');
+        if (error instanceof InsufficientFundsError) return fail('insufficientBalance');
         throw translate(error, input);
       }
     },
   );
+}
+
+/**
+ * What a charge request decided: a charge made (201), one waiting for its payer (202, with the
+ * approval link: null for a grant key's charge, which the agent never gets; the record keeps the
+ * link without its token), or a refusal that keeps a FAILED charge.
+ */
+type ChargeOutcome =
+  | { kind: 'created'; charge: Charge }
+  | { kind: 'awaitsApproval'; charge: Charge; approvalUrl: string | null; storedUrl?: string }
+  | { kind: 'refused'; code: ChargeRefusal };
+
+/** The one rendering of a charge request's outcome, sent and stored under its Idempotency-Key. */
+function renderCharge(outcome: ChargeOutcome): Rendered {
+  if (outcome.kind === 'refused') {
+    const { status, text } = renderRefusal(refuse(outcome.code));
+    return { statusCode: status, body: { error: text } };
+  }
+  const view = chargeView(outcome.charge);
+  if (outcome.kind === 'created') return { statusCode: 201, body: view };
+  return {
+    statusCode: 202,
+    body: { ...view, approvalUrl: outcome.approvalUrl },
+    ...(outcome.storedUrl === undefined ? {} : { stored: { ...view, approvalUrl: outcome.storedUrl } }),
+  };
 }
 
 /** The store's outcomes that end a charge request with an error of the API (others pass as they are). */
@@ -179,21 +206,21 @@ function translate(error: unknown, input: CreateChargeInput): unknown {
     // The kill switch fired inside the transaction: the agent was disabled (or its key rotated)
     // after this container cached it. Forget the cached answer so the next request reads again.
     forgetAgent(input.agent.keyHash);
-    return new UnauthorizedError(AUTH_MESSAGES.createCharge);
+    return refuse(AUTH_MESSAGES.createCharge);
   }
   if (error instanceof UserKeyRevokedError) {
     forgetUserKey(input.userKeyHash);
-    return new UnauthorizedError(AUTH_MESSAGES.user);
+    return refuse(AUTH_MESSAGES.user);
   }
-  if (error instanceof BalanceLimitError) return new ConflictError('agent balance limit reached, withdraw first');
+  if (error instanceof BalanceLimitError) return refuse('agentBalanceLimit');
   return error;
 }
 
 /** One charge of this agent (another agent's charge is "not found", never "forbidden"). */
 export async function readCharge(agentId: string | undefined, chargeId: string | undefined): Promise<ApiResult> {
-  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   const charge = agentId ? await getCharge(agentId, chargeId) : await getChargeById(chargeId);
-  if (!charge) throw new NotFoundError('charge not found');
+  if (!charge) throw refuse('chargeNotFound');
   return { statusCode: 200, body: chargeView(charge) };
 }
 
@@ -227,7 +254,7 @@ export async function listAgentCharges(agentId: string, query: ListChargesQuery)
   const page = cursor ? cursor.page : query.page;
   const limit = pageLimit(query.limit, cursor?.limit);
   if (!cursor && page * limit > MAX_PAGE_DEPTH) {
-    throw new ValidationError(`page × limit must be at most ${MAX_PAGE_DEPTH}: follow nextCursor to read further`);
+    throw refuse('pageTooDeep', MAX_PAGE_DEPTH);
   }
   const ledger = await readAgentLedger(agentId);
   const total = ledger.charges;

@@ -15,22 +15,17 @@ import { type Charge, RELEASED_BY_AGENT } from '../core/charges';
 import {
   AgentBlockedError,
   AgentDisabledError,
-  ApiError,
   BalanceLimitError,
   ChargeAwaitsApprovalError,
   ChargeNotPendingError,
-  ConflictError,
-  ForbiddenError,
   GrantExpiredError,
   GrantRevokedError,
-  NotFoundError,
   RefundExceedsChargeError,
-  UnauthorizedError,
-  ValidationError,
 } from '../core/errors';
 import { isId } from '../core/ids';
 import { planShardDebit, type ShardDebit } from '../core/ledger';
 import { AmountError, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
+import { type Refusal, refuse } from '../messages/refusal';
 import {
   type ChargeAndLedger,
   commitRefund,
@@ -41,7 +36,10 @@ import {
 import { getCharge } from '../store/charge-read.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { chargeEvents, chargeRefundedEvents } from './events';
-import { idempotentCommand } from './idempotency';
+import { idempotentCommand, type Rendered } from './idempotency';
+
+/** A capture, release or refund answers the charge as it is after it. */
+const chargeAnswer = (charge: Charge): Rendered => ({ statusCode: 200, body: chargeView(charge) });
 
 export interface LifecycleInput {
   agent: AgentRef;
@@ -60,29 +58,30 @@ const REFUND_ROUNDS = 30;
  */
 export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Promise<ApiResult> {
   const { agent, chargeId, idempotencyKey } = input;
-  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   return idempotentCommand(
     {
       scope: `${agent.id}#capture`,
       key: idempotencyKey,
       request: { chargeId, amount: canonicalAmount(input.amount) },
       rounds: SETTLE_ROUNDS,
+      render: chargeAnswer,
     },
     async ({ now, answer, replayIfUsed }) => {
       const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
       if (isAnswer(charge)) return charge;
       const authorized = charge.amount;
       const captured = input.amount === undefined ? authorized : readAmount(input.amount, charge.currency);
-      if (captured > authorized) throw new ValidationError('amount exceeds authorized amount');
-      if (now.toISOString() >= (charge.expiresAt ?? '')) throw new ConflictError('charge expired');
-      if (charge.pendingReason === 'user_approval') throw new ConflictError('charge awaits user approval');
+      if (captured > authorized) throw refuse('amountExceedsAuthorized');
+      if (now.toISOString() >= (charge.expiresAt ?? '')) throw refuse('chargeExpired');
+      if (charge.pendingReason === 'user_approval') throw refuse('chargeAwaitsApproval');
       const after: Charge = {
         ...withoutPending(charge),
         status: 'SUCCESS',
         amount: captured,
         authorizedAmount: authorized,
       };
-      const done = answer(200, chargeView(after));
+      const done = answer(after);
       try {
         const events = chargeEvents(after, { previous: 'PENDING', now });
         await commitSettlement(charge, { kind: 'capture', amount: captured }, agent.keyHash, done.record, now, events);
@@ -97,15 +96,15 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
 /** POST /api/v1/agents/charge/{id}/release: the PENDING charge becomes FAILED `released by agent`; the hold goes back. */
 export function releaseCharge(input: LifecycleInput): Promise<ApiResult> {
   const { agent, chargeId, idempotencyKey } = input;
-  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   return idempotentCommand(
-    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS },
+    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS, render: chargeAnswer },
     async ({ now, answer, replayIfUsed }) => {
       const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
       if (isAnswer(charge)) return charge;
-      if (now.toISOString() >= (charge.expiresAt ?? '')) throw new ConflictError('charge expired');
+      if (now.toISOString() >= (charge.expiresAt ?? '')) throw refuse('chargeExpired');
       const after: Charge = { ...withoutPending(charge), status: 'FAILED', failureReason: RELEASED_BY_AGENT };
-      const done = answer(200, chargeView(after));
+      const done = answer(after);
       try {
         await commitSettlement(
           charge,
@@ -151,7 +150,7 @@ export interface OperatorRefundInput extends RefundChargeRequest {
  */
 export function refundChargeByOperator(input: OperatorRefundInput): Promise<ApiResult> {
   const { agentId } = input;
-  if (!isId('agent', agentId)) throw new NotFoundError('charge not found');
+  if (!isId('agent', agentId)) throw refuse('chargeNotFound');
   return refund({ ...input, agentId, killSwitch: undefined, scope: `${agentId}#operator-refund` }, (error) => error);
 }
 
@@ -167,18 +166,19 @@ interface RefundRun extends RefundChargeRequest {
 /** One refund (the agent's or the operator's): read the charge and the shards, judge, commit once. */
 function refund(run: RefundRun, translateError: (error: unknown) => unknown): Promise<ApiResult> {
   const { agentId, chargeId, idempotencyKey } = run;
-  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   return idempotentCommand(
     {
       scope: run.scope,
       key: idempotencyKey,
       request: { chargeId, amount: canonicalAmount(run.amount) },
       rounds: REFUND_ROUNDS,
-      exhausted: () => new ConflictError('charge is changing, retry', 1),
+      exhausted: () => refuse('chargeChanging'),
+      render: chargeAnswer,
     },
     async ({ now, answer, replayIfUsed }) => {
       // A refund that already committed under this key is answered as it was, whatever came since.
-      const refusal = async (error: ApiError) => {
+      const refusal = async (error: Refusal) => {
         const replayed = await replayIfUsed();
         if (replayed) return replayed;
         throw error;
@@ -189,15 +189,15 @@ function refund(run: RefundRun, translateError: (error: unknown) => unknown): Pr
       // another. Never refuse for funds on that: ask one snapshot, and answer by it (a charge that
       // is used up by then is 400, as the refundable check comes first).
       if (verdict.kind === 'short') verdict = judgeRefund(await readChargeAndLedgerSnapshot(agentId, chargeId), run.amount);
-      if (verdict.kind !== 'refund') return refusal(verdict.kind === 'short' ? new ApiError(402, 'insufficient balance') : verdict.error);
+      if (verdict.kind !== 'refund') return refusal(verdict.kind === 'short' ? refuse('insufficientBalance') : verdict.error);
       const { charge, amount, plan } = verdict;
       const refundedCharge: Charge = { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount };
-      const done = answer(200, chargeView(refundedCharge));
+      const done = answer(refundedCharge);
       try {
         await commitRefund(charge, amount, plan, run.killSwitch, done.record, now, chargeRefundedEvents(refundedCharge, now));
       } catch (error) {
-        if (error instanceof RefundExceedsChargeError) return refusal(new ValidationError('amount exceeds refundable amount'));
-        if (error instanceof BalanceLimitError) throw new ConflictError('user balance limit reached');
+        if (error instanceof RefundExceedsChargeError) return refusal(refuse('amountExceedsRefundable'));
+        if (error instanceof BalanceLimitError) throw refuse('userBalanceLimit');
         throw translateError(error);
       }
       return done.result;
@@ -207,7 +207,7 @@ function refund(run: RefundRun, translateError: (error: unknown) => unknown): Pr
 
 type RefundVerdict =
   | { kind: 'refund'; charge: Charge; amount: Minor; plan: ShardDebit[] }
-  | { kind: 'refused'; error: ApiError }
+  | { kind: 'refused'; error: Refusal }
   /** The charge allows it, but the agent's shards as read hold too little in all. */
   | { kind: 'short' };
 
@@ -218,11 +218,11 @@ type RefundVerdict =
  */
 function judgeRefund(read: ChargeAndLedger, literal: string | undefined): RefundVerdict {
   const { charge, ledger } = read;
-  if (!charge) throw new NotFoundError('charge not found');
-  if (charge.status !== 'SUCCESS') return { kind: 'refused', error: new ConflictError('charge is not refundable') };
+  if (!charge) throw refuse('chargeNotFound');
+  if (charge.status !== 'SUCCESS') return { kind: 'refused', error: refuse('chargeNotRefundable') };
   const left = charge.amount - (charge.refundedAmount ?? 0);
   const amount = literal === undefined ? left : readAmount(literal, charge.currency);
-  if (amount > left || amount === 0) return { kind: 'refused', error: new ValidationError('amount exceeds refundable amount') };
+  if (amount > left || amount === 0) return { kind: 'refused', error: refuse('amountExceedsRefundable') };
   const plan = planShardDebit(ledger, charge.currency, amount);
   return plan ? { kind: 'refund', charge, amount, plan } : { kind: 'short' };
 }
@@ -238,7 +238,7 @@ async function pendingHold(
   replayIfUsed: () => Promise<ApiResult | undefined>,
 ): Promise<Charge | ApiResult> {
   const charge = await getCharge(agentId, chargeId);
-  if (!charge) throw new NotFoundError('charge not found');
+  if (!charge) throw refuse('chargeNotFound');
   if (charge.status === 'PENDING') return charge;
   const replayed = await replayIfUsed();
   if (replayed) return replayed;
@@ -247,8 +247,7 @@ async function pendingHold(
 
 const isAnswer = (value: Charge | ApiResult): value is ApiResult => 'statusCode' in value;
 
-const notPending = (status: string) =>
-  status === 'EXPIRED' ? new ConflictError('charge expired') : new ConflictError('charge is not pending');
+const notPending = (status: string) => (status === 'EXPIRED' ? refuse('chargeExpired') : refuse('chargeNotPending'));
 
 function withoutPending(charge: Charge): Charge {
   const { pendingReason: _reason, ...rest } = charge;
@@ -260,7 +259,7 @@ function readAmount(literal: string, currency: Currency): Minor {
   try {
     return parseAmount(literal, currency, unitsToMinor(config().MAX_AMOUNT, currency));
   } catch (error) {
-    if (error instanceof AmountError) throw new ValidationError(`amount ${error.reason}`);
+    if (error instanceof AmountError) throw refuse('invalidAmount', error.reason);
     throw error;
   }
 }
@@ -284,14 +283,14 @@ function translate(error: unknown, agent: AgentRef): unknown {
   if (error instanceof AgentDisabledError) {
     // Disabled, or its key rotated, after this container cached it: forget, and refuse.
     forgetAgent(agent.keyHash);
-    return new UnauthorizedError(AUTH_MESSAGES.lifecycle);
+    return refuse(AUTH_MESSAGES.lifecycle);
   }
-  if (error instanceof ChargeAwaitsApprovalError) return new ConflictError('charge awaits user approval');
+  if (error instanceof ChargeAwaitsApprovalError) return refuse('chargeAwaitsApproval');
   // The payer changed their mind about a hold (DESIGN §16): the capture's own transaction found it.
-  if (error instanceof AgentBlockedError) return new ForbiddenError('agent blocked by user');
-  if (error instanceof GrantRevokedError) return new ForbiddenError('grant revoked');
-  if (error instanceof GrantExpiredError) return new ForbiddenError('grant expired');
+  if (error instanceof AgentBlockedError) return refuse('agentBlockedByUser');
+  if (error instanceof GrantRevokedError) return refuse('grantRevoked');
+  if (error instanceof GrantExpiredError) return refuse('grantExpired');
   if (error instanceof ChargeNotPendingError) return notPending(error.status);
-  if (error instanceof BalanceLimitError) return new ConflictError('agent balance limit reached, withdraw first');
+  if (error instanceof BalanceLimitError) return refuse('agentBalanceLimit');
   return error;
 }

@@ -46,7 +46,7 @@ import { serialize } from '../contracts/json';
 import type { FacilitatorRequest } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { TransferCreditedElsewhereError } from '../core/chain-credits';
-import { BalanceLimitError, ValidationError } from '../core/errors';
+import { BalanceLimitError } from '../core/errors';
 import { newEventId, type OutboxEvent } from '../core/events';
 import { formatAmount, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import {
@@ -62,6 +62,7 @@ import {
   type X402Settlement,
   x402SellerMemo,
 } from '../core/x402';
+import { refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import {
   HOT_WALLET_LAMPORTS_METRIC,
@@ -188,13 +189,13 @@ function paymentIdentifierOf(request: FacilitatorRequest): string | undefined {
   const extension = request.paymentPayload.extensions?.[PAYMENT_IDENTIFIER];
   if (extension === undefined) return undefined;
   const field = `paymentPayload.extensions.${PAYMENT_IDENTIFIER}`;
-  if (!isPaymentIdentifierExtension(extension)) throw new ValidationError(`${field}.info.required must be a boolean`);
+  if (!isPaymentIdentifierExtension(extension)) throw refuse('invalidInput', `${field}.info.required must be a boolean`);
   const id: unknown = extension.info.id;
   if (id === undefined) {
-    if (isPaymentIdentifierRequired(extension)) throw new ValidationError(`${field}.info.id is required`);
+    if (isPaymentIdentifierRequired(extension)) throw refuse('invalidInput', `${field}.info.id is required`);
     return undefined;
   }
-  if (typeof id !== 'string' || !isValidPaymentId(id)) throw new ValidationError(`${field}.info.id ${PAYMENT_ID_FORMAT}`);
+  if (typeof id !== 'string' || !isValidPaymentId(id)) throw refuse('invalidInput', `${field}.info.id ${PAYMENT_ID_FORMAT}`);
   return id;
 }
 
@@ -434,6 +435,7 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
       key: settlement.signature,
       request: { signature: settlement.signature, amount: settlement.amount, network: settlement.network },
       rounds: 3,
+      render: (settled: SettleResponse) => ({ statusCode: 200, body: settled }),
     },
     async ({ now, answer }) => {
       const record: X402PaymentRecord = {
@@ -446,7 +448,7 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
         resource: settlement.resource,
         createdAt: now.toISOString(),
       };
-      const { result, record: idempotency } = answer(200, response);
+      const { result, record: idempotency } = answer(response);
       try {
         await creditSettlement({
           settlement,

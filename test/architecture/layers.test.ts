@@ -125,11 +125,17 @@ describe('the layers of functions/', () => {
     expect(builder.filter((i) => folderOf(i.to) === 'mcp').map(describeImport)).toEqual([]);
   });
 
-  it('contracts read only zod, lossless-json, the domain (core) and the configuration (the stage maximum amount)', () => {
+  it('contracts read only zod, lossless-json, the domain (core), the message catalogue and the configuration (the stage maximum amount)', () => {
     const files = IMPORTS.filter((i) => folderOf(i.from) === 'contracts');
     const wrong = files.filter((i) =>
-      i.local ? !['contracts', 'core', 'config'].includes(folderOf(i.to)) : !['zod', 'lossless-json'].includes(i.to),
+      i.local ? !['contracts', 'core', 'messages', 'config'].includes(folderOf(i.to)) : !['zod', 'lossless-json'].includes(i.to),
     );
+    expect(wrong.map(describeImport)).toEqual([]);
+  });
+
+  it('the message catalogue is a leaf: every layer may name a refusal, and it names nothing', () => {
+    const files = IMPORTS.filter((i) => folderOf(i.from) === 'messages');
+    const wrong = files.filter((i) => !i.local || folderOf(i.to) !== 'messages');
     expect(wrong.map(describeImport)).toEqual([]);
   });
 

@@ -74,11 +74,14 @@ import {
   x402SettingsSchema,
 } from '../../contracts/x402';
 import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
-import { GRANT_MESSAGES } from '../../core/grants';
+import { MAX_ACTIVE_GRANTS } from '../../core/grants';
+import { MAX_OPEN_TOPUPS } from '../../core/topups';
+import { MAX_WEBHOOKS_PER_OWNER } from '../../core/webhooks';
+import { refusalText as msg } from '../../messages/catalogue';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
-import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
-import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
+import { MAX_PAGE_DEPTH } from '../../use-cases/charges';
+import type { DocumentedRouteName } from '../routes';
 import { X402_AUTH_MESSAGE } from '../x402-request';
 
 /** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
@@ -142,25 +145,21 @@ const slug = (text: string) =>
 /** Answers every route that reads or writes the table may give. */
 export const BUSY = errors(
   'DynamoDB kept throttling, or did not answer, past the SDK retries; retry after the given seconds with the same Idempotency-Key (a replay answers whatever the first request did).',
-  ['service busy, retry later'],
+  [msg('serviceBusy')],
   ['Retry-After'],
 );
 
 /** Answers every route that reads a JSON body may give, on top of its own 400s. */
 export const BODY_ERRORS = {
-  413: errors('The body is larger than 16 KB.', ['request body too large']),
+  413: errors('The body is larger than 16 KB.', [msg('bodyTooLarge')]),
   415: errors('A Content-Type other than application/json (parameters allowed; none at all is read as JSON).', [
-    'content-type must be application/json',
+    msg('unsupportedMediaType', 'application/json'),
   ]),
 } as const;
 
 const IDEMPOTENCY_ERRORS = {
-  409: errors(
-    'A request with this Idempotency-Key is still in flight.',
-    ['request with this Idempotency-Key is in progress'],
-    ['Retry-After'],
-  ),
-  422: errors('The Idempotency-Key was used with a different request.', ['idempotency key reused with different request']),
+  409: errors('A request with this Idempotency-Key is still in flight.', [msg('idempotencyInProgress')], ['Retry-After']),
+  422: errors('The Idempotency-Key was used with a different request.', [msg('idempotencyMismatch')]),
 } as const;
 
 const MONEY_400 = [
@@ -174,9 +173,9 @@ const MONEY_400 = [
 
 /** The operator's routes: x-admin-key, or SigV4 where the stage authorizes them with IAM (docs/operating/runbooks.md, "Admin access"). */
 const ADMIN: OperationDoc['security'] = [['adminKey'], ['adminSigV4']];
-const ADMIN_401 = errors('The admin key is wrong (where the stage takes the admin key).', [AUTH_MESSAGES.admin]);
+const ADMIN_401 = errors('The admin key is wrong (where the stage takes the admin key).', [msg(AUTH_MESSAGES.admin)]);
 
-const LIST_400 = ['limit must be a positive integer', 'limit must be at most 100', 'cursor is invalid', 'unknown field: x'];
+const LIST_400 = ['limit must be a positive integer', 'limit must be at most 100', msg('cursorInvalid'), 'unknown field: x'];
 
 const EXAMPLE_CHARGE = {
   id: 'c01jhx3k6v1f8q2n7c9m4p5r6s7',
@@ -214,10 +213,10 @@ const EXAMPLE_CAPTURED = { ...EXAMPLE_HOLD, amount: 0.37, status: 'SUCCESS', pen
 const EXAMPLE_RELEASED = { ...EXAMPLE_HOLD, status: 'FAILED', pendingReason: null, failureReason: 'released by agent' };
 const EXAMPLE_REFUNDED = { ...EXAMPLE_CHARGE, refundedAmount: 0.5 };
 const LIFECYCLE_401 = errors('The agent key is unknown, disabled or rotated (checked inside the transaction: at once).', [
-  AUTH_MESSAGES.lifecycle,
+  msg(AUTH_MESSAGES.lifecycle),
 ]);
 const LIFECYCLE_404 = errors("No such charge, or another agent's.", ['charge not found']);
-const LIFECYCLE_400 = ['missing Idempotency-key', 'Idempotency-Key must be 1-255 printable ASCII characters', 'invalid json body'];
+const LIFECYCLE_400 = [msg('missingIdempotencyKey'), msg('invalidIdempotencyKey'), msg('invalidJsonBody')];
 const LIFECYCLE_AMOUNT_400 = [
   'amount must be a number',
   'amount must be greater than 0',
@@ -273,7 +272,7 @@ const EXAMPLE_GRANT_REQUEST = {
   grant: null,
 };
 
-const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
+const USER_401 = errors('The user key is missing, unknown or rotated.', [msg(AUTH_MESSAGES.user)]);
 const ROTATED_USER_KEY_EXAMPLE = {
   userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
   revokedGrants: [],
@@ -284,9 +283,9 @@ const SETTLE_ERRORS = {
   401: USER_401,
   404: errors("No such charge, or another user's.", ['charge not found']),
   409: errors('The charge has moved on, or its approval window has passed.', [
-    'charge is not pending',
-    'charge expired',
-    'charge is changing, retry',
+    msg('chargeNotPending'),
+    msg('chargeExpired'),
+    msg('chargeChanging'),
   ]),
   503: BUSY,
 };
@@ -324,9 +323,9 @@ const EXAMPLE_CANCELLED_PAYOUT = {
   processedAt: '2026-01-15T11:00:00.000Z',
   failureReason: 'cancelled by operator',
 };
-const PAYOUT_404 = errors('No such payout of this agent (or no such agent).', ['payout not found']);
+const PAYOUT_404 = errors('No such payout of this agent (or no such agent).', [msg('payoutNotFound')]);
 
-const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
+const OPERATOR_MONEY_OPERATIONS = {
   'admin-list-payouts': {
     summary: 'List held payouts',
     description:
@@ -353,10 +352,10 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
     body: { name: 'ReleasePayoutRequest', schema: releaseChargeSchema, example: {} },
     responses: {
       200: ok('The payout as it is now (PENDING once released).', payoutBody, { ...EXAMPLE_HELD_PAYOUT, status: 'PENDING' }),
-      400: errors('A body that is not `{}`.', ['unknown field: x', 'invalid json body']),
+      400: errors('A body that is not `{}`.', ['unknown field: x', msg('invalidJsonBody')]),
       401: ADMIN_401,
       404: PAYOUT_404,
-      409: errors('The payout is not held (and was never released).', ['payout is not held']),
+      409: errors('The payout is not held (and was never released).', [msg('payoutNotHeld')]),
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -378,7 +377,7 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
       404: PAYOUT_404,
       409: errors(
         'The payout is not held (released, paid, or failed), or a request with this key is in flight.',
-        ['payout is not held', 'request with this Idempotency-Key is in progress'],
+        [msg('payoutNotHeld'), msg('idempotencyInProgress')],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
@@ -401,13 +400,9 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
         pagination: { total: 1, page: 1, limit: 20, totalPages: 1 },
         nextCursor: null,
       }),
-      400: errors('An invalid query parameter.', [
-        'page must be a positive integer',
-        ...LIST_400,
-        'page × limit must be at most 10000: follow nextCursor to read further',
-      ]),
+      400: errors('An invalid query parameter.', ['page must be a positive integer', ...LIST_400, msg('pageTooDeep', MAX_PAGE_DEPTH)]),
       401: ADMIN_401,
-      404: errors('No such agent.', ['agent not found']),
+      404: errors('No such agent.', [msg('agentNotFound')]),
       503: BUSY,
     },
   },
@@ -428,21 +423,16 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
       400: errors('Missing Idempotency-Key, an invalid body or amount, or more than is left to refund.', [
         ...LIFECYCLE_400,
         ...LIFECYCLE_AMOUNT_400,
-        'amount exceeds refundable amount',
+        msg('amountExceedsRefundable'),
       ]),
       401: ADMIN_401,
       402: errors("The agent's earned balance is too low (already withdrawn, or held in a payout: cancel it first).", [
-        'insufficient balance',
+        msg('withdrawalInsufficientBalance'),
       ]),
-      404: errors('No such charge of this agent.', ['charge not found']),
+      404: errors('No such charge of this agent.', [msg('chargeNotFound')]),
       409: errors(
         "The charge is not SUCCESS, it kept changing under concurrent refunds, a request with this key is in flight, or the user's balance is at its limit.",
-        [
-          'charge is not refundable',
-          'charge is changing, retry',
-          'request with this Idempotency-Key is in progress',
-          'user balance limit reached',
-        ],
+        [msg('chargeNotRefundable'), msg('chargeChanging'), msg('idempotencyInProgress'), msg('userBalanceLimit')],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
@@ -450,16 +440,18 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
       503: BUSY,
     },
   },
-};
+} satisfies Partial<Record<DocumentedRouteName, OperationDoc>>;
 // --- end of the operator and a disabled agent's money ---
 
+type WebhookOperation = 'create' | 'list' | 'delete' | 'deliveries' | 'test';
+
 /** The five webhook operations of one kind of owner (agents under /agents/webhooks, users under /users/me/webhooks). */
-function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> {
+function webhookOperations<W extends 'agent' | 'user'>(who: W): Record<`${W}-webhooks-${WebhookOperation}`, OperationDoc> {
   const security: OperationDoc['security'] = [[who === 'agent' ? 'agentKey' : 'userKey']];
   const unauthorized =
-    who === 'agent' ? errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.webhooks]) : USER_401;
+    who === 'agent' ? errors('The agent key is missing or unknown, or the agent is disabled.', [msg(AUTH_MESSAGES.webhooks)]) : USER_401;
   const types = who === 'agent' ? AGENT_EVENT_TYPES : USER_EVENT_TYPES;
-  const notFound = errors("No such endpoint, or another owner's.", [WEBHOOK_NOT_FOUND]);
+  const notFound = errors("No such endpoint, or another owner's.", [msg('webhookNotFound')]);
   const example = {
     id: 'wh_01jhx3k6v1f8q2n7c9m4p5r6s7',
     url: 'https://receiver.example.com/hooks/payments',
@@ -467,7 +459,8 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
     createdAt: '2026-01-15T09:30:00.000Z',
   };
   const idParam = { id: 'The webhook endpoint id (`wh_…`).' };
-  return {
+  // Computed keys widen to string: the five are written out below, one per WebhookOperation.
+  const operations: Record<string, OperationDoc> = {
     [`${who}-webhooks-create`]: {
       summary: `Register a webhook endpoint (${who})`,
       description:
@@ -485,14 +478,14 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
         400: errors('A bad URL or event type.', [
           'url is required',
           'url must be an https URL',
-          'url must resolve to a public address',
-          'url host does not resolve',
+          msg('urlNotPublic'),
+          msg('urlHostUnresolved'),
           'url must not contain credentials',
-          `events: unknown event type "x" (${who} events: ${types.join(', ')})`,
+          msg('unknownEventType', 'x', who, types),
           'unknown field: x',
         ]),
         401: unauthorized,
-        409: errors('The owner already has 10 endpoints.', [WEBHOOK_LIMIT_MESSAGE]),
+        409: errors('The owner already has 10 endpoints.', [msg('webhookLimit', MAX_WEBHOOKS_PER_OWNER)]),
         ...BODY_ERRORS,
         503: BUSY,
       },
@@ -560,11 +553,12 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
         }),
         401: unauthorized,
         404: notFound,
-        429: errors('The endpoint had 5 test pings this minute; nothing was queued.', [TEST_EVENT_LIMIT_MESSAGE], ['Retry-After']),
+        429: errors('The endpoint had 5 test pings this minute; nothing was queued.', [msg('tooManyTestEvents')], ['Retry-After']),
         503: BUSY,
       },
     },
   };
+  return operations as Record<`${W}-webhooks-${WebhookOperation}`, OperationDoc>;
 }
 
 // --- x402 (docs/x402.md): the facilitator a stock x402 seller middleware calls at `<base>/x402` ---
@@ -594,22 +588,22 @@ const X402_REQUEST_EXAMPLE = {
   },
   paymentRequirements: X402_REQUIREMENTS,
 };
-const X402_401 = errors('The agent key (x-agent-key or Authorization: Bearer) is missing, unknown or disabled.', [X402_AUTH_MESSAGE]);
+const X402_401 = errors('The agent key (x-agent-key or Authorization: Bearer) is missing, unknown or disabled.', [msg(X402_AUTH_MESSAGE)]);
 const X402_400 = errors('Not an x402 v2 request body (a missing or malformed field).', [
-  'invalid json body',
+  msg('invalidJsonBody'),
   'paymentPayload is required',
   'paymentRequirements.amount must be a string',
   'paymentPayload.extensions.payment-identifier.info.id must be 16-128 characters: letters, digits, "-" and "_"',
 ]);
 const X402_IDENTIFIER_409 = errors(
   'The payment identifier (`paymentPayload.extensions.payment-identifier.info.id`) was used with another payment for this agent: nothing was verified, settled or credited.',
-  ['this payment identifier was used with another payment'],
+  [msg('paymentIdentifierConflict')],
 );
 const X402_IDENTIFIER_DOC =
   ' With the `payment-identifier` extension (`paymentPayload.extensions["payment-identifier"].info.id`, 16-128 characters of ' +
   'letters, digits, `-` and `_`), the same identifier with the same payment answers the first result (`Idempotent-Replayed: true`); ' +
   'with another payment, 409. Identifiers are kept per agent for 24 hours.';
-const X402_OPERATIONS: Record<string, OperationDoc> = {
+const X402_OPERATIONS = {
   'x402-supported': {
     summary: 'x402: supported kinds',
     description:
@@ -703,7 +697,7 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
       401: X402_401,
       409: errors(
         'The same payment is being credited by a concurrent request (`Retry-After`), or its payment identifier was used with another payment for this agent (nothing settled or credited).',
-        ['request with this Idempotency-Key is in progress', 'this payment identifier was used with another payment'],
+        [msg('idempotencyInProgress'), msg('paymentIdentifierConflict')],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
@@ -758,10 +752,11 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
       503: BUSY,
     },
   },
-};
+} satisfies Partial<Record<DocumentedRouteName, OperationDoc>>;
 
 /** Route name → its operation. Every route of ROUTES except `$default` needs one. */
-export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+/** Every documented route's operation, keyed by its name: a route of ROUTES without one fails to compile. */
+export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
   ...webhookOperations('agent'),
   ...webhookOperations('user'),
   'register-agent': {
@@ -786,11 +781,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'email must be a valid email address',
         'website must be a valid http(s) URL',
         'unknown field: x',
-        'invalid json body',
+        msg('invalidJsonBody'),
       ]),
-      409: errors('The name, or one that looks like it, is registered (case-insensitive, look-alike skeleton).', [
-        'agent name already taken',
-      ]),
+      409: errors('The name, or one that looks like it, is registered (case-insensitive, look-alike skeleton).', [msg('agentNameTaken')]),
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -821,11 +814,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         EXAMPLE_PENDING,
         ['Idempotent-Replayed'],
       ),
-      403: errors('The user has blocked this agent; a FAILED charge is kept.', ['agent blocked by user'], ['Idempotent-Replayed']),
+      403: errors('The user has blocked this agent; a FAILED charge is kept.', [msg('agentBlockedByUser')], ['Idempotent-Replayed']),
       400: errors('Missing Idempotency-Key or an invalid body.', [
-        'missing Idempotency-key',
-        'Idempotency-Key must be 1-255 printable ASCII characters',
-        'invalid json body',
+        msg('missingIdempotencyKey'),
+        msg('invalidIdempotencyKey'),
+        msg('invalidJsonBody'),
         ...MONEY_400,
         'description must be at most 255 characters',
         'description must not contain bidirectional control characters',
@@ -836,15 +829,18 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'holdSeconds applies only with capture: false',
         'unknown field: x',
       ]),
-      401: errors('The agent key is unknown or disabled, or the user key is unknown.', [AUTH_MESSAGES.createCharge, AUTH_MESSAGES.user]),
+      401: errors('The agent key is unknown or disabled, or the user key is unknown.', [
+        msg(AUTH_MESSAGES.createCharge),
+        msg(AUTH_MESSAGES.user),
+      ]),
       402: errors(
         "Over one of the user's spending limits, or the balance is too low; a FAILED charge is kept.",
-        ['spending limit exceeded', 'insufficient balance'],
+        [msg('spendingLimitExceeded'), msg('insufficientBalance')],
         ['Idempotent-Replayed'],
       ),
       409: errors(
         'A request with this key is in flight, or the agent balance is at its limit.',
-        ['request with this Idempotency-Key is in progress', 'agent balance limit reached, withdraw first'],
+        [msg('idempotencyInProgress'), msg('agentBalanceLimit')],
         ['Retry-After'],
       ),
       413: BODY_ERRORS[413],
@@ -865,12 +861,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         pagination: { total: 1, page: 1, limit: 20, totalPages: 1 },
         nextCursor: null,
       }),
-      400: errors('An invalid query parameter.', [
-        'page must be a positive integer',
-        ...LIST_400,
-        'page × limit must be at most 10000: follow nextCursor to read further',
-      ]),
-      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.listCharges]),
+      400: errors('An invalid query parameter.', ['page must be a positive integer', ...LIST_400, msg('pageTooDeep', MAX_PAGE_DEPTH)]),
+      401: errors('The agent key is unknown or disabled.', [msg(AUTH_MESSAGES.listCharges)]),
       503: BUSY,
     },
   },
@@ -883,8 +875,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     pathParams: { id: 'The charge id.' },
     responses: {
       200: ok('The charge.', chargeBody, EXAMPLE_CHARGE),
-      401: errors('No key, or an unknown or disabled one.', [AUTH_MESSAGES.getCharge, AUTH_MESSAGES.admin]),
-      404: errors('No such charge of this agent.', ['charge not found']),
+      401: errors('No key, or an unknown or disabled one.', [msg(AUTH_MESSAGES.getCharge), msg(AUTH_MESSAGES.admin)]),
+      404: errors('No such charge of this agent.', [msg('chargeNotFound')]),
       503: BUSY,
     },
   },
@@ -894,7 +886,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     security: [['agentKey']],
     responses: {
       200: ok('What the agent may withdraw, per currency.', agentBalanceBody, { balances: { USD: 1.5, USDC: 0 } }),
-      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.balance]),
+      401: errors('The agent key is unknown or disabled.', [msg(AUTH_MESSAGES.balance)]),
       503: BUSY,
     },
   },
@@ -955,8 +947,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'Checked in this order: Idempotency-Key, body, destination (for USDC its token account), fees against the amount, ' +
           'balance, payout in flight.',
         [
-          'missing Idempotency-key',
-          'invalid json body',
+          msg('missingIdempotencyKey'),
+          msg('invalidJsonBody'),
           'amount is required',
           'currency must be one of USD, USDC',
           'walletAddress is required',
@@ -968,16 +960,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
           'amount must not exceed 1000000',
           'invalid solana address',
           'invalid paypal account',
-          'destination has no USDC token account',
-          'amount too small to cover fees',
-          'insufficient balance',
-          'payout already in progress',
+          msg('noUsdcTokenAccount'),
+          msg('amountTooSmallForFees'),
+          msg('withdrawalInsufficientBalance'),
+          msg('payoutInProgress'),
         ],
       ),
-      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.withdraw]),
+      401: errors('The agent key is unknown or disabled.', [msg(AUTH_MESSAGES.withdraw)]),
       409: errors(
         'A request with this key is in flight, or the balance kept changing.',
-        ['request with this Idempotency-Key is in progress', 'balance changed while withdrawing, retry'],
+        [msg('idempotencyInProgress'), msg('balanceChangedWhileWithdrawing')],
         ['Retry-After'],
       ),
       413: BODY_ERRORS[413],
@@ -986,7 +978,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: errors(
         'DynamoDB kept throttling past the SDK retries, or the Solana RPC node could not say whether a USDC wallet has its ' +
           'token account; nothing was written. Retry after the given seconds (with the same Idempotency-Key).',
-        ['service busy, retry later', 'solana network unavailable, retry later'],
+        [msg('serviceBusy'), msg('solanaUnavailable')],
         ['Retry-After'],
       ),
     },
@@ -1004,8 +996,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         examples: { list: { payouts: [EXAMPLE_PAYOUT], nextCursor: null }, payout: EXAMPLE_PAYOUT },
       },
       400: errors('An invalid query parameter.', LIST_400),
-      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.listWithdrawals]),
-      404: errors('No such payout of this agent.', ['payout not found']),
+      401: errors('The agent key is unknown or disabled.', [msg(AUTH_MESSAGES.listWithdrawals)]),
+      404: errors('No such payout of this agent.', [msg('payoutNotFound')]),
       503: BUSY,
     },
   },
@@ -1026,23 +1018,23 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       400: errors('Missing Idempotency-Key, an invalid body or amount, or more than was authorized.', [
         ...LIFECYCLE_400,
         ...LIFECYCLE_AMOUNT_400,
-        'amount exceeds authorized amount',
+        msg('amountExceedsAuthorized'),
       ]),
       401: LIFECYCLE_401,
       403: errors('The payer changed their mind (DESIGN §16): blocked the agent, or revoked the grant the hold was made under.', [
-        'agent blocked by user',
-        'grant revoked',
-        'grant expired',
+        msg('agentBlockedByUser'),
+        msg('grantRevoked'),
+        msg('grantExpired'),
       ]),
       404: LIFECYCLE_404,
       409: errors(
         'The hold still waits for the user, is no longer PENDING, is past expiresAt, or a request with this key is in flight.',
         [
-          'charge awaits user approval',
-          'charge is not pending',
-          'charge expired',
-          'request with this Idempotency-Key is in progress',
-          'agent balance limit reached, withdraw first',
+          msg('chargeAwaitsApproval'),
+          msg('chargeNotPending'),
+          msg('chargeExpired'),
+          msg('idempotencyInProgress'),
+          msg('agentBalanceLimit'),
         ],
         ['Retry-After'],
       ),
@@ -1068,7 +1060,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       404: LIFECYCLE_404,
       409: errors(
         'The charge is no longer PENDING, is past expiresAt, or a request with this key is in flight.',
-        ['charge is not pending', 'charge expired', 'request with this Idempotency-Key is in progress'],
+        [msg('chargeNotPending'), msg('chargeExpired'), msg('idempotencyInProgress')],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
@@ -1092,7 +1084,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       400: errors('Missing Idempotency-Key, an invalid body or amount, or more than is left to refund.', [
         ...LIFECYCLE_400,
         ...LIFECYCLE_AMOUNT_400,
-        'amount exceeds refundable amount',
+        msg('amountExceedsRefundable'),
       ]),
       401: LIFECYCLE_401,
       402: errors("The agent's earned balance is too low (already withdrawn).", ['insufficient balance']),
@@ -1100,12 +1092,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       409: errors(
         'The charge is not SUCCESS, it kept changing under concurrent refunds, a request with this key is in flight, or the ' +
           "user's balance is at its limit.",
-        [
-          'charge is not refundable',
-          'charge is changing, retry',
-          'request with this Idempotency-Key is in progress',
-          'user balance limit reached',
-        ],
+        [msg('chargeNotRefundable'), msg('chargeChanging'), msg('idempotencyInProgress'), msg('userBalanceLimit')],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
@@ -1126,10 +1113,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
         enabled: true,
       }),
-      401: errors('The agent key is unknown (or already rotated).', [AUTH_MESSAGES.rotateKey]),
-      409: errors('Another rotation of this key, or an operator flipping `enabled`, won.', [
-        'agent key was rotated concurrently, retry with the new key',
-      ]),
+      401: errors('The agent key is unknown (or already rotated).', [msg(AUTH_MESSAGES.rotateKey)]),
+      409: errors('Another rotation of this key, or an operator flipping `enabled`, won.', [msg('agentKeyRotatedConcurrently')]),
       503: BUSY,
     },
   },
@@ -1163,17 +1148,17 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         ['Idempotent-Replayed'],
       ),
       400: errors('Missing Idempotency-Key or an invalid body.', [
-        'missing Idempotency-key',
-        'invalid json body',
+        msg('missingIdempotencyKey'),
+        msg('invalidJsonBody'),
         ...MONEY_400,
         'unknown field: x',
-        'amount would take the balance past its limit',
+        msg('creditPastBalanceLimit'),
       ]),
       401: ADMIN_401,
-      404: errors('No such user.', ['user not found']),
+      404: errors('No such user.', [msg('userNotFound')]),
       409: errors(
         'A request with this key is in flight, or the balance kept changing.',
-        ['request with this Idempotency-Key is in progress', 'user balance is changing too fast, retry'],
+        [msg('idempotencyInProgress'), msg('userBalanceChanging')],
         ['Retry-After'],
       ),
       413: BODY_ERRORS[413],
@@ -1198,7 +1183,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         policy: EXAMPLE_POLICY,
       }),
       401: USER_401,
-      404: errors('The user is gone.', ['user not found']),
+      404: errors('The user is gone.', [msg('userNotFound')]),
       503: BUSY,
     },
   },
@@ -1228,7 +1213,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The policy ({} until one is set).', policyBody, EXAMPLE_POLICY),
       401: USER_401,
-      404: errors('The user is gone.', ['user not found']),
+      404: errors('The user is gone.', [msg('userNotFound')]),
       503: BUSY,
     },
   },
@@ -1241,14 +1226,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The stored policy.', policyBody, EXAMPLE_POLICY),
       400: errors('The field named is invalid; the stored policy is unchanged.', [
-        'invalid json body',
+        msg('invalidJsonBody'),
         'daily.USD has more than 2 decimal places for USD',
         'unknown field: daily.EUR',
         'approvalWindowSeconds must be at least 60',
-        'agents.a01jhx3k6v1f8q2n7c9m4p5r6s7 is not a registered agent',
+        msg('policyAgentUnknown', 'a01jhx3k6v1f8q2n7c9m4p5r6s7'),
       ]),
       401: USER_401,
-      404: errors('The user is gone.', ['user not found']),
+      404: errors('The user is gone.', [msg('userNotFound')]),
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -1263,7 +1248,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       ...SETTLE_ERRORS,
       403: errors(
         'Nobody may approve it: the agent is disabled, or the grant it was made under is revoked or has ended (docs/grants.md). Declining or releasing it still returns the hold.',
-        ['agent disabled', 'grant revoked', 'grant expired'],
+        [msg('agentDisabled'), msg('grantRevoked'), msg('grantExpired')],
       ),
     },
   },
@@ -1296,8 +1281,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         failureReason: 'released by user',
       }),
       401: USER_401,
-      404: errors('No such charge of this user.', ['charge not found']),
-      409: errors('Not PENDING (settled, expired, or another settlement won).', ['charge is not pending']),
+      404: errors('No such charge of this user.', [msg('chargeNotFound')]),
+      409: errors('Not PENDING (settled, expired, or another settlement won).', [msg('chargeNotPending')]),
       503: BUSY,
     },
   },
@@ -1309,7 +1294,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The new key, shown once.', rotatedUserKeyBody, ROTATED_USER_KEY_EXAMPLE),
       401: USER_401,
-      409: errors('Another rotation won.', ['user key was rotated concurrently, retry with the new key']),
+      409: errors('Another rotation won.', [msg('userKeyRotatedConcurrently')]),
       503: BUSY,
     },
   },
@@ -1339,13 +1324,13 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         key: 'ug_live_3Jc7QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
       }),
       400: errors('An invalid field, or an unknown agent.', [
-        GRANT_MESSAGES.agentNotFound,
+        msg('grantAgentNotFound'),
         'agentId must be an agent id',
         'ttlSeconds must be at least 60',
         'limits.total has more than 2 decimal places for USD',
       ]),
       401: USER_401,
-      409: errors('The payer has 100 active grants.', [GRANT_MESSAGES.limit]),
+      409: errors('The payer has 100 active grants.', [msg('grantLimit', MAX_ACTIVE_GRANTS)]),
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -1371,7 +1356,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The grant (never its key).', grantBody, EXAMPLE_GRANT),
       401: USER_401,
-      404: errors("No such grant, or another payer's.", [GRANT_MESSAGES.notFound]),
+      404: errors("No such grant, or another payer's.", [msg('grantNotFound')]),
       503: BUSY,
     },
   },
@@ -1384,8 +1369,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The grant, revoked.', grantBody, { ...EXAMPLE_GRANT, status: 'revoked', revokedAt: '2026-01-15T10:00:00.000Z' }),
       401: USER_401,
-      404: errors("No such grant, or another payer's.", [GRANT_MESSAGES.notFound]),
-      409: errors('The grant kept changing under the revocation.', ['grant is changing, retry']),
+      404: errors("No such grant, or another payer's.", [msg('grantNotFound')]),
+      409: errors('The grant kept changing under the revocation.', [msg('grantChanging')]),
       503: BUSY,
     },
   },
@@ -1405,7 +1390,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       201: ok('The PENDING top-up and how to pay it.', topupBody, EXAMPLE_USDC_TOPUP),
       400: errors('The field named is invalid; nothing was created.', [
-        'invalid json body',
+        msg('invalidJsonBody'),
         'currency must be one of USD, USDC',
         'amount is required for USD',
         'amount has more than 2 decimal places for USD',
@@ -1415,11 +1400,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'unknown field: x',
       ]),
       401: USER_401,
-      409: errors('The user already has 10 PENDING top-ups; one must end first.', ['topup limit reached: at most 10 open top-ups']),
+      409: errors('The user already has 10 PENDING top-ups; one must end first.', [msg('topupLimit', MAX_OPEN_TOPUPS)]),
       ...BODY_ERRORS,
       503: errors(
         'PayPal (or DynamoDB) could not be reached; retry.',
-        ['payment provider unavailable, retry later', 'service busy, retry later'],
+        [msg('paymentProviderUnavailable'), msg('serviceBusy')],
         ['Retry-After'],
       ),
     },
@@ -1472,16 +1457,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         { received: true },
       ),
       400: errors('Not a fresh, verified PayPal webhook; nothing changed.', [
-        'invalid json body',
-        'missing paypal-transmission-id header',
-        'invalid paypal-transmission-id header',
-        'paypal-cert-url is not a PayPal certificate URL',
-        'paypal-transmission-time is not within 5 minutes',
-        INVALID_WEBHOOK,
+        msg('invalidJsonBody'),
+        msg('paypalHeaderMissing', 'paypal-transmission-id'),
+        msg('paypalTransmissionIdInvalid'),
+        msg('paypalCertUrlInvalid'),
+        msg('paypalTransmissionStale'),
+        msg('invalidWebhookSignature'),
       ]),
       503: errors(
         'PayPal or DynamoDB could not be reached; PayPal retries.',
-        ['payment provider unavailable, retry later', 'service busy, retry later'],
+        [msg('paymentProviderUnavailable'), msg('serviceBusy')],
         ['Retry-After'],
       ),
     },
@@ -1524,7 +1509,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The user and its balances.', userBody, { id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7', balances: EXAMPLE_BALANCES }),
       401: ADMIN_401,
-      404: errors('No such user.', ['user not found']),
+      404: errors('No such user.', [msg('userNotFound')]),
       503: BUSY,
     },
   },
@@ -1544,11 +1529,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       201: ok('The pending request and its consent link.', grantRequestBody, EXAMPLE_GRANT_REQUEST, ['Idempotent-Replayed']),
       400: errors('An invalid field, or no Idempotency-Key.', [
-        'missing Idempotency-key',
+        msg('missingIdempotencyKey'),
         'currency must be one of USD, USDC',
         'ttlSeconds must be at least 60',
       ]),
-      401: errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.grantRequests]),
+      401: errors('The agent key is missing or unknown, or the agent is disabled.', [msg(AUTH_MESSAGES.grantRequests)]),
       ...IDEMPOTENCY_ERRORS,
       ...BODY_ERRORS,
       503: BUSY,
@@ -1568,8 +1553,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         status: 'claimed',
         grant: { ...EXAMPLE_GRANT, key: 'ug_live_3Jc7QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' },
       }),
-      401: errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.grantRequests]),
-      404: errors("No such request, or another agent's.", [GRANT_MESSAGES.requestNotFound]),
+      401: errors('The agent key is missing or unknown, or the agent is disabled.', [msg(AUTH_MESSAGES.grantRequests)]),
+      404: errors("No such request, or another agent's.", [msg('grantRequestNotFound')]),
       503: BUSY,
     },
   },
@@ -1616,8 +1601,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The new account key, shown once.', rotatedUserKeyBody, ROTATED_USER_KEY_EXAMPLE),
       401: ADMIN_401,
-      404: errors('No such user.', ['user not found']),
-      409: errors('Rotations kept racing.', ['user key was rotated concurrently, retry']),
+      404: errors('No such user.', [msg('userNotFound')]),
+      409: errors('Rotations kept racing.', [msg('userKeyRotationRaced')]),
       503: BUSY,
     },
   },
@@ -1637,9 +1622,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         enabled: true,
         createdAt: '2026-01-15T09:30:00.000Z',
       }),
-      400: errors('An invalid body.', ['enabled is required', 'enabled must be a boolean', 'unknown field: x', 'invalid json body']),
+      400: errors('An invalid body.', ['enabled is required', 'enabled must be a boolean', 'unknown field: x', msg('invalidJsonBody')]),
       401: ADMIN_401,
-      404: errors('No such agent.', ['agent not found']),
+      404: errors('No such agent.', [msg('agentNotFound')]),
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -1689,7 +1674,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         balances: EXAMPLE_BALANCES,
       }),
       401: ADMIN_401,
-      404: errors('No such agent.', ['agent not found']),
+      404: errors('No such agent.', [msg('agentNotFound')]),
       503: BUSY,
     },
   },
@@ -1701,7 +1686,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The charge.', chargeBody, EXAMPLE_CHARGE),
       401: ADMIN_401,
-      404: errors('No such charge.', ['charge not found']),
+      404: errors('No such charge.', [msg('chargeNotFound')]),
       503: BUSY,
     },
   },
@@ -1712,7 +1697,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     security: [],
     responses: {
       200: ok('The table answers.', healthBody, { status: 'ok' }),
-      503: errors('The table does not answer.', ['table unreachable'], ['Retry-After']),
+      503: errors('The table does not answer.', [msg('tableUnreachable')], ['Retry-After']),
     },
   },
   openapi: {
@@ -1753,7 +1738,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
           'Not a valid JSON-RPC message, a batch of more than 10, or a malformed Host header (a JSON-RPC error object, code -32600).',
         schema: jsonRpcMessage,
       },
-      401: errors('The agent key is missing, unknown or disabled.', [MCP_AUTH_MESSAGE]),
+      401: errors('The agent key is missing, unknown or disabled.', [msg(MCP_AUTH_MESSAGE)]),
       406: { description: 'The Accept header does not allow application/json and text/event-stream.', schema: jsonRpcMessage },
       413: BODY_ERRORS[413],
       415: { description: 'Not application/json (a JSON-RPC error object).', schema: jsonRpcMessage },
@@ -1768,11 +1753,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'MCP',
     security: [],
     responses: {
-      405: errors(
-        'This path takes POST only.',
-        ['method not allowed: this MCP server takes POST only (stateless, no event stream)'],
-        ['Allow'],
-      ),
+      405: errors('This path takes POST only.', [msg('mcpPostOnly')], ['Allow']),
     },
   },
   ...X402_OPERATIONS,
@@ -1780,4 +1761,4 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
 };
 
 /** What the `$default` route answers: every method and path no operation matches. */
-export const UNMATCHED_ROUTE: ResponseDoc = errors('No route matches this method and path.', ['not found']);
+export const UNMATCHED_ROUTE: ResponseDoc = errors('No route matches this method and path.', [msg('notFound')]);
