@@ -23,6 +23,7 @@ import {
 } from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
 import { approvalWindow, judge, periodsOf } from '../core/policy';
+import type { PurchaseTerms } from '../core/purchases';
 import type { PayerState } from '../core/users';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, recordFailedCharge } from '../store/charge.repository';
@@ -47,6 +48,12 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   idempotencyKey: string;
   /** Where the approval link points (`<base>/approve/<token>`). */
   baseUrl: string;
+  /**
+   * An x402 purchase's hold (use-cases/purchases.ts): the same checks, hold and transaction as any
+   * hold, keyed apart (`#x402-purchases`), answered as the purchase (`view`), and telling nobody but
+   * the payer asked for approval: its other events come from its settlement.
+   */
+  purchase?: { terms: PurchaseTerms; view: (charge: Charge) => unknown } | undefined;
 };
 
 /** How long a hold waits for its capture when `holdSeconds` is not given (docs/design.md §12). */
@@ -64,7 +71,7 @@ const CHARGE_ROUNDS = 5;
  * and no read: the policy is this container's copy, and the write is conditioned on it.
  */
 export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
-  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant } = input;
+  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant, purchase } = input;
   // A grant is for one currency: another is a bad request, refused before anything is stored.
   if (grant && grant.currency !== currency) throw new ValidationError('currency does not match the grant');
   // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
@@ -72,12 +79,19 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
   const agentId = agent.id;
   return idempotentCommand(
     {
-      scope: `${agentId}#charges`,
+      scope: purchase ? `${agentId}#x402-purchases` : `${agentId}#charges`,
       key: idempotencyKey,
       // A hold's request differs by its capture terms; a plain charge's fingerprint is as it always was.
-      request: { userId, amount, currency, description, ...(holdSeconds !== undefined ? { capture: 'false', holdSeconds } : {}) },
+      request: {
+        userId,
+        amount,
+        currency,
+        description,
+        ...(holdSeconds !== undefined ? { capture: 'false', holdSeconds } : {}),
+        ...(purchase ? { purchase: JSON.stringify([purchase.terms.requirements, purchase.terms.resource]) } : {}),
+      },
       rounds: CHARGE_ROUNDS,
-      restore: withApprovalToken,
+      ...(purchase ? {} : { restore: withApprovalToken }),
     },
     async ({ now, answer }) => {
       const state = await payerState(userId);
@@ -94,6 +108,7 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         ...(agent.name !== undefined ? { agentName: agent.name } : {}),
         ...(holdSeconds !== undefined ? { holdSeconds, authorizedAmount: amount } : {}),
         ...(grant ? { grantId: grant.grantId } : {}),
+        ...(purchase ? { purchase: purchase.terms } : {}),
       };
       /** A refusal: a FAILED charge kept with its reason, the answer stored under the key. */
       const refuse = async (statusCode: number, reason: string, judgedBy?: PayerState) => {
@@ -133,15 +148,17 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
           : base;
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
       // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
-      const created = !needsApproval
-        ? answer(201, chargeView(charge))
-        : grant
-          ? answer(202, { ...chargeView(charge), approvalUrl: null })
-          : answer(
-              202,
-              { ...chargeView(charge), approvalUrl: link(await approvalToken(charge.id)) },
-              { ...chargeView(charge), approvalUrl: link(TOKEN_PLACEHOLDER) },
-            );
+      const created = purchase
+        ? answer(needsApproval ? 202 : 201, purchase.view(charge))
+        : !needsApproval
+          ? answer(201, chargeView(charge))
+          : grant
+            ? answer(202, { ...chargeView(charge), approvalUrl: null })
+            : answer(
+                202,
+                { ...chargeView(charge), approvalUrl: link(await approvalToken(charge.id)) },
+                { ...chargeView(charge), approvalUrl: link(TOKEN_PLACEHOLDER) },
+              );
       const grantCharge = grant
         ? { grantId: grant.grantId, userId, basis: { agentId, currency, limits: grant.limits, ...grantPeriods(grant.grantId) } }
         : undefined;
@@ -156,7 +173,8 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       try {
         // The events are written with the charge; the approval link's token never is (the
         // placeholder, filled in by the delivery worker: functions/webhooks/delivery.ts).
-        const events = chargeEvents(charge, { now, ...(needsApproval ? { approvalUrl: link(TOKEN_PLACEHOLDER) } : {}) });
+        const all = chargeEvents(charge, { now, ...(needsApproval ? { approvalUrl: link(TOKEN_PLACEHOLDER) } : {}) });
+        const events = purchase ? all.filter((e) => e.type === 'charge.approval_requested') : all;
         await commitCharge(charge, agent.keyHash, basis, created.record, now, events);
         // The counters are now this period's.
         rememberPayer(userId, { ...state, ...periodsOf(now) });

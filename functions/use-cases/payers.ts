@@ -24,6 +24,7 @@ import {
 import { isId } from '../core/ids';
 import { CURRENCIES, type Currency } from '../core/money';
 import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
+import { chargeIdOfPurchase } from '../core/purchases';
 import { getAgentById } from '../store/agent.repository';
 import { chargeBeforeSettling, getPendingCharge } from '../store/charge-pending.repository';
 import { getChargeById, listUserCharges, userChargePosition } from '../store/charge-read.repository';
@@ -183,6 +184,8 @@ export async function settle(
   mine: (c: { userId: string }) => boolean,
   opts: { anyReason?: boolean } = {},
 ): Promise<Charge> {
+  // A purchase in the payer's history shows its own id (`xp…`): the payer approves it by that id too.
+  chargeId = chargeIdOfPurchase(chargeId) ?? chargeId;
   if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
   const pending = await getPendingCharge(chargeId);
   if (!pending) {
