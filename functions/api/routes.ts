@@ -373,10 +373,13 @@ export const ROUTES: readonly RouteSpec[] = [
       LIST_WITHDRAWALS,
       REQUEST_GRANT,
       READ_GRANT_REQUEST,
+      PURCHASE,
     ),
     queue: true,
     approvalSecret: true,
     publicLinks: true,
+    // x402_purchase signs the purchase's payment with the hot wallet, as the purchase route does.
+    x402: 'settle',
   },
   // The transport's GET (a server-to-client stream): 405 `Allow: POST`, as it specifies for a server without one.
   { name: 'mcp-get', method: 'GET', path: '/mcp', public: true, table: {} },

@@ -99,7 +99,8 @@ const EXPECTED: Record<string, Grant[]> = {
   health: ['logs', 'table'],
   openapi: ['logs'],
   // The remote MCP server runs the wrapped use cases in-process: charges and withdrawals included.
-  mcp: ['logs', 'table', 'queue-send', 'approval-secret-and-rpc-url'],
+  // x402_purchase signs a purchase's payment as the purchase route does (DESIGN §22).
+  mcp: ['logs', 'table', 'queue-send', 'approval-secret-and-rpc-url', 'hot-wallet', 'hot-wallet-key'],
   // The MCP transport's GET: a 405, from no state at all.
   'mcp-get': ['logs'],
   'not-found': ['logs'],

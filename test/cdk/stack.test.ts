@@ -374,7 +374,14 @@ describe('functions (the house construct)', () => {
       // x402 routes know the mint and the RPC URL's ARN; settle alone the hot wallet's (it signs as the fee payer).
       const x402Keys = ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN', ...(route.x402 === 'settle' ? ['SOLANA_HOT_WALLET_SECRET_ARN'] : [])];
       expect(railKeys.sort()).toEqual(
-        (route.queue ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN'] : route.topups ? topupKeys : route.x402 ? x402Keys : []).sort(),
+        (route.queue
+          ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN', ...(route.x402 === 'settle' ? ['SOLANA_HOT_WALLET_SECRET_ARN'] : [])]
+          : route.topups
+            ? topupKeys
+            : route.x402
+              ? x402Keys
+              : []
+        ).sort(),
       );
       if (route.queue || route.x402) expect(env.SOLANA_RPC_URL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaRpcUrl) });
       if (route.x402 === 'settle') expect(env.SOLANA_HOT_WALLET_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaHotWallet) });
@@ -506,8 +513,8 @@ describe('data', () => {
     }
   });
 
-  it('lets nobody but the worker, the reconciler, x402 settle, purchase create and read, and the configured break-glass role read the hot-wallet secret', () => {
-    const signers = ['agent-x402-purchase-create', 'agent-x402-purchase-get', 'x402-settle'].map((name) => {
+  it('lets nobody but the worker, the reconciler, x402 settle, purchase create and read, MCP (x402_purchase), and the configured break-glass role read the hot-wallet secret', () => {
+    const signers = ['agent-x402-purchase-create', 'agent-x402-purchase-get', 'x402-settle', 'mcp'].map((name) => {
       const fn = stack.api.functions.get(name);
       if (!fn) throw new Error(`no ${name} function`);
       return fn;
@@ -538,7 +545,7 @@ describe('data', () => {
     const rolesThere = [
       withBreakGlass.stack.pipeline.worker,
       withBreakGlass.stack.pipeline.reconciler,
-      ...ROUTES.filter((r) => ['x402-settle', 'agent-x402-purchase-create', 'agent-x402-purchase-get'].includes(r.name)).map(
+      ...ROUTES.filter((r) => ['x402-settle', 'agent-x402-purchase-create', 'agent-x402-purchase-get', 'mcp'].includes(r.name)).map(
         (r) => withBreakGlass.stack.api.functions.get(r.name) ?? pipeline.worker,
       ),
     ].map((fn) => ({
