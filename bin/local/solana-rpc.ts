@@ -160,6 +160,8 @@ interface Status extends LandedTransaction {
   finalized: boolean;
   /** Static account keys of the transaction (absent for transactions recorded before top-ups existed). */
   accountKeys?: string[];
+  /** Every signature the transaction carries, the fee payer's first, as `getTransaction` lists them (absent on older records). */
+  signatures?: string[];
   preTokenBalances?: TokenBalance[];
   postTokenBalances?: TokenBalance[];
   blockTime?: number;
@@ -512,6 +514,7 @@ class Chain {
         memo: memoOf(bytes),
         finalized: !this.held,
         accountKeys,
+        signatures: VersionedTransaction.deserialize(bytes).signatures.map((s) => bs58.encode(s)),
         preTokenBalances,
         postTokenBalances: this.tokenBalances(accountKeys),
         blockTime: Math.floor(Date.now() / 1000),
@@ -734,7 +737,7 @@ class Chain {
       blockTime: status.blockTime ?? null,
       version: 'legacy',
       transaction: {
-        signatures: [signature],
+        signatures: status.signatures ?? [signature],
         message: { accountKeys: status.accountKeys, header: null, recentBlockhash: null, instructions: [] },
       },
       meta: {

@@ -96,6 +96,9 @@ const X402_SETTLE = uses(
 );
 /** Verifying an x402 payment: a claimed one is refused; its payment identifier bound (no money). */
 const X402_VERIFY = uses('agentKeyLookup', 'getX402Settlement', 'bindX402PaymentIdentifier');
+/** x402 purchases (DESIGN §22): a hold made as a charge is, then its payment signed and recorded once. */
+const PURCHASE = combine(CHARGE, uses('getCharge', 'recordSignedPurchase'));
+const READ_PURCHASE = uses('agentKeyLookup', 'getCharge', 'recordSignedPurchase');
 const USER = uses('userKeyLookup');
 /** Issuing a grant (the user API or the consent page): the agent named, the grant, its key and events, the limit. */
 const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
@@ -334,6 +337,30 @@ const ROUTE_TABLE = [
   { name: 'x402-supported', method: 'GET', path: '/x402/supported', public: true, table: {}, x402: 'read' },
   { name: 'agent-x402-settings', method: 'GET', path: '/api/v1/agents/x402', table: AGENT, x402: 'read', publicLinks: true },
   { name: 'agent-x402-payments', method: 'GET', path: '/api/v1/agents/x402/payments', table: uses('agentKeyLookup', 'listX402Payments') },
+  // x402 purchases (DESIGN §22, docs/x402.md): an agent pays any x402 seller from its payer's USDC; create and read sign with the hot wallet.
+  {
+    name: 'agent-x402-purchase-create',
+    method: 'POST',
+    path: '/api/v1/agents/x402/purchases',
+    table: PURCHASE,
+    x402: 'settle',
+    approvalSecret: true,
+    publicLinks: true,
+  },
+  {
+    name: 'agent-x402-purchases-list',
+    method: 'GET',
+    path: '/api/v1/agents/x402/purchases',
+    table: uses('agentKeyLookup', 'listAgentPurchases'),
+  },
+  { name: 'agent-x402-purchase-get', method: 'GET', path: '/api/v1/agents/x402/purchases/{id}', table: READ_PURCHASE, x402: 'settle' },
+  {
+    name: 'agent-x402-purchase-receipt',
+    method: 'POST',
+    path: '/api/v1/agents/x402/purchases/{id}/receipt',
+    table: uses('agentKeyLookup', 'getCharge', 'settlePurchase'),
+    x402: 'read',
+  },
   { name: 'health', method: 'GET', path: '/health', public: true, table: uses('pingTable') },
   // Serves docs/openapi.json as committed; touches nothing.
   { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', public: true, table: {} },
@@ -354,10 +381,13 @@ const ROUTE_TABLE = [
       LIST_WITHDRAWALS,
       REQUEST_GRANT,
       READ_GRANT_REQUEST,
+      PURCHASE,
     ),
     queue: true,
     approvalSecret: true,
     publicLinks: true,
+    // x402_purchase signs the purchase's payment with the hot wallet, as the purchase route does.
+    x402: 'settle',
   },
   // The transport's GET (a server-to-client stream): 405 `Allow: POST`, as it specifies for a server without one.
   { name: 'mcp-get', method: 'GET', path: '/mcp', public: true, table: {} },

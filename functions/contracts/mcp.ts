@@ -17,6 +17,7 @@ export const MCP_TOOL_NAMES = [
   'list_withdrawals',
   'request_grant',
   'get_grant_request',
+  'x402_purchase',
 ] as const;
 export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
 

@@ -1,6 +1,7 @@
 /** Charges: an agent's debit of a user's balance. */
 import type { Currency, Minor } from './money';
 import { periodsOf } from './policy';
+import type { PurchaseTerms } from './purchases';
 
 export type ChargeStatus = 'PENDING' | 'SUCCESS' | 'FAILED' | 'EXPIRED';
 
@@ -43,6 +44,8 @@ export interface Charge {
    * where its writes go (store/charge-read.repository.ts `chargeKeyOf`). Never shown.
    */
   legacyPartition?: true;
+  /** An x402 purchase (DESIGN §22, core/purchases.ts): the hold of a payment to an x402 seller. */
+  purchase?: PurchaseTerms;
 }
 
 /**

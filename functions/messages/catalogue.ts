@@ -89,6 +89,7 @@ export const REFUSALS = {
   // --- 404 ---
   notFound: { status: 404, text: 'not found' },
   chargeNotFound: { status: 404, text: 'charge not found' },
+  purchaseNotFound: { status: 404, text: 'purchase not found' },
   userNotFound: { status: 404, text: 'user not found' },
   agentNotFound: { status: 404, text: 'agent not found' },
   payoutNotFound: { status: 404, text: 'payout not found' },
@@ -111,6 +112,10 @@ export const REFUSALS = {
   idempotencyInProgress: { status: 409, text: 'request with this Idempotency-Key is in progress', retryAfter: 1 },
   chargeExpired: { status: 409, text: 'charge expired' },
   /** An x402 payment-identifier already used with another payment for this agent (docs/x402.md). */
+  /** An x402 purchase's receipt for a purchase that is not (or no longer) waiting for its transfer (docs/x402.md). */
+  purchaseNotAwaitingSettlement: { status: 409, text: 'purchase is not awaiting settlement' },
+  /** A receipt naming a transaction that is not this purchase's payment at confirmed. */
+  purchaseTransactionNotFound: { status: 409, text: "transaction not found: not on chain at confirmed, or not this purchase's payment" },
   paymentIdentifierConflict: { status: 409, text: 'this payment identifier was used with another payment' },
   chargeNotPending: { status: 409, text: 'charge is not pending' },
   chargeAwaitsApproval: { status: 409, text: 'charge awaits user approval' },

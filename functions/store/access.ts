@@ -248,6 +248,13 @@ export const STORE = {
   /** Deny, and approve (in the grant's create transaction). */
   decideGrantRequest: { write: ['grantRequest'] },
   claimGrantRequest: { write: ['grantRequest'] },
+  // x402 purchases (purchase.repository.ts; their hold is commitCharge's, their ending settlePending's).
+  /** The payment signed once: the charge's terms, its marker moved to the reconciler's queue. */
+  recordSignedPurchase: { write: ['charge', 'pendingCharge'] },
+  listAgentPurchases: { query: ['agentPurchases'] },
+  listSignedPurchases: { query: ['signedPurchases'] },
+  /** Captured or released by the chain: the charge, the payer's held money, the marker, the grant's counters, the events. */
+  settlePurchase: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
 } as const satisfies Record<string, TableGrant>;
 
 export type StoreOperation = keyof typeof STORE;
@@ -278,6 +285,10 @@ export const BACKGROUND_GRANTS = {
       'deferX402Settlement',
       'idempotentCommand',
       'checkX402Finality',
+      // x402 purchases: captured when their transfer is on chain, released when it can no longer land.
+      'listSignedPurchases',
+      'getCharge',
+      'settlePurchase',
     ),
   ),
   sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn'),

@@ -12,6 +12,7 @@ import { config } from '../config';
 import type { Charge, ChargeStatus, PendingReason, SpendCounted } from '../core/charges';
 import { agentOfChargeId } from '../core/ids';
 import type { Currency } from '../core/money';
+import type { AcceptedRequirements, PurchaseTerms, SignedPurchase } from '../core/purchases';
 import { batchGetConsistent } from './batch-get';
 import { db } from './client';
 import { GSI1, GSI2, keys } from './table';
@@ -159,8 +160,23 @@ export function toCharge(item: Record<string, unknown>): Charge {
     ...optionalNumber(item, 'refundedAmount'),
     ...optionalCounted(item),
     ...optionalString(item, 'grantId'),
+    ...(item.purchase !== null && typeof item.purchase === 'object'
+      ? { purchase: toPurchaseTerms(item.purchase as Record<string, unknown>) }
+      : {}),
     // Read from the agent's unsharded partition: its writes go back there (`chargeKeyOf`).
     ...(item.PK === keys.legacyChargePartition(String(item.agentId)) ? { legacyPartition: true as const } : {}),
+  };
+}
+
+/** A purchase's terms as stored (written whole by this service: only its numbers need reading back). */
+function toPurchaseTerms(p: Record<string, unknown>): PurchaseTerms {
+  const signed = p.signed as (SignedPurchase & { lastValidBlockHeight: unknown }) | undefined;
+  const requirements = p.requirements as AcceptedRequirements & { maxTimeoutSeconds: unknown };
+  return {
+    requirements: { ...requirements, maxTimeoutSeconds: Number(requirements.maxTimeoutSeconds) },
+    resource: (p.resource as PurchaseTerms['resource']) ?? null,
+    ...(signed ? { signed: { ...signed, lastValidBlockHeight: Number(signed.lastValidBlockHeight) } } : {}),
+    ...(typeof p.transaction === 'string' ? { transaction: p.transaction } : {}),
   };
 }
 

@@ -92,6 +92,10 @@ export const INDEX_PARTITIONS = {
   x402Pending: { index: GSI1.indexName, key: 'X402PENDING' },
   /** x402 settlements CREDITED at `confirmed` and not yet seen `finalized`, by credit time: the reconciler's second check. */
   x402Unfinalized: { index: GSI1.indexName, key: 'X402UNFINAL' },
+  /** An agent's x402 purchases, newest first (`keys.purchaseIndex`, on the hold's charge item). */
+  agentPurchases: { index: GSI1.indexName, key: 'PURCHASES#' },
+  /** PENDING purchases whose payment was signed, by signing time: the reconciler's (`keys.signedPurchaseIndex`, on the marker). */
+  signedPurchases: { index: GSI1.indexName, key: 'PURCHASES_SIGNED' },
 } as const;
 export type IndexPartition = keyof typeof INDEX_PARTITIONS;
 
@@ -174,6 +178,10 @@ export const keys = {
     GSI1PK: `${I.pendingExpiry.key}${shardOf(chargeId, EXPIRY_SHARDS)}`,
     GSI1SK: `${expiresAt}#${chargeId}`,
   }),
+  /** GSI1 entry of a purchase's charge item: the agent's purchases by id (a charge item of the new id form has no other). */
+  purchaseIndex: (agentId: string, chargeId: string) => ({ GSI1PK: `${I.agentPurchases.key}${agentId}`, GSI1SK: chargeId }),
+  /** GSI1 entry of a signed purchase's marker, instead of the sweeper's: the chain ends it, not the clock. */
+  signedPurchaseIndex: (signedAt: string, chargeId: string) => ({ GSI1PK: I.signedPurchases.key, GSI1SK: `${signedAt}#${chargeId}` }),
   /** Every partition of the sweeper's queue: the shards, then the legacy one. */
   pendingExpiryPartitions: () => [...Array.from({ length: EXPIRY_SHARDS }, (_, s) => `${I.pendingExpiry.key}${s}`), I.pendingExpiry.legacy],
   /** All payouts of one agent, sorted by id (= creation order). */

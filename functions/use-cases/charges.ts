@@ -20,6 +20,7 @@ import {
 } from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
 import { approvalWindow, judge, periodsOf } from '../core/policy';
+import type { PurchaseTerms } from '../core/purchases';
 import type { PayerState } from '../core/users';
 import { refusalText } from '../messages/catalogue';
 import { refuse } from '../messages/refusal';
@@ -46,6 +47,12 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   idempotencyKey: string;
   /** Where the approval link points (`<base>/approve/<token>`). */
   baseUrl: string;
+  /**
+   * An x402 purchase's hold (use-cases/purchases.ts): the same checks, hold and transaction as any
+   * hold, keyed apart (`#x402-purchases`), answered as the purchase (`view`), and telling nobody but
+   * the payer asked for approval: its other events come from its settlement.
+   */
+  purchase?: { terms: PurchaseTerms; view: (charge: Charge) => unknown } | undefined;
 };
 
 /** The refusals that keep a FAILED charge (its failureReason is the refusal's text). */
@@ -66,7 +73,7 @@ const CHARGE_ROUNDS = 5;
  * and no read: the policy is this container's copy, and the write is conditioned on it.
  */
 export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
-  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant } = input;
+  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant, purchase } = input;
   // A grant is for one currency: another is a bad request, refused before anything is stored.
   if (grant && grant.currency !== currency) throw refuse('grantCurrencyMismatch');
   // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
@@ -74,13 +81,20 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
   const agentId = agent.id;
   return idempotentCommand(
     {
-      scope: `${agentId}#charges`,
+      scope: purchase ? `${agentId}#x402-purchases` : `${agentId}#charges`,
       key: idempotencyKey,
       // A hold's request differs by its capture terms; a plain charge's fingerprint is as it always was.
-      request: { userId, amount, currency, description, ...(holdSeconds !== undefined ? { capture: 'false', holdSeconds } : {}) },
+      request: {
+        userId,
+        amount,
+        currency,
+        description,
+        ...(holdSeconds !== undefined ? { capture: 'false', holdSeconds } : {}),
+        ...(purchase ? { purchase: JSON.stringify([purchase.terms.requirements, purchase.terms.resource]) } : {}),
+      },
       rounds: CHARGE_ROUNDS,
       render: renderCharge,
-      restore: withApprovalToken,
+      ...(purchase ? {} : { restore: withApprovalToken }),
     },
     async ({ now, answer }) => {
       const state = await payerState(userId);
@@ -97,6 +111,7 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         ...(agent.name !== undefined ? { agentName: agent.name } : {}),
         ...(holdSeconds !== undefined ? { holdSeconds, authorizedAmount: amount } : {}),
         ...(grant ? { grantId: grant.grantId } : {}),
+        ...(purchase ? { purchase: purchase.terms } : {}),
       };
       /** A refusal: a FAILED charge kept with its reason (the refusal's text), the answer stored under the key. */
       const fail = async (code: ChargeRefusal, judgedBy?: PayerState) => {
@@ -138,11 +153,13 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
       // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
       const created = answer(
-        !needsApproval
-          ? { kind: 'created', charge }
-          : grant
-            ? { kind: 'awaitsApproval', charge, approvalUrl: null }
-            : { kind: 'awaitsApproval', charge, approvalUrl: link(await approvalToken(charge.id)), storedUrl: link(TOKEN_PLACEHOLDER) },
+        purchase
+          ? { kind: 'purchase', statusCode: needsApproval ? 202 : 201, body: purchase.view(charge) }
+          : !needsApproval
+            ? { kind: 'created', charge }
+            : grant
+              ? { kind: 'awaitsApproval', charge, approvalUrl: null }
+              : { kind: 'awaitsApproval', charge, approvalUrl: link(await approvalToken(charge.id)), storedUrl: link(TOKEN_PLACEHOLDER) },
       );
       const grantCharge = grant
         ? { grantId: grant.grantId, userId, basis: { agentId, currency, limits: grant.limits, ...grantPeriods(grant.grantId) } }
@@ -158,7 +175,8 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       try {
         // The events are written with the charge; the approval link's token never is (the
         // placeholder, filled in by the delivery worker: functions/webhooks/delivery.ts).
-        const events = chargeEvents(charge, { now, ...(needsApproval ? { approvalUrl: link(TOKEN_PLACEHOLDER) } : {}) });
+        const all = chargeEvents(charge, { now, ...(needsApproval ? { approvalUrl: link(TOKEN_PLACEHOLDER) } : {}) });
+        const events = purchase ? all.filter((e) => e.type === 'charge.approval_requested') : all;
         await commitCharge(charge, agent.keyHash, basis, created.record, now, events);
         // The counters are now this period's.
         rememberPayer(userId, { ...state, ...periodsOf(now) });
@@ -183,7 +201,9 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
 type ChargeOutcome =
   | { kind: 'created'; charge: Charge }
   | { kind: 'awaitsApproval'; charge: Charge; approvalUrl: string | null; storedUrl?: string }
-  | { kind: 'refused'; code: ChargeRefusal };
+  | { kind: 'refused'; code: ChargeRefusal }
+  /** An x402 purchase's hold, answered as the purchase (use-cases/purchases.ts renders its view). */
+  | { kind: 'purchase'; statusCode: 201 | 202; body: unknown };
 
 /** The one rendering of a charge request's outcome, sent and stored under its Idempotency-Key. */
 function renderCharge(outcome: ChargeOutcome): Rendered {
@@ -191,6 +211,7 @@ function renderCharge(outcome: ChargeOutcome): Rendered {
     const { status, text } = renderRefusal(refuse(outcome.code));
     return { statusCode: status, body: { error: text } };
   }
+  if (outcome.kind === 'purchase') return { statusCode: outcome.statusCode, body: outcome.body };
   const view = chargeView(outcome.charge);
   if (outcome.kind === 'created') return { statusCode: 201, body: view };
   return {

@@ -218,7 +218,8 @@ type RefundVerdict =
  */
 function judgeRefund(read: ChargeAndLedger, literal: string | undefined): RefundVerdict {
   const { charge, ledger } = read;
-  if (!charge) throw refuse('chargeNotFound');
+  // A purchase paid a seller, not this agent: nothing of it is the agent's to give back.
+  if (!charge || charge.purchase) throw refuse('chargeNotFound');
   if (charge.status !== 'SUCCESS') return { kind: 'refused', error: refuse('chargeNotRefundable') };
   const left = charge.amount - (charge.refundedAmount ?? 0);
   const amount = literal === undefined ? left : readAmount(literal, charge.currency);
@@ -238,7 +239,8 @@ async function pendingHold(
   replayIfUsed: () => Promise<ApiResult | undefined>,
 ): Promise<Charge | ApiResult> {
   const charge = await getCharge(agentId, chargeId);
-  if (!charge) throw refuse('chargeNotFound');
+  // A purchase's hold ends by the chain alone (use-cases/purchases.ts): not a charge its agent captures or releases.
+  if (!charge || charge.purchase) throw refuse('chargeNotFound');
   if (charge.status === 'PENDING') return charge;
   const replayed = await replayIfUsed();
   if (replayed) return replayed;

@@ -14,6 +14,7 @@ import { AgentDisabledError, ChargeNotPendingError, GrantExpiredError, GrantRevo
 import { isId } from '../core/ids';
 import { CURRENCIES, type Currency } from '../core/money';
 import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
+import { chargeIdOfPurchase } from '../core/purchases';
 import type { RefusalCode } from '../messages/catalogue';
 import { isRefusal, type Refusal, refuse } from '../messages/refusal';
 import { getAgentById } from '../store/agent.repository';
@@ -175,6 +176,8 @@ export async function settle(
   mine: (c: { userId: string }) => boolean,
   opts: { anyReason?: boolean } = {},
 ): Promise<Charge> {
+  // A purchase in the payer's history shows its own id (`xp…`): the payer approves it by that id too.
+  chargeId = chargeIdOfPurchase(chargeId) ?? chargeId;
   if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   const pending = await getPendingCharge(chargeId);
   if (!pending) {

@@ -362,7 +362,7 @@ function addressOnly(feePayer: Address): KitSigner {
 }
 
 /** The hot wallet (fee payer) from its secret: given directly (local) or from Secrets Manager (AWS). */
-async function hotWallet(expected: string): Promise<KeyPairSigner> {
+export async function hotWallet(expected: string): Promise<KeyPairSigner> {
   const cfg = config();
   const text =
     cfg.SOLANA_HOT_WALLET_SECRET ??
@@ -382,7 +382,7 @@ async function hotWallet(expected: string): Promise<KeyPairSigner> {
   return signer;
 }
 
-async function secretUrl(): Promise<string> {
+export async function secretUrl(): Promise<string> {
   const arn = config().SOLANA_RPC_URL_SECRET_ARN;
   if (!arn) throw new RailConfigError('set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN');
   const url = (await readRailSecret('SOLANA_RPC_URL_SECRET_ARN', arn)).trim();

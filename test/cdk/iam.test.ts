@@ -99,7 +99,8 @@ const EXPECTED: Record<string, Grant[]> = {
   health: ['logs', 'table'],
   openapi: ['logs'],
   // The remote MCP server runs the wrapped use cases in-process: charges and withdrawals included.
-  mcp: ['logs', 'table', 'queue-send', 'approval-secret-and-rpc-url'],
+  // x402_purchase signs a purchase's payment as the purchase route does (DESIGN §22).
+  mcp: ['logs', 'table', 'queue-send', 'approval-secret-and-rpc-url', 'hot-wallet', 'hot-wallet-key'],
   // The MCP transport's GET: a 405, from no state at all.
   'mcp-get': ['logs'],
   'not-found': ['logs'],
@@ -141,6 +142,12 @@ const EXPECTED: Record<string, Grant[]> = {
   'x402-supported': ['logs', 'rpc-url'],
   'agent-x402-settings': ['logs', 'table', 'rpc-url'],
   'agent-x402-payments': ['logs', 'table'],
+  // x402 purchases (DESIGN §22): create and read sign the purchase's payment with the hot wallet
+  // (as the transfer's authority only: purchase-signer.ts); the receipt only reads the chain.
+  'agent-x402-purchase-create': ['logs', 'table', 'approval-secret-and-rpc-url', 'hot-wallet', 'hot-wallet-key'],
+  'agent-x402-purchases-list': ['logs', 'table'],
+  'agent-x402-purchase-get': ['logs', 'table', 'rpc-url', 'hot-wallet', 'hot-wallet-key'],
+  'agent-x402-purchase-receipt': ['logs', 'table', 'rpc-url'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
@@ -554,6 +561,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 62, deleting: 8 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 66, deleting: 8 });
   });
 });

@@ -40,6 +40,7 @@ describe('links', () => {
     expect(linkMakers.sort()).toEqual([
       'agent-create-grant-request',
       'agent-get-grant-request',
+      'agent-x402-purchase-create',
       'agent-x402-settings',
       'create-charge',
       'mcp',

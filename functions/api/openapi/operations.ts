@@ -65,8 +65,12 @@ import {
   withdrawalBody,
 } from '../../contracts/response.schemas';
 import {
+  createPurchaseSchema,
   facilitatorRequestSchema,
   listX402PaymentsQuerySchema,
+  purchaseListSchema,
+  purchaseReceiptSchema,
+  purchaseSchema,
   settleResponseSchema,
   supportedResponseSchema,
   verifyResponseSchema,
@@ -754,9 +758,158 @@ const X402_OPERATIONS = {
   },
 } satisfies Partial<Record<DocumentedRouteName, OperationDoc>>;
 
+/** x402 purchases (DESIGN §22): an agent pays any x402 seller from its payer's USDC under a grant. */
+const PURCHASE = component('X402Purchase', purchaseSchema);
+const EXAMPLE_PURCHASE = {
+  id: 'xp01jhx3k6v1f8q2n7c9m4p5r6s7a01jhx3k6v1f8q2n7c9m4p5r6s7',
+  status: 'PENDING',
+  pendingReason: null,
+  failureReason: null,
+  amount: 0.01,
+  currency: 'USDC',
+  payTo: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
+  network: X402_NETWORK_EXAMPLE,
+  resource: { url: 'https://seller.example.com/weather' },
+  grantId: 'g01jhx3k6v1f8q2n7c9m4p5r6s7',
+  createdAt: '2026-01-15T09:30:00.000Z',
+  expiresAt: '2026-01-15T09:32:00.000Z',
+  paymentPayload: { x402Version: 2, payload: { transaction: 'AgAAAA…' } },
+  transaction: null,
+};
+const PURCHASE_READ_404 = errors('No purchase of this agent has this id.', [msg('purchaseNotFound')]);
+const purchaseOperations = {
+  'agent-x402-purchase-create': {
+    summary: 'x402: buy from any x402 seller',
+    description:
+      "Holds the payer's USDC exactly as a charge with `capture: false` would (the grant's and the policy's limits and approvals), then " +
+      "signs the seller's payment with the service's hot wallet: one TransferChecked of exactly `amount` to `payTo`, fee payer the " +
+      "seller's facilitator. `paymentPayload` is what a stock SchemeNetworkClient.createPaymentPayload returns: put it in the " +
+      'PAYMENT-SIGNATURE of the retry. Captured (SUCCESS) once the transfer is on chain; EXPIRED, the hold back, once it can no longer land.',
+    tag: 'x402',
+    security: [['agentKey', 'userKey']],
+    idempotent: true,
+    body: {
+      name: 'CreateX402PurchaseRequest',
+      schema: createPurchaseSchema,
+      example: {
+        x402Version: 2,
+        paymentRequirements: {
+          scheme: 'exact',
+          network: X402_NETWORK_EXAMPLE,
+          asset: X402_MINT,
+          amount: '10000',
+          payTo: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
+          maxTimeoutSeconds: 60,
+          extra: { feePayer: '2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4' },
+        },
+        resource: { url: 'https://seller.example.com/weather' },
+      },
+    },
+    responses: {
+      201: ok('Held, and the payment signed.', PURCHASE, EXAMPLE_PURCHASE, ['Idempotent-Replayed']),
+      202: ok(
+        'Above the approval threshold: PENDING `user_approval`, `paymentPayload` null; once the payer approves, GET the purchase for its payment.',
+        PURCHASE,
+        { ...EXAMPLE_PURCHASE, pendingReason: 'user_approval', paymentPayload: null },
+        ['Idempotent-Replayed'],
+      ),
+      400: errors('Missing Idempotency-Key, or requirements this service does not pay (the field is named).', [
+        'missing Idempotency-key',
+        'x402Version: only x402 version 2 is supported',
+        'paymentRequirements.scheme: unsupported scheme',
+        'paymentRequirements.network: unsupported network',
+        'paymentRequirements.asset: unsupported asset',
+        'paymentRequirements.amount: below the minimum amount',
+        'paymentRequirements.payTo: invalid address',
+        'pay agents of this service with a charge',
+        'paymentRequirements.extra.feePayer: required',
+        'paymentRequirements.extra.feePayer: must not be a key of this service',
+        'currency does not match the grant',
+        'invalid json body',
+      ]),
+      401: errors('The agent key is unknown or disabled, or the user key is unknown.', [
+        msg(AUTH_MESSAGES.createCharge),
+        msg(AUTH_MESSAGES.user),
+      ]),
+      402: errors(
+        "Over one of the payer's or the grant's limits, or the balance is too low.",
+        ['spending limit exceeded', 'insufficient balance'],
+        ['Idempotent-Replayed'],
+      ),
+      403: errors(
+        'The payer has blocked this agent, or the grant is revoked or ended.',
+        ['agent blocked by user'],
+        ['Idempotent-Replayed'],
+      ),
+      409: IDEMPOTENCY_ERRORS[409],
+      413: BODY_ERRORS[413],
+      415: BODY_ERRORS[415],
+      422: IDEMPOTENCY_ERRORS[422],
+      503: errors(
+        'x402 is not configured yet, or DynamoDB is busy.',
+        ['x402 is not available yet', 'service busy, retry later'],
+        ['Retry-After'],
+      ),
+    },
+  },
+  'agent-x402-purchases-list': {
+    summary: "x402: the agent's purchases",
+    description: 'Newest first; `nextCursor` for the next page.',
+    tag: 'x402',
+    security: [['agentKey'], ['agentBearer']],
+    query: listX402PaymentsQuerySchema,
+    responses: {
+      200: ok('A page of purchases.', component('X402PurchaseList', purchaseListSchema), { data: [EXAMPLE_PURCHASE], nextCursor: null }),
+      400: errors('An invalid query parameter.', LIST_400),
+      401: X402_401,
+      503: BUSY,
+    },
+  },
+  'agent-x402-purchase-get': {
+    summary: 'x402: one purchase',
+    description: 'The purchase; one its payer approved gets its payment on this read (a blockhash lives about a minute).',
+    tag: 'x402',
+    security: [['agentKey'], ['agentBearer']],
+    pathParams: { id: 'The purchase id (`xp…`).' },
+    responses: {
+      200: ok('The purchase.', PURCHASE, EXAMPLE_PURCHASE),
+      401: X402_401,
+      404: PURCHASE_READ_404,
+      503: BUSY,
+    },
+  },
+  'agent-x402-purchase-receipt': {
+    summary: "x402: report the seller's settlement",
+    description:
+      "The `transaction` of the seller's PAYMENT-RESPONSE. Checked on chain (confirmed, carrying the hot wallet's signature of this " +
+      "purchase's payment), never trusted: captured at once. Without it the reconciler finds the transfer anyway.",
+    tag: 'x402',
+    security: [['agentKey'], ['agentBearer']],
+    pathParams: { id: 'The purchase id (`xp…`).' },
+    body: { name: 'X402PurchaseReceipt', schema: purchaseReceiptSchema, example: { transaction: X402_SIGNATURE } },
+    responses: {
+      200: ok('The purchase, SUCCESS (or EXPIRED when its transaction failed on chain).', PURCHASE, {
+        ...EXAMPLE_PURCHASE,
+        status: 'SUCCESS',
+        transaction: X402_SIGNATURE,
+      }),
+      400: errors('Not a transaction signature.', ['transaction must be a base58 transaction signature', 'invalid json body']),
+      401: X402_401,
+      404: PURCHASE_READ_404,
+      409: errors('Not awaiting settlement, or the transaction is not on chain as this payment.', [
+        msg('purchaseNotAwaitingSettlement'),
+        msg('purchaseTransactionNotFound'),
+      ]),
+      413: BODY_ERRORS[413],
+      415: BODY_ERRORS[415],
+      503: BUSY,
+    },
+  },
+} satisfies Partial<Record<DocumentedRouteName, OperationDoc>>;
+
 /** Route name → its operation. Every route of ROUTES except `$default` needs one. */
-/** Every documented route's operation, keyed by its name: a route of ROUTES without one fails to compile. */
 export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
+  ...purchaseOperations,
   ...webhookOperations('agent'),
   ...webhookOperations('user'),
   'register-agent': {
