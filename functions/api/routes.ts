@@ -100,6 +100,49 @@ const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
 const REQUEST_GRANT = uses('agentKeyLookup', 'idempotentCommand', 'createGrantRequest');
 const READ_GRANT_REQUEST = uses('agentKeyLookup', 'getGrantRequest', 'claimGrantRequest', 'getGrant');
 
+/**
+ * The console (DESIGN §21, docs/console.md): its sessions, passkeys, challenges and rate windows,
+ * the account key's lookup (sign-in) and the user's creation (sign-up), and what its own pages do:
+ * the Overview's reads, Approvals' decisions (the API's approve and decline).
+ */
+const CONSOLE_FRAMEWORK = combine(
+  uses(
+    'createConsoleSession',
+    'readConsoleSession',
+    'endConsoleSession',
+    'endConsoleSessions',
+    'consoleRateWindow',
+    'savePasskey',
+    'usePasskey',
+    'listPasskeys',
+    'deletePasskey',
+    'webauthnChallenge',
+    'userKeyLookup',
+    'createUser',
+    'getUser',
+    'listUserCharges',
+  ),
+  APPROVE,
+  DECLINE,
+);
+/** What the console's pages over money and settings (functions/console/pages) call: the user API's use cases. */
+const CONSOLE_PAGES = combine(
+  uses('createTopup', 'listTopups', 'getTopup', 'listGrants', 'getGrant', 'revokeGrant', 'getUserKeyHash', 'replacePolicy', 'getAgentById'),
+  uses(
+    'rotateUserKey',
+    'endAccountCredentials',
+    'createUserWebhook',
+    'getWebhooks',
+    'deleteWebhook',
+    'listDeliveryAttempts',
+    'getChargeById',
+  ),
+  ISSUE_GRANT,
+);
+const CONSOLE = combine(CONSOLE_FRAMEWORK, CONSOLE_PAGES);
+/** Both console routes run functions/console/handler.ts: `/console` itself is not matched by `{proxy+}`. */
+const CONSOLE_ROUTE = { method: 'ANY', public: true, table: CONSOLE, publicLinks: true, topups: 'open', webhookSecrets: true } as const;
+
 /** The operator's hand on a disabled agent's money: held payouts (release, cancel) and refunds of its charges. */
 const OPERATOR_MONEY_ROUTES: readonly RouteSpec[] = [
   { name: 'admin-list-payouts', method: 'GET', path: '/api/v1/admin/payouts', table: uses('listPayoutsByStatus'), admin: true },
@@ -286,6 +329,9 @@ export const ROUTES: readonly RouteSpec[] = [
     table: combine(uses('findConsent', 'getGrantRequest', 'userKeyLookup', 'decideGrantRequest'), ISSUE_GRANT),
     approvalSecret: true,
   },
+  // The console (docs/console.md): payers' pages, sign-up and sign-in; public, with its own throttle.
+  { name: 'console', path: '/console', ...CONSOLE_ROUTE },
+  { name: 'console-pages', path: '/console/{proxy+}', ...CONSOLE_ROUTE },
   // Webhooks (docs/webhooks.md): endpoints of enabled agents and of users.
   {
     name: 'agent-webhooks-create',
