@@ -15,10 +15,10 @@ a { color: var(--accent); }
 a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: 1rem; background: var(--bg); padding: 0.5rem; z-index: 1; }
-header.top { border-bottom: 1px solid var(--line); padding: 0.75rem 1rem; }
-.top-row { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 0.5rem; max-width: 64rem; margin: 0 auto; }
+header.top { border-bottom: 1px solid var(--line); padding: 0.75rem 0; }
+.top-row { padding: 0 1rem; display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 0.5rem; max-width: 64rem; margin: 0 auto; }
 .brand { font-weight: 700; color: var(--fg); text-decoration: none; }
-nav.main { max-width: 64rem; margin: 0.5rem auto 0; }
+nav.main { max-width: 64rem; margin: 0.5rem auto 0; padding: 0 0.5rem; }
 nav.main ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 0.25rem 0.5rem; }
 nav.main a { display: inline-block; padding: 0.375rem 0.5rem; border-radius: 0.375rem; text-decoration: none; }
 nav.main a[aria-current="page"] { background: var(--panel); color: var(--fg); font-weight: 600; }
@@ -32,7 +32,8 @@ p { margin: 0 0 1rem; }
 .error { border-left: 4px solid var(--bad); background: var(--panel); padding: 0.75rem 1rem; margin: 0 0 1rem; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; margin: 0 0 1rem; }
 .card { border: 1px solid var(--line); border-radius: 0.5rem; padding: 1rem; min-width: 0; }
-.card h2 { margin-top: 0; }
+.card h2, .card h3 { margin-top: 0; font-size: 1rem; }
+ul.items h2 { margin-top: 0; }
 .big { font-size: 1.5rem; font-weight: 700; overflow-wrap: anywhere; }
 dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.25rem 1rem; margin: 0 0 1rem; }
 dl.facts dt { font-weight: 600; }

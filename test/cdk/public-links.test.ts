@@ -33,7 +33,11 @@ describe('links', () => {
   /** Route handlers that build a link (they call publicBaseUrl()). */
   const linkMakers = readdirSync(path.join(PROJECT_ROOT, 'functions', 'api'))
     .filter((file) => file.endsWith('.handler.ts'))
-    .filter((file) => readFileSync(path.join(PROJECT_ROOT, 'functions', 'api', file), 'utf8').includes('publicBaseUrl('))
+    .filter((file) => {
+      const text = readFileSync(path.join(PROJECT_ROOT, 'functions', 'api', file), 'utf8');
+      // The console's routes run functions/console/handler.ts, whose relying party and Origin check read it.
+      return text.includes('publicBaseUrl(') || text.includes("from '../console/handler'");
+    })
     .map((file) => file.replace(/\.handler\.ts$/, ''));
 
   it('every function that makes links gets the stage’s PUBLIC_BASE_URL, and no other does', () => {
@@ -41,6 +45,9 @@ describe('links', () => {
       'agent-create-grant-request',
       'agent-get-grant-request',
       'agent-x402-settings',
+      // The console: passkeys' relying party and the one Origin a form may come from (docs/console.md).
+      'console',
+      'console-pages',
       'create-charge',
       'mcp',
       // The payer's PENDING history carries each user_approval charge's approval link (DESIGN §16).
