@@ -3,8 +3,9 @@
  * address, action and fixed window, raised by one UpdateItem (ADD is atomic, so parallel tries all
  * count) and TTL'd after its window.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { batchGetConsistent } from './batch-get';
 import { db } from './client';
 import { keys, TTL_ATTRIBUTE } from './table';
 
@@ -16,16 +17,13 @@ export interface RateWindow {
   seconds: number;
 }
 
-/** How many the window holds so far. */
+/** How many this window and the one before it hold, together (one BatchGetItem). */
 export async function readAttempts(window: RateWindow): Promise<number> {
-  const out = await db().send(
-    new GetCommand({
-      TableName: config().TABLE_NAME,
-      Key: keys.consoleRate(window.action, window.address, window.start),
-      ConsistentRead: true,
-    }),
-  );
-  return typeof out.Item?.count === 'number' ? out.Item.count : 0;
+  const items = await batchGetConsistent([
+    keys.consoleRate(window.action, window.address, window.start),
+    keys.consoleRate(window.action, window.address, window.start - window.seconds),
+  ]);
+  return items.reduce((sum, item) => sum + (typeof item.count === 'number' ? item.count : 0), 0);
 }
 
 /** Counts one more and answers the window's new count. */

@@ -30,7 +30,12 @@ export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
  */
 export const SESSION_TOUCH_EVERY_MS = 5 * 60_000;
 
-/** More failed account-key sign-ins than this from one address in a minute → 429. */
+/**
+ * More failed sign-ins than this from one address in a minute → 429. Counted in fixed one-minute
+ * windows, and judged on this window and the one before together: any 10 failures within a minute
+ * lie in two adjacent windows, so they always block (a payer may wait up to two minutes, never
+ * an attacker less than one).
+ */
 export const SIGN_IN_FAILURES_PER_MINUTE = 10;
 
 export const CONSOLE_MESSAGES = {
