@@ -318,16 +318,22 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'GET',
     path: '/consent/{token}',
     public: true,
-    table: uses('findConsent', 'getGrantRequest', 'getAgentById'),
+    // A payer signed in to the console answers without a key (DESIGN §21): the session read.
+    table: uses('findConsent', 'getGrantRequest', 'getAgentById', 'readConsoleSession'),
     approvalSecret: true,
+    publicLinks: true,
   },
   {
     name: 'consent-decide',
     method: 'POST',
     path: '/consent/{token}',
     public: true,
-    table: combine(uses('findConsent', 'getGrantRequest', 'userKeyLookup', 'decideGrantRequest'), ISSUE_GRANT),
+    table: combine(
+      uses('findConsent', 'getGrantRequest', 'userKeyLookup', 'decideGrantRequest', 'readConsoleSession', 'getUserKeyHash'),
+      ISSUE_GRANT,
+    ),
     approvalSecret: true,
+    publicLinks: true,
   },
   // The console (docs/console.md): payers' pages, sign-up and sign-in; public, with its own throttle.
   { name: 'console', path: '/console', ...CONSOLE_ROUTE },

@@ -83,7 +83,7 @@ describe('the console in a browser', () => {
     });
     expect(charge.status).toBe(202);
 
-    const { context, page } = await newPage();
+    const { page } = await newPage();
     await signInWithAccountKey(page, t.base, user.key);
     expect(await page.locator('main').innerText()).toContain('1 charge waits for your approval');
     await Promise.all([
@@ -119,5 +119,58 @@ describe('the console in a browser', () => {
     await expectQualityBars(page, 'approvals-empty');
     await page.goto(`${t.base}/console`);
     await expectQualityBars(page, 'overview-empty');
+  });
+});
+
+describe('the consent and approval pages with the console', () => {
+  const ask = async (agentKey: string) => {
+    const res = await t.call<{ id: string; consentUrl: string }>('POST', '/api/v1/agents/grant-requests', {
+      headers: { 'x-agent-key': agentKey, 'idempotency-key': `console-consent-${Date.now()}-${Math.random()}` },
+      body: { currency: 'USD', limits: { perCharge: 5 }, description: 'lookups' },
+    });
+    expect(res.status).toBe(201);
+    return res.body;
+  };
+  const grantRequest = async (agentKey: string, id: string) =>
+    (await t.call<{ status: string }>('GET', `/api/v1/agents/grant-requests/${id}`, { headers: { 'x-agent-key': agentKey } })).body;
+
+  it('lets a signed-in payer allow without a key, and a signed-out one sign in and come back', async () => {
+    const agent = await t.enabledAgent(`consent-bot-${Date.now()}`);
+    const user = await t.fundedUser({ USD: 10 });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+
+    // Signed out: the key field, and a way to sign in that comes back to the same request.
+    const first = await ask(agent.key);
+    await page.goto(first.consentUrl);
+    expect(await page.locator('input[name="accountKey"]').count()).toBe(1);
+    await Promise.all([page.waitForURL(/\/console\/login\?next=/), page.getByRole('link', { name: 'Sign in with a passkey' }).click()]);
+    await page.getByLabel('Account key').fill(user.key);
+    await Promise.all([page.waitForURL(first.consentUrl), page.getByRole('button', { name: 'Sign in with account key' }).click()]);
+
+    // Signed in: no key field; Allow makes the grant on the session's account.
+    expect(await page.locator('input[name="accountKey"]').count()).toBe(0);
+    await expectQualityBars(page, 'consent-signed-in');
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Allow' }).click()]);
+    expect(await page.locator('h1').innerText()).toBe('Allowed');
+    expect((await grantRequest(agent.key, first.id)).status).toBe('claimed');
+    const grants = await t.call<{ data: unknown[] }>('GET', '/api/v1/users/me/grants', { headers: { 'x-user-key': user.key } });
+    expect(grants.body.data).toHaveLength(1);
+  });
+
+  it('names the service on the approval page and says the amount is held', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 50 });
+    await t.call('PUT', '/api/v1/users/me/policy', { headers: { 'x-user-key': user.key }, body: { approvalAbove: { USD: 1 } } });
+    const charge = await t.call<{ approvalUrl: string }>('POST', '/api/v1/agents/charges', {
+      headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': `console-held-${Date.now()}` },
+      raw: '{"amount":5,"currency":"USD","description":"held"}',
+    });
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(charge.body.approvalUrl);
+    const text = await page.locator('main').innerText();
+    expect(text).toContain('Agent Payment Service');
+    expect(text).toContain('already held from your balance');
+    await expectQualityBars(page, 'approval-page');
   });
 });
