@@ -4,6 +4,8 @@
  * another payer's charge id in an Approve URL, the cookie's flags, the headers of every page, the
  * sign-in and sign-up limits, the idle and absolute timeouts. Each refusal changes nothing.
  */
+
+import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { resolveSession, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, startSession } from '../../functions/use-cases/console-sessions';
 import { startConsoleStack } from '../browser/console';
 import { auditAfterAll } from '../support/audit';
@@ -131,6 +133,18 @@ describe('console sessions', () => {
     expect(await chargeStatus(id, agent.key)).toBe('PENDING');
     // Nor does the attacker's Approvals page list it.
     expect(await (await get('/console/approvals', a.cookie)).text()).not.toContain(id);
+  });
+
+  it('renders the Overview of a payer with charges in at most 3 DynamoDB requests, the session read included', async () => {
+    const user = await t.fundedUser({ USD: 50 });
+    await pendingCharge(user.key);
+    const s = await signIn(user.key);
+    resetDynamoRequestCounts();
+    const res = await get('/console', s.cookie);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('1 charge waits for your approval');
+    const counts = dynamoRequestCounts();
+    expect({ counts, total: Object.values(counts).reduce((a, b) => a + b, 0) }).toEqual({ counts, total: 3 });
   });
 
   it('answers every page with the headers of DESIGN §21', async () => {
