@@ -64,9 +64,22 @@ describe('the console in a browser', () => {
     await page.goto(`${t.base}/console`);
     await Promise.all([page.waitForURL(`${t.base}/console/login`), page.getByRole('button', { name: 'Sign out' }).click()]);
     expect((await page.goto(`${t.base}/console`))?.url()).toBe(`${t.base}/console/login?next=%2Fconsole`);
+    const assertions: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/console/login/verify')) assertions.push(request.postData() ?? '');
+    });
     await signInWithPasskey(page, t.base);
     expect(page.url()).toBe(`${t.base}/console`);
     expect(await page.locator('h1').innerText()).toBe('Overview');
+    // The very assertion that signed in, sent again: its challenge is gone, no second session.
+    expect(assertions).toHaveLength(1);
+    const replay = await fetch(`${t.base}/console/login/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: t.base },
+      body: assertions[0],
+    });
+    expect(replay.status).toBe(401);
+    expect(replay.headers.getSetCookie()).toEqual([]);
   });
 
   it('approves an agent charge above the approval amount in the console', async () => {

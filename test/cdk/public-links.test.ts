@@ -35,8 +35,9 @@ describe('links', () => {
     .filter((file) => file.endsWith('.handler.ts'))
     .filter((file) => {
       const text = readFileSync(path.join(PROJECT_ROOT, 'functions', 'api', file), 'utf8');
-      // The console's routes run functions/console/handler.ts, whose relying party and Origin check read it.
-      return text.includes('publicBaseUrl(') || text.includes("from '../console/handler'");
+      // The console's routes (and the consent page, which reads its session) run functions/console/,
+      // whose relying party, cookie name and Origin check read it.
+      return text.includes('publicBaseUrl(') || text.includes("from '../console/");
     })
     .map((file) => file.replace(/\.handler\.ts$/, ''));
 
@@ -45,7 +46,10 @@ describe('links', () => {
       'agent-create-grant-request',
       'agent-get-grant-request',
       'agent-x402-settings',
-      // The console: passkeys' relying party and the one Origin a form may come from (docs/console.md).
+      // The consent page reads the console's session (DESIGN §21); the console: passkeys' relying
+      // party and the one Origin a form may come from (docs/console.md).
+      'consent-decide',
+      'consent-page',
       'console',
       'console-pages',
       'create-charge',

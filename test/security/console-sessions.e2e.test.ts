@@ -1,8 +1,8 @@
 /**
  * The console's session rules (DESIGN §21, docs/console.md "Security"), attacked over HTTP: a
  * signed-out cookie, a POST without the session's CSRF token, a POST from another origin (or none),
- * another payer's charge id in an Approve URL, the cookie's flags, the headers of every page, the
- * sign-in and sign-up limits, the idle and absolute timeouts. Each refusal changes nothing.
+ * another payer's charge id in an Approve URL, the cookie's flags, the headers of every page, the idle
+ * and absolute timeouts, single-use passkey challenges (limits: console-limits.e2e.test.ts). Each refusal changes nothing.
  */
 
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
@@ -191,41 +191,9 @@ describe('console sessions', () => {
     }
   });
 
-  it('answers 401 `invalid account key` to a wrong key, and 429 after 10 failures in a minute, even to the right key', async () => {
-    const user = await t.fundedUser();
-    // Its own address for this test's window (the local adapter gives the socket's; x-forwarded-for is not read).
-    for (let i = 0; i < 10; i++) {
-      const res = await post('/console/login', { accountKey: `uk_live_wrong${i}` });
-      expect(res.status).toBe(401);
-      expect(await res.text()).toContain('invalid account key');
-    }
-    const blocked = await post('/console/login', { accountKey: user.key });
-    expect(blocked.status).toBe(429);
-    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(blocked.headers.getSetCookie()).toEqual([]);
-    const passkey = await fetch(`${t.base}/console/login/options`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: t.base },
-      body: '{}',
-    });
-    expect(passkey.status).toBe(429);
-  });
-
-  it('limits sign-ups from one address: the 11th in an hour is 429', async () => {
-    const start = () =>
-      fetch(`${t.base}/console/signup/options`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin: t.base },
-        body: '{"name":"x"}',
-      });
-    for (let i = 0; i < 10; i++) expect((await start()).status).toBe(200);
-    expect((await start()).status).toBe(429);
-  });
-
   it('ends a session after 30 idle minutes and after 12 hours, whatever the activity', async () => {
     const user = await t.fundedUser();
     const now = Date.now();
-    // Started directly: the sign-in limit test may have blocked this address for a while.
     const session = async () => (await startSession(user.id, new Date(now))).cookieValue;
     const idle = await session();
     expect(await resolveSession(idle, new Date(now + SESSION_IDLE_MS + 1_000))).toBeUndefined();
@@ -238,5 +206,34 @@ describe('console sessions', () => {
       expect(await resolveSession(s.value, new Date(at))).toBeDefined();
     }
     expect(await resolveSession(s.value, new Date(now + SESSION_ABSOLUTE_MS))).toBeUndefined();
+  });
+});
+
+describe('passkey challenges', () => {
+  it('are single use: a second answer to the same challenge is refused, even after a refusal', async () => {
+    const json = (path: string, body: unknown) =>
+      fetch(`${t.base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: t.base },
+        body: JSON.stringify(body),
+      });
+    const options = await json('/console/signup/options', { name: 'challenge test' });
+    expect(options.status).toBe(200);
+    const { challenge } = (await options.json()) as { challenge: string };
+    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge, origin: t.base })).toString('base64url');
+    const response = {
+      id: 'AAAA',
+      rawId: 'AAAA',
+      type: 'public-key',
+      clientExtensionResults: {},
+      response: { clientDataJSON, attestationObject: 'AAAA' },
+    };
+    const first = await json('/console/signup/verify', { response });
+    expect(first.status).toBe(401);
+    expect(((await first.json()) as { error: string }).error).toBe('this passkey was not accepted');
+    const again = await json('/console/signup/verify', { response });
+    expect(again.status).toBe(401);
+    expect(((await again.json()) as { error: string }).error).toBe('this passkey request has expired or was already used, try again');
+    expect(again.headers.getSetCookie()).toEqual([]);
   });
 });
