@@ -445,8 +445,9 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   ],
   'approval-page': [],
   // The consent page's Allow creates a grant (its count, key item and events) and moves the request.
-  'consent-page': [],
-  'consent-decide': ['GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
+  // Both read a console session (DESIGN §21), and mark its activity on the session item alone.
+  'consent-page': ['CONSOLESESSION#*'],
+  'consent-decide': ['CONSOLESESSION#*', 'GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
   // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md).
   'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],
@@ -562,6 +563,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 67, deleting: 10 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 68, deleting: 10 });
   });
 });
