@@ -159,6 +159,10 @@ const fields = z.object({
    * that makes one (NEEDS_PUBLIC_BASE_URL), never derived from a request's Host header. The CDK
    * stack sets the stage's https `publicBaseUrl`; `npm start` its own address. */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The console (docs/console.md): whether anyone may sign up with a passkey (`closed`: only payers the operator makes). */
+  CONSOLE_SIGNUP: z.enum(['open', 'closed']).default('open'),
+  /** The service's name as payers read it (the approval page, the console, passkeys' relying party). */
+  SERVICE_NAME: z.string().min(1).max(64).default('Agent Payment Service'),
   /** Sweeper: most due PENDING charges expired per run. */
   SWEEP_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
   // Top-ups (docs/topups.md).

@@ -42,6 +42,8 @@ export interface RouteSpec<N extends string = string> {
   approvalSecret?: boolean;
   /** Hands out links to the API (approval links): gets PUBLIC_BASE_URL, which it requires; links are never built from Host. */
   publicLinks?: boolean;
+  /** Web pages for people (the console, DESIGN §21), not API operations: the OpenAPI document leaves them out. */
+  pages?: true;
   /** Top-ups (docs/topups.md): `open` creates PayPal orders and hands out the deposit wallet;
    * `webhook` verifies PayPal's webhooks and captures orders. Both get PayPal's settings. */
   topups?: 'open' | 'webhook';
@@ -105,6 +107,57 @@ const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
 /** An agent asks for a grant (the route and the MCP tool), and polls the request, claiming the key once. */
 const REQUEST_GRANT = uses('agentKeyLookup', 'idempotentCommand', 'createGrantRequest');
 const READ_GRANT_REQUEST = uses('agentKeyLookup', 'getGrantRequest', 'claimGrantRequest', 'getGrant');
+
+/**
+ * The console (DESIGN §21, docs/console.md): its sessions, passkeys, challenges and rate windows,
+ * the account key's lookup (sign-in) and the user's creation (sign-up), and what its own pages do:
+ * the Overview's reads, Approvals' decisions (the API's approve and decline).
+ */
+const CONSOLE_FRAMEWORK = combine(
+  uses(
+    'createConsoleSession',
+    'readConsoleSession',
+    'endConsoleSession',
+    'endConsoleSessions',
+    'consoleRateWindow',
+    'savePasskey',
+    'usePasskey',
+    'listPasskeys',
+    'deletePasskey',
+    'webauthnChallenge',
+    'userKeyLookup',
+    'createUser',
+    'getUser',
+    'listUserCharges',
+  ),
+  APPROVE,
+  DECLINE,
+);
+/** What the console's pages over money and settings (functions/console/pages) call: the user API's use cases. */
+const CONSOLE_PAGES = combine(
+  uses('createTopup', 'listTopups', 'getTopup', 'listGrants', 'getGrant', 'revokeGrant', 'getUserKeyHash', 'replacePolicy', 'getAgentById'),
+  uses(
+    'rotateUserKey',
+    'endAccountCredentials',
+    'createUserWebhook',
+    'getWebhooks',
+    'deleteWebhook',
+    'listDeliveryAttempts',
+    'getChargeById',
+  ),
+  ISSUE_GRANT,
+);
+const CONSOLE = combine(CONSOLE_FRAMEWORK, CONSOLE_PAGES);
+/** Both console routes run functions/console/handler.ts: `/console` itself is not matched by `{proxy+}`. */
+const CONSOLE_ROUTE = {
+  method: 'ANY',
+  pages: true,
+  public: true,
+  table: CONSOLE,
+  publicLinks: true,
+  topups: 'open',
+  webhookSecrets: true,
+} as const;
 
 /** The operator's hand on a disabled agent's money: held payouts (release, cancel) and refunds of its charges. */
 const OPERATOR_MONEY_ROUTES = [
@@ -286,17 +339,26 @@ const ROUTE_TABLE = [
     method: 'GET',
     path: '/consent/{token}',
     public: true,
-    table: uses('findConsent', 'getGrantRequest', 'getAgentById'),
+    // A payer signed in to the console answers without a key (DESIGN §21): the session read.
+    table: uses('findConsent', 'getGrantRequest', 'getAgentById', 'readConsoleSession'),
     approvalSecret: true,
+    publicLinks: true,
   },
   {
     name: 'consent-decide',
     method: 'POST',
     path: '/consent/{token}',
     public: true,
-    table: combine(uses('findConsent', 'getGrantRequest', 'userKeyLookup', 'decideGrantRequest'), ISSUE_GRANT),
+    table: combine(
+      uses('findConsent', 'getGrantRequest', 'userKeyLookup', 'decideGrantRequest', 'readConsoleSession', 'getUserKeyHash'),
+      ISSUE_GRANT,
+    ),
     approvalSecret: true,
+    publicLinks: true,
   },
+  // The console (docs/console.md): payers' pages, sign-up and sign-in; public, with its own throttle.
+  { name: 'console', path: '/console', ...CONSOLE_ROUTE },
+  { name: 'console-pages', path: '/console/{proxy+}', ...CONSOLE_ROUTE },
   // Webhooks (docs/webhooks.md): endpoints of enabled agents and of users.
   {
     name: 'agent-webhooks-create',
@@ -400,8 +462,11 @@ export type RouteName = (typeof ROUTE_TABLE)[number]['name'];
 /** The routes whose path is `$default` (what no operation of the document describes). */
 type DefaultRouteName = Extract<(typeof ROUTE_TABLE)[number], { path: '$default' }>['name'];
 
-/** The routes the OpenAPI document describes: every one but the `$default` catch-all. */
-export type DocumentedRouteName = Exclude<RouteName, DefaultRouteName>;
+/** The console's routes: pages for people, not operations of the document. */
+type PageRouteName = Extract<(typeof ROUTE_TABLE)[number], { pages: true }>['name'];
+
+/** The routes the OpenAPI document describes: every one but the `$default` catch-all and the console's pages. */
+export type DocumentedRouteName = Exclude<RouteName, DefaultRouteName | PageRouteName>;
 
 export const ROUTES: readonly RouteSpec<RouteName>[] = ROUTE_TABLE;
 

@@ -80,6 +80,8 @@ export const REFUSALS = {
   spendingLimitExceeded: { status: 402, text: 'spending limit exceeded' },
 
   // --- 403: authenticated, but this may not happen ---
+  /** A console form (or a consent form sent as a signed-in payer) without the session's CSRF token or the console's Origin (docs/console.md). */
+  consoleFormRefused: { status: 403, text: 'this form has expired or came from another site' },
   grantForAnotherAgent: { status: 403, text: 'grant is for another agent' },
   agentBlockedByUser: { status: 403, text: 'agent blocked by user' },
   grantRevoked: { status: 403, text: 'grant revoked' },
@@ -142,6 +144,23 @@ export const REFUSALS = {
   idempotencyMismatch: { status: 422, text: 'idempotency key reused with different request' },
   /** Retry-After: the seconds until the window has room again (the refusal carries them). */
   tooManyTestEvents: { status: 429, text: 'too many test events' },
+
+  // --- the console (docs/console.md): sign-up, sign-in, passkeys ---
+  invalidPasskeyResponse: { status: 400, text: 'invalid passkey response' },
+  consoleInvalidAccountKey: { status: 401, text: 'invalid account key' },
+  passkeyResponseMissing: { status: 401, text: 'invalid passkey response' },
+  passkeyChallengeGone: { status: 401, text: 'this passkey request has expired or was already used, try again' },
+  passkeyNotAccepted: { status: 401, text: 'this passkey was not accepted' },
+  passkeyUnknown: { status: 401, text: 'this passkey is not registered here' },
+  signUpClosed: { status: 403, text: 'sign-up is closed: ask the operator for an account' },
+  passkeyNotFound: { status: 404, text: 'passkey not found' },
+  lastPasskey: {
+    status: 409,
+    text: 'this is your only passkey: add another one, or sign in once with your account key, before you remove it',
+  },
+  /** The refusal carries its own Retry-After (the rate window's end). */
+  tooManySignIns: { status: 429, text: 'too many failed sign-ins from this address, try again in a minute' },
+  tooManySignUps: { status: 429, text: 'too many sign-ups from this address, try again later' },
 
   // --- 5xx: nothing changed; retry ---
   internalError: { status: 500, text: 'internal error' },

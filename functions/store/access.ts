@@ -255,6 +255,22 @@ export const STORE = {
   listSignedPurchases: { query: ['signedPurchases'] },
   /** Captured or released by the chain: the charge, the payer's held money, the marker, the grant's counters, the events. */
   settlePurchase: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
+  // The console (console-session.repository.ts, console-rate.repository.ts, passkey.repository.ts).
+  createConsoleSession: { write: ['consoleSession', 'userSessions'] },
+  /** getSession, touchSession and takeWelcomeKey: the session item only. */
+  readConsoleSession: { read: ['consoleSession'], write: ['consoleSession'] },
+  endConsoleSession: { delete: ['consoleSession', 'userSessions'] },
+  /** Sign out everywhere: the payer's sessions listed, each ended. */
+  endConsoleSessions: { read: ['userSessions'], delete: ['consoleSession', 'userSessions'] },
+  consoleRateWindow: { read: ['consoleRate'], write: ['consoleRate'] },
+  savePasskey: { write: ['passkey', 'userPasskeys'] },
+  /** getPasskey and recordPasskeyUse. */
+  usePasskey: { read: ['passkey'], write: ['passkey'] },
+  /** listPasskeys and markAccountKeySignIn: the payer's passkeys partition. */
+  listPasskeys: { read: ['userPasskeys'], write: ['userPasskeys'] },
+  deletePasskey: { delete: ['passkey', 'userPasskeys'] },
+  /** saveChallenge and takeChallenge (a DeleteItem that returns it). */
+  webauthnChallenge: { write: ['webauthnChallenge'], delete: ['webauthnChallenge'] },
 } as const satisfies Record<string, TableGrant>;
 
 export type StoreOperation = keyof typeof STORE;

@@ -60,6 +60,12 @@ export const PARTITIONS = {
   x402Settlement: 'X402TX#',
   x402Payment: 'X402PAY#',
   x402PaymentIdentifier: 'X402PID#',
+  consoleSession: 'CONSOLESESSION#',
+  userSessions: 'USERSESSIONS#',
+  passkey: 'PASSKEY#',
+  userPasskeys: 'USERPASSKEYS#',
+  webauthnChallenge: 'WACHALLENGE#',
+  consoleRate: 'CONSOLERATE#',
 } as const;
 export type Partition = keyof typeof PARTITIONS;
 
@@ -273,4 +279,20 @@ export const keys = {
   x402PaymentPartition: (agentId: string) => `${P.x402Payment}${agentId}`,
   /** A `payment-identifier` an agent's verify or settle saw, bound to its payment (x402-payment-identifier.repository.ts). */
   x402PaymentIdentifier: (agentId: string, id: string) => ({ PK: `${P.x402PaymentIdentifier}${agentId}#${id}`, SK: 'PID' }),
+  // The console (docs/console.md): sessions, passkeys, WebAuthn challenges and rate windows, all TTL'd but passkeys.
+  /** A console session by the hash of its cookie's value (the value itself is never stored). */
+  consoleSession: (sessionHash: string) => ({ PK: `${P.consoleSession}${sessionHash}`, SK: 'SESSION' }),
+  /** A payer's sessions, one partition: what `Sign out everywhere` ends. */
+  userSession: (userId: string, sessionHash: string) => ({ PK: `${P.userSessions}${userId}`, SK: sessionHash }),
+  userSessionPartition: (userId: string) => `${P.userSessions}${userId}`,
+  /** A passkey by its credential id: how a discoverable sign-in finds its payer. */
+  passkey: (credentialId: string) => ({ PK: `${P.passkey}${credentialId}`, SK: 'PASSKEY' }),
+  /** A payer's passkeys, one partition sorted by credential id (and the `ACCOUNTKEY` marker of an account-key sign-in). */
+  userPasskey: (userId: string, credentialId: string) => ({ PK: `${P.userPasskeys}${userId}`, SK: `PASSKEY#${credentialId}` }),
+  userAccountKeyMarker: (userId: string) => ({ PK: `${P.userPasskeys}${userId}`, SK: 'ACCOUNTKEY' }),
+  userPasskeyPartition: (userId: string) => `${P.userPasskeys}${userId}`,
+  /** A WebAuthn challenge handed out and not yet used (single use: the ceremony deletes it). */
+  webauthnChallenge: (challenge: string) => ({ PK: `${P.webauthnChallenge}${challenge}`, SK: 'CHALLENGE' }),
+  /** One address's attempts at one console action in one window (sign-in failures, sign-ups). */
+  consoleRate: (action: string, address: string, window: number) => ({ PK: `${P.consoleRate}${action}#${address}#${window}`, SK: 'RATE' }),
 } as const;

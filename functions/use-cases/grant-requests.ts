@@ -29,6 +29,7 @@ import {
   GrantRequestDecidedError,
   getGrantRequest,
 } from '../store/grant-request.repository';
+import { getUserKeyHash } from '../store/user.repository';
 import { derivedSecret } from './approval-token';
 import { type AccountKey, issueGrant } from './grants';
 import { idempotentCommand } from './idempotency';
@@ -164,6 +165,8 @@ export async function showConsentPage(token: string | undefined): Promise<Consen
 export async function decideOnConsentPage(
   token: string | undefined,
   form: { action: 'allow' | 'deny'; accountKey?: string | undefined },
+  /** A payer signed in to the console (DESIGN §21): allows as them, with no key pasted. */
+  signedIn?: { userId: string },
 ): Promise<ConsentPage> {
   const request = await requestOfToken(token);
   if (!request) return { kind: 'invalid' };
@@ -174,7 +177,7 @@ export async function decideOnConsentPage(
       await denyGrantRequest(request, now);
       return { kind: 'decided' };
     }
-    const account = await accountOf(form.accountKey);
+    const account = signedIn ? await accountOfUser(signedIn.userId) : await accountOf(form.accountKey);
     if (!account) return page(request, refuse('invalidAccountKey'));
     const grantId = newGrantId();
     const nonce = bs58.encode(randomBytes(16));
@@ -198,6 +201,12 @@ export async function decideOnConsentPage(
     if (error instanceof GrantRequestDecidedError) return { kind: 'decided' };
     throw error;
   }
+}
+
+/** A signed-in payer's account, with their current key's hash (the grant's transaction is conditioned on it). */
+async function accountOfUser(userId: string): Promise<AccountKey | undefined> {
+  const accountKeyHash = await getUserKeyHash(userId);
+  return accountKeyHash ? { userId, accountKeyHash } : undefined;
 }
 
 /** The payer an account key belongs to, with the key's hash (read, not cached: the page is rare and the key must be current). */

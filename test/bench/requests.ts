@@ -26,6 +26,7 @@ import { outboxPut } from '../../functions/store/outbox';
 import { transactWrite } from '../../functions/store/transact';
 import { resetAdminKey } from '../../functions/use-cases/admin-key';
 import { clearAuthCache } from '../../functions/use-cases/auth';
+import { startSession } from '../../functions/use-cases/console-sessions';
 import { chargeEvents } from '../../functions/use-cases/events';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
@@ -41,6 +42,9 @@ import {
   X402_SETTLE_ENDPOINT,
 } from './cost';
 import { type TouchedItem, touchedBy } from './written';
+
+/** The requests-table rows of the console's Overview (`bench: console overview requests N`). */
+export const CONSOLE_OVERVIEW_ENDPOINT = 'GET /console';
 
 export interface RequestCount {
   endpoint: string;
@@ -581,6 +585,15 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
     event: apiEvent('GET', '/api/v1/agents/charges', '/api/v1/agents/charges', { headers: ah(agent), query: { page: '1', limit: '20' } }),
   };
   await add('GET /api/v1/agents/charges', 'page 1, limit 20', ['cold', 'warm'], () => listed, 200);
+  // The console's Overview (DESIGN §21: at most 3 requests, the session's read included), for a
+  // payer with charges: the session, the user item, one Query of the newest charges.
+  const session = await startSession(user.id, new Date());
+  const overview: Invocation = {
+    route: 'console',
+    event: apiEvent('ANY', '/console', '/console', { headers: { cookie: `console=${session.cookieValue}` } }),
+  };
+  overview.event.requestContext.http.method = 'GET';
+  await add(CONSOLE_OVERVIEW_ENDPOINT, 'signed in', ['cold', 'warm'], () => overview, 200);
   const made = await ctx.call(
     'POST',
     '/api/v1/agents/charges',

@@ -125,6 +125,10 @@ const EXPECTED: Record<string, Grant[]> = {
   'agent-webhooks-deliveries': ['logs', 'table'],
   'agent-webhooks-test': ['logs', 'table'],
   'user-webhooks-create': ['logs', 'table', 'webhook-key-encrypt'],
+  // The console (docs/console.md): one function per API Gateway route (`/console`, `/console/{proxy+}`),
+  // the same code; Add funds opens top-ups (PayPal), Developers seals webhook secrets.
+  console: ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt'],
+  'console-pages': ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt'],
   'user-webhooks-list': ['logs', 'table'],
   'user-webhooks-delete': ['logs', 'table'],
   'user-webhooks-deliveries': ['logs', 'table'],
@@ -419,6 +423,10 @@ const DELETES: Record<string, string[]> = {
   'admin-cancel-payout': ['PAYOUTLOCK#*'],
   'agent-webhooks-delete': ['WEBHOOKS#*'],
   'user-webhooks-delete': ['WEBHOOKS#*'],
+  // The console: sign-out ends sessions, a used challenge is deleted, a passkey removed; Developers'
+  // rotation and webhook deletion as the user API's.
+  console: ['CONSOLESESSION#*', 'PASSKEY#*', 'USERKEY#*', 'USERPASSKEYS#*', 'USERSESSIONS#*', 'WACHALLENGE#*', 'WEBHOOKS#*'],
+  'console-pages': ['CONSOLESESSION#*', 'PASSKEY#*', 'USERKEY#*', 'USERPASSKEYS#*', 'USERSESSIONS#*', 'WACHALLENGE#*', 'WEBHOOKS#*'],
 };
 
 /**
@@ -444,8 +452,9 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   ],
   'approval-page': [],
   // The consent page's Allow creates a grant (its count, key item and events) and moves the request.
-  'consent-page': [],
-  'consent-decide': ['GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
+  // Both read a console session (DESIGN §21), and mark its activity on the session item alone.
+  'consent-page': ['CONSOLESESSION#*'],
+  'consent-decide': ['CONSOLESESSION#*', 'GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
   // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md).
   'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],
@@ -561,6 +570,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 66, deleting: 8 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 73, deleting: 10 });
   });
 });

@@ -133,6 +133,8 @@ describe('HTTP API route throttling', () => {
         'approval-page',
         'consent-decide',
         'consent-page',
+        'console',
+        'console-pages',
         'health',
         'mcp-get',
         'not-found',

@@ -25,7 +25,7 @@ let counter = 0;
 
 export async function startTestStack(
   env: Record<string, string> = {},
-  options: Pick<LocalStackOptions, 'payouts' | 'sweepIntervalMs' | 'topupWatchIntervalMs' | 'webhooks'> = {},
+  options: Pick<LocalStackOptions, 'payouts' | 'sweepIntervalMs' | 'topupWatchIntervalMs' | 'webhooks' | 'port' | 'publicBaseUrl'> = {},
 ): Promise<TestStack> {
   const stack = await startLocalStack({
     port: 0,
