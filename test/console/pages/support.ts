@@ -110,11 +110,12 @@ function route(method: 'GET' | 'POST', path: string): { page: (typeof PAGE_ROUTE
     const got = path.split('/');
     if (want.length !== got.length) continue;
     const params: Record<string, string> = {};
-    if (
-      want.every((seg, i) => (seg.startsWith(':') ? ((params[seg.slice(1)] = decodeURIComponent(got[i] ?? '')), true) : seg === got[i]))
-    ) {
-      return { page: r.page, params };
-    }
+    let matches = true;
+    want.forEach((seg, i) => {
+      if (seg.startsWith(':')) params[seg.slice(1)] = decodeURIComponent(got[i] ?? '');
+      else if (seg !== got[i]) matches = false;
+    });
+    if (matches) return { page: r.page, params };
   }
   throw new Error(`no console page route ${method} ${path}`);
 }
