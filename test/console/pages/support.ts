@@ -68,9 +68,10 @@ export async function credit(payer: Payer, amount: string, currency: 'USD' | 'US
   });
 }
 
-/** A registered, enabled agent with this name (as the operator's enabling leaves it). */
-export async function newAgent(name = 'Weather Bot') {
+/** A registered, enabled agent named `name` (unique: a suffix of its id when the name is not given). */
+export async function newAgent(given?: string) {
   const id = newAgentId();
+  const name = given ?? `Agent ${id.slice(-8)}`;
   await createAgent({
     id,
     name,
