@@ -117,7 +117,7 @@ const rotate: ConsolePage = async (session, req) => {
 <p>Your old account key no longer works. Here is the new one. <strong>It is shown only this once</strong>: we keep only a fingerprint of it, so copy it now.</p>
 <div class="field secret">
 <label for="account-key">Account key</label>
-<input id="account-key" type="text" readonly value="${userKey}" spellcheck="false" autocomplete="off">
+<textarea id="account-key" readonly rows="3" spellcheck="false" autocomplete="off">${userKey}</textarea>
 </div>
 <p>${revokedGrants.length === 1 ? '1 grant was' : `${revokedGrants.length} grants were`} revoked and ${deletedWebhooks.length === 1 ? '1 webhook endpoint was' : `${deletedWebhooks.length} webhook endpoints were`} deleted.</p>
 ${
@@ -171,7 +171,7 @@ const addWebhook: ConsolePage = async (session, req) => {
 <p>We will send events to <span class="mono wrap">${webhook.url}</span>, signed with this secret. <strong>It is shown only this once</strong>: copy it into your server's configuration now.</p>
 <div class="field secret">
 <label for="webhook-secret">Signing secret</label>
-<input id="webhook-secret" type="text" readonly value="${secret}" spellcheck="false" autocomplete="off">
+<textarea id="webhook-secret" readonly rows="3" spellcheck="false" autocomplete="off">${secret}</textarea>
 </div>
 <p class="hint">Verify each delivery's <code>webhook-signature</code> header with any Standard Webhooks library and this secret.</p>
 <p><a href="${DEVELOPERS}">Back to Developers</a></p>`,

@@ -191,7 +191,7 @@ const createGrant: ConsolePage = async (session, req) => {
       },
     );
     if (done.replayed) return alreadyCreated(session, done.stored.grantId);
-    return shownOnce(session, done.value.grant, done.value.key);
+    return shownOnce(done.value.grant, done.value.key);
   } catch (error) {
     const { status, message } = refusal(error, LABELS);
     return render(session, undefined, { status, message: inDays(message), form });
@@ -205,7 +205,7 @@ function inDays(message: string): string {
   );
 }
 
-function shownOnce(session: ConsoleSession, grant: Grant, key: string): ConsoleResult {
+function shownOnce(grant: Grant, key: string): ConsoleResult {
   return page(
     'Grant created',
     'grants',
@@ -213,11 +213,10 @@ function shownOnce(session: ConsoleSession, grant: Grant, key: string): ConsoleR
 <p>${grant.agentName} can now charge you in ${grant.currency} within the limits you set. Give it this grant key. <strong>It is shown only this once</strong>: we keep only a fingerprint of it, so copy it now.</p>
 <div class="field secret">
 <label for="grant-key">Grant key</label>
-<input id="grant-key" type="text" readonly value="${key}" spellcheck="false" autocomplete="off">
+<textarea id="grant-key" readonly rows="3" spellcheck="false" autocomplete="off">${key}</textarea>
 </div>
 <p class="hint">The agent sends it in the <code>x-user-key</code> header of its charges. It works only for this agent (${grant.agentId}) and only in ${grant.currency}. If it leaks, revoke the grant on the Grants page: it stops working at once.</p>
-<p><a href="${GRANTS}#${grant.id}">Back to Grants</a></p>
-${zoneNote(session)}`,
+<p><a href="${GRANTS}#${grant.id}">Back to Grants</a></p>`,
   );
 }
 

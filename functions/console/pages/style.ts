@@ -49,6 +49,6 @@ select { box-sizing: border-box; width: 100%; font: inherit; padding: 0.75rem; b
 a.button { display: inline-block; font-weight: 600; padding: 0.75rem 1rem; border-radius: 0.5rem; border: 1px solid; text-decoration: none; }
 button.danger { border-color: #cf222e; }
 img.qr { display: block; max-width: 100%; height: auto; background: #fff; padding: 0.5rem; border-radius: 0.5rem; }
-.secret input { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.secret textarea { box-sizing: border-box; width: 100%; font: inherit; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; padding: 0.75rem; border-radius: 0.5rem; border: 1px solid; word-break: break-all; resize: none; }
 section { margin: 0 0 2rem; }
 `;

@@ -66,7 +66,7 @@ describe('Grants', () => {
     });
     const first = await post(payer, '/console/grants', form);
     expect(first.kind).toBe('page');
-    const key = /value="(ug_live_[^"]+)"/.exec(bodyOf(first))?.[1];
+    const key = />(ug_live_[^<]+)<\/textarea>/.exec(bodyOf(first))?.[1];
     expect(key).toBeDefined();
     expect(bodyOf(first)).toContain('It is shown only this once');
     const second = await post(payer, '/console/grants', form);
@@ -95,7 +95,7 @@ describe('Grants', () => {
     const agent = await newAgent('Spender');
     const made = await post(payer, '/console/grants', await grantForm(payer, { agentId: agent.id, daily: '10', total: '20' }));
     expect(made.kind).toBe('page');
-    const key = /value="(ug_live_[^"]+)"/.exec(bodyOf(made))?.[1] ?? '';
+    const key = />(ug_live_[^<]+)<\/textarea>/.exec(bodyOf(made))?.[1] ?? '';
     const grant = (await lookupCredentials({ grantKeyHash: hashKey(key) })).grant;
     await createCharge({
       agent,

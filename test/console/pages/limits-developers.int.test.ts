@@ -122,7 +122,7 @@ describe('Developers', () => {
     expectCsrfInEveryPostForm(page, payer.session);
     const form = { idempotencyKey: onceKeyOf(page, '/console/developers/rotate') };
     const first = bodyOf(await post(payer, '/console/developers/rotate', form));
-    const key = /value="(uk_live_[^"]+)"/.exec(first)?.[1] ?? '';
+    const key = />(uk_live_[^<]+)<\/textarea>/.exec(first)?.[1] ?? '';
     expect(key).not.toBe('');
     expect(await getUserKeyHash(payer.userId)).toBe(hashKey(key));
     const second = bodyOf(await post(payer, '/console/developers/rotate', form));
@@ -141,7 +141,7 @@ describe('Developers', () => {
       post(payer, '/console/developers/webhooks', form),
       post(payer, '/console/developers/webhooks', form),
     ]);
-    const secrets = [bodyOf(a), bodyOf(b)].map((m) => /value="(whsec_[^"]+)"/.exec(m)?.[1]).filter(Boolean);
+    const secrets = [bodyOf(a), bodyOf(b)].map((m) => />(whsec_[^<]+)<\/textarea>/.exec(m)?.[1]).filter(Boolean);
     expect(secrets).toHaveLength(1);
     const hooks = await webhooksOf(payer);
     expect(hooks).toHaveLength(1);
