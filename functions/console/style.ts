@@ -4,8 +4,9 @@
  * one column at 375 px, the navigation wraps, tables scroll inside their own box, never the page.
  */
 import { createHash } from 'node:crypto';
+import { PAGES_CSS } from './pages/style';
 
-export const CONSOLE_CSS = `
+const BASE_CSS = `
 :root { color-scheme: light dark; --fg: #1b1f24; --muted: #57606a; --bg: #fff; --line: #d0d7de; --accent: #0b5cad; --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; --panel: #f6f8fa; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #9da7b3; --bg: #0d1117; --line: #30363d; --accent: #58a6ff; --ok: #3fb950; --warn: #d29922; --bad: #f85149; --panel: #161b22; } }
 * { box-sizing: border-box; }
@@ -57,6 +58,9 @@ button.danger { color: var(--bad); }
 .or { margin: 1.5rem 0; color: var(--muted); }
 .key { font-family: ui-monospace, monospace; font-size: 1rem; padding: 0.75rem; border: 1px solid var(--line); border-radius: 0.375rem; background: var(--panel); overflow-wrap: anywhere; user-select: all; }
 `;
+
+/** The framework's rules, then what the money and settings pages (pages/) need. */
+export const CONSOLE_CSS = BASE_CSS + PAGES_CSS;
 
 /** The stylesheet's URL path: its content's hash in the name, so a year's caching is safe. */
 export const CONSOLE_CSS_PATH = `/console/assets/console.${createHash('sha256').update(CONSOLE_CSS).digest('hex').slice(0, 16)}.css`;

@@ -227,9 +227,23 @@ export async function userChargePosition(userId: string, chargeId: string): Prom
  */
 export async function listUserCharges(
   userId: string,
-  opts: { limit: number; after?: UserChargePosition; status?: ChargeStatus },
+  opts: { limit: number; after?: UserChargePosition; status?: ChargeStatus; agentId?: string; currency?: Currency },
 ): Promise<ChargePage> {
   const pk = keys.userChargePartition(userId);
+  // Filters run after each read (the console's Activity filters by agent and currency too).
+  const filters = [
+    ...(opts.status ? [['#status', ':status', 'status', opts.status]] : []),
+    ...(opts.agentId ? [['#agentId', ':agentId', 'agentId', opts.agentId]] : []),
+    ...(opts.currency ? [['#currency', ':currency', 'currency', opts.currency]] : []),
+  ];
+  const filter =
+    filters.length > 0
+      ? {
+          FilterExpression: filters.map(([name, value]) => `${name} = ${value}`).join(' AND '),
+          ExpressionAttributeNames: Object.fromEntries(filters.map(([name, , attribute]) => [name, attribute])),
+        }
+      : {};
+  const filterValues = Object.fromEntries(filters.map(([, value, , given]) => [value, given]));
   const charges: Charge[] = [];
   let start: Record<string, unknown> | undefined = opts.after?.key;
   let queries = 0;
@@ -240,8 +254,8 @@ export async function listUserCharges(
         TableName: config().TABLE_NAME,
         IndexName: GSI2.indexName,
         KeyConditionExpression: 'GSI2PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk, ...(opts.status ? { ':status': opts.status } : {}) },
-        ...(opts.status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
+        ExpressionAttributeValues: { ':pk': pk, ...filterValues },
+        ...filter,
         ScanIndexForward: false,
         Limit: opts.limit + 1 - charges.length,
         ...(start ? { ExclusiveStartKey: start } : {}),

@@ -18,7 +18,7 @@ import { db } from './client';
 import { readMinor } from './numbers';
 import { outboxPut } from './outbox';
 import { keys } from './table';
-import { ConditionFailedError, named, type TransactItem, transactWrite } from './transact';
+import { ConditionFailedError, named, type Precedence, type TransactItem, transactWrite } from './transact';
 import { accountKeyCheck } from './user.repository';
 
 /** The payer already has MAX_ACTIVE_GRANTS active grants. */
@@ -40,11 +40,17 @@ class GrantChangedError extends DomainError {
 export interface ConditionedItem {
   item: TransactItem;
   refusal: () => Error;
+  /** Which refusal speaks when several failed (an idempotency record's replay outranks the rest). */
+  precedence?: Precedence;
 }
 
 /** Writes `transaction`'s items in one TransactWriteItems; a failed condition comes out as the error its item carries. */
 async function commit(transaction: readonly ConditionedItem[]): Promise<void> {
-  await transactWrite(transaction.map((t) => named(t.item, { onConditionFailed: () => t.refusal() })));
+  await transactWrite(
+    transaction.map((t) =>
+      named(t.item, { onConditionFailed: () => t.refusal(), ...(t.precedence !== undefined ? { precedence: t.precedence } : {}) }),
+    ),
+  );
 }
 
 const NOT_CONDITIONED = () => new Error('unconditioned item refused');

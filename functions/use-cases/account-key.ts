@@ -14,6 +14,7 @@ import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { isRefusal, refuse } from '../messages/refusal';
 import { listUserCharges, userChargePosition } from '../store/charge-read.repository';
 import type { Settlement } from '../store/charge-settlement.repository';
+import type { TransactEntry } from '../store/transact';
 import { rotateUserKey } from '../store/user.repository';
 import { deleteWebhook, listWebhooks } from '../store/webhook.repository';
 import { forgetUserKey } from './auth';
@@ -25,9 +26,9 @@ import { webhookView } from './webhooks';
  * POST /api/v1/users/me/keys/rotate: a new user key, shown once (`rotateAccountKey`); 409 when
  * another rotation won.
  */
-export async function rotateMyKey(userId: string, oldKeyHash: string): Promise<ApiResult> {
+export async function rotateMyKey(userId: string, oldKeyHash: string, opts: { also?: readonly TransactEntry[] } = {}): Promise<ApiResult> {
   try {
-    return { statusCode: 200, body: await rotateAccountKey(userId, oldKeyHash) };
+    return { statusCode: 200, body: await rotateAccountKey(userId, oldKeyHash, opts) };
   } catch (error) {
     if (error instanceof StaleReadError) throw refuse('userKeyRotatedConcurrently');
     throw error;
@@ -68,10 +69,15 @@ export const RELEASED_BY_ROTATION = {
  * and a retry with it does it all again; the sweep after finds only what was made meanwhile.
  * StaleReadError when another rotation won (the caller words it).
  */
-export async function rotateAccountKey(userId: string, oldKeyHash: string): Promise<RotatedAccountKey> {
+export async function rotateAccountKey(
+  userId: string,
+  oldKeyHash: string,
+  opts: { also?: readonly TransactEntry[] } = {},
+): Promise<RotatedAccountKey> {
   const before = await endAccountCredentials(userId);
   const userKey = generateKey(USER_KEY_PREFIX);
-  await rotateUserKey(userId, oldKeyHash, hashKey(userKey));
+  // `also` joins the rotation's transaction (the console's idempotency record).
+  await rotateUserKey(userId, oldKeyHash, hashKey(userKey), opts.also);
   forgetUserKey(oldKeyHash);
   const after = await endAccountCredentials(userId);
   return {

@@ -86,7 +86,12 @@ function readUserChargeCursor(text: string): { after: string; limit: number } {
  * Each PENDING charge that waits for the payer carries its `approvalUrl` (DESIGN §16: a grant
  * key's charge gives the agent none, so the payer finds the link here and in their webhook).
  */
-export async function listMyCharges(userId: string, query: ListUserChargesQuery, baseUrl: string): Promise<ApiResult> {
+export async function listMyCharges(
+  userId: string,
+  query: ListUserChargesQuery,
+  baseUrl: string,
+  filters: { agentId?: string; currency?: Currency } = {},
+): Promise<ApiResult> {
   const cursor = query.cursor ? readUserChargeCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const after = cursor ? await userChargePosition(userId, cursor.after) : undefined;
@@ -95,6 +100,8 @@ export async function listMyCharges(userId: string, query: ListUserChargesQuery,
     limit,
     ...(after ? { after } : {}),
     ...(query.status ? { status: query.status } : {}),
+    ...(filters.agentId ? { agentId: filters.agentId } : {}),
+    ...(filters.currency ? { currency: filters.currency } : {}),
   });
   return {
     statusCode: 200,

@@ -15,6 +15,7 @@ import { MAX_OPEN_TOPUPS, type Topup, TopupLimitError } from '../core/topups';
 import { Refusal, refuse } from '../messages/refusal';
 import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from '../rails/errors';
 import { createTopup, getTopup, listTopups, openTopupCount } from '../store/topup.repository';
+import type { TransactEntry } from '../store/transact';
 import { paypalOrders } from './topup-credit';
 
 // The top-up's public shape lives in contracts/views.ts (the webhook event topup.completed shows it too).
@@ -38,7 +39,11 @@ export class TopupLimitReachedError extends Refusal<'topupLimit'> {
  * POST /api/v1/users/me/topups → 201 the PENDING top-up with what the user pays it with; 409
  * `topup limit reached: at most 10 open top-ups` when the payer already has that many PENDING.
  */
-export async function openTopup(userId: string, request: CreateTopupRequest): Promise<ApiResult> {
+export async function openTopup(
+  userId: string,
+  request: CreateTopupRequest,
+  opts: { also?: (view: ReturnType<typeof topupView>) => readonly TransactEntry[] } = {},
+): Promise<ApiResult> {
   const cfg = config();
   const now = new Date();
   const id = newTopupId();
@@ -88,7 +93,8 @@ export async function openTopup(userId: string, request: CreateTopupRequest): Pr
     }
   }
   try {
-    await createTopup(topup);
+    // `also` joins the create (the console's idempotency record: a double submit opens one top-up).
+    await createTopup(topup, opts.also?.(topupView(topup)));
   } catch (error) {
     if (error instanceof TopupLimitError) throw new TopupLimitReachedError();
     throw error;

@@ -22,6 +22,7 @@ import {
 } from '../core/webhooks';
 import { Refusal, refuse } from '../messages/refusal';
 import { appendOutbox, eventBody } from '../store/outbox';
+import type { TransactEntry } from '../store/transact';
 import {
   getWebhook,
   listWebhooks,
@@ -42,7 +43,12 @@ const DEFAULT_DELIVERIES = 50;
  * key` once that key has been rotated away, whatever an auth cache says (a rotation deletes every
  * user endpoint: docs/webhooks.md, and nothing the old key registers may outlive it).
  */
-export async function createWebhook(owner: Owner, input: CreateWebhookRequest, accountKeyHash?: string): Promise<ApiResult> {
+export async function createWebhook(
+  owner: Owner,
+  input: CreateWebhookRequest,
+  accountKeyHash?: string,
+  opts: { also?: (view: ReturnType<typeof webhookView>) => readonly TransactEntry[] } = {},
+): Promise<ApiResult> {
   if (owner.kind === 'user' && accountKeyHash === undefined) throw new Error("a payer's webhook is registered under their account key");
   const events = input.events === undefined ? [...EVENT_TYPES_BY_OWNER[owner.kind]] : [...new Set(input.events)];
   const unknown = events.find((type) => !isEventTypeFor(owner.kind, type));
@@ -55,7 +61,7 @@ export async function createWebhook(owner: Owner, input: CreateWebhookRequest, a
   const sealedSecret = await sealSecret(secret, { owner: webhook.owner, webhookId: webhook.id });
   const account = owner.kind === 'user' && accountKeyHash !== undefined ? { userId: owner.id, accountKeyHash } : undefined;
   try {
-    await storeWebhook({ ...webhook, sealedSecret }, account);
+    await storeWebhook({ ...webhook, sealedSecret }, account, opts.also?.(webhookView(webhook)));
   } catch (error) {
     if (error instanceof WebhookLimitError) throw refuse('webhookLimit', MAX_WEBHOOKS_PER_OWNER);
     if (error instanceof UserKeyRevokedError && account) {
