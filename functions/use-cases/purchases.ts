@@ -15,6 +15,7 @@
  * the height is read before the search, so a transfer that landed in time is always found first.
  * Both are `settlePending` with the `purchase` option, from the state read: never both.
  */
+import bs58 from 'bs58';
 import { parse } from 'lossless-json';
 import { config } from '../config';
 import type { ApiResult } from '../contracts/api';
@@ -40,10 +41,18 @@ import { getCharge } from '../store/charge-read.repository';
 import { settledCharge, settlePending } from '../store/charge-settlement.repository';
 import type { GrantKeyTerms } from '../store/credentials.repository';
 import { listAgentPurchases, listSignedPurchases, PurchaseMovedOnError, recordSignedPurchase } from '../store/purchase.repository';
-import { isBase58Address } from '../x402/facilitator';
 import type { PurchaseChain, PurchaseSigner } from '../x402/purchase-signer';
 import { createCharge } from './charges';
 import { purchaseEvents } from './events';
+
+/** Base58 check of an address (32 bytes), here rather than the facilitator's: the list and receipt functions need no facilitator. */
+const isBase58Address = (text: string): boolean => {
+  try {
+    return bs58.decode(text).length === 32;
+  } catch {
+    return false;
+  }
+};
 
 /** After the payer approves, the agent has this long to fetch the payment (GET builds it then: a blockhash lives about a minute). */
 export const PURCHASE_HOLD_SECONDS = 600;
