@@ -7,7 +7,6 @@
 import { config } from '../config';
 import type { ApiResult } from '../contracts/api';
 import type { CreateWebhookRequest, ListDeliveriesQuery } from '../contracts/request.schemas';
-import { checkEndpointUrl } from '../core/address-check';
 import {
   ConflictError,
   NotFoundError,
@@ -27,6 +26,7 @@ import {
   TEST_EVENTS_PER_WINDOW,
   type Webhook,
 } from '../core/webhooks';
+import { checkEndpointUrl } from '../net/address-check';
 import { appendOutbox, eventBody } from '../store/outbox';
 import {
   getWebhook,
