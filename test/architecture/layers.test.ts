@@ -225,6 +225,15 @@ describe('the layers of functions/', () => {
     expect(wrong.map(describeImport)).toEqual([]);
   });
 
+  it('only store/ talks to DynamoDB: no other file of functions/ imports a DynamoDB package or the store client', () => {
+    const dynamo = /^@aws-sdk\/(client-dynamodb|lib-dynamodb|util-dynamodb|client-dynamodb-streams)$/;
+    const wrong = IMPORTS.filter(
+      (i) => folderOf(i.from) !== 'store' && (i.local ? i.to === path.join('store', 'client') : dynamo.test(i.to)),
+    );
+    expect(wrong.map(describeImport)).toEqual([]);
+    expect(IMPORTS.some((i) => folderOf(i.from) === 'store' && i.to === '@aws-sdk/lib-dynamodb')).toBe(true);
+  });
+
   it('finds a cycle when there is one (the check can fail)', () => {
     const made = (from: string, to: string): Import => ({ from: path.join(from, 'x.ts'), to: path.join(to, 'y'), local: true });
     expect(folderCycles(folderGraph([made('a', 'b'), made('b', 'c'), made('c', 'a'), made('c', 'd')]))).toEqual([['a', 'b', 'c']]);
