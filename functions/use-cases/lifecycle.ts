@@ -29,7 +29,8 @@ import {
   ValidationError,
 } from '../core/errors';
 import { isId } from '../core/ids';
-import { planShardDebit, type ShardDebit } from '../core/ledger';
+import type { ShardDebit } from '../core/ledger';
+import { type CaptureDecision, decideCapture, decideRefund, decideRelease, type RefundDecision } from '../core/lifecycle';
 import { AmountError, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import {
   type ChargeAndLedger,
@@ -71,11 +72,9 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
     async ({ now, answer, replayIfUsed }) => {
       const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
       if (isAnswer(charge)) return charge;
-      const authorized = charge.amount;
-      const captured = input.amount === undefined ? authorized : readAmount(input.amount, charge.currency);
-      if (captured > authorized) throw new ValidationError('amount exceeds authorized amount');
-      if (now.toISOString() >= (charge.expiresAt ?? '')) throw new ConflictError('charge expired');
-      if (charge.pendingReason === 'user_approval') throw new ConflictError('charge awaits user approval');
+      const decision = decideCapture(charge, input.amount === undefined ? undefined : readAmount(input.amount, charge.currency), now);
+      if (decision.kind === 'refused') throw CAPTURE_REFUSALS[decision.reason]();
+      const { captured, authorized } = decision;
       const after: Charge = {
         ...withoutPending(charge),
         status: 'SUCCESS',
@@ -103,7 +102,7 @@ export function releaseCharge(input: LifecycleInput): Promise<ApiResult> {
     async ({ now, answer, replayIfUsed }) => {
       const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
       if (isAnswer(charge)) return charge;
-      if (now.toISOString() >= (charge.expiresAt ?? '')) throw new ConflictError('charge expired');
+      if (decideRelease(charge, now).kind === 'refused') throw new ConflictError('charge expired');
       const after: Charge = { ...withoutPending(charge), status: 'FAILED', failureReason: RELEASED_BY_AGENT };
       const done = answer(200, chargeView(after));
       try {
@@ -208,24 +207,31 @@ function refund(run: RefundRun, translateError: (error: unknown) => unknown): Pr
 type RefundVerdict =
   | { kind: 'refund'; charge: Charge; amount: Minor; plan: ShardDebit[] }
   | { kind: 'refused'; error: ApiError }
-  /** The charge allows it, but the agent's shards as read hold too little in all. */
   | { kind: 'short' };
 
 /**
  * What a refund of `literal` (all that is left when absent) gets, from the charge and shards as
- * read, in the contract's order: 404, 409 not refundable, 400 exceeds refundable, then the funds.
- * The debit is spread over the shards, largest first (`planShardDebit`): no one shard need hold it.
+ * read (core/lifecycle.ts `decideRefund`), in the contract's order: 404, 409 not refundable, 400
+ * exceeds refundable, then the funds.
  */
 function judgeRefund(read: ChargeAndLedger, literal: string | undefined): RefundVerdict {
   const { charge, ledger } = read;
   if (!charge) throw new NotFoundError('charge not found');
-  if (charge.status !== 'SUCCESS') return { kind: 'refused', error: new ConflictError('charge is not refundable') };
-  const left = charge.amount - (charge.refundedAmount ?? 0);
-  const amount = literal === undefined ? left : readAmount(literal, charge.currency);
-  if (amount > left || amount === 0) return { kind: 'refused', error: new ValidationError('amount exceeds refundable amount') };
-  const plan = planShardDebit(ledger, charge.currency, amount);
-  return plan ? { kind: 'refund', charge, amount, plan } : { kind: 'short' };
+  const decision = decideRefund(charge, ledger, (currency) => (literal === undefined ? undefined : readAmount(literal, currency)));
+  if (decision.kind === 'refused') return { kind: 'refused', error: REFUND_REFUSALS[decision.reason]() };
+  return decision.kind === 'refund' ? { ...decision, charge } : decision;
 }
+
+const CAPTURE_REFUSALS: Record<Extract<CaptureDecision, { kind: 'refused' }>['reason'], () => ApiError> = {
+  'exceeds-authorized': () => new ValidationError('amount exceeds authorized amount'),
+  expired: () => new ConflictError('charge expired'),
+  'awaits-approval': () => new ConflictError('charge awaits user approval'),
+};
+
+const REFUND_REFUSALS: Record<Extract<RefundDecision, { kind: 'refused' }>['reason'], () => ApiError> = {
+  'not-refundable': () => new ConflictError('charge is not refundable'),
+  'exceeds-refundable': () => new ValidationError('amount exceeds refundable amount'),
+};
 
 /**
  * The PENDING charge a capture or release acts on (strongly consistent read of the charge itself),

@@ -22,6 +22,7 @@ import {
   ValidationError,
 } from '../core/errors';
 import { isId } from '../core/ids';
+import { decideSettlement } from '../core/lifecycle';
 import { CURRENCIES, type Currency } from '../core/money';
 import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
 import { getAgentById } from '../store/agent.repository';
@@ -192,11 +193,9 @@ export async function settle(
   }
   if (!mine(pending)) throw new NotFoundError('charge not found');
   const now = new Date();
-  if (!(settlement.kind === 'return' && settlement.status === 'EXPIRED')) {
-    if (now.toISOString() >= pending.expiresAt) throw new ConflictError('charge expired');
-  }
-  // A hold the user approved waits for the agent's capture: the user's decision is made.
-  if (pending.pendingReason !== 'user_approval' && !opts.anyReason) throw notPending('PENDING');
+  const expiry = settlement.kind === 'return' && settlement.status === 'EXPIRED';
+  const decision = decideSettlement(pending, { expiry, anyReason: opts.anyReason === true }, now);
+  if (decision.kind === 'refused') throw decision.reason === 'expired' ? new ConflictError('charge expired') : notPending('PENDING');
   // The charge as it is now, from the marker (it carries the whole charge): no extra read.
   const before = await chargeBeforeSettling(pending);
   if (!before) throw new NotFoundError('charge not found');
