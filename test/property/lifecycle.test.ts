@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import type { ChargeStatus } from '../../functions/core/charges';
-import { decideCapture, decideRefund, decideRelease, refundableLeft } from '../../functions/core/lifecycle';
+import { decideCapture, decideRefund, decideRelease, decideSettlement, refundableLeft } from '../../functions/core/lifecycle';
 import { currency, ledger, minor, moment } from './ledger-arbitraries';
 
 const hold = fc.record({
@@ -127,6 +127,28 @@ describe('refund (properties)', () => {
             expect(refundedAmount).toBeLessThanOrEqual(amount);
             expect(refundableLeft({ amount, refundedAmount })).toBeGreaterThanOrEqual(0);
           }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('settle (properties)', () => {
+  it('only the expiry ends a charge past its end; the payer ends only what waits for them, unless releasing any hold', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -86_400_000, max: 86_400_000 }),
+        fc.constantFrom('capture' as const, 'user_approval' as const),
+        fc.boolean(),
+        fc.boolean(),
+        moment,
+        (endsIn, reason, expiry, anyReason, now) => {
+          const pending = { expiresAt: new Date(now.getTime() + endsIn).toISOString(), pendingReason: reason };
+          const d = decideSettlement(pending, { expiry, anyReason }, now);
+          if (!expiry && endsIn <= 0) return expect(d).toEqual({ kind: 'refused', reason: 'expired' });
+          if (reason !== 'user_approval' && !anyReason) return expect(d).toEqual({ kind: 'refused', reason: 'not-pending' });
+          expect(d).toEqual({ kind: 'settle' });
         },
       ),
       { numRuns: 500 },
