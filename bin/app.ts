@@ -1,7 +1,7 @@
 /**
  * The CDK app: one stack for the stage chosen with `-c stage=<name>` (default `dev`), configured
  * from cdk.json's `stages` block and `-c key=value` overrides (lib/stage-config.ts,
- * docs/deploy.md). cdk-nag's AWS Solutions checks run on every synth; a finding fails it.
+ * docs/operating/stack.md). cdk-nag's AWS Solutions checks run on every synth; a finding fails it.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';

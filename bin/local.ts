@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole service on this machine. Environment: PORT (3000), ADMIN_KEY (generated
  * and printed when unset), IN_MEMORY=1 for a throwaway database (otherwise data persists in .data/),
- * PUBLIC_BASE_URL (where approval links point; default http://127.0.0.1:<PORT>). GET /health answers
+ * PUBLIC_BASE_URL (where approval links and the console point; default http://localhost:<PORT>). GET /health answers
  * 503 until everything below is printed, then 200.
  */
 import { join } from 'node:path';
@@ -29,8 +29,9 @@ async function main(): Promise<void> {
       port,
       inMemory,
       ...(process.env.ADMIN_KEY ? { adminKey: process.env.ADMIN_KEY } : {}),
-      // Links (approval pages) point here; default: this server's own address.
-      ...(process.env.PUBLIC_BASE_URL ? { publicBaseUrl: process.env.PUBLIC_BASE_URL } : {}),
+      // Links (approval pages) and the console live here; default: this server as http://localhost:<port>,
+      // a host name because a passkey's relying party cannot be an IP address (docs/console.md).
+      publicBaseUrl: process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
       env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN' },
       // /health says "ready" only once the banner below is out (README: a script may wait for it).
       holdHealthUntilOpen: true,
@@ -73,14 +74,15 @@ Agent Payment Service running at ${stack.url}
   user key    ${demo.userKey}   (balance starts at 100 USD and 100 USDC)
   solana rpc  ${solana.url}   (local LiteSVM node presenting itself as devnet, ${solana.network}; USDC mint ${solana.mint})
   demo payer  ${solana.demoPayer.publicKey}   (SOL and devnet-mint USDC; keypair in ${demoPayer.file})
-  x402        facilitator URL ${stack.url}/x402   (exact on ${solana.network}; pay to ${solana.hotWallet.publicKey}; README "Get paid by x402 clients")
+  console     ${process.env.PUBLIC_BASE_URL ? process.env.PUBLIC_BASE_URL.replace(/\/+$/, '') : `http://localhost:${stack.port}`}/console   (sign up with a passkey, or sign in with the user key above)
+  x402        facilitator URL ${stack.url}/x402   (exact on ${solana.network}; pay to ${solana.hotWallet.publicKey}; docs/x402.md "Get paid by x402 clients")
 
 Try it:
   export BASE=${stack.url} ADMIN_KEY=${stack.adminKey} USER_KEY=${demo.userKey}${inMemory ? ` DEMO_PAYER=${demoPayer.file}` : ''}
   curl -s $BASE/health
   curl -s -X POST $BASE/api/v1/agents/register -H 'content-type: application/json' \\
        -d '{"name":"my-agent","email":"dev@example.com","website":"https://example.com"}'
-  (then enable it, charge the demo user, … — the README's walkthrough has every step)
+  (then enable it, charge the demo user, … — the README's walkthrough has every step, docs/ the rest)
   Top up with USDC (Solana Pay) and pay it with the demo payer:
   URL=$(curl -s -X POST $BASE/api/v1/users/me/topups -H "x-user-key: $USER_KEY" -H 'content-type: application/json' \\
         -d '{"currency":"USDC"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).solanaPayUrl')

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { AmountError, parseAmount } from './core/money';
-import { DELIVERY_TIMEOUT_MS } from './core/webhooks';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS } from './core/webhooks';
 
 const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
@@ -23,7 +23,7 @@ export const MAX_SOLANA_COMPUTE_UNIT_LIMIT = 200_000;
 const fields = z.object({
   /** DynamoDB table holding every item of the service. */
   TABLE_NAME: z.string().min(1),
-  AWS_REGION: z.string().min(1).default('us-east-1'),
+  AWS_REGION: z.string().min(1).default('us-east-1').describe('The AWS region of the SDK clients: Lambda sets it; locally any value does.'),
   /** Local endpoint (DynamoDB Local); unset on AWS. */
   DYNAMODB_ENDPOINT: z.url().optional(),
   /** Plain admin key (local runs and tests). On AWS use ADMIN_KEY_SECRET_ARN instead. */
@@ -31,7 +31,7 @@ const fields = z.object({
   /** Secrets Manager secret holding the admin key (AWS). */
   ADMIN_KEY_SECRET_ARN: z.string().min(1).optional(),
   /**
-   * How the operator is recognised (docs/deploy.md "Admin access"). `key`: the x-admin-key header
+   * How the operator is recognised (docs/operating/runbooks.md "Admin access"). `key`: the x-admin-key header
    * (local runs, tests, stages deployed with adminAuth `key`). `iam`: API Gateway authorized the
    * request with IAM (SigV4, execute-api:Invoke) before the function ran; the function trusts that
    * verdict, ignores x-admin-key and needs no admin key. Set by the stack on the admin routes.
@@ -41,7 +41,7 @@ const fields = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(30_000).default(30_000),
   /** Largest amount accepted in one charge, credit or withdrawal, in currency units. */
   MAX_AMOUNT: z.coerce.number().int().positive().max(1_000_000_000).default(1_000_000),
-  /** Write shards of each agent's earned balance (see docs/data-model.md). */
+  /** Write shards of each agent's earned balance (see docs/data-model.md); only ever raised. */
   BALANCE_SHARDS: z.coerce.number().int().min(1).max(64).default(16),
   /** Idempotency records live this long. */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
@@ -61,19 +61,44 @@ const fields = z.object({
   PAYOUT_MAX_RECEIVES: z.coerce.number().int().min(1).default(5),
   /** Reconciler: re-send PENDING payouts older than this; re-check PROCESSING ones older than this. */
   RECONCILE_PENDING_AFTER_SECONDS: z.coerce.number().int().min(1).default(120),
-  RECONCILE_PROCESSING_AFTER_SECONDS: z.coerce.number().int().min(1).default(300),
+  RECONCILE_PROCESSING_AFTER_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe('Reconciler: re-check with its rail a PROCESSING payout older than this (seconds); past it a payout counts as stuck.'),
   /** Solana: RPC endpoint, USDC mint, and the platform hot wallet (secret key, base58 or JSON
    * byte array) given directly (local) or as a Secrets Manager ARN (AWS). */
   SOLANA_RPC_URL: z.url().optional(),
   /** Secrets Manager secret holding the RPC URL (AWS): a provider URL usually carries its API key. */
   SOLANA_RPC_URL_SECRET_ARN: z.string().min(1).optional(),
-  USDC_MINT: z.string().min(32).max(44).optional(),
-  SOLANA_HOT_WALLET_SECRET: z.string().min(1).optional(),
-  SOLANA_HOT_WALLET_SECRET_ARN: z.string().min(1).optional(),
+  USDC_MINT: z
+    .string()
+    .min(32)
+    .max(44)
+    .optional()
+    .describe(
+      'The USDC mint of payouts, top-ups and x402 payments (devnet 4zMMC9…DncDU, mainnet EPjFWd…Dt1v; npm start makes a local one).',
+    ),
+  SOLANA_HOT_WALLET_SECRET: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Local runs: the hot wallet's secret key (base58, or a JSON byte array as solana-keygen writes it): it pays USDC payouts and x402 network fees.",
+    ),
+  SOLANA_HOT_WALLET_SECRET_ARN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("AWS: the Secrets Manager secret holding the hot wallet's secret key (docs/operating/stages.md, Secrets)."),
   /** The hot wallet's public address, for functions that do not hold its secret (the withdraw
    * route refuses it as a destination). Optional: the rail refuses it anyway at pay time. */
   SOLANA_HOT_WALLET_ADDRESS: z.string().min(32).max(44).optional(),
-  SOLANA_COMMITMENT: z.enum(['processed', 'confirmed', 'finalized']).default('confirmed'),
+  SOLANA_COMMITMENT: z
+    .enum(['processed', 'confirmed', 'finalized'])
+    .default('confirmed')
+    .describe("Commitment level of payout sends and status checks (the stage's solanaCommitment)."),
   /** Priority fee of a payout transaction, micro-lamports per requested compute unit. The max is
    * the cap: a higher value fails the configuration, never a payout. */
   SOLANA_PRIORITY_FEE_MICROLAMPORTS: z.coerce.number().int().min(0).max(MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS).default(10_000),
@@ -99,10 +124,19 @@ const fields = z.object({
   /** PayPal Payouts API: base URL (sandbox, live, or the local sandbox) and OAuth2 client
    * credentials given directly (local) or as a Secrets Manager ARN holding {clientId, clientSecret}. */
   PAYPAL_BASE_URL: z.url().optional(),
-  PAYPAL_CLIENT_ID: z.string().min(1).optional(),
-  PAYPAL_CLIENT_SECRET: z.string().min(1).optional(),
-  PAYPAL_CREDENTIALS_SECRET_ARN: z.string().min(1).optional(),
-  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  PAYPAL_CLIENT_ID: z.string().min(1).optional().describe("Local runs: the PayPal REST app's client id (with PAYPAL_CLIENT_SECRET)."),
+  PAYPAL_CLIENT_SECRET: z.string().min(1).optional().describe("Local runs: the PayPal REST app's client secret (with PAYPAL_CLIENT_ID)."),
+  PAYPAL_CREDENTIALS_SECRET_ARN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'AWS: the Secrets Manager secret holding {"clientId", "clientSecret"} of the PayPal REST app (sandbox or live, as the stage\'s paypalMode).',
+    ),
+  LOG_LEVEL: z
+    .enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'])
+    .default('INFO')
+    .describe("Least level logged: the stage's logLevel on AWS; WARN under npm start unless set."),
   /** Stage name, for logs and metrics. */
   STAGE: z.string().default('local'),
   /** Local runs: AWS SDK needs some credentials even for DynamoDB Local. */
@@ -116,11 +150,19 @@ const fields = z.object({
   /** The key approval links are derived with (use-cases/approval-token.ts): given directly (local)
    * or as a Secrets Manager ARN (AWS). Changing it invalidates links not yet used. */
   APPROVAL_SECRET: z.string().min(32).optional(),
-  APPROVAL_SECRET_ARN: z.string().min(1).optional(),
+  APPROVAL_SECRET_ARN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('AWS: the Secrets Manager secret holding the approval-link key (docs/operating/runbooks.md, Rotating the approval secret).'),
   /** Where the links the API hands out point (`<base>/approve/<token>`): required by every function
    * that makes one (NEEDS_PUBLIC_BASE_URL), never derived from a request's Host header. The CDK
    * stack sets the stage's https `publicBaseUrl`; `npm start` its own address. */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The console (docs/console.md): whether anyone may sign up with a passkey (`closed`: only payers the operator makes). */
+  CONSOLE_SIGNUP: z.enum(['open', 'closed']).default('open'),
+  /** The service's name as payers read it (the approval page, the console, passkeys' relying party). */
+  SERVICE_NAME: z.string().min(1).max(64).default('Agent Payment Service'),
   /** Sweeper: most due PENDING charges expired per run. */
   SWEEP_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
   // Top-ups (docs/topups.md).
@@ -129,17 +171,29 @@ const fields = z.object({
   /** PayPal's id of the webhook subscription (verify-webhook-signature needs it): directly (local)
    * or as a Secrets Manager ARN (AWS). */
   PAYPAL_WEBHOOK_ID: z.string().min(1).optional(),
-  PAYPAL_WEBHOOK_ID_SECRET_ARN: z.string().min(1).optional(),
+  PAYPAL_WEBHOOK_ID_SECRET_ARN: z.string().min(1).optional().describe('AWS: the Secrets Manager secret holding PAYPAL_WEBHOOK_ID.'),
   /** Where PayPal sends the payer after approving (the app's own page); PayPal's default when unset. */
   TOPUP_RETURN_URL: z.url().optional(),
   /** How long a top-up waits for its payment. PayPal orders are approvable for about 3 hours. */
   TOPUP_USDC_EXPIRY_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3_600),
-  TOPUP_USD_EXPIRY_SECONDS: z.coerce.number().int().min(60).max(259_200).default(10_800),
+  TOPUP_USD_EXPIRY_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(259_200)
+    .default(10_800)
+    .describe('How long a USD top-up (a PayPal order) waits to be approved and paid, seconds.'),
   /** How long after a USD top-up's window a PayPal capture may stay PENDING before the top-up FAILS (alarmed). */
   TOPUP_CAPTURE_PENDING_MAX_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(86_400),
   /** Watcher: most pending top-ups looked at per run, and most deposit-account signatures scanned. */
   TOPUP_WATCH_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(200),
-  TOPUP_DEPOSIT_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  TOPUP_DEPOSIT_SCAN_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(1_000)
+    .describe('Watcher: most signatures of the deposit wallet scanned per run.'),
   /** Watcher: most signatures carrying one pending top-up's reference read per run (newer than its place). */
   TOPUP_REFERENCE_SCAN_MAX: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /**
@@ -180,7 +234,12 @@ const fields = z.object({
    * chain, it is a mismatch: logged for the X402FinalityMismatch alarm.
    */
   X402_FINALITY_AFTER_SECONDS: z.coerce.number().int().min(0).default(60),
-  X402_FINALITY_MAX_SECONDS: z.coerce.number().int().min(1).default(900),
+  X402_FINALITY_MAX_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(900)
+    .describe('Reconciler: a settlement not finalized this long after its credit (seconds) is a mismatch (X402FinalityMismatch).'),
   /**
    * What one settlement may cost the fee payer (the hot wallet), whose fee the buyer's transaction
    * sets: its compute unit limit, its compute unit price (µlamports per unit) and its signatures
@@ -188,8 +247,20 @@ const fields = z.object({
    * defaults cap a settlement at 20,000 lamports (docs/x402.md, "The fee payer's spend").
    */
   X402_MAX_COMPUTE_UNITS: z.coerce.number().int().min(1).max(1_400_000).default(200_000),
-  X402_MAX_PRIORITY_FEE_MICROLAMPORTS: z.coerce.number().int().min(0).max(5_000_000).default(50_000),
-  X402_MAX_SIGNATURES: z.coerce.number().int().min(2).max(4).default(2),
+  X402_MAX_PRIORITY_FEE_MICROLAMPORTS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(5_000_000)
+    .default(50_000)
+    .describe("The highest compute unit price (µlamports per unit) a buyer's x402 transaction may set: the fee payer pays it."),
+  X402_MAX_SIGNATURES: z.coerce
+    .number()
+    .int()
+    .min(2)
+    .max(4)
+    .default(2)
+    .describe("The most signatures (5,000 lamports each) a buyer's x402 transaction may carry: the fee payer pays them."),
   // Webhooks (docs/webhooks.md).
   /** SQS queue the dispatcher sends one message per (event, endpoint) to, for the delivery worker. */
   WEBHOOK_QUEUE_URL: z.string().min(1).optional(),
@@ -202,13 +273,16 @@ const fields = z.object({
     .optional(),
   /** Local runs only: endpoints on loopback (http://127.0.0.1) are allowed. Never set on AWS. */
   WEBHOOK_ALLOW_LOOPBACK: bool.default(false),
-  /** Seconds between attempts after each failure (comma-separated); the default spans > 24 h (core/webhooks.ts). */
   WEBHOOK_RETRY_SCHEDULE_SECONDS: z
     .string()
     .regex(/^\d+(,\d+)*$/, { message: 'must be comma-separated whole seconds' })
     .transform((v) => v.split(',').map(Number))
     .pipe(z.array(z.number().int().min(0).max(43_200)).min(1).max(50))
-    .optional(),
+    .optional()
+    .describe(
+      'Seconds between attempts after each failure (comma-separated; one more attempt than entries). ' +
+        `Unset: ${DEFAULT_RETRY_SCHEDULE_SECONDS.join(',')} (core/webhooks.ts), which spans more than 24 h.`,
+    ),
   /** How long a receiver has to answer, ms (core/webhooks.ts DELIVERY_TIMEOUT_MS; tests shorten it). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(DELIVERY_TIMEOUT_MS),
 });
@@ -380,3 +454,6 @@ export function resetForTests(): void {
   cached = undefined;
   for (const reset of resets) reset();
 }
+
+/** The variables themselves, for the generated configuration reference (bin/docs/configuration.ts). */
+export const CONFIG_FIELDS = fields;

@@ -6,7 +6,7 @@
  * Source maps are built but never shipped in a function's zip: on a synth, each function's map
  * moves out of its asset directory into `<cloud assembly>/sourcemaps/<construct path>/index.mjs.map`
  * (`cdk.out/sourcemaps/…` by default), an artifact of the synth kept for offline symbolication
- * (docs/deploy.md "Stack traces"). The zip then holds `index.mjs` alone.
+ * (docs/operating/stack.md, "Design notes": stack traces). The zip then holds `index.mjs` alone.
  */
 import * as path from 'node:path';
 import { type BundlingOptions, type ICommandHooks, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';

@@ -1,7 +1,7 @@
 /**
  * The deploy's preflight (.github/workflows/deploy-stage.yml, between the synth and `cdk deploy`,
  * run by bin/deploy-preflight.ts): what would make CloudFormation fail, or a retry stop, found before
- * it starts, each with what to do (docs/deploy.md "First deploy").
+ * it starts, each with what to do (docs/operating/first-deploy.md "First deploy").
  *
  * 1. **Reserved concurrency.** Lambda refuses a reservation that would leave the account fewer than
  *    100 unreserved concurrent executions, and a new account's quota may be 10: the deploy would fail
@@ -15,13 +15,13 @@
  *
  * Reads go through the CDK bootstrap's lookup role (ReadOnlyAccess), the one write through its
  * deploy role (the one CDK itself uses for UpdateTerminationProtection): the GitHub deploy role may
- * assume both and holds no permission of its own (docs/deploy.md "One-time: the deploy role").
+ * assume both and holds no permission of its own (docs/operating/first-deploy.md "One-time: bootstrap and the deploy role").
  * The AWS CLI does the calls (`Aws`), so this file is tested with a fake one.
  */
 
 /** Lambda keeps this many of the account's concurrent executions unreserved, whatever is reserved. */
 export const LAMBDA_MIN_UNRESERVED = 100;
-/** The CDK bootstrap's default qualifier, as in its role names (docs/deploy.md uses the same). */
+/** The CDK bootstrap's default qualifier, as in its role names (docs/operating/first-deploy.md uses the same). */
 export const BOOTSTRAP_QUALIFIER = 'hnb659fds';
 /** Lambda's "Concurrent executions" quota, for the quota increase request. */
 export const CONCURRENCY_QUOTA_CODE = 'L-B99A9384';

@@ -2,14 +2,14 @@
  * The HTTP API: one function per route of functions/api/routes.ts, each with exactly the grants
  * its RouteSpec lists, behind an explicit `$default` stage with access logs and throttling. Under
  * the stage's adminAuth `iam` the operator's routes are IAM-authorized by API Gateway, and one
- * managed policy grants execute-api:Invoke on exactly them (docs/deploy.md "Admin access").
+ * managed policy grants execute-api:Invoke on exactly them (docs/operating/runbooks.md "Admin access").
  *
  * The route functions (function, role, policy, log group) live in one nested stack per part of the
  * API (lib/api-parts.ts), each with CloudFormation's 500 resources of its own. The API, its stage,
  * the routes, their integrations and invoke permissions stay here in the parent: a route moved to
  * another stack would be created there before it is deleted here, and API Gateway refuses a second
  * route with the same key, so the deploy would fail. Kept here, a route stays as it is and its
- * integration is updated in place to point at a new function (docs/deploy.md "Nested stacks").
+ * integration is updated in place to point at a new function (docs/operating/stack.md "Nested stacks").
  */
 import { NestedStack, Stack, Token, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -241,7 +241,7 @@ export class ServiceHttpApi extends Construct {
   /**
    * The API on `domainName`: a regional API Gateway domain name with the stage's ACM certificate
    * (TLS 1.2; a regional endpoint serves only a certificate of its own region), mapped to the
-   * `$default` stage at its root. The DNS record is the operator's (docs/deploy.md).
+   * `$default` stage at its root. The DNS record is the operator's (docs/operating/first-deploy.md "The public address").
    */
   private domain(domainName: string, certificateArn: string): apigw.DomainName {
     const region = Stack.of(this).region;

@@ -10,7 +10,7 @@
  * Its mapping retries a failed record (partial batch failures, bisect on error), and gives up on
  * one only after STREAM_RETRY_ATTEMPTS or STREAM_MAX_RECORD_AGE, leaving a note in the failure
  * queue, which alarms: the operator then runs `npm run admin -- kill-switch-backfill --agent <id>`
- * (docs/deploy.md), which copies the agent item's switch again. The IteratorAge alarm says when it
+ * (docs/operating/runbooks.md), which copies the agent item's switch again. The IteratorAge alarm says when it
  * falls behind (an operator's disable then takes longer than the 2 s it is given).
  */
 import { Duration } from 'aws-cdk-lib';
@@ -53,11 +53,11 @@ export class KillSwitchFanOut extends Construct {
     });
     // Reads the agent item, writes the agent's balance shards: nothing else.
     grantTable(this.fn.role, data.table, BACKGROUND_GRANTS['kill-switch-fanout']);
-    // Older agent items get their copy from the backfill (docs/deploy.md).
+    // Older agent items get their copy from the backfill (docs/operating/runbooks.md).
     consumeTableStream(this.fn, data, { failureQueue: this.failureQueue, filters: FANOUT_FILTER_PATTERNS });
   }
 
-  /** The fan-out's alarms (docs/deploy.md "Alarms"). */
+  /** The fan-out's alarms (docs/operating/alarms.md "Alarms"). */
   alarmSpecs(): AlarmSpec[] {
     const five = Duration.minutes(5);
     return [

@@ -3,7 +3,7 @@
  * service's CloudWatch dashboard. The alarms are a table (`alarmSpecs`; lib/alarms.ts): one entry
  * per alarm, what it watches, when it fires, what to look at first; a scheduled function's "errors"
  * and "not running" entries come from the ScheduledFunction itself. The webhook pipeline's alarms
- * are its own table in lib/webhook-pipeline.ts (same topic); docs/deploy.md "Alarms" lists them all.
+ * are its own table in lib/webhook-pipeline.ts (same topic); docs/operating/alarms.md "Alarms" lists them all.
  *
  * Stuck payouts are measured by the reconciler, not inferred from the DLQ: a payout can be stuck
  * in PROCESSING with no message anywhere (e.g. a Solana transaction never confirmed, a PayPal
@@ -201,7 +201,7 @@ export class Monitoring extends Construct {
     this.dashboard = this.buildDashboard(props);
   }
 
-  /** Every alarm of this construct, in the order of docs/deploy.md's table. */
+  /** Every alarm of this construct, in the order of docs/operating/alarms.md's table. */
   private alarmSpecs(props: MonitoringProps): AlarmSpec[] {
     const { config } = props;
     const five = { period: FIVE_MINUTES, statistic: 'Sum' } as const;

@@ -11,7 +11,7 @@
  * that tried to delete it would be refused by DynamoDB and end in ROLLBACK_FAILED, a stack only a
  * person can clear. Retained, the rollback completes (the next deploy replaces the failed stack by
  * itself) and leaves the new, empty table behind; its name is generated, so it is in no one's way
- * (docs/deploy.md "First deploy" says how to delete it).
+ * (docs/operating/first-deploy.md "If the first deploy fails" says how to delete it).
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 

@@ -6,11 +6,11 @@
  * Tracing is off. Active X-Ray tracing without an instrumented SDK shows one segment per
  * invocation and none of the DynamoDB/SQS/Secrets Manager/RPC calls inside it: half of tracing,
  * paid for on every request. Instrumenting needs @aws-lambda-powertools/tracer, which is not a
- * dependency (docs/deploy.md "Tracing"); switch both on together or neither.
+ * dependency (docs/operating/stack.md, "Design notes": tracing); switch both on together or neither.
  *
  * Source maps are built but kept out of the zip (lib/bundling.ts: the synth leaves them in
  * `cdk.out/sourcemaps/<construct path>/`) and never loaded: NODE_OPTIONS --enable-source-maps
- * cost 6-15 % more module-load CPU (docs/deploy.md "Stack traces").
+ * cost 6-15 % more module-load CPU (docs/operating/stack.md, "Design notes": stack traces).
  */
 import * as path from 'node:path';
 import { Duration } from 'aws-cdk-lib';

@@ -5,7 +5,7 @@
  *   1. the stage's block under `stages.<stage>` in cdk.json (checked in, reviewed);
  *   2. `-c <key>=<value>` on the command line (CI passes e.g. `-c alarmEmail=…` from GitHub
  *      environment variables, so nothing environment-specific has to live in the repository).
- * The stage itself is `-c stage=<name>` (default `dev`). See docs/deploy.md for every key.
+ * The stage itself is `-c stage=<name>` (default `dev`). See docs/operating/stages.md for every key.
  */
 import type { Node } from 'constructs';
 import * as z from 'zod';
@@ -84,7 +84,7 @@ const stageSchema = z
       .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'an IAM role ARN')
       .optional(),
     /**
-     * How the operator's routes (`/api/v1/admin/**`) are authorized (docs/deploy.md "Admin access").
+     * How the operator's routes (`/api/v1/admin/**`) are authorized (docs/operating/runbooks.md "Admin access").
      * `iam` (the default): API Gateway IAM authorization; the caller signs with SigV4 and needs
      * execute-api:Invoke on them (the managed policy of the `AdminApiPolicyArn` output); their functions
      * get no admin key, and get-charge no longer takes one. `key`: the static x-admin-key header,
@@ -94,7 +94,7 @@ const stageSchema = z
     /**
      * Under `iam`: roles of this stack's own account the admin policy is attached to, by name (IAM
      * attaches a customer managed policy only within its account). `-c adminRoleNames=a,b` or a JSON
-     * list in cdk.json. Other operators get it attached by whoever manages their access: docs/deploy.md.
+     * list in cdk.json. Other operators get it attached by whoever manages their access: docs/operating/runbooks.md, "Admin access".
      */
     adminRoleNames: z.preprocess(
       (v) =>
@@ -165,7 +165,7 @@ const stageSchema = z
     /**
      * The API's custom domain (an API Gateway regional domain name mapped to its `$default` stage),
      * e.g. `pay.example.com`; with `certificateArn`. The DNS record pointing at it is the
-     * operator's (outputs CustomDomainTarget, CustomDomainHostedZoneId; docs/deploy.md).
+     * operator's (outputs CustomDomainTarget, CustomDomainHostedZoneId; docs/operating/first-deploy.md "The public address").
      */
     domainName: z
       .string()

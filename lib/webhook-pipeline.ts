@@ -12,7 +12,7 @@
  *   record no longer holds its shard's later events back for the stream's whole 24 h. A batch it
  *   gives up on leaves a note (shard, sequence numbers, arrival times; not the records) in the
  *   stream failure queue, which alarms; the operator re-dispatches that time range from the outbox
- *   (`npm run admin -- redispatch`, docs/deploy.md), which delivers an event to an endpoint once.
+ *   (`npm run admin -- redispatch`, docs/operating/runbooks.md "Webhooks"), which delivers an event to an endpoint once.
  *   The IteratorAge alarm says when the dispatcher falls behind.
  * - The delivery worker retries a failed delivery by pushing its message's visibility out along
  *   the schedule (core/webhooks.ts, > 24 h); the queue keeps messages 4 days, longer than that.
@@ -140,7 +140,7 @@ export class WebhookPipeline extends QueueWithDlq {
     });
   }
 
-  /** The pipeline's alarms (docs/deploy.md "Alarms"), by the same rules as lib/monitoring.ts's table. */
+  /** The pipeline's alarms (docs/operating/alarms.md "Alarms"), by the same rules as lib/monitoring.ts's table. */
   alarmSpecs(): AlarmSpec[] {
     const five = Duration.minutes(5);
     return [

@@ -61,7 +61,7 @@ export function writeDemoPayerFile(
   return { file, remove: () => (opts.inMemory ? rmSync(dir, { recursive: true, force: true }) : undefined) };
 }
 
-/** What bin/pay-topup.ts (and the README's x402 buyer) read: the keypair and the chain it pays on. */
+/** What bin/pay-topup.ts (and docs/x402.md's buyer) read: the keypair and the chain it pays on. */
 export interface DemoPayer {
   publicKey: string;
   secretKey: string;

@@ -35,10 +35,13 @@ export function createRouteHandler(routes: LoadedRoute[]): LocalHandler {
       continue;
     }
     const params: string[] = [];
-    const source = route.spec.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_, name: string) => {
-      params.push(name);
-      return '([^/]+)';
-    });
+    const source = route.spec.path
+      .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+      .replace(/\\?\{(\w+)(\\\+)?\\?\}/g, (_, name: string, greedy?: string) => {
+        params.push(name);
+        // `{proxy+}`: the rest of the path, slashes and all, as API Gateway's greedy parameter.
+        return greedy ? '(.+)' : '([^/]+)';
+      });
     compiled.push({ ...route, pattern: new RegExp(`^${source}$`), params, routeKey: `${route.spec.method} ${route.spec.path}` });
   }
   if (!fallback) throw new Error('routes need a $default route');
@@ -50,7 +53,7 @@ export function createRouteHandler(routes: LoadedRoute[]): LocalHandler {
     let pathParameters: Record<string, string> | undefined;
     for (const route of compiled) {
       // The method first: a string comparison, before the pattern's match.
-      if (route.spec.method !== method) continue;
+      if (route.spec.method !== method && route.spec.method !== 'ANY') continue;
       const match = route.pattern.exec(url.pathname);
       if (!match) continue;
       chosen = route;
@@ -88,6 +91,9 @@ function toEvent(
     const value = given[name];
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
+  // Payload 2.0: API Gateway moves the Cookie header into `cookies`, one entry per cookie.
+  const cookies = headers.cookie?.split(/;\s*/).filter((c) => c.length > 0);
+  delete headers.cookie;
   // Most requests have no query string: no URLSearchParams built for them.
   const query: Record<string, string> = {};
   if (url.search.length > 1) {
@@ -102,6 +108,7 @@ function toEvent(
     headers,
     ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
     ...(pathParameters ? { pathParameters } : {}),
+    ...(cookies && cookies.length > 0 ? { cookies } : {}),
     ...(body.length > 0 ? { body } : {}),
     isBase64Encoded: false,
     requestContext: {
@@ -126,5 +133,7 @@ function toEvent(
 }
 
 function write(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  // API Gateway writes each of `cookies` as a Set-Cookie header of its own.
+  if (result.cookies && result.cookies.length > 0) res.setHeader('set-cookie', result.cookies);
   sendJsonText(res, result.statusCode ?? 200, result.body ?? '', result.headers as Record<string, string>);
 }

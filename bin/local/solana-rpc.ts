@@ -138,6 +138,12 @@ export interface LocalSolana {
   lamports(account: string): bigint;
   /** Every transaction that landed (successfully or with an error), oldest first. */
   landed(): readonly LandedTransaction[];
+  /**
+   * Deploys the program at `from` again at `to` (attack tests: a program of the local chain standing
+   * in, at a mainnet program's address, for one it lacks, e.g. Lighthouse, whose MemoryWrite funds an
+   * account from its payer as the Associated Token Account program's Create does).
+   */
+  copyProgram(from: string, to: string): void;
   stop(): Promise<void>;
 }
 
@@ -154,6 +160,8 @@ interface Status extends LandedTransaction {
   finalized: boolean;
   /** Static account keys of the transaction (absent for transactions recorded before top-ups existed). */
   accountKeys?: string[];
+  /** Every signature the transaction carries, the fee payer's first, as `getTransaction` lists them (absent on older records). */
+  signatures?: string[];
   preTokenBalances?: TokenBalance[];
   postTokenBalances?: TokenBalance[];
   blockTime?: number;
@@ -227,6 +235,11 @@ export async function startLocalSolana(opts: LocalSolanaOptions = {}): Promise<L
     tokenAccountExists: (owner) => chain.account(chain.ata(new PublicKey(owner))) !== undefined,
     lamports: (account) => chain.svm.getBalance(address(account)) ?? 0n,
     landed: () => [...chain.statuses.values()].map(({ finalized: _, ...landed }) => landed),
+    copyProgram: (from, to) => {
+      const program = chain.svm.getAccount(address(from));
+      if (!program.exists || !program.executable) throw new Error(`no program at ${from}`);
+      chain.svm.addProgram(address(to), program.data);
+    },
     stop: () => {
       chain.persist();
       return server.stop();
@@ -501,6 +514,7 @@ class Chain {
         memo: memoOf(bytes),
         finalized: !this.held,
         accountKeys,
+        signatures: VersionedTransaction.deserialize(bytes).signatures.map((s) => bs58.encode(s)),
         preTokenBalances,
         postTokenBalances: this.tokenBalances(accountKeys),
         blockTime: Math.floor(Date.now() / 1000),
@@ -723,7 +737,7 @@ class Chain {
       blockTime: status.blockTime ?? null,
       version: 'legacy',
       transaction: {
-        signatures: [signature],
+        signatures: status.signatures ?? [signature],
         message: { accountKeys: status.accountKeys, header: null, recentBlockhash: null, instructions: [] },
       },
       meta: {

@@ -247,7 +247,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     });
     stops.unshift(() => killSwitch.stop());
     // A kept database may hold agents from before the shards carried the kill switch's copy (its
-    // stream is read from now on): copy every agent's once, as a deploy does (docs/deploy.md).
+    // stream is read from now on): copy every agent's once, as a deploy does (docs/operating/runbooks.md, "Deploying the kill switch's copy").
     if (persistent) {
       const { backfillKillSwitch } = await import('../../functions/kill-switch/fanout');
       const backfill = await backfillKillSwitch();

@@ -8,6 +8,7 @@ import { isNumber, LosslessNumber } from 'lossless-json';
 import { runLedgerAudit } from '../../functions/audit/ledger-audit';
 import type { ApiResult } from '../../functions/contracts/api';
 import { serialize } from '../../functions/contracts/json';
+import { renderRefusal } from '../../functions/contracts/outcome';
 import {
   adminListPayoutsQuerySchema,
   creditSchema,
@@ -16,7 +17,7 @@ import {
   refundChargeSchema,
 } from '../../functions/contracts/request.schemas';
 import { validate } from '../../functions/contracts/validation';
-import { ApiError } from '../../functions/core/errors';
+import { isRefusal } from '../../functions/messages/refusal';
 import { listAgentsForOperator, readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
 import { readCharge } from '../../functions/use-cases/charges';
 import { checkIdempotencyKey } from '../../functions/use-cases/idempotency';
@@ -85,8 +86,9 @@ async function answerOf(run: () => Promise<ApiResult>): Promise<Answer> {
   try {
     return answer(await run());
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    return answerText(error.statusCode, serialize({ error: error.message }));
+    if (!isRefusal(error)) throw error;
+    const refusal = renderRefusal(error);
+    return answerText(refusal.status, serialize({ error: refusal.text }));
   }
 }
 
@@ -95,8 +97,8 @@ export function answer(result: ApiResult): Answer {
   return answerText(result.statusCode, result.rawBody ?? serialize(result.body ?? {}));
 }
 
-/** An ApiError in the words the API would use; anything else (DynamoDB unreachable, no table) with its name. */
+/** A refusal in the words the API would use; anything else (DynamoDB unreachable, no table) with its name. */
 export function describeError(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
+  if (isRefusal(error)) return renderRefusal(error).text;
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -3,7 +3,7 @@
  * and key hash to the agent's balance shards (functions/kill-switch/fanout.ts), the copy a charge
  * is conditioned on. Run once by the deploy that introduces it (agents that exist already have no
  * copy: their charges are refused until they get one), and for an agent named in a note of the
- * fan-out's failure queue (docs/deploy.md). Safe to run again, and while the service runs.
+ * fan-out's failure queue (docs/operating/runbooks.md). Safe to run again, and while the service runs.
  */
 import { parseArgs } from 'node:util';
 import type { AdminIo } from './answer';

@@ -3,7 +3,7 @@
  * [from, to) go through the stream dispatcher's code again (functions/webhooks/redispatch.ts), onto
  * the delivery queue. For a stream batch the dispatcher gave up on (a message in the stream
  * on-failure queue names its time range) or any suspected gap; events already delivered to an
- * endpoint are not delivered to it again, so the range may be generous (docs/deploy.md).
+ * endpoint are not delivered to it again, so the range may be generous (docs/operating/runbooks.md, "Webhooks").
  *
  * Its own file and its own flags: admin-cli.ts only hands it the arguments after the command name.
  */

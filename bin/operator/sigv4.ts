@@ -1,6 +1,6 @@
 /**
  * AWS Signature Version 4 for the admin API, where API Gateway authorizes the admin routes with
- * IAM (docs/deploy.md "Admin access"): the AWS SDK's own signer (@smithy/signature-v4, SHA-256 from
+ * IAM (docs/operating/runbooks.md "Admin access"): the AWS SDK's own signer (@smithy/signature-v4, SHA-256 from
  * @smithy/core) over credentials of the standard provider chain, service `execute-api`.
  */
 import { Sha256 } from '@smithy/core/checksum';

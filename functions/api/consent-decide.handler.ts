@@ -1,19 +1,32 @@
-import { loadConfig, NEEDS_APPROVAL_SECRET } from '../config';
+import { loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL } from '../config';
+import { consoleLoginUrl, consoleSessionOf, signedInFormValid } from '../console/session-of';
 import { CONSENT_FORM_MAX_BYTES, consentFormSchema } from '../contracts/grants';
 import { parseFormBody } from '../http/body';
 import { httpHandler } from '../http/handler';
+import { refuse } from '../messages/refusal';
 import { renderConsentPage } from '../pages/consent-page.view';
 import { htmlErrorResponse } from '../pages/html';
 import { decideOnConsentPage } from '../use-cases/grant-requests';
 
-// Allow derives the grant's key from the approval secret.
-loadConfig({ require: NEEDS_APPROVAL_SECRET });
+// Allow derives the grant's key from the approval secret; a signed-in payer's form is checked against the console's origin.
+loadConfig({ require: [...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL] });
 
-/** POST /consent/{token} — the consent form (`action=allow|deny`, `accountKey`); 303 back to the page, or the page again with 400. */
+/**
+ * POST /consent/{token} — the consent form (`action=allow|deny`, and `accountKey`, or `csrf` of a
+ * payer signed in to the console); 303 back to the page, or the page again with 400. A form with
+ * `csrf` is decided as the session's payer only with the session's token and the console's Origin:
+ * 403 otherwise, nothing changed.
+ */
 export const handler = httpHandler(
   async (req) => {
     const form = parseFormBody(req, consentFormSchema, CONSENT_FORM_MAX_BYTES);
-    return renderConsentPage(await decideOnConsentPage(req.params.token, form), req.params.token);
+    if (form.csrf !== undefined) {
+      const session = await consoleSessionOf(req);
+      if (!session || !signedInFormValid(req, session, form.csrf)) throw refuse('consoleFormRefused');
+      const page = await decideOnConsentPage(req.params.token, form, { userId: session.userId });
+      return renderConsentPage(page, req.params.token, { signedIn: { csrfToken: session.csrfToken } });
+    }
+    return renderConsentPage(await decideOnConsentPage(req.params.token, form), req.params.token, { loginUrl: consoleLoginUrl(req.path) });
   },
   { errors: htmlErrorResponse },
 );

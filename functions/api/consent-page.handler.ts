@@ -1,13 +1,21 @@
-import { loadConfig, NEEDS_APPROVAL_SECRET } from '../config';
+import { loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL } from '../config';
+import { consoleLoginUrl, consoleSessionOf } from '../console/session-of';
 import { httpHandler } from '../http/handler';
 import { renderConsentPage } from '../pages/consent-page.view';
 import { htmlErrorResponse } from '../pages/html';
 import { showConsentPage } from '../use-cases/grant-requests';
 
-// The consent token's lookup is by hash; its grant's key is derived from the approval secret.
-loadConfig({ require: NEEDS_APPROVAL_SECRET });
+// The consent token's lookup is by hash; its grant's key is derived from the approval secret. The
+// console's session cookie is named by the public base URL's scheme (docs/console.md).
+loadConfig({ require: [...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL] });
 
-/** GET /consent/{token} — the consent page (HTML); the token is the only credential to see it. */
-export const handler = httpHandler(async (req) => renderConsentPage(await showConsentPage(req.params.token), req.params.token), {
-  errors: htmlErrorResponse,
-});
+/** GET /consent/{token} — the consent page (HTML); the token is the only credential to see it, a console session lets the payer answer. */
+export const handler = httpHandler(
+  async (req) => {
+    const page = await showConsentPage(req.params.token);
+    const session = page.kind === 'request' ? await consoleSessionOf(req) : undefined;
+    const viewer = session ? { signedIn: { csrfToken: session.csrfToken } } : { loginUrl: consoleLoginUrl(req.path) };
+    return renderConsentPage(page, req.params.token, viewer);
+  },
+  { errors: htmlErrorResponse },
+);

@@ -1,6 +1,6 @@
 import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
-import { UnauthorizedError } from '../core/errors';
 import { httpHandler } from '../http/handler';
+import { refuse } from '../messages/refusal';
 import { AUTH_MESSAGES, adminKeyAccepted, authenticate, authenticateAdmin } from '../use-cases/auth';
 import { readCharge } from '../use-cases/charges';
 
@@ -21,5 +21,5 @@ export const handler = httpHandler(async (req) => {
     await authenticateAdmin(req);
     return readCharge(undefined, req.params.id);
   }
-  throw new UnauthorizedError(AUTH_MESSAGES.getCharge);
+  throw refuse(AUTH_MESSAGES.getCharge);
 });

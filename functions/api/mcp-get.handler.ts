@@ -1,4 +1,5 @@
 import { httpHandler } from '../http/handler';
+import { refuse } from '../messages/refusal';
 
 /**
  * GET /mcp — the streamable HTTP transport's GET, which opens a stream of messages from server to
@@ -6,8 +7,6 @@ import { httpHandler } from '../http/handler';
  * that case, 405 with `Allow: POST`: the SDK's client then carries on with POST alone, where a 404
  * made it report an error. Reads no key and touches nothing: there is nothing here to protect.
  */
-export const handler = httpHandler(async () => ({
-  statusCode: 405,
-  headers: { allow: 'POST' },
-  body: { error: 'method not allowed: this MCP server takes POST only (stateless, no event stream)' },
-}));
+export const handler = httpHandler(async () => {
+  throw refuse('mcpPostOnly');
+});

@@ -1,9 +1,9 @@
 import { config, loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL, NEEDS_WITHDRAWALS } from '../config';
-import { PayloadTooLargeError } from '../core/errors';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
 import { authenticateMcpAgent, refuseMalformedHost, serveMcp } from '../mcp/remote';
 import { createMcpServer, inProcess } from '../mcp/server';
+import { refuse } from '../messages/refusal';
 
 // The withdraw tool checks USDC destinations on the chain and sends payouts to the worker, as the
 // withdraw route does; create_charge may hand out approval links, as the charge route does.
@@ -14,6 +14,6 @@ export const handler = httpHandler(async (req) => {
   const badHost = refuseMalformedHost(req);
   if (badHost) return badHost;
   const { agent, agentKey } = await authenticateMcpAgent(req);
-  if (Buffer.byteLength(req.body ?? '', 'utf8') > config().MAX_BODY_BYTES) throw new PayloadTooLargeError();
+  if (Buffer.byteLength(req.body ?? '', 'utf8') > config().MAX_BODY_BYTES) throw refuse('bodyTooLarge');
   return serveMcp(req, createMcpServer(inProcess(agent, agentKey, publicBaseUrl())));
 });

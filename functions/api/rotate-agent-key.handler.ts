@@ -1,12 +1,12 @@
-import { UnauthorizedError } from '../core/errors';
 import { AGENT_KEY_PREFIX, hashKey, looksLikeKey } from '../core/keys';
 import { httpHandler } from '../http/handler';
+import { refuse } from '../messages/refusal';
 import { rotateAgentKey } from '../use-cases/agents';
 import { AUTH_MESSAGES } from '../use-cases/auth';
 
 /** POST /api/v1/agents/keys/rotate — x-agent-key (enabled or not); answers the new key once. */
 export const handler = httpHandler(async (req) => {
   const agentKey = req.headers['x-agent-key'];
-  if (!looksLikeKey(agentKey, AGENT_KEY_PREFIX)) throw new UnauthorizedError(AUTH_MESSAGES.rotateKey);
+  if (!looksLikeKey(agentKey, AGENT_KEY_PREFIX)) throw refuse(AUTH_MESSAGES.rotateKey);
   return rotateAgentKey(hashKey(agentKey));
 });

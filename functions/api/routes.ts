@@ -7,9 +7,9 @@ import { combine, type TableGrant, uses } from '../store/access';
 /** How a stage recognises the operator: API Gateway IAM authorization, or the static x-admin-key. */
 export type AdminAuth = 'iam' | 'key';
 
-export interface RouteSpec {
+export interface RouteSpec<N extends string = string> {
   /** Function name stem and handler file: functions/api/<name>.handler.ts. */
-  name: string;
+  name: N;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
   /** API Gateway route path, `{param}` style; `$default` catches everything unmatched. */
   path: string;
@@ -42,6 +42,8 @@ export interface RouteSpec {
   approvalSecret?: boolean;
   /** Hands out links to the API (approval links): gets PUBLIC_BASE_URL, which it requires; links are never built from Host. */
   publicLinks?: boolean;
+  /** Web pages for people (the console, DESIGN §21), not API operations: the OpenAPI document leaves them out. */
+  pages?: true;
   /** Top-ups (docs/topups.md): `open` creates PayPal orders and hands out the deposit wallet;
    * `webhook` verifies PayPal's webhooks and captures orders. Both get PayPal's settings. */
   topups?: 'open' | 'webhook';
@@ -72,6 +74,8 @@ const REFUND = uses('agentKeyLookup', 'idempotentCommand', 'readChargeAndLedger'
 const DECIDE = uses('getPendingCharge', 'getChargeById', 'chargeBeforeSettling');
 const APPROVE = combine(DECIDE, uses('settleApproval'));
 const DECLINE = combine(DECIDE, uses('settleReturn'));
+/** A rotation of the account key releases the open charges the old key made (account-key.ts): listed, then each as a decline. */
+const RELEASE_OPEN_CHARGES = combine(DECLINE, uses('listUserCharges'));
 /** The approval page's reads: the charge, its agent, and the grant it was made under (revoked or ended: no Approve). */
 const APPROVAL_PAGE = uses('getPendingCharge', 'getChargeById', 'getCharge', 'getAgentById', 'getGrant');
 const WEBHOOKS = {
@@ -90,9 +94,13 @@ const X402_SETTLE = uses(
   'getX402Settlement',
   'creditX402Settlement',
   'failX402Settlement',
+  'bindX402PaymentIdentifier',
 );
-/** Verifying an x402 payment: a claimed one is refused (read only). */
-const X402_VERIFY = uses('agentKeyLookup', 'getX402Settlement');
+/** Verifying an x402 payment: a claimed one is refused; its payment identifier bound (no money). */
+const X402_VERIFY = uses('agentKeyLookup', 'getX402Settlement', 'bindX402PaymentIdentifier');
+/** x402 purchases (DESIGN §22): a hold made as a charge is, then its payment signed and recorded once. */
+const PURCHASE = combine(CHARGE, uses('getCharge', 'recordSignedPurchase'));
+const READ_PURCHASE = uses('agentKeyLookup', 'getCharge', 'recordSignedPurchase');
 const USER = uses('userKeyLookup');
 /** Issuing a grant (the user API or the consent page): the agent named, the grant, its key and events, the limit. */
 const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
@@ -100,8 +108,59 @@ const ISSUE_GRANT = uses('getAgentById', 'createGrant', 'reclaimExpiredGrants');
 const REQUEST_GRANT = uses('agentKeyLookup', 'idempotentCommand', 'createGrantRequest');
 const READ_GRANT_REQUEST = uses('agentKeyLookup', 'getGrantRequest', 'claimGrantRequest', 'getGrant');
 
+/**
+ * The console (DESIGN §21, docs/console.md): its sessions, passkeys, challenges and rate windows,
+ * the account key's lookup (sign-in) and the user's creation (sign-up), and what its own pages do:
+ * the Overview's reads, Approvals' decisions (the API's approve and decline).
+ */
+const CONSOLE_FRAMEWORK = combine(
+  uses(
+    'createConsoleSession',
+    'readConsoleSession',
+    'endConsoleSession',
+    'endConsoleSessions',
+    'consoleRateWindow',
+    'savePasskey',
+    'usePasskey',
+    'listPasskeys',
+    'deletePasskey',
+    'webauthnChallenge',
+    'userKeyLookup',
+    'createUser',
+    'getUser',
+    'listUserCharges',
+  ),
+  APPROVE,
+  DECLINE,
+);
+/** What the console's pages over money and settings (functions/console/pages) call: the user API's use cases. */
+const CONSOLE_PAGES = combine(
+  uses('createTopup', 'listTopups', 'getTopup', 'listGrants', 'getGrant', 'revokeGrant', 'getUserKeyHash', 'replacePolicy', 'getAgentById'),
+  uses(
+    'rotateUserKey',
+    'endAccountCredentials',
+    'createUserWebhook',
+    'getWebhooks',
+    'deleteWebhook',
+    'listDeliveryAttempts',
+    'getChargeById',
+  ),
+  ISSUE_GRANT,
+);
+const CONSOLE = combine(CONSOLE_FRAMEWORK, CONSOLE_PAGES);
+/** Both console routes run functions/console/handler.ts: `/console` itself is not matched by `{proxy+}`. */
+const CONSOLE_ROUTE = {
+  method: 'ANY',
+  pages: true,
+  public: true,
+  table: CONSOLE,
+  publicLinks: true,
+  topups: 'open',
+  webhookSecrets: true,
+} as const;
+
 /** The operator's hand on a disabled agent's money: held payouts (release, cancel) and refunds of its charges. */
-const OPERATOR_MONEY_ROUTES: readonly RouteSpec[] = [
+const OPERATOR_MONEY_ROUTES = [
   { name: 'admin-list-payouts', method: 'GET', path: '/api/v1/admin/payouts', table: uses('listPayoutsByStatus'), admin: true },
   {
     name: 'admin-release-payout',
@@ -131,9 +190,14 @@ const OPERATOR_MONEY_ROUTES: readonly RouteSpec[] = [
     table: uses('idempotentCommand', 'readChargeAndLedger', 'commitOperatorRefund'),
     admin: true,
   },
-];
+] as const satisfies readonly RouteSpec[];
 
-export const ROUTES: readonly RouteSpec[] = [
+/**
+ * The route table, its names kept as literal types: `RouteName` is derived from it, and the tables
+ * that must cover every route (the OpenAPI operations: functions/api/openapi/operations.ts) are
+ * keyed by it, so a route without its entry there fails to compile.
+ */
+const ROUTE_TABLE = [
   { name: 'register-agent', method: 'POST', path: '/api/v1/agents/register', public: true, table: uses('createAgent') },
   { name: 'create-charge', method: 'POST', path: '/api/v1/agents/charges', table: CHARGE, approvalSecret: true, publicLinks: true },
   { name: 'list-charges', method: 'GET', path: '/api/v1/agents/charges', table: LIST_CHARGES },
@@ -152,7 +216,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'release-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/release', table: RELEASE },
   { name: 'refund-charge', method: 'POST', path: '/api/v1/agents/charge/{id}/refund', table: REFUND },
   { name: 'rotate-agent-key', method: 'POST', path: '/api/v1/agents/keys/rotate', table: uses('agentKeyLookup', 'moveAgentKey') },
-  // The operator (docs/deploy.md "Admin access"): IAM-authorized on AWS, x-admin-key locally.
+  // The operator (docs/operating/runbooks.md "Admin access"): IAM-authorized on AWS, x-admin-key locally.
   { name: 'admin-create-user', method: 'POST', path: '/api/v1/admin/users', table: uses('createUser'), admin: true },
   {
     name: 'admin-credit-user',
@@ -167,7 +231,7 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'admin-rotate-user-key',
     method: 'POST',
     path: '/api/v1/admin/users/{id}/keys/rotate',
-    table: uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials'),
+    table: combine(uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials'), RELEASE_OPEN_CHARGES),
     admin: true,
   },
   // Who waits to be enabled (?enabled=false), from an index by state: never a Scan.
@@ -208,7 +272,7 @@ export const ROUTES: readonly RouteSpec[] = [
     name: 'user-rotate-key',
     method: 'POST',
     path: '/api/v1/users/me/keys/rotate',
-    table: uses('userKeyLookup', 'rotateUserKey', 'endAccountCredentials'),
+    table: combine(uses('userKeyLookup', 'rotateUserKey', 'endAccountCredentials'), RELEASE_OPEN_CHARGES),
   },
   // Grants (docs/grants.md): the account key issues, lists, reads and revokes agents' grant keys.
   { name: 'user-create-grant', method: 'POST', path: '/api/v1/users/me/grants', table: combine(USER, ISSUE_GRANT) },
@@ -275,17 +339,26 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'GET',
     path: '/consent/{token}',
     public: true,
-    table: uses('findConsent', 'getGrantRequest', 'getAgentById'),
+    // A payer signed in to the console answers without a key (DESIGN §21): the session read.
+    table: uses('findConsent', 'getGrantRequest', 'getAgentById', 'readConsoleSession'),
     approvalSecret: true,
+    publicLinks: true,
   },
   {
     name: 'consent-decide',
     method: 'POST',
     path: '/consent/{token}',
     public: true,
-    table: combine(uses('findConsent', 'getGrantRequest', 'userKeyLookup', 'decideGrantRequest'), ISSUE_GRANT),
+    table: combine(
+      uses('findConsent', 'getGrantRequest', 'userKeyLookup', 'decideGrantRequest', 'readConsoleSession', 'getUserKeyHash'),
+      ISSUE_GRANT,
+    ),
     approvalSecret: true,
+    publicLinks: true,
   },
+  // The console (docs/console.md): payers' pages, sign-up and sign-in; public, with its own throttle.
+  { name: 'console', path: '/console', ...CONSOLE_ROUTE },
+  { name: 'console-pages', path: '/console/{proxy+}', ...CONSOLE_ROUTE },
   // Webhooks (docs/webhooks.md): endpoints of enabled agents and of users.
   {
     name: 'agent-webhooks-create',
@@ -326,6 +399,30 @@ export const ROUTES: readonly RouteSpec[] = [
   { name: 'x402-supported', method: 'GET', path: '/x402/supported', public: true, table: {}, x402: 'read' },
   { name: 'agent-x402-settings', method: 'GET', path: '/api/v1/agents/x402', table: AGENT, x402: 'read', publicLinks: true },
   { name: 'agent-x402-payments', method: 'GET', path: '/api/v1/agents/x402/payments', table: uses('agentKeyLookup', 'listX402Payments') },
+  // x402 purchases (DESIGN §22, docs/x402.md): an agent pays any x402 seller from its payer's USDC; create and read sign with the hot wallet.
+  {
+    name: 'agent-x402-purchase-create',
+    method: 'POST',
+    path: '/api/v1/agents/x402/purchases',
+    table: PURCHASE,
+    x402: 'settle',
+    approvalSecret: true,
+    publicLinks: true,
+  },
+  {
+    name: 'agent-x402-purchases-list',
+    method: 'GET',
+    path: '/api/v1/agents/x402/purchases',
+    table: uses('agentKeyLookup', 'listAgentPurchases'),
+  },
+  { name: 'agent-x402-purchase-get', method: 'GET', path: '/api/v1/agents/x402/purchases/{id}', table: READ_PURCHASE, x402: 'settle' },
+  {
+    name: 'agent-x402-purchase-receipt',
+    method: 'POST',
+    path: '/api/v1/agents/x402/purchases/{id}/receipt',
+    table: uses('agentKeyLookup', 'getCharge', 'settlePurchase'),
+    x402: 'read',
+  },
   { name: 'health', method: 'GET', path: '/health', public: true, table: uses('pingTable') },
   // Serves docs/openapi.json as committed; touches nothing.
   { name: 'openapi', method: 'GET', path: '/api/v1/openapi.json', public: true, table: {} },
@@ -346,15 +443,32 @@ export const ROUTES: readonly RouteSpec[] = [
       LIST_WITHDRAWALS,
       REQUEST_GRANT,
       READ_GRANT_REQUEST,
+      PURCHASE,
     ),
     queue: true,
     approvalSecret: true,
     publicLinks: true,
+    // x402_purchase signs the purchase's payment with the hot wallet, as the purchase route does.
+    x402: 'settle',
   },
   // The transport's GET (a server-to-client stream): 405 `Allow: POST`, as it specifies for a server without one.
   { name: 'mcp-get', method: 'GET', path: '/mcp', public: true, table: {} },
   { name: 'not-found', method: 'ANY', path: '$default', public: true, table: {} },
-];
+] as const satisfies readonly RouteSpec[];
+
+/** The name of a route of the table: what every per-route table is keyed by. */
+export type RouteName = (typeof ROUTE_TABLE)[number]['name'];
+
+/** The routes whose path is `$default` (what no operation of the document describes). */
+type DefaultRouteName = Extract<(typeof ROUTE_TABLE)[number], { path: '$default' }>['name'];
+
+/** The console's routes: pages for people, not operations of the document. */
+type PageRouteName = Extract<(typeof ROUTE_TABLE)[number], { pages: true }>['name'];
+
+/** The routes the OpenAPI document describes: every one but the `$default` catch-all and the console's pages. */
+export type DocumentedRouteName = Exclude<RouteName, DefaultRouteName | PageRouteName>;
+
+export const ROUTES: readonly RouteSpec<RouteName>[] = ROUTE_TABLE;
 
 /** Whether the route's function recognises the operator at all (it is given ADMIN_AUTH). */
 export const recognisesAdmin = (route: RouteSpec): boolean => route.admin === true || route.adminKeyAlternative === true;

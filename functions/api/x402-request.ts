@@ -11,9 +11,10 @@ import { validate } from '../contracts/validation';
 import { type FacilitatorRequest, facilitatorRequestSchema } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { parseJsonBody } from '../http/body';
-import { authenticate } from '../use-cases/auth';
+import { type AuthRefusal, authenticate } from '../use-cases/auth';
 
-export const X402_AUTH_MESSAGE = 'invalid or disabled agent key';
+/** The refusal of a seller's key the facilitator does not take. */
+export const X402_AUTH_MESSAGE = 'invalidOrDisabledAgentKey' satisfies AuthRefusal;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const anyObject = z.record(z.string(), z.unknown());
 

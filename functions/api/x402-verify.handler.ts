@@ -6,9 +6,12 @@ import { authenticateX402Agent, facilitatorRequest } from './x402-request';
 
 loadConfig({ require: NEEDS_X402 });
 
-/** POST /x402/verify — the seller's agent key; an x402 VerifyResponse (a refusal, a payment already claimed included, is 200 isValid:false). */
+/**
+ * POST /x402/verify — the seller's agent key; an x402 VerifyResponse (a refusal, a payment already
+ * claimed included, is 200 isValid:false); a payment identifier used with another payment, 409.
+ */
 export const handler = httpHandler(async (req) => {
   const agent = await authenticateX402Agent(req);
   const request = facilitatorRequest(req);
-  return { statusCode: 200, body: await x402Verify(await readOnlyFacilitator(), agent, request) };
+  return x402Verify(await readOnlyFacilitator(), agent, request);
 });

@@ -29,12 +29,15 @@
  *    that history. Each wallet's balance equals the sum of what its history did to it (a history
  *    the node no longer serves whole cannot vouch for anything, and says so). So, over the wallets:
  *
- *      on chain = funding + top-ups + x402 + x402 pending + unmatched − payouts − to operator wallets
+ *      on chain = funding + top-ups + x402 + x402 pending + unmatched − payouts − x402 purchases − to operator wallets
+ *
+ *    (a captured x402 purchase's transaction — its signature on the purchase — took exactly its
+ *    amount out of the hot wallet to the seller; docs/x402.md "The hot wallet's USDC").
  *
  *    where each term is a sum of classified transfers, and every failure names its transaction.
  */
 import { formatAmount, type Minor } from '../core/money';
-import type { LedgerRows, PayoutRow, X402SettlementRow } from '../store/ledger-rows.mapper';
+import type { ChargeRow, LedgerRows, PayoutRow, X402SettlementRow } from '../store/ledger-rows.mapper';
 
 export type WalletRole = 'hot wallet' | 'deposit wallet' | 'x402 treasury';
 
@@ -83,9 +86,11 @@ export interface WalletTotals {
   unmatched: Minor;
   /** Taken out by USDC payouts (their net amounts). */
   payouts: Minor;
+  /** Paid to x402 sellers by the hot wallet: captured purchases (DESIGN §22). */
+  purchases: Minor;
   /** Swept to the operator's own wallets. */
   toOperator: Minor;
-  /** onChain − (funding + topups + x402 + x402Pending + unmatched − payouts − toOperator): 0 when complete. */
+  /** onChain − (funding + topups + x402 + x402Pending + unmatched − payouts − purchases − toOperator): 0 when complete. */
   difference: Minor;
 }
 
@@ -135,12 +140,17 @@ interface LedgerSide {
   x402: Minor;
   creditedBy: string[];
   payout?: PayoutRow;
+  /** A captured x402 purchase this transaction paid (its amount left the hot wallet). */
+  purchase?: ChargeRow;
   pending?: X402SettlementRow;
   unmatched: boolean;
 }
 
 /** Reconciles the wallets' histories with the ledger (see the file header). */
-export function reconcileWallets(chain: WalletChain, rows: Pick<LedgerRows, 'payouts' | 'x402Settlements' | 'onChain'>): WalletReport {
+export function reconcileWallets(
+  chain: WalletChain,
+  rows: Pick<LedgerRows, 'payouts' | 'x402Settlements' | 'onChain'> & Partial<Pick<LedgerRows, 'charges'>>,
+): WalletReport {
   const problems: string[] = [];
   const ledger = new Map<string, LedgerSide>();
   const side = (signature: string): LedgerSide => {
@@ -168,6 +178,9 @@ export function reconcileWallets(chain: WalletChain, rows: Pick<LedgerRows, 'pay
     if (p.currency !== 'USDC') continue;
     for (const signature of p.signatures ?? []) side(signature).payout = p;
   }
+  for (const c of rows.charges ?? []) {
+    if (c.status === 'SUCCESS' && c.purchase?.transaction) side(c.purchase.transaction).purchase = c;
+  }
 
   const roleOf = new Map(chain.wallets.map((w) => [w.address, `${w.roles.join(' and ')} ${w.address}`]));
   const complete = chain.wallets.every((w) => w.complete);
@@ -183,6 +196,7 @@ export function reconcileWallets(chain: WalletChain, rows: Pick<LedgerRows, 'pay
     x402Pending: 0,
     unmatched: 0,
     payouts: 0,
+    purchases: 0,
     toOperator: 0,
     difference: 0,
   };
@@ -211,6 +225,15 @@ export function reconcileWallets(chain: WalletChain, rows: Pick<LedgerRows, 'pay
           `payout ${p.payoutId} pays net ${usdc(p.netAmount)} USDC but its transaction ${signature} moved ${usdc(net)} USDC of the ${moved}`,
         );
       } else totals.payouts += -net;
+      continue;
+    }
+    if (known?.purchase) {
+      const c = known.purchase;
+      if (net !== -c.amount) {
+        problems.push(
+          `x402 purchase ${c.chargeId} paid ${usdc(c.amount)} USDC but its transaction ${signature} moved ${usdc(net)} USDC of the ${moved}`,
+        );
+      } else totals.purchases += c.amount;
       continue;
     }
     const credited = known ? known.topups + known.x402 : 0;
@@ -253,6 +276,11 @@ export function reconcileWallets(chain: WalletChain, rows: Pick<LedgerRows, 'pay
       if (p?.status === 'COMPLETED' && !(p.signatures ?? []).some((s) => chain.transfers.has(s))) {
         problems.push(`payout ${p.payoutId} is COMPLETED but its transaction ${signature} took nothing out of the hot wallet`);
       }
+      if (known.purchase) {
+        problems.push(
+          `x402 purchase ${known.purchase.chargeId} is SUCCESS but its transaction ${signature} took nothing out of the hot wallet`,
+        );
+      }
     }
   }
 
@@ -266,6 +294,13 @@ export function reconcileWallets(chain: WalletChain, rows: Pick<LedgerRows, 'pay
   });
   totals.difference =
     totals.onChain -
-    (totals.funding + totals.topups + totals.x402 + totals.x402Pending + totals.unmatched - totals.payouts - totals.toOperator);
+    (totals.funding +
+      totals.topups +
+      totals.x402 +
+      totals.x402Pending +
+      totals.unmatched -
+      totals.payouts -
+      totals.purchases -
+      totals.toOperator);
   return { wallets, totals, uncredited, transfers: chain.transfers.size, problems };
 }

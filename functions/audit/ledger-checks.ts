@@ -40,6 +40,8 @@ export interface CurrencyTotals {
   difference: Minor;
   /** Money in by x402 (docs/x402.md): payments credited to agents (X402PAY# records; USDC only). */
   x402Received?: Minor;
+  /** Money out by x402 purchases (DESIGN §22): SUCCESS purchases, paid to sellers by the hot wallet (USDC only). */
+  x402Purchased?: Minor;
 }
 
 export interface AgentMismatch {
@@ -175,8 +177,14 @@ export function currencyTotals(
     }
   }
   for (const payment of rows.x402Payments ?? []) totals.USDC.x402Received = (totals.USDC.x402Received ?? 0) + payment.amount;
+  for (const charge of rows.charges) {
+    if (charge.purchase && charge.status === 'SUCCESS') {
+      totals[charge.currency].x402Purchased = (totals[charge.currency].x402Purchased ?? 0) + charge.amount;
+    }
+  }
   for (const t of Object.values(totals)) {
-    t.accountedFor = t.userBalances + t.agentBalances + t.held + t.payoutsPaidNet + t.platformFees + t.inFlightGross + t.reversed;
+    t.accountedFor =
+      t.userBalances + t.agentBalances + t.held + t.payoutsPaidNet + t.platformFees + t.inFlightGross + t.reversed + (t.x402Purchased ?? 0);
     t.difference = t.credited + (t.x402Received ?? 0) - t.accountedFor;
   }
   return totals;
@@ -190,7 +198,8 @@ export function currencyProblems(totals: Record<Currency, CurrencyTotals>): stri
     return (
       `${c}: credited ${f(t.credited)}${t.x402Received ? ` + x402 ${f(t.x402Received)}` : ''} but accounted for ${f(t.accountedFor)} — difference ${f(t.difference)} ${c} ` +
       `(users ${f(t.userBalances)}, agents ${f(t.agentBalances)}, held ${f(t.held)}, paid net ${f(t.payoutsPaidNet)}, ` +
-      `fees ${f(t.platformFees)}, in flight ${f(t.inFlightGross)}${t.reversed ? `, reversed ${f(t.reversed)}` : ''})`
+      `fees ${f(t.platformFees)}, in flight ${f(t.inFlightGross)}${t.reversed ? `, reversed ${f(t.reversed)}` : ''}` +
+      `${t.x402Purchased ? `, x402 purchases ${f(t.x402Purchased)}` : ''})`
     );
   });
 }
@@ -212,8 +221,9 @@ export function agentMismatches(
   const held = new Sums();
   const paidOut = new Sums();
   // What a charge earned is what it captured less what its refunds gave back.
+  // A purchase paid a seller, not its agent (DESIGN §22).
   for (const charge of rows.charges) {
-    if (charge.status === 'SUCCESS') earned.add(charge.agentId, charge.currency, charge.amount - charge.refundedAmount);
+    if (charge.status === 'SUCCESS' && !charge.purchase) earned.add(charge.agentId, charge.currency, charge.amount - charge.refundedAmount);
   }
   // x402 payments are earnings too (counted with the charges' figure).
   for (const payment of rows.x402Payments ?? []) earned.add(payment.agentId, 'USDC', payment.amount);

@@ -6,7 +6,7 @@
  * attempt finds it broken. A real break fails every attempt; the noise of a transfer in flight
  * does not survive a second scan taken a minute later, unless money moves all the time on the
  * same items (then the audit can cry wolf; an audit of a point-in-time export would not:
- * docs/deploy.md "The daily ledger audit").
+ * docs/operating/ledger-audit.md "The daily ledger audit").
  */
 import { type LedgerAuditReport, runLedgerAudit } from './ledger-audit';
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../core/errors';
+import { refuse } from '../messages/refusal';
 
 /**
  * Opaque list cursors: base64url of a small JSON array. Each list decides what the array holds
@@ -16,7 +16,7 @@ export function decodeCursor<T>(text: string, accept: (parts: unknown[]) => T | 
   } catch {
     accepted = undefined;
   }
-  if (accepted === undefined) throw new ValidationError('cursor is invalid');
+  if (accepted === undefined) throw refuse('cursorInvalid');
   return accepted;
 }
 
@@ -30,7 +30,7 @@ export const DEFAULT_PAGE_LIMIT = 20;
  */
 export function pageLimit(requested: number | undefined, cursorLimit: number | undefined): number {
   if (cursorLimit === undefined) return requested ?? DEFAULT_PAGE_LIMIT;
-  if (requested !== undefined && requested !== cursorLimit) throw new ValidationError('cursor is invalid');
+  if (requested !== undefined && requested !== cursorLimit) throw refuse('cursorInvalid');
   return cursorLimit;
 }
 

@@ -125,6 +125,8 @@ export type ListGrantsQuery = z.infer<typeof listGrantsQuerySchema>;
 export const consentFormSchema = z.strictObject({
   action: z.enum(['allow', 'deny']),
   accountKey: z.string().max(256).optional(),
+  /** A signed-in payer's console session token (DESIGN §21): Allow without a key. */
+  csrf: z.string().max(128).optional(),
 });
 export type ConsentForm = z.infer<typeof consentFormSchema>;
 /** The form holds a button and one key; anything much longer is not from the page. */

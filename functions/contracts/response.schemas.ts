@@ -111,6 +111,20 @@ export const policyBody = component(
 export const userChargeBody = component(
   'UserCharge',
   chargeBody.extend({
+    id: z
+      .string()
+      .regex(/^(c[0-9a-z]{26}(a[0-9a-z]{26})?|xp[0-9a-z]{26}a[0-9a-z]{26})$/)
+      .meta({ description: 'The charge id (`c…`), or an x402 purchase\'s (`xp…`, with `type: "x402_purchase"`).' }),
+    type: z
+      .literal('x402_purchase')
+      .optional()
+      .meta({ description: 'An x402 purchase (DESIGN §22): the agent paid an x402 seller from this balance; absent on charges.' }),
+    payTo: z.string().optional().meta({ description: "An x402 purchase: the seller's wallet paid." }),
+    resource: z
+      .object({ url: z.string(), description: z.string().optional() })
+      .nullable()
+      .optional()
+      .meta({ description: 'An x402 purchase: what was bought, when the agent said.' }),
     agent: z.strictObject({ id: id('a', 'Agent'), name: z.string().nullable() }),
     approvalUrl: z
       .url()
@@ -473,6 +487,11 @@ export const rotatedUserKeyBody = component(
     }),
     deletedWebhooks: z.array(webhookBody).meta({
       description: 'Every user webhook endpoint, now deleted, for the same reason. Register again those that were yours.',
+    }),
+    releasedCharges: z.array(userChargeBody).meta({
+      description:
+        'Every charge made with the account key that was open (awaiting approval or capture), now FAILED `account key rotated` with its hold back: ' +
+        'its agent was given the approval link, or may capture it. Charges made with a grant key end with their revoked grant.',
     }),
   }),
 );

@@ -1,6 +1,6 @@
 import { isLosslessNumber, type LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
-import { ValidationError } from '../core/errors';
+import { refuse } from '../messages/refusal';
 
 /** A field the input lacks (its issue carries no input: zod's reportInput is on, see `validate`). */
 const isMissing = (issue: z.core.$ZodIssue) => issue.code !== 'unrecognized_keys' && issue.path.length > 0 && issue.input === undefined;
@@ -61,7 +61,7 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infe
   // for on every parse, zod's reportInput made a valid charge body's parse 3× slower (6 → 2 µs),
   // so only a refused request pays for it, and the schemas are pure: the second parse fails alike.
   const reported = schema.safeParse(input, { reportInput: true });
-  throw new ValidationError(describeIssues((reported.success ? parsed : reported).error.issues));
+  throw refuse('invalidInput', describeIssues((reported.success ? parsed : reported).error.issues));
 }
 
 /** A JSON number that must be a whole number (a count, seconds): its literal read exactly. */

@@ -5,6 +5,7 @@ import type { Charge } from '../core/charges';
 import { PLATFORM_FEE_RATE } from '../core/fees';
 import { formatAmount } from '../core/money';
 import type { Payout } from '../core/payouts';
+import { purchaseIdOf } from '../core/purchases';
 import { solanaPayUrl, type Topup } from '../core/topups';
 import type { Balances } from '../core/users';
 import { jsonAmount } from './json';
@@ -28,9 +29,46 @@ export function chargeView(charge: Charge) {
   };
 }
 
-/** A charge in its payer's history: the Charge fields and the agent that made it. */
+/**
+ * A charge in its payer's history: the Charge fields and the agent that made it; an x402 purchase
+ * (DESIGN §22) as one with its own id, `type: "x402_purchase"`, who was paid and for what.
+ */
 export function userChargeView(charge: Charge) {
-  return { ...chargeView(charge), agent: { id: charge.agentId, name: charge.agentName ?? null } };
+  const view = { ...chargeView(charge), agent: { id: charge.agentId, name: charge.agentName ?? null } };
+  if (!charge.purchase) return view;
+  return {
+    ...view,
+    id: purchaseIdOf(charge.id),
+    type: 'x402_purchase' as const,
+    payTo: charge.purchase.requirements.payTo,
+    resource: charge.purchase.resource,
+  };
+}
+
+/**
+ * An x402 purchase as its agent sees it (DESIGN §22): the hold's state in the charge's status
+ * values, the seller's terms, and the payment the service signed (null until it has one: waiting
+ * for the payer's approval, or ended without one).
+ */
+export function purchaseView(charge: Charge) {
+  const p = charge.purchase;
+  if (!p) throw new Error(`charge ${charge.id} is not a purchase`);
+  return {
+    id: purchaseIdOf(charge.id),
+    status: charge.status,
+    pendingReason: charge.status === 'PENDING' && charge.pendingReason === 'user_approval' ? 'user_approval' : null,
+    failureReason: charge.failureReason ?? null,
+    amount: jsonAmount(charge.authorizedAmount ?? charge.amount, charge.currency),
+    currency: charge.currency,
+    payTo: p.requirements.payTo,
+    network: p.requirements.network,
+    resource: p.resource,
+    grantId: charge.grantId ?? null,
+    createdAt: charge.createdAt,
+    expiresAt: charge.expiresAt ?? null,
+    paymentPayload: charge.status === 'PENDING' || charge.status === 'SUCCESS' ? (p.signed?.paymentPayload ?? null) : null,
+    transaction: p.transaction ?? null,
+  };
 }
 
 export function balancesView(balances: Balances) {

@@ -101,3 +101,54 @@ export const x402PaymentSchema = z.object({
 });
 
 export const x402PaymentListSchema = z.object({ data: z.array(x402PaymentSchema), nextCursor: z.string().nullable() });
+
+/**
+ * `POST /api/v1/agents/x402/purchases` (DESIGN §22): one entry of the seller's PAYMENT-REQUIRED
+ * `accepts`, as the stock client hands it to a scheme client. Read field by field by the use case
+ * (core/purchases.ts `judgeRequirements`, whose refusals name the field); this documents it.
+ */
+export const createPurchaseSchema = z.strictObject({
+  x402Version: z.literal(2),
+  paymentRequirements: z.strictObject({
+    scheme: z.literal('exact'),
+    network: z.string(),
+    asset: z.string().meta({ description: "The service's USDC mint." }),
+    amount: z.string().meta({ description: 'Atomic units (micro-USDC), a string of digits.' }),
+    payTo: z.string().meta({ description: "The seller's wallet; not a wallet of this service (pay its agents with a charge)." }),
+    maxTimeoutSeconds: z.number().int().optional(),
+    extra: z.looseObject({
+      feePayer: z.string().meta({ description: "The seller's facilitator, which pays the network fee; never a key of this service." }),
+      memo: z.string().optional(),
+    }),
+  }),
+  resource: z.strictObject({ url: z.url(), description: z.string().max(500).optional() }).optional(),
+});
+
+/** An x402 purchase as its agent sees it. */
+export const purchaseSchema = z.object({
+  id: z.string().regex(/^xp[0-9a-z]{26}a[0-9a-z]{26}$/),
+  status: z.enum(['PENDING', 'SUCCESS', 'FAILED', 'EXPIRED']),
+  pendingReason: z.literal('user_approval').nullable(),
+  failureReason: z.string().nullable(),
+  amount: z.number(),
+  currency: z.literal('USDC'),
+  payTo: z.string(),
+  network: z.string(),
+  resource: z.object({ url: z.string(), description: z.string().optional() }).nullable(),
+  grantId: z.string().nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  paymentPayload: z
+    .object({ x402Version: z.number(), payload: z.record(z.string(), z.unknown()) })
+    .nullable()
+    .meta({
+      description:
+        'What a stock SchemeNetworkClient.createPaymentPayload returns; null while it waits for the payer, or once it ended without one.',
+    }),
+  transaction: z.string().nullable().meta({ description: 'The transaction the payment landed under, once SUCCESS.' }),
+});
+
+export const purchaseListSchema = z.object({ data: z.array(purchaseSchema), nextCursor: z.string().nullable() });
+
+/** `POST /api/v1/agents/x402/purchases/{id}/receipt`: the seller's PAYMENT-RESPONSE transaction. */
+export const purchaseReceiptSchema = z.strictObject({ transaction: z.string().max(128) });

@@ -1,6 +1,7 @@
 /** Charges: an agent's debit of a user's balance. */
 import type { Currency, Minor } from './money';
 import { periodsOf } from './policy';
+import type { PurchaseTerms } from './purchases';
 
 export type ChargeStatus = 'PENDING' | 'SUCCESS' | 'FAILED' | 'EXPIRED';
 
@@ -43,12 +44,14 @@ export interface Charge {
    * where its writes go (store/charge-read.repository.ts `chargeKeyOf`). Never shown.
    */
   legacyPartition?: true;
+  /** An x402 purchase (DESIGN §22, core/purchases.ts): the hold of a payment to an x402 seller. */
+  purchase?: PurchaseTerms;
 }
 
 /**
  * Which of the payer's spend counters counted a charge, with their periods: the user's UTC day
  * and month counters of its currency always, the agent's own counters of the same periods only
- * when the payer's policy gave that agent daily/monthly limits at the time (README: an agent limit
+ * when the payer's policy gave that agent daily/monthly limits at the time (docs/payers.md: an agent limit
  * counts from when it is set). A decline, release, expiry or the uncaptured rest of a capture
  * lowers exactly these, and only while they are still of these periods.
  *

@@ -1,100 +1,21 @@
 /**
- * The public error family. Each carries its HTTP status and the exact public message; one
- * middleware (functions/http/error-mapper.ts) turns them into `{"error": message}`. Any other
- * thrown value becomes a 500 with a generic message, its cause logged, never echoed.
+ * Domain outcomes: what the store and the decisions say happened, without a word of HTTP. The
+ * public refusals (status and exact text) are the catalogue's (functions/messages/catalogue.ts);
+ * a use case that meets one of these turns it into a refusal there, or acts on it.
  */
+
+import { Refusal } from '../messages/refusal';
 import type { ChargeStatus } from './charges';
 import type { IdempotencyRecord } from './idempotency';
 import type { PayerState } from './users';
 
-export class ApiError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-    readonly headers: Readonly<Record<string, string>> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
-
-export class ValidationError extends ApiError {
-  constructor(message: string) {
-    super(400, message);
-  }
-}
-
-export class UnauthorizedError extends ApiError {
-  constructor(message: string) {
-    super(401, message);
-  }
-}
-
-/** Authenticated, but this credential may not do this (a grant key of another agent, a blocked agent's capture). */
-export class ForbiddenError extends ApiError {
-  constructor(message: string) {
-    super(403, message);
-  }
-}
-
-export class NotFoundError extends ApiError {
-  constructor(message = 'not found') {
-    super(404, message);
-  }
-}
-
-export class ConflictError extends ApiError {
-  constructor(message: string, retryAfterSeconds?: number) {
-    super(409, message, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
-  }
-}
-
-export class PayloadTooLargeError extends ApiError {
-  constructor(message = 'request body too large') {
-    super(413, message);
-  }
-}
-
-export class UnsupportedMediaTypeError extends ApiError {
-  constructor(expected = 'application/json') {
-    super(415, `content-type must be ${expected}`);
-  }
-}
-
-/** A client is over a rate the service sets (not API Gateway's throttle): retry after the header's seconds. */
-export class TooManyRequestsError extends ApiError {
-  constructor(message: string, retryAfterSeconds: number) {
-    super(429, message, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
-  }
-}
-
-export class IdempotencyMismatchError extends ApiError {
-  constructor() {
-    super(422, 'idempotency key reused with different request');
-  }
-}
-
-export class IdempotencyInProgressError extends ConflictError {
-  constructor() {
-    super('request with this Idempotency-Key is in progress', 1);
-  }
-}
-
-/** DynamoDB kept refusing (throttling or conflicts past every retry): the client may retry. */
-export class ServiceBusyError extends ApiError {
-  constructor(cause?: unknown) {
-    super(503, 'service busy, retry later', { 'retry-after': '1' }, { cause });
-  }
-}
-
 /**
- * A network the answer depends on could not be asked (the Solana RPC node down or timing out): a
- * genuine outage, answered 503 with Retry-After and nothing changed, never guessed around.
+ * DynamoDB kept refusing (throttling or conflicts past every retry): the client may retry. The
+ * store throws it as it is; its status and text are the catalogue's `serviceBusy`.
  */
-export class DependencyUnavailableError extends ApiError {
-  constructor(message: string, cause?: unknown) {
-    super(503, message, { 'retry-after': '5' }, { cause });
+export class ServiceBusyError extends Refusal<'serviceBusy'> {
+  constructor(cause?: unknown) {
+    super('serviceBusy', [], { cause });
   }
 }
 

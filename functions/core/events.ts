@@ -28,6 +28,8 @@ export const AGENT_EVENT_TYPES = [
   'grant.approved',
   'grant.revoked',
   'x402.payment.settled',
+  'x402.purchase.succeeded',
+  'x402.purchase.expired',
 ] as const;
 export const USER_EVENT_TYPES = [
   'charge.approval_requested',
@@ -37,6 +39,8 @@ export const USER_EVENT_TYPES = [
   'topup.completed',
   'grant.created',
   'grant.revoked',
+  'x402.purchase.succeeded',
+  'x402.purchase.expired',
 ] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 export type UserEventType = (typeof USER_EVENT_TYPES)[number];

@@ -15,14 +15,6 @@ export const MAX_GRANT_TTL_SECONDS = 31_536_000;
 /** A grant request waits this long for the payer's decision. */
 export const GRANT_REQUEST_TTL_SECONDS = 15 * 60;
 
-export const GRANT_MESSAGES = {
-  limit: `grant limit reached: at most ${MAX_ACTIVE_GRANTS} active grants`,
-  notFound: 'grant not found',
-  agentNotFound: 'agentId: agent not found',
-  requestNotFound: 'grant request not found',
-  invalidAccountKey: 'invalid account key',
-} as const;
-
 export interface GrantLimits {
   perCharge?: Minor;
   daily?: Minor;

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
+import { type Refusal, refuse } from '../messages/refusal';
 import { ipFamily } from './ip';
 
 /** At most this many endpoints per owner (agent or user). */
@@ -155,23 +156,23 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
  * only to a loopback host when the policy allows loopback (local runs). Returns the problem as
  * the public message, or undefined.
  */
-export function webhookUrlProblem(raw: string, policy: AddressPolicy): string | undefined {
-  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return `url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`;
+export function webhookUrlProblem(raw: string, policy: AddressPolicy): Refusal | undefined {
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return refuse('webhookUrlTooLong', MAX_WEBHOOK_URL_LENGTH);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'url must be a valid https URL';
+    return refuse('webhookUrlInvalid');
   }
   const host = bareHost(url);
   const loopbackHost = LOOPBACK_NAMES.has(host) || (ipFamily(host) !== 0 && isLoopbackAddress(host));
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopback && loopbackHost)) {
-    return policy.allowLoopback ? 'url must be an https URL (or http://127.0.0.1 locally)' : 'url must be an https URL';
+    return refuse(policy.allowLoopback ? 'webhookUrlNotHttpsOrLoopback' : 'webhookUrlNotHttps');
   }
-  if (url.username || url.password) return 'url must not contain credentials';
-  if (url.hash) return 'url must not contain a fragment';
-  if (ipFamily(host) !== 0 && !isAllowedAddress(host, policy)) return 'url must resolve to a public address';
-  if (!policy.allowLoopback && host === 'localhost') return 'url must resolve to a public address';
+  if (url.username || url.password) return refuse('webhookUrlCredentials');
+  if (url.hash) return refuse('webhookUrlFragment');
+  if (ipFamily(host) !== 0 && !isAllowedAddress(host, policy)) return refuse('urlNotPublic');
+  if (!policy.allowLoopback && host === 'localhost') return refuse('urlNotPublic');
   return undefined;
 }
 

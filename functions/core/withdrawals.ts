@@ -5,6 +5,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import bs58 from 'bs58';
 import * as z from 'zod';
+import { type Refusal, refuse } from '../messages/refusal';
 import type { Currency } from './money';
 
 export type PayoutNetwork = 'SOL' | 'PAYPAL';
@@ -131,13 +132,13 @@ export function paypalReceiverType(account: string): PaypalReceiverType | undefi
 }
 
 /**
- * The public error message for a destination that the currency's network cannot pay, if any.
+ * The refusal of a destination that the currency's network cannot pay, if any.
  * `denied`: addresses of the deployment that are not payable wallets (the configured USDC mint, the
  * hot wallet); core reads no configuration, so the caller passes them.
  */
-export function destinationProblem(currency: Currency, walletAddress: string, options: DestinationOptions = {}): string | undefined {
-  if (currency === 'USDC') return isSolanaWalletAddress(walletAddress, options) ? undefined : 'invalid solana address';
-  return paypalReceiverType(walletAddress) ? undefined : 'invalid paypal account';
+export function destinationProblem(currency: Currency, walletAddress: string, options: DestinationOptions = {}): Refusal | undefined {
+  if (currency === 'USDC') return isSolanaWalletAddress(walletAddress, options) ? undefined : refuse('invalidSolanaAddress');
+  return paypalReceiverType(walletAddress) ? undefined : refuse('invalidPaypalAccount');
 }
 
 /**

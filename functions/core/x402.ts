@@ -16,7 +16,8 @@
  * reconciler, which both look the signature up on chain first.
  */
 import { monotonicFactory } from 'ulid';
-import { ApiError, DomainError } from './errors';
+import { Refusal } from '../messages/refusal';
+import { DomainError } from './errors';
 import type { Minor } from './money';
 
 export const X402_VERSION = 2;
@@ -114,9 +115,20 @@ const ulid = monotonicFactory();
 export const X402_PAYMENT_ID = /^x402_[0-9a-z]{26}$/;
 export const newX402PaymentId = (now?: Date): string => `x402_${ulid(now?.getTime()).toLowerCase()}`;
 
-/** The operator has not set the treasury or the fee payer's address (stage `x402PayTo`, `hotWalletAddress`) yet. */
-export class X402UnavailableError extends ApiError {
+/**
+ * A `payment-identifier` (the x402 extension, `@x402/extensions`) an agent was already asked about
+ * with another payment: the identifier names one payment per seller, and nothing is verified,
+ * settled or credited for the other.
+ */
+export class PaymentIdentifierConflictError extends Refusal<'paymentIdentifierConflict'> {
   constructor() {
-    super(503, 'x402 is not available yet', { 'retry-after': '3600' });
+    super('paymentIdentifierConflict', []);
+  }
+}
+
+/** The operator has not set the treasury or the fee payer's address (stage `x402PayTo`, `hotWalletAddress`) yet. */
+export class X402UnavailableError extends Refusal<'x402Unavailable'> {
+  constructor() {
+    super('x402Unavailable', []);
   }
 }

@@ -3,7 +3,7 @@ import type * as z from 'zod';
 import { config } from '../config';
 import { type ApiRequest, isJsonContentType } from '../contracts/api';
 import { validate } from '../contracts/validation';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../core/errors';
+import { refuse } from '../messages/refusal';
 
 /**
  * Parses a JSON body keeping every number as its literal text (lossless-json), so money is read
@@ -12,17 +12,17 @@ import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from
  * `invalid json body` for anything that is not a JSON object.
  */
 export function parseJsonBody<S extends z.ZodType>(req: ApiRequest, schema: S): z.infer<S> {
-  if (!isJsonContentType(req.headers['content-type'])) throw new UnsupportedMediaTypeError();
+  if (!isJsonContentType(req.headers['content-type'])) throw refuse('unsupportedMediaType', JSON_CONTENT_TYPE);
   const text = req.body ?? '';
-  if (Buffer.byteLength(text, 'utf8') > config().MAX_BODY_BYTES) throw new PayloadTooLargeError();
+  if (Buffer.byteLength(text, 'utf8') > config().MAX_BODY_BYTES) throw refuse('bodyTooLarge');
   let value: unknown;
   try {
     value = parse(text);
   } catch {
-    throw new ValidationError('invalid json body');
+    throw refuse('invalidJsonBody');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value) || isLosslessNumber(value)) {
-    throw new ValidationError('invalid json body');
+    throw refuse('invalidJsonBody');
   }
   return validate(schema, value);
 }
@@ -35,15 +35,16 @@ export function parseJsonBody<S extends z.ZodType>(req: ApiRequest, schema: S): 
  */
 export function parseFormBody<S extends z.ZodType>(req: ApiRequest, schema: S, maxBytes: number): z.infer<S> {
   const mediaType = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
-  if (mediaType !== FORM_CONTENT_TYPE) throw new UnsupportedMediaTypeError(FORM_CONTENT_TYPE);
+  if (mediaType !== FORM_CONTENT_TYPE) throw refuse('unsupportedMediaType', FORM_CONTENT_TYPE);
   const text = req.body ?? '';
-  if (Buffer.byteLength(text, 'utf8') > maxBytes) throw new PayloadTooLargeError();
+  if (Buffer.byteLength(text, 'utf8') > maxBytes) throw refuse('bodyTooLarge');
   const fields: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(text)) {
-    if (Object.hasOwn(fields, name)) throw new ValidationError(`${name} is given more than once`);
+    if (Object.hasOwn(fields, name)) throw refuse('fieldGivenTwice', name);
     fields[name] = value;
   }
   return validate(schema, fields);
 }
 
 const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+const JSON_CONTENT_TYPE = 'application/json';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { loadConfig } from '../config';
@@ -25,5 +26,17 @@ export function httpHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options
     .use(errorMapper(options.errors))
     .handler(async (event) => toResponse(await fn(toRequest(event))));
   // Lambda passes a context; the local adapter and tests may not.
-  return (event, context) => wrapped(event, context ?? ({} as Context));
+  return async (event, context) => {
+    const requestId = event.requestContext?.requestId || randomUUID();
+    const identified = event.requestContext?.requestId ? event : { ...event, requestContext: { ...event.requestContext, requestId } };
+    const response = await wrapped(identified, context ?? ({} as Context));
+    return { ...response, headers: { ...response.headers, [REQUEST_ID_HEADER]: requestId } };
+  };
 }
+
+/**
+ * Every answer names its request: API Gateway's request id (the one its access log and the
+ * function's log lines carry as correlation_id), or a fresh one where no gateway gave one. A
+ * client quoting it lets the operator find the request's log lines.
+ */
+export const REQUEST_ID_HEADER = 'x-request-id';

@@ -10,6 +10,8 @@ import type { ApiRequest } from '../contracts/api';
 export function toRequest(event: APIGatewayProxyEventV2): ApiRequest {
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
+  // Payload 2.0 moves the Cookie header into `cookies`: put it back where a page (the consent page's session) reads it.
+  if (event.cookies && event.cookies.length > 0) headers.cookie = event.cookies.join('; ');
   const body =
     event.body === undefined || event.body === null
       ? undefined

@@ -6,7 +6,7 @@
  * starts the agent's charges within the stream's delay; the service's own writes of the agent item
  * (the admin PATCH, key rotation, an agent created enabled) already wrote the shards in their
  * transaction, and their records here change nothing. `npm run admin -- kill-switch-backfill` runs
- * the same copy for every agent (the deploy that introduces the shards' copy, docs/deploy.md).
+ * the same copy for every agent (the deploy that introduces the shards' copy, docs/operating/runbooks.md).
  *
  * Idempotent and order-safe: what is copied is the agent item as the record's new image shows it
  * (or, when that is no longer the item's state, the item read again, strongly consistent), written
@@ -134,7 +134,7 @@ export interface BackfillReport {
 /**
  * The fan-out for every agent item (a Scan of the table), or for one agent: the copy a deploy
  * that introduces the shards' kill switch needs for the agents that exist already, and the
- * operator's answer to a note in the fan-out's failure queue (docs/deploy.md). Safe while the
+ * operator's answer to a note in the fan-out's failure queue (docs/operating/runbooks.md). Safe while the
  * service runs: each copy is the item read again, verified after the write.
  */
 export async function backfillKillSwitch(opts: { agentId?: string } = {}): Promise<BackfillReport> {

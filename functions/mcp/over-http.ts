@@ -7,8 +7,8 @@
  */
 import { isIP } from 'node:net';
 import { stringify } from 'lossless-json';
-import { ApiError } from '../core/errors';
 import { isLoopbackAddress } from '../core/webhooks';
+import { Refusal } from '../messages/refusal';
 import type { ToolExecutor } from './server';
 
 export const BASE_URL_RULE = 'BASE_URL must be https (plain http only to 127.0.0.1, ::1 or localhost)';
@@ -52,15 +52,10 @@ export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fe
       return { status: res.status, text: await res.text() };
     } catch (error) {
       if (isRedirectRefusal(error)) {
-        throw new ApiError(
-          502,
-          `the API at ${base} answered with a redirect, which is not followed: set BASE_URL to the API's own address`,
-          {},
-          { cause: error },
-        );
+        throw new Refusal('apiRedirected', [base], { cause: error });
       }
       // The agent should learn the service is unreachable, not see a generic failure.
-      throw new ApiError(502, `the API at ${base} is unreachable`, {}, { cause: error });
+      throw new Refusal('apiUnreachable', [base], { cause: error });
     }
   };
 }

@@ -10,7 +10,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { ApiRequest, ApiResult } from '../contracts/api';
 import { MCP_AUTH_MESSAGE } from '../contracts/mcp';
 import type { Agent } from '../core/agents';
-import { ForbiddenError, UnauthorizedError } from '../core/errors';
+import { isRefusal, refuse } from '../messages/refusal';
 import { authenticate } from '../use-cases/auth';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -22,7 +22,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  */
 export async function authenticateMcpAgent(req: ApiRequest): Promise<{ agent: Agent; agentKey: string }> {
   const agentKey = req.headers['x-agent-key'] ?? BEARER.exec(req.headers.authorization ?? '')?.[1];
-  if (agentKey === undefined) throw new UnauthorizedError(MCP_AUTH_MESSAGE);
+  if (agentKey === undefined) throw refuse(MCP_AUTH_MESSAGE);
   const withKey: ApiRequest = { ...req, headers: { ...req.headers, 'x-agent-key': agentKey } };
   const userKey = chargeUserKey(req.body);
   if (userKey !== undefined) {
@@ -31,7 +31,7 @@ export async function authenticateMcpAgent(req: ApiRequest): Promise<{ agent: Ag
     } catch (error) {
       // Either key may be bad (or a grant key another agent's); the agent is decided just below,
       // from the cache this call filled, and the tool reports the user key's error.
-      if (!(error instanceof UnauthorizedError || error instanceof ForbiddenError)) throw error;
+      if (!isRefusal(error) || (error.statusCode !== 401 && error.statusCode !== 403)) throw error;
     }
   }
   const { agent } = await authenticate(withKey, MCP_AUTH_MESSAGE, false);

@@ -9,8 +9,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { serialize } from '../contracts/json';
+import { renderRefusal } from '../contracts/outcome';
 import { validate } from '../contracts/validation';
-import { ApiError } from '../core/errors';
+import { refusalText } from '../messages/catalogue';
+import { isRefusal } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { TOOLS, type ToolSpec } from './tools';
@@ -85,14 +87,14 @@ export function createMcpServer(execute: ToolExecutor, reportError: ErrorReporte
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
-    if (!tool) return errorResult(`unknown tool: ${request.params.name}`);
+    if (!tool) return errorResult(refusalText('unknownTool', request.params.name));
     try {
       const args = validate(tool.input, request.params.arguments ?? {});
       return toolResult(await execute(tool, args));
     } catch (error) {
-      if (error instanceof ApiError) return errorResult(error.message);
+      if (isRefusal(error)) return errorResult(renderRefusal(error).text);
       reportError(tool.name, error);
-      return errorResult('internal error');
+      return errorResult(refusalText('internalError'));
     }
   });
   return server;

@@ -20,6 +20,7 @@ import {
 } from '../contracts/request.schemas';
 import { agentBalanceBody, chargeBody, chargeListBody, grantRequestBody, withdrawalBody } from '../contracts/response.schemas';
 import { validate } from '../contracts/validation';
+import { createPurchaseSchema, purchaseSchema } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { GRANT_REQUEST_TTL_SECONDS, MAX_GRANT_TTL_SECONDS, MIN_GRANT_TTL_SECONDS } from '../core/grants';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
@@ -27,6 +28,7 @@ import { agentBalance, createCharge, listAgentCharges, readCharge } from '../use
 import { readGrantRequest, requestGrant } from '../use-cases/grant-requests';
 import { checkIdempotencyKey } from '../use-cases/idempotency';
 import { captureCharge, refundCharge, releaseCharge } from '../use-cases/lifecycle';
+import { createPurchase } from '../use-cases/purchases';
 import { createWithdrawal, listWithdrawals } from '../use-cases/withdrawals';
 
 /** An API request as the stdio server sends it over HTTP (the agent key is added by the caller). */
@@ -421,6 +423,49 @@ export const TOOLS: readonly ToolSpec[] = [
     }),
   }),
   // --- end of grant requests ---
+  tool({
+    name: 'x402_purchase',
+    title: 'Pay an x402 seller',
+    description:
+      "Pays an x402 seller from the payer's USDC under this agent's grant (DESIGN §22): give one entry of the seller's " +
+      'PAYMENT-REQUIRED accepts as payment_requirements. The amount is held as a charge with capture false would hold it; the ' +
+      "answer's paymentPayload is what to send the seller in PAYMENT-SIGNATURE (null when the payer must approve first: " +
+      'then GET the purchase). Captured once the transfer is on chain; the hold comes back if the seller never settles it.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    input: z.strictObject({
+      payment_requirements: createPurchaseSchema.shape.paymentRequirements,
+      resource: createPurchaseSchema.shape.resource,
+      user_key: createChargeInput.shape.user_key,
+      idempotency_key: idempotencyKey,
+    }),
+    output: purchaseSchema,
+    http: ({ payment_requirements, resource, user_key, idempotency_key }) => ({
+      method: 'POST',
+      path: '/api/v1/agents/x402/purchases',
+      headers: { 'x-user-key': user_key, 'idempotency-key': idempotency_key },
+      body: { x402Version: 2, paymentRequirements: payment_requirements, ...(resource === undefined ? {} : { resource }) },
+    }),
+    async run(_agent, { payment_requirements, resource, user_key, idempotency_key }, agentKey, baseUrl) {
+      const { agent, userId, userKeyHash, grant } = await authenticate(
+        asRequest(agentKey, { 'x-user-key': user_key }),
+        AUTH_MESSAGES.createCharge,
+        true,
+      );
+      const key = checkIdempotencyKey(idempotency_key);
+      // The hot wallet's signer is loaded only when a purchase is made (it carries @solana/kit).
+      const { purchaseSignerFor } = await import('../x402/purchase-signer');
+      return createPurchase({
+        agent,
+        userId,
+        userKeyHash,
+        grant,
+        idempotencyKey: key,
+        baseUrl,
+        body: { x402Version: 2, paymentRequirements: payment_requirements, ...(resource === undefined ? {} : { resource }) },
+        signer: purchaseSignerFor,
+      });
+    },
+  }),
 ];
 
 /** A query as the HTTP layer sees it: absent parameters are absent, not undefined. */

@@ -6,8 +6,8 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { ValidationError } from '../core/errors';
 import { type AddressPolicy, bareHost, isAllowedAddress, webhookUrlProblem } from '../core/webhooks';
+import { refuse } from '../messages/refusal';
 
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -16,7 +16,7 @@ const systemResolver: Resolver = async (host) => (await lookup(host, { all: true
 /** Throws a 400 naming what is wrong with the URL. */
 export async function checkEndpointUrl(raw: string, policy: AddressPolicy, resolve: Resolver = systemResolver): Promise<URL> {
   const problem = webhookUrlProblem(raw, policy);
-  if (problem) throw new ValidationError(problem);
+  if (problem) throw problem;
   const url = new URL(raw);
   const host = bareHost(url);
   if (isIP(host) !== 0) return url;
@@ -24,9 +24,9 @@ export async function checkEndpointUrl(raw: string, policy: AddressPolicy, resol
   try {
     addresses = await resolve(host);
   } catch {
-    throw new ValidationError('url host does not resolve');
+    throw refuse('urlHostUnresolved');
   }
-  if (addresses.length === 0) throw new ValidationError('url host does not resolve');
-  if (!addresses.every((a) => isAllowedAddress(a, policy))) throw new ValidationError('url must resolve to a public address');
+  if (addresses.length === 0) throw refuse('urlHostUnresolved');
+  if (!addresses.every((a) => isAllowedAddress(a, policy))) throw refuse('urlNotPublic');
   return url;
 }

@@ -5,6 +5,7 @@
  * has no `action`, so it posts to the page's own URL).
  */
 
+import { config } from '../config';
 import type { ApiResult } from '../contracts/api';
 import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
@@ -34,11 +35,11 @@ export function approvalDecisionAnswer(decision: ApprovalOutcome): ApiResult {
 
 /** Why a charge can no longer be approved, in plain words for its payer (the API's 403 errors: payers.ts). */
 const REFUSAL_TEXT: Readonly<Record<ApprovalRefusal, string>> = {
-  'agent disabled':
+  agentDisabled:
     'This charge can no longer be approved: the agent has been disabled by the service, so no money can go to it. You can decline it to release the held amount.',
-  'grant revoked':
+  grantRevoked:
     'This charge can no longer be approved: you revoked the permission (grant) the agent made it with. You can decline it to release the held amount.',
-  'grant expired':
+  grantExpired:
     'This charge can no longer be approved: the permission (grant) the agent made it with has ended. You can decline it to release the held amount.',
 };
 
@@ -94,7 +95,7 @@ export function chargePage(
       ? html`<p class="state">${OUTCOMES[state]}</p>`
       : refused
         ? html`<p class="state">${REFUSAL_TEXT[refused]}</p>`
-        : html`<p class="state">An agent asks to charge your account.</p>`;
+        : html`<p class="state">An agent asks to charge your ${config().SERVICE_NAME} account. The amount is already held from your balance: Approve pays the agent, Decline gives it back.</p>`;
   const body = html`<h1>${refused ? 'This charge can no longer be approved' : HEADINGS[state]}</h1>
 ${intro}
 <dl>

@@ -38,7 +38,14 @@ const LIMIT_LABELS: Readonly<Record<keyof GrantLimits, string>> = {
 };
 
 /** The page for a consent link's state, as an HTTP answer. */
-export function renderConsentPage(page: ConsentPage, token: string | undefined): ApiResult {
+/**
+ * Who is looking (DESIGN §21): a payer signed in to the console (Allow / Deny with the session's
+ * token, no key field), or nobody known (a way to sign in with a passkey and come back, and the
+ * account-key field for payers without a console account).
+ */
+export type ConsentViewer = { signedIn: { csrfToken: string } } | { loginUrl: string };
+
+export function renderConsentPage(page: ConsentPage, token: string | undefined, viewer?: ConsentViewer): ApiResult {
   if (page.kind === 'invalid') return invalidConsentLinkPage();
   // Post/redirect/get: the page it points to shows the outcome; reloading shows, never posts again.
   if (page.kind === 'decided') return seeOther(`./${encodeURIComponent(token ?? '')}`);
@@ -59,20 +66,33 @@ ${terms.approvalAbove !== undefined && html`<dt>Your approval</dt><dd>for each c
 <dt>Description</dt><dd>${terms.description ? terms.description : '(none)'}</dd>
 ${status === 'pending' && html`<dt>Link expires</dt><dd>in ${timeLeft(Date.parse(request.expiresAt) - Date.now())}</dd>`}
 </dl>
-${
-  status === 'pending' &&
-  html`<form method="post">
-<p class="field"><label for="accountKey">Your account key (uk_live_…), to allow</label>
-<input id="accountKey" name="accountKey" type="password" autocomplete="off" spellcheck="false"></p>
-<button type="submit" name="action" value="allow">Allow</button>
-<button type="submit" name="action" value="deny" formnovalidate>Deny</button>
-</form>`
-}`;
-  return htmlPage(
+${status === 'pending' && decisionForm(viewer)}`;
+  const answer = htmlPage(
     refused?.statusCode ?? 200,
     status === 'pending' ? 'Give an agent a grant' : `Grant request ${HEADINGS[status].toLowerCase()}`,
     body,
   );
+  // same-origin, not no-referrer: with no-referrer Chromium posts the form with `Origin: null`, and
+  // a signed-in payer's Allow is checked against the console's origin (DESIGN §21). Links off the
+  // site (the agent's website) still get no Referer, so the link's token never leaves it.
+  return { ...answer, headers: { ...answer.headers, 'referrer-policy': 'same-origin' } };
+}
+
+function decisionForm(viewer: ConsentViewer | undefined) {
+  if (viewer && 'signedIn' in viewer) {
+    return html`<form method="post">
+<input type="hidden" name="csrf" value="${viewer.signedIn.csrfToken}">
+<button type="submit" name="action" value="allow">Allow</button>
+<button type="submit" name="action" value="deny">Deny</button>
+</form>`;
+  }
+  return html`${viewer && html`<p class="state"><a href="${viewer.loginUrl}">Sign in with a passkey</a> to answer from your console account, or use your account key:</p>`}
+<form method="post">
+<p class="field"><label for="accountKey">Your account key (uk_live_…), to allow</label>
+<input id="accountKey" name="accountKey" type="password" autocomplete="off" spellcheck="false"></p>
+<button type="submit" name="action" value="allow">Allow</button>
+<button type="submit" name="action" value="deny" formnovalidate>Deny</button>
+</form>`;
 }
 
 /** The answer to a token that is not one of ours: nothing about why, nothing about any request. */

@@ -1,6 +1,6 @@
 /**
  * The cheap checks on a PayPal webhook's transmission headers, made before PayPal is asked to
- * verify its signature (docs/topups.md "The PayPal webhook"): no I/O, so a request that fails one
+ * verify its signature (docs/topups.md "USD: PayPal checkout"): no I/O, so a request that fails one
  * costs the service nothing and PayPal no call.
  * - all five headers PayPal signs with are present;
  * - `paypal-cert-url` is an https URL on PayPal's API hosts, under the path PayPal serves its
@@ -9,6 +9,8 @@
  *   transmits; retries are new transmissions);
  * - `paypal-transmission-id` has a sane shape (it becomes a table key for replay detection).
  */
+
+import { type Refusal, refuse } from '../messages/refusal';
 import type { WebhookTransmission } from './paypal.orders';
 
 /** PayPal's REST API hosts, live and sandbox (the `api-m` names are PayPal's current ones). */
@@ -31,22 +33,22 @@ const HEADERS = {
   authAlgo: 'paypal-auth-algo',
 } as const satisfies Record<keyof WebhookTransmission, string>;
 
-export type TransmissionCheck = { transmission: WebhookTransmission } | { problem: string };
+export type TransmissionCheck = { transmission: WebhookTransmission } | { problem: Refusal };
 
-/** The transmission the headers describe, or the public message saying which check it fails. */
+/** The transmission the headers describe, or the refusal saying which check it fails. */
 export function checkTransmissionHeaders(headers: Readonly<Record<string, string | undefined>>, now: Date): TransmissionCheck {
   const values: Partial<WebhookTransmission> = {};
   for (const [field, name] of Object.entries(HEADERS) as [keyof WebhookTransmission, string][]) {
     const value = headers[name]?.trim();
-    if (!value) return { problem: `missing ${name} header` };
+    if (!value) return { problem: refuse('paypalHeaderMissing', name) };
     values[field] = value;
   }
   const transmission = values as WebhookTransmission;
-  if (!TRANSMISSION_ID.test(transmission.transmissionId)) return { problem: 'invalid paypal-transmission-id header' };
-  if (!isPaypalCertUrl(transmission.certUrl)) return { problem: 'paypal-cert-url is not a PayPal certificate URL' };
+  if (!TRANSMISSION_ID.test(transmission.transmissionId)) return { problem: refuse('paypalTransmissionIdInvalid') };
+  if (!isPaypalCertUrl(transmission.certUrl)) return { problem: refuse('paypalCertUrlInvalid') };
   const sentAt = Date.parse(transmission.transmissionTime);
   if (!Number.isFinite(sentAt) || Math.abs(now.getTime() - sentAt) > TRANSMISSION_MAX_SKEW_MS) {
-    return { problem: 'paypal-transmission-time is not within 5 minutes' };
+    return { problem: refuse('paypalTransmissionStale') };
   }
   return { transmission };
 }

@@ -11,15 +11,22 @@ import { X402UnavailableError } from '../core/x402';
 import { STUCK_PAYOUTS_METRIC } from '../observability/metric-names';
 import { flushMetrics, metrics } from '../observability/metrics';
 import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-cases/payouts';
+import { type PurchaseReconcileReport, reconcilePurchases } from '../use-cases/purchases';
 import { checkX402Finality, reconcileX402, type X402FinalityReport, type X402ReconcileReport } from '../use-cases/x402';
 import type { Facilitator } from '../x402/facilitator';
+import type { PurchaseChain } from '../x402/purchase-signer';
 
-export type ReconcilerReport = ReconcileReport & { x402?: X402ReconcileReport & { finality: X402FinalityReport } };
+export type ReconcilerReport = ReconcileReport & {
+  x402?: X402ReconcileReport & { finality: X402FinalityReport };
+  purchases?: PurchaseReconcileReport;
+};
 export type Reconciler = (event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<ReconcilerReport>;
 
 export interface ReconcilerDeps extends PayoutDeps {
   /** The x402 facilitator (read-only: the reconciler asks the chain and credits, it never signs). */
   x402Facilitator?: () => Promise<Facilitator>;
+  /** The chain as x402 purchases are settled by it (read-only: their transfers found, their blockhashes' expiry). */
+  purchaseChain?: () => Promise<PurchaseChain>;
 }
 
 /** Time one payout may take (a Solana confirmation wait, PayPal timeouts) that a run keeps in hand. */
@@ -40,8 +47,18 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       // With the x402 sweep's: the hot wallet's SOL and the fees of the settlements it ended.
       flushMetrics();
     }
-    return x402 ? { ...report, x402 } : report;
+    const purchases = deps.purchaseChain ? await purchaseSweep(deps.purchaseChain) : undefined;
+    return { ...report, ...(x402 ? { x402 } : {}), ...(purchases ? { purchases } : {}) };
   };
+}
+
+async function purchaseSweep(chain: () => Promise<PurchaseChain>): Promise<PurchaseReconcileReport | undefined> {
+  try {
+    return await reconcilePurchases(await chain());
+  } catch (error) {
+    if (error instanceof X402UnavailableError) return undefined;
+    throw error;
+  }
 }
 
 async function x402Sweep(facilitator: () => Promise<Facilitator>, now: Date): Promise<ReconcilerReport['x402']> {

@@ -227,6 +227,8 @@ export const STORE = {
   /** The reconciler moves a settlement it leaves PENDING to the back of its list (x402.repository.ts). */
   deferX402Settlement: { write: ['x402Settlement'] },
   listX402Payments: { read: ['x402Payment'] },
+  /** A payment identifier bound to its payment, and the first verify answer kept on it (x402-payment-identifier.repository.ts). */
+  bindX402PaymentIdentifier: { read: ['x402PaymentIdentifier'], write: ['x402PaymentIdentifier'] },
   listStaleX402: { query: ['x402Pending'] },
   /** The second check at `finalized` (x402.repository.ts listUnfinalizedSettlements, endFinalityCheck). */
   checkX402Finality: { query: ['x402Unfinalized'], write: ['x402Settlement'] },
@@ -246,6 +248,29 @@ export const STORE = {
   /** Deny, and approve (in the grant's create transaction). */
   decideGrantRequest: { write: ['grantRequest'] },
   claimGrantRequest: { write: ['grantRequest'] },
+  // x402 purchases (purchase.repository.ts; their hold is commitCharge's, their ending settlePending's).
+  /** The payment signed once: the charge's terms, its marker moved to the reconciler's queue. */
+  recordSignedPurchase: { write: ['charge', 'pendingCharge'] },
+  listAgentPurchases: { query: ['agentPurchases'] },
+  listSignedPurchases: { query: ['signedPurchases'] },
+  /** Captured or released by the chain: the charge, the payer's held money, the marker, the grant's counters, the events. */
+  settlePurchase: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
+  // The console (console-session.repository.ts, console-rate.repository.ts, passkey.repository.ts).
+  createConsoleSession: { write: ['consoleSession', 'userSessions'] },
+  /** getSession, touchSession and takeWelcomeKey: the session item only. */
+  readConsoleSession: { read: ['consoleSession'], write: ['consoleSession'] },
+  endConsoleSession: { delete: ['consoleSession', 'userSessions'] },
+  /** Sign out everywhere: the payer's sessions listed, each ended. */
+  endConsoleSessions: { read: ['userSessions'], delete: ['consoleSession', 'userSessions'] },
+  consoleRateWindow: { read: ['consoleRate'], write: ['consoleRate'] },
+  savePasskey: { write: ['passkey', 'userPasskeys'] },
+  /** getPasskey and recordPasskeyUse. */
+  usePasskey: { read: ['passkey'], write: ['passkey'] },
+  /** listPasskeys and markAccountKeySignIn: the payer's passkeys partition. */
+  listPasskeys: { read: ['userPasskeys'], write: ['userPasskeys'] },
+  deletePasskey: { delete: ['passkey', 'userPasskeys'] },
+  /** saveChallenge and takeChallenge (a DeleteItem that returns it). */
+  webauthnChallenge: { write: ['webauthnChallenge'], delete: ['webauthnChallenge'] },
 } as const satisfies Record<string, TableGrant>;
 
 export type StoreOperation = keyof typeof STORE;
@@ -276,6 +301,10 @@ export const BACKGROUND_GRANTS = {
       'deferX402Settlement',
       'idempotentCommand',
       'checkX402Finality',
+      // x402 purchases: captured when their transfer is on chain, released when it can no longer land.
+      'listSignedPurchases',
+      'getCharge',
+      'settlePurchase',
     ),
   ),
   sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn'),

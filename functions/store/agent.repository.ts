@@ -2,7 +2,7 @@
  * Agents. The agent item is keyed by the SHA-256 of the agent's key so authentication is one
  * strongly consistent read; GSI1 finds the same item by agentId (admin API, console); GSI2 lists
  * agents by their `enabled` flag (the operator's list: who waits to be enabled).
- * Operators enable an agent by setting `enabled` to true on this item (README, "Operating").
+ * Operators enable an agent by setting `enabled` to true on this item (docs/operating/runbooks.md, "Enable (or disable) an agent").
  *
  * The kill switch a charge checks is a copy of `enabled` and the key hash on each of the agent's
  * balance shards (balance.repository.ts): every write of the agent item here writes the shards in
@@ -139,7 +139,7 @@ export function killSwitchOf(item: Record<string, unknown>): KillSwitch {
 
 /**
  * Every agent item's key hash and agentId, a page at a time: a Scan of the whole table (the
- * operator's kill-switch backfill, docs/deploy.md; no function is granted Scan but the audit).
+ * operator's kill-switch backfill, docs/operating/runbooks.md; no function is granted Scan but the audit).
  */
 export async function* scanAgentKeys(): AsyncGenerator<{ keyHash: string; agentId: string }[]> {
   let start: Record<string, unknown> | undefined;

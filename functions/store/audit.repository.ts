@@ -23,7 +23,9 @@ const PROJECTION = {
     'authorizedAmount, refundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction, ' +
     'grantId, spent, spentDay, spentMonth, #counted, createdAt, feeCounted, withdrawn, feesPaid, ' +
     // What the wallet reconciliation (functions/audit/wallet-checks.ts) matches transfers with.
-    'topupId, #rail, #mint, #reason, externalId, txHash, railState.signature',
+    'topupId, #rail, #mint, #reason, externalId, txHash, railState.signature, ' +
+    // An x402 purchase (DESIGN §22): paid out by the hot wallet, by this transaction once captured.
+    '#purchase.#transaction, #purchase.requirements.payTo',
   ExpressionAttributeNames: {
     '#status': 'status',
     '#transaction': 'transaction',
@@ -31,6 +33,7 @@ const PROJECTION = {
     '#rail': 'rail',
     '#mint': 'mint',
     '#reason': 'reason',
+    '#purchase': 'purchase',
   },
 };
 

@@ -43,6 +43,8 @@ export interface PendingCharge {
    * were sharded, whose charge is in the agent's legacy partition (`pendingChargeKey`).
    */
   chargeSharded?: true;
+  /** The hold of an x402 purchase: its settlement reads the charge (its terms are not on the marker). */
+  purchase?: true;
 }
 
 /** Where the charge item of a PENDING charge is: its shard, or (an older marker's) the legacy partition. */
@@ -69,6 +71,7 @@ export function pendingOf(charge: Charge): PendingCharge {
     ...(charge.counted !== undefined ? { counted: charge.counted } : {}),
     ...(charge.grantId !== undefined ? { grantId: charge.grantId } : {}),
     ...(charge.legacyPartition ? {} : { chargeSharded: true as const }),
+    ...(charge.purchase ? { purchase: true as const } : {}),
   };
 }
 
@@ -77,7 +80,7 @@ export function pendingOf(charge: Charge): PendingCharge {
  * while PENDING); undefined for a marker written before it carried the whole charge.
  */
 export function chargeOfPending(pending: PendingCharge): Charge | undefined {
-  if (pending.idempotencyKey === undefined || pending.description === undefined) return undefined;
+  if (pending.idempotencyKey === undefined || pending.description === undefined || pending.purchase) return undefined;
   return {
     id: pending.chargeId,
     agentId: pending.agentId,
@@ -127,6 +130,7 @@ function toPendingCharge(item: Record<string, unknown>): PendingCharge {
     ...optionalCounted(item),
     ...optionalString(item, 'grantId'),
     ...(item.chargeSharded === true ? { chargeSharded: true as const } : {}),
+    ...(item.purchase === true ? { purchase: true as const } : {}),
   };
 }
 

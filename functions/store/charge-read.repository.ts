@@ -12,6 +12,7 @@ import { config } from '../config';
 import type { Charge, ChargeStatus, PendingReason, SpendCounted } from '../core/charges';
 import { agentOfChargeId } from '../core/ids';
 import type { Currency } from '../core/money';
+import type { AcceptedRequirements, PurchaseTerms, SignedPurchase } from '../core/purchases';
 import { batchGetConsistent } from './batch-get';
 import { db } from './client';
 import { GSI1, GSI2, keys } from './table';
@@ -159,8 +160,23 @@ export function toCharge(item: Record<string, unknown>): Charge {
     ...optionalNumber(item, 'refundedAmount'),
     ...optionalCounted(item),
     ...optionalString(item, 'grantId'),
+    ...(item.purchase !== null && typeof item.purchase === 'object'
+      ? { purchase: toPurchaseTerms(item.purchase as Record<string, unknown>) }
+      : {}),
     // Read from the agent's unsharded partition: its writes go back there (`chargeKeyOf`).
     ...(item.PK === keys.legacyChargePartition(String(item.agentId)) ? { legacyPartition: true as const } : {}),
+  };
+}
+
+/** A purchase's terms as stored (written whole by this service: only its numbers need reading back). */
+function toPurchaseTerms(p: Record<string, unknown>): PurchaseTerms {
+  const signed = p.signed as (SignedPurchase & { lastValidBlockHeight: unknown }) | undefined;
+  const requirements = p.requirements as AcceptedRequirements & { maxTimeoutSeconds: unknown };
+  return {
+    requirements: { ...requirements, maxTimeoutSeconds: Number(requirements.maxTimeoutSeconds) },
+    resource: (p.resource as PurchaseTerms['resource']) ?? null,
+    ...(signed ? { signed: { ...signed, lastValidBlockHeight: Number(signed.lastValidBlockHeight) } } : {}),
+    ...(typeof p.transaction === 'string' ? { transaction: p.transaction } : {}),
   };
 }
 
@@ -211,9 +227,23 @@ export async function userChargePosition(userId: string, chargeId: string): Prom
  */
 export async function listUserCharges(
   userId: string,
-  opts: { limit: number; after?: UserChargePosition; status?: ChargeStatus },
+  opts: { limit: number; after?: UserChargePosition; status?: ChargeStatus; agentId?: string; currency?: Currency },
 ): Promise<ChargePage> {
   const pk = keys.userChargePartition(userId);
+  // Filters run after each read (the console's Activity filters by agent and currency too).
+  const filters = [
+    ...(opts.status ? [['#status', ':status', 'status', opts.status]] : []),
+    ...(opts.agentId ? [['#agentId', ':agentId', 'agentId', opts.agentId]] : []),
+    ...(opts.currency ? [['#currency', ':currency', 'currency', opts.currency]] : []),
+  ];
+  const filter =
+    filters.length > 0
+      ? {
+          FilterExpression: filters.map(([name, value]) => `${name} = ${value}`).join(' AND '),
+          ExpressionAttributeNames: Object.fromEntries(filters.map(([name, , attribute]) => [name, attribute])),
+        }
+      : {};
+  const filterValues = Object.fromEntries(filters.map(([, value, , given]) => [value, given]));
   const charges: Charge[] = [];
   let start: Record<string, unknown> | undefined = opts.after?.key;
   let queries = 0;
@@ -224,8 +254,8 @@ export async function listUserCharges(
         TableName: config().TABLE_NAME,
         IndexName: GSI2.indexName,
         KeyConditionExpression: 'GSI2PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk, ...(opts.status ? { ':status': opts.status } : {}) },
-        ...(opts.status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
+        ExpressionAttributeValues: { ':pk': pk, ...filterValues },
+        ...filter,
         ScanIndexForward: false,
         Limit: opts.limit + 1 - charges.length,
         ...(start ? { ExclusiveStartKey: start } : {}),

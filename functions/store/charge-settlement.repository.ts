@@ -55,6 +55,14 @@ export interface SettleOptions {
   events?: readonly OutboxEvent[];
   /** An agent's capture: its key hash, for the credited shard's copy of the kill switch (balance.repository.ts). */
   killSwitch?: string;
+  /**
+   * An x402 purchase's own ending (use-cases/purchases.ts): captured because its transfer is on
+   * chain (`transaction`), or released because it can no longer land. Only this ends a purchase whose
+   * payment was signed, whatever its `expiresAt` says (the chain decides, not the clock), and no
+   * agent is credited: the money left by the hot wallet. Every other settlement is refused such a
+   * purchase by its condition, and any capture any purchase.
+   */
+  purchase?: { transaction?: string };
 }
 
 /**
@@ -75,7 +83,7 @@ export interface SettleOptions {
  * applies to (a hold the user approved meanwhile, for a release): read again and retry.
  */
 export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, opts: SettleOptions = {}): Promise<void> {
-  const { extra = [], events = [], killSwitch } = opts;
+  const { extra = [], events = [], killSwitch, purchase } = opts;
   const counted = countedOf(pending);
   let basis: ReleaseBasis = assumeCounted(counted);
   let grantBasis: GrantReturnBasis = assumeGrantCounted;
@@ -83,7 +91,7 @@ export async function settlePending(pending: PendingCharge, settlement: Settleme
   for (let round = 0; round < 3; round++) {
     const result = await transactWrite(
       withOutbox(
-        [...extra, ...settleItems(pending, settlement, counted, { user: basis, grant: grantBasis }, now, killSwitch)],
+        [...extra, ...settleItems(pending, settlement, counted, { user: basis, grant: grantBasis }, now, { killSwitch, purchase })],
         events,
         now,
       ),
@@ -146,8 +154,9 @@ function settleItems(
   counted: SpendCounted,
   bases: { user: ReleaseBasis; grant: GrantReturnBasis },
   now: Date,
-  killSwitch?: string,
+  own: Pick<SettleOptions, 'killSwitch' | 'purchase'> = {},
 ): TransactEntry<CountersMoved>[] {
+  const { killSwitch, purchase } = own;
   const basis = bases.user;
   const table = config().TABLE_NAME;
   const chargeKey = pendingChargeKey(pending);
@@ -157,10 +166,22 @@ function settleItems(
     throw settlement.kind === 'capture' ? new ChargeAwaitsApprovalError() : new ChargeNotPendingError('PENDING');
   }
   // The state it was read in, exactly: what this settlement leaves is then known without a read.
+  // A purchase's own ending waits for the chain, not the clock; any other settlement never ends a
+  // purchase whose payment may be on its way, and never captures one (use-cases/purchases.ts).
+  const purchaseGuard = purchase
+    ? 'attribute_exists(#xp.signed)'
+    : settlement.kind === 'capture' || (settlement.kind === 'approve' && pending.holdSeconds === undefined)
+      ? 'attribute_not_exists(#xp)'
+      : 'attribute_not_exists(#xp.signed)';
   const guard = {
-    ConditionExpression: `#status = :pending AND pendingReason = :reason AND expiresAt = :seen AND expiresAt ${isExpiry(settlement) ? '<=' : '>'} :now`,
-    ExpressionAttributeNames: { '#status': 'status' },
-    values: { ':pending': 'PENDING', ':reason': pending.pendingReason, ':seen': pending.expiresAt, ':now': nowIso },
+    ConditionExpression: `#status = :pending AND pendingReason = :reason AND expiresAt = :seen${purchase ? '' : ` AND expiresAt ${isExpiry(settlement) ? '<=' : '>'} :now`} AND ${purchaseGuard}`,
+    ExpressionAttributeNames: { '#status': 'status', '#xp': 'purchase' },
+    values: {
+      ':pending': 'PENDING',
+      ':reason': pending.pendingReason,
+      ':seen': pending.expiresAt,
+      ...(purchase ? {} : { ':now': nowIso }),
+    } as Record<string, unknown>,
   };
   const markerKey = keys.pendingCharge(pending.chargeId);
   const chargeMoved = { onConditionFailed: (old: OldItem | undefined) => chargeMovedOn(old, pending, settlement, now), precedence: 2 };
@@ -177,7 +198,7 @@ function settleItems(
             UpdateExpression: 'SET pendingReason = :capture, expiresAt = :expiresAt, approvedAt = :now',
             ConditionExpression: guard.ConditionExpression,
             ExpressionAttributeNames: guard.ExpressionAttributeNames,
-            ExpressionAttributeValues: { ...guard.values, ':capture': 'capture', ':expiresAt': expiresAt },
+            ExpressionAttributeValues: { ...guard.values, ':now': nowIso, ':capture': 'capture', ':expiresAt': expiresAt },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
@@ -205,11 +226,12 @@ function settleItems(
       Update: {
         TableName: table,
         Key: chargeKey,
-        UpdateExpression: `SET #status = :status, settledAt = :now${settlement.failureReason ? ', failureReason = :failure' : ''} REMOVE pendingReason`,
+        UpdateExpression: `SET #status = :status, settledAt = :settledAt${settlement.failureReason ? ', failureReason = :failure' : ''} REMOVE pendingReason`,
         ConditionExpression: guard.ConditionExpression,
         ExpressionAttributeNames: guard.ExpressionAttributeNames,
         ExpressionAttributeValues: {
           ...guard.values,
+          ':settledAt': nowIso,
           ':status': settlement.status,
           ...(settlement.failureReason ? { ':failure': settlement.failureReason } : {}),
         },
@@ -222,13 +244,15 @@ function settleItems(
       Update: {
         TableName: table,
         Key: chargeKey,
-        UpdateExpression: `SET #status = :status, settledAt = :now${capture ? ', amount = :captured, authorizedAmount = :authorized' : ''} REMOVE pendingReason`,
+        UpdateExpression: `SET #status = :status, settledAt = :settledAt${capture ? ', amount = :captured, authorizedAmount = :authorized' : ''}${purchase?.transaction ? ', #xp.#tx = :tx' : ''} REMOVE pendingReason`,
         ConditionExpression: `${guard.ConditionExpression}${capture ? ' AND amount = :authorized' : ''}`,
-        ExpressionAttributeNames: guard.ExpressionAttributeNames,
+        ExpressionAttributeNames: { ...guard.ExpressionAttributeNames, ...(purchase?.transaction ? { '#tx': 'transaction' } : {}) },
         ExpressionAttributeValues: {
           ...guard.values,
           ':status': 'SUCCESS',
+          ':settledAt': nowIso,
           ...(capture ? { ':captured': settlement.amount, ':authorized': pending.amount } : {}),
+          ...(purchase?.transaction ? { ':tx': purchase.transaction } : {}),
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
@@ -236,12 +260,14 @@ function settleItems(
   }
   const release = releaseUserUpdate({ ...pending, counted }, basis, returned);
   const capturing = settlement.kind === 'capture';
+  // A purchase's transfer is on chain: its capture is owed whatever the payer's policy says now.
+  const blockable = capturing && !purchase;
   const userUpdate: TransactItem = {
     Update: {
       TableName: table,
       Key: keys.user(pending.userId),
       ...release,
-      ...(capturing
+      ...(blockable
         ? {
             // A capture after the payer blocked the agent is refused (DESIGN §16): by this condition, not a read.
             ConditionExpression: `${release.ConditionExpression} AND (attribute_not_exists(policy.agents.#blk.blocked) OR policy.agents.#blk.blocked <> :blocked)`,
@@ -255,10 +281,10 @@ function settleItems(
   const items: TransactEntry<CountersMoved>[] = [
     named(chargeUpdate, chargeMoved),
     // Money going back is conditioned on the counters, a capture on the agent not being blocked; else a failure is never expected.
-    returned > 0 || capturing
+    returned > 0 || blockable
       ? named(userUpdate, {
           onConditionFailed: (old) => {
-            if (capturing && isBlocked(old, pending.agentId)) return new AgentBlockedError();
+            if (blockable && isBlocked(old, pending.agentId)) return new AgentBlockedError();
             return old && returned > 0 ? outcome({ userItem: old }) : undefined;
           },
           precedence: 1,
@@ -267,13 +293,15 @@ function settleItems(
     settledMarker(markerKey, now),
   ];
   const approving = settlement.kind === 'approve';
-  if (paid > 0 || killSwitch !== undefined) {
+  // A purchase pays no agent: its money left by the hot wallet (docs/x402.md, the wallet's equation).
+  if (!purchase && (paid > 0 || killSwitch !== undefined)) {
     // The agent's capture carries its own key's kill switch; a payer's approval, the switch for any key of the agent.
     const guard = killSwitch !== undefined ? { killSwitch } : approving ? { enabledAgent: { precedence: PAYER_SIDE_KILL_SWITCH } } : {};
     items.push(shardCredit(pending.agentId, randomShard(), pending.currency, paid, guard));
   }
-  // Money to the agent (a capture, an approval) only while the grant is active.
-  const paysAgent = capturing || approving;
+  // Money to the agent (a capture, an approval) only while the grant is active. A purchase's
+  // transfer, once on chain, is captured even if the grant ended since it was signed.
+  const paysAgent = (capturing || approving) && !purchase;
   const grantItem =
     pending.grantId === undefined
       ? undefined
@@ -327,7 +355,7 @@ const SETTLED_MARKER_TTL_SECONDS = 86_400;
 /**
  * Settling a charge retires its marker as a tombstone instead of deleting it: `settledAt` set, out of
  * the sweeper's index (its GSI1 keys removed), gone by TTL a day later. So the seven functions that
- * settle charges hold no DeleteItem (docs/deploy.md, "Least privilege"); readers treat a settled
+ * settle charges hold no DeleteItem (docs/operating/least-privilege.md); readers treat a settled
  * marker as absent (`getPendingCharge`), and a second settlement's condition refuses it as before.
  */
 function settledMarker(markerKey: ReturnType<typeof keys.pendingCharge>, now: Date): TransactItem {

@@ -169,6 +169,7 @@ function chargePut(charge: Charge): TransactItem {
         // No by-id index entry: the id names the agent, so its key is known (core/ids.ts newChargeId).
         ...keys.charge(charge.agentId, charge.id),
         ...keys.userChargeIndex(charge.userId, charge.id),
+        ...(charge.purchase ? keys.purchaseIndex(charge.agentId, charge.id) : {}),
         type: 'Charge',
         ...charge,
       },

@@ -9,21 +9,22 @@
  */
 import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { ConflictError, DomainError, UserKeyRevokedError } from '../core/errors';
+import { DomainError, UserKeyRevokedError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
-import { GRANT_MESSAGES, type Grant, type GrantLimits, type GrantStatus, MAX_ACTIVE_GRANTS, type PeriodSpend } from '../core/grants';
+import { type Grant, type GrantLimits, type GrantStatus, MAX_ACTIVE_GRANTS, type PeriodSpend } from '../core/grants';
 import { isCurrency } from '../core/money';
+import { Refusal, refuse } from '../messages/refusal';
 import { db } from './client';
 import { readMinor } from './numbers';
 import { outboxPut } from './outbox';
 import { keys } from './table';
-import { ConditionFailedError, named, type TransactItem, transactWrite } from './transact';
+import { ConditionFailedError, named, type Precedence, type TransactItem, transactWrite } from './transact';
 import { accountKeyCheck } from './user.repository';
 
 /** The payer already has MAX_ACTIVE_GRANTS active grants. */
-export class GrantLimitError extends ConflictError {
+export class GrantLimitError extends Refusal<'grantLimit'> {
   constructor() {
-    super(GRANT_MESSAGES.limit);
+    super('grantLimit', [MAX_ACTIVE_GRANTS]);
   }
 }
 
@@ -39,11 +40,17 @@ class GrantChangedError extends DomainError {
 export interface ConditionedItem {
   item: TransactItem;
   refusal: () => Error;
+  /** Which refusal speaks when several failed (an idempotency record's replay outranks the rest). */
+  precedence?: Precedence;
 }
 
 /** Writes `transaction`'s items in one TransactWriteItems; a failed condition comes out as the error its item carries. */
 async function commit(transaction: readonly ConditionedItem[]): Promise<void> {
-  await transactWrite(transaction.map((t) => named(t.item, { onConditionFailed: () => t.refusal() })));
+  await transactWrite(
+    transaction.map((t) =>
+      named(t.item, { onConditionFailed: () => t.refusal(), ...(t.precedence !== undefined ? { precedence: t.precedence } : {}) }),
+    ),
+  );
 }
 
 const NOT_CONDITIONED = () => new Error('unconditioned item refused');
@@ -240,7 +247,7 @@ export async function revokeGrant(
       if (!(error instanceof GrantChangedError)) throw error;
     }
   }
-  throw new ConflictError('grant is changing, retry', 1);
+  throw refuse('grantChanging');
 }
 
 /** The filter each status stands for: status is computed from `revokedAt` and `expiresAt` at `now`. */

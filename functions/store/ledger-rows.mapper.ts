@@ -115,6 +115,8 @@ export interface ChargeRow {
   /** The UTC day and month whose counters counted it (`counted`, or its `createdAt` on older items). */
   day?: string;
   month?: string;
+  /** An x402 purchase (DESIGN §22): paid to a seller by the hot wallet, not to its agent; its transaction once captured. */
+  purchase?: { transaction?: string };
 }
 
 export interface PayoutRow {
@@ -393,6 +395,14 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
       refundedAmount,
       ...(authorizedAmount !== undefined ? { authorizedAmount } : {}),
       ...(typeof item.grantId === 'string' ? { grantId: item.grantId, ...periodsCounted(item) } : {}),
+      ...(item.purchase !== null && typeof item.purchase === 'object'
+        ? {
+            purchase:
+              typeof (item.purchase as { transaction?: unknown }).transaction === 'string'
+                ? { transaction: String((item.purchase as { transaction: string }).transaction) }
+                : {},
+          }
+        : {}),
     });
   }
 

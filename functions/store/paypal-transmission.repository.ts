@@ -1,3 +1,12 @@
+/**
+ * PayPal webhook transmissions already received: one small TTL'd item per `paypal-transmission-id`,
+ * claimed with a conditional put before PayPal is asked to verify the webhook, so a replayed
+ * transmission is refused without a call to PayPal. The claim is released when the webhook turns
+ * out not to be verified or could not be handled (PayPal retries then): the item is marked
+ * `released`, not deleted, so the function that receives webhooks from the internet holds no
+ * DeleteItem (docs/operating/least-privilege.md), and a released claim can be claimed again.
+ * Items outlive the 5-minute freshness window by far; TTL removes them after a day.
+ */
 import { config } from '../config';
 import { keys } from './table';
 import { conditionalWrite, outcome } from './transact';

@@ -20,7 +20,7 @@ export const TTL_ATTRIBUTE = 'ttl';
  * builder makes only one. The functions' IAM grants are written in these names
  * (functions/store/access.ts) and become `dynamodb:LeadingKeys` patterns (`leadingKeyPattern`),
  * so a grant and the keys it stands for cannot drift apart. A new kind of item is a new entry
- * here; docs/deploy.md ("Least privilege") says what else it takes.
+ * here; docs/operating/least-privilege.md says what else it takes.
  */
 export const PARTITIONS = {
   agent: 'AGENTKEY#',
@@ -59,6 +59,13 @@ export const PARTITIONS = {
   consent: 'CONSENT#',
   x402Settlement: 'X402TX#',
   x402Payment: 'X402PAY#',
+  x402PaymentIdentifier: 'X402PID#',
+  consoleSession: 'CONSOLESESSION#',
+  userSessions: 'USERSESSIONS#',
+  passkey: 'PASSKEY#',
+  userPasskeys: 'USERPASSKEYS#',
+  webauthnChallenge: 'WACHALLENGE#',
+  consoleRate: 'CONSOLERATE#',
 } as const;
 export type Partition = keyof typeof PARTITIONS;
 
@@ -91,6 +98,10 @@ export const INDEX_PARTITIONS = {
   x402Pending: { index: GSI1.indexName, key: 'X402PENDING' },
   /** x402 settlements CREDITED at `confirmed` and not yet seen `finalized`, by credit time: the reconciler's second check. */
   x402Unfinalized: { index: GSI1.indexName, key: 'X402UNFINAL' },
+  /** An agent's x402 purchases, newest first (`keys.purchaseIndex`, on the hold's charge item). */
+  agentPurchases: { index: GSI1.indexName, key: 'PURCHASES#' },
+  /** PENDING purchases whose payment was signed, by signing time: the reconciler's (`keys.signedPurchaseIndex`, on the marker). */
+  signedPurchases: { index: GSI1.indexName, key: 'PURCHASES_SIGNED' },
 } as const;
 export type IndexPartition = keyof typeof INDEX_PARTITIONS;
 
@@ -150,7 +161,7 @@ export const keys = {
    * id (= creation order); listings merge them (charge-read.repository.ts).
    */
   charge: (agentId: string, chargeId: string) => ({ PK: `${P.charge}${agentId}#${shardOf(chargeId, CHARGE_SHARDS)}`, SK: chargeId }),
-  /** Where charges written before the sharding stay: read as one more shard (docs/deploy.md). */
+  /** Where charges written before the sharding stay: read as one more shard (docs/operating/runbooks.md, "Sharded charge partitions"). */
   legacyCharge: (agentId: string, chargeId: string) => ({ PK: `${P.charge}${agentId}`, SK: chargeId }),
   legacyChargePartition: (agentId: string) => `${P.charge}${agentId}`,
   /** Every partition that may hold a charge of the agent: the shards, then the legacy one. */
@@ -173,6 +184,10 @@ export const keys = {
     GSI1PK: `${I.pendingExpiry.key}${shardOf(chargeId, EXPIRY_SHARDS)}`,
     GSI1SK: `${expiresAt}#${chargeId}`,
   }),
+  /** GSI1 entry of a purchase's charge item: the agent's purchases by id (a charge item of the new id form has no other). */
+  purchaseIndex: (agentId: string, chargeId: string) => ({ GSI1PK: `${I.agentPurchases.key}${agentId}`, GSI1SK: chargeId }),
+  /** GSI1 entry of a signed purchase's marker, instead of the sweeper's: the chain ends it, not the clock. */
+  signedPurchaseIndex: (signedAt: string, chargeId: string) => ({ GSI1PK: I.signedPurchases.key, GSI1SK: `${signedAt}#${chargeId}` }),
   /** Every partition of the sweeper's queue: the shards, then the legacy one. */
   pendingExpiryPartitions: () => [...Array.from({ length: EXPIRY_SHARDS }, (_, s) => `${I.pendingExpiry.key}${s}`), I.pendingExpiry.legacy],
   /** All payouts of one agent, sorted by id (= creation order). */
@@ -262,4 +277,22 @@ export const keys = {
   /** An agent's credited x402 payments, one partition sorted by id (= creation order): the listing and the audit. */
   x402Payment: (agentId: string, paymentId: string) => ({ PK: `${P.x402Payment}${agentId}`, SK: paymentId }),
   x402PaymentPartition: (agentId: string) => `${P.x402Payment}${agentId}`,
+  /** A `payment-identifier` an agent's verify or settle saw, bound to its payment (x402-payment-identifier.repository.ts). */
+  x402PaymentIdentifier: (agentId: string, id: string) => ({ PK: `${P.x402PaymentIdentifier}${agentId}#${id}`, SK: 'PID' }),
+  // The console (docs/console.md): sessions, passkeys, WebAuthn challenges and rate windows, all TTL'd but passkeys.
+  /** A console session by the hash of its cookie's value (the value itself is never stored). */
+  consoleSession: (sessionHash: string) => ({ PK: `${P.consoleSession}${sessionHash}`, SK: 'SESSION' }),
+  /** A payer's sessions, one partition: what `Sign out everywhere` ends. */
+  userSession: (userId: string, sessionHash: string) => ({ PK: `${P.userSessions}${userId}`, SK: sessionHash }),
+  userSessionPartition: (userId: string) => `${P.userSessions}${userId}`,
+  /** A passkey by its credential id: how a discoverable sign-in finds its payer. */
+  passkey: (credentialId: string) => ({ PK: `${P.passkey}${credentialId}`, SK: 'PASSKEY' }),
+  /** A payer's passkeys, one partition sorted by credential id (and the `ACCOUNTKEY` marker of an account-key sign-in). */
+  userPasskey: (userId: string, credentialId: string) => ({ PK: `${P.userPasskeys}${userId}`, SK: `PASSKEY#${credentialId}` }),
+  userAccountKeyMarker: (userId: string) => ({ PK: `${P.userPasskeys}${userId}`, SK: 'ACCOUNTKEY' }),
+  userPasskeyPartition: (userId: string) => `${P.userPasskeys}${userId}`,
+  /** A WebAuthn challenge handed out and not yet used (single use: the ceremony deletes it). */
+  webauthnChallenge: (challenge: string) => ({ PK: `${P.webauthnChallenge}${challenge}`, SK: 'CHALLENGE' }),
+  /** One address's attempts at one console action in one window (sign-in failures, sign-ups). */
+  consoleRate: (action: string, address: string, window: number) => ({ PK: `${P.consoleRate}${action}#${address}#${window}`, SK: 'RATE' }),
 } as const;

@@ -21,7 +21,7 @@ import { named, type TransactEntry, transactWrite } from './transact';
  * payer's open-top-up slots, in one transaction: TopupLimitError when MAX_OPEN_TOPUPS are open,
  * however many requests race.
  */
-export async function createTopup(topup: Topup): Promise<void> {
+export async function createTopup(topup: Topup, also: readonly TransactEntry[] = []): Promise<void> {
   const table = config().TABLE_NAME;
   const lookup = topup.currency === 'USDC' ? keys.topupReference(topup.reference) : keys.topupOrder(topup.orderId);
   const items: TransactEntry[] = [
@@ -64,7 +64,8 @@ export async function createTopup(topup: Topup): Promise<void> {
       ),
     );
   }
-  await transactWrite(items);
+  // `also`: what joins the create (the console's idempotency record: a double submit opens one top-up).
+  await transactWrite([...items, ...also]);
 }
 
 /** How many PENDING top-ups the payer has open (their slots taken). */

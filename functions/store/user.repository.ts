@@ -18,7 +18,7 @@ import { readMinor } from './numbers';
 import { owedAttribute } from './owed';
 import { heldAttribute, payerStateOf } from './payer';
 import { keys } from './table';
-import { conditionalWrite, named, outcome, type TransactItem, transactWrite } from './transact';
+import { conditionalWrite, named, outcome, type TransactEntry, type TransactItem, transactWrite } from './transact';
 
 export async function createUser(userId: string, keyHash: string, now: Date): Promise<User> {
   const table = config().TABLE_NAME;
@@ -161,7 +161,12 @@ export async function replacePolicy(userId: string, policy: SpendingPolicy): Pro
  * stops moving money at once, in every container. StaleReadError when the old key is no longer
  * the user's (a concurrent rotation won).
  */
-export async function rotateUserKey(userId: string, oldKeyHash: string, newKeyHash: string): Promise<void> {
+export async function rotateUserKey(
+  userId: string,
+  oldKeyHash: string,
+  newKeyHash: string,
+  also: readonly TransactEntry[] = [],
+): Promise<void> {
   const table = config().TABLE_NAME;
   // Any of the three failing means another rotation won (or the user is gone).
   const stale = { onConditionFailed: () => new StaleReadError('user key') };
@@ -199,6 +204,8 @@ export async function rotateUserKey(userId: string, oldKeyHash: string, newKeyHa
       },
       stale,
     ),
+    // What joins the rotation (the console's idempotency record: a double submit rotates once).
+    ...also,
   ]);
 }
 

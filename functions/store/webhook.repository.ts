@@ -17,7 +17,7 @@ import {
 } from '../core/webhooks';
 import { db } from './client';
 import { keys } from './table';
-import { conditionalWrite, named, outcome, transactWrite } from './transact';
+import { conditionalWrite, named, outcome, type TransactEntry, transactWrite } from './transact';
 import { accountKeyCheck } from './user.repository';
 
 /** The owner already has MAX_WEBHOOKS_PER_OWNER endpoints. */
@@ -43,6 +43,7 @@ export interface StoredWebhook extends Webhook {
 export async function createWebhook(
   webhook: Omit<StoredWebhook, 'health'>,
   account?: { userId: string; accountKeyHash: string },
+  also: readonly TransactEntry[] = [],
 ): Promise<void> {
   const table = config().TABLE_NAME;
   await transactWrite([
@@ -70,6 +71,8 @@ export async function createWebhook(
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
+    // What joins the create (the console's idempotency record: a double submit registers one endpoint).
+    ...also,
   ]);
 }
 

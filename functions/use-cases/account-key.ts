@@ -1,29 +1,36 @@
 /**
  * The payer's account key (DESIGN §16, docs/grants.md "Rotating the account key"): rotating it is
  * the answer to a leaked key, so a rotation also ends what the old key could have made for whoever
- * holds it — every active grant and every user webhook endpoint — and lists them in its answer.
+ * holds it — every active grant, every user webhook endpoint and every open account-key charge —
+ * and lists them in its answer.
  * The payer's own route and the operator's (a payer locked out) rotate alike.
  */
 import type { ApiResult } from '../contracts/api';
 import { grantView } from '../contracts/grants';
-import { ConflictError, StaleReadError } from '../core/errors';
+import { userChargeView } from '../contracts/views';
+import { StaleReadError } from '../core/errors';
 import { ownerKey } from '../core/events';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
+import { isRefusal, refuse } from '../messages/refusal';
+import { listUserCharges, userChargePosition } from '../store/charge-read.repository';
+import type { Settlement } from '../store/charge-settlement.repository';
+import type { TransactEntry } from '../store/transact';
 import { rotateUserKey } from '../store/user.repository';
 import { deleteWebhook, listWebhooks } from '../store/webhook.repository';
 import { forgetUserKey } from './auth';
 import { listMyGrants, revokeMyGrant } from './grants';
+import { settle } from './payers';
 import { webhookView } from './webhooks';
 
 /**
  * POST /api/v1/users/me/keys/rotate: a new user key, shown once (`rotateAccountKey`); 409 when
  * another rotation won.
  */
-export async function rotateMyKey(userId: string, oldKeyHash: string): Promise<ApiResult> {
+export async function rotateMyKey(userId: string, oldKeyHash: string, opts: { also?: readonly TransactEntry[] } = {}): Promise<ApiResult> {
   try {
-    return { statusCode: 200, body: await rotateAccountKey(userId, oldKeyHash) };
+    return { statusCode: 200, body: await rotateAccountKey(userId, oldKeyHash, opts) };
   } catch (error) {
-    if (error instanceof StaleReadError) throw new ConflictError('user key was rotated concurrently, retry with the new key');
+    if (error instanceof StaleReadError) throw refuse('userKeyRotatedConcurrently');
     throw error;
   }
 }
@@ -35,13 +42,26 @@ export interface RotatedAccountKey {
   revokedGrants: ReturnType<typeof grantView>[];
   /** The user webhook endpoints it deleted (never a secret). */
   deletedWebhooks: ReturnType<typeof webhookView>[];
+  /** The account-key charges it found open (awaiting approval or capture), now FAILED with their hold back. */
+  releasedCharges: ReturnType<typeof userChargeView>[];
 }
+
+/**
+ * An open charge made with the account key, ended by its rotation: FAILED, the hold back to the
+ * payer. The agent was answered its approval link (an account-key charge's 202 carries it), and a
+ * hold waits for the agent's capture: both would otherwise pay whoever held the old key, after it.
+ */
+export const RELEASED_BY_ROTATION = {
+  kind: 'return',
+  status: 'FAILED',
+  failureReason: 'account key rotated',
+} as const satisfies Settlement;
 
 /**
  * Replaces the payer's account key (the answer to a leaked one: docs/grants.md, docs/webhooks.md)
  * and ends what the old key could have made for whoever holds it: every active grant is revoked
- * (`grant.revoked` to both sides, as a DELETE does) and every user webhook endpoint deleted; the
- * answer lists them so the payer can make again what was theirs. The old key stops moving money
+ * (`grant.revoked` to both sides, as a DELETE does), every user webhook endpoint deleted and every
+ * open charge made with the account key released (`releaseOpenCharges`); the answer lists them so the payer can make again what was theirs. The old key stops moving money
  * at once (every charge is conditioned on the key's hash on the user's item), stops
  * authenticating within the auth cache's lifetime elsewhere (at once here), and can make no grant
  * or endpoint after the rotation (their creates are conditioned on it), so what the sweep after it
@@ -49,23 +69,31 @@ export interface RotatedAccountKey {
  * and a retry with it does it all again; the sweep after finds only what was made meanwhile.
  * StaleReadError when another rotation won (the caller words it).
  */
-export async function rotateAccountKey(userId: string, oldKeyHash: string): Promise<RotatedAccountKey> {
+export async function rotateAccountKey(
+  userId: string,
+  oldKeyHash: string,
+  opts: { also?: readonly TransactEntry[] } = {},
+): Promise<RotatedAccountKey> {
   const before = await endAccountCredentials(userId);
   const userKey = generateKey(USER_KEY_PREFIX);
-  await rotateUserKey(userId, oldKeyHash, hashKey(userKey));
+  // `also` joins the rotation's transaction (the console's idempotency record).
+  await rotateUserKey(userId, oldKeyHash, hashKey(userKey), opts.also);
   forgetUserKey(oldKeyHash);
   const after = await endAccountCredentials(userId);
   return {
     userKey,
     revokedGrants: [...before.grants, ...after.grants],
     deletedWebhooks: [...before.webhooks, ...after.webhooks],
+    releasedCharges: [...before.charges, ...after.charges],
   };
 }
 
 /** Revokes every active grant of the payer and deletes every user webhook endpoint; returns them as the API shows them. */
-async function endAccountCredentials(
-  userId: string,
-): Promise<{ grants: RotatedAccountKey['revokedGrants']; webhooks: RotatedAccountKey['deletedWebhooks'] }> {
+async function endAccountCredentials(userId: string): Promise<{
+  grants: RotatedAccountKey['revokedGrants'];
+  webhooks: RotatedAccountKey['deletedWebhooks'];
+  charges: RotatedAccountKey['releasedCharges'];
+}> {
   const grants: RotatedAccountKey['revokedGrants'] = [];
   let after: string | undefined;
   do {
@@ -82,5 +110,31 @@ async function endAccountCredentials(
     // Deleted meanwhile (by the payer, or a racing rotation): gone either way, listed by whoever deleted it.
     if (await deleteWebhook(owner, webhook.id)) webhooks.push(webhookView(webhook));
   }
-  return { grants, webhooks };
+  return { grants, webhooks, charges: await releaseOpenCharges(userId) };
+}
+
+/**
+ * Ends every open charge the account key made (a grant's ended with its revocation, above), one
+ * settlement each, exactly as the payer's own release: one that was decided, released or expired
+ * meanwhile is left to whoever did. Charges made after the rotation cannot be the old key's (their
+ * commit is conditioned on the key's hash).
+ */
+async function releaseOpenCharges(userId: string): Promise<RotatedAccountKey['releasedCharges']> {
+  const released: RotatedAccountKey['releasedCharges'] = [];
+  let after: string | undefined;
+  do {
+    const position = after === undefined ? undefined : await userChargePosition(userId, after);
+    const page = await listUserCharges(userId, { limit: 100, status: 'PENDING', ...(position ? { after: position } : {}) });
+    for (const charge of page.charges) {
+      if (charge.grantId !== undefined) continue;
+      try {
+        released.push(userChargeView(await settle(charge.id, RELEASED_BY_ROTATION, (c) => c.userId === userId, { anyReason: true })));
+      } catch (error) {
+        // Decided, released or expired meanwhile (409), or gone (404): left to whoever did.
+        if (!(isRefusal(error) && (error.statusCode === 409 || error.statusCode === 404))) throw error;
+      }
+    }
+    after = page.lastId;
+  } while (after !== undefined);
+  return released;
 }

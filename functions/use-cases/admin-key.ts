@@ -1,7 +1,7 @@
 /**
  * The admin key: ADMIN_KEY locally and in tests. On AWS the key lives in Secrets Manager
  * (ADMIN_KEY_SECRET_ARN); each container re-reads it at most every ADMIN_KEY_REFRESH_MS, so a
- * rotated key takes effect within that time without redeploying (docs/deploy.md).
+ * rotated key takes effect within that time without redeploying (docs/operating/runbooks.md, "Rotating the admin key").
  */
 import { config, onConfigReset } from '../config';
 

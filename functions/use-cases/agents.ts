@@ -4,9 +4,10 @@ import type { ApiResult } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import type { ListAgentsQuery, RegisterAgentRequest } from '../contracts/request.schemas';
 import { agentView, balancesView } from '../contracts/views';
-import { AgentNameTakenError, ConflictError, NotFoundError, StaleReadError, UnauthorizedError, ValidationError } from '../core/errors';
+import { AgentNameTakenError, StaleReadError } from '../core/errors';
 import { isId, newAgentId } from '../core/ids';
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
+import { refuse } from '../messages/refusal';
 import { getAgentById, listAgents, moveAgentKey, setAgentEnabled } from '../store/agent.repository';
 import { createAgent } from '../store/agent-registration.repository';
 import { readAgentLedger } from '../store/balance.repository';
@@ -23,16 +24,16 @@ export async function registerAgent(input: RegisterAgentRequest): Promise<ApiRes
   try {
     await createAgent(agent);
   } catch (error) {
-    if (error instanceof AgentNameTakenError) throw new ConflictError('agent name already taken');
+    if (error instanceof AgentNameTakenError) throw refuse('agentNameTaken');
     throw error;
   }
   return { statusCode: 201, body: { message: REGISTRATION_MESSAGE, apiKey, enabled: false, agentId: agent.id } };
 }
 
 export async function updateAgentEnabled(agentId: string | undefined, enabled: boolean): Promise<ApiResult> {
-  if (!isId('agent', agentId)) throw new NotFoundError('agent not found');
+  if (!isId('agent', agentId)) throw refuse('agentNotFound');
   const agent = await setAgentEnabled(agentId, enabled);
-  if (!agent) throw new NotFoundError('agent not found');
+  if (!agent) throw refuse('agentNotFound');
   clearAuthCache();
   return { statusCode: 200, body: agentView(agent) };
 }
@@ -50,14 +51,14 @@ export async function rotateAgentKey(oldKeyHash: string): Promise<ApiResult> {
   for (let round = 0; round < 3; round++) {
     try {
       const agent = await moveAgentKey(oldKeyHash, hashKey(apiKey), new Date());
-      if (!agent) throw new UnauthorizedError(AUTH_MESSAGES.rotateKey);
+      if (!agent) throw refuse(AUTH_MESSAGES.rotateKey);
       forgetAgent(oldKeyHash);
       return { statusCode: 200, body: { apiKey, agentId: agent.id, enabled: agent.enabled } };
     } catch (error) {
       if (!(error instanceof StaleReadError)) throw error;
     }
   }
-  throw new ConflictError('agent key was rotated concurrently, retry with the new key');
+  throw refuse('agentKeyRotatedConcurrently');
 }
 
 /** Which agents a list holds: the state filter a cursor was made with, so its pages stay one list. */
@@ -87,7 +88,7 @@ export async function listAgentsForOperator(query: ListAgentsQuery): Promise<Api
   const cursor = query.cursor ? readAgentCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const asked = filterOf(query.enabled);
-  if (cursor && asked !== undefined && asked !== cursor.filter) throw new ValidationError('cursor is invalid');
+  if (cursor && asked !== undefined && asked !== cursor.filter) throw refuse('cursorInvalid');
   const filter = cursor?.filter ?? asked ?? 'all';
   const page = await listAgents({
     limit,
@@ -102,9 +103,9 @@ export async function listAgentsForOperator(query: ListAgentsQuery): Promise<Api
 
 /** An agent as the operator sees it: its public fields and its withdrawable balance. */
 export async function readAgent(agentId: string | undefined): Promise<ApiResult> {
-  if (!isId('agent', agentId)) throw new NotFoundError('agent not found');
+  if (!isId('agent', agentId)) throw refuse('agentNotFound');
   const agent = await getAgentById(agentId);
-  if (!agent) throw new NotFoundError('agent not found');
+  if (!agent) throw refuse('agentNotFound');
   const ledger = await readAgentLedger(agent.id);
   return { statusCode: 200, body: { ...agentView(agent), balances: balancesView(ledger.balances) } };
 }

@@ -8,8 +8,8 @@
 
 import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
-import { ConflictError, ForbiddenError, NotFoundError } from '../core/errors';
 import { grantStatus } from '../core/grants';
+import { isRefusal } from '../messages/refusal';
 import { getAgentById } from '../store/agent.repository';
 import { getPendingCharge } from '../store/charge-pending.repository';
 import { getCharge, getChargeById } from '../store/charge-read.repository';
@@ -79,12 +79,11 @@ export async function decideOnApprovalPage(token: string | undefined, action: 'a
   } catch (error) {
     // Refused by the approval's own conditions: the page says why at once (a redirect could show
     // Approve again, from reads that have not caught up with what refused it).
-    const refusal = error instanceof ForbiddenError ? APPROVAL_REFUSAL_LIST.find((r) => r === error.message) : undefined;
-    if (refusal) {
+    if (isRefusal(error, ...APPROVAL_REFUSAL_LIST)) {
       const page = await showApprovalPage(token);
-      return page.kind === 'charge' ? { kind: 'refused', page: { ...page, refusal } } : INVALID_LINK;
+      return page.kind === 'charge' ? { kind: 'refused', page: { ...page, refusal: error.code } } : INVALID_LINK;
     }
-    if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
+    if (!(isRefusal(error) && (error.statusCode === 409 || error.statusCode === 404))) throw error;
   }
   return { kind: 'decided', token };
 }

@@ -9,33 +9,40 @@
 import { config, onConfigReset } from '../config';
 import type { ApiRequest } from '../contracts/api';
 import type { Agent } from '../core/agents';
-import { ForbiddenError, UnauthorizedError } from '../core/errors';
 import { AGENT_KEY_PREFIX, GRANT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual, USER_KEY_PREFIX } from '../core/keys';
 import { TtlCache } from '../core/ttl-cache';
+import type { RefusalCode } from '../messages/catalogue';
+import { refuse } from '../messages/refusal';
 import { type GrantKeyTerms, lookupCredentials } from '../store/credentials.repository';
 import { adminKey } from './admin-key';
 
-/** Public messages, per endpoint, exactly as the contract gives them (docs/spec.md, docs/design.md). */
+/**
+ * The refusal (a catalogue code, functions/messages/catalogue.ts) each endpoint answers a credential
+ * it does not take with, exactly as the contract gives them (docs/spec.md, docs/design.md).
+ */
 export const AUTH_MESSAGES = {
-  createCharge: 'invalid or disabled agent key',
-  listCharges: 'invalid or disabled agent key',
-  getCharge: 'invalid agent key',
-  withdraw: 'invalid agent',
-  listWithdrawals: 'invalid agent',
-  balance: 'invalid or disabled agent key',
+  createCharge: 'invalidOrDisabledAgentKey',
+  listCharges: 'invalidOrDisabledAgentKey',
+  getCharge: 'invalidAgentKey',
+  withdraw: 'invalidAgent',
+  listWithdrawals: 'invalidAgent',
+  balance: 'invalidOrDisabledAgentKey',
   /** Capture, release, refund: money movements, as creating a charge. */
-  lifecycle: 'invalid or disabled agent key',
+  lifecycle: 'invalidOrDisabledAgentKey',
   /** Key rotation: a disabled agent may rotate too, so only an unknown key is refused. */
-  rotateKey: 'invalid agent key',
-  user: 'invalid user key',
-  admin: 'invalid admin key',
+  rotateKey: 'invalidAgentKey',
+  user: 'invalidUserKey',
+  admin: 'invalidAdminKey',
   /** Webhook routes: a disabled agent makes the service send nothing (registration is public). */
-  webhooks: 'invalid or disabled agent key',
+  webhooks: 'invalidOrDisabledAgentKey',
   /** Grant requests (docs/grants.md): a disabled agent asks for nothing. */
-  grantRequests: 'invalid or disabled agent key',
+  grantRequests: 'invalidOrDisabledAgentKey',
   /** A grant key sent by an agent it was not issued to (DESIGN §16). */
-  grantForAnotherAgent: 'grant is for another agent',
-} as const;
+  grantForAnotherAgent: 'grantForAnotherAgent',
+} as const satisfies Record<string, RefusalCode>;
+
+/** A refusal of a credential: one of AUTH_MESSAGES's codes. */
+export type AuthRefusal = (typeof AUTH_MESSAGES)[keyof typeof AUTH_MESSAGES];
 
 type CachedAgent = { agent: Agent | null };
 type CachedUser = { userId: string | null };
@@ -93,15 +100,15 @@ export interface ChargeParties {
  * reported even when the user key is bad too. A grant key of another agent is 403; one past its
  * `expiresAt` is 401 here, and a revoked one by the charge's own transaction (never a cache).
  */
-export async function authenticate(req: ApiRequest, agentMessage: string, withUser: false): Promise<{ agent: Agent }>;
-export async function authenticate(req: ApiRequest, agentMessage: string, withUser: true): Promise<ChargeParties>;
+export async function authenticate(req: ApiRequest, agentMessage: AuthRefusal, withUser: false): Promise<{ agent: Agent }>;
+export async function authenticate(req: ApiRequest, agentMessage: AuthRefusal, withUser: true): Promise<ChargeParties>;
 export async function authenticate(
   req: ApiRequest,
-  agentMessage: string,
+  agentMessage: AuthRefusal,
   withUser: boolean,
 ): Promise<{ agent: Agent; userId?: string; userKeyHash?: string; grant?: GrantKeyTerms }> {
   const agentKey = req.headers['x-agent-key'];
-  if (!looksLikeKey(agentKey, AGENT_KEY_PREFIX)) throw new UnauthorizedError(agentMessage);
+  if (!looksLikeKey(agentKey, AGENT_KEY_PREFIX)) throw refuse(agentMessage);
   const userKey = req.headers['x-user-key'];
   const userKeyOk = looksLikeKey(userKey, USER_KEY_PREFIX);
   const grantKeyOk = !userKeyOk && looksLikeKey(userKey, GRANT_KEY_PREFIX);
@@ -138,18 +145,18 @@ export async function authenticate(
     }
   }
   const agent = cachedAgent?.agent;
-  if (!agent?.enabled) throw new UnauthorizedError(agentMessage);
+  if (!agent?.enabled) throw refuse(agentMessage);
   if (!withUser) return { agent };
   if (grantHash) {
     const grant = cachedGrant?.grant;
-    if (!grant) throw new UnauthorizedError(AUTH_MESSAGES.user);
-    if (grant.agentId !== agent.id) throw new ForbiddenError(AUTH_MESSAGES.grantForAnotherAgent);
+    if (!grant) throw refuse(AUTH_MESSAGES.user);
+    if (grant.agentId !== agent.id) throw refuse(AUTH_MESSAGES.grantForAnotherAgent);
     // Expiry never changes, so the cached terms decide it exactly; the transaction checks it again.
-    if (grant.expiresAt !== undefined && grant.expiresAt <= new Date().toISOString()) throw new UnauthorizedError(AUTH_MESSAGES.user);
+    if (grant.expiresAt !== undefined && grant.expiresAt <= new Date().toISOString()) throw refuse(AUTH_MESSAGES.user);
     return { agent, userId: grant.userId, userKeyHash: grantHash, grant };
   }
   const userId = cachedUser?.userId;
-  if (!userId || !userHash) throw new UnauthorizedError(AUTH_MESSAGES.user);
+  if (!userId || !userHash) throw refuse(AUTH_MESSAGES.user);
   return { agent, userId, userKeyHash: userHash };
 }
 
@@ -159,7 +166,7 @@ export async function authenticate(
  */
 export async function authenticateUser(req: ApiRequest): Promise<{ userId: string; userKeyHash: string }> {
   const userKey = req.headers['x-user-key'];
-  if (!looksLikeKey(userKey, USER_KEY_PREFIX)) throw new UnauthorizedError(AUTH_MESSAGES.user);
+  if (!looksLikeKey(userKey, USER_KEY_PREFIX)) throw refuse(AUTH_MESSAGES.user);
   const { users } = caches();
   const userKeyHash = hashKey(userKey);
   let cached = users.get(userKeyHash);
@@ -168,7 +175,7 @@ export async function authenticateUser(req: ApiRequest): Promise<{ userId: strin
     cached = { userId: found.userId ?? null };
     users.set(userKeyHash, cached, cached.userId ? undefined : NEGATIVE_TTL_MS);
   }
-  if (!cached.userId) throw new UnauthorizedError(AUTH_MESSAGES.user);
+  if (!cached.userId) throw refuse(AUTH_MESSAGES.user);
   return { userId: cached.userId, userKeyHash };
 }
 
@@ -182,11 +189,11 @@ export async function authenticateUser(req: ApiRequest): Promise<{ userId: strin
  */
 export async function authenticateAdmin(req: ApiRequest): Promise<void> {
   if (config().ADMIN_AUTH === 'iam') {
-    if (!req.iamCaller) throw new UnauthorizedError(AUTH_MESSAGES.admin);
+    if (!req.iamCaller) throw refuse(AUTH_MESSAGES.admin);
     return;
   }
   const given = req.headers['x-admin-key'];
-  if (!given || !secretsEqual(given, await adminKey())) throw new UnauthorizedError(AUTH_MESSAGES.admin);
+  if (!given || !secretsEqual(given, await adminKey())) throw refuse(AUTH_MESSAGES.admin);
 }
 
 /**

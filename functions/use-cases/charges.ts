@@ -4,6 +4,7 @@
 
 import type { ApiResult } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import { renderRefusal } from '../contracts/outcome';
 import type { CreateChargeRequest, ListChargesQuery } from '../contracts/request.schemas';
 import { balancesView, chargeView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
@@ -12,19 +13,18 @@ import type { Charge } from '../core/charges';
 import {
   AgentDisabledError,
   BalanceLimitError,
-  ConflictError,
   GrantPeriodsChangedError,
   InsufficientFundsError,
-  NotFoundError,
   PayerStateChangedError,
   SpendingLimitError,
-  UnauthorizedError,
   UserKeyRevokedError,
-  ValidationError,
 } from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
 import { periodsOf } from '../core/policy';
+import type { PurchaseTerms } from '../core/purchases';
 import type { PayerState } from '../core/users';
+import { refusalText } from '../messages/catalogue';
+import { refuse } from '../messages/refusal';
 import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, recordFailedCharge } from '../store/charge.repository';
 import { getCharge, getChargeById, listCharges } from '../store/charge-read.repository';
@@ -32,7 +32,7 @@ import type { GrantKeyTerms } from '../store/credentials.repository';
 import { approvalToken, TOKEN_PLACEHOLDER, withApprovalToken } from './approval-token';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
 import { chargeEvents } from './events';
-import { idempotentCommand } from './idempotency';
+import { idempotentCommand, type Rendered } from './idempotency';
 import { grantPeriods, payerState, rememberGrantPeriods, rememberPayer } from './payer-cache';
 
 export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
@@ -47,7 +47,16 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   idempotencyKey: string;
   /** Where the approval link points (`<base>/approve/<token>`). */
   baseUrl: string;
+  /**
+   * An x402 purchase's hold (use-cases/purchases.ts): the same checks, hold and transaction as any
+   * hold, keyed apart (`#x402-purchases`), answered as the purchase (`view`), and telling nobody but
+   * the payer asked for approval: its other events come from its settlement.
+   */
+  purchase?: { terms: PurchaseTerms; view: (charge: Charge) => unknown } | undefined;
 };
+
+/** The refusals that keep a FAILED charge (its failureReason is the refusal's text). */
+type ChargeRefusal = 'agentBlockedByUser' | 'spendingLimitExceeded' | 'insufficientBalance';
 
 /** How long a hold waits for its capture when `holdSeconds` is not given (docs/design.md §12). */
 export const DEFAULT_HOLD_SECONDS = 3600;
@@ -64,20 +73,28 @@ const CHARGE_ROUNDS = 5;
  * and no read: the policy is this container's copy, and the write is conditioned on it.
  */
 export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
-  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant } = input;
+  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant, purchase } = input;
   // A grant is for one currency: another is a bad request, refused before anything is stored.
-  if (grant && grant.currency !== currency) throw new ValidationError('currency does not match the grant');
+  if (grant && grant.currency !== currency) throw refuse('grantCurrencyMismatch');
   // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
   const holdSeconds = capture !== false ? undefined : (input.holdSeconds ?? DEFAULT_HOLD_SECONDS);
   const agentId = agent.id;
   return idempotentCommand(
     {
-      scope: `${agentId}#charges`,
+      scope: purchase ? `${agentId}#x402-purchases` : `${agentId}#charges`,
       key: idempotencyKey,
       // A hold's request differs by its capture terms; a plain charge's fingerprint is as it always was.
-      request: { userId, amount, currency, description, ...(holdSeconds !== undefined ? { capture: 'false', holdSeconds } : {}) },
+      request: {
+        userId,
+        amount,
+        currency,
+        description,
+        ...(holdSeconds !== undefined ? { capture: 'false', holdSeconds } : {}),
+        ...(purchase ? { purchase: JSON.stringify([purchase.terms.requirements, purchase.terms.resource]) } : {}),
+      },
       rounds: CHARGE_ROUNDS,
-      restore: withApprovalToken,
+      render: renderCharge,
+      ...(purchase ? {} : { restore: withApprovalToken }),
     },
     async ({ now, answer }) => {
       const state = await payerState(userId);
@@ -94,10 +111,12 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         ...(agent.name !== undefined ? { agentName: agent.name } : {}),
         ...(holdSeconds !== undefined ? { holdSeconds, authorizedAmount: amount } : {}),
         ...(grant ? { grantId: grant.grantId } : {}),
+        ...(purchase ? { purchase: purchase.terms } : {}),
       };
-      /** A refusal: a FAILED charge kept with its reason, the answer stored under the key. */
-      const refuse = async (statusCode: number, reason: string, judgedBy?: PayerState) => {
-        const refused = answer(statusCode, { error: reason });
+      /** A refusal: a FAILED charge kept with its reason (the refusal's text), the answer stored under the key. */
+      const fail = async (code: ChargeRefusal, judgedBy?: PayerState) => {
+        const reason = refusalText(code);
+        const refused = answer({ kind: 'refused', code });
         const failed: Charge = { ...base, status: 'FAILED', failureReason: reason };
         try {
           await recordFailedCharge(failed, agent.keyHash, refused.record, now, {
@@ -113,24 +132,24 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
 
       const verdict = decideCharge({ policy: state.policy, agentId, currency, amount, holdSeconds, grant, now });
       if (verdict.kind === 'refused') {
-        if (verdict.reason === 'blocked') return refuse(403, 'agent blocked by user', state);
+        if (verdict.reason === 'blocked') return fail('agentBlockedByUser', state);
         // The grant's limits on top of the policy's: the amount alone, here; the running totals, by the grant item's condition.
-        return refuse(402, 'spending limit exceeded', verdict.reason === 'over-limit' ? state : undefined);
+        return fail('spendingLimitExceeded', verdict.reason === 'over-limit' ? state : undefined);
       }
       const { needsApproval, pending } = verdict;
       const hold = pending !== undefined;
       const charge: Charge = pending ? { ...base, status: 'PENDING', pendingReason: pending.reason, expiresAt: pending.expiresAt } : base;
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
       // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
-      const created = !needsApproval
-        ? answer(201, chargeView(charge))
-        : grant
-          ? answer(202, { ...chargeView(charge), approvalUrl: null })
-          : answer(
-              202,
-              { ...chargeView(charge), approvalUrl: link(await approvalToken(charge.id)) },
-              { ...chargeView(charge), approvalUrl: link(TOKEN_PLACEHOLDER) },
-            );
+      const created = answer(
+        purchase
+          ? { kind: 'purchase', statusCode: needsApproval ? 202 : 201, body: purchase.view(charge) }
+          : !needsApproval
+            ? { kind: 'created', charge }
+            : grant
+              ? { kind: 'awaitsApproval', charge, approvalUrl: null }
+              : { kind: 'awaitsApproval', charge, approvalUrl: link(await approvalToken(charge.id)), storedUrl: link(TOKEN_PLACEHOLDER) },
+      );
       const grantCharge = grant
         ? { grantId: grant.grantId, userId, basis: { agentId, currency, limits: grant.limits, ...grantPeriods(grant.grantId) } }
         : undefined;
@@ -145,7 +164,8 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       try {
         // The events are written with the charge; the approval link's token never is (the
         // placeholder, filled in by the delivery worker: functions/webhooks/delivery.ts).
-        const events = chargeEvents(charge, { now, ...(needsApproval ? { approvalUrl: link(TOKEN_PLACEHOLDER) } : {}) });
+        const all = chargeEvents(charge, { now, ...(needsApproval ? { approvalUrl: link(TOKEN_PLACEHOLDER) } : {}) });
+        const events = purchase ? all.filter((e) => e.type === 'charge.approval_requested') : all;
         await commitCharge(charge, agent.keyHash, basis, created.record, now, events);
         // The counters are now this period's.
         rememberPayer(userId, { ...state, ...periodsOf(now) });
@@ -154,12 +174,40 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       } catch (error) {
         if (error instanceof PayerStateChangedError) rememberPayer(userId, error.state);
         if (error instanceof GrantPeriodsChangedError && grant) rememberGrantPeriods(grant.grantId, error.periods);
-        if (error instanceof SpendingLimitError) return refuse(402, 'spending limit exceeded');
-        if (error instanceof InsufficientFundsError) return refuse(402, 'insufficient balance');
+        if (error instanceof SpendingLimitError) return fail('spendingLimitExceeded');
+        if (error instanceof InsufficientFundsError) return fail('insufficientBalance');
         throw translate(error, input);
       }
     },
   );
+}
+
+/**
+ * What a charge request decided: a charge made (201), one waiting for its payer (202, with the
+ * approval link: null for a grant key's charge, which the agent never gets; the record keeps the
+ * link without its token), or a refusal that keeps a FAILED charge.
+ */
+type ChargeOutcome =
+  | { kind: 'created'; charge: Charge }
+  | { kind: 'awaitsApproval'; charge: Charge; approvalUrl: string | null; storedUrl?: string }
+  | { kind: 'refused'; code: ChargeRefusal }
+  /** An x402 purchase's hold, answered as the purchase (use-cases/purchases.ts renders its view). */
+  | { kind: 'purchase'; statusCode: 201 | 202; body: unknown };
+
+/** The one rendering of a charge request's outcome, sent and stored under its Idempotency-Key. */
+function renderCharge(outcome: ChargeOutcome): Rendered {
+  if (outcome.kind === 'refused') {
+    const { status, text } = renderRefusal(refuse(outcome.code));
+    return { statusCode: status, body: { error: text } };
+  }
+  if (outcome.kind === 'purchase') return { statusCode: outcome.statusCode, body: outcome.body };
+  const view = chargeView(outcome.charge);
+  if (outcome.kind === 'created') return { statusCode: 201, body: view };
+  return {
+    statusCode: 202,
+    body: { ...view, approvalUrl: outcome.approvalUrl },
+    ...(outcome.storedUrl === undefined ? {} : { stored: { ...view, approvalUrl: outcome.storedUrl } }),
+  };
 }
 
 /** The store's outcomes that end a charge request with an error of the API (others pass as they are). */
@@ -168,21 +216,21 @@ function translate(error: unknown, input: CreateChargeInput): unknown {
     // The kill switch fired inside the transaction: the agent was disabled (or its key rotated)
     // after this container cached it. Forget the cached answer so the next request reads again.
     forgetAgent(input.agent.keyHash);
-    return new UnauthorizedError(AUTH_MESSAGES.createCharge);
+    return refuse(AUTH_MESSAGES.createCharge);
   }
   if (error instanceof UserKeyRevokedError) {
     forgetUserKey(input.userKeyHash);
-    return new UnauthorizedError(AUTH_MESSAGES.user);
+    return refuse(AUTH_MESSAGES.user);
   }
-  if (error instanceof BalanceLimitError) return new ConflictError('agent balance limit reached, withdraw first');
+  if (error instanceof BalanceLimitError) return refuse('agentBalanceLimit');
   return error;
 }
 
 /** One charge of this agent (another agent's charge is "not found", never "forbidden"). */
 export async function readCharge(agentId: string | undefined, chargeId: string | undefined): Promise<ApiResult> {
-  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   const charge = agentId ? await getCharge(agentId, chargeId) : await getChargeById(chargeId);
-  if (!charge) throw new NotFoundError('charge not found');
+  if (!charge) throw refuse('chargeNotFound');
   return { statusCode: 200, body: chargeView(charge) };
 }
 
@@ -216,7 +264,7 @@ export async function listAgentCharges(agentId: string, query: ListChargesQuery)
   const page = cursor ? cursor.page : query.page;
   const limit = pageLimit(query.limit, cursor?.limit);
   if (!cursor && page * limit > MAX_PAGE_DEPTH) {
-    throw new ValidationError(`page × limit must be at most ${MAX_PAGE_DEPTH}: follow nextCursor to read further`);
+    throw refuse('pageTooDeep', MAX_PAGE_DEPTH);
   }
   const ledger = await readAgentLedger(agentId);
   const total = ledger.charges;

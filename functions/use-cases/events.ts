@@ -61,7 +61,8 @@ export function chargeEvents(
  * request, core/events.ts `chargeRecordCarriesEvents`). `item` is the NEW_IMAGE of the INSERT.
  */
 export function chargeRecordEvents(item: Record<string, unknown>): OutboxEvent[] {
-  if (item.type !== 'Charge') return [];
+  // A purchase tells its creation to nobody but a payer asked to approve (an outbox item): its events are its settlement's.
+  if (item.type !== 'Charge' || item.purchase !== undefined) return [];
   const charge = toCharge(item);
   return chargeRecordCarriesEvents(charge) ? chargeEvents(charge) : [];
 }
@@ -95,4 +96,15 @@ export function topupCompletedEvents(userId: string, data: unknown, now: Date = 
 /** agent.enabled / agent.disabled (the dispatcher derives these from the agent item's stream record). */
 export function agentEvents(agent: Agent, now: Date = new Date()): OutboxEvent[] {
   return [event(agent.enabled ? 'agent.enabled' : 'agent.disabled', { kind: 'agent', id: agent.id }, agentView(agent), now)];
+}
+
+/** `x402.purchase.succeeded` or `.expired` to the buying agent and to its payer, with the purchase as each sees it. */
+export function purchaseEvents(
+  charge: Charge,
+  type: 'x402.purchase.succeeded' | 'x402.purchase.expired',
+  view: (charge: Charge) => unknown,
+  now: Date,
+): OutboxEvent[] {
+  const data = view(charge);
+  return [event(type, { kind: 'agent', id: charge.agentId }, data, now), event(type, { kind: 'user', id: charge.userId }, data, now)];
 }

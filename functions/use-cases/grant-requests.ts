@@ -13,17 +13,10 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { grantRequestView } from '../contracts/grants';
 import type { Agent } from '../core/agents';
-import { NotFoundError, UnauthorizedError } from '../core/errors';
-import {
-  GRANT_MESSAGES,
-  GRANT_REQUEST_TTL_SECONDS,
-  type Grant,
-  type GrantRequest,
-  type GrantTerms,
-  grantRequestStatus,
-} from '../core/grants';
+import { GRANT_REQUEST_TTL_SECONDS, type Grant, type GrantRequest, type GrantTerms, grantRequestStatus } from '../core/grants';
 import { isId, newGrantId, newGrantRequestId } from '../core/ids';
 import { GRANT_KEY_PREFIX, hashKey, looksLikeKey, USER_KEY_PREFIX } from '../core/keys';
+import { isRefusal, type Refusal, refuse } from '../messages/refusal';
 import { getAgentById } from '../store/agent.repository';
 import { lookupCredentials } from '../store/credentials.repository';
 import { getGrant } from '../store/grant.repository';
@@ -36,6 +29,7 @@ import {
   GrantRequestDecidedError,
   getGrantRequest,
 } from '../store/grant-request.repository';
+import { getUserKeyHash } from '../store/user.repository';
 import { derivedSecret } from './approval-token';
 import { type AccountKey, issueGrant } from './grants';
 import { idempotentCommand } from './idempotency';
@@ -67,6 +61,12 @@ export function requestGrant(input: { agent: Agent; idempotencyKey: string; base
         description: terms.description ?? '',
       },
       rounds: 3,
+      // The record keeps the consent link without its token (restored on replay).
+      render: ({ request, token, now }: { request: GrantRequest; token: string; now: Date }) => ({
+        statusCode: 201,
+        body: grantRequestView(request, { consentUrl: consentUrl(input.baseUrl, token), now }),
+        stored: grantRequestView(request, { consentUrl: consentUrl(input.baseUrl, TOKEN_PLACEHOLDER), now }),
+      }),
       restore: async (stored) => {
         const { id } = JSON.parse(stored) as { id: string };
         return stored.replace(TOKEN_PLACEHOLDER, await consentToken(id));
@@ -82,11 +82,7 @@ export function requestGrant(input: { agent: Agent; idempotencyKey: string; base
         state: 'pending',
       };
       const token = await consentToken(request.id);
-      const created = answer(
-        201,
-        grantRequestView(request, { consentUrl: consentUrl(input.baseUrl, token), now }),
-        grantRequestView(request, { consentUrl: consentUrl(input.baseUrl, TOKEN_PLACEHOLDER), now }),
-      );
+      const created = answer({ request, token, now });
       await createGrantRequest(request, hashKey(token), created.record, now);
       return created.result;
     },
@@ -99,9 +95,9 @@ export function requestGrant(input: { agent: Agent; idempotencyKey: string; base
  * grant without it. 404 `grant request not found` for an unknown id or another agent's.
  */
 export async function readGrantRequest(agent: Agent, requestId: string | undefined, baseUrl: string) {
-  if (!isId('grantRequest', requestId)) throw new NotFoundError(GRANT_MESSAGES.requestNotFound);
+  if (!isId('grantRequest', requestId)) throw refuse('grantRequestNotFound');
   const request = await getGrantRequest(agent.id, requestId);
-  if (!request) throw new NotFoundError(GRANT_MESSAGES.requestNotFound);
+  if (!request) throw refuse('grantRequestNotFound');
   const now = new Date();
   const link = consentUrl(baseUrl, await consentToken(request.id));
   let key: string | undefined;
@@ -142,7 +138,8 @@ async function requestOfToken(token: string | undefined): Promise<GrantRequest |
   return found ? getGrantRequest(found.agentId, found.requestId) : undefined;
 }
 
-async function page(request: GrantRequest, refused?: { statusCode: number; message: string }): Promise<ConsentPage> {
+async function page(request: GrantRequest, refusal?: Refusal): Promise<ConsentPage> {
+  const refused = refusal && { statusCode: refusal.statusCode, message: refusal.message };
   const agent = await getAgentById(request.agentId);
   return {
     kind: 'request',
@@ -168,6 +165,8 @@ export async function showConsentPage(token: string | undefined): Promise<Consen
 export async function decideOnConsentPage(
   token: string | undefined,
   form: { action: 'allow' | 'deny'; accountKey?: string | undefined },
+  /** A payer signed in to the console (DESIGN §21): allows as them, with no key pasted. */
+  signedIn?: { userId: string },
 ): Promise<ConsentPage> {
   const request = await requestOfToken(token);
   if (!request) return { kind: 'invalid' };
@@ -178,8 +177,8 @@ export async function decideOnConsentPage(
       await denyGrantRequest(request, now);
       return { kind: 'decided' };
     }
-    const account = await accountOf(form.accountKey);
-    if (!account) return page(request, { statusCode: 400, message: GRANT_MESSAGES.invalidAccountKey });
+    const account = signedIn ? await accountOfUser(signedIn.userId) : await accountOf(form.accountKey);
+    if (!account) return page(request, refuse('invalidAccountKey'));
     const grantId = newGrantId();
     const nonce = bs58.encode(randomBytes(16));
     const { userId } = account;
@@ -193,10 +192,8 @@ export async function decideOnConsentPage(
       });
     } catch (error) {
       // Rotated away between the lookup and the grant's transaction: as a wrong key.
-      if (error instanceof UnauthorizedError) return page(request, { statusCode: 400, message: GRANT_MESSAGES.invalidAccountKey });
-      if (error instanceof NotFoundError || (error as { statusCode?: number }).statusCode === 409) {
-        return page(request, { statusCode: 409, message: (error as Error).message });
-      }
+      if (isRefusal(error, 'invalidUserKey')) return page(request, refuse('invalidAccountKey'));
+      if (isRefusal(error) && (error.statusCode === 404 || error.statusCode === 409)) return page(request, error);
       throw error;
     }
     return { kind: 'decided' };
@@ -204,6 +201,12 @@ export async function decideOnConsentPage(
     if (error instanceof GrantRequestDecidedError) return { kind: 'decided' };
     throw error;
   }
+}
+
+/** A signed-in payer's account, with their current key's hash (the grant's transaction is conditioned on it). */
+async function accountOfUser(userId: string): Promise<AccountKey | undefined> {
+  const accountKeyHash = await getUserKeyHash(userId);
+  return accountKeyHash ? { userId, accountKeyHash } : undefined;
 }
 
 /** The payer an account key belongs to, with the key's hash (read, not cached: the page is rare and the key must be current). */

@@ -4,11 +4,12 @@
  * domain values; the API and MCP adapters render them (contracts/grants.ts).
  */
 import { grantView } from '../contracts/grants';
-import { NotFoundError, UnauthorizedError, UserKeyRevokedError, ValidationError } from '../core/errors';
+import { UserKeyRevokedError } from '../core/errors';
 import { newEventId, type OutboxEvent, type Owner } from '../core/events';
-import { GRANT_MESSAGES, type Grant, type GrantStatus, type GrantTerms, newGrant } from '../core/grants';
+import { type Grant, type GrantStatus, type GrantTerms, newGrant } from '../core/grants';
 import { isId, newGrantId } from '../core/ids';
 import { GRANT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
+import { refuse } from '../messages/refusal';
 import { getAgentById } from '../store/agent.repository';
 import {
   type ConditionedItem,
@@ -54,7 +55,7 @@ export async function issueGrant(
 ): Promise<IssuedGrant> {
   const { userId, accountKeyHash } = payer;
   const agent = await getAgentById(agentId);
-  if (!agent) throw new ValidationError(GRANT_MESSAGES.agentNotFound);
+  if (!agent) throw refuse('grantAgentNotFound');
   const now = opts.now ?? new Date();
   const key = opts.key ?? generateKey(GRANT_KEY_PREFIX);
   const grant = newGrant({ id: opts.id ?? newGrantId(), userId, agentId, agentName: agent.name }, terms, now);
@@ -68,7 +69,7 @@ export async function issueGrant(
     } catch (error) {
       if (!(error instanceof UserKeyRevokedError)) throw error;
       forgetUserKey(accountKeyHash);
-      throw new UnauthorizedError(AUTH_MESSAGES.user);
+      throw refuse(AUTH_MESSAGES.user);
     }
   };
   try {
@@ -84,7 +85,7 @@ export async function issueGrant(
   return { grant, key };
 }
 
-const grantNotFound = () => new NotFoundError(GRANT_MESSAGES.notFound);
+const grantNotFound = () => refuse('grantNotFound');
 
 /** One of the payer's grants: 404 `grant not found` for an unknown id or another payer's. */
 export async function readGrant(userId: string, grantId: string | undefined): Promise<Grant> {
@@ -115,6 +116,6 @@ export function listMyGrants(
   userId: string,
   page: { limit: number; after?: string; status?: GrantStatus },
 ): Promise<{ grants: Grant[]; lastId?: string }> {
-  if (page.after !== undefined && !isId('grant', page.after)) throw new ValidationError('cursor is invalid');
+  if (page.after !== undefined && !isId('grant', page.after)) throw refuse('cursorInvalid');
   return listGrants(userId, { ...page, now: new Date() });
 }

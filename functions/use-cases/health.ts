@@ -1,5 +1,5 @@
 import type { ApiResult } from '../contracts/api';
-import { ApiError } from '../core/errors';
+import { Refusal } from '../messages/refusal';
 import { pingTable } from '../store/health.repository';
 
 /** 200 when the table answers a strongly consistent read; 503 (not a crash) when it does not. */
@@ -7,7 +7,7 @@ export async function checkHealth(): Promise<ApiResult> {
   try {
     await pingTable();
   } catch (error) {
-    throw new ApiError(503, 'table unreachable', { 'retry-after': '5' }, { cause: error });
+    throw new Refusal('tableUnreachable', [], { cause: error });
   }
   return { statusCode: 200, body: { status: 'ok' } };
 }

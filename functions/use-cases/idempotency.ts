@@ -9,16 +9,9 @@ import { hash } from 'node:crypto';
 import type { ApiRequest, ApiResult } from '../contracts/api';
 import { serialize } from '../contracts/json';
 import { backoffMs, sleep } from '../core/backoff';
-import {
-  type ApiError,
-  ConcurrencyError,
-  IdempotencyInProgressError,
-  IdempotencyMismatchError,
-  IdempotencyRecordExistsError,
-  StaleReadError,
-  ValidationError,
-} from '../core/errors';
+import { ConcurrencyError, IdempotencyRecordExistsError, StaleReadError } from '../core/errors';
 import type { IdempotencyRecord, IdempotencyWrite } from '../core/idempotency';
+import { type Refusal, refuse } from '../messages/refusal';
 import { getIdempotencyRecord } from '../store/idempotency.repository';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -31,9 +24,9 @@ export function requireIdempotencyKey(req: ApiRequest): string {
 
 /** The Idempotency-Key rule for a key from anywhere (a header, an operator's flag). */
 export function checkIdempotencyKey(key: string | undefined): string {
-  if (key === undefined) throw new ValidationError('missing Idempotency-key');
+  if (key === undefined) throw refuse('missingIdempotencyKey');
   if (!PRINTABLE_ASCII.test(key)) {
-    throw new ValidationError('Idempotency-Key must be 1-255 printable ASCII characters');
+    throw refuse('invalidIdempotencyKey');
   }
   return key;
 }
@@ -54,16 +47,26 @@ export interface Answer {
   record: IdempotencyWrite;
 }
 
+/**
+ * An outcome as it is answered and stored: its status and JSON body, and what the record keeps
+ * instead of the body when the body holds a secret the command's `restore` can rebuild (an
+ * approval link's token).
+ */
+export interface Rendered {
+  statusCode: number;
+  body: unknown;
+  stored?: unknown;
+}
+
 /** What one attempt of a command gets from the helper. */
-export interface Attempt {
+export interface Attempt<T> {
   /** The time this attempt runs at (records' TTL and the movement's timestamps). */
   readonly now: Date;
   /**
-   * Builds the answer (status and body, serialized once) and its record for the repository.
-   * `stored` is what the record keeps instead of the body when the body holds a secret the
-   * command's `restore` can rebuild (an approval link's token).
+   * The answer to an outcome (the command's `render`, serialized once) and its record for the
+   * repository to write in the movement's transaction.
    */
-  answer(statusCode: number, body: unknown, stored?: unknown): Answer;
+  answer(outcome: T): Answer;
   /**
    * The stored answer when this key was already used (a replay, or 422 when the request differs);
    * undefined when it was not. For a refusal decided before any write (e.g. too little balance,
@@ -72,7 +75,7 @@ export interface Attempt {
   replayIfUsed(): Promise<ApiResult | undefined>;
 }
 
-export interface IdempotentCommand {
+export interface IdempotentCommand<T> {
   /** Who and which endpoint the key belongs to, e.g. `<agentId>#charges`. */
   scope: string;
   key: string;
@@ -84,8 +87,13 @@ export interface IdempotentCommand {
    */
   rounds: number;
   /** The answer when every round lost a race: 409 with Retry-After by default. */
-  exhausted?: () => ApiError;
-  /** Turns a stored body back into the answer's body (see `Attempt.answer`'s `stored`). */
+  exhausted?: () => Refusal;
+  /**
+   * How an outcome of the attempt is answered: the use case decides in domain values, this makes
+   * the answer that is sent and stored (and replayed byte for byte from the record).
+   */
+  render(outcome: T): Rendered;
+  /** Turns a stored body back into the answer's body (see `Rendered.stored`). */
   restore?: (storedBody: string) => Promise<string>;
 }
 
@@ -96,7 +104,10 @@ export interface IdempotentCommand {
  * answers: a used key → the stored answer (`Idempotent-Replayed: true`) or 422; a stale read →
  * another round after a jittered wait; conflicts past the store's retries → 409 in progress.
  */
-export async function idempotentCommand(command: IdempotentCommand, attempt: (a: Attempt) => Promise<ApiResult>): Promise<ApiResult> {
+export async function idempotentCommand<T>(
+  command: IdempotentCommand<T>,
+  attempt: (a: Attempt<T>) => Promise<ApiResult>,
+): Promise<ApiResult> {
   const fp = fingerprint(command.request);
   const replayOf = async (record: IdempotencyRecord | undefined) => {
     const answer = replay(record, fp);
@@ -105,9 +116,10 @@ export async function idempotentCommand(command: IdempotentCommand, attempt: (a:
   };
   for (let round = 0; round < command.rounds; round++) {
     const now = new Date();
-    const context: Attempt = {
+    const context: Attempt<T> = {
       now,
-      answer: (statusCode, body, stored) => {
+      answer: (outcome) => {
+        const { statusCode, body, stored } = command.render(outcome);
         const text = serialize(body);
         const kept = stored === undefined ? text : serialize(stored);
         return {
@@ -131,16 +143,16 @@ export async function idempotentCommand(command: IdempotentCommand, attempt: (a:
         continue;
       }
       // Conflicts past every retry: most likely a concurrent request with this very key.
-      if (error instanceof ConcurrencyError) throw new IdempotencyInProgressError();
+      if (error instanceof ConcurrencyError) throw refuse('idempotencyInProgress');
       throw error;
     }
   }
-  throw command.exhausted ? command.exhausted() : new IdempotencyInProgressError();
+  throw command.exhausted ? command.exhausted() : refuse('idempotencyInProgress');
 }
 
 /** The stored answer with `Idempotent-Replayed: true`, 422 for a different request, undefined for no record. */
 function replay(record: IdempotencyRecord | undefined, requestFingerprint: string): ApiResult | undefined {
   if (!record) return undefined;
-  if (record.fingerprint !== requestFingerprint) throw new IdempotencyMismatchError();
+  if (record.fingerprint !== requestFingerprint) throw refuse('idempotencyMismatch');
   return { statusCode: record.statusCode, rawBody: record.body, headers: { 'idempotent-replayed': 'true' } };
 }

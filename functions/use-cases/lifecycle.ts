@@ -15,23 +15,18 @@ import { type Charge, RELEASED_BY_AGENT } from '../core/charges';
 import {
   AgentBlockedError,
   AgentDisabledError,
-  ApiError,
   BalanceLimitError,
   ChargeAwaitsApprovalError,
   ChargeNotPendingError,
-  ConflictError,
-  ForbiddenError,
   GrantExpiredError,
   GrantRevokedError,
-  NotFoundError,
   RefundExceedsChargeError,
-  UnauthorizedError,
-  ValidationError,
 } from '../core/errors';
 import { isId } from '../core/ids';
 import type { ShardDebit } from '../core/ledger';
 import { type CaptureDecision, decideCapture, decideRefund, decideRelease, type RefundDecision } from '../core/lifecycle';
 import { AmountError, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
+import { type Refusal, refuse } from '../messages/refusal';
 import {
   type ChargeAndLedger,
   commitRefund,
@@ -42,7 +37,10 @@ import {
 import { getCharge } from '../store/charge-read.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { chargeEvents, chargeRefundedEvents } from './events';
-import { idempotentCommand } from './idempotency';
+import { idempotentCommand, type Rendered } from './idempotency';
+
+/** A capture, release or refund answers the charge as it is after it. */
+const chargeAnswer = (charge: Charge): Rendered => ({ statusCode: 200, body: chargeView(charge) });
 
 export interface LifecycleInput {
   agent: AgentRef;
@@ -61,13 +59,14 @@ const REFUND_ROUNDS = 30;
  */
 export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Promise<ApiResult> {
   const { agent, chargeId, idempotencyKey } = input;
-  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   return idempotentCommand(
     {
       scope: `${agent.id}#capture`,
       key: idempotencyKey,
       request: { chargeId, amount: canonicalAmount(input.amount) },
       rounds: SETTLE_ROUNDS,
+      render: chargeAnswer,
     },
     async ({ now, answer, replayIfUsed }) => {
       const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
@@ -81,7 +80,7 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
         amount: captured,
         authorizedAmount: authorized,
       };
-      const done = answer(200, chargeView(after));
+      const done = answer(after);
       try {
         const events = chargeEvents(after, { previous: 'PENDING', now });
         await commitSettlement(charge, { kind: 'capture', amount: captured }, agent.keyHash, done.record, now, events);
@@ -96,15 +95,15 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
 /** POST /api/v1/agents/charge/{id}/release: the PENDING charge becomes FAILED `released by agent`; the hold goes back. */
 export function releaseCharge(input: LifecycleInput): Promise<ApiResult> {
   const { agent, chargeId, idempotencyKey } = input;
-  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   return idempotentCommand(
-    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS },
+    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS, render: chargeAnswer },
     async ({ now, answer, replayIfUsed }) => {
       const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
       if (isAnswer(charge)) return charge;
-      if (decideRelease(charge, now).kind === 'refused') throw new ConflictError('charge expired');
+      if (decideRelease(charge, now).kind === 'refused') throw refuse('chargeExpired');
       const after: Charge = { ...withoutPending(charge), status: 'FAILED', failureReason: RELEASED_BY_AGENT };
-      const done = answer(200, chargeView(after));
+      const done = answer(after);
       try {
         await commitSettlement(
           charge,
@@ -150,7 +149,7 @@ export interface OperatorRefundInput extends RefundChargeRequest {
  */
 export function refundChargeByOperator(input: OperatorRefundInput): Promise<ApiResult> {
   const { agentId } = input;
-  if (!isId('agent', agentId)) throw new NotFoundError('charge not found');
+  if (!isId('agent', agentId)) throw refuse('chargeNotFound');
   return refund({ ...input, agentId, killSwitch: undefined, scope: `${agentId}#operator-refund` }, (error) => error);
 }
 
@@ -166,18 +165,19 @@ interface RefundRun extends RefundChargeRequest {
 /** One refund (the agent's or the operator's): read the charge and the shards, judge, commit once. */
 function refund(run: RefundRun, translateError: (error: unknown) => unknown): Promise<ApiResult> {
   const { agentId, chargeId, idempotencyKey } = run;
-  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   return idempotentCommand(
     {
       scope: run.scope,
       key: idempotencyKey,
       request: { chargeId, amount: canonicalAmount(run.amount) },
       rounds: REFUND_ROUNDS,
-      exhausted: () => new ConflictError('charge is changing, retry', 1),
+      exhausted: () => refuse('chargeChanging'),
+      render: chargeAnswer,
     },
     async ({ now, answer, replayIfUsed }) => {
       // A refund that already committed under this key is answered as it was, whatever came since.
-      const refusal = async (error: ApiError) => {
+      const refusal = async (error: Refusal) => {
         const replayed = await replayIfUsed();
         if (replayed) return replayed;
         throw error;
@@ -188,15 +188,15 @@ function refund(run: RefundRun, translateError: (error: unknown) => unknown): Pr
       // another. Never refuse for funds on that: ask one snapshot, and answer by it (a charge that
       // is used up by then is 400, as the refundable check comes first).
       if (verdict.kind === 'short') verdict = judgeRefund(await readChargeAndLedgerSnapshot(agentId, chargeId), run.amount);
-      if (verdict.kind !== 'refund') return refusal(verdict.kind === 'short' ? new ApiError(402, 'insufficient balance') : verdict.error);
+      if (verdict.kind !== 'refund') return refusal(verdict.kind === 'short' ? refuse('insufficientBalance') : verdict.error);
       const { charge, amount, plan } = verdict;
       const refundedCharge: Charge = { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount };
-      const done = answer(200, chargeView(refundedCharge));
+      const done = answer(refundedCharge);
       try {
         await commitRefund(charge, amount, plan, run.killSwitch, done.record, now, chargeRefundedEvents(refundedCharge, now));
       } catch (error) {
-        if (error instanceof RefundExceedsChargeError) return refusal(new ValidationError('amount exceeds refundable amount'));
-        if (error instanceof BalanceLimitError) throw new ConflictError('user balance limit reached');
+        if (error instanceof RefundExceedsChargeError) return refusal(refuse('amountExceedsRefundable'));
+        if (error instanceof BalanceLimitError) throw refuse('userBalanceLimit');
         throw translateError(error);
       }
       return done.result;
@@ -206,7 +206,8 @@ function refund(run: RefundRun, translateError: (error: unknown) => unknown): Pr
 
 type RefundVerdict =
   | { kind: 'refund'; charge: Charge; amount: Minor; plan: ShardDebit[] }
-  | { kind: 'refused'; error: ApiError }
+  | { kind: 'refused'; error: Refusal }
+  /** The charge allows it, but the agent's shards as read hold too little in all. */
   | { kind: 'short' };
 
 /**
@@ -216,21 +217,22 @@ type RefundVerdict =
  */
 function judgeRefund(read: ChargeAndLedger, literal: string | undefined): RefundVerdict {
   const { charge, ledger } = read;
-  if (!charge) throw new NotFoundError('charge not found');
+  // A purchase paid a seller, not this agent: nothing of it is the agent's to give back.
+  if (!charge || charge.purchase) throw refuse('chargeNotFound');
   const decision = decideRefund(charge, ledger, (currency) => (literal === undefined ? undefined : readAmount(literal, currency)));
   if (decision.kind === 'refused') return { kind: 'refused', error: REFUND_REFUSALS[decision.reason]() };
   return decision.kind === 'refund' ? { ...decision, charge } : decision;
 }
 
-const CAPTURE_REFUSALS: Record<Extract<CaptureDecision, { kind: 'refused' }>['reason'], () => ApiError> = {
-  'exceeds-authorized': () => new ValidationError('amount exceeds authorized amount'),
-  expired: () => new ConflictError('charge expired'),
-  'awaits-approval': () => new ConflictError('charge awaits user approval'),
+const CAPTURE_REFUSALS: Record<Extract<CaptureDecision, { kind: 'refused' }>['reason'], () => Refusal> = {
+  'exceeds-authorized': () => refuse('amountExceedsAuthorized'),
+  expired: () => refuse('chargeExpired'),
+  'awaits-approval': () => refuse('chargeAwaitsApproval'),
 };
 
-const REFUND_REFUSALS: Record<Extract<RefundDecision, { kind: 'refused' }>['reason'], () => ApiError> = {
-  'not-refundable': () => new ConflictError('charge is not refundable'),
-  'exceeds-refundable': () => new ValidationError('amount exceeds refundable amount'),
+const REFUND_REFUSALS: Record<Extract<RefundDecision, { kind: 'refused' }>['reason'], () => Refusal> = {
+  'not-refundable': () => refuse('chargeNotRefundable'),
+  'exceeds-refundable': () => refuse('amountExceedsRefundable'),
 };
 
 /**
@@ -244,7 +246,8 @@ async function pendingHold(
   replayIfUsed: () => Promise<ApiResult | undefined>,
 ): Promise<Charge | ApiResult> {
   const charge = await getCharge(agentId, chargeId);
-  if (!charge) throw new NotFoundError('charge not found');
+  // A purchase's hold ends by the chain alone (use-cases/purchases.ts): not a charge its agent captures or releases.
+  if (!charge || charge.purchase) throw refuse('chargeNotFound');
   if (charge.status === 'PENDING') return charge;
   const replayed = await replayIfUsed();
   if (replayed) return replayed;
@@ -253,8 +256,7 @@ async function pendingHold(
 
 const isAnswer = (value: Charge | ApiResult): value is ApiResult => 'statusCode' in value;
 
-const notPending = (status: string) =>
-  status === 'EXPIRED' ? new ConflictError('charge expired') : new ConflictError('charge is not pending');
+const notPending = (status: string) => (status === 'EXPIRED' ? refuse('chargeExpired') : refuse('chargeNotPending'));
 
 function withoutPending(charge: Charge): Charge {
   const { pendingReason: _reason, ...rest } = charge;
@@ -266,7 +268,7 @@ function readAmount(literal: string, currency: Currency): Minor {
   try {
     return parseAmount(literal, currency, unitsToMinor(config().MAX_AMOUNT, currency));
   } catch (error) {
-    if (error instanceof AmountError) throw new ValidationError(`amount ${error.reason}`);
+    if (error instanceof AmountError) throw refuse('invalidAmount', error.reason);
     throw error;
   }
 }
@@ -290,14 +292,14 @@ function translate(error: unknown, agent: AgentRef): unknown {
   if (error instanceof AgentDisabledError) {
     // Disabled, or its key rotated, after this container cached it: forget, and refuse.
     forgetAgent(agent.keyHash);
-    return new UnauthorizedError(AUTH_MESSAGES.lifecycle);
+    return refuse(AUTH_MESSAGES.lifecycle);
   }
-  if (error instanceof ChargeAwaitsApprovalError) return new ConflictError('charge awaits user approval');
+  if (error instanceof ChargeAwaitsApprovalError) return refuse('chargeAwaitsApproval');
   // The payer changed their mind about a hold (DESIGN §16): the capture's own transaction found it.
-  if (error instanceof AgentBlockedError) return new ForbiddenError('agent blocked by user');
-  if (error instanceof GrantRevokedError) return new ForbiddenError('grant revoked');
-  if (error instanceof GrantExpiredError) return new ForbiddenError('grant expired');
+  if (error instanceof AgentBlockedError) return refuse('agentBlockedByUser');
+  if (error instanceof GrantRevokedError) return refuse('grantRevoked');
+  if (error instanceof GrantExpiredError) return refuse('grantExpired');
   if (error instanceof ChargeNotPendingError) return notPending(error.status);
-  if (error instanceof BalanceLimitError) return new ConflictError('agent balance limit reached, withdraw first');
+  if (error instanceof BalanceLimitError) return refuse('agentBalanceLimit');
   return error;
 }

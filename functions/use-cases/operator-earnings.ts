@@ -5,13 +5,13 @@
  */
 import type { ApiResult } from '../contracts/api';
 import type { ListChargesQuery } from '../contracts/request.schemas';
-import { NotFoundError } from '../core/errors';
 import { isId } from '../core/ids';
+import { refuse } from '../messages/refusal';
 import { getAgentById } from '../store/agent.repository';
 import { listAgentCharges } from './charges';
 
 /** GET /api/v1/admin/agents/{id}/charges: any agent's charges, newest first, enabled or not. */
 export async function listChargesForOperator(agentId: string | undefined, query: ListChargesQuery): Promise<ApiResult> {
-  if (!isId('agent', agentId) || !(await getAgentById(agentId))) throw new NotFoundError('agent not found');
+  if (!isId('agent', agentId) || !(await getAgentById(agentId))) throw refuse('agentNotFound');
   return listAgentCharges(agentId, query);
 }

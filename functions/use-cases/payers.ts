@@ -10,21 +10,14 @@ import { jsonAmount } from '../contracts/json';
 import type { ListUserChargesQuery, PolicyRequest } from '../contracts/request.schemas';
 import { balancesView, chargeView, userChargeView } from '../contracts/views';
 import type { Charge } from '../core/charges';
-import {
-  AgentDisabledError,
-  ChargeNotPendingError,
-  ConflictError,
-  ForbiddenError,
-  GrantExpiredError,
-  GrantRevokedError,
-  NotFoundError,
-  StaleReadError,
-  ValidationError,
-} from '../core/errors';
+import { AgentDisabledError, ChargeNotPendingError, GrantExpiredError, GrantRevokedError, StaleReadError } from '../core/errors';
 import { isId } from '../core/ids';
 import { decideSettlement } from '../core/lifecycle';
 import { CURRENCIES, type Currency } from '../core/money';
 import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
+import { chargeIdOfPurchase } from '../core/purchases';
+import type { RefusalCode } from '../messages/catalogue';
+import { isRefusal, type Refusal, refuse } from '../messages/refusal';
 import { getAgentById } from '../store/agent.repository';
 import { chargeBeforeSettling, getPendingCharge } from '../store/charge-pending.repository';
 import { getChargeById, listUserCharges, userChargePosition } from '../store/charge-read.repository';
@@ -40,7 +33,7 @@ import { knownPayerState, rememberPayer } from './payer-cache';
  */
 export async function readMe(userId: string): Promise<ApiResult> {
   const user = await getUser(userId);
-  if (!user) throw new NotFoundError('user not found');
+  if (!user) throw refuse('userNotFound');
   return {
     statusCode: 200,
     body: {
@@ -56,7 +49,7 @@ export async function readMe(userId: string): Promise<ApiResult> {
 /** GET /api/v1/users/me/policy: the policy (`{}` until one is set). */
 export async function readPolicy(userId: string): Promise<ApiResult> {
   const user = await getUser(userId);
-  if (!user) throw new NotFoundError('user not found');
+  if (!user) throw refuse('userNotFound');
   return { statusCode: 200, body: policyView(user.policy) };
 }
 
@@ -67,11 +60,11 @@ export async function readPolicy(userId: string): Promise<ApiResult> {
  */
 export async function setPolicy(userId: string, request: PolicyRequest): Promise<ApiResult> {
   for (const agentId of Object.keys(request.agents ?? {})) {
-    if (!(await getAgentById(agentId))) throw new ValidationError(`agents.${agentId} is not a registered agent`);
+    if (!(await getAgentById(agentId))) throw refuse('policyAgentUnknown', agentId);
   }
   const policy = stripUndefined(request) as SpendingPolicy;
   const user = await replacePolicy(userId, policy);
-  if (!user) throw new NotFoundError('user not found');
+  if (!user) throw refuse('userNotFound');
   const known = knownPayerState(userId);
   if (known) rememberPayer(userId, { ...known, policy: user.policy, policyVersion: user.policyVersion });
   return { statusCode: 200, body: policyView(user.policy) };
@@ -94,15 +87,22 @@ function readUserChargeCursor(text: string): { after: string; limit: number } {
  * Each PENDING charge that waits for the payer carries its `approvalUrl` (DESIGN §16: a grant
  * key's charge gives the agent none, so the payer finds the link here and in their webhook).
  */
-export async function listMyCharges(userId: string, query: ListUserChargesQuery, baseUrl: string): Promise<ApiResult> {
+export async function listMyCharges(
+  userId: string,
+  query: ListUserChargesQuery,
+  baseUrl: string,
+  filters: { agentId?: string; currency?: Currency } = {},
+): Promise<ApiResult> {
   const cursor = query.cursor ? readUserChargeCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const after = cursor ? await userChargePosition(userId, cursor.after) : undefined;
-  if (cursor && !after) throw new ValidationError('cursor is invalid');
+  if (cursor && !after) throw refuse('cursorInvalid');
   const page = await listUserCharges(userId, {
     limit,
     ...(after ? { after } : {}),
     ...(query.status ? { status: query.status } : {}),
+    ...(filters.agentId ? { agentId: filters.agentId } : {}),
+    ...(filters.currency ? { currency: filters.currency } : {}),
   });
   return {
     statusCode: 200,
@@ -165,7 +165,7 @@ export async function releaseMyCharge(userId: string, chargeId: string | undefin
     const charge = await settle(chargeId, RELEASED_BY_USER, (c) => c.userId === userId, { anyReason: true });
     return { statusCode: 200, body: chargeView(charge) };
   } catch (error) {
-    if (error instanceof ConflictError && error.message === 'charge expired') throw new ConflictError('charge is not pending');
+    if (isRefusal(error, 'chargeExpired')) throw refuse('chargeNotPending');
     throw error;
   }
 }
@@ -184,28 +184,30 @@ export async function settle(
   mine: (c: { userId: string }) => boolean,
   opts: { anyReason?: boolean } = {},
 ): Promise<Charge> {
-  if (!isId('charge', chargeId)) throw new NotFoundError('charge not found');
+  // A purchase in the payer's history shows its own id (`xp…`): the payer approves it by that id too.
+  chargeId = chargeIdOfPurchase(chargeId) ?? chargeId;
+  if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   const pending = await getPendingCharge(chargeId);
   if (!pending) {
     const charge = await getChargeById(chargeId);
-    if (!charge || !mine(charge)) throw new NotFoundError('charge not found');
+    if (!charge || !mine(charge)) throw refuse('chargeNotFound');
     throw notPending(charge.status);
   }
-  if (!mine(pending)) throw new NotFoundError('charge not found');
+  if (!mine(pending)) throw refuse('chargeNotFound');
   const now = new Date();
   const expiry = settlement.kind === 'return' && settlement.status === 'EXPIRED';
   const decision = decideSettlement(pending, { expiry, anyReason: opts.anyReason === true }, now);
-  if (decision.kind === 'refused') throw decision.reason === 'expired' ? new ConflictError('charge expired') : notPending('PENDING');
+  if (decision.kind === 'refused') throw decision.reason === 'expired' ? refuse('chargeExpired') : notPending('PENDING');
   // The charge as it is now, from the marker (it carries the whole charge): no extra read.
   const before = await chargeBeforeSettling(pending);
-  if (!before) throw new NotFoundError('charge not found');
+  if (!before) throw refuse('chargeNotFound');
   try {
     await settlePending(pending, settlement, now, { events: settlementEvents(before, settlement, now) });
     // The transaction committed only from `before`'s state: this is what it left, whatever came after.
     return settledCharge(before, settlement, now);
   } catch (error) {
     if (error instanceof ChargeNotPendingError) throw notPending(error.status);
-    if (error instanceof StaleReadError) throw new ConflictError('charge is changing, retry', 1);
+    if (error instanceof StaleReadError) throw refuse('chargeChanging');
     throw refusedApproval(error) ?? error;
   }
 }
@@ -216,23 +218,22 @@ export async function settle(
  * capture meets it), or the grant the charge was made under revoked or ended. Nobody approves
  * such a charge, the payer included; declining and releasing it still give the hold back.
  */
-export function refusedApproval(error: unknown): ForbiddenError | undefined {
-  if (error instanceof AgentDisabledError) return new ForbiddenError(APPROVAL_REFUSALS.agentDisabled);
-  if (error instanceof GrantRevokedError) return new ForbiddenError(APPROVAL_REFUSALS.grantRevoked);
-  if (error instanceof GrantExpiredError) return new ForbiddenError(APPROVAL_REFUSALS.grantExpired);
+export function refusedApproval(error: unknown): Refusal<ApprovalRefusal> | undefined {
+  if (error instanceof AgentDisabledError) return refuse(APPROVAL_REFUSALS.agentDisabled);
+  if (error instanceof GrantRevokedError) return refuse(APPROVAL_REFUSALS.grantRevoked);
+  if (error instanceof GrantExpiredError) return refuse(APPROVAL_REFUSALS.grantExpired);
   return undefined;
 }
 
 /** The 403 errors of an approval the money's own conditions refused. */
 export const APPROVAL_REFUSALS = {
-  agentDisabled: 'agent disabled',
-  grantRevoked: 'grant revoked',
-  grantExpired: 'grant expired',
-} as const;
+  agentDisabled: 'agentDisabled',
+  grantRevoked: 'grantRevoked',
+  grantExpired: 'grantExpired',
+} as const satisfies Record<string, RefusalCode>;
 export type ApprovalRefusal = (typeof APPROVAL_REFUSALS)[keyof typeof APPROVAL_REFUSALS];
 
-const notPending = (status: string) =>
-  status === 'EXPIRED' ? new ConflictError('charge expired') : new ConflictError('charge is not pending');
+const notPending = (status: string) => (status === 'EXPIRED' ? refuse('chargeExpired') : refuse('chargeNotPending'));
 
 /** The policy as JSON: amounts as exact decimal numbers, absent parts left out. */
 export function policyView(policy: SpendingPolicy) {

@@ -8,17 +8,17 @@ import type { ApiResult } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import type { AdminListPayoutsQuery } from '../contracts/request.schemas';
 import { payoutView } from '../contracts/views';
-import { ConflictError, NotFoundError } from '../core/errors';
 import { isId } from '../core/ids';
 import { CANCELLED_BY_OPERATOR, type Payout } from '../core/payouts';
+import { refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import { getPayout } from '../store/payout.repository';
 import { cancelHeldPayout, type InflightPosition, listPayoutsByStatus, releaseHeldPayout } from '../store/payout-hold.repository';
 import { payoutEvents } from './events';
 import { idempotentCommand } from './idempotency';
 
-const notFound = () => new NotFoundError('payout not found');
-const notHeld = () => new ConflictError('payout is not held');
+const notFound = () => refuse('payoutNotFound');
+const notHeld = () => refuse('payoutNotHeld');
 
 /** Rounds of read-then-commit: a cancel races only a release or another cancel, and loses to either at once. */
 const CANCEL_ROUNDS = 2;
@@ -77,6 +77,7 @@ export function cancelPayout(input: CancelPayoutInput): Promise<ApiResult> {
       key: idempotencyKey,
       request: { payoutId },
       rounds: CANCEL_ROUNDS,
+      render: (payout: Payout) => ({ statusCode: 200, body: payoutView(payout) }),
     },
     async ({ now, answer, replayIfUsed }) => {
       const refuse = async () => (await replayIfUsed()) ?? Promise.reject(notHeld());
@@ -90,7 +91,7 @@ export function cancelPayout(input: CancelPayoutInput): Promise<ApiResult> {
         updatedAt: now.toISOString(),
         failureReason: CANCELLED_BY_OPERATOR,
       };
-      const done = answer(200, payoutView(final));
+      const done = answer(final);
       const result = await cancelHeldPayout(payout, done.record, now, payoutEvents(final, now));
       if (!result.committed) return refuse();
       logger().info('held payout cancelled by the operator; gross back to the agent', { payoutId, agentId, currency: payout.currency });

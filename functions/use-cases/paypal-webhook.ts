@@ -12,7 +12,7 @@
  */
 import { config } from '../config';
 import { type ApiRequest, type ApiResult, isJsonContentType } from '../contracts/api';
-import { ValidationError } from '../core/errors';
+import { refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from '../rails/errors';
@@ -24,23 +24,22 @@ import { paypalOrders, recordLateCapture, settlePaypalTopup } from './topup-cred
 import { REVERSAL_EVENTS, reversePaypalCapture } from './topup-reversal';
 import { PaymentProviderUnavailableError } from './topups';
 
-export const INVALID_WEBHOOK = 'invalid webhook signature';
 /** The events that mean "this order may be capturable now". */
 const ORDER_EVENTS = new Set(['CHECKOUT.ORDER.APPROVED', 'CHECKOUT.ORDER.COMPLETED', 'PAYMENT.CAPTURE.COMPLETED']);
 
 export async function receivePaypalWebhook(req: ApiRequest): Promise<ApiResult> {
-  if (!isJsonContentType(req.headers['content-type'])) throw new ValidationError('invalid json body');
+  if (!isJsonContentType(req.headers['content-type'])) throw refuse('invalidJsonBody');
   const text = req.body ?? '';
-  if (Buffer.byteLength(text, 'utf8') > config().MAX_BODY_BYTES) throw new ValidationError('invalid json body');
+  if (Buffer.byteLength(text, 'utf8') > config().MAX_BODY_BYTES) throw refuse('invalidJsonBody');
   let event: unknown;
   try {
     event = JSON.parse(text);
   } catch {
-    throw new ValidationError('invalid json body');
+    throw refuse('invalidJsonBody');
   }
-  if (event === null || typeof event !== 'object' || Array.isArray(event)) throw new ValidationError('invalid json body');
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) throw refuse('invalidJsonBody');
   const checked = checkTransmissionHeaders(req.headers, new Date());
-  if ('problem' in checked) throw new ValidationError(checked.problem);
+  if ('problem' in checked) throw checked.problem;
   const { transmission } = checked;
   if (!(await claimTransmission(transmission.transmissionId, new Date()))) {
     // Received already (handled, or being handled): acknowledged unasked and unchanged. A 2xx, not
@@ -55,7 +54,7 @@ export async function receivePaypalWebhook(req: ApiRequest): Promise<ApiResult> 
     const verified = await paypalOrders().verifyWebhook(transmission, await webhookId(), event);
     if (!verified) {
       logger().warn('paypal webhook refused: signature not verified', { transmissionId: transmission.transmissionId });
-      throw new ValidationError(INVALID_WEBHOOK);
+      throw refuse('invalidWebhookSignature');
     }
     const { event_type: type, resource } = event as { event_type?: unknown; resource?: Record<string, unknown> };
     // Issue 19: money taken back from a credited top-up (use-cases/topup-reversal.ts).

@@ -10,27 +10,28 @@ import type { ApiResult } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import type { CreateTopupRequest, ListTopupsQuery } from '../contracts/request.schemas';
 import { topupView } from '../contracts/views';
-import { ApiError, ConflictError, NotFoundError } from '../core/errors';
 import { isId, newTopupId } from '../core/ids';
 import { MAX_OPEN_TOPUPS, type Topup, TopupLimitError } from '../core/topups';
+import { Refusal, refuse } from '../messages/refusal';
 import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from '../rails/errors';
 import { createTopup, getTopup, listTopups, openTopupCount } from '../store/topup.repository';
+import type { TransactEntry } from '../store/transact';
 import { paypalOrders } from './topup-credit';
 
 // The top-up's public shape lives in contracts/views.ts (the webhook event topup.completed shows it too).
 export { SOLANA_PAY_LABEL, topupView } from '../contracts/views';
 
 /** PayPal could not be asked (down, or answering in a way we cannot use): try again later. */
-export class PaymentProviderUnavailableError extends ApiError {
+export class PaymentProviderUnavailableError extends Refusal<'paymentProviderUnavailable'> {
   constructor(cause: unknown) {
-    super(503, 'payment provider unavailable, retry later', { 'retry-after': '5' }, { cause });
+    super('paymentProviderUnavailable', [], { cause });
   }
 }
 
 /** The payer has MAX_OPEN_TOPUPS PENDING top-ups: one must end (paid, expired or failed) first. */
-export class TopupLimitReachedError extends ConflictError {
+export class TopupLimitReachedError extends Refusal<'topupLimit'> {
   constructor() {
-    super(`topup limit reached: at most ${MAX_OPEN_TOPUPS} open top-ups`);
+    super('topupLimit', [MAX_OPEN_TOPUPS]);
   }
 }
 
@@ -38,7 +39,11 @@ export class TopupLimitReachedError extends ConflictError {
  * POST /api/v1/users/me/topups → 201 the PENDING top-up with what the user pays it with; 409
  * `topup limit reached: at most 10 open top-ups` when the payer already has that many PENDING.
  */
-export async function openTopup(userId: string, request: CreateTopupRequest): Promise<ApiResult> {
+export async function openTopup(
+  userId: string,
+  request: CreateTopupRequest,
+  opts: { also?: (view: ReturnType<typeof topupView>) => readonly TransactEntry[] } = {},
+): Promise<ApiResult> {
   const cfg = config();
   const now = new Date();
   const id = newTopupId();
@@ -88,7 +93,8 @@ export async function openTopup(userId: string, request: CreateTopupRequest): Pr
     }
   }
   try {
-    await createTopup(topup);
+    // `also` joins the create (the console's idempotency record: a double submit opens one top-up).
+    await createTopup(topup, opts.also?.(topupView(topup)));
   } catch (error) {
     if (error instanceof TopupLimitError) throw new TopupLimitReachedError();
     throw error;
@@ -99,7 +105,7 @@ export async function openTopup(userId: string, request: CreateTopupRequest): Pr
 /** GET /api/v1/users/me/topups/{id}; another user's is 404 `topup not found`. */
 export async function readTopup(userId: string, topupId: string | undefined): Promise<ApiResult> {
   const topup = isId('topup', topupId) ? await getTopup(userId, topupId) : undefined;
-  if (!topup) throw new NotFoundError('topup not found');
+  if (!topup) throw refuse('topupNotFound');
   return { statusCode: 200, body: topupView(topup) };
 }
 
@@ -120,9 +126,9 @@ export async function listMyTopups(userId: string, query: ListTopupsQuery): Prom
 }
 
 /** The operator has not set the deposit wallet (SOLANA_DEPOSIT_ADDRESS, stage `depositAddress`) yet. */
-export class UsdcTopupsUnavailableError extends ApiError {
+export class UsdcTopupsUnavailableError extends Refusal<'usdcTopupsUnavailable'> {
   constructor() {
-    super(503, 'USDC top-ups are not available yet', { 'retry-after': '3600' });
+    super('usdcTopupsUnavailable', []);
   }
 }
 

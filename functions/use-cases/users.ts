@@ -3,10 +3,12 @@
 import type { ApiResult } from '../contracts/api';
 import type { CreditRequest } from '../contracts/request.schemas';
 import { balancesView } from '../contracts/views';
-import { ConflictError, NotFoundError, StaleReadError, ValidationError } from '../core/errors';
+import { StaleReadError } from '../core/errors';
 import { isId, newUserId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { MAX_BALANCE_MINOR } from '../core/money';
+import type { Balances } from '../core/users';
+import { refuse } from '../messages/refusal';
 import { createUser, creditUser, getUser, getUserKeyHash } from '../store/user.repository';
 import { type RotatedAccountKey, rotateAccountKey } from './account-key';
 import { idempotentCommand } from './idempotency';
@@ -19,13 +21,13 @@ export async function createUserWithKey(): Promise<ApiResult> {
 }
 
 function checkUserId(userId: string | undefined): string {
-  if (!isId('user', userId)) throw new NotFoundError('user not found');
+  if (!isId('user', userId)) throw refuse('userNotFound');
   return userId;
 }
 
 export async function readUser(userId: string | undefined): Promise<ApiResult> {
   const user = await getUser(checkUserId(userId));
-  if (!user) throw new NotFoundError('user not found');
+  if (!user) throw refuse('userNotFound');
   return { statusCode: 200, body: { id: user.id, balances: balancesView(user.balances) } };
 }
 
@@ -50,15 +52,16 @@ export function creditUserBalance(input: CreditRequest & { userId: string | unde
       key: input.idempotencyKey,
       request: { userId, amount, currency },
       rounds: CREDIT_ROUNDS,
-      exhausted: () => new ConflictError('user balance is changing too fast, retry', 1),
+      exhausted: () => refuse('userBalanceChanging'),
+      render: (balances: Balances) => ({ statusCode: 200, body: { id: userId, balances: balancesView(balances) } }),
     },
     async ({ now, answer }) => {
       const before = await getUser(userId);
-      if (!before) throw new NotFoundError('user not found');
+      if (!before) throw refuse('userNotFound');
       const after = { ...before.balances, [currency]: before.balances[currency] + amount };
       // The credit's condition pins the balances read, so this check holds at commit too.
-      if (after[currency] > MAX_BALANCE_MINOR) throw new ValidationError('amount would take the balance past its limit');
-      const credited = answer(200, { id: userId, balances: balancesView(after) });
+      if (after[currency] > MAX_BALANCE_MINOR) throw refuse('creditPastBalanceLimit');
+      const credited = answer(after);
       await creditUser(userId, before.balances, amount, currency, credited.record, now);
       return credited.result;
     },
@@ -75,7 +78,7 @@ export async function rotateUserKeyByOperator(userId: string | undefined): Promi
   const id = checkUserId(userId);
   for (let round = 0; round < 3; round++) {
     const oldKeyHash = await getUserKeyHash(id);
-    if (!oldKeyHash) throw new NotFoundError('user not found');
+    if (!oldKeyHash) throw refuse('userNotFound');
     try {
       return await rotateAccountKey(id, oldKeyHash);
     } catch (error) {
@@ -84,5 +87,5 @@ export async function rotateUserKeyByOperator(userId: string | undefined): Promi
       throw error;
     }
   }
-  throw new ConflictError('user key was rotated concurrently, retry', 1);
+  throw refuse('userKeyRotationRaced');
 }

@@ -7,14 +7,7 @@
 import { config } from '../config';
 import type { ApiResult } from '../contracts/api';
 import type { CreateWebhookRequest, ListDeliveriesQuery } from '../contracts/request.schemas';
-import {
-  ConflictError,
-  NotFoundError,
-  TooManyRequestsError,
-  UnauthorizedError,
-  UserKeyRevokedError,
-  ValidationError,
-} from '../core/errors';
+import { UserKeyRevokedError } from '../core/errors';
 import { EVENT_TYPES_BY_OWNER, isEventTypeFor, newEventId, type OutboxEvent, type Owner, ownerKey } from '../core/events';
 import {
   type DeliveryAttempt,
@@ -26,8 +19,10 @@ import {
   TEST_EVENTS_PER_WINDOW,
   type Webhook,
 } from '../core/webhooks';
+import { Refusal, refuse } from '../messages/refusal';
 import { checkEndpointUrl } from '../net/address-check';
 import { appendOutbox, eventBody } from '../store/outbox';
+import type { TransactEntry } from '../store/transact';
 import {
   getWebhook,
   listWebhooks,
@@ -40,9 +35,6 @@ import { sealSecret } from '../store/webhook-secret';
 import { takeTestEventSlot } from '../store/webhook-test-window.repository';
 import { AUTH_MESSAGES, forgetUserKey } from './auth';
 
-export const WEBHOOK_NOT_FOUND = 'webhook not found';
-export const WEBHOOK_LIMIT_MESSAGE = `webhook limit reached: at most ${MAX_WEBHOOKS_PER_OWNER} endpoints`;
-export const TEST_EVENT_LIMIT_MESSAGE = 'too many test events';
 const DEFAULT_DELIVERIES = 50;
 
 /**
@@ -51,14 +43,17 @@ const DEFAULT_DELIVERIES = 50;
  * key` once that key has been rotated away, whatever an auth cache says (a rotation deletes every
  * user endpoint: docs/webhooks.md, and nothing the old key registers may outlive it).
  */
-export async function createWebhook(owner: Owner, input: CreateWebhookRequest, accountKeyHash?: string): Promise<ApiResult> {
+export async function createWebhook(
+  owner: Owner,
+  input: CreateWebhookRequest,
+  accountKeyHash?: string,
+  opts: { also?: (view: ReturnType<typeof webhookView>) => readonly TransactEntry[] } = {},
+): Promise<ApiResult> {
   if (owner.kind === 'user' && accountKeyHash === undefined) throw new Error("a payer's webhook is registered under their account key");
   const events = input.events === undefined ? [...EVENT_TYPES_BY_OWNER[owner.kind]] : [...new Set(input.events)];
   const unknown = events.find((type) => !isEventTypeFor(owner.kind, type));
   if (unknown !== undefined) {
-    throw new ValidationError(
-      `events: unknown event type "${unknown.slice(0, 64)}" (${owner.kind} events: ${EVENT_TYPES_BY_OWNER[owner.kind].join(', ')})`,
-    );
+    throw refuse('unknownEventType', unknown.slice(0, 64), owner.kind, EVENT_TYPES_BY_OWNER[owner.kind]);
   }
   const url = await checkEndpointUrl(input.url, { allowLoopback: config().WEBHOOK_ALLOW_LOOPBACK });
   const secret = newWebhookSecret();
@@ -66,12 +61,12 @@ export async function createWebhook(owner: Owner, input: CreateWebhookRequest, a
   const sealedSecret = await sealSecret(secret, { owner: webhook.owner, webhookId: webhook.id });
   const account = owner.kind === 'user' && accountKeyHash !== undefined ? { userId: owner.id, accountKeyHash } : undefined;
   try {
-    await storeWebhook({ ...webhook, sealedSecret }, account);
+    await storeWebhook({ ...webhook, sealedSecret }, account, opts.also?.(webhookView(webhook)));
   } catch (error) {
-    if (error instanceof WebhookLimitError) throw new ConflictError(WEBHOOK_LIMIT_MESSAGE);
+    if (error instanceof WebhookLimitError) throw refuse('webhookLimit', MAX_WEBHOOKS_PER_OWNER);
     if (error instanceof UserKeyRevokedError && account) {
       forgetUserKey(account.accountKeyHash);
-      throw new UnauthorizedError(AUTH_MESSAGES.user);
+      throw refuse(AUTH_MESSAGES.user);
     }
     throw error;
   }
@@ -84,7 +79,7 @@ export async function listOwnerWebhooks(owner: Owner): Promise<ApiResult> {
 }
 
 export async function deleteOwnerWebhook(owner: Owner, webhookId: string | undefined): Promise<ApiResult> {
-  if (!isWebhookId(webhookId) || !(await removeWebhook(ownerKey(owner), webhookId))) throw new NotFoundError(WEBHOOK_NOT_FOUND);
+  if (!isWebhookId(webhookId) || !(await removeWebhook(ownerKey(owner), webhookId))) throw refuse('webhookNotFound');
   return { statusCode: 204, rawBody: '' };
 }
 
@@ -102,7 +97,7 @@ export async function sendTestEvent(owner: Owner, webhookId: string | undefined)
   const webhook = await ownWebhook(owner, webhookId);
   const now = new Date();
   const wait = await takeTestEventSlot(webhook.id, now, { max: TEST_EVENTS_PER_WINDOW, windowSeconds: TEST_EVENT_WINDOW_SECONDS });
-  if (wait !== undefined) throw new TooManyRequestsError(TEST_EVENT_LIMIT_MESSAGE, wait);
+  if (wait !== undefined) throw new Refusal('tooManyTestEvents', [], { retryAfter: wait });
   const event: OutboxEvent = {
     id: newEventId(now),
     type: 'ping',
@@ -117,7 +112,7 @@ export async function sendTestEvent(owner: Owner, webhookId: string | undefined)
 
 async function ownWebhook(owner: Owner, webhookId: string | undefined) {
   const webhook = isWebhookId(webhookId) ? await getWebhook(ownerKey(owner), webhookId) : undefined;
-  if (!webhook) throw new NotFoundError(WEBHOOK_NOT_FOUND);
+  if (!webhook) throw refuse('webhookNotFound');
   return webhook;
 }
 

@@ -11,22 +11,14 @@ import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cur
 import type { ListWithdrawalsQuery, WithdrawRequest } from '../contracts/request.schemas';
 import { payoutView, withdrawalView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
-import {
-  AgentDisabledError,
-  type ApiError,
-  ConflictError,
-  DependencyUnavailableError,
-  NotFoundError,
-  PayoutInProgressError,
-  UnauthorizedError,
-  ValidationError,
-} from '../core/errors';
+import { AgentDisabledError, PayoutInProgressError } from '../core/errors';
 import { withdrawalFees } from '../core/fees';
 import { isId, newPayoutId } from '../core/ids';
 import type { Minor } from '../core/money';
 import { planWithdrawal } from '../core/payout-plan';
 import type { Payout } from '../core/payouts';
 import { destinationProblem, NETWORK_OF, type TokenAccountDirectory } from '../core/withdrawals';
+import { Refusal, refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
@@ -65,7 +57,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
     // The platform's own wallets: paying out to the deposit wallet would read as a top-up of nobody.
     denied: [config().USDC_MINT, config().SOLANA_HOT_WALLET_ADDRESS, config().SOLANA_DEPOSIT_ADDRESS],
   });
-  if (problem) throw new ValidationError(problem);
+  if (problem) throw problem;
   // Asked once, whatever the rounds below: the chain's answer does not change with a stale balance.
   let quoted: Promise<Quote> | undefined;
 
@@ -77,7 +69,8 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
       // (and as every request made before the flag existed).
       request: { amount: gross, currency, walletAddress, ...(createTokenAccount ? { createTokenAccount: 'true' } : {}) },
       rounds: COMMIT_ROUNDS,
-      exhausted: () => new ConflictError('balance changed while withdrawing, retry', 1),
+      exhausted: () => refuse('balanceChangedWhileWithdrawing'),
+      render: (payout: Payout) => ({ statusCode: 200, body: withdrawalView(payout, { accountCreationFee: createTokenAccount }) }),
     },
     async ({ now, answer, replayIfUsed }) => {
       quoted ??= quote(input, deps.tokenAccounts ?? usdcTokenAccounts());
@@ -97,7 +90,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
         // Too little left, perhaps because this very request already withdrew it: a replay wins.
         const replayed = await replayIfUsed();
         if (replayed) return replayed;
-        throw new ValidationError(decision.reason === 'too-small' ? 'amount too small to cover fees' : 'insufficient balance');
+        throw refuse(decision.reason === 'too-small' ? 'amountTooSmallForFees' : 'withdrawalInsufficientBalance');
       }
       const { fees, debits: plan } = decision;
       const { fee, accountCreationFee, net } = fees;
@@ -118,15 +111,15 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
         updatedAt: now.toISOString(),
         attempts: 0,
       };
-      const accepted = answer(200, withdrawalView(payout, { accountCreationFee: createTokenAccount }));
+      const accepted = answer(payout);
       try {
         await commitWithdrawal(payout, agent.keyHash, plan, accepted.record, now, basis);
       } catch (error) {
         if (error instanceof AgentDisabledError) {
           forgetAgent(agent.keyHash);
-          throw new UnauthorizedError(AUTH_MESSAGES.withdraw);
+          throw refuse(AUTH_MESSAGES.withdraw);
         }
-        if (error instanceof PayoutInProgressError) throw new ValidationError('payout already in progress');
+        if (error instanceof PayoutInProgressError) throw refuse('payoutInProgress');
         throw error;
       }
       await enqueueAfterCommit(payout, deps);
@@ -136,7 +129,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
 }
 
 /** What the chain says a withdrawal's creation fee is, or why it is refused before anything is written. */
-type Quote = { accountCreationFee: Minor } | { refusal: ApiError };
+type Quote = { accountCreationFee: Minor } | { refusal: Refusal };
 
 /**
  * The account-creation fee of a withdrawal. USDC first asks the chain whether the wallet's token
@@ -156,13 +149,13 @@ async function quote(input: WithdrawInput, tokenAccounts: TokenAccountDirectory)
     } catch (error) {
       if (!(error instanceof RailUnavailableError)) throw error;
       logger().warn('solana rpc unavailable; withdrawal refused with 503', { error: serializeError(error) });
-      return { refusal: new DependencyUnavailableError('solana network unavailable, retry later', error) };
+      return { refusal: new Refusal('solanaUnavailable', [], { cause: error }) };
     }
-    if (!exists && input.createTokenAccount !== true) return { refusal: new ValidationError('destination has no USDC token account') };
+    if (!exists && input.createTokenAccount !== true) return { refusal: refuse('noUsdcTokenAccount') };
     creates = !exists;
   }
   const accountCreationFee = creates ? config().ACCOUNT_CREATION_FEE : 0;
-  if (withdrawalFees(input.amount, accountCreationFee).net <= 0) return { refusal: new ValidationError('amount too small to cover fees') };
+  if (withdrawalFees(input.amount, accountCreationFee).net <= 0) return { refusal: refuse('amountTooSmallForFees') };
   return { accountCreationFee };
 }
 
@@ -195,7 +188,7 @@ function readPayoutCursor(text: string): { after: string; limit: number } {
 export async function listWithdrawals(agentId: string, query: ListWithdrawalsQuery): Promise<ApiResult> {
   if (query.payoutId !== undefined) {
     const payout = isId('payout', query.payoutId) ? await getPayout(agentId, query.payoutId) : undefined;
-    if (!payout) throw new NotFoundError('payout not found');
+    if (!payout) throw refuse('payoutNotFound');
     return { statusCode: 200, body: payoutView(payout) };
   }
   const cursor = query.cursor ? readPayoutCursor(query.cursor) : undefined;

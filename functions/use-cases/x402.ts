@@ -33,8 +33,16 @@
 
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
+import {
+  isPaymentIdentifierExtension,
+  isPaymentIdentifierRequired,
+  isValidPaymentId,
+  PAYMENT_IDENTIFIER,
+} from '@x402/extensions/payment-identifier';
 import { LosslessNumber } from 'lossless-json';
 import { config } from '../config';
+import type { ApiResult } from '../contracts/api';
+import { serialize } from '../contracts/json';
 import type { FacilitatorRequest } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { TransferCreditedElsewhereError } from '../core/chain-credits';
@@ -43,6 +51,7 @@ import { newEventId, type OutboxEvent } from '../core/events';
 import { formatAmount, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import {
   newX402PaymentId,
+  PaymentIdentifierConflictError,
   SettlementClaimedError,
   SettlementNotPendingError,
   X402_REASONS,
@@ -53,6 +62,7 @@ import {
   type X402Settlement,
   x402SellerMemo,
 } from '../core/x402';
+import { refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import {
   HOT_WALLET_LAMPORTS_METRIC,
@@ -73,8 +83,9 @@ import {
   listUnfinalizedSettlements,
   listX402Payments,
 } from '../store/x402.repository';
+import { bindPaymentIdentifier, keepFirstVerify } from '../store/x402-payment-identifier.repository';
 import type { Facilitator, Refusal, ServiceChecks } from '../x402/facilitator';
-import { idempotentCommand } from './idempotency';
+import { fingerprint, idempotentCommand } from './idempotency';
 
 type SettleResult = Awaited<ReturnType<typeof idempotentCommand>>;
 
@@ -164,14 +175,85 @@ function claimedRefusal(existing: X402Settlement, agent: Agent): VerifyResponse 
   return { isValid: false, invalidReason: X402_REASONS.settledByAnotherAgent, invalidMessage: state, payer: existing.payer };
 }
 
+const PAYMENT_ID_FORMAT = 'must be 16-128 characters: letters, digits, "-" and "_"';
+
+/**
+ * The payload's `payment-identifier` (x402 extension), or undefined when it carries none; a
+ * malformed one, or none where the echoed declaration says `required: true`, is a 400.
+ * Read with the extension's helpers that do not compile the payload's `schema`:
+ * `validatePaymentIdentifier` (and `extractAndValidatePaymentIdentifier`) compile the buyer's JSON
+ * schema with ajv on every call, and a buyer's `pattern` such as `^(a|a)+$` then backtracks for
+ * minutes on a 31-character id (tried: docs/x402.md).
+ */
+function paymentIdentifierOf(request: FacilitatorRequest): string | undefined {
+  const extension = request.paymentPayload.extensions?.[PAYMENT_IDENTIFIER];
+  if (extension === undefined) return undefined;
+  const field = `paymentPayload.extensions.${PAYMENT_IDENTIFIER}`;
+  if (!isPaymentIdentifierExtension(extension)) throw refuse('invalidInput', `${field}.info.required must be a boolean`);
+  const id: unknown = extension.info.id;
+  if (id === undefined) {
+    if (isPaymentIdentifierRequired(extension)) throw refuse('invalidInput', `${field}.info.id is required`);
+    return undefined;
+  }
+  if (typeof id !== 'string' || !isValidPaymentId(id)) throw refuse('invalidInput', `${field}.info.id ${PAYMENT_ID_FORMAT}`);
+  return id;
+}
+
+/**
+ * What makes two requests with one identifier the same payment (the extension's "request binding"):
+ * the buyer's transaction, and the requirements it pays (scheme, network, asset, amount, payTo, the
+ * seller's memo, the fee payer) for the resource.
+ */
+function paymentFingerprint(request: FacilitatorRequest): string {
+  const req = request.paymentRequirements;
+  const transaction = request.paymentPayload.payload.transaction;
+  return fingerprint({
+    payload: typeof transaction === 'string' ? transaction : serialize(request.paymentPayload.payload),
+    scheme: req.scheme,
+    network: req.network,
+    asset: req.asset,
+    amount: req.amount,
+    payTo: req.payTo,
+    memo: String(req.extra?.memo ?? ''),
+    feePayer: String(req.extra?.feePayer ?? ''),
+    resource: request.paymentPayload.resource?.url ?? '',
+  });
+}
+
+/** Binds the identifier to this payment for this agent, or finds it bound: to another payment, 409. */
+async function bindIdentifier(agent: Agent, id: string, request: FacilitatorRequest, now: Date) {
+  const fp = paymentFingerprint(request);
+  const binding = await bindPaymentIdentifier(agent.id, id, fp, now);
+  if (binding.fingerprint !== fp) throw new PaymentIdentifierConflictError();
+  return { fingerprint: fp, verifyResponse: binding.verifyResponse };
+}
+
+const replayed = (rawBody: string): ApiResult => ({ statusCode: 200, rawBody, headers: { 'idempotent-replayed': 'true' } });
+
 /**
  * `POST /x402/verify` for `agent`: the policy (its seller memo included), a payment already claimed
  * refused (found by its message hash: verify holds no key), then the stock scheme's verification
- * (which simulates). Verify never claims, signs or credits.
+ * (which simulates). Verify never claims, signs or credits. With a `payment-identifier`, the first
+ * verify answer for it is kept and every later verify of the same payment with it answers that
+ * (`Idempotent-Replayed: true`); another payment with it is a 409.
  */
-export async function x402Verify(facilitator: Facilitator, agent: Agent, request: FacilitatorRequest): Promise<VerifyResponse> {
+export async function x402Verify(facilitator: Facilitator, agent: Agent, request: FacilitatorRequest): Promise<ApiResult> {
+  const identifier = paymentIdentifierOf(request);
   const policy = checkPolicy(agent, request);
-  if ('reason' in policy) return { isValid: false, invalidReason: policy.reason, invalidMessage: policy.message, payer: '' };
+  // A refusal of the policy is decided before anything runs: not kept for the identifier.
+  if ('reason' in policy) {
+    return { statusCode: 200, body: { isValid: false, invalidReason: policy.reason, invalidMessage: policy.message, payer: '' } };
+  }
+  if (identifier === undefined) return { statusCode: 200, body: await verifyPayment(facilitator, agent, request) };
+  const now = new Date();
+  const binding = await bindIdentifier(agent, identifier, request, now);
+  if (binding.verifyResponse !== undefined) return replayed(binding.verifyResponse);
+  const answer = serialize(await verifyPayment(facilitator, agent, request));
+  const kept = await keepFirstVerify(agent.id, identifier, binding.fingerprint, answer, now);
+  return kept === answer ? { statusCode: 200, rawBody: answer } : replayed(kept);
+}
+
+async function verifyPayment(facilitator: Facilitator, agent: Agent, request: FacilitatorRequest): Promise<VerifyResponse> {
   const payload = asPayload(request);
   const messageHash = facilitator.messageHash(payload);
   const existing = messageHash ? await getSettlement(messageHash) : undefined;
@@ -196,12 +278,17 @@ function settleFailure(network: string, reason: string, message?: string, payer 
  * `POST /x402/settle` for `agent`: the policy, the claim looked up, every check, the fee payer's
  * signature (of the checked transaction only), the claim, the stock scheme's settle (verify again,
  * sign, send, confirm), then the credit. The same payload settled again by the same agent answers
- * the first SettleResponse and credits nothing; by another agent, `success:false`.
+ * the first SettleResponse and credits nothing; by another agent, `success:false`. A
+ * `payment-identifier` is bound to its payment before anything else runs: another payment with it
+ * is a 409, before any check, signature, claim or credit; the same one goes on, and its claim
+ * answers it as any retry (the money's path is the one it always was).
  */
 export async function x402Settle(facilitator: Facilitator, agent: Agent, request: FacilitatorRequest): Promise<SettleResult> {
   const network = request.paymentRequirements.network;
+  const identifier = paymentIdentifierOf(request);
   const policy = checkPolicy(agent, request);
   if ('reason' in policy) return settleFailure(network, policy.reason, policy.message);
+  if (identifier !== undefined) await bindIdentifier(agent, identifier, request, new Date());
   const payload = asPayload(request);
   const requirements = asRequirements(request);
   const checks = policyChecks(agent, request);
@@ -348,6 +435,7 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
       key: settlement.signature,
       request: { signature: settlement.signature, amount: settlement.amount, network: settlement.network },
       rounds: 3,
+      render: (settled: SettleResponse) => ({ statusCode: 200, body: settled }),
     },
     async ({ now, answer }) => {
       const record: X402PaymentRecord = {
@@ -360,7 +448,7 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
         resource: settlement.resource,
         createdAt: now.toISOString(),
       };
-      const { result, record: idempotency } = answer(200, response);
+      const { result, record: idempotency } = answer(response);
       try {
         await creditSettlement({
           settlement,

@@ -1,9 +1,10 @@
 /**
  * The stock x402 facilitator, built once per container: `@x402/core`'s x402Facilitator with
  * `@x402/svm`'s `exact` scheme registered for the configured network. The scheme does every check
- * of the transaction (layout, compute budget, mint, recipient, amount, memo, fee-payer isolation,
- * simulation), signs as the fee payer (the hot wallet), sends and confirms; the service never
- * verifies a transaction itself (docs/x402.md). It is given caps on what a transaction may make the
+ * of the transaction (layout, compute budget, mint, recipient, amount, memo, simulation) but one: its
+ * layout lets trailing Lighthouse and memo instructions name the fee payer, so verify refuses that
+ * first (`feePayerRefusal`). The scheme signs as the fee payer (the hot wallet), sends and confirms;
+ * the service writes no verifier of its own beyond that (docs/x402.md). It is given caps on what a transaction may make the
  * fee payer spend (X402_MAX_COMPUTE_UNITS, X402_MAX_PRIORITY_FEE_MICROLAMPORTS, X402_MAX_SIGNATURES):
  * the buyer writes the compute budget, the hot wallet pays for it.
  *
@@ -41,6 +42,7 @@ import {
 } from '@solana/kit';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
+import { PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import { decodeTransactionFromPayload, getTokenPayerFromTransaction, toFacilitatorSvmSigner } from '@x402/svm';
 import { ExactSvmScheme } from '@x402/svm/exact/facilitator';
 import bs58 from 'bs58';
@@ -175,7 +177,7 @@ export function signingFacilitator(): Promise<Facilitator> {
 async function build(withSecret: boolean): Promise<Facilitator> {
   const cfg = config();
   const feePayer = cfg.SOLANA_HOT_WALLET_ADDRESS;
-  // Not set on a fresh deployment until the operator has made the hot wallet (docs/deploy.md).
+  // Not set on a fresh deployment until the operator has made the hot wallet (docs/operating/stages.md, "Secrets").
   if (!feePayer || !cfg.X402_PAY_TO) throw new X402UnavailableError();
   const rpcUrl = cfg.SOLANA_RPC_URL ?? (await secretUrl());
   const gate = new VerifiedMessages();
@@ -187,7 +189,8 @@ async function build(withSecret: boolean): Promise<Facilitator> {
     maxPriorityFeeMicroLamports: cfg.X402_MAX_PRIORITY_FEE_MICROLAMPORTS,
     maxRequiredSignatures: cfg.X402_MAX_SIGNATURES,
   });
-  const facilitator = new x402Facilitator().register(network, scheme);
+  // Listed in `/x402/supported`; the identifiers themselves are kept by the use cases (use-cases/x402.ts).
+  const facilitator = new x402Facilitator().register(network, scheme).registerExtension({ key: PAYMENT_IDENTIFIER });
   const rpc = createSolanaRpc(rpcUrl);
   const decoder = getTransactionDecoder();
   const compiledDecoder = getCompiledTransactionMessageDecoder();
@@ -221,8 +224,28 @@ async function build(withSecret: boolean): Promise<Facilitator> {
     return undefined;
   };
 
+  // The fee payer's signature covers every instruction, and the stock layout lets Lighthouse and memo
+  // instructions after the transfer run with any accounts: Lighthouse's MemoryWrite funds an account
+  // from its payer. So the fee payer (always the first account) may be no instruction's account or
+  // program, as the stock scheme requires of a smart wallet's transaction; the stock client's never is.
+  const feePayerRefusal = (payload: PaymentPayload): Refusal | undefined => {
+    const transaction = decode(payload);
+    if (!transaction) return undefined;
+    let message: CompiledTransactionMessage;
+    try {
+      message = compiledDecoder.decode(transaction.messageBytes);
+    } catch {
+      return undefined;
+    }
+    if (!('instructions' in message)) return undefined;
+    const named = message.instructions.some((i) => i.programAddressIndex === 0 || (i.accountIndices ?? []).includes(0));
+    return named
+      ? { reason: 'invalid_exact_svm_payload_fee_payer_in_instruction', message: 'the fee payer may not be an account of any instruction' }
+      : undefined;
+  };
+
   const verify: Facilitator['verify'] = async (payload, requirements, checks) => {
-    const refusal = checks() ?? versionRefusal(payload);
+    const refusal = checks() ?? versionRefusal(payload) ?? feePayerRefusal(payload);
     if (refusal) return { isValid: false, invalidReason: refusal.reason, invalidMessage: refusal.message, payer: '' };
     const response = await facilitator.verify(payload, requirements);
     const message = messageHash(payload);
@@ -339,7 +362,7 @@ function addressOnly(feePayer: Address): KitSigner {
 }
 
 /** The hot wallet (fee payer) from its secret: given directly (local) or from Secrets Manager (AWS). */
-async function hotWallet(expected: string): Promise<KeyPairSigner> {
+export async function hotWallet(expected: string): Promise<KeyPairSigner> {
   const cfg = config();
   const text =
     cfg.SOLANA_HOT_WALLET_SECRET ??
@@ -359,7 +382,7 @@ async function hotWallet(expected: string): Promise<KeyPairSigner> {
   return signer;
 }
 
-async function secretUrl(): Promise<string> {
+export async function secretUrl(): Promise<string> {
   const arn = config().SOLANA_RPC_URL_SECRET_ARN;
   if (!arn) throw new RailConfigError('set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN');
   const url = (await readRailSecret('SOLANA_RPC_URL_SECRET_ARN', arn)).trim();

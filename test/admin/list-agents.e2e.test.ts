@@ -120,7 +120,7 @@ describe('GET /api/v1/admin/agents', () => {
       timeoutMs: 5_000,
     });
     expect(await ids('?enabled=false')).not.toContain(agent.id);
-    // A string "true" does not enable (README, "Operating"): listed as waiting.
+    // A string "true" does not enable (docs/operating/runbooks.md, "Enable (or disable) an agent"): listed as waiting.
     await consoleEdit(agent.key, 'SET enabled = :e', { ':e': 'true' });
     await eventually('the agent back in the waiting list', async () => (await ids('?enabled=false')).includes(agent.id), {
       timeoutMs: 5_000,

@@ -142,6 +142,9 @@ function graphOf<E extends { from: string; to: string }>(edges: readonly E[]): M
 const FILE_EDGES = fileEdges(['functions', 'bin', 'lib']);
 
 /** The packages core/ may import: computation only (hashing, ids, encodings, validation, curves). */
+/** The folders of functions/ core/ may import. */
+const CORE_LOCAL_FOLDERS = new Set(['core', 'messages']);
+
 const CORE_PACKAGES = new Set(['node:crypto', 'ulid', 'bs58', 'zod', '@noble/curves/ed25519.js', 'confusables']);
 
 describe('the layers of functions/', () => {
@@ -172,11 +175,17 @@ describe('the layers of functions/', () => {
     expect(builder.filter((i) => folderOf(i.to) === 'mcp').map(describeImport)).toEqual([]);
   });
 
-  it('contracts read only zod, lossless-json, the domain (core) and the configuration (the stage maximum amount)', () => {
+  it('contracts read only zod, lossless-json, the domain (core), the message catalogue and the configuration (the stage maximum amount)', () => {
     const files = IMPORTS.filter((i) => folderOf(i.from) === 'contracts');
     const wrong = files.filter((i) =>
-      i.local ? !['contracts', 'core', 'config'].includes(folderOf(i.to)) : !['zod', 'lossless-json'].includes(i.to),
+      i.local ? !['contracts', 'core', 'messages', 'config'].includes(folderOf(i.to)) : !['zod', 'lossless-json'].includes(i.to),
     );
+    expect(wrong.map(describeImport)).toEqual([]);
+  });
+
+  it('the message catalogue is a leaf: every layer may name a refusal, and it names nothing', () => {
+    const files = IMPORTS.filter((i) => folderOf(i.from) === 'messages');
+    const wrong = files.filter((i) => !i.local || folderOf(i.to) !== 'messages');
     expect(wrong.map(describeImport)).toEqual([]);
   });
 
@@ -218,10 +227,18 @@ describe('the layers of functions/', () => {
     expect(FILE_EDGES.some((e) => e.from === path.join('bin', 'operator', 'admin-cli.ts'))).toBe(true);
   });
 
-  it('core/ imports only core/ and pure libraries: no AWS SDK, no Lambda types, no network or file modules', () => {
+  it('core/ imports only core/, messages/ and pure libraries: no AWS SDK, no Lambda types, no network or file modules', () => {
     const files = IMPORTS.filter((i) => folderOf(i.from) === 'core');
     expect(files.length).toBeGreaterThan(20);
-    const wrong = files.filter((i) => (i.local ? folderOf(i.to) !== 'core' : !CORE_PACKAGES.has(i.to)));
+    // messages/ (the refusal catalogue and `refuse`) is a leaf below core/: core's decisions refuse by its codes.
+    const wrong = files.filter((i) => (i.local ? !CORE_LOCAL_FOLDERS.has(folderOf(i.to)) : !CORE_PACKAGES.has(i.to)));
+    expect(wrong.map(describeImport)).toEqual([]);
+  });
+
+  it('messages/ is a leaf: it imports only messages/ and no package', () => {
+    const files = IMPORTS.filter((i) => folderOf(i.from) === 'messages');
+    expect(files.length).toBeGreaterThan(0);
+    const wrong = files.filter((i) => !i.local || folderOf(i.to) !== 'messages');
     expect(wrong.map(describeImport)).toEqual([]);
   });
 

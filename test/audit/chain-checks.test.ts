@@ -100,6 +100,7 @@ describe('reconcileWallets', () => {
       x402Pending: 20,
       unmatched: 7,
       payouts: 147,
+      purchases: 0,
       toOperator: 0,
       difference: 0,
     });

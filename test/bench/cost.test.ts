@@ -68,6 +68,7 @@ describe('cost per million charges', () => {
       'bench: policy charge requests 1 reads 0 wcu 12',
       'bench: grant charge requests not measured in this run',
       'bench: x402 settle requests not measured in this run',
+      'bench: x402 purchase requests not measured in this run',
       'bench: cost per million charges $8.72',
     ]);
   });
@@ -93,6 +94,7 @@ describe('cost per million charges', () => {
       'bench: policy charge requests not measured in this run',
       'bench: grant charge requests not measured in this run',
       'bench: x402 settle requests not measured in this run',
+      'bench: x402 purchase requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
     expect(costSummaryLines({ requests: [{ ...warmCharge, state: 'cold' }], latency: [chargeLatency] })).toEqual([
@@ -100,6 +102,7 @@ describe('cost per million charges', () => {
       'bench: policy charge requests not measured in this run',
       'bench: grant charge requests not measured in this run',
       'bench: x402 settle requests not measured in this run',
+      'bench: x402 purchase requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
   });

@@ -40,6 +40,9 @@ export const GRANT_CHARGE_CASE = 'created with a grant key (201)';
 /** x402 (DESIGN §17): a warm settle of a new payment, credited to the agent (requests.ts `warmX402Settle`). */
 export const X402_SETTLE_ENDPOINT = 'POST /x402/settle';
 export const X402_SETTLE_CASE = 'a new payment, credited (200 success)';
+/** x402 purchases (DESIGN §22): a warm purchase under a grant key, held and its payment signed (requests.ts `warmX402Purchase`). */
+export const X402_PURCHASE_ENDPOINT = 'POST /api/v1/agents/x402/purchases';
+export const X402_PURCHASE_CASE = 'held and signed (201)';
 /** The requests-table row of the expiry sweeper (not an endpoint; requests.ts `sweeperCost`). */
 export const SWEEPER_ENDPOINT = 'sweeper: expireDueCharges';
 /** The requests-table row of one outbox item alone (not an endpoint; requests.ts `outboxCost`). */
@@ -98,6 +101,13 @@ export function x402Settle(requests: readonly RequestCount[]): RequestCount | un
   return requests.find((q) => q.endpoint === X402_SETTLE_ENDPOINT && q.case === X402_SETTLE_CASE && q.state === 'warm' && q.status === 200);
 }
 
+/** The warm x402 purchase that held and signed, if the run measured it. */
+export function x402Purchase(requests: readonly RequestCount[]): RequestCount | undefined {
+  return requests.find(
+    (q) => q.endpoint === X402_PURCHASE_ENDPOINT && q.case === X402_PURCHASE_CASE && q.state === 'warm' && q.status === 201,
+  );
+}
+
 /** The warm 201 charge by a payer with a spending policy with limits, if the run measured it. */
 export function policyCharge(requests: readonly RequestCount[]): RequestCount | undefined {
   return requests.find((q) => q.endpoint === CHARGE_ENDPOINT && q.case === POLICY_CHARGE_CASE && q.state === 'warm' && q.status === 201);
@@ -123,6 +133,7 @@ export function costSummaryLines(report: { requests: readonly RequestCount[]; la
   const policy = policyCharge(report.requests);
   const grant = grantCharge(report.requests);
   const settle = x402Settle(report.requests);
+  const purchase = x402Purchase(report.requests);
   const inputs = chargeCostInputs(report);
   const figures = (q: RequestCount) =>
     `requests ${Object.values(q.dynamo).reduce((a, b) => a + b, 0)} reads ${q.reads} wcu ${units(q.writeUnits)}`;
@@ -131,6 +142,7 @@ export function costSummaryLines(report: { requests: readonly RequestCount[]; la
     policy ? `bench: policy charge ${figures(policy)}` : `bench: policy charge requests ${NOT_MEASURED}`,
     grant ? `bench: grant charge ${figures(grant)}` : `bench: grant charge requests ${NOT_MEASURED}`,
     settle ? `bench: x402 settle ${figures(settle)}` : `bench: x402 settle requests ${NOT_MEASURED}`,
+    purchase ? `bench: x402 purchase ${figures(purchase)}` : `bench: x402 purchase requests ${NOT_MEASURED}`,
     inputs
       ? `bench: cost per million charges $${costPerMillionCharges(inputs).total.toFixed(2)}`
       : `bench: cost per million charges ${NOT_MEASURED}`,

@@ -26,12 +26,25 @@ import { outboxPut } from '../../functions/store/outbox';
 import { transactWrite } from '../../functions/store/transact';
 import { resetAdminKey } from '../../functions/use-cases/admin-key';
 import { clearAuthCache } from '../../functions/use-cases/auth';
+import { startSession } from '../../functions/use-cases/console-sessions';
 import { chargeEvents } from '../../functions/use-cases/events';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { type BenchContext, enabledAgent, fundedUser, type Party } from './context';
-import { GRANT_CHARGE_CASE, OUTBOX_ENDPOINT, POLICY_CHARGE_CASE, SWEEPER_ENDPOINT, X402_SETTLE_CASE, X402_SETTLE_ENDPOINT } from './cost';
+import {
+  GRANT_CHARGE_CASE,
+  OUTBOX_ENDPOINT,
+  POLICY_CHARGE_CASE,
+  SWEEPER_ENDPOINT,
+  X402_PURCHASE_CASE,
+  X402_PURCHASE_ENDPOINT,
+  X402_SETTLE_CASE,
+  X402_SETTLE_ENDPOINT,
+} from './cost';
 import { type TouchedItem, touchedBy } from './written';
+
+/** The requests-table rows of the console's Overview (`bench: console overview requests N`). */
+export const CONSOLE_OVERVIEW_ENDPOINT = 'GET /console';
 
 export interface RequestCount {
   endpoint: string;
@@ -368,6 +381,49 @@ export async function warmX402Settle(ctx: BenchContext): Promise<RequestCount> {
   return credited(X402_SETTLE_CASE);
 }
 
+/**
+ * One warm x402 purchase (DESIGN §22) under a grant key: the hold (the charge's one transaction)
+ * and the payment's record, after an unmeasured purchase that warms the container (its keys, the
+ * payer's state, the hot wallet's signer). Nothing is sent to a seller: only the table's requests
+ * are counted, not the chain's.
+ */
+export async function warmX402Purchase(ctx: BenchContext): Promise<RequestCount> {
+  const { solana } = ctx.stack.rails;
+  solana.mintTo(solana.hotWallet.publicKey, 1_000_000n);
+  const agent = await enabledAgent(ctx);
+  const user = await fundedUser(ctx, { USDC: '100' });
+  const res = await ctx.call('POST', '/api/v1/users/me/grants', { 'x-user-key': user.key }, json({ agentId: agent.id, currency: 'USDC' }));
+  if (res.status !== 201) throw new Error(`grant refused: ${res.status} ${res.body}`);
+  const grantKey = (JSON.parse(res.body) as { key: string }).key;
+  const requirements = {
+    scheme: 'exact',
+    network: solana.network,
+    asset: solana.mint,
+    amount: '10000',
+    // A seller outside the service, and its facilitator's fee payer (only their addresses are needed).
+    payTo: 'CcHxdMXTB66UuHwaZGQ4rMBhyxZoKArGYJTYbNiKfKbz',
+    maxTimeoutSeconds: 60,
+    extra: { feePayer: '2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4' },
+  };
+  const purchase = async (label: string) => {
+    const path = '/api/v1/agents/x402/purchases';
+    const counted = await invokeCounted(
+      'agent-x402-purchase-create',
+      apiEvent('POST', path, path, {
+        headers: { 'x-agent-key': agent.key, 'x-user-key': grantKey, 'idempotency-key': `xp-${label}-${Date.now()}` },
+        body: json({ x402Version: 2, paymentRequirements: requirements }),
+      }),
+    );
+    if (counted.status !== 201) throw new Error(`x402 purchase (${label}) answered ${counted.status}: ${counted.body}`);
+    return countOf(X402_PURCHASE_ENDPOINT, label, 'warm', counted.status, counted.scope, counted.processWide);
+  };
+  await purchase('seed');
+  const row = await purchase(X402_PURCHASE_CASE);
+  // Neither was sent to a seller: they expire once their blockhash has (the reconciler releases them).
+  solana.expireBlockhash();
+  return row;
+}
+
 async function putPolicy(ctx: BenchContext, user: Party, policy: unknown): Promise<void> {
   const res = await ctx.call('PUT', '/api/v1/users/me/policy', { 'x-user-key': user.key }, json(policy));
   if (res.status !== 200) throw new Error(`policy refused: ${res.status} ${res.body}`);
@@ -515,6 +571,7 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
   out.push((await warmChargePair(ctx)).policy);
   out.push(await warmGrantCharge(ctx));
   out.push(await warmX402Settle(ctx));
+  out.push(await warmX402Purchase(ctx));
   const replayKey = key();
   await measure('POST /api/v1/agents/charges', 'seed', 'warm', charge(replayKey), 201);
   await add('POST /api/v1/agents/charges', 'replay (same key, same body)', ['warm'], () => charge(replayKey), 201);
@@ -528,6 +585,15 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
     event: apiEvent('GET', '/api/v1/agents/charges', '/api/v1/agents/charges', { headers: ah(agent), query: { page: '1', limit: '20' } }),
   };
   await add('GET /api/v1/agents/charges', 'page 1, limit 20', ['cold', 'warm'], () => listed, 200);
+  // The console's Overview (DESIGN §21: at most 3 requests, the session's read included), for a
+  // payer with charges: the session, the user item, one Query of the newest charges.
+  const session = await startSession(user.id, new Date());
+  const overview: Invocation = {
+    route: 'console',
+    event: apiEvent('ANY', '/console', '/console', { headers: { cookie: `console=${session.cookieValue}` } }),
+  };
+  overview.event.requestContext.http.method = 'GET';
+  await add(CONSOLE_OVERVIEW_ENDPOINT, 'signed in', ['cold', 'warm'], () => overview, 200);
   const made = await ctx.call(
     'POST',
     '/api/v1/agents/charges',

@@ -1,5 +1,5 @@
 /**
- * Who may call the operator's routes, per stage (lib/stage-config.ts `adminAuth`, docs/deploy.md
+ * Who may call the operator's routes, per stage (lib/stage-config.ts `adminAuth`, docs/operating/runbooks.md
  * "Admin access"): IAM authorization by API Gateway in production (and by default), the static
  * x-admin-key where a stage chooses it (dev in cdk.json).
  */

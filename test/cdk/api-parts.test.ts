@@ -15,6 +15,8 @@ describe('parts of the API', () => {
         '/api/v1/paypal/webhooks',
         '/approve/{token}',
         '/consent/{token}',
+        '/console',
+        '/console/{proxy+}',
         '/health',
         '/x402/settle',
         '/x402/supported',

@@ -99,7 +99,8 @@ const EXPECTED: Record<string, Grant[]> = {
   health: ['logs', 'table'],
   openapi: ['logs'],
   // The remote MCP server runs the wrapped use cases in-process: charges and withdrawals included.
-  mcp: ['logs', 'table', 'queue-send', 'approval-secret-and-rpc-url'],
+  // x402_purchase signs a purchase's payment as the purchase route does (DESIGN §22).
+  mcp: ['logs', 'table', 'queue-send', 'approval-secret-and-rpc-url', 'hot-wallet', 'hot-wallet-key'],
   // The MCP transport's GET: a 405, from no state at all.
   'mcp-get': ['logs'],
   'not-found': ['logs'],
@@ -124,6 +125,10 @@ const EXPECTED: Record<string, Grant[]> = {
   'agent-webhooks-deliveries': ['logs', 'table'],
   'agent-webhooks-test': ['logs', 'table'],
   'user-webhooks-create': ['logs', 'table', 'webhook-key-encrypt'],
+  // The console (docs/console.md): one function per API Gateway route (`/console`, `/console/{proxy+}`),
+  // the same code; Add funds opens top-ups (PayPal), Developers seals webhook secrets.
+  console: ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt'],
+  'console-pages': ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt'],
   'user-webhooks-list': ['logs', 'table'],
   'user-webhooks-delete': ['logs', 'table'],
   'user-webhooks-deliveries': ['logs', 'table'],
@@ -141,6 +146,12 @@ const EXPECTED: Record<string, Grant[]> = {
   'x402-supported': ['logs', 'rpc-url'],
   'agent-x402-settings': ['logs', 'table', 'rpc-url'],
   'agent-x402-payments': ['logs', 'table'],
+  // x402 purchases (DESIGN §22): create and read sign the purchase's payment with the hot wallet
+  // (as the transfer's authority only: purchase-signer.ts); the receipt only reads the chain.
+  'agent-x402-purchase-create': ['logs', 'table', 'approval-secret-and-rpc-url', 'hot-wallet', 'hot-wallet-key'],
+  'agent-x402-purchases-list': ['logs', 'table'],
+  'agent-x402-purchase-get': ['logs', 'table', 'rpc-url', 'hot-wallet', 'hot-wallet-key'],
+  'agent-x402-purchase-receipt': ['logs', 'table', 'rpc-url'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
@@ -349,7 +360,7 @@ describe('IAM', () => {
     expect(scanners.map((p) => p.Properties?.Roles)).toEqual([[{ Ref: logicalId(stack, stack.ledgerAudit.fn.role) }]]);
   });
 
-  it("has one managed policy, the operators' execute-api:Invoke on the admin routes, and no X-Ray grant (tracing is off: docs/deploy.md)", () => {
+  it("has one managed policy, the operators' execute-api:Invoke on the admin routes, and no X-Ray grant (tracing is off: docs/operating/stack.md)", () => {
     // Its statement is pinned in test/cdk/admin-auth.test.ts; no function role carries it.
     expect(
       Object.entries(all)
@@ -412,6 +423,10 @@ const DELETES: Record<string, string[]> = {
   'admin-cancel-payout': ['PAYOUTLOCK#*'],
   'agent-webhooks-delete': ['WEBHOOKS#*'],
   'user-webhooks-delete': ['WEBHOOKS#*'],
+  // The console: sign-out ends sessions, a used challenge is deleted, a passkey removed; Developers'
+  // rotation and webhook deletion as the user API's.
+  console: ['CONSOLESESSION#*', 'PASSKEY#*', 'USERKEY#*', 'USERPASSKEYS#*', 'USERSESSIONS#*', 'WACHALLENGE#*', 'WEBHOOKS#*'],
+  'console-pages': ['CONSOLESESSION#*', 'PASSKEY#*', 'USERKEY#*', 'USERPASSKEYS#*', 'USERSESSIONS#*', 'WACHALLENGE#*', 'WEBHOOKS#*'],
 };
 
 /**
@@ -437,8 +452,9 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   ],
   'approval-page': [],
   // The consent page's Allow creates a grant (its count, key item and events) and moves the request.
-  'consent-page': [],
-  'consent-decide': ['GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
+  // Both read a console session (DESIGN §21), and mark its activity on the session item alone.
+  'consent-page': ['CONSOLESESSION#*'],
+  'consent-decide': ['CONSOLESESSION#*', 'GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
   // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md).
   'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],
@@ -448,13 +464,13 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   'kill-switch-fanout': ['AGENTBAL#*', 'AGENTKEY#*'],
   // Its attempts, and the endpoint's breaker (health fields on the endpoint item).
   'webhook-delivery': ['WEBHOOKS#*', 'WHATTEMPTS#*', 'WHDELIVERY#*'],
-  // The x402 facilitator, called by any seller's middleware for any buyer: verify and supported
-  // write nothing; settle credits the authenticated agent alone (its shard, its payment record,
-  // the claim on the signature, the cross-rail credit-once guard of the transfer, the idempotency
-  // record, the event).
-  'x402-verify': [],
+  // The x402 facilitator, called by any seller's middleware for any buyer: supported writes nothing;
+  // verify only the authenticated agent's payment identifiers (no money); settle those and credits the
+  // authenticated agent alone (its shard, its payment record, the claim on the signature, the
+  // cross-rail credit-once guard of the transfer, the idempotency record, the event).
+  'x402-verify': ['X402PID#*'],
   'x402-supported': [],
-  'x402-settle': ['AGENTBAL#*', 'CHAINCREDIT#*', 'IDEM#*', 'OUTBOX#*', 'X402PAY#*', 'X402TX#*'],
+  'x402-settle': ['AGENTBAL#*', 'CHAINCREDIT#*', 'IDEM#*', 'OUTBOX#*', 'X402PAY#*', 'X402PID#*', 'X402TX#*'],
 };
 
 const TABLE_WRITES = ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
@@ -550,10 +566,10 @@ describe('IAM on the table: key families', () => {
     expect(conditioned.length / writing.length).toBe(1);
     // Issue 18 asks for DeleteItem on ≤ 25% of them, and holds it with room: only the 8 functions of
     // DELETES delete (each only its one family). Settled charges' markers and released PayPal
-    // transmission claims are tombstones (updates), not deletes (docs/deploy.md "Least privilege").
+    // transmission claims are tombstones (updates), not deletes (docs/operating/least-privilege.md).
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 61, deleting: 8 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 73, deleting: 10 });
   });
 });

@@ -4,8 +4,8 @@
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { resetForTests } from '../../functions/config';
-import { NotFoundError } from '../../functions/core/errors';
 import { httpHandler } from '../../functions/http/handler';
+import { refuse } from '../../functions/messages/refusal';
 import { METRICS_NAMESPACE } from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
 
@@ -21,7 +21,7 @@ const recording = httpHandler(async () => {
 });
 const failing = httpHandler(async () => {
   metrics().addMetric('ChargesRefused', 'Count', 1);
-  throw new NotFoundError('not found');
+  throw refuse('notFound');
 });
 const quiet = httpHandler(async () => ({ statusCode: 200, body: {} }));
 

@@ -33,14 +33,26 @@ describe('links', () => {
   /** Route handlers that build a link (they call publicBaseUrl()). */
   const linkMakers = readdirSync(path.join(PROJECT_ROOT, 'functions', 'api'))
     .filter((file) => file.endsWith('.handler.ts'))
-    .filter((file) => readFileSync(path.join(PROJECT_ROOT, 'functions', 'api', file), 'utf8').includes('publicBaseUrl('))
+    .filter((file) => {
+      const text = readFileSync(path.join(PROJECT_ROOT, 'functions', 'api', file), 'utf8');
+      // The console's routes (and the consent page, which reads its session) run functions/console/,
+      // whose relying party, cookie name and Origin check read it.
+      return text.includes('publicBaseUrl(') || text.includes("from '../console/");
+    })
     .map((file) => file.replace(/\.handler\.ts$/, ''));
 
   it('every function that makes links gets the stage’s PUBLIC_BASE_URL, and no other does', () => {
     expect(linkMakers.sort()).toEqual([
       'agent-create-grant-request',
       'agent-get-grant-request',
+      'agent-x402-purchase-create',
       'agent-x402-settings',
+      // The consent page reads the console's session (DESIGN §21); the console: passkeys' relying
+      // party and the one Origin a form may come from (docs/console.md).
+      'consent-decide',
+      'consent-page',
+      'console',
+      'console-pages',
       'create-charge',
       'mcp',
       // The payer's PENDING history carries each user_approval charge's approval link (DESIGN §16).
@@ -59,7 +71,7 @@ describe('links', () => {
   });
 });
 
-describe('the links\' address on a first deploy (docs/deploy.md "The public address")', () => {
+describe('the links\' address on a first deploy (docs/operating/first-deploy.md "The public address")', () => {
   const DOMAIN = 'pay.example.com';
   const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
   const linkEnv = (synthesized: ReturnType<typeof synthesize>) => {

@@ -133,6 +133,8 @@ describe('HTTP API route throttling', () => {
         'approval-page',
         'consent-decide',
         'consent-page',
+        'console',
+        'console-pages',
         'health',
         'mcp-get',
         'not-found',
@@ -374,7 +376,14 @@ describe('functions (the house construct)', () => {
       // x402 routes know the mint and the RPC URL's ARN; settle alone the hot wallet's (it signs as the fee payer).
       const x402Keys = ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN', ...(route.x402 === 'settle' ? ['SOLANA_HOT_WALLET_SECRET_ARN'] : [])];
       expect(railKeys.sort()).toEqual(
-        (route.queue ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN'] : route.topups ? topupKeys : route.x402 ? x402Keys : []).sort(),
+        (route.queue
+          ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN', ...(route.x402 === 'settle' ? ['SOLANA_HOT_WALLET_SECRET_ARN'] : [])]
+          : route.topups
+            ? topupKeys
+            : route.x402
+              ? x402Keys
+              : []
+        ).sort(),
       );
       if (route.queue || route.x402) expect(env.SOLANA_RPC_URL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaRpcUrl) });
       if (route.x402 === 'settle') expect(env.SOLANA_HOT_WALLET_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaHotWallet) });
@@ -506,10 +515,15 @@ describe('data', () => {
     }
   });
 
-  it('lets nobody but the worker, the reconciler, x402 settle and the configured break-glass role read the hot-wallet secret', () => {
-    const settle = stack.api.functions.get('x402-settle');
-    if (!settle) throw new Error('no x402-settle function');
-    const roles = [pipeline.worker, pipeline.reconciler, settle].map((fn) => ({ 'Fn::GetAtt': [logicalId(stack, fn.role), 'Arn'] }));
+  it('lets nobody but the worker, the reconciler, x402 settle, purchase create and read, MCP (x402_purchase), and the configured break-glass role read the hot-wallet secret', () => {
+    const signers = ['agent-x402-purchase-create', 'agent-x402-purchase-get', 'x402-settle', 'mcp'].map((name) => {
+      const fn = stack.api.functions.get(name);
+      if (!fn) throw new Error(`no ${name} function`);
+      return fn;
+    });
+    // In the order the stack adds them: routes (as ROUTES lists them) after the pipeline's.
+    const ordered = ROUTES.map((r) => signers.find((fn) => fn === stack.api.functions.get(r.name))).filter((fn) => fn !== undefined);
+    const roles = [pipeline.worker, pipeline.reconciler, ...ordered].map((fn) => ({ 'Fn::GetAtt': [logicalId(stack, fn.role), 'Arn'] }));
     const denyOthers = (allowed: unknown[]) => ({
       SecretId: { Ref: logicalId(stack, stack.data.solanaHotWallet) },
       ResourcePolicy: {
@@ -533,7 +547,9 @@ describe('data', () => {
     const rolesThere = [
       withBreakGlass.stack.pipeline.worker,
       withBreakGlass.stack.pipeline.reconciler,
-      withBreakGlass.stack.api.functions.get('x402-settle') ?? pipeline.worker,
+      ...ROUTES.filter((r) => ['x402-settle', 'agent-x402-purchase-create', 'agent-x402-purchase-get', 'mcp'].includes(r.name)).map(
+        (r) => withBreakGlass.stack.api.functions.get(r.name) ?? pipeline.worker,
+      ),
     ].map((fn) => ({
       'Fn::GetAtt': [logicalId(withBreakGlass.stack, fn.role), 'Arn'],
     }));

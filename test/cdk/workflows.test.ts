@@ -1,7 +1,7 @@
 /**
  * The GitHub Actions workflows, parsed: what runs when, which refs may deploy, how actions are
  * referenced. GitHub settings (environments' branch rules and reviewers) are not in the repository;
- * docs/deploy.md lists them, and these tests pin what the workflows themselves enforce.
+ * docs/operating/first-deploy.md lists them, and these tests pin what the workflows themselves enforce.
  *
  * YAML parser: js-yaml, already installed (a dependency of Jest's coverage tooling), not a
  * dependency of ours; if it ever disappears, add `yaml` to devDependencies.
@@ -129,7 +129,7 @@ describe('GitHub Actions workflows', () => {
   });
 });
 
-describe('the deploy job (first-deploy traps, docs/deploy.md "First deploy")', () => {
+describe('the deploy job (first-deploy traps, docs/operating/first-deploy.md "First deploy")', () => {
   const stage = workflow('deploy-stage.yml');
   const deploySteps = stage.jobs.deploy?.steps ?? [];
   const at = (predicate: (s: Step) => boolean) => deploySteps.findIndex(predicate);

@@ -18,7 +18,7 @@ describe('Solana destination', () => {
   it('rejects a token account pasted instead of the wallet (off the curve)', () => {
     const ata = getAssociatedTokenAddressSync(USDC_MINT, new PublicKey(solanaWallet()));
     expect(isSolanaWalletAddress(ata.toBase58())).toBe(false);
-    expect(destinationProblem('USDC', ata.toBase58())).toBe('invalid solana address');
+    expect(destinationProblem('USDC', ata.toBase58())?.message).toBe('invalid solana address');
   });
 
   it('rejects text that is not base58 of exactly 32 bytes', () => {
@@ -67,7 +67,7 @@ describe('Solana destination: keys no wallet can hold', () => {
     expect(torsionPoints).toContain('11111111111111111111111111111111'); // all-zero bytes
     for (const address of torsionPoints) {
       expect([address, PublicKey.isOnCurve(new PublicKey(address).toBytes())]).toEqual([address, true]); // passes the old check
-      expect([address, destinationProblem('USDC', address)]).toEqual([address, 'invalid solana address']);
+      expect([address, destinationProblem('USDC', address)?.message]).toEqual([address, 'invalid solana address']);
     }
   });
 
@@ -83,18 +83,18 @@ describe('Solana destination: keys no wallet can hold', () => {
     ['wrapped SOL mint', 'So11111111111111111111111111111111111111112'],
     ['USDC mint', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'],
   ])('refuses the %s id', (_, address) => {
-    expect(destinationProblem('USDC', address)).toBe('invalid solana address');
+    expect(destinationProblem('USDC', address)?.message).toBe('invalid solana address');
   });
 
   it('refuses the addresses the caller denies (the configured mint, the hot wallet), and only those', () => {
     const mint = Keypair.generate().publicKey.toBase58();
     const hotWallet = Keypair.generate().publicKey.toBase58();
     const denied = { denied: [mint, hotWallet, undefined] };
-    expect(destinationProblem('USDC', mint)).toBeUndefined(); // a curve point like any wallet
-    expect(destinationProblem('USDC', mint, denied)).toBe('invalid solana address');
-    expect(destinationProblem('USDC', hotWallet, denied)).toBe('invalid solana address');
-    expect(destinationProblem('USDC', solanaWallet(), denied)).toBeUndefined();
-    expect(destinationProblem('USD', 'agent@example.com', denied)).toBeUndefined();
+    expect(destinationProblem('USDC', mint)?.message).toBeUndefined(); // a curve point like any wallet
+    expect(destinationProblem('USDC', mint, denied)?.message).toBe('invalid solana address');
+    expect(destinationProblem('USDC', hotWallet, denied)?.message).toBe('invalid solana address');
+    expect(destinationProblem('USDC', solanaWallet(), denied)?.message).toBeUndefined();
+    expect(destinationProblem('USD', 'agent@example.com', denied)?.message).toBeUndefined();
   });
 });
 
@@ -103,7 +103,7 @@ describe('PayPal destination', () => {
     expect(paypalReceiverType('agent@example.com')).toBe('EMAIL');
     expect(paypalReceiverType('first.last+tag@sub.example.co.uk')).toBe('EMAIL');
     expect(paypalReceiverType('ABCDEFGH23456')).toBe('PAYPAL_ID');
-    expect(destinationProblem('USD', 'agent@example.com')).toBeUndefined();
+    expect(destinationProblem('USD', 'agent@example.com')?.message).toBeUndefined();
   });
 
   it('rejects anything else', () => {
@@ -119,13 +119,13 @@ describe('PayPal destination', () => {
       `${'a'.repeat(120)}@example.com`,
     ]) {
       expect(paypalReceiverType(bad)).toBeUndefined();
-      expect(destinationProblem('USD', bad)).toBe('invalid paypal account');
+      expect(destinationProblem('USD', bad)?.message).toBe('invalid paypal account');
     }
   });
 
   it('does not take a Solana address for a PayPal account, nor the reverse', () => {
-    expect(destinationProblem('USD', solanaWallet())).toBe('invalid paypal account');
-    expect(destinationProblem('USDC', 'agent@example.com')).toBe('invalid solana address');
+    expect(destinationProblem('USD', solanaWallet())?.message).toBe('invalid paypal account');
+    expect(destinationProblem('USDC', 'agent@example.com')?.message).toBe('invalid solana address');
   });
 });
 

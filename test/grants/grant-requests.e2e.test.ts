@@ -72,7 +72,7 @@ describe('grant requests', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(page.headers.get('cache-control')).toBe('no-store');
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     const text = await page.text();
     expect(text).toContain('consent-bot');
     expect(text).toContain('20.00 USD');

@@ -2,8 +2,8 @@ import { parse } from 'lossless-json';
 import type { ApiRequest } from '../../functions/contracts/api';
 import { createChargeSchema, listChargesQuerySchema, registerAgentSchema } from '../../functions/contracts/request.schemas';
 import { validate } from '../../functions/contracts/validation';
-import { ValidationError } from '../../functions/core/errors';
 import { parseJsonBody } from '../../functions/http/body';
+import { isRefusal } from '../../functions/messages/refusal';
 
 const req = (body: string | undefined): ApiRequest => ({
   method: 'POST',
@@ -19,10 +19,10 @@ const message = (fn: () => unknown): string => {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ValidationError) return error.message;
+    if (isRefusal(error) && error.statusCode === 400) return error.message;
     throw error;
   }
-  throw new Error('expected a ValidationError');
+  throw new Error('expected a 400 refusal');
 };
 
 describe('request validation', () => {

@@ -108,7 +108,7 @@ describe('npm start', () => {
     // In memory, the demo payer's keypair goes to a temporary folder of this stack's own, not .data/.
     expect(first.output()).toContain(`keypair in ${join(tmpdir(), 'agent-payments-demo-')}`);
     expect(first.output()).not.toContain('.data/demo-payer.json');
-    // Its export line names the file, for the README's steps that pay with it.
+    // Its export line names the file, for the docs' steps that pay with it (docs/payers.md, docs/x402.md).
     expect(first.output()).toMatch(/export BASE=\S+ ADMIN_KEY=\S+ USER_KEY=\S+ DEMO_PAYER=\S+agent-payments-demo-\w+\/demo-payer\.json\n/);
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect(health.status).toBe(200);

@@ -136,6 +136,7 @@ describe('remote MCP server (POST /mcp)', () => {
         'refund_charge',
         'request_grant',
         'get_grant_request',
+        'x402_purchase',
       ].sort(),
     );
     // get_grant_request changes one thing, once: its first read after approval claims the key. Its

@@ -5,9 +5,9 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError } from '../../functions/core/errors';
 import { overHttp } from '../../functions/mcp/over-http';
 import { TOOLS } from '../../functions/mcp/tools';
+import { Refusal } from '../../functions/messages/refusal';
 
 const servers: Server[] = [];
 afterAll(async () => {
@@ -42,8 +42,8 @@ describe('the stdio server’s HTTP calls', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).message).toBe(
+    expect(error).toBeInstanceOf(Refusal);
+    expect((error as Refusal).message).toBe(
       `the API at ${api.url} answered with a redirect, which is not followed: set BASE_URL to the API's own address`,
     );
     expect(api.seen).toHaveLength(1);

@@ -10,7 +10,7 @@
  * docs/design.md §11 orders it (403 blocked, 402 spending limit incl. the UTC day's running total
  * and the agent's own day and month, 402 insufficient, 202 PENDING with the amount held, 201) and
  * keeps each user's held money. An agent's own counters count only the charges made while its
- * limits were set (README), so ending an older hold must not lower them: charges aimed at exactly
+ * limits were set (docs/payers.md), so ending an older hold must not lower them: charges aimed at exactly
  * what is left under an agent's limits (or one unit more) catch a counter that is off either way. After every step the
  * user balances, held money and policy, agent balances, the charge and payout lists (statuses,
  * amounts, order) agree with the model, every payout was paid at most once on its rail, and the
@@ -160,7 +160,7 @@ interface ModelCharge {
   month?: string;
   /**
    * Whether the agent's own counters counted it: the payer's policy gave this agent daily or
-   * monthly limits in this currency when it was made (README: an agent limit counts from when it
+   * monthly limits in this currency when it was made (docs/payers.md: an agent limit counts from when it
    * is set). Ending the charge (release, decline, expiry, a partial capture) lowers them only then.
    */
   agentCounted?: boolean;

@@ -1,11 +1,12 @@
 /**
  * Log lines carry the request id: Powertools' injectLambdaContext (functions/observability/logger.ts)
  * adds the Lambda request id to every line of an invocation, HTTP routes add API Gateway's as
- * correlation_id, and neither outlives the invocation.
+ * correlation_id, and neither outlives the invocation. Every answer carries that id as x-request-id.
  */
 import type { APIGatewayProxyEventV2, Context, SQSEvent } from 'aws-lambda';
 import { resetForTests } from '../../functions/config';
 import { httpHandler } from '../../functions/http/handler';
+import { refuse } from '../../functions/messages/refusal';
 import { logger } from '../../functions/observability/logger';
 import { INIT_ENV } from '../support/init-env';
 
@@ -55,6 +56,9 @@ describe('request ids in log lines', () => {
     logger().info('inside the route');
     return { statusCode: 200, body: {} };
   });
+  const refusing = httpHandler(async () => {
+    throw refuse('notFound');
+  });
   const failing = httpHandler(async () => {
     throw new Error('boom', { cause: new Error('root cause') });
   });
@@ -76,6 +80,35 @@ describe('request ids in log lines', () => {
       correlation_id: 'apigw-2',
       error: { name: 'Error', message: 'boom', cause: { message: 'root cause' } },
     });
+  });
+
+  it('every answer carries x-request-id: API Gateway’s id, the one its error log line carries', async () => {
+    let answer: Awaited<ReturnType<typeof failing>> | undefined;
+    const lines = await logLines(async () => {
+      answer = await failing(event('apigw-5'), lambdaContext('lambda-5', 'create-charge'));
+    });
+    expect(answer?.statusCode).toBe(500);
+    expect(answer?.headers?.['x-request-id']).toBe('apigw-5');
+    expect(lines.find((l) => l.message === 'unhandled error')?.correlation_id).toBe('apigw-5');
+    expect((await route(event('apigw-6'))).headers?.['x-request-id']).toBe('apigw-6');
+    const refused = await refusing(event('apigw-7'));
+    expect(refused).toMatchObject({ statusCode: 404, headers: { 'x-request-id': 'apigw-7' }, body: '{"error":"not found"}' });
+  });
+
+  it('an event without a gateway request id gets a fresh one, in the answer and in the error log line', async () => {
+    const bare = { rawPath: '/x', headers: {}, requestContext: { http: { method: 'GET' } } } as unknown as APIGatewayProxyEventV2;
+    const once = async () => {
+      let answer: Awaited<ReturnType<typeof failing>> | undefined;
+      const lines = await logLines(async () => {
+        answer = await failing(bare);
+      });
+      const id = answer?.headers?.['x-request-id'];
+      expect(lines.find((l) => l.message === 'unhandled error')?.correlation_id).toBe(id);
+      return id;
+    };
+    const [first, second] = [await once(), await once()];
+    expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(second).not.toBe(first);
   });
 
   it('does not carry one invocation’s ids into the next', async () => {

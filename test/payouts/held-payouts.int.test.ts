@@ -8,7 +8,6 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
-import { IdempotencyMismatchError } from '../../functions/core/errors';
 import { setAgentEnabled } from '../../functions/store/agent.repository';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { db } from '../../functions/store/client';
@@ -145,9 +144,9 @@ describe('the operator cancels a held payout', () => {
     const payoutId = payoutIdOf(await createWithdrawal(withdrawal(first.agentId, { amount: '5' }), noQueue));
     await setAgentEnabled(first.agentId, false);
     expect(await drivePayout({ agentId: first.agentId, payoutId }, { railFor: fakeRails(new FakeRail()) })).toBe('held');
-    await expect(cancelPayout({ agentId: first.agentId, payoutId, idempotencyKey: 'shared-key' })).rejects.toBeInstanceOf(
-      IdempotencyMismatchError,
-    );
+    await expect(cancelPayout({ agentId: first.agentId, payoutId, idempotencyKey: 'shared-key' })).rejects.toMatchObject({
+      code: 'idempotencyMismatch',
+    });
     expect((await getPayout(first.agentId, payoutId))?.status).toBe('HELD');
   });
 

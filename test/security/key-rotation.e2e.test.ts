@@ -9,7 +9,6 @@
  * reaches it) — and the rotate answer lists what it ended, so the payer can make again what was
  * theirs; a container that still has the old key cached cannot make new ones after the rotation.
  */
-import { UnauthorizedError } from '../../functions/core/errors';
 import { hashKey } from '../../functions/core/keys';
 import { issueGrant } from '../../functions/use-cases/grants';
 import { createWebhook } from '../../functions/use-cases/webhooks';
@@ -135,12 +134,12 @@ describe('finding 6: rotating the account key ends what the old key made', () =>
     expect(rotated.status).toBe(200);
     // What the grant and webhook routes run once their (stale) auth cache has let the old key through.
     const oldKey = { userId: setup.user.id, accountKeyHash: hashKey(setup.user.key) };
-    await expect(issueGrant(oldKey, setup.thiefAgent.id, { currency: 'USD', limits: {}, description: '' })).rejects.toThrow(
-      UnauthorizedError,
-    );
-    await expect(createWebhook({ kind: 'user', id: setup.user.id }, { url: thiefRx.url }, oldKey.accountKeyHash)).rejects.toThrow(
-      UnauthorizedError,
-    );
+    await expect(issueGrant(oldKey, setup.thiefAgent.id, { currency: 'USD', limits: {}, description: '' })).rejects.toMatchObject({
+      code: 'invalidUserKey',
+    });
+    await expect(createWebhook({ kind: 'user', id: setup.user.id }, { url: thiefRx.url }, oldKey.accountKeyHash)).rejects.toMatchObject({
+      code: 'invalidUserKey',
+    });
     const newKey = { 'x-user-key': rotated.body.userKey };
     const grants = await t.call<{ data: Grant[] }>('GET', '/api/v1/users/me/grants?status=active', { headers: newKey });
     expect(grants.body.data).toEqual([]);

@@ -26,7 +26,7 @@ let counter = 0;
 
 export async function startTestStack(
   env: Record<string, string> = {},
-  options: Pick<LocalStackOptions, 'payouts' | 'sweepIntervalMs' | 'topupWatchIntervalMs' | 'webhooks'> = {},
+  options: Pick<LocalStackOptions, 'payouts' | 'sweepIntervalMs' | 'topupWatchIntervalMs' | 'webhooks' | 'port' | 'publicBaseUrl'> = {},
 ): Promise<TestStack> {
   const stack = await startLocalStack({
     port: 0,
@@ -48,7 +48,7 @@ export async function startTestStack(
     const denied = [...new Set(grants.denied)];
     if (denied.length > 0) {
       throw new Error(
-        `requests outside their function's table grant (functions/api/routes.ts, functions/store/access.ts; docs/deploy.md "Least privilege"):\n${denied.join('\n')}`,
+        `requests outside their function's table grant (functions/api/routes.ts, functions/store/access.ts; docs/operating/least-privilege.md):\n${denied.join('\n')}`,
       );
     }
   };

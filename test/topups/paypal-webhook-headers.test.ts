@@ -1,3 +1,4 @@
+import { refuse } from '../../functions/messages/refusal';
 /** The cheap checks on PayPal's transmission headers (functions/rails/paypal.webhook-headers.ts): pure, no I/O. */
 import { checkTransmissionHeaders, isPaypalCertUrl } from '../../functions/rails/paypal.webhook-headers';
 
@@ -44,15 +45,17 @@ describe("PayPal webhook's cheap checks", () => {
   });
 
   it('names the first missing header, and refuses a stale or future time and an odd id', () => {
-    expect(checkTransmissionHeaders({ ...headers, 'paypal-auth-algo': ' ' }, now)).toEqual({ problem: 'missing paypal-auth-algo header' });
-    expect(checkTransmissionHeaders({}, now)).toEqual({ problem: 'missing paypal-transmission-id header' });
+    expect(checkTransmissionHeaders({ ...headers, 'paypal-auth-algo': ' ' }, now)).toEqual({
+      problem: refuse('paypalHeaderMissing', 'paypal-auth-algo'),
+    });
+    expect(checkTransmissionHeaders({}, now)).toEqual({ problem: refuse('paypalHeaderMissing', 'paypal-transmission-id') });
     const at = (time: string) => checkTransmissionHeaders({ ...headers, 'paypal-transmission-time': time }, now);
     expect(at('2026-01-15T09:25:00Z')).toHaveProperty('transmission');
-    expect(at('2026-01-15T09:24:59Z')).toEqual({ problem: 'paypal-transmission-time is not within 5 minutes' });
-    expect(at('2026-01-15T09:35:01Z')).toEqual({ problem: 'paypal-transmission-time is not within 5 minutes' });
-    expect(at('soon')).toEqual({ problem: 'paypal-transmission-time is not within 5 minutes' });
+    expect(at('2026-01-15T09:24:59Z')).toEqual({ problem: refuse('paypalTransmissionStale') });
+    expect(at('2026-01-15T09:35:01Z')).toEqual({ problem: refuse('paypalTransmissionStale') });
+    expect(at('soon')).toEqual({ problem: refuse('paypalTransmissionStale') });
     expect(checkTransmissionHeaders({ ...headers, 'paypal-transmission-id': 'a/b' }, now)).toEqual({
-      problem: 'invalid paypal-transmission-id header',
+      problem: refuse('paypalTransmissionIdInvalid'),
     });
   });
 });

@@ -59,31 +59,34 @@ describe('isAllowedAddress on AWS', () => {
   });
 });
 
+/** The text of the refusal webhookUrlProblem gives, if any. */
+const urlProblem = (...args: Parameters<typeof webhookUrlProblem>) => webhookUrlProblem(...args)?.message;
+
 describe('webhookUrlProblem', () => {
   it('wants https on AWS, and lets http reach loopback only locally', () => {
-    expect(webhookUrlProblem('https://hooks.example.com/x', aws)).toBeUndefined();
-    expect(webhookUrlProblem('http://hooks.example.com/x', aws)).toBe('url must be an https URL');
-    expect(webhookUrlProblem('http://127.0.0.1:8080/x', aws)).toBe('url must be an https URL');
-    expect(webhookUrlProblem('https://127.0.0.1/x', aws)).toBe('url must resolve to a public address');
-    expect(webhookUrlProblem('https://localhost/x', aws)).toBe('url must resolve to a public address');
-    expect(webhookUrlProblem('http://127.0.0.1:8080/x', local)).toBeUndefined();
-    expect(webhookUrlProblem('http://localhost:8080/x', local)).toBeUndefined();
-    expect(webhookUrlProblem('http://[::1]:8080/x', local)).toBeUndefined();
-    expect(webhookUrlProblem('http://10.0.0.1/x', local)).toBe('url must be an https URL (or http://127.0.0.1 locally)');
+    expect(urlProblem('https://hooks.example.com/x', aws)).toBeUndefined();
+    expect(urlProblem('http://hooks.example.com/x', aws)).toBe('url must be an https URL');
+    expect(urlProblem('http://127.0.0.1:8080/x', aws)).toBe('url must be an https URL');
+    expect(urlProblem('https://127.0.0.1/x', aws)).toBe('url must resolve to a public address');
+    expect(urlProblem('https://localhost/x', aws)).toBe('url must resolve to a public address');
+    expect(urlProblem('http://127.0.0.1:8080/x', local)).toBeUndefined();
+    expect(urlProblem('http://localhost:8080/x', local)).toBeUndefined();
+    expect(urlProblem('http://[::1]:8080/x', local)).toBeUndefined();
+    expect(urlProblem('http://10.0.0.1/x', local)).toBe('url must be an https URL (or http://127.0.0.1 locally)');
   });
 
   it('refuses credentials, fragments, non-URLs and overlong URLs', () => {
-    expect(webhookUrlProblem('https://u:p@hooks.example.com/', aws)).toBe('url must not contain credentials');
-    expect(webhookUrlProblem('https://hooks.example.com/#frag', aws)).toBe('url must not contain a fragment');
-    expect(webhookUrlProblem('not a url', aws)).toBe('url must be a valid https URL');
-    expect(webhookUrlProblem(`https://hooks.example.com/${'a'.repeat(2048)}`, aws)).toBe('url must be at most 2048 characters');
+    expect(urlProblem('https://u:p@hooks.example.com/', aws)).toBe('url must not contain credentials');
+    expect(urlProblem('https://hooks.example.com/#frag', aws)).toBe('url must not contain a fragment');
+    expect(urlProblem('not a url', aws)).toBe('url must be a valid https URL');
+    expect(urlProblem(`https://hooks.example.com/${'a'.repeat(2048)}`, aws)).toBe('url must be at most 2048 characters');
   });
 
   it('catches private addresses written in other notations', () => {
     // WHATWG URL parsing normalises these to dotted IPv4, which the rule then refuses.
-    expect(webhookUrlProblem('https://0x7f000001/x', aws)).toBe('url must resolve to a public address');
-    expect(webhookUrlProblem('https://2130706433/x', aws)).toBe('url must resolve to a public address');
-    expect(webhookUrlProblem('https://[::ffff:169.254.169.254]/x', aws)).toBe('url must resolve to a public address');
+    expect(urlProblem('https://0x7f000001/x', aws)).toBe('url must resolve to a public address');
+    expect(urlProblem('https://2130706433/x', aws)).toBe('url must resolve to a public address');
+    expect(urlProblem('https://[::ffff:169.254.169.254]/x', aws)).toBe('url must resolve to a public address');
   });
 });
 

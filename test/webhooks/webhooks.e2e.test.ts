@@ -496,6 +496,8 @@ describe('user endpoints', () => {
       'topup.completed',
       'grant.created',
       'grant.revoked',
+      'x402.purchase.succeeded',
+      'x402.purchase.expired',
     ]);
     const ping = await t.call<{ id: string }>('POST', `/api/v1/users/me/webhooks/${created.body.id}/test`, { headers });
     const got = await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id, 2_000);

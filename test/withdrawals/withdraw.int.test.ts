@@ -8,8 +8,9 @@ import { setAgentEnabled } from '../../functions/store/agent.repository';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalSolana } from '../../bin/local/solana-rpc';
 import { config, resetForTests } from '../../functions/config';
-import { ValidationError } from '../../functions/core/errors';
+import { renderRefusal } from '../../functions/contracts/outcome';
 import type { Currency } from '../../functions/core/money';
+import { Refusal, refuse } from '../../functions/messages/refusal';
 import { usdcTokenAccounts } from '../../functions/rails/solana.token-accounts';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
@@ -200,7 +201,7 @@ describe('withdraw', () => {
   ])('refuses amount %s: %s', async (amount, message) => {
     const agentId = await fundedAgent('USD', 10_00);
     // The route's schema refuses it before the use case runs.
-    expect(() => withdrawal(agentId, { amount })).toThrow(new ValidationError(message));
+    expect(() => withdrawal(agentId, { amount })).toThrow(refuse('invalidInput', message));
     expect(await balance(agentId)).toBe(10_00);
   });
 
@@ -393,11 +394,11 @@ describe('withdraw USDC to a wallet without a USDC token account (docs/payouts.m
 
   it('refuses createTokenAccount on a USD withdrawal, naming the field, and a flag that is not a boolean', () => {
     expect(() => withdrawal('a1', { currency: 'USD', createTokenAccount: true })).toThrow(
-      new ValidationError('createTokenAccount is only valid for USDC withdrawals'),
+      refuse('invalidInput', 'createTokenAccount is only valid for USDC withdrawals'),
     );
     expect(withdrawal('a1', { currency: 'USD', createTokenAccount: false })).toMatchObject({ currency: 'USD', createTokenAccount: false });
     expect(() => withdrawal('a1', { currency: 'USDC', createTokenAccount: 'yes' as unknown as boolean })).toThrow(
-      new ValidationError('createTokenAccount must be a boolean'),
+      refuse('invalidInput', 'createTokenAccount must be a boolean'),
     );
   });
 
@@ -405,9 +406,14 @@ describe('withdraw USDC to a wallet without a USDC token account (docs/payouts.m
     const agentId = await fundedAgent('USDC', 10_000_000);
     const input = withdrawal(agentId, { currency: 'USDC', amount: '10', walletAddress: solanaWallet(), createTokenAccount: true });
     chain.failNext('getAccountInfo', 1); // the node answers HTTP 503 (the mint's lookup when cold, else the wallet's)
-    await expect(createWithdrawal(input, queue)).rejects.toMatchObject({
-      statusCode: 503,
-      message: 'solana network unavailable, retry later',
+    const refused = await createWithdrawal(input, queue).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(Refusal);
+    expect(renderRefusal(refused as Refusal)).toEqual({
+      status: 503,
+      text: 'solana network unavailable, retry later',
       headers: { 'retry-after': '5' },
     });
     await nothingWritten(agentId, input.idempotencyKey, 10_000_000);

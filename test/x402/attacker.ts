@@ -51,6 +51,8 @@ export function exactTransaction(tx: {
   computeUnits: number;
   microLamports: number;
   memo?: string;
+  /** Instructions after the memo (the layout allows Lighthouse's there). */
+  extra?: TransactionInstruction[];
   blockhash: string;
   signers: Keypair[];
 }): { base64: string; message: Uint8Array } {
@@ -68,6 +70,7 @@ export function exactTransaction(tx: {
       6,
     ),
     ...(tx.memo !== undefined ? [new TransactionInstruction({ programId: MEMO_PROGRAM, keys: [], data: Buffer.from(tx.memo) })] : []),
+    ...(tx.extra ?? []),
   ];
   const message = new TransactionMessage({
     payerKey: new PublicKey(tx.feePayer),

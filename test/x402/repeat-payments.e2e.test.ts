@@ -1,6 +1,6 @@
 /**
- * The README's x402 buyer, run again and again (step 25: "each run is a new payment, credited
- * once"): the stock seller middleware and the stock buyer client against the local stack, with
+ * The x402 buyer of docs/x402.md "Get paid by x402 clients", run again and again ("each run is
+ * a new payment, credited once"): the stock seller middleware and the stock buyer client against the local stack, with
  * nothing between the runs. With the seller's memo (docs/x402.md "Payments name their seller") the
  * stock client adds no random memo, so two payments by one buyer to one seller of one price differ
  * only by their recent blockhash. On a cluster every block has a new one; the local chain gives
@@ -30,7 +30,7 @@ beforeAll(async () => {
   await createTestTable();
   t = await startTestStack();
   seller = await t.enabledAgent();
-  // The README's seller.mjs, on a free port.
+  // docs/x402.md's seller.mjs, on a free port.
   const x402 = (
     await t.call<{ facilitatorUrl: string; network: `${string}:${string}`; payTo: string; extra: { memo: string } }>(
       'GET',
@@ -73,7 +73,7 @@ afterEach(async () => {
   await expectLedgerBalanced();
 });
 
-/** One run of the README's buyer.mjs: a fresh client from the demo payer's key, one paid fetch. */
+/** One run of docs/x402.md's buyer.mjs: a fresh client from the demo payer's key, one paid fetch. */
 async function buyerRun() {
   const { solana } = t.stack.rails;
   const signer = await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey));
@@ -83,7 +83,7 @@ async function buyerRun() {
   return { status: res.status, transaction: receipt ? decodePaymentResponseHeader(receipt).transaction : undefined };
 }
 
-describe('the README buyer run again and again', () => {
+describe('the x402 docs buyer run again and again', () => {
   it('pays one seller the same price three times in a row: three transactions, each credited once', async () => {
     const { solana } = t.stack.rails;
     const treasuryBefore = solana.tokenBalance(solana.hotWallet.publicKey);

@@ -3,7 +3,7 @@
  * @x402/express, pointed at `<base>/x402` with the agent key) and the stock buyer client
  * (@x402/fetch with @x402/svm's client scheme, paying from the local chain's demo payer) against
  * the local test stack: 402, pay, 200 with PAYMENT-RESPONSE, the agent credited once. The seller's
- * middleware is configured from GET /api/v1/agents/x402 as the README's seller is (its `extra.memo`
+ * middleware is configured from GET /api/v1/agents/x402 as docs/x402.md's seller is (its `extra.memo`
  * names the agent as the seller). Replays, another agent, the service's policy, authentication,
  * concurrent settles, and the process dying between
  * the on-chain confirmation and the credit, an agent whose balance is at its cap. The ledger audit
@@ -48,7 +48,7 @@ let buyer: x402Client;
 
 const PRICE = '$0.01';
 
-/** The seller of the README: stock middleware configured from GET /api/v1/agents/x402, the agent key as Bearer. */
+/** The seller of docs/x402.md ("Get paid by x402 clients"): stock middleware configured from GET /api/v1/agents/x402, the agent key as Bearer. */
 async function startSeller(
   agentKey: string,
   routes: Record<string, { price: string; payTo?: string }>,
@@ -242,7 +242,7 @@ describe('x402 with the stock seller and buyer', () => {
     expect(supported.status).toBe(200);
     expect(supported.body).toEqual({
       kinds: [{ x402Version: 2, scheme: 'exact', network, extra: { feePayer: t.stack.rails.solana.hotWallet.publicKey } }],
-      extensions: [],
+      extensions: ['payment-identifier'],
       signers: { 'solana:*': [t.stack.rails.solana.hotWallet.publicKey] },
     });
     const settings = await t.call('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } });

@@ -190,7 +190,7 @@ export function buildOpenApiDocument(
 ) {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
-    if (route.path === '$default') continue;
+    if (route.path === '$default' || route.pages) continue;
     const op = operations[route.name];
     if (!op) throw new Error(`route ${route.name} has no entry in OPERATIONS (functions/api/openapi/operations.ts)`);
     if (route.method === 'ANY') throw new Error(`route ${route.name}: an ANY route cannot be described; list its methods`);

@@ -65,8 +65,12 @@ import {
   withdrawalBody,
 } from '../../contracts/response.schemas';
 import {
+  createPurchaseSchema,
   facilitatorRequestSchema,
   listX402PaymentsQuerySchema,
+  purchaseListSchema,
+  purchaseReceiptSchema,
+  purchaseSchema,
   settleResponseSchema,
   supportedResponseSchema,
   verifyResponseSchema,
@@ -74,11 +78,14 @@ import {
   x402SettingsSchema,
 } from '../../contracts/x402';
 import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
-import { GRANT_MESSAGES } from '../../core/grants';
+import { MAX_ACTIVE_GRANTS } from '../../core/grants';
+import { MAX_OPEN_TOPUPS } from '../../core/topups';
+import { MAX_WEBHOOKS_PER_OWNER } from '../../core/webhooks';
+import { refusalText as msg } from '../../messages/catalogue';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
-import { INVALID_WEBHOOK } from '../../use-cases/paypal-webhook';
-import { TEST_EVENT_LIMIT_MESSAGE, WEBHOOK_LIMIT_MESSAGE, WEBHOOK_NOT_FOUND } from '../../use-cases/webhooks';
+import { MAX_PAGE_DEPTH } from '../../use-cases/charges';
+import type { DocumentedRouteName } from '../routes';
 import { X402_AUTH_MESSAGE } from '../x402-request';
 
 /** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
@@ -142,25 +149,21 @@ const slug = (text: string) =>
 /** Answers every route that reads or writes the table may give. */
 export const BUSY = errors(
   'DynamoDB kept throttling, or did not answer, past the SDK retries; retry after the given seconds with the same Idempotency-Key (a replay answers whatever the first request did).',
-  ['service busy, retry later'],
+  [msg('serviceBusy')],
   ['Retry-After'],
 );
 
 /** Answers every route that reads a JSON body may give, on top of its own 400s. */
 export const BODY_ERRORS = {
-  413: errors('The body is larger than 16 KB.', ['request body too large']),
+  413: errors('The body is larger than 16 KB.', [msg('bodyTooLarge')]),
   415: errors('A Content-Type other than application/json (parameters allowed; none at all is read as JSON).', [
-    'content-type must be application/json',
+    msg('unsupportedMediaType', 'application/json'),
   ]),
 } as const;
 
 const IDEMPOTENCY_ERRORS = {
-  409: errors(
-    'A request with this Idempotency-Key is still in flight.',
-    ['request with this Idempotency-Key is in progress'],
-    ['Retry-After'],
-  ),
-  422: errors('The Idempotency-Key was used with a different request.', ['idempotency key reused with different request']),
+  409: errors('A request with this Idempotency-Key is still in flight.', [msg('idempotencyInProgress')], ['Retry-After']),
+  422: errors('The Idempotency-Key was used with a different request.', [msg('idempotencyMismatch')]),
 } as const;
 
 const MONEY_400 = [
@@ -172,11 +175,11 @@ const MONEY_400 = [
   'currency must be one of USD, USDC',
 ];
 
-/** The operator's routes: x-admin-key, or SigV4 where the stage authorizes them with IAM (docs/deploy.md). */
+/** The operator's routes: x-admin-key, or SigV4 where the stage authorizes them with IAM (docs/operating/runbooks.md, "Admin access"). */
 const ADMIN: OperationDoc['security'] = [['adminKey'], ['adminSigV4']];
-const ADMIN_401 = errors('The admin key is wrong (where the stage takes the admin key).', [AUTH_MESSAGES.admin]);
+const ADMIN_401 = errors('The admin key is wrong (where the stage takes the admin key).', [msg(AUTH_MESSAGES.admin)]);
 
-const LIST_400 = ['limit must be a positive integer', 'limit must be at most 100', 'cursor is invalid', 'unknown field: x'];
+const LIST_400 = ['limit must be a positive integer', 'limit must be at most 100', msg('cursorInvalid'), 'unknown field: x'];
 
 const EXAMPLE_CHARGE = {
   id: 'c01jhx3k6v1f8q2n7c9m4p5r6s7',
@@ -214,10 +217,10 @@ const EXAMPLE_CAPTURED = { ...EXAMPLE_HOLD, amount: 0.37, status: 'SUCCESS', pen
 const EXAMPLE_RELEASED = { ...EXAMPLE_HOLD, status: 'FAILED', pendingReason: null, failureReason: 'released by agent' };
 const EXAMPLE_REFUNDED = { ...EXAMPLE_CHARGE, refundedAmount: 0.5 };
 const LIFECYCLE_401 = errors('The agent key is unknown, disabled or rotated (checked inside the transaction: at once).', [
-  AUTH_MESSAGES.lifecycle,
+  msg(AUTH_MESSAGES.lifecycle),
 ]);
 const LIFECYCLE_404 = errors("No such charge, or another agent's.", ['charge not found']);
-const LIFECYCLE_400 = ['missing Idempotency-key', 'Idempotency-Key must be 1-255 printable ASCII characters', 'invalid json body'];
+const LIFECYCLE_400 = [msg('missingIdempotencyKey'), msg('invalidIdempotencyKey'), msg('invalidJsonBody')];
 const LIFECYCLE_AMOUNT_400 = [
   'amount must be a number',
   'amount must be greater than 0',
@@ -273,15 +276,20 @@ const EXAMPLE_GRANT_REQUEST = {
   grant: null,
 };
 
-const USER_401 = errors('The user key is missing, unknown or rotated.', [AUTH_MESSAGES.user]);
-const ROTATED_USER_KEY_EXAMPLE = { userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo', revokedGrants: [], deletedWebhooks: [] };
+const USER_401 = errors('The user key is missing, unknown or rotated.', [msg(AUTH_MESSAGES.user)]);
+const ROTATED_USER_KEY_EXAMPLE = {
+  userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
+  revokedGrants: [],
+  deletedWebhooks: [],
+  releasedCharges: [],
+};
 const SETTLE_ERRORS = {
   401: USER_401,
   404: errors("No such charge, or another user's.", ['charge not found']),
   409: errors('The charge has moved on, or its approval window has passed.', [
-    'charge is not pending',
-    'charge expired',
-    'charge is changing, retry',
+    msg('chargeNotPending'),
+    msg('chargeExpired'),
+    msg('chargeChanging'),
   ]),
   503: BUSY,
 };
@@ -319,9 +327,9 @@ const EXAMPLE_CANCELLED_PAYOUT = {
   processedAt: '2026-01-15T11:00:00.000Z',
   failureReason: 'cancelled by operator',
 };
-const PAYOUT_404 = errors('No such payout of this agent (or no such agent).', ['payout not found']);
+const PAYOUT_404 = errors('No such payout of this agent (or no such agent).', [msg('payoutNotFound')]);
 
-const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
+const OPERATOR_MONEY_OPERATIONS = {
   'admin-list-payouts': {
     summary: 'List held payouts',
     description:
@@ -348,10 +356,10 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
     body: { name: 'ReleasePayoutRequest', schema: releaseChargeSchema, example: {} },
     responses: {
       200: ok('The payout as it is now (PENDING once released).', payoutBody, { ...EXAMPLE_HELD_PAYOUT, status: 'PENDING' }),
-      400: errors('A body that is not `{}`.', ['unknown field: x', 'invalid json body']),
+      400: errors('A body that is not `{}`.', ['unknown field: x', msg('invalidJsonBody')]),
       401: ADMIN_401,
       404: PAYOUT_404,
-      409: errors('The payout is not held (and was never released).', ['payout is not held']),
+      409: errors('The payout is not held (and was never released).', [msg('payoutNotHeld')]),
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -373,7 +381,7 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
       404: PAYOUT_404,
       409: errors(
         'The payout is not held (released, paid, or failed), or a request with this key is in flight.',
-        ['payout is not held', 'request with this Idempotency-Key is in progress'],
+        [msg('payoutNotHeld'), msg('idempotencyInProgress')],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
@@ -396,13 +404,9 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
         pagination: { total: 1, page: 1, limit: 20, totalPages: 1 },
         nextCursor: null,
       }),
-      400: errors('An invalid query parameter.', [
-        'page must be a positive integer',
-        ...LIST_400,
-        'page × limit must be at most 10000: follow nextCursor to read further',
-      ]),
+      400: errors('An invalid query parameter.', ['page must be a positive integer', ...LIST_400, msg('pageTooDeep', MAX_PAGE_DEPTH)]),
       401: ADMIN_401,
-      404: errors('No such agent.', ['agent not found']),
+      404: errors('No such agent.', [msg('agentNotFound')]),
       503: BUSY,
     },
   },
@@ -423,21 +427,16 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
       400: errors('Missing Idempotency-Key, an invalid body or amount, or more than is left to refund.', [
         ...LIFECYCLE_400,
         ...LIFECYCLE_AMOUNT_400,
-        'amount exceeds refundable amount',
+        msg('amountExceedsRefundable'),
       ]),
       401: ADMIN_401,
       402: errors("The agent's earned balance is too low (already withdrawn, or held in a payout: cancel it first).", [
-        'insufficient balance',
+        msg('withdrawalInsufficientBalance'),
       ]),
-      404: errors('No such charge of this agent.', ['charge not found']),
+      404: errors('No such charge of this agent.', [msg('chargeNotFound')]),
       409: errors(
         "The charge is not SUCCESS, it kept changing under concurrent refunds, a request with this key is in flight, or the user's balance is at its limit.",
-        [
-          'charge is not refundable',
-          'charge is changing, retry',
-          'request with this Idempotency-Key is in progress',
-          'user balance limit reached',
-        ],
+        [msg('chargeNotRefundable'), msg('chargeChanging'), msg('idempotencyInProgress'), msg('userBalanceLimit')],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
@@ -445,16 +444,18 @@ const OPERATOR_MONEY_OPERATIONS: Record<string, OperationDoc> = {
       503: BUSY,
     },
   },
-};
+} satisfies Partial<Record<DocumentedRouteName, OperationDoc>>;
 // --- end of the operator and a disabled agent's money ---
 
+type WebhookOperation = 'create' | 'list' | 'delete' | 'deliveries' | 'test';
+
 /** The five webhook operations of one kind of owner (agents under /agents/webhooks, users under /users/me/webhooks). */
-function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> {
+function webhookOperations<W extends 'agent' | 'user'>(who: W): Record<`${W}-webhooks-${WebhookOperation}`, OperationDoc> {
   const security: OperationDoc['security'] = [[who === 'agent' ? 'agentKey' : 'userKey']];
   const unauthorized =
-    who === 'agent' ? errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.webhooks]) : USER_401;
+    who === 'agent' ? errors('The agent key is missing or unknown, or the agent is disabled.', [msg(AUTH_MESSAGES.webhooks)]) : USER_401;
   const types = who === 'agent' ? AGENT_EVENT_TYPES : USER_EVENT_TYPES;
-  const notFound = errors("No such endpoint, or another owner's.", [WEBHOOK_NOT_FOUND]);
+  const notFound = errors("No such endpoint, or another owner's.", [msg('webhookNotFound')]);
   const example = {
     id: 'wh_01jhx3k6v1f8q2n7c9m4p5r6s7',
     url: 'https://receiver.example.com/hooks/payments',
@@ -462,7 +463,8 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
     createdAt: '2026-01-15T09:30:00.000Z',
   };
   const idParam = { id: 'The webhook endpoint id (`wh_…`).' };
-  return {
+  // Computed keys widen to string: the five are written out below, one per WebhookOperation.
+  const operations: Record<string, OperationDoc> = {
     [`${who}-webhooks-create`]: {
       summary: `Register a webhook endpoint (${who})`,
       description:
@@ -480,14 +482,14 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
         400: errors('A bad URL or event type.', [
           'url is required',
           'url must be an https URL',
-          'url must resolve to a public address',
-          'url host does not resolve',
+          msg('urlNotPublic'),
+          msg('urlHostUnresolved'),
           'url must not contain credentials',
-          `events: unknown event type "x" (${who} events: ${types.join(', ')})`,
+          msg('unknownEventType', 'x', who, types),
           'unknown field: x',
         ]),
         401: unauthorized,
-        409: errors('The owner already has 10 endpoints.', [WEBHOOK_LIMIT_MESSAGE]),
+        409: errors('The owner already has 10 endpoints.', [msg('webhookLimit', MAX_WEBHOOKS_PER_OWNER)]),
         ...BODY_ERRORS,
         503: BUSY,
       },
@@ -555,11 +557,12 @@ function webhookOperations(who: 'agent' | 'user'): Record<string, OperationDoc> 
         }),
         401: unauthorized,
         404: notFound,
-        429: errors('The endpoint had 5 test pings this minute; nothing was queued.', [TEST_EVENT_LIMIT_MESSAGE], ['Retry-After']),
+        429: errors('The endpoint had 5 test pings this minute; nothing was queued.', [msg('tooManyTestEvents')], ['Retry-After']),
         503: BUSY,
       },
     },
   };
+  return operations as Record<`${W}-webhooks-${WebhookOperation}`, OperationDoc>;
 }
 
 // --- x402 (docs/x402.md): the facilitator a stock x402 seller middleware calls at `<base>/x402` ---
@@ -589,13 +592,22 @@ const X402_REQUEST_EXAMPLE = {
   },
   paymentRequirements: X402_REQUIREMENTS,
 };
-const X402_401 = errors('The agent key (x-agent-key or Authorization: Bearer) is missing, unknown or disabled.', [X402_AUTH_MESSAGE]);
+const X402_401 = errors('The agent key (x-agent-key or Authorization: Bearer) is missing, unknown or disabled.', [msg(X402_AUTH_MESSAGE)]);
 const X402_400 = errors('Not an x402 v2 request body (a missing or malformed field).', [
-  'invalid json body',
+  msg('invalidJsonBody'),
   'paymentPayload is required',
   'paymentRequirements.amount must be a string',
+  'paymentPayload.extensions.payment-identifier.info.id must be 16-128 characters: letters, digits, "-" and "_"',
 ]);
-const X402_OPERATIONS: Record<string, OperationDoc> = {
+const X402_IDENTIFIER_409 = errors(
+  'The payment identifier (`paymentPayload.extensions.payment-identifier.info.id`) was used with another payment for this agent: nothing was verified, settled or credited.',
+  [msg('paymentIdentifierConflict')],
+);
+const X402_IDENTIFIER_DOC =
+  ' With the `payment-identifier` extension (`paymentPayload.extensions["payment-identifier"].info.id`, 16-128 characters of ' +
+  'letters, digits, `-` and `_`), the same identifier with the same payment answers the first result (`Idempotent-Replayed: true`); ' +
+  'with another payment, 409. Identifiers are kept per agent for 24 hours.';
+const X402_OPERATIONS = {
   'x402-supported': {
     summary: 'x402: supported kinds',
     description:
@@ -606,7 +618,7 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
     responses: {
       200: ok('The supported kinds, extensions and signers.', component('X402SupportedResponse', supportedResponseSchema), {
         kinds: [{ x402Version: 2, scheme: 'exact', network: X402_NETWORK_EXAMPLE, extra: { feePayer: X402_FEE_PAYER } }],
-        extensions: [],
+        extensions: ['payment-identifier'],
         signers: { 'solana:*': [X402_FEE_PAYER] },
       }),
     },
@@ -615,10 +627,11 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'x402: verify a payment',
     description:
       "The stock `exact` scheme's checks (transaction layout, compute budget within the fee payer's caps, mint, recipient, " +
-      "amount, the seller's memo, fee-payer isolation, simulation) after the service's own: `payTo` must be the treasury, " +
+      "amount, the seller's memo, simulation) after the service's own: the fee payer in no instruction, `payTo` the treasury, " +
       '`asset` the USDC mint, the amount at least X402_MIN_AMOUNT (0.01 USDC by default), `extra.memo` the authenticated ' +
       "agent's seller memo (`invalid_seller_memo` otherwise). A payment already claimed (being settled or settled) is refused " +
-      '(`duplicate_settlement`). A refusal is 200 with `isValid:false`, `invalidReason` and `invalidMessage`.',
+      '(`duplicate_settlement`). A refusal is 200 with `isValid:false`, `invalidReason` and `invalidMessage`.' +
+      X402_IDENTIFIER_DOC,
     tag: 'x402',
     security: [['agentKey'], ['agentBearer']],
     body: { name: 'X402FacilitatorRequest', schema: facilitatorRequestSchema, example: X402_REQUEST_EXAMPLE },
@@ -641,9 +654,11 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
             payer: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
           },
         },
+        headers: ['Idempotent-Replayed'],
       },
       400: X402_400,
       401: X402_401,
+      409: X402_IDENTIFIER_409,
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -655,7 +670,8 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
       "agent's USDC balance with the amount, once per payment (one transaction with its idempotency record; event `x402.payment.settled`). " +
       'The same payload settled again by the same agent answers the first SettleResponse (`Idempotent-Replayed: true`) and ' +
       'credits nothing; by another agent: `success:false` (`duplicate_settlement`). A refusal is 200 with `success:false`, ' +
-      '`errorReason`, maybe `errorMessage`, `transaction` ("" when nothing was sent) and `network`.',
+      '`errorReason`, maybe `errorMessage`, `transaction` ("" when nothing was sent) and `network`.' +
+      X402_IDENTIFIER_DOC,
     tag: 'x402',
     security: [['agentKey'], ['agentBearer']],
     body: { name: 'X402FacilitatorRequest', schema: facilitatorRequestSchema, example: X402_REQUEST_EXAMPLE },
@@ -684,8 +700,8 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
       400: X402_400,
       401: X402_401,
       409: errors(
-        'The same payment is being credited by a concurrent request.',
-        ['request with this Idempotency-Key is in progress'],
+        'The same payment is being credited by a concurrent request (`Retry-After`), or its payment identifier was used with another payment for this agent (nothing settled or credited).',
+        [msg('idempotencyInProgress'), msg('paymentIdentifierConflict')],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
@@ -740,10 +756,160 @@ const X402_OPERATIONS: Record<string, OperationDoc> = {
       503: BUSY,
     },
   },
+} satisfies Partial<Record<DocumentedRouteName, OperationDoc>>;
+
+/** x402 purchases (DESIGN §22): an agent pays any x402 seller from its payer's USDC under a grant. */
+const PURCHASE = component('X402Purchase', purchaseSchema);
+const EXAMPLE_PURCHASE = {
+  id: 'xp01jhx3k6v1f8q2n7c9m4p5r6s7a01jhx3k6v1f8q2n7c9m4p5r6s7',
+  status: 'PENDING',
+  pendingReason: null,
+  failureReason: null,
+  amount: 0.01,
+  currency: 'USDC',
+  payTo: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
+  network: X402_NETWORK_EXAMPLE,
+  resource: { url: 'https://seller.example.com/weather' },
+  grantId: 'g01jhx3k6v1f8q2n7c9m4p5r6s7',
+  createdAt: '2026-01-15T09:30:00.000Z',
+  expiresAt: '2026-01-15T09:32:00.000Z',
+  paymentPayload: { x402Version: 2, payload: { transaction: 'AgAAAA…' } },
+  transaction: null,
 };
+const PURCHASE_READ_404 = errors('No purchase of this agent has this id.', [msg('purchaseNotFound')]);
+const purchaseOperations = {
+  'agent-x402-purchase-create': {
+    summary: 'x402: buy from any x402 seller',
+    description:
+      "Holds the payer's USDC exactly as a charge with `capture: false` would (the grant's and the policy's limits and approvals), then " +
+      "signs the seller's payment with the service's hot wallet: one TransferChecked of exactly `amount` to `payTo`, fee payer the " +
+      "seller's facilitator. `paymentPayload` is what a stock SchemeNetworkClient.createPaymentPayload returns: put it in the " +
+      'PAYMENT-SIGNATURE of the retry. Captured (SUCCESS) once the transfer is on chain; EXPIRED, the hold back, once it can no longer land.',
+    tag: 'x402',
+    security: [['agentKey', 'userKey']],
+    idempotent: true,
+    body: {
+      name: 'CreateX402PurchaseRequest',
+      schema: createPurchaseSchema,
+      example: {
+        x402Version: 2,
+        paymentRequirements: {
+          scheme: 'exact',
+          network: X402_NETWORK_EXAMPLE,
+          asset: X402_MINT,
+          amount: '10000',
+          payTo: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
+          maxTimeoutSeconds: 60,
+          extra: { feePayer: '2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4' },
+        },
+        resource: { url: 'https://seller.example.com/weather' },
+      },
+    },
+    responses: {
+      201: ok('Held, and the payment signed.', PURCHASE, EXAMPLE_PURCHASE, ['Idempotent-Replayed']),
+      202: ok(
+        'Above the approval threshold: PENDING `user_approval`, `paymentPayload` null; once the payer approves, GET the purchase for its payment.',
+        PURCHASE,
+        { ...EXAMPLE_PURCHASE, pendingReason: 'user_approval', paymentPayload: null },
+        ['Idempotent-Replayed'],
+      ),
+      400: errors('Missing Idempotency-Key, or requirements this service does not pay (the field is named).', [
+        'missing Idempotency-key',
+        'x402Version: only x402 version 2 is supported',
+        'paymentRequirements.scheme: unsupported scheme',
+        'paymentRequirements.network: unsupported network',
+        'paymentRequirements.asset: unsupported asset',
+        'paymentRequirements.amount: below the minimum amount',
+        'paymentRequirements.payTo: invalid address',
+        'pay agents of this service with a charge',
+        'paymentRequirements.extra.feePayer: required',
+        'paymentRequirements.extra.feePayer: must not be a key of this service',
+        'currency does not match the grant',
+        'invalid json body',
+      ]),
+      401: errors('The agent key is unknown or disabled, or the user key is unknown.', [
+        msg(AUTH_MESSAGES.createCharge),
+        msg(AUTH_MESSAGES.user),
+      ]),
+      402: errors(
+        "Over one of the payer's or the grant's limits, or the balance is too low.",
+        ['spending limit exceeded', 'insufficient balance'],
+        ['Idempotent-Replayed'],
+      ),
+      403: errors(
+        'The payer has blocked this agent, or the grant is revoked or ended.',
+        ['agent blocked by user'],
+        ['Idempotent-Replayed'],
+      ),
+      409: IDEMPOTENCY_ERRORS[409],
+      413: BODY_ERRORS[413],
+      415: BODY_ERRORS[415],
+      422: IDEMPOTENCY_ERRORS[422],
+      503: errors(
+        'x402 is not configured yet, or DynamoDB is busy.',
+        ['x402 is not available yet', 'service busy, retry later'],
+        ['Retry-After'],
+      ),
+    },
+  },
+  'agent-x402-purchases-list': {
+    summary: "x402: the agent's purchases",
+    description: 'Newest first; `nextCursor` for the next page.',
+    tag: 'x402',
+    security: [['agentKey'], ['agentBearer']],
+    query: listX402PaymentsQuerySchema,
+    responses: {
+      200: ok('A page of purchases.', component('X402PurchaseList', purchaseListSchema), { data: [EXAMPLE_PURCHASE], nextCursor: null }),
+      400: errors('An invalid query parameter.', LIST_400),
+      401: X402_401,
+      503: BUSY,
+    },
+  },
+  'agent-x402-purchase-get': {
+    summary: 'x402: one purchase',
+    description: 'The purchase; one its payer approved gets its payment on this read (a blockhash lives about a minute).',
+    tag: 'x402',
+    security: [['agentKey'], ['agentBearer']],
+    pathParams: { id: 'The purchase id (`xp…`).' },
+    responses: {
+      200: ok('The purchase.', PURCHASE, EXAMPLE_PURCHASE),
+      401: X402_401,
+      404: PURCHASE_READ_404,
+      503: BUSY,
+    },
+  },
+  'agent-x402-purchase-receipt': {
+    summary: "x402: report the seller's settlement",
+    description:
+      "The `transaction` of the seller's PAYMENT-RESPONSE. Checked on chain (confirmed, carrying the hot wallet's signature of this " +
+      "purchase's payment), never trusted: captured at once. Without it the reconciler finds the transfer anyway.",
+    tag: 'x402',
+    security: [['agentKey'], ['agentBearer']],
+    pathParams: { id: 'The purchase id (`xp…`).' },
+    body: { name: 'X402PurchaseReceipt', schema: purchaseReceiptSchema, example: { transaction: X402_SIGNATURE } },
+    responses: {
+      200: ok('The purchase, SUCCESS (or EXPIRED when its transaction failed on chain).', PURCHASE, {
+        ...EXAMPLE_PURCHASE,
+        status: 'SUCCESS',
+        transaction: X402_SIGNATURE,
+      }),
+      400: errors('Not a transaction signature.', ['transaction must be a base58 transaction signature', 'invalid json body']),
+      401: X402_401,
+      404: PURCHASE_READ_404,
+      409: errors('Not awaiting settlement, or the transaction is not on chain as this payment.', [
+        msg('purchaseNotAwaitingSettlement'),
+        msg('purchaseTransactionNotFound'),
+      ]),
+      413: BODY_ERRORS[413],
+      415: BODY_ERRORS[415],
+      503: BUSY,
+    },
+  },
+} satisfies Partial<Record<DocumentedRouteName, OperationDoc>>;
 
 /** Route name → its operation. Every route of ROUTES except `$default` needs one. */
-export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
+  ...purchaseOperations,
   ...webhookOperations('agent'),
   ...webhookOperations('user'),
   'register-agent': {
@@ -768,11 +934,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'email must be a valid email address',
         'website must be a valid http(s) URL',
         'unknown field: x',
-        'invalid json body',
+        msg('invalidJsonBody'),
       ]),
-      409: errors('The name, or one that looks like it, is registered (case-insensitive, look-alike skeleton).', [
-        'agent name already taken',
-      ]),
+      409: errors('The name, or one that looks like it, is registered (case-insensitive, look-alike skeleton).', [msg('agentNameTaken')]),
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -803,11 +967,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         EXAMPLE_PENDING,
         ['Idempotent-Replayed'],
       ),
-      403: errors('The user has blocked this agent; a FAILED charge is kept.', ['agent blocked by user'], ['Idempotent-Replayed']),
+      403: errors('The user has blocked this agent; a FAILED charge is kept.', [msg('agentBlockedByUser')], ['Idempotent-Replayed']),
       400: errors('Missing Idempotency-Key or an invalid body.', [
-        'missing Idempotency-key',
-        'Idempotency-Key must be 1-255 printable ASCII characters',
-        'invalid json body',
+        msg('missingIdempotencyKey'),
+        msg('invalidIdempotencyKey'),
+        msg('invalidJsonBody'),
         ...MONEY_400,
         'description must be at most 255 characters',
         'description must not contain bidirectional control characters',
@@ -818,15 +982,18 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'holdSeconds applies only with capture: false',
         'unknown field: x',
       ]),
-      401: errors('The agent key is unknown or disabled, or the user key is unknown.', [AUTH_MESSAGES.createCharge, AUTH_MESSAGES.user]),
+      401: errors('The agent key is unknown or disabled, or the user key is unknown.', [
+        msg(AUTH_MESSAGES.createCharge),
+        msg(AUTH_MESSAGES.user),
+      ]),
       402: errors(
         "Over one of the user's spending limits, or the balance is too low; a FAILED charge is kept.",
-        ['spending limit exceeded', 'insufficient balance'],
+        [msg('spendingLimitExceeded'), msg('insufficientBalance')],
         ['Idempotent-Replayed'],
       ),
       409: errors(
         'A request with this key is in flight, or the agent balance is at its limit.',
-        ['request with this Idempotency-Key is in progress', 'agent balance limit reached, withdraw first'],
+        [msg('idempotencyInProgress'), msg('agentBalanceLimit')],
         ['Retry-After'],
       ),
       413: BODY_ERRORS[413],
@@ -847,12 +1014,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         pagination: { total: 1, page: 1, limit: 20, totalPages: 1 },
         nextCursor: null,
       }),
-      400: errors('An invalid query parameter.', [
-        'page must be a positive integer',
-        ...LIST_400,
-        'page × limit must be at most 10000: follow nextCursor to read further',
-      ]),
-      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.listCharges]),
+      400: errors('An invalid query parameter.', ['page must be a positive integer', ...LIST_400, msg('pageTooDeep', MAX_PAGE_DEPTH)]),
+      401: errors('The agent key is unknown or disabled.', [msg(AUTH_MESSAGES.listCharges)]),
       503: BUSY,
     },
   },
@@ -865,8 +1028,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     pathParams: { id: 'The charge id.' },
     responses: {
       200: ok('The charge.', chargeBody, EXAMPLE_CHARGE),
-      401: errors('No key, or an unknown or disabled one.', [AUTH_MESSAGES.getCharge, AUTH_MESSAGES.admin]),
-      404: errors('No such charge of this agent.', ['charge not found']),
+      401: errors('No key, or an unknown or disabled one.', [msg(AUTH_MESSAGES.getCharge), msg(AUTH_MESSAGES.admin)]),
+      404: errors('No such charge of this agent.', [msg('chargeNotFound')]),
       503: BUSY,
     },
   },
@@ -876,7 +1039,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     security: [['agentKey']],
     responses: {
       200: ok('What the agent may withdraw, per currency.', agentBalanceBody, { balances: { USD: 1.5, USDC: 0 } }),
-      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.balance]),
+      401: errors('The agent key is unknown or disabled.', [msg(AUTH_MESSAGES.balance)]),
       503: BUSY,
     },
   },
@@ -937,8 +1100,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'Checked in this order: Idempotency-Key, body, destination (for USDC its token account), fees against the amount, ' +
           'balance, payout in flight.',
         [
-          'missing Idempotency-key',
-          'invalid json body',
+          msg('missingIdempotencyKey'),
+          msg('invalidJsonBody'),
           'amount is required',
           'currency must be one of USD, USDC',
           'walletAddress is required',
@@ -950,16 +1113,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
           'amount must not exceed 1000000',
           'invalid solana address',
           'invalid paypal account',
-          'destination has no USDC token account',
-          'amount too small to cover fees',
-          'insufficient balance',
-          'payout already in progress',
+          msg('noUsdcTokenAccount'),
+          msg('amountTooSmallForFees'),
+          msg('withdrawalInsufficientBalance'),
+          msg('payoutInProgress'),
         ],
       ),
-      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.withdraw]),
+      401: errors('The agent key is unknown or disabled.', [msg(AUTH_MESSAGES.withdraw)]),
       409: errors(
         'A request with this key is in flight, or the balance kept changing.',
-        ['request with this Idempotency-Key is in progress', 'balance changed while withdrawing, retry'],
+        [msg('idempotencyInProgress'), msg('balanceChangedWhileWithdrawing')],
         ['Retry-After'],
       ),
       413: BODY_ERRORS[413],
@@ -968,7 +1131,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: errors(
         'DynamoDB kept throttling past the SDK retries, or the Solana RPC node could not say whether a USDC wallet has its ' +
           'token account; nothing was written. Retry after the given seconds (with the same Idempotency-Key).',
-        ['service busy, retry later', 'solana network unavailable, retry later'],
+        [msg('serviceBusy'), msg('solanaUnavailable')],
         ['Retry-After'],
       ),
     },
@@ -986,8 +1149,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         examples: { list: { payouts: [EXAMPLE_PAYOUT], nextCursor: null }, payout: EXAMPLE_PAYOUT },
       },
       400: errors('An invalid query parameter.', LIST_400),
-      401: errors('The agent key is unknown or disabled.', [AUTH_MESSAGES.listWithdrawals]),
-      404: errors('No such payout of this agent.', ['payout not found']),
+      401: errors('The agent key is unknown or disabled.', [msg(AUTH_MESSAGES.listWithdrawals)]),
+      404: errors('No such payout of this agent.', [msg('payoutNotFound')]),
       503: BUSY,
     },
   },
@@ -1008,23 +1171,23 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       400: errors('Missing Idempotency-Key, an invalid body or amount, or more than was authorized.', [
         ...LIFECYCLE_400,
         ...LIFECYCLE_AMOUNT_400,
-        'amount exceeds authorized amount',
+        msg('amountExceedsAuthorized'),
       ]),
       401: LIFECYCLE_401,
       403: errors('The payer changed their mind (DESIGN §16): blocked the agent, or revoked the grant the hold was made under.', [
-        'agent blocked by user',
-        'grant revoked',
-        'grant expired',
+        msg('agentBlockedByUser'),
+        msg('grantRevoked'),
+        msg('grantExpired'),
       ]),
       404: LIFECYCLE_404,
       409: errors(
         'The hold still waits for the user, is no longer PENDING, is past expiresAt, or a request with this key is in flight.',
         [
-          'charge awaits user approval',
-          'charge is not pending',
-          'charge expired',
-          'request with this Idempotency-Key is in progress',
-          'agent balance limit reached, withdraw first',
+          msg('chargeAwaitsApproval'),
+          msg('chargeNotPending'),
+          msg('chargeExpired'),
+          msg('idempotencyInProgress'),
+          msg('agentBalanceLimit'),
         ],
         ['Retry-After'],
       ),
@@ -1050,7 +1213,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       404: LIFECYCLE_404,
       409: errors(
         'The charge is no longer PENDING, is past expiresAt, or a request with this key is in flight.',
-        ['charge is not pending', 'charge expired', 'request with this Idempotency-Key is in progress'],
+        [msg('chargeNotPending'), msg('chargeExpired'), msg('idempotencyInProgress')],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
@@ -1074,7 +1237,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       400: errors('Missing Idempotency-Key, an invalid body or amount, or more than is left to refund.', [
         ...LIFECYCLE_400,
         ...LIFECYCLE_AMOUNT_400,
-        'amount exceeds refundable amount',
+        msg('amountExceedsRefundable'),
       ]),
       401: LIFECYCLE_401,
       402: errors("The agent's earned balance is too low (already withdrawn).", ['insufficient balance']),
@@ -1082,12 +1245,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       409: errors(
         'The charge is not SUCCESS, it kept changing under concurrent refunds, a request with this key is in flight, or the ' +
           "user's balance is at its limit.",
-        [
-          'charge is not refundable',
-          'charge is changing, retry',
-          'request with this Idempotency-Key is in progress',
-          'user balance limit reached',
-        ],
+        [msg('chargeNotRefundable'), msg('chargeChanging'), msg('idempotencyInProgress'), msg('userBalanceLimit')],
         ['Retry-After'],
       ),
       ...BODY_ERRORS,
@@ -1108,10 +1266,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
         enabled: true,
       }),
-      401: errors('The agent key is unknown (or already rotated).', [AUTH_MESSAGES.rotateKey]),
-      409: errors('Another rotation of this key, or an operator flipping `enabled`, won.', [
-        'agent key was rotated concurrently, retry with the new key',
-      ]),
+      401: errors('The agent key is unknown (or already rotated).', [msg(AUTH_MESSAGES.rotateKey)]),
+      409: errors('Another rotation of this key, or an operator flipping `enabled`, won.', [msg('agentKeyRotatedConcurrently')]),
       503: BUSY,
     },
   },
@@ -1145,17 +1301,17 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         ['Idempotent-Replayed'],
       ),
       400: errors('Missing Idempotency-Key or an invalid body.', [
-        'missing Idempotency-key',
-        'invalid json body',
+        msg('missingIdempotencyKey'),
+        msg('invalidJsonBody'),
         ...MONEY_400,
         'unknown field: x',
-        'amount would take the balance past its limit',
+        msg('creditPastBalanceLimit'),
       ]),
       401: ADMIN_401,
-      404: errors('No such user.', ['user not found']),
+      404: errors('No such user.', [msg('userNotFound')]),
       409: errors(
         'A request with this key is in flight, or the balance kept changing.',
-        ['request with this Idempotency-Key is in progress', 'user balance is changing too fast, retry'],
+        [msg('idempotencyInProgress'), msg('userBalanceChanging')],
         ['Retry-After'],
       ),
       413: BODY_ERRORS[413],
@@ -1180,7 +1336,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         policy: EXAMPLE_POLICY,
       }),
       401: USER_401,
-      404: errors('The user is gone.', ['user not found']),
+      404: errors('The user is gone.', [msg('userNotFound')]),
       503: BUSY,
     },
   },
@@ -1210,7 +1366,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The policy ({} until one is set).', policyBody, EXAMPLE_POLICY),
       401: USER_401,
-      404: errors('The user is gone.', ['user not found']),
+      404: errors('The user is gone.', [msg('userNotFound')]),
       503: BUSY,
     },
   },
@@ -1223,14 +1379,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The stored policy.', policyBody, EXAMPLE_POLICY),
       400: errors('The field named is invalid; the stored policy is unchanged.', [
-        'invalid json body',
+        msg('invalidJsonBody'),
         'daily.USD has more than 2 decimal places for USD',
         'unknown field: daily.EUR',
         'approvalWindowSeconds must be at least 60',
-        'agents.a01jhx3k6v1f8q2n7c9m4p5r6s7 is not a registered agent',
+        msg('policyAgentUnknown', 'a01jhx3k6v1f8q2n7c9m4p5r6s7'),
       ]),
       401: USER_401,
-      404: errors('The user is gone.', ['user not found']),
+      404: errors('The user is gone.', [msg('userNotFound')]),
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -1245,7 +1401,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       ...SETTLE_ERRORS,
       403: errors(
         'Nobody may approve it: the agent is disabled, or the grant it was made under is revoked or has ended (docs/grants.md). Declining or releasing it still returns the hold.',
-        ['agent disabled', 'grant revoked', 'grant expired'],
+        [msg('agentDisabled'), msg('grantRevoked'), msg('grantExpired')],
       ),
     },
   },
@@ -1278,8 +1434,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         failureReason: 'released by user',
       }),
       401: USER_401,
-      404: errors('No such charge of this user.', ['charge not found']),
-      409: errors('Not PENDING (settled, expired, or another settlement won).', ['charge is not pending']),
+      404: errors('No such charge of this user.', [msg('chargeNotFound')]),
+      409: errors('Not PENDING (settled, expired, or another settlement won).', [msg('chargeNotPending')]),
       503: BUSY,
     },
   },
@@ -1291,7 +1447,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The new key, shown once.', rotatedUserKeyBody, ROTATED_USER_KEY_EXAMPLE),
       401: USER_401,
-      409: errors('Another rotation won.', ['user key was rotated concurrently, retry with the new key']),
+      409: errors('Another rotation won.', [msg('userKeyRotatedConcurrently')]),
       503: BUSY,
     },
   },
@@ -1321,13 +1477,13 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         key: 'ug_live_3Jc7QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
       }),
       400: errors('An invalid field, or an unknown agent.', [
-        GRANT_MESSAGES.agentNotFound,
+        msg('grantAgentNotFound'),
         'agentId must be an agent id',
         'ttlSeconds must be at least 60',
         'limits.total has more than 2 decimal places for USD',
       ]),
       401: USER_401,
-      409: errors('The payer has 100 active grants.', [GRANT_MESSAGES.limit]),
+      409: errors('The payer has 100 active grants.', [msg('grantLimit', MAX_ACTIVE_GRANTS)]),
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -1353,7 +1509,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The grant (never its key).', grantBody, EXAMPLE_GRANT),
       401: USER_401,
-      404: errors("No such grant, or another payer's.", [GRANT_MESSAGES.notFound]),
+      404: errors("No such grant, or another payer's.", [msg('grantNotFound')]),
       503: BUSY,
     },
   },
@@ -1366,8 +1522,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The grant, revoked.', grantBody, { ...EXAMPLE_GRANT, status: 'revoked', revokedAt: '2026-01-15T10:00:00.000Z' }),
       401: USER_401,
-      404: errors("No such grant, or another payer's.", [GRANT_MESSAGES.notFound]),
-      409: errors('The grant kept changing under the revocation.', ['grant is changing, retry']),
+      404: errors("No such grant, or another payer's.", [msg('grantNotFound')]),
+      409: errors('The grant kept changing under the revocation.', [msg('grantChanging')]),
       503: BUSY,
     },
   },
@@ -1387,7 +1543,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       201: ok('The PENDING top-up and how to pay it.', topupBody, EXAMPLE_USDC_TOPUP),
       400: errors('The field named is invalid; nothing was created.', [
-        'invalid json body',
+        msg('invalidJsonBody'),
         'currency must be one of USD, USDC',
         'amount is required for USD',
         'amount has more than 2 decimal places for USD',
@@ -1397,11 +1553,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         'unknown field: x',
       ]),
       401: USER_401,
-      409: errors('The user already has 10 PENDING top-ups; one must end first.', ['topup limit reached: at most 10 open top-ups']),
+      409: errors('The user already has 10 PENDING top-ups; one must end first.', [msg('topupLimit', MAX_OPEN_TOPUPS)]),
       ...BODY_ERRORS,
       503: errors(
         'PayPal (or DynamoDB) could not be reached; retry.',
-        ['payment provider unavailable, retry later', 'service busy, retry later'],
+        [msg('paymentProviderUnavailable'), msg('serviceBusy')],
         ['Retry-After'],
       ),
     },
@@ -1454,16 +1610,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         { received: true },
       ),
       400: errors('Not a fresh, verified PayPal webhook; nothing changed.', [
-        'invalid json body',
-        'missing paypal-transmission-id header',
-        'invalid paypal-transmission-id header',
-        'paypal-cert-url is not a PayPal certificate URL',
-        'paypal-transmission-time is not within 5 minutes',
-        INVALID_WEBHOOK,
+        msg('invalidJsonBody'),
+        msg('paypalHeaderMissing', 'paypal-transmission-id'),
+        msg('paypalTransmissionIdInvalid'),
+        msg('paypalCertUrlInvalid'),
+        msg('paypalTransmissionStale'),
+        msg('invalidWebhookSignature'),
       ]),
       503: errors(
         'PayPal or DynamoDB could not be reached; PayPal retries.',
-        ['payment provider unavailable, retry later', 'service busy, retry later'],
+        [msg('paymentProviderUnavailable'), msg('serviceBusy')],
         ['Retry-After'],
       ),
     },
@@ -1506,7 +1662,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The user and its balances.', userBody, { id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7', balances: EXAMPLE_BALANCES }),
       401: ADMIN_401,
-      404: errors('No such user.', ['user not found']),
+      404: errors('No such user.', [msg('userNotFound')]),
       503: BUSY,
     },
   },
@@ -1526,11 +1682,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       201: ok('The pending request and its consent link.', grantRequestBody, EXAMPLE_GRANT_REQUEST, ['Idempotent-Replayed']),
       400: errors('An invalid field, or no Idempotency-Key.', [
-        'missing Idempotency-key',
+        msg('missingIdempotencyKey'),
         'currency must be one of USD, USDC',
         'ttlSeconds must be at least 60',
       ]),
-      401: errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.grantRequests]),
+      401: errors('The agent key is missing or unknown, or the agent is disabled.', [msg(AUTH_MESSAGES.grantRequests)]),
       ...IDEMPOTENCY_ERRORS,
       ...BODY_ERRORS,
       503: BUSY,
@@ -1550,8 +1706,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         status: 'claimed',
         grant: { ...EXAMPLE_GRANT, key: 'ug_live_3Jc7QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo' },
       }),
-      401: errors('The agent key is missing or unknown, or the agent is disabled.', [AUTH_MESSAGES.grantRequests]),
-      404: errors("No such request, or another agent's.", [GRANT_MESSAGES.requestNotFound]),
+      401: errors('The agent key is missing or unknown, or the agent is disabled.', [msg(AUTH_MESSAGES.grantRequests)]),
+      404: errors("No such request, or another agent's.", [msg('grantRequestNotFound')]),
       503: BUSY,
     },
   },
@@ -1598,8 +1754,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The new account key, shown once.', rotatedUserKeyBody, ROTATED_USER_KEY_EXAMPLE),
       401: ADMIN_401,
-      404: errors('No such user.', ['user not found']),
-      409: errors('Rotations kept racing.', ['user key was rotated concurrently, retry']),
+      404: errors('No such user.', [msg('userNotFound')]),
+      409: errors('Rotations kept racing.', [msg('userKeyRotationRaced')]),
       503: BUSY,
     },
   },
@@ -1619,9 +1775,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         enabled: true,
         createdAt: '2026-01-15T09:30:00.000Z',
       }),
-      400: errors('An invalid body.', ['enabled is required', 'enabled must be a boolean', 'unknown field: x', 'invalid json body']),
+      400: errors('An invalid body.', ['enabled is required', 'enabled must be a boolean', 'unknown field: x', msg('invalidJsonBody')]),
       401: ADMIN_401,
-      404: errors('No such agent.', ['agent not found']),
+      404: errors('No such agent.', [msg('agentNotFound')]),
       ...BODY_ERRORS,
       503: BUSY,
     },
@@ -1671,7 +1827,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         balances: EXAMPLE_BALANCES,
       }),
       401: ADMIN_401,
-      404: errors('No such agent.', ['agent not found']),
+      404: errors('No such agent.', [msg('agentNotFound')]),
       503: BUSY,
     },
   },
@@ -1683,7 +1839,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: ok('The charge.', chargeBody, EXAMPLE_CHARGE),
       401: ADMIN_401,
-      404: errors('No such charge.', ['charge not found']),
+      404: errors('No such charge.', [msg('chargeNotFound')]),
       503: BUSY,
     },
   },
@@ -1694,7 +1850,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     security: [],
     responses: {
       200: ok('The table answers.', healthBody, { status: 'ok' }),
-      503: errors('The table does not answer.', ['table unreachable'], ['Retry-After']),
+      503: errors('The table does not answer.', [msg('tableUnreachable')], ['Retry-After']),
     },
   },
   openapi: {
@@ -1735,7 +1891,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
           'Not a valid JSON-RPC message, a batch of more than 10, or a malformed Host header (a JSON-RPC error object, code -32600).',
         schema: jsonRpcMessage,
       },
-      401: errors('The agent key is missing, unknown or disabled.', [MCP_AUTH_MESSAGE]),
+      401: errors('The agent key is missing, unknown or disabled.', [msg(MCP_AUTH_MESSAGE)]),
       406: { description: 'The Accept header does not allow application/json and text/event-stream.', schema: jsonRpcMessage },
       413: BODY_ERRORS[413],
       415: { description: 'Not application/json (a JSON-RPC error object).', schema: jsonRpcMessage },
@@ -1750,11 +1906,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'MCP',
     security: [],
     responses: {
-      405: errors(
-        'This path takes POST only.',
-        ['method not allowed: this MCP server takes POST only (stateless, no event stream)'],
-        ['Allow'],
-      ),
+      405: errors('This path takes POST only.', [msg('mcpPostOnly')], ['Allow']),
     },
   },
   ...X402_OPERATIONS,
@@ -1762,4 +1914,4 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
 };
 
 /** What the `$default` route answers: every method and path no operation matches. */
-export const UNMATCHED_ROUTE: ResponseDoc = errors('No route matches this method and path.', ['not found']);
+export const UNMATCHED_ROUTE: ResponseDoc = errors('No route matches this method and path.', [msg('notFound')]);

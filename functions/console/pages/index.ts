@@ -4,5 +4,18 @@
  * Approvals, Security).
  */
 import type { ConsoleRoute } from '../page';
+import { ACTIVITY_ROUTES } from './activity';
+import { DEVELOPERS_ROUTES } from './developers';
+import { FUNDS_ROUTES } from './funds';
+import { GRANTS_ROUTES } from './grants';
+import { LIMITS_ROUTES } from './limits';
 
-export const PAGE_ROUTES: readonly ConsoleRoute[] = [];
+export const PAGE_ROUTES: readonly ConsoleRoute[] = [
+  ...FUNDS_ROUTES,
+  ...ACTIVITY_ROUTES,
+  ...GRANTS_ROUTES,
+  ...LIMITS_ROUTES,
+  ...DEVELOPERS_ROUTES,
+];
+
+export { PAGES_CSS } from './style';

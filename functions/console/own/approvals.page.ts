@@ -1,0 +1,79 @@
+/**
+ * `/console/approvals` Approvals (DESIGN §21): each PENDING charge that waits for the payer, with
+ * `Approve` and `Decline` — the very use cases of POST /api/v1/users/me/charges/{id}/approve and
+ * /decline, so a charge id of another payer is `charge not found` here too.
+ */
+import { isRefusal } from '../../messages/refusal';
+import { html } from '../../pages/html';
+import { listAwaitingApproval } from '../../use-cases/console';
+import { approveCharge, declineCharge } from '../../use-cases/payers';
+import { formatTime, money, timeLeft } from '../format';
+import { csrfField } from '../layout';
+import type { ConsolePage, ConsoleRequest, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
+
+const NOTICES: Readonly<Record<string, string>> = {
+  approved: 'Approved: the agent has been paid from the held amount.',
+  declined: 'Declined: the held amount is back in your balance.',
+};
+
+/** Why a decision could not be made, in a payer's words (the API's messages: payers.ts). */
+const REFUSALS: Readonly<Record<string, string>> = {
+  'charge not found': 'There is no such charge waiting for you.',
+  'charge expired': 'This charge was not decided in time: it has expired and nothing was paid.',
+  'charge is not pending': 'This charge has already been decided.',
+  'agent disabled': 'This charge can no longer be approved: the agent has been disabled. Decline it to release the held amount.',
+  'grant revoked': 'This charge can no longer be approved: you revoked the grant it was made under. Decline it to release the held amount.',
+  'grant expired': 'This charge can no longer be approved: the grant it was made under has ended. Decline it to release the held amount.',
+};
+
+async function render(session: ConsoleSession, req: ConsoleRequest, refused?: { status: number; message: string }): Promise<ConsoleResult> {
+  const { charges, more } = await listAwaitingApproval(session.userId, req.now);
+  const notice = NOTICES[req.query.done ?? ''];
+  const body = html`${notice && html`<p class="notice" role="status">${notice}</p>`}
+${refused && html`<p class="error" role="alert">${REFUSALS[refused.message] ?? refused.message}</p>`}
+${
+  charges.length === 0
+    ? html`<p>Nothing waits for your approval. An agent's charge above the approval amount of your limits or of its grant waits here until you decide, or until its time runs out.</p>`
+    : html`<p>The amount of each is already held from your balance. Approve pays the agent; Decline gives it back.</p>
+<ul class="items">
+${charges.map(
+  (c) => html`<li>
+<h2>${c.agentName ?? c.agentId}</h2>
+<dl class="facts">
+<dt>Amount</dt><dd>${money(c.amount, c.currency)}</dd>
+<dt>Description</dt><dd>${c.description === '' ? '(none)' : c.description}</dd>
+<dt>Asked</dt><dd>${formatTime(c.createdAt, session.timeZone)}</dd>
+<dt>Time left</dt><dd>${timeLeft(Date.parse(c.expiresAt ?? '') - req.now.getTime())}</dd>
+</dl>
+<div class="actions">
+<form class="inline" method="post" action="/console/approvals/${encodeURIComponent(c.id)}/approve">${csrfField(session.csrfToken)}<button type="submit" class="primary">Approve</button></form>
+<form class="inline" method="post" action="/console/approvals/${encodeURIComponent(c.id)}/decline">${csrfField(session.csrfToken)}<button type="submit">Decline</button></form>
+</div>
+</li>`,
+)}
+</ul>
+${more && html`<p class="muted">Older pending charges may follow once these are decided.</p>`}`
+}`;
+  return { kind: 'page', title: 'Approvals', nav: 'approvals', body, ...(refused ? { status: refused.status } : {}) };
+}
+
+export const approvalsPage: ConsolePage = (session, req) => render(session, req);
+
+/** Approve or Decline: 303 back to the list with a notice; a refusal shows the list again with why (its API status). */
+const decide =
+  (action: 'approve' | 'decline'): ConsolePage =>
+  async (session, req) => {
+    try {
+      await (action === 'approve' ? approveCharge : declineCharge)(session.userId, req.params.id);
+      return { kind: 'redirect', location: `/console/approvals?done=${action === 'approve' ? 'approved' : 'declined'}` };
+    } catch (error) {
+      if (isRefusal(error) && error.statusCode < 500) return render(session, req, { status: error.statusCode, message: error.message });
+      throw error;
+    }
+  };
+
+export const APPROVAL_ROUTES: readonly ConsoleRoute[] = [
+  { method: 'GET', path: '/console/approvals', page: approvalsPage },
+  { method: 'POST', path: '/console/approvals/:id/approve', page: decide('approve') },
+  { method: 'POST', path: '/console/approvals/:id/decline', page: decide('decline') },
+];

@@ -1,0 +1,47 @@
+/** `/console` Overview (DESIGN §21): balances and held money per currency, the approvals waiting, the last activity. */
+import { CURRENCIES } from '../../core/money';
+import { html } from '../../pages/html';
+import { readOverview } from '../../use-cases/console';
+import { formatTime, money } from '../format';
+import type { ConsolePage } from '../page';
+import { chargeStatusText } from './charge-text';
+
+export const overviewPage: ConsolePage = async (session, req) => {
+  const { user, last, pendingApprovals, pendingAtLeast } = await readOverview(session.userId, req.now);
+  const empty = CURRENCIES.every((c) => user.balances[c] === 0 && user.held[c] === 0);
+  const approvals =
+    pendingApprovals === 0
+      ? html`<p>Nothing waits for your approval. When an agent asks for more than you allow without asking, it shows up here.</p>`
+      : html`<p class="big"><a href="/console/approvals">${pendingAtLeast ? 'At least ' : ''}${pendingApprovals} ${pendingApprovals === 1 ? 'charge waits' : 'charges wait'} for your approval</a></p>`;
+  const body = html`<section aria-labelledby="balances"><h2 id="balances">Balances</h2>
+<div class="cards">
+${CURRENCIES.map(
+  (currency) => html`<div class="card">
+<h3 class="muted">${currency}</h3>
+<p class="big">${money(user.balances[currency], currency)}</p>
+<p class="muted">Held for pending charges: ${money(user.held[currency], currency)}</p>
+${user.owed[currency] > 0 && html`<p class="muted">Owed after a reversed top-up: ${money(user.owed[currency], currency)}</p>`}
+</div>`,
+)}
+</div>
+${empty && html`<p>Your balance is empty. <a href="/console/funds">Add funds</a> so agents can be paid from it.</p>`}
+</section>
+<section aria-labelledby="approvals"><h2 id="approvals">Approvals</h2>
+${approvals}
+</section>
+<section aria-labelledby="activity"><h2 id="activity">Last activity</h2>
+${
+  last
+    ? html`<dl class="facts">
+<dt>When</dt><dd>${formatTime(last.createdAt, session.timeZone)}</dd>
+<dt>Agent</dt><dd>${last.agentName ?? last.agentId}</dd>
+<dt>Amount</dt><dd>${money(last.amount, last.currency)}</dd>
+<dt>Description</dt><dd>${last.description === '' ? '(none)' : last.description}</dd>
+<dt>Status</dt><dd>${chargeStatusText(last, req.now)}</dd>
+</dl>
+<p><a href="/console/activity">See all activity</a></p>`
+    : html`<p>No charges yet. To let an agent pay from this account, give it a grant on <a href="/console/grants">Grants</a>.</p>`
+}
+</section>`;
+  return { kind: 'page', title: 'Overview', nav: 'overview', body };
+};

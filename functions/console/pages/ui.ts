@@ -1,0 +1,145 @@
+/**
+ * What the console's money and settings pages share: amounts and times as a person reads them,
+ * the hidden fields every form carries, form values read into the API's own request shapes (so the
+ * console validates exactly as the API does), and refusals shown as the page again.
+ */
+import { LosslessNumber } from 'lossless-json';
+import { renderRefusal } from '../../contracts/outcome';
+import { newRecordId } from '../../core/ids';
+import type { Currency } from '../../core/money';
+import { isRefusal, refuse } from '../../messages/refusal';
+import { html, type SafeHtml } from '../../pages/html';
+import type { ConsoleNavName, ConsoleResult, ConsoleSession } from '../page';
+
+/**
+ * An amount as people read it: at least two decimals and its currency ("100.00 USD"). USDC has six
+ * decimal places; a USDC amount finer than a cent keeps its digits (money is never rounded for show).
+ */
+export function money(amount: { toString(): string } | string | number, currency: Currency | string): string {
+  const text = String(amount);
+  const negative = text.startsWith('-');
+  const [whole = '0', frac = ''] = (negative ? text.slice(1) : text).split('.');
+  return `${negative ? '-' : ''}${whole}.${frac.padEnd(2, '0')} ${currency}`;
+}
+
+/** The same without the currency, for a CSV's amount column. */
+export function plainAmount(amount: { toString(): string } | string): string {
+  return money(amount, '').trimEnd();
+}
+
+/** The time zone a page shows times in: the browser's when it told us one we know, else UTC. */
+export function zoneOf(session: ConsoleSession): string {
+  const zone = session.timeZone;
+  if (!zone) return 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone: zone });
+    return zone;
+  } catch {
+    return 'UTC';
+  }
+}
+
+/** "27 Nov 2026, 10:45" in the session's zone, in a <time> with the exact instant. */
+export function when(iso: string | null | undefined, session: ConsoleSession): SafeHtml {
+  if (!iso) return html`—`;
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return html`${iso}`;
+  const text = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zoneOf(session),
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).format(date);
+  return html`<time datetime="${date.toISOString()}">${text}</time>`;
+}
+
+/** The sentence under a table of times: which zone they are in. */
+export function zoneNote(session: ConsoleSession): SafeHtml {
+  const zone = zoneOf(session);
+  return html`<p class="hint">Times are shown in ${zone === 'UTC' ? 'UTC (your browser did not tell us its time zone)' : zone}.</p>`;
+}
+
+/** The session's CSRF token: every form carries it. */
+export function csrfField(session: ConsoleSession): SafeHtml {
+  return html`<input type="hidden" name="csrf" value="${session.csrfToken}">`;
+}
+
+/** The name of the one-time idempotency key of a form that moves money or makes a secret. */
+export const ONCE_FIELD = 'idempotencyKey';
+
+/** A fresh one-time key, rendered with the form: a double submit sends the same one and acts once. */
+export function onceField(): SafeHtml {
+  return html`<input type="hidden" name="${ONCE_FIELD}" value="${newRecordId()}">`;
+}
+
+/** A refusal or a problem, announced to screen readers when the page loads. */
+export function errorBox(message: string | undefined): SafeHtml {
+  if (!message) return html``;
+  return html`<div class="error" role="alert"><p><strong>That did not work:</strong> ${message}</p></div>`;
+}
+
+/** A wide table inside its own scrolling region, so the page never scrolls sideways on a phone. */
+export function tableRegion(label: string, table: SafeHtml): SafeHtml {
+  return html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
+}
+
+/** A form text as a JSON number literal the API's schemas read (never a float in between); undefined when empty. */
+export function amountField(form: Readonly<Record<string, string>>, name: string, label: string): LosslessNumber | undefined {
+  const text = (form[name] ?? '').trim();
+  if (text === '') return undefined;
+  // People write "1,000.50" or "$5": say what is expected rather than guess.
+  if (!/^\d+(\.\d+)?$/.test(text)) throw refuse('invalidInput', `${label} must be a number such as 25 or 25.50`);
+  return new LosslessNumber(text);
+}
+
+/** A whole number from a form field; undefined when empty. */
+export function wholeField(form: Readonly<Record<string, string>>, name: string, label: string): number | undefined {
+  const text = (form[name] ?? '').trim();
+  if (text === '') return undefined;
+  if (!/^\d{1,9}$/.test(text)) throw refuse('invalidInput', `${label} must be a whole number`);
+  return Number(text);
+}
+
+/**
+ * The public message and status of a refusal a use case threw (an ApiError's message is public by
+ * construction, a 503 "payment provider unavailable, retry later" included); anything else is a
+ * bug and propagates to the framework's 500.
+ */
+export function refusal(error: unknown, labels: Readonly<Record<string, string>> = {}): { status: number; message: string } {
+  if (!isRefusal(error)) throw error;
+  const { status, text } = renderRefusal(error);
+  return { status, message: relabel(text, labels) };
+}
+
+/**
+ * The API names fields by their JSON path ("limits.perCharge must be greater than 0"); a person
+ * knows them by their label ("Per charge must be greater than 0").
+ */
+export function relabel(message: string, labels: Readonly<Record<string, string>>): string {
+  for (const [field, label] of Object.entries(labels)) {
+    if (message.startsWith(`${field} `) || message.startsWith(`${field}:`)) return `${label}${message.slice(field.length)}`;
+  }
+  return message;
+}
+
+/** A page answer. */
+export function page(title: string, nav: ConsoleNavName, body: SafeHtml, status = 200): ConsoleResult {
+  return { kind: 'page', title, nav, body, status };
+}
+
+/** 404 as a page: an unknown id, or another payer's (which is the same thing to this payer). */
+export function notFound(nav: ConsoleNavName, what: string, back: { href: string; label: string }): ConsoleResult {
+  return page(
+    `${what} not found`,
+    nav,
+    html`<p>There is no ${what.toLowerCase()} with this id in your account.</p><p><a href="${back.href}">${back.label}</a></p>`,
+    404,
+  );
+}
+
+/** Whether a stored answer came back from an earlier submit of the same form (a double submit). */
+export function wasReplayed(result: { headers?: Record<string, string> }): boolean {
+  return result.headers?.['idempotent-replayed'] === 'true';
+}

@@ -1,0 +1,137 @@
+/**
+ * x402 purchases (DESIGN §22, docs/x402.md "Buying"): an agent pays any x402 seller from its
+ * payer's USDC, under the grant's limits. Pure: what a purchase is, how its id maps to the hold
+ * behind it, and which seller requirements the service accepts.
+ *
+ * A purchase IS a charge with `capture: false` (a hold) whose record carries `purchase`: the same
+ * item, the same grant and policy checks, the same hold, approval and history; only its ending
+ * differs. It is captured (SUCCESS) when the transfer the service signed is on chain, never by the
+ * agent; released (EXPIRED) when that transfer can no longer land. Its public id is `xp` and the
+ * hold's id without its `c`: the one names the other, so either finds the item with one read.
+ */
+import type { Minor } from './money';
+
+/** What the seller asked for, as the service accepted it: exactly what the stock client scheme is given. */
+export interface AcceptedRequirements {
+  scheme: 'exact';
+  network: string;
+  asset: string;
+  /** Atomic units (micro-USDC), a string of digits. */
+  amount: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  /** Only what the transaction is built from: the seller's facilitator as fee payer, and its memo if any. */
+  extra: { feePayer: string; memo?: string };
+}
+
+/** The payment the service signed: built once, answered on every read and replay. */
+export interface SignedPurchase {
+  /** `{x402Version, payload: {transaction}}`: what a stock `SchemeNetworkClient.createPaymentPayload` returns. */
+  paymentPayload: { x402Version: number; payload: Record<string, unknown> };
+  /**
+   * The hot wallet's signature of the message (base58). Ed25519 signs one message one way, so a
+   * landed transaction carrying it is this transfer, whoever added the fee payer's signature.
+   */
+  authoritySignature: string;
+  /** The transaction's recent blockhash and the last block height it can land at. */
+  blockhash: string;
+  lastValidBlockHeight: number;
+  /** The transaction's memo text (the stock client's random nonce, or the seller's memo): how the reconciler narrows its search. */
+  memo: string;
+  signedAt: string;
+}
+
+/** The x402 side of a purchase's record (`Charge.purchase`). */
+export interface PurchaseTerms {
+  requirements: AcceptedRequirements;
+  resource: { url: string; description?: string } | null;
+  signed?: SignedPurchase;
+  /** The transaction signature it landed under, once captured. */
+  transaction?: string;
+}
+
+export const PURCHASE_ID = /^xp[0-9a-z]{26}a[0-9a-z]{26}$/;
+
+/** The purchase's public id of its hold's charge id (`c…` → `xp…`). */
+export const purchaseIdOf = (chargeId: string): string => `xp${chargeId.slice(1)}`;
+
+/** The hold's charge id of a purchase id; undefined for anything that is not one. */
+export const chargeIdOfPurchase = (id: string | undefined): string | undefined =>
+  id !== undefined && PURCHASE_ID.test(id) ? `c${id.slice(2)}` : undefined;
+
+/** The charge's `failureReason` when the seller never landed the transfer before it could no longer land. */
+export const NOT_SETTLED = 'not settled by the seller';
+
+/** The refusal of a payTo that is one of the service's own wallets (paying an agent here is a charge). */
+export const PAY_AGENTS_WITH_A_CHARGE = 'pay agents of this service with a charge';
+
+/** The memo the stock client puts in the transaction, at most this many bytes (its own limit). */
+export const MAX_MEMO_BYTES = 256;
+
+/** The service's own wallets and settings the requirements are judged against. */
+export interface PurchaseSettings {
+  network: string;
+  usdcMint: string;
+  /** Every key of the service: the hot wallet, the treasury, the deposit wallet. */
+  serviceKeys: readonly string[];
+  minimum: Minor;
+  maximum: Minor;
+  isAddress: (text: string) => boolean;
+}
+
+export type RequirementsVerdict = { ok: true; accepted: AcceptedRequirements; amount: Minor } | { ok: false; message: string };
+
+const DIGITS = /^[1-9]\d{0,17}$/;
+const FIELDS = new Set(['scheme', 'network', 'asset', 'amount', 'payTo', 'maxTimeoutSeconds', 'extra']);
+
+/**
+ * Judges one entry of the seller's `accepts`: the exact scheme on the service's network in its USDC,
+ * an amount within bounds, a payTo that is not the service's (400 `pay agents of this service with
+ * a charge`), and the seller's facilitator as fee payer (never a key of the service: the hot wallet
+ * must not pay the fee, or sign as anything but the transfer's authority). Anything else is named.
+ * What passes is rebuilt from the checked fields only: nothing else the seller sent reaches the
+ * signer (an `extra.recentBlockhash` would set the transaction's lifetime, which the service must know).
+ */
+export function judgeRequirements(input: unknown, s: PurchaseSettings): RequirementsVerdict {
+  const refuse = (field: string, why: string) => ({ ok: false as const, message: `paymentRequirements${field}: ${why}` });
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return refuse('', 'must be a JSON object');
+  const r = input as Record<string, unknown>;
+  const unknown = Object.keys(r).filter((k) => !FIELDS.has(k));
+  if (unknown.length > 0) return refuse(`.${unknown[0]}`, 'unknown field');
+  if (r.scheme !== 'exact') return refuse('.scheme', 'unsupported scheme');
+  if (r.network !== s.network) return refuse('.network', 'unsupported network');
+  if (r.asset !== s.usdcMint) return refuse('.asset', 'unsupported asset');
+  if (typeof r.amount !== 'string' || !DIGITS.test(r.amount)) return refuse('.amount', 'must be a positive integer of atomic units');
+  const amount = Number(r.amount);
+  if (!Number.isSafeInteger(amount) || amount > s.maximum) return refuse('.amount', 'exceeds the maximum amount');
+  if (amount < s.minimum) return refuse('.amount', 'below the minimum amount');
+  if (typeof r.payTo !== 'string' || !s.isAddress(r.payTo)) return refuse('.payTo', 'invalid address');
+  if (s.serviceKeys.includes(r.payTo)) return { ok: false, message: PAY_AGENTS_WITH_A_CHARGE };
+  const timeout = r.maxTimeoutSeconds ?? 60;
+  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) {
+    return refuse('.maxTimeoutSeconds', 'must be an integer from 1 to 86400');
+  }
+  const extra = r.extra;
+  if (extra === null || typeof extra !== 'object' || Array.isArray(extra)) return refuse('.extra.feePayer', 'required');
+  const { feePayer, memo } = extra as Record<string, unknown>;
+  if (feePayer === undefined) return refuse('.extra.feePayer', 'required');
+  if (typeof feePayer !== 'string' || !s.isAddress(feePayer)) return refuse('.extra.feePayer', 'invalid address');
+  if (s.serviceKeys.includes(feePayer)) return refuse('.extra.feePayer', 'must not be a key of this service');
+  if (feePayer === r.payTo) return refuse('.extra.feePayer', 'must not be payTo');
+  if (memo !== undefined && (typeof memo !== 'string' || Buffer.byteLength(memo, 'utf8') > MAX_MEMO_BYTES || memo === '')) {
+    return refuse('.extra.memo', `must be a string of 1 to ${MAX_MEMO_BYTES} bytes`);
+  }
+  return {
+    ok: true,
+    amount,
+    accepted: {
+      scheme: 'exact',
+      network: s.network,
+      asset: s.usdcMint,
+      amount: r.amount,
+      payTo: r.payTo,
+      maxTimeoutSeconds: timeout,
+      extra: { feePayer, ...(memo !== undefined ? { memo } : {}) },
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * The catalogue of public messages: every refusal the service answers, by code, with its status
+ * and its exact text (the spec's and DESIGN's strings, byte for byte) and the headers it carries.
+ * Code names a refusal by its code (messages/refusal.ts); one renderer (contracts/outcome.ts) turns
+ * a refusal into the HTTP answer `{"error": text}`, the MCP tool error and the CLI's failure; the
+ * OpenAPI document's error examples are these texts. A leaf: it imports nothing, so every layer,
+ * the domain included, may name a refusal, and no layer below the adapters knows a status.
+ *
+ * A text that depends on something (a limit, a field) is a function of it; the caller passes it.
+ */
+
+export interface RefusalEntry {
+  readonly status: number;
+  readonly text: string | ((...args: never[]) => string);
+  /** Retry-After seconds the answer carries; a refusal may carry its own instead (a rate's wait). */
+  readonly retryAfter?: number;
+  /** Other headers the answer carries. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export const REFUSALS = {
+  // --- 400: the request as sent is refused; nothing changed ---
+  /** A request that fails its schema: the text is the first problem (contracts/validation.ts `describeIssues`). */
+  invalidInput: { status: 400, text: (problem: string) => problem },
+  invalidJsonBody: { status: 400, text: 'invalid json body' },
+  /** An amount literal its currency does not take (core/money.ts AmountError's reason). */
+  invalidAmount: { status: 400, text: (reason: string) => `amount ${reason}` },
+  /** A form field given twice (which one would count is anyone's guess). */
+  fieldGivenTwice: { status: 400, text: (field: string) => `${field} is given more than once` },
+  missingIdempotencyKey: { status: 400, text: 'missing Idempotency-key' },
+  invalidIdempotencyKey: { status: 400, text: 'Idempotency-Key must be 1-255 printable ASCII characters' },
+  cursorInvalid: { status: 400, text: 'cursor is invalid' },
+  pageTooDeep: { status: 400, text: (depth: number) => `page × limit must be at most ${depth}: follow nextCursor to read further` },
+  grantCurrencyMismatch: { status: 400, text: 'currency does not match the grant' },
+  amountExceedsAuthorized: { status: 400, text: 'amount exceeds authorized amount' },
+  amountExceedsRefundable: { status: 400, text: 'amount exceeds refundable amount' },
+  amountTooSmallForFees: { status: 400, text: 'amount too small to cover fees' },
+  /** A withdrawal's balance check (docs/payouts.md orders it among the 400s). */
+  withdrawalInsufficientBalance: { status: 400, text: 'insufficient balance' },
+  payoutInProgress: { status: 400, text: 'payout already in progress' },
+  noUsdcTokenAccount: { status: 400, text: 'destination has no USDC token account' },
+  /** A withdrawal's destination its currency's network cannot pay (core/withdrawals.ts destinationProblem). */
+  invalidSolanaAddress: { status: 400, text: 'invalid solana address' },
+  invalidPaypalAccount: { status: 400, text: 'invalid paypal account' },
+  creditPastBalanceLimit: { status: 400, text: 'amount would take the balance past its limit' },
+  policyAgentUnknown: { status: 400, text: (agentId: string) => `agents.${agentId} is not a registered agent` },
+  grantAgentNotFound: { status: 400, text: 'agentId: agent not found' },
+  unknownEventType: {
+    status: 400,
+    text: (type: string, owner: string, types: readonly string[]) =>
+      `events: unknown event type "${type}" (${owner} events: ${types.join(', ')})`,
+  },
+  /** A webhook endpoint URL's shape (core/webhooks.ts webhookUrlProblem). */
+  webhookUrlTooLong: { status: 400, text: (max: number) => `url must be at most ${max} characters` },
+  webhookUrlInvalid: { status: 400, text: 'url must be a valid https URL' },
+  webhookUrlNotHttps: { status: 400, text: 'url must be an https URL' },
+  /** Where the stage allows loopback endpoints (local runs). */
+  webhookUrlNotHttpsOrLoopback: { status: 400, text: 'url must be an https URL (or http://127.0.0.1 locally)' },
+  webhookUrlCredentials: { status: 400, text: 'url must not contain credentials' },
+  webhookUrlFragment: { status: 400, text: 'url must not contain a fragment' },
+  urlHostUnresolved: { status: 400, text: 'url host does not resolve' },
+  urlNotPublic: { status: 400, text: 'url must resolve to a public address' },
+  invalidWebhookSignature: { status: 400, text: 'invalid webhook signature' },
+  paypalHeaderMissing: { status: 400, text: (header: string) => `missing ${header} header` },
+  paypalTransmissionIdInvalid: { status: 400, text: 'invalid paypal-transmission-id header' },
+  paypalCertUrlInvalid: { status: 400, text: 'paypal-cert-url is not a PayPal certificate URL' },
+  paypalTransmissionStale: { status: 400, text: 'paypal-transmission-time is not within 5 minutes' },
+  /** The consent page's Allow with a key that is not a current account key (the page again, nothing changed). */
+  invalidAccountKey: { status: 400, text: 'invalid account key' },
+
+  // --- 401: no credential the route takes, or one that is not (or no longer) valid ---
+  invalidOrDisabledAgentKey: { status: 401, text: 'invalid or disabled agent key' },
+  invalidAgentKey: { status: 401, text: 'invalid agent key' },
+  invalidAgent: { status: 401, text: 'invalid agent' },
+  invalidUserKey: { status: 401, text: 'invalid user key' },
+  invalidAdminKey: { status: 401, text: 'invalid admin key' },
+
+  // --- 402: the money is not there (or not allowed to move); a FAILED charge is kept ---
+  insufficientBalance: { status: 402, text: 'insufficient balance' },
+  spendingLimitExceeded: { status: 402, text: 'spending limit exceeded' },
+
+  // --- 403: authenticated, but this may not happen ---
+  /** A console form (or a consent form sent as a signed-in payer) without the session's CSRF token or the console's Origin (docs/console.md). */
+  consoleFormRefused: { status: 403, text: 'this form has expired or came from another site' },
+  grantForAnotherAgent: { status: 403, text: 'grant is for another agent' },
+  agentBlockedByUser: { status: 403, text: 'agent blocked by user' },
+  grantRevoked: { status: 403, text: 'grant revoked' },
+  grantExpired: { status: 403, text: 'grant expired' },
+  agentDisabled: { status: 403, text: 'agent disabled' },
+
+  // --- 404 ---
+  notFound: { status: 404, text: 'not found' },
+  chargeNotFound: { status: 404, text: 'charge not found' },
+  purchaseNotFound: { status: 404, text: 'purchase not found' },
+  userNotFound: { status: 404, text: 'user not found' },
+  agentNotFound: { status: 404, text: 'agent not found' },
+  payoutNotFound: { status: 404, text: 'payout not found' },
+  topupNotFound: { status: 404, text: 'topup not found' },
+  grantNotFound: { status: 404, text: 'grant not found' },
+  grantRequestNotFound: { status: 404, text: 'grant request not found' },
+  webhookNotFound: { status: 404, text: 'webhook not found' },
+
+  /** An MCP tools/call naming no tool of tools/list (a tool error, as MCP words it). */
+  unknownTool: { status: 404, text: (name: string) => `unknown tool: ${name}` },
+
+  // --- 405 ---
+  mcpPostOnly: {
+    status: 405,
+    text: 'method not allowed: this MCP server takes POST only (stateless, no event stream)',
+    headers: { allow: 'POST' },
+  },
+
+  // --- 409: the state does not allow it (now); some may be retried after Retry-After ---
+  idempotencyInProgress: { status: 409, text: 'request with this Idempotency-Key is in progress', retryAfter: 1 },
+  chargeExpired: { status: 409, text: 'charge expired' },
+  /** An x402 payment-identifier already used with another payment for this agent (docs/x402.md). */
+  /** An x402 purchase's receipt for a purchase that is not (or no longer) waiting for its transfer (docs/x402.md). */
+  purchaseNotAwaitingSettlement: { status: 409, text: 'purchase is not awaiting settlement' },
+  /** A receipt naming a transaction that is not this purchase's payment at confirmed. */
+  purchaseTransactionNotFound: { status: 409, text: "transaction not found: not on chain at confirmed, or not this purchase's payment" },
+  paymentIdentifierConflict: { status: 409, text: 'this payment identifier was used with another payment' },
+  chargeNotPending: { status: 409, text: 'charge is not pending' },
+  chargeAwaitsApproval: { status: 409, text: 'charge awaits user approval' },
+  chargeNotRefundable: { status: 409, text: 'charge is not refundable' },
+  chargeChanging: { status: 409, text: 'charge is changing, retry', retryAfter: 1 },
+  agentBalanceLimit: { status: 409, text: 'agent balance limit reached, withdraw first' },
+  userBalanceLimit: { status: 409, text: 'user balance limit reached' },
+  agentNameTaken: { status: 409, text: 'agent name already taken' },
+  agentKeyRotatedConcurrently: { status: 409, text: 'agent key was rotated concurrently, retry with the new key' },
+  userKeyRotatedConcurrently: { status: 409, text: 'user key was rotated concurrently, retry with the new key' },
+  /** The operator's rotation of a payer's key lost to another one, every round. */
+  userKeyRotationRaced: { status: 409, text: 'user key was rotated concurrently, retry', retryAfter: 1 },
+  userBalanceChanging: { status: 409, text: 'user balance is changing too fast, retry', retryAfter: 1 },
+  balanceChangedWhileWithdrawing: { status: 409, text: 'balance changed while withdrawing, retry', retryAfter: 1 },
+  payoutNotHeld: { status: 409, text: 'payout is not held' },
+  grantChanging: { status: 409, text: 'grant is changing, retry', retryAfter: 1 },
+  grantLimit: { status: 409, text: (max: number) => `grant limit reached: at most ${max} active grants` },
+  webhookLimit: { status: 409, text: (max: number) => `webhook limit reached: at most ${max} endpoints` },
+  topupLimit: { status: 409, text: (max: number) => `topup limit reached: at most ${max} open top-ups` },
+
+  // --- 413, 415, 422, 429 ---
+  bodyTooLarge: { status: 413, text: 'request body too large' },
+  unsupportedMediaType: { status: 415, text: (expected: string) => `content-type must be ${expected}` },
+  idempotencyMismatch: { status: 422, text: 'idempotency key reused with different request' },
+  /** Retry-After: the seconds until the window has room again (the refusal carries them). */
+  tooManyTestEvents: { status: 429, text: 'too many test events' },
+
+  // --- the console (docs/console.md): sign-up, sign-in, passkeys ---
+  invalidPasskeyResponse: { status: 400, text: 'invalid passkey response' },
+  consoleInvalidAccountKey: { status: 401, text: 'invalid account key' },
+  passkeyResponseMissing: { status: 401, text: 'invalid passkey response' },
+  passkeyChallengeGone: { status: 401, text: 'this passkey request has expired or was already used, try again' },
+  passkeyNotAccepted: { status: 401, text: 'this passkey was not accepted' },
+  passkeyUnknown: { status: 401, text: 'this passkey is not registered here' },
+  signUpClosed: { status: 403, text: 'sign-up is closed: ask the operator for an account' },
+  passkeyNotFound: { status: 404, text: 'passkey not found' },
+  lastPasskey: {
+    status: 409,
+    text: 'this is your only passkey: add another one, or sign in once with your account key, before you remove it',
+  },
+  /** The refusal carries its own Retry-After (the rate window's end). */
+  tooManySignIns: { status: 429, text: 'too many failed sign-ins from this address, try again in a minute' },
+  tooManySignUps: { status: 429, text: 'too many sign-ups from this address, try again later' },
+
+  // --- 5xx: nothing changed; retry ---
+  internalError: { status: 500, text: 'internal error' },
+  /** The stdio MCP server's API (BASE_URL) redirected: never followed, the agent key would go along. */
+  apiRedirected: {
+    status: 502,
+    text: (base: string) => `the API at ${base} answered with a redirect, which is not followed: set BASE_URL to the API's own address`,
+  },
+  apiUnreachable: { status: 502, text: (base: string) => `the API at ${base} is unreachable` },
+  serviceBusy: { status: 503, text: 'service busy, retry later', retryAfter: 1 },
+  tableUnreachable: { status: 503, text: 'table unreachable', retryAfter: 5 },
+  solanaUnavailable: { status: 503, text: 'solana network unavailable, retry later', retryAfter: 5 },
+  paymentProviderUnavailable: { status: 503, text: 'payment provider unavailable, retry later', retryAfter: 5 },
+  usdcTopupsUnavailable: { status: 503, text: 'USDC top-ups are not available yet', retryAfter: 3600 },
+  x402Unavailable: { status: 503, text: 'x402 is not available yet', retryAfter: 3600 },
+} as const satisfies Record<string, RefusalEntry>;
+
+export type RefusalCode = keyof typeof REFUSALS;
+
+/** What a refusal's text is made of: nothing for a fixed text, else its function's parameters. */
+export type RefusalArgs<C extends RefusalCode> = (typeof REFUSALS)[C]['text'] extends (...args: infer A) => string ? A : [];
+
+/** The exact public text of a refusal. */
+export function refusalText<C extends RefusalCode>(code: C, ...args: RefusalArgs<C>): string {
+  const text: RefusalEntry['text'] = REFUSALS[code].text;
+  return typeof text === 'string' ? text : (text as (...a: unknown[]) => string)(...args);
+}
+
+/** The status a refusal is answered with. */
+export const refusalStatus = (code: RefusalCode): number => REFUSALS[code].status;

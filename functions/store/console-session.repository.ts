@@ -1,0 +1,129 @@
+/**
+ * Console sessions (DESIGN §21, docs/console.md): one item per session, keyed by the hash of the
+ * cookie's value (the value is never stored, so a copy of the table signs nobody in), and one
+ * entry in the payer's sessions partition so `Sign out everywhere` finds them all. Both carry the
+ * TTL of the session's end; the code checks the times itself (DynamoDB deletes expired items late).
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { db } from './client';
+import { keys, TTL_ATTRIBUTE } from './table';
+import { conditionalWrite, outcome, transactWrite } from './transact';
+
+export interface StoredSession {
+  userId: string;
+  csrfToken: string;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Epoch ms of the last request that counted as activity (written at most every few minutes). */
+  touchedAt: number;
+  /** Epoch ms: the absolute end, whatever the activity. */
+  endsAt: number;
+  /** The account key of a payer who just signed up, until /console/welcome has shown it once. */
+  welcomeKey?: string;
+}
+
+const ttlOf = (epochMs: number) => Math.ceil(epochMs / 1000);
+
+/** Stores a new session; `idleEnd` is when it ends unless used again (its TTL). */
+export async function createSession(sessionHash: string, session: StoredSession, idleEnd: number): Promise<void> {
+  const table = config().TABLE_NAME;
+  await transactWrite([
+    {
+      Put: {
+        TableName: table,
+        Item: { ...keys.consoleSession(sessionHash), type: 'ConsoleSession', ...session, [TTL_ATTRIBUTE]: ttlOf(idleEnd) },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: table,
+        Item: { ...keys.userSession(session.userId, sessionHash), type: 'UserSession', [TTL_ATTRIBUTE]: ttlOf(session.endsAt) },
+      },
+    },
+  ]);
+}
+
+/** The session of a cookie's hash, strongly consistent (a session just signed out must be gone). */
+export async function getSession(sessionHash: string): Promise<StoredSession | undefined> {
+  const out = await db().send(
+    new GetCommand({ TableName: config().TABLE_NAME, Key: keys.consoleSession(sessionHash), ConsistentRead: true }),
+  );
+  const item = out.Item;
+  if (!item || typeof item.userId !== 'string' || typeof item.csrfToken !== 'string') return undefined;
+  return {
+    userId: item.userId,
+    csrfToken: item.csrfToken,
+    createdAt: Number(item.createdAt),
+    touchedAt: Number(item.touchedAt),
+    endsAt: Number(item.endsAt),
+    ...(typeof item.welcomeKey === 'string' ? { welcomeKey: item.welcomeKey } : {}),
+  };
+}
+
+/** Marks activity: the idle timeout starts again from `now`. Nothing when the session has ended meanwhile. */
+export async function touchSession(sessionHash: string, now: number, idleEnd: number): Promise<void> {
+  await conditionalWrite(
+    {
+      Update: {
+        TableName: config().TABLE_NAME,
+        Key: keys.consoleSession(sessionHash),
+        UpdateExpression: 'SET touchedAt = :now, #ttl = :ttl',
+        // Still there: a sign-out between the read and this write is not undone.
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':now': now, ':ttl': ttlOf(idleEnd) },
+      },
+    },
+    () => outcome('ended'),
+  );
+}
+
+/** Takes the welcome key off the session: whoever takes it first shows it, nobody again. */
+export async function takeWelcomeKey(sessionHash: string): Promise<string | undefined> {
+  const result = await conditionalWrite(
+    {
+      Update: {
+        TableName: config().TABLE_NAME,
+        Key: keys.consoleSession(sessionHash),
+        UpdateExpression: 'REMOVE welcomeKey',
+        ConditionExpression: 'attribute_exists(welcomeKey)',
+        ReturnValues: 'UPDATED_OLD',
+      },
+    },
+    // Taken already (or the session ended): nothing to show.
+    () => outcome('taken'),
+  );
+  const key = result.committed ? result.attributes?.welcomeKey : undefined;
+  return typeof key === 'string' ? key : undefined;
+}
+
+/** Ends one session (both its items); ending one already gone is no error. */
+export async function deleteSession(sessionHash: string, userId: string): Promise<void> {
+  const table = config().TABLE_NAME;
+  await transactWrite([
+    { Delete: { TableName: table, Key: keys.consoleSession(sessionHash) } },
+    { Delete: { TableName: table, Key: keys.userSession(userId, sessionHash) } },
+  ]);
+}
+
+/** Every session of a payer, by its hash (from the payer's sessions partition). */
+export async function listSessionHashes(userId: string): Promise<string[]> {
+  const hashes: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: config().TABLE_NAME,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.userSessionPartition(userId) },
+        ProjectionExpression: 'SK',
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    hashes.push(...(out.Items ?? []).map((item) => String(item.SK)));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return hashes;
+}

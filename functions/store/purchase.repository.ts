@@ -1,0 +1,127 @@
+/**
+ * x402 purchases' own writes and reads (DESIGN §22, use-cases/purchases.ts). A purchase is a hold
+ * (charge.repository.ts `commitCharge`, the same transaction as any charge's); what only a purchase
+ * has is here: its signed payment recorded once, the agent's listing, and the reconciler's queue of
+ * signed purchases. Its capture and release are `settlePending` with the `purchase` option.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import type { Charge } from '../core/charges';
+import type { SignedPurchase } from '../core/purchases';
+import { type PendingCharge, pendingChargeKey } from './charge-pending.repository';
+import { toCharge } from './charge-read.repository';
+import { db } from './client';
+import { GSI1, INDEX_PARTITIONS, keys } from './table';
+import { named, transactWrite } from './transact';
+
+/** Another writer recorded the purchase's payment first, or it is no longer waiting for one: read it again. */
+export class PurchaseMovedOnError extends Error {
+  constructor() {
+    super('the purchase is no longer waiting for its payment');
+    this.name = 'PurchaseMovedOnError';
+  }
+}
+
+/**
+ * Records the payment signed for a purchase that waits for it (PENDING, `capture`, none signed yet,
+ * as read: `expiresAt` unchanged), once: the charge's terms and deadline, and its marker moved from
+ * the sweeper's queue to the reconciler's (`keys.signedPurchaseIndex`), so no clock ends the hold
+ * while the transfer may still land. Throws PurchaseMovedOnError when another writer won; the
+ * payment signed here is then dropped unseen, never answered.
+ */
+export async function recordSignedPurchase(pending: PendingCharge, signed: SignedPurchase, expiresAt: string): Promise<void> {
+  const table = config().TABLE_NAME;
+  const moved = { onConditionFailed: () => new PurchaseMovedOnError(), precedence: 1 };
+  const result = await transactWrite([
+    named(
+      {
+        Update: {
+          TableName: table,
+          Key: pendingChargeKey(pending),
+          UpdateExpression: 'SET #xp.signed = :signed, expiresAt = :expiresAt',
+          ConditionExpression:
+            '#status = :pending AND pendingReason = :capture AND expiresAt = :seen AND attribute_exists(#xp) AND attribute_not_exists(#xp.signed)',
+          ExpressionAttributeNames: { '#xp': 'purchase', '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':signed': signed,
+            ':expiresAt': expiresAt,
+            ':pending': 'PENDING',
+            ':capture': 'capture',
+            ':seen': pending.expiresAt,
+          },
+        },
+      },
+      moved,
+    ),
+    named(
+      {
+        Update: {
+          TableName: table,
+          Key: keys.pendingCharge(pending.chargeId),
+          UpdateExpression: 'SET expiresAt = :expiresAt, GSI1PK = :pk, GSI1SK = :sk, signedAt = :signedAt, lastValidBlockHeight = :lvbh',
+          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(settledAt) AND expiresAt = :seen',
+          ExpressionAttributeValues: {
+            ':expiresAt': expiresAt,
+            ':pk': keys.signedPurchaseIndex(signed.signedAt, pending.chargeId).GSI1PK,
+            ':sk': keys.signedPurchaseIndex(signed.signedAt, pending.chargeId).GSI1SK,
+            ':signedAt': signed.signedAt,
+            ':lvbh': signed.lastValidBlockHeight,
+            ':seen': pending.expiresAt,
+          },
+        },
+      },
+      moved,
+    ),
+  ]);
+  if (!result.committed) throw new PurchaseMovedOnError();
+}
+
+/** One page of an agent's purchases, newest first, after `after` (a charge id) when given. */
+export async function listAgentPurchases(
+  agentId: string,
+  opts: { limit: number; after?: string },
+): Promise<{ charges: Charge[]; lastId?: string }> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: opts.after ? 'GSI1PK = :pk AND GSI1SK < :after' : 'GSI1PK = :pk',
+      ExpressionAttributeValues: {
+        ':pk': `${INDEX_PARTITIONS.agentPurchases.key}${agentId}`,
+        ...(opts.after ? { ':after': opts.after } : {}),
+      },
+      ScanIndexForward: false,
+      Limit: opts.limit,
+    }),
+  );
+  const charges = (out.Items ?? []).map(toCharge);
+  return { charges, ...(out.LastEvaluatedKey ? { lastId: String(out.LastEvaluatedKey.GSI1SK) } : {}) };
+}
+
+/** A signed purchase waiting for the chain, as its marker in the reconciler's queue shows it. */
+export interface SignedPending {
+  chargeId: string;
+  agentId: string;
+  signedAt: string;
+  lastValidBlockHeight: number;
+}
+
+/** The signed purchases still PENDING, oldest first, at most `limit` (the index is eventually consistent: a settled one may show). */
+export async function listSignedPurchases(limit: number): Promise<SignedPending[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI1.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': INDEX_PARTITIONS.signedPurchases.key },
+      ScanIndexForward: true,
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map((item) => ({
+    chargeId: String(item.chargeId),
+    agentId: String(item.agentId),
+    signedAt: String(item.signedAt),
+    lastValidBlockHeight: Number(item.lastValidBlockHeight),
+  }));
+}

@@ -1,0 +1,161 @@
+/**
+ * Console sessions (DESIGN §21, docs/console.md): a session is a random 256-bit value in a cookie,
+ * stored only as its hash with the payer's id and the session's CSRF token. It ends after 30
+ * minutes without a request, 12 hours after it began whatever the activity, or when the payer signs
+ * out (here or everywhere) — always on the server: an old cookie then finds nothing.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { hashKey, looksLikeKey, USER_KEY_PREFIX } from '../core/keys';
+import { refusalText } from '../messages/catalogue';
+import { Refusal, refuse } from '../messages/refusal';
+import { countAttempt, type RateWindow, readAttempts } from '../store/console-rate.repository';
+import {
+  createSession,
+  deleteSession,
+  getSession,
+  listSessionHashes,
+  type StoredSession,
+  takeWelcomeKey,
+  touchSession,
+} from '../store/console-session.repository';
+import { lookupCredentials } from '../store/credentials.repository';
+import { markAccountKeySignIn } from '../store/passkey.repository';
+
+export const SESSION_IDLE_MS = 30 * 60_000;
+export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
+/**
+ * Activity is written at most this often: a page costs no write when the session was touched
+ * within the last five minutes (DESIGN §21: at most 3 requests a page). The idle timeout counts
+ * from the last write, so a session may end up to this much earlier than 30 minutes after the
+ * last request, never later.
+ */
+export const SESSION_TOUCH_EVERY_MS = 5 * 60_000;
+
+/**
+ * More failed sign-ins than this from one address in a minute → 429. Counted in fixed one-minute
+ * windows, and judged on this window and the one before together: any 10 failures within a minute
+ * lie in two adjacent windows, so they always block (a payer may wait up to two minutes, never
+ * an attacker less than one).
+ */
+export const SIGN_IN_FAILURES_PER_MINUTE = 10;
+
+export const CONSOLE_MESSAGES = {
+  invalidAccountKey: refusalText('consoleInvalidAccountKey'),
+  tooManySignIns: refusalText('tooManySignIns'),
+  tooManySignUps: refusalText('tooManySignUps'),
+} as const;
+
+export interface Session extends StoredSession {
+  /** The hash of the cookie's value: the session's key. */
+  hash: string;
+}
+
+/** A session's cookie value: 32 random bytes, base64url (43 characters). */
+const SESSION_VALUE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Starts a session for `userId`; the cookie value is returned once and never stored. */
+export async function startSession(
+  userId: string,
+  now: Date,
+  opts: { welcomeKey?: string } = {},
+): Promise<{ cookieValue: string; session: Session }> {
+  const cookieValue = randomBytes(32).toString('base64url');
+  const at = now.getTime();
+  const stored: StoredSession = {
+    userId,
+    csrfToken: randomBytes(32).toString('base64url'),
+    createdAt: at,
+    touchedAt: at,
+    endsAt: at + SESSION_ABSOLUTE_MS,
+    ...(opts.welcomeKey ? { welcomeKey: opts.welcomeKey } : {}),
+  };
+  const hash = hashKey(cookieValue);
+  await createSession(hash, stored, at + SESSION_IDLE_MS);
+  return { cookieValue, session: { ...stored, hash } };
+}
+
+/**
+ * The live session of a cookie's value, or undefined (no cookie, not ours, signed out, idle for 30
+ * minutes, older than 12 hours). One read; a write only when the last was five minutes ago or more.
+ */
+export async function resolveSession(cookieValue: string | undefined, now: Date): Promise<Session | undefined> {
+  if (cookieValue === undefined || !SESSION_VALUE.test(cookieValue)) return undefined;
+  const hash = hashKey(cookieValue);
+  const stored = await getSession(hash);
+  if (!stored) return undefined;
+  const at = now.getTime();
+  if (at >= stored.endsAt || at >= stored.touchedAt + SESSION_IDLE_MS) return undefined;
+  if (at - stored.touchedAt >= SESSION_TOUCH_EVERY_MS) {
+    await touchSession(hash, at, Math.min(stored.endsAt, at + SESSION_IDLE_MS));
+    return { ...stored, touchedAt: at, hash };
+  }
+  return { ...stored, hash };
+}
+
+/** Whether a form's token is the session's (constant time). */
+export function csrfTokenMatches(session: Pick<Session, 'csrfToken'>, given: string | undefined): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(session.csrfToken);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export const endSession = (session: Session): Promise<void> => deleteSession(session.hash, session.userId);
+
+/** `Sign out everywhere`: every session of the payer ends, this one included. */
+export async function endAllSessions(userId: string): Promise<number> {
+  const hashes = await listSessionHashes(userId);
+  for (const hash of hashes) await deleteSession(hash, userId);
+  return hashes.length;
+}
+
+/** The account key of a payer who just signed up: shown by /console/welcome once. */
+export const takeWelcome = (session: Session): Promise<string | undefined> => takeWelcomeKey(session.hash);
+
+const minuteWindow = (action: string, address: string, now: Date): RateWindow => {
+  const seconds = 60;
+  return { action, address, seconds, start: Math.floor(now.getTime() / 1000 / seconds) * seconds };
+};
+
+/**
+ * Sign-in with the account key (payers made by the operator or the API). More than
+ * SIGN_IN_FAILURES_PER_MINUTE failures from one address in a minute: 429 until the minute ends,
+ * the key not even looked at. A wrong key: 401 `invalid account key`, counted.
+ */
+export async function signInWithAccountKey(accountKey: string | undefined, address: string, now: Date) {
+  const window = minuteWindow('signin', address, now);
+  const retryAfter = window.start + window.seconds - now.getTime() / 1000;
+  if ((await readAttempts(window)) >= SIGN_IN_FAILURES_PER_MINUTE) throw new Refusal('tooManySignIns', [], { retryAfter: retryAfter });
+  const userId = looksLikeKey(accountKey, USER_KEY_PREFIX)
+    ? (await lookupCredentials({ userKeyHash: hashKey(accountKey) })).userId
+    : undefined;
+  if (!userId) {
+    await countAttempt(window);
+    throw refuse('consoleInvalidAccountKey');
+  }
+  await markAccountKeySignIn(userId, now);
+  return startSession(userId, now);
+}
+
+/** A failed passkey sign-in counts as a failed sign-in of its address too. */
+export async function countFailedSignIn(address: string, now: Date): Promise<void> {
+  await countAttempt(minuteWindow('signin', address, now));
+}
+
+export async function refuseIfSignInsBlocked(address: string, now: Date): Promise<void> {
+  const window = minuteWindow('signin', address, now);
+  if ((await readAttempts(window)) >= SIGN_IN_FAILURES_PER_MINUTE) {
+    throw new Refusal('tooManySignIns', [], { retryAfter: window.start + window.seconds - now.getTime() / 1000 });
+  }
+}
+
+/** Sign-ups started from one address in an hour, at most. */
+export const SIGN_UPS_PER_HOUR = 10;
+
+/** Counts a sign-up started from `address`: 429 past SIGN_UPS_PER_HOUR in the hour. */
+export async function countSignUp(address: string, now: Date): Promise<void> {
+  const seconds = 3_600;
+  const start = Math.floor(now.getTime() / 1000 / seconds) * seconds;
+  const count = await countAttempt({ action: 'signup', address, seconds, start });
+  if (count > SIGN_UPS_PER_HOUR) throw new Refusal('tooManySignUps', [], { retryAfter: start + seconds - now.getTime() / 1000 });
+}

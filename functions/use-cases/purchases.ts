@@ -1,0 +1,307 @@
+/**
+ * x402 purchases (DESIGN §22, docs/x402.md "Buying from x402 sellers"): an agent pays any x402
+ * seller from its payer's USDC. A purchase is a hold made by `createCharge` itself (the same grant
+ * and policy decisions, the same one transaction with its idempotency record); then, and only
+ * then, the service signs the seller's payment with the hot wallet (x402/purchase-signer.ts: the
+ * stock client scheme, a signer that signs exactly that transfer) and records it once
+ * (`recordSignedPurchase`: one payment per purchase, whoever asks, however often).
+ *
+ * Exactly once, by the chain: the hot wallet's signature is part of any transaction that carries
+ * the transfer, so the service finds it on chain whoever landed it. Captured (SUCCESS, the hold
+ * becomes the payer's spend, no agent credited: the money left by the hot wallet) once that
+ * transaction is on chain at `confirmed` — from the agent's receipt (checked on chain) or the
+ * reconciler's search of the hot wallet's token account. Released (EXPIRED) once the finalized block
+ * height has passed its blockhash's last valid height without it: nothing can land after that, and
+ * the height is read before the search, so a transfer that landed in time is always found first.
+ * Both are `settlePending` with the `purchase` option, from the state read: never both.
+ */
+import { parse } from 'lossless-json';
+import { config } from '../config';
+import type { ApiResult } from '../contracts/api';
+import { serialize } from '../contracts/json';
+import { purchaseView } from '../contracts/views';
+import type { AgentRef } from '../core/agents';
+import type { Charge } from '../core/charges';
+import { ChargeNotPendingError } from '../core/errors';
+import { parseAmount, unitsToMinor } from '../core/money';
+import {
+  chargeIdOfPurchase,
+  judgeRequirements,
+  NOT_SETTLED,
+  type PurchaseTerms,
+  purchaseIdOf,
+  type SignedPurchase,
+} from '../core/purchases';
+import { X402_VERSION } from '../core/x402';
+import { refuse } from '../messages/refusal';
+import { logger } from '../observability/logger';
+import { pendingOf } from '../store/charge-pending.repository';
+import { getCharge } from '../store/charge-read.repository';
+import { settledCharge, settlePending } from '../store/charge-settlement.repository';
+import type { GrantKeyTerms } from '../store/credentials.repository';
+import { listAgentPurchases, listSignedPurchases, PurchaseMovedOnError, recordSignedPurchase } from '../store/purchase.repository';
+import { isBase58Address } from '../x402/facilitator';
+import type { PurchaseChain, PurchaseSigner } from '../x402/purchase-signer';
+import { createCharge } from './charges';
+import { purchaseEvents } from './events';
+
+/** After the payer approves, the agent has this long to fetch the payment (GET builds it then: a blockhash lives about a minute). */
+export const PURCHASE_HOLD_SECONDS = 600;
+/** About when a signed payment stops being landable (150 blocks of ~0.4 s, with margin): the purchase's `expiresAt`. The chain decides. */
+const PAYMENT_LIFETIME_SECONDS = 120;
+
+const paymentExpiry = (signed: SignedPurchase): string =>
+  new Date(new Date(signed.signedAt).getTime() + PAYMENT_LIFETIME_SECONDS * 1000).toISOString();
+
+export interface PurchaseRequest {
+  x402Version?: unknown;
+  paymentRequirements?: unknown;
+  resource?: unknown;
+}
+
+export interface CreatePurchaseInput {
+  agent: AgentRef & { name?: string };
+  userId: string;
+  userKeyHash: string;
+  grant?: GrantKeyTerms | undefined;
+  idempotencyKey: string;
+  baseUrl: string;
+  body: PurchaseRequest;
+  /** Builds the payment; only asked once the hold committed. */
+  signer: () => Promise<PurchaseSigner>;
+}
+
+/** The settings the requirements are judged against: the service's network, mint and own wallets. */
+function settings() {
+  const cfg = config();
+  const keys = [cfg.SOLANA_HOT_WALLET_ADDRESS, cfg.X402_PAY_TO, cfg.SOLANA_DEPOSIT_ADDRESS].filter((k): k is string => !!k);
+  return {
+    network: cfg.X402_NETWORK,
+    usdcMint: cfg.USDC_MINT ?? '',
+    serviceKeys: keys,
+    minimum: parseAmount(cfg.X402_MIN_AMOUNT, 'USDC', Number.MAX_SAFE_INTEGER),
+    maximum: unitsToMinor(cfg.MAX_AMOUNT, 'USDC'),
+    isAddress: isBase58Address,
+  };
+}
+
+function readResource(input: unknown): PurchaseTerms['resource'] {
+  if (input === undefined || input === null) return null;
+  if (typeof input !== 'object' || Array.isArray(input)) throw refuse('invalidInput', 'resource must be a JSON object');
+  const { url, description, ...rest } = input as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw refuse('invalidInput', `unknown field: resource.${unknown}`);
+  if (typeof url !== 'string' || url.length > 2_048 || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    throw refuse('invalidInput', 'resource.url must be a valid http(s) URL');
+  }
+  if (description !== undefined && (typeof description !== 'string' || description.length > 500)) {
+    throw refuse('invalidInput', 'resource.description must be a string of at most 500 characters');
+  }
+  return { url, ...(description !== undefined ? { description } : {}) };
+}
+
+/**
+ * POST /api/v1/agents/x402/purchases: 400 for requirements the service does not pay (named), then
+ * the hold exactly as `createCharge` with `capture: false` makes it (402/403 refusals, 202 above the
+ * approval threshold), then the payment. The answer's `paymentPayload` is the one payment of this
+ * purchase: a replay, a retry after a crash, a GET all answer it, and nothing is signed again.
+ */
+export async function createPurchase(input: CreatePurchaseInput): Promise<ApiResult> {
+  const { body } = input;
+  const extra = Object.keys(body).find((k) => !['x402Version', 'paymentRequirements', 'resource'].includes(k));
+  if (extra !== undefined) throw refuse('invalidInput', `unknown field: ${extra}`);
+  if (body.x402Version !== X402_VERSION) throw refuse('invalidInput', `x402Version: only x402 version ${X402_VERSION} is supported`);
+  if (body.paymentRequirements === undefined) throw refuse('invalidInput', 'paymentRequirements is required');
+  const verdict = judgeRequirements(body.paymentRequirements, settings());
+  if (!verdict.ok) throw refuse('invalidInput', verdict.message);
+  const resource = readResource(body.resource);
+  const terms: PurchaseTerms = { requirements: verdict.accepted, resource };
+  const result = await createCharge({
+    agent: input.agent,
+    userId: input.userId,
+    userKeyHash: input.userKeyHash,
+    grant: input.grant,
+    idempotencyKey: input.idempotencyKey,
+    baseUrl: input.baseUrl,
+    amount: verdict.amount,
+    currency: 'USDC',
+    description: `x402: ${resource?.url ?? verdict.accepted.payTo}`,
+    capture: false,
+    holdSeconds: PURCHASE_HOLD_SECONDS,
+    purchase: { terms, view: purchaseView },
+  });
+  if (result.statusCode !== 201 || result.rawBody === undefined) return result;
+  // The hold is committed: now the payment (or the one already signed, on a replay).
+  const answered = parse(result.rawBody) as { id: string; paymentPayload: unknown };
+  if (answered.paymentPayload !== null) return result;
+  const chargeId = chargeIdOfPurchase(answered.id);
+  const charge = chargeId ? await getCharge(input.agent.id, chargeId) : undefined;
+  if (!charge) return result;
+  const signed = await ensurePayment(charge, input.signer);
+  if (!signed) return result;
+  return { ...result, rawBody: serialize({ ...answered, expiresAt: paymentExpiry(signed), paymentPayload: signed.paymentPayload }) };
+}
+
+/**
+ * The purchase's one payment: the recorded one, or, for a hold that may now be paid (PENDING,
+ * waiting for nothing but the transfer) and has none yet, one signed and recorded now. Two callers
+ * at once each sign; one records, the other's signature is dropped unseen and it answers the
+ * recorded one. Undefined while it waits for the payer, and once it ended without one.
+ */
+export async function ensurePayment(charge: Charge, signer: () => Promise<PurchaseSigner>): Promise<SignedPurchase | undefined> {
+  const terms = charge.purchase;
+  if (!terms) return undefined;
+  if (terms.signed) return terms.signed;
+  if (charge.status !== 'PENDING' || charge.pendingReason !== 'capture') return undefined;
+  const now = new Date();
+  const signed = await (await signer()).sign(terms.requirements, now);
+  const expiresAt = paymentExpiry(signed);
+  try {
+    await recordSignedPurchase(pendingOf(charge), signed, expiresAt);
+    return signed;
+  } catch (error) {
+    if (!(error instanceof PurchaseMovedOnError)) throw error;
+    const now = await getCharge(charge.agentId, charge.id);
+    return now?.purchase?.signed;
+  }
+}
+
+async function readPurchase(agentId: string, id: string | undefined): Promise<Charge> {
+  const chargeId = chargeIdOfPurchase(id);
+  const charge = chargeId ? await getCharge(agentId, chargeId) : undefined;
+  if (!charge?.purchase) throw refuse('purchaseNotFound');
+  return charge;
+}
+
+/** GET /api/v1/agents/x402/purchases/{id}: the purchase; once its payer approved it, with its payment (built on the first read). */
+export async function getPurchase(agentId: string, id: string | undefined, signer: () => Promise<PurchaseSigner>): Promise<ApiResult> {
+  const charge = await readPurchase(agentId, id);
+  if (charge.purchase?.signed || charge.status !== 'PENDING' || charge.pendingReason !== 'capture') {
+    return { statusCode: 200, body: purchaseView(charge) };
+  }
+  await ensurePayment(charge, signer);
+  return { statusCode: 200, body: purchaseView(await readPurchase(agentId, id)) };
+}
+
+/** GET /api/v1/agents/x402/purchases: this agent's purchases, newest first. */
+export async function listPurchases(agentId: string, opts: { limit: number; after?: string }) {
+  const page = await listAgentPurchases(agentId, opts);
+  return { data: page.charges.map(purchaseView), lastId: page.lastId };
+}
+
+/**
+ * POST /api/v1/agents/x402/purchases/{id}/receipt `{transaction}`: the seller's PAYMENT-RESPONSE
+ * transaction, checked on chain (confirmed, carrying the hot wallet's signature of this payment):
+ * captured at once. 409 `transaction not found` while the chain does not show it so (the reconciler
+ * finds it anyway once it lands); 400 when it is another transaction.
+ */
+export async function reportReceipt(
+  agentId: string,
+  id: string | undefined,
+  body: { transaction?: unknown },
+  chain: () => Promise<PurchaseChain>,
+) {
+  const { transaction } = body;
+  if (typeof transaction !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(transaction)) {
+    throw refuse('invalidInput', 'transaction must be a base58 transaction signature');
+  }
+  const charge = await readPurchase(agentId, id);
+  const signed = charge.purchase?.signed;
+  if (charge.status === 'SUCCESS' && charge.purchase?.transaction === transaction) return { statusCode: 200, body: purchaseView(charge) };
+  if (charge.status !== 'PENDING' || !signed) throw refuse('purchaseNotAwaitingSettlement');
+  const landed = await (await chain()).landedAs(transaction, signed.authoritySignature);
+  if (!landed) {
+    throw refuse('purchaseTransactionNotFound');
+  }
+  const ended = await settleLanded(charge, landed.transaction, landed.err);
+  return { statusCode: 200, body: purchaseView(ended) };
+}
+
+/** Ends a purchase whose transfer is on chain: captured, or (it failed there: the message can never land again) released. */
+async function settleLanded(charge: Charge, transaction: string, err: unknown): Promise<Charge> {
+  return err === null || err === undefined ? capture(charge, transaction) : expire(charge);
+}
+
+async function capture(charge: Charge, transaction: string): Promise<Charge> {
+  const now = new Date();
+  const settlement = { kind: 'capture' as const, amount: charge.amount };
+  const after = (c: Charge): Charge => {
+    const settled = settledCharge(c, settlement, now);
+    return { ...settled, ...(settled.purchase ? { purchase: { ...settled.purchase, transaction } } : {}) };
+  };
+  return settleOnce(charge, (c) =>
+    settlePending(pendingOf(c), settlement, now, {
+      purchase: { transaction },
+      events: purchaseEvents(after(c), 'x402.purchase.succeeded', purchaseView, now),
+    }),
+  );
+}
+
+async function expire(charge: Charge): Promise<Charge> {
+  const now = new Date();
+  const settlement = { kind: 'return' as const, status: 'EXPIRED' as const, failureReason: NOT_SETTLED };
+  return settleOnce(charge, (c) =>
+    settlePending(pendingOf(c), settlement, now, {
+      purchase: {},
+      events: purchaseEvents(settledCharge(c, settlement, now), 'x402.purchase.expired', purchaseView, now),
+    }),
+  );
+}
+
+/** Runs one ending from the charge as read; losing to another (the receipt and the reconciler at once) answers what won. */
+async function settleOnce(charge: Charge, end: (c: Charge) => Promise<void>): Promise<Charge> {
+  try {
+    await end(charge);
+  } catch (error) {
+    if (!(error instanceof ChargeNotPendingError)) throw error;
+  }
+  const now = await getCharge(charge.agentId, charge.id);
+  if (!now) throw refuse('purchaseNotFound');
+  return now;
+}
+
+export interface PurchaseReconcileReport {
+  checked: number;
+  captured: number;
+  expired: number;
+}
+
+/**
+ * The reconciler's pass over signed purchases still PENDING: the finalized block height first,
+ * then the hot wallet token account's transactions; each purchase whose transfer is there is
+ * captured (or released, when it failed there), each whose blockhash expired at that finalized
+ * height without it is released, the rest wait.
+ */
+export async function reconcilePurchases(chain: PurchaseChain, limit = 100): Promise<PurchaseReconcileReport> {
+  const report: PurchaseReconcileReport = { checked: 0, captured: 0, expired: 0 };
+  const queued = await listSignedPurchases(limit);
+  if (queued.length === 0) return report;
+  const finalized = await chain.finalizedBlockHeight();
+  const charges: Charge[] = [];
+  for (const q of queued) {
+    const charge = await getCharge(q.agentId, q.chargeId);
+    if (charge?.status === 'PENDING' && charge.purchase?.signed) charges.push(charge);
+  }
+  const landed = await chain.findLanded(charges.map((c) => c.purchase?.signed as SignedPurchase));
+  for (const charge of charges) {
+    report.checked += 1;
+    const signed = charge.purchase?.signed as SignedPurchase;
+    const found = landed.get(signed.authoritySignature);
+    try {
+      if (found) {
+        const ended = await settleLanded(charge, found.transaction, found.err);
+        if (ended.status === 'SUCCESS') report.captured += 1;
+        else report.expired += 1;
+      } else if (finalized > signed.lastValidBlockHeight) {
+        await expire(charge);
+        report.expired += 1;
+      }
+    } catch (error) {
+      // One purchase's failure does not hold up the others: the next run tries it again.
+      logger().error('x402 purchase reconcile failed', { chargeId: charge.id, error });
+    }
+  }
+  return report;
+}
+
+export { purchaseIdOf };

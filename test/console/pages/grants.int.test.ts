@@ -1,0 +1,158 @@
+/**
+ * Grants (DESIGN §16, §21) against DynamoDB Local: the form's exact labels, a grant key shown once
+ * in the submit's own answer (never in a redirect), one grant per double submit, refusals that
+ * change nothing, revoke, and another payer's grant refused.
+ */
+import { hashKey } from '../../../functions/core/keys';
+import { lookupCredentials } from '../../../functions/store/credentials.repository';
+import { createCharge } from '../../../functions/use-cases/charges';
+import { listMyGrants } from '../../../functions/use-cases/grants';
+import {
+  bodyOf,
+  consolePagesEnv,
+  credit,
+  expectCsrfInEveryPostForm,
+  get,
+  newAgent,
+  newPayer,
+  onceKeyOf,
+  type Payer,
+  post,
+  statusOf,
+} from './support';
+
+consolePagesEnv();
+
+const grantsOf = async (payer: Payer) => (await listMyGrants(payer.userId, { limit: 100 })).grants;
+
+async function grantForm(payer: Payer, fields: Record<string, string>) {
+  return { idempotencyKey: onceKeyOf(bodyOf(await get(payer, '/console/grants')), '/console/grants'), currency: 'USD', ...fields };
+}
+
+describe('Grants', () => {
+  it('renders the New grant form with its exact labels, the CSRF token, and an empty state that says what to do', async () => {
+    const payer = await newPayer();
+    const markup = bodyOf(await get(payer, '/console/grants'));
+    for (const label of [
+      'Agent ID',
+      'Currency',
+      'Per charge',
+      'Daily',
+      'Monthly',
+      'Total',
+      'Approval above',
+      'Expires after (days)',
+      'Description',
+    ]) {
+      expect(markup).toMatch(new RegExp(`<label for="g-[a-zA-Z]+">${label.replace(/[()]/g, '\\$&')}</label>`));
+    }
+    expect(markup).toContain('>Create grant</button>');
+    expect(markup).toContain('No grants yet.');
+    expectCsrfInEveryPostForm(markup, payer.session);
+  });
+
+  it('creates one grant on a double submit; the key is in the first answer only, never in a redirect or a replay', async () => {
+    const payer = await newPayer();
+    const agent = await newAgent('Weather Bot');
+    const form = await grantForm(payer, {
+      agentId: agent.id,
+      perCharge: '5',
+      daily: '10',
+      monthly: '50',
+      total: '20',
+      approvalAbove: '2',
+      expiresAfterDays: '30',
+      description: 'weather lookups',
+    });
+    const first = await post(payer, '/console/grants', form);
+    expect(first.kind).toBe('page');
+    const key = />(ug_live_[^<]+)<\/textarea>/.exec(bodyOf(first))?.[1];
+    expect(key).toBeDefined();
+    expect(bodyOf(first)).toContain('It is shown only this once');
+    const second = await post(payer, '/console/grants', form);
+    expect(bodyOf(second)).toContain('This form was already submitted');
+    expect(bodyOf(second)).not.toContain('ug_live_');
+    const grants = await grantsOf(payer);
+    expect(grants).toHaveLength(1);
+    expect(grants[0]).toMatchObject({
+      agentId: agent.id,
+      currency: 'USD',
+      limits: { perCharge: 500, daily: 1000, monthly: 5000, total: 2000 },
+      approvalAbove: 200,
+    });
+    expect(grants[0]?.expiresAt).toBeDefined();
+
+    const list = bodyOf(await get(payer, '/console/grants'));
+    expect(list).toContain('Weather Bot');
+    expect(list).toContain('0.00 USD of 20.00 USD');
+    expect(list).toContain('>Revoke</button>');
+    expect(list).not.toContain('ug_live_');
+  });
+
+  it('shows what a grant has spent of each limit', async () => {
+    const payer = await newPayer();
+    await credit(payer, '100', 'USD');
+    const agent = await newAgent('Spender');
+    const made = await post(payer, '/console/grants', await grantForm(payer, { agentId: agent.id, daily: '10', total: '20' }));
+    expect(made.kind).toBe('page');
+    const key = />(ug_live_[^<]+)<\/textarea>/.exec(bodyOf(made))?.[1] ?? '';
+    const grant = (await lookupCredentials({ grantKeyHash: hashKey(key) })).grant;
+    await createCharge({
+      agent,
+      userId: payer.userId,
+      userKeyHash: hashKey(key),
+      grant,
+      idempotencyKey: 'g-1',
+      amount: 350,
+      currency: 'USD',
+      description: 'forecast',
+      baseUrl: 'http://localhost:3000',
+    });
+    const list = bodyOf(await get(payer, '/console/grants'));
+    expect(list).toContain('3.50 USD of 10.00 USD today (UTC)');
+    expect(list).toContain('3.50 USD of 20.00 USD');
+    // And the charge is shown in Activity with its grant.
+    expect(bodyOf(await get(payer, '/console/activity'))).toContain(grant?.grantId ?? 'none');
+  });
+
+  it.each([
+    [{ agentId: 'nope' }, 'Agent ID must be an agent id'],
+    [{ agentId: 'a00000000000000000000000000' }, 'Agent ID: agent not found'],
+    [{ perCharge: 'ten' }, 'Per charge must be a number'],
+    [{ total: '0.001' }, 'Total'],
+    [{ expiresAfterDays: '0' }, 'Expires after (days) must be at least 1'],
+    [{ expiresAfterDays: '400' }, 'Expires after (days) must be at most 365'],
+    [{ expiresAfterDays: '1.5' }, 'Expires after (days) must be a whole number'],
+    [{ currency: 'EUR' }, 'Currency must be one of USD, USDC'],
+  ])('refuses %p with 400, the form again with what was typed, and no grant', async (fields, message) => {
+    const payer = await newPayer();
+    const agent = await newAgent();
+    const form = await grantForm(payer, { agentId: agent.id, description: 'kept <b>as typed</b>', ...fields });
+    const answer = await post(payer, '/console/grants', form);
+    expect(statusOf(answer)).toBe(400);
+    const markup = bodyOf(answer);
+    expect(markup).toContain(message);
+    expect(markup).toContain('value="kept &lt;b&gt;as typed&lt;/b&gt;"');
+    expect(await grantsOf(payer)).toEqual([]);
+  });
+
+  it('revokes a grant (again: the same), and refuses another payer’s grant with 404, changing nothing', async () => {
+    const owner = await newPayer();
+    const intruder = await newPayer();
+    const agent = await newAgent();
+    await post(owner, '/console/grants', await grantForm(owner, { agentId: agent.id }));
+    const [grant] = await grantsOf(owner);
+    const refused = await post(intruder, `/console/grants/${grant?.id}/revoke`, {});
+    expect(statusOf(refused)).toBe(404);
+    expect((await grantsOf(owner))[0]?.revokedAt).toBeUndefined();
+    expect(statusOf(await post(intruder, '/console/grants/not-a-grant/revoke', {}))).toBe(404);
+
+    const revoked = await post(owner, `/console/grants/${grant?.id}/revoke`, {});
+    expect(revoked).toEqual({ kind: 'redirect', location: `/console/grants#${grant?.id}` });
+    expect(await post(owner, `/console/grants/${grant?.id}/revoke`, {})).toEqual(revoked);
+    expect((await grantsOf(owner))[0]?.revokedAt).toBeDefined();
+    const list = bodyOf(await get(owner, '/console/grants'));
+    expect(list).toContain('Revoked');
+    expect(list).not.toContain('>Revoke</button>');
+  });
+});
