@@ -6,8 +6,7 @@
  */
 export const PAGES_CSS = `
 .visually-hidden { /* positioned ancestors (.table-wrap, .card) keep it from widening the page */  position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-.hint { font-size: 0.875rem; margin: 0.25rem 0 0; opacity: 0.85; }
-.muted { opacity: 0.75; }
+.hint { font-size: 0.875rem; margin: 0.25rem 0 0; color: var(--muted); }
 .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.875rem; overflow-wrap: anywhere; }
 .wrap { overflow-wrap: anywhere; }
 .empty { padding: 1rem; border: 1px dashed; border-radius: 0.5rem; }
@@ -31,7 +30,7 @@ export const PAGES_CSS = `
 .status-success, .status-active, .status-completed { color: #1a7f37; }
 .status-failed, .status-revoked { color: #cf222e; }
 .status-pending { color: #9a6700; }
-.status-expired { opacity: 0.8; }
+.status-expired { color: var(--muted); }
 @media (prefers-color-scheme: dark) {
   .status-success, .status-active, .status-completed { color: #3fb950; }
   .status-failed, .status-revoked { color: #ff7b72; }
