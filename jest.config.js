@@ -1,8 +1,10 @@
 /**
  * Test tiers by suffix: *.test.ts unit (no network), *.int.test.ts against the real local
- * services, *.e2e.test.ts over HTTP against the local stack. Two projects: `unit` needs nothing
- * running (`npm run test:unit`); `services` (int and e2e) shares one DynamoDB Local, renewed every
- * few files (test/support/dynamo-pool.ts), and every test file gets its own table.
+ * services, *.e2e.test.ts over HTTP against the local stack. Three projects: `unit` needs nothing
+ * running (`npm run test:unit`); `int` and `e2e` (`npm run test:int`, `npm run test:e2e`) share one
+ * DynamoDB Local pool, renewed every few files (test/support/dynamo-pool.ts): both name the same
+ * global setup, which Jest runs once per run however many projects name it, and every test file
+ * gets its own table. `npm test` runs all three.
  */
 const shared = {
   testEnvironment: 'node',
@@ -11,6 +13,14 @@ const shared = {
   // ESM-only packages Jest's CommonJS runtime cannot require: let swc transform them too.
   transformIgnorePatterns: ['/node_modules/(?!(@middy|@noble|@scure)/)'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
+};
+
+/** The local services' tiers: the leased DynamoDB Local, started once for the run. */
+const services = {
+  ...shared,
+  testEnvironment: '<rootDir>/test/support/environment.ts',
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };
 
 /** @type {import('jest').Config} */
@@ -24,13 +34,7 @@ module.exports = {
       testMatch: ['**/*.test.ts'],
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$', '\\.e2e\\.test\\.ts$'],
     },
-    {
-      ...shared,
-      displayName: 'services',
-      testMatch: ['**/*.int.test.ts', '**/*.e2e.test.ts'],
-      testEnvironment: '<rootDir>/test/support/environment.ts',
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-    },
+    { ...services, displayName: 'int', testMatch: ['**/*.int.test.ts'] },
+    { ...services, displayName: 'e2e', testMatch: ['**/*.e2e.test.ts'] },
   ],
 };

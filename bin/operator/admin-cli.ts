@@ -9,17 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { type AdminRequest, ApiUsageError, adminApiTarget, amountBody, callAdminApi, creditBody, segment } from './admin-api';
-import type { Answer } from './answer';
+import type { AdminIo, Answer } from './answer';
 import { runKillSwitchBackfill } from './kill-switch-backfill';
 import { runRedispatch } from './redispatch';
 import { returnEarnings } from './return-earnings';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget } from './table-target';
 
-/** Where the CLI writes: stdout gets the JSON answer, stderr everything meant for the operator. */
-export interface AdminIo {
-  out(text: string): void;
-  err(text: string): void;
-}
+export type { AdminIo } from './answer';
 
 export const ADMIN_USAGE = `usage: npm run admin -- <command> [arguments] ${TABLE_USAGE}
        npm run admin -- <command> [arguments] --api <baseUrl> [--region <region>] [--admin-key <key>]

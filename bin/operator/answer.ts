@@ -5,6 +5,12 @@
  */
 import { parse, stringify } from 'lossless-json';
 
+/** Where the CLI writes: stdout gets the JSON answer, stderr everything meant for the operator. */
+export interface AdminIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
 /** What a command answered (JSON for stdout), and why it counts as a failure when it does. */
 export interface Answer {
   json: string;

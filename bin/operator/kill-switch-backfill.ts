@@ -6,7 +6,7 @@
  * fan-out's failure queue (docs/operating/runbooks.md). Safe to run again, and while the service runs.
  */
 import { parseArgs } from 'node:util';
-import type { AdminIo } from './admin-cli';
+import type { AdminIo } from './answer';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE } from './table-target';
 
 export const KILL_SWITCH_BACKFILL_USAGE = `usage: npm run admin -- kill-switch-backfill [--agent <agentId>] ${TABLE_USAGE}

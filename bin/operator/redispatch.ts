@@ -8,7 +8,7 @@
  * Its own file and its own flags: admin-cli.ts only hands it the arguments after the command name.
  */
 import { parseArgs } from 'node:util';
-import type { AdminIo } from './admin-cli';
+import type { AdminIo } from './answer';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE } from './table-target';
 
 export const REDISPATCH_USAGE = `usage: npm run admin -- redispatch --from <ISO time> --to <ISO time> [--queue-url <url>] [--segments <n>] [--dry-run] ${TABLE_USAGE}

@@ -4,9 +4,9 @@
  * See docs/webhooks.md ("Safety", "Retries").
  */
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { monotonicFactory } from 'ulid';
 import { type Refusal, refuse } from '../messages/refusal';
+import { ipFamily } from './ip';
 
 /** At most this many endpoints per owner (agent or user). */
 export const MAX_WEBHOOKS_PER_OWNER = 10;
@@ -101,7 +101,7 @@ function v6Groups(ip: string): number[] | undefined {
 
 /** Whether a literal IP address is loopback (127/8, ::1, ::ffff:127.x). */
 export function isLoopbackAddress(ip: string): boolean {
-  if (isIP(ip) === 4) return inV4Range(v4ToInt(ip), '127.0.0.0', 8);
+  if (ipFamily(ip) === 4) return inV4Range(v4ToInt(ip), '127.0.0.0', 8);
   const g = v6Groups(ip);
   if (!g) return false;
   if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return true;
@@ -124,7 +124,7 @@ function mappedV4(g: number[]): number | undefined {
  */
 export function isAllowedAddress(ip: string, policy: AddressPolicy): boolean {
   if (policy.allowLoopback && isLoopbackAddress(ip)) return true;
-  const family = isIP(ip);
+  const family = ipFamily(ip);
   if (family === 4) {
     const n = v4ToInt(ip);
     return !V4_BLOCKED.some(([base, bits]) => inV4Range(n, base, bits));
@@ -165,13 +165,13 @@ export function webhookUrlProblem(raw: string, policy: AddressPolicy): Refusal |
     return refuse('webhookUrlInvalid');
   }
   const host = bareHost(url);
-  const loopbackHost = LOOPBACK_NAMES.has(host) || (isIP(host) !== 0 && isLoopbackAddress(host));
+  const loopbackHost = LOOPBACK_NAMES.has(host) || (ipFamily(host) !== 0 && isLoopbackAddress(host));
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopback && loopbackHost)) {
     return refuse(policy.allowLoopback ? 'webhookUrlNotHttpsOrLoopback' : 'webhookUrlNotHttps');
   }
   if (url.username || url.password) return refuse('webhookUrlCredentials');
   if (url.hash) return refuse('webhookUrlFragment');
-  if (isIP(host) !== 0 && !isAllowedAddress(host, policy)) return refuse('urlNotPublic');
+  if (ipFamily(host) !== 0 && !isAllowedAddress(host, policy)) return refuse('urlNotPublic');
   if (!policy.allowLoopback && host === 'localhost') return refuse('urlNotPublic');
   return undefined;
 }

@@ -23,16 +23,11 @@
  * the item is an update of that entry under the same condition (`agentUnchanged`). So the backfill
  * lists the agents registered before the list existed, too.
  */
-import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { config } from '../config';
 import { logger } from '../observability/logger';
-import { agentUnchanged, getAgentById, killSwitchOf, listedRight, readAgentItem, scanAgentKeys } from '../store/agent.repository';
-import { killSwitchShardClear, killSwitchShardUpdates } from '../store/balance.repository';
-import { db } from '../store/client';
+import { getAgentById, listedRight, readAgentItem, scanAgentKeys } from '../store/agent.repository';
+import { clearKillSwitch, copyKillSwitch } from '../store/kill-switch.repository';
+import { itemOfImage } from '../store/stream-image';
 import { keys } from '../store/table';
-import { named, outcome, transactWrite } from '../store/transact';
 
 /** The parts of a stream record the fan-out reads (Lambda's DynamoDBRecord and the local poller's alike). */
 export interface AgentChangeRecord {
@@ -81,7 +76,7 @@ export async function fanOutRecords(records: readonly AgentChangeRecord[]): Prom
  * the item as the write left it (the new image; none for a removal).
  */
 function agentOf(record: AgentChangeRecord): { keyHash: string; agentId: string; image?: Record<string, unknown> } | undefined {
-  const image = (raw: Record<string, unknown> | undefined) => (raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined);
+  const image = (raw: Record<string, unknown> | undefined) => (raw ? itemOfImage(raw) : undefined);
   const after = image(record.dynamodb?.NewImage);
   // The fan-out's own mending of the list entry: its transaction wrote the shards from this very
   // state. (An entry changed to anything else, or removed, by hand, is mended again below.)
@@ -121,34 +116,12 @@ export async function fanOutKillSwitch(keyHash: string, agentId: string, image?:
     // The record's own image first (no read): the transaction's check proves it is still the item's state.
     const item = round === 0 && image ? image : await readAgentItem(keyHash);
     if (!item) {
-      await clearShards(agentId, keyHash);
+      await clearKillSwitch(agentId, keyHash);
       return;
     }
-    const result = await transactWrite<'moved'>([
-      named(agentUnchanged(item), { onConditionFailed: () => outcome('moved' as const) }),
-      ...killSwitchShardUpdates(killSwitchOf(item)),
-    ]);
-    if (result.committed) return;
+    if (await copyKillSwitch(item)) return;
   }
   throw new Error('the agent item kept changing while its kill switch was copied');
-}
-
-/**
- * Turns the kill switch off on every shard where it is on for `keyHash` alone (its agent item is
- * gone). A refused condition is a shard that has another key's copy, or none: nothing to do there.
- */
-async function clearShards(agentId: string, keyHash: string): Promise<void> {
-  await Promise.all(
-    Array.from({ length: config().BALANCE_SHARDS }, async (_, shard) => {
-      const request = killSwitchShardClear(agentId, keyHash, shard).Update;
-      if (!request) return;
-      try {
-        await db().send(new UpdateCommand(request));
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
-    }),
-  );
 }
 
 /** What a backfill did. */

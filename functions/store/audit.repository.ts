@@ -8,49 +8,9 @@
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db } from './client';
+import { type LedgerItems, type LedgerRows, toLedgerRows } from './ledger-rows.mapper';
 
-type Item = Record<string, unknown>;
-
-import { type LedgerRows, toLedgerRows } from './ledger-rows.mapper';
-
-/**
- * The money-holding items of the table, by kind (raw attributes, as stored). Tests that tamper
- * with stored items use these keys; the audit reads `LedgerRows`.
- */
-export interface LedgerItems {
-  /** `USER#…/USER`: balances per currency in minor units, and `held<currency>`: money in its PENDING charges. */
-  users: Item[];
-  /** `AGENTBAL#<agentId>#<n>/BAL`: one write shard of an agent's earned balance. */
-  agentShards: Item[];
-  /** `CREDITS#<userId>/<id>`: append-only admin top-ups (money in). */
-  credits: Item[];
-  /** `CHARGES#<agentId>/<chargeId>`. */
-  charges: Item[];
-  /** `PAYOUTS#<agentId>/<payoutId>`. */
-  payouts: Item[];
-  /** `PAYOUTLOCK#<agentId>#<currency>/LOCK`: an agent's in-flight payout lock for one currency. */
-  payoutLocks: Item[];
-  /** `PAYOUTLOCK#<agentId>#<currency>/FEES`: what the agent's counted payouts withdrew and paid in fees (core/fees.ts). */
-  payoutFees?: Item[];
-  /** `REVERSALS#<userId>/<refundId>`: money PayPal took back from a credited top-up (docs/topups.md). */
-  reversals?: Item[];
-  /** `X402PAY#<agentId>/<paymentId>`: x402 payments credited to an agent (money in, docs/x402.md). */
-  x402Payments?: Item[];
-  /** `X402TX#<messageHash>/SETTLEMENT`: x402 settlements, each what the chain confirmed into the treasury. */
-  x402Settlements?: Item[];
-  /** `GRANTS#<userId>/<grantId>`: a grant's `spent` and period counters, tied to its charges (docs/grants.md). */
-  grants?: Item[];
-  /** `TOPUPCREDIT#<rail>#<id>/CREDIT`: a top-up's credit-once guard (a Solana signature's: a transfer credited). */
-  topupCredits?: Item[];
-  /** `CHAINCREDIT#<signature>/CREDIT`: the cross-rail credit-once guard of a transfer (store/chain-credit.ts). */
-  chainCredits?: Item[];
-  /** `UNMATCHED#<signature>/UNMATCHED`: money in that credits no top-up, kept for an operator. */
-  unmatched?: Item[];
-  /** Items read in all (every kind, money-holding or not). */
-  scanned: number;
-  /** Scan requests sent (pages). */
-  pages: number;
-}
+export type { LedgerItems } from './ledger-rows.mapper';
 
 /**
  * Only what the audit reads: large attributes (stored idempotency answers, rail state) stay on

@@ -22,7 +22,7 @@ import { zeroBalances } from '../core/users';
 import { batchGetConsistent } from './batch-get';
 import { headroom, readMinor } from './numbers';
 import { keys } from './table';
-import { type NamedItem, named, type OldItem, PRECEDENCE, type TransactItem } from './transact';
+import { type NamedItem, named, type OldItem, PRECEDENCE, type SingleWrite, type TransactItem } from './transact';
 
 export const randomShard = (): number => Math.floor(Math.random() * config().BALANCE_SHARDS);
 
@@ -174,7 +174,7 @@ export const killSwitchShardUpdates = (state: KillSwitch): TransactItem[] =>
  * when that key's agent item is gone (moved by a rotation, which wrote the new key's copy itself,
  * or deleted by hand). Never touches another key's copy.
  */
-export function killSwitchShardClear(agentId: string, keyHash: string, shard: number): TransactItem {
+export function killSwitchShardClear(agentId: string, keyHash: string, shard: number): SingleWrite {
   return {
     Update: {
       TableName: config().TABLE_NAME,

@@ -4,12 +4,11 @@
  * entry in the payer's sessions partition so `Sign out everywhere` finds them all. Both carry the
  * TTL of the session's end; the code checks the times itself (DynamoDB deletes expired items late).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db } from './client';
 import { keys, TTL_ATTRIBUTE } from './table';
-import { transactWrite } from './transact';
+import { conditionalWrite, outcome, transactWrite } from './transact';
 
 export interface StoredSession {
   userId: string;
@@ -65,9 +64,9 @@ export async function getSession(sessionHash: string): Promise<StoredSession | u
 
 /** Marks activity: the idle timeout starts again from `now`. Nothing when the session has ended meanwhile. */
 export async function touchSession(sessionHash: string, now: number, idleEnd: number): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
+  await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.consoleSession(sessionHash),
         UpdateExpression: 'SET touchedAt = :now, #ttl = :ttl',
@@ -75,31 +74,29 @@ export async function touchSession(sessionHash: string, now: number, idleEnd: nu
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
         ExpressionAttributeValues: { ':now': now, ':ttl': ttlOf(idleEnd) },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+      },
+    },
+    () => outcome('ended'),
+  );
 }
 
 /** Takes the welcome key off the session: whoever takes it first shows it, nobody again. */
 export async function takeWelcomeKey(sessionHash: string): Promise<string | undefined> {
-  try {
-    const out = await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.consoleSession(sessionHash),
         UpdateExpression: 'REMOVE welcomeKey',
         ConditionExpression: 'attribute_exists(welcomeKey)',
         ReturnValues: 'UPDATED_OLD',
-      }),
-    );
-    const key = out.Attributes?.welcomeKey;
-    return typeof key === 'string' ? key : undefined;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+      },
+    },
+    // Taken already (or the session ended): nothing to show.
+    () => outcome('taken'),
+  );
+  const key = result.committed ? result.attributes?.welcomeKey : undefined;
+  return typeof key === 'string' ? key : undefined;
 }
 
 /** Ends one session (both its items); ending one already gone is no error. */

@@ -8,7 +8,7 @@
  *
  * The caller judges with what the grant key's lookup item carries (the grant's terms, which never
  * change) and the counter periods it last saw (cached, like the payer's): when the amount alone is
- * over a limit it refuses without writing (`grantLimitRefusal`); otherwise this Update's condition
+ * over a limit it refuses without writing (core/charge-decision.ts `grantLimitRefusal`); otherwise this Update's condition
  * decides. Windows are the UTC calendar day and month (docs/grants.md): `spentDay` / `spentMonth`
  * are maps `{p: "2026-01-15" | "2026-01", v: <minor units>}`, rolled over by replacement — the
  * first charge of a new period SETs a fresh map, conditioned on the old one being of another
@@ -39,15 +39,6 @@ export interface GrantUpdate {
   ConditionExpression: string;
   ExpressionAttributeNames: Record<string, string>;
   ExpressionAttributeValues: Record<string, unknown>;
-}
-
-/** Which limit the amount alone exceeds (no counter needed), or undefined. */
-export function grantLimitRefusal(limits: GrantLimits, amount: Minor): keyof GrantLimits | undefined {
-  for (const name of ['perCharge', 'daily', 'monthly', 'total'] as const) {
-    const limit = limits[name];
-    if (limit !== undefined && amount > limit) return name;
-  }
-  return undefined;
 }
 
 /**

@@ -6,8 +6,7 @@
  * approved → claimed (once: the agent's first read after approval). Expiry is computed.
  */
 
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { DomainError } from '../core/errors';
 import type { GrantLimits, GrantRequest } from '../core/grants';
@@ -18,7 +17,7 @@ import type { ConditionedItem } from './grant.repository';
 import { idempotencyPut } from './idempotency.repository';
 import { readMinor } from './numbers';
 import { keys } from './table';
-import { transactWrite } from './transact';
+import { conditionalWrite, outcome, transactWrite } from './transact';
 
 /** The request is no longer pending (decided, or past its time): the page shows what it is now. */
 export class GrantRequestDecidedError extends DomainError {
@@ -106,21 +105,19 @@ export function approveItem(
 
 /** pending → denied; GrantRequestDecidedError when it is no longer pending or has expired. */
 export async function denyGrantRequest(request: GrantRequest, now: Date): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
+  await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.grantRequest(request.agentId, request.id),
         UpdateExpression: 'SET #state = :denied, decidedAt = :now',
         ConditionExpression: '#state = :pending AND expiresAt > :now',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':denied': 'denied', ':pending': 'pending', ':now': now.toISOString() },
-      }),
-    );
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new GrantRequestDecidedError();
-    throw error;
-  }
+      },
+    },
+    () => new GrantRequestDecidedError(),
+  );
 }
 
 /**
@@ -129,9 +126,9 @@ export async function denyGrantRequest(request: GrantRequest, now: Date): Promis
  * Returns it to that one reader; undefined to every other.
  */
 export async function claimGrantRequest(agentId: string, requestId: string, now: Date): Promise<string | undefined> {
-  try {
-    const out = await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.grantRequest(agentId, requestId),
         UpdateExpression: 'SET #state = :claimed, claimedAt = :now REMOVE nonce',
@@ -139,13 +136,12 @@ export async function claimGrantRequest(agentId: string, requestId: string, now:
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':claimed': 'claimed', ':approved': 'approved', ':now': now.toISOString() },
         ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return typeof out.Attributes?.nonce === 'string' ? out.Attributes.nonce : undefined;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+      },
+    },
+    () => outcome('claimed by another'),
+  );
+  const nonce = result.committed ? result.attributes?.nonce : undefined;
+  return typeof nonce === 'string' ? nonce : undefined;
 }
 
 function requestItem(request: GrantRequest): Record<string, unknown> {

@@ -4,12 +4,11 @@
  * (the Security page's list). A challenge is one item from the moment it is handed out until the
  * ceremony that uses it deletes it: a DeleteItem that returns it is the single use.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db } from './client';
 import { keys, TTL_ATTRIBUTE } from './table';
-import { ConditionFailedError, transactWrite } from './transact';
+import { ConditionFailedError, conditionalWrite, outcome, transactWrite } from './transact';
 
 export interface Passkey {
   credentialId: string;
@@ -88,22 +87,20 @@ export async function listPasskeys(userId: string): Promise<PasskeyList> {
  * racing with one signature count cannot both pass). False when the counter moved meanwhile.
  */
 export async function recordPasskeyUse(passkey: Passkey, newCounter: number, now: Date): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.passkey(passkey.credentialId),
         UpdateExpression: 'SET #counter = :new, lastUsedAt = :now',
         ConditionExpression: '#counter = :old',
         ExpressionAttributeNames: { '#counter': 'counter' },
         ExpressionAttributeValues: { ':new': newCounter, ':old': passkey.counter, ':now': now.toISOString() },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+    () => outcome('counter-moved'),
+  );
+  return result.committed;
 }
 
 /** Removes one of the payer's passkeys; false when it is not theirs (or gone). */

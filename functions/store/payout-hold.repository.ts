@@ -6,9 +6,7 @@
  * idempotency record). A HELD payout has no lease and nothing moving at its rail, so neither
  * needs one: each is one write conditioned on `status = HELD`.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { OutboxEvent } from '../core/events';
 import type { IdempotencyWrite } from '../core/idempotency';
@@ -20,7 +18,7 @@ import { withOutbox } from './outbox';
 import { feeBasisGiveBack, toPayout } from './payout.repository';
 import { INFLIGHT_PK, inflightIndex } from './payout-inflight.repository';
 import { GSI1, keys } from './table';
-import { named, outcome, transactWrite } from './transact';
+import { conditionalWrite, named, outcome, transactWrite } from './transact';
 
 /** A page of payouts of one status from the in-flight index, oldest first. */
 export interface InflightPage {
@@ -78,9 +76,9 @@ export type ReleaseResult = { kind: 'released'; payout: Payout } | { kind: 'not-
  */
 export async function releaseHeldPayout(agentId: string, payoutId: string, now: Date): Promise<ReleaseResult> {
   const nowIso = now.toISOString();
-  try {
-    const out = await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.payout(agentId, payoutId),
         UpdateExpression: 'SET #status = :pending, releasedAt = :now, updatedAt = :now, GSI1SK = :sk REMOVE heldAt, holdReason',
@@ -94,13 +92,12 @@ export async function releaseHeldPayout(agentId: string, payoutId: string, now: 
         },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { kind: 'released', payout: toPayout(out.Attributes ?? {}) };
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    return error.Item ? { kind: 'not-held', payout: toPayout(unmarshall(error.Item)) } : { kind: 'missing' };
-  }
+      },
+    },
+    (old) => outcome(old),
+  );
+  if (result.committed) return { kind: 'released', payout: toPayout(result.attributes ?? {}) };
+  return result.outcome ? { kind: 'not-held', payout: toPayout(result.outcome) } : { kind: 'missing' };
 }
 
 /**

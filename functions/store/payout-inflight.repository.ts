@@ -2,12 +2,12 @@
  * The reconciler's view of payouts: the in-flight index, which holds exactly the payouts that
  * are PENDING or PROCESSING, by status and age.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { InflightStatus, PayoutRef } from '../core/payouts';
 import { db } from './client';
 import { GSI1, INDEX_PARTITIONS, keys } from './table';
+import { conditionalWrite, outcome } from './transact';
 
 /**
  * While a payout is PENDING or PROCESSING it carries this GSI1 entry, so the reconciler finds
@@ -49,9 +49,9 @@ export async function listStaleInflight(status: InflightStatus, before: Date, li
 /** Restarts a PENDING payout's reconciler clock after its message was sent again. */
 export async function touchPending(ref: PayoutRef, now: Date): Promise<boolean> {
   const nowIso = now.toISOString();
-  try {
-    await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.payout(ref.agentId, ref.payoutId),
         UpdateExpression: 'SET updatedAt = :now, GSI1SK = :sk',
@@ -59,11 +59,9 @@ export async function touchPending(ref: PayoutRef, now: Date): Promise<boolean> 
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':now': nowIso, ':sk': inflightIndex('PENDING', nowIso, ref.payoutId).GSI1SK, ':pending': 'PENDING' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+    () => outcome('claimed'),
+  );
+  return result.committed;
 }

@@ -6,20 +6,16 @@
  * gross refunded, each releasing the agent's lock in the same transaction. Every write is
  * conditional on this attempt's lease token, so two attempts can never both act.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config';
 import { LeaseLostError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
 import type { Payout, PayoutRef, RailState } from '../core/payouts';
 import { randomShard, shardCredit } from './balance.repository';
-import { db } from './client';
 import { withOutbox } from './outbox';
 import { feeBasisGiveBack, toPayout } from './payout.repository';
 import { inflightIndex } from './payout-inflight.repository';
 import { keys } from './table';
-import { type NamedItem, named, type TransactItem, transactWrite } from './transact';
+import { conditionalWrite, type NamedItem, named, outcome, type TransactItem, transactWrite } from './transact';
 
 export type ClaimResult =
   | { kind: 'claimed'; payout: Payout }
@@ -38,9 +34,9 @@ export type ClaimResult =
  */
 export async function claimPayout(ref: PayoutRef, leaseToken: string, now: Date): Promise<ClaimResult> {
   const nowIso = now.toISOString();
-  try {
-    const out = await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.payout(ref.agentId, ref.payoutId),
         UpdateExpression:
@@ -62,16 +58,15 @@ export async function claimPayout(ref: PayoutRef, leaseToken: string, now: Date)
         },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { kind: 'claimed', payout: toPayout(out.Attributes ?? {}) };
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    if (!error.Item) return { kind: 'missing' };
-    const payout = toPayout(unmarshall(error.Item));
-    if (payout.status === 'HELD') return { kind: 'held', payout };
-    return { kind: payout.status === 'COMPLETED' || payout.status === 'FAILED' ? 'final' : 'busy', payout };
-  }
+      },
+    },
+    (old) => outcome(old),
+  );
+  if (result.committed) return { kind: 'claimed', payout: toPayout(result.attributes ?? {}) };
+  if (!result.outcome) return { kind: 'missing' };
+  const payout = toPayout(result.outcome);
+  if (payout.status === 'HELD') return { kind: 'held', payout };
+  return { kind: payout.status === 'COMPLETED' || payout.status === 'FAILED' ? 'final' : 'busy', payout };
 }
 
 /**
@@ -199,21 +194,19 @@ async function fencedUpdate(
   leaseToken: string,
   update: { UpdateExpression: string; ExpressionAttributeValues: Record<string, unknown> },
 ): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
+  await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.payout(payout.agentId, payout.id),
         UpdateExpression: update.UpdateExpression,
         ConditionExpression: '#status = :processing AND leaseToken = :token',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':processing': 'PROCESSING', ':token': leaseToken },
-      }),
-    );
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new LeaseLostError(payout.id);
-    throw error;
-  }
+      },
+    },
+    () => new LeaseLostError(payout.id),
+  );
 }
 
 /** The fenced final update; failed, this attempt lost its lease (LeaseLostError), before anything else. */

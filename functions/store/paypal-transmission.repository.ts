@@ -7,19 +7,17 @@
  * DeleteItem (docs/operating/least-privilege.md), and a released claim can be claimed again.
  * Items outlive the 5-minute freshness window by far; TTL removes them after a day.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import { db } from './client';
 import { keys } from './table';
+import { conditionalWrite, outcome } from './transact';
 
 const TRANSMISSION_TTL_SECONDS = 86_400;
 
 /** True when this transmission id had not been received (it is now recorded). */
 export async function claimTransmission(transmissionId: string, now: Date): Promise<boolean> {
-  try {
-    await db().send(
-      new PutCommand({
+  const result = await conditionalWrite(
+    {
+      Put: {
         TableName: config().TABLE_NAME,
         Item: {
           ...keys.paypalTransmission(transmissionId),
@@ -30,31 +28,27 @@ export async function claimTransmission(transmissionId: string, now: Date): Prom
         // Seen before and not released: a replay. A released claim (refused or not handled) is taken again.
         ConditionExpression: 'attribute_not_exists(PK) OR released = :released',
         ExpressionAttributeValues: { ':released': true },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+    () => outcome(false),
+  );
+  return result.committed;
 }
 
 /** Forgets a claimed transmission (it was refused or not handled; PayPal may send it again). */
 export async function releaseTransmission(transmissionId: string): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
+  await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.paypalTransmission(transmissionId),
         UpdateExpression: 'SET released = :released',
         // Only a claim that exists: an UpdateItem would otherwise create a released stub.
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':released': true },
-      }),
-    );
-  } catch (error) {
+      },
+    },
     // Gone already (TTL): nothing is held, PayPal's retry is claimed afresh.
-    if (error instanceof ConditionalCheckFailedException) return;
-    throw error;
-  }
+    () => outcome('gone'),
+  );
 }

@@ -3,14 +3,14 @@
  * signatures, the deposit account's cursor, which payments were credited already, and payments
  * that matched no top-up (recorded and alarmed once).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import type { UnmatchedPayment, UsdcTopup } from '../core/topups';
 import { batchGetConsistent } from './batch-get';
 import { db } from './client';
 import { GSI1, INDEX_PARTITIONS, keys } from './table';
 import { clean } from './topup.repository';
+import { conditionalWrite, outcome } from './transact';
 
 /**
  * Moves a PENDING USDC top-up's place in its reference's history (`scannedThrough`) from what
@@ -18,9 +18,9 @@ import { clean } from './topup.repository';
  * that run read the same history).
  */
 export async function moveReferenceCursor(topup: UsdcTopup, to: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.topup(topup.userId, topup.id),
         UpdateExpression: 'SET scannedThrough = :to',
@@ -35,13 +35,11 @@ export async function moveReferenceCursor(topup: UsdcTopup, to: string): Promise
           ':to': to,
           ...(topup.scannedThrough === undefined ? {} : { ':from': topup.scannedThrough }),
         },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+    () => outcome(false),
+  );
+  return result.committed;
 }
 
 /**
@@ -56,9 +54,9 @@ export async function transferCreditedAlready(signature: string): Promise<boolea
 
 /** Records a payment that matched no top-up; true when this call recorded it (false: already known). */
 export async function recordUnmatched(payment: UnmatchedPayment, now: Date): Promise<boolean> {
-  try {
-    await db().send(
-      new PutCommand({
+  const result = await conditionalWrite(
+    {
+      Put: {
         TableName: config().TABLE_NAME,
         Item: {
           ...keys.unmatchedPayment(payment.signature),
@@ -69,13 +67,11 @@ export async function recordUnmatched(payment: UnmatchedPayment, now: Date): Pro
         },
         // Seen again (another watcher, the next run): recorded and alarmed once.
         ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+    () => outcome(false),
+  );
+  return result.committed;
 }
 
 export async function isUnmatchedRecorded(signature: string): Promise<boolean> {
@@ -120,18 +116,16 @@ export async function readDepositCursor(account: string): Promise<string | undef
 
 /** Moves the cursor from `from` to `to`; false when another watcher moved it first (harmless). */
 export async function moveDepositCursor(account: string, from: string | undefined, to: string, now: Date): Promise<boolean> {
-  try {
-    await db().send(
-      new PutCommand({
+  const result = await conditionalWrite(
+    {
+      Put: {
         TableName: config().TABLE_NAME,
         Item: { ...keys.depositCursor(account), type: 'DepositCursor', signature: to, updatedAt: now.toISOString() },
         ConditionExpression: from === undefined ? 'attribute_not_exists(PK)' : 'signature = :from',
         ...(from === undefined ? {} : { ExpressionAttributeValues: { ':from': from } }),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+    () => outcome(false),
+  );
+  return result.committed;
 }

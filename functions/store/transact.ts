@@ -1,5 +1,7 @@
 /**
- * TransactWriteItems, with what each item's failed condition means attached to the item itself.
+ * TransactWriteItems, with what each item's failed condition means attached to the item itself;
+ * and `conditionalWrite`, the same for a single-item write (PutItem, UpdateItem, DeleteItem: one
+ * request, the same IAM action as before, no transaction's double cost).
  *
  * A repository builds each item with `named(item, { onConditionFailed })`: the domain error (or,
  * for a refusal the caller answers with a value, an `outcome`) that a failure of that item's
@@ -20,8 +22,17 @@
  *   same idempotency key can tell (a replay answers the first outcome). The SDK's own retries of
  *   a timeout carry the same ClientRequestToken, which DynamoDB deduplicates.
  */
-import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type CancellationReason, ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  PutCommand,
+  type PutCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { type NativeAttributeValue, unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config';
 import { backoffMs, sleep } from '../core/backoff';
@@ -161,4 +172,41 @@ function describe(item: TransactItem): string {
   const key = (request as { Key?: Record<string, unknown>; Item?: Record<string, unknown> } | undefined) ?? {};
   const pk = String((key.Key ?? key.Item)?.PK ?? '');
   return `${operation} ${pk.includes('#') ? pk.slice(0, pk.indexOf('#') + 1) : pk}`;
+}
+
+/** One single-item write, named as a transaction item names it (`{ Update: … }`), with its ReturnValues if wanted. */
+export type SingleWrite =
+  | { readonly Put: PutCommandInput }
+  | { readonly Update: UpdateCommandInput }
+  | { readonly Delete: DeleteCommandInput };
+
+/** What `conditionalWrite` did: committed (with the attributes ReturnValues asked for), or refused with an outcome. */
+export type WriteResult<T> =
+  | { readonly committed: true; readonly attributes?: Record<string, NativeAttributeValue> }
+  | { readonly committed: false; readonly outcome: T };
+
+/**
+ * Sends one conditional write. A failed condition comes out as `onConditionFailed` says, given the
+ * item as it was when the request asks for it (ReturnValuesOnConditionCheckFailure: ALL_OLD): an
+ * error thrown, an outcome returned, or (undefined) `ConditionFailedError`. Anything else the
+ * client throws is thrown unchanged (the SDK has retried throttling already; a single write is
+ * not retried here, as it was not by hand).
+ */
+export async function conditionalWrite<T = never>(write: SingleWrite, onConditionFailed: ConditionMeaning<T>): Promise<WriteResult<T>> {
+  try {
+    const { Attributes } = await send(write);
+    return Attributes ? { committed: true, attributes: Attributes } : { committed: true };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const meaning = onConditionFailed(error.Item ? unmarshall(error.Item) : undefined);
+    if (meaning instanceof Error) throw meaning;
+    if (meaning) return { committed: false, outcome: meaning.outcome };
+    throw new ConditionFailedError([describe(write as TransactItem)]);
+  }
+}
+
+function send(write: SingleWrite): Promise<{ Attributes?: Record<string, NativeAttributeValue> }> {
+  if ('Put' in write) return db().send(new PutCommand(write.Put));
+  if ('Update' in write) return db().send(new UpdateCommand(write.Update));
+  return db().send(new DeleteCommand(write.Delete));
 }

@@ -4,8 +4,7 @@
  * item also carries what a charge is judged by (policy, spend counters, the key's hash): see
  * store/payer.ts.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { StaleReadError } from '../core/errors';
 import type { IdempotencyWrite } from '../core/idempotency';
@@ -19,7 +18,7 @@ import { readMinor } from './numbers';
 import { owedAttribute } from './owed';
 import { heldAttribute, payerStateOf } from './payer';
 import { keys } from './table';
-import { named, type TransactEntry, type TransactItem, transactWrite } from './transact';
+import { conditionalWrite, named, outcome, type TransactEntry, type TransactItem, transactWrite } from './transact';
 
 export async function createUser(userId: string, keyHash: string, now: Date): Promise<User> {
   const table = config().TABLE_NAME;
@@ -139,22 +138,21 @@ export async function readPayerState(userId: string): Promise<PayerState | undef
 
 /** Replaces the user's policy and bumps its version (charges judged under the old one retry). */
 export async function replacePolicy(userId: string, policy: SpendingPolicy): Promise<User | undefined> {
-  try {
-    const out = await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.user(userId),
         UpdateExpression: 'SET policy = :policy ADD policyVersion :one',
+        // No such user: nothing to replace (an UpdateItem would otherwise create a stub).
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':policy': policy, ':one': 1 },
         ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return out.Attributes ? toUser(out.Attributes) : undefined;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+      },
+    },
+    () => outcome('no user'),
+  );
+  return result.committed && result.attributes ? toUser(result.attributes) : undefined;
 }
 
 /**

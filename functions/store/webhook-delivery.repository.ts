@@ -3,13 +3,13 @@
  * endpoint's partition sorted by a ULID (time order), kept DELIVERY_TTL_DAYS then removed by TTL.
  * The deliveries list reads the newest ones in one Query.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { newRecordId } from '../core/ids';
 import type { DeliveryAttempt, DeliveryStatus } from '../core/webhooks';
 import { db } from './client';
 import { keys } from './table';
+import { conditionalWrite, outcome } from './transact';
 
 export const DELIVERY_TTL_DAYS = 30;
 
@@ -22,9 +22,9 @@ export const DELIVERY_TTL_DAYS = 30;
  * message comes from a stream batch the dispatcher handles again, or an operator's re-dispatch.
  */
 export async function nextAttemptNumber(webhookId: string, eventId: string, now: Date): Promise<number | undefined> {
-  try {
-    const out = await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.webhookAttempts(webhookId, eventId),
         UpdateExpression: 'ADD attempts :one SET #type = :type, #ttl = :ttl',
@@ -37,13 +37,11 @@ export async function nextAttemptNumber(webhookId: string, eventId: string, now:
           ':ttl': Math.floor(now.getTime() / 1000) + DELIVERY_TTL_DAYS * 86_400,
         },
         ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(out.Attributes?.attempts ?? 1);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+      },
+    },
+    () => outcome('delivered'),
+  );
+  return result.committed ? Number(result.attributes?.attempts ?? 1) : undefined;
 }
 
 /**

@@ -5,12 +5,9 @@
  * conditional UpdateItem; opening a window is a second, conditional on no live window, so two
  * pings racing past a closed window cannot both open one. TTL'd a day after its window ends.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config';
-import { db } from './client';
 import { keys } from './table';
+import { conditionalWrite, outcome } from './transact';
 
 export interface TestWindowLimit {
   max: number;
@@ -26,9 +23,9 @@ export async function takeTestEventSlot(webhookId: string, now: Date, limit: Tes
   // A window that started after this is still live.
   const liveAfter = now.getTime() - windowMs;
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await db().send(
-        new UpdateCommand({
+    const counted = await conditionalWrite(
+      {
+        Update: {
           TableName: config().TABLE_NAME,
           Key: keys.webhookTestWindow(webhookId),
           UpdateExpression: 'SET #count = #count + :one',
@@ -37,19 +34,17 @@ export async function takeTestEventSlot(webhookId: string, now: Date, limit: Tes
           ExpressionAttributeNames: { '#count': 'count', '#start': 'windowStart' },
           ExpressionAttributeValues: { ':one': 1, ':liveAfter': liveAfter, ':max': limit.max },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return undefined;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const old = error.Item ? unmarshall(error.Item) : undefined;
-      const start = typeof old?.windowStart === 'number' ? old.windowStart : undefined;
-      if (start !== undefined && start > liveAfter) return (start + windowMs - now.getTime()) / 1000;
-    }
+        },
+      },
+      (old) => outcome(typeof old?.windowStart === 'number' ? old.windowStart : undefined),
+    );
+    if (counted.committed) return undefined;
+    const start = counted.outcome;
+    if (start !== undefined && start > liveAfter) return (start + windowMs - now.getTime()) / 1000;
     // No window, or it ended: open one with this ping.
-    try {
-      await db().send(
-        new UpdateCommand({
+    const opened = await conditionalWrite(
+      {
+        Update: {
           TableName: config().TABLE_NAME,
           Key: keys.webhookTestWindow(webhookId),
           UpdateExpression: 'SET #start = :now, #count = :one, #type = :type, #ttl = :ttl',
@@ -63,13 +58,12 @@ export async function takeTestEventSlot(webhookId: string, now: Date, limit: Tes
             ':type': 'WebhookTestWindow',
             ':ttl': Math.floor((now.getTime() + windowMs) / 1000) + 86_400,
           },
-        }),
-      );
-      return undefined;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        },
+      },
       // Another ping opened it first: count against that window.
-    }
+      () => outcome('opened by another'),
+    );
+    if (opened.committed) return undefined;
   }
   // Three races lost in a row: treat as used up for now.
   return 1;

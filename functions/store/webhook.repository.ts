@@ -5,8 +5,7 @@
  * transaction as the Put, delete decrements it with the Delete, so two concurrent creates can
  * never make an eleventh.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { DomainError, UserKeyRevokedError } from '../core/errors';
 import {
@@ -18,7 +17,7 @@ import {
 } from '../core/webhooks';
 import { db } from './client';
 import { keys } from './table';
-import { named, outcome, type TransactEntry, transactWrite } from './transact';
+import { conditionalWrite, named, outcome, type TransactEntry, transactWrite } from './transact';
 import { accountKeyCheck } from './user.repository';
 
 /** The owner already has MAX_WEBHOOKS_PER_OWNER endpoints. */
@@ -145,13 +144,9 @@ function toWebhook(item: Record<string, unknown>): StoredWebhook {
  */
 
 /** Sends that run into a failed condition here were about a deleted endpoint, or lost a race that needs no retry. */
-async function updateEndpoint(command: UpdateCommand): Promise<Record<string, unknown> | undefined> {
-  try {
-    return (await db().send(command)).Attributes;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+async function updateEndpoint(update: UpdateCommandInput): Promise<Record<string, unknown> | undefined> {
+  const result = await conditionalWrite({ Update: update }, () => outcome('nothing to do'));
+  return result.committed ? (result.attributes ?? {}) : undefined;
 }
 
 /**
@@ -159,32 +154,28 @@ async function updateEndpoint(command: UpdateCommand): Promise<Record<string, un
  * provided nobody moved it since it was read (`seen`). True when this worker sends the probe.
  */
 export async function claimProbe(owner: string, webhookId: string, seen: number, probeUntil: number): Promise<boolean> {
-  const out = await updateEndpoint(
-    new UpdateCommand({
-      TableName: config().TABLE_NAME,
-      Key: keys.webhook(owner, webhookId),
-      UpdateExpression: 'SET #until = :probeUntil',
-      ConditionExpression: 'attribute_exists(PK) AND #until = :seen',
-      ExpressionAttributeNames: { '#until': 'backoffUntil' },
-      ExpressionAttributeValues: { ':probeUntil': probeUntil, ':seen': seen },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
+  const out = await updateEndpoint({
+    TableName: config().TABLE_NAME,
+    Key: keys.webhook(owner, webhookId),
+    UpdateExpression: 'SET #until = :probeUntil',
+    ConditionExpression: 'attribute_exists(PK) AND #until = :seen',
+    ExpressionAttributeNames: { '#until': 'backoffUntil' },
+    ExpressionAttributeValues: { ':probeUntil': probeUntil, ':seen': seen },
+    ReturnValues: 'UPDATED_NEW',
+  });
   return out !== undefined;
 }
 
 /** A send succeeded: the breaker closes (called only when it was not already closed, so a healthy endpoint costs no write). */
 export async function recordEndpointSuccess(owner: string, webhookId: string): Promise<void> {
-  await updateEndpoint(
-    new UpdateCommand({
-      TableName: config().TABLE_NAME,
-      Key: keys.webhook(owner, webhookId),
-      UpdateExpression: 'SET #streak = :zero REMOVE #until, #probes',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#streak': 'failureStreak', '#until': 'backoffUntil', '#probes': 'failedProbes' },
-      ExpressionAttributeValues: { ':zero': 0 },
-    }),
-  );
+  await updateEndpoint({
+    TableName: config().TABLE_NAME,
+    Key: keys.webhook(owner, webhookId),
+    UpdateExpression: 'SET #streak = :zero REMOVE #until, #probes',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#streak': 'failureStreak', '#until': 'backoffUntil', '#probes': 'failedProbes' },
+    ExpressionAttributeValues: { ':zero': 0 },
+  });
 }
 
 /**
@@ -201,44 +192,38 @@ export async function recordEndpointFailure(
   const names = { '#streak': 'failureStreak', '#until': 'backoffUntil', '#probes': 'failedProbes' };
   if (at.probe) {
     const failedProbes = at.failedProbes + 1;
-    await updateEndpoint(
-      new UpdateCommand({
-        TableName: config().TABLE_NAME,
-        Key: key,
-        UpdateExpression: 'SET #streak = if_not_exists(#streak, :zero) + :one, #probes = :probes, #until = :until',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: {
-          ':zero': 0,
-          ':one': 1,
-          ':probes': failedProbes,
-          ':until': at.now.getTime() + endpointBackoffSeconds(failedProbes) * 1000,
-        },
-      }),
-    );
+    await updateEndpoint({
+      TableName: config().TABLE_NAME,
+      Key: key,
+      UpdateExpression: 'SET #streak = if_not_exists(#streak, :zero) + :one, #probes = :probes, #until = :until',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: {
+        ':zero': 0,
+        ':one': 1,
+        ':probes': failedProbes,
+        ':until': at.now.getTime() + endpointBackoffSeconds(failedProbes) * 1000,
+      },
+    });
     return;
   }
-  const out = await updateEndpoint(
-    new UpdateCommand({
-      TableName: config().TABLE_NAME,
-      Key: key,
-      UpdateExpression: 'SET #streak = if_not_exists(#streak, :zero) + :one',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#streak': 'failureStreak' },
-      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
+  const out = await updateEndpoint({
+    TableName: config().TABLE_NAME,
+    Key: key,
+    UpdateExpression: 'SET #streak = if_not_exists(#streak, :zero) + :one',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#streak': 'failureStreak' },
+    ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+    ReturnValues: 'UPDATED_NEW',
+  });
   if (Number(out?.failureStreak ?? 0) < ENDPOINT_FAILURES_BEFORE_BACKOFF) return;
-  await updateEndpoint(
-    new UpdateCommand({
-      TableName: config().TABLE_NAME,
-      Key: key,
-      UpdateExpression: 'SET #until = :until, #probes = :zero',
-      // Opened once: later failures of sends already in flight leave the back-off as it is.
-      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#until)',
-      ExpressionAttributeNames: { '#until': 'backoffUntil', '#probes': 'failedProbes' },
-      ExpressionAttributeValues: { ':zero': 0, ':until': at.now.getTime() + endpointBackoffSeconds(0) * 1000 },
-    }),
-  );
+  await updateEndpoint({
+    TableName: config().TABLE_NAME,
+    Key: key,
+    UpdateExpression: 'SET #until = :until, #probes = :zero',
+    // Opened once: later failures of sends already in flight leave the back-off as it is.
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#until)',
+    ExpressionAttributeNames: { '#until': 'backoffUntil', '#probes': 'failedProbes' },
+    ExpressionAttributeValues: { ':zero': 0, ':until': at.now.getTime() + endpointBackoffSeconds(0) * 1000 },
+  });
 }

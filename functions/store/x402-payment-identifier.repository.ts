@@ -7,12 +7,11 @@
  * It holds no money and is never part of the money's transaction: settle binds before it claims,
  * and the claim and the credit stay what they were (x402.repository.ts).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db } from './client';
 import { keys, TTL_ATTRIBUTE } from './table';
+import { conditionalWrite, outcome } from './transact';
 
 /** What an identifier is bound to: the first payment's fingerprint, and the first verify answer (JSON) once there is one. */
 export interface PaymentIdentifierBinding {
@@ -30,11 +29,6 @@ function toBinding(item: Record<string, unknown> | undefined, now: Date): Paymen
     fingerprint: String(item.fingerprint),
     ...(typeof item.verifyResponse === 'string' ? { verifyResponse: item.verifyResponse } : {}),
   };
-}
-
-/** The item a failed condition handed back (marshalled: the document client does not convert it). */
-function oldItem(error: ConditionalCheckFailedException): Record<string, unknown> | undefined {
-  return error.Item ? unmarshall(error.Item as Parameters<typeof unmarshall>[0]) : undefined;
 }
 
 async function getBinding(agentId: string, id: string, now: Date): Promise<PaymentIdentifierBinding | undefined> {
@@ -56,9 +50,9 @@ export async function bindPaymentIdentifier(
   now: Date,
 ): Promise<PaymentIdentifierBinding> {
   for (let round = 0; round < 3; round++) {
-    try {
-      await db().send(
-        new PutCommand({
+    const result = await conditionalWrite(
+      {
+        Put: {
           TableName: config().TABLE_NAME,
           Item: {
             ...keys.x402PaymentIdentifier(agentId, id),
@@ -73,15 +67,14 @@ export async function bindPaymentIdentifier(
           ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: { ':now': nowSeconds(now) },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { fingerprint };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const existing = toBinding(oldItem(error), now) ?? (await getBinding(agentId, id, now));
-      if (existing) return existing;
-      // Expired between the write and the read: the identifier is free again.
-    }
+        },
+      },
+      (old) => outcome(old),
+    );
+    if (result.committed) return { fingerprint };
+    const existing = toBinding(result.outcome, now) ?? (await getBinding(agentId, id, now));
+    if (existing) return existing;
+    // Expired between the write and the read: the identifier is free again.
   }
   throw new Error('payment identifier binding did not settle in three rounds');
 }
@@ -91,22 +84,21 @@ export async function bindPaymentIdentifier(
  * verify's): returns the one kept, which is what every verify with this identifier answers.
  */
 export async function keepFirstVerify(agentId: string, id: string, fingerprint: string, response: string, now: Date): Promise<string> {
-  try {
-    await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.x402PaymentIdentifier(agentId, id),
         UpdateExpression: 'SET verifyResponse = :response',
         ConditionExpression: 'attribute_exists(PK) AND fingerprint = :fingerprint AND attribute_not_exists(verifyResponse)',
         ExpressionAttributeValues: { ':response': response, ':fingerprint': fingerprint },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return response;
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const existing = toBinding(oldItem(error), now) ?? (await getBinding(agentId, id, now));
-    // Gone (expired) or rebound to another payment in between: this answer stands on its own.
-    return existing?.fingerprint === fingerprint && existing.verifyResponse !== undefined ? existing.verifyResponse : response;
-  }
+      },
+    },
+    (old) => outcome(old),
+  );
+  if (result.committed) return response;
+  const existing = toBinding(result.outcome, now) ?? (await getBinding(agentId, id, now));
+  // Gone (expired) or rebound to another payment in between: this answer stands on its own.
+  return existing?.fingerprint === fingerprint && existing.verifyResponse !== undefined ? existing.verifyResponse : response;
 }

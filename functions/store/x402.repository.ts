@@ -17,9 +17,7 @@
  * Each transaction item carries the domain error its failed condition means, by name
  * (`named`, store/transact.ts), so no caller reads a cancellation by position.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 
 import type { OutboxEvent } from '../core/events';
@@ -39,7 +37,7 @@ import { idempotencyPut } from './idempotency.repository';
 import { newestFirstPage } from './newest-first';
 import { outboxPut } from './outbox';
 import { GSI1, INDEX_PARTITIONS, keys, PARTITIONS } from './table';
-import { named, transactWrite } from './transact';
+import { ConditionFailedError, conditionalWrite, named, outcome, transactWrite } from './transact';
 
 const SETTLEMENT_TYPE = 'X402Settlement';
 const PAYMENT_TYPE = 'X402Payment';
@@ -52,9 +50,9 @@ const PAYMENT_TYPE = 'X402Payment';
 export async function claimSettlement(payment: X402Payment, now: Date): Promise<X402Settlement> {
   const createdAt = now.toISOString();
   const settlement: X402Settlement = { ...payment, status: 'PENDING', createdAt };
-  try {
-    await db().send(
-      new PutCommand({
+  const result = await conditionalWrite(
+    {
+      Put: {
         TableName: config().TABLE_NAME,
         Item: {
           ...keys.x402Settlement(payment.messageHash),
@@ -65,16 +63,14 @@ export async function claimSettlement(payment: X402Payment, now: Date): Promise<
         // One claim per payment, ever: a credited or failed one stays as the guard.
         ConditionExpression: 'attribute_not_exists(PK)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return settlement;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) {
-      const existing = error.Item ? toSettlement(unmarshallLoose(error.Item)) : await getSettlement(payment.messageHash);
-      if (existing) throw new SettlementClaimedError(existing);
-    }
-    throw error;
-  }
+      },
+    },
+    (old) => outcome(old),
+  );
+  if (result.committed) return settlement;
+  const existing = result.outcome ? toSettlement(result.outcome) : await getSettlement(payment.messageHash);
+  if (existing) throw new SettlementClaimedError(existing);
+  throw new ConditionFailedError(['Put X402TX#']);
 }
 
 /** The settlement of a payment, by its transaction's message hash (strongly consistent), or undefined. */
@@ -157,22 +153,20 @@ async function updateWhilePending(
   messageHash: string,
   update: { expression: string; values: Record<string, unknown>; names?: Record<string, string>; also?: string },
 ): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.x402Settlement(messageHash),
         UpdateExpression: update.expression,
         ConditionExpression: update.also ? `#status = :pending AND ${update.also}` : '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status', ...update.names },
         ExpressionAttributeValues: { ':pending': 'PENDING', ...update.values },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+    () => outcome(false),
+  );
+  return result.committed;
 }
 
 /** PENDING → FAILED (the transaction failed on chain, so it can never succeed); false when not PENDING. */
@@ -230,15 +224,11 @@ export async function listUnfinalizedSettlements(before: Date, limit: number): P
  * was seen finalized, or with what the chain said instead (a mismatch, for an operator). False when
  * it is no longer on the list (another run ended it).
  */
-export async function endFinalityCheck(
-  messageHash: string,
-  outcome: { finalized: true } | { mismatch: string },
-  now: Date,
-): Promise<boolean> {
-  const mismatch = 'mismatch' in outcome;
-  try {
-    await db().send(
-      new UpdateCommand({
+export async function endFinalityCheck(messageHash: string, seen: { finalized: true } | { mismatch: string }, now: Date): Promise<boolean> {
+  const mismatch = 'mismatch' in seen;
+  const result = await conditionalWrite(
+    {
+      Update: {
         TableName: config().TABLE_NAME,
         Key: keys.x402Settlement(messageHash),
         UpdateExpression: `SET ${mismatch ? 'finalityMismatch = :value' : 'finalizedAt = :value'} REMOVE GSI1PK, GSI1SK`,
@@ -248,15 +238,13 @@ export async function endFinalityCheck(
         ExpressionAttributeValues: {
           ':credited': 'CREDITED',
           ':unfinal': INDEX_PARTITIONS.x402Unfinalized.key,
-          ':value': mismatch ? outcome.mismatch.slice(0, 500) : now.toISOString(),
+          ':value': mismatch ? seen.mismatch.slice(0, 500) : now.toISOString(),
         },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+      },
+    },
+    () => outcome(false),
+  );
+  return result.committed;
 }
 
 /** One page of an agent's credited payments, newest first; `lastId` when another page exists. */
@@ -314,9 +302,4 @@ export function toPaymentRecord(item: Record<string, unknown>): X402PaymentRecor
     resource: typeof item.resource === 'string' ? item.resource : null,
     createdAt: String(item.createdAt),
   };
-}
-
-/** The old item a failed single-item condition returned (marshalled by the low-level client). */
-function unmarshallLoose(item: Record<string, unknown>): Record<string, unknown> {
-  return unmarshall(item as Parameters<typeof unmarshall>[0]);
 }

@@ -8,6 +8,7 @@ import { renderRefusal } from '../contracts/outcome';
 import type { CreateChargeRequest, ListChargesQuery } from '../contracts/request.schemas';
 import { balancesView, chargeView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
+import { decideCharge } from '../core/charge-decision';
 import type { Charge } from '../core/charges';
 import {
   AgentDisabledError,
@@ -19,7 +20,7 @@ import {
   UserKeyRevokedError,
 } from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
-import { approvalWindow, judge, periodsOf } from '../core/policy';
+import { periodsOf } from '../core/policy';
 import type { PurchaseTerms } from '../core/purchases';
 import type { PayerState } from '../core/users';
 import { refusalText } from '../messages/catalogue';
@@ -28,7 +29,6 @@ import { readAgentLedger } from '../store/balance.repository';
 import { commitCharge, recordFailedCharge } from '../store/charge.repository';
 import { getCharge, getChargeById, listCharges } from '../store/charge-read.repository';
 import type { GrantKeyTerms } from '../store/credentials.repository';
-import { grantLimitRefusal } from '../store/grant-charge';
 import { approvalToken, TOKEN_PLACEHOLDER, withApprovalToken } from './approval-token';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
 import { chargeEvents } from './events';
@@ -130,26 +130,15 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         return refused.result;
       };
 
-      const verdict = judge(state.policy, agentId, currency, amount);
-      if (verdict.kind === 'blocked') return fail('agentBlockedByUser', state);
-      if (verdict.kind === 'over-limit') return fail('spendingLimitExceeded', state);
-      // The grant's limits on top of the policy's: the amount alone, here; the running totals, by the grant item's condition.
-      if (grant && grantLimitRefusal(grant.limits, amount)) return fail('spendingLimitExceeded');
-
-      // The grant's threshold and the policy's both send a charge to the payer.
-      const needsApproval = verdict.needsApproval || (grant?.approvalAbove !== undefined && amount > grant.approvalAbove);
-      const hold = needsApproval || holdSeconds !== undefined;
-      // Nothing under a grant pays its agent after the grant ends (docs/grants.md): its holds and
-      // approval windows end with it, so the answer tells the agent its real deadline.
-      const until = (seconds: number) => {
-        const natural = new Date(now.getTime() + seconds * 1000).toISOString();
-        return grant?.expiresAt !== undefined && grant.expiresAt < natural ? grant.expiresAt : natural;
-      };
-      const charge: Charge = needsApproval
-        ? { ...base, status: 'PENDING', pendingReason: 'user_approval', expiresAt: until(approvalWindow(state.policy)) }
-        : holdSeconds !== undefined
-          ? { ...base, status: 'PENDING', pendingReason: 'capture', expiresAt: until(holdSeconds) }
-          : base;
+      const verdict = decideCharge({ policy: state.policy, agentId, currency, amount, holdSeconds, grant, now });
+      if (verdict.kind === 'refused') {
+        if (verdict.reason === 'blocked') return fail('agentBlockedByUser', state);
+        // The grant's limits on top of the policy's: the amount alone, here; the running totals, by the grant item's condition.
+        return fail('spendingLimitExceeded', verdict.reason === 'over-limit' ? state : undefined);
+      }
+      const { needsApproval, pending } = verdict;
+      const hold = pending !== undefined;
+      const charge: Charge = pending ? { ...base, status: 'PENDING', pendingReason: pending.reason, expiresAt: pending.expiresAt } : base;
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
       // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
       const created = answer(

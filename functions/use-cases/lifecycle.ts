@@ -23,7 +23,8 @@ import {
   RefundExceedsChargeError,
 } from '../core/errors';
 import { isId } from '../core/ids';
-import { planShardDebit, type ShardDebit } from '../core/ledger';
+import type { ShardDebit } from '../core/ledger';
+import { type CaptureDecision, decideCapture, decideRefund, decideRelease, type RefundDecision } from '../core/lifecycle';
 import { AmountError, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import { type Refusal, refuse } from '../messages/refusal';
 import {
@@ -70,11 +71,9 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
     async ({ now, answer, replayIfUsed }) => {
       const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
       if (isAnswer(charge)) return charge;
-      const authorized = charge.amount;
-      const captured = input.amount === undefined ? authorized : readAmount(input.amount, charge.currency);
-      if (captured > authorized) throw refuse('amountExceedsAuthorized');
-      if (now.toISOString() >= (charge.expiresAt ?? '')) throw refuse('chargeExpired');
-      if (charge.pendingReason === 'user_approval') throw refuse('chargeAwaitsApproval');
+      const decision = decideCapture(charge, input.amount === undefined ? undefined : readAmount(input.amount, charge.currency), now);
+      if (decision.kind === 'refused') throw CAPTURE_REFUSALS[decision.reason]();
+      const { captured, authorized } = decision;
       const after: Charge = {
         ...withoutPending(charge),
         status: 'SUCCESS',
@@ -102,7 +101,7 @@ export function releaseCharge(input: LifecycleInput): Promise<ApiResult> {
     async ({ now, answer, replayIfUsed }) => {
       const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
       if (isAnswer(charge)) return charge;
-      if (now.toISOString() >= (charge.expiresAt ?? '')) throw refuse('chargeExpired');
+      if (decideRelease(charge, now).kind === 'refused') throw refuse('chargeExpired');
       const after: Charge = { ...withoutPending(charge), status: 'FAILED', failureReason: RELEASED_BY_AGENT };
       const done = answer(after);
       try {
@@ -213,20 +212,28 @@ type RefundVerdict =
 
 /**
  * What a refund of `literal` (all that is left when absent) gets, from the charge and shards as
- * read, in the contract's order: 404, 409 not refundable, 400 exceeds refundable, then the funds.
- * The debit is spread over the shards, largest first (`planShardDebit`): no one shard need hold it.
+ * read (core/lifecycle.ts `decideRefund`), in the contract's order: 404, 409 not refundable, 400
+ * exceeds refundable, then the funds.
  */
 function judgeRefund(read: ChargeAndLedger, literal: string | undefined): RefundVerdict {
   const { charge, ledger } = read;
   // A purchase paid a seller, not this agent: nothing of it is the agent's to give back.
   if (!charge || charge.purchase) throw refuse('chargeNotFound');
-  if (charge.status !== 'SUCCESS') return { kind: 'refused', error: refuse('chargeNotRefundable') };
-  const left = charge.amount - (charge.refundedAmount ?? 0);
-  const amount = literal === undefined ? left : readAmount(literal, charge.currency);
-  if (amount > left || amount === 0) return { kind: 'refused', error: refuse('amountExceedsRefundable') };
-  const plan = planShardDebit(ledger, charge.currency, amount);
-  return plan ? { kind: 'refund', charge, amount, plan } : { kind: 'short' };
+  const decision = decideRefund(charge, ledger, (currency) => (literal === undefined ? undefined : readAmount(literal, currency)));
+  if (decision.kind === 'refused') return { kind: 'refused', error: REFUND_REFUSALS[decision.reason]() };
+  return decision.kind === 'refund' ? { ...decision, charge } : decision;
 }
+
+const CAPTURE_REFUSALS: Record<Extract<CaptureDecision, { kind: 'refused' }>['reason'], () => Refusal> = {
+  'exceeds-authorized': () => refuse('amountExceedsAuthorized'),
+  expired: () => refuse('chargeExpired'),
+  'awaits-approval': () => refuse('chargeAwaitsApproval'),
+};
+
+const REFUND_REFUSALS: Record<Extract<RefundDecision, { kind: 'refused' }>['reason'], () => Refusal> = {
+  'not-refundable': () => refuse('chargeNotRefundable'),
+  'exceeds-refundable': () => refuse('amountExceedsRefundable'),
+};
 
 /**
  * The PENDING charge a capture or release acts on (strongly consistent read of the charge itself),

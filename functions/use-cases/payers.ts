@@ -12,6 +12,7 @@ import { balancesView, chargeView, userChargeView } from '../contracts/views';
 import type { Charge } from '../core/charges';
 import { AgentDisabledError, ChargeNotPendingError, GrantExpiredError, GrantRevokedError, StaleReadError } from '../core/errors';
 import { isId } from '../core/ids';
+import { decideSettlement } from '../core/lifecycle';
 import { CURRENCIES, type Currency } from '../core/money';
 import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
 import { chargeIdOfPurchase } from '../core/purchases';
@@ -194,11 +195,9 @@ export async function settle(
   }
   if (!mine(pending)) throw refuse('chargeNotFound');
   const now = new Date();
-  if (!(settlement.kind === 'return' && settlement.status === 'EXPIRED')) {
-    if (now.toISOString() >= pending.expiresAt) throw refuse('chargeExpired');
-  }
-  // A hold the user approved waits for the agent's capture: the user's decision is made.
-  if (pending.pendingReason !== 'user_approval' && !opts.anyReason) throw notPending('PENDING');
+  const expiry = settlement.kind === 'return' && settlement.status === 'EXPIRED';
+  const decision = decideSettlement(pending, { expiry, anyReason: opts.anyReason === true }, now);
+  if (decision.kind === 'refused') throw decision.reason === 'expired' ? refuse('chargeExpired') : notPending('PENDING');
   // The charge as it is now, from the marker (it carries the whole charge): no extra read.
   const before = await chargeBeforeSettling(pending);
   if (!before) throw refuse('chargeNotFound');

@@ -7,7 +7,6 @@
 import { config } from '../config';
 import type { ApiResult } from '../contracts/api';
 import type { CreateWebhookRequest, ListDeliveriesQuery } from '../contracts/request.schemas';
-import { checkEndpointUrl } from '../core/address-check';
 import { UserKeyRevokedError } from '../core/errors';
 import { EVENT_TYPES_BY_OWNER, isEventTypeFor, newEventId, type OutboxEvent, type Owner, ownerKey } from '../core/events';
 import {
@@ -21,6 +20,7 @@ import {
   type Webhook,
 } from '../core/webhooks';
 import { Refusal, refuse } from '../messages/refusal';
+import { checkEndpointUrl } from '../net/address-check';
 import { appendOutbox, eventBody } from '../store/outbox';
 import type { TransactEntry } from '../store/transact';
 import {

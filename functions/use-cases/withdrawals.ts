@@ -14,8 +14,8 @@ import type { AgentRef } from '../core/agents';
 import { AgentDisabledError, PayoutInProgressError } from '../core/errors';
 import { withdrawalFees } from '../core/fees';
 import { isId, newPayoutId } from '../core/ids';
-import { planShardDebit } from '../core/ledger';
 import type { Minor } from '../core/money';
+import { planWithdrawal } from '../core/payout-plan';
 import type { Payout } from '../core/payouts';
 import { destinationProblem, NETWORK_OF, type TokenAccountDirectory } from '../core/withdrawals';
 import { Refusal, refuse } from '../messages/refusal';
@@ -85,19 +85,15 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
       // The fee counts everything the agent withdrew in this currency (core/fees.ts `cumulativeFee`),
       // so splitting a withdrawal never pays less than 3% of the whole; read again each round.
       const { ledger, basis } = await readLedgerAndFeeBasis(agentId, currency);
-      const { fee, accountCreationFee, net } = withdrawalFees(gross, terms.accountCreationFee, basis);
-      if (net <= 0) {
-        const replayed = await replayIfUsed();
-        if (replayed) return replayed;
-        throw refuse('amountTooSmallForFees');
-      }
-      const plan = planShardDebit(ledger, currency, gross);
-      if (!plan) {
+      const decision = planWithdrawal({ ledger, currency, gross, accountCreationFee: terms.accountCreationFee, basis });
+      if (decision.kind === 'refused') {
         // Too little left, perhaps because this very request already withdrew it: a replay wins.
         const replayed = await replayIfUsed();
         if (replayed) return replayed;
-        throw refuse('withdrawalInsufficientBalance');
+        throw refuse(decision.reason === 'too-small' ? 'amountTooSmallForFees' : 'withdrawalInsufficientBalance');
       }
+      const { fees, debits: plan } = decision;
+      const { fee, accountCreationFee, net } = fees;
       const payout: Payout = {
         id: newPayoutId(),
         agentId,

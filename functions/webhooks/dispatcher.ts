@@ -18,14 +18,13 @@
  * are handled in order; the first failure stops the batch and is reported (stream partial batch
  * failure), so the stream retries from there: at least once, duplicates allowed.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { agentView } from '../contracts/views';
 import { derivedEventId, type OutboxEvent, ownerKey } from '../core/events';
 import { logger } from '../observability/logger';
 import { type DeliveryMessage, sendDeliveryMessages } from '../queue/webhook-queue';
 import { toAgent } from '../store/agent.repository';
 import { eventBody, type StoredEvent, storedEvents } from '../store/outbox';
+import { itemOfImage } from '../store/stream-image';
 import { listWebhooks, type StoredWebhook } from '../store/webhook.repository';
 import { chargeRecordEvents } from '../use-cases/events';
 
@@ -110,11 +109,11 @@ async function prefetch(records: readonly ChangeRecord[], endpointsOf: (owner: s
 export function eventsOf(record: ChangeRecord): (StoredEvent & { roughTime?: boolean })[] {
   const image = record.dynamodb?.NewImage;
   if (!image) return [];
-  const item = unmarshall(image as Record<string, AttributeValue>);
+  const item = itemOfImage(image);
   if (record.eventName === 'INSERT' && item.type === 'Charge') return chargeRecordEvents(item).map(stored);
   if (record.eventName === 'INSERT') return storedEvents(item);
   if (record.eventName === 'MODIFY' && item.type === 'Agent' && record.dynamodb?.OldImage) {
-    const old = unmarshall(record.dynamodb.OldImage as Record<string, AttributeValue>);
+    const old = itemOfImage(record.dynamodb.OldImage);
     const before = toAgent(old);
     const after = toAgent(item);
     if (before.enabled === after.enabled) return [];

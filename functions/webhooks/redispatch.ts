@@ -19,10 +19,9 @@
  * settled or refunded: its later events are in outbox items and are re-dispatched); and outbox items
  * older than OUTBOX_TTL_SECONDS (7 days).
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { type DeliveryMessage, sendDeliveryMessages } from '../queue/webhook-queue';
 import { CHARGE_ITEM_TYPE, scanOutboxPages } from '../store/outbox';
+import { imageOfItem } from '../store/stream-image';
 import { type ChangeRecord, dispatchRecords, eventsOf } from './dispatcher';
 
 /** Records per dispatcher call, as the stream event source mapping hands them (lib/webhook-pipeline.ts). */
@@ -118,7 +117,7 @@ function asStreamRecord(item: Record<string, unknown>): ChangeRecord {
     eventID: `${item.type === CHARGE_ITEM_TYPE ? CHARGE_RECORD : 'redispatch:'}${recordKey(item)}`,
     eventName: 'INSERT',
     dynamodb: {
-      NewImage: marshall(item, { removeUndefinedValues: true }) as Record<string, AttributeValue>,
+      NewImage: imageOfItem(item),
       SequenceNumber: recordKey(item),
     },
   };

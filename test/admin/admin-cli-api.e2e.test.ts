@@ -5,15 +5,9 @@
 import { freePort } from '../../bin/local/local-server';
 import { runAdmin } from '../../bin/operator/admin-cli';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack();
 
 /** Runs one command in API mode; `env` stands for the operator's shell (no ADMIN_KEY unless given). */
 async function admin(argv: string[], env: Record<string, string> = {}) {

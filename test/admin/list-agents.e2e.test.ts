@@ -14,15 +14,9 @@ import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functio
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
 import { eventually } from '../support/eventually';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack();
 auditAfterAll();
 
 type AgentList = { data: { id: string; name: string; enabled: boolean }[]; nextCursor: string | null };

@@ -1,15 +1,9 @@
 import { setAgentEnabled } from '../../functions/store/agent.repository';
 import { clearAuthCache } from '../../functions/use-cases/auth';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack();
 
 type Registered = { message: string; apiKey: string; enabled: boolean; agentId: string };
 const register = (body: unknown) => t.call<Registered>('POST', '/api/v1/agents/register', { body });

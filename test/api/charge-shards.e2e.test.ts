@@ -9,16 +9,10 @@ import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
 import { CHARGE_SHARDS, INDEX_PARTITIONS, keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { recordTableRequests, type TableRequest } from '../support/table-access';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack();
 auditAfterAll();
 
 type Charge = { id: string; status: string; amount: number; pendingReason: string | null; refundedAmount: number };

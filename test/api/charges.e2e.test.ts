@@ -1,15 +1,9 @@
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { auditAfterAll } from '../support/audit';
 import { injectFault } from '../support/faults';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack();
 
 type Charge = {
   id: string;

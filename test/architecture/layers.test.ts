@@ -1,14 +1,17 @@
 /**
- * Layers point down (docs/design.md §20): read every import of functions/ with the TypeScript
- * compiler's own pre-processor (type-only imports count too: a type is a dependency of the shape)
- * and refuse an import against the direction of the layers, or a cycle between the top-level
- * folders of functions/.
+ * Layers point down (docs/design.md §20): read every import of functions/, bin/ and lib/ with the
+ * TypeScript compiler's own pre-processor (type-only imports count too: a type is a dependency of
+ * the shape) and refuse an import against the direction of the layers, a cycle between the
+ * top-level folders of functions/, a cycle between any two files, an import of bin/ from below it,
+ * and anything but core/ and pure libraries in core/ (the domain does no I/O: no AWS SDK, no
+ * network, no files).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 
-const FUNCTIONS = path.resolve(__dirname, '..', '..', 'functions');
+const ROOT = path.resolve(__dirname, '..', '..');
+const FUNCTIONS = path.join(ROOT, 'functions');
 
 interface Import {
   /** The importing file, relative to functions/ (`use-cases/charges.ts`). */
@@ -59,8 +62,8 @@ function folderGraph(imports: readonly Import[]): Map<string, Map<string, Import
   return graph;
 }
 
-/** Every cycle's folders (one list per strongly connected component of more than one folder), Tarjan's way. */
-function folderCycles(graph: Map<string, Map<string, Import>>): string[][] {
+/** Every cycle's nodes (one list per strongly connected component of more than one node), Tarjan's way. */
+function folderCycles(graph: Map<string, Map<string, unknown>>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -96,6 +99,53 @@ function folderCycles(graph: Map<string, Map<string, Import>>): string[][] {
   for (const v of graph.keys()) if (!index.has(v)) visit(v);
   return cycles;
 }
+
+/** One import between two files of the repository, both relative to its root (`functions/store/payer.ts`). */
+interface FileEdge {
+  from: string;
+  to: string;
+}
+
+/** The file a relative import names (`./payer` → `payer.ts`, `./local` → `local/index.ts`), if it is one of ours. */
+function resolveFile(fromFile: string, name: string): string | undefined {
+  const base = path.resolve(path.dirname(fromFile), name);
+  return [`${base}.ts`, path.join(base, 'index.ts'), base].find((candidate) => candidate.endsWith('.ts') && existsSync(candidate));
+}
+
+/** Every import between two files under `roots` (relative to the repository root). */
+function fileEdges(roots: readonly string[]): FileEdge[] {
+  return roots.flatMap((root) =>
+    sourceFiles(path.join(ROOT, root)).flatMap((file) =>
+      ts
+        .preProcessFile(readFileSync(file, 'utf8'), true, true)
+        .importedFiles.filter(({ fileName }) => fileName.startsWith('.'))
+        .flatMap(({ fileName }) => {
+          const to = resolveFile(file, fileName);
+          return to ? [{ from: path.relative(ROOT, file), to: path.relative(ROOT, to) }] : [];
+        }),
+    ),
+  );
+}
+
+/** The graph of `edges`, each node's neighbours in import order. */
+function graphOf<E extends { from: string; to: string }>(edges: readonly E[]): Map<string, Map<string, E>> {
+  const graph = new Map<string, Map<string, E>>();
+  for (const e of edges) {
+    if (e.from === e.to) continue;
+    const out = graph.get(e.from) ?? new Map<string, E>();
+    if (!out.has(e.to)) out.set(e.to, e);
+    graph.set(e.from, out);
+  }
+  return graph;
+}
+
+const FILE_EDGES = fileEdges(['functions', 'bin', 'lib']);
+
+/** The packages core/ may import: computation only (hashing, ids, encodings, validation, curves). */
+/** The folders of functions/ core/ may import. */
+const CORE_LOCAL_FOLDERS = new Set(['core', 'messages']);
+
+const CORE_PACKAGES = new Set(['node:crypto', 'ulid', 'bs58', 'zod', '@noble/curves/ed25519.js', 'confusables']);
 
 describe('the layers of functions/', () => {
   it('reads the imports it judges (a sanity check of the walk itself)', () => {
@@ -147,6 +197,58 @@ describe('the layers of functions/', () => {
       return `${folders.join(' ↔ ')}: ${edges.map((i) => (i ? describeImport(i) : '')).join('; ')}`;
     });
     expect(cycles).toEqual([]);
+  });
+
+  it('no file imports itself round a cycle, in functions/, bin/ or lib/ (type-only imports count)', () => {
+    const graph = graphOf(FILE_EDGES);
+    const cycles = folderCycles(graph).map((files) => files.join(' ↔ '));
+    expect(cycles).toEqual([]);
+  });
+
+  it('finds a file cycle when there is one, type-only or not (the check can fail)', () => {
+    const edges = fileEdges(['functions']);
+    expect(edges).toContainEqual({
+      from: path.join('functions', 'store', 'audit.repository.ts'),
+      to: path.join('functions', 'store', 'ledger-rows.mapper.ts'),
+    });
+    const made = [
+      ...edges,
+      { from: path.join('functions', 'store', 'ledger-rows.mapper.ts'), to: path.join('functions', 'store', 'audit.repository.ts') },
+    ];
+    expect(folderCycles(graphOf(made)).map((files) => files.join(' ↔ '))).toContain(
+      [path.join('functions', 'store', 'audit.repository.ts'), path.join('functions', 'store', 'ledger-rows.mapper.ts')].join(' ↔ '),
+    );
+  });
+
+  it('bin/ is the top: nothing in functions/ or lib/ imports it', () => {
+    const wrong = FILE_EDGES.filter((e) => !e.from.startsWith(`bin${path.sep}`) && e.to.startsWith(`bin${path.sep}`));
+    expect(wrong.map((e) => `${e.from} imports ${e.to}`)).toEqual([]);
+    // The walk reads bin/ (a sanity check): the admin CLI's own imports are there.
+    expect(FILE_EDGES.some((e) => e.from === path.join('bin', 'operator', 'admin-cli.ts'))).toBe(true);
+  });
+
+  it('core/ imports only core/, messages/ and pure libraries: no AWS SDK, no Lambda types, no network or file modules', () => {
+    const files = IMPORTS.filter((i) => folderOf(i.from) === 'core');
+    expect(files.length).toBeGreaterThan(20);
+    // messages/ (the refusal catalogue and `refuse`) is a leaf below core/: core's decisions refuse by its codes.
+    const wrong = files.filter((i) => (i.local ? !CORE_LOCAL_FOLDERS.has(folderOf(i.to)) : !CORE_PACKAGES.has(i.to)));
+    expect(wrong.map(describeImport)).toEqual([]);
+  });
+
+  it('messages/ is a leaf: it imports only messages/ and no package', () => {
+    const files = IMPORTS.filter((i) => folderOf(i.from) === 'messages');
+    expect(files.length).toBeGreaterThan(0);
+    const wrong = files.filter((i) => !i.local || folderOf(i.to) !== 'messages');
+    expect(wrong.map(describeImport)).toEqual([]);
+  });
+
+  it('only store/ talks to DynamoDB: no other file of functions/ imports a DynamoDB package or the store client', () => {
+    const dynamo = /^@aws-sdk\/(client-dynamodb|lib-dynamodb|util-dynamodb|client-dynamodb-streams)$/;
+    const wrong = IMPORTS.filter(
+      (i) => folderOf(i.from) !== 'store' && (i.local ? i.to === path.join('store', 'client') : dynamo.test(i.to)),
+    );
+    expect(wrong.map(describeImport)).toEqual([]);
+    expect(IMPORTS.some((i) => folderOf(i.from) === 'store' && i.to === '@aws-sdk/lib-dynamodb')).toBe(true);
   });
 
   it('finds a cycle when there is one (the check can fail)', () => {

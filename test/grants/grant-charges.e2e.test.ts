@@ -13,15 +13,9 @@ import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functio
 import { keys } from '../../functions/store/table';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack();
 auditAfterAll();
 
 type Grant = { id: string; key: string; spent: number; status: string };

@@ -8,15 +8,9 @@ import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack({ AUTH_CACHE_TTL_MS: '0' });
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack({ AUTH_CACHE_TTL_MS: '0' });
 auditAfterAll();
 
 type Grant = {

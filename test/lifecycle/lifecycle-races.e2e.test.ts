@@ -17,15 +17,9 @@ import { captureCharge, refundCharge } from '../../functions/use-cases/lifecycle
 import { inject, transactionConflict } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { afterCommand, inputText } from '../support/interleave';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack({}, { sweepIntervalMs: 0 });
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack({}, { sweepIntervalMs: 0 });
 afterEach(async () => {
   await expectLedgerBalanced();
 });

@@ -9,18 +9,12 @@ import { getPayout } from '../../functions/store/payout.repository';
 import { inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { eventually } from '../support/eventually';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack(
-    { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1', AUTH_CACHE_TTL_MS: '0' },
-    { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
-  );
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack(
+  { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1', AUTH_CACHE_TTL_MS: '0' },
+  { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
+);
 afterEach(async () => {
   await expectLedgerBalanced();
 });

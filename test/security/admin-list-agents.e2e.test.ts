@@ -7,15 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack();
 auditAfterAll();
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -11,15 +11,9 @@
  */
 import { auditAfterAll } from '../support/audit';
 import { afterCommand, inputText } from '../support/interleave';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => t?.stack.stop());
+const t = useTestStack();
 auditAfterAll();
 
 type Charge = { id: string; status: string; pendingReason: string | null; approvalUrl?: string | null };

@@ -10,16 +10,10 @@
  * nothing secret and may be cached.
  */
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { startReceiver } from '../webhooks/receiver';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => t?.stack.stop());
+const t = useTestStack();
 auditAfterAll();
 
 let n = 0;

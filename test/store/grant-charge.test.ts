@@ -1,5 +1,6 @@
 /** The grant item's Update for a grant charge (store/grant-charge.ts): what it is conditioned on, and how periods roll over. */
-import { grantChargeUpdate, grantLimitRefusal } from '../../functions/store/grant-charge';
+import { grantLimitRefusal } from '../../functions/core/charge-decision';
+import { grantChargeUpdate } from '../../functions/store/grant-charge';
 
 const NOW = new Date('2026-01-15T09:30:00.000Z');
 

@@ -2,6 +2,8 @@
  * The transaction helper against DynamoDB Local: a cancelled transaction comes out as the meaning
  * its failed item was built with, whatever the item's position; conflicts and throttling (injected
  * at the client: DynamoDB Local serialises transactions and never throttles) are still told apart.
+ * `conditionalWrite`, its single-item sibling, sends one PutItem/UpdateItem/DeleteItem (not a
+ * transaction) and reads a failed condition the same way.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -10,6 +12,7 @@ import { ConcurrencyError, ServiceBusyError } from '../../functions/core/errors'
 import { db } from '../../functions/store/client';
 import {
   ConditionFailedError,
+  conditionalWrite,
   type NamedItem,
   named,
   outcome,
@@ -181,5 +184,74 @@ describe('transactWrite', () => {
       throttle.remove();
     }
     expect(throttle.hits()).toBe(config().TRANSACTION_MAX_ATTEMPTS);
+  });
+});
+
+describe('conditionalWrite', () => {
+  const put = (k: { PK: string; SK: string }, extra: Record<string, unknown> = {}) => {
+    const item = putNew(k, extra);
+    if (!item.Put) throw new Error('a Put');
+    return { Put: item.Put };
+  };
+
+  it('sends one single-item request, commits, and returns what ReturnValues asked for', async () => {
+    const k = await existing('update', { count: 1 });
+    const sent: string[] = [];
+    const name = 'conditional-write-spy';
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const result = await conditionalWrite(
+        {
+          Update: {
+            TableName: config().TABLE_NAME,
+            Key: k,
+            UpdateExpression: 'ADD #count :one',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: { '#count': 'count' },
+            ExpressionAttributeValues: { ':one': 1 },
+            ReturnValues: 'UPDATED_NEW',
+          },
+        },
+        () => new OtherError(),
+      );
+      expect(result).toEqual({ committed: true, attributes: { count: 2 } });
+      await expect(conditionalWrite(put(key('fresh-single')), () => new OtherError())).resolves.toEqual({ committed: true });
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+    expect(sent).toEqual(['UpdateItemCommand', 'PutItemCommand']);
+  });
+
+  it('turns a failed condition into its error or outcome, given the item as it was', async () => {
+    const taken = await existing('single-taken', { owner: 'first' });
+    let seen: unknown;
+    await expect(
+      conditionalWrite(put(taken), (old) => {
+        seen = old?.owner;
+        return new TakenError();
+      }),
+    ).rejects.toBeInstanceOf(TakenError);
+    expect(seen).toBe('first');
+    await expect(conditionalWrite(put(taken), (old) => outcome(old?.owner))).resolves.toEqual({ committed: false, outcome: 'first' });
+  });
+
+  it('names a failure whose meaning has nothing to say, and throws what the client throws otherwise (throttling: ServiceBusyError)', async () => {
+    const taken = await existing('single-unnamed');
+    const unnamed = conditionalWrite(put(taken), () => undefined);
+    await expect(unnamed).rejects.toBeInstanceOf(ConditionFailedError);
+    await expect(unnamed).rejects.toThrow('transaction condition failed on Put TXTEST#');
+    const throttle = injectFault('PutItemCommand', 'throttle', 1);
+    try {
+      await expect(conditionalWrite(put(key('single-throttled')), () => new OtherError())).rejects.toBeInstanceOf(ServiceBusyError);
+    } finally {
+      throttle.remove();
+    }
+    expect(throttle.hits()).toBe(1);
   });
 });

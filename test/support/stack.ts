@@ -7,6 +7,7 @@
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../bin/local/stack';
 import { config } from '../../functions/config';
 import { client } from './http';
+import { createTestTable } from './table';
 import { watchTableGrants } from './table-access';
 
 export interface TestStack {
@@ -92,4 +93,25 @@ export async function startTestStack(
     },
   };
   return t;
+}
+
+/**
+ * The e2e file's stack as a fixture: its own table and a stack on it before the file's tests, the
+ * stack stopped (its grant check included) after them. Returns the stack, usable from inside a
+ * test or hook once `beforeAll` has run (reading it earlier throws, naming the mistake). Call
+ * `auditAfterAll()` after it: hooks run in the order declared, so the audit sees the stopped stack.
+ */
+export function useTestStack(...args: Parameters<typeof startTestStack>): TestStack {
+  let started: TestStack | undefined;
+  beforeAll(async () => {
+    await createTestTable();
+    started = await startTestStack(...args);
+  });
+  afterAll(async () => started?.stack.stop());
+  return new Proxy({} as TestStack, {
+    get(_, property: keyof TestStack) {
+      if (!started) throw new Error(`the test stack is read before beforeAll started it (.${String(property)})`);
+      return started[property];
+    },
+  });
 }

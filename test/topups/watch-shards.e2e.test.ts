@@ -10,16 +10,10 @@ import { EXPIRY_SHARDS, INDEX_PARTITIONS, keys } from '../../functions/store/tab
 import { listPendingTopups } from '../../functions/store/topup.repository';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { getTopup, openTopup, type TopupBody } from './support';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack();
 auditAfterAll();
 
 it('watches PENDING top-ups from every shard of the list and its legacy partition, soonest first, bounded per run', async () => {

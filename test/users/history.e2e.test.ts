@@ -9,15 +9,9 @@
 import { MAX_FILTERED_QUERIES } from '../../functions/store/charge-read.repository';
 import { db } from '../../functions/store/client';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack({}, { sweepIntervalMs: 0 });
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack({}, { sweepIntervalMs: 0 });
 auditAfterAll();
 
 type Page = { data: { id: string; status: string; agent?: { id: string } }[]; nextCursor: string | null; error?: string };

@@ -9,15 +9,9 @@ import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack({}, { sweepIntervalMs: 0 });
-});
-afterAll(async () => t.stack.stop());
+const t = useTestStack({}, { sweepIntervalMs: 0 });
 auditAfterAll();
 
 type Charge = {

@@ -1,7 +1,7 @@
 /** The SSRF rule (core/webhooks.ts) and the registration check, on AWS settings (no loopback). */
 
-import { checkEndpointUrl } from '../../functions/core/address-check';
 import { isAllowedAddress, webhookUrlProblem } from '../../functions/core/webhooks';
+import { checkEndpointUrl } from '../../functions/net/address-check';
 
 const aws = { allowLoopback: false };
 const local = { allowLoopback: true };

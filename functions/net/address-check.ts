@@ -1,12 +1,13 @@
 /**
  * The registration-time address check of an endpoint URL: its shape (core/webhooks.ts) and what
- * its host resolves to now. Delivery checks again at every attempt (sender.ts), so a host that
- * later resolves elsewhere (DNS rebinding) is still refused.
+ * its host resolves to now. Delivery checks again at every attempt (webhooks/sender.ts), so a host
+ * that later resolves elsewhere (DNS rebinding) is still refused. An adapter, not core: it asks
+ * the resolver (core does no I/O, test/architecture/layers.test.ts).
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { type AddressPolicy, bareHost, isAllowedAddress, webhookUrlProblem } from '../core/webhooks';
 import { refuse } from '../messages/refusal';
-import { type AddressPolicy, bareHost, isAllowedAddress, webhookUrlProblem } from './webhooks';
 
 export type Resolver = (host: string) => Promise<string[]>;
 
