@@ -9,7 +9,8 @@
  * API after every step that moves money, and every page met on the way — the eight pages, the
  * sign-in, sign-up and welcome pages, a top-up's own page, a grant's shown-once page, the consent
  * and the approval pages — fits 375 px and 1280 px with no sideways scroll and has no serious or
- * critical axe-core violation. `SCREENSHOTS=<folder>` saves each of them at both widths.
+ * critical axe-core violation (in the dark scheme too, at 375 px). `SCREENSHOTS=<folder>` saves each
+ * of them at both widths.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -53,6 +54,13 @@ async function expectFits(page: Page, name: string): Promise<void> {
     const folder = process.env.SCREENSHOTS;
     if (folder) await page.screenshot({ path: join(folder, `${name}-${width}.png`), fullPage: true });
   }
+  // The console follows the system's dark scheme (color-scheme: light dark): its contrast is checked too.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const dark = await pageQuality(page, 375);
+  const folder = process.env.SCREENSHOTS;
+  if (folder) await page.screenshot({ path: join(folder, `${name}-375-dark.png`), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+  expect({ name, dark: dark.violations }).toEqual({ name, dark: [] });
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
@@ -291,5 +299,5 @@ describe('a new payer walks the console', () => {
 
     await context.close();
     await expectLedgerBalanced();
-  }, 300_000);
+  }, 480_000);
 });

@@ -38,7 +38,7 @@ export const PAGES_CSS = `
 }
 fieldset { border: 1px solid rgba(127, 127, 127, 0.5); border-radius: 0.5rem; padding: 0.75rem 1rem; margin: 0 0 1rem; min-width: 0; flex: 1 1 100%; }
 legend { font-weight: 600; padding: 0 0.25rem; }
-select { box-sizing: border-box; width: 100%; font: inherit; padding: 0.75rem; border-radius: 0.5rem; border: 1px solid; }
+select { box-sizing: border-box; width: 100%; font: inherit; padding: 0.75rem; border-radius: 0.5rem; border: 1px solid var(--field, currentColor); }
 .with-unit { display: flex; align-items: center; gap: 0.5rem; }
 .with-unit input { flex: 1 1 auto; min-width: 0; width: auto; }
 .with-unit .unit { font-weight: 600; flex: none; }
@@ -52,7 +52,7 @@ main > p.hint, section > p.hint { margin-bottom: 1rem; }
 .pager, .actions { display: flex; flex-wrap: wrap; gap: 1rem; margin: 1rem 0; }
 a.button { display: inline-block; font-weight: 600; padding: 0.75rem 1rem; border-radius: 0.5rem; border: 1px solid; text-decoration: none; }
 button.danger { border-color: #cf222e; }
-img.qr { display: block; max-width: 100%; height: auto; background: #fff; padding: 0.5rem; border-radius: 0.5rem; }
+img.qr { display: block; max-width: 100%; height: auto; background: #fff; padding: 0.5rem; border-radius: 0.5rem; margin: 0 0 1rem; }
 .secret textarea { box-sizing: border-box; width: 100%; font: inherit; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; padding: 0.75rem; border-radius: 0.5rem; border: 1px solid; word-break: break-all; resize: none; }
 section { margin: 0 0 2rem; }
 `;
