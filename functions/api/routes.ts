@@ -135,7 +135,19 @@ const CONSOLE_FRAMEWORK = combine(
 );
 /** What the console's pages over money and settings (functions/console/pages) call: the user API's use cases. */
 const CONSOLE_PAGES = combine(
-  uses('createTopup', 'listTopups', 'getTopup', 'listGrants', 'getGrant', 'revokeGrant', 'getUserKeyHash', 'replacePolicy', 'getAgentById'),
+  // The one-time key of each money or secret form (functions/console/pages/once.ts): the API's idempotency record.
+  uses(
+    'idempotentCommand',
+    'createTopup',
+    'listTopups',
+    'getTopup',
+    'listGrants',
+    'getGrant',
+    'revokeGrant',
+    'getUserKeyHash',
+    'replacePolicy',
+    'getAgentById',
+  ),
   uses(
     'rotateUserKey',
     'endAccountCredentials',

@@ -51,6 +51,10 @@ body { margin: 0; padding: 2rem 1rem; }
 main { max-width: 32rem; margin: 0 auto; }
 h1 { font-size: 1.5rem; margin: 0 0 1rem; }
 dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.5rem 1rem; margin: 0 0 1.5rem; }
+/* Colours set, not left to the browser's scheme defaults, so text and links keep 4.5:1 in both schemes. */
+html { background: #fff; color: #1b1f24; }
+a { color: #0b5cad; }
+@media (prefers-color-scheme: dark) { html { background: #0d1117; color: #e6edf3; } a { color: #58a6ff; } }
 dt { font-weight: 600; }
 dd { margin: 0; overflow-wrap: anywhere; }
 .amount { font-size: 1.25rem; font-weight: 600; }

@@ -138,7 +138,7 @@ const topupPage: ConsolePage = async (session, req) => {
     title,
     'funds',
     html`
-<dl>
+<dl class="facts">
 <dt>Status</dt><dd>${statusText(topup)}</dd>
 <dt>Amount</dt><dd>${amount ?? 'what your wallet sends'}</dd>
 <dt>Created</dt><dd>${when(topup.createdAt, session)}</dd>

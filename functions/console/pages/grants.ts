@@ -205,6 +205,13 @@ function inDays(message: string): string {
   );
 }
 
+/**
+ * The list from a POST's answer (which the browser shows at /console/grants): a bare `#id` there
+ * would be a same-page jump that leaves the shown-once key on screen, so the link carries a query
+ * (which the list ignores) to load the list for real.
+ */
+const backToList = (grantId: string) => `${GRANTS}?created=${encodeURIComponent(grantId)}#${encodeURIComponent(grantId)}`;
+
 function shownOnce(grant: Grant, key: string): ConsoleResult {
   return page(
     'Grant created',
@@ -216,7 +223,7 @@ function shownOnce(grant: Grant, key: string): ConsoleResult {
 <textarea id="grant-key" readonly rows="3" spellcheck="false" autocomplete="off">${key}</textarea>
 </div>
 <p class="hint">The agent sends it in the <code>x-user-key</code> header of its charges. It works only for this agent (${grant.agentId}) and only in ${grant.currency}. If it leaks, revoke the grant on the Grants page: it stops working at once.</p>
-<p><a href="${GRANTS}#${grant.id}">Back to Grants</a></p>`,
+<p><a href="${backToList(grant.id)}">Back to Grants</a></p>`,
   );
 }
 
@@ -228,7 +235,7 @@ async function alreadyCreated(session: ConsoleSession, grantId: string): Promise
     html`
 <p>This form was already submitted, and the grant${grant ? ` for ${grant.agentName} in ${grant.currency}` : ''} was created then. Its key was shown once, in the answer to that first submit, and cannot be shown again.</p>
 <p>If you did not copy the key, revoke this grant on the Grants page and create a new one.</p>
-<p><a href="${GRANTS}#${grantId}">Back to Grants</a></p>`,
+<p><a href="${backToList(grantId)}">Back to Grants</a></p>`,
   );
 }
 

@@ -38,16 +38,21 @@ export const PAGES_CSS = `
 }
 fieldset { border: 1px solid rgba(127, 127, 127, 0.5); border-radius: 0.5rem; padding: 0.75rem 1rem; margin: 0 0 1rem; min-width: 0; flex: 1 1 100%; }
 legend { font-weight: 600; padding: 0 0.25rem; }
-select { box-sizing: border-box; width: 100%; font: inherit; padding: 0.75rem; border-radius: 0.5rem; border: 1px solid; }
+select { box-sizing: border-box; width: 100%; font: inherit; padding: 0.75rem; border-radius: 0.5rem; border: 1px solid var(--field, currentColor); }
 .with-unit { display: flex; align-items: center; gap: 0.5rem; }
 .with-unit input { flex: 1 1 auto; min-width: 0; width: auto; }
 .with-unit .unit { font-weight: 600; flex: none; }
 .filters { display: grid; grid-template-columns: 1fr; gap: 0.75rem; margin: 0 0 1rem; }
+/* The grid's gap spaces the fields: a field's own bottom margin would lift the selects above the button's line. */
+.filters .field { margin: 0; }
+/* One height for the fields and the button (a select's and a button's line boxes differ), so they share a line. */
+.filters select, .filters button { height: 3rem; padding-top: 0; padding-bottom: 0; }
 @media (min-width: 48rem) { .filters { grid-template-columns: repeat(3, minmax(0, 1fr)) auto; align-items: end; } }
+main > p.hint, section > p.hint { margin-bottom: 1rem; }
 .pager, .actions { display: flex; flex-wrap: wrap; gap: 1rem; margin: 1rem 0; }
 a.button { display: inline-block; font-weight: 600; padding: 0.75rem 1rem; border-radius: 0.5rem; border: 1px solid; text-decoration: none; }
 button.danger { border-color: #cf222e; }
-img.qr { display: block; max-width: 100%; height: auto; background: #fff; padding: 0.5rem; border-radius: 0.5rem; }
+img.qr { display: block; max-width: 100%; height: auto; background: #fff; padding: 0.5rem; border-radius: 0.5rem; margin: 0 0 1rem; }
 .secret textarea { box-sizing: border-box; width: 100%; font: inherit; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; padding: 0.75rem; border-radius: 0.5rem; border: 1px solid; word-break: break-all; resize: none; }
 section { margin: 0 0 2rem; }
 `;
