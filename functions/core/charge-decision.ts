@@ -6,7 +6,7 @@
  * the policy or the grant) or for the agent's capture. The running totals are not decided here:
  * the store writes them under conditions (`limits`), so they hold under any concurrency.
  */
-import type { PendingReason } from './charges';
+import type { Charge, PendingReason } from './charges';
 import type { GrantLimits } from './grants';
 import type { Currency, Minor } from './money';
 import { approvalWindow, judge, type PeriodLimit, type SpendingPolicy } from './policy';
@@ -42,6 +42,15 @@ export type ChargeDecision =
       /** PENDING (money held), for the payer's approval or the agent's capture; absent: SUCCESS now. */
       pending?: { reason: PendingReason; expiresAt: string };
     };
+
+/** A charge the decision accepted: what its write must hold to, and whether it waits. */
+export type AcceptedCharge = Extract<ChargeDecision, { kind: 'accepted' }>;
+
+/** The charge as accepted: SUCCESS, or PENDING with the decision's reason and deadline. */
+export function chargeAsDecided(made: Charge, decision: AcceptedCharge): Charge {
+  const { pending } = decision;
+  return pending ? { ...made, status: 'PENDING', pendingReason: pending.reason, expiresAt: pending.expiresAt } : made;
+}
 
 /** Which grant limit the amount alone exceeds (no counter needed), or undefined; the counters are the store's condition. */
 export function grantLimitRefusal(limits: GrantLimits, amount: Minor): keyof GrantLimits | undefined {

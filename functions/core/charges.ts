@@ -35,7 +35,7 @@ export interface Charge {
   /** What was given back to the user by refunds, cumulative (absent: none). */
   refundedAmount?: Minor;
   /**
-   * The payer's spend counters this charge was added to (store/payer.ts), set on every charge
+   * The payer's spend counters this charge was added to (store/charge-items.ts `payerDebit`), set on every charge
    * that moved or held money. Never shown: what giving the hold back takes off is exactly this.
    */
   counted?: SpendCounted;

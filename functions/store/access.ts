@@ -125,7 +125,7 @@ export const STORE = {
   /** The operator's rotation reads the current key's hash first (getUserKeyHash). */
   getUserKeyHash: { read: ['user'] },
   // Charges (charge.repository.ts, charge-pending, charge-settlement, charge-read and charge-lifecycle.repository.ts).
-  /** With a grant key: the grant item's counters and status too (store/grant-charge.ts). */
+  /** With a grant key: the grant item's counters and status too (store/charge-items.ts). */
   /** The kill switch is the credited shard's condition: no check of the agent item. */
   commitCharge: { write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox', 'grant'] },
   /** With a grant key: the grant checked active (a revoked grant's refusal is 401, nothing stored). */

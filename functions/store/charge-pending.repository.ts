@@ -1,7 +1,7 @@
 /**
  * PENDING charges' markers (`PENDINGCHARGE#<chargeId>`): what approve, decline, capture, release
  * and the sweeper know of a PENDING charge without reading it. A marker is written with its charge
- * (charge.repository.ts), carries the whole charge, and sits in GSI1 by expiry: the sweeper's
+ * (store/charge-items.ts), carries the whole charge, and sits in GSI1 by expiry: the sweeper's
  * queue. Settling the charge retires it as a tombstone (`settledAt`, out of the index, TTL'd a day
  * later: charge-settlement.repository.ts), which every reader here treats as absent.
  */

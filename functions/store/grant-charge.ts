@@ -1,179 +1,25 @@
 /**
- * The grant's part of a charge made with a grant key (DESIGN §16 "Cost rule"): ONE Update of the
- * grant item inside the charge's TransactWriteItems, conditioned on everything the grant says, so
- * a revoked or expired grant, another agent, another currency and every limit are refused by
- * DynamoDB itself, exactly, under any concurrency and whatever a container has cached
- * (`grantChargeItem`: the item, named with what its failure means, that commitCharge adds). A
- * settlement gives a hold back to the grant's counters in its own transaction (`grantSettleItem`).
+ * The grant's part of a charge's ending. A charge made with a grant key spends the grant in its
+ * own transaction (store/charge-items.ts `grantSpend`, with the grant charge's Update and what its
+ * failure means); a settlement gives a hold back to the grant's counters in its own transaction
+ * (`grantSettleItem`), and refuses to pay the agent under a revoked or ended grant.
  *
- * The caller judges with what the grant key's lookup item carries (the grant's terms, which never
- * change) and the counter periods it last saw (cached, like the payer's): when the amount alone is
- * over a limit it refuses without writing (core/charge-decision.ts `grantLimitRefusal`); otherwise this Update's condition
- * decides. Windows are the UTC calendar day and month (docs/grants.md): `spentDay` / `spentMonth`
- * are maps `{p: "2026-01-15" | "2026-01", v: <minor units>}`, rolled over by replacement — the
- * first charge of a new period SETs a fresh map, conditioned on the old one being of another
- * period (a wrong guess about the period fails the condition; the caller retries with the other).
+ * The grant item's period counters `spentDay` / `spentMonth` are maps `{p: "2026-01-15" |
+ * "2026-01", v: <minor units>}` (docs/grants.md), rolled over by replacement.
  */
 import { config } from '../config';
 import type { SpendCounted } from '../core/charges';
-import { GrantExpiredError, GrantPeriodsChangedError, GrantRevokedError, SpendingLimitError, UserKeyRevokedError } from '../core/errors';
-import type { GrantLimits } from '../core/grants';
-import type { Currency, Minor } from '../core/money';
-import { periodsOf } from '../core/policy';
+import { GrantExpiredError, GrantRevokedError } from '../core/errors';
+import type { Minor } from '../core/money';
 import { readMinor } from './numbers';
 import { keys } from './table';
-import { type NamedItem, named, type OldItem, type TransactItem } from './transact';
+import type { OldItem, TransactItem } from './transact';
 
-/** What a grant charge is judged by: the grant's terms, from the key's lookup item. */
-export interface GrantChargeBasis {
-  agentId: string;
-  currency: Currency;
-  limits: GrantLimits;
-  /** The periods of the grant's counters as last seen (undefined: none yet, or not known). */
-  day?: string;
-  month?: string;
-}
-
-export interface GrantUpdate {
-  UpdateExpression: string;
-  ConditionExpression: string;
-  ExpressionAttributeNames: Record<string, string>;
-  ExpressionAttributeValues: Record<string, unknown>;
-}
-
-/**
- * The grant item's Update for a charge of `amount` by `agentId` at `now`: adds the amount to
- * `spent` and to this period's counters, under the condition that the grant is active (not
- * revoked, not past `expiresAt`), is this agent's and this currency's, and every running total
- * stays within its limit.
- */
-export function grantChargeUpdate(agentId: string, currency: Currency, amount: Minor, basis: GrantChargeBasis, now: Date): GrantUpdate {
-  const { day, month } = periodsOf(now);
-  const names: Record<string, string> = { '#cur': 'currency' };
-  const values: Record<string, unknown> = { ':amount': amount, ':agent': agentId, ':cur': currency, ':now': now.toISOString() };
-  const add = ['spent :amount'];
-  const set: string[] = [];
-  const conditions = [
-    'attribute_exists(PK)',
-    // Active: revocation and expiry take effect at once, in every container.
-    'attribute_not_exists(revokedAt)',
-    '(attribute_not_exists(expiresAt) OR expiresAt > :now)',
-    // The grant is this agent's, in this currency.
-    'agentId = :agent',
-    '#cur = :cur',
-    // perCharge is stored on the item: compared there, so no cached copy can be wrong about it.
-    '(attribute_not_exists(limits.perCharge) OR limits.perCharge >= :amount)',
-  ];
-  if (basis.limits.total !== undefined) {
-    values[':totalRoom'] = basis.limits.total - amount;
-    conditions.push('spent <= :totalRoom');
-  }
-  for (const [attr, limitName, known, period] of [
-    ['spentDay', 'daily', basis.day, day],
-    ['spentMonth', 'monthly', basis.month, month],
-  ] as const) {
-    const limit = basis.limits[limitName];
-    const key = limitName === 'daily' ? 'day' : 'month';
-    values[`:${key}`] = period;
-    if (known === period) {
-      // The counter is this period's: add to it, within the limit.
-      conditions.push(`${attr}.p = :${key}`);
-      add.push(`${attr}.v :amount`);
-      if (limit !== undefined) {
-        values[`:${key}Room`] = limit - amount;
-        conditions.push(`${attr}.v <= :${key}Room`);
-      }
-    } else {
-      // A new period (or none yet): replace the counter; the amount alone was checked by grantLimitRefusal.
-      conditions.push(`(attribute_not_exists(${attr}) OR ${attr}.p <> :${key})`);
-      values[`:${key}Fresh`] = { p: period, v: amount };
-      set.push(`${attr} = :${key}Fresh`);
-    }
-  }
-  return {
-    UpdateExpression: `ADD ${add.join(', ')}${set.length ? ` SET ${set.join(', ')}` : ''}`,
-    ConditionExpression: conditions.join(' AND '),
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
-}
-
-// --- The grant item inside a charge's and a settlement's transactions ---
-
-/** A charge made with a grant key: which grant, and what it was judged by. */
-export interface GrantCharge {
-  grantId: string;
-  userId: string;
-  basis: GrantChargeBasis;
-}
-
-/**
- * Why the grant item refused a charge, from the item as it was (ALL_OLD): gone, revoked or
- * expired → UserKeyRevokedError (401 `invalid user key`, at once); counters of another period than
- * assumed → GrantPeriodsChangedError (another round with the periods it shows); else a limit.
- */
-export function grantChargeRefusal(
-  old: OldItem | undefined,
-  agentId: string,
-  currency: Currency,
-  basis: GrantChargeBasis,
-  now: Date,
-): Error {
-  if (!old || old.revokedAt !== undefined || (typeof old.expiresAt === 'string' && old.expiresAt <= now.toISOString())) {
-    return new UserKeyRevokedError();
-  }
-  // Checked before the write (auth and the use case), from terms that never change: only a bug gets here.
-  if (old.agentId !== agentId || old.currency !== currency) return new UserKeyRevokedError();
-  const { day, month } = periodsOf(now);
-  const shown = { day: periodOf(old.spentDay), month: periodOf(old.spentMonth) };
-  if ((shown.day === day) !== (basis.day === day) || (shown.month === month) !== (basis.month === month)) {
-    return new GrantPeriodsChangedError(shown);
-  }
-  return new SpendingLimitError();
-}
-
-const periodOf = (counter: unknown): string | undefined =>
+/** The period (`p`) of a grant counter map, if it is one. */
+export const counterPeriod = (counter: unknown): string | undefined =>
   counter !== null && typeof counter === 'object' && typeof (counter as { p?: unknown }).p === 'string'
     ? (counter as { p: string }).p
     : undefined;
-
-/**
- * The grant item's Update as an item of the charge's own transaction, named with what its failure
- * means. It speaks before the user's item (a revoked grant is 401 whatever the balance says).
- */
-export function grantChargeItem(charge: { agentId: string; currency: Currency; amount: Minor }, grant: GrantCharge, now: Date): NamedItem {
-  return named(
-    {
-      Update: {
-        TableName: config().TABLE_NAME,
-        Key: keys.grant(grant.userId, grant.grantId),
-        ...grantChargeUpdate(charge.agentId, charge.currency, charge.amount, grant.basis, now),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-    { onConditionFailed: (old) => grantChargeRefusal(old, charge.agentId, charge.currency, grant.basis, now), precedence: 2 },
-  );
-}
-
-/**
- * A refusal recorded for a grant-key charge (the payer's policy, or a grant limit the amount alone
- * breaks: no grant write) still checks that the grant is active, so a revoked or expired grant's
- * key is 401 `invalid user key` at once, before any other refusal, and nothing is stored (§16).
- */
-export function grantActiveCheck(grant: { userId: string; grantId: string }, now: Date): NamedItem {
-  return named(
-    {
-      ConditionCheck: {
-        TableName: config().TABLE_NAME,
-        Key: keys.grant(grant.userId, grant.grantId),
-        ConditionExpression:
-          'attribute_exists(PK) AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :now)',
-        ExpressionAttributeValues: { ':now': now.toISOString() },
-      },
-    },
-    { onConditionFailed: () => new UserKeyRevokedError(), precedence: 2 },
-  );
-}
 
 /** Which of the grant's period counters a give-back lowers (each only while it is still the charge's period and covers it). */
 export interface GrantReturnBasis {
@@ -187,7 +33,7 @@ export const assumeGrantCounted: GrantReturnBasis = { day: true, month: true };
 /** What to lower, as the grant item `old` shows its counters. */
 export function grantReturnBasis(old: OldItem, counted: SpendCounted, returned: Minor): GrantReturnBasis {
   const covers = (counter: unknown, period: string) =>
-    periodOf(counter) === period && readMinor(counter as Record<string, unknown>, 'v') >= returned;
+    counterPeriod(counter) === period && readMinor(counter as Record<string, unknown>, 'v') >= returned;
   return { day: covers(old.spentDay, counted.day), month: covers(old.spentMonth, counted.month) };
 }
 

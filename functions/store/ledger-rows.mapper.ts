@@ -258,8 +258,8 @@ const CHARGE_STATUSES: ReadonlySet<string> = new Set<ChargeStatus>(['PENDING', '
 const PAYOUT_STATUSES: ReadonlySet<string> = new Set<PayoutStatus>(['PENDING', 'PROCESSING', 'HELD', 'COMPLETED', 'FAILED']);
 
 /**
- * The UTC day and month whose counters counted a charge: its `counted` record (store/payer.ts
- * `countedBy`), or, on items written before it existed, the periods of its `createdAt` (as
+ * The UTC day and month whose counters counted a charge: its `counted` record (store/charge-items.ts
+ * `chargeItems`), or, on items written before it existed, the periods of its `createdAt` (as
  * core/charges.ts `countedOf` reads them).
  */
 function periodsCounted(item: Item): { day?: string; month?: string } {

@@ -1,45 +1,26 @@
 /**
- * The payer's side of a charge, as one Update of the user's item inside the charge's transaction.
+ * The payer's item: its attributes, its state, and what gives a PENDING charge's hold back.
  *
  * The user item holds the balances, the money held in PENDING charges (`heldUSD`, `heldUSDC`), the
  * spending policy with its version, the user key's hash, and two spend counters: `spendDay` and
  * `spendMonth`, each a map `{p: <UTC day or month>, USD, USDC, "USD#<agentId>", …}` (an agent's
- * counter only while the policy gives that agent its own daily/monthly limit). A charge's update
- * debits the balance (or moves it to held), adds to the counters, and is conditioned on
- * everything it was judged by: enough funds, the same key, the same policy version, the counters'
- * periods, and every running total staying within its limit. So a limit holds across any number of
- * concurrent charges, with no read: the judgement uses a cached PayerState, and when the cache was
- * wrong the item DynamoDB returns with the failed condition says exactly why (`chargeRefusal`).
- *
- * A counter's period rolls over by replacement: the first charge of a new UTC day SETs a fresh
- * `spendDay` (conditioned on the old one being of another day) instead of adding to it.
+ * counter only while the policy gives that agent its own daily/monthly limit). A charge's debit of
+ * it, conditioned on everything the charge was judged by, is built with the charge's other items
+ * (store/charge-items.ts `payerDebit`).
  *
  * Every charge records which counters it was added to (`Charge.counted`, also on its pending
  * marker), and giving its hold back lowers those and no others: an agent's counter that did not
  * exist, or did not count the charge, when the hold was made is never lowered by it.
  */
 import type { SpendCounted } from '../core/charges';
-import { InsufficientFundsError, PayerStateChangedError, SpendingLimitError, UserKeyRevokedError } from '../core/errors';
 import type { Currency, Minor } from '../core/money';
-import { type PeriodLimit, periodsOf, type SpendingPolicy } from '../core/policy';
+import type { SpendingPolicy } from '../core/policy';
 import type { PayerState } from '../core/users';
 import { headroom, readMinor } from './numbers';
-import { noDebt } from './owed';
 
 export const heldAttribute = (currency: Currency): string => `held${currency}`;
-const agentCounter = (currency: Currency, agentId: string) => `${currency}#${agentId}`;
-
-/** How a charge was judged: the basis its write is conditioned on. */
-export interface ChargeBasis {
-  /** The account key's hash; undefined for a grant key's charge (the grant item's condition decides, store/grant-charge.ts). */
-  userKeyHash: string | undefined;
-  state: PayerState;
-  limits: readonly PeriodLimit[];
-  /** Keep this agent's own counters (its policy entry has daily/monthly limits). */
-  agentCounters: boolean;
-  /** PENDING: the amount goes to held instead of leaving the user's side. */
-  hold: boolean;
-}
+/** An agent's own counter inside a period's map (`USD#<agentId>`). */
+export const agentCounter = (currency: Currency, agentId: string): string => `${currency}#${agentId}`;
 
 export interface UserUpdate {
   UpdateExpression: string;
@@ -48,74 +29,8 @@ export interface UserUpdate {
   ExpressionAttributeValues: Record<string, unknown>;
 }
 
-/** The user item's update for a charge of `amount` by `agentId` at `now`. */
-export function chargeUserUpdate(agentId: string, currency: Currency, amount: Minor, basis: ChargeBasis, now: Date): UserUpdate {
-  const { day, month } = periodsOf(now);
-  const names: Record<string, string> = { '#cur': currency, '#d': 'spendDay', '#m': 'spendMonth', '#ag': agentCounter(currency, agentId) };
-  const values: Record<string, unknown> = { ':amount': amount, ':neg': -amount, ':kh': basis.userKeyHash, ':v': basis.state.policyVersion };
-  const add: string[] = ['#cur :neg'];
-  const set: string[] = [];
-  const conditions = [
-    'attribute_exists(PK)',
-    '#cur >= :amount',
-    // The key the charge was authorised with is still this user's (a rotation stops it at once).
-    ...(basis.userKeyHash !== undefined ? ['(attribute_not_exists(keyHash) OR keyHash = :kh)'] : []),
-    basis.state.policyVersion === 0 ? '(attribute_not_exists(policyVersion) OR policyVersion = :v)' : 'policyVersion = :v',
-  ];
-  // Issue 19: nothing is charged in a currency the payer owes after a reversal (store/owed.ts);
-  // a failure here reads as too little money (chargeRefusal): 402 insufficient balance.
-  const debt = noDebt(currency);
-  conditions.push(debt.condition);
-  Object.assign(names, debt.names);
-  Object.assign(values, debt.values);
-  if (basis.hold) {
-    names['#held'] = heldAttribute(currency);
-    add.push('#held :amount');
-    conditions.push(`(attribute_not_exists(#held) OR #held <= :headroom)`);
-    values[':headroom'] = headroom(amount);
-  }
-  for (const [attr, key, current, periodValue] of [
-    ['#d', 'day', basis.state.day, day],
-    ['#m', 'month', basis.state.month, month],
-  ] as const) {
-    const limits = basis.limits.filter((l) => l.period === key);
-    values[`:${key}`] = periodValue;
-    if (current === periodValue) {
-      // The counters are this period's: add to them, within every limit.
-      conditions.push(`${attr}.p = :${key}`);
-      add.push(`${attr}.#cur :amount`);
-      if (basis.agentCounters) add.push(`${attr}.#ag :amount`);
-      limits.forEach((l, i) => {
-        const counter = l.scope === 'user' ? `${attr}.#cur` : `${attr}.#ag`;
-        values[`:${key}Room${i}`] = l.limit - amount;
-        conditions.push(`(attribute_not_exists(${counter}) OR ${counter} <= :${key}Room${i})`);
-      });
-    } else {
-      // A new period (or none yet): replace the counters; the amount alone was checked by judge().
-      conditions.push(`(attribute_not_exists(${attr}) OR ${attr}.p <> :${key})`);
-      values[`:${key}Fresh`] = {
-        p: periodValue,
-        [currency]: amount,
-        ...(basis.agentCounters ? { [agentCounter(currency, agentId)]: amount } : {}),
-      };
-      set.push(`${attr} = :${key}Fresh`);
-    }
-  }
-  return pruned({
-    UpdateExpression: `ADD ${add.join(', ')}${set.length ? ` SET ${set.join(', ')}` : ''}`,
-    ConditionExpression: conditions.join(' AND '),
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  });
-}
-
-/** The counters `chargeUserUpdate` adds a charge to, for the charge's record (`Charge.counted`). */
-export function countedBy(basis: ChargeBasis, now: Date): SpendCounted {
-  return { ...periodsOf(now), agent: basis.agentCounters };
-}
-
 /** DynamoDB refuses names and values an expression does not use: keep only those it does. */
-function pruned(update: UserUpdate): UserUpdate {
+export function pruned(update: UserUpdate): UserUpdate {
   const text = `${update.UpdateExpression} ${update.ConditionExpression} `;
   const used = (token: string) => new RegExp(`${token}(?![A-Za-z0-9_])`).test(text);
   return {
@@ -139,38 +54,6 @@ export function payerStateOf(item: Record<string, unknown>): PayerState {
     day: period('spendDay'),
     month: period('spendMonth'),
   };
-}
-
-/**
- * Why the user's part of a charge failed, from the item as it was (ALL_OLD): a revoked key, a
- * stale basis (policy or periods moved: retry with the state attached), a running total past its
- * limit, or too little money — in that order, so a stale judgement is never reported as a refusal.
- */
-export function chargeRefusal(
-  old: Record<string, unknown> | undefined,
-  agentId: string,
-  currency: Currency,
-  amount: Minor,
-  basis: ChargeBasis,
-  now: Date,
-): Error {
-  if (!old) return new UserKeyRevokedError();
-  if (basis.userKeyHash !== undefined && typeof old.keyHash === 'string' && old.keyHash !== basis.userKeyHash)
-    return new UserKeyRevokedError();
-  const state = payerStateOf(old);
-  const { day, month } = periodsOf(now);
-  const stale =
-    state.policyVersion !== basis.state.policyVersion ||
-    (state.day === day) !== (basis.state.day === day) ||
-    (state.month === month) !== (basis.state.month === month);
-  if (stale) return new PayerStateChangedError(state);
-  for (const l of basis.limits) {
-    const counters = old[l.period === 'day' ? 'spendDay' : 'spendMonth'] as Record<string, unknown> | undefined;
-    const current = (l.period === 'day' ? state.day : state.month) === (l.period === 'day' ? day : month);
-    const spent = current && counters ? readMinor(counters, l.scope === 'user' ? currency : agentCounter(currency, agentId)) : 0;
-    if (spent + amount > l.limit) return new SpendingLimitError();
-  }
-  return new InsufficientFundsError();
 }
 
 /**

@@ -2,7 +2,7 @@
  * Users and their prepaid balances. A user's balances live on the user item, one numeric
  * attribute per currency in minor units; every debit is a conditional update on that item. The
  * item also carries what a charge is judged by (policy, spend counters, the key's hash): see
- * store/payer.ts.
+ * store/payer.ts, and store/charge-items.ts for a charge's debit of it.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';

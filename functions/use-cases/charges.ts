@@ -8,7 +8,7 @@ import { renderRefusal } from '../contracts/outcome';
 import type { CreateChargeRequest, ListChargesQuery } from '../contracts/request.schemas';
 import { balancesView, chargeView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
-import { decideCharge } from '../core/charge-decision';
+import { chargeAsDecided, decideCharge } from '../core/charge-decision';
 import type { Charge } from '../core/charges';
 import {
   AgentDisabledError,
@@ -119,7 +119,11 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         const refused = answer({ kind: 'refused', code });
         const failed: Charge = { ...base, status: 'FAILED', failureReason: reason };
         try {
-          await recordFailedCharge(failed, agent.keyHash, refused.record, now, {
+          await recordFailedCharge({
+            charge: failed,
+            agentKeyHash: agent.keyHash,
+            idem: refused.record,
+            now,
             policyJudged: judgedBy,
             events: chargeEvents(failed, { now }),
             grant: grant ? { userId, grantId: grant.grantId } : undefined,
@@ -136,9 +140,8 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         // The grant's limits on top of the policy's: the amount alone, here; the running totals, by the grant item's condition.
         return fail('spendingLimitExceeded', verdict.reason === 'over-limit' ? state : undefined);
       }
-      const { needsApproval, pending } = verdict;
-      const hold = pending !== undefined;
-      const charge: Charge = pending ? { ...base, status: 'PENDING', pendingReason: pending.reason, expiresAt: pending.expiresAt } : base;
+      const { needsApproval } = verdict;
+      const charge = chargeAsDecided(base, verdict);
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
       // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
       const created = answer(
@@ -153,20 +156,22 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       const grantCharge = grant
         ? { grantId: grant.grantId, userId, basis: { agentId, currency, limits: grant.limits, ...grantPeriods(grant.grantId) } }
         : undefined;
-      const basis = {
-        userKeyHash: grant ? undefined : userKeyHash,
-        state,
-        limits: verdict.limits,
-        agentCounters: verdict.agentCounters,
-        hold,
-        grant: grantCharge,
-      };
       try {
         // The events are written with the charge; the approval link's token never is (the
         // placeholder, filled in by the delivery worker: functions/webhooks/delivery.ts).
         const all = chargeEvents(charge, { now, ...(needsApproval ? { approvalUrl: link(TOKEN_PLACEHOLDER) } : {}) });
         const events = purchase ? all.filter((e) => e.type === 'charge.approval_requested') : all;
-        await commitCharge(charge, agent.keyHash, basis, created.record, now, events);
+        await commitCharge({
+          charge,
+          decision: verdict,
+          agentKeyHash: agent.keyHash,
+          userKeyHash: grant ? undefined : userKeyHash,
+          payer: state,
+          grant: grantCharge,
+          idem: created.record,
+          events,
+          now,
+        });
         // The counters are now this period's.
         rememberPayer(userId, { ...state, ...periodsOf(now) });
         if (grant) rememberGrantPeriods(grant.grantId, periodsOf(now));

@@ -43,7 +43,7 @@ export function rememberPayer(userId: string, state: PayerState): void {
 }
 
 /**
- * The periods of each grant's counters as this container last saw them (store/grant-charge.ts):
+ * The periods of each grant's counters as this container last saw them (store/charge-items.ts `grantSpend`):
  * like the payer's, never trusted for correctness (the grant item's condition checks them, and a
  * wrong guess brings the item's periods back: GrantPeriodsChangedError).
  */

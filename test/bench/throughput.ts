@@ -13,11 +13,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { serialize } from '../../functions/contracts/json';
 import { chargeView } from '../../functions/contracts/views';
+import { decideCharge } from '../../functions/core/charge-decision';
 import type { Charge } from '../../functions/core/charges';
 import type { IdempotencyWrite } from '../../functions/core/idempotency';
 import { newChargeId } from '../../functions/core/ids';
 import { hashKey } from '../../functions/core/keys';
-import { judge, periodsOf } from '../../functions/core/policy';
+import { periodsOf } from '../../functions/core/policy';
 import type { PayerState } from '../../functions/core/users';
 import { commitCharge } from '../../functions/store/charge.repository';
 import { readPayerState } from '../../functions/store/user.repository';
@@ -211,8 +212,8 @@ export function rawCharges(dynamoEndpoint: string): RawCharges {
       ...(agent.name !== undefined ? { agentName: agent.name } : {}),
     };
     const state = await stateOf(user.id);
-    const verdict = judge(state.policy, agent.id, charge.currency, charge.amount);
-    if (verdict.kind !== 'allowed') throw new Error(`the bench payer's policy refused: ${verdict.kind}`);
+    const decision = decideCharge({ policy: state.policy, agentId: agent.id, currency: charge.currency, amount: charge.amount, now });
+    if (decision.kind !== 'accepted' || decision.pending) throw new Error(`the bench payer's policy did not accept a plain charge`);
     const idem: IdempotencyWrite = {
       scope: `${agent.id}#charges`,
       key: charge.idempotencyKey,
@@ -222,15 +223,17 @@ export function rawCharges(dynamoEndpoint: string): RawCharges {
         body: serialize(chargeView(charge)),
       },
     };
-    const basis = {
-      userKeyHash: hashOf(user.key),
-      state,
-      limits: verdict.limits,
-      agentCounters: verdict.agentCounters,
-      hold: false,
-    };
     const [write, ...more] = await capturedWrites(() =>
-      commitCharge(charge, hashOf(agent.key), basis, idem, now, chargeEvents(charge, { now })),
+      commitCharge({
+        charge,
+        decision,
+        agentKeyHash: hashOf(agent.key),
+        userKeyHash: hashOf(user.key),
+        payer: state,
+        idem,
+        events: chargeEvents(charge, { now }),
+        now,
+      }),
     );
     if (!write || more.length > 0 || write.command !== 'TransactWriteItems') {
       throw new Error(`a charge's commit sent ${[write, ...more].map((x) => x?.command).join(', ')}, not one TransactWriteItems`);

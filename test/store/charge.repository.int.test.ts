@@ -1,15 +1,18 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
+import type { AcceptedCharge } from '../../functions/core/charge-decision';
 import type { Charge } from '../../functions/core/charges';
 import { AgentDisabledError, ConcurrencyError, IdempotencyRecordExistsError, InsufficientFundsError } from '../../functions/core/errors';
+import type { IdempotencyWrite } from '../../functions/core/idempotency';
 import { newChargeId, newUserId } from '../../functions/core/ids';
 import { periodsOf } from '../../functions/core/policy';
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { commitCharge, recordFailedCharge } from '../../functions/store/charge.repository';
+import type { ChargeWrite } from '../../functions/store/charge-items';
 import { getCharge, getChargeById, listCharges } from '../../functions/store/charge-read.repository';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { getIdempotencyRecord } from '../../functions/store/idempotency.repository';
-import { type ChargeBasis, payerStateOf } from '../../functions/store/payer';
+import { payerStateOf } from '../../functions/store/payer';
 import { keys } from '../../functions/store/table';
 import { createUser, creditUser, getUser } from '../../functions/store/user.repository';
 import { testAgent, testKeyHash } from '../support/agents';
@@ -63,11 +66,20 @@ function charge(agentId: string, userId: string, amount: number): Charge {
   };
 }
 
-/** The payer basis a charge is judged by, as the user's item shows it now (no policy). */
-async function basisFor(userId: string): Promise<ChargeBasis> {
+/** What a charge is judged by: the user's item as it is now (no policy), and its account key. */
+async function basisFor(userId: string): Promise<Pick<ChargeWrite, 'userKeyHash' | 'payer'>> {
   const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.user(userId), ConsistentRead: true }));
-  return { userKeyHash: `hash-${userId}`, state: payerStateOf(out.Item ?? {}), limits: [], agentCounters: false, hold: false };
+  return { userKeyHash: `hash-${userId}`, payer: payerStateOf(out.Item ?? {}) };
 }
+
+/** A plain charge, accepted (no policy: no limits, SUCCESS at once). */
+const accepted: AcceptedCharge = { kind: 'accepted', limits: [], agentCounters: false, needsApproval: false };
+
+const commit = (c: Charge, agentKeyHash: string, basis: Pick<ChargeWrite, 'userKeyHash' | 'payer'>, idem: IdempotencyWrite, now: Date) =>
+  commitCharge({ charge: c, decision: accepted, agentKeyHash, ...basis, idem, events: [], now });
+
+const recordFailed = (c: Charge, agentKeyHash: string, idem: IdempotencyWrite, now: Date) =>
+  recordFailedCharge({ charge: c, agentKeyHash, idem, now });
 
 const idem = (c: Charge, fingerprint = 'fp') => ({
   scope: `${c.agentId}#charges`,
@@ -82,7 +94,7 @@ describe('charge repository against DynamoDB Local', () => {
     const basis = await basisFor(c.userId);
     resetDynamoRequestCounts();
     const now = new Date();
-    await commitCharge(c, testKeyHash(c.agentId), basis, idem(c), now);
+    await commit(c, testKeyHash(c.agentId), basis, idem(c), now);
     expect(dynamoRequestCounts()).toEqual({ TransactWriteItemsCommand: 1 });
     expect((await getUser(userId))?.balances.USD).toBe(750);
     const ledger = await readAgentLedger('agent-move');
@@ -98,12 +110,10 @@ describe('charge repository against DynamoDB Local', () => {
     const agent = await testAgent(undefined, false);
     const userId = await userWith(1000);
     const c = charge(agent.id, userId, 100);
-    await expect(commitCharge(c, agent.keyHash, await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(AgentDisabledError);
-    await expect(recordFailedCharge({ ...c, status: 'FAILED' }, agent.keyHash, idem(c), new Date())).rejects.toBeInstanceOf(
-      AgentDisabledError,
-    );
+    await expect(commit(c, agent.keyHash, await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(AgentDisabledError);
+    await expect(recordFailed({ ...c, status: 'FAILED' }, agent.keyHash, idem(c), new Date())).rejects.toBeInstanceOf(AgentDisabledError);
     // A rotated key (no agent item under the old hash) is refused the same way.
-    await expect(commitCharge(c, 'hash-of-a-rotated-key', await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(
+    await expect(commit(c, 'hash-of-a-rotated-key', await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(
       AgentDisabledError,
     );
     expect((await getUser(userId))?.balances.USD).toBe(1000);
@@ -114,7 +124,7 @@ describe('charge repository against DynamoDB Local', () => {
   it('refuses a debit larger than the balance and changes nothing', async () => {
     const userId = await userWith(100);
     const c = charge('agent-poor', userId, 101);
-    await expect(commitCharge(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(
+    await expect(commit(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(
       InsufficientFundsError,
     );
     expect((await getUser(userId))?.balances.USD).toBe(100);
@@ -126,7 +136,7 @@ describe('charge repository against DynamoDB Local', () => {
   it('keeps a FAILED charge with its idempotency record and counts it, moving no money', async () => {
     const userId = await userWith(0);
     const c = { ...charge('agent-failed', userId, 500), status: 'FAILED' as const };
-    await recordFailedCharge(c, testKeyHash(c.agentId), idem(c), new Date());
+    await recordFailed(c, testKeyHash(c.agentId), idem(c), new Date());
     const ledger = await readAgentLedger('agent-failed');
     expect(ledger.charges).toBe(1);
     expect(ledger.balances.USD).toBe(0);
@@ -136,15 +146,11 @@ describe('charge repository against DynamoDB Local', () => {
   it('reports an existing idempotency record with the old item and moves no money', async () => {
     const userId = await userWith(1000);
     const first = charge('agent-replay', userId, 100);
-    await commitCharge(first, testKeyHash(first.agentId), await basisFor(first.userId), idem(first, 'same'), new Date());
+    await commit(first, testKeyHash(first.agentId), await basisFor(first.userId), idem(first, 'same'), new Date());
     const second = { ...charge('agent-replay', userId, 100), idempotencyKey: first.idempotencyKey };
-    const error = await commitCharge(
-      second,
-      testKeyHash(second.agentId),
-      await basisFor(second.userId),
-      idem(second, 'same'),
-      new Date(),
-    ).catch((e: unknown) => e);
+    const error = await commit(second, testKeyHash(second.agentId), await basisFor(second.userId), idem(second, 'same'), new Date()).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(IdempotencyRecordExistsError);
     // DynamoDB hands the old record back with the failed condition (no extra read needed).
     expect((error as IdempotencyRecordExistsError).existing).toEqual(idem(first, 'same').record);
@@ -156,9 +162,9 @@ describe('charge repository against DynamoDB Local', () => {
     const userId = await userWith(1000);
     const first = charge('agent-expired', userId, 100);
     const longAgo = new Date(Date.now() - 2 * 86_400_000);
-    await commitCharge(first, testKeyHash(first.agentId), await basisFor(first.userId), idem(first), longAgo);
+    await commit(first, testKeyHash(first.agentId), await basisFor(first.userId), idem(first), longAgo);
     const again = { ...charge('agent-expired', userId, 100), idempotencyKey: first.idempotencyKey };
-    await commitCharge(again, testKeyHash(again.agentId), await basisFor(again.userId), idem(again), new Date());
+    await commit(again, testKeyHash(again.agentId), await basisFor(again.userId), idem(again), new Date());
     expect((await getUser(userId))?.balances.USD).toBe(800);
   });
 
@@ -167,7 +173,7 @@ describe('charge repository against DynamoDB Local', () => {
     const c = charge('agent-conflict', userId, 100);
     const fault = injectFault('TransactWriteItemsCommand', 'conflict', 3);
     try {
-      await commitCharge(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date());
+      await commit(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date());
     } finally {
       fault.remove();
     }
@@ -181,7 +187,7 @@ describe('charge repository against DynamoDB Local', () => {
     const c = charge('agent-conflict-forever', userId, 100);
     const fault = injectFault('TransactWriteItemsCommand', 'conflict', 1000);
     try {
-      await expect(commitCharge(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(
+      await expect(commit(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date())).rejects.toBeInstanceOf(
         ConcurrencyError,
       );
     } finally {
@@ -196,7 +202,7 @@ describe('charge repository against DynamoDB Local', () => {
     const made: Charge[] = [];
     for (let i = 0; i < 7; i++) {
       const c = charge('agent-list', userId, 10 + i);
-      await commitCharge(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date());
+      await commit(c, testKeyHash(c.agentId), await basisFor(c.userId), idem(c), new Date());
       made.push(c);
     }
     const newestFirst = [...made].reverse().map((c) => c.id);

@@ -1,0 +1,235 @@
+/**
+ * The items of a charge's one TransactWriteItems, pinned: for each kind of charge (plain, under a
+ * policy's limits, waiting for approval, a hold, under a grant, a grant's hold and approval, an
+ * x402 purchase's hold, and each refusal that keeps a FAILED record), the use case is run against
+ * DynamoDB Local and every transaction it sends is captured at the client, normalised (ids, times,
+ * periods, TTLs and the random shard become placeholders, numbered by first appearance so an id
+ * shared by two items stays shared) and compared with test/store/charge-transaction.golden.json.
+ *
+ * The golden file was recorded from the code before the charge's items were built in one place
+ * (store/charge-items.ts): a refactor of how the items are built must leave every item, key,
+ * condition, value and meaning-bearing ReturnValues exactly as it was. Record again only for a
+ * change that means to alter the transaction: `RECORD_GOLDEN=1 npx jest <this file>`.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { config } from '../../functions/config';
+import { newGrant } from '../../functions/core/grants';
+import { newGrantId, newUserId } from '../../functions/core/ids';
+import type { Currency } from '../../functions/core/money';
+import type { SpendingPolicy } from '../../functions/core/policy';
+import type { PurchaseTerms } from '../../functions/core/purchases';
+import { db } from '../../functions/store/client';
+import type { GrantKeyTerms } from '../../functions/store/credentials.repository';
+import { createGrant } from '../../functions/store/grant.repository';
+import type { TransactItem } from '../../functions/store/transact';
+import { createUser, creditUser, replacePolicy } from '../../functions/store/user.repository';
+import { type CreateChargeInput, createCharge } from '../../functions/use-cases/charges';
+import { testAgent } from '../support/agents';
+import { createTestTable } from '../support/table';
+
+const GOLDEN = path.join(__dirname, 'charge-transaction.golden.json');
+const RECORD = process.env.RECORD_GOLDEN === '1';
+
+let sent: TransactItem[][] | undefined;
+beforeAll(async () => {
+  await createTestTable();
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (sent && /TransactWrite/.test(context.commandName ?? '')) {
+        sent.push(structuredClone((args.input as { TransactItems: TransactItem[] }).TransactItems).map(plain));
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'captureChargeTransactions' },
+  );
+});
+
+/** The document client's form of an item (the middleware may see it marshalled). */
+function plain(item: TransactItem): TransactItem {
+  const out = structuredClone(item) as Record<string, Record<string, unknown>>;
+  for (const body of Object.values(out)) {
+    for (const field of ['Item', 'Key', 'ExpressionAttributeValues']) {
+      const v = body[field] as Record<string, unknown> | undefined;
+      if (v && Object.values(v).every((a) => a !== null && typeof a === 'object' && Object.keys(a as object).length === 1)) {
+        try {
+          body[field] = unmarshall(v as Record<string, AttributeValue>);
+        } catch {
+          // already plain
+        }
+      }
+    }
+  }
+  return out as TransactItem;
+}
+
+const ULID = '[0-9a-hjkmnp-tv-z]{26}';
+
+/**
+ * What varies from run to run, as placeholders. Each ULID (every id is a prefix and one or two of
+ * them: core/ids.ts) is numbered by first appearance, so an id two items share stays shared; the
+ * shards (random for the balance, derived from the id for the charge partition and the expiry
+ * queue) and the table's name are not the items' meaning.
+ */
+function normalised(transactions: unknown): unknown {
+  const ids = new Map<string, string>();
+  const id = (ulid: string) => {
+    if (!ids.has(ulid)) ids.set(ulid, `<id${ids.size + 1}>`);
+    return ids.get(ulid) as string;
+  };
+  const text = JSON.stringify(transactions)
+    .replaceAll(config().TABLE_NAME, '<table>')
+    // The idempotency record's fingerprint (a SHA-256 of the request, which holds the ids).
+    .replace(/(?<![0-9a-z])[0-9a-f]{64}(?![0-9a-z])/g, '<sha256>')
+    .replace(
+      new RegExp(`(?<![0-9a-z_])(c|xp)(${ULID})a(${ULID})(?![0-9a-z])`, 'g'),
+      (_, kind: string, c: string, a: string) => `${kind}${id(c)}a${id(a)}`,
+    )
+    .replace(new RegExp(`(?<![0-9a-z_])(a|u|g|evt_)(${ULID})(?![0-9a-z])`, 'g'), (_, kind: string, u: string) => `${kind}${id(u)}`)
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>')
+    .replace(/\d{4}-\d{2}-\d{2}/g, '<day>')
+    .replace(/\d{4}-\d{2}(?=[\\"])/g, '<month>')
+    .replace(/((?:AGENTBAL|CHARGES)#[^"#]+#)\d+/g, '$1<shard>')
+    .replace(/PENDING_EXPIRY#\d+/g, 'PENDING_EXPIRY#<shard>')
+    .replace(/([:,[])1\d{9}(?=[,}\]])/g, '$1"<epoch>"');
+  const left = text.match(new RegExp(`(?<![0-9A-Za-z_])[a-z]{0,2}${ULID}`, 'g'));
+  if (left) throw new Error(`an id the normalisation missed: ${left[0]}`);
+  return JSON.parse(text);
+}
+
+async function payer(balances: Partial<Record<Currency, number>>, policy?: SpendingPolicy): Promise<string> {
+  const id = newUserId();
+  const now = new Date();
+  await createUser(id, `hash-${id}`, now);
+  for (const [currency, amount] of Object.entries(balances) as [Currency, number][]) {
+    await creditUser(
+      id,
+      { USD: 0, USDC: 0 },
+      amount,
+      currency,
+      { scope: 'admin#credits', key: `seed-${id}-${currency}`, record: { fingerprint: 'f', statusCode: 200, body: '{}' } },
+      now,
+    );
+  }
+  if (policy) await replacePolicy(id, policy);
+  return id;
+}
+
+async function grantFor(userId: string, agentId: string, terms: { limits: Record<string, number>; approvalAbove?: number }) {
+  const now = new Date();
+  const grant = newGrant({ id: newGrantId(), userId, agentId, agentName: 'bot' }, { currency: 'USD', ...terms }, now);
+  await createGrant(grant, `grant-hash-${grant.id}`, { accountKeyHash: `hash-${userId}`, events: [], now });
+  const key: GrantKeyTerms = {
+    grantId: grant.id,
+    userId,
+    agentId,
+    currency: 'USD',
+    limits: grant.limits,
+    ...(grant.approvalAbove !== undefined ? { approvalAbove: grant.approvalAbove } : {}),
+    ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}),
+  };
+  return key;
+}
+
+let seq = 0;
+/** Runs one charge request; the transactions it sent and the status it answered. */
+async function charge(
+  agentId: string,
+  userId: string,
+  request: Partial<CreateChargeInput> & { amount: number },
+): Promise<{ status: number; transactions: TransactItem[][] }> {
+  sent = [];
+  const result = await createCharge({
+    agent: { id: agentId, keyHash: `test-key-hash-${agentId}`, name: 'bot' },
+    userId,
+    userKeyHash: `hash-${userId}`,
+    idempotencyKey: `charge-${++seq}`,
+    baseUrl: 'https://pay.example.com',
+    currency: 'USD',
+    description: `pinned ${seq}`,
+    ...request,
+  }).catch((error: { status?: number; statusCode?: number }) => ({ statusCode: error.status ?? error.statusCode ?? 500 }));
+  const transactions = sent;
+  sent = undefined;
+  return { status: result.statusCode, transactions };
+}
+
+const purchaseTerms: PurchaseTerms = {
+  requirements: {
+    scheme: 'exact',
+    network: 'solana:test',
+    asset: 'USDCmint1111111111111111111111111111111111',
+    amount: '2500000',
+    payTo: 'seller1111111111111111111111111111111111111',
+    maxTimeoutSeconds: 60,
+    extra: { feePayer: 'facilitator11111111111111111111111111111111' },
+  },
+  resource: { url: 'https://seller.example.com/report' },
+};
+
+describe('the items of a charge’s transaction', () => {
+  it('are exactly those pinned for every kind of charge and refusal', async () => {
+    const agent = (await testAgent()).id;
+    const cases: Record<string, { status: number; transactions: TransactItem[][] }> = {};
+
+    const plainPayer = await payer({ USD: 10_000 });
+    cases['plain charge, cold counters'] = await charge(agent, plainPayer, { amount: 100 });
+    cases['plain charge, warm counters'] = await charge(agent, plainPayer, { amount: 200 });
+
+    const limited = await payer(
+      { USD: 10_000 },
+      { daily: { USD: 5000 }, monthly: { USD: 9000 }, perCharge: { USD: 2000 }, agents: { [agent]: { daily: { USD: 3000 } } } },
+    );
+    cases['policy limits, cold counters'] = await charge(agent, limited, { amount: 100 });
+    cases['policy limits, warm counters'] = await charge(agent, limited, { amount: 300 });
+    cases['refused: over the policy per charge'] = await charge(agent, limited, { amount: 2500 });
+
+    const approving = await payer({ USD: 10_000 }, { approvalAbove: { USD: 500 }, approvalWindowSeconds: 600 });
+    cases['waits for the payer’s approval'] = await charge(agent, approving, { amount: 1000 });
+
+    const holding = await payer({ USD: 10_000 });
+    cases['hold'] = await charge(agent, holding, { amount: 700, capture: false, holdSeconds: 600 });
+    cases['hold, warm counters'] = await charge(agent, holding, { amount: 800, capture: false });
+
+    const blocking = await payer({ USD: 10_000 }, { agents: { [agent]: { blocked: true } } });
+    cases['refused: agent blocked'] = await charge(agent, blocking, { amount: 100 });
+
+    const poor = await payer({ USD: 50 });
+    cases['refused: insufficient balance'] = await charge(agent, poor, { amount: 100 });
+
+    const granting = await payer({ USD: 10_000 });
+    const grant = await grantFor(granting, agent, { limits: { daily: 5000, monthly: 8000, total: 9000, perCharge: 2000 } });
+    const grantCall = { grant, userKeyHash: `grant-hash-${grant.grantId}` };
+    cases['grant charge, cold periods'] = await charge(agent, granting, { amount: 100, ...grantCall });
+    cases['grant charge, warm periods'] = await charge(agent, granting, { amount: 200, ...grantCall });
+    cases['grant hold'] = await charge(agent, granting, { amount: 300, capture: false, holdSeconds: 120, ...grantCall });
+    cases['refused: over the grant per charge'] = await charge(agent, granting, { amount: 2500, ...grantCall });
+
+    const grantApproving = await payer({ USD: 10_000 });
+    const approvalGrant = await grantFor(grantApproving, agent, { limits: {}, approvalAbove: 500 });
+    cases['grant charge waits for approval'] = await charge(agent, grantApproving, {
+      amount: 900,
+      grant: approvalGrant,
+      userKeyHash: `grant-hash-${approvalGrant.grantId}`,
+    });
+
+    const buying = await payer({ USDC: 10_000_000 });
+    cases['x402 purchase hold'] = await charge(agent, buying, {
+      amount: 2_500_000,
+      currency: 'USDC',
+      description: 'x402: https://seller.example.com/report',
+      capture: false,
+      holdSeconds: 300,
+      purchase: { terms: purchaseTerms, view: (c) => ({ id: `xp${c.id.slice(1)}`, status: c.status }) },
+    });
+
+    const pinned = normalised(Object.values(cases).map((c) => c.transactions));
+    const shown = Object.fromEntries(
+      Object.keys(cases).map((name, i) => [name, { status: cases[name]?.status, transactions: (pinned as unknown[])[i] }]),
+    );
+    if (RECORD) writeFileSync(GOLDEN, `${JSON.stringify(shown, null, 2)}\n`);
+    expect(shown).toEqual(JSON.parse(readFileSync(GOLDEN, 'utf8')));
+  });
+});
