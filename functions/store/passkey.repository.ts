@@ -8,7 +8,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/li
 import { config } from '../config';
 import { db } from './client';
 import { keys, TTL_ATTRIBUTE } from './table';
-import { ConditionFailedError, conditionalWrite, outcome, transactWrite } from './transact';
+import { ConditionFailedError, conditionalWrite, outcome, type TransactItem, transactWrite } from './transact';
 
 export interface Passkey {
   credentialId: string;
@@ -23,9 +23,14 @@ export interface Passkey {
 }
 
 export async function savePasskey(passkey: Passkey): Promise<void> {
+  await transactWrite(passkeyItems(passkey));
+}
+
+/** The items that save a passkey: for a transaction that creates its payer too (a console sign-up). */
+export function passkeyItems(passkey: Passkey): TransactItem[] {
   const table = config().TABLE_NAME;
   const { credentialId, userId, createdAt } = passkey;
-  await transactWrite([
+  return [
     {
       Put: {
         TableName: table,
@@ -40,7 +45,7 @@ export async function savePasskey(passkey: Passkey): Promise<void> {
         Item: { ...keys.userPasskey(userId, credentialId), type: 'UserPasskey', credentialId, createdAt },
       },
     },
-  ]);
+  ];
 }
 
 const toPasskey = (item: Record<string, unknown>): Passkey => ({
