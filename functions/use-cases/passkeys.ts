@@ -18,6 +18,7 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { config } from '../config';
+import { PasskeyTakenError } from '../core/errors';
 import { refusalText } from '../messages/catalogue';
 import { refuse } from '../messages/refusal';
 import {
@@ -132,20 +133,26 @@ export async function finishSignUp(rp: RelyingParty, response: RegistrationRespo
   await takeFor('signup', challenge, now);
   const credential = await verifiedRegistration(rp, response, challenge);
   let started: ReturnType<typeof sessionOfNewPayer> | undefined;
-  await createUserWithKey({
-    also: ({ userId, userKey }) => {
-      started = sessionOfNewPayer(userId, now, { welcomeKey: userKey });
-      const passkey = passkeyItems({
-        credentialId: credential.id,
-        userId,
-        publicKey: base64url(credential.publicKey),
-        counter: credential.counter,
-        transports: credential.transports ?? [],
-        createdAt: now.toISOString(),
-      });
-      return [...passkey, ...started.items];
-    },
-  });
+  try {
+    await createUserWithKey({
+      also: ({ userId, userKey }) => {
+        started = sessionOfNewPayer(userId, now, { welcomeKey: userKey });
+        const passkey = passkeyItems({
+          credentialId: credential.id,
+          userId,
+          publicKey: base64url(credential.publicKey),
+          counter: credential.counter,
+          transports: credential.transports ?? [],
+          createdAt: now.toISOString(),
+        });
+        return [...passkey, ...started.items];
+      },
+    });
+  } catch (error) {
+    // Another payer's credential id (only a crafted or replayed registration has one): nothing was written.
+    if (error instanceof PasskeyTakenError) throw refuse('passkeyNotAccepted');
+    throw error;
+  }
   if (!started) throw new Error('sign-up: the user was created without its session');
   return { cookieValue: started.cookieValue, session: started.session };
 }
@@ -214,14 +221,19 @@ export async function finishAddPasskey(rp: RelyingParty, userId: string, respons
   const stored = await takeFor('add', challenge, now);
   if (stored.userId !== userId) throw refuse('passkeyChallengeGone');
   const credential = await verifiedRegistration(rp, response, challenge);
-  await savePasskey({
-    credentialId: credential.id,
-    userId,
-    publicKey: base64url(credential.publicKey),
-    counter: credential.counter,
-    transports: credential.transports ?? [],
-    createdAt: now.toISOString(),
-  });
+  try {
+    await savePasskey({
+      credentialId: credential.id,
+      userId,
+      publicKey: base64url(credential.publicKey),
+      counter: credential.counter,
+      transports: credential.transports ?? [],
+      createdAt: now.toISOString(),
+    });
+  } catch (error) {
+    if (error instanceof PasskeyTakenError) throw refuse('passkeyNotAccepted');
+    throw error;
+  }
 }
 
 /**

@@ -141,4 +141,13 @@ describe('console sign-up under faults', () => {
     expect((await resolveSession(cookieValue, new Date()))?.userId).toBe(session.userId);
     expect(await takeWelcomeKey(session.hash)).toMatch(/^uk_live_/);
   });
+
+  it("refuses a registration carrying another payer's credential id (401, not a 500) and writes nothing", async () => {
+    const device = authenticator();
+    await signUp(device);
+    const before = await payerItems();
+    // The same credential again: only a crafted or replayed registration has one.
+    await expect(signUp(device)).rejects.toMatchObject({ code: 'passkeyNotAccepted' });
+    expect(await payerItems()).toEqual(before);
+  });
 });
