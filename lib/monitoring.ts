@@ -17,7 +17,8 @@
  * ERROR lines (one charge's failure does not fail the run, so the Errors metric never sees a
  * charge that fails on every run); UnmatchedTopupPayment money that credits no top-up;
  * X402FinalityMismatch and X402CreditHeldAtLimit the x402 settlements an operator must look at
- * (a credit the chain took back; a payment owed to an agent whose balance is at its cap); and the API
+ * (a credit the chain took back; a payment owed to an agent whose balance is at its cap);
+ * TransferCreditedElsewhere a second credit of one transfer the CHAINCREDIT# guard refused; and the API
  * access log gives 5xx per route and the 429s. Why the access log for those two: a route handler
  * answers its own failures with a 500 (functions/http/handler.ts), so Lambda's Errors metric never
  * counts them; API Gateway's per-route metrics need detailed metrics (custom metrics billed per
@@ -49,6 +50,8 @@ import {
   TOPUP_FAILED_LOG_MESSAGE,
   TOPUP_REVERSALS_METRIC,
   TOPUP_REVERSED_LOG_MESSAGE,
+  TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE,
+  TRANSFERS_CREDITED_ELSEWHERE_METRIC,
   UNMATCHED_LOG_MESSAGE,
   UNMATCHED_TOPUP_PAYMENTS_METRIC,
   X402_BALANCE_LIMIT_LOG_MESSAGE,
@@ -355,6 +358,13 @@ export class Monitoring extends Construct {
         threshold: 1,
       },
       {
+        id: 'TransferCreditedElsewhere',
+        description:
+          "A rail refused to credit an on-chain transaction another rail had already credited (the CHAINCREDIT#<signature> guard): nothing was credited twice, but it should never happen. A deposit wallet that is also the x402 treasury (config load and synth refuse it), or a transfer built to be both a top-up and an x402 payment. The ERROR line 'transfer already credited by another rail' in the top-up watcher's, x402-settle's or the reconciler's log group names the rail, the signature and the top-up or agent; the guard item CHAINCREDIT#<signature> says which rail credited it (docs/operating/alarms.md).",
+        metric: logMetric(TRANSFERS_CREDITED_ELSEWHERE_METRIC),
+        threshold: 1,
+      },
+      {
         id: 'X402FeePayerSpend',
         description: `The hot wallet paid more than ${X402_FEE_SPEND_ALARM_LAMPORTS_PER_HOUR / 1e9} SOL of x402 network fees in an hour (X402FeePayerLamports: what each landed settlement cost the fee payer; one settlement is capped by X402_MAX_COMPUTE_UNITS, X402_MAX_PRIORITY_FEE_MICROLAMPORTS and X402_MAX_SIGNATURES). A flood of payments, or of payments priced at the caps: look at x402-settle's traffic and the settlements' fees (docs/x402.md).`,
         metric: serviceMetric(X402_FEE_PAYER_LAMPORTS_METRIC, 'Sum', Duration.hours(1)),
@@ -463,6 +473,20 @@ export class Monitoring extends Construct {
         fn.logGroup,
         logs.FilterPattern.stringValue('$.message', '=', X402_BALANCE_LIMIT_LOG_MESSAGE),
         X402_CREDITS_HELD_AT_LIMIT_METRIC,
+      );
+    }
+    // The CHAINCREDIT# guard's refusal is logged where a rail credits on-chain money: the top-up
+    // watcher (USDC top-ups), x402-settle and the reconciler (x402 credits).
+    for (const fn of [
+      props.reconciler.fn,
+      ...(props.x402Settle ? [props.x402Settle] : []),
+      ...(props.topupWatcher ? [props.topupWatcher.fn] : []),
+    ]) {
+      this.stageFilter(
+        `${fn.node.id}TransfersCreditedElsewhere`,
+        fn.logGroup,
+        logs.FilterPattern.stringValue('$.message', '=', TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE),
+        TRANSFERS_CREDITED_ELSEWHERE_METRIC,
       );
     }
     this.stageFilter(

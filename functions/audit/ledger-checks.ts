@@ -506,9 +506,11 @@ export function payoutLockProblems(payouts: readonly PayoutRow[], locks: readonl
 
 /**
  * The charge lifecycle's own invariants, per charge (docs/lifecycle.md): refunds never pass what
- * was charged and only a SUCCESS charge has any; a hold's captured amount is more than zero and at
- * most what was authorized, and a hold that did not succeed (PENDING, released, declined, expired)
- * still shows the whole authorized amount (nothing was taken from it).
+ * was charged and only a SUCCESS charge has any; the operator's refunds (`operatorRefundedAmount`)
+ * are a part of the charge's refunds, never more, and never of a purchase (it paid a seller, so the
+ * operator's refund refuses it); a hold's captured amount is more than zero and at most what was
+ * authorized, and a hold that did not succeed (PENDING, released, declined, expired) still shows
+ * the whole authorized amount (nothing was taken from it).
  */
 export function lifecycleProblems(charges: readonly ChargeRow[]): string[] {
   const problems: string[] = [];
@@ -519,6 +521,13 @@ export function lifecycleProblems(charges: readonly ChargeRow[]): string[] {
     }
     if (c.refundedAmount > 0 && c.status !== 'SUCCESS')
       problems.push(`charge ${c.chargeId}: ${c.status} but refunded ${f(c.refundedAmount)}`);
+    const byOperator = c.operatorRefundedAmount ?? 0;
+    if (byOperator > c.refundedAmount) {
+      problems.push(
+        `charge ${c.chargeId}: the operator refunded ${f(byOperator)} ${c.currency} but its refunds total ${f(c.refundedAmount)}`,
+      );
+    }
+    if (byOperator > 0 && c.purchase) problems.push(`charge ${c.chargeId}: a purchase, but the operator refunded ${f(byOperator)}`);
     if (c.authorizedAmount === undefined) continue;
     if (c.status === 'SUCCESS' && !(c.amount > 0 && c.amount <= c.authorizedAmount)) {
       problems.push(`charge ${c.chargeId}: captured ${f(c.amount)} ${c.currency} of an authorized ${f(c.authorizedAmount)}`);

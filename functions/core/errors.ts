@@ -170,6 +170,13 @@ export class AgentNameTakenError extends DomainError {
   }
 }
 
+/** A passkey's credential id is registered already (an authenticator's ids are unique: a crafted or replayed one). */
+export class PasskeyTakenError extends DomainError {
+  constructor() {
+    super('passkey credential id taken');
+  }
+}
+
 /**
  * A transaction kept being cancelled by concurrent writes past every retry. For a request with
  * an Idempotency-Key the likeliest cause is a concurrent request with that very key.

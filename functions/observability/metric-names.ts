@@ -57,6 +57,12 @@ export const UNMATCHED_LOG_MESSAGE = 'unmatched top-up payment';
  */
 export const TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE = 'transfer already credited by another rail';
 /**
+ * Counted by log metric filters (lib/monitoring.ts) from the top-up watcher's, x402-settle's and the
+ * reconciler's log lines TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE: the CHAINCREDIT# guard refused a
+ * second credit of one on-chain transaction. lib/monitoring.ts alarms on the first one.
+ */
+export const TRANSFERS_CREDITED_ELSEWHERE_METRIC = 'TransfersCreditedElsewhere';
+/**
  * Counted by a log metric filter (lib/monitoring.ts) from the watcher's and the PayPal webhook's
  * log lines `top-up failed` (TOPUP_FAILED_LOG_MESSAGE): a top-up ended FAILED because PayPal
  * captured another currency or kept the capture PENDING past the window (docs/topups.md). Money

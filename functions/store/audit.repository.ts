@@ -20,7 +20,7 @@ export type { LedgerItems } from './ledger-rows.mapper';
 const PROJECTION = {
   ProjectionExpression:
     'PK, SK, USD, USDC, heldUSD, heldUSDC, owedUSD, owedUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
-    'authorizedAmount, refundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction, ' +
+    'authorizedAmount, refundedAmount, operatorRefundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction, ' +
     'grantId, spent, spentDay, spentMonth, #counted, createdAt, feeCounted, withdrawn, feesPaid, ' +
     // What the wallet reconciliation (functions/audit/wallet-checks.ts) matches transfers with.
     'topupId, #rail, #mint, #reason, externalId, txHash, railState.signature, ' +

@@ -8,7 +8,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db } from './client';
 import { keys, TTL_ATTRIBUTE } from './table';
-import { conditionalWrite, outcome, transactWrite } from './transact';
+import { conditionalWrite, outcome, type TransactItem, transactWrite } from './transact';
 
 export interface StoredSession {
   userId: string;
@@ -27,8 +27,13 @@ const ttlOf = (epochMs: number) => Math.ceil(epochMs / 1000);
 
 /** Stores a new session; `idleEnd` is when it ends unless used again (its TTL). */
 export async function createSession(sessionHash: string, session: StoredSession, idleEnd: number): Promise<void> {
+  await transactWrite(sessionItems(sessionHash, session, idleEnd));
+}
+
+/** The items that store a new session: for a transaction that creates its payer too (a console sign-up). */
+export function sessionItems(sessionHash: string, session: StoredSession, idleEnd: number): TransactItem[] {
   const table = config().TABLE_NAME;
-  await transactWrite([
+  return [
     {
       Put: {
         TableName: table,
@@ -42,7 +47,7 @@ export async function createSession(sessionHash: string, session: StoredSession,
         Item: { ...keys.userSession(session.userId, sessionHash), type: 'UserSession', [TTL_ATTRIBUTE]: ttlOf(session.endsAt) },
       },
     },
-  ]);
+  ];
 }
 
 /** The session of a cookie's hash, strongly consistent (a session just signed out must be gone). */

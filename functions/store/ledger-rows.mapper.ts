@@ -110,6 +110,8 @@ export interface ChargeRow {
   authorizedAmount?: Minor;
   /** Given back by refunds, cumulative (0 when none). */
   refundedAmount: Minor;
+  /** The operator's part of `refundedAmount` (its refunds and `return-earnings`), when it gave any back. */
+  operatorRefundedAmount?: Minor;
   /** Made with a grant key (docs/grants.md): the grant whose `spent` counts it. */
   grantId?: string;
   /** The UTC day and month whose counters counted it (`counted`, or its `createdAt` on older items). */
@@ -384,6 +386,10 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     const authorizedAmount =
       item.authorizedAmount === undefined ? undefined : minor(item.authorizedAmount, `${where} authorizedAmount`, false, agentId);
     if (refundedAmount === undefined || (item.authorizedAmount !== undefined && authorizedAmount === undefined)) continue;
+    const operatorRefundedAmount =
+      item.operatorRefundedAmount === undefined
+        ? undefined
+        : minor(item.operatorRefundedAmount, `${where} operatorRefundedAmount`, true, agentId);
     charges.push({
       kind: 'charge',
       chargeId: String(item.SK),
@@ -393,6 +399,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
       currency,
       amount,
       refundedAmount,
+      ...(operatorRefundedAmount !== undefined ? { operatorRefundedAmount } : {}),
       ...(authorizedAmount !== undefined ? { authorizedAmount } : {}),
       ...(typeof item.grantId === 'string' ? { grantId: item.grantId, ...periodsCounted(item) } : {}),
       ...(item.purchase !== null && typeof item.purchase === 'object'

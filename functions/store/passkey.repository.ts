@@ -6,9 +6,10 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { PasskeyTakenError } from '../core/errors';
 import { db } from './client';
 import { keys, TTL_ATTRIBUTE } from './table';
-import { ConditionFailedError, conditionalWrite, outcome, transactWrite } from './transact';
+import { ConditionFailedError, conditionalWrite, named, outcome, type TransactEntry, transactWrite } from './transact';
 
 export interface Passkey {
   credentialId: string;
@@ -23,24 +24,32 @@ export interface Passkey {
 }
 
 export async function savePasskey(passkey: Passkey): Promise<void> {
+  await transactWrite(passkeyItems(passkey));
+}
+
+/** The items that save a passkey: for a transaction that creates its payer too (a console sign-up). */
+export function passkeyItems(passkey: Passkey): TransactEntry[] {
   const table = config().TABLE_NAME;
   const { credentialId, userId, createdAt } = passkey;
-  await transactWrite([
-    {
-      Put: {
-        TableName: table,
-        Item: { ...keys.passkey(credentialId), type: 'Passkey', ...passkey },
-        // A credential id is the authenticator's; a second registration of it is refused.
-        ConditionExpression: 'attribute_not_exists(PK)',
+  return [
+    named(
+      {
+        Put: {
+          TableName: table,
+          Item: { ...keys.passkey(credentialId), type: 'Passkey', ...passkey },
+          // A credential id is the authenticator's; a second registration of it is refused.
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
       },
-    },
+      { onConditionFailed: () => new PasskeyTakenError() },
+    ),
     {
       Put: {
         TableName: table,
         Item: { ...keys.userPasskey(userId, credentialId), type: 'UserPasskey', credentialId, createdAt },
       },
     },
-  ]);
+  ];
 }
 
 const toPasskey = (item: Record<string, unknown>): Passkey => ({

@@ -20,7 +20,7 @@ import { heldAttribute, payerStateOf } from './payer';
 import { keys } from './table';
 import { conditionalWrite, named, outcome, type TransactEntry, type TransactItem, transactWrite } from './transact';
 
-export async function createUser(userId: string, keyHash: string, now: Date): Promise<User> {
+export async function createUser(userId: string, keyHash: string, now: Date, also: readonly TransactEntry[] = []): Promise<User> {
   const table = config().TABLE_NAME;
   const user: User = {
     id: userId,
@@ -46,6 +46,8 @@ export async function createUser(userId: string, keyHash: string, now: Date): Pr
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
+    // What must exist with the user or not at all (a console sign-up's passkey and session).
+    ...also,
   ]);
   return user;
 }

@@ -160,16 +160,24 @@ export async function authenticate(
   return { agent, userId, userKeyHash: userHash };
 }
 
+/** Methods that change nothing: the only ones the user API lets a cached key answer. */
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
 /**
- * Resolves the x-user-key of the user API (401 `invalid user key`): cached like agent keys, and a
- * cold cache costs one read. Returns the user and the key's hash (a rotation needs it).
+ * Resolves the x-user-key of the user API (401 `invalid user key`). Returns the user and the key's
+ * hash (a rotation needs it). A read (GET) is answered from the cache like agent keys, so a key
+ * rotated in another container still reads for up to AUTH_CACHE_TTL_MS. Every other method moves
+ * money or changes settings (approve, decline, release, limits, top-ups, grants, webhooks,
+ * rotation), and most of their writes are not conditioned on the key: those read the key item
+ * again, strongly consistent, so a rotated key is refused at once wherever it is cached (one read
+ * per such request; the charge routes are conditioned on the key instead and keep their cache).
  */
 export async function authenticateUser(req: ApiRequest): Promise<{ userId: string; userKeyHash: string }> {
   const userKey = req.headers['x-user-key'];
   if (!looksLikeKey(userKey, USER_KEY_PREFIX)) throw refuse(AUTH_MESSAGES.user);
   const { users } = caches();
   const userKeyHash = hashKey(userKey);
-  let cached = users.get(userKeyHash);
+  let cached = READ_METHODS.has(req.method.toUpperCase()) ? users.get(userKeyHash) : undefined;
   if (!cached) {
     const found = await lookupCredentials({ userKeyHash });
     cached = { userId: found.userId ?? null };

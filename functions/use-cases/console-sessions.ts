@@ -15,11 +15,13 @@ import {
   getSession,
   listSessionHashes,
   type StoredSession,
+  sessionItems,
   takeWelcomeKey,
   touchSession,
 } from '../store/console-session.repository';
 import { lookupCredentials } from '../store/credentials.repository';
 import { markAccountKeySignIn } from '../store/passkey.repository';
+import type { TransactItem } from '../store/transact';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
@@ -59,6 +61,25 @@ export async function startSession(
   now: Date,
   opts: { welcomeKey?: string } = {},
 ): Promise<{ cookieValue: string; session: Session }> {
+  const { cookieValue, session, stored, idleEnd } = newSession(userId, now, opts);
+  await createSession(session.hash, stored, idleEnd);
+  return { cookieValue, session };
+}
+
+/**
+ * A session for a payer being created in the same transaction (a console sign-up): its items, and
+ * what startSession would answer once they are written.
+ */
+export function sessionOfNewPayer(
+  userId: string,
+  now: Date,
+  opts: { welcomeKey?: string } = {},
+): { cookieValue: string; session: Session; items: TransactItem[] } {
+  const { cookieValue, session, stored, idleEnd } = newSession(userId, now, opts);
+  return { cookieValue, session, items: sessionItems(session.hash, stored, idleEnd) };
+}
+
+function newSession(userId: string, now: Date, opts: { welcomeKey?: string }) {
   const cookieValue = randomBytes(32).toString('base64url');
   const at = now.getTime();
   const stored: StoredSession = {
@@ -70,8 +91,7 @@ export async function startSession(
     ...(opts.welcomeKey ? { welcomeKey: opts.welcomeKey } : {}),
   };
   const hash = hashKey(cookieValue);
-  await createSession(hash, stored, at + SESSION_IDLE_MS);
-  return { cookieValue, session: { ...stored, hash } };
+  return { cookieValue, stored, idleEnd: at + SESSION_IDLE_MS, session: { ...stored, hash } };
 }
 
 /**

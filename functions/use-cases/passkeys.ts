@@ -18,6 +18,7 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { config } from '../config';
+import { PasskeyTakenError } from '../core/errors';
 import { refusalText } from '../messages/catalogue';
 import { refuse } from '../messages/refusal';
 import {
@@ -25,13 +26,14 @@ import {
   getPasskey,
   listPasskeys,
   type PasskeyList,
+  passkeyItems,
   recordPasskeyUse,
   type StoredChallenge,
   saveChallenge,
   savePasskey,
   takeChallenge,
 } from '../store/passkey.repository';
-import { countFailedSignIn, countSignUp, refuseIfSignInsBlocked, startSession } from './console-sessions';
+import { countFailedSignIn, countSignUp, refuseIfSignInsBlocked, sessionOfNewPayer, startSession } from './console-sessions';
 import { createUserWithKey } from './users';
 
 /** A challenge lives this long (DESIGN §21); the browser's own timeout is the same. */
@@ -121,23 +123,38 @@ export async function signUpOptions(
 /**
  * Step 2 of sign-up: the new passkey verified, the payer created as the operator's create-user
  * creates one (balances 0, an account key shown once), the passkey saved, a session started that
- * holds the account key until /console/welcome has shown it.
+ * holds the account key until /console/welcome has shown it. The payer, its key, its passkey and
+ * its session are one transaction: a failure anywhere leaves no payer behind without a way in (the
+ * challenge is spent, so the browser starts the ceremony again).
  */
 export async function finishSignUp(rp: RelyingParty, response: RegistrationResponseJSON, now: Date) {
   if (config().CONSOLE_SIGNUP === 'closed') throw refuse('signUpClosed');
   const challenge = challengeOf(response);
   await takeFor('signup', challenge, now);
   const credential = await verifiedRegistration(rp, response, challenge);
-  const created = (await createUserWithKey()).body as { id: string; userKey: string };
-  await savePasskey({
-    credentialId: credential.id,
-    userId: created.id,
-    publicKey: base64url(credential.publicKey),
-    counter: credential.counter,
-    transports: credential.transports ?? [],
-    createdAt: now.toISOString(),
-  });
-  return startSession(created.id, now, { welcomeKey: created.userKey });
+  let started: ReturnType<typeof sessionOfNewPayer> | undefined;
+  try {
+    await createUserWithKey({
+      also: ({ userId, userKey }) => {
+        started = sessionOfNewPayer(userId, now, { welcomeKey: userKey });
+        const passkey = passkeyItems({
+          credentialId: credential.id,
+          userId,
+          publicKey: base64url(credential.publicKey),
+          counter: credential.counter,
+          transports: credential.transports ?? [],
+          createdAt: now.toISOString(),
+        });
+        return [...passkey, ...started.items];
+      },
+    });
+  } catch (error) {
+    // Another payer's credential id (only a crafted or replayed registration has one): nothing was written.
+    if (error instanceof PasskeyTakenError) throw refuse('passkeyNotAccepted');
+    throw error;
+  }
+  if (!started) throw new Error('sign-up: the user was created without its session');
+  return { cookieValue: started.cookieValue, session: started.session };
 }
 
 /** Step 1 of a passkey sign-in: options with no credentials listed (the authenticator offers its own). */
@@ -204,14 +221,19 @@ export async function finishAddPasskey(rp: RelyingParty, userId: string, respons
   const stored = await takeFor('add', challenge, now);
   if (stored.userId !== userId) throw refuse('passkeyChallengeGone');
   const credential = await verifiedRegistration(rp, response, challenge);
-  await savePasskey({
-    credentialId: credential.id,
-    userId,
-    publicKey: base64url(credential.publicKey),
-    counter: credential.counter,
-    transports: credential.transports ?? [],
-    createdAt: now.toISOString(),
-  });
+  try {
+    await savePasskey({
+      credentialId: credential.id,
+      userId,
+      publicKey: base64url(credential.publicKey),
+      counter: credential.counter,
+      transports: credential.transports ?? [],
+      createdAt: now.toISOString(),
+    });
+  } catch (error) {
+    if (error instanceof PasskeyTakenError) throw refuse('passkeyNotAccepted');
+    throw error;
+  }
 }
 
 /**

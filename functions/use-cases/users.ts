@@ -9,14 +9,21 @@ import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { MAX_BALANCE_MINOR } from '../core/money';
 import type { Balances } from '../core/users';
 import { refuse } from '../messages/refusal';
+import type { TransactEntry } from '../store/transact';
 import { createUser, creditUser, getUser, getUserKeyHash } from '../store/user.repository';
 import { type RotatedAccountKey, rotateAccountKey } from './account-key';
 import { idempotentCommand } from './idempotency';
 
-/** Creates a user with zero balances; the user key is returned once. */
-export async function createUserWithKey(): Promise<ApiResult> {
+/**
+ * Creates a user with zero balances; the user key is returned once. `also` joins the creation's
+ * transaction (a console sign-up's passkey and session), given the new user's id and key.
+ */
+export async function createUserWithKey(
+  opts: { also?: (created: { userId: string; userKey: string }) => readonly TransactEntry[] } = {},
+): Promise<ApiResult> {
   const userKey = generateKey(USER_KEY_PREFIX);
-  const user = await createUser(newUserId(), hashKey(userKey), new Date());
+  const userId = newUserId();
+  const user = await createUser(userId, hashKey(userKey), new Date(), opts.also?.({ userId, userKey }));
   return { statusCode: 201, body: { id: user.id, userKey } };
 }
 

@@ -319,6 +319,12 @@ describe('the charge lifecycle in the audit', () => {
     expect(lifecycleProblems([{ ...charge('c2', 'FAILED', 100), refundedAmount: 1 }])).toEqual(['charge c2: FAILED but refunded 0.01']);
     expect(lifecycleProblems([hold('SUCCESS', 101, 100)])).toEqual(['charge h-SUCCESS-101: captured 1.01 USD of an authorized 1']);
     expect(lifecycleProblems([hold('EXPIRED', 50, 100)])).toEqual(['charge h-EXPIRED-50: EXPIRED hold of 0.5 USD but authorized 1']);
+    // The operator's refunds are a part of the charge's, never more.
+    const refunded = { ...charge('c3', 'SUCCESS', 100), refundedAmount: 40 };
+    expect(lifecycleProblems([{ ...refunded, operatorRefundedAmount: 40 }])).toEqual([]);
+    expect(lifecycleProblems([{ ...refunded, operatorRefundedAmount: 41 }])).toEqual([
+      'charge c3: the operator refunded 0.41 USD but its refunds total 0.4',
+    ]);
   });
 });
 

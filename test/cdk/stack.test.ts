@@ -15,6 +15,7 @@ import {
   METRICS_NAMESPACE,
   STUCK_PAYOUTS_METRIC,
   SWEEPER_LAG_METRIC,
+  TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE,
   X402_FEE_PAYER_LAMPORTS_METRIC,
 } from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
@@ -844,6 +845,7 @@ describe('alarms', () => {
         'ReconcilerNotRunning',
         'X402FinalityMismatch',
         'X402CreditHeldAtLimit',
+        'TransferCreditedElsewhere',
         'X402FeePayerSpend',
         'HotWalletSolLow',
         'SweeperErrors',
@@ -1131,6 +1133,46 @@ describe('alarms', () => {
     );
     // A slower reconciler gets a period that still holds one of its runs.
     expect(heldAtLimitPeriod(15).toMinutes()).toBe(16);
+  });
+
+  it('fire on the first on-chain transfer a rail refused to credit because another rail had (the CHAINCREDIT# guard)', () => {
+    const filters = ofType('AWS::Logs::MetricFilter')
+      .map(([, r]) => r.Properties ?? {})
+      .filter((f) => JSON.stringify(f.MetricTransformations).includes('TransfersCreditedElsewhere'));
+    const settleFn = api.functions.get('x402-settle');
+    if (!settleFn) throw new Error('no x402-settle function');
+    // Every function whose rail credits on-chain money logs the guard's refusal.
+    expect(filters.map((f) => f.LogGroupName)).toEqual(
+      expect.arrayContaining([
+        { Ref: logicalId(stack, pipeline.reconcilerSchedule.fn.logGroup) },
+        { Ref: logicalId(stack, settleFn.logGroup) },
+        { Ref: logicalId(stack, stack.topupWatcher.fn.logGroup) },
+      ]),
+    );
+    expect(filters).toHaveLength(3);
+    for (const filter of filters) {
+      expect(filter).toMatchObject({
+        FilterPattern: `{ $.message = "${TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE}" }`,
+        MetricTransformations: [
+          {
+            MetricNamespace: METRICS_NAMESPACE,
+            MetricName: 'TransfersCreditedElsewhere',
+            MetricValue: '1',
+            Dimensions: [{ Key: 'stage', Value: '$.stage' }],
+          },
+        ],
+      });
+    }
+    expect(alarm('TransferCreditedElsewhere')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'TransfersCreditedElsewhere',
+      Dimensions: [{ Name: 'stage', Value: 'test' }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(String(alarm('TransferCreditedElsewhere').AlarmDescription)).toMatch(/CHAINCREDIT#<signature>/);
   });
 
   it("fire on the fee payer's x402 spend in an hour and on the hot wallet's SOL running low, on the exact metrics the functions emit", () => {
