@@ -38,7 +38,10 @@ export async function main(argv: string[]): Promise<number> {
   const { quick, loadSeconds, concurrency, outDir, write } = parsed.options;
   const shown = relative(PROJECT_ROOT, outDir) || '.';
   if (parsed.options.renderOnly) {
-    // Re-renders the Markdown and the chart from the figures of the last run (no measuring).
+    // Re-renders the Markdown and the chart from the figures of the last run (no measuring). The
+    // shared-items section names the store's shard settings, read through the configuration, which
+    // wants a table name even though no table is touched here.
+    process.env.TABLE_NAME ??= 'bench';
     const source = join(outDir, 'benchmarks.json');
     if (!existsSync(source)) {
       console.error(
