@@ -16,10 +16,12 @@
  * It ends with DESIGN §18's counted lines (test/bench/shared.ts: from the keys every charge's
  * transaction sends, not timings): `bench: items shared by all charges of one agent N`,
  * `bench: partitions written by 1000 charges of one agent P max share S%` and `bench: items shared
- * by all charges of one payer N`; then `bench: warm charge requests N reads R wcu W`, `bench: policy charge requests N reads R
- * wcu W` (the same charge by a payer whose spending policy has limits), `bench: grant charge requests
- * N reads R wcu W` (made with a grant key, DESIGN §16), `bench: cost per million
- * charges $X` and, last, `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
+ * by all charges of one payer N`; then `bench: warm charge requests N reads R wcu W`, `bench: policy
+ * charge requests N reads R wcu W` (the same charge by a payer whose spending policy has limits), `bench: grant charge requests
+ * N reads R wcu W` (made with a grant key, DESIGN §16), `bench: x402 settle requests N reads R wcu W`
+ * (DESIGN §17), `bench: x402 purchase requests N reads R wcu W` (a grant key's purchase below the
+ * approval threshold, DESIGN §22), `bench: console overview requests N` (one signed-in GET /console,
+ * the session's read included, DESIGN §21), `bench: cost per million charges $X` and, last, `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
  * correctness problem (audit, double payment, 5xx), 2 on bad arguments.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CHARGE_ENDPOINT,
+  CONSOLE_OVERVIEW_ENDPOINT,
   costPerMillionCharges,
   costSummaryLines,
   POLICY_CHARGE_CASE,
@@ -69,6 +70,7 @@ describe('cost per million charges', () => {
       'bench: grant charge requests not measured in this run',
       'bench: x402 settle requests not measured in this run',
       'bench: x402 purchase requests not measured in this run',
+      'bench: console overview requests not measured in this run',
       'bench: cost per million charges $8.72',
     ]);
   });
@@ -88,6 +90,21 @@ describe('cost per million charges', () => {
     );
   });
 
+  it("prints the console Overview's most requests, cold or warm, counting every command", () => {
+    const overview: RequestCount = {
+      ...warmCharge,
+      endpoint: CONSOLE_OVERVIEW_ENDPOINT,
+      case: 'signed in',
+      status: 200,
+      dynamo: { GetItem: 2, Query: 1 },
+      reads: 3,
+      writes: 0,
+      writeUnits: 0,
+    };
+    const cold: RequestCount = { ...overview, state: 'cold', dynamo: { GetItem: 2, Query: 1, UpdateItem: 1 }, writes: 1 };
+    expect(costSummaryLines({ requests: [overview, cold], latency: [] })).toContain('bench: console overview requests 4');
+  });
+
   it('says what a run did not measure instead of inventing it', () => {
     expect(costSummaryLines({ requests: [warmCharge], latency: [] })).toEqual([
       'bench: warm charge requests 1 reads 0 wcu 12',
@@ -95,6 +112,7 @@ describe('cost per million charges', () => {
       'bench: grant charge requests not measured in this run',
       'bench: x402 settle requests not measured in this run',
       'bench: x402 purchase requests not measured in this run',
+      'bench: console overview requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
     expect(costSummaryLines({ requests: [{ ...warmCharge, state: 'cold' }], latency: [chargeLatency] })).toEqual([
@@ -103,6 +121,7 @@ describe('cost per million charges', () => {
       'bench: grant charge requests not measured in this run',
       'bench: x402 settle requests not measured in this run',
       'bench: x402 purchase requests not measured in this run',
+      'bench: console overview requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
   });

@@ -43,6 +43,8 @@ export const X402_SETTLE_CASE = 'a new payment, credited (200 success)';
 /** x402 purchases (DESIGN §22): a warm purchase under a grant key, held and its payment signed (requests.ts `warmX402Purchase`). */
 export const X402_PURCHASE_ENDPOINT = 'POST /api/v1/agents/x402/purchases';
 export const X402_PURCHASE_CASE = 'held and signed (201)';
+/** The console's Overview (DESIGN §21: at most 3 requests, the session's read included; requests.ts `consoleOverviewCost`). */
+export const CONSOLE_OVERVIEW_ENDPOINT = 'GET /console';
 /** The requests-table row of the expiry sweeper (not an endpoint; requests.ts `sweeperCost`). */
 export const SWEEPER_ENDPOINT = 'sweeper: expireDueCharges';
 /** The requests-table row of one outbox item alone (not an endpoint; requests.ts `outboxCost`). */
@@ -108,6 +110,15 @@ export function x402Purchase(requests: readonly RequestCount[]): RequestCount | 
   );
 }
 
+/** The most DynamoDB requests a measured signed-in Overview sent (cold or warm), if the run measured it. */
+export function consoleOverviewRequests(requests: readonly RequestCount[]): number | undefined {
+  const rows = requests.filter((q) => q.endpoint === CONSOLE_OVERVIEW_ENDPOINT);
+  return rows.length > 0 ? Math.max(...rows.map(requestTotal)) : undefined;
+}
+
+/** Every DynamoDB command a request sent, reads, writes and anything else. */
+export const requestTotal = (q: RequestCount): number => Object.values(q.dynamo).reduce((a, b) => a + b, 0);
+
 /** The warm 201 charge by a payer with a spending policy with limits, if the run measured it. */
 export function policyCharge(requests: readonly RequestCount[]): RequestCount | undefined {
   return requests.find((q) => q.endpoint === CHARGE_ENDPOINT && q.case === POLICY_CHARGE_CASE && q.state === 'warm' && q.status === 201);
@@ -134,15 +145,16 @@ export function costSummaryLines(report: { requests: readonly RequestCount[]; la
   const grant = grantCharge(report.requests);
   const settle = x402Settle(report.requests);
   const purchase = x402Purchase(report.requests);
+  const overview = consoleOverviewRequests(report.requests);
   const inputs = chargeCostInputs(report);
-  const figures = (q: RequestCount) =>
-    `requests ${Object.values(q.dynamo).reduce((a, b) => a + b, 0)} reads ${q.reads} wcu ${units(q.writeUnits)}`;
+  const figures = (q: RequestCount) => `requests ${requestTotal(q)} reads ${q.reads} wcu ${units(q.writeUnits)}`;
   return [
     warm ? `bench: warm charge ${figures(warm)}` : `bench: warm charge requests ${NOT_MEASURED}`,
     policy ? `bench: policy charge ${figures(policy)}` : `bench: policy charge requests ${NOT_MEASURED}`,
     grant ? `bench: grant charge ${figures(grant)}` : `bench: grant charge requests ${NOT_MEASURED}`,
     settle ? `bench: x402 settle ${figures(settle)}` : `bench: x402 settle requests ${NOT_MEASURED}`,
     purchase ? `bench: x402 purchase ${figures(purchase)}` : `bench: x402 purchase requests ${NOT_MEASURED}`,
+    `bench: console overview requests ${overview ?? NOT_MEASURED}`,
     inputs
       ? `bench: cost per million charges $${costPerMillionCharges(inputs).total.toFixed(2)}`
       : `bench: cost per million charges ${NOT_MEASURED}`,

@@ -6,12 +6,14 @@
 import type { BundleResult } from './bundles';
 import {
   CHARGE_ENDPOINT,
+  CONSOLE_OVERVIEW_ENDPOINT,
   CREATE_CHARGE_MEMORY_MB,
   costPerMillionCharges,
   POLICY_CHARGE_CASE,
   PRICES,
   SWEEPER_ENDPOINT,
   warmCharge,
+  X402_PURCHASE_ENDPOINT,
 } from './cost';
 import type { LatencyRow } from './latency';
 import type { LoadRunResult, SettledCheck } from './load';
@@ -176,10 +178,25 @@ export function renderMarkdown(r: BenchReport): string {
   out.push('');
   out.push(
     `The expiry sweeper (\`${SWEEPER_ENDPOINT}\`, not an endpoint; every minute on AWS, every 2 s under \`npm start\`) finds ` +
-      'due PENDING charges with one `Query` of the pending markers’ expiry index (never a Scan) and settles each in one ' +
-      '`TransactWriteItems` (EXPIRED, the hold back to the user, the marker deleted): one Query plus one transaction per due ' +
-      'charge, whatever the table holds; a run with nothing due is the Query alone. Today each due charge also costs two ' +
-      'strongly consistent `GetItem`s (its pending marker before, the charge read back after), as the row shows.',
+      'due PENDING charges with one `Query` per partition of the pending markers’ expiry index (its shards and the legacy key, ' +
+      'DESIGN §18; never a Scan) and settles each in one `TransactWriteItems` (EXPIRED, the hold back to the user, the marker ' +
+      'deleted): the Queries plus one transaction per due charge and no read per charge, whatever the table holds; a run with ' +
+      'nothing due is the Queries alone (test/bench/policy-charge.int.test.ts pins it).',
+  );
+  out.push('');
+  out.push(
+    `An x402 purchase (\`${X402_PURCHASE_ENDPOINT}\`, DESIGN §22) is measured with a grant key, below the approval threshold, ` +
+      'for the requirements of a stock `@x402/express` seller on the local chain: the hold is the charge’s own one ' +
+      '`TransactWriteItems` (the grant’s counters and the idempotency record in it), then the hold is read back once and the ' +
+      'signed payment recorded on it in a second transaction, so that a replay, a GET and the reconciler all answer the one ' +
+      'payment signed. Both write the charge item with the requirements and then the payment in it, and its two index entries ' +
+      '(test/bench/x402-purchase.int.test.ts pins the row).',
+  );
+  out.push('');
+  out.push(
+    `The console’s Overview (\`${CONSOLE_OVERVIEW_ENDPOINT}\`, one signed-in page, DESIGN §21: at most 3 requests, the ` +
+      'session’s read included) reads the session, the payer and one page of their newest charges, cold or warm alike, since ' +
+      'every page reads its session (test/bench/console-overview.int.test.ts pins it).',
   );
   out.push('');
 

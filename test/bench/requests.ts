@@ -11,6 +11,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { x402Client } from '@x402/fetch';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -30,8 +31,10 @@ import { startSession } from '../../functions/use-cases/console-sessions';
 import { chargeEvents } from '../../functions/use-cases/events';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
+import { startStockSeller } from '../x402/stock-seller';
 import { type BenchContext, enabledAgent, fundedUser, type Party } from './context';
 import {
+  CONSOLE_OVERVIEW_ENDPOINT,
   GRANT_CHARGE_CASE,
   OUTBOX_ENDPOINT,
   POLICY_CHARGE_CASE,
@@ -42,9 +45,6 @@ import {
   X402_SETTLE_ENDPOINT,
 } from './cost';
 import { type TouchedItem, touchedBy } from './written';
-
-/** The requests-table rows of the console's Overview (`bench: console overview requests N`). */
-export const CONSOLE_OVERVIEW_ENDPOINT = 'GET /console';
 
 export interface RequestCount {
   endpoint: string;
@@ -382,46 +382,53 @@ export async function warmX402Settle(ctx: BenchContext): Promise<RequestCount> {
 }
 
 /**
- * One warm x402 purchase (DESIGN §22) under a grant key: the hold (the charge's one transaction)
- * and the payment's record, after an unmeasured purchase that warms the container (its keys, the
- * payer's state, the hot wallet's signer). Nothing is sent to a seller: only the table's requests
- * are counted, not the chain's.
+ * One warm x402 purchase (DESIGN §22) under a grant key, below the approval threshold (neither the
+ * grant nor the payer has one): the hold (the charge's one transaction), the hold read back, and
+ * the payment's record, after an unmeasured purchase that warms the container (its keys, the
+ * payer's state, the hot wallet's signer). The requirements are a stock `@x402/express` seller's
+ * 402 on the local chain (test/x402/stock-seller.ts, as test/x402/purchases-stock.e2e.test.ts buys
+ * from it), read with the stock header decoder. Nothing is sent to the seller: only the table's
+ * requests are counted, not the chain's; both payments expire unsent (the reconciler releases them).
  */
 export async function warmX402Purchase(ctx: BenchContext): Promise<RequestCount> {
   const { solana } = ctx.stack.rails;
-  solana.mintTo(solana.hotWallet.publicKey, 1_000_000n);
-  const agent = await enabledAgent(ctx);
-  const user = await fundedUser(ctx, { USDC: '100' });
-  const res = await ctx.call('POST', '/api/v1/users/me/grants', { 'x-user-key': user.key }, json({ agentId: agent.id, currency: 'USDC' }));
-  if (res.status !== 201) throw new Error(`grant refused: ${res.status} ${res.body}`);
-  const grantKey = (JSON.parse(res.body) as { key: string }).key;
-  const requirements = {
-    scheme: 'exact',
-    network: solana.network,
-    asset: solana.mint,
-    amount: '10000',
-    // A seller outside the service, and its facilitator's fee payer (only their addresses are needed).
-    payTo: 'CcHxdMXTB66UuHwaZGQ4rMBhyxZoKArGYJTYbNiKfKbz',
-    maxTimeoutSeconds: 60,
-    extra: { feePayer: '2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4' },
-  };
-  const purchase = async (label: string) => {
-    const path = '/api/v1/agents/x402/purchases';
-    const counted = await invokeCounted(
-      'agent-x402-purchase-create',
-      apiEvent('POST', path, path, {
-        headers: { 'x-agent-key': agent.key, 'x-user-key': grantKey, 'idempotency-key': `xp-${label}-${Date.now()}` },
-        body: json({ x402Version: 2, paymentRequirements: requirements }),
-      }),
+  const seller = await startStockSeller(solana, '$0.01');
+  try {
+    const agent = await enabledAgent(ctx);
+    const user = await fundedUser(ctx, { USDC: '1' });
+    const res = await ctx.call(
+      'POST',
+      '/api/v1/users/me/grants',
+      { 'x-user-key': user.key },
+      json({ agentId: agent.id, currency: 'USDC', limits: { total: 5 } }),
     );
-    if (counted.status !== 201) throw new Error(`x402 purchase (${label}) answered ${counted.status}: ${counted.body}`);
-    return countOf(X402_PURCHASE_ENDPOINT, label, 'warm', counted.status, counted.scope, counted.processWide);
-  };
-  await purchase('seed');
-  const row = await purchase(X402_PURCHASE_CASE);
-  // Neither was sent to a seller: they expire once their blockhash has (the reconciler releases them).
-  solana.expireBlockhash();
-  return row;
+    if (res.status !== 201) throw new Error(`grant refused: ${res.status} ${res.body}`);
+    const grantKey = (JSON.parse(res.body) as { key: string }).key;
+    const resource = `${seller.url}/weather`;
+    const purchase = async (label: string) => {
+      // A new blockhash, so each payment is its own transaction (the local chain makes one only when a transaction lands).
+      solana.advanceBlocks(1);
+      const offered = await fetch(resource);
+      if (offered.status !== 402) throw new Error(`the seller answered ${offered.status}, not 402`);
+      const [requirements] = decodePaymentRequiredHeader(offered.headers.get('payment-required') ?? '').accepts;
+      const path = '/api/v1/agents/x402/purchases';
+      const counted = await invokeCounted(
+        'agent-x402-purchase-create',
+        apiEvent('POST', path, path, {
+          headers: { 'x-agent-key': agent.key, 'x-user-key': grantKey, 'idempotency-key': `xp-${label}-${randomUUID()}` },
+          body: json({ x402Version: 2, paymentRequirements: requirements, resource: { url: resource } }),
+        }),
+      );
+      if (counted.status !== 201) throw new Error(`x402 purchase (${label}) answered ${counted.status}: ${counted.body}`);
+      return countOf(X402_PURCHASE_ENDPOINT, label, 'warm', counted.status, counted.scope, counted.processWide);
+    };
+    await purchase('seed');
+    return await purchase(X402_PURCHASE_CASE);
+  } finally {
+    // Neither payment was sent: they expire once their blockhash has.
+    solana.expireBlockhash();
+    await seller.close();
+  }
 }
 
 async function putPolicy(ctx: BenchContext, user: Party, policy: unknown): Promise<void> {
@@ -541,6 +548,23 @@ export async function outboxCost(agentId: string, userId: string): Promise<Reque
   return countOf(OUTBOX_ENDPOINT, 'charge.succeeded × (agent, user)', 'warm', 0, s, 0);
 }
 
+/**
+ * The console's Overview (DESIGN §21: at most 3 DynamoDB requests, the session's read included),
+ * one signed-in GET /console by `user`, cold and warm: the session, the payer's item, one Query of
+ * their newest charges. The session is fresh, so its activity mark is not due (it is written at
+ * most once a minute, on whichever page comes then).
+ */
+export async function consoleOverviewCost(user: Party): Promise<RequestCount[]> {
+  const session = await startSession(user.id, new Date());
+  const event = apiEvent('ANY', '/console', '/console', { headers: { cookie: `console=${session.cookieValue}` } });
+  event.requestContext.http.method = 'GET';
+  const rows: RequestCount[] = [];
+  for (const state of ['cold', 'warm'] as const) {
+    rows.push(await measure(CONSOLE_OVERVIEW_ENDPOINT, 'signed in', state, { route: 'console', event }, 200));
+  }
+  return rows;
+}
+
 /** Measures every endpoint, cold then warm. */
 export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCount[]> {
   const out: RequestCount[] = [];
@@ -585,15 +609,7 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
     event: apiEvent('GET', '/api/v1/agents/charges', '/api/v1/agents/charges', { headers: ah(agent), query: { page: '1', limit: '20' } }),
   };
   await add('GET /api/v1/agents/charges', 'page 1, limit 20', ['cold', 'warm'], () => listed, 200);
-  // The console's Overview (DESIGN §21: at most 3 requests, the session's read included), for a
-  // payer with charges: the session, the user item, one Query of the newest charges.
-  const session = await startSession(user.id, new Date());
-  const overview: Invocation = {
-    route: 'console',
-    event: apiEvent('ANY', '/console', '/console', { headers: { cookie: `console=${session.cookieValue}` } }),
-  };
-  overview.event.requestContext.http.method = 'GET';
-  await add(CONSOLE_OVERVIEW_ENDPOINT, 'signed in', ['cold', 'warm'], () => overview, 200);
+  out.push(...(await consoleOverviewCost(user)));
   const made = await ctx.call(
     'POST',
     '/api/v1/agents/charges',

@@ -43,8 +43,9 @@ export function renderThroughputInvestigation(): string[] {
     '',
     'What changed and what is kept. The stream poller now backs off when the stream is idle (bin/local/webhook-pipeline.ts: ' +
       'each empty poll doubles the wait up to 4 × the interval, 400 ms by default; the first record brings it back to 100 ms), ' +
-      'so an idle stream is read 2.5 times a second instead of 10 and an event (and the kill switch’s fan-out) still arrives ' +
-      'well within 2 s; under load every poll finds records, so it changes nothing there. Measured after the change (same ' +
+      'so an idle stream is read 2.5 times a second instead of 10 and an event still arrives well within 2 s (the kill ' +
+      'switch’s fan-out poller does not back off: in CI’s loaded run a console flip took 2,007 ms to stop charges, against a ' +
+      '2 s bound); under load every poll finds records, so it changes nothing there. Measured after the change (same ' +
       '`--stack` idle window): DynamoDB Local 5.8% of a core, Node 12.5%, the same as before within this machine’s noise: ' +
       'the idle cost is mostly not the stream poller but the other in-process loops (the SQS consumers’ polling, the sweeper, ' +
       'the top-up watcher and its local chain), and neither it nor the backoff moves throughput under load. Kept, because each is the service’s real shape: the stream ' +
@@ -53,6 +54,19 @@ export function renderThroughputInvestigation(): string[] {
       'miss it). The per-charge part is issue 22’s write-unit work (`wcu`): fewer and smaller items in the transaction are ' +
       'fewer rows and stream records for DynamoDB Local as well. For throughput runs on one machine, `IN_MEMORY=1 npm start` ' +
       'is the figure to compare (the bench runs in memory).',
+    '',
+    '### The test run: other tables’ stream records',
+    '',
+    'The same kind of slowdown, for the test suite: DynamoDB Local keeps every table’s stream records (24 hours, as ' +
+      'DynamoDB does, and a deleted table’s too), and a write to a table with a stream costs more the more records *other* ' +
+      'tables’ streams hold. Measured 2026-11-25 (4 concurrent 4-item `TransactWriteItems` on a fresh table, one DynamoDB ' +
+      'Local in memory): about 3–4 ms a transaction on a fresh instance; 15 ms once ten other tables held 800 stream records ' +
+      'each; the same with those tables deleted first (30 ms with their streams disabled first). Ten tables with the records ' +
+      'but no streams, or with streams but empty: no change; one table with 9,600 records of its own: no change. Every test ' +
+      'file gets its own table with a stream, so late in a run every write was several times slower: CI’s run took 137 s for ' +
+      '`test/api/charges.e2e.test.ts`, which takes about 25 s on a fresh instance, and a kill-switch timing crossed its ' +
+      'bound. So the service tests now renew DynamoDB Local every 6 files (`test/support/dynamo-pool.ts`; the next instance ' +
+      'starts while the last files of the current one run, and both jest workers share the current one, as before).',
     '',
   ];
 }

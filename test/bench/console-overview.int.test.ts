@@ -1,0 +1,49 @@
+/**
+ * DESIGN §21's budget for the console's Overview, measured as the benchmark measures it
+ * (test/bench/requests.ts `consoleOverviewCost`, the row behind `bench: console overview requests
+ * N`): one signed-in GET /console, through the console function's real handler inside a counting
+ * scope, sends at most 3 DynamoDB requests, the session's read included, cold or warm, for a payer
+ * with history and a charge waiting for approval.
+ */
+
+import { enabledAgent, fundedUser } from './context';
+import { CONSOLE_OVERVIEW_ENDPOINT, consoleOverviewRequests } from './cost';
+import { consoleOverviewCost } from './requests';
+import { benchContextForTests } from './test-context';
+
+const ctx = benchContextForTests();
+
+const OVERVIEW_BUDGET = 3;
+
+describe("what the console's Overview costs", () => {
+  it('the session, the payer, one Query of the newest charges: 3 reads, no write, cold or warm', async () => {
+    const c = ctx();
+    const agent = await enabledAgent(c);
+    const user = await fundedUser(c, { USD: '100' });
+    const policy = await c.call('PUT', '/api/v1/users/me/policy', { 'x-user-key': user.key }, '{"approvalAbove":{"USD":1}}');
+    expect(policy.status).toBe(200);
+    for (const [amount, status] of [
+      ['0.5', 201],
+      ['2', 202],
+    ] as const) {
+      const res = await c.call(
+        'POST',
+        '/api/v1/agents/charges',
+        { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': `ov-${amount}-${Date.now()}` },
+        `{"amount":${amount},"currency":"USD","description":"overview"}`,
+      );
+      expect(res.status).toBe(status);
+    }
+    const rows = await consoleOverviewCost(user);
+    expect(rows.map((q) => ({ endpoint: q.endpoint, state: q.state, status: q.status, dynamo: q.dynamo, sqs: q.sqs }))).toEqual(
+      (['cold', 'warm'] as const).map((state) => ({
+        endpoint: CONSOLE_OVERVIEW_ENDPOINT,
+        state,
+        status: 200,
+        dynamo: { GetItem: 2, Query: 1 },
+        sqs: 0,
+      })),
+    );
+    expect(consoleOverviewRequests(rows)).toBeLessThanOrEqual(OVERVIEW_BUDGET);
+  });
+});
