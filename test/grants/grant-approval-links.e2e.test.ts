@@ -5,20 +5,16 @@
  * and the link works. An account-key charge keeps the legacy path (the agent gets the link).
  */
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { eventOf, type Received, type Receiver, startReceiver } from '../webhooks/receiver';
 
-let t: TestStack;
+const t = useTestStack({}, { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } });
 let userRx: Receiver;
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack({}, { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } });
   userRx = await startReceiver();
 });
 afterAll(async () => {
   await userRx?.stop();
-  await t?.stack.stop();
 });
 auditAfterAll();
 

@@ -18,17 +18,14 @@ import bs58 from 'bs58';
 // @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
 import express from 'express';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
+const t = useTestStack();
 let seller: { key: string; id: string };
 let sellerUrl: string;
 let closeSeller: () => Promise<void>;
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   seller = await t.enabledAgent();
   // docs/x402.md's seller.mjs, on a free port.
   const x402 = (
@@ -67,7 +64,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeSeller?.();
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced();
