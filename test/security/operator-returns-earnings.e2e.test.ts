@@ -12,18 +12,10 @@
  */
 import { runAdmin } from '../../bin/operator/admin-cli';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
+const t = useTestStack({ AUTH_CACHE_TTL_MS: '0' });
 
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack({ AUTH_CACHE_TTL_MS: '0' });
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
 auditAfterAll();
 
 type Balances = { USD: number; USDC: number };
