@@ -113,16 +113,15 @@ export type TestStackArgs = Parameters<typeof startTestStack>;
  * `auditAfterAll()` after it: hooks run in the order declared, so the audit sees the stopped stack.
  *
  * A file whose environment names something started first (a recording RPC's URL) passes a function
- * returning the arguments: it is called in the fixture's `beforeAll`, after the hooks declared above.
+ * returning the arguments (start that thing in a `beforeAll` declared above this call): the function
+ * is called in the fixture's `beforeAll`, after the hooks declared before it.
  */
-export function useTestStack(...args: TestStackArgs): TestStack;
-export function useTestStack(args: () => TestStackArgs | Promise<TestStackArgs>): TestStack;
-export function useTestStack(...args: TestStackArgs | [() => TestStackArgs | Promise<TestStackArgs>]): TestStack {
+export function useTestStack(...args: TestStackArgs | [() => TestStackArgs]): TestStack {
   let started: TestStack | undefined;
   beforeAll(async () => {
     await createTestTable();
     const [first, ...rest] = args;
-    started = await startTestStack(...(typeof first === 'function' ? await first() : ([first, ...rest] as TestStackArgs)));
+    started = await startTestStack(...(typeof first === 'function' ? first() : ([first, ...rest] as TestStackArgs)));
   });
   afterAll(async () => started?.stack.stop());
   return new Proxy({} as TestStack, {
