@@ -31,43 +31,40 @@ import { createWatcher } from '../../functions/use-cases/topup-watch';
 import type { ServiceFunction } from '../../lib/service-function';
 import { crash, inject } from '../faults/inject';
 import { eventually } from '../support/eventually';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { allows, describeRequest, recordTableRequests, stringLike, type TableRequest, tableGrantOf } from '../support/table-access';
 import { openTopup, pay } from '../topups/support';
 import { type Receiver, startReceiver } from '../webhooks/receiver';
 import { logicalId, resources, synthesize } from './support';
 
-let t: TestStack;
 let receiver: Receiver;
 let stopRecording: () => void;
 const requests: TableRequest[] = [];
 const mcpClients: Client[] = [];
-
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack(
-    {
-      // Every request authenticates (no cache), and stale payouts are the reconciler's within a second.
-      AUTH_CACHE_TTL_MS: '0',
-      RECONCILE_PENDING_AFTER_SECONDS: '1',
-      RECONCILE_PROCESSING_AFTER_SECONDS: '1',
-      WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1',
-      WEBHOOK_TIMEOUT_MS: '1000',
-      // x402 settlements whose settle died are the reconciler's within a second, and checked at finalized at once.
-      X402_RECONCILE_AFTER_SECONDS: '1',
-      X402_FINALITY_AFTER_SECONDS: '0',
-    },
-    { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 300 }, webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } },
-  );
-  receiver = await startReceiver();
-  stopRecording = recordTableRequests((r) => requests.push(r));
-});
+// The recording stops and the MCP clients close while the stack still runs: declared first, this runs before its stop.
 afterAll(async () => {
   stopRecording?.();
   for (const client of mcpClients) await client.close();
   await receiver?.stop();
-  await t?.stack.stop();
+});
+const t = useTestStack(
+  {
+    // Every request authenticates (no cache), and stale payouts are the reconciler's within a second.
+    AUTH_CACHE_TTL_MS: '0',
+    RECONCILE_PENDING_AFTER_SECONDS: '1',
+    RECONCILE_PROCESSING_AFTER_SECONDS: '1',
+    WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    // x402 settlements whose settle died are the reconciler's within a second, and checked at finalized at once.
+    X402_RECONCILE_AFTER_SECONDS: '1',
+    X402_FINALITY_AFTER_SECONDS: '0',
+  },
+  { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 300 }, webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } },
+);
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  stopRecording = recordTableRequests((r) => requests.push(r));
 });
 
 type Party = { key: string; id: string };

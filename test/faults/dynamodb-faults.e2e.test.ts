@@ -7,8 +7,7 @@
 import { config } from '../../functions/config';
 import { expectLedgerBalanced } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import {
   crash,
   inject,
@@ -22,18 +21,10 @@ import {
 } from './inject';
 import { expectEachPayoutPaidOnce, untilFinal } from './payout-checks';
 
-let t: TestStack;
-
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack(
-    { AUTH_CACHE_TTL_MS: '0', RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1' },
-    { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
-  );
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
+const t = useTestStack(
+  { AUTH_CACHE_TTL_MS: '0', RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1' },
+  { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
+);
 
 const attempts = () => config().TRANSACTION_MAX_ATTEMPTS;
 

@@ -11,23 +11,15 @@ import { getPayout } from '../../functions/store/payout.repository';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
 import { queueDrained } from '../support/queues';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { crash, inject, isPayoutFinalize, isRailCheckpoint } from './inject';
 import { expectEachPayoutPaidOnce, paymentsByPayout, untilFinal } from './payout-checks';
 
-let t: TestStack;
+const t = useTestStack(
+  { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1' },
+  { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
+);
 
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack(
-    { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1' },
-    { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
-  );
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
 auditAfterAll();
 afterAll(async () => {
   await expectEachPayoutPaidOnce(t);

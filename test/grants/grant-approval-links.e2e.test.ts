@@ -4,25 +4,22 @@
  * webhook carries the link, and so does each PENDING user_approval charge in the payer's history,
  * and the link works. An account-key charge keeps the legacy path (the agent gets the link).
  */
+import { chargeBody, createdGrantBody, pendingChargeBody, userChargeListBody } from '../../functions/contracts/response.schemas';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { expectBody } from '../support/bodies';
+import { useTestStack } from '../support/stack';
 import { eventOf, type Received, type Receiver, startReceiver } from '../webhooks/receiver';
 
-let t: TestStack;
+const t = useTestStack({}, { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } });
 let userRx: Receiver;
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack({}, { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } });
   userRx = await startReceiver();
 });
 afterAll(async () => {
   await userRx?.stop();
-  await t?.stack.stop();
 });
 auditAfterAll();
 
-type Charge = { id: string; status: string; pendingReason: string | null; approvalUrl?: string | null; grantId?: string };
 let n = 0;
 const idem = () => `gl-${Date.now()}-${++n}`;
 
@@ -32,33 +29,37 @@ describe('approval links of grant charges', () => {
     const user = await t.fundedUser({ USD: 20 });
     const hook = await t.call('POST', '/api/v1/users/me/webhooks', { headers: { 'x-user-key': user.key }, body: { url: userRx.url } });
     expect(hook.status).toBe(201);
-    const grant = await t.call<{ id: string; key: string }>('POST', '/api/v1/users/me/grants', {
-      headers: { 'x-user-key': user.key },
-      body: { agentId: agent.id, currency: 'USD', approvalAbove: 1 },
-    });
-    const made = await t.call<Charge>('POST', '/api/v1/agents/charges', {
-      headers: { 'x-agent-key': agent.key, 'x-user-key': grant.body.key, 'idempotency-key': idem() },
+    const grant = expectBody(
+      await t.call('POST', '/api/v1/users/me/grants', {
+        headers: { 'x-user-key': user.key },
+        body: { agentId: agent.id, currency: 'USD', approvalAbove: 1 },
+      }),
+      createdGrantBody,
+    );
+    const answer = await t.call('POST', '/api/v1/agents/charges', {
+      headers: { 'x-agent-key': agent.key, 'x-user-key': grant.key, 'idempotency-key': idem() },
       body: { amount: 2, currency: 'USD', description: 'needs the payer' },
     });
-    expect(made.status).toBe(202);
-    expect(made.body.approvalUrl).toBeNull();
-    expect(made.text).not.toContain('/approve/');
-    const read = await t.call<Charge>('GET', `/api/v1/agents/charge/${made.body.id}`, { headers: { 'x-agent-key': agent.key } });
+    const made = expectBody(answer, pendingChargeBody, 202);
+    expect(made.approvalUrl).toBeNull();
+    expect(answer.text).not.toContain('/approve/');
+    const read = await t.call('GET', `/api/v1/agents/charge/${made.id}`, { headers: { 'x-agent-key': agent.key } });
     expect(read.text).not.toContain('/approve/');
 
     const event = await userRx.waitFor(
-      (r: Received) => eventOf(r).type === 'charge.approval_requested' && eventOf(r).data.id === made.body.id,
+      (r: Received) => eventOf(r).type === 'charge.approval_requested' && eventOf(r).data.id === made.id,
       5_000,
     );
     const link = (eventOf(event).data as { approvalUrl?: string }).approvalUrl;
     expect(link).toMatch(/\/approve\/[^/]+$/);
 
-    const history = await t.call<{ data: Charge[] }>('GET', '/api/v1/users/me/charges?status=PENDING', {
-      headers: { 'x-user-key': user.key },
-    });
-    expect(history.status).toBe(200);
-    const listed = history.body.data.find((c) => c.id === made.body.id);
-    expect(listed).toMatchObject({ pendingReason: 'user_approval', approvalUrl: link, grantId: grant.body.id });
+    const history = expectBody(
+      await t.call('GET', '/api/v1/users/me/charges?status=PENDING', { headers: { 'x-user-key': user.key } }),
+      userChargeListBody,
+      200,
+    );
+    const listed = history.data.find((c) => c.id === made.id);
+    expect(listed).toMatchObject({ pendingReason: 'user_approval', approvalUrl: link, grantId: grant.id });
 
     const approved = await fetch(link ?? '', {
       method: 'POST',
@@ -67,26 +68,33 @@ describe('approval links of grant charges', () => {
       redirect: 'manual',
     });
     expect(approved.status).toBeLessThan(400);
-    const after = await t.call<Charge>('GET', `/api/v1/agents/charge/${made.body.id}`, { headers: { 'x-agent-key': agent.key } });
-    expect(after.body.status).toBe('SUCCESS');
+    const after = expectBody(
+      await t.call('GET', `/api/v1/agents/charge/${made.id}`, { headers: { 'x-agent-key': agent.key } }),
+      chargeBody,
+    );
+    expect(after.status).toBe('SUCCESS');
     // Decided: no longer PENDING, no link in the history.
-    const all = await t.call<{ data: Charge[] }>('GET', '/api/v1/users/me/charges', { headers: { 'x-user-key': user.key } });
-    expect(all.body.data.find((c) => c.id === made.body.id)).not.toHaveProperty('approvalUrl');
+    const all = expectBody(await t.call('GET', '/api/v1/users/me/charges', { headers: { 'x-user-key': user.key } }), userChargeListBody);
+    expect(all.data.find((c) => c.id === made.id)).not.toHaveProperty('approvalUrl');
   });
 
   it('an account-key charge keeps the legacy path: the agent gets the link', async () => {
     const agent = await t.enabledAgent();
     const user = await t.fundedUser({ USD: 20 });
     await t.call('PUT', '/api/v1/users/me/policy', { headers: { 'x-user-key': user.key }, body: { approvalAbove: { USD: 1 } } });
-    const made = await t.call<Charge>('POST', '/api/v1/agents/charges', {
-      headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': idem() },
-      body: { amount: 2, currency: 'USD', description: 'legacy' },
-    });
-    expect(made.status).toBe(202);
-    expect(made.body.approvalUrl).toMatch(/\/approve\/[^/]+$/);
-    const history = await t.call<{ data: Charge[] }>('GET', '/api/v1/users/me/charges?status=PENDING', {
-      headers: { 'x-user-key': user.key },
-    });
-    expect(history.body.data.find((c) => c.id === made.body.id)?.approvalUrl).toBe(made.body.approvalUrl);
+    const made = expectBody(
+      await t.call('POST', '/api/v1/agents/charges', {
+        headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': idem() },
+        body: { amount: 2, currency: 'USD', description: 'legacy' },
+      }),
+      pendingChargeBody,
+      202,
+    );
+    expect(made.approvalUrl).toMatch(/\/approve\/[^/]+$/);
+    const history = expectBody(
+      await t.call('GET', '/api/v1/users/me/charges?status=PENDING', { headers: { 'x-user-key': user.key } }),
+      userChargeListBody,
+    );
+    expect(history.data.find((c) => c.id === made.id)?.approvalUrl).toBe(made.approvalUrl);
   });
 });

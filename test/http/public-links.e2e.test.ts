@@ -6,15 +6,9 @@
  */
 import { request } from 'node:http';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
+const t = useTestStack();
 auditAfterAll();
 
 /** POSTs `body` to the local stack with exactly these headers (Host included). */

@@ -30,26 +30,20 @@ import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { parseStageConfig } from '../../lib/stage-config';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { balances, getTopup, openTopup } from '../topups/support';
 
-let t: TestStack;
+const t = useTestStack();
 let buyer: x402Client;
 let buyerKeypair: Keypair;
 let hot: string;
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   const { solana } = t.stack.rails;
   hot = solana.hotWallet.publicKey;
   buyerKeypair = Keypair.fromSecretKey(bs58.decode(solana.demoPayer.secretKey));
   const signer = await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey));
   buyer = new x402Client().register('solana:*', new ExactSvmClient(signer, { rpcUrl: solana.url }));
-});
-afterAll(async () => {
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced();

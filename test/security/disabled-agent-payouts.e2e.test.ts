@@ -14,21 +14,13 @@ import { paymentsByPayout } from '../faults/payout-checks';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
 import { eventually } from '../support/eventually';
 import { solanaWallet } from '../support/payouts';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
+const t = useTestStack(
+  { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1', AUTH_CACHE_TTL_MS: '0' },
+  { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
+);
 
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack(
-    { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1', AUTH_CACHE_TTL_MS: '0' },
-    { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
-  );
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
 auditAfterAll();
 
 const withdraw = (agentKey: string, body: Record<string, unknown>) =>

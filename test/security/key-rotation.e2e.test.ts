@@ -13,23 +13,19 @@ import { hashKey } from '../../functions/core/keys';
 import { issueGrant } from '../../functions/use-cases/grants';
 import { createWebhook } from '../../functions/use-cases/webhooks';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { eventOf, type Receiver, startReceiver } from '../webhooks/receiver';
 
-let t: TestStack;
+const t = useTestStack({}, { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } });
 let thiefRx: Receiver;
 let payerRx: Receiver;
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack({}, { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } });
   thiefRx = await startReceiver('/thief');
   payerRx = await startReceiver('/payer');
 });
 afterAll(async () => {
   await thiefRx?.stop();
   await payerRx?.stop();
-  await t?.stack.stop();
 });
 auditAfterAll();
 

@@ -15,21 +15,12 @@ import { crash, inject, isPayoutFinalize } from '../faults/inject';
 import { expectEachPayoutPaidOnce, paymentsByPayout, untilFinal } from '../faults/payout-checks';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack(
-    { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1' },
-    { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
-  );
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
+const t = useTestStack(
+  { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1' },
+  { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
+);
 auditAfterAll();
 afterAll(async () => {
   await expectEachPayoutPaidOnce(t);

@@ -11,22 +11,15 @@
  * audit holds after it (docs/lifecycle.md, "The operator returns a disabled agent's earnings").
  */
 import { runAdmin } from '../../bin/operator/admin-cli';
+import { adminAgentBody, chargeBody, meBody } from '../../functions/contracts/response.schemas';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { expectBody } from '../support/bodies';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
+const t = useTestStack({ AUTH_CACHE_TTL_MS: '0' });
 
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack({ AUTH_CACHE_TTL_MS: '0' });
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
 auditAfterAll();
 
-type Balances = { USD: number; USDC: number };
 interface ChargeBody {
   id: string;
   status: string;
@@ -36,17 +29,17 @@ interface ChargeBody {
 }
 
 const userBalance = async (userKey: string) =>
-  (await t.call<{ balances: Balances }>('GET', '/api/v1/users/me', { headers: { 'x-user-key': userKey } })).body.balances;
+  expectBody(await t.call('GET', '/api/v1/users/me', { headers: { 'x-user-key': userKey } }), meBody).balances;
 const agentBalance = async (agentId: string) =>
-  (await t.call<{ balances: Balances }>('GET', `/api/v1/admin/agents/${agentId}`, { headers: t.admin })).body.balances;
+  expectBody(await t.call('GET', `/api/v1/admin/agents/${agentId}`, { headers: t.admin }), adminAgentBody).balances;
 
 async function charge(agentKey: string, userKey: string, amount: string, key: string): Promise<string> {
-  const res = await t.call<ChargeBody>('POST', '/api/v1/agents/charges', {
+  const res = await t.call('POST', '/api/v1/agents/charges', {
     headers: { 'x-agent-key': agentKey, 'x-user-key': userKey, 'idempotency-key': key },
     raw: `{"amount":${amount},"currency":"USD","description":"earned"}`,
   });
   expect(res.status).toBe(201);
-  return res.body.id;
+  return expectBody(res, chargeBody).id;
 }
 
 const operatorRefund = (agentId: string, chargeId: string, key: string, body = '{}') =>

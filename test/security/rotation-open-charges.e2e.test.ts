@@ -9,18 +9,12 @@
  * The property: after the rotation nothing the old key opened pays its agent: the approval link and
  * the capture are refused, the payer's money stays theirs, and the rotation says what it ended.
  */
+import { agentBalanceBody, meBody, rotatedUserKeyBody, userChargeListBody } from '../../functions/contracts/response.schemas';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { expectBody } from '../support/bodies';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
+const t = useTestStack();
 auditAfterAll();
 
 type Charge = { id: string; status: string; failureReason?: string | null; approvalUrl?: string | null };
@@ -28,7 +22,7 @@ let n = 0;
 const idem = () => `rotation-open-${Date.now()}-${++n}`;
 
 const usd = async (userKey: string) =>
-  (await t.call<{ balances: { USD: number } }>('GET', '/api/v1/users/me', { headers: { 'x-user-key': userKey } })).body.balances.USD;
+  expectBody(await t.call('GET', '/api/v1/users/me', { headers: { 'x-user-key': userKey } }), meBody).balances.USD;
 
 describe('rotating the account key ends the charges the old key left open', () => {
   it("refuses the thief's approval link and capture after the rotation; the payer's money stays theirs", async () => {
@@ -53,12 +47,13 @@ describe('rotating the account key ends the charges the old key left open', () =
     expect(hold.status).toBe(201);
     expect(await usd(payer.key)).toBe(13);
 
-    const rotated = await t.call<{ userKey: string; releasedCharges: Charge[] }>('POST', '/api/v1/users/me/keys/rotate', {
-      headers: { 'x-user-key': payer.key },
-    });
-    expect(rotated.status).toBe(200);
-    const newKey = rotated.body.userKey;
-    expect(rotated.body.releasedCharges.map((c) => [c.id, c.status, c.failureReason]).sort()).toEqual(
+    const rotated = expectBody(
+      await t.call('POST', '/api/v1/users/me/keys/rotate', { headers: { 'x-user-key': payer.key } }),
+      rotatedUserKeyBody,
+      200,
+    );
+    const newKey = rotated.userKey;
+    expect(rotated.releasedCharges.map((c) => [c.id, c.status, c.failureReason]).sort()).toEqual(
       [
         [pending.body.id, 'FAILED', 'account key rotated'],
         [hold.body.id, 'FAILED', 'account key rotated'],
@@ -77,13 +72,13 @@ describe('rotating the account key ends the charges the old key left open', () =
       body: {},
     });
 
-    const balance = await t.call<{ balances: { USD: number } }>('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': thief.key } });
-    expect(balance.body.balances.USD).toBe(0);
+    const balance = expectBody(await t.call('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': thief.key } }), agentBalanceBody);
+    expect(balance.balances.USD).toBe(0);
     expect(captured.status).toBe(409);
     expect(await usd(newKey)).toBe(20);
-    const history = await t.call<{ data: Charge[] }>('GET', '/api/v1/users/me/charges', { headers: { 'x-user-key': newKey } });
+    const history = expectBody(await t.call('GET', '/api/v1/users/me/charges', { headers: { 'x-user-key': newKey } }), userChargeListBody);
     for (const id of [pending.body.id, hold.body.id]) {
-      expect(history.body.data.find((c) => c.id === id)).toMatchObject({ status: 'FAILED', failureReason: 'account key rotated' });
+      expect(history.data.find((c) => c.id === id)).toMatchObject({ status: 'FAILED', failureReason: 'account key rotated' });
     }
   });
 });

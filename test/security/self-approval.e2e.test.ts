@@ -16,22 +16,21 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TOKEN_PLACEHOLDER } from '../../functions/use-cases/approval-token';
 import { auditAfterAll } from '../support/audit';
 import { afterCommand, inputText } from '../support/interleave';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { eventOf, type Receiver, startReceiver } from '../webhooks/receiver';
 
-let t: TestStack;
 let userRx: Receiver;
 const clients: Client[] = [];
+// The MCP clients close while the stack still answers them: declared first, this runs before its stop.
+afterAll(async () => {
+  for (const client of clients) await client.close();
+});
+const t = useTestStack({}, { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } });
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack({}, { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } });
   userRx = await startReceiver();
 });
 afterAll(async () => {
-  for (const client of clients) await client.close();
   await userRx?.stop();
-  await t?.stack.stop();
 });
 auditAfterAll();
 

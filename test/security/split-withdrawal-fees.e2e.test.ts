@@ -5,51 +5,40 @@
  * agent's payouts carry in a currency are never below the fee of one withdrawal of their sum
  * (docs/payouts.md, "The platform fee").
  */
+import { agentBalanceBody, payoutBody, payoutListBody, withdrawalBody } from '../../functions/contracts/response.schemas';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
+import { expectBody } from '../support/bodies';
 import { eventually } from '../support/eventually';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
-
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack(
-    { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1' },
-    { payouts: { visibilityTimeoutSeconds: 1, reconcileIntervalMs: 250 } },
-  );
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
+const t = useTestStack(
+  { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1' },
+  { payouts: { visibilityTimeoutSeconds: 1, reconcileIntervalMs: 250 } },
+);
 auditAfterAll();
 
-interface Payout {
-  id: string;
-  status: string;
-  amount: number;
-  fee: number;
-  netAmount: number;
-}
-
 async function withdrawAndWait(agentKey: string, amount: string, n: number): Promise<{ fee: number }> {
-  const res = await t.call<{ payoutId: string; breakdown: { platformFee: number } }>('POST', '/api/v1/agents/withdraw', {
-    headers: { 'x-agent-key': agentKey, 'idempotency-key': `split-${n}-${Date.now()}` },
-    raw: `{"amount":${amount},"currency":"USD","walletAddress":"success@example.com"}`,
-  });
-  expect(res.status).toBe(200);
+  const res = expectBody(
+    await t.call('POST', '/api/v1/agents/withdraw', {
+      headers: { 'x-agent-key': agentKey, 'idempotency-key': `split-${n}-${Date.now()}` },
+      raw: `{"amount":${amount},"currency":"USD","walletAddress":"success@example.com"}`,
+    }),
+    withdrawalBody,
+    200,
+  );
   // One payout in flight per agent and currency: the next split waits for this one to finish.
   await eventually(
-    `payout ${res.body.payoutId} to complete`,
+    `payout ${res.payoutId} to complete`,
     async () => {
-      const p = await t.call<Payout>('GET', `/api/v1/agents/withdraw?payoutId=${res.body.payoutId}`, {
-        headers: { 'x-agent-key': agentKey },
-      });
-      return p.body.status === 'COMPLETED';
+      const p = expectBody(
+        await t.call('GET', `/api/v1/agents/withdraw?payoutId=${res.payoutId}`, { headers: { 'x-agent-key': agentKey } }),
+        payoutBody,
+      );
+      return p.status === 'COMPLETED';
     },
     { timeoutMs: 20_000 },
   );
-  return { fee: res.body.breakdown.platformFee };
+  return { fee: res.breakdown.platformFee };
 }
 
 describe('splitting a withdrawal never undercuts the 3% platform fee', () => {
@@ -63,30 +52,30 @@ describe('splitting a withdrawal never undercuts the 3% platform fee', () => {
     expect(total).toBeGreaterThanOrEqual(17);
     expect(total).toBe(17);
     // The payouts agree with the answers, and the whole balance went out.
-    const listed = await t.call<{ payouts: Payout[] }>('GET', '/api/v1/agents/withdraw', { headers: { 'x-agent-key': agent.key } });
-    expect(listed.body.payouts.map((p) => Math.round(p.fee * 100)).reduce((a, b) => a + b, 0)).toBe(17);
-    const balance = await t.call<{ balances: { USD: number } }>('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': agent.key } });
-    expect(balance.body.balances.USD).toBe(0);
+    const listed = expectBody(await t.call('GET', '/api/v1/agents/withdraw', { headers: { 'x-agent-key': agent.key } }), payoutListBody);
+    expect(listed.payouts.map((p) => Math.round(p.fee * 100)).reduce((a, b) => a + b, 0)).toBe(17);
+    const balance = expectBody(await t.call('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': agent.key } }), agentBalanceBody);
+    expect(balance.balances.USD).toBe(0);
     await expectLedgerBalanced();
   });
 
   it('a single withdrawal still pays exactly DESIGN §2’s fee: 10.01 → 0.30 (net 9.71), then 1.00 → 0.03', async () => {
     const agent = await t.earningAgent({ USD: '11.01' });
-    const first = await t.call<{ payoutId: string; breakdown: { platformFee: number; netAmount: number } }>(
-      'POST',
-      '/api/v1/agents/withdraw',
-      {
+    const first = expectBody(
+      await t.call('POST', '/api/v1/agents/withdraw', {
         headers: { 'x-agent-key': agent.key, 'idempotency-key': `single-${Date.now()}` },
         raw: '{"amount":10.01,"currency":"USD","walletAddress":"success@example.com"}',
-      },
+      }),
+      withdrawalBody,
+      200,
     );
-    expect(first.status).toBe(200);
-    expect(first.body.breakdown).toMatchObject({ platformFee: 0.3, netAmount: 9.71 });
+    expect(first.breakdown).toMatchObject({ platformFee: 0.3, netAmount: 9.71 });
     await eventually('the first payout to complete', async () => {
-      const p = await t.call<Payout>('GET', `/api/v1/agents/withdraw?payoutId=${first.body.payoutId}`, {
-        headers: { 'x-agent-key': agent.key },
-      });
-      return p.body.status === 'COMPLETED';
+      const p = expectBody(
+        await t.call('GET', `/api/v1/agents/withdraw?payoutId=${first.payoutId}`, { headers: { 'x-agent-key': agent.key } }),
+        payoutBody,
+      );
+      return p.status === 'COMPLETED';
     });
     // 3% of 11.01 in all is 0.3303 → 0.33: the second pays 0.03, as a lone 1.00 would.
     expect((await withdrawAndWait(agent.key, '1.00', 99)).fee).toBe(0.03);

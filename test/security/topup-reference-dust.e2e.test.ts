@@ -13,19 +13,10 @@
 import { listUnmatched } from '../../functions/store/topup-watch.repository';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { balances, getTopup, openTopup, pay } from '../topups/support';
 
-let t: TestStack;
-
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
+const t = useTestStack();
 afterEach(async () => {
   await expectLedgerBalanced();
 });

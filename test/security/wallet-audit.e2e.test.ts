@@ -29,24 +29,18 @@ import { keys } from '../../functions/store/table';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { untilFinal } from '../faults/payout-checks';
 import { expectLedgerBalanced, ledgerAudit } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { openTopup, pay } from '../topups/support';
 
-let t: TestStack;
+const t = useTestStack();
 let buyer: x402Client;
 /** Wallets the operator has said are theirs (the last test names one). */
 const operatorWallets: string[] = [];
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   const { solana } = t.stack.rails;
   const signer = await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey));
   buyer = new x402Client().register('solana:*', new ExactSvmClient(signer, { rpcUrl: solana.url }));
-});
-afterAll(async () => {
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced({ operatorWallets });

@@ -14,33 +14,28 @@ import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Keypair } from '@solana/web3.js';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
+import { x402SettingsSchema } from '../../functions/contracts/x402';
 import { HOT_WALLET_LAMPORTS_METRIC, X402_FEE_PAYER_LAMPORTS_METRIC } from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { expectBody } from '../support/bodies';
+import { useTestStack } from '../support/stack';
 import { exactTransaction, latestBlockhash, payloadOf, requirementsFor } from '../x402/attacker';
 
-let t: TestStack;
+const t = useTestStack();
 let seller: { key: string; id: string };
 let memo: string | undefined;
 let buyer: Keypair;
 let treasury: string;
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   seller = await t.enabledAgent();
-  const settings = await t.call<{ extra?: { memo?: string } }>('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } });
-  memo = settings.body.extra?.memo;
+  memo = expectBody(await t.call('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } }), x402SettingsSchema).extra.memo;
   buyer = Keypair.fromSecretKey(bs58.decode(t.stack.rails.solana.demoPayer.secretKey));
   treasury = t.stack.rails.solana.hotWallet.publicKey;
-});
-afterAll(async () => {
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced();

@@ -16,33 +16,28 @@
 import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { x402SettingsSchema } from '../../functions/contracts/x402';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { expectBody } from '../support/bodies';
+import { useTestStack } from '../support/stack';
 import { exactTransaction, latestBlockhash, payloadOf, requirementsFor } from '../x402/attacker';
 
 const LIGHTHOUSE = new PublicKey('L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95');
 const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
 const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 
-let t: TestStack;
+const t = useTestStack();
 let seller: { key: string; id: string };
 let memo: string;
 let buyer: Keypair;
 let treasury: string;
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   t.stack.rails.solana.copyProgram(ASSOCIATED_TOKEN_PROGRAM, LIGHTHOUSE.toBase58());
   seller = await t.enabledAgent();
-  const settings = await t.call<{ extra: { memo: string } }>('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } });
-  memo = settings.body.extra.memo;
+  memo = expectBody(await t.call('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } }), x402SettingsSchema).extra.memo;
   buyer = Keypair.fromSecretKey(bs58.decode(t.stack.rails.solana.demoPayer.secretKey));
   treasury = t.stack.rails.solana.hotWallet.publicKey;
-});
-afterAll(async () => {
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced();

@@ -17,28 +17,23 @@ import { Keypair } from '@solana/web3.js';
 import type { PaymentPayload } from '@x402/core/types';
 import { PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import bs58 from 'bs58';
+import { x402SettingsSchema } from '../../functions/contracts/x402';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { expectBody } from '../support/bodies';
+import { useTestStack } from '../support/stack';
 import { exactTransaction, latestBlockhash, payloadOf, requirementsFor } from '../x402/attacker';
 
-let t: TestStack;
+const t = useTestStack();
 let seller: { key: string; id: string };
 let memo: string;
 let buyer: Keypair;
 let treasury: string;
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   seller = await t.enabledAgent();
-  memo = (await t.call<{ extra: { memo: string } }>('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } })).body.extra
-    .memo;
+  memo = expectBody(await t.call('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } }), x402SettingsSchema).extra.memo;
   buyer = Keypair.fromSecretKey(bs58.decode(t.stack.rails.solana.demoPayer.secretKey));
   treasury = t.stack.rails.solana.hotWallet.publicKey;
-});
-afterAll(async () => {
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced();

@@ -15,8 +15,7 @@ import type { PaymentRequirements } from '@x402/core/types';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { payloadOf, requirementsFor } from '../x402/attacker';
 
 interface Seller {
@@ -25,7 +24,7 @@ interface Seller {
   memo: string | undefined;
 }
 
-let t: TestStack;
+const t = useTestStack();
 let a: Seller;
 let b: Seller;
 let buyer: ExactSvmClient;
@@ -38,16 +37,11 @@ async function seller(): Promise<Seller> {
 }
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   const { solana } = t.stack.rails;
   treasury = solana.hotWallet.publicKey;
   a = await seller();
   b = await seller();
   buyer = new ExactSvmClient(await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey)), { rpcUrl: solana.url });
-});
-afterAll(async () => {
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced();

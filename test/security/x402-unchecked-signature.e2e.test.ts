@@ -15,8 +15,7 @@
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import {
   exactTransaction,
   holdsSignature,
@@ -29,18 +28,18 @@ import {
   tableItems,
 } from '../x402/attacker';
 
-let t: TestStack;
 let rpc: RecordingRpc;
+beforeAll(async () => {
+  rpc = await startRecordingRpc();
+});
+// Everything the service sends the chain goes through the recording RPC.
+const t = useTestStack(() => [{ SOLANA_RPC_URL: rpc.url }]);
 let attacker: { key: string; id: string };
 /** The seller memo the service gives this agent (GET /api/v1/agents/x402), when it gives one. */
 let memo: string | undefined;
 let hot: Keypair;
 
 beforeAll(async () => {
-  await createTestTable();
-  rpc = await startRecordingRpc();
-  // Everything the service sends the chain goes through the recording RPC.
-  t = await startTestStack({ SOLANA_RPC_URL: rpc.url });
   rpc.pointAt(t.stack.rails.solana.url);
   hot = Keypair.fromSecretKey(bs58.decode(t.stack.rails.solana.hotWallet.secretKey));
   attacker = await t.enabledAgent();
@@ -48,7 +47,6 @@ beforeAll(async () => {
   memo = settings.body.extra?.memo;
 });
 afterAll(async () => {
-  await t?.stack.stop();
   await rpc?.close();
 });
 afterEach(async () => {

@@ -14,8 +14,7 @@ import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
 import { resetForTests } from '../../functions/config';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { payloadOf, requirementsFor } from '../x402/attacker';
 
 interface Seller {
@@ -24,7 +23,7 @@ interface Seller {
   memo: string | undefined;
 }
 
-let t: TestStack;
+const t = useTestStack();
 let a: Seller;
 let b: Seller;
 let buyer: ExactSvmClient;
@@ -37,16 +36,11 @@ async function seller(): Promise<Seller> {
 }
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   const { solana } = t.stack.rails;
   treasury = solana.hotWallet.publicKey;
   a = await seller();
   b = await seller();
   buyer = new ExactSvmClient(await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey)), { rpcUrl: solana.url });
-});
-afterAll(async () => {
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced();

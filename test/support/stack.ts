@@ -6,6 +6,8 @@
  */
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../bin/local/stack';
 import { config } from '../../functions/config';
+import { createdUserBody, registeredAgentBody } from '../../functions/contracts/response.schemas';
+import { expectBody } from './bodies';
 import { client } from './http';
 import { createTestTable } from './table';
 import { watchTableGrants } from './table-access';
@@ -59,25 +61,31 @@ export async function startTestStack(
     call,
     admin,
     async enabledAgent(name) {
-      const reg = await call<{ apiKey: string; agentId: string }>('POST', '/api/v1/agents/register', {
-        body: { name: name ?? `agent-${process.pid}-${++counter}-${Date.now()}`, email: 'dev@example.com', website: 'https://example.com' },
-      });
-      if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${reg.text}`);
-      const patch = await call('PATCH', `/api/v1/admin/agents/${reg.body.agentId}`, { headers: admin, body: { enabled: true } });
+      const reg = expectBody(
+        await call('POST', '/api/v1/agents/register', {
+          body: {
+            name: name ?? `agent-${process.pid}-${++counter}-${Date.now()}`,
+            email: 'dev@example.com',
+            website: 'https://example.com',
+          },
+        }),
+        registeredAgentBody,
+        201,
+      );
+      const patch = await call('PATCH', `/api/v1/admin/agents/${reg.agentId}`, { headers: admin, body: { enabled: true } });
       if (patch.status !== 200) throw new Error(`enable failed: ${patch.status} ${patch.text}`);
-      return { key: reg.body.apiKey, id: reg.body.agentId };
+      return { key: reg.apiKey, id: reg.agentId };
     },
     async fundedUser(credits = {}) {
-      const created = await call<{ id: string; userKey: string }>('POST', '/api/v1/admin/users', { headers: admin });
-      if (created.status !== 201) throw new Error(`create user failed: ${created.status} ${created.text}`);
+      const created = expectBody(await call('POST', '/api/v1/admin/users', { headers: admin }), createdUserBody, 201);
       for (const [currency, amount] of Object.entries(credits)) {
-        const res = await call('POST', `/api/v1/admin/users/${created.body.id}/credits`, {
-          headers: { ...admin, 'idempotency-key': `seed-${created.body.id}-${currency}` },
+        const res = await call('POST', `/api/v1/admin/users/${created.id}/credits`, {
+          headers: { ...admin, 'idempotency-key': `seed-${created.id}-${currency}` },
           raw: `{"amount":${amount},"currency":"${currency}"}`,
         });
         if (res.status !== 200) throw new Error(`credit failed: ${res.status} ${res.text}`);
       }
-      return { key: created.body.userKey, id: created.body.id };
+      return { key: created.userKey, id: created.id };
     },
     async earningAgent(earned) {
       const agent = await t.enabledAgent();
@@ -95,17 +103,25 @@ export async function startTestStack(
   return t;
 }
 
+/** What `startTestStack` takes: the functions' environment and the local stack's options. */
+export type TestStackArgs = Parameters<typeof startTestStack>;
+
 /**
  * The e2e file's stack as a fixture: its own table and a stack on it before the file's tests, the
  * stack stopped (its grant check included) after them. Returns the stack, usable from inside a
  * test or hook once `beforeAll` has run (reading it earlier throws, naming the mistake). Call
  * `auditAfterAll()` after it: hooks run in the order declared, so the audit sees the stopped stack.
+ *
+ * A file whose environment names something started first (a recording RPC's URL) passes a function
+ * returning the arguments (start that thing in a `beforeAll` declared above this call): the function
+ * is called in the fixture's `beforeAll`, after the hooks declared before it.
  */
-export function useTestStack(...args: Parameters<typeof startTestStack>): TestStack {
+export function useTestStack(...args: TestStackArgs | [() => TestStackArgs]): TestStack {
   let started: TestStack | undefined;
   beforeAll(async () => {
     await createTestTable();
-    started = await startTestStack(...args);
+    const [first, ...rest] = args;
+    started = await startTestStack(...(typeof first === 'function' ? first() : ([first, ...rest] as TestStackArgs)));
   });
   afterAll(async () => started?.stack.stop());
   return new Proxy({} as TestStack, {

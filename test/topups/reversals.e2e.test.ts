@@ -12,19 +12,11 @@ import { TOPUP_REVERSED_LOG_MESSAGE } from '../../functions/observability/metric
 import { db } from '../../functions/store/client';
 import { inject, throttled } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { errorLines, getTopup, openTopup, type TopupBody } from './support';
 
-let t: TestStack;
+const t = useTestStack();
 
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
 afterEach(async () => {
   await expectLedgerBalanced();
 });

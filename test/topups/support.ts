@@ -13,6 +13,8 @@ import {
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { payTransferRequest } from '../../bin/local/solana-pay';
+import { meBody } from '../../functions/contracts/response.schemas';
+import { expectBody } from '../support/bodies';
 import type { TestStack } from '../support/stack';
 
 export interface TopupBody {
@@ -41,8 +43,7 @@ export async function getTopup(t: TestStack, userKey: string, id: string) {
 }
 
 export async function balances(t: TestStack, userKey: string): Promise<{ USD: number; USDC: number }> {
-  return (await t.call<{ balances: { USD: number; USDC: number } }>('GET', '/api/v1/users/me', { headers: { 'x-user-key': userKey } })).body
-    .balances;
+  return expectBody(await t.call('GET', '/api/v1/users/me', { headers: { 'x-user-key': userKey } }), meBody, 200).balances;
 }
 
 /** Pays a Solana Pay URL with the demo payer: a real signed SPL transfer on the local node. */

@@ -12,19 +12,11 @@ import { listUnmatched } from '../../functions/store/topup-watch.repository';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { balances, errorLines, getTopup, openTopup, type TopupBody } from './support';
 
-let t: TestStack;
+const t = useTestStack();
 
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
 afterEach(async () => {
   t.stack.rails.paypal.dropWebhooks(false);
   await expectLedgerBalanced();

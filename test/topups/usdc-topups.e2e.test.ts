@@ -14,19 +14,11 @@ import { creditOnce } from '../../functions/use-cases/topup-credit';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { balances, getTopup, openTopup, otherMint, pay, spamReference } from './support';
 
-let t: TestStack;
+const t = useTestStack();
 
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
 afterEach(async () => {
   await expectLedgerBalanced();
 });

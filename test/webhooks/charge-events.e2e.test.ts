@@ -11,21 +11,18 @@ import { db } from '../../functions/store/client';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { auditAfterAll } from '../support/audit';
 import { eventually } from '../support/eventually';
-import { startTestStack, type TestStack } from '../support/stack';
+import { useTestStack } from '../support/stack';
 import { getTopup, openTopup, type TopupBody } from '../topups/support';
 import { deliveryQueueDrained, finalAttempts, outboxAbout } from './delivery-records';
 import { eventOf, type Received, type Receiver, startReceiver } from './receiver';
 
-let t: TestStack;
+const t = useTestStack(
+  { AUTH_CACHE_TTL_MS: '0', WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1', WEBHOOK_TIMEOUT_MS: '1000' },
+  { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } },
+);
 let agentRx: Receiver;
 let userRx: Receiver;
 
-beforeAll(async () => {
-  t = await startTestStack(
-    { AUTH_CACHE_TTL_MS: '0', WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1', WEBHOOK_TIMEOUT_MS: '1000' },
-    { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } },
-  );
-});
 beforeEach(async () => {
   agentRx = await startReceiver();
   userRx = await startReceiver();
@@ -33,9 +30,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await agentRx?.stop();
   await userRx?.stop();
-});
-afterAll(async () => {
-  await t?.stack.stop();
 });
 auditAfterAll();
 

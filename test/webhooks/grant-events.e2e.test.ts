@@ -7,22 +7,17 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 import { finalAttempts, outboxAbout, outboxEvents } from './delivery-records';
 import { eventOf, type Received, type Receiver, startReceiver } from './receiver';
 
-let t: TestStack;
+const t = useTestStack(
+  { AUTH_CACHE_TTL_MS: '0', WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1', WEBHOOK_TIMEOUT_MS: '1000' },
+  { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } },
+);
 let agentRx: Receiver;
 let userRx: Receiver;
 
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack(
-    { AUTH_CACHE_TTL_MS: '0', WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1', WEBHOOK_TIMEOUT_MS: '1000' },
-    { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } },
-  );
-});
 beforeEach(async () => {
   agentRx = await startReceiver();
   userRx = await startReceiver();
@@ -30,9 +25,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await agentRx?.stop();
   await userRx?.stop();
-});
-afterAll(async () => {
-  await t?.stack.stop();
 });
 auditAfterAll();
 

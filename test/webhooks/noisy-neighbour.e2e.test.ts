@@ -7,7 +7,7 @@
  * (event createdAt → its receiver) is printed for both runs and must stay within a bound.
  */
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
+import { useTestStack } from '../support/stack';
 import { eventOf, type Receiver, startReceiver } from './receiver';
 
 /** The send timeout here (a hung receiver holds a send this long). */
@@ -15,16 +15,12 @@ const TIMEOUT_MS = 2_000;
 const FLOOD = 120;
 const HEALTHY = 20;
 
-let t: TestStack;
 const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  t = await startTestStack({ AUTH_CACHE_TTL_MS: '0', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) }, { webhooks: { pollIntervalMs: 50 } });
-});
+// The (hung) receivers stop before the stack: declared first, this runs before its stop.
 afterAll(async () => {
   for (const r of receivers) await r.stop();
-  await t?.stack.stop();
 });
+const t = useTestStack({ AUTH_CACHE_TTL_MS: '0', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) }, { webhooks: { pollIntervalMs: 50 } });
 auditAfterAll();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

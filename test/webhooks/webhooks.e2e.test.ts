@@ -6,27 +6,27 @@
  */
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
+import type * as z from 'zod';
 import { config } from '../../functions/config';
+import { createdWebhookBody, type webhookDeliveryBody, webhookDeliveryListBody } from '../../functions/contracts/response.schemas';
 import { hashKey } from '../../functions/core/keys';
 import { db } from '../../functions/store/client';
 import { storedEvents } from '../../functions/store/outbox';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
+import { expectBody } from '../support/bodies';
 import { eventually } from '../support/eventually';
 import { solanaWallet } from '../support/payouts';
-import { startTestStack, type TestStack } from '../support/stack';
+import { useTestStack } from '../support/stack';
 import { attemptCounters, deliveryQueueDrained, dispatchedFromStream, finalAttempts, outboxEvents } from './delivery-records';
 import { eventOf, type Receiver, startReceiver } from './receiver';
 
-let t: TestStack;
+const t = useTestStack(
+  { AUTH_CACHE_TTL_MS: '0', WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1', WEBHOOK_TIMEOUT_MS: '1000' },
+  { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } },
+);
 let receiver: Receiver;
 
-beforeAll(async () => {
-  t = await startTestStack(
-    { AUTH_CACHE_TTL_MS: '0', WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1', WEBHOOK_TIMEOUT_MS: '1000' },
-    { webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } },
-  );
-});
 beforeEach(async () => {
   receiver = await startReceiver();
 });
@@ -34,41 +34,22 @@ afterEach(async () => {
   for (const key of Object.keys(t.stack.webhooks.hooks)) delete t.stack.webhooks.hooks[key as keyof typeof t.stack.webhooks.hooks];
   await receiver?.stop();
 });
-afterAll(async () => {
-  await t?.stack.stop();
-});
 auditAfterAll();
 
-interface Created {
-  id: string;
-  url: string;
-  events: string[];
-  secret: string;
-  createdAt: string;
-  error?: string;
-}
-interface Delivery {
-  eventId: string;
-  type: string;
-  attempt: number;
-  status: string;
-  statusCode: number | null;
-  error: string | null;
-  nextAttemptAt: string | null;
-}
+type Delivery = z.output<typeof webhookDeliveryBody>;
 
 const agentHeaders = (key: string) => ({ 'x-agent-key': key });
 
 async function agentWebhook(key: string, body: Record<string, unknown>) {
-  const res = await t.call<Created>('POST', '/api/v1/agents/webhooks', { headers: agentHeaders(key), body });
-  if (res.status !== 201) throw new Error(`create webhook: ${res.status} ${res.text}`);
-  return res.body;
+  return expectBody(await t.call('POST', '/api/v1/agents/webhooks', { headers: agentHeaders(key), body }), createdWebhookBody, 201);
 }
 
 async function deliveries(key: string, id: string): Promise<Delivery[]> {
-  const res = await t.call<{ deliveries: Delivery[] }>('GET', `/api/v1/agents/webhooks/${id}/deliveries`, { headers: agentHeaders(key) });
-  expect(res.status).toBe(200);
-  return res.body.deliveries;
+  return expectBody(
+    await t.call('GET', `/api/v1/agents/webhooks/${id}/deliveries`, { headers: agentHeaders(key) }),
+    webhookDeliveryListBody,
+    200,
+  ).deliveries;
 }
 
 /** The endpoint's deliveries list once `ready` holds for it. */
@@ -486,9 +467,12 @@ describe('user endpoints', () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toContain('events: unknown event type "payout.completed"');
-    const created = await t.call<Created>('POST', '/api/v1/users/me/webhooks', { headers, body: { url: receiver.url } });
-    expect(created.status).toBe(201);
-    expect(created.body.events).toEqual([
+    const created = expectBody(
+      await t.call('POST', '/api/v1/users/me/webhooks', { headers, body: { url: receiver.url } }),
+      createdWebhookBody,
+      201,
+    );
+    expect(created.events).toEqual([
       'charge.approval_requested',
       'charge.succeeded',
       'charge.failed',
@@ -499,9 +483,9 @@ describe('user endpoints', () => {
       'x402.purchase.succeeded',
       'x402.purchase.expired',
     ]);
-    const ping = await t.call<{ id: string }>('POST', `/api/v1/users/me/webhooks/${created.body.id}/test`, { headers });
+    const ping = await t.call<{ id: string }>('POST', `/api/v1/users/me/webhooks/${created.id}/test`, { headers });
     const got = await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id, 2_000);
-    new Webhook(created.body.secret).verify(got.body, got.headers as Record<string, string>);
+    new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>);
     const list = await t.call<{ webhooks: unknown[] }>('GET', '/api/v1/users/me/webhooks', { headers });
     expect(list.body.webhooks).toHaveLength(1);
     const unauth = await t.call('GET', '/api/v1/users/me/webhooks', { headers: { 'x-user-key': 'uk_live_nope' } });

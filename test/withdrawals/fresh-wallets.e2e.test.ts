@@ -10,19 +10,13 @@ import { crash, inject, isPayoutFinalize } from '../faults/inject';
 import { expectEachPayoutPaidOnce, paymentsByPayout, untilFinal } from '../faults/payout-checks';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
-import { startTestStack, type TestStack } from '../support/stack';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
+const t = useTestStack(
+  { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1', AUTH_CACHE_TTL_MS: '0' },
+  { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
+);
 
-beforeAll(async () => {
-  t = await startTestStack(
-    { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1', AUTH_CACHE_TTL_MS: '0' },
-    { payouts: { visibilityTimeoutSeconds: 2, reconcileIntervalMs: 200 } },
-  );
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
 auditAfterAll();
 afterAll(async () => {
   await expectEachPayoutPaidOnce(t);

@@ -2,56 +2,24 @@
  * Withdrawals over HTTP against the local stack: the real handlers, local SQS, the real worker
  * and reconciler, and the real rails against their local stand-ins (LiteSVM, PayPal imitation).
  */
+import type * as z from 'zod';
+import { agentBalanceBody, payoutBody, type withdrawalBody } from '../../functions/contracts/response.schemas';
 import { auditAfterAll } from '../support/audit';
+import { expectBody } from '../support/bodies';
 import { eventually } from '../support/eventually';
 import { solanaWallet } from '../support/payouts';
-import { startTestStack, type TestStack } from '../support/stack';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
+const t = useTestStack(
+  { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1', AUTH_CACHE_TTL_MS: '0' },
+  { payouts: { visibilityTimeoutSeconds: 1, reconcileIntervalMs: 250 } },
+);
 
-beforeAll(async () => {
-  t = await startTestStack(
-    { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1', AUTH_CACHE_TTL_MS: '0' },
-    { payouts: { visibilityTimeoutSeconds: 1, reconcileIntervalMs: 250 } },
-  );
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
 auditAfterAll();
 
-interface Breakdown {
-  grossAmount: number;
-  platformFeeRate: string;
-  platformFee: number;
-  netAmount: number;
-  currency: string;
-  walletAddress: string;
-  network: string;
-}
-interface WithdrawAnswer {
-  success: boolean;
-  payoutId: string;
-  breakdown: Breakdown;
-  error?: string;
-}
-interface PayoutBody {
-  id: string;
-  agentId: string;
-  currency: string;
-  status: string;
-  destination: { network: string; walletAddress: string };
-  externalId: string | null;
-  txHash: string | null;
-  createdAt: string;
-  processedAt: string | null;
-  amount: number;
-  fee: number;
-  netAmount: number;
-  platformFeeRate: string;
-  failureReason: string | null;
-  error?: string;
-}
+// The bodies' types are the contract's; `error` is there for the refusals read through the same type.
+type WithdrawAnswer = z.output<typeof withdrawalBody> & { error?: string };
+type PayoutBody = z.output<typeof payoutBody> & { error?: string };
 
 let keySeq = 0;
 const newKey = () => `e2e-wd-${process.pid}-${++keySeq}-${Date.now()}`;
@@ -64,10 +32,7 @@ function withdraw(agentKey: string, body: unknown, idempotencyKey: string = newK
 }
 
 async function balances(agentKey: string): Promise<{ USD: number; USDC: number }> {
-  const res = await t.call<{ balances: { USD: number; USDC: number } }>('GET', '/api/v1/agents/balance', {
-    headers: { 'x-agent-key': agentKey },
-  });
-  return res.body.balances;
+  return expectBody(await t.call('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': agentKey } }), agentBalanceBody).balances;
 }
 
 async function payoutOf(agentKey: string, payoutId: string) {
@@ -78,9 +43,9 @@ function until(agentKey: string, payoutId: string, status: string, timeoutMs = 2
   return eventually(
     `payout ${payoutId} to be ${status}`,
     async () => {
-      const res = await payoutOf(agentKey, payoutId);
-      if (res.body.status !== status) throw new Error(`payout ${payoutId} still ${res.body.status}, wanted ${status}`);
-      return res.body;
+      const payout = expectBody(await payoutOf(agentKey, payoutId), payoutBody);
+      if (payout.status !== status) throw new Error(`payout ${payoutId} still ${payout.status}, wanted ${status}`);
+      return payout;
     },
     { timeoutMs },
   );

@@ -25,10 +25,9 @@ import bs58 from 'bs58';
 // @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
 import express from 'express';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
+const t = useTestStack();
 let seller: { key: string; id: string };
 let sellerUrl: string;
 let closeSeller: () => Promise<void>;
@@ -75,8 +74,6 @@ async function startSeller(agentKey: string): Promise<{ url: string; close: () =
 }
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   const { solana } = t.stack.rails;
   treasury = solana.hotWallet.publicKey;
   seller = await t.enabledAgent();
@@ -93,7 +90,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeSeller?.();
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced();

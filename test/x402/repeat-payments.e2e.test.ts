@@ -17,18 +17,18 @@ import { ExactSvmScheme as ExactSvmServer } from '@x402/svm/exact/server';
 import bs58 from 'bs58';
 // @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
 import express from 'express';
+import { agentBalanceBody } from '../../functions/contracts/response.schemas';
+import { x402PaymentListSchema } from '../../functions/contracts/x402';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { expectBody } from '../support/bodies';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
+const t = useTestStack();
 let seller: { key: string; id: string };
 let sellerUrl: string;
 let closeSeller: () => Promise<void>;
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   seller = await t.enabledAgent();
   // docs/x402.md's seller.mjs, on a free port.
   const x402 = (
@@ -67,7 +67,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeSeller?.();
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced();
@@ -94,14 +93,13 @@ describe('the x402 docs buyer run again and again', () => {
     const transactions = runs.map((r) => r.transaction);
     expect(new Set(transactions).size).toBe(3);
     expect(solana.tokenBalance(solana.hotWallet.publicKey) - treasuryBefore).toBe(30_000n);
-    const balance = await t.call<{ balances: { USDC: number } }>('GET', '/api/v1/agents/balance', {
-      headers: { 'x-agent-key': seller.key },
-    });
-    expect(balance.body.balances.USDC).toBeCloseTo(0.03, 6);
-    const list = await t.call<{ data: { transaction: string; amount: number }[] }>('GET', '/api/v1/agents/x402/payments', {
-      headers: { 'x-agent-key': seller.key },
-    });
-    expect(list.body.data.map((p) => p.transaction).sort()).toEqual([...transactions].sort());
-    expect(list.body.data.every((p) => p.amount === 0.01)).toBe(true);
+    const balance = expectBody(await t.call('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': seller.key } }), agentBalanceBody);
+    expect(balance.balances.USDC).toBeCloseTo(0.03, 6);
+    const list = expectBody(
+      await t.call('GET', '/api/v1/agents/x402/payments', { headers: { 'x-agent-key': seller.key } }),
+      x402PaymentListSchema,
+    );
+    expect(list.data.map((p) => p.transaction).sort()).toEqual([...transactions].sort());
+    expect(list.data.every((p) => p.amount === 0.01)).toBe(true);
   });
 });

@@ -35,10 +35,9 @@ import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { errorLines } from '../support/log-lines';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useTestStack } from '../support/stack';
 
-let t: TestStack;
+const t = useTestStack();
 let seller: { key: string; id: string };
 let sellerUrl: string;
 let closeSeller: () => Promise<void>;
@@ -92,8 +91,6 @@ async function startSeller(
 }
 
 beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
   const { solana } = t.stack.rails;
   network = solana.network as `${string}:${string}`;
   payTo = solana.hotWallet.publicKey;
@@ -106,7 +103,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeSeller?.();
-  await t?.stack.stop();
 });
 afterEach(async () => {
   await expectLedgerBalanced();
