@@ -10,9 +10,12 @@ import { solanaPayUrl, type Topup } from '../core/topups';
 import type { Balances } from '../core/users';
 import { jsonAmount } from './json';
 
+/** The id clients see: an x402 purchase's own (`xp…`, DESIGN §22), never the id of the hold behind it. */
+const publicChargeId = (charge: Charge): string => (charge.purchase ? purchaseIdOf(charge.id) : charge.id);
+
 export function chargeView(charge: Charge) {
   return {
-    id: charge.id,
+    id: publicChargeId(charge),
     idempotencyKey: charge.idempotencyKey,
     amount: jsonAmount(charge.amount, charge.currency),
     currency: charge.currency,
@@ -38,7 +41,6 @@ export function userChargeView(charge: Charge) {
   if (!charge.purchase) return view;
   return {
     ...view,
-    id: purchaseIdOf(charge.id),
     type: 'x402_purchase' as const,
     payTo: charge.purchase.requirements.payTo,
     resource: charge.purchase.resource,
