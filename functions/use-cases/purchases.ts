@@ -20,7 +20,7 @@ import { parse } from 'lossless-json';
 import { config } from '../config';
 import type { ApiResult } from '../contracts/api';
 import { serialize } from '../contracts/json';
-import { purchaseView } from '../contracts/views';
+import { paymentPayloadView, purchaseView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { ChargeNotPendingError } from '../core/errors';
@@ -148,7 +148,7 @@ export async function createPurchase(input: CreatePurchaseInput): Promise<ApiRes
   if (!charge) return result;
   const signed = await ensurePayment(charge, input.signer);
   if (!signed) return result;
-  return { ...result, rawBody: serialize({ ...answered, expiresAt: paymentExpiry(signed), paymentPayload: signed.paymentPayload }) };
+  return { ...result, rawBody: serialize({ ...answered, expiresAt: paymentExpiry(signed), paymentPayload: paymentPayloadView(signed) }) };
 }
 
 /**
