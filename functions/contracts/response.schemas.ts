@@ -8,7 +8,6 @@
 
 import * as z from 'zod';
 import { PLATFORM_FEE_RATE } from '../core/fees';
-import { ID_PATTERNS } from '../core/ids';
 import { CURRENCIES } from '../core/money';
 import { TOPUP_FAILURE_REASONS } from '../core/topups';
 
@@ -34,6 +33,9 @@ const id = (prefix: string, what: string) =>
     .regex(new RegExp(`^${prefix}[0-9a-z]{26}$`))
     .meta({ description: `${what} id: "${prefix}" + a lower-case ULID.`, examples: [`${prefix}01jhx3k6v1f8q2n7c9m4p5r6s7`] });
 
+/** A charge's id, or an x402 purchase's (`xp…`): the id a client sees for a purchase's hold (contracts/views.ts). */
+const CHARGE_OR_PURCHASE_ID = /^(c[0-9a-z]{26}(a[0-9a-z]{26})?|xp[0-9a-z]{26}a[0-9a-z]{26})$/;
+
 export const errorBody = component(
   'Error',
   z.strictObject({ error: z.string().meta({ description: 'The exact public message.' }) }).meta({
@@ -46,10 +48,10 @@ export const chargeBody = component(
   z.strictObject({
     id: z
       .string()
-      .regex(ID_PATTERNS.charge)
+      .regex(CHARGE_OR_PURCHASE_ID)
       .meta({
         description:
-          'Charge id, opaque to clients: "c" + a lower-case ULID + the id of the agent it was made for (54 characters); charges made before 2026-11-24 have ids without the agent part (27 characters). Both forms sort by creation.',
+          'Charge id, opaque to clients: "c" + a lower-case ULID + the id of the agent it was made for (54 characters); charges made before 2026-11-24 have ids without the agent part (27 characters). Both forms sort by creation. An x402 purchase (DESIGN §22) is named by its own id (`xp…`), never the hold\'s behind it.',
         examples: ['c01jhx3k6v1f8q2n7c9m4p5r6s7a01jhx2z9e4w7q1m3v8b6n5k2d0'],
       }),
     idempotencyKey: z.string().meta({ description: 'The Idempotency-Key the charge was created with.' }),
@@ -113,7 +115,7 @@ export const userChargeBody = component(
   chargeBody.extend({
     id: z
       .string()
-      .regex(/^(c[0-9a-z]{26}(a[0-9a-z]{26})?|xp[0-9a-z]{26}a[0-9a-z]{26})$/)
+      .regex(CHARGE_OR_PURCHASE_ID)
       .meta({ description: 'The charge id (`c…`), or an x402 purchase\'s (`xp…`, with `type: "x402_purchase"`).' }),
     type: z
       .literal('x402_purchase')

@@ -5,14 +5,17 @@ import type { Charge } from '../core/charges';
 import { PLATFORM_FEE_RATE } from '../core/fees';
 import { formatAmount } from '../core/money';
 import type { Payout } from '../core/payouts';
-import { purchaseIdOf } from '../core/purchases';
+import { purchaseIdOf, type SignedPurchase } from '../core/purchases';
 import { solanaPayUrl, type Topup } from '../core/topups';
 import type { Balances } from '../core/users';
 import { jsonAmount } from './json';
 
+/** The id clients see: an x402 purchase's own (`xp…`, DESIGN §22), never the id of the hold behind it. */
+const publicChargeId = (charge: Charge): string => (charge.purchase ? purchaseIdOf(charge.id) : charge.id);
+
 export function chargeView(charge: Charge) {
   return {
-    id: charge.id,
+    id: publicChargeId(charge),
     idempotencyKey: charge.idempotencyKey,
     amount: jsonAmount(charge.amount, charge.currency),
     currency: charge.currency,
@@ -38,7 +41,6 @@ export function userChargeView(charge: Charge) {
   if (!charge.purchase) return view;
   return {
     ...view,
-    id: purchaseIdOf(charge.id),
     type: 'x402_purchase' as const,
     payTo: charge.purchase.requirements.payTo,
     resource: charge.purchase.resource,
@@ -66,9 +68,17 @@ export function purchaseView(charge: Charge) {
     grantId: charge.grantId ?? null,
     createdAt: charge.createdAt,
     expiresAt: charge.expiresAt ?? null,
-    paymentPayload: charge.status === 'PENDING' || charge.status === 'SUCCESS' ? (p.signed?.paymentPayload ?? null) : null,
+    paymentPayload: charge.status === 'PENDING' || charge.status === 'SUCCESS' ? paymentPayloadView(p.signed) : null,
     transaction: p.transaction ?? null,
   };
+}
+
+/**
+ * The payment as `createPaymentPayload` returns it, in its order whatever order the stored map
+ * comes back in: every answer and replay of a purchase says it in the same bytes.
+ */
+export function paymentPayloadView(signed: SignedPurchase | undefined) {
+  return signed ? { x402Version: signed.paymentPayload.x402Version, payload: signed.paymentPayload.payload } : null;
 }
 
 export function balancesView(balances: Balances) {

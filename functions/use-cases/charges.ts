@@ -21,7 +21,7 @@ import {
 } from '../core/errors';
 import { isId, newChargeId } from '../core/ids';
 import { periodsOf } from '../core/policy';
-import type { PurchaseTerms } from '../core/purchases';
+import { chargeIdOfPurchase, type PurchaseTerms } from '../core/purchases';
 import type { PayerState } from '../core/users';
 import { refusalText } from '../messages/catalogue';
 import { refuse } from '../messages/refusal';
@@ -232,7 +232,9 @@ function translate(error: unknown, input: CreateChargeInput): unknown {
 }
 
 /** One charge of this agent (another agent's charge is "not found", never "forbidden"). */
-export async function readCharge(agentId: string | undefined, chargeId: string | undefined): Promise<ApiResult> {
+export async function readCharge(agentId: string | undefined, id: string | undefined): Promise<ApiResult> {
+  // A purchase shows its own id (`xp…`) in the list: it reads back by that id.
+  const chargeId = chargeIdOfPurchase(id) ?? id;
   if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   const charge = agentId ? await getCharge(agentId, chargeId) : await getChargeById(chargeId);
   if (!charge) throw refuse('chargeNotFound');

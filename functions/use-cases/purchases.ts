@@ -20,7 +20,7 @@ import { parse } from 'lossless-json';
 import { config } from '../config';
 import type { ApiResult } from '../contracts/api';
 import { serialize } from '../contracts/json';
-import { purchaseView } from '../contracts/views';
+import { paymentPayloadView, purchaseView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { ChargeNotPendingError } from '../core/errors';
@@ -148,7 +148,7 @@ export async function createPurchase(input: CreatePurchaseInput): Promise<ApiRes
   if (!charge) return result;
   const signed = await ensurePayment(charge, input.signer);
   if (!signed) return result;
-  return { ...result, rawBody: serialize({ ...answered, expiresAt: paymentExpiry(signed), paymentPayload: signed.paymentPayload }) };
+  return { ...result, rawBody: serialize({ ...answered, expiresAt: paymentExpiry(signed), paymentPayload: paymentPayloadView(signed) }) };
 }
 
 /**
@@ -273,6 +273,8 @@ export interface PurchaseReconcileReport {
   checked: number;
   captured: number;
   expired: number;
+  /** Past their blockhash but not released: the search did not reach back to where they could have landed (they wait). */
+  unsearched: number;
 }
 
 /**
@@ -282,7 +284,7 @@ export interface PurchaseReconcileReport {
  * height without it is released, the rest wait.
  */
 export async function reconcilePurchases(chain: PurchaseChain, limit = 100): Promise<PurchaseReconcileReport> {
-  const report: PurchaseReconcileReport = { checked: 0, captured: 0, expired: 0 };
+  const report: PurchaseReconcileReport = { checked: 0, captured: 0, expired: 0, unsearched: 0 };
   const queued = await listSignedPurchases(limit);
   if (queued.length === 0) return report;
   const finalized = await chain.finalizedBlockHeight();
@@ -291,7 +293,7 @@ export async function reconcilePurchases(chain: PurchaseChain, limit = 100): Pro
     const charge = await getCharge(q.agentId, q.chargeId);
     if (charge?.status === 'PENDING' && charge.purchase?.signed) charges.push(charge);
   }
-  const landed = await chain.findLanded(charges.map((c) => c.purchase?.signed as SignedPurchase));
+  const { found: landed, covered } = await chain.findLanded(charges.map((c) => c.purchase?.signed as SignedPurchase));
   for (const charge of charges) {
     report.checked += 1;
     const signed = charge.purchase?.signed as SignedPurchase;
@@ -302,8 +304,15 @@ export async function reconcilePurchases(chain: PurchaseChain, limit = 100): Pro
         if (ended.status === 'SUCCESS') report.captured += 1;
         else report.expired += 1;
       } else if (finalized > signed.lastValidBlockHeight) {
-        await expire(charge);
-        report.expired += 1;
+        // Released only when the search read every slot its transfer could be in: one it did not
+        // reach may have landed (the USDC left), so the hold waits for a later run or the receipt.
+        if (covered.has(signed.authoritySignature)) {
+          await expire(charge);
+          report.expired += 1;
+        } else {
+          report.unsearched += 1;
+          logger().warn('x402 purchase past its blockhash, its transfer not searched for far enough back', { chargeId: charge.id });
+        }
       }
     } catch (error) {
       // One purchase's failure does not hold up the others: the next run tries it again.

@@ -184,6 +184,26 @@ export interface LandedPurchase {
   err: unknown;
 }
 
+/**
+ * How far back a purchase's transfer can be: a blockhash is valid for 150 blocks after its own
+ * (`lastValidBlockHeight` = its height + 150), and a block's slot is never below its height, so no
+ * slot under `lastValidBlockHeight` − 150 holds it. Twice that, for margin.
+ */
+const BLOCKHASH_SPAN = 300;
+/** A search reads at most this many of the token account's signatures (pages of 1,000): a run stays bounded. */
+export const MAX_SEARCHED_SIGNATURES = 20_000;
+
+/** What a search of the hot wallet token account's transactions found, and what it can vouch for. */
+export interface LandedSearch {
+  /** The landed transactions carrying one of the hot wallet signatures asked for, by that signature. */
+  found: Map<string, LandedPurchase>;
+  /**
+   * The signatures whose every slot they could have landed in was read (back past the slot of their
+   * blockhash, or to the account's first transaction): one of them not found is not on chain.
+   */
+  covered: Set<string>;
+}
+
 /** What settling purchases asks the chain; no key (the reconciler's and the receipt's). */
 export interface PurchaseChain {
   /** The finalized block height: past a payment's lastValidBlockHeight there, it can never land. */
@@ -191,11 +211,16 @@ export interface PurchaseChain {
   /** The transaction `transaction`, when it is on chain at confirmed and carries the hot wallet's `authority` signature. */
   landedAs(transaction: string, authority: string): Promise<LandedPurchase | undefined>;
   /**
-   * The landed transactions among the hot wallet token account's newest (at most `depth`) that carry
-   * one of these hot wallet signatures, by that signature. Candidates are narrowed by their memo
-   * (the stock client's random nonce, or the seller's memo), then each is read whole.
+   * The landed transactions of the hot wallet's token account that carry one of these hot wallet
+   * signatures, newest first, paged with `before` until every one is found or the pages are older
+   * than the slot any of them could have landed in (at most `maxSignatures`, MAX_SEARCHED_SIGNATURES).
+   * Candidates are narrowed by their memo (the stock client's random nonce, or the seller's memo),
+   * then each is read whole.
    */
-  findLanded(signed: readonly { authoritySignature: string; memo: string }[], depth?: number): Promise<Map<string, LandedPurchase>>;
+  findLanded(
+    signed: readonly Pick<SignedPurchase, 'authoritySignature' | 'memo' | 'lastValidBlockHeight'>[],
+    opts?: { pageSize?: number; maxSignatures?: number },
+  ): Promise<LandedSearch>;
 }
 
 let chain: Promise<PurchaseChain> | undefined;
@@ -233,23 +258,36 @@ async function buildChain(): Promise<PurchaseChain> {
       const tx = await read(transaction);
       return tx?.signatures.includes(authority) ? { transaction, err: tx.err } : undefined;
     },
-    async findLanded(signed, depth = 1_000) {
+    async findLanded(signed, opts = {}) {
+      const pageSize = opts.pageSize ?? 1_000;
+      const maxSignatures = opts.maxSignatures ?? MAX_SEARCHED_SIGNATURES;
       const found = new Map<string, LandedPurchase>();
       const wanted = new Set(signed.map((s) => s.authoritySignature));
       const memos = signed.map((s) => s.memo);
+      const floor = (s: (typeof signed)[number]) => s.lastValidBlockHeight - BLOCKHASH_SPAN;
       let before: string | undefined;
       let seen = 0;
-      while (seen < depth && found.size < wanted.size) {
+      /** The slot of the oldest signature read: every newer one was read. */
+      let oldest = Number.POSITIVE_INFINITY;
+      let exhausted = false;
+      const open = () => signed.filter((s) => !found.has(s.authoritySignature) && oldest >= floor(s));
+      while (seen < maxSignatures && open().length > 0) {
+        const limit = Math.min(pageSize, maxSignatures - seen);
         const page = await rpc
           .getSignaturesForAddress(address(tokenAccount), {
             commitment: 'confirmed',
-            limit: Math.min(1_000, depth - seen),
+            limit,
             ...(before ? { before: before as Signature } : {}),
           })
           .send();
-        if (page.length === 0) break;
         seen += page.length;
-        before = String(page[page.length - 1]?.signature);
+        const last = page[page.length - 1];
+        if (last) {
+          before = String(last.signature);
+          oldest = Number(last.slot);
+        }
+        // A node answers fewer than asked only at the account's first transaction.
+        if (page.length < limit) exhausted = true;
         for (const entry of page) {
           // An RPC node lists a memo as "[<length>] <text>": a candidate is one whose memo holds one of ours.
           const memo = entry.memo ?? '';
@@ -259,8 +297,12 @@ async function buildChain(): Promise<PurchaseChain> {
             if (wanted.has(s) && tx) found.set(s, { transaction: String(entry.signature), err: tx.err });
           }
         }
+        if (exhausted) break;
       }
-      return found;
+      const covered = new Set(
+        signed.filter((s) => found.has(s.authoritySignature) || exhausted || oldest < floor(s)).map((s) => s.authoritySignature),
+      );
+      return { found, covered };
     },
   };
 }

@@ -250,6 +250,8 @@ describe('a purchase through the API', () => {
     expect(history.body.data[0]).toMatchObject({ id: made.body.id, type: 'x402_purchase', pendingReason: 'user_approval' });
     const approved = await t.call('POST', `/api/v1/users/me/charges/${made.body.id}/approve`, { headers: { 'x-user-key': user.key } });
     expect(approved.status).toBe(200);
+    // The answer names the purchase by its own id, never the hold's behind it.
+    expect(approved.body).toMatchObject({ id: made.body.id, status: 'PENDING', pendingReason: 'capture' });
     const got = await read(agent.key, made.body.id);
     expect(got.body).toMatchObject({ status: 'PENDING', pendingReason: null });
     expect(got.body.paymentPayload?.x402Version).toBe(2);
@@ -258,6 +260,33 @@ describe('a purchase through the API', () => {
     await reconcile();
     expect((await read(agent.key, made.body.id)).body.status).toBe('SUCCESS');
     expect(await userBalance(user.id)).toBeCloseTo(0.99, 6);
+  });
+
+  it("the purchase's own id (xp…) in every answer about it: the payer's decline and release, the agent's charge list and read", async () => {
+    const { agent, user, grant } = await payer(1, { total: 5 }, { approvalAbove: 0.005 });
+    const requirements = await requirementsOf(`${seller.url}/weather`);
+    const declined = await purchase(agent.key, grant.key, { x402Version: 2, paymentRequirements: requirements });
+    const released = await purchase(agent.key, grant.key, { x402Version: 2, paymentRequirements: requirements });
+    expect([declined.status, released.status]).toEqual([202, 202]);
+    const listed = await t.call<{ data: { id: string; idempotencyKey: string }[] }>('GET', '/api/v1/agents/charges', {
+      headers: { 'x-agent-key': agent.key },
+    });
+    expect(listed.body.data.map((c) => c.id)).toEqual([released.body.id, declined.body.id]);
+    const read = await t.call<{ id: string; status: string }>('GET', `/api/v1/agents/charge/${declined.body.id}`, {
+      headers: { 'x-agent-key': agent.key },
+    });
+    expect([read.status, read.body.id]).toEqual([200, declined.body.id]);
+    const decline = await t.call('POST', `/api/v1/users/me/charges/${declined.body.id}/decline`, { headers: { 'x-user-key': user.key } });
+    expect([decline.status, decline.body]).toMatchObject([
+      200,
+      { id: declined.body.id, status: 'FAILED', failureReason: 'declined by user' },
+    ]);
+    const release = await t.call('POST', `/api/v1/users/me/charges/${released.body.id}/release`, { headers: { 'x-user-key': user.key } });
+    expect([release.status, release.body]).toMatchObject([
+      200,
+      { id: released.body.id, status: 'FAILED', failureReason: 'released by user' },
+    ]);
+    expect(await userBalance(user.id)).toBe(1);
   });
 });
 

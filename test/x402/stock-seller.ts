@@ -1,93 +1,25 @@
 /**
- * An x402 seller outside the service, built only of stock packages (DESIGN §22 "Tests that no one
- * here can tune"): `@x402/express` middleware whose facilitator is the stock `@x402/svm` one
- * (`x402Facilitator` + `ExactSvmScheme` from `@x402/svm/exact/facilitator`) with its own fee payer,
- * funded with SOL on the local chain, paying a wallet of its own. And the README's buyer: stock
- * `@x402/fetch` with a scheme client of a few lines that asks the service for the payment.
+ * The stock x402 seller (bin/local/stock-seller.ts: `@x402/express` with the stock `@x402/svm`
+ * facilitator, its own fee payer, paying a wallet outside the service) on the test stack's chain,
+ * and the README's buyer: stock `@x402/fetch` with a scheme client of a few lines that asks the
+ * service for the payment.
  */
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { createKeyPairSignerFromBytes } from '@solana/kit';
-import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
-import { x402Facilitator } from '@x402/core/facilitator';
-import type { Network, PaymentPayload, PaymentRequirements, SupportedResponse } from '@x402/core/types';
-import { paymentMiddleware, x402ResourceServer } from '@x402/express';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { findDefaultAsset, toFacilitatorSvmSigner } from '@x402/svm';
-import { ExactSvmScheme as ExactSvmFacilitator } from '@x402/svm/exact/facilitator';
-import { ExactSvmScheme as ExactSvmServer } from '@x402/svm/exact/server';
-import bs58 from 'bs58';
-// @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
-import express from 'express';
+import { findDefaultAsset } from '@x402/svm';
 import type { LocalSolana } from '../../bin/local/solana-rpc';
+import { fundSol as fundSolFrom, type StockSeller, startStockSeller as startSeller } from '../../bin/local/stock-seller';
 
-export interface StockSeller {
-  url: string;
-  /** The seller's own wallet (payTo): outside the service. */
-  wallet: string;
-  /** The seller's facilitator's fee payer. */
-  feePayer: string;
-  /** Settlements the stock facilitator made, in order. */
-  settled: { transaction: string; success: boolean }[];
-  close(): Promise<void>;
-}
+export type { StockSeller };
 
 /** Moves SOL from the chain's demo payer (a transaction that lands: a block). */
-export async function fundSol(solana: LocalSolana, to: string, lamports: number): Promise<void> {
-  const connection = new Connection(solana.url, 'confirmed');
-  const payer = Keypair.fromSecretKey(bs58.decode(solana.demoPayer.secretKey));
-  const { blockhash } = await connection.getLatestBlockhash();
-  const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: new PublicKey(to), lamports }),
-  );
-  tx.sign(payer);
-  await connection.sendRawTransaction(tx.serialize());
-}
+export const fundSol = (solana: LocalSolana, to: string, lamports: number): Promise<void> =>
+  fundSolFrom(solana.url, solana.demoPayer.secretKey, to, lamports);
 
 /** A stock seller charging `price` (`$0.01` style) for GET /weather, settling through the stock facilitator. */
-export async function startStockSeller(solana: LocalSolana, price: string): Promise<StockSeller> {
-  const feePayerKeys = Keypair.generate();
-  const walletKeys = Keypair.generate();
-  await fundSol(solana, feePayerKeys.publicKey.toBase58(), 1_000_000_000);
-  solana.createTokenAccount(walletKeys.publicKey.toBase58());
-  const feePayer = await createKeyPairSignerFromBytes(feePayerKeys.secretKey);
-  const network = solana.network as Network;
-  const stock = new x402Facilitator().register(
-    network,
-    new ExactSvmFacilitator(toFacilitatorSvmSigner(feePayer, { defaultRpcUrl: solana.url })),
-  );
-  const settled: StockSeller['settled'] = [];
-  const facilitatorClient = {
-    verify: (p: PaymentPayload, r: PaymentRequirements) => stock.verify(p, r),
-    settle: async (p: PaymentPayload, r: PaymentRequirements) => {
-      const answer = await stock.settle(p, r);
-      settled.push({ transaction: answer.transaction, success: answer.success });
-      return answer;
-    },
-    getSupported: async () => stock.getSupported() as SupportedResponse,
-  };
-  const server = new x402ResourceServer(facilitatorClient).register(network, new ExactSvmServer());
-  const app = express();
-  const wallet = walletKeys.publicKey.toBase58();
-  app.use(
-    paymentMiddleware(
-      { 'GET /weather': { accepts: { scheme: 'exact', price, network, payTo: wallet }, description: 'a forecast' } },
-      server,
-    ),
-  );
-  app.get('/weather', (_req: unknown, res: { json(body: unknown): void }) => res.json({ forecast: 'sunny' }));
-  return new Promise((resolve) => {
-    const listener = app.listen(0, '127.0.0.1', () => {
-      resolve({
-        url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}`,
-        wallet,
-        feePayer: feePayer.address,
-        settled,
-        close: () => new Promise((done) => listener.close(() => done())),
-      });
-    });
-  });
-}
+export const startStockSeller = (solana: LocalSolana, price: string): Promise<StockSeller> =>
+  startSeller({ url: solana.url, network: solana.network, mint: solana.mint, funderSecretKey: solana.demoPayer.secretKey }, price);
 
 /**
  * The README's buyer, as written there: stock `@x402/fetch` with a scheme client that asks the
