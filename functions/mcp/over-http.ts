@@ -47,22 +47,29 @@ export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fe
       body = stringify(call.body) ?? '{}';
       headers['content-type'] = 'application/json';
     }
+    let res: Response;
     try {
-      const res = await fetchImpl(url, { method: call.method, headers, redirect: 'error', ...(body === undefined ? {} : { body }) });
-      return { status: res.status, text: await res.text() };
+      // `manual`: the redirect comes back as the answer it is, and is judged below by its status.
+      res = await fetchImpl(url, { method: call.method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
     } catch (error) {
-      if (isRedirectRefusal(error)) {
-        throw new Refusal('apiRedirected', [base], { cause: error });
-      }
       // The agent should learn the service is unreachable, not see a generic failure.
       throw new Refusal('apiUnreachable', [base], { cause: error });
     }
+    if (isRedirect(res)) {
+      await res.body?.cancel();
+      throw new Refusal('apiRedirected', [base]);
+    }
+    return { status: res.status, text: await res.text() };
   };
 }
 
-/** fetch's `redirect: 'error'` fails with "fetch failed", caused by "unexpected redirect" (undici). */
-function isRedirectRefusal(error: unknown): boolean {
-  // By shape, not instanceof: the fetch implementation's errors may come from another realm.
-  const message = (error as { cause?: { message?: unknown } } | undefined)?.cause?.message;
-  return typeof message === 'string' && /redirect/i.test(message);
+/** The statuses that name another location to send the request to (RFC 9110 §15.4); 304 and 300 do not send it anywhere. */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A redirect, by the answer's structure: a redirect status (node's fetch under `manual`), or the
+ * opaque redirect a browser-style fetch hands back instead (type `opaqueredirect`, status 0).
+ */
+export function isRedirect(res: Pick<Response, 'status' | 'type'>): boolean {
+  return res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status);
 }

@@ -65,6 +65,15 @@ export const REFUSALS = {
   paypalTransmissionIdInvalid: { status: 400, text: 'invalid paypal-transmission-id header' },
   paypalCertUrlInvalid: { status: 400, text: 'paypal-cert-url is not a PayPal certificate URL' },
   paypalTransmissionStale: { status: 400, text: 'paypal-transmission-time is not within 5 minutes' },
+  /** An x402 purchase body of another protocol version (use-cases/purchases.ts). */
+  x402VersionUnsupported: { status: 400, text: (version: number) => `x402Version: only x402 version ${version} is supported` },
+  /** A purchase receipt's `transaction` that is not a transaction signature. */
+  invalidTransactionSignature: { status: 400, text: 'transaction must be a base58 transaction signature' },
+  /** An x402 payment-identifier extension whose id is malformed (use-cases/x402.ts); `field` is the extension's path. */
+  paymentIdentifierInvalid: {
+    status: 400,
+    text: (field: string) => `${field}.info.id must be 16-128 characters: letters, digits, "-" and "_"`,
+  },
   /** The consent page's Allow with a key that is not a current account key (the page again, nothing changed). */
   invalidAccountKey: { status: 400, text: 'invalid account key' },
 

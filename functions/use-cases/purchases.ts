@@ -119,7 +119,7 @@ export async function createPurchase(input: CreatePurchaseInput): Promise<ApiRes
   const { body } = input;
   const extra = Object.keys(body).find((k) => !['x402Version', 'paymentRequirements', 'resource'].includes(k));
   if (extra !== undefined) throw refuse('invalidInput', `unknown field: ${extra}`);
-  if (body.x402Version !== X402_VERSION) throw refuse('invalidInput', `x402Version: only x402 version ${X402_VERSION} is supported`);
+  if (body.x402Version !== X402_VERSION) throw refuse('x402VersionUnsupported', X402_VERSION);
   if (body.paymentRequirements === undefined) throw refuse('invalidInput', 'paymentRequirements is required');
   const verdict = judgeRequirements(body.paymentRequirements, settings());
   if (!verdict.ok) throw refuse('invalidInput', verdict.message);
@@ -212,7 +212,7 @@ export async function reportReceipt(
 ) {
   const { transaction } = body;
   if (typeof transaction !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(transaction)) {
-    throw refuse('invalidInput', 'transaction must be a base58 transaction signature');
+    throw refuse('invalidTransactionSignature');
   }
   const charge = await readPurchase(agentId, id);
   const signed = charge.purchase?.signed;
