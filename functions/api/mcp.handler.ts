@@ -1,14 +1,14 @@
-import { config, loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL, NEEDS_WITHDRAWALS, NEEDS_X402_SETTLE } from '../config';
+import { config, loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
 import { authenticateMcpAgent, refuseMalformedHost, serveMcp } from '../mcp/remote';
 import { createMcpServer, inProcess } from '../mcp/server';
 import { refuse } from '../messages/refusal';
+import { routeConfigNeeds } from '../registry/routes';
 
-// The withdraw tool checks USDC destinations on the chain and sends payouts to the worker, as the
-// withdraw route does; create_charge may hand out approval links, as the charge route does;
-// x402_purchase signs with the hot wallet, as the purchase route does.
-loadConfig({ require: [...NEEDS_WITHDRAWALS, ...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL, ...NEEDS_X402_SETTLE] });
+// What its tools' routes need (the registry computes the union): the withdraw tool's chain and
+// payout queue, create_charge's approval links, x402_purchase's hot wallet.
+loadConfig({ require: routeConfigNeeds('mcp') });
 
 /** POST /mcp — the MCP server (streamable HTTP, stateless); x-agent-key or Authorization: Bearer. */
 export const handler = httpHandler(async (req) => {

@@ -15,7 +15,8 @@ export type RouteHandler = (event: APIGatewayProxyEventV2, context?: Context) =>
  * Wraps a route function in the house middy stack: request adapter → fn → response, errors mapped,
  * log lines tagged with the request ids. Called at module scope of a handler file, so it parses the
  * shared configuration there: a function whose environment lacks something fails its init, naming
- * it. A route that needs more says so with its own `loadConfig({ require })` (withdraw.handler.ts).
+ * it. A route that needs more says so with its own `loadConfig({ require: routeConfigNeeds(name) })`,
+ * from its registry entry (withdraw.handler.ts).
  * `errors` writes error answers in another format (HTML pages: pages/html.ts); JSON by default.
  */
 export function httpHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options: { errors?: ErrorRenderer } = {}): RouteHandler {

@@ -9,6 +9,7 @@ import { isIP } from 'node:net';
 import { stringify } from 'lossless-json';
 import { isLoopbackAddress } from '../core/webhooks';
 import { Refusal } from '../messages/refusal';
+import { routeNamed } from '../registry/routes';
 import type { ToolExecutor } from './server';
 
 export const BASE_URL_RULE = 'BASE_URL must be https (plain http only to 127.0.0.1, ::1 or localhost)';
@@ -37,7 +38,8 @@ export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fe
   const base = baseUrl.replace(/\/+$/, '');
   return async (tool, args) => {
     const call = tool.http(args as never);
-    const url = new URL(base + call.path);
+    const route = routeNamed(tool.route);
+    const url = new URL(base + routePath(route.path, call.params ?? {}));
     for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
     const headers: Record<string, string> = { 'x-agent-key': agentKey };
     for (const [name, value] of Object.entries(call.headers ?? {})) if (value !== undefined) headers[name] = value;
@@ -50,7 +52,7 @@ export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fe
     let res: Response;
     try {
       // `manual`: the redirect comes back as the answer it is, and is judged below by its status.
-      res = await fetchImpl(url, { method: call.method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
+      res = await fetchImpl(url, { method: route.method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
     } catch (error) {
       // The agent should learn the service is unreachable, not see a generic failure.
       throw new Refusal('apiUnreachable', [base], { cause: error });
@@ -61,6 +63,15 @@ export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fe
     }
     return { status: res.status, text: await res.text() };
   };
+}
+
+/** A route's path with its `{param}`s written in, each encoded as one path segment. */
+export function routePath(path: string, params: Readonly<Record<string, string>>): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`no value for {${name}} of ${path}`);
+    return encodeURIComponent(value);
+  });
 }
 
 /** The statuses that name another location to send the request to (RFC 9110 §15.4); 304 and 300 do not send it anywhere. */

@@ -8,7 +8,7 @@ import { LosslessNumber } from 'lossless-json';
 import type * as z from 'zod';
 import { DEFAULT_MAX_AMOUNT } from '../../config';
 import { createGrantRequestSchema, createGrantSchema, listGrantsQuerySchema } from '../../contracts/grants';
-import { MCP_AUTH_MESSAGE, MCP_TOOL_NAMES } from '../../contracts/mcp';
+import { MCP_AUTH_MESSAGE } from '../../contracts/mcp';
 import {
   adminListPayoutsQuerySchema,
   captureChargeSchema,
@@ -89,10 +89,10 @@ import { MAX_WEBHOOKS_PER_OWNER } from '../../core/webhooks';
 import { X402_VERSION } from '../../core/x402';
 import { refusalText as msg } from '../../messages/catalogue';
 import { isRefusal } from '../../messages/refusal';
+import { type DocumentedRouteName, MCP_TOOL_NAMES } from '../../registry/routes';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
 import { MAX_PAGE_DEPTH } from '../../use-cases/charges';
-import type { DocumentedRouteName } from '../routes';
 import { X402_AUTH_MESSAGE } from '../x402-request';
 
 /**
