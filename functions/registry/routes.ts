@@ -6,7 +6,7 @@
  * do (`MCP_TOOLS`, the union of their routes' needs), and the tables keyed by `RouteName` (the
  * OpenAPI operations, functions/api/openapi/operations.ts; the MCP tools' implementations,
  * functions/mcp/tools.ts): a route or tool missing from one of them fails to compile.
- * Adding a route: docs/internals/registry.md. A handler module exports `handler`.
+ * Adding a route: docs/registry.md. A handler module exports `handler`.
  *
  * It lives below both adapters (functions/api and functions/mcp read it; it reads neither) and is
  * small: every route's function bundles it, for its configuration needs.
