@@ -187,10 +187,10 @@ function paymentIdentifierOf(request: FacilitatorRequest): string | undefined {
   const extension = request.paymentPayload.extensions?.[PAYMENT_IDENTIFIER];
   if (extension === undefined) return undefined;
   const field = `paymentPayload.extensions.${PAYMENT_IDENTIFIER}`;
-  if (!isPaymentIdentifierExtension(extension)) throw refuse('invalidInput', `${field}.info.required must be a boolean`);
+  if (!isPaymentIdentifierExtension(extension)) throw refuse('paymentIdentifierRequiredFlagInvalid', field);
   const id: unknown = extension.info.id;
   if (id === undefined) {
-    if (isPaymentIdentifierRequired(extension)) throw refuse('invalidInput', `${field}.info.id is required`);
+    if (isPaymentIdentifierRequired(extension)) throw refuse('paymentIdentifierMissing', field);
     return undefined;
   }
   if (typeof id !== 'string' || !isValidPaymentId(id)) throw refuse('paymentIdentifierInvalid', field);
