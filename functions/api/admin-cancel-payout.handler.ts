@@ -1,14 +1,13 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { releaseChargeSchema } from '../contracts/request.schemas';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { authenticateAdmin } from '../use-cases/auth';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
 import { cancelPayout } from '../use-cases/payout-holds';
 import { parseOptionalJsonBody } from './optional-body';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: routeConfigNeeds('admin-cancel-payout') });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
 /** POST /api/v1/admin/agents/{id}/payouts/{payoutId}/cancel — the operator (IAM or x-admin-key), Idempotency-Key, no body (or `{}`). */
 export const handler = httpHandler(async (req) => {

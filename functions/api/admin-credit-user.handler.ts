@@ -1,14 +1,13 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { creditSchema } from '../contracts/request.schemas';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { authenticateAdmin } from '../use-cases/auth';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
 import { creditUserBalance } from '../use-cases/users';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: routeConfigNeeds('admin-credit-user') });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
 /** POST /api/v1/admin/users/{id}/credits — the operator (IAM or x-admin-key), Idempotency-Key. */
 export const handler = httpHandler(async (req) => {

@@ -1,13 +1,12 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { listChargesQuerySchema } from '../contracts/request.schemas';
 import { validate } from '../contracts/validation';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { authenticateAdmin } from '../use-cases/auth';
 import { listChargesForOperator } from '../use-cases/operator-earnings';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: routeConfigNeeds('admin-list-agent-charges') });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
 /** GET /api/v1/admin/agents/{id}/charges?page=&limit=&cursor= — the operator (IAM or x-admin-key): any agent's charges. */
 export const handler = httpHandler(async (req) => {

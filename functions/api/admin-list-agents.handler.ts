@@ -1,13 +1,12 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { listAgentsQuerySchema } from '../contracts/request.schemas';
 import { validate } from '../contracts/validation';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { listAgentsForOperator } from '../use-cases/agents';
 import { authenticateAdmin } from '../use-cases/auth';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: routeConfigNeeds('admin-list-agents') });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
 /** GET /api/v1/admin/agents?enabled=&limit=&cursor= — the operator (IAM or x-admin-key): agents newest first, e.g. those waiting to be enabled. */
 export const handler = httpHandler(async (req) => {

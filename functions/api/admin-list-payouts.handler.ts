@@ -1,13 +1,12 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { adminListPayoutsQuerySchema } from '../contracts/request.schemas';
 import { validate } from '../contracts/validation';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { authenticateAdmin } from '../use-cases/auth';
 import { listPayoutsForOperator } from '../use-cases/payout-holds';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: routeConfigNeeds('admin-list-payouts') });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
 /** GET /api/v1/admin/payouts?status=HELD&limit=&cursor= — the operator (IAM or x-admin-key): held payouts, oldest first. */
 export const handler = httpHandler(async (req) => {

@@ -1,13 +1,12 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { releaseChargeSchema } from '../contracts/request.schemas';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { authenticateAdmin } from '../use-cases/auth';
 import { releasePayout } from '../use-cases/payout-holds';
 import { parseOptionalJsonBody } from './optional-body';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: routeConfigNeeds('admin-release-payout') });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
 /** POST /api/v1/admin/agents/{id}/payouts/{payoutId}/release — the operator (IAM or x-admin-key), no body (or `{}`). */
 export const handler = httpHandler(async (req) => {

@@ -1,13 +1,12 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { updateAgentSchema } from '../contracts/request.schemas';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { updateAgentEnabled } from '../use-cases/agents';
 import { authenticateAdmin } from '../use-cases/auth';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: routeConfigNeeds('admin-update-agent') });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
 /** PATCH /api/v1/admin/agents/{id} {enabled} — the operator (IAM or x-admin-key). */
 export const handler = httpHandler(async (req) => {

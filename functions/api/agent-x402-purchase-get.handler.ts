@@ -1,12 +1,11 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_X402_SETTLE } from '../config';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { getPurchase } from '../use-cases/purchases';
 import { purchaseSignerFor } from '../x402/purchase-signer';
 import { authenticateX402Agent } from './x402-request';
 
 // A purchase its payer approved gets its payment on the first read: the hot wallet signs it then.
-loadConfig({ require: routeConfigNeeds('agent-x402-purchase-get') });
+loadConfig({ require: NEEDS_X402_SETTLE });
 
 /** GET /api/v1/agents/x402/purchases/{id} — the agent key; the purchase, with its payment once it may be paid. */
 export const handler = httpHandler(async (req) => {

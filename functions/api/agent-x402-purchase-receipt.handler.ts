@@ -1,13 +1,12 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_X402 } from '../config';
 import { purchaseReceiptSchema } from '../contracts/x402';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { reportReceipt } from '../use-cases/purchases';
 import { purchaseChain } from '../x402/purchase-signer';
 import { authenticateX402Agent } from './x402-request';
 
-loadConfig({ require: routeConfigNeeds('agent-x402-purchase-receipt') });
+loadConfig({ require: NEEDS_X402 });
 
 /** POST /api/v1/agents/x402/purchases/{id}/receipt — the agent key, `{transaction}` (the seller's PAYMENT-RESPONSE): checked on chain, captured. */
 export const handler = httpHandler(async (req) => {

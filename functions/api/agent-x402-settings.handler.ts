@@ -1,12 +1,11 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_PUBLIC_BASE_URL, NEEDS_X402 } from '../config';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
-import { routeConfigNeeds } from '../registry/routes';
 import { x402Settings } from '../use-cases/x402';
 import { readOnlyFacilitator } from '../x402/facilitator';
 import { authenticateX402Agent } from './x402-request';
 
-loadConfig({ require: routeConfigNeeds('agent-x402-settings') });
+loadConfig({ require: [...NEEDS_X402, ...NEEDS_PUBLIC_BASE_URL] });
 
 /** GET /api/v1/agents/x402 — the agent key; what the seller's x402 middleware is configured with, its seller memo included. */
 export const handler = httpHandler(async (req) => {

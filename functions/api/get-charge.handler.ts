@@ -1,12 +1,11 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
 import { httpHandler } from '../http/handler';
 import { refuse } from '../messages/refusal';
-import { routeConfigNeeds } from '../registry/routes';
 import { AUTH_MESSAGES, adminKeyAccepted, authenticate, authenticateAdmin } from '../use-cases/auth';
 import { readCharge } from '../use-cases/charges';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: routeConfigNeeds('get-charge') });
+loadConfig({ require: NEEDS_ADMIN_AUTH });
 
 /**
  * GET /api/v1/agents/charge/{id} — the creating agent's x-agent-key, or the x-admin-key where the

@@ -1,13 +1,12 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_PAYPAL_ORDERS, NEEDS_USDC_TOPUPS } from '../config';
 import { createTopupSchema } from '../contracts/request.schemas';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { authenticateUser } from '../use-cases/auth';
 import { openTopup } from '../use-cases/topups';
 
 // Refuses to start (fails the init) without the deposit wallet, the mint and PayPal's settings.
-loadConfig({ require: routeConfigNeeds('user-create-topup') });
+loadConfig({ require: [...NEEDS_USDC_TOPUPS, ...NEEDS_PAYPAL_ORDERS] });
 
 /** POST /api/v1/users/me/topups — x-user-key. */
 export const handler = httpHandler(async (req) => {

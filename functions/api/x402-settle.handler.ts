@@ -1,11 +1,10 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_X402_SETTLE } from '../config';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { x402Settle } from '../use-cases/x402';
 import { signingFacilitator } from '../x402/facilitator';
 import { authenticateX402Agent, facilitatorRequest } from './x402-request';
 
-loadConfig({ require: routeConfigNeeds('x402-settle') });
+loadConfig({ require: NEEDS_X402_SETTLE });
 
 /**
  * POST /x402/settle — the seller's agent key; settles with the stock scheme and credits the agent's

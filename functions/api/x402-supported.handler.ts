@@ -1,10 +1,9 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_X402 } from '../config';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { x402Supported } from '../use-cases/x402';
 import { readOnlyFacilitator } from '../x402/facilitator';
 
-loadConfig({ require: routeConfigNeeds('x402-supported') });
+loadConfig({ require: NEEDS_X402 });
 
 /** GET /x402/supported — public (a stock client's Bearer header is accepted and ignored); the kinds, signers. */
 export const handler = httpHandler(async () => ({ statusCode: 200, body: x402Supported(await readOnlyFacilitator()) }));

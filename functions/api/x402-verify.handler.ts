@@ -1,11 +1,10 @@
-import { loadConfig } from '../config';
+import { loadConfig, NEEDS_X402 } from '../config';
 import { httpHandler } from '../http/handler';
-import { routeConfigNeeds } from '../registry/routes';
 import { x402Verify } from '../use-cases/x402';
 import { readOnlyFacilitator } from '../x402/facilitator';
 import { authenticateX402Agent, facilitatorRequest } from './x402-request';
 
-loadConfig({ require: routeConfigNeeds('x402-verify') });
+loadConfig({ require: NEEDS_X402 });
 
 /**
  * POST /x402/verify — the seller's agent key; an x402 VerifyResponse (a refusal, a payment already

@@ -2,14 +2,16 @@
  * The operation registry: every HTTP route as data, keyed by its `RouteName`. The local adapter
  * (bin/local) serves these, and the CDK stack gives each its own Lambda with exactly the grants and
  * environment its entry's capabilities call for (lib/http-api.ts). From the same entries come each
- * handler's configuration needs (`routeConfigNeeds`), the MCP tools and what the MCP function may
+ * handler's configuration needs (`configNeeds`), the MCP tools and what the MCP function may
  * do (`MCP_TOOLS`, the union of their routes' needs), and the tables keyed by `RouteName` (the
  * OpenAPI operations, functions/api/openapi/operations.ts; the MCP tools' implementations,
  * functions/mcp/tools.ts): a route or tool missing from one of them fails to compile.
  * Adding a route: docs/registry.md. A handler module exports `handler`.
  *
- * It lives below both adapters (functions/api and functions/mcp read it; it reads neither) and is
- * small: every route's function bundles it, for its configuration needs.
+ * It lives below both adapters (functions/api and functions/mcp read it; it reads neither). The
+ * route handlers do not import it (its ~19 KB would take the API functions past their bundle budget):
+ * each states its needs with `loadConfig({ require })`, and test/observability/config-init.test.ts
+ * holds them to `configNeeds` of its entry.
  */
 import {
   type Config,
@@ -564,8 +566,8 @@ export function routeNamed(name: RouteName): RouteSpec<RouteName> {
 
 /**
  * What a route's function needs in its environment beyond the shared base, from its entry's
- * capabilities: the stack gives exactly these (lib/http-api.ts) and the handler refuses to start
- * without them (`loadConfig({ require: routeConfigNeeds(name) })`).
+ * capabilities: the stack gives exactly these (lib/http-api.ts), and the handler refuses to start
+ * without them and needs nothing more (its `loadConfig({ require })`, checked by the config-init test).
  */
 export function configNeeds(route: RouteSpec): (cfg: Config) => readonly ConfigNeed[] {
   const fixed: ConfigNeed[] = [
@@ -580,9 +582,6 @@ export function configNeeds(route: RouteSpec): (cfg: Config) => readonly ConfigN
   ];
   return (cfg) => [...(recognisesAdmin(route) ? NEEDS_ADMIN_AUTH(cfg) : []), ...fixed];
 }
-
-/** What the route's function needs (`configNeeds`), by name: a handler's own line at init. */
-export const routeConfigNeeds = (name: RouteName): ((cfg: Config) => readonly ConfigNeed[]) => configNeeds(routeNamed(name));
 
 /** Whether the route's function recognises the operator at all (it is given ADMIN_AUTH). */
 export const recognisesAdmin = (route: RouteSpec): boolean => route.admin === true || route.adminKeyAlternative === true;

@@ -103,7 +103,7 @@ describe('a function with an incomplete environment', () => {
     expect(() => load(reconciler, { ...INIT_ENV, PAYOUT_QUEUE_URL: undefined })).toThrow(/PAYOUT_QUEUE_URL is not set/);
   });
 
-  it('every route needs exactly what its registry entry says (routeConfigNeeds), and loads with that alone', () => {
+  it('every route needs exactly what its registry entry says (configNeeds), and loads with that alone', () => {
     for (const route of ROUTES) {
       const needs = configNeeds(route)(KEY_AUTH);
       const given = Object.fromEntries(needs.flatMap((need) => awsForm(need).map((name) => [name, placeholder(name)])));
