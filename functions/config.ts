@@ -20,6 +20,9 @@ export const MAX_TOPUP_USDC_MIN_AMOUNT = 1_000_000_000;
 export const MIN_SOLANA_COMPUTE_UNIT_LIMIT = 1_000;
 export const MAX_SOLANA_COMPUTE_UNIT_LIMIT = 200_000;
 
+/** The largest amount one request may name, in currency units, unless the stage sets MAX_AMOUNT (the OpenAPI document states it). */
+export const DEFAULT_MAX_AMOUNT = 1_000_000;
+
 const fields = z.object({
   /** DynamoDB table holding every item of the service. */
   TABLE_NAME: z.string().min(1),
@@ -40,7 +43,7 @@ const fields = z.object({
   /** How long an auth lookup may be served from the container's memory. At most 30 s. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(30_000).default(30_000),
   /** Largest amount accepted in one charge, credit or withdrawal, in currency units. */
-  MAX_AMOUNT: z.coerce.number().int().positive().max(1_000_000_000).default(1_000_000),
+  MAX_AMOUNT: z.coerce.number().int().positive().max(1_000_000_000).default(DEFAULT_MAX_AMOUNT),
   /** Write shards of each agent's earned balance (see docs/data-model.md); only ever raised. */
   BALANCE_SHARDS: z.coerce.number().int().min(1).max(64).default(16),
   /** Idempotency records live this long. */

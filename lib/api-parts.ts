@@ -7,7 +7,7 @@
  * agent tools), the agent's; anything else (the approval and consent pages, the PayPal webhook,
  * x402, health, the OpenAPI document, not-found) is public.
  */
-import type { RouteSpec } from '../functions/api/routes';
+import type { RouteSpec } from '../functions/registry/routes';
 
 export const API_PARTS = ['agent', 'payer', 'admin', 'public'] as const;
 export type ApiPart = (typeof API_PARTS)[number];

@@ -21,7 +21,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { handlerEntry, ROUTES, type RouteSpec, readsAdminKey, recognisesAdmin } from '../functions/api/routes';
+import { handlerEntry, ROUTES, type RouteSpec, readsAdminKey, recognisesAdmin } from '../functions/registry/routes';
 import { type ApiPart, apiPart, apiPartConstructId } from './api-parts';
 import type { DataStore } from './data-store';
 import { grantReadSecrets, grantSendToQueue, grantTable } from './grants';

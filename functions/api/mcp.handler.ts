@@ -5,9 +5,9 @@ import { authenticateMcpAgent, refuseMalformedHost, serveMcp } from '../mcp/remo
 import { createMcpServer, inProcess } from '../mcp/server';
 import { refuse } from '../messages/refusal';
 
-// The withdraw tool checks USDC destinations on the chain and sends payouts to the worker, as the
-// withdraw route does; create_charge may hand out approval links, as the charge route does;
-// x402_purchase signs with the hot wallet, as the purchase route does.
+// What its tools' routes need, as the registry computes it (functions/registry/routes.ts MCP_ROUTE):
+// the withdraw tool's chain and payout queue, create_charge's approval links, x402_purchase's hot
+// wallet. test/observability/config-init.test.ts holds every handler's line to its entry's needs.
 loadConfig({ require: [...NEEDS_WITHDRAWALS, ...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL, ...NEEDS_X402_SETTLE] });
 
 /** POST /mcp — the MCP server (streamable HTTP, stateless); x-agent-key or Authorization: Bearer. */

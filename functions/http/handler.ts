@@ -15,7 +15,10 @@ export type RouteHandler = (event: APIGatewayProxyEventV2, context?: Context) =>
  * Wraps a route function in the house middy stack: request adapter → fn → response, errors mapped,
  * log lines tagged with the request ids. Called at module scope of a handler file, so it parses the
  * shared configuration there: a function whose environment lacks something fails its init, naming
- * it. A route that needs more says so with its own `loadConfig({ require })` (withdraw.handler.ts).
+ * it. A route that needs more says so with its own `loadConfig({ require })` (withdraw.handler.ts):
+ * what its registry entry's capabilities call for (functions/registry/routes.ts `configNeeds`), which
+ * test/observability/config-init.test.ts checks. Not imported here: the route table would weigh on
+ * every function's bundle (~19 KB, past the API functions' budget).
  * `errors` writes error answers in another format (HTML pages: pages/html.ts); JSON by default.
  */
 export function httpHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options: { errors?: ErrorRenderer } = {}): RouteHandler {

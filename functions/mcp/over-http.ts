@@ -9,6 +9,7 @@ import { isIP } from 'node:net';
 import { stringify } from 'lossless-json';
 import { isLoopbackAddress } from '../core/webhooks';
 import { Refusal } from '../messages/refusal';
+import { routeNamed } from '../registry/routes';
 import type { ToolExecutor } from './server';
 
 export const BASE_URL_RULE = 'BASE_URL must be https (plain http only to 127.0.0.1, ::1 or localhost)';
@@ -37,7 +38,8 @@ export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fe
   const base = baseUrl.replace(/\/+$/, '');
   return async (tool, args) => {
     const call = tool.http(args as never);
-    const url = new URL(base + call.path);
+    const route = routeNamed(tool.route);
+    const url = new URL(base + routePath(route.path, call.params ?? {}));
     for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
     const headers: Record<string, string> = { 'x-agent-key': agentKey };
     for (const [name, value] of Object.entries(call.headers ?? {})) if (value !== undefined) headers[name] = value;
@@ -47,22 +49,38 @@ export function overHttp(baseUrl: string, agentKey: string, fetchImpl: typeof fe
       body = stringify(call.body) ?? '{}';
       headers['content-type'] = 'application/json';
     }
+    let res: Response;
     try {
-      const res = await fetchImpl(url, { method: call.method, headers, redirect: 'error', ...(body === undefined ? {} : { body }) });
-      return { status: res.status, text: await res.text() };
+      // `manual`: the redirect comes back as the answer it is, and is judged below by its status.
+      res = await fetchImpl(url, { method: route.method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
     } catch (error) {
-      if (isRedirectRefusal(error)) {
-        throw new Refusal('apiRedirected', [base], { cause: error });
-      }
       // The agent should learn the service is unreachable, not see a generic failure.
       throw new Refusal('apiUnreachable', [base], { cause: error });
     }
+    if (isRedirect(res)) {
+      await res.body?.cancel();
+      throw new Refusal('apiRedirected', [base]);
+    }
+    return { status: res.status, text: await res.text() };
   };
 }
 
-/** fetch's `redirect: 'error'` fails with "fetch failed", caused by "unexpected redirect" (undici). */
-function isRedirectRefusal(error: unknown): boolean {
-  // By shape, not instanceof: the fetch implementation's errors may come from another realm.
-  const message = (error as { cause?: { message?: unknown } } | undefined)?.cause?.message;
-  return typeof message === 'string' && /redirect/i.test(message);
+/** A route's path with its `{param}`s written in, each encoded as one path segment. */
+export function routePath(path: string, params: Readonly<Record<string, string>>): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`no value for {${name}} of ${path}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/** The statuses that name another location to send the request to (RFC 9110 §15.4); 304 and 300 do not send it anywhere. */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A redirect, by the answer's structure: a redirect status (node's fetch under `manual`), or the
+ * opaque redirect a browser-style fetch hands back instead (type `opaqueredirect`, status 0).
+ */
+export function isRedirect(res: Pick<Response, 'status' | 'type'>): boolean {
+  return res.type === 'opaqueredirect' || REDIRECT_STATUSES.has(res.status);
 }

@@ -1,14 +1,16 @@
 /**
- * The MCP tools, one entry each: the arguments (built from the API's own zod request schemas),
- * the MCP annotations, the HTTP call the stdio server makes for it, and the use case the remote
- * server runs in-process. Both paths validate with the same request schemas and so answer the
- * same messages. Adding a tool is one entry here.
+ * The MCP tools' implementations, one entry each, keyed by the tool names of the operation registry
+ * (functions/registry/routes.ts `MCP_TOOLS`, which names each tool's route and gives tools/list its
+ * order): the arguments (built from the API's own zod request schemas), the MCP annotations, the
+ * parts of the HTTP call the stdio server makes for it (the method and path are its route's), and
+ * the route's use case the remote server runs in-process. Both paths validate with the same request
+ * schemas and so answer the same messages. A tool of the registry without an entry here, or an
+ * entry of no tool, fails to compile.
  */
 import { LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
 import type { ApiRequest, ApiResult } from '../contracts/api';
 import { createGrantRequestSchema } from '../contracts/grants';
-import type { McpToolName } from '../contracts/mcp';
 import {
   AMOUNT_META,
   captureChargeSchema,
@@ -23,6 +25,7 @@ import { validate } from '../contracts/validation';
 import { createPurchaseSchema, purchaseSchema } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { GRANT_REQUEST_TTL_SECONDS, MAX_GRANT_TTL_SECONDS, MIN_GRANT_TTL_SECONDS } from '../core/grants';
+import { MCP_TOOLS, type McpToolName, type RouteName } from '../registry/routes';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { agentBalance, createCharge, listAgentCharges, readCharge } from '../use-cases/charges';
 import { readGrantRequest, requestGrant } from '../use-cases/grant-requests';
@@ -31,10 +34,12 @@ import { captureCharge, refundCharge, releaseCharge } from '../use-cases/lifecyc
 import { createPurchase } from '../use-cases/purchases';
 import { createWithdrawal, listWithdrawals } from '../use-cases/withdrawals';
 
-/** An API request as the stdio server sends it over HTTP (the agent key is added by the caller). */
+/**
+ * An API request as the stdio server sends it over HTTP: the method and path are the tool's route's,
+ * its `{param}`s filled from `params` (the agent key is added by the caller).
+ */
 export interface ApiCall {
-  method: 'GET' | 'POST';
-  path: string;
+  params?: Record<string, string>;
   query?: Record<string, string | undefined>;
   /** JSON body; amounts as LosslessNumber so they are written as their exact literal. */
   body?: Record<string, unknown>;
@@ -48,9 +53,15 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-export interface ToolSpec<I extends z.ZodObject = z.ZodObject> {
-  /** One of contracts/mcp.ts's MCP_TOOL_NAMES (the OpenAPI document lists them from there). */
+export interface ToolSpec<I extends z.ZodObject = z.ZodObject> extends ToolImplementation<I> {
+  /** The registry's name for it (functions/registry/routes.ts MCP_TOOLS). */
   name: McpToolName;
+  /** The route whose operation it is: its method and path, its use case, its grants. */
+  route: RouteName;
+}
+
+/** What functions/mcp/tools.ts writes for a tool; its name and route are the registry's. */
+export interface ToolImplementation<I extends z.ZodObject = z.ZodObject> {
   title: string;
   description: string;
   annotations: ToolAnnotations;
@@ -146,7 +157,6 @@ const refundInput = z.strictObject({
   idempotency_key: idempotencyKey,
 });
 const amountBody = (amount: number | undefined) => (amount === undefined ? {} : { amount: literal(amount) });
-const chargePath = (id: string, action: string) => `/api/v1/agents/charge/${encodeURIComponent(id)}/${action}`;
 // --- end of the charge lifecycle ---
 
 const digits = (n: number | undefined) => (n === undefined ? undefined : String(n));
@@ -193,14 +203,12 @@ function termsBody({ currency, limits, approvalAbove, ttlSeconds, description }:
 }
 
 const grantRequestId = z.string().max(64).meta({ description: 'The grant request id (gr…), from request_grant.' });
-const grantRequestPath = (id: string) => `/api/v1/agents/grant-requests/${encodeURIComponent(id)}`;
 // --- end of grant requests ---
 
-const tool = <I extends z.ZodObject>(spec: ToolSpec<I>) => spec as unknown as ToolSpec;
+const tool = <I extends z.ZodObject>(spec: ToolImplementation<I>) => spec as unknown as ToolImplementation;
 
-export const TOOLS: readonly ToolSpec[] = [
-  tool({
-    name: 'create_charge',
+const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
+  create_charge: tool({
     title: "Charge a user's balance",
     description:
       "Charges the user whose key is given: debits their prepaid balance, credits this agent. Fails with 'insufficient balance' " +
@@ -209,8 +217,6 @@ export const TOOLS: readonly ToolSpec[] = [
     input: createChargeInput,
     output: chargeBody,
     http: ({ amount, currency, description, capture, holdSeconds, user_key, idempotency_key }) => ({
-      method: 'POST',
-      path: '/api/v1/agents/charges',
       headers: { 'x-user-key': user_key, 'idempotency-key': idempotency_key },
       body: {
         amount: literal(amount),
@@ -236,44 +242,38 @@ export const TOOLS: readonly ToolSpec[] = [
       return createCharge({ agent, userId, userKeyHash, grant, baseUrl, idempotencyKey: key, ...body });
     },
   }),
-  tool({
-    name: 'get_charge',
+  get_charge: tool({
     title: 'Get a charge',
     description: 'One charge this agent created, by id.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: z.strictObject({ charge_id: z.string().max(64).meta({ description: 'The charge id (c…).' }) }),
     output: chargeBody,
-    http: ({ charge_id }) => ({ method: 'GET', path: `/api/v1/agents/charge/${encodeURIComponent(charge_id)}` }),
+    http: ({ charge_id }) => ({ params: { id: charge_id } }),
     run: (agent, { charge_id }) => readCharge(agent.id, charge_id),
   }),
-  tool({
-    name: 'list_charges',
+  list_charges: tool({
     title: "List this agent's charges",
     description: "Newest first. Pass the answer's nextCursor as cursor to read the next page (null on the last).",
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: listChargesInput,
     output: chargeListBody,
     http: ({ page, limit, cursor }) => ({
-      method: 'GET',
-      path: '/api/v1/agents/charges',
       query: { page: digits(page), limit: digits(limit), cursor },
     }),
     run: (agent, { page, limit, cursor }) =>
       listAgentCharges(agent.id, validate(listChargesQuerySchema, definedOnly({ page: digits(page), limit: digits(limit), cursor }))),
   }),
-  tool({
-    name: 'get_balance',
+  get_balance: tool({
     title: "This agent's earned balance",
     description: 'What this agent has earned and may withdraw, per currency (USD, USDC).',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: z.strictObject({}),
     output: agentBalanceBody,
-    http: () => ({ method: 'GET', path: '/api/v1/agents/balance' }),
+    http: () => ({}),
     run: (agent) => agentBalance(agent.id),
   }),
   // --- The charge lifecycle (docs/lifecycle.md) ---
-  tool({
-    name: 'capture_charge',
+  capture_charge: tool({
     title: 'Capture a hold',
     description:
       'Takes all or part of a hold made with create_charge capture=false, once the price is known: the charge becomes SUCCESS ' +
@@ -283,8 +283,7 @@ export const TOOLS: readonly ToolSpec[] = [
     input: captureInput,
     output: chargeBody,
     http: ({ charge_id, amount, idempotency_key }) => ({
-      method: 'POST',
-      path: chargePath(charge_id, 'capture'),
+      params: { id: charge_id },
       headers: { 'idempotency-key': idempotency_key },
       body: amountBody(amount),
     }),
@@ -294,8 +293,7 @@ export const TOOLS: readonly ToolSpec[] = [
       return captureCharge({ agent, chargeId: charge_id, idempotencyKey: key, ...body });
     },
   }),
-  tool({
-    name: 'release_charge',
+  release_charge: tool({
     title: 'Release a hold',
     description:
       'Gives a PENDING charge back to the user without taking anything: it becomes FAILED "released by agent". Safe to retry ' +
@@ -304,8 +302,7 @@ export const TOOLS: readonly ToolSpec[] = [
     input: releaseInput,
     output: chargeBody,
     http: ({ charge_id, idempotency_key }) => ({
-      method: 'POST',
-      path: chargePath(charge_id, 'release'),
+      params: { id: charge_id },
       headers: { 'idempotency-key': idempotency_key },
       body: {},
     }),
@@ -314,8 +311,7 @@ export const TOOLS: readonly ToolSpec[] = [
       return releaseCharge({ agent, chargeId: charge_id, idempotencyKey: key });
     },
   }),
-  tool({
-    name: 'refund_charge',
+  refund_charge: tool({
     title: 'Refund a charge',
     description:
       "Gives all or part of a SUCCESS charge back to the user, from this agent's earned balance (refunds add up in " +
@@ -325,8 +321,7 @@ export const TOOLS: readonly ToolSpec[] = [
     input: refundInput,
     output: chargeBody,
     http: ({ charge_id, amount, idempotency_key }) => ({
-      method: 'POST',
-      path: chargePath(charge_id, 'refund'),
+      params: { id: charge_id },
       headers: { 'idempotency-key': idempotency_key },
       body: amountBody(amount),
     }),
@@ -337,8 +332,7 @@ export const TOOLS: readonly ToolSpec[] = [
     },
   }),
   // --- end of the charge lifecycle ---
-  tool({
-    name: 'withdraw',
+  withdraw: tool({
     title: 'Withdraw earnings',
     description:
       'Pays out earnings minus a 3% platform fee: USDC to a Solana wallet address, USD to a PayPal e-mail or payer id. ' +
@@ -348,8 +342,6 @@ export const TOOLS: readonly ToolSpec[] = [
     input: withdrawInput,
     output: withdrawalBody,
     http: ({ amount, currency, walletAddress, createTokenAccount, idempotency_key }) => ({
-      method: 'POST',
-      path: '/api/v1/agents/withdraw',
       headers: { 'idempotency-key': idempotency_key },
       body: { amount: literal(amount), currency, walletAddress, ...(createTokenAccount === undefined ? {} : { createTokenAccount }) },
     }),
@@ -364,8 +356,7 @@ export const TOOLS: readonly ToolSpec[] = [
       return createWithdrawal({ agent, idempotencyKey: key, ...body });
     },
   }),
-  tool({
-    name: 'list_withdrawals',
+  list_withdrawals: tool({
     title: "List this agent's payouts, or get one",
     description:
       'Payouts newest first (pass nextCursor as cursor for the next page), or with payout_id that one payout and its status ' +
@@ -373,16 +364,13 @@ export const TOOLS: readonly ToolSpec[] = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: listWithdrawalsInput,
     http: ({ limit, cursor, payout_id }) => ({
-      method: 'GET',
-      path: '/api/v1/agents/withdraw',
       query: { limit: digits(limit), cursor, payoutId: payout_id },
     }),
     run: (agent, { limit, cursor, payout_id }) =>
       listWithdrawals(agent.id, validate(listWithdrawalsQuerySchema, definedOnly({ limit: digits(limit), cursor, payoutId: payout_id }))),
   }),
   // --- Grant requests (docs/grants.md) ---
-  tool({
-    name: 'request_grant',
+  request_grant: tool({
     title: 'Ask a payer for a grant',
     description:
       "Asks for a grant: a ug_live_ key that charges one payer's balance, in one currency, within the limits asked for. " +
@@ -393,8 +381,6 @@ export const TOOLS: readonly ToolSpec[] = [
     input: requestGrantInput,
     output: grantRequestBody,
     http: (args) => ({
-      method: 'POST',
-      path: '/api/v1/agents/grant-requests',
       headers: { 'idempotency-key': args.idempotency_key },
       body: termsBody(args),
     }),
@@ -405,8 +391,7 @@ export const TOOLS: readonly ToolSpec[] = [
       return requestGrant({ agent, idempotencyKey: key, baseUrl, terms });
     },
   }),
-  tool({
-    name: 'get_grant_request',
+  get_grant_request: tool({
     title: 'Poll a grant request',
     description:
       'A grant request made with request_grant: pending, approved, claimed, denied or expired. The first call after the payer ' +
@@ -416,15 +401,14 @@ export const TOOLS: readonly ToolSpec[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: z.strictObject({ request_id: grantRequestId }),
     output: grantRequestBody,
-    http: ({ request_id }) => ({ method: 'GET', path: grantRequestPath(request_id) }),
+    http: ({ request_id }) => ({ params: { id: request_id } }),
     run: async (agent, { request_id }, _agentKey, baseUrl) => ({
       statusCode: 200,
       body: await readGrantRequest(agent, request_id, baseUrl),
     }),
   }),
   // --- end of grant requests ---
-  tool({
-    name: 'x402_purchase',
+  x402_purchase: tool({
     title: 'Pay an x402 seller',
     description:
       "Pays an x402 seller from the payer's USDC under this agent's grant (DESIGN §22): give one entry of the seller's " +
@@ -440,8 +424,6 @@ export const TOOLS: readonly ToolSpec[] = [
     }),
     output: purchaseSchema,
     http: ({ payment_requirements, resource, user_key, idempotency_key }) => ({
-      method: 'POST',
-      path: '/api/v1/agents/x402/purchases',
       headers: { 'x-user-key': user_key, 'idempotency-key': idempotency_key },
       body: { x402Version: 2, paymentRequirements: payment_requirements, ...(resource === undefined ? {} : { resource }) },
     }),
@@ -466,7 +448,10 @@ export const TOOLS: readonly ToolSpec[] = [
       });
     },
   }),
-];
+};
+
+/** The tools in tools/list order, each with the route the registry names for it. */
+export const TOOLS: readonly ToolSpec[] = MCP_TOOLS.map(({ name, route }) => ({ name, route, ...IMPLEMENTATIONS[name] }));
 
 /** A query as the HTTP layer sees it: absent parameters are absent, not undefined. */
 export function definedOnly(query: Record<string, string | undefined>): Record<string, string> {

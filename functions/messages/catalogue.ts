@@ -65,6 +65,25 @@ export const REFUSALS = {
   paypalTransmissionIdInvalid: { status: 400, text: 'invalid paypal-transmission-id header' },
   paypalCertUrlInvalid: { status: 400, text: 'paypal-cert-url is not a PayPal certificate URL' },
   paypalTransmissionStale: { status: 400, text: 'paypal-transmission-time is not within 5 minutes' },
+  /** A field the request may not carry, where no schema names it (a schema's own words it the same: contracts/validation.ts). */
+  unknownField: { status: 400, text: (field: string) => `unknown field: ${field}` },
+  /** An x402 purchase without the seller's requirements, or with a `resource` that is not one (use-cases/purchases.ts). */
+  paymentRequirementsRequired: { status: 400, text: 'paymentRequirements is required' },
+  purchaseResourceNotObject: { status: 400, text: 'resource must be a JSON object' },
+  purchaseResourceUrlInvalid: { status: 400, text: 'resource.url must be a valid http(s) URL' },
+  purchaseResourceDescriptionInvalid: { status: 400, text: 'resource.description must be a string of at most 500 characters' },
+  /** An x402 purchase body of another protocol version (use-cases/purchases.ts). */
+  x402VersionUnsupported: { status: 400, text: (version: number) => `x402Version: only x402 version ${version} is supported` },
+  /** A purchase receipt's `transaction` that is not a transaction signature. */
+  invalidTransactionSignature: { status: 400, text: 'transaction must be a base58 transaction signature' },
+  /** An x402 payment-identifier extension whose id is malformed (use-cases/x402.ts); `field` is the extension's path. */
+  paymentIdentifierInvalid: {
+    status: 400,
+    text: (field: string) => `${field}.info.id must be 16-128 characters: letters, digits, "-" and "_"`,
+  },
+  /** An x402 payment-identifier extension whose `required` is not a boolean, or that requires an id it lacks. */
+  paymentIdentifierRequiredFlagInvalid: { status: 400, text: (field: string) => `${field}.info.required must be a boolean` },
+  paymentIdentifierMissing: { status: 400, text: (field: string) => `${field}.info.id is required` },
   /** The consent page's Allow with a key that is not a current account key (the page again, nothing changed). */
   invalidAccountKey: { status: 400, text: 'invalid account key' },
 

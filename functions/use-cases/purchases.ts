@@ -96,15 +96,15 @@ function settings() {
 
 function readResource(input: unknown): PurchaseTerms['resource'] {
   if (input === undefined || input === null) return null;
-  if (typeof input !== 'object' || Array.isArray(input)) throw refuse('invalidInput', 'resource must be a JSON object');
+  if (typeof input !== 'object' || Array.isArray(input)) throw refuse('purchaseResourceNotObject');
   const { url, description, ...rest } = input as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw refuse('invalidInput', `unknown field: resource.${unknown}`);
+  if (unknown !== undefined) throw refuse('unknownField', `resource.${unknown}`);
   if (typeof url !== 'string' || url.length > 2_048 || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-    throw refuse('invalidInput', 'resource.url must be a valid http(s) URL');
+    throw refuse('purchaseResourceUrlInvalid');
   }
   if (description !== undefined && (typeof description !== 'string' || description.length > 500)) {
-    throw refuse('invalidInput', 'resource.description must be a string of at most 500 characters');
+    throw refuse('purchaseResourceDescriptionInvalid');
   }
   return { url, ...(description !== undefined ? { description } : {}) };
 }
@@ -118,9 +118,9 @@ function readResource(input: unknown): PurchaseTerms['resource'] {
 export async function createPurchase(input: CreatePurchaseInput): Promise<ApiResult> {
   const { body } = input;
   const extra = Object.keys(body).find((k) => !['x402Version', 'paymentRequirements', 'resource'].includes(k));
-  if (extra !== undefined) throw refuse('invalidInput', `unknown field: ${extra}`);
-  if (body.x402Version !== X402_VERSION) throw refuse('invalidInput', `x402Version: only x402 version ${X402_VERSION} is supported`);
-  if (body.paymentRequirements === undefined) throw refuse('invalidInput', 'paymentRequirements is required');
+  if (extra !== undefined) throw refuse('unknownField', extra);
+  if (body.x402Version !== X402_VERSION) throw refuse('x402VersionUnsupported', X402_VERSION);
+  if (body.paymentRequirements === undefined) throw refuse('paymentRequirementsRequired');
   const verdict = judgeRequirements(body.paymentRequirements, settings());
   if (!verdict.ok) throw refuse('invalidInput', verdict.message);
   const resource = readResource(body.resource);
@@ -212,7 +212,7 @@ export async function reportReceipt(
 ) {
   const { transaction } = body;
   if (typeof transaction !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(transaction)) {
-    throw refuse('invalidInput', 'transaction must be a base58 transaction signature');
+    throw refuse('invalidTransactionSignature');
   }
   const charge = await readPurchase(agentId, id);
   const signed = charge.purchase?.signed;

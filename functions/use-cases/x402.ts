@@ -175,8 +175,6 @@ function claimedRefusal(existing: X402Settlement, agent: Agent): VerifyResponse 
   return { isValid: false, invalidReason: X402_REASONS.settledByAnotherAgent, invalidMessage: state, payer: existing.payer };
 }
 
-const PAYMENT_ID_FORMAT = 'must be 16-128 characters: letters, digits, "-" and "_"';
-
 /**
  * The payload's `payment-identifier` (x402 extension), or undefined when it carries none; a
  * malformed one, or none where the echoed declaration says `required: true`, is a 400.
@@ -189,13 +187,13 @@ function paymentIdentifierOf(request: FacilitatorRequest): string | undefined {
   const extension = request.paymentPayload.extensions?.[PAYMENT_IDENTIFIER];
   if (extension === undefined) return undefined;
   const field = `paymentPayload.extensions.${PAYMENT_IDENTIFIER}`;
-  if (!isPaymentIdentifierExtension(extension)) throw refuse('invalidInput', `${field}.info.required must be a boolean`);
+  if (!isPaymentIdentifierExtension(extension)) throw refuse('paymentIdentifierRequiredFlagInvalid', field);
   const id: unknown = extension.info.id;
   if (id === undefined) {
-    if (isPaymentIdentifierRequired(extension)) throw refuse('invalidInput', `${field}.info.id is required`);
+    if (isPaymentIdentifierRequired(extension)) throw refuse('paymentIdentifierMissing', field);
     return undefined;
   }
-  if (typeof id !== 'string' || !isValidPaymentId(id)) throw refuse('invalidInput', `${field}.info.id ${PAYMENT_ID_FORMAT}`);
+  if (typeof id !== 'string' || !isValidPaymentId(id)) throw refuse('paymentIdentifierInvalid', field);
   return id;
 }
 

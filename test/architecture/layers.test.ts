@@ -183,6 +183,17 @@ describe('the layers of functions/', () => {
     expect(wrong.map(describeImport)).toEqual([]);
   });
 
+  it('the operation registry sits below both adapters: it reads the grants vocabulary, the configuration needs and the domain, never an adapter or a use case', () => {
+    const files = IMPORTS.filter((i) => folderOf(i.from) === 'registry');
+    expect(files.length).toBeGreaterThan(0);
+    const allowed = (i: Import) =>
+      i.to === path.join('store', 'access') || ['registry', 'config', 'core', 'messages'].includes(folderOf(i.to));
+    const wrong = files.filter((i) => !i.local || !allowed(i));
+    expect(wrong.map(describeImport)).toEqual([]);
+    // Both adapters read it: the MCP tools name their routes there.
+    expect(IMPORTS.some((i) => folderOf(i.from) === 'mcp' && folderOf(i.to) === 'registry')).toBe(true);
+  });
+
   it('the message catalogue is a leaf: every layer may name a refusal, and it names nothing', () => {
     const files = IMPORTS.filter((i) => folderOf(i.from) === 'messages');
     const wrong = files.filter((i) => !i.local || folderOf(i.to) !== 'messages');

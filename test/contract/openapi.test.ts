@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { buildOpenApiDocument, renderOpenApiDocument } from '../../functions/api/openapi/document';
 import { OPERATIONS } from '../../functions/api/openapi/operations';
 import { ROUTES } from '../../functions/api/routes';
-import { MCP_TOOL_NAMES } from '../../functions/contracts/mcp';
 import { TOOLS } from '../../functions/mcp/tools';
+import { MCP_TOOL_NAMES } from '../../functions/registry/routes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const FILE = path.join(ROOT, 'docs', 'openapi.json');

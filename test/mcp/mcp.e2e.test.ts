@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MCP_TOOL_NAMES } from '../../functions/contracts/mcp';
+import { MCP_TOOL_NAMES } from '../../functions/registry/routes';
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { clearAuthCache } from '../../functions/use-cases/auth';
 import { forgetPayers } from '../../functions/use-cases/payer-cache';

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { overHttp } from '../../functions/mcp/over-http';
+import { isRedirect, overHttp } from '../../functions/mcp/over-http';
 import { TOOLS } from '../../functions/mcp/tools';
 import { Refusal } from '../../functions/messages/refusal';
 
@@ -48,6 +48,35 @@ describe('the stdio server’s HTTP calls', () => {
     );
     expect(api.seen).toHaveLength(1);
     expect(elsewhere.seen).toHaveLength(0);
+  });
+
+  it('refuse every redirect status, each answered by the API itself and never followed', async () => {
+    for (const status of [301, 302, 303, 307, 308]) {
+      const elsewhere = await serve(() => ({ status: 200 }));
+      const api = await serve(() => ({ status, headers: { location: `${elsewhere.url}/api/v1/agents/balance` } }));
+      const error = await overHttp(api.url, 'ag_live_secret')(getBalance, {}).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect([status, (error as Refusal | undefined)?.code]).toEqual([status, 'apiRedirected']);
+      expect(elsewhere.seen).toHaveLength(0);
+    }
+  });
+
+  it('tell a redirect by the answer, not by an error text: a failure that mentions a redirect is an unreachable API', async () => {
+    // A browser-style fetch hands a redirect back as an opaque answer (status 0): still a redirect.
+    expect(isRedirect({ type: 'opaqueredirect', status: 0 })).toBe(true);
+    expect(isRedirect({ type: 'basic', status: 304 })).toBe(false);
+    const opaque = (async () => ({ type: 'opaqueredirect', status: 0, body: null })) as unknown as typeof fetch;
+    await expect(overHttp('https://api.example.com', 'ag_live_k', opaque)(getBalance, {})).rejects.toMatchObject({ code: 'apiRedirected' });
+    // A transport failure whose words happen to say "redirect" is what it is: the API was not reached.
+    const failing = (async () => {
+      throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
+    }) as unknown as typeof fetch;
+    await expect(overHttp('https://api.example.com', 'ag_live_k', failing)(getBalance, {})).rejects.toMatchObject({
+      code: 'apiUnreachable',
+      message: 'the API at https://api.example.com is unreachable',
+    });
   });
 
   it('speak plain http only to loopback; https anywhere', async () => {

@@ -3,8 +3,8 @@
  * function whose environment lacks something fails its init, naming it, instead of every request.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { ROUTES, readsAdminKey, recognisesAdmin } from '../../functions/api/routes';
-import { resetForTests } from '../../functions/config';
+import { type Config, type ConfigNeed, resetForTests } from '../../functions/config';
+import { configNeeds, ROUTES, recognisesAdmin, routeNamed } from '../../functions/registry/routes';
 import { INIT_ENV } from '../support/init-env';
 
 const saved = { ...process.env };
@@ -39,6 +39,27 @@ function loadError(file: string, env: Record<string, string | undefined>): { nam
 }
 
 const api = (name: string) => `../../functions/api/${name}.handler`;
+
+/** The stage recognises the operator by key (its needs include the admin key's). */
+const KEY_AUTH = { ADMIN_AUTH: 'key' } as Config;
+
+/** Every variable any alternative of a need names. */
+const namesOf = (need: ConfigNeed): readonly string[] => (typeof need === 'string' ? [need] : need.oneOf.flat());
+
+/** The variables the stack sets for a need: on AWS, the last alternative (a secret's ARN, where there is one). */
+const awsForm = (need: ConfigNeed): readonly string[] => (typeof need === 'string' ? [need] : (need.oneOf[need.oneOf.length - 1] ?? []));
+
+const placeholder = (name: string): string =>
+  name in INIT_ENV
+    ? INIT_ENV[name as keyof typeof INIT_ENV]
+    : name.endsWith('_ARN')
+      ? `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name.toLowerCase()}`
+      : `placeholder-${name.toLowerCase()}`;
+
+/** The test environment without anything any route's needs name: each route gets exactly its own. */
+const CLEARED = Object.fromEntries(
+  ROUTES.flatMap((route) => configNeeds(route)(KEY_AUTH).flatMap(namesOf)).map((name) => [name, undefined]),
+);
 
 describe('a function with an incomplete environment', () => {
   it('fails at import, naming TABLE_NAME, when the table is not configured', () => {
@@ -82,47 +103,22 @@ describe('a function with an incomplete environment', () => {
     expect(() => load(reconciler, { ...INIT_ENV, PAYOUT_QUEUE_URL: undefined })).toThrow(/PAYOUT_QUEUE_URL is not set/);
   });
 
-  it('every route needs exactly what the route table gives its function (queue URL, admin key secret)', () => {
+  it('every route needs exactly what its registry entry says (configNeeds), and loads with that alone', () => {
     for (const route of ROUTES) {
-      // What lib/http-api.ts sets for this route, on top of the table.
-      const given: Record<string, string> = {
-        // Withdrawals: the queue, and the chain a USDC wallet's token account is looked up on.
-        ...(route.queue
-          ? {
-              PAYOUT_QUEUE_URL: INIT_ENV.PAYOUT_QUEUE_URL,
-              USDC_MINT: INIT_ENV.USDC_MINT,
-              SOLANA_RPC_URL_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:rpc-url',
-            }
-          : {}),
-        ...(readsAdminKey(route, 'key') ? { ADMIN_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:admin' } : {}),
-        // Top-up routes: PayPal's Orders API and the mint (lib/topup-watcher.ts topupEnvironment), the webhook id.
-        ...(route.topups === 'open' ? { USDC_MINT: INIT_ENV.USDC_MINT } : {}),
-        ...(route.topups
-          ? {
-              PAYPAL_BASE_URL: INIT_ENV.PAYPAL_BASE_URL,
-              PAYPAL_CREDENTIALS_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:paypal',
-            }
-          : {}),
-        ...(route.topups === 'webhook'
-          ? { PAYPAL_WEBHOOK_ID_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:webhook-id' }
-          : {}),
-        ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/webhooks' } : {}),
-        ...(route.publicLinks ? { PUBLIC_BASE_URL: INIT_ENV.PUBLIC_BASE_URL } : {}),
-        // x402: the mint and the RPC URL (lib/http-api.ts x402Environment); settle also the hot wallet.
-        // The treasury and the fee payer's address are optional at init (503 until the operator sets them).
-        ...(route.x402
-          ? { USDC_MINT: INIT_ENV.USDC_MINT, SOLANA_RPC_URL_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:rpc-url' }
-          : {}),
-        ...(route.x402 === 'settle'
-          ? { SOLANA_HOT_WALLET_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:hot-wallet' }
-          : {}),
-      };
-      expect([route.name, Object.keys(load(api(route.name), given).mod as object)]).toEqual([route.name, ['handler']]);
-      for (const name of Object.keys(given)) {
-        const error = loadError(api(route.name), { ...given, [name]: undefined });
-        expect([route.name, error.name, error.message]).toEqual([route.name, 'ConfigurationError', expect.stringContaining(name)]);
+      const needs = configNeeds(route)(KEY_AUTH);
+      const given = Object.fromEntries(needs.flatMap((need) => awsForm(need).map((name) => [name, placeholder(name)])));
+      expect([route.name, Object.keys(load(api(route.name), { ...CLEARED, ...given }).mod as object)]).toEqual([route.name, ['handler']]);
+      for (const need of needs) {
+        const without = Object.fromEntries(namesOf(need).map((name) => [name, undefined]));
+        const error = loadError(api(route.name), { ...CLEARED, ...given, ...without });
+        const named = awsForm(need)[0] ?? '';
+        expect([route.name, error.name, error.message]).toEqual([route.name, 'ConfigurationError', expect.stringContaining(named)]);
       }
     }
+    // The MCP function needs what its tools' routes need: the chain and queue of withdraw, the hot wallet of a purchase.
+    expect(configNeeds(routeNamed('mcp'))(KEY_AUTH).flatMap(awsForm)).toEqual(
+      expect.arrayContaining(['PAYOUT_QUEUE_URL', 'SOLANA_HOT_WALLET_SECRET_ARN', 'APPROVAL_SECRET_ARN', 'PUBLIC_BASE_URL']),
+    );
   });
 
   it('under ADMIN_AUTH=iam the routes that recognise the operator load without any admin key (API Gateway authorizes them)', () => {

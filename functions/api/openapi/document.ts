@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { COMPONENTS, component } from '../../contracts/response.schemas';
-import { ROUTES, type RouteSpec } from '../routes';
+import { ROUTES, type RouteSpec } from '../../registry/routes';
 import { type Credential, OPERATIONS, type OperationDoc, type ResponseDoc, type ResponseHeader, UNMATCHED_ROUTE } from './operations';
 
 export const OPENAPI_VERSION = '3.1.0';

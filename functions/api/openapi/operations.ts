@@ -4,9 +4,11 @@
  * every answer it gives, with the exact error messages. The document is generated from ROUTES and
  * this table (openapi/document.ts); a route without an entry fails the generator and the tests.
  */
+import { LosslessNumber } from 'lossless-json';
 import type * as z from 'zod';
+import { DEFAULT_MAX_AMOUNT } from '../../config';
 import { createGrantRequestSchema, createGrantSchema, listGrantsQuerySchema } from '../../contracts/grants';
-import { MCP_AUTH_MESSAGE, MCP_TOOL_NAMES } from '../../contracts/mcp';
+import { MCP_AUTH_MESSAGE } from '../../contracts/mcp';
 import {
   adminListPayoutsQuerySchema,
   captureChargeSchema,
@@ -64,6 +66,7 @@ import {
   webhookReceivedBody,
   withdrawalBody,
 } from '../../contracts/response.schemas';
+import { validate } from '../../contracts/validation';
 import {
   createPurchaseSchema,
   facilitatorRequestSchema,
@@ -79,14 +82,52 @@ import {
 } from '../../contracts/x402';
 import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
 import { MAX_ACTIVE_GRANTS } from '../../core/grants';
+import { AmountError, type Currency, parseAmount, unitsToMinor } from '../../core/money';
+import { judgeRequirements, type PurchaseSettings } from '../../core/purchases';
 import { MAX_OPEN_TOPUPS } from '../../core/topups';
 import { MAX_WEBHOOKS_PER_OWNER } from '../../core/webhooks';
+import { X402_VERSION } from '../../core/x402';
 import { refusalText as msg } from '../../messages/catalogue';
+import { isRefusal } from '../../messages/refusal';
+import { type DocumentedRouteName, MCP_TOOL_NAMES } from '../../registry/routes';
 import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
 import { AUTH_MESSAGES } from '../../use-cases/auth';
 import { MAX_PAGE_DEPTH } from '../../use-cases/charges';
-import type { DocumentedRouteName } from '../routes';
 import { X402_AUTH_MESSAGE } from '../x402-request';
+
+/**
+ * A refused input's message, made by the very schema the handler validates with (contracts/validation.ts
+ * words it): the document's 400 examples are produced by the checks themselves, never retyped.
+ */
+function invalid(schema: z.ZodType, input: unknown): string {
+  try {
+    validate(schema, input);
+  } catch (error) {
+    if (isRefusal(error, 'invalidInput')) return error.message;
+    throw error;
+  }
+  throw new Error(`the example input passes its schema: ${JSON.stringify(input)}`);
+}
+
+/** A JSON number as the body parser hands it to a schema (its exact literal). */
+const num = (literal: string) => new LosslessNumber(literal);
+
+/**
+ * An amount's refusal as core/money.ts words it (the schemas name the field the same way), at the
+ * default maximum: a stage may set another MAX_AMOUNT, and the document describes the default.
+ */
+function amountProblem(literal: string, currency: Currency, field = 'amount'): string {
+  try {
+    parseAmount(literal, currency, unitsToMinor(DEFAULT_MAX_AMOUNT, currency), field);
+  } catch (error) {
+    if (error instanceof AmountError) return error.message;
+    throw error;
+  }
+  throw new Error(`the example amount is valid: ${literal} ${currency}`);
+}
+
+/** `unknown field: x`, as every strict schema words a field it does not take. */
+const UNKNOWN_FIELD = invalid(releaseChargeSchema, { x: 1 });
 
 /** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
 export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'adminSigV4' | 'agentBearer';
@@ -166,20 +207,30 @@ const IDEMPOTENCY_ERRORS = {
   422: errors('The Idempotency-Key was used with a different request.', [msg('idempotencyMismatch')]),
 } as const;
 
-const MONEY_400 = [
-  'amount is required',
-  'amount must be a number',
-  'amount must be greater than 0',
-  'amount has more than 2 decimal places for USD',
-  'amount must not exceed 1000000',
-  'currency must be one of USD, USDC',
+/** A valid charge body, for the examples of one field's problem. */
+const CHARGE_BODY = { amount: num('1.5'), currency: 'USD' };
+
+/** The problems of an amount and its currency, as a body with both (charge, credit) words them. */
+const moneyProblems = (schema: z.ZodType) => [
+  invalid(schema, { currency: 'USD' }),
+  invalid(schema, { amount: '1.5', currency: 'USD' }),
+  amountProblem('0', 'USD'),
+  amountProblem('1.001', 'USD'),
+  amountProblem('1000001', 'USD'),
+  invalid(schema, { amount: num('1'), currency: 'EUR' }),
 ];
 
 /** The operator's routes: x-admin-key, or SigV4 where the stage authorizes them with IAM (docs/operating/runbooks.md, "Admin access"). */
 const ADMIN: OperationDoc['security'] = [['adminKey'], ['adminSigV4']];
 const ADMIN_401 = errors('The admin key is wrong (where the stage takes the admin key).', [msg(AUTH_MESSAGES.admin)]);
 
-const LIST_400 = ['limit must be a positive integer', 'limit must be at most 100', msg('cursorInvalid'), 'unknown field: x'];
+const LIST_400 = [
+  invalid(listTopupsQuerySchema, { limit: 'x' }),
+  invalid(listTopupsQuerySchema, { limit: '101' }),
+  msg('cursorInvalid'),
+  UNKNOWN_FIELD,
+];
+const PAGE_400 = invalid(listChargesQuerySchema, { page: '0' });
 
 const EXAMPLE_CHARGE = {
   id: 'c01jhx3k6v1f8q2n7c9m4p5r6s7',
@@ -219,14 +270,14 @@ const EXAMPLE_REFUNDED = { ...EXAMPLE_CHARGE, refundedAmount: 0.5 };
 const LIFECYCLE_401 = errors('The agent key is unknown, disabled or rotated (checked inside the transaction: at once).', [
   msg(AUTH_MESSAGES.lifecycle),
 ]);
-const LIFECYCLE_404 = errors("No such charge, or another agent's.", ['charge not found']);
+const LIFECYCLE_404 = errors("No such charge, or another agent's.", [msg('chargeNotFound')]);
 const LIFECYCLE_400 = [msg('missingIdempotencyKey'), msg('invalidIdempotencyKey'), msg('invalidJsonBody')];
 const LIFECYCLE_AMOUNT_400 = [
-  'amount must be a number',
-  'amount must be greater than 0',
-  'amount has more than 2 decimal places for USD',
-  'amount must not exceed 1000000',
-  'unknown field: x',
+  invalid(captureChargeSchema, { amount: '1' }),
+  amountProblem('0', 'USD'),
+  amountProblem('1.001', 'USD'),
+  amountProblem('1000001', 'USD'),
+  UNKNOWN_FIELD,
 ];
 // --- end of the charge lifecycle ---
 
@@ -285,7 +336,7 @@ const ROTATED_USER_KEY_EXAMPLE = {
 };
 const SETTLE_ERRORS = {
   401: USER_401,
-  404: errors("No such charge, or another user's.", ['charge not found']),
+  404: errors("No such charge, or another user's.", [msg('chargeNotFound')]),
   409: errors('The charge has moved on, or its approval window has passed.', [
     msg('chargeNotPending'),
     msg('chargeExpired'),
@@ -340,7 +391,7 @@ const OPERATOR_MONEY_OPERATIONS = {
     query: adminListPayoutsQuerySchema,
     responses: {
       200: ok('A page of payouts, oldest first.', payoutListBody, { payouts: [EXAMPLE_HELD_PAYOUT], nextCursor: null }),
-      400: errors('An invalid query parameter.', ['status must be one of HELD, PENDING, PROCESSING', ...LIST_400]),
+      400: errors('An invalid query parameter.', [invalid(adminListPayoutsQuerySchema, { status: 'x' }), ...LIST_400]),
       401: ADMIN_401,
       503: BUSY,
     },
@@ -356,7 +407,7 @@ const OPERATOR_MONEY_OPERATIONS = {
     body: { name: 'ReleasePayoutRequest', schema: releaseChargeSchema, example: {} },
     responses: {
       200: ok('The payout as it is now (PENDING once released).', payoutBody, { ...EXAMPLE_HELD_PAYOUT, status: 'PENDING' }),
-      400: errors('A body that is not `{}`.', ['unknown field: x', msg('invalidJsonBody')]),
+      400: errors('A body that is not `{}`.', [UNKNOWN_FIELD, msg('invalidJsonBody')]),
       401: ADMIN_401,
       404: PAYOUT_404,
       409: errors('The payout is not held (and was never released).', [msg('payoutNotHeld')]),
@@ -376,7 +427,7 @@ const OPERATOR_MONEY_OPERATIONS = {
     body: { name: 'CancelPayoutRequest', schema: releaseChargeSchema, example: {} },
     responses: {
       200: ok('Cancelled; the gross is back on the agent balance.', payoutBody, EXAMPLE_CANCELLED_PAYOUT, ['Idempotent-Replayed']),
-      400: errors('Missing Idempotency-Key, or a body that is not `{}`.', [...LIFECYCLE_400, 'unknown field: x']),
+      400: errors('Missing Idempotency-Key, or a body that is not `{}`.', [...LIFECYCLE_400, UNKNOWN_FIELD]),
       401: ADMIN_401,
       404: PAYOUT_404,
       409: errors(
@@ -404,7 +455,7 @@ const OPERATOR_MONEY_OPERATIONS = {
         pagination: { total: 1, page: 1, limit: 20, totalPages: 1 },
         nextCursor: null,
       }),
-      400: errors('An invalid query parameter.', ['page must be a positive integer', ...LIST_400, msg('pageTooDeep', MAX_PAGE_DEPTH)]),
+      400: errors('An invalid query parameter.', [PAGE_400, ...LIST_400, msg('pageTooDeep', MAX_PAGE_DEPTH)]),
       401: ADMIN_401,
       404: errors('No such agent.', [msg('agentNotFound')]),
       503: BUSY,
@@ -480,13 +531,13 @@ function webhookOperations<W extends 'agent' | 'user'>(who: W): Record<`${W}-web
       responses: {
         201: ok('Registered; store the secret now.', createdWebhookBody, { ...example, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
         400: errors('A bad URL or event type.', [
-          'url is required',
-          'url must be an https URL',
+          invalid(createWebhookSchema, {}),
+          msg('webhookUrlNotHttps'),
           msg('urlNotPublic'),
           msg('urlHostUnresolved'),
-          'url must not contain credentials',
+          msg('webhookUrlCredentials'),
           msg('unknownEventType', 'x', who, types),
-          'unknown field: x',
+          UNKNOWN_FIELD,
         ]),
         401: unauthorized,
         409: errors('The owner already has 10 endpoints.', [msg('webhookLimit', MAX_WEBHOOKS_PER_OWNER)]),
@@ -533,7 +584,11 @@ function webhookOperations<W extends 'agent' | 'user'>(who: W): Record<`${W}-web
             },
           ],
         }),
-        400: errors('An invalid query parameter.', ['limit must be a positive integer', 'limit must be at most 100', 'unknown field: x']),
+        400: errors('An invalid query parameter.', [
+          invalid(listDeliveriesQuerySchema, { limit: 'x' }),
+          invalid(listDeliveriesQuerySchema, { limit: '101' }),
+          UNKNOWN_FIELD,
+        ]),
         401: unauthorized,
         404: notFound,
         503: BUSY,
@@ -595,9 +650,9 @@ const X402_REQUEST_EXAMPLE = {
 const X402_401 = errors('The agent key (x-agent-key or Authorization: Bearer) is missing, unknown or disabled.', [msg(X402_AUTH_MESSAGE)]);
 const X402_400 = errors('Not an x402 v2 request body (a missing or malformed field).', [
   msg('invalidJsonBody'),
-  'paymentPayload is required',
-  'paymentRequirements.amount must be a string',
-  'paymentPayload.extensions.payment-identifier.info.id must be 16-128 characters: letters, digits, "-" and "_"',
+  invalid(facilitatorRequestSchema, { x402Version: 2, paymentRequirements: X402_REQUIREMENTS }),
+  invalid(facilitatorRequestSchema, { ...X402_REQUEST_EXAMPLE, paymentRequirements: { ...X402_REQUIREMENTS, amount: 10000 } }),
+  msg('paymentIdentifierInvalid', 'paymentPayload.extensions.payment-identifier'),
 ]);
 const X402_IDENTIFIER_409 = errors(
   'The payment identifier (`paymentPayload.extensions.payment-identifier.info.id`) was used with another payment for this agent: nothing was verified, settled or credited.',
@@ -776,6 +831,31 @@ const EXAMPLE_PURCHASE = {
   paymentPayload: { x402Version: 2, payload: { transaction: 'AgAAAA…' } },
   transaction: null,
 };
+/** The service's keys in the purchase examples: its hot wallet (the facilitator's fee payer) and treasury. */
+const X402_PURCHASE_SERVICE_KEY = X402_FEE_PAYER;
+const PURCHASE_SETTINGS: PurchaseSettings = {
+  network: X402_NETWORK_EXAMPLE,
+  usdcMint: X402_MINT,
+  serviceKeys: [X402_FEE_PAYER, X402_PAY_TO],
+  minimum: 10_000,
+  maximum: 1_000_000_000_000,
+  isAddress: (text) => /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(text),
+};
+const PURCHASE_REQUIREMENTS = {
+  scheme: 'exact',
+  network: X402_NETWORK_EXAMPLE,
+  asset: X402_MINT,
+  amount: '10000',
+  payTo: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
+  maxTimeoutSeconds: 60,
+  extra: { feePayer: '2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4' },
+};
+/** A seller's requirements refused, as core/purchases.ts judges them (the message names the field). */
+function requirementsProblem(change: Record<string, unknown>): string {
+  const verdict = judgeRequirements({ ...PURCHASE_REQUIREMENTS, ...change }, PURCHASE_SETTINGS);
+  if (verdict.ok) throw new Error(`the example requirements pass: ${JSON.stringify(change)}`);
+  return verdict.message;
+}
 const PURCHASE_READ_404 = errors('No purchase of this agent has this id.', [msg('purchaseNotFound')]);
 const purchaseOperations = {
   'agent-x402-purchase-create': {
@@ -793,15 +873,7 @@ const purchaseOperations = {
       schema: createPurchaseSchema,
       example: {
         x402Version: 2,
-        paymentRequirements: {
-          scheme: 'exact',
-          network: X402_NETWORK_EXAMPLE,
-          asset: X402_MINT,
-          amount: '10000',
-          payTo: '3Ujc6pW8vXsLfWqX1fGxG9m7mNh1vJ6yXg2CQRh4X5pN',
-          maxTimeoutSeconds: 60,
-          extra: { feePayer: '2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4' },
-        },
+        paymentRequirements: PURCHASE_REQUIREMENTS,
         resource: { url: 'https://seller.example.com/weather' },
       },
     },
@@ -814,18 +886,18 @@ const purchaseOperations = {
         ['Idempotent-Replayed'],
       ),
       400: errors('Missing Idempotency-Key, or requirements this service does not pay (the field is named).', [
-        'missing Idempotency-key',
-        'x402Version: only x402 version 2 is supported',
-        'paymentRequirements.scheme: unsupported scheme',
-        'paymentRequirements.network: unsupported network',
-        'paymentRequirements.asset: unsupported asset',
-        'paymentRequirements.amount: below the minimum amount',
-        'paymentRequirements.payTo: invalid address',
-        'pay agents of this service with a charge',
-        'paymentRequirements.extra.feePayer: required',
-        'paymentRequirements.extra.feePayer: must not be a key of this service',
-        'currency does not match the grant',
-        'invalid json body',
+        msg('missingIdempotencyKey'),
+        msg('x402VersionUnsupported', X402_VERSION),
+        requirementsProblem({ scheme: 'upto' }),
+        requirementsProblem({ network: 'solana:mainnet' }),
+        requirementsProblem({ asset: X402_FEE_PAYER }),
+        requirementsProblem({ amount: '1' }),
+        requirementsProblem({ payTo: 'not-an-address' }),
+        requirementsProblem({ payTo: X402_PURCHASE_SERVICE_KEY }),
+        requirementsProblem({ extra: {} }),
+        requirementsProblem({ extra: { feePayer: X402_PURCHASE_SERVICE_KEY } }),
+        msg('grantCurrencyMismatch'),
+        msg('invalidJsonBody'),
       ]),
       401: errors('The agent key is unknown or disabled, or the user key is unknown.', [
         msg(AUTH_MESSAGES.createCharge),
@@ -833,23 +905,19 @@ const purchaseOperations = {
       ]),
       402: errors(
         "Over one of the payer's or the grant's limits, or the balance is too low.",
-        ['spending limit exceeded', 'insufficient balance'],
+        [msg('spendingLimitExceeded'), msg('insufficientBalance')],
         ['Idempotent-Replayed'],
       ),
       403: errors(
         'The payer has blocked this agent, or the grant is revoked or ended.',
-        ['agent blocked by user'],
+        [msg('agentBlockedByUser')],
         ['Idempotent-Replayed'],
       ),
       409: IDEMPOTENCY_ERRORS[409],
       413: BODY_ERRORS[413],
       415: BODY_ERRORS[415],
       422: IDEMPOTENCY_ERRORS[422],
-      503: errors(
-        'x402 is not configured yet, or DynamoDB is busy.',
-        ['x402 is not available yet', 'service busy, retry later'],
-        ['Retry-After'],
-      ),
+      503: errors('x402 is not configured yet, or DynamoDB is busy.', [msg('x402Unavailable'), msg('serviceBusy')], ['Retry-After']),
     },
   },
   'agent-x402-purchases-list': {
@@ -893,7 +961,7 @@ const purchaseOperations = {
         status: 'SUCCESS',
         transaction: X402_SIGNATURE,
       }),
-      400: errors('Not a transaction signature.', ['transaction must be a base58 transaction signature', 'invalid json body']),
+      400: errors('Not a transaction signature.', [msg('invalidTransactionSignature'), msg('invalidJsonBody')]),
       401: X402_401,
       404: PURCHASE_READ_404,
       409: errors('Not awaiting settlement, or the transaction is not on chain as this payment.', [
@@ -930,10 +998,10 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
         agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
       }),
       400: errors('The field named is missing or invalid, or the body is not a JSON object.', [
-        'name is required',
-        'email must be a valid email address',
-        'website must be a valid http(s) URL',
-        'unknown field: x',
+        invalid(registerAgentSchema, { email: 'dev@example.com', website: 'https://example.com' }),
+        invalid(registerAgentSchema, { name: 'weather-bot', email: 'x', website: 'https://example.com' }),
+        invalid(registerAgentSchema, { name: 'weather-bot', email: 'dev@example.com', website: 'ftp://example.com' }),
+        UNKNOWN_FIELD,
         msg('invalidJsonBody'),
       ]),
       409: errors('The name, or one that looks like it, is registered (case-insensitive, look-alike skeleton).', [msg('agentNameTaken')]),
@@ -972,15 +1040,15 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
         msg('missingIdempotencyKey'),
         msg('invalidIdempotencyKey'),
         msg('invalidJsonBody'),
-        ...MONEY_400,
-        'description must be at most 255 characters',
-        'description must not contain bidirectional control characters',
-        'capture must be a boolean',
-        'holdSeconds must be a whole number',
-        'holdSeconds must be at least 60',
-        'holdSeconds must be at most 604800',
-        'holdSeconds applies only with capture: false',
-        'unknown field: x',
+        ...moneyProblems(createChargeSchema),
+        invalid(createChargeSchema, { ...CHARGE_BODY, description: 'x'.repeat(256) }),
+        invalid(createChargeSchema, { ...CHARGE_BODY, description: 'a\u202eb' }),
+        invalid(createChargeSchema, { ...CHARGE_BODY, capture: 'no' }),
+        invalid(createChargeSchema, { ...CHARGE_BODY, capture: false, holdSeconds: num('60.5') }),
+        invalid(createChargeSchema, { ...CHARGE_BODY, capture: false, holdSeconds: num('59') }),
+        invalid(createChargeSchema, { ...CHARGE_BODY, capture: false, holdSeconds: num('604801') }),
+        invalid(createChargeSchema, { ...CHARGE_BODY, holdSeconds: num('60') }),
+        UNKNOWN_FIELD,
       ]),
       401: errors('The agent key is unknown or disabled, or the user key is unknown.', [
         msg(AUTH_MESSAGES.createCharge),
@@ -1014,7 +1082,7 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
         pagination: { total: 1, page: 1, limit: 20, totalPages: 1 },
         nextCursor: null,
       }),
-      400: errors('An invalid query parameter.', ['page must be a positive integer', ...LIST_400, msg('pageTooDeep', MAX_PAGE_DEPTH)]),
+      400: errors('An invalid query parameter.', [PAGE_400, ...LIST_400, msg('pageTooDeep', MAX_PAGE_DEPTH)]),
       401: errors('The agent key is unknown or disabled.', [msg(AUTH_MESSAGES.listCharges)]),
       503: BUSY,
     },
@@ -1102,17 +1170,17 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
         [
           msg('missingIdempotencyKey'),
           msg('invalidJsonBody'),
-          'amount is required',
-          'currency must be one of USD, USDC',
-          'walletAddress is required',
-          'unknown field: x',
-          'createTokenAccount must be a boolean',
-          'createTokenAccount is only valid for USDC withdrawals',
-          'amount must be at least 1',
-          'amount has more than 2 decimal places for USD',
-          'amount must not exceed 1000000',
-          'invalid solana address',
-          'invalid paypal account',
+          invalid(withdrawSchema, { currency: 'USD', walletAddress: WALLET }),
+          invalid(withdrawSchema, { amount: num('10'), currency: 'EUR', walletAddress: WALLET }),
+          invalid(withdrawSchema, { amount: num('10'), currency: 'USDC' }),
+          UNKNOWN_FIELD,
+          invalid(withdrawSchema, { amount: num('10'), currency: 'USDC', walletAddress: WALLET, createTokenAccount: 'yes' }),
+          invalid(withdrawSchema, { amount: num('10'), currency: 'USD', walletAddress: 'dev@example.com', createTokenAccount: true }),
+          invalid(withdrawSchema, { amount: num('0'), currency: 'USD', walletAddress: 'dev@example.com' }),
+          amountProblem('1.001', 'USD'),
+          amountProblem('1000001', 'USD'),
+          msg('invalidSolanaAddress'),
+          msg('invalidPaypalAccount'),
           msg('noUsdcTokenAccount'),
           msg('amountTooSmallForFees'),
           msg('withdrawalInsufficientBalance'),
@@ -1208,7 +1276,7 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
     body: { name: 'ReleaseChargeRequest', schema: releaseChargeSchema, example: {} },
     responses: {
       200: ok('Released.', chargeBody, EXAMPLE_RELEASED, ['Idempotent-Replayed']),
-      400: errors('Missing Idempotency-Key, or a body that is not `{}`.', [...LIFECYCLE_400, 'unknown field: x']),
+      400: errors('Missing Idempotency-Key, or a body that is not `{}`.', [...LIFECYCLE_400, UNKNOWN_FIELD]),
       401: LIFECYCLE_401,
       404: LIFECYCLE_404,
       409: errors(
@@ -1240,7 +1308,7 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
         msg('amountExceedsRefundable'),
       ]),
       401: LIFECYCLE_401,
-      402: errors("The agent's earned balance is too low (already withdrawn).", ['insufficient balance']),
+      402: errors("The agent's earned balance is too low (already withdrawn).", [msg('insufficientBalance')]),
       404: LIFECYCLE_404,
       409: errors(
         'The charge is not SUCCESS, it kept changing under concurrent refunds, a request with this key is in flight, or the ' +
@@ -1303,8 +1371,8 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
       400: errors('Missing Idempotency-Key or an invalid body.', [
         msg('missingIdempotencyKey'),
         msg('invalidJsonBody'),
-        ...MONEY_400,
-        'unknown field: x',
+        ...moneyProblems(creditSchema),
+        UNKNOWN_FIELD,
         msg('creditPastBalanceLimit'),
       ]),
       401: ADMIN_401,
@@ -1354,7 +1422,7 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
         data: [{ ...EXAMPLE_CHARGE, agent: { id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7', name: 'weather-bot' } }],
         nextCursor: null,
       }),
-      400: errors('An invalid query parameter.', [...LIST_400, 'status must be one of PENDING, SUCCESS, FAILED, EXPIRED']),
+      400: errors('An invalid query parameter.', [...LIST_400, invalid(listUserChargesQuerySchema, { status: 'x' })]),
       401: USER_401,
       503: BUSY,
     },
@@ -1380,9 +1448,9 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
       200: ok('The stored policy.', policyBody, EXAMPLE_POLICY),
       400: errors('The field named is invalid; the stored policy is unchanged.', [
         msg('invalidJsonBody'),
-        'daily.USD has more than 2 decimal places for USD',
-        'unknown field: daily.EUR',
-        'approvalWindowSeconds must be at least 60',
+        amountProblem('1.001', 'USD', 'daily.USD'),
+        invalid(policySchema, { daily: { EUR: num('1') } }),
+        invalid(policySchema, { approvalWindowSeconds: num('59') }),
         msg('policyAgentUnknown', 'a01jhx3k6v1f8q2n7c9m4p5r6s7'),
       ]),
       401: USER_401,
@@ -1478,9 +1546,9 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
       }),
       400: errors('An invalid field, or an unknown agent.', [
         msg('grantAgentNotFound'),
-        'agentId must be an agent id',
-        'ttlSeconds must be at least 60',
-        'limits.total has more than 2 decimal places for USD',
+        invalid(createGrantSchema, { agentId: 'x', currency: 'USD' }),
+        invalid(createGrantSchema, { agentId: EXAMPLE_GRANT.agent.id, currency: 'USD', ttlSeconds: num('59') }),
+        amountProblem('1.001', 'USD', 'limits.total'),
       ]),
       401: USER_401,
       409: errors('The payer has 100 active grants.', [msg('grantLimit', MAX_ACTIVE_GRANTS)]),
@@ -1496,7 +1564,7 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
     query: listGrantsQuerySchema,
     responses: {
       200: ok('A page of grants.', grantListBody, { data: [EXAMPLE_GRANT], nextCursor: null }),
-      400: errors('An invalid query parameter.', [...LIST_400, 'status must be one of active, revoked, expired']),
+      400: errors('An invalid query parameter.', [...LIST_400, invalid(listGrantsQuerySchema, { status: 'x' })]),
       401: USER_401,
       503: BUSY,
     },
@@ -1544,13 +1612,13 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
       201: ok('The PENDING top-up and how to pay it.', topupBody, EXAMPLE_USDC_TOPUP),
       400: errors('The field named is invalid; nothing was created.', [
         msg('invalidJsonBody'),
-        'currency must be one of USD, USDC',
-        'amount is required for USD',
-        'amount has more than 2 decimal places for USD',
-        'amount has more than 6 decimal places for USDC',
-        'amount must be greater than 0',
-        'amount must not exceed 1000000',
-        'unknown field: x',
+        invalid(createTopupSchema, { currency: 'EUR' }),
+        invalid(createTopupSchema, { currency: 'USD' }),
+        amountProblem('1.001', 'USD'),
+        amountProblem('1.0000001', 'USDC'),
+        amountProblem('0', 'USD'),
+        amountProblem('1000001', 'USD'),
+        UNKNOWN_FIELD,
       ]),
       401: USER_401,
       409: errors('The user already has 10 PENDING top-ups; one must end first.', [msg('topupLimit', MAX_OPEN_TOPUPS)]),
@@ -1589,7 +1657,7 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
         completedAt: '2026-01-15T09:31:02.000Z',
       }),
       401: USER_401,
-      404: errors("No such top-up, or another user's.", ['topup not found']),
+      404: errors("No such top-up, or another user's.", [msg('topupNotFound')]),
       503: BUSY,
     },
   },
@@ -1683,8 +1751,8 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
       201: ok('The pending request and its consent link.', grantRequestBody, EXAMPLE_GRANT_REQUEST, ['Idempotent-Replayed']),
       400: errors('An invalid field, or no Idempotency-Key.', [
         msg('missingIdempotencyKey'),
-        'currency must be one of USD, USDC',
-        'ttlSeconds must be at least 60',
+        invalid(createGrantRequestSchema, { currency: 'EUR' }),
+        invalid(createGrantRequestSchema, { currency: 'USD', ttlSeconds: num('59') }),
       ]),
       401: errors('The agent key is missing or unknown, or the agent is disabled.', [msg(AUTH_MESSAGES.grantRequests)]),
       ...IDEMPOTENCY_ERRORS,
@@ -1775,7 +1843,12 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
         enabled: true,
         createdAt: '2026-01-15T09:30:00.000Z',
       }),
-      400: errors('An invalid body.', ['enabled is required', 'enabled must be a boolean', 'unknown field: x', msg('invalidJsonBody')]),
+      400: errors('An invalid body.', [
+        invalid(updateAgentSchema, {}),
+        invalid(updateAgentSchema, { enabled: 'yes' }),
+        UNKNOWN_FIELD,
+        msg('invalidJsonBody'),
+      ]),
       401: ADMIN_401,
       404: errors('No such agent.', [msg('agentNotFound')]),
       ...BODY_ERRORS,
@@ -1805,7 +1878,7 @@ export const OPERATIONS: Readonly<Record<DocumentedRouteName, OperationDoc>> = {
         ],
         nextCursor: null,
       }),
-      400: errors('An invalid query parameter.', [...LIST_400, 'enabled must be one of true, false']),
+      400: errors('An invalid query parameter.', [...LIST_400, invalid(listAgentsQuerySchema, { enabled: 'x' })]),
       401: ADMIN_401,
       503: BUSY,
     },
