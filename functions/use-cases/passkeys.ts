@@ -25,6 +25,7 @@ import {
   deletePasskey,
   getPasskey,
   listPasskeys,
+  type Passkey,
   type PasskeyList,
   passkeyItems,
   recordPasskeyUse,
@@ -106,6 +107,18 @@ async function verifiedRegistration(rp: RelyingParty, response: RegistrationResp
   throw refuse('passkeyNotAccepted');
 }
 
+/** The passkey as stored, from a registration the library verified (sign-up's first passkey and every added one). */
+function passkeyOf(credential: Awaited<ReturnType<typeof verifiedRegistration>>, userId: string, now: Date): Passkey {
+  return {
+    credentialId: credential.id,
+    userId,
+    publicKey: base64url(credential.publicKey),
+    counter: credential.counter,
+    transports: credential.transports ?? [],
+    createdAt: now.toISOString(),
+  };
+}
+
 /** Step 1 of sign-up: the options for the browser (and a challenge). 403 when sign-up is closed; 429 past the address's sign-ups. */
 export async function signUpOptions(
   rp: RelyingParty,
@@ -137,14 +150,7 @@ export async function finishSignUp(rp: RelyingParty, response: RegistrationRespo
     await createUserWithKey({
       also: ({ userId, userKey }) => {
         started = sessionOfNewPayer(userId, now, { welcomeKey: userKey });
-        const passkey = passkeyItems({
-          credentialId: credential.id,
-          userId,
-          publicKey: base64url(credential.publicKey),
-          counter: credential.counter,
-          transports: credential.transports ?? [],
-          createdAt: now.toISOString(),
-        });
+        const passkey = passkeyItems(passkeyOf(credential, userId, now));
         return [...passkey, ...started.items];
       },
     });
@@ -222,14 +228,7 @@ export async function finishAddPasskey(rp: RelyingParty, userId: string, respons
   if (stored.userId !== userId) throw refuse('passkeyChallengeGone');
   const credential = await verifiedRegistration(rp, response, challenge);
   try {
-    await savePasskey({
-      credentialId: credential.id,
-      userId,
-      publicKey: base64url(credential.publicKey),
-      counter: credential.counter,
-      transports: credential.transports ?? [],
-      createdAt: now.toISOString(),
-    });
+    await savePasskey(passkeyOf(credential, userId, now));
   } catch (error) {
     if (error instanceof PasskeyTakenError) throw refuse('passkeyNotAccepted');
     throw error;
