@@ -117,6 +117,26 @@ describe('the console in a browser', () => {
     await expectQualityBars(page, 'overview');
   });
 
+  it('adds a passkey on Security for a payer who signed in with the account key, then signs in with it', async () => {
+    const user = await t.fundedUser({ USD: 5 });
+    const { context, page } = await newPage();
+    await signInWithAccountKey(page, t.base, user.key);
+    await page.goto(`${t.base}/console/security`);
+    expect(await page.locator('main').innerText()).toContain('You have no passkey yet');
+    await addVirtualAuthenticator(context, page);
+    await Promise.all([
+      page.waitForURL(`${t.base}/console/security?done=added`),
+      page.getByRole('button', { name: 'Add a passkey' }).click(),
+    ]);
+    expect(await page.locator('ul.items > li').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Remove passkey 1' }).count()).toBe(1);
+
+    await Promise.all([page.waitForURL(`${t.base}/console/login`), page.getByRole('button', { name: 'Sign out', exact: true }).click()]);
+    await signInWithPasskey(page, t.base);
+    expect(await page.locator('h1').innerText()).toBe('Overview');
+    expect(await page.locator('main').innerText()).toContain('5.00 USD');
+  });
+
   it('meets the quality bars on the sign-in, sign-up and Security pages', async () => {
     const { context, page } = await newPage();
     await page.goto(`${t.base}/console/login`);
