@@ -20,6 +20,10 @@ import { afterCommand, inputText } from '../support/interleave';
 import { useTestStack } from '../support/stack';
 
 const t = useTestStack({}, { sweepIntervalMs: 0 });
+// Several tests race many rounds (up to 25) of concurrent requests: on a loaded 2-core runner a
+// round's DynamoDB Local answers take seconds, and 60 s was seen to run out mid-loop with every
+// round correct so far. Correctness is what each round asserts; the time is the runner's.
+jest.setTimeout(240_000);
 afterEach(async () => {
   await expectLedgerBalanced();
 });
