@@ -310,6 +310,8 @@ export type ConfigKey = keyof Config;
  * of which one must be set in full (e.g. the secret itself locally, its Secrets Manager ARN on AWS).
  */
 export type ConfigNeed = ConfigKey | { oneOf: readonly (readonly ConfigKey[])[] };
+/** What `loadConfig` checks: a list of needs, or one chosen by the parsed values (NEEDS_ADMIN_AUTH). */
+export type RequiredConfig = readonly ConfigNeed[] | ((cfg: Config) => readonly ConfigNeed[]);
 
 /** Functions that send withdrawals to the payout worker (the withdraw route, the reconciler). */
 export const NEEDS_PAYOUT_QUEUE: readonly ConfigNeed[] = ['PAYOUT_QUEUE_URL'];
@@ -393,7 +395,7 @@ let cached: Config | undefined;
  * module scope (functions/http/handler.ts for the routes), so a bad environment fails the init
  * instead of every request. `require` may depend on the parsed values (NEEDS_ADMIN_AUTH).
  */
-export function loadConfig(options: { require?: readonly ConfigNeed[] | ((cfg: Config) => readonly ConfigNeed[]) } = {}): Config {
+export function loadConfig(options: { require?: RequiredConfig } = {}): Config {
   const cfg = config();
   const needs = typeof options.require === 'function' ? options.require(cfg) : (options.require ?? []);
   const missing = needs.filter((need) => !satisfied(cfg, need)).map(describeNeed);

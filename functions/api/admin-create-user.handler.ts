@@ -1,10 +1,11 @@
-import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
+import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
+import * as NEEDS from '../registry/needs.generated';
 import { authenticateAdmin } from '../use-cases/auth';
 import { createUserWithKey } from '../use-cases/users';
 
-// Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: NEEDS_ADMIN_AUTH });
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
+loadConfig({ require: NEEDS.adminCreateUser });
 
 /** POST /api/v1/admin/users — the operator (IAM or x-admin-key); the user key is returned once. */
 export const handler = httpHandler(async (req) => {

@@ -1,6 +1,11 @@
+import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
+import * as NEEDS from '../registry/needs.generated';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { sendTestEvent } from '../use-cases/webhooks';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
+loadConfig({ require: NEEDS.agentWebhooksTest });
 
 /** POST /api/v1/agents/webhooks/{id}/test — x-agent-key. */
 export const handler = httpHandler(async (req) => {

@@ -1,9 +1,14 @@
+import { loadConfig } from '../config';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import { validate } from '../contracts/validation';
 import { listX402PaymentsQuerySchema } from '../contracts/x402';
 import { httpHandler } from '../http/handler';
+import * as NEEDS from '../registry/needs.generated';
 import { listAgentX402Payments } from '../use-cases/x402';
 import { authenticateX402Agent } from './x402-request';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
+loadConfig({ require: NEEDS.agentX402Payments });
 
 const PAYMENT_ID = /^x402_[0-9a-z]{26}$/;
 

@@ -1,16 +1,17 @@
 import { stringify } from 'lossless-json';
 import * as z from 'zod';
-import { loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL, NEEDS_X402_SETTLE } from '../config';
+import { loadConfig } from '../config';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
+import * as NEEDS from '../registry/needs.generated';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
 import { createPurchase, type PurchaseRequest } from '../use-cases/purchases';
 import { purchaseSignerFor } from '../x402/purchase-signer';
 
 // Signs the payment with the hot wallet; above a threshold it asks the payer, as a charge does.
-loadConfig({ require: [...NEEDS_X402_SETTLE, ...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL] });
+loadConfig({ require: NEEDS.agentX402PurchaseCreate });
 
 const anyObject = z.record(z.string(), z.unknown());
 

@@ -1,10 +1,15 @@
+import { loadConfig } from '../config';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import { validate } from '../contracts/validation';
 import { listX402PaymentsQuerySchema } from '../contracts/x402';
 import { isId } from '../core/ids';
 import { httpHandler } from '../http/handler';
+import * as NEEDS from '../registry/needs.generated';
 import { listPurchases } from '../use-cases/purchases';
 import { authenticateX402Agent } from './x402-request';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
+loadConfig({ require: NEEDS.agentX402PurchasesList });
 
 /** GET /api/v1/agents/x402/purchases?limit=&cursor= — the agent key; its x402 purchases, newest first. */
 export const handler = httpHandler(async (req) => {

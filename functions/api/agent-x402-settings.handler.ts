@@ -1,11 +1,12 @@
-import { loadConfig, NEEDS_PUBLIC_BASE_URL, NEEDS_X402 } from '../config';
+import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
+import * as NEEDS from '../registry/needs.generated';
 import { x402Settings } from '../use-cases/x402';
 import { readOnlyFacilitator } from '../x402/facilitator';
 import { authenticateX402Agent } from './x402-request';
 
-loadConfig({ require: [...NEEDS_X402, ...NEEDS_PUBLIC_BASE_URL] });
+loadConfig({ require: NEEDS.agentX402Settings });
 
 /** GET /api/v1/agents/x402 — the agent key; what the seller's x402 middleware is configured with, its seller memo included. */
 export const handler = httpHandler(async (req) => {

@@ -1,13 +1,14 @@
-import { loadConfig, NEEDS_APPROVAL_SECRET } from '../config';
+import { loadConfig } from '../config';
 import { APPROVAL_FORM_MAX_BYTES, approvalDecisionSchema } from '../contracts/approval-page.schema';
 import { parseFormBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { approvalDecisionAnswer } from '../pages/approval-page.view';
 import { htmlErrorResponse } from '../pages/html';
+import * as NEEDS from '../registry/needs.generated';
 import { decideOnApprovalPage } from '../use-cases/approval-page';
 
 // The link's token is checked against the approval secret.
-loadConfig({ require: NEEDS_APPROVAL_SECRET });
+loadConfig({ require: NEEDS.approvalDecide });
 
 /** POST /approve/{token} — the approval page's form (`action=approve|decline`); answers 303 to the page. */
 export const handler = httpHandler(

@@ -1,11 +1,12 @@
-import { loadConfig, NEEDS_APPROVAL_SECRET } from '../config';
+import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
 import { approvalPageAnswer } from '../pages/approval-page.view';
 import { htmlErrorResponse } from '../pages/html';
+import * as NEEDS from '../registry/needs.generated';
 import { showApprovalPage } from '../use-cases/approval-page';
 
 // The link's token is checked against the approval secret.
-loadConfig({ require: NEEDS_APPROVAL_SECRET });
+loadConfig({ require: NEEDS.approvalPage });
 
 /** GET /approve/{token} — the approval page (HTML); the token is the only credential. */
 export const handler = httpHandler(async (req) => approvalPageAnswer(await showApprovalPage(req.params.token)), {

@@ -1,4 +1,4 @@
-import { loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL } from '../config';
+import { loadConfig } from '../config';
 import { consoleLoginUrl, consoleSessionOf, signedInFormValid } from '../console/session-of';
 import { CONSENT_FORM_MAX_BYTES, consentFormSchema } from '../contracts/grants';
 import { parseFormBody } from '../http/body';
@@ -6,10 +6,11 @@ import { httpHandler } from '../http/handler';
 import { refuse } from '../messages/refusal';
 import { renderConsentPage } from '../pages/consent-page.view';
 import { htmlErrorResponse } from '../pages/html';
+import * as NEEDS from '../registry/needs.generated';
 import { decideOnConsentPage } from '../use-cases/grant-requests';
 
 // Allow derives the grant's key from the approval secret; a signed-in payer's form is checked against the console's origin.
-loadConfig({ require: [...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL] });
+loadConfig({ require: NEEDS.consentDecide });
 
 /**
  * POST /consent/{token} — the consent form (`action=allow|deny`, and `accountKey`, or `csrf` of a

@@ -1,13 +1,14 @@
-import { loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL } from '../config';
+import { loadConfig } from '../config';
 import { consoleLoginUrl, consoleSessionOf } from '../console/session-of';
 import { httpHandler } from '../http/handler';
 import { renderConsentPage } from '../pages/consent-page.view';
 import { htmlErrorResponse } from '../pages/html';
+import * as NEEDS from '../registry/needs.generated';
 import { showConsentPage } from '../use-cases/grant-requests';
 
 // The consent token's lookup is by hash; its grant's key is derived from the approval secret. The
 // console's session cookie is named by the public base URL's scheme (docs/console.md).
-loadConfig({ require: [...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL] });
+loadConfig({ require: NEEDS.consentPage });
 
 /** GET /consent/{token} — the consent page (HTML); the token is the only credential to see it, a console session lets the payer answer. */
 export const handler = httpHandler(

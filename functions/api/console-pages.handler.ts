@@ -1,2 +1,9 @@
+import { loadConfig } from '../config';
+import * as NEEDS from '../registry/needs.generated';
+
 /** ANY /console/{proxy+} — every other console page, its assets and passkey ceremonies: functions/console/handler.ts. */
 export { handler } from '../console/handler';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
+// (functions/console/handler.ts checks its own list first: ES imports run before this module's body.)
+loadConfig({ require: NEEDS.consolePages });

@@ -1,14 +1,15 @@
-import { loadConfig, NEEDS_APPROVAL_SECRET, NEEDS_PUBLIC_BASE_URL } from '../config';
+import { loadConfig } from '../config';
 import { createChargeSchema } from '../contracts/request.schemas';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import { publicBaseUrl } from '../http/request';
+import * as NEEDS from '../registry/needs.generated';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { createCharge } from '../use-cases/charges';
 import { requireIdempotencyKey } from '../use-cases/idempotency';
 
 // Charges above a payer's approval threshold hand out approval links (on PUBLIC_BASE_URL).
-loadConfig({ require: [...NEEDS_APPROVAL_SECRET, ...NEEDS_PUBLIC_BASE_URL] });
+loadConfig({ require: NEEDS.createCharge });
 
 /** POST /api/v1/agents/charges — x-agent-key, x-user-key (an account key or a grant key), Idempotency-Key. */
 export const handler = httpHandler(async (req) => {

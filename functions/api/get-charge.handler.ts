@@ -1,11 +1,12 @@
-import { loadConfig, NEEDS_ADMIN_AUTH } from '../config';
+import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
 import { refuse } from '../messages/refusal';
+import * as NEEDS from '../registry/needs.generated';
 import { AUTH_MESSAGES, adminKeyAccepted, authenticate, authenticateAdmin } from '../use-cases/auth';
 import { readCharge } from '../use-cases/charges';
 
-// Refuses to start (fails the init) without what this route needs beyond the shared configuration.
-loadConfig({ require: NEEDS_ADMIN_AUTH });
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
+loadConfig({ require: NEEDS.getCharge });
 
 /**
  * GET /api/v1/agents/charge/{id} — the creating agent's x-agent-key, or the x-admin-key where the

@@ -1,5 +1,10 @@
+import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
 import { refuse } from '../messages/refusal';
+import * as NEEDS from '../registry/needs.generated';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
+loadConfig({ require: NEEDS.mcpGet });
 
 /**
  * GET /mcp — the streamable HTTP transport's GET, which opens a stream of messages from server to

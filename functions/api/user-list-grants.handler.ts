@@ -1,9 +1,14 @@
+import { loadConfig } from '../config';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import { grantView, listGrantsQuerySchema } from '../contracts/grants';
 import { validate } from '../contracts/validation';
 import { httpHandler } from '../http/handler';
+import * as NEEDS from '../registry/needs.generated';
 import { authenticateUser } from '../use-cases/auth';
 import { listMyGrants } from '../use-cases/grants';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
+loadConfig({ require: NEEDS.userListGrants });
 
 /** A grants cursor: the last grant id returned and the page size. */
 const readCursor = (text: string) =>

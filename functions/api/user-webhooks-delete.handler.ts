@@ -1,6 +1,11 @@
+import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
+import * as NEEDS from '../registry/needs.generated';
 import { authenticateUser } from '../use-cases/auth';
 import { deleteOwnerWebhook } from '../use-cases/webhooks';
+
+// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
+loadConfig({ require: NEEDS.userWebhooksDelete });
 
 /** DELETE /api/v1/users/me/webhooks/{id} — x-user-key. */
 export const handler = httpHandler(async (req) => {

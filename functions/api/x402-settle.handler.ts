@@ -1,10 +1,11 @@
-import { loadConfig, NEEDS_X402_SETTLE } from '../config';
+import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
+import * as NEEDS from '../registry/needs.generated';
 import { x402Settle } from '../use-cases/x402';
 import { signingFacilitator } from '../x402/facilitator';
 import { authenticateX402Agent, facilitatorRequest } from './x402-request';
 
-loadConfig({ require: NEEDS_X402_SETTLE });
+loadConfig({ require: NEEDS.x402Settle });
 
 /**
  * POST /x402/settle — the seller's agent key; settles with the stock scheme and credits the agent's

@@ -1,10 +1,11 @@
-import { loadConfig, NEEDS_X402 } from '../config';
+import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
+import * as NEEDS from '../registry/needs.generated';
 import { x402Verify } from '../use-cases/x402';
 import { readOnlyFacilitator } from '../x402/facilitator';
 import { authenticateX402Agent, facilitatorRequest } from './x402-request';
 
-loadConfig({ require: NEEDS_X402 });
+loadConfig({ require: NEEDS.x402Verify });
 
 /**
  * POST /x402/verify — the seller's agent key; an x402 VerifyResponse (a refusal, a payment already

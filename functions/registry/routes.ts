@@ -10,8 +10,9 @@
  *
  * It lives below both adapters (functions/api and functions/mcp read it; it reads neither). The
  * route handlers do not import it (its ~19 KB would take the API functions past their bundle budget):
- * each states its needs with `loadConfig({ require })`, and test/observability/config-init.test.ts
- * holds them to `configNeeds` of its entry.
+ * each reads its needs from functions/registry/needs.generated.ts (`loadConfig({ require: NEEDS.<route> })`),
+ * which `npm run docs` writes from `configNeeds` (bin/registry/needs.ts), and
+ * test/observability/config-init.test.ts holds each handler to its own entry's.
  */
 import {
   type Config,
@@ -579,19 +580,22 @@ export function routeNamed(name: RouteName): RouteSpec<RouteName> {
 /**
  * What a route's function needs in its environment beyond the shared base, from its entry's
  * capabilities: the stack gives exactly these (lib/http-api.ts), and the handler refuses to start
- * without them and needs nothing more (its `loadConfig({ require })`, checked by the config-init test).
+ * without them and needs nothing more: its `loadConfig({ require: NEEDS.<route> })` reads them from
+ * functions/registry/needs.generated.ts, which `npm run docs` writes from this (bin/registry/needs.ts).
+ * Each need once, in the order a missing one is reported.
  */
 export function configNeeds(route: RouteSpec): (cfg: Config) => readonly ConfigNeed[] {
-  const fixed: ConfigNeed[] = [
+  const listed: ConfigNeed[] = [
     ...(route.queue ? NEEDS_WITHDRAWALS : []),
-    ...(route.approvalSecret ? NEEDS_APPROVAL_SECRET : []),
-    ...(route.publicLinks ? NEEDS_PUBLIC_BASE_URL : []),
-    ...(route.webhookSecrets ? NEEDS_WEBHOOK_SECRETS : []),
-    ...(route.topups === 'open' ? [...NEEDS_USDC_TOPUPS, ...NEEDS_PAYPAL_ORDERS] : []),
-    ...(route.topups === 'webhook' ? NEEDS_PAYPAL_WEBHOOK : []),
     ...(route.x402 === 'read' ? NEEDS_X402 : []),
     ...(route.x402 === 'settle' ? NEEDS_X402_SETTLE : []),
+    ...(route.approvalSecret ? NEEDS_APPROVAL_SECRET : []),
+    ...(route.publicLinks ? NEEDS_PUBLIC_BASE_URL : []),
+    ...(route.topups === 'open' ? [...NEEDS_USDC_TOPUPS, ...NEEDS_PAYPAL_ORDERS] : []),
+    ...(route.topups === 'webhook' ? NEEDS_PAYPAL_WEBHOOK : []),
+    ...(route.webhookSecrets ? NEEDS_WEBHOOK_SECRETS : []),
   ];
+  const fixed = listed.filter((need, i) => listed.findIndex((other) => JSON.stringify(other) === JSON.stringify(need)) === i);
   return (cfg) => [...(recognisesAdmin(route) ? NEEDS_ADMIN_AUTH(cfg) : []), ...fixed];
 }
 

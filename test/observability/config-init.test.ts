@@ -2,9 +2,12 @@
  * Configuration is parsed when a function's module loads (functions/config.ts `loadConfig`), so a
  * function whose environment lacks something fails its init, naming it, instead of every request.
  */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { needsExport } from '../../bin/registry/needs';
 import { type Config, type ConfigNeed, resetForTests } from '../../functions/config';
-import { configNeeds, ROUTES, recognisesAdmin, routeNamed } from '../../functions/registry/routes';
+import { configNeeds, handlerEntry, ROUTES, recognisesAdmin, routeNamed } from '../../functions/registry/routes';
 import { INIT_ENV } from '../support/init-env';
 
 const saved = { ...process.env };
@@ -119,6 +122,20 @@ describe('a function with an incomplete environment', () => {
     expect(configNeeds(routeNamed('mcp'))(KEY_AUTH).flatMap(awsForm)).toEqual(
       expect.arrayContaining(['PAYOUT_QUEUE_URL', 'SOLANA_HOT_WALLET_SECRET_ARN', 'APPROVAL_SECRET_ARN', 'PUBLIC_BASE_URL']),
     );
+  });
+
+  it('every route handler loads its own entry’s needs from the generated module, and names no other route’s', () => {
+    for (const route of ROUTES) {
+      const source = readFileSync(path.resolve(__dirname, '..', '..', handlerEntry(route)), 'utf8');
+      const own = `NEEDS.${needsExport(route.name)}`;
+      expect([route.name, source.match(/^import \* as NEEDS from '.*';$/gm)]).toEqual([
+        route.name,
+        ["import * as NEEDS from '../registry/needs.generated';"],
+      ]);
+      // One loadConfig, with its own export: not another route's, nor a list written by hand beside it.
+      expect([route.name, source.match(/\bloadConfig\(.*\);/g)]).toEqual([route.name, [`loadConfig({ require: ${own} });`]]);
+      expect([route.name, source.match(/\bNEEDS(\.\w+|\[)/g)]).toEqual([route.name, [own]]);
+    }
   });
 
   it('under ADMIN_AUTH=iam the routes that recognise the operator load without any admin key (API Gateway authorizes them)', () => {
