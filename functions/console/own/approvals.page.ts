@@ -3,11 +3,12 @@
  * `Approve` and `Decline` — the very use cases of POST /api/v1/users/me/charges/{id}/approve and
  * /decline, so a charge id of another payer is `charge not found` here too.
  */
+import type { RefusalCode } from '../../messages/catalogue';
 import { isRefusal } from '../../messages/refusal';
 import { html } from '../../pages/html';
 import { listAwaitingApproval } from '../../use-cases/console';
 import { approveCharge, declineCharge } from '../../use-cases/payers';
-import { formatTime, money, timeLeft } from '../format';
+import { money, timeLeft, when, zoneNote } from '../format';
 import { csrfField } from '../layout';
 import type { ConsolePage, ConsoleRequest, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 
@@ -16,21 +17,25 @@ const NOTICES: Readonly<Record<string, string>> = {
   declined: 'Declined: the held amount is back in your balance.',
 };
 
-/** Why a decision could not be made, in a payer's words (the API's messages: payers.ts). */
-const REFUSALS: Readonly<Record<string, string>> = {
-  'charge not found': 'There is no such charge waiting for you.',
-  'charge expired': 'This charge was not decided in time: it has expired and nothing was paid.',
-  'charge is not pending': 'This charge has already been decided.',
-  'agent disabled': 'This charge can no longer be approved: the agent has been disabled. Decline it to release the held amount.',
-  'grant revoked': 'This charge can no longer be approved: you revoked the grant it was made under. Decline it to release the held amount.',
-  'grant expired': 'This charge can no longer be approved: the grant it was made under has ended. Decline it to release the held amount.',
+/** Why a decision could not be made, in a payer's words, by the API's refusal (payers.ts); another refusal shows its own text. */
+const REFUSALS: Readonly<Partial<Record<RefusalCode, string>>> = {
+  chargeNotFound: 'There is no such charge waiting for you.',
+  chargeExpired: 'This charge was not decided in time: it has expired and nothing was paid.',
+  chargeNotPending: 'This charge has already been decided.',
+  agentDisabled: 'This charge can no longer be approved: the agent has been disabled. Decline it to release the held amount.',
+  grantRevoked: 'This charge can no longer be approved: you revoked the grant it was made under. Decline it to release the held amount.',
+  grantExpired: 'This charge can no longer be approved: the grant it was made under has ended. Decline it to release the held amount.',
 };
 
-async function render(session: ConsoleSession, req: ConsoleRequest, refused?: { status: number; message: string }): Promise<ConsoleResult> {
+async function render(
+  session: ConsoleSession,
+  req: ConsoleRequest,
+  refused?: { status: number; code: RefusalCode; message: string },
+): Promise<ConsoleResult> {
   const { charges, more } = await listAwaitingApproval(session.userId, req.now);
   const notice = NOTICES[req.query.done ?? ''];
   const body = html`${notice && html`<p class="notice" role="status">${notice}</p>`}
-${refused && html`<p class="error" role="alert">${REFUSALS[refused.message] ?? refused.message}</p>`}
+${refused && html`<p class="error" role="alert">${REFUSALS[refused.code] ?? refused.message}</p>`}
 ${
   charges.length === 0
     ? html`<p>Nothing waits for your approval. An agent's charge above the approval amount of your limits or of its grant waits here until you decide, or until its time runs out.</p>`
@@ -42,7 +47,7 @@ ${charges.map(
 <dl class="facts">
 <dt>Amount</dt><dd>${money(c.amount, c.currency)}</dd>
 <dt>Description</dt><dd>${c.description === '' ? '(none)' : c.description}</dd>
-<dt>Asked</dt><dd>${formatTime(c.createdAt, session.timeZone)}</dd>
+<dt>Asked</dt><dd>${when(c.createdAt, session)}</dd>
 <dt>Time left</dt><dd>${timeLeft(Date.parse(c.expiresAt ?? '') - req.now.getTime())}</dd>
 </dl>
 <div class="actions">
@@ -52,6 +57,7 @@ ${charges.map(
 </li>`,
 )}
 </ul>
+${zoneNote(session)}
 ${more && html`<p class="muted">Older pending charges may follow once these are decided.</p>`}`
 }`;
   return { kind: 'page', title: 'Approvals', nav: 'approvals', body, ...(refused ? { status: refused.status } : {}) };
@@ -67,7 +73,8 @@ const decide =
       await (action === 'approve' ? approveCharge : declineCharge)(session.userId, req.params.id);
       return { kind: 'redirect', location: `/console/approvals?done=${action === 'approve' ? 'approved' : 'declined'}` };
     } catch (error) {
-      if (isRefusal(error) && error.statusCode < 500) return render(session, req, { status: error.statusCode, message: error.message });
+      if (isRefusal(error) && error.statusCode < 500)
+        return render(session, req, { status: error.statusCode, code: error.code, message: error.message });
       throw error;
     }
   };
