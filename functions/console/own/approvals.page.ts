@@ -3,6 +3,7 @@
  * `Approve` and `Decline` — the very use cases of POST /api/v1/users/me/charges/{id}/approve and
  * /decline, so a charge id of another payer is `charge not found` here too.
  */
+import { PURCHASE_ID } from '../../core/purchases';
 import type { RefusalCode } from '../../messages/catalogue';
 import { isRefusal } from '../../messages/refusal';
 import { html } from '../../pages/html';
@@ -14,6 +15,8 @@ import type { ConsolePage, ConsoleRequest, ConsoleResult, ConsoleRoute, ConsoleS
 
 const NOTICES: Readonly<Record<string, string>> = {
   approved: 'Approved: the agent has been paid from the held amount.',
+  // An x402 purchase pays the seller the agent buys from, once its payment is on chain (DESIGN §22).
+  'approved-purchase': 'Approved: the seller is paid from the held amount once the payment reaches it.',
   declined: 'Declined: the held amount is back in your balance.',
 };
 
@@ -39,12 +42,13 @@ ${refused && html`<p class="error" role="alert">${REFUSALS[refused.code] ?? refu
 ${
   charges.length === 0
     ? html`<p>Nothing waits for your approval. An agent's charge above the approval amount of your limits or of its grant waits here until you decide, or until its time runs out.</p>`
-    : html`<p>The amount of each is already held from your balance. Approve pays the agent; Decline gives it back.</p>
+    : html`<p>The amount of each is already held from your balance. Approve pays the agent (for a purchase, the seller it buys from); Decline gives it back.</p>
 <ul class="items">
 ${charges.map(
   (c) => html`<li>
 <h2>${c.agentName ?? c.agentId}</h2>
 <dl class="facts">
+${c.purchase && html`<dt>Buys from</dt><dd>${c.purchase.requirements.payTo}${c.purchase.resource && ` (${c.purchase.resource.url})`}</dd>`}
 <dt>Amount</dt><dd>${money(c.amount, c.currency)}</dd>
 <dt>Description</dt><dd>${c.description === '' ? '(none)' : c.description}</dd>
 <dt>Asked</dt><dd>${when(c.createdAt, session)}</dd>
@@ -70,8 +74,11 @@ const decide =
   (action: 'approve' | 'decline'): ConsolePage =>
   async (session, req) => {
     try {
-      await (action === 'approve' ? approveCharge : declineCharge)(session.userId, req.params.id);
-      return { kind: 'redirect', location: `/console/approvals?done=${action === 'approve' ? 'approved' : 'declined'}` };
+      const decided = await (action === 'approve' ? approveCharge : declineCharge)(session.userId, req.params.id);
+      // The answer names a purchase by its own xp… id: approving one pays its seller, not the agent.
+      const purchase = PURCHASE_ID.test((decided.body as { id?: string }).id ?? '');
+      const done = action === 'decline' ? 'declined' : purchase ? 'approved-purchase' : 'approved';
+      return { kind: 'redirect', location: `/console/approvals?done=${done}` };
     } catch (error) {
       if (isRefusal(error) && error.statusCode < 500)
         return render(session, req, { status: error.statusCode, code: error.code, message: error.message });
