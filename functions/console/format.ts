@@ -1,10 +1,13 @@
 /**
  * How the console writes amounts and times, for every page (the framework's and the pages'):
  * amounts exact with their currency and at least two decimals ("100.00 USD"), times in the payer's
- * time zone when the browser said it (a cookie the passkey script sets), else UTC, named.
+ * time zone when the browser said it (a cookie the passkey script sets), else UTC, named under
+ * them, and a charge's status in the same words everywhere.
  */
+import type { ChargeStatus } from '../core/charges';
 import type { Currency, Minor } from '../core/money';
 import { displayAmount } from '../pages/approval-page.view';
+import { html, type SafeHtml } from '../pages/html';
 
 export { timeLeft } from '../pages/approval-page.view';
 
@@ -21,20 +24,48 @@ export function validTimeZone(zone: string | undefined): string | undefined {
   }
 }
 
-/** `2026-11-27 11:05` in the payer's zone, with the zone's short name ("CET", "UTC"). */
-export function formatTime(iso: string, timeZone: string | undefined): string {
+/** The time zone a page shows times in: the browser's when it told us one we know, else UTC. */
+export const zoneOf = (session: { timeZone?: string | undefined }): string => validTimeZone(session.timeZone) ?? 'UTC';
+
+/**
+ * A time as every console page writes it: "27 Nov 2026, 10:45" in the session's zone, in a <time>
+ * with the exact instant; the zone is named once under the page's times (zoneNote).
+ */
+export function when(iso: string | null | undefined, session: { timeZone?: string | undefined }): SafeHtml {
+  if (!iso) return html`—`;
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone: timeZone ?? 'UTC',
+  if (Number.isNaN(date.getTime())) return html`${iso}`;
+  const text = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zoneOf(session),
+    day: 'numeric',
+    month: 'short',
     year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
     hour: '2-digit',
     minute: '2-digit',
-    hourCycle: 'h23',
-    timeZoneName: 'short',
-  }).formatToParts(date);
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
+  }).format(date);
+  return html`<time datetime="${date.toISOString()}">${text}</time>`;
+}
+
+/** The sentence under a page's times: which zone they are in. */
+export function zoneNote(session: { timeZone?: string | undefined }): SafeHtml {
+  const zone = zoneOf(session);
+  return html`<p class="hint">Times are shown in ${zone === 'UTC' ? 'UTC (your browser did not tell us its time zone)' : zone}.</p>`;
+}
+
+/** A charge's state in a payer's words, the same on every page (Overview, Activity): "Succeeded", "Failed: <reason>". */
+export function chargeStatusWords(charge: {
+  status: ChargeStatus;
+  pendingReason?: string | null | undefined;
+  failureReason?: string | null | undefined;
+}): string {
+  switch (charge.status) {
+    case 'PENDING':
+      return charge.pendingReason === 'user_approval' ? 'Waiting for your approval' : 'Held, waiting for the agent to capture';
+    case 'SUCCESS':
+      return 'Succeeded';
+    case 'EXPIRED':
+      return 'Expired';
+    case 'FAILED':
+      return charge.failureReason ? `Failed: ${charge.failureReason}` : 'Failed';
+  }
 }

@@ -8,6 +8,7 @@
  * (functions/console/own, functions/console/pages), each rendered inside the layout.
  */
 import { renderRefusal } from '../contracts/outcome';
+import { type RefusalArgs, type RefusalCode, refusalStatus, refusalText } from '../messages/catalogue';
 import { isRefusal, refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
@@ -92,10 +93,6 @@ const ROUTES: readonly CompiledRoute[] = [...OWN_ROUTES, ...PAGE_ROUTES].map(com
 const FORM_MAX_BYTES = 8 * 1024;
 const JSON_MAX_BYTES = 16 * 1024;
 
-export const CONSOLE_REFUSALS = {
-  forbidden: 'This form has expired or was sent from another site, so nothing was changed. Go back, reload the page and try again.',
-} as const;
-
 const answer = (statusCode: number, body: string, extra: Partial<ConsoleHttpAnswer> = {}): ConsoleHttpAnswer => ({
   statusCode,
   body,
@@ -108,6 +105,18 @@ const redirect = (location: string, cookies?: string[]): ConsoleHttpAnswer =>
 
 const json = (statusCode: number, body: unknown, cookies?: string[]): ConsoleHttpAnswer =>
   answer(statusCode, JSON.stringify(body), { headers: { 'content-type': 'application/json' }, ...(cookies ? { cookies } : {}) });
+
+/** A refusal whose text takes nothing. */
+type FixedRefusal = { [C in RefusalCode]: RefusalArgs<C> extends [] ? C : never }[RefusalCode];
+
+/** A catalogue refusal as the console's error page, with the entry's headers. */
+function refusedPage(code: FixedRefusal, session?: Session): ConsoleHttpAnswer {
+  const { status, text, headers } = renderRefusal(refuse(code));
+  return answer(status, errorDocument(status, text, session), { headers });
+}
+
+/** A catalogue refusal as the passkey script's JSON `{"error": text}`. */
+const refusedJson = (code: FixedRefusal): ConsoleHttpAnswer => json(refusalStatus(code), { error: refusalText(code) });
 
 function errorDocument(status: number, message: string, session?: Session): string {
   const title = status >= 500 ? 'Something went wrong' : status === 404 ? 'Not found' : 'This could not be done';
@@ -122,9 +131,9 @@ function errorDocument(status: number, message: string, session?: Session): stri
 /** A request's urlencoded form; 400 for a field given twice (which one would count is anyone's guess). */
 function parseForm(req: ConsoleHttpRequest): Record<string, string> {
   const type = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw refuse('invalidInput', 'a form was expected');
+  if (type !== 'application/x-www-form-urlencoded') throw refuse('consoleFormExpected');
   const text = req.body ?? '';
-  if (Buffer.byteLength(text) > FORM_MAX_BYTES) throw refuse('invalidInput', 'the form is too large');
+  if (Buffer.byteLength(text) > FORM_MAX_BYTES) throw refuse('consoleFormTooLarge');
   const fields: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(text)) {
     if (Object.hasOwn(fields, name)) throw refuse('fieldGivenTwice', name);
@@ -135,9 +144,9 @@ function parseForm(req: ConsoleHttpRequest): Record<string, string> {
 
 function parseJson(req: ConsoleHttpRequest): Record<string, unknown> {
   const type = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
-  if (type !== 'application/json') throw refuse('invalidInput', 'content-type must be application/json');
+  if (type !== 'application/json') throw refuse('consoleJsonExpected');
   const text = req.body ?? '';
-  if (Buffer.byteLength(text) > JSON_MAX_BYTES) throw refuse('invalidInput', 'request body too large');
+  if (Buffer.byteLength(text) > JSON_MAX_BYTES) throw refuse('consoleJsonTooLarge');
   try {
     const value: unknown = JSON.parse(text);
     if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
@@ -157,7 +166,7 @@ export async function serveConsole(req: ConsoleHttpRequest): Promise<ConsoleHttp
   let session: Session | undefined;
   try {
     if (req.method !== 'GET' && req.method !== 'POST') {
-      return answer(405, errorDocument(405, 'This address takes GET and POST only.'), { headers: { allow: 'GET, POST' } });
+      return refusedPage('consoleMethodNotAllowed');
     }
     const base = consoleBase();
     if (req.method === 'GET' && req.headers.host !== undefined && req.headers.host !== base.host) {
@@ -166,7 +175,7 @@ export async function serveConsole(req: ConsoleHttpRequest): Promise<ConsoleHttp
     }
     if (req.method === 'GET' && req.path.startsWith('/console/assets/')) {
       const asset = CONSOLE_ASSETS.get(req.path);
-      if (!asset) return answer(404, errorDocument(404, 'There is no such file.'));
+      if (!asset) return refusedPage('consoleNoSuchFile');
       return answer(200, asset.body, { headers: { 'content-type': asset.contentType, 'cache-control': IMMUTABLE } });
     }
     const signedOut = await signedOutRoute(req);
@@ -178,7 +187,7 @@ export async function serveConsole(req: ConsoleHttpRequest): Promise<ConsoleHttp
         const search = new URLSearchParams(Object.entries(req.query).filter((e): e is [string, string] => e[1] !== undefined)).toString();
         return redirect(`/console/login?next=${encodeURIComponent(`${req.path}${search ? `?${search}` : ''}`)}`);
       }
-      if (isJson(req)) return json(401, { error: 'your session has ended: sign in again' });
+      if (isJson(req)) return refusedJson('consoleSessionEnded');
       return redirect('/console/login');
     }
     let form: Record<string, string> = {};
@@ -188,7 +197,7 @@ export async function serveConsole(req: ConsoleHttpRequest): Promise<ConsoleHttp
       else form = parseForm(req);
       const token = isJson(req) ? (typeof body.csrf === 'string' ? body.csrf : undefined) : form.csrf;
       if (!sameOrigin(req) || !csrfTokenMatches(session, token)) {
-        return isJson(req) ? json(403, { error: 'forbidden' }) : answer(403, errorDocument(403, CONSOLE_REFUSALS.forbidden, session));
+        return isJson(req) ? refusedJson('consoleForbidden') : refusedPage('consoleFormForbidden', session);
       }
       delete form.csrf;
     }
@@ -203,7 +212,7 @@ export async function serveConsole(req: ConsoleHttpRequest): Promise<ConsoleHttp
       return answer(status, errorDocument(status, text, session), { headers });
     }
     logger().error('unhandled error', { error: serializeError(error), route: `${req.method} console` });
-    return isJson(req) ? json(500, { error: 'internal error' }) : answer(500, errorDocument(500, 'internal error', session));
+    return isJson(req) ? refusedJson('internalError') : refusedPage('internalError', session);
   }
 }
 
@@ -219,7 +228,7 @@ async function signedOutRoute(req: ConsoleHttpRequest): Promise<ConsoleHttpAnswe
   ];
   if (!known.includes(key) && !key.startsWith('POST /console/signup/')) return undefined;
   if (req.method === 'POST' && !sameOrigin(req)) {
-    return isJson(req) ? json(403, { error: 'forbidden' }) : answer(403, errorDocument(403, CONSOLE_REFUSALS.forbidden));
+    return isJson(req) ? refusedJson('consoleForbidden') : refusedPage('consoleFormForbidden');
   }
   const rp = relyingParty();
   switch (key) {
@@ -263,7 +272,7 @@ async function signedOutRoute(req: ConsoleHttpRequest): Promise<ConsoleHttpAnswe
       return json(200, { redirect: '/console/welcome' }, [sessionCookie(cookieValue)]);
     }
     default:
-      return answer(404, errorDocument(404, 'There is no such page.'));
+      return refusedPage('consoleNoSuchPage');
   }
 }
 
@@ -318,7 +327,7 @@ async function page(req: ConsoleHttpRequest, session: Session, form: Record<stri
     };
     return render(await route.page(consoleSession, request), session);
   }
-  return answer(404, errorDocument(404, 'There is no such page.', session));
+  return refusedPage('consoleNoSuchPage', session);
 }
 
 function decodeCookie(value: string | undefined): string | undefined {

@@ -165,6 +165,32 @@ export const REFUSALS = {
   tooManyTestEvents: { status: 429, text: 'too many test events' },
 
   // --- the console (docs/console.md): sign-up, sign-in, passkeys ---
+  /** A console POST that is not the form (or the passkey script's JSON) its page sends. */
+  consoleFormExpected: { status: 400, text: 'a form was expected' },
+  consoleFormTooLarge: { status: 400, text: 'the form is too large' },
+  consoleJsonExpected: { status: 400, text: 'content-type must be application/json' },
+  consoleJsonTooLarge: { status: 400, text: 'request body too large' },
+  /** A console form without its one-time key (console/pages/once.ts): a page kept from before the field existed. */
+  consoleFormKeyInvalid: { status: 400, text: 'this form has expired: reload the page and try again' },
+  /** A console amount field that is not a plain decimal ("1,000.50", "$5"); `label` is the field's. */
+  consoleAmountInvalid: { status: 400, text: (label: string) => `${label} must be a number such as 25 or 25.50` },
+  consoleAmountRequired: { status: 400, text: 'Amount is required' },
+  consoleWholeNumberInvalid: { status: 400, text: (label: string) => `${label} must be a whole number` },
+  consoleApprovalWindowInvalid: { status: 400, text: 'Approval window (minutes) must be a number of minutes such as 15' },
+  consoleNotAnAgentId: { status: 400, text: 'that is not an agent id' },
+  /** An Activity filter (query parameter) that is not one of the form's choices; `filter` is its name. */
+  consoleFilterInvalid: { status: 400, text: (filter: string) => `the filter ${filter} is not valid: choose it again from the form` },
+  /** The passkey script's request after the session ended (a page answers with the sign-in page instead). */
+  consoleSessionEnded: { status: 401, text: 'your session has ended: sign in again' },
+  /** A console POST without the console's Origin or the session's CSRF token: the script's answer, and the page's. */
+  consoleForbidden: { status: 403, text: 'forbidden' },
+  consoleFormForbidden: {
+    status: 403,
+    text: 'This form has expired or was sent from another site, so nothing was changed. Go back, reload the page and try again.',
+  },
+  consoleNoSuchPage: { status: 404, text: 'There is no such page.' },
+  consoleNoSuchFile: { status: 404, text: 'There is no such file.' },
+  consoleMethodNotAllowed: { status: 405, text: 'This address takes GET and POST only.', headers: { allow: 'GET, POST' } },
   invalidPasskeyResponse: { status: 400, text: 'invalid passkey response' },
   consoleInvalidAccountKey: { status: 401, text: 'invalid account key' },
   passkeyResponseMissing: { status: 401, text: 'invalid passkey response' },

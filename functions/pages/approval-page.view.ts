@@ -10,6 +10,7 @@ import type { ApiResult } from '../contracts/api';
 import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { type Currency, formatAmount, type Minor } from '../core/money';
+import { NOT_SETTLED, type PurchaseTerms } from '../core/purchases';
 import type { ApprovalOutcome, ApprovalPage } from '../use-cases/approval-page';
 import { type ApprovalRefusal, DECLINED } from '../use-cases/payers';
 import { html, htmlPage, seeOther } from './html';
@@ -33,16 +34,6 @@ export function approvalDecisionAnswer(decision: ApprovalOutcome): ApiResult {
   return invalidLinkPage();
 }
 
-/** Why a charge can no longer be approved, in plain words for its payer (the API's 403 errors: payers.ts). */
-const REFUSAL_TEXT: Readonly<Record<ApprovalRefusal, string>> = {
-  agentDisabled:
-    'This charge can no longer be approved: the agent has been disabled by the service, so no money can go to it. You can decline it to release the held amount.',
-  grantRevoked:
-    'This charge can no longer be approved: you revoked the permission (grant) the agent made it with. You can decline it to release the held amount.',
-  grantExpired:
-    'This charge can no longer be approved: the permission (grant) the agent made it with has ended. You can decline it to release the held amount.',
-};
-
 /** What the page tells its reader; only `pending` offers a decision. */
 export type PageState = 'pending' | 'approved' | 'declined' | 'failed' | 'expired';
 
@@ -62,20 +53,73 @@ export function pageState(charge: Charge, now: Date): PageState {
   }
 }
 
-const HEADINGS: Readonly<Record<PageState, string>> = {
-  pending: 'Approve this charge?',
-  approved: 'Approved',
-  declined: 'Declined',
-  failed: 'Not completed',
-  expired: 'Expired',
+/**
+ * What the page says, by what is being approved. A charge pays the agent; an x402 purchase (DESIGN
+ * §22) pays the seller the agent buys from, so its page never says the agent was paid.
+ */
+interface Words {
+  headings: Readonly<Record<PageState, string>>;
+  refusedHeading: string;
+  /** The pending page's first sentence (the service's name inserted). */
+  ask: (service: string) => string;
+  outcomes: Readonly<Record<Exclude<PageState, 'pending'>, string>>;
+  /** Why it can no longer be approved, in plain words for its payer (the API's 403 errors: payers.ts). */
+  refusals: Readonly<Record<ApprovalRefusal, string>>;
+  title: { pending: string; done: string };
+}
+
+const CHARGE_WORDS: Words = {
+  headings: { pending: 'Approve this charge?', approved: 'Approved', declined: 'Declined', failed: 'Not completed', expired: 'Expired' },
+  refusedHeading: 'This charge can no longer be approved',
+  ask: (service) =>
+    `An agent asks to charge your ${service} account. The amount is already held from your balance: Approve pays the agent, Decline gives it back.`,
+  outcomes: {
+    approved: 'This charge was approved and the agent has been paid.',
+    declined: 'This charge was declined. Nothing was paid.',
+    failed: 'This charge did not go through. Nothing was paid.',
+    expired: 'This charge was not approved in time. Nothing was paid.',
+  },
+  refusals: {
+    agentDisabled:
+      'This charge can no longer be approved: the agent has been disabled by the service, so no money can go to it. You can decline it to release the held amount.',
+    grantRevoked:
+      'This charge can no longer be approved: you revoked the permission (grant) the agent made it with. You can decline it to release the held amount.',
+    grantExpired:
+      'This charge can no longer be approved: the permission (grant) the agent made it with has ended. You can decline it to release the held amount.',
+  },
+  title: { pending: 'Approve a charge', done: 'Charge' },
 };
 
-const OUTCOMES: Readonly<Record<Exclude<PageState, 'pending'>, string>> = {
-  approved: 'This charge was approved and the agent has been paid.',
-  declined: 'This charge was declined. Nothing was paid.',
-  failed: 'This charge did not go through. Nothing was paid.',
-  expired: 'This charge was not approved in time. Nothing was paid.',
+const PURCHASE_WORDS: Words = {
+  headings: { pending: 'Approve this purchase?', approved: 'Approved', declined: 'Declined', failed: 'Not completed', expired: 'Expired' },
+  refusedHeading: 'This purchase can no longer be approved',
+  ask: (service) =>
+    `An agent asks to buy from an x402 seller with your ${service} account. The amount is already held from your balance: Approve pays the seller, Decline gives it back.`,
+  outcomes: {
+    approved: 'This purchase was approved. The seller is paid when the payment reaches it; if it never does, the held amount comes back.',
+    declined: 'This purchase was declined. Nothing was paid.',
+    failed: 'This purchase did not go through. Nothing was paid.',
+    expired: 'This purchase was not approved in time. Nothing was paid.',
+  },
+  refusals: {
+    agentDisabled:
+      'This purchase can no longer be approved: the agent has been disabled by the service, so it can no longer buy for you. You can decline it to release the held amount.',
+    grantRevoked:
+      'This purchase can no longer be approved: you revoked the permission (grant) the agent made it with. You can decline it to release the held amount.',
+    grantExpired:
+      'This purchase can no longer be approved: the permission (grant) the agent made it with has ended. You can decline it to release the held amount.',
+  },
+  title: { pending: 'Approve a purchase', done: 'Purchase' },
 };
+
+/** The outcome sentence: a purchase's depends on whether the seller was paid, or never took the payment. */
+function outcome(charge: Charge, state: Exclude<PageState, 'pending'>, words: Words): string {
+  if (charge.purchase && state === 'approved' && charge.status === 'SUCCESS')
+    return 'This purchase was approved and the seller has been paid.';
+  if (charge.purchase && state === 'expired' && charge.failureReason === NOT_SETTLED)
+    return 'This purchase was approved, but the seller did not take the payment in time. Nothing was paid; the held amount is back in your balance.';
+  return words.outcomes[state];
+}
 
 /**
  * The page for a charge: its details, and the buttons while it awaits a decision; with `refusal`
@@ -88,19 +132,21 @@ export function chargePage(
   refusal?: ApprovalRefusal,
 ): ApiResult {
   const state = pageState(charge, now);
+  const words = charge.purchase ? PURCHASE_WORDS : CHARGE_WORDS;
   const refused = state === 'pending' ? refusal : undefined;
   const agentName = agent?.name ?? charge.agentName ?? charge.agentId;
   const intro =
     state !== 'pending'
-      ? html`<p class="state">${OUTCOMES[state]}</p>`
+      ? html`<p class="state">${outcome(charge, state, words)}</p>`
       : refused
-        ? html`<p class="state">${REFUSAL_TEXT[refused]}</p>`
-        : html`<p class="state">An agent asks to charge your ${config().SERVICE_NAME} account. The amount is already held from your balance: Approve pays the agent, Decline gives it back.</p>`;
-  const body = html`<h1>${refused ? 'This charge can no longer be approved' : HEADINGS[state]}</h1>
+        ? html`<p class="state">${words.refusals[refused]}</p>`
+        : html`<p class="state">${words.ask(config().SERVICE_NAME)}</p>`;
+  const body = html`<h1>${refused ? words.refusedHeading : words.headings[state]}</h1>
 ${intro}
 <dl>
 <dt>Agent</dt><dd>${agentName}</dd>
 ${agent && html`<dt>Website</dt><dd><a href="${agent.website}" rel="noopener noreferrer nofollow">${agent.website}</a></dd>`}
+${charge.purchase && purchaseRows(charge.purchase)}
 <dt>Amount</dt><dd class="amount">${displayAmount(charge.amount, charge.currency)}</dd>
 <dt>Description</dt><dd>${charge.description === '' ? '(none)' : charge.description}</dd>
 ${state === 'pending' && charge.expiresAt !== undefined && expiryRow(charge.expiresAt, now)}
@@ -116,7 +162,13 @@ ${
 <button type="submit" name="action" value="decline">Decline</button>
 </form>`)
 }`;
-  return htmlPage(200, state === 'pending' ? 'Approve a charge' : `Charge ${HEADINGS[state].toLowerCase()}`, body);
+  return htmlPage(200, state === 'pending' ? words.title.pending : `${words.title.done} ${words.headings[state].toLowerCase()}`, body);
+}
+
+/** Who a purchase pays and for what: the seller's address (never a link: the agent wrote it) and the resource it named. */
+function purchaseRows(purchase: PurchaseTerms) {
+  return html`<dt>Seller</dt><dd>${purchase.requirements.payTo}</dd>
+${purchase.resource && html`<dt>For</dt><dd>${purchase.resource.description || purchase.resource.url}${purchase.resource.description ? html` (${purchase.resource.url})` : ''}</dd>`}`;
 }
 
 /** The answer to a token that is not one of ours: nothing about why, nothing about any charge. */

@@ -130,6 +130,69 @@ describe('the approval page', () => {
     expect(timeLeft(604_800_000 - 1)).toBe('6 days 23 hours');
   });
 
+  describe('for an x402 purchase (DESIGN §22): the seller is paid, never the agent', () => {
+    const purchase: Charge = {
+      ...pending,
+      id: 'c01jz0000000000000000000001',
+      amount: 2_500_000,
+      currency: 'USDC',
+      capture: false,
+      purchase: {
+        requirements: {
+          scheme: 'exact',
+          network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+          asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+          amount: '2500000',
+          payTo: 'SeLLerAddress1111111111111111111111111111111',
+          maxTimeoutSeconds: 60,
+          extra: { feePayer: 'FeePayer11111111111111111111111111111111111' },
+        },
+        resource: { url: 'https://seller.example/report?q=<b>', description: 'A weather report' },
+      },
+    } as Charge;
+
+    it('asks to pay the seller, and names who is paid and for what', () => {
+      const page = bodyOf(chargePage(purchase, agent, now));
+      expect(page).toContain('<h1>Approve this purchase?</h1>');
+      expect(page).toContain('Approve pays the seller, Decline gives it back.');
+      expect(page).toContain('<dt>Seller</dt><dd>SeLLerAddress1111111111111111111111111111111</dd>');
+      expect(page).toContain('A weather report (https://seller.example/report?q=&lt;b&gt;)');
+      expect(page).toContain('<dd class="amount">2.50 USDC</dd>');
+      expect(page).not.toMatch(/pays the agent|agent has been paid/);
+    });
+
+    it.each([
+      ['approved, its payment not yet on chain', { pendingReason: 'capture' }, 'The seller is paid when the payment reaches it'],
+      ['paid to the seller', { status: 'SUCCESS', pendingReason: undefined }, 'This purchase was approved and the seller has been paid.'],
+      [
+        'never taken by the seller',
+        { status: 'EXPIRED', failureReason: 'not settled by the seller' },
+        'the seller did not take the payment in time',
+      ],
+      ['declined', { status: 'FAILED', failureReason: 'declined by user' }, 'This purchase was declined. Nothing was paid.'],
+      ['not approved in time', { status: 'EXPIRED' }, 'This purchase was not approved in time. Nothing was paid.'],
+    ] as const)('says what happened to a purchase %s, never that the agent was paid', (_, change, says) => {
+      const page = bodyOf(chargePage({ ...purchase, ...change } as Charge, agent, now));
+      expect(page).toContain(says);
+      expect(page).not.toMatch(/agent has been paid|pays the agent/);
+    });
+
+    it('says why a purchase can no longer be approved', () => {
+      const page = bodyOf(chargePage(purchase, agent, now, 'grantRevoked'));
+      expect(page).toContain('<h1>This purchase can no longer be approved</h1>');
+      expect(page).toContain('This purchase can no longer be approved: you revoked the permission (grant)');
+    });
+
+    it('leaves a charge’s words as they were', () => {
+      const page = bodyOf(chargePage(pending, agent, now));
+      expect(page).toContain('Approve pays the agent, Decline gives it back.');
+      expect(page).not.toContain('<dt>Seller</dt>');
+      expect(bodyOf(chargePage({ ...pending, status: 'SUCCESS' }, agent, now))).toContain(
+        'This charge was approved and the agent has been paid.',
+      );
+    });
+  });
+
   it('knows a charge is pending only while it is PENDING for approval and before expiresAt', () => {
     expect(pageState(pending, now)).toBe('pending');
     expect(pageState(pending, new Date(pending.expiresAt ?? ''))).toBe('expired');

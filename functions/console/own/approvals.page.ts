@@ -3,46 +3,55 @@
  * `Approve` and `Decline` — the very use cases of POST /api/v1/users/me/charges/{id}/approve and
  * /decline, so a charge id of another payer is `charge not found` here too.
  */
+import { PURCHASE_ID } from '../../core/purchases';
+import type { RefusalCode } from '../../messages/catalogue';
 import { isRefusal } from '../../messages/refusal';
 import { html } from '../../pages/html';
 import { listAwaitingApproval } from '../../use-cases/console';
 import { approveCharge, declineCharge } from '../../use-cases/payers';
-import { formatTime, money, timeLeft } from '../format';
+import { money, timeLeft, when, zoneNote } from '../format';
 import { csrfField } from '../layout';
 import type { ConsolePage, ConsoleRequest, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 
 const NOTICES: Readonly<Record<string, string>> = {
   approved: 'Approved: the agent has been paid from the held amount.',
+  // An x402 purchase pays the seller the agent buys from, once its payment is on chain (DESIGN §22).
+  'approved-purchase': 'Approved: the seller is paid from the held amount once the payment reaches it.',
   declined: 'Declined: the held amount is back in your balance.',
 };
 
-/** Why a decision could not be made, in a payer's words (the API's messages: payers.ts). */
-const REFUSALS: Readonly<Record<string, string>> = {
-  'charge not found': 'There is no such charge waiting for you.',
-  'charge expired': 'This charge was not decided in time: it has expired and nothing was paid.',
-  'charge is not pending': 'This charge has already been decided.',
-  'agent disabled': 'This charge can no longer be approved: the agent has been disabled. Decline it to release the held amount.',
-  'grant revoked': 'This charge can no longer be approved: you revoked the grant it was made under. Decline it to release the held amount.',
-  'grant expired': 'This charge can no longer be approved: the grant it was made under has ended. Decline it to release the held amount.',
+/** Why a decision could not be made, in a payer's words, by the API's refusal (payers.ts); another refusal shows its own text. */
+const REFUSALS: Readonly<Partial<Record<RefusalCode, string>>> = {
+  chargeNotFound: 'There is no such charge waiting for you.',
+  chargeExpired: 'This charge was not decided in time: it has expired and nothing was paid.',
+  chargeNotPending: 'This charge has already been decided.',
+  agentDisabled: 'This charge can no longer be approved: the agent has been disabled. Decline it to release the held amount.',
+  grantRevoked: 'This charge can no longer be approved: you revoked the grant it was made under. Decline it to release the held amount.',
+  grantExpired: 'This charge can no longer be approved: the grant it was made under has ended. Decline it to release the held amount.',
 };
 
-async function render(session: ConsoleSession, req: ConsoleRequest, refused?: { status: number; message: string }): Promise<ConsoleResult> {
+async function render(
+  session: ConsoleSession,
+  req: ConsoleRequest,
+  refused?: { status: number; code: RefusalCode; message: string },
+): Promise<ConsoleResult> {
   const { charges, more } = await listAwaitingApproval(session.userId, req.now);
   const notice = NOTICES[req.query.done ?? ''];
   const body = html`${notice && html`<p class="notice" role="status">${notice}</p>`}
-${refused && html`<p class="error" role="alert">${REFUSALS[refused.message] ?? refused.message}</p>`}
+${refused && html`<p class="error" role="alert">${REFUSALS[refused.code] ?? refused.message}</p>`}
 ${
   charges.length === 0
     ? html`<p>Nothing waits for your approval. An agent's charge above the approval amount of your limits or of its grant waits here until you decide, or until its time runs out.</p>`
-    : html`<p>The amount of each is already held from your balance. Approve pays the agent; Decline gives it back.</p>
+    : html`<p>The amount of each is already held from your balance. Approve pays the agent (for a purchase, the seller it buys from); Decline gives it back.</p>
 <ul class="items">
 ${charges.map(
   (c) => html`<li>
 <h2>${c.agentName ?? c.agentId}</h2>
 <dl class="facts">
+${c.purchase && html`<dt>Buys from</dt><dd>${c.purchase.requirements.payTo}${c.purchase.resource && ` (${c.purchase.resource.url})`}</dd>`}
 <dt>Amount</dt><dd>${money(c.amount, c.currency)}</dd>
 <dt>Description</dt><dd>${c.description === '' ? '(none)' : c.description}</dd>
-<dt>Asked</dt><dd>${formatTime(c.createdAt, session.timeZone)}</dd>
+<dt>Asked</dt><dd>${when(c.createdAt, session)}</dd>
 <dt>Time left</dt><dd>${timeLeft(Date.parse(c.expiresAt ?? '') - req.now.getTime())}</dd>
 </dl>
 <div class="actions">
@@ -52,6 +61,7 @@ ${charges.map(
 </li>`,
 )}
 </ul>
+${zoneNote(session)}
 ${more && html`<p class="muted">Older pending charges may follow once these are decided.</p>`}`
 }`;
   return { kind: 'page', title: 'Approvals', nav: 'approvals', body, ...(refused ? { status: refused.status } : {}) };
@@ -64,10 +74,14 @@ const decide =
   (action: 'approve' | 'decline'): ConsolePage =>
   async (session, req) => {
     try {
-      await (action === 'approve' ? approveCharge : declineCharge)(session.userId, req.params.id);
-      return { kind: 'redirect', location: `/console/approvals?done=${action === 'approve' ? 'approved' : 'declined'}` };
+      const decided = await (action === 'approve' ? approveCharge : declineCharge)(session.userId, req.params.id);
+      // The answer names a purchase by its own xp… id: approving one pays its seller, not the agent.
+      const purchase = PURCHASE_ID.test((decided.body as { id?: string }).id ?? '');
+      const done = action === 'decline' ? 'declined' : purchase ? 'approved-purchase' : 'approved';
+      return { kind: 'redirect', location: `/console/approvals?done=${done}` };
     } catch (error) {
-      if (isRefusal(error) && error.statusCode < 500) return render(session, req, { status: error.statusCode, message: error.message });
+      if (isRefusal(error) && error.statusCode < 500)
+        return render(session, req, { status: error.statusCode, code: error.code, message: error.message });
       throw error;
     }
   };

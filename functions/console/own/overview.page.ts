@@ -2,9 +2,8 @@
 import { CURRENCIES } from '../../core/money';
 import { html } from '../../pages/html';
 import { readOverview } from '../../use-cases/console';
-import { formatTime, money } from '../format';
+import { chargeStatusWords, money, when, zoneNote } from '../format';
 import type { ConsolePage } from '../page';
-import { chargeStatusText } from './charge-text';
 
 export const overviewPage: ConsolePage = async (session, req) => {
   const { user, last, pendingApprovals, pendingAtLeast } = await readOverview(session.userId, req.now);
@@ -33,12 +32,14 @@ ${approvals}
 ${
   last
     ? html`<dl class="facts">
-<dt>When</dt><dd>${formatTime(last.createdAt, session.timeZone)}</dd>
+<dt>When</dt><dd>${when(last.createdAt, session)}</dd>
 <dt>Agent</dt><dd>${last.agentName ?? last.agentId}</dd>
 <dt>Amount</dt><dd>${money(last.amount, last.currency)}</dd>
 <dt>Description</dt><dd>${last.description === '' ? '(none)' : last.description}</dd>
-<dt>Status</dt><dd>${chargeStatusText(last, req.now)}</dd>
+<dt>Status</dt><dd>${chargeStatusWords(last)}</dd>
+${(last.refundedAmount ?? 0) > 0 && html`<dt>Refunded</dt><dd>${money(last.refundedAmount ?? 0, last.currency)}</dd>`}
 </dl>
+${zoneNote(session)}
 <p><a href="/console/activity">See all activity</a></p>`
     : html`<p>No charges yet. To let an agent pay from this account, give it a grant on <a href="/console/grants">Grants</a>.</p>`
 }

@@ -6,7 +6,7 @@
 import { isRefusal } from '../../messages/refusal';
 import { html } from '../../pages/html';
 import { passkeysOf, removePasskey } from '../../use-cases/passkeys';
-import { formatTime } from '../format';
+import { when, zoneNote } from '../format';
 import { csrfField } from '../layout';
 import type { ConsolePage, ConsoleRequest, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 
@@ -28,11 +28,12 @@ ${
     : html`<ul class="items">
 ${passkeys.map(
   (p, i) => html`<li>
-<p><strong>Passkey ${i + 1}</strong> <span class="muted">added ${formatTime(p.createdAt, session.timeZone)}</span></p>
+<p><strong>Passkey ${i + 1}</strong> <span class="muted">added ${when(p.createdAt, session)}</span></p>
 <form class="inline" method="post" action="/console/security/passkeys/${encodeURIComponent(p.credentialId)}/remove">${csrfField(session.csrfToken)}<button type="submit" class="danger" aria-label="Remove passkey ${i + 1}">Remove</button></form>
 </li>`,
 )}
-</ul>`
+</ul>
+${zoneNote(session)}`
 }
 ${passkeys.length === 1 && accountKeySignInAt === undefined && html`<p class="muted">Your only passkey can be removed once you have another one, or once you have signed in with your account key.</p>`}
 <form>${csrfField(session.csrfToken)}<button type="button" id="passkey-add" class="primary">Add a passkey</button></form>

@@ -11,6 +11,7 @@ import type { Currency } from '../../core/money';
 import { refuse } from '../../messages/refusal';
 import { html, type SafeHtml } from '../../pages/html';
 import { listMyCharges } from '../../use-cases/payers';
+import { chargeStatusWords } from '../format';
 import type { ConsolePage, ConsoleRequest, ConsoleRoute, ConsoleSession } from '../page';
 import { agentLabel, type KnownAgent, knownAgents } from './agents';
 import { csvFile } from './csv';
@@ -35,7 +36,7 @@ const STATUS_LABELS: Readonly<Record<(typeof STATUSES)[number], string>> = {
 /** The filters, as the page's query parameters (empty values are "all"). */
 const filtersSchema = z.object({
   status: z.enum(STATUSES).optional(),
-  agent: z.string().regex(ID_PATTERNS.agent, { error: 'must be an agent id' }).optional(),
+  agent: z.string().regex(ID_PATTERNS.agent).optional(),
   currency: z.enum(['USD', 'USDC']).optional(),
   cursor: z.string().max(512).optional(),
 });
@@ -49,7 +50,7 @@ function readFilters(query: ConsoleRequest['query']): Filters {
   const parsed = filtersSchema.safeParse(given);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw refuse('invalidInput', `the filter ${String(issue?.path[0] ?? '')} is not valid: choose it again from the form`);
+    throw refuse('consoleFilterInvalid', String(issue?.path[0] ?? ''));
   }
   return parsed.data;
 }
@@ -131,14 +132,16 @@ function filterForm(f: Filters, agents: readonly KnownAgent[]): SafeHtml {
 </form>`;
 }
 
+const STATUS_CLASSES: Readonly<Record<ChargeView['status'], string>> = {
+  PENDING: 'status-pending',
+  SUCCESS: 'status-success',
+  FAILED: 'status-failed',
+  EXPIRED: 'status-expired',
+};
+
 function statusCell(c: ChargeView): SafeHtml {
-  if (c.status === 'PENDING' && c.pendingReason === 'user_approval') {
-    return html`<span class="status status-pending">Waiting for your approval</span> <a href="/console/approvals">Review</a>`;
-  }
-  if (c.status === 'PENDING') return html`<span class="status status-pending">Held, waiting for the agent to capture</span>`;
-  if (c.status === 'SUCCESS') return html`<span class="status status-success">Succeeded</span>`;
-  if (c.status === 'EXPIRED') return html`<span class="status status-expired">Expired</span>`;
-  return html`<span class="status status-failed">${c.failureReason ? `Failed: ${c.failureReason}` : 'Failed'}</span>`;
+  const words = html`<span class="status ${STATUS_CLASSES[c.status]}">${chargeStatusWords(c)}</span>`;
+  return c.status === 'PENDING' && c.pendingReason === 'user_approval' ? html`${words} <a href="/console/approvals">Review</a>` : words;
 }
 
 function chargeTable(charges: readonly ChargeView[], session: ConsoleSession): SafeHtml {

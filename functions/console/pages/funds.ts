@@ -8,6 +8,7 @@ import QRCode from 'qrcode';
 import { createTopupSchema } from '../../contracts/request.schemas';
 import { validate } from '../../contracts/validation';
 import type { topupView } from '../../contracts/views';
+import { refuse } from '../../messages/refusal';
 import { html, type SafeHtml } from '../../pages/html';
 import { listMyTopups, openTopup, readTopup } from '../../use-cases/topups';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
@@ -101,7 +102,7 @@ function create(rail: Rail): ConsolePage {
     const typed = (req.form.amount ?? '').trim();
     try {
       const amount = amountField(req.form, 'amount', 'Amount');
-      if (amount === undefined) return await render(session, { rail, status: 400, message: 'Amount is required', amount: typed });
+      if (amount === undefined) throw refuse('consoleAmountRequired');
       const request = validate(createTopupSchema, { currency: rail, amount });
       const done = await once<string, { topupId: string }>(
         session,

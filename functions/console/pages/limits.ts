@@ -144,8 +144,7 @@ function policyFromForm(form: Readonly<Record<string, string>>, current: PolicyJ
   }
   const minutes = (form.approvalWindowMinutes ?? '').trim();
   if (minutes !== '') {
-    if (!/^\d{1,6}(\.\d{1,2})?$/.test(minutes))
-      throw refuse('invalidInput', 'Approval window (minutes) must be a number of minutes such as 15');
+    if (!/^\d{1,6}(\.\d{1,2})?$/.test(minutes)) throw refuse('consoleApprovalWindowInvalid');
     next.approvalWindowSeconds = new LosslessNumber(String(Math.round(Number(minutes) * 60)));
   }
   if (current.agents) next.agents = current.agents;
@@ -177,7 +176,7 @@ function setBlocked(blocked: boolean): ConsolePage {
   return async (session, req) => {
     const agentId = req.params.id ?? '';
     try {
-      if (!ID_PATTERNS.agent.test(agentId)) throw refuse('invalidInput', 'that is not an agent id');
+      if (!ID_PATTERNS.agent.test(agentId)) throw refuse('consoleNotAnAgentId');
       const current = (await readPolicy(session.userId)).body as PolicyJson;
       const agents = { ...(current.agents ?? {}) };
       const { blocked: _was, ...rest } = agents[agentId] ?? {};

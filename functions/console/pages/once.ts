@@ -35,7 +35,7 @@ export async function once<T, S>(
   try {
     key = checkIdempotencyKey(fields[ONCE_FIELD]);
   } catch {
-    throw refuse('invalidInput', 'this form has expired: reload the page and try again');
+    throw refuse('consoleFormKeyInvalid');
   }
   let value: { v: T } | undefined;
   const result = await idempotentCommand<S>(

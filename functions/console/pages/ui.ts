@@ -27,39 +27,8 @@ export function plainAmount(amount: { toString(): string } | string): string {
   return money(amount, '').trimEnd();
 }
 
-/** The time zone a page shows times in: the browser's when it told us one we know, else UTC. */
-export function zoneOf(session: ConsoleSession): string {
-  const zone = session.timeZone;
-  if (!zone) return 'UTC';
-  try {
-    new Intl.DateTimeFormat('en-GB', { timeZone: zone });
-    return zone;
-  } catch {
-    return 'UTC';
-  }
-}
-
-/** "27 Nov 2026, 10:45" in the session's zone, in a <time> with the exact instant. */
-export function when(iso: string | null | undefined, session: ConsoleSession): SafeHtml {
-  if (!iso) return html`—`;
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return html`${iso}`;
-  const text = new Intl.DateTimeFormat('en-GB', {
-    timeZone: zoneOf(session),
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-  }).format(date);
-  return html`<time datetime="${date.toISOString()}">${text}</time>`;
-}
-
-/** The sentence under a table of times: which zone they are in. */
-export function zoneNote(session: ConsoleSession): SafeHtml {
-  const zone = zoneOf(session);
-  return html`<p class="hint">Times are shown in ${zone === 'UTC' ? 'UTC (your browser did not tell us its time zone)' : zone}.</p>`;
-}
+// Times and their zone are written as on every console page (the framework's too): one formatter.
+export { when, zoneNote, zoneOf } from '../format';
 
 /** The session's CSRF token: every form carries it. */
 export function csrfField(session: ConsoleSession): SafeHtml {
@@ -90,7 +59,7 @@ export function amountField(form: Readonly<Record<string, string>>, name: string
   const text = (form[name] ?? '').trim();
   if (text === '') return undefined;
   // People write "1,000.50" or "$5": say what is expected rather than guess.
-  if (!/^\d+(\.\d+)?$/.test(text)) throw refuse('invalidInput', `${label} must be a number such as 25 or 25.50`);
+  if (!/^\d+(\.\d+)?$/.test(text)) throw refuse('consoleAmountInvalid', label);
   return new LosslessNumber(text);
 }
 
@@ -98,7 +67,7 @@ export function amountField(form: Readonly<Record<string, string>>, name: string
 export function wholeField(form: Readonly<Record<string, string>>, name: string, label: string): number | undefined {
   const text = (form[name] ?? '').trim();
   if (text === '') return undefined;
-  if (!/^\d{1,9}$/.test(text)) throw refuse('invalidInput', `${label} must be a whole number`);
+  if (!/^\d{1,9}$/.test(text)) throw refuse('consoleWholeNumberInvalid', label);
   return Number(text);
 }
 
