@@ -5,5 +5,4 @@ import * as NEEDS from '../registry/needs.generated';
 export { handler } from '../console/handler';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
-// (functions/console/handler.ts checks its own list first: ES imports run before this module's body.)
 loadConfig({ require: NEEDS.consolePages });

@@ -5,16 +5,15 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { loadConfig, NEEDS_PAYPAL_ORDERS, NEEDS_PUBLIC_BASE_URL, NEEDS_USDC_TOPUPS, NEEDS_WEBHOOK_SECRETS } from '../config';
 import type { RouteHandler } from '../http/handler';
 import { requestContext } from '../observability/logger';
 import { metricsMiddleware } from '../observability/metrics';
 import { parseCookies } from './http';
 import { serveConsole } from './router';
 
-// The relying party and the only Origin accepted come from PUBLIC_BASE_URL; Add funds opens top-ups;
-// Developers seals webhook secrets.
-loadConfig({ require: [...NEEDS_PUBLIC_BASE_URL, ...NEEDS_USDC_TOPUPS, ...NEEDS_PAYPAL_ORDERS, ...NEEDS_WEBHOOK_SECRETS] });
+// Its configuration (the relying party and the only Origin accepted come from PUBLIC_BASE_URL; Add
+// funds opens top-ups; Developers seals webhook secrets) is checked at init by the route's own
+// handler files, functions/api/console*.handler.ts, from the registry's needs.
 
 async function serve(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const headers: Record<string, string | undefined> = {};
