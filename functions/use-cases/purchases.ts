@@ -23,7 +23,7 @@ import { serialize } from '../contracts/json';
 import { paymentPayloadView, purchaseView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import type { Charge } from '../core/charges';
-import { ChargeNotPendingError } from '../core/errors';
+import { AgentBlockedError, AgentDisabledError, ChargeNotPendingError, GrantExpiredError, GrantRevokedError } from '../core/errors';
 import { parseAmount, unitsToMinor } from '../core/money';
 import {
   chargeIdOfPurchase,
@@ -166,9 +166,14 @@ export async function ensurePayment(charge: Charge, signer: () => Promise<Purcha
   const signed = await (await signer()).sign(terms.requirements, now);
   const expiresAt = paymentExpiry(signed);
   try {
-    await recordSignedPurchase(pendingOf(charge), signed, expiresAt);
+    await recordSignedPurchase(pendingOf(charge), signed, expiresAt, now);
     return signed;
   } catch (error) {
+    // What refuses a capture refuses the payment (its record is where the USDC is committed).
+    if (error instanceof GrantRevokedError) throw refuse('grantRevoked');
+    if (error instanceof GrantExpiredError) throw refuse('grantExpired');
+    if (error instanceof AgentBlockedError) throw refuse('agentBlockedByUser');
+    if (error instanceof AgentDisabledError) throw refuse('agentDisabled');
     if (!(error instanceof PurchaseMovedOnError)) throw error;
     const now = await getCharge(charge.agentId, charge.id);
     return now?.purchase?.signed;
