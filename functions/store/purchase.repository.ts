@@ -14,7 +14,7 @@ import { type PendingCharge, pendingChargeKey } from './charge-pending.repositor
 import { toCharge } from './charge-read.repository';
 import { db } from './client';
 import { assumeGrantCounted, grantInactiveError, grantSettleItem } from './grant-charge';
-import { GSI1, INDEX_PARTITIONS, keys } from './table';
+import { GSI1, INDEX_PARTITIONS, keys, TTL_ATTRIBUTE } from './table';
 import { named, type TransactEntry, transactWrite } from './transact';
 
 /** What a capture of the hold would require now, as conditions on items this transaction does not write. */
@@ -109,9 +109,43 @@ export async function recordSignedPurchase(pending: PendingCharge, signed: Signe
       },
       moved,
     ),
+    named(
+      {
+        Put: {
+          TableName: table,
+          Item: {
+            ...keys.idempotency(SIGNATURE_SCOPE, signed.authoritySignature),
+            type: 'PurchaseSignature',
+            chargeId: pending.chargeId,
+            // Long past the message's blockhash: after that no fresh signing can make it again.
+            [TTL_ATTRIBUTE]: Math.floor(now.getTime() / 1000) + SIGNATURE_TTL_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      { onConditionFailed: () => new PurchaseMessageTakenError(), precedence: 1.5 },
+    ),
     ...capturable(pending, now),
   ]);
   if (!result.committed) throw new PurchaseMovedOnError();
+}
+
+/**
+ * One hot wallet signature, one purchase. The message is built from the requirements and the
+ * latest finalized blockhash alone; with a seller's fixed `extra.memo` (no random nonce) two
+ * purchases of the same requirements in one slot are the same bytes, and ed25519 signs them alike.
+ * The chain shows the transfer by that signature, so one landed transfer would capture both: a
+ * payer charged for a payment never made (test/security/x402-purchase-same-message.e2e.test.ts).
+ */
+const SIGNATURE_SCOPE = 'x402-purchase-signature';
+const SIGNATURE_TTL_SECONDS = 86_400;
+
+/** The message signed is already another purchase's (same requirements, same blockhash): sign again on a newer blockhash. */
+export class PurchaseMessageTakenError extends Error {
+  constructor() {
+    super("the signed message is another purchase's");
+    this.name = 'PurchaseMessageTakenError';
+  }
 }
 
 /** One page of an agent's purchases, newest first, after `after` (a charge id) when given. */

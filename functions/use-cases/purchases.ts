@@ -40,7 +40,13 @@ import { pendingOf } from '../store/charge-pending.repository';
 import { getCharge } from '../store/charge-read.repository';
 import { settledCharge, settlePending } from '../store/charge-settlement.repository';
 import type { GrantKeyTerms } from '../store/credentials.repository';
-import { listAgentPurchases, listSignedPurchases, PurchaseMovedOnError, recordSignedPurchase } from '../store/purchase.repository';
+import {
+  listAgentPurchases,
+  listSignedPurchases,
+  PurchaseMessageTakenError,
+  PurchaseMovedOnError,
+  recordSignedPurchase,
+} from '../store/purchase.repository';
 import type { PurchaseChain, PurchaseSigner } from '../x402/purchase-signer';
 import { createCharge } from './charges';
 import { purchaseEvents } from './events';
@@ -155,30 +161,44 @@ export async function createPurchase(input: CreatePurchaseInput): Promise<ApiRes
  * The purchase's one payment: the recorded one, or, for a hold that may now be paid (PENDING,
  * waiting for nothing but the transfer) and has none yet, one signed and recorded now. Two callers
  * at once each sign; one records, the other's signature is dropped unseen and it answers the
- * recorded one. Undefined while it waits for the payer, and once it ended without one.
+ * recorded one. Undefined while it waits for the payer, once it ended without one, and while the
+ * message it would sign is another purchase's (store/purchase.repository.ts PurchaseMessageTakenError).
  */
 export async function ensurePayment(charge: Charge, signer: () => Promise<PurchaseSigner>): Promise<SignedPurchase | undefined> {
   const terms = charge.purchase;
   if (!terms) return undefined;
   if (terms.signed) return terms.signed;
   if (charge.status !== 'PENDING' || charge.pendingReason !== 'capture') return undefined;
-  const now = new Date();
-  const signed = await (await signer()).sign(terms.requirements, now);
-  const expiresAt = paymentExpiry(signed);
-  try {
-    await recordSignedPurchase(pendingOf(charge), signed, expiresAt, now);
-    return signed;
-  } catch (error) {
-    // What refuses a capture refuses the payment (its record is where the USDC is committed).
-    if (error instanceof GrantRevokedError) throw refuse('grantRevoked');
-    if (error instanceof GrantExpiredError) throw refuse('grantExpired');
-    if (error instanceof AgentBlockedError) throw refuse('agentBlockedByUser');
-    if (error instanceof AgentDisabledError) throw refuse('agentDisabled');
-    if (!(error instanceof PurchaseMovedOnError)) throw error;
-    const now = await getCharge(charge.agentId, charge.id);
-    return now?.purchase?.signed;
+  for (let attempt = 1; ; attempt++) {
+    const now = new Date();
+    const signed = await (await signer()).sign(terms.requirements, now);
+    const expiresAt = paymentExpiry(signed);
+    try {
+      await recordSignedPurchase(pendingOf(charge), signed, expiresAt, now);
+      return signed;
+    } catch (error) {
+      // What refuses a capture refuses the payment (its record is where the USDC is committed).
+      if (error instanceof GrantRevokedError) throw refuse('grantRevoked');
+      if (error instanceof GrantExpiredError) throw refuse('grantExpired');
+      if (error instanceof AgentBlockedError) throw refuse('agentBlockedByUser');
+      if (error instanceof AgentDisabledError) throw refuse('agentDisabled');
+      if (error instanceof PurchaseMessageTakenError) {
+        // Another purchase holds this very message (a seller's fixed memo, the same blockhash): a
+        // slot later the blockhash differs. Still the same: no payment yet, a later GET builds it.
+        if (attempt >= SIGN_ATTEMPTS) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, RESIGN_AFTER_MS));
+        continue;
+      }
+      if (!(error instanceof PurchaseMovedOnError)) throw error;
+      const now = await getCharge(charge.agentId, charge.id);
+      return now?.purchase?.signed;
+    }
   }
 }
+
+/** Signing again after another purchase took the message: a Solana slot is about 400 ms. */
+const SIGN_ATTEMPTS = 3;
+const RESIGN_AFTER_MS = 450;
 
 async function readPurchase(agentId: string, id: string | undefined): Promise<Charge> {
   const chargeId = chargeIdOfPurchase(id);
