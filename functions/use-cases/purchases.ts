@@ -312,13 +312,17 @@ export async function reconcilePurchases(chain: PurchaseChain, limit = 100): Pro
   const report: PurchaseReconcileReport = { checked: 0, captured: 0, expired: 0, unsearched: 0 };
   const queued = await listSignedPurchases(limit);
   if (queued.length === 0) return report;
-  const finalized = await chain.finalizedBlockHeight();
+  const tip = await chain.finalizedTip();
+  const finalized = tip.height;
   const charges: Charge[] = [];
   for (const q of queued) {
     const charge = await getCharge(q.agentId, q.chargeId);
     if (charge?.status === 'PENDING' && charge.purchase?.signed) charges.push(charge);
   }
-  const { found: landed, covered } = await chain.findLanded(charges.map((c) => c.purchase?.signed as SignedPurchase));
+  const { found: landed, covered } = await chain.findLanded(
+    charges.map((c) => c.purchase?.signed as SignedPurchase),
+    { minContextSlot: tip.slot },
+  );
   for (const charge of charges) {
     report.checked += 1;
     const signed = charge.purchase?.signed as SignedPurchase;
