@@ -37,7 +37,8 @@
  *                                 the tip, as a load balancer may route a call to a lagging node: its
  *                                 context slot and heights are that far back, transactions that landed
  *                                 since are unknown to it, and a `minContextSlot` past it is refused
- *                                 (-32016). getSignatureStatuses, getBlockHeight, getSlot, getEpochInfo.
+ *                                 (-32016). getSignatureStatuses, getBlockHeight, getSlot, getEpochInfo,
+ *                                 getSignaturesForAddress, getTransaction.
  *   _holdConfirmations [bool]     while held, new transactions stay at 'processed'; release → 'finalized'
  *   _mintTo [owner, microUsdc]    mints USDC-like tokens to owner's associated token account
  *   _createTokenAccount [owner]   creates owner's associated token account (what a wallet app does
@@ -194,6 +195,7 @@ interface SignaturesQuery {
   before?: string;
   until?: string;
   commitment?: string;
+  minContextSlot?: number;
 }
 
 class RpcError extends Error {
@@ -701,7 +703,9 @@ class Chain {
   /** Newest first, as a node answers: `before`/`until` are exclusive, `limit` at most 1,000. */
   private signaturesForAddress(account: string, query: SignaturesQuery) {
     const limit = Math.min(query.limit === undefined ? 1_000 : integer(query.limit), 1_000);
-    const all = [...this.statuses.values()].reverse().filter((s) => s.accountKeys?.includes(account));
+    // A lagging node lists nothing that landed after its slot (and refuses a minContextSlot past it).
+    const view = reached(this.viewFor('getSignaturesForAddress'), query);
+    const all = [...this.statuses.values()].reverse().filter((s) => s.accountKeys?.includes(account) && s.slot <= view);
     let start = 0;
     if (query.before) {
       const at = all.findIndex((s) => s.signature === query.before);
@@ -729,7 +733,9 @@ class Chain {
     if (options.encoding !== undefined && options.encoding !== 'json') {
       throw new RpcError(-32602, `encoding ${options.encoding} is not supported by the LiteSVM stand-in`);
     }
-    const status = this.statuses.get(signature);
+    const found = this.statuses.get(signature);
+    // A lagging node has not seen a transaction that landed after its slot.
+    const status = found && found.slot <= this.viewFor('getTransaction') ? found : undefined;
     if (!status?.accountKeys) return null;
     if (options.commitment === 'finalized' && !status.finalized) return null;
     return {
@@ -875,7 +881,14 @@ class Chain {
 }
 
 /** The methods a lagging node is modelled for (`_lagNext`). */
-const LAGGABLE: ReadonlySet<string> = new Set(['getSignatureStatuses', 'getBlockHeight', 'getSlot', 'getEpochInfo']);
+const LAGGABLE: ReadonlySet<string> = new Set([
+  'getSignatureStatuses',
+  'getBlockHeight',
+  'getSlot',
+  'getEpochInfo',
+  'getSignaturesForAddress',
+  'getTransaction',
+]);
 
 /** `view`, unless the call asked for a `minContextSlot` the answering node has not reached: then the RPC's refusal. */
 function reached(view: number, config: unknown): number {

@@ -249,8 +249,8 @@ export const STORE = {
   decideGrantRequest: { write: ['grantRequest'] },
   claimGrantRequest: { write: ['grantRequest'] },
   // x402 purchases (purchase.repository.ts; their hold is commitCharge's, their ending settlePending's).
-  /** The payment signed once: the charge's terms, its marker moved to the reconciler's queue. */
-  recordSignedPurchase: { write: ['charge', 'pendingCharge'] },
+  /** The payment signed once: the charge's terms, its marker moved to the reconciler's queue, its signature claimed (one per purchase); checked as a capture (enabled, not blocked, grant active). */
+  recordSignedPurchase: { write: ['charge', 'pendingCharge', 'idempotency'], check: ['agentBalanceShard', 'user', 'grant'] },
   listAgentPurchases: { query: ['agentPurchases'] },
   listSignedPurchases: { query: ['signedPurchases'] },
   /** Captured or released by the chain: the charge, the payer's held money, the marker, the grant's counters, the events. */

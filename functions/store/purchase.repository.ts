@@ -6,13 +6,42 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import type { Charge } from '../core/charges';
+import { type Charge, countedOf } from '../core/charges';
+import { AgentBlockedError } from '../core/errors';
 import type { SignedPurchase } from '../core/purchases';
+import { randomShard, shardEnabledCheck } from './balance.repository';
 import { type PendingCharge, pendingChargeKey } from './charge-pending.repository';
 import { toCharge } from './charge-read.repository';
 import { db } from './client';
-import { GSI1, INDEX_PARTITIONS, keys } from './table';
-import { named, transactWrite } from './transact';
+import { assumeGrantCounted, grantInactiveError, grantSettleItem } from './grant-charge';
+import { GSI1, INDEX_PARTITIONS, keys, TTL_ATTRIBUTE } from './table';
+import { named, type TransactEntry, transactWrite } from './transact';
+
+/** What a capture of the hold would require now, as conditions on items this transaction does not write. */
+function capturable(pending: PendingCharge, now: Date): TransactEntry[] {
+  const items: TransactEntry[] = [
+    shardEnabledCheck(pending.agentId, randomShard(), 1),
+    named(
+      {
+        ConditionCheck: {
+          TableName: config().TABLE_NAME,
+          Key: keys.user(pending.userId),
+          ConditionExpression: 'attribute_not_exists(policy.agents.#blk.blocked) OR policy.agents.#blk.blocked <> :blocked',
+          ExpressionAttributeNames: { '#blk': pending.agentId },
+          ExpressionAttributeValues: { ':blocked': true },
+        },
+      },
+      { onConditionFailed: () => new AgentBlockedError(), precedence: 1 },
+    ),
+  ];
+  if (pending.grantId !== undefined) {
+    const check = grantSettleItem({ userId: pending.userId, grantId: pending.grantId }, 0, countedOf(pending), assumeGrantCounted, {
+      activeAt: now,
+    });
+    if (check) items.push(named(check, { onConditionFailed: (old) => grantInactiveError(old, now), precedence: 1 }));
+  }
+  return items;
+}
 
 /** Another writer recorded the purchase's payment first, or it is no longer waiting for one: read it again. */
 export class PurchaseMovedOnError extends Error {
@@ -26,13 +55,20 @@ export class PurchaseMovedOnError extends Error {
  * Records the payment signed for a purchase that waits for it (PENDING, `capture`, none signed yet,
  * as read: `expiresAt` unchanged), once: the charge's terms and deadline, and its marker moved from
  * the sweeper's queue to the reconciler's (`keys.signedPurchaseIndex`), so no clock ends the hold
- * while the transfer may still land. Throws PurchaseMovedOnError when another writer won; the
- * payment signed here is then dropped unseen, never answered.
+ * while the transfer may still land. Throws PurchaseMovedOnError when another writer won or the
+ * hold's time is up; the payment signed here is then dropped unseen, never answered.
+ *
+ * Recording it is the moment the hot wallet's USDC is committed (nothing but the chain ends the
+ * hold after it), so it must still find what a capture finds: the agent enabled (AgentDisabledError),
+ * not blocked by its payer (AgentBlockedError), its grant active (GrantRevokedError,
+ * GrantExpiredError). An approved purchase is signed only on the agent's first GET, which may come
+ * after the payer revoked the grant or blocked the agent.
  */
-export async function recordSignedPurchase(pending: PendingCharge, signed: SignedPurchase, expiresAt: string): Promise<void> {
+export async function recordSignedPurchase(pending: PendingCharge, signed: SignedPurchase, expiresAt: string, now: Date): Promise<void> {
   const table = config().TABLE_NAME;
-  const moved = { onConditionFailed: () => new PurchaseMovedOnError(), precedence: 1 };
-  const result = await transactWrite([
+  // Moved on (released, declined, signed by another) speaks first: the payer's own ending is the answer.
+  const moved = { onConditionFailed: () => new PurchaseMovedOnError(), precedence: 2 };
+  const result = await transactWrite<never>([
     named(
       {
         Update: {
@@ -40,7 +76,7 @@ export async function recordSignedPurchase(pending: PendingCharge, signed: Signe
           Key: pendingChargeKey(pending),
           UpdateExpression: 'SET #xp.signed = :signed, expiresAt = :expiresAt',
           ConditionExpression:
-            '#status = :pending AND pendingReason = :capture AND expiresAt = :seen AND attribute_exists(#xp) AND attribute_not_exists(#xp.signed)',
+            '#status = :pending AND pendingReason = :capture AND expiresAt = :seen AND expiresAt > :now AND attribute_exists(#xp) AND attribute_not_exists(#xp.signed)',
           ExpressionAttributeNames: { '#xp': 'purchase', '#status': 'status' },
           ExpressionAttributeValues: {
             ':signed': signed,
@@ -48,6 +84,7 @@ export async function recordSignedPurchase(pending: PendingCharge, signed: Signe
             ':pending': 'PENDING',
             ':capture': 'capture',
             ':seen': pending.expiresAt,
+            ':now': now.toISOString(),
           },
         },
       },
@@ -72,8 +109,43 @@ export async function recordSignedPurchase(pending: PendingCharge, signed: Signe
       },
       moved,
     ),
+    named(
+      {
+        Put: {
+          TableName: table,
+          Item: {
+            ...keys.idempotency(SIGNATURE_SCOPE, signed.authoritySignature),
+            type: 'PurchaseSignature',
+            chargeId: pending.chargeId,
+            // Long past the message's blockhash: after that no fresh signing can make it again.
+            [TTL_ATTRIBUTE]: Math.floor(now.getTime() / 1000) + SIGNATURE_TTL_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      { onConditionFailed: () => new PurchaseMessageTakenError(), precedence: 1.5 },
+    ),
+    ...capturable(pending, now),
   ]);
   if (!result.committed) throw new PurchaseMovedOnError();
+}
+
+/**
+ * One hot wallet signature, one purchase. The message is built from the requirements and the
+ * latest finalized blockhash alone; with a seller's fixed `extra.memo` (no random nonce) two
+ * purchases of the same requirements in one slot are the same bytes, and ed25519 signs them alike.
+ * The chain shows the transfer by that signature, so one landed transfer would capture both: a
+ * payer charged for a payment never made (test/security/x402-purchase-same-message.e2e.test.ts).
+ */
+const SIGNATURE_SCOPE = 'x402-purchase-signature';
+const SIGNATURE_TTL_SECONDS = 86_400;
+
+/** The message signed is already another purchase's (same requirements, same blockhash): sign again on a newer blockhash. */
+export class PurchaseMessageTakenError extends Error {
+  constructor() {
+    super("the signed message is another purchase's");
+    this.name = 'PurchaseMessageTakenError';
+  }
 }
 
 /** One page of an agent's purchases, newest first, after `after` (a charge id) when given. */

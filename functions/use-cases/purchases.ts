@@ -23,7 +23,7 @@ import { serialize } from '../contracts/json';
 import { paymentPayloadView, purchaseView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import type { Charge } from '../core/charges';
-import { ChargeNotPendingError } from '../core/errors';
+import { AgentBlockedError, AgentDisabledError, ChargeNotPendingError, GrantExpiredError, GrantRevokedError } from '../core/errors';
 import { parseAmount, unitsToMinor } from '../core/money';
 import {
   chargeIdOfPurchase,
@@ -40,7 +40,13 @@ import { pendingOf } from '../store/charge-pending.repository';
 import { getCharge } from '../store/charge-read.repository';
 import { settledCharge, settlePending } from '../store/charge-settlement.repository';
 import type { GrantKeyTerms } from '../store/credentials.repository';
-import { listAgentPurchases, listSignedPurchases, PurchaseMovedOnError, recordSignedPurchase } from '../store/purchase.repository';
+import {
+  listAgentPurchases,
+  listSignedPurchases,
+  PurchaseMessageTakenError,
+  PurchaseMovedOnError,
+  recordSignedPurchase,
+} from '../store/purchase.repository';
 import type { PurchaseChain, PurchaseSigner } from '../x402/purchase-signer';
 import { createCharge } from './charges';
 import { purchaseEvents } from './events';
@@ -155,25 +161,44 @@ export async function createPurchase(input: CreatePurchaseInput): Promise<ApiRes
  * The purchase's one payment: the recorded one, or, for a hold that may now be paid (PENDING,
  * waiting for nothing but the transfer) and has none yet, one signed and recorded now. Two callers
  * at once each sign; one records, the other's signature is dropped unseen and it answers the
- * recorded one. Undefined while it waits for the payer, and once it ended without one.
+ * recorded one. Undefined while it waits for the payer, once it ended without one, and while the
+ * message it would sign is another purchase's (store/purchase.repository.ts PurchaseMessageTakenError).
  */
 export async function ensurePayment(charge: Charge, signer: () => Promise<PurchaseSigner>): Promise<SignedPurchase | undefined> {
   const terms = charge.purchase;
   if (!terms) return undefined;
   if (terms.signed) return terms.signed;
   if (charge.status !== 'PENDING' || charge.pendingReason !== 'capture') return undefined;
-  const now = new Date();
-  const signed = await (await signer()).sign(terms.requirements, now);
-  const expiresAt = paymentExpiry(signed);
-  try {
-    await recordSignedPurchase(pendingOf(charge), signed, expiresAt);
-    return signed;
-  } catch (error) {
-    if (!(error instanceof PurchaseMovedOnError)) throw error;
-    const now = await getCharge(charge.agentId, charge.id);
-    return now?.purchase?.signed;
+  for (let attempt = 1; ; attempt++) {
+    const now = new Date();
+    const signed = await (await signer()).sign(terms.requirements, now);
+    const expiresAt = paymentExpiry(signed);
+    try {
+      await recordSignedPurchase(pendingOf(charge), signed, expiresAt, now);
+      return signed;
+    } catch (error) {
+      // What refuses a capture refuses the payment (its record is where the USDC is committed).
+      if (error instanceof GrantRevokedError) throw refuse('grantRevoked');
+      if (error instanceof GrantExpiredError) throw refuse('grantExpired');
+      if (error instanceof AgentBlockedError) throw refuse('agentBlockedByUser');
+      if (error instanceof AgentDisabledError) throw refuse('agentDisabled');
+      if (error instanceof PurchaseMessageTakenError) {
+        // Another purchase holds this very message (a seller's fixed memo, the same blockhash): a
+        // slot later the blockhash differs. Still the same: no payment yet, a later GET builds it.
+        if (attempt >= SIGN_ATTEMPTS) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, RESIGN_AFTER_MS));
+        continue;
+      }
+      if (!(error instanceof PurchaseMovedOnError)) throw error;
+      const now = await getCharge(charge.agentId, charge.id);
+      return now?.purchase?.signed;
+    }
   }
 }
+
+/** Signing again after another purchase took the message: a Solana slot is about 400 ms. */
+const SIGN_ATTEMPTS = 3;
+const RESIGN_AFTER_MS = 450;
 
 async function readPurchase(agentId: string, id: string | undefined): Promise<Charge> {
   const chargeId = chargeIdOfPurchase(id);
@@ -287,13 +312,17 @@ export async function reconcilePurchases(chain: PurchaseChain, limit = 100): Pro
   const report: PurchaseReconcileReport = { checked: 0, captured: 0, expired: 0, unsearched: 0 };
   const queued = await listSignedPurchases(limit);
   if (queued.length === 0) return report;
-  const finalized = await chain.finalizedBlockHeight();
+  const tip = await chain.finalizedTip();
+  const finalized = tip.height;
   const charges: Charge[] = [];
   for (const q of queued) {
     const charge = await getCharge(q.agentId, q.chargeId);
     if (charge?.status === 'PENDING' && charge.purchase?.signed) charges.push(charge);
   }
-  const { found: landed, covered } = await chain.findLanded(charges.map((c) => c.purchase?.signed as SignedPurchase));
+  const { found: landed, covered } = await chain.findLanded(
+    charges.map((c) => c.purchase?.signed as SignedPurchase),
+    { minContextSlot: tip.slot },
+  );
   for (const charge of charges) {
     report.checked += 1;
     const signed = charge.purchase?.signed as SignedPurchase;

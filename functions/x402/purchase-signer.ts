@@ -25,6 +25,7 @@ import {
   type KeyPairSigner,
   type ReadonlyUint8Array,
   type Signature,
+  type Slot,
   type TransactionPartialSigner,
 } from '@solana/kit';
 import { getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID } from '@solana/spl-token';
@@ -206,8 +207,11 @@ export interface LandedSearch {
 
 /** What settling purchases asks the chain; no key (the reconciler's and the receipt's). */
 export interface PurchaseChain {
-  /** The finalized block height: past a payment's lastValidBlockHeight there, it can never land. */
-  finalizedBlockHeight(): Promise<number>;
+  /**
+   * The finalized block height (past a payment's lastValidBlockHeight there, it can never land) and
+   * that block's slot, from one node: the search asks for a node at least that recent.
+   */
+  finalizedTip(): Promise<{ height: number; slot: number }>;
   /** The transaction `transaction`, when it is on chain at confirmed and carries the hot wallet's `authority` signature. */
   landedAs(transaction: string, authority: string): Promise<LandedPurchase | undefined>;
   /**
@@ -219,7 +223,7 @@ export interface PurchaseChain {
    */
   findLanded(
     signed: readonly Pick<SignedPurchase, 'authoritySignature' | 'memo' | 'lastValidBlockHeight'>[],
-    opts?: { pageSize?: number; maxSignatures?: number },
+    opts?: { pageSize?: number; maxSignatures?: number; minContextSlot?: number },
   ): Promise<LandedSearch>;
 }
 
@@ -251,8 +255,9 @@ async function buildChain(): Promise<PurchaseChain> {
     return { signatures: tx.transaction.signatures.map(String), err: tx.meta?.err ?? null };
   };
   return {
-    async finalizedBlockHeight() {
-      return Number(await rpc.getBlockHeight({ commitment: 'finalized' }).send());
+    async finalizedTip() {
+      const tip = await rpc.getEpochInfo({ commitment: 'finalized' }).send();
+      return { height: Number(tip.blockHeight), slot: Number(tip.absoluteSlot) };
     },
     async landedAs(transaction, authority) {
       const tx = await read(transaction);
@@ -270,6 +275,7 @@ async function buildChain(): Promise<PurchaseChain> {
       /** The slot of the oldest signature read: every newer one was read. */
       let oldest = Number.POSITIVE_INFINITY;
       let exhausted = false;
+      const unread: string[] = [];
       const open = () => signed.filter((s) => !found.has(s.authoritySignature) && oldest >= floor(s));
       while (seen < maxSignatures && open().length > 0) {
         const limit = Math.min(pageSize, maxSignatures - seen);
@@ -278,6 +284,9 @@ async function buildChain(): Promise<PurchaseChain> {
             commitment: 'confirmed',
             limit,
             ...(before ? { before: before as Signature } : {}),
+            // A node behind the finalized tip the height was read at lists too little, and its short
+            // page would pass for the account's whole history (the RPC URL may be a load balancer).
+            ...(opts.minContextSlot !== undefined ? { minContextSlot: BigInt(opts.minContextSlot) as Slot } : {}),
           })
           .send();
         seen += page.length;
@@ -293,6 +302,8 @@ async function buildChain(): Promise<PurchaseChain> {
           const memo = entry.memo ?? '';
           if (!memos.some((m) => memo.includes(m))) continue;
           const tx = await read(String(entry.signature));
+          // Listed but not readable (a node behind the one that listed it): it may be ours, so proves nothing.
+          if (!tx) unread.push(memo);
           for (const s of tx?.signatures ?? []) {
             if (wanted.has(s) && tx) found.set(s, { transaction: String(entry.signature), err: tx.err });
           }
@@ -300,7 +311,11 @@ async function buildChain(): Promise<PurchaseChain> {
         if (exhausted) break;
       }
       const covered = new Set(
-        signed.filter((s) => found.has(s.authoritySignature) || exhausted || oldest < floor(s)).map((s) => s.authoritySignature),
+        signed
+          .filter(
+            (s) => found.has(s.authoritySignature) || ((exhausted || oldest < floor(s)) && !unread.some((memo) => memo.includes(s.memo))),
+          )
+          .map((s) => s.authoritySignature),
       );
       return { found, covered };
     },

@@ -15,12 +15,14 @@ const ctx = benchContextForTests();
 
 /**
  * As DynamoDB Local reports them (items of equal capacity in one transaction counted once,
- * test/bench/charge-items.int.test.ts): the hold's transaction 36, the payment's record 48. Both
+ * test/bench/charge-items.int.test.ts): the hold's transaction 36, the payment's record 52. Both
  * write the charge item, which carries the accepted requirements and then the signed payment (so
  * a replay, a GET and the reconciler answer the one payment signed), with its two index entries
- * (the agent's purchases, the payer's history): more than a 1 KB item's units each.
+ * (the agent's purchases, the payer's history): more than a 1 KB item's units each. The record
+ * also checks what a capture would (the agent enabled, not blocked, its grant active: +4), since
+ * an approved purchase is signed long after its hold (test/security/x402-purchase-sign-after-revoke).
  */
-const PURCHASE_UNITS = 84;
+const PURCHASE_UNITS = 88;
 
 describe('what one x402 purchase costs', () => {
   it('the hold in one transaction, one read of it, the payment recorded in one write', async () => {

@@ -807,6 +807,9 @@ const UNTOURED: string[] = [
   // only when it does not is the record read (use-cases/idempotency.ts). DynamoDB Local always returns it.
   'create-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*',
   'admin-credit-user: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*',
+  // The MCP tool x402_purchase records its payment on the agent's kill switch (store/purchase.repository.ts
+  // recordSignedPurchase); the tour makes no purchase: test/security/x402-purchase-sign-after-revoke.e2e.test.ts.
+  'mcp: dynamodb:ConditionCheckItem AGENTBAL#*',
   // A capture PayPal made for a top-up that expired meanwhile, or whose user's balance is full, is kept
   // for an operator (use-cases/topup-credit.ts settlePaypalTopup).
   'paypal-webhook: dynamodb:PutItem,dynamodb:UpdateItem UNMATCHED#*',

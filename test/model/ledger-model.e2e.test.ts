@@ -1550,6 +1550,16 @@ class PurchaseLands implements fc.AsyncCommand<Model, Real> {
     if (!purchase.signed) {
       // Approved by its payer: the first read builds the payment; the sweeper no longer ends it.
       const read = await purchaseRead(r, a, c.id as string);
+      // Unless the payer changed their mind since (DESIGN §16): nothing is signed, as a capture is refused.
+      const refusals = [
+        ...(u.policy?.blocked === agent ? ['agent blocked by user'] : []),
+        ...(c.grant !== undefined && (m.grants[c.grant] as ModelGrant).revoked ? ['grant revoked'] : []),
+      ];
+      if (refusals.length > 0) {
+        expect(read.status).toBe(403);
+        expect(refusals).toContain((read.body as { error?: string }).error);
+        return void saw(`purchase read 403 ${(read.body as { error?: string }).error}`);
+      }
       expectStatus(read, 200, 'purchase read');
       expect(read.body.paymentPayload).toMatchObject({ x402Version: 2 });
       purchase.signed = {

@@ -942,6 +942,10 @@ const purchaseOperations = {
     responses: {
       200: ok('The purchase.', PURCHASE, EXAMPLE_PURCHASE),
       401: X402_401,
+      403: errors(
+        'Approved, but since then the payer blocked this agent or the grant was revoked or ended (or the agent disabled): nothing is signed; the payer can release it.',
+        [msg('agentBlockedByUser'), msg('grantRevoked'), msg('grantExpired'), msg('agentDisabled')],
+      ),
       404: PURCHASE_READ_404,
       503: BUSY,
     },
