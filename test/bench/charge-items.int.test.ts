@@ -7,13 +7,13 @@
  * (ReturnConsumedCapacity TOTAL and INDEXES). The charge Put is sent again without each index key,
  * to show what DynamoDB Local charges for an index entry. The table goes to docs/data-model.md.
  */
-import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ensureTable } from '../../bin/local/table';
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
 import type { TransactItem } from '../../functions/store/transact';
+import { plainTransactItem } from '../support/transact-items';
 import { enabledAgent, fundedUser } from './context';
 import { apiEvent, countedRun, installScopedCounters } from './requests';
 import { benchContextForTests } from './test-context';
@@ -60,7 +60,7 @@ function installCapture(): void {
     (next, context) => async (args) => {
       if (capture && /TransactWrite/.test(context.commandName ?? '')) {
         const input = args.input as { TransactItems: TransactItem[] };
-        const items = structuredClone(input.TransactItems).map(unmarshalled);
+        const items = structuredClone(input.TransactItems).map(plainTransactItem);
         const before: Record<string, unknown>[] = [];
         for (const item of items) {
           const key = (item.Update?.Key ?? item.ConditionCheck?.Key) as Key | undefined;
@@ -75,24 +75,6 @@ function installCapture(): void {
     },
     { step: 'initialize', name: 'captureChargeItems' },
   );
-}
-
-/** The document client's form of an item (the middleware may see it marshalled). */
-function unmarshalled(item: TransactItem): TransactItem {
-  const out = structuredClone(item) as Record<string, Record<string, unknown>>;
-  for (const body of Object.values(out)) {
-    for (const field of ['Item', 'Key', 'ExpressionAttributeValues']) {
-      const v = body[field] as Record<string, unknown> | undefined;
-      if (v && Object.values(v).every((a) => a !== null && typeof a === 'object' && Object.keys(a as object).length === 1)) {
-        try {
-          body[field] = unmarshall(v as Record<string, AttributeValue>);
-        } catch {
-          // already plain
-        }
-      }
-    }
-  }
-  return out as TransactItem;
 }
 
 const kindOf = (item: TransactItem): string => {

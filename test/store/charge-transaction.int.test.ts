@@ -13,8 +13,6 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../../functions/config';
 import { newGrant } from '../../functions/core/grants';
 import { newGrantId, newUserId } from '../../functions/core/ids';
@@ -29,6 +27,7 @@ import { createUser, creditUser, replacePolicy } from '../../functions/store/use
 import { type CreateChargeInput, createCharge } from '../../functions/use-cases/charges';
 import { testAgent } from '../support/agents';
 import { createTestTable } from '../support/table';
+import { plainTransactItem } from '../support/transact-items';
 
 const GOLDEN = path.join(__dirname, 'charge-transaction.golden.json');
 const RECORD = process.env.RECORD_GOLDEN === '1';
@@ -39,31 +38,13 @@ beforeAll(async () => {
   db().middlewareStack.add(
     (next, context) => async (args) => {
       if (sent && /TransactWrite/.test(context.commandName ?? '')) {
-        sent.push(structuredClone((args.input as { TransactItems: TransactItem[] }).TransactItems).map(plain));
+        sent.push(structuredClone((args.input as { TransactItems: TransactItem[] }).TransactItems).map(plainTransactItem));
       }
       return next(args);
     },
     { step: 'initialize', name: 'captureChargeTransactions' },
   );
 });
-
-/** The document client's form of an item (the middleware may see it marshalled). */
-function plain(item: TransactItem): TransactItem {
-  const out = structuredClone(item) as Record<string, Record<string, unknown>>;
-  for (const body of Object.values(out)) {
-    for (const field of ['Item', 'Key', 'ExpressionAttributeValues']) {
-      const v = body[field] as Record<string, unknown> | undefined;
-      if (v && Object.values(v).every((a) => a !== null && typeof a === 'object' && Object.keys(a as object).length === 1)) {
-        try {
-          body[field] = unmarshall(v as Record<string, AttributeValue>);
-        } catch {
-          // already plain
-        }
-      }
-    }
-  }
-  return out as TransactItem;
-}
 
 const ULID = '[0-9a-hjkmnp-tv-z]{26}';
 
