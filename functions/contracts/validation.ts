@@ -14,23 +14,23 @@ function problemOf(issue: z.core.$ZodIssue): FieldProblem {
   if (isMissing(issue)) return problem(FIELD_PROBLEMS.required, 'required');
   switch (issue.code) {
     case 'invalid_type':
-      return problem(`must be ${article(issue.expected)}`);
+      return problem(FIELD_PROBLEMS.ofType(article(issue.expected)));
     case 'invalid_value':
-      return problem(`must be one of ${issue.values.map(String).join(', ')}`);
+      return problem(FIELD_PROBLEMS.oneOf(issue.values.map(String)));
     case 'too_big':
-      if (issue.origin === 'string') return problem(`must be at most ${issue.maximum} characters`);
+      if (issue.origin === 'string') return problem(FIELD_PROBLEMS.atMostCharacters(Number(issue.maximum)));
       // A number's bound in the schema's own words ("must be at most 604800"); a page may show it in its units.
       if (issue.origin === 'number') return problem(issue.message, 'atMost', Number(issue.maximum));
       break;
     case 'too_small':
       if (issue.origin === 'string') {
-        return problem(issue.minimum === 1 ? 'must not be empty' : `must be at least ${issue.minimum} characters`);
+        return problem(issue.minimum === 1 ? FIELD_PROBLEMS.notEmpty : FIELD_PROBLEMS.atLeastCharacters(Number(issue.minimum)));
       }
       if (issue.origin === 'number') return problem(issue.message, 'atLeast', Number(issue.minimum));
       break;
     case 'invalid_format':
-      if (issue.format === 'email') return problem('must be a valid email address');
-      if (issue.format === 'url') return problem('must be a valid http(s) URL');
+      if (issue.format === 'email') return problem(FIELD_PROBLEMS.email);
+      if (issue.format === 'url') return problem(FIELD_PROBLEMS.httpUrl);
       break;
   }
   // Schemas give their own messages in the form "must be …".
@@ -80,7 +80,7 @@ export function describeProblem(problem: FieldProblem, wording: Wording = {}): s
  */
 export function describeProblems(problems: readonly FieldProblem[], wording: Wording = {}): string {
   const first = problems[0];
-  if (!first) return 'invalid request';
+  if (!first) return FIELD_PROBLEMS.invalidRequest;
   const unknown = problems.filter((p) => p.kind === 'unknown');
   if (unknown.length === 0) return describeProblem(first, wording);
   const fields = unknown.map((p) => wording.label?.(p.field) ?? p.field);
@@ -102,12 +102,12 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infe
 
 /** A JSON number that must be a whole number (a count, seconds): its literal read exactly. */
 export const integerLiteral = z
-  .custom<LosslessNumber>((v) => isLosslessNumber(v), { message: 'must be a whole number' })
+  .custom<LosslessNumber>((v) => isLosslessNumber(v), { message: FIELD_PROBLEMS.wholeNumber })
   .transform((v) => v.value)
-  .pipe(z.string().regex(/^-?\d+$/, { error: 'must be a whole number' }))
+  .pipe(z.string().regex(/^-?\d+$/, { error: FIELD_PROBLEMS.wholeNumber }))
   .transform(Number);
 
 /** A JSON number kept as its literal text (see http/body.ts), e.g. "1.50". */
 export const amountLiteral = z
-  .custom<LosslessNumber>((v) => isLosslessNumber(v), { message: 'must be a number' })
+  .custom<LosslessNumber>((v) => isLosslessNumber(v), { message: FIELD_PROBLEMS.number })
   .transform((v) => v.value);

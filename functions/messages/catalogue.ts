@@ -49,12 +49,33 @@ export interface FieldProblem {
   readonly separator: string;
 }
 
-/** The words of a field problem that a page may word in its own units (a bound in minutes, say). */
+/**
+ * The words of a request field's problem, after the field's name: the schemas (contracts/) and
+ * their issues' wording (contracts/validation.ts) say these and no others, and a page words a
+ * bound in its own units with them.
+ */
 export const FIELD_PROBLEMS = {
-  atLeast: (bound: number | string) => `must be at least ${bound}`,
-  atMost: (bound: number | string) => `must be at most ${bound}`,
   required: 'is required',
   unknown: 'unknown field:',
+  /** A body that is no problem in particular (a schema that refused without an issue). */
+  invalidRequest: 'invalid request',
+  notEmpty: 'must not be empty',
+  /** `what` with its article: "a string", "an integer", "a JSON object". */
+  ofType: (what: string) => `must be ${what}`,
+  oneOf: (values: readonly string[]) => `must be one of ${values.join(', ')}`,
+  atLeast: (bound: number | string) => `must be at least ${bound}`,
+  atMost: (bound: number | string) => `must be at most ${bound}`,
+  atLeastCharacters: (bound: number | string) => `must be at least ${bound} characters`,
+  atMostCharacters: (bound: number | string) => `must be at most ${bound} characters`,
+  email: 'must be a valid email address',
+  httpUrl: 'must be a valid http(s) URL',
+  number: 'must be a number',
+  wholeNumber: 'must be a whole number',
+  positiveInteger: 'must be a positive integer',
+  agentId: 'must be an agent id',
+  holdOnlyWithoutCapture: 'applies only with capture: false',
+  onlyForUsdcWithdrawals: 'is only valid for USDC withdrawals',
+  requiredForUsd: 'is required for USD',
 } as const;
 
 export const REFUSALS = {
