@@ -50,9 +50,13 @@ export function errorBox(message: string | undefined): SafeHtml {
   return html`<div class="error" role="alert"><p><strong>That did not work:</strong> ${message}</p></div>`;
 }
 
-/** A wide table inside its own scrolling region, so the page never scrolls sideways on a phone. */
+/**
+ * A wide table in its own region. On a phone (pages/style.ts) each row is a card, each cell on its
+ * own line after its column's name, so nothing scrolls sideways: every cell carries its column's
+ * name in `data-label`. From 48rem it is the table, which scrolls inside this region if it must.
+ */
 export function tableRegion(label: string, table: SafeHtml): SafeHtml {
-  return html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
+  return html`<div class="table-wrap stack" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
 }
 
 /** A form text as a JSON number literal the API's schemas read (never a float in between); undefined when empty. */
