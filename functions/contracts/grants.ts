@@ -18,6 +18,7 @@ import {
 import { ID_PATTERNS } from '../core/ids';
 import { AmountError, CURRENCIES, type Currency, formatAmount, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import { descriptionProblem } from '../core/text';
+import { FIELD_PROBLEMS } from '../messages/catalogue';
 import { amountLiteral, integerLiteral } from './validation';
 
 const AMOUNT = {
@@ -47,8 +48,8 @@ const termsShape = {
     .pipe(
       z
         .number()
-        .min(MIN_GRANT_TTL_SECONDS, { error: `must be at least ${MIN_GRANT_TTL_SECONDS}` })
-        .max(MAX_GRANT_TTL_SECONDS, { error: `must be at most ${MAX_GRANT_TTL_SECONDS}` }),
+        .min(MIN_GRANT_TTL_SECONDS, { error: FIELD_PROBLEMS.atLeast(MIN_GRANT_TTL_SECONDS) })
+        .max(MAX_GRANT_TTL_SECONDS, { error: FIELD_PROBLEMS.atMost(MAX_GRANT_TTL_SECONDS) }),
     )
     .meta({
       type: 'integer',
@@ -59,7 +60,7 @@ const termsShape = {
     .optional(),
   description: z
     .string()
-    .refine((s) => [...s].length <= 255, { error: 'must be at most 255 characters' })
+    .refine((s) => [...s].length <= 255, { error: FIELD_PROBLEMS.atMostCharacters(255) })
     .superRefine((value, ctx) => {
       const message = descriptionProblem(value);
       if (message) ctx.addIssue({ code: 'custom', message, input: value });
@@ -96,7 +97,7 @@ export const createGrantSchema = z
   .strictObject({
     agentId: z
       .string()
-      .regex(ID_PATTERNS.agent, { error: 'must be an agent id' })
+      .regex(ID_PATTERNS.agent, { error: FIELD_PROBLEMS.agentId })
       .meta({ examples: ['a01jhx3k6v1f8q2n7c9m4p5r6s7'] }),
     ...termsShape,
   })
@@ -111,9 +112,9 @@ export type CreateGrantRequestBody = z.infer<typeof createGrantRequestSchema>;
 export const listGrantsQuerySchema = z.strictObject({
   limit: z
     .string()
-    .regex(/^[1-9]\d{0,8}$/, { error: 'must be a positive integer' })
+    .regex(/^[1-9]\d{0,8}$/, { error: FIELD_PROBLEMS.positiveInteger })
     .transform(Number)
-    .pipe(z.number().max(100, { error: 'must be at most 100' }))
+    .pipe(z.number().max(100, { error: FIELD_PROBLEMS.atMost(100) }))
     .optional()
     .meta({ description: "Page size, 1 to 100; 20 by default, or the cursor's own.", examples: ['20'] }),
   cursor: z.string().max(512).optional().meta({ description: 'The `nextCursor` of the previous page (it carries its limit).' }),

@@ -8,6 +8,7 @@ import { ID_PATTERNS } from '../core/ids';
 import { AmountError, CURRENCIES, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import { descriptionProblem, nameProblem } from '../core/text';
 import { MIN_WITHDRAWAL_UNITS } from '../core/withdrawals';
+import { FIELD_PROBLEMS } from '../messages/catalogue';
 import { amountLiteral, integerLiteral } from './validation';
 
 const codePoints = (s: string) => [...s].length;
@@ -89,7 +90,7 @@ export const createChargeSchema = z
     ...money,
     description: z
       .string()
-      .refine((s) => codePoints(s) <= 255, { error: 'must be at most 255 characters' })
+      .refine((s) => codePoints(s) <= 255, { error: FIELD_PROBLEMS.atMostCharacters(255) })
       .superRefine(rule(descriptionProblem))
       .default('')
       .meta({ description: 'At most 255 characters; no control or bidirectional control characters.', examples: ['forecast for Lisbon'] }),
@@ -98,7 +99,12 @@ export const createChargeSchema = z
         'false: authorize only. The amount is held (PENDING, `pendingReason: "capture"`) until the agent captures all or part of it, releases it, or it expires after `holdSeconds`.',
     }),
     holdSeconds: integerLiteral
-      .pipe(z.number().min(60, { error: 'must be at least 60' }).max(604_800, { error: 'must be at most 604800' }))
+      .pipe(
+        z
+          .number()
+          .min(60, { error: FIELD_PROBLEMS.atLeast(60) })
+          .max(604_800, { error: FIELD_PROBLEMS.atMost(604_800) }),
+      )
       .meta({
         type: 'integer',
         minimum: 60,
@@ -109,7 +115,7 @@ export const createChargeSchema = z
   })
   .superRefine((value, ctx) => {
     if (value.holdSeconds !== undefined && value.capture) {
-      ctx.addIssue({ code: 'custom', path: ['holdSeconds'], message: 'applies only with capture: false', input: value.holdSeconds });
+      ctx.addIssue({ code: 'custom', path: ['holdSeconds'], message: FIELD_PROBLEMS.holdOnlyWithoutCapture, input: value.holdSeconds });
     }
   })
   .transform(inMinorUnits());
@@ -145,12 +151,12 @@ export const updateAgentSchema = z.strictObject({
 
 const positiveInt = z
   .string()
-  .regex(/^[1-9]\d{0,8}$/, { error: 'must be a positive integer' })
+  .regex(/^[1-9]\d{0,8}$/, { error: FIELD_PROBLEMS.positiveInteger })
   .transform(Number);
 
 // No default here: a cursor carries its own limit (contracts/cursor.ts `pageLimit`).
 const limit = positiveInt
-  .pipe(z.number().max(100, { error: 'must be at most 100' }))
+  .pipe(z.number().max(100, { error: FIELD_PROBLEMS.atMost(100) }))
   .optional()
   .meta({ description: "Page size, 1 to 100; 20 by default, or the cursor's own.", examples: ['20'] });
 
@@ -188,9 +194,9 @@ export const withdrawSchema = z
   // A flag that would do nothing is refused, not ignored, so a client never believes it had an effect.
   .refine((body) => !(body.createTokenAccount === true && body.currency !== 'USDC'), {
     path: ['createTokenAccount'],
-    message: 'is only valid for USDC withdrawals',
+    message: FIELD_PROBLEMS.onlyForUsdcWithdrawals,
   })
-  .transform(inMinorUnits({ units: MIN_WITHDRAWAL_UNITS, message: `must be at least ${MIN_WITHDRAWAL_UNITS}` }));
+  .transform(inMinorUnits({ units: MIN_WITHDRAWAL_UNITS, message: FIELD_PROBLEMS.atLeast(MIN_WITHDRAWAL_UNITS) }));
 export type WithdrawRequest = z.infer<typeof withdrawSchema>;
 
 /** Per-currency limits: each an amount of that currency, validated (and converted) like every amount. */
@@ -223,7 +229,12 @@ const rulesShape = {
 export const policySchema = z.strictObject({
   ...rulesShape,
   approvalWindowSeconds: integerLiteral
-    .pipe(z.number().min(60, { error: 'must be at least 60' }).max(604_800, { error: 'must be at most 604800' }))
+    .pipe(
+      z
+        .number()
+        .min(60, { error: FIELD_PROBLEMS.atLeast(60) })
+        .max(604_800, { error: FIELD_PROBLEMS.atMost(604_800) }),
+    )
     .meta({
       type: 'integer',
       minimum: 60,
@@ -233,7 +244,7 @@ export const policySchema = z.strictObject({
     .optional(),
   agents: z
     .record(
-      z.string().regex(ID_PATTERNS.agent, { error: 'must be an agent id' }),
+      z.string().regex(ID_PATTERNS.agent, { error: FIELD_PROBLEMS.agentId }),
       z.strictObject({ ...rulesShape, blocked: z.boolean().optional() }),
     )
     .optional(),
@@ -297,7 +308,7 @@ export const createTopupSchema = z
       return inMinorUnits()({ amount: value.amount, currency: 'USDC' as Currency }, ctx as never) as { currency: 'USDC'; amount: Minor };
     }
     if (value.amount === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['amount'], message: 'is required for USD', input: '' });
+      ctx.addIssue({ code: 'custom', path: ['amount'], message: FIELD_PROBLEMS.requiredForUsd, input: '' });
       return z.NEVER;
     }
     return inMinorUnits()({ amount: value.amount, currency: 'USD' as Currency }, ctx as never) as { currency: 'USD'; amount: Minor };
@@ -329,7 +340,7 @@ export type CreateWebhookRequest = z.infer<typeof createWebhookSchema>;
 
 export const listDeliveriesQuerySchema = z.strictObject({
   limit: positiveInt
-    .pipe(z.number().max(100, { error: 'must be at most 100' }))
+    .pipe(z.number().max(100, { error: FIELD_PROBLEMS.atMost(100) }))
     .optional()
     .meta({ description: 'How many of the most recent attempts, 1 to 100; 50 by default.', examples: ['50'] }),
 });

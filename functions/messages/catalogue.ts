@@ -16,11 +16,71 @@ export interface RefusalEntry {
   readonly retryAfter?: number;
   /** Other headers the answer carries. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** For a refusal about one request field (`aboutField`): the field's path, and the words after it. */
+  readonly field?: string;
+  readonly separator?: string;
+  readonly problem?: (...args: never[]) => string;
 }
+
+/**
+ * A refusal about one request field, worded `<field><separator><problem>` ("url must be an https
+ * URL"). The field and the problem are kept apart, so a page can name the field by its own label
+ * (console/pages/ui.ts) without reading the text.
+ */
+function aboutField<A extends unknown[]>(field: string, problem: (...args: A) => string, separator = ' ') {
+  return { field, separator, problem, text: (...args: A) => `${field}${separator}${problem(...args)}` };
+}
+
+/**
+ * One field's problem as data (contracts/validation.ts makes it from a schema's issue, a refusal
+ * `aboutField` from its entry): the API words it with the field's JSON path and the schema's units
+ * (`describeProblems`), a page with its own labels and units.
+ */
+export interface FieldProblem {
+  /** The field's JSON path joined with dots (`limits.perCharge`); `body` for the request itself. */
+  readonly field: string;
+  /** `required` and `unknown` are worded alike everywhere; a bound may be shown in other units. */
+  readonly kind: 'required' | 'unknown' | 'atLeast' | 'atMost' | 'other';
+  /** The bound of `atLeast` / `atMost`, in the schema's units (seconds, say). */
+  readonly bound?: number;
+  /** The API's words after the field's name ("must be one of USD, USDC"). */
+  readonly words: string;
+  /** Between the field's name and its words: a space, or ": " for a refusal worded so. */
+  readonly separator: string;
+}
+
+/**
+ * The words of a request field's problem, after the field's name: the schemas (contracts/) and
+ * their issues' wording (contracts/validation.ts) say these and no others, and a page words a
+ * bound in its own units with them.
+ */
+export const FIELD_PROBLEMS = {
+  required: 'is required',
+  unknown: 'unknown field:',
+  /** A body that is no problem in particular (a schema that refused without an issue). */
+  invalidRequest: 'invalid request',
+  notEmpty: 'must not be empty',
+  /** `what` with its article: "a string", "an integer", "a JSON object". */
+  ofType: (what: string) => `must be ${what}`,
+  oneOf: (values: readonly string[]) => `must be one of ${values.join(', ')}`,
+  atLeast: (bound: number | string) => `must be at least ${bound}`,
+  atMost: (bound: number | string) => `must be at most ${bound}`,
+  atLeastCharacters: (bound: number | string) => `must be at least ${bound} characters`,
+  atMostCharacters: (bound: number | string) => `must be at most ${bound} characters`,
+  email: 'must be a valid email address',
+  httpUrl: 'must be a valid http(s) URL',
+  number: 'must be a number',
+  wholeNumber: 'must be a whole number',
+  positiveInteger: 'must be a positive integer',
+  agentId: 'must be an agent id',
+  holdOnlyWithoutCapture: 'applies only with capture: false',
+  onlyForUsdcWithdrawals: 'is only valid for USDC withdrawals',
+  requiredForUsd: 'is required for USD',
+} as const;
 
 export const REFUSALS = {
   // --- 400: the request as sent is refused; nothing changed ---
-  /** A request that fails its schema: the text is the first problem (contracts/validation.ts `describeIssues`). */
+  /** A request that fails its schema: the text is the first problem (contracts/validation.ts `describeProblems`), the refusal keeps them all as data. */
   invalidInput: { status: 400, text: (problem: string) => problem },
   invalidJsonBody: { status: 400, text: 'invalid json body' },
   /** An amount literal its currency does not take (core/money.ts AmountError's reason). */
@@ -44,22 +104,25 @@ export const REFUSALS = {
   invalidPaypalAccount: { status: 400, text: 'invalid paypal account' },
   creditPastBalanceLimit: { status: 400, text: 'amount would take the balance past its limit' },
   policyAgentUnknown: { status: 400, text: (agentId: string) => `agents.${agentId} is not a registered agent` },
-  grantAgentNotFound: { status: 400, text: 'agentId: agent not found' },
+  grantAgentNotFound: { status: 400, ...aboutField('agentId', () => 'agent not found', ': ') },
   unknownEventType: {
     status: 400,
-    text: (type: string, owner: string, types: readonly string[]) =>
-      `events: unknown event type "${type}" (${owner} events: ${types.join(', ')})`,
+    ...aboutField(
+      'events',
+      (type: string, owner: string, types: readonly string[]) => `unknown event type "${type}" (${owner} events: ${types.join(', ')})`,
+      ': ',
+    ),
   },
   /** A webhook endpoint URL's shape (core/webhooks.ts webhookUrlProblem). */
-  webhookUrlTooLong: { status: 400, text: (max: number) => `url must be at most ${max} characters` },
-  webhookUrlInvalid: { status: 400, text: 'url must be a valid https URL' },
-  webhookUrlNotHttps: { status: 400, text: 'url must be an https URL' },
+  webhookUrlTooLong: { status: 400, ...aboutField('url', (max: number) => `must be at most ${max} characters`) },
+  webhookUrlInvalid: { status: 400, ...aboutField('url', () => 'must be a valid https URL') },
+  webhookUrlNotHttps: { status: 400, ...aboutField('url', () => 'must be an https URL') },
   /** Where the stage allows loopback endpoints (local runs). */
-  webhookUrlNotHttpsOrLoopback: { status: 400, text: 'url must be an https URL (or http://127.0.0.1 locally)' },
-  webhookUrlCredentials: { status: 400, text: 'url must not contain credentials' },
-  webhookUrlFragment: { status: 400, text: 'url must not contain a fragment' },
-  urlHostUnresolved: { status: 400, text: 'url host does not resolve' },
-  urlNotPublic: { status: 400, text: 'url must resolve to a public address' },
+  webhookUrlNotHttpsOrLoopback: { status: 400, ...aboutField('url', () => 'must be an https URL (or http://127.0.0.1 locally)') },
+  webhookUrlCredentials: { status: 400, ...aboutField('url', () => 'must not contain credentials') },
+  webhookUrlFragment: { status: 400, ...aboutField('url', () => 'must not contain a fragment') },
+  urlHostUnresolved: { status: 400, ...aboutField('url', () => 'host does not resolve') },
+  urlNotPublic: { status: 400, ...aboutField('url', () => 'must resolve to a public address') },
   invalidWebhookSignature: { status: 400, text: 'invalid webhook signature' },
   paypalHeaderMissing: { status: 400, text: (header: string) => `missing ${header} header` },
   paypalTransmissionIdInvalid: { status: 400, text: 'invalid paypal-transmission-id header' },

@@ -1,9 +1,9 @@
-import { parse } from 'lossless-json';
+import { LosslessNumber, parse } from 'lossless-json';
 import type { ApiRequest } from '../../functions/contracts/api';
-import { createChargeSchema, listChargesQuerySchema, registerAgentSchema } from '../../functions/contracts/request.schemas';
-import { validate } from '../../functions/contracts/validation';
+import { createChargeSchema, listChargesQuerySchema, policySchema, registerAgentSchema } from '../../functions/contracts/request.schemas';
+import { describeProblems, validate } from '../../functions/contracts/validation';
 import { parseJsonBody } from '../../functions/http/body';
-import { isRefusal } from '../../functions/messages/refusal';
+import { isRefusal, type Refusal, refuse } from '../../functions/messages/refusal';
 
 const req = (body: string | undefined): ApiRequest => ({
   method: 'POST',
@@ -100,6 +100,48 @@ describe('request validation', () => {
     [{ sort: 'asc' }, 'unknown field: sort'],
   ])('list query %j → %s', (query, expected) => {
     expect(message(() => validate(listChargesQuerySchema, query))).toBe(expected);
+  });
+
+  const refusalOf = (fn: () => unknown): Refusal => {
+    try {
+      fn();
+    } catch (error) {
+      if (isRefusal(error)) return error;
+      throw error;
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it("keeps a refused input's problems as data, which word the text and can be worded with other labels and units", () => {
+    const refused = refusalOf(() => validate(policySchema, { approvalWindowSeconds: new LosslessNumber('30') }));
+    expect(refused.problems).toEqual([
+      { field: 'approvalWindowSeconds', kind: 'atLeast', bound: 60, words: 'must be at least 60', separator: ' ' },
+    ]);
+    expect(describeProblems(refused.problems)).toBe(refused.message);
+    const minutes = { label: () => 'Window (minutes)', bound: (_field: string, seconds: number) => seconds / 60 };
+    expect(describeProblems(refused.problems, minutes)).toBe('Window (minutes) must be at least 1');
+  });
+
+  it('words unknown and missing fields from their problems, with labels where given', () => {
+    const refused = refusalOf(() => parseJsonBody(req('{"amont":1,"curency":"USD"}'), createChargeSchema));
+    expect(refused.problems.map((p) => [p.field, p.kind])).toEqual([
+      ['amount', 'required'],
+      ['currency', 'required'],
+      ['amont', 'unknown'],
+      ['curency', 'unknown'],
+    ]);
+    const labels: Record<string, string> = { amount: 'Amount', currency: 'Currency' };
+    expect(describeProblems(refused.problems, { label: (f) => labels[f] })).toBe(
+      'unknown field: amont, curency; Amount is required; Currency is required',
+    );
+  });
+
+  it('names the field of a refusal about one field as data, and none for others', () => {
+    expect(refuse('grantAgentNotFound').problems).toEqual([{ field: 'agentId', kind: 'other', words: 'agent not found', separator: ': ' }]);
+    expect(describeProblems(refuse('webhookUrlTooLong', 2048).problems, { label: () => 'Endpoint URL' })).toBe(
+      'Endpoint URL must be at most 2048 characters',
+    );
+    expect(refuse('insufficientBalance').problems).toEqual([]);
   });
 
   it('lossless parse keeps digits a float would lose', () => {

@@ -148,19 +148,19 @@ function chargeTable(charges: readonly ChargeView[], session: ConsoleSession): S
   const rows = charges.map((c) => {
     const refunded = String(c.refundedAmount);
     return html`<tr>
-<td>${when(c.createdAt, session)}</td>
-<td><a href="${ACTIVITY}?agent=${c.agent.id}">${agentLabel(c.agent)}</a></td>
-<td class="wrap">${c.description}</td>
-<td class="num">${money(c.amount, c.currency)}</td>
-<td>${statusCell(c)}</td>
-<td class="mono">${c.grantId ?? html`<span class="muted">account key</span>`}</td>
-<td class="num">${Number(refunded) > 0 ? money(refunded, c.currency) : html`<span class="muted">—</span>`}</td>
+<td data-label="Date">${when(c.createdAt, session)}</td>
+<td data-label="Agent"><a href="${ACTIVITY}?agent=${c.agent.id}">${agentLabel(c.agent)}</a></td>
+<td data-label="Description" class="wrap">${c.description}</td>
+<td data-label="Amount" class="num">${money(c.amount, c.currency)}</td>
+<td data-label="Status">${statusCell(c)}</td>
+<td data-label="Grant" class="${c.grantId ? 'mono' : ''}">${c.grantId ?? html`<span class="muted">account key</span>`}</td>
+<td data-label="Refunded" class="num">${Number(refunded) > 0 ? money(refunded, c.currency) : html`<span class="muted">—</span>`}</td>
 </tr>`;
   });
   return html`${tableRegion(
     'Charges',
     html`<table>
-<thead><tr><th scope="col">Date</th><th scope="col">Agent</th><th scope="col">Description</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Grant</th><th scope="col">Refunded</th></tr></thead>
+<thead><tr><th scope="col">Date</th><th scope="col">Agent</th><th scope="col">Description</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Grant</th><th scope="col" class="num">Refunded</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`,
   )}${zoneNote(session)}`;

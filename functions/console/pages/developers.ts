@@ -213,12 +213,12 @@ const deliveriesPage: ConsolePage = async (session, req) => {
   if (!webhook) return endpointNotFound();
   const rows = deliveries.map(
     (d) => html`<tr>
-<td>${when(d.createdAt, session)}</td>
-<td class="mono">${d.type}</td>
-<td>${d.attempt}</td>
-<td><span class="status status-${d.status === 'succeeded' ? 'success' : d.status === 'dead' ? 'failed' : 'pending'}">${d.status}</span></td>
-<td>${d.statusCode ?? '—'}</td>
-<td class="wrap">${d.error ?? ''}${d.nextAttemptAt ? html` <span class="muted">(next try ${when(d.nextAttemptAt, session)})</span>` : html``}</td>
+<td data-label="Time">${when(d.createdAt, session)}</td>
+<td data-label="Event" class="mono">${d.type}</td>
+<td data-label="Attempt">${d.attempt}</td>
+<td data-label="Result"><span class="status status-${d.status === 'succeeded' ? 'success' : d.status === 'dead' ? 'failed' : 'pending'}">${d.status}</span></td>
+<td data-label="HTTP status">${d.statusCode ?? '—'}</td>
+<td data-label="Error" class="wrap">${d.error ?? ''}${d.nextAttemptAt ? html` <span class="muted">(next try ${when(d.nextAttemptAt, session)})</span>` : html``}</td>
 </tr>`,
   );
   return page(

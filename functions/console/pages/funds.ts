@@ -73,17 +73,17 @@ ${errorBox(mine?.message)}
 function topupTable(topups: TopupView[], session: ConsoleSession): SafeHtml {
   const rows = topups.map(
     (t) => html`<tr>
-<td>${when(t.createdAt, session)}</td>
-<td>${t.currency === 'USDC' ? 'USDC (Solana)' : 'USD (PayPal)'}</td>
-<td class="num">${t.amount === null ? 'any amount' : money(t.amount, t.currency)}</td>
-<td><span class="status status-${t.status.toLowerCase()}">${statusText(t)}</span></td>
-<td><a href="${FUNDS}/topups/${t.id}">${t.status === 'PENDING' ? 'Pay' : 'Details'}<span class="visually-hidden"> top-up ${t.id}</span></a></td>
+<td data-label="Created">${when(t.createdAt, session)}</td>
+<td data-label="Method">${t.currency === 'USDC' ? 'USDC (Solana)' : 'USD (PayPal)'}</td>
+<td data-label="Amount" class="num">${t.amount === null ? 'any amount' : money(t.amount, t.currency)}</td>
+<td data-label="Status"><span class="status status-${t.status.toLowerCase()}">${statusText(t)}</span></td>
+<td class="action"><a href="${FUNDS}/topups/${t.id}">${t.status === 'PENDING' ? 'Pay' : 'Details'}<span class="visually-hidden"> top-up ${t.id}</span></a></td>
 </tr>`,
   );
   return html`${tableRegion(
     'Your top-ups',
     html`<table>
-<thead><tr><th scope="col">Created</th><th scope="col">Method</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Created</th><th scope="col">Method</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`,
   )}${zoneNote(session)}`;

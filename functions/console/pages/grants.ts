@@ -24,7 +24,7 @@ const GRANTS = '/console/grants';
 const PAGE_SIZE = 50;
 const DAY_SECONDS = 86_400;
 
-/** The API's field paths, as the form labels them (longest first: relabel takes the first match). */
+/** The API's field paths, as the form labels them. */
 const LABELS = {
   'limits.perCharge': 'Per charge',
   'limits.daily': 'Daily',
@@ -193,17 +193,13 @@ const createGrant: ConsolePage = async (session, req) => {
     if (done.replayed) return alreadyCreated(session, done.stored.grantId);
     return shownOnce(done.value.grant, done.value.key);
   } catch (error) {
-    const { status, message } = refusal(error, LABELS);
-    return render(session, undefined, { status, message: inDays(message), form });
+    const { status, message } = refusal(error, LABELS, inDays);
+    return render(session, undefined, { status, message, form });
   }
 };
 
-/** "ttlSeconds must be at most 31536000" reads as days on this form. */
-function inDays(message: string): string {
-  return message.replace(/must be at (least|most) (\d+)$/, (all, which: string, seconds: string) =>
-    message.startsWith(LABELS.ttlSeconds) ? `must be at ${which} ${Math.max(1, Math.floor(Number(seconds) / DAY_SECONDS))}` : all,
-  );
-}
+/** The API bounds a grant's life in seconds; the form speaks in whole days (at least 1). */
+const inDays = (field: string, seconds: number) => (field === 'ttlSeconds' ? Math.max(1, Math.floor(seconds / DAY_SECONDS)) : undefined);
 
 /**
  * The list from a POST's answer (which the browser shows at /console/grants): a bare `#id` there

@@ -151,12 +151,8 @@ function policyFromForm(form: Readonly<Record<string, string>>, current: PolicyJ
   return next;
 }
 
-/** The API's message for the window speaks in seconds; the form in minutes. */
-function windowInMinutes(message: string): string {
-  return message.replace(/^Approval window \(minutes\) must be at (least|most) (\d+)$/, (_all, which: string, seconds: string) => {
-    return `Approval window (minutes) must be at ${which} ${Number(seconds) / 60}`;
-  });
-}
+/** The API bounds the window in seconds; the form speaks in minutes. */
+const inMinutes = (field: string, seconds: number) => (field === 'approvalWindowSeconds' ? seconds / 60 : undefined);
 
 /** POST /console/limits (`Save limits`): the whole policy replaced, as PUT /api/v1/users/me/policy does. */
 const saveLimits: ConsolePage = async (session, req) => {
@@ -165,8 +161,8 @@ const saveLimits: ConsolePage = async (session, req) => {
     const request = validate(policySchema, policyFromForm(req.form, current));
     await setPolicy(session.userId, request);
   } catch (error) {
-    const { status, message } = refusal(error, LABELS);
-    return render(session, req.baseUrl, undefined, { status, message: windowInMinutes(message), form: req.form });
+    const { status, message } = refusal(error, LABELS, inMinutes);
+    return render(session, req.baseUrl, undefined, { status, message, form: req.form });
   }
   return { kind: 'redirect', location: `${LIMITS}?done=saved` };
 };

@@ -5,6 +5,7 @@
  */
 import { LosslessNumber } from 'lossless-json';
 import { renderRefusal } from '../../contracts/outcome';
+import { describeProblems, type Wording } from '../../contracts/validation';
 import { newRecordId } from '../../core/ids';
 import type { Currency } from '../../core/money';
 import { isRefusal, refuse } from '../../messages/refusal';
@@ -49,9 +50,13 @@ export function errorBox(message: string | undefined): SafeHtml {
   return html`<div class="error" role="alert"><p><strong>That did not work:</strong> ${message}</p></div>`;
 }
 
-/** A wide table inside its own scrolling region, so the page never scrolls sideways on a phone. */
+/**
+ * A wide table in its own region. On a phone (pages/style.ts) each row is a card, each cell on its
+ * own line after its column's name, so nothing scrolls sideways: every cell carries its column's
+ * name in `data-label`. From 48rem it is the table, which scrolls inside this region if it must.
+ */
 export function tableRegion(label: string, table: SafeHtml): SafeHtml {
-  return html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
+  return html`<div class="table-wrap stack" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
 }
 
 /** A form text as a JSON number literal the API's schemas read (never a float in between); undefined when empty. */
@@ -74,23 +79,23 @@ export function wholeField(form: Readonly<Record<string, string>>, name: string,
 /**
  * The public message and status of a refusal a use case threw (an ApiError's message is public by
  * construction, a 503 "payment provider unavailable, retry later" included); anything else is a
- * bug and propagates to the framework's 500.
+ * bug and propagates to the framework's 500. A refusal about the request's fields is worded from
+ * its problems, with the page's labels for the API's field paths ("Per charge" for
+ * `limits.perCharge`) and its units for bounds (`wording.bound`); the text is never read.
  */
-export function refusal(error: unknown, labels: Readonly<Record<string, string>> = {}): { status: number; message: string } {
+export function refusal(
+  error: unknown,
+  labels: Readonly<Record<string, string>> = {},
+  bound?: Wording['bound'],
+): { status: number; message: string } {
   if (!isRefusal(error)) throw error;
   const { status, text } = renderRefusal(error);
-  return { status, message: relabel(text, labels) };
-}
-
-/**
- * The API names fields by their JSON path ("limits.perCharge must be greater than 0"); a person
- * knows them by their label ("Per charge must be greater than 0").
- */
-export function relabel(message: string, labels: Readonly<Record<string, string>>): string {
-  for (const [field, label] of Object.entries(labels)) {
-    if (message.startsWith(`${field} `) || message.startsWith(`${field}:`)) return `${label}${message.slice(field.length)}`;
-  }
-  return message;
+  const { problems } = error;
+  if (problems.length === 0) return { status, message: text };
+  return {
+    status,
+    message: describeProblems(problems, { label: (field) => (Object.hasOwn(labels, field) ? labels[field] : undefined), bound }),
+  };
 }
 
 /** A page answer. */

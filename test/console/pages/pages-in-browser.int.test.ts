@@ -1,16 +1,17 @@
 /**
- * The pages in a real browser (the packaged Chromium), before the framework's layout exists on this
- * branch: each page's markup inside a stand-in shell (the approval page's stylesheet, these pages'
- * PAGES_CSS, a navigation with the exact labels) at 375 px — no sideways scroll, no `serious` or
- * `critical` axe-core violation — and at 1280 px. Screenshots go to $CONSOLE_SCREENSHOTS when set.
- * The framework's browser suite runs the same checks on the real layout.
+ * The pages in a real browser (the packaged Chromium), each page's markup in the console's own
+ * layout and stylesheet, at 375 px — no sideways scroll, of the page or inside a table's box (a
+ * table's rows are cards there), no `serious` or `critical` axe-core violation — and at 1280 px,
+ * where a table is a table. Screenshots go to $CONSOLE_SCREENSHOTS when set.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { CONSOLE_NAV, type ConsoleResult } from '../../../functions/console/page';
-import { PAGES_CSS } from '../../../functions/console/pages';
-import { escapeHtml, PAGE_STYLE } from '../../../functions/pages/html';
+import { consoleDocument } from '../../../functions/console/layout';
+import type { ConsoleResult } from '../../../functions/console/page';
+import { CONSOLE_CSS, CONSOLE_CSS_PATH } from '../../../functions/console/style';
+import { captureCharge, refundCharge } from '../../../functions/use-cases/lifecycle';
 import { launchBrowser } from '../../support/browser';
 import { bodyOf, charge, consolePagesEnv, credit, get, newAgent, newPayer, onceKeyOf, type Payer, post } from './support';
 
@@ -34,26 +35,36 @@ afterAll(async () => {
 
 function shell(result: ConsoleResult): string {
   if (result.kind !== 'page') throw new Error(`expected a page, got ${result.kind}`);
-  const nav = CONSOLE_NAV.map(
-    (n) => `<a href="${n.path}"${n.name === result.nav ? ' aria-current="page"' : ''}>${escapeHtml(n.label)}</a>`,
-  ).join(' ');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(result.title)}</title><style>${PAGE_STYLE}${PAGES_CSS}</style></head>
-<body><header><nav aria-label="Console">${nav} <form method="post" action="/console/logout"><button type="submit">Sign out</button></form></nav></header>
-<main><h1>${escapeHtml(result.title)}</h1>${bodyOf(result)}</main></body></html>`;
+  return consoleDocument({ title: result.title, body: result.body, signedIn: { csrfToken: 'csrf', nav: result.nav } });
 }
+
+/** Tables whose own box scrolls sideways (its content wider than it), and tables not shown as tables. */
+const TABLES = `Array.from(document.querySelectorAll('.table-wrap')).map((box) => ({
+  scrolls: box.scrollWidth > box.clientWidth,
+  table: getComputedStyle(box.querySelector('table')).display === 'table',
+}))`;
 
 async function check(name: string, result: ConsoleResult) {
   const markup = shell(result);
-  const out: { width: number; violations: string[] } = { width: 0, violations: [] };
+  const out: { width: number; violations: string[]; tables: string[] } = { width: 0, violations: [], tables: [] };
   // One context and page for the whole run: the packaged Chromium runs single-process, and closing
   // its last context ends it.
   const page = await tab();
   await page.unrouteAll();
-  await page.route('http://console.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: markup }));
+  await page.route('http://console.test/**', (route) =>
+    route.request().url().endsWith(CONSOLE_CSS_PATH)
+      ? route.fulfill({ status: 200, contentType: 'text/css', body: CONSOLE_CSS })
+      : route.fulfill({ status: 200, contentType: 'text/html', body: markup }),
+  );
   for (const width of [375, 1280]) {
     await page.setViewportSize({ width, height: 900 });
     await page.goto('http://console.test/page');
+    const tables = (await page.evaluate(TABLES)) as { scrolls: boolean; table: boolean }[];
+    for (const [i, t] of tables.entries()) {
+      if (t.scrolls) out.tables.push(`table ${i + 1} scrolls sideways at ${width} px`);
+      // A phone shows each row as a card; a desk shows the table.
+      if (t.table !== (width === 1280)) out.tables.push(`table ${i + 1} ${t.table ? 'is' : 'is not'} a table at ${width} px`);
+    }
     if (width === 375) {
       // Strings, not functions: this project's TypeScript has no DOM types (the code runs in the page).
       out.width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
@@ -70,6 +81,9 @@ async function check(name: string, result: ConsoleResult) {
   return out;
 }
 
+/** A charge's id from its answer (a stored answer comes back as its raw JSON). */
+const idOf = (result: { body?: unknown; rawBody?: string }) => ((result.body ?? JSON.parse(result.rawBody ?? '{}')) as { id: string }).id;
+
 async function busyPayer(): Promise<Payer> {
   const payer = await newPayer('America/New_York');
   await credit(payer, '100', 'USD');
@@ -77,6 +91,19 @@ async function busyPayer(): Promise<Payer> {
   const other = await newAgent('Travel Agent');
   for (let i = 0; i < 3; i++) await charge(agent, payer, '1.25', 'USD', `forecast for city number ${i} with some more words`);
   await charge(other, payer, '500', 'USD', 'flight booking');
+  const ref = { id: agent.id, keyHash: agent.keyHash, name: agent.name };
+  const paid = await charge(
+    agent,
+    payer,
+    '12.50',
+    'USD',
+    'A very long description: seven-day forecasts for Lisbon, Porto, Faro and Coimbra, hourly, with the wind and the tides',
+  );
+  const refunded = await refundCharge({ agent: ref, chargeId: idOf(paid), idempotencyKey: randomUUID(), amount: '4.50' });
+  const held = await charge(agent, payer, '3', 'USD', 'held until the booking is confirmed', { capture: false });
+  const captured = await charge(agent, payer, '2', 'USD', 'captured hold', { capture: false });
+  const capture = await captureCharge({ agent: ref, chargeId: idOf(captured), idempotencyKey: randomUUID(), amount: '1.50' });
+  expect([refunded.statusCode, held.statusCode, capture.statusCode]).toEqual([200, 201, 200]);
   await post(payer, '/console/grants', {
     agentId: agent.id,
     currency: 'USD',
@@ -90,10 +117,12 @@ async function busyPayer(): Promise<Payer> {
   });
   await post(payer, `/console/limits/agents/${other.id}/block`, {});
   await post(payer, '/console/limits', { 'perCharge.USD': '50', 'daily.USD': '200', approvalWindowMinutes: '15' });
-  await post(payer, '/console/funds/usdc', {
-    amount: '25',
-    idempotencyKey: onceKeyOf(bodyOf(await get(payer, '/console/funds')), '/console/funds/usdc'),
-  });
+  for (const amount of ['25', '1000.50']) {
+    await post(payer, '/console/funds/usdc', {
+      amount,
+      idempotencyKey: onceKeyOf(bodyOf(await get(payer, '/console/funds')), '/console/funds/usdc'),
+    });
+  }
   await post(payer, '/console/developers/webhooks', {
     url: 'http://127.0.0.1:9/hooks/payments/with/a/long/path',
     idempotencyKey: onceKeyOf(bodyOf(await get(payer, '/console/developers')), '/console/developers/webhooks'),
@@ -131,9 +160,9 @@ describe('the pages at 375 px and 1280 px', () => {
 
     const problems: string[] = [];
     for (const [name, result] of pages) {
-      const { width, violations } = await check(name, result);
+      const { width, violations, tables } = await check(name, result);
       if (width > 375) problems.push(`${name}: scrollWidth ${width} at 375 px`);
-      for (const v of violations) problems.push(`${name}: ${v}`);
+      for (const v of [...violations, ...tables]) problems.push(`${name}: ${v}`);
     }
     expect(problems).toEqual([]);
   }, 300_000);

@@ -91,8 +91,10 @@ export async function charge(
   amount: string,
   currency: 'USD' | 'USDC',
   description: string,
+  options: { capture?: boolean } = {},
 ) {
   return createCharge({
+    ...options,
     agent,
     userId: payer.userId,
     userKeyHash: hashKey(payer.userKey),
