@@ -55,13 +55,8 @@ export async function commitSettlement(
   now: Date,
   events: readonly OutboxEvent[] = [],
 ): Promise<void> {
-  // A capture credits a shard, which carries the kill switch; a release credits none: the agent item's.
-  const capture = settlement.kind === 'capture';
-  await settlePending(pendingOf(charge), settlement, now, {
-    extra: capture ? [idempotencyPut(idem, now)] : [idempotencyPut(idem, now), agentEnabledCheck(agentKeyHash)],
-    ...(capture ? { killSwitch: agentKeyHash } : {}),
-    events,
-  });
+  // A capture's credited shard carries the key's kill switch; a release credits none: the agent item's (store/settlement-items.ts).
+  await settlePending(pendingOf(charge), settlement, now, { agent: { keyHash: agentKeyHash, idem }, events });
 }
 
 /** A charge and its agent's balance shards, as read together. */

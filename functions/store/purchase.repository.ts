@@ -13,7 +13,8 @@ import { randomShard, shardEnabledCheck } from './balance.repository';
 import { type PendingCharge, pendingChargeKey } from './charge-pending.repository';
 import { toCharge } from './charge-read.repository';
 import { db } from './client';
-import { assumeGrantCounted, grantInactiveError, grantSettleItem } from './grant-charge';
+import { grantInactiveError } from './grant-charge';
+import { assumeGrantCounted, grantSettleItem } from './settlement-items';
 import { GSI1, INDEX_PARTITIONS, keys, TTL_ATTRIBUTE } from './table';
 import { named, type TransactEntry, transactWrite } from './transact';
 

@@ -13,72 +13,28 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { config } from '../../functions/config';
 import { newGrant } from '../../functions/core/grants';
 import { newGrantId, newUserId } from '../../functions/core/ids';
 import type { Currency } from '../../functions/core/money';
 import type { SpendingPolicy } from '../../functions/core/policy';
 import type { PurchaseTerms } from '../../functions/core/purchases';
-import { db } from '../../functions/store/client';
 import type { GrantKeyTerms } from '../../functions/store/credentials.repository';
 import { createGrant } from '../../functions/store/grant.repository';
 import type { TransactItem } from '../../functions/store/transact';
 import { createUser, creditUser, replacePolicy } from '../../functions/store/user.repository';
 import { type CreateChargeInput, createCharge } from '../../functions/use-cases/charges';
 import { testAgent } from '../support/agents';
+import { normalised, recordTransactions } from '../support/golden-transactions';
 import { createTestTable } from '../support/table';
-import { plainTransactItem } from '../support/transact-items';
 
 const GOLDEN = path.join(__dirname, 'charge-transaction.golden.json');
 const RECORD = process.env.RECORD_GOLDEN === '1';
 
-let sent: TransactItem[][] | undefined;
+let recorder: ReturnType<typeof recordTransactions>;
 beforeAll(async () => {
   await createTestTable();
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (sent && /TransactWrite/.test(context.commandName ?? '')) {
-        sent.push(structuredClone((args.input as { TransactItems: TransactItem[] }).TransactItems).map(plainTransactItem));
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'captureChargeTransactions' },
-  );
+  recorder = recordTransactions('captureChargeTransactions');
 });
-
-const ULID = '[0-9a-hjkmnp-tv-z]{26}';
-
-/**
- * What varies from run to run, as placeholders. Each ULID (every id is a prefix and one or two of
- * them: core/ids.ts) is numbered by first appearance, so an id two items share stays shared; the
- * shards (random for the balance, derived from the id for the charge partition and the expiry
- * queue) and the table's name are not the items' meaning.
- */
-function normalised(transactions: unknown): unknown {
-  const ids = new Map<string, string>();
-  const id = (ulid: string) => {
-    if (!ids.has(ulid)) ids.set(ulid, `<id${ids.size + 1}>`);
-    return ids.get(ulid) as string;
-  };
-  const text = JSON.stringify(transactions)
-    .replaceAll(config().TABLE_NAME, '<table>')
-    // The idempotency record's fingerprint (a SHA-256 of the request, which holds the ids).
-    .replace(/(?<![0-9a-z])[0-9a-f]{64}(?![0-9a-z])/g, '<sha256>')
-    .replace(
-      new RegExp(`(?<![0-9a-z_])(c|xp)(${ULID})a(${ULID})(?![0-9a-z])`, 'g'),
-      (_, kind: string, c: string, a: string) => `${kind}${id(c)}a${id(a)}`,
-    )
-    .replace(new RegExp(`(?<![0-9a-z_])(a|u|g|evt_)(${ULID})(?![0-9a-z])`, 'g'), (_, kind: string, u: string) => `${kind}${id(u)}`)
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>')
-    .replace(/\d{4}-\d{2}-\d{2}/g, '<day>')
-    .replace(/\d{4}-\d{2}(?=[\\"])/g, '<month>')
-    .replace(/((?:AGENTBAL|CHARGES)#[^"#]+#)\d+/g, '$1<shard>')
-    .replace(/PENDING_EXPIRY#\d+/g, 'PENDING_EXPIRY#<shard>')
-    .replace(/([:,[])1\d{9}(?=[,}\]])/g, '$1"<epoch>"');
-  const left = text.match(new RegExp(`(?<![0-9A-Za-z_])[a-z]{0,2}${ULID}`, 'g'));
-  if (left) throw new Error(`an id the normalisation missed: ${left[0]}`);
-  return JSON.parse(text);
-}
 
 async function payer(balances: Partial<Record<Currency, number>>, policy?: SpendingPolicy): Promise<string> {
   const id = newUserId();
@@ -121,7 +77,7 @@ async function charge(
   userId: string,
   request: Partial<CreateChargeInput> & { amount: number },
 ): Promise<{ status: number; transactions: TransactItem[][] }> {
-  sent = [];
+  recorder.take();
   const result = await createCharge({
     agent: { id: agentId, keyHash: `test-key-hash-${agentId}`, name: 'bot' },
     userId,
@@ -132,8 +88,7 @@ async function charge(
     description: `pinned ${seq}`,
     ...request,
   }).catch((error: { status?: number; statusCode?: number }) => ({ statusCode: error.status ?? error.statusCode ?? 500 }));
-  const transactions = sent;
-  sent = undefined;
+  const transactions = recorder.take();
   return { status: result.statusCode, transactions };
 }
 
