@@ -80,6 +80,8 @@ import {
   x402PaymentListSchema,
   x402SettingsSchema,
 } from '../../contracts/x402';
+import { REGISTRATION_MESSAGE } from '../../core/agents';
+import { MAX_PAGE_DEPTH } from '../../core/charges';
 import { AGENT_EVENT_TYPES, USER_EVENT_TYPES } from '../../core/events';
 import { MAX_ACTIVE_GRANTS } from '../../core/grants';
 import { AmountError, type Currency, parseAmount, unitsToMinor } from '../../core/money';
@@ -88,12 +90,9 @@ import { MAX_OPEN_TOPUPS } from '../../core/topups';
 import { MAX_WEBHOOKS_PER_OWNER } from '../../core/webhooks';
 import { X402_VERSION } from '../../core/x402';
 import { refusalText as msg } from '../../messages/catalogue';
+import { AUTH_MESSAGES } from '../../messages/credentials';
 import { isRefusal } from '../../messages/refusal';
 import { type DocumentedRouteName, MCP_TOOL_NAMES } from '../../registry/routes';
-import { REGISTRATION_MESSAGE } from '../../use-cases/agents';
-import { AUTH_MESSAGES } from '../../use-cases/auth';
-import { MAX_PAGE_DEPTH } from '../../use-cases/charges';
-import { X402_AUTH_MESSAGE } from '../x402-request';
 
 /**
  * A refused input's message, made by the very schema the handler validates with (contracts/validation.ts
@@ -647,7 +646,7 @@ const X402_REQUEST_EXAMPLE = {
   },
   paymentRequirements: X402_REQUIREMENTS,
 };
-const X402_401 = errors('The agent key (x-agent-key or Authorization: Bearer) is missing, unknown or disabled.', [msg(X402_AUTH_MESSAGE)]);
+const X402_401 = errors('The agent key (x-agent-key or Authorization: Bearer) is missing, unknown or disabled.', [msg(AUTH_MESSAGES.x402)]);
 const X402_400 = errors('Not an x402 v2 request body (a missing or malformed field).', [
   msg('invalidJsonBody'),
   invalid(facilitatorRequestSchema, { x402Version: 2, paymentRequirements: X402_REQUIREMENTS }),
