@@ -169,15 +169,6 @@ type RouteEntry = (typeof ROUTE_TABLE)[number] | typeof MCP_ROUTE | (typeof LAST
 /** The name of a route of the registry: what every per-route table is keyed by. */
 export type RouteName = RouteEntry['name'];
 
-/** The routes whose path is `$default` (what no operation of the document describes). */
-type DefaultRouteName = Extract<RouteEntry, { path: '$default' }>['name'];
-
-/** The console's routes: pages for people, not operations of the document. */
-type PageRouteName = Extract<RouteEntry, { pages: true }>['name'];
-
-/** The routes the OpenAPI document describes: every one but the `$default` catch-all and the console's pages. */
-export type DocumentedRouteName = Exclude<RouteName, DefaultRouteName | PageRouteName>;
-
 /** A route as its function is deployed: the operator's read folded into its grant. */
 const deployed = (route: RouteSpec<RouteName>): RouteSpec<RouteName> =>
   route.operatorTable ? { ...route, table: combine(route.table, route.operatorTable) } : route;
