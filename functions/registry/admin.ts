@@ -52,7 +52,9 @@ import { RELEASE_OPEN_CHARGES } from './tables';
 
 /** The operator's routes: x-admin-key, or SigV4 where the stage authorizes them with IAM (docs/operating/runbooks.md, "Admin access"). */
 const ADMIN: OperationDoc['security'] = [['adminKey'], ['adminSigV4']];
+
 const ADMIN_401 = errors('The admin key is wrong (where the stage takes the admin key).', [msg(AUTH_MESSAGES.admin)]);
+
 // --- The operator and a disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md) ---
 const EXAMPLE_HELD_PAYOUT = {
   ...EXAMPLE_PAYOUT,
@@ -61,13 +63,16 @@ const EXAMPLE_HELD_PAYOUT = {
   txHash: null,
   processedAt: null,
 };
+
 const EXAMPLE_CANCELLED_PAYOUT = {
   ...EXAMPLE_HELD_PAYOUT,
   status: 'FAILED',
   processedAt: '2026-01-15T11:00:00.000Z',
   failureReason: 'cancelled by operator',
 };
+
 const PAYOUT_404 = errors('No such payout of this agent (or no such agent).', [msg('payoutNotFound')]);
+
 /** The operator's hand on a disabled agent's money: held payouts (release, cancel) and refunds of its charges. */
 const OPERATOR_MONEY_ROUTES = [
   {

@@ -55,6 +55,7 @@ import { BALANCE, CAPTURE, CHARGE, LIST_CHARGES, LIST_WITHDRAWALS, REFUND, RELEA
 
 /** A valid charge body, for the examples of one field's problem. */
 const CHARGE_BODY = { amount: num('1.5'), currency: 'USD' };
+
 const EXAMPLE_PENDING = {
   ...EXAMPLE_CHARGE,
   amount: 15,
@@ -63,6 +64,7 @@ const EXAMPLE_PENDING = {
   expiresAt: '2026-01-15T09:45:00.000Z',
   approvalUrl: 'https://api.example.com/approve/c01jhx3k6v1f8q2n7c9m4p5r6s7.Zm9yIGV4YW1wbGUgb25seSwgbm90IGEgcmVhbCB0b2tlbg',
 };
+
 // --- The charge lifecycle (docs/lifecycle.md) ---
 const EXAMPLE_HOLD = {
   ...EXAMPLE_CHARGE,
@@ -73,11 +75,15 @@ const EXAMPLE_HOLD = {
   expiresAt: '2026-01-15T10:30:00.000Z',
   authorizedAmount: 1,
 };
+
 const EXAMPLE_CAPTURED = { ...EXAMPLE_HOLD, amount: 0.37, status: 'SUCCESS', pendingReason: null };
+
 const EXAMPLE_RELEASED = { ...EXAMPLE_HOLD, status: 'FAILED', pendingReason: null, failureReason: 'released by agent' };
+
 const LIFECYCLE_401 = errors('The agent key is unknown, disabled or rotated (checked inside the transaction: at once).', [
   msg(AUTH_MESSAGES.lifecycle),
 ]);
+
 const LIFECYCLE_404 = errors("No such charge, or another agent's.", [msg('chargeNotFound')]);
 
 /** The agent's API: registration, charges and their lifecycle, its balance and withdrawals, its key. */

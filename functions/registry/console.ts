@@ -31,6 +31,7 @@ const CONSOLE_FRAMEWORK = combine(
   APPROVE,
   DECLINE,
 );
+
 /** What the console's pages over money and settings (functions/console/pages) call: the user API's use cases. */
 const CONSOLE_PAGES = combine(
   // The one-time key of each money or secret form (functions/console/pages/once.ts): the API's idempotency record.
@@ -57,7 +58,9 @@ const CONSOLE_PAGES = combine(
   ),
   ISSUE_GRANT,
 );
+
 const CONSOLE = combine(CONSOLE_FRAMEWORK, CONSOLE_PAGES);
+
 /** Both console routes run functions/console/handler.ts: `/console` itself is not matched by `{proxy+}`. */
 const CONSOLE_ROUTE = {
   method: 'ANY',

@@ -40,8 +40,10 @@ export function invalid(schema: z.ZodType, input: unknown): string {
   }
   throw new Error(`the example input passes its schema: ${JSON.stringify(input)}`);
 }
+
 /** A JSON number as the body parser hands it to a schema (its exact literal). */
 export const num = (literal: string) => new LosslessNumber(literal);
+
 /**
  * An amount's refusal as core/money.ts words it (the schemas name the field the same way), at the
  * default maximum: a stage may set another MAX_AMOUNT, and the document describes the default.
@@ -55,13 +57,16 @@ export function amountProblem(literal: string, currency: Currency, field = 'amou
   }
   throw new Error(`the example amount is valid: ${literal} ${currency}`);
 }
+
 /** `unknown field: x`, as every strict schema words a field it does not take. */
 export const UNKNOWN_FIELD = lazy(() => invalid(releaseChargeSchema, { x: 1 }));
 
 /** The credentials an operation accepts, by security scheme (docs: components.securitySchemes). */
 export type Credential = 'agentKey' | 'userKey' | 'adminKey' | 'adminSigV4' | 'agentBearer';
+
 /** Response headers the document declares (components.headers). */
 export type ResponseHeader = 'Retry-After' | 'Idempotent-Replayed' | 'Allow';
+
 export interface ResponseDoc {
   description: string;
   /** The JSON body's schema, a registered component. Absent with `contentType` for non-JSON answers. */
@@ -72,6 +77,7 @@ export interface ResponseDoc {
   examples?: Record<string, unknown>;
   headers?: readonly ResponseHeader[];
 }
+
 export interface OperationDoc {
   summary: string;
   description?: string;
@@ -88,12 +94,14 @@ export interface OperationDoc {
   body?: { name: string; schema: z.ZodType; example: unknown };
   responses: Readonly<Record<number, ResponseDoc>>;
 }
+
 export const ok = (description: string, schema: z.ZodType, example: unknown, headers?: readonly ResponseHeader[]): ResponseDoc => ({
   description,
   schema,
   examples: { example },
   ...(headers ? { headers } : {}),
 });
+
 /** An error answer: `{"error": message}`, one example per message. */
 export function errors(description: string, messages: readonly string[], headers?: readonly ResponseHeader[]): ResponseDoc {
   return {
@@ -103,18 +111,21 @@ export function errors(description: string, messages: readonly string[], headers
     ...(headers ? { headers } : {}),
   };
 }
+
 const slug = (text: string) =>
   text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '')
     .slice(0, 60) || 'error';
+
 /** Answers every route that reads or writes the table may give. */
 export const BUSY = errors(
   'DynamoDB kept throttling, or did not answer, past the SDK retries; retry after the given seconds with the same Idempotency-Key (a replay answers whatever the first request did).',
   [msg('serviceBusy')],
   ['Retry-After'],
 );
+
 /** Answers every route that reads a JSON body may give, on top of its own 400s. */
 export const BODY_ERRORS = {
   413: errors('The body is larger than 16 KB.', [msg('bodyTooLarge')]),
@@ -122,10 +133,12 @@ export const BODY_ERRORS = {
     msg('unsupportedMediaType', 'application/json'),
   ]),
 } as const;
+
 export const IDEMPOTENCY_ERRORS = {
   409: errors('A request with this Idempotency-Key is still in flight.', [msg('idempotencyInProgress')], ['Retry-After']),
   422: errors('The Idempotency-Key was used with a different request.', [msg('idempotencyMismatch')]),
 } as const;
+
 /** The problems of an amount and its currency, as a body with both (charge, credit) words them. */
 export const moneyProblems = (schema: z.ZodType) => [
   invalid(schema, { currency: 'USD' }),
@@ -135,6 +148,7 @@ export const moneyProblems = (schema: z.ZodType) => [
   amountProblem('1000001', 'USD'),
   invalid(schema, { amount: num('1'), currency: 'EUR' }),
 ];
+
 export const LIST_400 = lazy(() => [
   invalid(listTopupsQuerySchema, { limit: 'x' }),
   invalid(listTopupsQuerySchema, { limit: '101' }),
@@ -158,8 +172,11 @@ export const EXAMPLE_CHARGE = {
   authorizedAmount: null,
   refundedAmount: 0,
 };
+
 export const EXAMPLE_REFUNDED = { ...EXAMPLE_CHARGE, refundedAmount: 0.5 };
+
 export const LIFECYCLE_400 = [msg('missingIdempotencyKey'), msg('invalidIdempotencyKey'), msg('invalidJsonBody')];
+
 export const LIFECYCLE_AMOUNT_400 = lazy(() => [
   invalid(captureChargeSchema, { amount: '1' }),
   amountProblem('0', 'USD'),
@@ -181,14 +198,18 @@ export const EXAMPLE_GRANT = {
   createdAt: '2026-01-15T09:30:00.000Z',
   revokedAt: null,
 };
+
 export const USER_401 = errors('The user key is missing, unknown or rotated.', [msg(AUTH_MESSAGES.user)]);
+
 export const ROTATED_USER_KEY_EXAMPLE = {
   userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
   revokedGrants: [],
   deletedWebhooks: [],
   releasedCharges: [],
 };
+
 export const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
 export const EXAMPLE_PAYOUT = {
   id: 'p01jhx3k6v1f8q2n7c9m4p5r6s7',
   agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
@@ -206,6 +227,8 @@ export const EXAMPLE_PAYOUT = {
   accountCreationFee: 0,
   failureReason: null,
 };
+
 export const EXAMPLE_BALANCES = { USD: 25.5, USDC: 0 };
+
 /** What the `$default` route answers: every method and path no operation matches. */
 export const UNMATCHED_ROUTE: ResponseDoc = errors('No route matches this method and path.', [msg('notFound')]);

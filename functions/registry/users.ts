@@ -47,6 +47,7 @@ const EXAMPLE_POLICY = {
   approvalWindowSeconds: 900,
   agents: { a01jhx3k6v1f8q2n7c9m4p5r6s7: { blocked: true } },
 };
+
 const EXAMPLE_USDC_TOPUP = {
   id: 't01jhx3k6v1f8q2n7c9m4p5r6s7',
   currency: 'USDC',
@@ -63,6 +64,7 @@ const EXAMPLE_USDC_TOPUP = {
   solanaPayUrl:
     'solana:9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin?spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=GhRrKzQW4m7xqfZ3pGfC2JcPZy3vJ8JxJxW1bJ8yZ1yW&label=Agent%20Payment%20Service&message=Top%20up%20your%20balance',
 };
+
 const SETTLE_ERRORS = {
   401: USER_401,
   404: errors("No such charge, or another user's.", [msg('chargeNotFound')]),

@@ -14,6 +14,7 @@ import type { DocumentedRoute } from './spec';
 import { AGENT, USER, WEBHOOKS } from './tables';
 
 type WebhookOperation = 'create' | 'list' | 'delete' | 'deliveries' | 'test';
+
 /** One of the five webhook operations of one kind of owner (agents under /agents/webhooks, users under /users/me/webhooks): the ten entries below differ only in these. */
 function webhookOperation(who: 'agent' | 'user', name: WebhookOperation): OperationDoc {
   const security: OperationDoc['security'] = [[who === 'agent' ? 'agentKey' : 'userKey']];

@@ -28,12 +28,18 @@ import { AGENT, PURCHASE_TABLE, READ_PURCHASE, X402_SETTLE, X402_VERIFY } from '
 
 // --- x402 (docs/x402.md): the facilitator a stock x402 seller middleware calls at `<base>/x402` ---
 const X402_NETWORK_EXAMPLE = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+
 const X402_FEE_PAYER = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
+
 const X402_PAY_TO = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
 const X402_MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
+
 const X402_SIGNATURE = '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW';
+
 /** An agent's seller memo (`x402:<agentId>`, GET /api/v1/agents/x402). */
 const X402_MEMO = 'x402:a01jhx3k6v1f8q2n7c9m4p5r6s7';
+
 const X402_REQUIREMENTS = {
   scheme: 'exact',
   network: X402_NETWORK_EXAMPLE,
@@ -43,6 +49,7 @@ const X402_REQUIREMENTS = {
   maxTimeoutSeconds: 300,
   extra: { feePayer: X402_FEE_PAYER, memo: X402_MEMO },
 };
+
 const X402_REQUEST_EXAMPLE = {
   x402Version: 2,
   paymentPayload: {
@@ -53,7 +60,9 @@ const X402_REQUEST_EXAMPLE = {
   },
   paymentRequirements: X402_REQUIREMENTS,
 };
+
 const X402_401 = errors('The agent key (x-agent-key or Authorization: Bearer) is missing, unknown or disabled.', [msg(AUTH_MESSAGES.x402)]);
+
 const X402_400 = lazy(() =>
   errors('Not an x402 v2 request body (a missing or malformed field).', [
     msg('invalidJsonBody'),
@@ -62,16 +71,20 @@ const X402_400 = lazy(() =>
     msg('paymentIdentifierInvalid', 'paymentPayload.extensions.payment-identifier'),
   ]),
 );
+
 const X402_IDENTIFIER_409 = errors(
   'The payment identifier (`paymentPayload.extensions.payment-identifier.info.id`) was used with another payment for this agent: nothing was verified, settled or credited.',
   [msg('paymentIdentifierConflict')],
 );
+
 const X402_IDENTIFIER_DOC =
   ' With the `payment-identifier` extension (`paymentPayload.extensions["payment-identifier"].info.id`, 16-128 characters of ' +
   'letters, digits, `-` and `_`), the same identifier with the same payment answers the first result (`Idempotent-Replayed: true`); ' +
   'with another payment, 409. Identifiers are kept per agent for 24 hours.';
+
 /** x402 purchases (DESIGN §22): an agent pays any x402 seller from its payer's USDC under a grant. */
 const PURCHASE = component('X402Purchase', purchaseSchema);
+
 const EXAMPLE_PURCHASE = {
   id: 'xp01jhx3k6v1f8q2n7c9m4p5r6s7a01jhx3k6v1f8q2n7c9m4p5r6s7',
   status: 'PENDING',
@@ -88,8 +101,10 @@ const EXAMPLE_PURCHASE = {
   paymentPayload: { x402Version: 2, payload: { transaction: 'AgAAAA…' } },
   transaction: null,
 };
+
 /** The service's keys in the purchase examples: its hot wallet (the facilitator's fee payer) and treasury. */
 const X402_PURCHASE_SERVICE_KEY = X402_FEE_PAYER;
+
 const PURCHASE_SETTINGS: PurchaseSettings = {
   network: X402_NETWORK_EXAMPLE,
   usdcMint: X402_MINT,
@@ -98,6 +113,7 @@ const PURCHASE_SETTINGS: PurchaseSettings = {
   maximum: 1_000_000_000_000,
   isAddress: (text) => /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(text),
 };
+
 const PURCHASE_REQUIREMENTS = {
   scheme: 'exact',
   network: X402_NETWORK_EXAMPLE,
@@ -107,12 +123,14 @@ const PURCHASE_REQUIREMENTS = {
   maxTimeoutSeconds: 60,
   extra: { feePayer: '2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4' },
 };
+
 /** A seller's requirements refused, as core/purchases.ts judges them (the message names the field). */
 function requirementsProblem(change: Record<string, unknown>): string {
   const verdict = judgeRequirements({ ...PURCHASE_REQUIREMENTS, ...change }, PURCHASE_SETTINGS);
   if (verdict.ok) throw new Error(`the example requirements pass: ${JSON.stringify(change)}`);
   return verdict.message;
 }
+
 const PURCHASE_READ_404 = errors('No purchase of this agent has this id.', [msg('purchaseNotFound')]);
 
 /** x402 (docs/x402.md): the facilitator a seller's stock middleware calls at `<base>/x402`, and the purchases an agent makes as a buyer. */
