@@ -11,17 +11,15 @@ import { validate } from '../contracts/validation';
 import { type FacilitatorRequest, facilitatorRequestSchema } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { parseJsonBody } from '../http/body';
-import { type AuthRefusal, authenticate } from '../use-cases/auth';
+import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 
-/** The refusal of a seller's key the facilitator does not take. */
-export const X402_AUTH_MESSAGE = 'invalidOrDisabledAgentKey' satisfies AuthRefusal;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const anyObject = z.record(z.string(), z.unknown());
 
 /** The seller agent behind `x-agent-key` or a Bearer agent key; 401 `invalid or disabled agent key`. */
 export async function authenticateX402Agent(req: ApiRequest): Promise<Agent> {
   const key = req.headers['x-agent-key'] ?? BEARER.exec(req.headers.authorization ?? '')?.[1];
-  const { agent } = await authenticate({ ...req, headers: { ...req.headers, 'x-agent-key': key } }, X402_AUTH_MESSAGE, false);
+  const { agent } = await authenticate({ ...req, headers: { ...req.headers, 'x-agent-key': key } }, AUTH_MESSAGES.x402, false);
   return agent;
 }
 

@@ -17,3 +17,8 @@ export interface Agent {
 
 /** What a money movement needs to know of the agent moving it. */
 export type AgentRef = Pick<Agent, 'id' | 'keyHash'>;
+
+/** What registration answers beside the new key (docs/spec.md): the key is shown once, the agent waits for the operator. */
+export const REGISTRATION_MESSAGE =
+  'Agent registered. Store the apiKey now: it is shown only once. The agent is disabled until the ' +
+  'service operator verifies it; contact the operator with your agentId to request activation.';

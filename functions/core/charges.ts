@@ -78,3 +78,9 @@ export function countedOf(charge: { createdAt: string; counted?: SpendCounted })
 export const RELEASED_BY_AGENT = 'released by agent';
 
 export type PendingReason = 'user_approval' | 'capture';
+
+/**
+ * Deepest item a page number may reach. Past it a page-number request would step over more keys
+ * than it returns; the cursor continues from where the last page ended at the cost of page 1.
+ */
+export const MAX_PAGE_DEPTH = 10_000;

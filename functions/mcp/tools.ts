@@ -1,6 +1,6 @@
 /**
  * The MCP tools' implementations, one entry each, keyed by the tool names of the operation registry
- * (functions/registry/routes.ts `MCP_TOOLS`, which names each tool's route and gives tools/list its
+ * (functions/registry/mcp-tools.ts `MCP_TOOLS`, which names each tool's route and gives tools/list its
  * order): the arguments (built from the API's own zod request schemas), the MCP annotations, the
  * parts of the HTTP call the stdio server makes for it (the method and path are its route's), and
  * the route's use case the remote server runs in-process. Both paths validate with the same request
@@ -25,7 +25,8 @@ import { validate } from '../contracts/validation';
 import { createPurchaseSchema, purchaseSchema } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { GRANT_REQUEST_TTL_SECONDS, MAX_GRANT_TTL_SECONDS, MIN_GRANT_TTL_SECONDS } from '../core/grants';
-import { MCP_TOOLS, type McpToolName, type RouteName } from '../registry/routes';
+import { MCP_TOOLS, type McpToolName } from '../registry/mcp-tools';
+import type { RouteName } from '../registry/routes';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { agentBalance, createCharge, listAgentCharges, readCharge } from '../use-cases/charges';
 import { readGrantRequest, requestGrant } from '../use-cases/grant-requests';
@@ -54,7 +55,7 @@ export interface ToolAnnotations {
 }
 
 export interface ToolSpec<I extends z.ZodObject = z.ZodObject> extends ToolImplementation<I> {
-  /** The registry's name for it (functions/registry/routes.ts MCP_TOOLS). */
+  /** The registry's name for it (functions/registry/mcp-tools.ts MCP_TOOLS). */
   name: McpToolName;
   /** The route whose operation it is: its method and path, its use case, its grants. */
   route: RouteName;

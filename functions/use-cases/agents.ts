@@ -4,6 +4,7 @@ import type { ApiResult } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import type { ListAgentsQuery, RegisterAgentRequest } from '../contracts/request.schemas';
 import { agentView, balancesView } from '../contracts/views';
+import { REGISTRATION_MESSAGE } from '../core/agents';
 import { AgentNameTakenError, StaleReadError } from '../core/errors';
 import { isId, newAgentId } from '../core/ids';
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
@@ -12,10 +13,6 @@ import { getAgentById, listAgents, moveAgentKey, setAgentEnabled } from '../stor
 import { createAgent } from '../store/agent-registration.repository';
 import { readAgentLedger } from '../store/balance.repository';
 import { AUTH_MESSAGES, clearAuthCache, forgetAgent } from './auth';
-
-export const REGISTRATION_MESSAGE =
-  'Agent registered. Store the apiKey now: it is shown only once. The agent is disabled until the ' +
-  'service operator verifies it; contact the operator with your agentId to request activation.';
 
 /** Registers a disabled agent; the key is returned once and stored only as its SHA-256. */
 export async function registerAgent(input: RegisterAgentRequest): Promise<ApiResult> {

@@ -11,38 +11,12 @@ import type { ApiRequest } from '../contracts/api';
 import type { Agent } from '../core/agents';
 import { AGENT_KEY_PREFIX, GRANT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual, USER_KEY_PREFIX } from '../core/keys';
 import { TtlCache } from '../core/ttl-cache';
-import type { RefusalCode } from '../messages/catalogue';
+import { AUTH_MESSAGES, type AuthRefusal } from '../messages/credentials';
 import { refuse } from '../messages/refusal';
 import { type GrantKeyTerms, lookupCredentials } from '../store/credentials.repository';
 import { adminKey } from './admin-key';
 
-/**
- * The refusal (a catalogue code, functions/messages/catalogue.ts) each endpoint answers a credential
- * it does not take with, exactly as the contract gives them (docs/spec.md, docs/design.md).
- */
-export const AUTH_MESSAGES = {
-  createCharge: 'invalidOrDisabledAgentKey',
-  listCharges: 'invalidOrDisabledAgentKey',
-  getCharge: 'invalidAgentKey',
-  withdraw: 'invalidAgent',
-  listWithdrawals: 'invalidAgent',
-  balance: 'invalidOrDisabledAgentKey',
-  /** Capture, release, refund: money movements, as creating a charge. */
-  lifecycle: 'invalidOrDisabledAgentKey',
-  /** Key rotation: a disabled agent may rotate too, so only an unknown key is refused. */
-  rotateKey: 'invalidAgentKey',
-  user: 'invalidUserKey',
-  admin: 'invalidAdminKey',
-  /** Webhook routes: a disabled agent makes the service send nothing (registration is public). */
-  webhooks: 'invalidOrDisabledAgentKey',
-  /** Grant requests (docs/grants.md): a disabled agent asks for nothing. */
-  grantRequests: 'invalidOrDisabledAgentKey',
-  /** A grant key sent by an agent it was not issued to (DESIGN §16). */
-  grantForAnotherAgent: 'grantForAnotherAgent',
-} as const satisfies Record<string, RefusalCode>;
-
-/** A refusal of a credential: one of AUTH_MESSAGES's codes. */
-export type AuthRefusal = (typeof AUTH_MESSAGES)[keyof typeof AUTH_MESSAGES];
+export { AUTH_MESSAGES, type AuthRefusal } from '../messages/credentials';
 
 type CachedAgent = { agent: Agent | null };
 type CachedUser = { userId: string | null };

@@ -9,7 +9,7 @@ import type { CreateChargeRequest, ListChargesQuery } from '../contracts/request
 import { balancesView, chargeView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import { chargeAsDecided, decideCharge } from '../core/charge-decision';
-import type { Charge } from '../core/charges';
+import { type Charge, MAX_PAGE_DEPTH } from '../core/charges';
 import {
   AgentDisabledError,
   BalanceLimitError,
@@ -255,12 +255,6 @@ function readChargeCursor(text: string): Cursor {
       : undefined,
   );
 }
-
-/**
- * Deepest item a page number may reach. Past it a page-number request would step over more keys
- * than it returns; the cursor continues from where the last page ended at the cost of page 1.
- */
-export const MAX_PAGE_DEPTH = 10_000;
 
 /**
  * A page of charges, newest first, with `total` from the balance shards' counters and a

@@ -1,13 +1,13 @@
 /**
- * Builds docs/openapi.json (OpenAPI 3.1) from the route table and the operations table: the
- * request schemas are the zod schemas the handlers validate with (their input side), the answers
- * the zod schemas in contracts/response.schemas.ts. `npm run openapi` writes it; a unit test fails when the
- * committed file differs from what this builds.
+ * Builds docs/openapi.json (OpenAPI 3.1) from the operation registry: each route's entry carries its
+ * operation (functions/registry/*.ts). The request schemas are the zod schemas the handlers validate
+ * with (their input side), the answers the zod schemas in contracts/response.schemas.ts. `npm run openapi`
+ * writes it; a unit test fails when the committed file differs from what this builds.
  */
 import * as z from 'zod';
 import { COMPONENTS, component } from '../../contracts/response.schemas';
+import { type Credential, type OperationDoc, type ResponseDoc, type ResponseHeader, UNMATCHED_ROUTE } from '../../registry/doc';
 import { ROUTES, type RouteSpec } from '../../registry/routes';
-import { type Credential, OPERATIONS, type OperationDoc, type ResponseDoc, type ResponseHeader, UNMATCHED_ROUTE } from './operations';
 
 export const OPENAPI_VERSION = '3.1.0';
 /** The interface version of docs/spec.md. */
@@ -184,16 +184,16 @@ function assertRepresentable(schema: unknown, where: string): void {
 }
 
 /** The document. Deterministic: the same routes and schemas always give the same text. */
-export function buildOpenApiDocument(
-  routes: readonly RouteSpec[] = ROUTES,
-  operations: Readonly<Record<string, OperationDoc>> = OPERATIONS,
-) {
+export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES) {
   const paths: Record<string, Json> = {};
+  const operations: OperationDoc[] = [];
   for (const route of routes) {
     if (route.path === '$default' || route.pages) continue;
-    const op = operations[route.name];
-    if (!op) throw new Error(`route ${route.name} has no entry in OPERATIONS (functions/api/openapi/operations.ts)`);
+    // The entry's thunk: its examples are made (validators run) only here.
+    const op = route.operation?.();
+    if (!op) throw new Error(`route ${route.name} has no operation (its registry entry's \`operation\`, functions/registry/)`);
     if (route.method === 'ANY') throw new Error(`route ${route.name}: an ANY route cannot be described; list its methods`);
+    operations.push(op);
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, op) };
   }
   const unmatched = response(UNMATCHED_ROUTE, '$default');
@@ -230,7 +230,7 @@ export function buildOpenApiDocument(
       // Only the schemes some operation uses (an unused one fails the lint).
       securitySchemes: Object.fromEntries(
         Object.entries(SECURITY_SCHEMES).filter(([name]) =>
-          Object.values(operations).some((op) => op.security.some((set) => set.includes(name as Credential))),
+          operations.some((op) => op.security.some((set) => set.includes(name as Credential))),
         ),
       ),
     },

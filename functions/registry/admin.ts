@@ -1,0 +1,456 @@
+/**
+ * The operator's routes in the operation registry (routes.ts assembles the areas): users, credits,
+ * agents, any charge, and a disabled agent's money. Each entry carries its OpenAPI operation.
+ */
+import {
+  adminListPayoutsQuerySchema,
+  creditSchema,
+  listAgentsQuerySchema,
+  listChargesQuerySchema,
+  refundChargeSchema,
+  releaseChargeSchema,
+  updateAgentSchema,
+} from '../contracts/request.schemas';
+import {
+  adminAgentBody,
+  agentBody,
+  agentListBody,
+  chargeBody,
+  chargeListBody,
+  createdUserBody,
+  payoutBody,
+  payoutListBody,
+  rotatedUserKeyBody,
+  userBody,
+} from '../contracts/response.schemas';
+import { MAX_PAGE_DEPTH } from '../core/charges';
+import { refusalText as msg } from '../messages/catalogue';
+import { AUTH_MESSAGES } from '../messages/credentials';
+import { combine, uses } from '../store/access';
+import {
+  BODY_ERRORS,
+  BUSY,
+  EXAMPLE_BALANCES,
+  EXAMPLE_CHARGE,
+  EXAMPLE_PAYOUT,
+  EXAMPLE_REFUNDED,
+  errors,
+  IDEMPOTENCY_ERRORS,
+  invalid,
+  LIFECYCLE_400,
+  LIFECYCLE_AMOUNT_400,
+  LIST_400,
+  moneyProblems,
+  type OperationDoc,
+  ok,
+  PAGE_400,
+  ROTATED_USER_KEY_EXAMPLE,
+  UNKNOWN_FIELD,
+} from './doc';
+import type { DocumentedRoute } from './spec';
+import { RELEASE_OPEN_CHARGES } from './tables';
+
+/** The operator's routes: x-admin-key, or SigV4 where the stage authorizes them with IAM (docs/operating/runbooks.md, "Admin access"). */
+const ADMIN: OperationDoc['security'] = [['adminKey'], ['adminSigV4']];
+
+const ADMIN_401 = errors('The admin key is wrong (where the stage takes the admin key).', [msg(AUTH_MESSAGES.admin)]);
+
+// --- The operator and a disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md) ---
+const EXAMPLE_HELD_PAYOUT = {
+  ...EXAMPLE_PAYOUT,
+  status: 'HELD',
+  externalId: null,
+  txHash: null,
+  processedAt: null,
+};
+
+const EXAMPLE_CANCELLED_PAYOUT = {
+  ...EXAMPLE_HELD_PAYOUT,
+  status: 'FAILED',
+  processedAt: '2026-01-15T11:00:00.000Z',
+  failureReason: 'cancelled by operator',
+};
+
+const PAYOUT_404 = errors('No such payout of this agent (or no such agent).', [msg('payoutNotFound')]);
+
+/** The operator's hand on a disabled agent's money: held payouts (release, cancel) and refunds of its charges. */
+const OPERATOR_MONEY_ROUTES = [
+  {
+    name: 'admin-list-payouts',
+    method: 'GET',
+    path: '/api/v1/admin/payouts',
+    table: uses('listPayoutsByStatus'),
+    admin: true,
+    operation: () => ({
+      summary: 'List held payouts',
+      description:
+        "The operator's work list: payouts held because their agent was disabled before they were paid (HELD, the default), " +
+        'oldest first; or those in flight (PENDING, PROCESSING). Release or cancel each held one.',
+      tag: 'Admin',
+      security: ADMIN,
+      query: adminListPayoutsQuerySchema,
+      responses: {
+        200: ok('A page of payouts, oldest first.', payoutListBody, { payouts: [EXAMPLE_HELD_PAYOUT], nextCursor: null }),
+        400: errors('An invalid query parameter.', [invalid(adminListPayoutsQuerySchema, { status: 'x' }), ...LIST_400()]),
+        401: ADMIN_401,
+        503: BUSY,
+      },
+    }),
+  },
+  {
+    name: 'admin-release-payout',
+    method: 'POST',
+    path: '/api/v1/admin/agents/{id}/payouts/{payoutId}/release',
+    table: uses('releaseHeldPayout'),
+    admin: true,
+    operation: () => ({
+      summary: 'Release a held payout',
+      description:
+        'HELD → PENDING: the reconciler sends it to the payout worker again, which pays it although the agent is disabled ' +
+        '(unless the agent is enabled or disabled again after this release). Releasing one released before answers it as it is now.',
+      tag: 'Admin',
+      security: ADMIN,
+      pathParams: { id: 'The agent id.', payoutId: 'The payout id.' },
+      body: { name: 'ReleasePayoutRequest', schema: releaseChargeSchema, example: {} },
+      responses: {
+        200: ok('The payout as it is now (PENDING once released).', payoutBody, { ...EXAMPLE_HELD_PAYOUT, status: 'PENDING' }),
+        400: errors('A body that is not `{}`.', [UNKNOWN_FIELD(), msg('invalidJsonBody')]),
+        401: ADMIN_401,
+        404: PAYOUT_404,
+        409: errors('The payout is not held (and was never released).', [msg('payoutNotHeld')]),
+        ...BODY_ERRORS,
+        503: BUSY,
+      },
+    }),
+  },
+  {
+    name: 'admin-cancel-payout',
+    method: 'POST',
+    path: '/api/v1/admin/agents/{id}/payouts/{payoutId}/cancel',
+    table: uses('idempotentCommand', 'getPayout', 'cancelHeldPayout'),
+    admin: true,
+    operation: () => ({
+      summary: 'Cancel a held payout',
+      description:
+        "HELD → FAILED (`cancelled by operator`): its gross amount, fee included, goes back to the agent's balance, in one " +
+        'transaction with the idempotency record (stored for 24 h). Only a held payout: one in flight may be moving money at its rail.',
+      tag: 'Admin',
+      security: ADMIN,
+      idempotent: true,
+      pathParams: { id: 'The agent id.', payoutId: 'The payout id.' },
+      body: { name: 'CancelPayoutRequest', schema: releaseChargeSchema, example: {} },
+      responses: {
+        200: ok('Cancelled; the gross is back on the agent balance.', payoutBody, EXAMPLE_CANCELLED_PAYOUT, ['Idempotent-Replayed']),
+        400: errors('Missing Idempotency-Key, or a body that is not `{}`.', [...LIFECYCLE_400, UNKNOWN_FIELD()]),
+        401: ADMIN_401,
+        404: PAYOUT_404,
+        409: errors(
+          'The payout is not held (released, paid, or failed), or a request with this key is in flight.',
+          [msg('payoutNotHeld'), msg('idempotencyInProgress')],
+          ['Retry-After'],
+        ),
+        ...BODY_ERRORS,
+        422: IDEMPOTENCY_ERRORS[422],
+        503: BUSY,
+      },
+    }),
+  },
+  {
+    name: 'admin-list-agent-charges',
+    method: 'GET',
+    path: '/api/v1/admin/agents/{id}/charges',
+    table: uses('getAgentById', 'listCharges', 'readAgentLedger'),
+    admin: true,
+    operation: () => ({
+      summary: "List any agent's charges",
+      description:
+        "An agent's charges as the agent lists them, enabled or not: what the operator may give back to the payers of a " +
+        'disabled agent (`POST …/charges/{chargeId}/refund`, or `npm run admin -- return-earnings`).',
+      tag: 'Admin',
+      security: ADMIN,
+      pathParams: { id: 'The agent id.' },
+      query: listChargesQuerySchema,
+      responses: {
+        200: ok('A page of charges, newest first.', chargeListBody, {
+          data: [EXAMPLE_CHARGE],
+          pagination: { total: 1, page: 1, limit: 20, totalPages: 1 },
+          nextCursor: null,
+        }),
+        400: errors('An invalid query parameter.', [PAGE_400(), ...LIST_400(), msg('pageTooDeep', MAX_PAGE_DEPTH)]),
+        401: ADMIN_401,
+        404: errors('No such agent.', [msg('agentNotFound')]),
+        503: BUSY,
+      },
+    }),
+  },
+  {
+    name: 'admin-refund-charge',
+    method: 'POST',
+    path: '/api/v1/admin/agents/{id}/charges/{chargeId}/refund',
+    table: uses('idempotentCommand', 'readChargeAndLedger', 'commitOperatorRefund'),
+    admin: true,
+    operation: () => ({
+      summary: "Refund any agent's charge",
+      description:
+        "The agent's refund, made by the operator: all that is left (default) or part of a SUCCESS charge goes from the agent's " +
+        'earned balance back to its payer, whether the agent is enabled or not (a disabled agent cannot refund; its earnings can ' +
+        'still be returned). One transaction with the idempotency record (stored for 24 h); the charge keeps the operator’s share ' +
+        'and the agent gets `charge.refunded`.',
+      tag: 'Admin',
+      security: ADMIN,
+      idempotent: true,
+      pathParams: { id: 'The agent id.', chargeId: 'The charge id.' },
+      body: { name: 'AdminRefundChargeRequest', schema: refundChargeSchema, example: {} },
+      responses: {
+        200: ok('Refunded.', chargeBody, EXAMPLE_REFUNDED, ['Idempotent-Replayed']),
+        400: errors('Missing Idempotency-Key, an invalid body or amount, or more than is left to refund.', [
+          ...LIFECYCLE_400,
+          ...LIFECYCLE_AMOUNT_400(),
+          msg('amountExceedsRefundable'),
+        ]),
+        401: ADMIN_401,
+        402: errors("The agent's earned balance is too low (already withdrawn, or held in a payout: cancel it first).", [
+          msg('withdrawalInsufficientBalance'),
+        ]),
+        404: errors('No such charge of this agent.', [msg('chargeNotFound')]),
+        409: errors(
+          "The charge is not SUCCESS, it kept changing under concurrent refunds, a request with this key is in flight, or the user's balance is at its limit.",
+          [msg('chargeNotRefundable'), msg('chargeChanging'), msg('idempotencyInProgress'), msg('userBalanceLimit')],
+          ['Retry-After'],
+        ),
+        ...BODY_ERRORS,
+        422: IDEMPOTENCY_ERRORS[422],
+        503: BUSY,
+      },
+    }),
+  },
+] as const satisfies readonly DocumentedRoute[];
+
+/** The operator (docs/operating/runbooks.md "Admin access"): IAM-authorized on AWS, x-admin-key locally. */
+export const ADMIN_ROUTES = [
+  // The operator (docs/operating/runbooks.md "Admin access"): IAM-authorized on AWS, x-admin-key locally.
+  {
+    name: 'admin-create-user',
+    method: 'POST',
+    path: '/api/v1/admin/users',
+    table: uses('createUser'),
+    admin: true,
+    operation: () => ({
+      summary: 'Create a user',
+      description: 'The user key is shown once.',
+      tag: 'Admin',
+      security: ADMIN,
+      responses: {
+        201: ok('Created with zero balances.', createdUserBody, {
+          id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7',
+          userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
+        }),
+        401: ADMIN_401,
+        503: BUSY,
+      },
+    }),
+  },
+  {
+    name: 'admin-credit-user',
+    method: 'POST',
+    path: '/api/v1/admin/users/{id}/credits',
+    table: uses('getUser', 'idempotentCommand', 'creditUser'),
+    admin: true,
+    operation: () => ({
+      summary: "Credit a user's balance",
+      tag: 'Admin',
+      security: ADMIN,
+      idempotent: true,
+      pathParams: { id: 'The user id.' },
+      body: { name: 'CreditRequest', schema: creditSchema, example: { amount: 25.5, currency: 'USD' } },
+      responses: {
+        200: ok(
+          'Credited: the balances right after the credit.',
+          userBody,
+          { id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7', balances: EXAMPLE_BALANCES },
+          ['Idempotent-Replayed'],
+        ),
+        400: errors('Missing Idempotency-Key or an invalid body.', [
+          msg('missingIdempotencyKey'),
+          msg('invalidJsonBody'),
+          ...moneyProblems(creditSchema),
+          UNKNOWN_FIELD(),
+          msg('creditPastBalanceLimit'),
+        ]),
+        401: ADMIN_401,
+        404: errors('No such user.', [msg('userNotFound')]),
+        409: errors(
+          'A request with this key is in flight, or the balance kept changing.',
+          [msg('idempotencyInProgress'), msg('userBalanceChanging')],
+          ['Retry-After'],
+        ),
+        413: BODY_ERRORS[413],
+        415: BODY_ERRORS[415],
+        422: IDEMPOTENCY_ERRORS[422],
+        503: BUSY,
+      },
+    }),
+  },
+  {
+    name: 'admin-get-user',
+    method: 'GET',
+    path: '/api/v1/admin/users/{id}',
+    table: uses('getUser'),
+    admin: true,
+    operation: () => ({
+      summary: 'Get a user',
+      tag: 'Admin',
+      security: ADMIN,
+      pathParams: { id: 'The user id.' },
+      responses: {
+        200: ok('The user and its balances.', userBody, { id: 'u01jhx3k6v1f8q2n7c9m4p5r6s7', balances: EXAMPLE_BALANCES }),
+        401: ADMIN_401,
+        404: errors('No such user.', [msg('userNotFound')]),
+        503: BUSY,
+      },
+    }),
+  },
+  // A payer locked out (their key rotated by someone else): the operator hands them a new one.
+  {
+    name: 'admin-rotate-user-key',
+    method: 'POST',
+    path: '/api/v1/admin/users/{id}/keys/rotate',
+    table: combine(uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials'), RELEASE_OPEN_CHARGES),
+    admin: true,
+    operation: () => ({
+      summary: "Rotate a user's account key",
+      description:
+        "The operator's way back in for a payer locked out: a new account key, shown once. The old one stops moving money at once.",
+      tag: 'Admin',
+      security: ADMIN,
+      pathParams: { id: 'The user id.' },
+      responses: {
+        200: ok('The new account key, shown once.', rotatedUserKeyBody, ROTATED_USER_KEY_EXAMPLE),
+        401: ADMIN_401,
+        404: errors('No such user.', [msg('userNotFound')]),
+        409: errors('Rotations kept racing.', [msg('userKeyRotationRaced')]),
+        503: BUSY,
+      },
+    }),
+  },
+  // Who waits to be enabled (?enabled=false), from an index by state: never a Scan.
+  {
+    name: 'admin-list-agents',
+    method: 'GET',
+    path: '/api/v1/admin/agents',
+    table: uses('listAgents'),
+    admin: true,
+    operation: () => ({
+      summary: 'List agents',
+      description:
+        'Agents newest first: `enabled=false` lists those that may not charge (waiting to be enabled after registration, or ' +
+        'disabled), `enabled=true` those that may, neither both. Read from an index by state, never a scan; `nextCursor` ' +
+        'continues the same list (its limit and filter).',
+      tag: 'Admin',
+      security: ADMIN,
+      query: listAgentsQuerySchema,
+      responses: {
+        200: ok('A page of agents.', agentListBody, {
+          data: [
+            {
+              id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+              name: 'weather-bot',
+              email: 'dev@example.com',
+              website: 'https://example.com',
+              enabled: false,
+              createdAt: '2026-01-15T09:30:00.000Z',
+            },
+          ],
+          nextCursor: null,
+        }),
+        400: errors('An invalid query parameter.', [...LIST_400(), invalid(listAgentsQuerySchema, { enabled: 'x' })]),
+        401: ADMIN_401,
+        503: BUSY,
+      },
+    }),
+  },
+  {
+    name: 'admin-update-agent',
+    method: 'PATCH',
+    path: '/api/v1/admin/agents/{id}',
+    table: uses('setAgentEnabled'),
+    admin: true,
+    operation: () => ({
+      summary: 'Enable or disable an agent',
+      description: "Disabling stops the agent's charges and withdrawals at once, in every container.",
+      tag: 'Admin',
+      security: ADMIN,
+      pathParams: { id: 'The agent id.' },
+      body: { name: 'UpdateAgentRequest', schema: updateAgentSchema, example: { enabled: true } },
+      responses: {
+        200: ok('The agent as it is now.', agentBody, {
+          id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+          name: 'weather-bot',
+          email: 'dev@example.com',
+          website: 'https://example.com',
+          enabled: true,
+          createdAt: '2026-01-15T09:30:00.000Z',
+        }),
+        400: errors('An invalid body.', [
+          invalid(updateAgentSchema, {}),
+          invalid(updateAgentSchema, { enabled: 'yes' }),
+          UNKNOWN_FIELD(),
+          msg('invalidJsonBody'),
+        ]),
+        401: ADMIN_401,
+        404: errors('No such agent.', [msg('agentNotFound')]),
+        ...BODY_ERRORS,
+        503: BUSY,
+      },
+    }),
+  },
+  {
+    name: 'admin-get-agent',
+    method: 'GET',
+    path: '/api/v1/admin/agents/{id}',
+    table: uses('getAgentById', 'readAgentLedger'),
+    admin: true,
+    operation: () => ({
+      summary: 'Get an agent',
+      description: 'The agent and what it has earned and may withdraw.',
+      tag: 'Admin',
+      security: ADMIN,
+      pathParams: { id: 'The agent id.' },
+      responses: {
+        200: ok('The agent and its balances.', adminAgentBody, {
+          id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+          name: 'weather-bot',
+          email: 'dev@example.com',
+          website: 'https://example.com',
+          enabled: true,
+          createdAt: '2026-01-15T09:30:00.000Z',
+          balances: EXAMPLE_BALANCES,
+        }),
+        401: ADMIN_401,
+        404: errors('No such agent.', [msg('agentNotFound')]),
+        503: BUSY,
+      },
+    }),
+  },
+  {
+    name: 'admin-get-charge',
+    method: 'GET',
+    path: '/api/v1/admin/charges/{id}',
+    table: uses('getChargeById'),
+    admin: true,
+    operation: () => ({
+      summary: "Get any agent's charge",
+      tag: 'Admin',
+      security: ADMIN,
+      pathParams: { id: 'The charge id.' },
+      responses: {
+        200: ok('The charge.', chargeBody, EXAMPLE_CHARGE),
+        401: ADMIN_401,
+        404: errors('No such charge.', [msg('chargeNotFound')]),
+        503: BUSY,
+      },
+    }),
+  },
+  // A disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md): held payouts, its earnings back to its payers.
+  ...OPERATOR_MONEY_ROUTES,
+] as const satisfies readonly DocumentedRoute[];
