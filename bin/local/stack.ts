@@ -72,6 +72,13 @@ export interface LocalStackOptions {
     /** How often the stream poller reads each shard (default 100 ms). */
     pollIntervalMs?: number;
   };
+  /**
+   * Load each route's handler at its first request instead of at start (tests: a file calls a few
+   * of the ~70 routes, and loading all of them was most of a test stack's start). npm start loads
+   * them all at start, so a handler that cannot load stops it there; that a handler loads with its
+   * configuration is test/observability/config-init.test.ts's to prove.
+   */
+  loadRoutesOnFirstRequest?: boolean;
 }
 
 export interface LocalStack {
@@ -181,7 +188,20 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     resetForTests();
     const routes: LoadedRoute[] = [];
     for (const spec of ROUTES) {
-      const mod = (await import(`../../${handlerEntry(spec).replace(/\.ts$/, '')}`)) as { handler: RouteHandler };
+      const load = () => import(`../../${handlerEntry(spec).replace(/\.ts$/, '')}`) as Promise<{ handler: RouteHandler }>;
+      if (opts.loadRoutesOnFirstRequest) {
+        let loading: ReturnType<typeof load> | undefined;
+        routes.push({
+          spec,
+          handler: async (event, context) => {
+            loading ??= load();
+            const mod = await loading;
+            return asFunction(spec.name, () => mod.handler(event, context));
+          },
+        });
+        continue;
+      }
+      const mod = await load();
       routes.push({ spec, handler: (event, context) => asFunction(spec.name, () => mod.handler(event, context)) });
     }
     routeHandler = createRouteHandler(routes);

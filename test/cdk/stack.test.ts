@@ -37,6 +37,23 @@ import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { logicalId, resources, synthesize, TEST_STAGE_CONFIG } from './support';
 
 const { stack, template, templates, config } = synthesize();
+/**
+ * One synth for the settings each read in one place of the template (the public-route throttle, the
+ * hot-wallet secret's break-glass role, the sweeper's batch, the audit's hour): a synth costs
+ * seconds, and none of these touches what another's test reads.
+ */
+const BREAK_GLASS_ROLE = 'arn:aws:iam::123456789012:role/payments-break-glass';
+let variedOnce: ReturnType<typeof synthesize> | undefined;
+const varied = () => {
+  variedOnce ??= synthesize({
+    publicRouteRateLimit: '3',
+    publicRouteBurstLimit: '6',
+    hotWalletBreakGlassRoleArn: BREAK_GLASS_ROLE,
+    sweepMaxPerRun: '50',
+    ledgerAuditHourUtc: '22',
+  });
+  return variedOnce;
+};
 const all = resources(template);
 const ofType = (type: string) => Object.entries(all).filter(([, r]) => r.Type === type);
 const props = (id: string) => all[id]?.Properties ?? {};
@@ -193,7 +210,7 @@ describe('HTTP API route throttling', () => {
   });
 
   it('takes the public-route throttle from the stage configuration', () => {
-    const other = synthesize({ publicRouteRateLimit: '3', publicRouteBurstLimit: '6' });
+    const other = varied();
     const [, otherStage] = Object.entries(resources(other.template)).find(([, r]) => r.Type === 'AWS::ApiGatewayV2::Stage') ?? [];
     expect((otherStage?.Properties?.RouteSettings as Record<string, unknown>)['GET /health']).toEqual({
       ThrottlingRateLimit: 3,
@@ -543,8 +560,8 @@ describe('data', () => {
     template.resourceCountIs('AWS::SecretsManager::ResourcePolicy', 1);
     template.hasResourceProperties('AWS::SecretsManager::ResourcePolicy', denyOthers(roles));
 
-    const breakGlass = 'arn:aws:iam::123456789012:role/payments-break-glass';
-    const withBreakGlass = synthesize({ hotWalletBreakGlassRoleArn: breakGlass });
+    const breakGlass = BREAK_GLASS_ROLE;
+    const withBreakGlass = varied();
     const rolesThere = [
       withBreakGlass.stack.pipeline.worker,
       withBreakGlass.stack.pipeline.reconciler,
@@ -691,7 +708,7 @@ describe('charge sweeper', () => {
       TABLE_NAME: { Ref: logicalId(stack, stack.data.table) },
       SWEEP_MAX_PER_RUN: String(config.sweepMaxPerRun),
     });
-    const other = synthesize({ sweepMaxPerRun: '50' });
+    const other = varied();
     const env = resources(other.template)[logicalId(other.stack, other.stack.sweeper.fn.fn)]?.Properties?.Environment as {
       Variables: Record<string, unknown>;
     };
@@ -716,7 +733,7 @@ describe('daily ledger audit', () => {
       LOG_LEVEL: config.logLevel,
       TABLE_NAME: { Ref: logicalId(stack, stack.data.table) },
     });
-    const other = synthesize({ ledgerAuditHourUtc: '22' });
+    const other = varied();
     other.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(17 22 * * ? *)' });
   });
 });

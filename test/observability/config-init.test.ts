@@ -31,6 +31,33 @@ function load(file: string, env: Record<string, string | undefined>): { mod: unk
   return loaded;
 }
 
+/**
+ * Loads a module several times in ONE fresh module registry, once per environment, and returns
+ * what each load threw, or the module. A module that throws while it loads is dropped from the
+ * registry (Node's rule, and Jest's), so the next load evaluates it again, with the next
+ * environment, while its dependencies stay loaded: each further load costs the module's own init
+ * (where a handler calls `loadConfig`), not the whole graph's. Only the last load may succeed (a
+ * loaded module would be handed back from the registry as it is).
+ */
+function loadSeries(file: string, envs: Record<string, string | undefined>[]): ({ name: string; message: string } | { mod: unknown })[] {
+  const results: ({ name: string; message: string } | { mod: unknown })[] = [];
+  jest.isolateModules(() => {
+    envs.forEach((env, i) => {
+      process.env = { ...saved, ADMIN_KEY: undefined, ...env };
+      for (const [name, value] of Object.entries(process.env)) if (value === undefined) delete process.env[name];
+      require('../../functions/config').resetForTests();
+      try {
+        results.push({ mod: require(file) as unknown });
+      } catch (error) {
+        results.push(error as Error);
+        return;
+      }
+      if (i < envs.length - 1) throw new Error(`${file} loaded with ${JSON.stringify(env)}, before the last environment`);
+    });
+  });
+  return results;
+}
+
 /** What loading throws: a ConfigurationError (each load has its own copy of the class, so by name). */
 function loadError(file: string, env: Record<string, string | undefined>): { name: string; message: string } {
   try {
@@ -81,42 +108,61 @@ describe('a function with an incomplete environment', () => {
       USDC_MINT: INIT_ENV.USDC_MINT,
       SOLANA_RPC_URL: INIT_ENV.SOLANA_RPC_URL,
     };
-    expect(() => load(api('withdraw'), { ...withdrawEnv, PAYOUT_QUEUE_URL: undefined })).toThrow(/PAYOUT_QUEUE_URL is not set/);
-    expect(load(api('withdraw'), withdrawEnv).mod).toHaveProperty('handler');
     // Nor without the chain it asks whether a USDC wallet has its token account.
-    expect(() => load(api('withdraw'), { ...withdrawEnv, SOLANA_RPC_URL: undefined })).toThrow(
-      /set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN/,
-    );
-    expect(() => load(api('withdraw'), { ...withdrawEnv, USDC_MINT: undefined })).toThrow(/USDC_MINT is not set/);
+    const [noQueue, noChain, noMint, loaded] = loadSeries(api('withdraw'), [
+      { ...withdrawEnv, PAYOUT_QUEUE_URL: undefined },
+      { ...withdrawEnv, SOLANA_RPC_URL: undefined },
+      { ...withdrawEnv, USDC_MINT: undefined },
+      withdrawEnv,
+    ]);
+    expect(noQueue).toMatchObject({ message: expect.stringMatching(/PAYOUT_QUEUE_URL is not set/) });
+    expect(noChain).toMatchObject({ message: expect.stringMatching(/set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN/) });
+    expect(noMint).toMatchObject({ message: expect.stringMatching(/USDC_MINT is not set/) });
+    expect((loaded as { mod?: unknown }).mod).toHaveProperty('handler');
   });
 
   it('the payout worker and the reconciler refuse to load without the rails or the queue they use', () => {
     const worker = '../../functions/payout-worker/handler';
     const reconciler = '../../functions/reconciler/handler';
-    expect(load(worker, INIT_ENV).mod).toHaveProperty('handler');
-    expect(load(reconciler, INIT_ENV).mod).toHaveProperty('handler');
+    const [workerNoChain, workerNoPayPal, workerLoaded] = loadSeries(worker, [
+      { ...INIT_ENV, SOLANA_RPC_URL: undefined },
+      { ...INIT_ENV, PAYPAL_CLIENT_SECRET: undefined },
+      INIT_ENV,
+    ]);
+    expect(workerNoChain).toMatchObject({ message: expect.stringMatching(/set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN/) });
+    expect(workerNoPayPal).toMatchObject({
+      message: expect.stringMatching(/set PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET or PAYPAL_CREDENTIALS_SECRET_ARN/),
+    });
+    expect((workerLoaded as { mod?: unknown }).mod).toHaveProperty('handler');
+    const [reconcilerNoQueue, reconcilerLoaded] = loadSeries(reconciler, [{ ...INIT_ENV, PAYOUT_QUEUE_URL: undefined }, INIT_ENV]);
+    expect(reconcilerNoQueue).toMatchObject({ message: expect.stringMatching(/PAYOUT_QUEUE_URL is not set/) });
+    expect((reconcilerLoaded as { mod?: unknown }).mod).toHaveProperty('handler');
     // The top-up watcher: the chain's RPC URL, the mint and PayPal; the deposit wallet is optional.
     const watcher = '../../functions/topup-watcher/handler';
-    expect(load(watcher, INIT_ENV).mod).toHaveProperty('handler');
-    expect(() => load(watcher, { ...INIT_ENV, SOLANA_RPC_URL: undefined })).toThrow(/set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN/);
-    expect(() => load(worker, { ...INIT_ENV, SOLANA_RPC_URL: undefined })).toThrow(/set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN/);
-    expect(() => load(worker, { ...INIT_ENV, PAYPAL_CLIENT_SECRET: undefined })).toThrow(
-      /set PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET or PAYPAL_CREDENTIALS_SECRET_ARN/,
-    );
-    expect(() => load(reconciler, { ...INIT_ENV, PAYOUT_QUEUE_URL: undefined })).toThrow(/PAYOUT_QUEUE_URL is not set/);
+    const [watcherNoChain, watcherLoaded] = loadSeries(watcher, [{ ...INIT_ENV, SOLANA_RPC_URL: undefined }, INIT_ENV]);
+    expect(watcherNoChain).toMatchObject({ message: expect.stringMatching(/set SOLANA_RPC_URL or SOLANA_RPC_URL_SECRET_ARN/) });
+    expect((watcherLoaded as { mod?: unknown }).mod).toHaveProperty('handler');
   });
 
   it('every route needs exactly what its registry entry says (configNeeds), and loads with that alone', () => {
     for (const route of ROUTES) {
       const needs = configNeeds(route)(KEY_AUTH);
       const given = Object.fromEntries(needs.flatMap((need) => awsForm(need).map((name) => [name, placeholder(name)])));
-      expect([route.name, Object.keys(load(api(route.name), { ...CLEARED, ...given }).mod as object)]).toEqual([route.name, ['handler']]);
-      for (const need of needs) {
-        const without = Object.fromEntries(namesOf(need).map((name) => [name, undefined]));
-        const error = loadError(api(route.name), { ...CLEARED, ...given, ...without });
+      // Without each need in turn (each fails the handler's init, naming it), then with all of them:
+      // one registry, so the graph under the handler loads once (see loadSeries).
+      const withouts = needs.map((need) => ({
+        ...CLEARED,
+        ...given,
+        ...Object.fromEntries(namesOf(need).map((name) => [name, undefined])),
+      }));
+      const results = loadSeries(api(route.name), [...withouts, { ...CLEARED, ...given }]);
+      needs.forEach((need, i) => {
         const named = awsForm(need)[0] ?? '';
+        const error = results[i] as { name?: string; message?: string };
         expect([route.name, error.name, error.message]).toEqual([route.name, 'ConfigurationError', expect.stringContaining(named)]);
-      }
+      });
+      const loaded = results[needs.length] as { mod?: unknown };
+      expect([route.name, Object.keys((loaded.mod ?? {}) as object)]).toEqual([route.name, ['handler']]);
     }
     // The MCP function needs what its tools' routes need: the chain and queue of withdraw, the hot wallet of a purchase.
     expect(configNeeds(routeNamed('mcp'))(KEY_AUTH).flatMap(awsForm)).toEqual(
@@ -142,8 +188,9 @@ describe('a function with an incomplete environment', () => {
     const routes = ROUTES.filter(recognisesAdmin);
     expect(routes.map((r) => r.name)).toContain('get-charge');
     for (const route of routes) {
-      expect([route.name, Object.keys(load(api(route.name), { ADMIN_AUTH: 'iam' }).mod as object)]).toEqual([route.name, ['handler']]);
-      expect(loadError(api(route.name), {}).message).toContain('set ADMIN_KEY or ADMIN_KEY_SECRET_ARN');
+      const [withoutKey, iam] = loadSeries(api(route.name), [{}, { ADMIN_AUTH: 'iam' }]) as [{ message?: string }, { mod?: unknown }];
+      expect([route.name, withoutKey.message]).toEqual([route.name, expect.stringContaining('set ADMIN_KEY or ADMIN_KEY_SECRET_ARN')]);
+      expect([route.name, Object.keys((iam.mod ?? {}) as object)]).toEqual([route.name, ['handler']]);
     }
   });
 });

@@ -40,6 +40,8 @@ export async function startTestStack(
     sweepIntervalMs: 0,
     // Likewise the top-up watcher's; top-up tests run it themselves.
     topupWatchIntervalMs: 0,
+    // A file calls a few routes: each handler loads at its first request (docs/testing.md "Fast tests").
+    loadRoutesOnFirstRequest: true,
     ...options,
   });
   const grants = watchTableGrants();
