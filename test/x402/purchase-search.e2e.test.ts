@@ -7,6 +7,10 @@
  * Pages of 2 stand for the RPC's 1,000, so a few transactions bury it.
  */
 
+import { X402_PURCHASES_UNSEARCHED_METRIC } from '../../functions/observability/metric-names';
+import { metrics } from '../../functions/observability/metrics';
+import { railFor } from '../../functions/rails';
+import { createReconciler } from '../../functions/reconciler/reconciler';
 import { reconcilePurchases } from '../../functions/use-cases/purchases';
 import { purchaseChain } from '../../functions/x402/purchase-signer';
 import { expectLedgerBalanced } from '../support/audit';
@@ -76,12 +80,22 @@ describe("the reconciler's search for a purchase's transfer", () => {
     // Newer transactions of the hot wallet's token account bury the transfer.
     for (let i = 0; i < 5; i++) solana.mintTo(solana.hotWallet.publicKey, 1n);
     solana.expireBlockhash();
-    // A search that stops after 4 signatures never reads the transfer: past its blockhash, the purchase still waits.
-    const short = await reconcilePurchases(await searching(4));
-    expect(short).toMatchObject({ checked: 1, captured: 0, expired: 0, unsearched: 1 });
-    expect((await read(agent.key, purchase.id)).status).toBe('PENDING');
-    // Paging on with `before`: found, captured once.
-    expect(await reconcilePurchases(await searching())).toMatchObject({ checked: 1, captured: 1, expired: 0 });
+    // A search that stops after 4 signatures never reads the transfer: past its blockhash, the
+    // purchase still waits, and the reconciler's run says so in the gauge X402PurchasesUnsearched alarms on.
+    const recorded = jest.spyOn(metrics(), 'addMetric');
+    const unsearched = () => recorded.mock.calls.filter(([name]) => name === X402_PURCHASES_UNSEARCHED_METRIC).map(([, , value]) => value);
+    try {
+      const short = await createReconciler({ railFor, purchaseChain: () => searching(4) })();
+      expect(short.purchases).toMatchObject({ checked: 1, captured: 0, expired: 0, unsearched: 1 });
+      expect(unsearched()).toEqual([1]);
+      expect((await read(agent.key, purchase.id)).status).toBe('PENDING');
+      // Paging on with `before`: found, captured once; the gauge back at 0, so the alarm clears.
+      const found = await createReconciler({ railFor, purchaseChain: () => searching() })();
+      expect(found.purchases).toMatchObject({ checked: 1, captured: 1, expired: 0, unsearched: 0 });
+      expect(unsearched()).toEqual([1, 0]);
+    } finally {
+      recorded.mockRestore();
+    }
     expect((await read(agent.key, purchase.id)).status).toBe('SUCCESS');
   });
 
