@@ -5,12 +5,18 @@
  * test makes in its own words: the seller's requirements, a payer with a USDC grant for an enabled
  * agent, the purchase, its read, the payment sent to the seller as the stock client sends it.
  * Nothing here asserts what a test proves: each helper checks only that its set-up step worked.
- * The README's buyer (stock `@x402/fetch`) is `serviceBuyer` in test/x402/stock-seller.ts.
+ * The README's buyer (stock `@x402/fetch`) is `serviceBuyer` in test/x402/stock-seller.ts. The
+ * other way round, the service as its agents' facilitator: `useFacilitatorFixture`.
  *
  * Call `usePurchaseFixture` after the stack's own hooks are declared (useTestStack, or a
  * `beforeAll` starting the stack): its `beforeAll` runs after theirs.
  */
 import { randomUUID } from 'node:crypto';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import type { PaymentRequirements } from '@x402/core/types';
+import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
+import bs58 from 'bs58';
+import { payloadOf, requirementsFor } from '../x402/attacker';
 import { type StockSeller, startStockSeller } from '../x402/stock-seller';
 import type { Reply } from './http';
 import type { TestStack } from './stack';
@@ -119,6 +125,84 @@ export function usePurchaseFixture(
     },
     async usdcBalance(userId) {
       const res = await call<{ balances: { USDC: number } }>('GET', `/api/v1/admin/users/${userId}`, { headers: stack().admin });
+      return res.body.balances.USDC;
+    },
+  };
+}
+
+/** A seller agent of the service's facilitator: its key and id, and the memo its middleware puts in `extra.memo`. */
+export interface FacilitatorSeller {
+  key: string;
+  id: string;
+  memo: string | undefined;
+}
+
+export interface FacilitatorFixture {
+  /** The service's x402 treasury: the hot wallet, which is also the fee payer. */
+  readonly treasury: string;
+  /** A new enabled agent and its seller memo (`GET /api/v1/agents/x402`). */
+  seller(): Promise<FacilitatorSeller>;
+  /** 0.01 USDC to the treasury with the seller's `memo`, as its middleware would ask. */
+  requirements(memo: string | undefined): PaymentRequirements;
+  /** The payment the stock `@x402/svm` client (the chain's demo payer) makes for `accepted`, on a fresh blockhash. */
+  payment(accepted: PaymentRequirements): Promise<ReturnType<typeof payloadOf>>;
+  /** `/x402/verify` or `/x402/settle` as `who`: its key as `x-agent-key`, or `Authorization: Bearer` (the stock middleware's). */
+  ask(
+    path: '/x402/verify' | '/x402/settle',
+    who: Pick<FacilitatorSeller, 'key'>,
+    payload: ReturnType<typeof payloadOf>,
+    required: PaymentRequirements,
+    auth?: 'x-agent-key' | 'bearer',
+  ): Promise<Reply<Record<string, unknown>>>;
+  /** The agent's USDC balance, as it reads it. */
+  usdcBalance(who: Pick<FacilitatorSeller, 'key'>): Promise<number>;
+}
+
+/**
+ * The service as the facilitator of its agents' x402 sales (DESIGN §22), on the stack `t`: seller
+ * agents, their requirements, and payments the stock client makes from the chain's demo payer.
+ */
+export function useFacilitatorFixture(t: TestStack): FacilitatorFixture {
+  let buyer: ExactSvmClient | undefined;
+  beforeAll(async () => {
+    const { solana } = t.stack.rails;
+    buyer = new ExactSvmClient(await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey)), { rpcUrl: solana.url });
+  });
+  const treasury = () => t.stack.rails.solana.hotWallet.publicKey;
+  return {
+    get treasury() {
+      return treasury();
+    },
+    async seller() {
+      const agent = await t.enabledAgent();
+      const settings = await t.call<{ extra?: { memo?: string } }>('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': agent.key } });
+      return { ...agent, memo: settings.body.extra?.memo };
+    },
+    requirements(memo) {
+      const { solana } = t.stack.rails;
+      return requirementsFor({
+        network: solana.network,
+        mint: solana.mint,
+        treasury: treasury(),
+        feePayer: treasury(),
+        amount: 10_000n,
+        memo,
+      });
+    },
+    async payment(accepted) {
+      if (!buyer) throw new Error('the facilitator fixture is read before its beforeAll made the buyer');
+      t.stack.rails.solana.expireBlockhash();
+      const created = await buyer.createPaymentPayload(2, accepted);
+      return payloadOf(String(created.payload.transaction), accepted);
+    },
+    ask(path, who, payload, required, auth = 'x-agent-key') {
+      return t.call<Record<string, unknown>>('POST', path, {
+        headers: auth === 'bearer' ? { authorization: `Bearer ${who.key}` } : { 'x-agent-key': who.key },
+        body: { x402Version: 2, paymentPayload: payload, paymentRequirements: required },
+      });
+    },
+    async usdcBalance(who) {
+      const res = await t.call<{ balances: { USDC: number } }>('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': who.key } });
       return res.body.balances.USDC;
     },
   };
