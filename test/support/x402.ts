@@ -13,10 +13,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { Keypair, type TransactionInstruction } from '@solana/web3.js';
 import type { PaymentRequirements } from '@x402/core/types';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
-import { payloadOf, requirementsFor } from '../x402/attacker';
+import { exactTransaction, latestBlockhash, payloadOf, requirementsFor } from '../x402/attacker';
 import { type StockSeller, startStockSeller } from '../x402/stock-seller';
 import type { Reply } from './http';
 import type { TestStack } from './stack';
@@ -146,12 +147,27 @@ export interface FacilitatorFixture {
   requirements(memo: string | undefined): PaymentRequirements;
   /** The payment the stock `@x402/svm` client (the chain's demo payer) makes for `accepted`, on a fresh blockhash. */
   payment(accepted: PaymentRequirements): Promise<ReturnType<typeof payloadOf>>;
+  /**
+   * A payment built by hand, as an attacker builds it (test/x402/attacker.ts `exactTransaction`): `amount`
+   * (10,000 micro-USDC unless given) from `from` (the chain's demo payer unless given) to the treasury
+   * with the seller's `memo`, the compute budget given (the stock client's 20,000 units at 1 µlamport
+   * unless given) and `extra` instructions after the memo; on a fresh blockhash unless `sameBlockhash`.
+   */
+  craftedPayment(opts: {
+    memo: string | undefined;
+    amount?: bigint;
+    from?: Keypair;
+    computeUnits?: number;
+    microLamports?: number;
+    extra?: TransactionInstruction[];
+    sameBlockhash?: boolean;
+  }): Promise<ReturnType<typeof payloadOf>>;
   /** `/x402/verify` or `/x402/settle` as `who`: its key as `x-agent-key`, or `Authorization: Bearer` (the stock middleware's). */
   ask(
     path: '/x402/verify' | '/x402/settle',
     who: Pick<FacilitatorSeller, 'key'>,
-    payload: ReturnType<typeof payloadOf>,
-    required: PaymentRequirements,
+    payload: unknown,
+    required: unknown,
     auth?: 'x-agent-key' | 'bearer',
   ): Promise<Reply<Record<string, unknown>>>;
   /** The agent's USDC balance, as it reads it. */
@@ -194,6 +210,29 @@ export function useFacilitatorFixture(t: TestStack): FacilitatorFixture {
       t.stack.rails.solana.expireBlockhash();
       const created = await buyer.createPaymentPayload(2, accepted);
       return payloadOf(String(created.payload.transaction), accepted);
+    },
+    async craftedPayment({ memo, amount = 10_000n, from, computeUnits = 20_000, microLamports = 1, extra, sameBlockhash = false }) {
+      const { solana } = t.stack.rails;
+      const signer = from ?? Keypair.fromSecretKey(bs58.decode(solana.demoPayer.secretKey));
+      // The local chain makes a blockhash only when a transaction lands: moving it on expires every payment made before.
+      if (!sameBlockhash) solana.expireBlockhash();
+      const { base64 } = exactTransaction({
+        feePayer: treasury(),
+        from: signer.publicKey.toBase58(),
+        to: treasury(),
+        mint: solana.mint,
+        amount,
+        computeUnits,
+        microLamports,
+        memo,
+        ...(extra ? { extra } : {}),
+        blockhash: await latestBlockhash(solana.url),
+        signers: [signer],
+      });
+      return payloadOf(
+        base64,
+        requirementsFor({ network: solana.network, mint: solana.mint, treasury: treasury(), feePayer: treasury(), amount, memo }),
+      );
     },
     ask(path, who, payload, required, auth = 'x-agent-key') {
       return t.call<Record<string, unknown>>('POST', path, {
