@@ -12,11 +12,17 @@
  * `beforeAll` starting the stack): its `beforeAll` runs after theirs.
  */
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Keypair, type TransactionInstruction } from '@solana/web3.js';
+import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentRequirements } from '@x402/core/types';
+import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
+import { ExactSvmScheme as ExactSvmServer } from '@x402/svm/exact/server';
 import bs58 from 'bs58';
+// @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
+import express from 'express';
 import { exactTransaction, latestBlockhash, payloadOf, requirementsFor } from '../x402/attacker';
 import { type StockSeller, startStockSeller } from '../x402/stock-seller';
 import type { Reply } from './http';
@@ -245,4 +251,60 @@ export function useFacilitatorFixture(t: TestStack): FacilitatorFixture {
       return res.body.balances.USDC;
     },
   };
+}
+
+/** A route of `startServiceSeller`: its price (`$0.01` style), and the payTo and extensions it declares when not the defaults. */
+export interface SellerRoute {
+  price: string;
+  /** The agent's x402 settings' payTo unless given. */
+  payTo?: string;
+  extensions?: Record<string, unknown>;
+}
+
+/**
+ * docs/x402.md's seller (seller.mjs), on a free port: stock `@x402/express` whose facilitator is the
+ * service, reached with the seller agent's key as the stock `createAuthHeaders` sends it (Bearer),
+ * and the settings `GET /api/v1/agents/x402` gives (network, payTo, extra.memo). Each route answers
+ * `{ forecast: 'sunny' }` once paid.
+ */
+export async function startServiceSeller(
+  t: TestStack,
+  agentKey: string,
+  routes: Record<string, SellerRoute>,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const settings = (
+    await t.call<{ facilitatorUrl: string; network: `${string}:${string}`; payTo: string; extra: { memo: string } }>(
+      'GET',
+      '/api/v1/agents/x402',
+      { headers: { 'x-agent-key': agentKey } },
+    )
+  ).body;
+  const auth = { Authorization: `Bearer ${agentKey}` };
+  const facilitator = new HTTPFacilitatorClient({
+    url: settings.facilitatorUrl,
+    createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }),
+  });
+  const server = new x402ResourceServer(facilitator).register(settings.network, new ExactSvmServer());
+  const app = express();
+  const config = Object.fromEntries(
+    Object.entries(routes).map(([route, r]) => [
+      `GET ${route}`,
+      {
+        accepts: { scheme: 'exact', price: r.price, network: settings.network, payTo: r.payTo ?? settings.payTo, extra: settings.extra },
+        description: 'a forecast',
+        ...(r.extensions ? { extensions: r.extensions } : {}),
+      },
+    ]),
+  );
+  app.use(paymentMiddleware(config, server));
+  for (const route of Object.keys(routes))
+    app.get(route, (_req: unknown, res: { json(body: unknown): void }) => res.json({ forecast: 'sunny' }));
+  return new Promise((resolve) => {
+    const listener = app.listen(0, '127.0.0.1', () => {
+      resolve({
+        url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}`,
+        close: () => new Promise((done) => listener.close(() => done())),
+      });
+    });
+  });
 }
