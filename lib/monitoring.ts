@@ -10,7 +10,8 @@
  * payout UNCLAIMED), and only a sweep over the table sees it. The metric's contract is in
  * functions/observability/metric-names.ts (STUCK_PAYOUTS_METRIC), like the sweeper's lag, the
  * daily audit's problems and the hot wallet's SOL spend (X402FeePayerLamports per landed x402
- * settlement, and the reconciler's HotWalletLamports gauge: the wallet pays payout fees too).
+ * settlement, and the reconciler's HotWalletLamports gauge: the wallet pays payout fees too), and
+ * the x402 purchases its search could not reach back to (X402PurchasesUnsearched).
  *
  * Some metrics come from log lines (metric filters): PayoutRailNeedsOperator counts the two rail
  * errors no retry can cure in the worker's and reconciler's logs; ChargesNotExpiring the sweeper's
@@ -59,6 +60,7 @@ import {
   X402_FEE_PAYER_LAMPORTS_METRIC,
   X402_FINALITY_MISMATCH_LOG_MESSAGE,
   X402_FINALITY_MISMATCHES_METRIC,
+  X402_PURCHASES_UNSEARCHED_METRIC,
 } from '../functions/observability/metric-names';
 import { type AlarmSpec, addAlarm, alarmName } from './alarms';
 import { routeConstructId, routeKey } from './http-api';
@@ -363,6 +365,15 @@ export class Monitoring extends Construct {
           "A rail refused to credit an on-chain transaction another rail had already credited (the CHAINCREDIT#<signature> guard): nothing was credited twice, but it should never happen. A deposit wallet that is also the x402 treasury (config load and synth refuse it), or a transfer built to be both a top-up and an x402 payment. The ERROR line 'transfer already credited by another rail' in the top-up watcher's, x402-settle's or the reconciler's log group names the rail, the signature and the top-up or agent; the guard item CHAINCREDIT#<signature> says which rail credited it (docs/operating/alarms.md).",
         metric: logMetric(TRANSFERS_CREDITED_ELSEWHERE_METRIC),
         threshold: 1,
+      },
+      {
+        id: 'X402PurchasesUnsearched',
+        description:
+          "x402 purchases the service paid for stayed PENDING past their blockhash for 15 minutes because the reconciler's search of the hot wallet token account (at most 20,000 signatures a run, newest first) did not reach back to where their transfer could be (X402PurchasesUnsearched, the reconciler's gauge; its WARN line 'x402 purchase past its blockhash, its transfer not searched for far enough back' names each charge). Their payers' USDC stays held until the agent's receipt or a search that reaches it: someone may be burying them by spamming the account with small transfers (docs/operating/runbooks.md).",
+        // A period that always holds a reconciler run; three in a row: one run's lagging RPC node is not worth a page.
+        metric: serviceMetric(X402_PURCHASES_UNSEARCHED_METRIC, 'Maximum', heldAtLimitPeriod(config.reconcileEveryMinutes)),
+        threshold: 1,
+        evaluationPeriods: 3,
       },
       {
         id: 'X402FeePayerSpend',

@@ -116,3 +116,12 @@ export const X402_FEE_PAYER_LAMPORTS_METRIC = 'X402FeePayerLamports';
  * lib/monitoring.ts alarms when it runs low.
  */
 export const HOT_WALLET_LAMPORTS_METRIC = 'HotWalletLamports';
+/**
+ * Gauge the reconciler emits on each x402 purchase sweep (functions/use-cases/purchases.ts
+ * `reconcilePurchases`): how many signed purchases past their blockhash it left PENDING because its
+ * search of the hot wallet token account's signatures did not reach back to where their transfer
+ * could be (`unsearched`; 0 when none). Each holds the payer's USDC until the agent's receipt or a
+ * later run finds it; anyone can bury purchases that way by spamming the account with transfers.
+ * lib/monitoring.ts alarms when it stays above 0 (X402PurchasesUnsearched).
+ */
+export const X402_PURCHASES_UNSEARCHED_METRIC = 'X402PurchasesUnsearched';

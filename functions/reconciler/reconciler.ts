@@ -4,11 +4,13 @@
  * then the StuckPayouts gauge that lib/monitoring.ts alarms on; then, given the x402 facilitator,
  * x402 settlements whose settle died (`reconcileX402`) and the second check of credited ones at
  * `finalized` (`checkX402Finality`). x402 not configured yet (no treasury or fee payer) skips them.
+ * Last, the x402 purchases the service paid (`reconcilePurchases`), and the X402PurchasesUnsearched
+ * gauge: those it could not search far enough back for to release or capture.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { X402UnavailableError } from '../core/x402';
-import { STUCK_PAYOUTS_METRIC } from '../observability/metric-names';
+import { STUCK_PAYOUTS_METRIC, X402_PURCHASES_UNSEARCHED_METRIC } from '../observability/metric-names';
 import { flushMetrics, metrics } from '../observability/metrics';
 import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-cases/payouts';
 import { type PurchaseReconcileReport, reconcilePurchases } from '../use-cases/purchases';
@@ -41,13 +43,16 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     });
     metrics().addMetric(STUCK_PAYOUTS_METRIC, MetricUnit.Count, report.stuck);
     let x402: ReconcilerReport['x402'];
+    let purchases: PurchaseReconcileReport | undefined;
     try {
       x402 = deps.x402Facilitator ? await x402Sweep(deps.x402Facilitator, deps.clock?.() ?? new Date()) : undefined;
+      purchases = deps.purchaseChain ? await purchaseSweep(deps.purchaseChain) : undefined;
+      // On every purchase sweep, 0 included, so the alarm clears once none is left.
+      if (purchases) metrics().addMetric(X402_PURCHASES_UNSEARCHED_METRIC, MetricUnit.Count, purchases.unsearched);
     } finally {
       // With the x402 sweep's: the hot wallet's SOL and the fees of the settlements it ended.
       flushMetrics();
     }
-    const purchases = deps.purchaseChain ? await purchaseSweep(deps.purchaseChain) : undefined;
     return { ...report, ...(x402 ? { x402 } : {}), ...(purchases ? { purchases } : {}) };
   };
 }

@@ -247,7 +247,8 @@ export const STORE = {
   getGrantRequest: { read: ['grantRequest'] },
   /** Deny, and approve (in the grant's create transaction). */
   decideGrantRequest: { write: ['grantRequest'] },
-  claimGrantRequest: { write: ['grantRequest'] },
+  /** approved → claimed, with the asking key's agent item checked enabled (a cache may be 30 s behind). */
+  claimGrantRequest: { write: ['grantRequest'], check: ['agent'] },
   // x402 purchases (purchase.repository.ts; their hold is commitCharge's, their ending settlePending's).
   /** The payment signed once: the charge's terms, its marker moved to the reconciler's queue, its signature claimed (one per purchase); checked as a capture (enabled, not blocked, grant active). */
   recordSignedPurchase: { write: ['charge', 'pendingCharge', 'idempotency'], check: ['agentBalanceShard', 'user', 'grant'] },

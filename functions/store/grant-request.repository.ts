@@ -3,7 +3,8 @@
  * (`GRANTREQ#<agentId>`, so another agent's is simply not there); its consent link's token is
  * found by hash only (`CONSENT#<sha256>` → the request). Each move is one conditional write on the
  * request item: pending → approved (in the grant's own create transaction), pending → denied,
- * approved → claimed (once: the agent's first read after approval). Expiry is computed.
+ * approved → claimed (once: the agent's first read after approval, with the agent item checked
+ * enabled in the same transaction). Expiry is computed.
  */
 
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -12,12 +13,13 @@ import { DomainError } from '../core/errors';
 import type { GrantLimits, GrantRequest } from '../core/grants';
 import type { IdempotencyWrite } from '../core/idempotency';
 import { isCurrency } from '../core/money';
+import { agentEnabledCheck } from './agent.repository';
 import { db } from './client';
 import type { ConditionedItem } from './grant.repository';
 import { idempotencyPut } from './idempotency.repository';
 import { readMinor } from './numbers';
 import { keys } from './table';
-import { conditionalWrite, outcome, transactWrite } from './transact';
+import { conditionalWrite, named, outcome, transactWrite } from './transact';
 
 /** The request is no longer pending (decided, or past its time): the page shows what it is now. */
 export class GrantRequestDecidedError extends DomainError {
@@ -122,26 +124,35 @@ export async function denyGrantRequest(request: GrantRequest, now: Date): Promis
 
 /**
  * approved → claimed, exactly once: the condition lets one reader through, whoever else reads at
- * the same time; the nonce the grant key is derived from leaves the table in the same write.
- * Returns it to that one reader; undefined to every other.
+ * the same time; the nonce the grant key is derived from (`nonce`, as the request was read) leaves
+ * the table in the same write. True for that one reader; false for every other.
+ *
+ * The grant key is a secret handed over once, so the claim is conditioned on the agent item of the
+ * key that asked (`agentKeyHash`) still being there and enabled, as a withdrawal is: an auth cache
+ * may still hold an agent the operator has since disabled, or a key rotated away (which moved the
+ * item), for up to 30 s. Throws AgentDisabledError then, and the request stays `approved`.
  */
-export async function claimGrantRequest(agentId: string, requestId: string, now: Date): Promise<string | undefined> {
-  const result = await conditionalWrite(
-    {
-      Update: {
-        TableName: config().TABLE_NAME,
-        Key: keys.grantRequest(agentId, requestId),
-        UpdateExpression: 'SET #state = :claimed, claimedAt = :now REMOVE nonce',
-        ConditionExpression: '#state = :approved AND attribute_exists(nonce)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':claimed': 'claimed', ':approved': 'approved', ':now': now.toISOString() },
-        ReturnValues: 'ALL_OLD',
+export async function claimGrantRequest(
+  claim: { agentId: string; requestId: string; nonce: string; agentKeyHash: string },
+  now: Date,
+): Promise<boolean> {
+  const result = await transactWrite<'claimed by another'>([
+    named(
+      {
+        Update: {
+          TableName: config().TABLE_NAME,
+          Key: keys.grantRequest(claim.agentId, claim.requestId),
+          UpdateExpression: 'SET #state = :claimed, claimedAt = :now REMOVE nonce',
+          ConditionExpression: '#state = :approved AND nonce = :nonce',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':claimed': 'claimed', ':approved': 'approved', ':now': now.toISOString(), ':nonce': claim.nonce },
+        },
       },
-    },
-    () => outcome('claimed by another'),
-  );
-  const nonce = result.committed ? result.attributes?.nonce : undefined;
-  return typeof nonce === 'string' ? nonce : undefined;
+      { onConditionFailed: () => outcome('claimed by another' as const) },
+    ),
+    agentEnabledCheck(claim.agentKeyHash),
+  ]);
+  return result.committed;
 }
 
 function requestItem(request: GrantRequest): Record<string, unknown> {

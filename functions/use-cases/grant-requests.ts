@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { grantRequestView } from '../contracts/grants';
 import type { Agent } from '../core/agents';
+import { AgentDisabledError } from '../core/errors';
 import { GRANT_REQUEST_TTL_SECONDS, type Grant, type GrantRequest, type GrantTerms, grantRequestStatus } from '../core/grants';
 import { isId, newGrantId, newGrantRequestId } from '../core/ids';
 import { GRANT_KEY_PREFIX, hashKey, looksLikeKey, USER_KEY_PREFIX } from '../core/keys';
@@ -31,6 +32,7 @@ import {
 } from '../store/grant-request.repository';
 import { getUserKeyHash } from '../store/user.repository';
 import { derivedSecret } from './approval-token';
+import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { type AccountKey, issueGrant } from './grants';
 import { idempotentCommand } from './idempotency';
 
@@ -103,8 +105,8 @@ export async function readGrantRequest(agent: Agent, requestId: string | undefin
   let key: string | undefined;
   let current: GrantRequest = request;
   if (request.state === 'approved') {
-    const nonce = await claimGrantRequest(agent.id, request.id, now);
-    if (nonce !== undefined) {
+    const { nonce } = request;
+    if (nonce !== undefined && (await claimed(agent, { requestId: request.id, nonce }, now))) {
       key = await grantKeyOf(request.id, nonce);
       current = { ...request, state: 'claimed' };
     } else {
@@ -114,6 +116,22 @@ export async function readGrantRequest(agent: Agent, requestId: string | undefin
   }
   const grant = await grantOf(current);
   return grantRequestView(current, { consentUrl: link, ...(grant ? { grant } : {}), ...(key ? { key } : {}), now });
+}
+
+/**
+ * Claims the approved request for this agent's key: false when another read claimed it first. The
+ * agent came from the auth cache, which may be up to 30 s behind the operator's switch or a key
+ * rotation; the claim's own transaction checks the agent item, so a key the cache still lets in is
+ * refused here as it will be everywhere once the cache runs out (and forgotten in this container).
+ */
+async function claimed(agent: Agent, claim: { requestId: string; nonce: string }, now: Date): Promise<boolean> {
+  try {
+    return await claimGrantRequest({ ...claim, agentId: agent.id, agentKeyHash: agent.keyHash }, now);
+  } catch (error) {
+    if (!(error instanceof AgentDisabledError)) throw error;
+    forgetAgent(agent.keyHash);
+    throw refuse(AUTH_MESSAGES.grantRequests);
+  }
 }
 
 const grantOf = async (request: GrantRequest): Promise<Grant | undefined> =>

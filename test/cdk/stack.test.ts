@@ -17,6 +17,7 @@ import {
   SWEEPER_LAG_METRIC,
   TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE,
   X402_FEE_PAYER_LAMPORTS_METRIC,
+  X402_PURCHASES_UNSEARCHED_METRIC,
 } from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
 import { GSI1, GSI2, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table';
@@ -872,6 +873,7 @@ describe('alarms', () => {
         'X402FinalityMismatch',
         'X402CreditHeldAtLimit',
         'TransferCreditedElsewhere',
+        'X402PurchasesUnsearched',
         'X402FeePayerSpend',
         'HotWalletSolLow',
         'SweeperErrors',
@@ -1201,7 +1203,7 @@ describe('alarms', () => {
     expect(String(alarm('TransferCreditedElsewhere').AlarmDescription)).toMatch(/CHAINCREDIT#<signature>/);
   });
 
-  it("fire on the fee payer's x402 spend in an hour and on the hot wallet's SOL running low, on the exact metrics the functions emit", () => {
+  it("fire on the fee payer's x402 spend in an hour and on the hot wallet's SOL running low and on purchases the reconciler cannot reach, on the exact metrics the functions emit", () => {
     const saved = { ...process.env };
     let emitted: Record<string, unknown>;
     try {
@@ -1209,6 +1211,7 @@ describe('alarms', () => {
       resetForTests();
       metrics().addMetric(X402_FEE_PAYER_LAMPORTS_METRIC, 'Count', 10_001);
       metrics().addMetric(HOT_WALLET_LAMPORTS_METRIC, 'Count', 9_000_000_000);
+      metrics().addMetric(X402_PURCHASES_UNSEARCHED_METRIC, 'Count', 1);
       emitted = metrics().serializeMetrics() as unknown as Record<string, unknown>;
       metrics().clearMetrics();
     } finally {
@@ -1218,7 +1221,9 @@ describe('alarms', () => {
     const directive = (emitted._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] })
       .CloudWatchMetrics[0];
     const dimensions = new Set((directive?.Dimensions[0] ?? []).map((name) => JSON.stringify({ Name: name, Value: emitted[name] })));
-    expect(directive?.Metrics.map((m) => m.Name).sort()).toEqual([HOT_WALLET_LAMPORTS_METRIC, X402_FEE_PAYER_LAMPORTS_METRIC].sort());
+    expect(directive?.Metrics.map((m) => m.Name).sort()).toEqual(
+      [HOT_WALLET_LAMPORTS_METRIC, X402_FEE_PAYER_LAMPORTS_METRIC, X402_PURCHASES_UNSEARCHED_METRIC].sort(),
+    );
     expect(alarm('X402FeePayerSpend')).toMatchObject({
       Namespace: METRICS_NAMESPACE,
       MetricName: X402_FEE_PAYER_LAMPORTS_METRIC,
@@ -1238,7 +1243,19 @@ describe('alarms', () => {
       ComparisonOperator: 'LessThanThreshold',
       TreatMissingData: 'notBreaching',
     });
-    for (const name of ['X402FeePayerSpend', 'HotWalletSolLow']) {
+    // Any purchase left unsearched on three reconciler periods in a row pages (one lagging node's run does not).
+    expect(alarm('X402PurchasesUnsearched')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: X402_PURCHASES_UNSEARCHED_METRIC,
+      Statistic: 'Maximum',
+      Period: heldAtLimitPeriod(config.reconcileEveryMinutes).toSeconds(),
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(String(alarm('X402PurchasesUnsearched').AlarmDescription)).toMatch(/runbooks\.md/);
+    for (const name of ['X402FeePayerSpend', 'HotWalletSolLow', 'X402PurchasesUnsearched']) {
       expect(new Set((alarm(name).Dimensions as unknown[]).map((d) => JSON.stringify(d)))).toEqual(dimensions);
     }
   });

@@ -10,68 +10,36 @@
  * refused and the fee payer's lamports do not move), a stock buyer's payment still settles, and
  * what each settlement cost the fee payer, and the hot wallet's SOL, are metrics an alarm watches.
  */
-import { createKeyPairSignerFromBytes } from '@solana/kit';
-import { Keypair } from '@solana/web3.js';
-import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
-import bs58 from 'bs58';
-import { x402SettingsSchema } from '../../functions/contracts/x402';
 import { HOT_WALLET_LAMPORTS_METRIC, X402_FEE_PAYER_LAMPORTS_METRIC } from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { expectLedgerBalanced } from '../support/audit';
-import { expectBody } from '../support/bodies';
 import { useTestStack } from '../support/stack';
-import { exactTransaction, latestBlockhash, payloadOf, requirementsFor } from '../x402/attacker';
+import { type FacilitatorSeller, useFacilitatorFixture } from '../support/x402';
 
 const t = useTestStack();
-let seller: { key: string; id: string };
-let memo: string | undefined;
-let buyer: Keypair;
+const x402 = useFacilitatorFixture(t);
+let seller: FacilitatorSeller;
 let treasury: string;
 
 beforeAll(async () => {
-  seller = await t.enabledAgent();
-  memo = expectBody(await t.call('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } }), x402SettingsSchema).extra.memo;
-  buyer = Keypair.fromSecretKey(bs58.decode(t.stack.rails.solana.demoPayer.secretKey));
-  treasury = t.stack.rails.solana.hotWallet.publicKey;
+  seller = await x402.seller();
+  treasury = x402.treasury;
 });
 afterEach(async () => {
   await expectLedgerBalanced();
 });
 
-const usdcBalance = async (key: string) =>
-  (await t.call<{ balances: { USDC: number } }>('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': key } })).body.balances.USDC;
+const usdcBalance = (key: string) => x402.usdcBalance({ key });
 
 /** A 0.01 USDC payment from the demo payer to the seller, with the compute budget the attacker chose. */
-async function pricedPayment(computeUnits: number, microLamports: number) {
-  const { solana } = t.stack.rails;
-  // Each payment under a blockhash of its own (the local chain makes one only when a transaction lands).
-  solana.expireBlockhash();
-  const { base64 } = exactTransaction({
-    feePayer: treasury,
-    from: buyer.publicKey.toBase58(),
-    to: treasury,
-    mint: solana.mint,
-    amount: 10_000n,
-    computeUnits,
-    microLamports,
-    memo,
-    blockhash: await latestBlockhash(solana.url),
-    signers: [buyer],
-  });
-  return payloadOf(
-    base64,
-    requirementsFor({ network: solana.network, mint: solana.mint, treasury, feePayer: treasury, amount: 10_000n, memo }),
-  );
-}
+const pricedPayment = (computeUnits: number, microLamports: number) =>
+  x402.craftedPayment({ memo: seller.memo, computeUnits, microLamports });
 
-const ask = (path: '/x402/verify' | '/x402/settle', payload: ReturnType<typeof payloadOf>) =>
-  t.call<Record<string, unknown>>('POST', path, {
-    headers: { authorization: `Bearer ${seller.key}` },
-    body: { x402Version: 2, paymentPayload: payload, paymentRequirements: payload.accepted },
-  });
+const ask = (path: '/x402/verify' | '/x402/settle', payload: Awaited<ReturnType<typeof pricedPayment>>) =>
+  x402.ask(path, seller, payload, payload.accepted, 'bearer');
 
 describe("the fee payer's spend per settlement is capped", () => {
   it.each([
@@ -105,18 +73,8 @@ describe("the fee payer's spend per settlement is capped", () => {
 
   it('settles a stock buyer’s payment and records what it cost the fee payer, the lamports that left the hot wallet', async () => {
     const { solana } = t.stack.rails;
-    solana.expireBlockhash();
-    const stock = new ExactSvmClient(await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey)), { rpcUrl: solana.url });
-    const requirements = requirementsFor({
-      network: solana.network,
-      mint: solana.mint,
-      treasury,
-      feePayer: treasury,
-      amount: 10_000n,
-      memo,
-    });
-    const created = await stock.createPaymentPayload(2, requirements);
-    const payload = { ...payloadOf(String(created.payload.transaction), requirements) };
+    // The stock client's payment, on a fresh blockhash.
+    const payload = await x402.payment(x402.requirements(seller.memo));
     const lamportsBefore = solana.lamports(treasury);
     const recorded = jest.spyOn(metrics(), 'addMetric');
     try {

@@ -16,10 +16,9 @@
 import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { x402SettingsSchema } from '../../functions/contracts/x402';
 import { expectLedgerBalanced } from '../support/audit';
-import { expectBody } from '../support/bodies';
 import { useTestStack } from '../support/stack';
+import { type FacilitatorSeller, useFacilitatorFixture } from '../support/x402';
 import { exactTransaction, latestBlockhash, payloadOf, requirementsFor } from '../x402/attacker';
 
 const LIGHTHOUSE = new PublicKey('L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95');
@@ -27,17 +26,18 @@ const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
 const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 
 const t = useTestStack();
-let seller: { key: string; id: string };
+const x402 = useFacilitatorFixture(t);
+let seller: FacilitatorSeller;
 let memo: string;
 let buyer: Keypair;
 let treasury: string;
 
 beforeAll(async () => {
   t.stack.rails.solana.copyProgram(ASSOCIATED_TOKEN_PROGRAM, LIGHTHOUSE.toBase58());
-  seller = await t.enabledAgent();
-  memo = expectBody(await t.call('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } }), x402SettingsSchema).extra.memo;
+  seller = await x402.seller();
+  memo = seller.memo as string;
   buyer = Keypair.fromSecretKey(bs58.decode(t.stack.rails.solana.demoPayer.secretKey));
-  treasury = t.stack.rails.solana.hotWallet.publicKey;
+  treasury = x402.treasury;
 });
 afterEach(async () => {
   await expectLedgerBalanced();
@@ -63,37 +63,12 @@ function fundedByPayer(payer: PublicKey): TransactionInstruction {
 }
 
 /** A 0.01 USDC payment to the seller whose instructions after the memo are `extra`. */
-async function payment(extra: TransactionInstruction[]) {
-  const { solana } = t.stack.rails;
-  solana.expireBlockhash();
-  const { base64 } = exactTransaction({
-    feePayer: treasury,
-    from: buyer.publicKey.toBase58(),
-    to: treasury,
-    mint: solana.mint,
-    amount: 10_000n,
-    computeUnits: 200_000,
-    microLamports: 1,
-    memo,
-    extra,
-    blockhash: await latestBlockhash(solana.url),
-    signers: [buyer],
-  });
-  return payloadOf(
-    base64,
-    requirementsFor({ network: solana.network, mint: solana.mint, treasury, feePayer: treasury, amount: 10_000n, memo }),
-  );
-}
+const payment = (extra: TransactionInstruction[]) => x402.craftedPayment({ memo, computeUnits: 200_000, microLamports: 1, extra });
 
-const ask = (path: '/x402/verify' | '/x402/settle', payload: ReturnType<typeof payloadOf>) =>
-  t.call<Record<string, unknown>>('POST', path, {
-    headers: { authorization: `Bearer ${seller.key}` },
-    body: { x402Version: 2, paymentPayload: payload, paymentRequirements: payload.accepted },
-  });
+const ask = (path: '/x402/verify' | '/x402/settle', payload: Awaited<ReturnType<typeof payment>>) =>
+  x402.ask(path, seller, payload, payload.accepted, 'bearer');
 
-const usdcBalance = async () =>
-  (await t.call<{ balances: { USDC: number } }>('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': seller.key } })).body.balances
-    .USDC;
+const usdcBalance = () => x402.usdcBalance(seller);
 
 describe('the fee payer is in no instruction of a payment', () => {
   it('refuses a payment whose Lighthouse instructions make the hot wallet pay for accounts: its lamports do not move', async () => {

@@ -16,24 +16,18 @@ import { randomUUID } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
 import type { PaymentPayload } from '@x402/core/types';
 import { PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
-import bs58 from 'bs58';
-import { x402SettingsSchema } from '../../functions/contracts/x402';
 import { expectLedgerBalanced } from '../support/audit';
-import { expectBody } from '../support/bodies';
 import { useTestStack } from '../support/stack';
-import { exactTransaction, latestBlockhash, payloadOf, requirementsFor } from '../x402/attacker';
+import { type FacilitatorSeller, useFacilitatorFixture } from '../support/x402';
 
 const t = useTestStack();
-let seller: { key: string; id: string };
-let memo: string;
-let buyer: Keypair;
+const x402 = useFacilitatorFixture(t);
+let seller: FacilitatorSeller;
 let treasury: string;
 
 beforeAll(async () => {
-  seller = await t.enabledAgent();
-  memo = expectBody(await t.call('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': seller.key } }), x402SettingsSchema).extra.memo;
-  buyer = Keypair.fromSecretKey(bs58.decode(t.stack.rails.solana.demoPayer.secretKey));
-  treasury = t.stack.rails.solana.hotWallet.publicKey;
+  seller = await x402.seller();
+  treasury = x402.treasury;
 });
 afterEach(async () => {
   await expectLedgerBalanced();
@@ -42,40 +36,18 @@ afterEach(async () => {
 const newId = () => `pay_redteam_${randomUUID().replaceAll('-', '')}`;
 
 /**
- * A payment of `amount` micro-USDC from `from` to the seller carrying identifier `id`, under a fresh
- * blockhash unless `sameBlockhash` (moving it on expires every payment made before).
+ * A payment of `amount` micro-USDC from `from` (the chain's demo payer unless given) to the seller
+ * carrying identifier `id`, under a fresh blockhash unless `sameBlockhash` (moving it on expires
+ * every payment made before).
  */
-async function payment(id: string, amount: bigint, from: Keypair = buyer, sameBlockhash = false): Promise<PaymentPayload> {
-  const { solana } = t.stack.rails;
-  if (!sameBlockhash) solana.expireBlockhash();
-  const { base64 } = exactTransaction({
-    feePayer: treasury,
-    from: from.publicKey.toBase58(),
-    to: treasury,
-    mint: solana.mint,
-    amount,
-    computeUnits: 20_000,
-    microLamports: 1,
-    memo,
-    blockhash: await latestBlockhash(solana.url),
-    signers: [from],
-  });
-  const payload = payloadOf(
-    base64,
-    requirementsFor({ network: solana.network, mint: solana.mint, treasury, feePayer: treasury, amount, memo }),
-  );
+async function payment(id: string, amount: bigint, from?: Keypair, sameBlockhash = false): Promise<PaymentPayload> {
+  const payload = await x402.craftedPayment({ memo: seller.memo, amount, ...(from ? { from } : {}), sameBlockhash });
   return { ...payload, extensions: { [PAYMENT_IDENTIFIER]: { info: { required: false, id } } } };
 }
 
-const ask = (path: '/x402/verify' | '/x402/settle', payload: PaymentPayload) =>
-  t.call<Record<string, unknown>>('POST', path, {
-    headers: { authorization: `Bearer ${seller.key}` },
-    body: { x402Version: 2, paymentPayload: payload, paymentRequirements: payload.accepted },
-  });
+const ask = (path: '/x402/verify' | '/x402/settle', payload: PaymentPayload) => x402.ask(path, seller, payload, payload.accepted, 'bearer');
 
-const usdcBalance = async () =>
-  (await t.call<{ balances: { USDC: number } }>('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': seller.key } })).body.balances
-    .USDC;
+const usdcBalance = () => x402.usdcBalance(seller);
 
 describe('payment identifiers cannot be replayed onto another payment', () => {
   it("refuses a verified payment's identifier on a payment that cannot pay: 409, nothing verified, sent or credited", async () => {
@@ -117,7 +89,7 @@ describe('payment identifiers cannot be replayed onto another payment', () => {
   it('credits one payment once when settles under one identifier race, of the same payment and of another', async () => {
     const id = newId();
     const one = await payment(id, 10_000n);
-    const two = await payment(id, 20_000n, buyer, true);
+    const two = await payment(id, 20_000n, undefined, true);
     const balance = await usdcBalance();
     const treasuryBefore = t.stack.rails.solana.tokenBalance(treasury);
 

@@ -14,38 +14,23 @@ import { reconcilePurchases } from '../../functions/use-cases/purchases';
 import { purchaseChain } from '../../functions/x402/purchase-signer';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
-import { type StockSeller, startStockSeller } from '../x402/stock-seller';
+import { usePurchaseFixture } from '../support/x402';
 
 const t = useTestStack({}, { payouts: { reconcileIntervalMs: 3_600_000 } });
-let seller: StockSeller;
-beforeAll(async () => {
-  t.stack.rails.solana.mintTo(t.stack.rails.solana.hotWallet.publicKey, 10_000_000n);
-  seller = await startStockSeller(t.stack.rails.solana, '$0.01');
-});
-afterAll(async () => seller?.close());
+const x402 = usePurchaseFixture(t);
 auditAfterAll();
 
 type Purchase = { id: string; status: string; paymentPayload: Record<string, unknown> | null };
 
 it('a landed transfer listed by a lagging node: never released, captured once the listing is current', async () => {
-  const agent = await t.enabledAgent();
-  const user = await t.fundedUser({ USDC: 1 });
+  const buyer = await x402.buyer();
   const solana = t.stack.rails.solana;
-  solana.advanceBlocks(1);
-  const res = await fetch(`${seller.url}/weather`);
-  const accepted = JSON.parse(Buffer.from(res.headers.get('payment-required') ?? '', 'base64').toString('utf8')).accepts[0];
-  const made = await t.call<Purchase>('POST', '/api/v1/agents/x402/purchases', {
-    headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': `lag-${Date.now()}` },
-    body: { x402Version: 2, paymentRequirements: accepted },
-  });
+  const accepted = await x402.requirements();
+  const made = await x402.buy<Purchase>(buyer, accepted);
   expect(made.status).toBe(201);
-  const header = Buffer.from(
-    JSON.stringify({ ...made.body.paymentPayload, resource: { url: `${seller.url}/weather` }, accepted }),
-  ).toString('base64');
-  expect((await fetch(`${seller.url}/weather`, { headers: { 'payment-signature': header } })).status).toBe(200);
+  expect((await x402.pay(made.body.paymentPayload, accepted)).status).toBe(200);
   solana.expireBlockhash();
-  const read = async () =>
-    (await t.call<Purchase>('GET', `/api/v1/agents/x402/purchases/${made.body.id}`, { headers: { 'x-agent-key': agent.key } })).body;
+  const read = async () => (await x402.read<Purchase>(buyer.agent.key, made.body.id)).body;
   // The listing comes from a node 10,000 blocks behind: it has not seen the transfer.
   solana.lagNext('getSignaturesForAddress', 10_000, 1);
   const listed = await reconcilePurchases(await purchaseChain()).catch(() => undefined);
@@ -58,6 +43,5 @@ it('a landed transfer listed by a lagging node: never released, captured once th
   expect((await read()).status).toBe('PENDING');
   expect(await reconcilePurchases(await purchaseChain())).toMatchObject({ captured: 1, expired: 0 });
   expect((await read()).status).toBe('SUCCESS');
-  const balances = await t.call<{ balances: { USDC: number } }>('GET', `/api/v1/admin/users/${user.id}`, { headers: t.admin });
-  expect(balances.body.balances.USDC).toBeCloseTo(0.99, 6);
+  expect(await x402.usdcBalance(buyer.user.id)).toBeCloseTo(0.99, 6);
 });

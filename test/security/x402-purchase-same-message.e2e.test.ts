@@ -11,53 +11,28 @@
  * Property: no two purchases ever hold the same hot wallet signature; one transfer on chain
  * captures exactly one purchase, and the payer pays exactly once for it.
  */
-import { randomUUID } from 'node:crypto';
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { purchaseChain } from '../../functions/x402/purchase-signer';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
-import { type StockSeller, startStockSeller } from '../x402/stock-seller';
+import { usePurchaseFixture } from '../support/x402';
 
 const t = useTestStack();
-let seller: StockSeller;
-beforeAll(async () => {
-  t.stack.rails.solana.mintTo(t.stack.rails.solana.hotWallet.publicKey, 10_000_000n);
-  seller = await startStockSeller(t.stack.rails.solana, '$0.01');
-});
-afterAll(async () => seller?.close());
+const x402 = usePurchaseFixture(t);
 auditAfterAll();
 
 type Purchase = { id: string; status: string; paymentPayload: { x402Version: number; payload: { transaction: string } } | null };
 
-async function buyer() {
-  const agent = await t.enabledAgent();
-  const user = await t.fundedUser({ USDC: 1 });
-  const grant = await t.call<{ key: string }>('POST', '/api/v1/users/me/grants', {
-    headers: { 'x-user-key': user.key },
-    body: { agentId: agent.id, currency: 'USDC', limits: { total: 5 } },
-  });
-  expect(grant.status).toBe(201);
-  return { agent, user, grantKey: grant.body.key };
-}
-
-const buy = (b: Awaited<ReturnType<typeof buyer>>, paymentRequirements: unknown) =>
-  t.call<Purchase>('POST', '/api/v1/agents/x402/purchases', {
-    headers: { 'x-agent-key': b.agent.key, 'x-user-key': b.grantKey, 'idempotency-key': randomUUID() },
-    body: { x402Version: 2, paymentRequirements },
-  });
-const read = (agentKey: string, id: string) =>
-  t.call<Purchase>('GET', `/api/v1/agents/x402/purchases/${id}`, { headers: { 'x-agent-key': agentKey } });
-const balance = async (userId: string) =>
-  (await t.call<{ balances: { USDC: number } }>('GET', `/api/v1/admin/users/${userId}`, { headers: t.admin })).body.balances.USDC;
+const buy = (b: Awaited<ReturnType<typeof x402.buyer>>, paymentRequirements: unknown) => x402.buy<Purchase>(b, paymentRequirements);
+const read = (agentKey: string, id: string) => x402.read<Purchase>(agentKey, id);
+const balance = (userId: string) => x402.usdcBalance(userId);
 
 it('two purchases of one fixed-memo requirement in one slot: two messages, and one transfer captures only its own', async () => {
-  t.stack.rails.solana.advanceBlocks(1);
-  const res = await fetch(`${seller.url}/weather`);
-  const requirements = JSON.parse(Buffer.from(res.headers.get('payment-required') ?? '', 'base64').toString('utf8')).accepts[0];
-  const fixedMemo = { ...requirements, extra: { ...requirements.extra, memo: 'order-42' } };
-  const alice = await buyer();
-  const bob = await buyer();
+  const requirements = await x402.requirements();
+  const fixedMemo = { ...requirements, extra: { ...(requirements.extra as object), memo: 'order-42' } };
+  const alice = await x402.buyer();
+  const bob = await x402.buyer();
   // The local chain's finalized blockhash moves only when a transaction lands: both are signed in one "slot".
   const a = await buy(alice, fixedMemo);
   const b = await buy(bob, fixedMemo);
@@ -68,10 +43,7 @@ it('two purchases of one fixed-memo requirement in one slot: two messages, and o
   expect(bPayment?.payload.transaction).not.toBe(a.body.paymentPayload?.payload.transaction);
 
   // Alice's payment lands (the seller settles it); Bob's is never sent.
-  const header = Buffer.from(
-    JSON.stringify({ ...a.body.paymentPayload, resource: { url: `${seller.url}/weather` }, accepted: requirements }),
-  ).toString('base64');
-  expect((await fetch(`${seller.url}/weather`, { headers: { 'payment-signature': header } })).status).toBe(200);
+  expect((await x402.pay(a.body.paymentPayload, requirements)).status).toBe(200);
   await createReconciler({ railFor, purchaseChain })();
   expect((await read(alice.agent.key, a.body.id)).body.status).toBe('SUCCESS');
   expect((await read(bob.agent.key, b.body.id)).body.status).not.toBe('SUCCESS');

@@ -11,47 +11,28 @@
  * blocked after the approval: the GET is refused as a capture would be (403), no payment is ever
  * answered, and the payer can still release the hold and has the USDC back.
  */
-import { randomUUID } from 'node:crypto';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
-import { type StockSeller, startStockSeller } from '../x402/stock-seller';
+import { usePurchaseFixture } from '../support/x402';
 
 const t = useTestStack();
-let seller: StockSeller;
-beforeAll(async () => {
-  t.stack.rails.solana.mintTo(t.stack.rails.solana.hotWallet.publicKey, 10_000_000n);
-  seller = await startStockSeller(t.stack.rails.solana, '$0.01');
-});
-afterAll(async () => seller?.close());
+const x402 = usePurchaseFixture(t);
 auditAfterAll();
 
 type Purchase = { id: string; status: string; pendingReason: string | null; paymentPayload: unknown; error?: string };
 
+/** A purchase above the grant's approvalAbove (202, no payment yet), approved by its payer. */
 async function approvedPurchase() {
-  const agent = await t.enabledAgent();
-  const user = await t.fundedUser({ USDC: 1 });
-  const grant = await t.call<{ id: string; key: string }>('POST', '/api/v1/users/me/grants', {
-    headers: { 'x-user-key': user.key },
-    body: { agentId: agent.id, currency: 'USDC', limits: { total: 5 }, approvalAbove: 0.005 },
-  });
-  expect(grant.status).toBe(201);
-  t.stack.rails.solana.advanceBlocks(1);
-  const res = await fetch(`${seller.url}/weather`);
-  const requirements = JSON.parse(Buffer.from(res.headers.get('payment-required') ?? '', 'base64').toString('utf8')).accepts[0];
-  const made = await t.call<Purchase>('POST', '/api/v1/agents/x402/purchases', {
-    headers: { 'x-agent-key': agent.key, 'x-user-key': grant.body.key, 'idempotency-key': randomUUID() },
-    body: { x402Version: 2, paymentRequirements: requirements },
-  });
+  const b = await x402.buyer({ grant: { limits: { total: 5 }, approvalAbove: 0.005 } });
+  const made = await x402.buy<Purchase>(b, await x402.requirements());
   expect([made.status, made.body.paymentPayload]).toEqual([202, null]);
-  const approved = await t.call('POST', `/api/v1/users/me/charges/${made.body.id}/approve`, { headers: { 'x-user-key': user.key } });
+  const approved = await t.call('POST', `/api/v1/users/me/charges/${made.body.id}/approve`, { headers: { 'x-user-key': b.user.key } });
   expect(approved.status).toBe(200);
-  return { agent, user, grant: grant.body, id: made.body.id };
+  return { ...b, id: made.body.id };
 }
 
-const read = (agentKey: string, id: string) =>
-  t.call<Purchase>('GET', `/api/v1/agents/x402/purchases/${id}`, { headers: { 'x-agent-key': agentKey } });
-const balance = async (userId: string) =>
-  (await t.call<{ balances: { USDC: number } }>('GET', `/api/v1/admin/users/${userId}`, { headers: t.admin })).body.balances.USDC;
+const read = (agentKey: string, id: string) => x402.read<Purchase>(agentKey, id);
+const balance = (userId: string) => x402.usdcBalance(userId);
 
 describe('a purchase approved, then its grant revoked or its agent blocked: the service signs nothing', () => {
   it('grant revoked after the approval: the GET is 403 grant revoked, no payment, the payer releases it', async () => {

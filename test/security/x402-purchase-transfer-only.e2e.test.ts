@@ -19,50 +19,20 @@ import bs58 from 'bs58';
 import type { AcceptedRequirements } from '../../functions/core/purchases';
 import { checkPurchaseMessage, UncheckedPurchaseError } from '../../functions/x402/purchase-signer';
 import { auditAfterAll } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
-import { type StockSeller, startStockSeller } from '../x402/stock-seller';
+import { useTestStack } from '../support/stack';
+import { type Buyer, usePurchaseFixture } from '../support/x402';
 
-let t: TestStack;
-let seller: StockSeller;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-  t.stack.rails.solana.mintTo(t.stack.rails.solana.hotWallet.publicKey, 10_000_000n);
-  seller = await startStockSeller(t.stack.rails.solana, '$0.01');
-});
-afterAll(async () => {
-  await seller?.close();
-  await t?.stack.stop();
-});
+const t = useTestStack();
+const x402 = usePurchaseFixture(t);
 auditAfterAll();
 
 type Purchase = { id: string; status: string; paymentPayload: { payload: { transaction: string } } | null; error?: string };
 
-async function attacker() {
-  const agent = await t.enabledAgent();
-  const user = await t.fundedUser({ USDC: 5 });
-  const grant = await t.call<{ key: string }>('POST', '/api/v1/users/me/grants', {
-    headers: { 'x-user-key': user.key },
-    body: { agentId: agent.id, currency: 'USDC', limits: { total: 5 } },
-  });
-  return { agent, user, grantKey: grant.body.key };
-}
-
-async function sellerRequirements(): Promise<Record<string, unknown>> {
-  t.stack.rails.solana.advanceBlocks(1);
-  const res = await fetch(`${seller.url}/weather`);
-  const required = JSON.parse(Buffer.from(res.headers.get('payment-required') ?? '', 'base64').toString('utf8'));
-  return required.accepts[0];
-}
-
-const buy = (a: Awaited<ReturnType<typeof attacker>>, paymentRequirements: unknown) =>
-  t.call<Purchase>('POST', '/api/v1/agents/x402/purchases', {
-    headers: { 'x-agent-key': a.agent.key, 'x-user-key': a.grantKey, 'idempotency-key': randomUUID() },
-    body: { x402Version: 2, paymentRequirements },
-  });
-const balance = async (userId: string) =>
-  (await t.call<{ balances: { USDC: number } }>('GET', `/api/v1/admin/users/${userId}`, { headers: t.admin })).body.balances.USDC;
+/** An agent with a grant key (total 5 USDC) of a payer holding 5 USDC. */
+const attacker = () => x402.buyer({ usdc: 5 });
+const sellerRequirements = () => x402.requirements();
+const buy = (a: Buyer, paymentRequirements: unknown) => x402.buy<Purchase>(a, paymentRequirements);
+const balance = (userId: string) => x402.usdcBalance(userId);
 
 const ata = (owner: string, mint: string) =>
   getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true, TOKEN_PROGRAM_ID).toBase58();
@@ -101,7 +71,7 @@ describe('a purchase signs exactly one transfer of the held amount to the accept
     const d = decoded(res.body.paymentPayload?.payload.transaction as string);
     expect(d.message.version).toBe(0);
     expect(d.message.header).toEqual({ numSignerAccounts: 2, numReadonlySignerAccounts: 1, numReadonlyNonSignerAccounts: 4 });
-    expect(d.keys[0]).toBe(seller.feePayer);
+    expect(d.keys[0]).toBe(x402.seller.feePayer);
     expect(d.keys[1]).toBe(hot);
     expect('lifetimeToken' in d.message ? d.message.lifetimeToken : '').not.toBe(fake);
     expect(d.instructions.map((i) => i.program)).toEqual([
@@ -114,7 +84,7 @@ describe('a purchase signs exactly one transfer of the held amount to the accept
     expect(transfer?.data[0]).toBe(12); // TransferChecked
     expect(transfer?.data.readBigUInt64LE(1)).toBe(10_000n);
     expect(transfer?.data[9]).toBe(6);
-    expect(transfer?.accounts).toEqual([ata(hot, solana.mint), solana.mint, ata(seller.wallet, solana.mint), hot]);
+    expect(transfer?.accounts).toEqual([ata(hot, solana.mint), solana.mint, ata(x402.seller.wallet, solana.mint), hot]);
     // The hot wallet's signature is there, and is of exactly this message.
     const signature = d.tx.signatures[address(hot)];
     expect(signature).toBeTruthy();
@@ -126,7 +96,7 @@ describe('a purchase signs exactly one transfer of the held amount to the accept
     });
     expect(verify(null, Buffer.from(d.tx.messageBytes), key, Buffer.from(signature as Uint8Array))).toBe(true);
     // The fee payer's slot is empty: the hot wallet pays no fee and signs as nothing else.
-    expect(d.tx.signatures[address(seller.feePayer)]).toBeNull();
+    expect(d.tx.signatures[address(x402.seller.feePayer)]).toBeNull();
     t.stack.rails.solana.expireBlockhash();
   });
 

@@ -10,64 +10,36 @@
  * no other agent can verify or settle it, even before A does, and requirements that do not carry
  * the authenticated agent's memo are refused with a reason saying what to send.
  */
-import { createKeyPairSignerFromBytes } from '@solana/kit';
 import type { PaymentRequirements } from '@x402/core/types';
-import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
-import bs58 from 'bs58';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';
-import { payloadOf, requirementsFor } from '../x402/attacker';
-
-interface Seller {
-  key: string;
-  id: string;
-  memo: string | undefined;
-}
+import { type FacilitatorSeller as Seller, useFacilitatorFixture } from '../support/x402';
 
 const t = useTestStack();
+const x402 = useFacilitatorFixture(t);
 let a: Seller;
 let b: Seller;
-let buyer: ExactSvmClient;
 let treasury: string;
 
-async function seller(): Promise<Seller> {
-  const agent = await t.enabledAgent();
-  const settings = await t.call<{ extra?: { memo?: string } }>('GET', '/api/v1/agents/x402', { headers: { 'x-agent-key': agent.key } });
-  return { ...agent, memo: settings.body.extra?.memo };
-}
-
 beforeAll(async () => {
-  const { solana } = t.stack.rails;
-  treasury = solana.hotWallet.publicKey;
-  a = await seller();
-  b = await seller();
-  buyer = new ExactSvmClient(await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey)), { rpcUrl: solana.url });
+  treasury = x402.treasury;
+  a = await x402.seller();
+  b = await x402.seller();
 });
 afterEach(async () => {
   await expectLedgerBalanced();
 });
 
-const requirements = (memo: string | undefined) => {
-  const { solana } = t.stack.rails;
-  return requirementsFor({ network: solana.network, mint: solana.mint, treasury, feePayer: treasury, amount: 10_000n, memo });
-};
-
-/** A 0.01 USDC payment the stock client makes for `accepted` (its memo instruction is `accepted.extra.memo`, or a random nonce). */
-async function payment(accepted: PaymentRequirements) {
-  t.stack.rails.solana.expireBlockhash();
-  const created = await buyer.createPaymentPayload(2, accepted);
-  return payloadOf(String(created.payload.transaction), accepted);
-}
-
-const ask = (path: '/x402/verify' | '/x402/settle', who: Seller, payload: ReturnType<typeof payloadOf>, required: PaymentRequirements) =>
-  t.call<Record<string, unknown>>('POST', path, {
-    headers: { authorization: `Bearer ${who.key}` },
-    body: { x402Version: 2, paymentPayload: payload, paymentRequirements: required },
-  });
-
-const usdcBalance = async (who: Seller) =>
-  (await t.call<{ balances: { USDC: number } }>('GET', '/api/v1/agents/balance', { headers: { 'x-agent-key': who.key } })).body.balances
-    .USDC;
+const requirements = (memo: string | undefined) => x402.requirements(memo);
+const payment = (accepted: PaymentRequirements) => x402.payment(accepted);
+// This file's seller sends its key as the stock middleware does: `Authorization: Bearer`.
+const ask = (
+  path: '/x402/verify' | '/x402/settle',
+  who: Seller,
+  payload: Awaited<ReturnType<typeof payment>>,
+  required: PaymentRequirements,
+) => x402.ask(path, who, payload, required, 'bearer');
+const usdcBalance = (who: Seller) => x402.usdcBalance(who);
 
 describe('an x402 payment names its seller', () => {
   it('gives each agent a seller memo of its own for its middleware’s extra.memo', async () => {

@@ -7,11 +7,8 @@
  * with it is a 409 and credits nothing; identifiers are the agent's own; a payment without one is
  * what it always was.
  */
-import type { AddressInfo } from 'node:net';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
-import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
-import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import {
   appendPaymentIdentifierToExtensions,
   declarePaymentIdentifierExtension,
@@ -20,12 +17,10 @@ import {
 } from '@x402/extensions/payment-identifier';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
-import { ExactSvmScheme as ExactSvmServer } from '@x402/svm/exact/server';
 import bs58 from 'bs58';
-// @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
-import express from 'express';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';
+import { startServiceSeller } from '../support/x402';
 
 const t = useTestStack();
 let seller: { key: string; id: string };
@@ -35,43 +30,10 @@ let buyer: x402Client;
 let treasury: string;
 
 /** The README's seller, its route declaring the payment-identifier extension. */
-async function startSeller(agentKey: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const x402 = (
-    await t.call<{ facilitatorUrl: string; network: `${string}:${string}`; payTo: string; extra: { memo: string } }>(
-      'GET',
-      '/api/v1/agents/x402',
-      { headers: { 'x-agent-key': agentKey } },
-    )
-  ).body;
-  const auth = { Authorization: `Bearer ${agentKey}` };
-  const facilitator = new HTTPFacilitatorClient({
-    url: x402.facilitatorUrl,
-    createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }),
+const startSeller = (agentKey: string) =>
+  startServiceSeller(t, agentKey, {
+    '/weather': { price: '$0.01', extensions: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension() } },
   });
-  const server = new x402ResourceServer(facilitator).register(x402.network, new ExactSvmServer());
-  const app = express();
-  app.use(
-    paymentMiddleware(
-      {
-        'GET /weather': {
-          accepts: { scheme: 'exact', price: '$0.01', network: x402.network, payTo: x402.payTo, extra: x402.extra },
-          description: 'a forecast',
-          extensions: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension() },
-        },
-      },
-      server,
-    ),
-  );
-  app.get('/weather', (_req: unknown, res: { json(body: unknown): void }) => res.json({ forecast: 'sunny' }));
-  return new Promise((resolve) => {
-    const listener = app.listen(0, '127.0.0.1', () => {
-      resolve({
-        url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}`,
-        close: () => new Promise((done) => listener.close(() => done())),
-      });
-    });
-  });
-}
 
 beforeAll(async () => {
   const { solana } = t.stack.rails;

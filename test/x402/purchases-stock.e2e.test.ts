@@ -13,12 +13,16 @@ import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { purchaseChain } from '../../functions/x402/purchase-signer';
 import { expectLedgerBalanced } from '../support/audit';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
-import { type StockSeller, serviceBuyer, startStockSeller } from './stock-seller';
+import { useTestStack } from '../support/stack';
+import { usePurchaseFixture } from '../support/x402';
+import { serviceBuyer } from './stock-seller';
 
-let t: TestStack;
-let seller: StockSeller;
+const t = useTestStack();
+// The hot wallet's USDC float: what purchases are paid from (the operator's funding, in the wallets' equation).
+const x402 = usePurchaseFixture(t, { hotWalletUsdc: 100_000_000n });
+afterEach(async () => {
+  await expectLedgerBalanced();
+});
 
 type Purchase = {
   id: string;
@@ -39,48 +43,14 @@ type Purchase = {
 };
 type Grant = { id: string; key: string; spent: number };
 
-beforeAll(async () => {
-  await createTestTable();
-  t = await startTestStack();
-  // The hot wallet's USDC float: what purchases are paid from (the operator's funding, in the wallets' equation).
-  t.stack.rails.solana.mintTo(t.stack.rails.solana.hotWallet.publicKey, 100_000_000n);
-  seller = await startStockSeller(t.stack.rails.solana, '$0.01');
-});
-afterAll(async () => {
-  await seller?.close();
-  await t?.stack.stop();
-});
-afterEach(async () => {
-  await expectLedgerBalanced();
-});
-
 const reconcile = () => createReconciler({ railFor, purchaseChain })();
-const userBalance = async (userId: string) =>
-  (await t.call<{ balances: { USDC: number } }>('GET', `/api/v1/admin/users/${userId}`, { headers: t.admin })).body.balances.USDC;
+const userBalance = (userId: string) => x402.usdcBalance(userId);
 const grantOf = async (userKey: string, grantId: string) =>
   (await t.call<Grant>('GET', `/api/v1/users/me/grants/${grantId}`, { headers: { 'x-user-key': userKey } })).body;
 
-async function payer(usdc: number, limits: Record<string, unknown> = { total: 5 }, extra: Record<string, unknown> = {}) {
-  const agent = await t.enabledAgent();
-  const user = await t.fundedUser({ USDC: usdc });
-  const grant = await t.call<Grant>('POST', '/api/v1/users/me/grants', {
-    headers: { 'x-user-key': user.key },
-    body: { agentId: agent.id, currency: 'USDC', limits, ...extra },
-  });
-  expect(grant.status).toBe(201);
-  return { agent, user, grant: grant.body };
-}
-
-async function requirementsOf(url: string) {
-  // The local chain makes a new blockhash only when a transaction lands: two payments built alike in one block are one.
-  t.stack.rails.solana.advanceBlocks(1);
-  const res = await fetch(url);
-  expect(res.status).toBe(402);
-  const required = JSON.parse(Buffer.from(res.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as {
-    accepts: Record<string, unknown>[];
-  };
-  return required.accepts[0] as Record<string, unknown>;
-}
+/** A new enabled agent, its payer holding `usdc` USDC, and the payer's USDC grant for it of `limits` (and `extra` terms). */
+const payer = (usdc: number, limits: Record<string, unknown> = { total: 5 }, extra: Record<string, unknown> = {}) =>
+  x402.buyer({ usdc, grant: { limits, ...extra } });
 
 const purchase = (agentKey: string, userKey: string, body: unknown, key = `p-${Date.now()}-${Math.random()}`) =>
   t.call<Purchase>('POST', '/api/v1/agents/x402/purchases', {
@@ -91,27 +61,34 @@ const purchase = (agentKey: string, userKey: string, body: unknown, key = `p-${D
 describe('buying from a stock x402 seller', () => {
   it('the stock buyer with the README scheme client gets 200; the seller +0.01 on chain, the payer −0.01 once, the grant spent, SUCCESS', async () => {
     const { agent, user, grant } = await payer(1);
-    const sellerBefore = t.stack.rails.solana.tokenBalance(seller.wallet);
+    const sellerBefore = t.stack.rails.solana.tokenBalance(x402.seller.wallet);
     const buyer = serviceBuyer(t.stack.url, agent.key, grant.key);
     t.stack.rails.solana.advanceBlocks(1);
-    const res = await buyer.fetch(`${seller.url}/weather`);
+    const res = await buyer.fetch(x402.resource);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ forecast: 'sunny' });
-    expect(t.stack.rails.solana.tokenBalance(seller.wallet) - sellerBefore).toBe(10_000n);
+    expect(t.stack.rails.solana.tokenBalance(x402.seller.wallet) - sellerBefore).toBe(10_000n);
     expect(buyer.purchases).toHaveLength(1);
     const id = buyer.purchases[0]?.id as string;
     // The reconciler finds the transfer the service signed on chain and captures it, once.
     await reconcile();
     await reconcile();
     const read = await t.call<Purchase>('GET', `/api/v1/agents/x402/purchases/${id}`, { headers: { 'x-agent-key': agent.key } });
-    expect(read.body).toMatchObject({ id, status: 'SUCCESS', amount: 0.01, currency: 'USDC', payTo: seller.wallet, grantId: grant.id });
-    expect(read.body.transaction).toBe(seller.settled.at(-1)?.transaction);
+    expect(read.body).toMatchObject({
+      id,
+      status: 'SUCCESS',
+      amount: 0.01,
+      currency: 'USDC',
+      payTo: x402.seller.wallet,
+      grantId: grant.id,
+    });
+    expect(read.body.transaction).toBe(x402.seller.settled.at(-1)?.transaction);
     expect(await userBalance(user.id)).toBeCloseTo(0.99, 6);
     expect((await grantOf(user.key, grant.id)).spent).toBeCloseTo(0.01, 6);
     const history = await t.call<{ data: Record<string, unknown>[] }>('GET', '/api/v1/users/me/charges', {
       headers: { 'x-user-key': user.key },
     });
-    expect(history.body.data[0]).toMatchObject({ id, type: 'x402_purchase', payTo: seller.wallet, status: 'SUCCESS', amount: 0.01 });
+    expect(history.body.data[0]).toMatchObject({ id, type: 'x402_purchase', payTo: x402.seller.wallet, status: 'SUCCESS', amount: 0.01 });
     const list = await t.call<{ data: Purchase[] }>('GET', '/api/v1/agents/x402/purchases', { headers: { 'x-agent-key': agent.key } });
     expect(list.body.data.map((p) => p.id)).toEqual([id]);
   });
@@ -120,22 +97,17 @@ describe('buying from a stock x402 seller', () => {
 const read = (agentKey: string, id: string) =>
   t.call<Purchase>('GET', `/api/v1/agents/x402/purchases/${id}`, { headers: { 'x-agent-key': agentKey } });
 
-/** Sends a purchase's payment to the seller as the stock client would (PAYMENT-SIGNATURE on the retry). */
-async function payWith(requirements: Record<string, unknown>, paymentPayload: Purchase['paymentPayload']) {
-  const header = Buffer.from(
-    JSON.stringify({ ...paymentPayload, resource: { url: `${seller.url}/weather` }, accepted: requirements }),
-  ).toString('base64');
-  return fetch(`${seller.url}/weather`, { headers: { 'payment-signature': header } });
-}
+const payWith = (requirements: Record<string, unknown>, paymentPayload: Purchase['paymentPayload']) =>
+  x402.pay(paymentPayload, requirements);
 
 describe('a purchase through the API', () => {
   it('201 with the payment; the receipt of the seller settling it is checked on chain and captures it at once', async () => {
     const { agent, user, grant } = await payer(1);
-    const requirements = await requirementsOf(`${seller.url}/weather`);
+    const requirements = await x402.requirements();
     const made = await purchase(agent.key, grant.key, {
       x402Version: 2,
       paymentRequirements: requirements,
-      resource: { url: `${seller.url}/weather` },
+      resource: { url: x402.resource },
     });
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({
@@ -143,9 +115,9 @@ describe('a purchase through the API', () => {
       pendingReason: null,
       amount: 0.01,
       currency: 'USDC',
-      payTo: seller.wallet,
+      payTo: x402.seller.wallet,
       network: t.stack.rails.solana.network,
-      resource: { url: `${seller.url}/weather` },
+      resource: { url: x402.resource },
       grantId: grant.id,
     });
     expect(made.body.id).toMatch(/^xp01/);
@@ -153,7 +125,7 @@ describe('a purchase through the API', () => {
     expect(await userBalance(user.id)).toBeCloseTo(0.99, 6);
     const paid = await payWith(requirements, made.body.paymentPayload);
     expect(paid.status).toBe(200);
-    const transaction = seller.settled.at(-1)?.transaction as string;
+    const transaction = x402.seller.settled.at(-1)?.transaction as string;
     // Another transaction is refused (it does not carry the hot wallet's signature of this payment).
     const other = await t.call<Purchase>('POST', `/api/v1/agents/x402/purchases/${made.body.id}/receipt`, {
       headers: { 'x-agent-key': agent.key },
@@ -184,7 +156,7 @@ describe('a purchase through the API', () => {
     const { agent, user, grant } = await payer(1);
     const made = await purchase(agent.key, grant.key, {
       x402Version: 2,
-      paymentRequirements: await requirementsOf(`${seller.url}/weather`),
+      paymentRequirements: await x402.requirements(),
     });
     expect(made.status).toBe(201);
     expect(await userBalance(user.id)).toBeCloseTo(0.99, 6);
@@ -198,13 +170,13 @@ describe('a purchase through the API', () => {
     expect(await userBalance(user.id)).toBeCloseTo(1, 6);
     expect((await grantOf(user.key, grant.id)).spent).toBe(0);
     // The payment can no longer land: the seller's facilitator refuses it.
-    const late = await payWith(await requirementsOf(`${seller.url}/weather`), made.body.paymentPayload);
+    const late = await payWith(await x402.requirements(), made.body.paymentPayload);
     expect(late.status).not.toBe(200);
   });
 
   it("concurrent purchases under a grant's total never spend past it", async () => {
     const { agent, user, grant } = await payer(1, { total: 0.05 });
-    const requirements = await requirementsOf(`${seller.url}/weather`);
+    const requirements = await x402.requirements();
     const answers = await Promise.all(
       Array.from({ length: 12 }, () => purchase(agent.key, grant.key, { x402Version: 2, paymentRequirements: requirements })),
     );
@@ -222,7 +194,7 @@ describe('a purchase through the API', () => {
 
   it('a replayed Idempotency-Key answers the same purchase and payment: nothing held or signed again', async () => {
     const { agent, user, grant } = await payer(1);
-    const body = { x402Version: 2, paymentRequirements: await requirementsOf(`${seller.url}/weather`) };
+    const body = { x402Version: 2, paymentRequirements: await x402.requirements() };
     const first = await purchase(agent.key, grant.key, body, 'replay-1');
     t.stack.rails.solana.advanceBlocks(1);
     const again = await purchase(agent.key, grant.key, body, 'replay-1');
@@ -239,7 +211,7 @@ describe('a purchase through the API', () => {
 
   it("above the grant's approvalAbove: 202 without a payment; the payer approves it by its id; GET then builds the payment", async () => {
     const { agent, user, grant } = await payer(1, { total: 5 }, { approvalAbove: 0.005 });
-    const requirements = await requirementsOf(`${seller.url}/weather`);
+    const requirements = await x402.requirements();
     const made = await purchase(agent.key, grant.key, { x402Version: 2, paymentRequirements: requirements });
     expect(made.status).toBe(202);
     expect(made.body).toMatchObject({ status: 'PENDING', pendingReason: 'user_approval', paymentPayload: null });
@@ -264,7 +236,7 @@ describe('a purchase through the API', () => {
 
   it("the purchase's own id (xp…) in every answer about it: the payer's decline and release, the agent's charge list and read", async () => {
     const { agent, user, grant } = await payer(1, { total: 5 }, { approvalAbove: 0.005 });
-    const requirements = await requirementsOf(`${seller.url}/weather`);
+    const requirements = await x402.requirements();
     const declined = await purchase(agent.key, grant.key, { x402Version: 2, paymentRequirements: requirements });
     const released = await purchase(agent.key, grant.key, { x402Version: 2, paymentRequirements: requirements });
     expect([declined.status, released.status]).toEqual([202, 202]);
@@ -313,7 +285,7 @@ describe('requirements the service does not pay', () => {
     const { agent, user, grant } = await payer(1);
     const res = await purchase(agent.key, grant.key, {
       x402Version: 2,
-      paymentRequirements: change(await requirementsOf(`${seller.url}/weather`)),
+      paymentRequirements: change(await x402.requirements()),
     });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error });
@@ -322,7 +294,7 @@ describe('requirements the service does not pay', () => {
 
   it('payTo the treasury or the hot wallet → 400 pay agents of this service with a charge', async () => {
     const { agent, grant } = await payer(1);
-    const requirements = await requirementsOf(`${seller.url}/weather`);
+    const requirements = await x402.requirements();
     const res = await purchase(agent.key, grant.key, {
       x402Version: 2,
       paymentRequirements: { ...requirements, payTo: t.stack.rails.solana.hotWallet.publicKey },
@@ -333,7 +305,7 @@ describe('requirements the service does not pay', () => {
 
   it('more than the balance → 402 insufficient balance; a USD grant → 400', async () => {
     const { agent, grant } = await payer(0.005);
-    const requirements = await requirementsOf(`${seller.url}/weather`);
+    const requirements = await x402.requirements();
     const res = await purchase(agent.key, grant.key, { x402Version: 2, paymentRequirements: requirements });
     expect(res.status).toBe(402);
     expect(res.body).toEqual({ error: 'insufficient balance' });

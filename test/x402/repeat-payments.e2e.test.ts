@@ -7,21 +7,16 @@
  * every landed transaction a block of its own (bin/local/solana-rpc.ts), so each run signs a new
  * transaction without anyone moving the chain on.
  */
-import type { AddressInfo } from 'node:net';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
-import { HTTPFacilitatorClient } from '@x402/core/server';
-import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
-import { ExactSvmScheme as ExactSvmServer } from '@x402/svm/exact/server';
 import bs58 from 'bs58';
-// @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
-import express from 'express';
 import { agentBalanceBody } from '../../functions/contracts/response.schemas';
 import { x402PaymentListSchema } from '../../functions/contracts/x402';
 import { expectLedgerBalanced } from '../support/audit';
 import { expectBody } from '../support/bodies';
 import { useTestStack } from '../support/stack';
+import { startServiceSeller } from '../support/x402';
 
 const t = useTestStack();
 let seller: { key: string; id: string };
@@ -31,39 +26,7 @@ let closeSeller: () => Promise<void>;
 beforeAll(async () => {
   seller = await t.enabledAgent();
   // docs/x402.md's seller.mjs, on a free port.
-  const x402 = (
-    await t.call<{ facilitatorUrl: string; network: `${string}:${string}`; payTo: string; extra: { memo: string } }>(
-      'GET',
-      '/api/v1/agents/x402',
-      { headers: { 'x-agent-key': seller.key } },
-    )
-  ).body;
-  const auth = { Authorization: `Bearer ${seller.key}` };
-  const facilitator = new HTTPFacilitatorClient({
-    url: x402.facilitatorUrl,
-    createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }),
-  });
-  const server = new x402ResourceServer(facilitator).register(x402.network, new ExactSvmServer());
-  const app = express();
-  app.use(
-    paymentMiddleware(
-      {
-        'GET /weather': {
-          accepts: { scheme: 'exact', price: '$0.01', network: x402.network, payTo: x402.payTo, extra: x402.extra },
-          description: 'a forecast',
-        },
-      },
-      server,
-    ),
-  );
-  app.get('/weather', (_req: unknown, res: { json(body: unknown): void }) => res.json({ forecast: 'sunny' }));
-  await new Promise<void>((resolve) => {
-    const listener = app.listen(0, '127.0.0.1', () => {
-      sellerUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
-      closeSeller = () => new Promise((done) => listener.close(() => done()));
-      resolve();
-    });
-  });
+  ({ url: sellerUrl, close: closeSeller } = await startServiceSeller(t, seller.key, { '/weather': { price: '$0.01' } }));
 });
 afterAll(async () => {
   await closeSeller?.();

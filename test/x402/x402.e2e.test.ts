@@ -10,18 +10,12 @@
  * holds after every test.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createKeyPairSignerFromBytes, getBase64Encoder, getTransactionDecoder } from '@solana/kit';
-import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
-import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
-import { ExactSvmScheme as ExactSvmServer } from '@x402/svm/exact/server';
 import bs58 from 'bs58';
-// @ts-expect-error express ships no types and @types/express is not installed; the seller here is a few lines.
-import express from 'express';
 import { config } from '../../functions/config';
 import { MAX_BALANCE_MINOR } from '../../functions/core/money';
 import { X402_BALANCE_LIMIT_LOG_MESSAGE } from '../../functions/observability/metric-names';
@@ -36,6 +30,7 @@ import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { errorLines } from '../support/log-lines';
 import { useTestStack } from '../support/stack';
+import { type SellerRoute, startServiceSeller } from '../support/x402';
 
 const t = useTestStack();
 let seller: { key: string; id: string };
@@ -48,47 +43,7 @@ let buyer: x402Client;
 const PRICE = '$0.01';
 
 /** The seller of docs/x402.md ("Get paid by x402 clients"): stock middleware configured from GET /api/v1/agents/x402, the agent key as Bearer. */
-async function startSeller(
-  agentKey: string,
-  routes: Record<string, { price: string; payTo?: string }>,
-): Promise<{ url: string; close: () => Promise<void> }> {
-  const x402 = (
-    await t.call<{ facilitatorUrl: string; network: typeof network; payTo: string; extra: { memo: string } }>(
-      'GET',
-      '/api/v1/agents/x402',
-      {
-        headers: { 'x-agent-key': agentKey },
-      },
-    )
-  ).body;
-  const auth = { Authorization: `Bearer ${agentKey}` };
-  const facilitator = new HTTPFacilitatorClient({
-    url: x402.facilitatorUrl,
-    createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }),
-  });
-  const server = new x402ResourceServer(facilitator).register(x402.network, new ExactSvmServer());
-  const app = express();
-  const config = Object.fromEntries(
-    Object.entries(routes).map(([route, r]) => [
-      `GET ${route}`,
-      {
-        accepts: { scheme: 'exact', price: r.price, network: x402.network, payTo: r.payTo ?? x402.payTo, extra: x402.extra },
-        description: 'a forecast',
-      },
-    ]),
-  );
-  app.use(paymentMiddleware(config, server));
-  for (const route of Object.keys(routes))
-    app.get(route, (_req: unknown, res: { json(body: unknown): void }) => res.json({ forecast: 'sunny' }));
-  return new Promise((resolve) => {
-    const listener = app.listen(0, '127.0.0.1', () => {
-      resolve({
-        url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}`,
-        close: () => new Promise((done) => listener.close(() => done())),
-      });
-    });
-  });
-}
+const startSeller = (agentKey: string, routes: Record<string, SellerRoute>) => startServiceSeller(t, agentKey, routes);
 
 beforeAll(async () => {
   const { solana } = t.stack.rails;
