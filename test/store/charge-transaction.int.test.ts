@@ -13,18 +13,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { newGrant } from '../../functions/core/grants';
-import { newGrantId, newUserId } from '../../functions/core/ids';
-import type { Currency } from '../../functions/core/money';
-import type { SpendingPolicy } from '../../functions/core/policy';
 import type { PurchaseTerms } from '../../functions/core/purchases';
-import type { GrantKeyTerms } from '../../functions/store/credentials.repository';
-import { createGrant } from '../../functions/store/grant.repository';
 import type { TransactItem } from '../../functions/store/transact';
-import { createUser, creditUser, replacePolicy } from '../../functions/store/user.repository';
 import { type CreateChargeInput, createCharge } from '../../functions/use-cases/charges';
 import { testAgent } from '../support/agents';
-import { normalised, recordTransactions } from '../support/golden-transactions';
+import { normalised, recordTransactions, seedGrant, seedPayer } from '../support/golden-transactions';
 import { createTestTable } from '../support/table';
 
 const GOLDEN = path.join(__dirname, 'charge-transaction.golden.json');
@@ -36,39 +29,8 @@ beforeAll(async () => {
   recorder = recordTransactions('captureChargeTransactions');
 });
 
-async function payer(balances: Partial<Record<Currency, number>>, policy?: SpendingPolicy): Promise<string> {
-  const id = newUserId();
-  const now = new Date();
-  await createUser(id, `hash-${id}`, now);
-  for (const [currency, amount] of Object.entries(balances) as [Currency, number][]) {
-    await creditUser(
-      id,
-      { USD: 0, USDC: 0 },
-      amount,
-      currency,
-      { scope: 'admin#credits', key: `seed-${id}-${currency}`, record: { fingerprint: 'f', statusCode: 200, body: '{}' } },
-      now,
-    );
-  }
-  if (policy) await replacePolicy(id, policy);
-  return id;
-}
-
-async function grantFor(userId: string, agentId: string, terms: { limits: Record<string, number>; approvalAbove?: number }) {
-  const now = new Date();
-  const grant = newGrant({ id: newGrantId(), userId, agentId, agentName: 'bot' }, { currency: 'USD', ...terms }, now);
-  await createGrant(grant, `grant-hash-${grant.id}`, { accountKeyHash: `hash-${userId}`, events: [], now });
-  const key: GrantKeyTerms = {
-    grantId: grant.id,
-    userId,
-    agentId,
-    currency: 'USD',
-    limits: grant.limits,
-    ...(grant.approvalAbove !== undefined ? { approvalAbove: grant.approvalAbove } : {}),
-    ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}),
-  };
-  return key;
-}
+const payer = seedPayer;
+const grantFor = seedGrant;
 
 let seq = 0;
 /** Runs one charge request; the transactions it sent and the status it answered. */
@@ -126,7 +88,7 @@ describe('the items of a charge’s transaction', () => {
     cases['waits for the payer’s approval'] = await charge(agent, approving, { amount: 1000 });
 
     const holding = await payer({ USD: 10_000 });
-    cases['hold'] = await charge(agent, holding, { amount: 700, capture: false, holdSeconds: 600 });
+    cases.hold = await charge(agent, holding, { amount: 700, capture: false, holdSeconds: 600 });
     cases['hold, warm counters'] = await charge(agent, holding, { amount: 800, capture: false });
 
     const blocking = await payer({ USD: 10_000 }, { agents: { [agent]: { blocked: true } } });

@@ -19,20 +19,15 @@ import * as path from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import type { AgentRef } from '../../functions/core/agents';
-import { newGrant } from '../../functions/core/grants';
-import { newGrantId, newUserId } from '../../functions/core/ids';
-import type { Currency } from '../../functions/core/money';
-import type { SpendingPolicy } from '../../functions/core/policy';
 import { chargeIdOfPurchase, type PurchaseTerms, type SignedPurchase } from '../../functions/core/purchases';
 import { pendingOf } from '../../functions/store/charge-pending.repository';
 import { getCharge } from '../../functions/store/charge-read.repository';
 import { db } from '../../functions/store/client';
-import type { GrantKeyTerms } from '../../functions/store/credentials.repository';
-import { createGrant, revokeGrant } from '../../functions/store/grant.repository';
+import { revokeGrant } from '../../functions/store/grant.repository';
 import { recordSignedPurchase } from '../../functions/store/purchase.repository';
 import { keys } from '../../functions/store/table';
 import type { TransactItem } from '../../functions/store/transact';
-import { createUser, creditUser, replacePolicy } from '../../functions/store/user.repository';
+import { replacePolicy } from '../../functions/store/user.repository';
 import { type CreateChargeInput, createCharge } from '../../functions/use-cases/charges';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { captureCharge, releaseCharge } from '../../functions/use-cases/lifecycle';
@@ -40,7 +35,7 @@ import { approveCharge, declineCharge, releaseMyCharge } from '../../functions/u
 import { reportReceipt } from '../../functions/use-cases/purchases';
 import type { PurchaseChain } from '../../functions/x402/purchase-signer';
 import { testAgent } from '../support/agents';
-import { normalised, recordTransactions } from '../support/golden-transactions';
+import { normalised, recordTransactions, seedGrant, seedPayer } from '../support/golden-transactions';
 import { createTestTable } from '../support/table';
 
 const GOLDEN = path.join(__dirname, 'settlement-transaction.golden.json');
@@ -52,38 +47,11 @@ beforeAll(async () => {
   recorder = recordTransactions('captureSettlementTransactions');
 });
 
-async function payer(balances: Partial<Record<Currency, number>>, policy?: SpendingPolicy): Promise<string> {
-  const id = newUserId();
-  const now = new Date();
-  await createUser(id, `hash-${id}`, now);
-  for (const [currency, amount] of Object.entries(balances) as [Currency, number][]) {
-    await creditUser(
-      id,
-      { USD: 0, USDC: 0 },
-      amount,
-      currency,
-      { scope: 'admin#credits', key: `seed-${id}-${currency}`, record: { fingerprint: 'f', statusCode: 200, body: '{}' } },
-      now,
-    );
-  }
-  if (policy) await replacePolicy(id, policy);
-  return id;
-}
+const payer = seedPayer;
 
 async function grantFor(userId: string, agentId: string, terms: { limits: Record<string, number>; approvalAbove?: number }) {
-  const now = new Date();
-  const grant = newGrant({ id: newGrantId(), userId, agentId, agentName: 'bot' }, { currency: 'USD', ...terms }, now);
-  await createGrant(grant, `grant-hash-${grant.id}`, { accountKeyHash: `hash-${userId}`, events: [], now });
-  const key: GrantKeyTerms = {
-    grantId: grant.id,
-    userId,
-    agentId,
-    currency: 'USD',
-    limits: grant.limits,
-    ...(grant.approvalAbove !== undefined ? { approvalAbove: grant.approvalAbove } : {}),
-    ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}),
-  };
-  return { key, call: { grant: key, userKeyHash: `grant-hash-${grant.id}` } };
+  const key = await seedGrant(userId, agentId, terms);
+  return { key, call: { grant: key, userKeyHash: `grant-hash-${key.grantId}` } };
 }
 
 let seq = 0;

@@ -4,8 +4,15 @@
  * with the golden file recorded before a refactor of how the items are built.
  */
 import { config } from '../../functions/config';
+import { newGrant } from '../../functions/core/grants';
+import { newGrantId, newUserId } from '../../functions/core/ids';
+import type { Currency } from '../../functions/core/money';
+import type { SpendingPolicy } from '../../functions/core/policy';
 import { db } from '../../functions/store/client';
+import type { GrantKeyTerms } from '../../functions/store/credentials.repository';
+import { createGrant } from '../../functions/store/grant.repository';
 import type { TransactItem } from '../../functions/store/transact';
+import { createUser, creditUser, replacePolicy } from '../../functions/store/user.repository';
 import { plainTransactItem } from './transact-items';
 
 /**
@@ -64,4 +71,43 @@ export function normalised(transactions: unknown): unknown {
   const left = text.match(new RegExp(`(?<![0-9A-Za-z_])[a-z]{0,2}${ULID}`, 'g'));
   if (left) throw new Error(`an id the normalisation missed: ${left[0]}`);
   return JSON.parse(text);
+}
+
+/** A payer written straight to the table, funded and under `policy` (its transactions are not the pinned ones). */
+export async function seedPayer(balances: Partial<Record<Currency, number>>, policy?: SpendingPolicy): Promise<string> {
+  const id = newUserId();
+  const now = new Date();
+  await createUser(id, `hash-${id}`, now);
+  for (const [currency, amount] of Object.entries(balances) as [Currency, number][]) {
+    await creditUser(
+      id,
+      { USD: 0, USDC: 0 },
+      amount,
+      currency,
+      { scope: 'admin#credits', key: `seed-${id}-${currency}`, record: { fingerprint: 'f', statusCode: 200, body: '{}' } },
+      now,
+    );
+  }
+  if (policy) await replacePolicy(id, policy);
+  return id;
+}
+
+/** A USD grant of `userId` to `agentId`, written straight to the table: the terms its key carries. */
+export async function seedGrant(
+  userId: string,
+  agentId: string,
+  terms: { limits: Record<string, number>; approvalAbove?: number },
+): Promise<GrantKeyTerms> {
+  const now = new Date();
+  const grant = newGrant({ id: newGrantId(), userId, agentId, agentName: 'bot' }, { currency: 'USD', ...terms }, now);
+  await createGrant(grant, `grant-hash-${grant.id}`, { accountKeyHash: `hash-${userId}`, events: [], now });
+  return {
+    grantId: grant.id,
+    userId,
+    agentId,
+    currency: 'USD',
+    limits: grant.limits,
+    ...(grant.approvalAbove !== undefined ? { approvalAbove: grant.approvalAbove } : {}),
+    ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}),
+  };
 }
