@@ -20,6 +20,7 @@
  * never failed: a refund must only follow a status that says the money did not go.
  */
 import { type PaypalReceiverType, paypalReceiverType } from '../core/withdrawals';
+import { PAYOUT_FAILURE_REASONS } from '../messages/catalogue';
 import { CheckpointError, PlatformFundsError, RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from './errors';
 import { PaypalClient, type PaypalClientOptions } from './paypal.client';
 import {
@@ -68,14 +69,15 @@ export class PaypalRail implements PayoutRail {
   }
 
   async pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome> {
-    if (instruction.currency !== 'USD') return { kind: 'failed', reason: `paypal rail pays USD, not ${instruction.currency}` };
+    if (instruction.currency !== 'USD')
+      return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.wrongCurrency('paypal', 'USD', instruction.currency) };
     if (!Number.isSafeInteger(instruction.netAmount) || instruction.netAmount <= 0) {
-      return { kind: 'failed', reason: 'net amount must be a positive whole number of cents' };
+      return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.netAmountNotWhole('cents') };
     }
     // The withdraw request was checked with this same rule; this catches a payout written before a
     // rule change, which PayPal would refuse anyway, without sending it.
     const recipientType = paypalReceiverType(instruction.destination);
-    if (!recipientType) return { kind: 'failed', reason: 'invalid paypal account' };
+    if (!recipientType) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.invalidPaypalAccount };
 
     const state = readCheckpoint(checkpoint.saved);
     let batchId = state?.batchId;

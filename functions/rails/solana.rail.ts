@@ -69,6 +69,7 @@ import bs58 from 'bs58';
 import * as z from 'zod';
 import { config, MAX_SOLANA_COMPUTE_UNIT_LIMIT, MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS, MIN_SOLANA_COMPUTE_UNIT_LIMIT } from '../config';
 import { isPayableWalletKey, solanaAddressBytes } from '../core/withdrawals';
+import { PAYOUT_FAILURE_REASONS } from '../messages/catalogue';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
 import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';
 import { readRailSecret } from './rail-secret';
@@ -168,12 +169,13 @@ export class SolanaRail implements PayoutRail {
   }
 
   async pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome> {
-    if (instruction.currency !== 'USDC') return { kind: 'failed', reason: `solana rail pays USDC, not ${instruction.currency}` };
+    if (instruction.currency !== 'USDC')
+      return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.wrongCurrency('solana', 'USDC', instruction.currency) };
     if (!Number.isSafeInteger(instruction.netAmount) || instruction.netAmount <= 0) {
-      return { kind: 'failed', reason: 'net amount must be a positive whole number of micro-USDC' };
+      return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.netAmountNotWhole('micro-USDC') };
     }
     const owner = walletAddress(instruction.destination);
-    if (!owner) return { kind: 'failed', reason: 'invalid solana address' };
+    if (!owner) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.invalidSolanaAddress };
     const saved = readCheckpoint(checkpoint.saved);
     const ready = await this.init();
     if (owner.equals(ready.hotWallet.publicKey)) return { kind: 'failed', reason: 'destination is the platform hot wallet' };
