@@ -9,7 +9,7 @@
  * agent; released (EXPIRED) when that transfer can no longer land. Its public id is `xp` and the
  * hold's id without its `c`: the one names the other, so either finds the item with one read.
  */
-import { type RequirementsProblem, requirementsProblemText } from '../messages/catalogue';
+import { PURCHASE_FAILURE_REASONS, type RequirementsProblem, requirementsProblemText } from '../messages/catalogue';
 import type { Minor } from './money';
 
 /** What the seller asked for, as the service accepted it: exactly what the stock client scheme is given. */
@@ -61,7 +61,7 @@ export const chargeIdOfPurchase = (id: string | undefined): string | undefined =
   id !== undefined && PURCHASE_ID.test(id) ? `c${id.slice(2)}` : undefined;
 
 /** The charge's `failureReason` when the seller never landed the transfer before it could no longer land. */
-export const NOT_SETTLED = 'not settled by the seller';
+export const NOT_SETTLED = PURCHASE_FAILURE_REASONS.notSettled;
 
 /** The memo the stock client puts in the transaction, at most this many bytes (its own limit). */
 export const MAX_MEMO_BYTES = 256;

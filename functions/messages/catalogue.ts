@@ -385,4 +385,22 @@ export const PAYOUT_FAILURE_REASONS = {
   netAmountNotWhole: (unit: string) => `net amount must be a positive whole number of ${unit}`,
   invalidPaypalAccount: 'invalid paypal account',
   invalidSolanaAddress: 'invalid solana address',
+  destinationIsHotWallet: 'destination is the platform hot wallet',
+  destinationIsMint: 'destination is the USDC mint',
+  /** A wallet whose USDC token account was closed after the withdrawal was accepted (the withdraw API refuses one without up front). */
+  noTokenAccount: 'destination has no USDC token account; create it, or withdraw again with createTokenAccount: true',
+  notATokenAccount: 'destination token account is not a token account of this mint',
+  tokenAccountFrozen: 'destination token account is frozen',
+  /** `err`: the chain's error, as JSON. */
+  failedOnChain: (err: string) => `transaction failed on chain: ${err}`,
+  /** PayPal's error name, and its message if any. */
+  paypalRejected: (name: string, message?: string) => `paypal rejected the payout: ${name}${message ? ` (${message})` : ''}`,
+  paypalBatch: (batchStatus: string) => `paypal batch ${batchStatus}`,
+  /** PayPal's item status, and its error's name if any. */
+  paypalItem: (status: string, errorName?: string) => `paypal item ${status}${errorName ? ` (${errorName})` : ''}`,
+} as const;
+
+/** Why a purchase (an x402 hold) ended without its transfer: its public `failureReason`. */
+export const PURCHASE_FAILURE_REASONS = {
+  notSettled: 'not settled by the seller',
 } as const;

@@ -141,7 +141,7 @@ export class PaypalRail implements PayoutRail {
     if (res.status === 400 && error.name && DEFINITIVE_REJECTIONS.has(error.name)) {
       return {
         kind: 'rejected',
-        reason: `paypal rejected the payout: ${error.name}${error.message ? ` (${error.message})` : ''}`,
+        reason: PAYOUT_FAILURE_REASONS.paypalRejected(error.name, error.message),
       };
     }
     throw new RailAmbiguousAnswerError(
@@ -187,15 +187,19 @@ function outcomeOf(
 ): { kind: RailOutcome['kind']; settling: boolean; result: RailOutcome } {
   const batchStatus = batch.batch_header.batch_status;
   if (batchStatus === 'DENIED' || batchStatus === 'CANCELED') {
-    return { kind: 'failed', settling: false, result: { kind: 'failed', reason: `paypal batch ${batchStatus}`, externalId: batchId } };
+    return {
+      kind: 'failed',
+      settling: false,
+      result: { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.paypalBatch(batchStatus), externalId: batchId },
+    };
   }
   const items = batch.items ?? [];
   const item = items.find((i) => i.payout_item?.sender_item_id === payoutId) ?? items[0];
   const status = item?.transaction_status;
   if (status === 'SUCCESS') return { kind: 'completed', settling: false, result: { kind: 'completed', externalId: batchId } };
   if (status && FINAL_FAILURES.has(status)) {
-    const why = item?.errors?.name ? ` (${item.errors.name})` : '';
-    return { kind: 'failed', settling: false, result: { kind: 'failed', reason: `paypal item ${status}${why}`, externalId: batchId } };
+    const reason = PAYOUT_FAILURE_REASONS.paypalItem(status, item?.errors?.name);
+    return { kind: 'failed', settling: false, result: { kind: 'failed', reason, externalId: batchId } };
   }
   return { kind: 'pending', settling: !status || SETTLING.has(status), result: { kind: 'pending', externalId: batchId } };
 }
