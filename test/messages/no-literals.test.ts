@@ -13,8 +13,33 @@ import * as path from 'node:path';
 import * as ts from 'typescript';
 
 const FUNCTIONS = path.join(__dirname, '..', '..', 'functions');
-/** The folders whose words are all the catalogue's; a folder joins when it is cleaned. */
-const CLEAN = ['core', 'webhooks', 'rails'];
+/**
+ * The folders whose words are all the catalogue's; a folder joins when it is cleaned. Not yet:
+ * use-cases/ (x402.ts's facilitator messages), mcp/, registry/ and contracts/ (their descriptions
+ * are prose that reads like this), console/ and pages/ (pages of prose), x402/.
+ */
+const CLEAN = [
+  'core',
+  'webhooks',
+  'rails',
+  // Held no message literal when the rule was written: kept so.
+  'api',
+  'audit',
+  'http',
+  'kill-switch',
+  'kill-switch-fanout',
+  'ledger-audit',
+  'net',
+  'observability',
+  'payout-worker',
+  'queue',
+  'reconciler',
+  'store',
+  'sweeper',
+  'topup-watcher',
+  'webhook-delivery',
+  'webhook-dispatcher',
+];
 /** Errors whose message no one is answered with. */
 const INTERNAL_ERRORS = new Set(['Error', 'RangeError', 'TypeError', 'RailConfigError']);
 const MESSAGE_LIKE = /(^|[\s:])(must|unsupported|invalid|exceeds|below) /;
@@ -28,7 +53,7 @@ function tsFiles(dir: string): string[] {
 }
 
 /** `file:line: text` of every message-like literal of one source text. */
-export function messageLiterals(file: string, text: string): string[] {
+function messageLiterals(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const report = (node: ts.Node, words: string) => {
@@ -63,6 +88,7 @@ describe('public words are the catalogue’s', () => {
       "// 'must be a number' in a comment is fine",
       "type Reason = 'below minimum';",
       "const a = 'must be a number';",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
       'const b = `${field} must not exceed ${max}`;',
       "const c = { reason: 'invalid paypal account' };",
       "throw new RangeError('invalid gross amount');",
