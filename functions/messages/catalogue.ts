@@ -7,6 +7,12 @@
  * the domain included, may name a refusal, and no layer below the adapters knows a status.
  *
  * A text that depends on something (a limit, a field) is a function of it; the caller passes it.
+ *
+ * The rule: every public word is here. A decision names its problem by a table's key (a refusal
+ * code, an AMOUNT_PROBLEMS or REQUIREMENTS_PROBLEMS key…) and the words come from the table; no
+ * message literal is written elsewhere (test/messages/no-literals.test.ts reads the cleaned folders
+ * for one), and no code compares words: it compares codes. Internal errors' messages (logs, alarms)
+ * are not public words.
  */
 
 export interface RefusalEntry {
@@ -302,9 +308,7 @@ export const refusalStatus = (code: RefusalCode): number => REFUSALS[code].statu
 
 /*
  * The words a decision answers with that are not refusals of their own: an amount's, a text's, a
- * seller's requirements' problem, a webhook delivery's error, a payout's failure reason. A decision
- * names its problem by the table's key and takes the words from here; no message literal is written
- * outside this file (test/messages/no-literals.test.ts scans for them), and no code compares words.
+ * seller's requirements' problem, a webhook delivery's error, a payout's or a purchase's failure reason.
  */
 
 /** Why an amount literal is refused (core/money.ts AmountError's reason), after the field's name: `amount must be a number`. */
