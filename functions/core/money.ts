@@ -3,6 +3,8 @@
  * (USD cents, micro-USDC). Outside it is a decimal JSON number. Input is parsed from the JSON
  * literal's own text, so `1.005` USD is rejected instead of being rounded by a float parse.
  */
+import { AMOUNT_PROBLEMS, type AmountProblem } from '../messages/catalogue';
+
 export const CURRENCIES = ['USD', 'USDC'] as const;
 export type Currency = (typeof CURRENCIES)[number];
 
@@ -19,10 +21,14 @@ export type Minor = number;
  */
 export const MAX_BALANCE_MINOR: Minor = 2 ** 46;
 
-/** An amount that is not acceptable; `reason` is the message without the field's name. */
+/**
+ * An amount that is not acceptable: `problem` names why (messages/catalogue.ts AMOUNT_PROBLEMS),
+ * `reason` is its words without the field's name.
+ */
 export class AmountError extends Error {
   constructor(
     field: string,
+    readonly problem: AmountProblem,
     readonly reason: string,
   ) {
     super(`${field} ${reason}`);
@@ -43,12 +49,12 @@ export function isCurrency(value: unknown): value is Currency {
  */
 export function parseAmount(literal: string, currency: Currency, maxMinor: Minor, field = 'amount'): Minor {
   const m = JSON_NUMBER.exec(literal.trim());
-  if (!m) throw new AmountError(field, 'must be a number');
+  if (!m) throw new AmountError(field, 'number', AMOUNT_PROBLEMS.number);
   const [, sign, intPart = '', frac = '', expText] = m;
   let digits = (intPart + frac).replace(/^0+/, '');
   let scale = frac.length - Number(expText ?? '0');
-  if (digits === '') throw new AmountError(field, 'must be greater than 0');
-  if (sign === '-') throw new AmountError(field, 'must be greater than 0');
+  if (digits === '') throw new AmountError(field, 'positive', AMOUNT_PROBLEMS.positive);
+  if (sign === '-') throw new AmountError(field, 'positive', AMOUNT_PROBLEMS.positive);
   // Trailing zeros carry no value: 1.50 has the same precision as 1.5.
   while (digits.endsWith('0') && scale > 0) {
     digits = digits.slice(0, -1);
@@ -56,7 +62,7 @@ export function parseAmount(literal: string, currency: Currency, maxMinor: Minor
   }
   const decimals = DECIMALS[currency];
   if (scale > decimals) {
-    throw new AmountError(field, `has more than ${decimals} decimal places for ${currency}`);
+    throw new AmountError(field, 'tooManyDecimals', AMOUNT_PROBLEMS.tooManyDecimals(decimals, currency));
   }
   // digits × 10^(decimals − scale); a huge exponent is already far above any maximum.
   const shift = decimals - scale;
@@ -67,7 +73,7 @@ export function parseAmount(literal: string, currency: Currency, maxMinor: Minor
 }
 
 function tooLarge(field: string, maxMinor: Minor, currency: Currency): AmountError {
-  return new AmountError(field, `must not exceed ${formatAmount(maxMinor, currency)}`);
+  return new AmountError(field, 'tooLarge', AMOUNT_PROBLEMS.tooLarge(formatAmount(maxMinor, currency)));
 }
 
 /** Minor units → canonical decimal text (`150` USD → `"1.5"`, `20000000` USDC → `"20"`). */

@@ -9,6 +9,7 @@
  * agent; released (EXPIRED) when that transfer can no longer land. Its public id is `xp` and the
  * hold's id without its `c`: the one names the other, so either finds the item with one read.
  */
+import { PURCHASE_FAILURE_REASONS, type RequirementsProblem, requirementsProblemText } from '../messages/catalogue';
 import type { Minor } from './money';
 
 /** What the seller asked for, as the service accepted it: exactly what the stock client scheme is given. */
@@ -60,13 +61,13 @@ export const chargeIdOfPurchase = (id: string | undefined): string | undefined =
   id !== undefined && PURCHASE_ID.test(id) ? `c${id.slice(2)}` : undefined;
 
 /** The charge's `failureReason` when the seller never landed the transfer before it could no longer land. */
-export const NOT_SETTLED = 'not settled by the seller';
-
-/** The refusal of a payTo that is one of the service's own wallets (paying an agent here is a charge). */
-export const PAY_AGENTS_WITH_A_CHARGE = 'pay agents of this service with a charge';
+export const NOT_SETTLED = PURCHASE_FAILURE_REASONS.notSettled;
 
 /** The memo the stock client puts in the transaction, at most this many bytes (its own limit). */
 export const MAX_MEMO_BYTES = 256;
+
+/** The longest `maxTimeoutSeconds` a seller may ask for: a day. */
+const MAX_TIMEOUT_SECONDS = 86_400;
 
 /** The service's own wallets and settings the requirements are judged against. */
 export interface PurchaseSettings {
@@ -79,7 +80,9 @@ export interface PurchaseSettings {
   isAddress: (text: string) => boolean;
 }
 
-export type RequirementsVerdict = { ok: true; accepted: AcceptedRequirements; amount: Minor } | { ok: false; message: string };
+export type RequirementsVerdict =
+  | { ok: true; accepted: AcceptedRequirements; amount: Minor }
+  | { ok: false; problem: RequirementsProblem; message: string };
 
 const DIGITS = /^[1-9]\d{0,17}$/;
 const FIELDS = new Set(['scheme', 'network', 'asset', 'amount', 'payTo', 'maxTimeoutSeconds', 'extra']);
@@ -93,33 +96,33 @@ const FIELDS = new Set(['scheme', 'network', 'asset', 'amount', 'payTo', 'maxTim
  * signer (an `extra.recentBlockhash` would set the transaction's lifetime, which the service must know).
  */
 export function judgeRequirements(input: unknown, s: PurchaseSettings): RequirementsVerdict {
-  const refuse = (field: string, why: string) => ({ ok: false as const, message: `paymentRequirements${field}: ${why}` });
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) return refuse('', 'must be a JSON object');
+  const refuse = (problem: RequirementsProblem) => ({ ok: false as const, problem, message: requirementsProblemText(problem) });
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return refuse({ field: '', code: 'notObject' });
   const r = input as Record<string, unknown>;
   const unknown = Object.keys(r).filter((k) => !FIELDS.has(k));
-  if (unknown.length > 0) return refuse(`.${unknown[0]}`, 'unknown field');
-  if (r.scheme !== 'exact') return refuse('.scheme', 'unsupported scheme');
-  if (r.network !== s.network) return refuse('.network', 'unsupported network');
-  if (r.asset !== s.usdcMint) return refuse('.asset', 'unsupported asset');
-  if (typeof r.amount !== 'string' || !DIGITS.test(r.amount)) return refuse('.amount', 'must be a positive integer of atomic units');
+  if (unknown.length > 0) return refuse({ field: `.${unknown[0]}`, code: 'unknownField' });
+  if (r.scheme !== 'exact') return refuse({ field: '.scheme', code: 'unsupportedScheme' });
+  if (r.network !== s.network) return refuse({ field: '.network', code: 'unsupportedNetwork' });
+  if (r.asset !== s.usdcMint) return refuse({ field: '.asset', code: 'unsupportedAsset' });
+  if (typeof r.amount !== 'string' || !DIGITS.test(r.amount)) return refuse({ field: '.amount', code: 'atomicUnits' });
   const amount = Number(r.amount);
-  if (!Number.isSafeInteger(amount) || amount > s.maximum) return refuse('.amount', 'exceeds the maximum amount');
-  if (amount < s.minimum) return refuse('.amount', 'below the minimum amount');
-  if (typeof r.payTo !== 'string' || !s.isAddress(r.payTo)) return refuse('.payTo', 'invalid address');
-  if (s.serviceKeys.includes(r.payTo)) return { ok: false, message: PAY_AGENTS_WITH_A_CHARGE };
+  if (!Number.isSafeInteger(amount) || amount > s.maximum) return refuse({ field: '.amount', code: 'aboveMaximum' });
+  if (amount < s.minimum) return refuse({ field: '.amount', code: 'belowMinimum' });
+  if (typeof r.payTo !== 'string' || !s.isAddress(r.payTo)) return refuse({ field: '.payTo', code: 'invalidAddress' });
+  if (s.serviceKeys.includes(r.payTo)) return refuse({ field: '.payTo', code: 'payToIsService' });
   const timeout = r.maxTimeoutSeconds ?? 60;
-  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) {
-    return refuse('.maxTimeoutSeconds', 'must be an integer from 1 to 86400');
+  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_SECONDS) {
+    return refuse({ field: '.maxTimeoutSeconds', code: 'timeout', args: [MAX_TIMEOUT_SECONDS] });
   }
   const extra = r.extra;
-  if (extra === null || typeof extra !== 'object' || Array.isArray(extra)) return refuse('.extra.feePayer', 'required');
+  if (extra === null || typeof extra !== 'object' || Array.isArray(extra)) return refuse({ field: '.extra.feePayer', code: 'required' });
   const { feePayer, memo } = extra as Record<string, unknown>;
-  if (feePayer === undefined) return refuse('.extra.feePayer', 'required');
-  if (typeof feePayer !== 'string' || !s.isAddress(feePayer)) return refuse('.extra.feePayer', 'invalid address');
-  if (s.serviceKeys.includes(feePayer)) return refuse('.extra.feePayer', 'must not be a key of this service');
-  if (feePayer === r.payTo) return refuse('.extra.feePayer', 'must not be payTo');
+  if (feePayer === undefined) return refuse({ field: '.extra.feePayer', code: 'required' });
+  if (typeof feePayer !== 'string' || !s.isAddress(feePayer)) return refuse({ field: '.extra.feePayer', code: 'invalidAddress' });
+  if (s.serviceKeys.includes(feePayer)) return refuse({ field: '.extra.feePayer', code: 'serviceKey' });
+  if (feePayer === r.payTo) return refuse({ field: '.extra.feePayer', code: 'feePayerIsPayTo' });
   if (memo !== undefined && (typeof memo !== 'string' || Buffer.byteLength(memo, 'utf8') > MAX_MEMO_BYTES || memo === '')) {
-    return refuse('.extra.memo', `must be a string of 1 to ${MAX_MEMO_BYTES} bytes`);
+    return refuse({ field: '.extra.memo', code: 'memoBytes', args: [MAX_MEMO_BYTES] });
   }
   return {
     ok: true,

@@ -6,6 +6,8 @@
  * name is in core/name-skeleton.ts, apart: its table (~20 KB) is only for the functions that
  * register or rename agents, not every bundle that validates a description.
  */
+import { TEXT_PROBLEMS } from '../messages/catalogue';
+
 /** Control characters (C0, DEL, C1). */
 const CONTROL = /\p{Cc}/u;
 /** Format characters: zero-width joiners and spaces, soft hyphen, bidi marks and overrides, … */
@@ -18,15 +20,15 @@ const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u;
  * Well-formed UTF-16 first: a lone surrogate cannot be stored or shown faithfully.
  */
 export function descriptionProblem(text: string): string | undefined {
-  if (!text.isWellFormed()) return 'must be well-formed unicode text';
-  if (CONTROL.test(text)) return 'must not contain control characters';
-  if (BIDI_CONTROL.test(text)) return 'must not contain bidirectional control characters';
+  if (!text.isWellFormed()) return TEXT_PROBLEMS.illFormed;
+  if (CONTROL.test(text)) return TEXT_PROBLEMS.control;
+  if (BIDI_CONTROL.test(text)) return TEXT_PROBLEMS.bidiControl;
   return undefined;
 }
 
 /** Why an (already NFKC-normalised) agent name is unacceptable, or undefined. */
 export function nameProblem(name: string): string | undefined {
-  if (!name.isWellFormed()) return 'must be well-formed unicode text';
-  if (CONTROL.test(name) || FORMAT.test(name)) return 'must not contain invisible or control characters';
+  if (!name.isWellFormed()) return TEXT_PROBLEMS.illFormed;
+  if (CONTROL.test(name) || FORMAT.test(name)) return TEXT_PROBLEMS.invisibleOrControl;
   return undefined;
 }

@@ -20,6 +20,7 @@
  * never failed: a refund must only follow a status that says the money did not go.
  */
 import { type PaypalReceiverType, paypalReceiverType } from '../core/withdrawals';
+import { PAYOUT_FAILURE_REASONS } from '../messages/catalogue';
 import { CheckpointError, PlatformFundsError, RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from './errors';
 import { PaypalClient, type PaypalClientOptions } from './paypal.client';
 import {
@@ -68,14 +69,15 @@ export class PaypalRail implements PayoutRail {
   }
 
   async pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome> {
-    if (instruction.currency !== 'USD') return { kind: 'failed', reason: `paypal rail pays USD, not ${instruction.currency}` };
+    if (instruction.currency !== 'USD')
+      return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.wrongCurrency('paypal', 'USD', instruction.currency) };
     if (!Number.isSafeInteger(instruction.netAmount) || instruction.netAmount <= 0) {
-      return { kind: 'failed', reason: 'net amount must be a positive whole number of cents' };
+      return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.netAmountNotWhole('cents') };
     }
     // The withdraw request was checked with this same rule; this catches a payout written before a
     // rule change, which PayPal would refuse anyway, without sending it.
     const recipientType = paypalReceiverType(instruction.destination);
-    if (!recipientType) return { kind: 'failed', reason: 'invalid paypal account' };
+    if (!recipientType) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.invalidPaypalAccount };
 
     const state = readCheckpoint(checkpoint.saved);
     let batchId = state?.batchId;
@@ -139,7 +141,7 @@ export class PaypalRail implements PayoutRail {
     if (res.status === 400 && error.name && DEFINITIVE_REJECTIONS.has(error.name)) {
       return {
         kind: 'rejected',
-        reason: `paypal rejected the payout: ${error.name}${error.message ? ` (${error.message})` : ''}`,
+        reason: PAYOUT_FAILURE_REASONS.paypalRejected(error.name, error.message),
       };
     }
     throw new RailAmbiguousAnswerError(
@@ -185,15 +187,19 @@ function outcomeOf(
 ): { kind: RailOutcome['kind']; settling: boolean; result: RailOutcome } {
   const batchStatus = batch.batch_header.batch_status;
   if (batchStatus === 'DENIED' || batchStatus === 'CANCELED') {
-    return { kind: 'failed', settling: false, result: { kind: 'failed', reason: `paypal batch ${batchStatus}`, externalId: batchId } };
+    return {
+      kind: 'failed',
+      settling: false,
+      result: { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.paypalBatch(batchStatus), externalId: batchId },
+    };
   }
   const items = batch.items ?? [];
   const item = items.find((i) => i.payout_item?.sender_item_id === payoutId) ?? items[0];
   const status = item?.transaction_status;
   if (status === 'SUCCESS') return { kind: 'completed', settling: false, result: { kind: 'completed', externalId: batchId } };
   if (status && FINAL_FAILURES.has(status)) {
-    const why = item?.errors?.name ? ` (${item.errors.name})` : '';
-    return { kind: 'failed', settling: false, result: { kind: 'failed', reason: `paypal item ${status}${why}`, externalId: batchId } };
+    const reason = PAYOUT_FAILURE_REASONS.paypalItem(status, item?.errors?.name);
+    return { kind: 'failed', settling: false, result: { kind: 'failed', reason, externalId: batchId } };
   }
   return { kind: 'pending', settling: !status || SETTLING.has(status), result: { kind: 'pending', externalId: batchId } };
 }

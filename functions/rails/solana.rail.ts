@@ -69,6 +69,7 @@ import bs58 from 'bs58';
 import * as z from 'zod';
 import { config, MAX_SOLANA_COMPUTE_UNIT_LIMIT, MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS, MIN_SOLANA_COMPUTE_UNIT_LIMIT } from '../config';
 import { isPayableWalletKey, solanaAddressBytes } from '../core/withdrawals';
+import { PAYOUT_FAILURE_REASONS } from '../messages/catalogue';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
 import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';
 import { readRailSecret } from './rail-secret';
@@ -78,7 +79,7 @@ export const USDC_DECIMALS = 6;
 export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 /** What a payout to a wallet without a USDC token account answers (the agent reads it): the withdraw
  * API refuses such a wallet up front, so this is an account closed after the withdrawal was accepted. */
-export const NO_TOKEN_ACCOUNT = 'destination has no USDC token account; create it, or withdraw again with createTokenAccount: true';
+export const NO_TOKEN_ACCOUNT = PAYOUT_FAILURE_REASONS.noTokenAccount;
 /** Compute units added to the limit of a transaction that creates the destination's token account:
  * the ATA program's create (system account creation, token account initialisation) is reported at
  * ~20,000-30,000 units with the classic programs on mainnet, far above the transfer's (docs/rails.md). */
@@ -168,16 +169,17 @@ export class SolanaRail implements PayoutRail {
   }
 
   async pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome> {
-    if (instruction.currency !== 'USDC') return { kind: 'failed', reason: `solana rail pays USDC, not ${instruction.currency}` };
+    if (instruction.currency !== 'USDC')
+      return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.wrongCurrency('solana', 'USDC', instruction.currency) };
     if (!Number.isSafeInteger(instruction.netAmount) || instruction.netAmount <= 0) {
-      return { kind: 'failed', reason: 'net amount must be a positive whole number of micro-USDC' };
+      return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.netAmountNotWhole('micro-USDC') };
     }
     const owner = walletAddress(instruction.destination);
-    if (!owner) return { kind: 'failed', reason: 'invalid solana address' };
+    if (!owner) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.invalidSolanaAddress };
     const saved = readCheckpoint(checkpoint.saved);
     const ready = await this.init();
-    if (owner.equals(ready.hotWallet.publicKey)) return { kind: 'failed', reason: 'destination is the platform hot wallet' };
-    if (owner.equals(ready.mint)) return { kind: 'failed', reason: 'destination is the USDC mint' };
+    if (owner.equals(ready.hotWallet.publicKey)) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.destinationIsHotWallet };
+    if (owner.equals(ready.mint)) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.destinationIsMint };
 
     if (!saved) return this.signAndSend(ready, instruction, owner, checkpoint, 1);
 
@@ -249,8 +251,8 @@ export class SolanaRail implements PayoutRail {
     if (!destinationInfo && !create) return { kind: 'failed', reason: NO_TOKEN_ACCOUNT };
     if (destinationInfo) {
       const account = tryUnpackAccount(destinationAta, destinationInfo, tokenProgram);
-      if (!account) return { kind: 'failed', reason: 'destination token account is not a token account of this mint' };
-      if (account.isFrozen) return { kind: 'failed', reason: 'destination token account is frozen' };
+      if (!account) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.notATokenAccount };
+      if (account.isFrozen) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.tokenAccountFrozen };
     }
 
     // Checks before signing spare a fee on a transaction bound to fail. The chain stays the
@@ -336,7 +338,7 @@ export class SolanaRail implements PayoutRail {
         // finalized the block holding it may sit on a fork that is dropped, and the same bytes can
         // then land elsewhere and pay: a refund now could pay and refund. So wait (or `pending`).
         if (reached(status, 'finalized')) {
-          return { kind: 'failed', reason: `transaction failed on chain: ${JSON.stringify(status.err)}`, externalId: saved.signature };
+          return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.failedOnChain(JSON.stringify(status.err)), externalId: saved.signature };
         }
       } else if (status && reached(status, this.commitment())) {
         return { kind: 'completed', externalId: saved.signature, txHash: saved.signature };

@@ -14,6 +14,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { type AddressPolicy, bareHost, isAllowedAddress, MAX_ERROR_CHARS, MAX_RESPONSE_BYTES } from '../core/webhooks';
+import { DELIVERY_ERRORS } from '../messages/catalogue';
 
 export interface SendRequest {
   url: string;
@@ -34,7 +35,7 @@ export interface SendOutcome {
 /** Refused before any connection: the URL's host resolved to an address that is not allowed. */
 export class AddressNotAllowedError extends Error {
   constructor(host: string) {
-    super(`${host} resolves to an address that is not allowed`);
+    super(DELIVERY_ERRORS.resolvesToNotAllowed(host));
     this.name = 'AddressNotAllowedError';
   }
 }
@@ -62,14 +63,15 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
   try {
     url = new URL(req.url);
   } catch {
-    return Promise.resolve(done({ ok: false, error: 'invalid url' }));
+    return Promise.resolve(done({ ok: false, error: DELIVERY_ERRORS.invalidUrl }));
   }
   const host = bareHost(url);
   // An IP literal is never looked up: check it here.
   if (isIP(host) !== 0 && !isAllowedAddress(host, req.policy)) {
-    return Promise.resolve(done({ ok: false, error: `${host} is not an allowed address` }));
+    return Promise.resolve(done({ ok: false, error: DELIVERY_ERRORS.addressNotAllowed(host) }));
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return Promise.resolve(done({ ok: false, error: 'unsupported scheme' }));
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return Promise.resolve(done({ ok: false, error: DELIVERY_ERRORS.unsupportedScheme }));
 
   return new Promise<SendOutcome>((resolve) => {
     let settled = false;
@@ -97,7 +99,7 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
           const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_CHARS);
           if (statusCode >= 200 && statusCode < 300) return finish({ ok: true, statusCode });
           const reason =
-            statusCode >= 300 && statusCode < 400 ? `redirect not followed (${statusCode})` : `receiver answered ${statusCode}`;
+            statusCode >= 300 && statusCode < 400 ? DELIVERY_ERRORS.redirect(statusCode) : DELIVERY_ERRORS.answered(statusCode);
           finish({ ok: false, statusCode, error: excerpt ? `${reason}: ${excerpt}` : reason });
         };
         response.on('data', (chunk: Buffer) => {
@@ -115,7 +117,7 @@ export function sendWebhook(req: SendRequest): Promise<SendOutcome> {
       },
     );
     const timer = setTimeout(() => {
-      finish({ ok: false, error: `timed out after ${req.timeoutMs} ms` });
+      finish({ ok: false, error: DELIVERY_ERRORS.timedOut(req.timeoutMs) });
       request.destroy();
     }, req.timeoutMs);
     request.on('error', (error) => finish({ ok: false, error: describe(error) }));
