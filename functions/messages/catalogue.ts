@@ -408,3 +408,22 @@ export const PAYOUT_FAILURE_REASONS = {
 export const PURCHASE_FAILURE_REASONS = {
   notSettled: 'not settled by the seller',
 } as const;
+
+/**
+ * Why the facilitator refuses a payment (POST /x402/verify and /settle): the answer's
+ * `invalidMessage` beside the x402 spec's `invalidReason` code (use-cases/x402.ts, x402/facilitator.ts).
+ */
+export const FACILITATOR_REFUSALS = {
+  onlyVersion: (version: number) => `only x402 version ${version} is supported`,
+  onlyExactScheme: 'only the exact scheme is supported',
+  networkMustBe: (network: string) => `network must be ${network}`,
+  payToMustBeTreasury: 'payTo must be the service treasury',
+  assetMustBeUsdc: 'asset must be the USDC mint',
+  sellerMemo: (memo: string) =>
+    `paymentRequirements.extra.memo must be "${memo}", this agent's seller memo (GET /api/v1/agents/x402: extra.memo)`,
+  amountNotAtomicUnits: 'amount must be a positive integer of atomic units',
+  amountAboveMaximum: (maximum: string | number) => `amount must not exceed ${maximum} USDC`,
+  amountBelowMinimum: (minimum: string) => `amount must be at least ${minimum} USDC`,
+  transactionVersion: 'only legacy and version 0 transactions are accepted',
+  feePayerInInstruction: 'the fee payer may not be an account of any instruction',
+} as const;

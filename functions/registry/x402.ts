@@ -19,7 +19,7 @@ import {
 } from '../contracts/x402';
 import { judgeRequirements, type PurchaseSettings } from '../core/purchases';
 import { X402_VERSION } from '../core/x402';
-import { refusalText as msg } from '../messages/catalogue';
+import { FACILITATOR_REFUSALS, refusalText as msg } from '../messages/catalogue';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import { uses } from '../store/access';
 import { BODY_ERRORS, BUSY, errors, IDEMPOTENCY_ERRORS, invalid, LIST_400, lazy, ok } from './doc';
@@ -163,7 +163,7 @@ export const X402_ROUTES = [
             refused: {
               isValid: false,
               invalidReason: 'invalid_exact_svm_payload_recipient_mismatch',
-              invalidMessage: 'payTo must be the service treasury',
+              invalidMessage: FACILITATOR_REFUSALS.payToMustBeTreasury,
               payer: '',
             },
             claimed: {

@@ -62,6 +62,7 @@ import {
   type X402Settlement,
   x402SellerMemo,
 } from '../core/x402';
+import { FACILITATOR_REFUSALS } from '../messages/catalogue';
 import { refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import {
@@ -123,31 +124,32 @@ function checkPolicy(agent: Agent, request: FacilitatorRequest): { amount: Minor
   const cfg = config();
   const req = request.paymentRequirements;
   if (request.x402Version !== X402_VERSION || request.paymentPayload.x402Version !== X402_VERSION) {
-    return { reason: 'invalid_x402_version', message: `only x402 version ${X402_VERSION} is supported` };
+    return { reason: 'invalid_x402_version', message: FACILITATOR_REFUSALS.onlyVersion(X402_VERSION) };
   }
   if (req.scheme !== X402_SCHEME || request.paymentPayload.accepted.scheme !== X402_SCHEME) {
-    return { reason: X402_REASONS.unsupportedScheme, message: 'only the exact scheme is supported' };
+    return { reason: X402_REASONS.unsupportedScheme, message: FACILITATOR_REFUSALS.onlyExactScheme };
   }
-  if (req.network !== cfg.X402_NETWORK) return { reason: X402_REASONS.networkMismatch, message: `network must be ${cfg.X402_NETWORK}` };
-  if (req.payTo !== cfg.X402_PAY_TO) return { reason: X402_REASONS.recipientMismatch, message: 'payTo must be the service treasury' };
-  if (req.asset !== cfg.USDC_MINT) return { reason: X402_REASONS.mintMismatch, message: 'asset must be the USDC mint' };
+  if (req.network !== cfg.X402_NETWORK)
+    return { reason: X402_REASONS.networkMismatch, message: FACILITATOR_REFUSALS.networkMustBe(cfg.X402_NETWORK) };
+  if (req.payTo !== cfg.X402_PAY_TO) return { reason: X402_REASONS.recipientMismatch, message: FACILITATOR_REFUSALS.payToMustBeTreasury };
+  if (req.asset !== cfg.USDC_MINT) return { reason: X402_REASONS.mintMismatch, message: FACILITATOR_REFUSALS.assetMustBeUsdc };
   const memo = x402SellerMemo(agent.id);
   if (req.extra?.memo !== memo) {
     return {
       reason: X402_REASONS.sellerMemo,
-      message: `paymentRequirements.extra.memo must be "${memo}", this agent's seller memo (GET /api/v1/agents/x402: extra.memo)`,
+      message: FACILITATOR_REFUSALS.sellerMemo(memo),
     };
   }
-  if (!/^[1-9]\d*$/.test(req.amount))
-    return { reason: X402_REASONS.amountInvalid, message: 'amount must be a positive integer of atomic units' };
+  if (!/^[1-9]\d*$/.test(req.amount)) return { reason: X402_REASONS.amountInvalid, message: FACILITATOR_REFUSALS.amountNotAtomicUnits };
   let amount: Minor;
   try {
     amount = parseAmount(`${req.amount}e-6`, 'USDC', unitsToMinor(cfg.MAX_AMOUNT, 'USDC'));
   } catch {
-    return { reason: X402_REASONS.amountInvalid, message: `amount must not exceed ${cfg.MAX_AMOUNT} USDC` };
+    return { reason: X402_REASONS.amountInvalid, message: FACILITATOR_REFUSALS.amountAboveMaximum(cfg.MAX_AMOUNT) };
   }
   const minimum = parseAmount(cfg.X402_MIN_AMOUNT, 'USDC', Number.MAX_SAFE_INTEGER);
-  if (amount < minimum) return { reason: X402_REASONS.amountTooSmall, message: `amount must be at least ${cfg.X402_MIN_AMOUNT} USDC` };
+  if (amount < minimum)
+    return { reason: X402_REASONS.amountTooSmall, message: FACILITATOR_REFUSALS.amountBelowMinimum(cfg.X402_MIN_AMOUNT) };
   return { amount };
 }
 

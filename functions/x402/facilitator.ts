@@ -48,6 +48,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/facilitator';
 import bs58 from 'bs58';
 import { config, onConfigReset } from '../config';
 import { X402UnavailableError } from '../core/x402';
+import { FACILITATOR_REFUSALS } from '../messages/catalogue';
 import { RailConfigError } from '../rails/errors';
 import { readRailSecret } from '../rails/rail-secret';
 
@@ -216,7 +217,7 @@ async function build(withSecret: boolean): Promise<Facilitator> {
     if (!transaction) return undefined;
     try {
       if (compiledDecoder.decode(transaction.messageBytes).version === 1) {
-        return { reason: 'invalid_exact_svm_payload_transaction_version', message: 'only legacy and version 0 transactions are accepted' };
+        return { reason: 'invalid_exact_svm_payload_transaction_version', message: FACILITATOR_REFUSALS.transactionVersion };
       }
     } catch {
       return undefined;
@@ -240,7 +241,7 @@ async function build(withSecret: boolean): Promise<Facilitator> {
     if (!('instructions' in message)) return undefined;
     const named = message.instructions.some((i) => i.programAddressIndex === 0 || (i.accountIndices ?? []).includes(0));
     return named
-      ? { reason: 'invalid_exact_svm_payload_fee_payer_in_instruction', message: 'the fee payer may not be an account of any instruction' }
+      ? { reason: 'invalid_exact_svm_payload_fee_payer_in_instruction', message: FACILITATOR_REFUSALS.feePayerInInstruction }
       : undefined;
   };
 
