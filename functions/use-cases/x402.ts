@@ -46,7 +46,7 @@ import { serialize } from '../contracts/json';
 import type { FacilitatorRequest } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { TransferCreditedElsewhereError } from '../core/chain-credits';
-import { BalanceLimitError } from '../core/errors';
+import { AgentDisabledError, BalanceLimitError } from '../core/errors';
 import { newEventId, type OutboxEvent } from '../core/events';
 import { formatAmount, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import {
@@ -321,7 +321,7 @@ export async function x402Settle(facilitator: Facilitator, agent: Agent, request
     if (!(error instanceof SettlementClaimedError)) throw error;
     return settleClaimed(facilitator, agent, error.existing, payload, requirements, checks);
   }
-  return sendAndCredit(facilitator, settlement, payload, requirements, checks);
+  return sendAndCredit(facilitator, agent, settlement, payload, requirements, checks);
 }
 
 /**
@@ -358,10 +358,10 @@ async function settleClaimed(
   }
   // This agent's PENDING claim: a settle that died, or one still running. The chain says which.
   const status = await facilitator.chainStatus(existing.signature);
-  if (status.kind === 'confirmed') return (await creditConfirmed(existing, successResponse(existing))).result;
+  if (status.kind === 'confirmed') return (await creditConfirmed(existing, successResponse(existing), agent.keyHash)).result;
   if (status.kind === 'failed') return failed(existing, status.error);
   // Never seen on chain: checked again and sent (the same signed bytes; a duplicate send lands once).
-  return sendAndCredit(facilitator, existing, payload, requirements, checks);
+  return sendAndCredit(facilitator, agent, existing, payload, requirements, checks);
 }
 
 /** PENDING → FAILED for a transaction that failed on chain (its fee was paid), answered `transaction_failed`. */
@@ -378,6 +378,7 @@ async function failed(settlement: X402Settlement, error: string): Promise<Settle
  */
 async function sendAndCredit(
   facilitator: Facilitator,
+  agent: Agent,
   settlement: X402Settlement,
   payload: PaymentPayload,
   requirements: PaymentRequirements,
@@ -386,9 +387,10 @@ async function sendAndCredit(
   const response = await facilitator.settle(payload, requirements, checks);
   const payer = response.payer || settlement.payer;
   const landed = { ...settlement, payer };
-  if (response.success) return (await creditConfirmed(landed, { ...response, transaction: settlement.signature, payer })).result;
+  if (response.success)
+    return (await creditConfirmed(landed, { ...response, transaction: settlement.signature, payer }, agent.keyHash)).result;
   const status = await facilitator.chainStatus(settlement.signature);
-  if (status.kind === 'confirmed') return (await creditConfirmed(landed, successResponse(landed))).result;
+  if (status.kind === 'confirmed') return (await creditConfirmed(landed, successResponse(landed), agent.keyHash)).result;
   if (status.kind === 'failed') return failed(landed, status.error);
   if (response.transaction || response.errorReason === STOCK_SEND_FAILED || response.errorReason === X402_REASONS.settledByAnotherAgent) {
     // Sent and not confirmed yet, a send whose outcome is unknown, or (the scheme's in-container
@@ -439,8 +441,15 @@ export interface Credit {
  * the payment record, the event and the idempotency record (scope the agent's x402 settles, key
  * the signature), in one transaction conditioned on the claim still being PENDING. Called by
  * settle, by a retry of it and by the reconciler: whichever comes second credits nothing.
+ *
+ * Settle passes the key it was asked with (`agentKeyHash`): its credit then also carries the agent
+ * item's kill switch (enabled, and still this key's), as a withdrawal does, for an agent disabled
+ * or a key rotated away since settle read the item before signing. Refused, it is 401 `invalid or
+ * disabled agent key` and the claim stays PENDING: the transaction is on chain and the money in the
+ * treasury, so the reconciler (which holds no key and checks none) credits it to the claiming agent
+ * later, where the kill switch keeps it from being spent while the agent is disabled.
  */
-export async function creditConfirmed(settlement: X402Settlement, response: SettleResponse): Promise<Credit> {
+export async function creditConfirmed(settlement: X402Settlement, response: SettleResponse, agentKeyHash?: string): Promise<Credit> {
   // Set by the attempt that decides; a stored answer replayed by idempotentCommand (no attempt
   // returns) is a credit made before.
   let outcome: CreditOutcome = 'alreadyCredited';
@@ -472,8 +481,13 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
           idempotency,
           events: [settledEvent(record, now)],
           now,
+          ...(agentKeyHash === undefined ? {} : { agentKeyHash }),
         });
       } catch (error) {
+        if (error instanceof AgentDisabledError && agentKeyHash !== undefined) {
+          forgetAgent(agentKeyHash);
+          throw refuse(AUTH_MESSAGES.x402);
+        }
         if (error instanceof SettlementNotPendingError) {
           // Credited (or failed) in between, by a racing settle or the reconciler: answer what it recorded.
           const current = await getSettlement(settlement.messageHash);
