@@ -38,24 +38,29 @@ async function agentWithEndpoint() {
   return { agent, hook: made.body };
 }
 
-/** What the stale key tries: register an endpoint, delete the agent's, ping it. All refused. */
-async function expectRefused(key: string, hookId: string) {
-  const made = await create(key);
-  expect([made.status, made.body]).toEqual([refused.status, refused.body]);
-  expect(made.text).not.toContain('whsec_');
-  const deleted = await t.call('DELETE', `/api/v1/agents/webhooks/${hookId}`, { headers: headers(key) });
-  expect([deleted.status, deleted.body]).toEqual([refused.status, refused.body]);
-  const pinged = await t.call('POST', `/api/v1/agents/webhooks/${hookId}/test`, { headers: headers(key) });
-  expect([pinged.status, pinged.body]).toEqual([refused.status, refused.body]);
-}
+/**
+ * What the stale key tries, one route per agent: the first refusal makes this container forget the
+ * key, so each route is tried while the cache still holds the old answer.
+ */
+const attempts = {
+  create: async (key: string) => {
+    const made = await create(key);
+    expect(made.text).not.toContain('whsec_');
+    return made;
+  },
+  delete: (key: string, hookId: string) => t.call('DELETE', `/api/v1/agents/webhooks/${hookId}`, { headers: headers(key) }),
+  test: (key: string, hookId: string) => t.call('POST', `/api/v1/agents/webhooks/${hookId}/test`, { headers: headers(key) }),
+};
+const routes = Object.keys(attempts) as (keyof typeof attempts)[];
 
 describe('agent webhook endpoints are written only by the agent’s current, enabled key', () => {
-  it('refuses a disabled agent whose key this container still has cached; enabled again, it registers', async () => {
+  it.each(routes)('%s: refuses a disabled agent whose key this container still has cached; enabled again, it registers', async (route) => {
     const { agent, hook } = await agentWithEndpoint();
     // Disabled in another container: this one's cache is not told.
     expect(await setAgentEnabled(agent.id, false)).toBeDefined();
 
-    await expectRefused(agent.key, hook.id);
+    const res = await attempts[route](agent.key, hook.id);
+    expect([res.status, res.body]).toEqual([refused.status, refused.body]);
 
     await setAgentEnabled(agent.id, true);
     // The refusal made this container forget the key; its fresh lookup cached "disabled", for 1 s.
@@ -64,13 +69,16 @@ describe('agent webhook endpoints are written only by the agent’s current, ena
     expect((await create(agent.key)).status).toBe(201);
   });
 
-  it('refuses the rotated-away key this container still has cached; the new key sees only its own endpoint', async () => {
+  it.each(
+    routes,
+  )('%s: refuses the rotated-away key this container still has cached; the new key sees only its own endpoint', async (route) => {
     const { agent, hook } = await agentWithEndpoint();
     // The agent's key leaked and was rotated in another container.
     const newKey = generateKey(AGENT_KEY_PREFIX);
     expect(await moveAgentKey(hashKey(agent.key), hashKey(newKey), new Date())).toBeDefined();
 
-    await expectRefused(agent.key, hook.id);
+    const res = await attempts[route](agent.key, hook.id);
+    expect([res.status, res.body]).toEqual([refused.status, refused.body]);
 
     expect(await list(newKey)).toEqual([hook.id]);
     expect((await create(newKey)).status).toBe(201);
