@@ -11,6 +11,7 @@ loadConfig({ require: NEEDS.agentWebhooksCreate });
 
 /** POST /api/v1/agents/webhooks {url, events?} — x-agent-key. */
 export const handler = httpHandler(async (req) => {
-  const owner = { kind: 'agent' as const, id: (await authenticate(req, AUTH_MESSAGES.webhooks, false)).agent.id };
-  return createWebhook(owner, parseJsonBody(req, createWebhookSchema));
+  const { agent } = await authenticate(req, AUTH_MESSAGES.webhooks, false);
+  const owner = { kind: 'agent' as const, id: agent.id };
+  return createWebhook(owner, parseJsonBody(req, createWebhookSchema), agent.keyHash);
 });

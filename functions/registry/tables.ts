@@ -53,9 +53,13 @@ export const WEBHOOKS = {
 
 export const AGENT = uses('agentKeyLookup');
 
-/** Settling an x402 payment: its claim looked up, claimed, credited once, or ended when it failed on chain. */
+/**
+ * Settling an x402 payment: its claim looked up, claimed, credited once, or ended when it failed on
+ * chain; the credit checks the seller's agent item (its kill switch), as a withdrawal does.
+ */
 export const X402_SETTLE = uses(
   'agentKeyLookup',
+  'agentEnabledCheck',
   'idempotentCommand',
   'claimX402Settlement',
   'getX402Settlement',

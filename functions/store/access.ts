@@ -201,7 +201,8 @@ export const STORE = {
   isUnmatchedRecorded: { read: ['unmatchedPayment'] },
   depositCursor: { read: ['depositCursor'], write: ['depositCursor'] },
   // Webhooks (webhook.repository.ts, webhook-delivery.repository.ts, outbox.ts).
-  createWebhook: { write: ['webhookCount', 'webhook'] },
+  /** An agent's endpoint: conditioned on the agent item of the key it is registered with being enabled (a cache may be 30 s behind). */
+  createWebhook: { write: ['webhookCount', 'webhook'], check: ['agent'] },
   /** A payer's endpoint: conditioned on the account key it is registered under still being theirs. */
   createUserWebhook: { write: ['webhookCount', 'webhook'], check: ['user'] },
   deleteWebhook: { write: ['webhookCount'], delete: ['webhook'] },

@@ -15,6 +15,7 @@ import {
   MAX_WEBHOOKS_PER_OWNER,
   type Webhook,
 } from '../core/webhooks';
+import { agentEnabledCheck } from './agent.repository';
 import { db } from './client';
 import { keys } from './table';
 import { conditionalWrite, named, outcome, type TransactEntry, transactWrite } from './transact';
@@ -36,20 +37,26 @@ export interface StoredWebhook extends Webhook {
 }
 
 /**
- * Creates an endpoint if the owner has fewer than the limit. Throws WebhookLimitError. A payer's
- * endpoint is made under their account key (`account`): conditioned on it still being theirs
- * (UserKeyRevokedError once rotated away), so nothing the old key registers outlives a rotation.
+ * The key an endpoint is registered with: a payer's account key, or the agent's key. The create is
+ * conditioned on it, never on an auth cache that may be 30 s behind a rotation or a disable.
+ */
+export type WebhookWriter = { userId: string; accountKeyHash: string } | { agentKeyHash: string };
+
+/**
+ * Creates an endpoint if the owner has fewer than the limit. Throws WebhookLimitError. The create
+ * is conditioned on the key it is made with (`writer`): a payer's account key still being theirs
+ * (UserKeyRevokedError once rotated away), so nothing the old key registers outlives a rotation;
+ * an agent's key still naming an enabled agent item (AgentDisabledError when the agent is disabled
+ * or the key rotated away, which moves the item), as a withdrawal's kill switch.
  */
 export async function createWebhook(
   webhook: Omit<StoredWebhook, 'health'>,
-  account?: { userId: string; accountKeyHash: string },
+  writer?: WebhookWriter,
   also: readonly TransactEntry[] = [],
 ): Promise<void> {
   const table = config().TABLE_NAME;
   await transactWrite([
-    ...(account
-      ? [named(accountKeyCheck(account.userId, account.accountKeyHash), { onConditionFailed: () => new UserKeyRevokedError() })]
-      : []),
+    ...(writer ? [writerCheck(writer)] : []),
     named(
       {
         Update: {
@@ -74,6 +81,12 @@ export async function createWebhook(
     // What joins the create (the console's idempotency record: a double submit registers one endpoint).
     ...also,
   ]);
+}
+
+function writerCheck(writer: WebhookWriter): TransactEntry {
+  return 'agentKeyHash' in writer
+    ? agentEnabledCheck(writer.agentKeyHash)
+    : named(accountKeyCheck(writer.userId, writer.accountKeyHash), { onConditionFailed: () => new UserKeyRevokedError() });
 }
 
 /** Deletes one of the owner's endpoints; false when it has none with this id. */

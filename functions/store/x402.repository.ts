@@ -30,6 +30,7 @@ import {
   type X402PaymentRecord,
   type X402Settlement,
 } from '../core/x402';
+import { agentEnabledCheck } from './agent.repository';
 import { randomShard, shardCredit } from './balance.repository';
 import { chainCreditGuard } from './chain-credit';
 import { db } from './client';
@@ -85,8 +86,9 @@ export async function getSettlement(messageHash: string): Promise<X402Settlement
  * Credits a confirmed settlement: PENDING → CREDITED with the SettleResponse it answered, the
  * amount to one of the agent's shards, the payment record, the idempotency record and the event,
  * in one transaction. Outcomes: SettlementNotPendingError (credited or failed already: nothing
- * moved), IdempotencyRecordExistsError (this agent's answer for the signature exists), and
- * BalanceLimitError.
+ * moved), IdempotencyRecordExistsError (this agent's answer for the signature exists),
+ * BalanceLimitError, and AgentDisabledError: with `agentKeyHash` (settle's credit, made for the key
+ * it was asked with), the agent item of that key is checked enabled in the same transaction.
  */
 export async function creditSettlement(args: {
   settlement: X402Settlement;
@@ -95,6 +97,7 @@ export async function creditSettlement(args: {
   idempotency: IdempotencyWrite;
   events: readonly OutboxEvent[];
   now: Date;
+  agentKeyHash?: string;
 }): Promise<void> {
   const { settlement, record, now } = args;
   const table = config().TABLE_NAME;
@@ -142,6 +145,8 @@ export async function creditSettlement(args: {
     // One transfer is credited once across every rail: a top-up credited with this transaction
     // refuses this credit (TransferCreditedElsewhereError), store/chain-credit.ts.
     chainCreditGuard({ signature: settlement.signature, rail: 'x402', amount: settlement.amount, agentId: settlement.agentId }, at),
+    // The kill switch, as a withdrawal's: the auth cache may be 30 s behind a disable or a rotation.
+    ...(args.agentKeyHash === undefined ? [] : [agentEnabledCheck(args.agentKeyHash)]),
   ]);
 }
 

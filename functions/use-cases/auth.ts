@@ -4,6 +4,12 @@
  * for at most 5 s, "disabled" for 1 s. So disabling an agent takes effect within 30 s for reads
  * (money movements: the kill switch, at once or within the stream's fan-out), enabling within
  * 1 s plus the fan-out: inside the 2 s an operator's flip in the console is given (DESIGN §18).
+ * The writes that hand an agent key something, or spend the service's money, check the agent item
+ * themselves, so a disable or a key rotation takes effect on them at once: release, refund and
+ * withdrawal (the kill switch's ConditionCheck), the grant request's claim, the agent webhook
+ * create (ConditionCheck in its transaction) and its delete and test ping (a strongly consistent
+ * read first), and x402 settle (a strongly consistent read before the hot wallet signs, and the
+ * ConditionCheck in the credit). A forgotten cached answer is looked up again on the next request.
  * A key never reaches a log line or an error message.
  */
 import { config, onConfigReset } from '../config';

@@ -7,7 +7,8 @@
 import { config } from '../config';
 import type { ApiResult } from '../contracts/api';
 import type { CreateWebhookRequest, ListDeliveriesQuery } from '../contracts/request.schemas';
-import { UserKeyRevokedError } from '../core/errors';
+import type { Agent } from '../core/agents';
+import { AgentDisabledError, UserKeyRevokedError } from '../core/errors';
 import { EVENT_TYPES_BY_OWNER, isEventTypeFor, newEventId, type OutboxEvent, type Owner, ownerKey } from '../core/events';
 import {
   type DeliveryAttempt,
@@ -21,6 +22,7 @@ import {
 } from '../core/webhooks';
 import { Refusal, refuse } from '../messages/refusal';
 import { checkEndpointUrl } from '../net/address-check';
+import { readAgentItem } from '../store/agent.repository';
 import { appendOutbox, eventBody } from '../store/outbox';
 import type { TransactEntry } from '../store/transact';
 import {
@@ -29,27 +31,31 @@ import {
   deleteWebhook as removeWebhook,
   createWebhook as storeWebhook,
   WebhookLimitError,
+  type WebhookWriter,
 } from '../store/webhook.repository';
 import { listDeliveryAttempts } from '../store/webhook-delivery.repository';
 import { sealSecret } from '../store/webhook-secret';
 import { takeTestEventSlot } from '../store/webhook-test-window.repository';
-import { AUTH_MESSAGES, forgetUserKey } from './auth';
+import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
 
 const DEFAULT_DELIVERIES = 50;
 
 /**
- * Registers an endpoint; 201 with its secret, the only time the secret is shown. A payer's is
- * registered under the account key the request came with (`accountKeyHash`): 401 `invalid user
- * key` once that key has been rotated away, whatever an auth cache says (a rotation deletes every
- * user endpoint: docs/webhooks.md, and nothing the old key registers may outlive it).
+ * Registers an endpoint; 201 with its secret, the only time the secret is shown. It is registered
+ * under the key the request came with (`keyHash`), checked in the create's own transaction,
+ * whatever an auth cache says: a payer's account key, 401 `invalid user key` once it has been
+ * rotated away (a rotation deletes every user endpoint: docs/webhooks.md, and nothing the old key
+ * registers may outlive it); an agent's key, 401 `invalid or disabled agent key` once the agent is
+ * disabled or the key rotated away (a cache may hold either for 30 s, and the endpoint would take a
+ * signing secret and the agent's events). The agent route always passes it.
  */
 export async function createWebhook(
   owner: Owner,
   input: CreateWebhookRequest,
-  accountKeyHash?: string,
+  keyHash?: string,
   opts: { also?: (view: ReturnType<typeof webhookView>) => readonly TransactEntry[] } = {},
 ): Promise<ApiResult> {
-  if (owner.kind === 'user' && accountKeyHash === undefined) throw new Error("a payer's webhook is registered under their account key");
+  if (owner.kind === 'user' && keyHash === undefined) throw new Error("a payer's webhook is registered under their account key");
   const events = input.events === undefined ? [...EVENT_TYPES_BY_OWNER[owner.kind]] : [...new Set(input.events)];
   const unknown = events.find((type) => !isEventTypeFor(owner.kind, type));
   if (unknown !== undefined) {
@@ -59,14 +65,19 @@ export async function createWebhook(
   const secret = newWebhookSecret();
   const webhook: Webhook = { id: newWebhookId(), owner: ownerKey(owner), url: url.href, events, createdAt: new Date().toISOString() };
   const sealedSecret = await sealSecret(secret, { owner: webhook.owner, webhookId: webhook.id });
-  const account = owner.kind === 'user' && accountKeyHash !== undefined ? { userId: owner.id, accountKeyHash } : undefined;
+  const writer: WebhookWriter | undefined =
+    keyHash === undefined ? undefined : owner.kind === 'user' ? { userId: owner.id, accountKeyHash: keyHash } : { agentKeyHash: keyHash };
   try {
-    await storeWebhook({ ...webhook, sealedSecret }, account, opts.also?.(webhookView(webhook)));
+    await storeWebhook({ ...webhook, sealedSecret }, writer, opts.also?.(webhookView(webhook)));
   } catch (error) {
     if (error instanceof WebhookLimitError) throw refuse('webhookLimit', MAX_WEBHOOKS_PER_OWNER);
-    if (error instanceof UserKeyRevokedError && account) {
-      forgetUserKey(account.accountKeyHash);
+    if (error instanceof UserKeyRevokedError && keyHash !== undefined) {
+      forgetUserKey(keyHash);
       throw refuse(AUTH_MESSAGES.user);
+    }
+    if (error instanceof AgentDisabledError && keyHash !== undefined) {
+      forgetAgent(keyHash);
+      throw refuse(AUTH_MESSAGES.webhooks);
     }
     throw error;
   }
@@ -76,6 +87,20 @@ export async function createWebhook(
 export async function listOwnerWebhooks(owner: Owner): Promise<ApiResult> {
   const webhooks = await listWebhooks(ownerKey(owner));
   return { statusCode: 200, body: { webhooks: webhooks.map(webhookView) } };
+}
+
+/**
+ * The agent as its item says it is now, for the agent routes that change an endpoint (delete, test
+ * ping) without a transaction of their own to carry the kill switch: one strongly consistent
+ * GetItem by the key's hash, since the auth cache may be 30 s behind a disable or a rotation.
+ * 401 `invalid or disabled agent key` (and the cached answer forgotten) when it is not enabled or
+ * the key is no longer the agent's.
+ */
+export async function requireCurrentAgent(agent: Pick<Agent, 'id' | 'keyHash'>): Promise<void> {
+  const item = await readAgentItem(agent.keyHash);
+  if (item?.enabled === true && item.agentId === agent.id) return;
+  forgetAgent(agent.keyHash);
+  throw refuse(AUTH_MESSAGES.webhooks);
 }
 
 export async function deleteOwnerWebhook(owner: Owner, webhookId: string | undefined): Promise<ApiResult> {

@@ -46,7 +46,7 @@ import { serialize } from '../contracts/json';
 import type { FacilitatorRequest } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { TransferCreditedElsewhereError } from '../core/chain-credits';
-import { BalanceLimitError } from '../core/errors';
+import { AgentDisabledError, BalanceLimitError } from '../core/errors';
 import { newEventId, type OutboxEvent } from '../core/events';
 import { formatAmount, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import {
@@ -73,6 +73,7 @@ import {
   X402_FINALITY_MISMATCH_LOG_MESSAGE,
 } from '../observability/metric-names';
 import { metrics } from '../observability/metrics';
+import { readAgentItem } from '../store/agent.repository';
 import {
   claimSettlement,
   creditSettlement,
@@ -86,6 +87,7 @@ import {
 } from '../store/x402.repository';
 import { bindPaymentIdentifier, keepFirstVerify } from '../store/x402-payment-identifier.repository';
 import type { Facilitator, Refusal, ServiceChecks } from '../x402/facilitator';
+import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { fingerprint, idempotentCommand } from './idempotency';
 
 type SettleResult = Awaited<ReturnType<typeof idempotentCommand>>;
@@ -288,6 +290,7 @@ export async function x402Settle(facilitator: Facilitator, agent: Agent, request
   const identifier = paymentIdentifierOf(request);
   const policy = checkPolicy(agent, request);
   if ('reason' in policy) return settleFailure(network, policy.reason, policy.message);
+  await requireCurrentSeller(agent);
   if (identifier !== undefined) await bindIdentifier(agent, identifier, request, new Date());
   const payload = asPayload(request);
   const requirements = asRequirements(request);
@@ -320,7 +323,21 @@ export async function x402Settle(facilitator: Facilitator, agent: Agent, request
     if (!(error instanceof SettlementClaimedError)) throw error;
     return settleClaimed(facilitator, agent, error.existing, payload, requirements, checks);
   }
-  return sendAndCredit(facilitator, settlement, payload, requirements, checks);
+  return sendAndCredit(facilitator, agent, settlement, payload, requirements, checks);
+}
+
+/**
+ * The seller as the agent item says it is now, not as the auth cache remembers it: `agent` may be
+ * up to 30 s old in this container, after the operator disabled the agent or its key was rotated
+ * away (which moves the item to the new key's hash). One strongly consistent GetItem, before the
+ * hot wallet signs or sends anything for this settle; 401 `invalid or disabled agent key` (and the
+ * cached answer forgotten) otherwise. The credit's own transaction checks the item again.
+ */
+async function requireCurrentSeller(agent: Agent): Promise<void> {
+  const item = await readAgentItem(agent.keyHash);
+  if (item?.enabled === true && item.agentId === agent.id) return;
+  forgetAgent(agent.keyHash);
+  throw refuse(AUTH_MESSAGES.x402);
 }
 
 const optionalFee = (fee: number | undefined) => (fee === undefined ? {} : { feeLamports: fee });
@@ -343,10 +360,10 @@ async function settleClaimed(
   }
   // This agent's PENDING claim: a settle that died, or one still running. The chain says which.
   const status = await facilitator.chainStatus(existing.signature);
-  if (status.kind === 'confirmed') return (await creditConfirmed(existing, successResponse(existing))).result;
+  if (status.kind === 'confirmed') return (await creditConfirmed(existing, successResponse(existing), agent.keyHash)).result;
   if (status.kind === 'failed') return failed(existing, status.error);
   // Never seen on chain: checked again and sent (the same signed bytes; a duplicate send lands once).
-  return sendAndCredit(facilitator, existing, payload, requirements, checks);
+  return sendAndCredit(facilitator, agent, existing, payload, requirements, checks);
 }
 
 /** PENDING → FAILED for a transaction that failed on chain (its fee was paid), answered `transaction_failed`. */
@@ -363,6 +380,7 @@ async function failed(settlement: X402Settlement, error: string): Promise<Settle
  */
 async function sendAndCredit(
   facilitator: Facilitator,
+  agent: Agent,
   settlement: X402Settlement,
   payload: PaymentPayload,
   requirements: PaymentRequirements,
@@ -371,9 +389,10 @@ async function sendAndCredit(
   const response = await facilitator.settle(payload, requirements, checks);
   const payer = response.payer || settlement.payer;
   const landed = { ...settlement, payer };
-  if (response.success) return (await creditConfirmed(landed, { ...response, transaction: settlement.signature, payer })).result;
+  if (response.success)
+    return (await creditConfirmed(landed, { ...response, transaction: settlement.signature, payer }, agent.keyHash)).result;
   const status = await facilitator.chainStatus(settlement.signature);
-  if (status.kind === 'confirmed') return (await creditConfirmed(landed, successResponse(landed))).result;
+  if (status.kind === 'confirmed') return (await creditConfirmed(landed, successResponse(landed), agent.keyHash)).result;
   if (status.kind === 'failed') return failed(landed, status.error);
   if (response.transaction || response.errorReason === STOCK_SEND_FAILED || response.errorReason === X402_REASONS.settledByAnotherAgent) {
     // Sent and not confirmed yet, a send whose outcome is unknown, or (the scheme's in-container
@@ -424,8 +443,15 @@ export interface Credit {
  * the payment record, the event and the idempotency record (scope the agent's x402 settles, key
  * the signature), in one transaction conditioned on the claim still being PENDING. Called by
  * settle, by a retry of it and by the reconciler: whichever comes second credits nothing.
+ *
+ * Settle passes the key it was asked with (`agentKeyHash`): its credit then also carries the agent
+ * item's kill switch (enabled, and still this key's), as a withdrawal does, for an agent disabled
+ * or a key rotated away since settle read the item before signing. Refused, it is 401 `invalid or
+ * disabled agent key` and the claim stays PENDING: the transaction is on chain and the money in the
+ * treasury, so the reconciler (which holds no key and checks none) credits it to the claiming agent
+ * later, where the kill switch keeps it from being spent while the agent is disabled.
  */
-export async function creditConfirmed(settlement: X402Settlement, response: SettleResponse): Promise<Credit> {
+export async function creditConfirmed(settlement: X402Settlement, response: SettleResponse, agentKeyHash?: string): Promise<Credit> {
   // Set by the attempt that decides; a stored answer replayed by idempotentCommand (no attempt
   // returns) is a credit made before.
   let outcome: CreditOutcome = 'alreadyCredited';
@@ -457,8 +483,13 @@ export async function creditConfirmed(settlement: X402Settlement, response: Sett
           idempotency,
           events: [settledEvent(record, now)],
           now,
+          ...(agentKeyHash === undefined ? {} : { agentKeyHash }),
         });
       } catch (error) {
+        if (error instanceof AgentDisabledError && agentKeyHash !== undefined) {
+          forgetAgent(agentKeyHash);
+          throw refuse(AUTH_MESSAGES.x402);
+        }
         if (error instanceof SettlementNotPendingError) {
           // Credited (or failed) in between, by a racing settle or the reconciler: answer what it recorded.
           const current = await getSettlement(settlement.messageHash);
