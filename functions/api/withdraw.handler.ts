@@ -1,5 +1,5 @@
 import { loadConfig } from '../config';
-import { withdrawSchema } from '../contracts/request.schemas';
+import { withdrawSchema } from '../contracts/withdraw.schema';
 import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import * as NEEDS from '../registry/needs.generated';

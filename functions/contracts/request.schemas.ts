@@ -7,9 +7,11 @@ import { config } from '../config';
 import { ID_PATTERNS } from '../core/ids';
 import { AmountError, CURRENCIES, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import { descriptionProblem, nameProblem } from '../core/text';
-import { MIN_WITHDRAWAL_UNITS } from '../core/withdrawals';
 import { FIELD_PROBLEMS } from '../messages/catalogue';
+import { AMOUNT_META, inMinorUnits, money } from './money.schemas';
 import { amountLiteral, integerLiteral } from './validation';
+
+export { AMOUNT_META };
 
 const codePoints = (s: string) => [...s].length;
 
@@ -17,49 +19,6 @@ const codePoints = (s: string) => [...s].length;
 const rule = (problem: (s: string) => string | undefined) => (value: string, ctx: z.RefinementCtx<string>) => {
   const message = problem(value);
   if (message) ctx.addIssue({ code: 'custom', message, input: value });
-};
-
-/**
- * The one money rule for requests: (amount literal, currency) → integer minor units of that
- * currency, at most MAX_AMOUNT and at least `min` when given; rejected, never rounded. It runs
- * after the fields' own checks, so the currency is known when the literal is read.
- */
-function inMinorUnits(min?: { units: number; message: string }) {
-  return <T extends { amount: string; currency: Currency }>(value: T, ctx: z.RefinementCtx<T>): Omit<T, 'amount'> & { amount: Minor } => {
-    const fail = (message: string) => {
-      ctx.addIssue({ code: 'custom', path: ['amount'], message, input: value.amount });
-      return z.NEVER;
-    };
-    // The sign of a JSON number literal survives a float parse exactly; zero and negatives get
-    // the minimum's own message rather than the generic "greater than 0".
-    if (min && !(Number(value.amount) > 0)) return fail(min.message);
-    try {
-      const amount = parseAmount(value.amount, value.currency, unitsToMinor(config().MAX_AMOUNT, value.currency));
-      if (min && amount < unitsToMinor(min.units, value.currency)) return fail(min.message);
-      return { ...value, amount };
-    } catch (error) {
-      if (error instanceof AmountError) return fail(error.reason);
-      throw error;
-    }
-  };
-}
-
-/**
- * What the OpenAPI document and the MCP tools say an amount is. The literal is read from the JSON
- * text itself (http/body.ts), which JSON Schema cannot express; to a client it is a number.
- */
-export const AMOUNT_META = {
-  type: 'number',
-  description:
-    'A decimal JSON number in currency units (1.50, 1.5 and 15e-1 are the same amount). It is read exactly from its ' +
-    'literal and never rounded: zero, negatives, strings, more decimals than the currency has (USD 2, USDC 6) or more ' +
-    'than the maximum (1,000,000 by default) are refused.',
-  examples: [1.5],
-} as const;
-
-const money = {
-  amount: amountLiteral.meta(AMOUNT_META),
-  currency: z.enum(CURRENCIES).meta({ description: 'USD (2 decimal places) or USDC (6).' }),
 };
 
 export const registerAgentSchema = z.strictObject({
@@ -169,35 +128,7 @@ export const listChargesQuerySchema = z.strictObject({
 });
 export type ListChargesQuery = z.infer<typeof listChargesQuerySchema>;
 
-export const withdrawSchema = z
-  .strictObject({
-    ...money,
-    // The network's own rules (Solana address, PayPal account) are checked by the use case.
-    walletAddress: z
-      .string()
-      .min(1)
-      .max(256)
-      .meta({
-        description:
-          'USDC: a Solana wallet address (base58, on the ed25519 curve; not a token account). USD: a PayPal e-mail or 13-character payer id.',
-        examples: ['9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'],
-      }),
-    createTokenAccount: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          'USDC only. true: a wallet without a USDC token account gets one, created by the payout for the account-creation ' +
-          'fee (breakdown.accountCreationFee, 0 if the account exists). Without it such a wallet is refused.',
-      }),
-  })
-  // A flag that would do nothing is refused, not ignored, so a client never believes it had an effect.
-  .refine((body) => !(body.createTokenAccount === true && body.currency !== 'USDC'), {
-    path: ['createTokenAccount'],
-    message: FIELD_PROBLEMS.onlyForUsdcWithdrawals,
-  })
-  .transform(inMinorUnits({ units: MIN_WITHDRAWAL_UNITS, message: FIELD_PROBLEMS.atLeast(MIN_WITHDRAWAL_UNITS) }));
-export type WithdrawRequest = z.infer<typeof withdrawSchema>;
+export { type WithdrawRequest, withdrawSchema } from './withdraw.schema';
 
 /** Per-currency limits: each an amount of that currency, validated (and converted) like every amount. */
 const limitsSchema = z
