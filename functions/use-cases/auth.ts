@@ -19,6 +19,7 @@ import { AGENT_KEY_PREFIX, GRANT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual
 import { TtlCache } from '../core/ttl-cache';
 import { AUTH_MESSAGES, type AuthRefusal } from '../messages/credentials';
 import { refuse } from '../messages/refusal';
+import { readAgentItem } from '../store/agent.repository';
 import { type GrantKeyTerms, lookupCredentials } from '../store/credentials.repository';
 import { adminKey } from './admin-key';
 
@@ -49,6 +50,20 @@ function caches() {
 /** Forget one agent key's cached answer (its money movement was refused by the kill switch). */
 export function forgetAgent(keyHash: string): void {
   agentCache?.delete(keyHash);
+}
+
+/**
+ * The agent as its item says it is now, not as this container's cache remembers it (up to 30 s old
+ * after a disable, or a rotation, which moves the item to the new key's hash): one strongly
+ * consistent GetItem by the key's hash, for a route that must not act on a stale answer and has no
+ * transaction of its own to carry the kill switch first (x402 settle before the hot wallet signs;
+ * agent webhook delete and test). Refused with the route's `message`, the cached answer forgotten.
+ */
+export async function requireCurrentAgent(agent: Pick<Agent, 'id' | 'keyHash'>, message: AuthRefusal): Promise<void> {
+  const item = await readAgentItem(agent.keyHash);
+  if (item?.enabled === true && item.agentId === agent.id) return;
+  forgetAgent(agent.keyHash);
+  throw refuse(message);
 }
 
 /** Forget one user key's cached answer (a charge found it rotated, or its grant revoked or expired). */

@@ -7,7 +7,6 @@
 import { config } from '../config';
 import type { ApiResult } from '../contracts/api';
 import type { CreateWebhookRequest, ListDeliveriesQuery } from '../contracts/request.schemas';
-import type { Agent } from '../core/agents';
 import { AgentDisabledError, UserKeyRevokedError } from '../core/errors';
 import { EVENT_TYPES_BY_OWNER, isEventTypeFor, newEventId, type OutboxEvent, type Owner, ownerKey } from '../core/events';
 import {
@@ -22,7 +21,6 @@ import {
 } from '../core/webhooks';
 import { Refusal, refuse } from '../messages/refusal';
 import { checkEndpointUrl } from '../net/address-check';
-import { readAgentItem } from '../store/agent.repository';
 import { appendOutbox, eventBody } from '../store/outbox';
 import type { TransactEntry } from '../store/transact';
 import {
@@ -87,20 +85,6 @@ export async function createWebhook(
 export async function listOwnerWebhooks(owner: Owner): Promise<ApiResult> {
   const webhooks = await listWebhooks(ownerKey(owner));
   return { statusCode: 200, body: { webhooks: webhooks.map(webhookView) } };
-}
-
-/**
- * The agent as its item says it is now, for the agent routes that change an endpoint (delete, test
- * ping) without a transaction of their own to carry the kill switch: one strongly consistent
- * GetItem by the key's hash, since the auth cache may be 30 s behind a disable or a rotation.
- * 401 `invalid or disabled agent key` (and the cached answer forgotten) when it is not enabled or
- * the key is no longer the agent's.
- */
-export async function requireCurrentAgent(agent: Pick<Agent, 'id' | 'keyHash'>): Promise<void> {
-  const item = await readAgentItem(agent.keyHash);
-  if (item?.enabled === true && item.agentId === agent.id) return;
-  forgetAgent(agent.keyHash);
-  throw refuse(AUTH_MESSAGES.webhooks);
 }
 
 export async function deleteOwnerWebhook(owner: Owner, webhookId: string | undefined): Promise<ApiResult> {

@@ -73,7 +73,6 @@ import {
   X402_FINALITY_MISMATCH_LOG_MESSAGE,
 } from '../observability/metric-names';
 import { metrics } from '../observability/metrics';
-import { readAgentItem } from '../store/agent.repository';
 import {
   claimSettlement,
   creditSettlement,
@@ -87,7 +86,7 @@ import {
 } from '../store/x402.repository';
 import { bindPaymentIdentifier, keepFirstVerify } from '../store/x402-payment-identifier.repository';
 import type { Facilitator, Refusal, ServiceChecks } from '../x402/facilitator';
-import { AUTH_MESSAGES, forgetAgent } from './auth';
+import { AUTH_MESSAGES, forgetAgent, requireCurrentAgent } from './auth';
 import { fingerprint, idempotentCommand } from './idempotency';
 
 type SettleResult = Awaited<ReturnType<typeof idempotentCommand>>;
@@ -290,7 +289,8 @@ export async function x402Settle(facilitator: Facilitator, agent: Agent, request
   const identifier = paymentIdentifierOf(request);
   const policy = checkPolicy(agent, request);
   if ('reason' in policy) return settleFailure(network, policy.reason, policy.message);
-  await requireCurrentSeller(agent);
+  // The hot wallet signs nothing for a seller the cache remembers but its item no longer says is enabled.
+  await requireCurrentAgent(agent, AUTH_MESSAGES.x402);
   if (identifier !== undefined) await bindIdentifier(agent, identifier, request, new Date());
   const payload = asPayload(request);
   const requirements = asRequirements(request);
@@ -324,20 +324,6 @@ export async function x402Settle(facilitator: Facilitator, agent: Agent, request
     return settleClaimed(facilitator, agent, error.existing, payload, requirements, checks);
   }
   return sendAndCredit(facilitator, agent, settlement, payload, requirements, checks);
-}
-
-/**
- * The seller as the agent item says it is now, not as the auth cache remembers it: `agent` may be
- * up to 30 s old in this container, after the operator disabled the agent or its key was rotated
- * away (which moves the item to the new key's hash). One strongly consistent GetItem, before the
- * hot wallet signs or sends anything for this settle; 401 `invalid or disabled agent key` (and the
- * cached answer forgotten) otherwise. The credit's own transaction checks the item again.
- */
-async function requireCurrentSeller(agent: Agent): Promise<void> {
-  const item = await readAgentItem(agent.keyHash);
-  if (item?.enabled === true && item.agentId === agent.id) return;
-  forgetAgent(agent.keyHash);
-  throw refuse(AUTH_MESSAGES.x402);
 }
 
 const optionalFee = (fee: number | undefined) => (fee === undefined ? {} : { feeLamports: fee });
