@@ -3,7 +3,9 @@
  * functions/, lib/, bin/, scripts/ and test/ begins with a README.md: its first line is the folder's
  * path as a title (`# functions/store/`), the rest says what the folder holds, its rules and the
  * docs page of each part. The page is those READMEs in the order of the tree, each folder with its
- * files and lines (its README aside), so it cannot miss a folder or keep one that went. Deterministic:
+ * number of files (its README aside), so it cannot miss a folder or keep one that went. Lines are
+ * counted (readFolders) but not printed: a count that changes with every edit would make the page
+ * stale on every commit, while files change only when the map should. Deterministic:
  * names are sorted by code unit, never by locale, and nothing but the tree's own text is read.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -113,8 +115,6 @@ export function embed(body: string, folder: string, level: number): string {
     .join('\n');
 }
 
-const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-
 /** docs/layout.md from the folders (their headers checked first: headerProblems). */
 export function renderLayout(folders: readonly Folder[]): string {
   const anchors = new Set<string>();
@@ -139,14 +139,14 @@ export function renderLayout(folders: readonly Folder[]): string {
     `${rootList} begins with a \`${FOLDER_HEADER}\`:`,
     "its first line is the folder's path as a title, the rest says what the folder holds, its rules and",
     'the docs page of each part. This page is those files in the order of the tree, with the number of',
-    `each folder's own files and their lines (its \`${FOLDER_HEADER}\` and sub-folders aside). To change an`,
+    `each folder's own files (its \`${FOLDER_HEADER}\` and sub-folders aside). To change an`,
     `entry, edit the folder's \`${FOLDER_HEADER}\` and run \`npm run docs\`; a new folder needs one.`,
     'test/docs/layout.test.ts fails when a folder has none, or when this page is stale. The docs are',
     'mapped by reader in [README.md](README.md).',
     '',
     table(
-      ['Folder', 'Files', 'Lines'],
-      folders.map((folder) => [`[${folder.path}/](#${anchorOf(folder.path)})`, String(folder.files), thousands(folder.lines)]),
+      ['Folder', 'Files'],
+      folders.map((folder) => [`[${folder.path}/](#${anchorOf(folder.path)})`, String(folder.files)]),
     ),
     '',
     sections.join('\n\n'),

@@ -85,7 +85,7 @@ describe('the walk and the page (bin/docs/layout.ts), on a tree of its own', () 
   it('renders each README below its folder, its links aimed from docs/ and its headings below the folder', () => {
     write('functions/core/README.md', '# functions/core/\n\nThe domain.\n');
     const text = renderLayout(readFolders(root, ['functions']));
-    expect(text).toContain('| [functions/store/](#functions-store) | 2 | 3 |');
+    expect(text).toContain('| [functions/store/](#functions-store) | 2 |');
     expect(text).toContain('<a id="functions"></a>\n## functions/\n\nThe service.\n\n### Layers\n');
     expect(text).toContain('See [the store](../functions/store/README.md) and [money](../guide/money.md#exact).');
     expect(text).toContain('<a id="functions-store"></a>\n### functions/store/\n\nRepositories.');
