@@ -390,6 +390,46 @@ export class ConfigurationError extends Error {
 let cached: Config | undefined;
 
 /**
+ * One process running many functions (bin/local: `npm start` and the service tests): the name of
+ * the function whose code runs now, and the environment its Lambda is given on AWS. Unset on AWS,
+ * where each function is a process of its own and reads `process.env`.
+ */
+interface FunctionEnvironments {
+  current: () => string | undefined;
+  environment: (name: string) => Readonly<Record<string, string | undefined>>;
+}
+let functionEnvironments: FunctionEnvironments | undefined;
+/** Each function's parsed configuration (with `functionEnvironments`), until `resetForTests`. */
+const byFunction = new Map<string, Config>();
+
+/**
+ * For the local runner (bin/local/stack.ts): from now on a function's code (`current()` names it)
+ * reads its own environment, `environment(name)`, as its Lambda would; code outside any function
+ * (tests, scripts) keeps `process.env`. Returns what undoes it (the previous one again).
+ */
+export function useFunctionEnvironments(given: FunctionEnvironments): () => void {
+  const previous = functionEnvironments;
+  functionEnvironments = given;
+  byFunction.clear();
+  return () => {
+    if (functionEnvironments === given) functionEnvironments = previous;
+    byFunction.clear();
+  };
+}
+
+function parse(env: Readonly<Record<string, string | undefined>>, name?: string): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => {
+      const key = i.path.join('.');
+      return env[key] === undefined ? `${key} is not set` : `${key}: ${i.message}`;
+    });
+    throw new ConfigurationError(`invalid configuration${name ? ` of ${name}` : ''}: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/**
  * Parses the shared base and checks what this function needs on top of it, throwing a
  * ConfigurationError that names every missing or malformed variable. Each Lambda entry calls it at
  * module scope (functions/http/handler.ts for the routes), so a bad environment fails the init
@@ -406,18 +446,39 @@ export function loadConfig(options: { require?: RequiredConfig } = {}): Config {
 /** The parsed configuration. Lambda entries have parsed it at init (`loadConfig`); scripts and
  * tests that call this first get it parsed here, with the same errors. */
 export function config(): Config {
-  if (!cached) {
-    const parsed = schema.safeParse(process.env);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => {
-        const name = i.path.join('.');
-        return process.env[name] === undefined ? `${name} is not set` : `${name}: ${i.message}`;
-      });
-      throw new ConfigurationError(`invalid configuration: ${problems.join('; ')}`);
+  const name = functionEnvironments?.current();
+  if (functionEnvironments && name !== undefined) {
+    let own = byFunction.get(name);
+    if (!own) {
+      own = parse(functionEnvironments.environment(name), name);
+      byFunction.set(name, own);
     }
-    cached = parsed.data;
+    return own;
   }
+  cached ??= parse(process.env);
   return cached;
+}
+
+/**
+ * A value a module keeps for the configuration it was made from (a secret read once, the secrets
+ * it decrypted): one per parsed configuration, so one per container on AWS and one per function
+ * where one process runs them all (`useFunctionEnvironments`): a function never finds what another
+ * function's configuration made, a secret it is not given. `resetForTests` empties every slot.
+ */
+export interface ConfigSlot<T> {
+  get(): T | undefined;
+  set(value: T | undefined): void;
+}
+
+export function configSlot<T>(): ConfigSlot<T> {
+  const values = new WeakMap<Config, T>();
+  return {
+    get: () => values.get(config()),
+    set: (value) => {
+      if (value === undefined) values.delete(config());
+      else values.set(config(), value);
+    },
+  };
 }
 
 /** The parsed configuration, or undefined when it does not parse: for code that must work even then
@@ -457,6 +518,7 @@ export function onConfigReset(reset: () => void): void {
  */
 export function resetForTests(): void {
   cached = undefined;
+  byFunction.clear();
   for (const reset of resets) reset();
 }
 

@@ -67,6 +67,10 @@ const CONSOLE_ROUTE = {
   pages: true,
   public: true,
   table: CONSOLE,
+  // Activity, Limits, Overview and the CSV list the payer's charges, and a PENDING `user_approval`
+  // charge carries its approval link, derived from the approval secret (use-cases/payers.ts
+  // `listMyCharges`). Without it they answered 500 on AWS once a charge waited (issue 38).
+  approvalSecret: true,
   publicLinks: true,
   topups: 'open',
   webhookSecrets: true,

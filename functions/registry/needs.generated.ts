@@ -57,6 +57,7 @@ export const agentGetGrantRequest: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET
 export const consentPage: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
 export const consentDecide: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
 export const console: RequiredConfig = [
+  { oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] },
   'PUBLIC_BASE_URL',
   'USDC_MINT',
   'PAYPAL_BASE_URL',
@@ -64,6 +65,7 @@ export const console: RequiredConfig = [
   { oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] },
 ];
 export const consolePages: RequiredConfig = [
+  { oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] },
   'PUBLIC_BASE_URL',
   'USDC_MINT',
   'PAYPAL_BASE_URL',

@@ -126,9 +126,10 @@ const EXPECTED: Record<string, Grant[]> = {
   'agent-webhooks-test': ['logs', 'table'],
   'user-webhooks-create': ['logs', 'table', 'webhook-key-encrypt'],
   // The console (docs/console.md): one function per API Gateway route (`/console`, `/console/{proxy+}`),
-  // the same code; Add funds opens top-ups (PayPal), Developers seals webhook secrets.
-  console: ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt'],
-  'console-pages': ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt'],
+  // the same code; Add funds opens top-ups (PayPal), Developers seals webhook secrets, and the payer's
+  // charges list carries a waiting charge's approval link (issue 38: without it, 500 on AWS).
+  console: ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt', 'approval-secret'],
+  'console-pages': ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt', 'approval-secret'],
   'user-webhooks-list': ['logs', 'table'],
   'user-webhooks-delete': ['logs', 'table'],
   'user-webhooks-deliveries': ['logs', 'table'],
