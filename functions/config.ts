@@ -164,6 +164,21 @@ const fields = z.object({
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** The console (docs/console.md): whether anyone may sign up with a passkey (`closed`: only payers the operator makes). */
   CONSOLE_SIGNUP: z.enum(['open', 'closed']).default('open'),
+  CONSOLE_HOST_REDIRECT: bool
+    .default(false)
+    .describe(
+      "The console sends a GET that arrives with another Host than PUBLIC_BASE_URL's to the public address, where its cookie and passkeys live. " +
+        'Only where requests for the public address arrive with its own host as Host: the stack sets it when the public address is its custom domain ' +
+        '(domainName, no publicBaseUrl), npm start when it serves its own address. Never behind a CDN, which sends the origin’s host: every request would be redirected, forever (issue 38).',
+    ),
+  CONSOLE_RP_ID: z
+    .string()
+    .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a host name')
+    .optional()
+    .describe(
+      "The passkeys' relying party id: PUBLIC_BASE_URL's host unless set. A passkey works only under the id it was made for, so set it to a " +
+        'domain the public host is under (example.com for pay.example.com) to keep passkeys when the console moves to another host under it (docs/console.md, "Moving the console").',
+    ),
   /** The service's name as payers read it (the approval page, the console, passkeys' relying party). */
   SERVICE_NAME: z.string().min(1).max(64).default('Agent Payment Service'),
   /** Sweeper: most due PENDING charges expired per run. */
@@ -295,12 +310,25 @@ const fields = z.object({
  * x402 settle what reaches the treasury, so one wallet for both would credit a transfer twice.
  * lib/stage-config.ts refuses it at synth too, where the treasury's default (the hot wallet) shows.
  */
-const schema = fields.refine((c) => c.SOLANA_DEPOSIT_ADDRESS === undefined || c.SOLANA_DEPOSIT_ADDRESS !== c.X402_PAY_TO, {
-  path: ['SOLANA_DEPOSIT_ADDRESS'],
-  message:
-    'must not be the x402 treasury (X402_PAY_TO): a transfer to it could be credited both as a top-up and as an x402 payment; ' +
-    'give top-ups a deposit wallet of their own',
-});
+const schema = fields
+  .refine((c) => c.SOLANA_DEPOSIT_ADDRESS === undefined || c.SOLANA_DEPOSIT_ADDRESS !== c.X402_PAY_TO, {
+    path: ['SOLANA_DEPOSIT_ADDRESS'],
+    message:
+      'must not be the x402 treasury (X402_PAY_TO): a transfer to it could be credited both as a top-up and as an x402 payment; ' +
+      'give top-ups a deposit wallet of their own',
+  })
+  // WebAuthn refuses a relying party id the page's host is not under: no passkey could be made or used.
+  .refine(
+    (c) =>
+      c.CONSOLE_RP_ID === undefined || c.PUBLIC_BASE_URL === undefined || hostIsUnder(new URL(c.PUBLIC_BASE_URL).hostname, c.CONSOLE_RP_ID),
+    {
+      path: ['CONSOLE_RP_ID'],
+      message: "must be PUBLIC_BASE_URL's host or a domain it is under (a browser refuses any other relying party id)",
+    },
+  );
+
+/** Whether `host` is `domain` or a name under it (`pay.example.com` is under `example.com`). */
+export const hostIsUnder = (host: string, domain: string): boolean => host === domain || host.endsWith(`.${domain}`);
 
 export type Config = z.infer<typeof schema>;
 export type ConfigKey = keyof Config;

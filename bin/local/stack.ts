@@ -186,6 +186,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // Given (npm start behind a proxy or on another address), or this server's own address; never
     // a previous stack's in this process.
     process.env.PUBLIC_BASE_URL = opts.publicBaseUrl ?? opts.env?.PUBLIC_BASE_URL ?? server.url;
+    // The console sends a GET on another host to its own address only where requests for that
+    // address arrive with its host (this server's own; behind a proxy they may not: docs/deploy.md).
+    process.env.CONSOLE_HOST_REDIRECT =
+      opts.env?.CONSOLE_HOST_REDIRECT ?? (opts.publicBaseUrl === undefined && opts.env?.PUBLIC_BASE_URL === undefined ? '1' : '0');
     resetForTests();
     // From here each function reads the environment its Lambda is given on AWS, not the whole of
     // this one (bin/local/function-environments.ts): a secret the stack does not give it is missing
