@@ -2,14 +2,16 @@
  * npm run docs: writes the generated reference pages, docs/reference/endpoints.md from the OpenAPI
  * document (docs/openapi.json; `npm run openapi` first when the routes changed) and
  * docs/reference/configuration.md from functions/config.ts; functions/registry/needs.generated.ts,
- * each route's configuration needs from the registry (bin/registry/needs.ts); and, last (it counts
- * the lines of what the others wrote), docs/layout.md from each folder's README.md
- * (bin/docs/layout.ts), refused while a folder has none. `--check` exits 1 when a committed one is
- * stale (test/docs/reference.test.ts, test/docs/layout.test.ts and test/registry/needs.test.ts
- * check the same in the unit tier).
+ * each route's configuration needs from the registry (bin/registry/needs.ts);
+ * bin/local/environments.generated.json, each function's variables and grants as the synthesized
+ * stack gives them (bin/docs/environments.ts); and, last, docs/layout.md from each folder's
+ * README.md (bin/docs/layout.ts), refused while a folder has none. `--check` exits 1 when a
+ * committed one is stale (test/docs/reference.test.ts, test/docs/layout.test.ts,
+ * test/registry/needs.test.ts and test/cdk/environments.test.ts check the same in the unit tier).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { ENVIRONMENTS_FILE, renderEnvironments } from './docs/environments';
 import { layoutPage } from './docs/layout';
 import { ROOT, referencePages } from './docs/pages';
 import { NEEDS_MODULE, renderNeedsModule } from './registry/needs';
@@ -25,7 +27,12 @@ const emit = (page: { file: string; text: string }) => {
   }
 };
 
-for (const page of [...referencePages(), { file: NEEDS_MODULE, text: renderNeedsModule() }]) emit(page);
+const generated = [
+  ...referencePages(),
+  { file: NEEDS_MODULE, text: renderNeedsModule() },
+  { file: ENVIRONMENTS_FILE, text: renderEnvironments() },
+];
+for (const page of generated) emit(page);
 const layout = layoutPage(ROOT);
 if (layout.problems.length > 0) {
   console.error(

@@ -32,7 +32,12 @@ async function main(): Promise<void> {
       // Links (approval pages) and the console live here; default: this server as http://localhost:<port>,
       // a host name because a passkey's relying party cannot be an IP address (docs/console.md).
       publicBaseUrl: process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
-      env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN' },
+      env: {
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
+        // This server is the console's address unless PUBLIC_BASE_URL names another (a proxy in front):
+        // then a GET on 127.0.0.1 goes to localhost, where the passkeys live (docs/deploy.md, "Addresses").
+        CONSOLE_HOST_REDIRECT: process.env.CONSOLE_HOST_REDIRECT ?? (process.env.PUBLIC_BASE_URL ? '0' : '1'),
+      },
       // /health says "ready" only once the banner below is out (README: a script may wait for it).
       holdHealthUntilOpen: true,
     });

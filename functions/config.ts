@@ -164,6 +164,21 @@ const fields = z.object({
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** The console (docs/console.md): whether anyone may sign up with a passkey (`closed`: only payers the operator makes). */
   CONSOLE_SIGNUP: z.enum(['open', 'closed']).default('open'),
+  CONSOLE_HOST_REDIRECT: bool
+    .default(false)
+    .describe(
+      "The console sends a GET that arrives with another Host than PUBLIC_BASE_URL's to the public address, where its cookie and passkeys live. " +
+        'Only where requests for the public address arrive with its own host as Host: the stack sets it when the public address is its custom domain ' +
+        '(domainName, no publicBaseUrl), npm start when it serves its own address. Never behind a CDN, which sends the origin’s host: every request would be redirected, forever (issue 38).',
+    ),
+  CONSOLE_RP_ID: z
+    .string()
+    .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a host name')
+    .optional()
+    .describe(
+      "The passkeys' relying party id: PUBLIC_BASE_URL's host unless set. A passkey works only under the id it was made for, so set it to a " +
+        'domain the public host is under (example.com for pay.example.com) to keep passkeys when the console moves to another host under it (docs/console.md, "Moving the console").',
+    ),
   /** The service's name as payers read it (the approval page, the console, passkeys' relying party). */
   SERVICE_NAME: z.string().min(1).max(64).default('Agent Payment Service'),
   /** Sweeper: most due PENDING charges expired per run. */
@@ -295,12 +310,25 @@ const fields = z.object({
  * x402 settle what reaches the treasury, so one wallet for both would credit a transfer twice.
  * lib/stage-config.ts refuses it at synth too, where the treasury's default (the hot wallet) shows.
  */
-const schema = fields.refine((c) => c.SOLANA_DEPOSIT_ADDRESS === undefined || c.SOLANA_DEPOSIT_ADDRESS !== c.X402_PAY_TO, {
-  path: ['SOLANA_DEPOSIT_ADDRESS'],
-  message:
-    'must not be the x402 treasury (X402_PAY_TO): a transfer to it could be credited both as a top-up and as an x402 payment; ' +
-    'give top-ups a deposit wallet of their own',
-});
+const schema = fields
+  .refine((c) => c.SOLANA_DEPOSIT_ADDRESS === undefined || c.SOLANA_DEPOSIT_ADDRESS !== c.X402_PAY_TO, {
+    path: ['SOLANA_DEPOSIT_ADDRESS'],
+    message:
+      'must not be the x402 treasury (X402_PAY_TO): a transfer to it could be credited both as a top-up and as an x402 payment; ' +
+      'give top-ups a deposit wallet of their own',
+  })
+  // WebAuthn refuses a relying party id the page's host is not under: no passkey could be made or used.
+  .refine(
+    (c) =>
+      c.CONSOLE_RP_ID === undefined || c.PUBLIC_BASE_URL === undefined || hostIsUnder(new URL(c.PUBLIC_BASE_URL).hostname, c.CONSOLE_RP_ID),
+    {
+      path: ['CONSOLE_RP_ID'],
+      message: "must be PUBLIC_BASE_URL's host or a domain it is under (a browser refuses any other relying party id)",
+    },
+  );
+
+/** Whether `host` is `domain` or a name under it (`pay.example.com` is under `example.com`). */
+export const hostIsUnder = (host: string, domain: string): boolean => host === domain || host.endsWith(`.${domain}`);
 
 export type Config = z.infer<typeof schema>;
 export type ConfigKey = keyof Config;
@@ -390,6 +418,46 @@ export class ConfigurationError extends Error {
 let cached: Config | undefined;
 
 /**
+ * One process running many functions (bin/local: `npm start` and the service tests): the name of
+ * the function whose code runs now, and the environment its Lambda is given on AWS. Unset on AWS,
+ * where each function is a process of its own and reads `process.env`.
+ */
+interface FunctionEnvironments {
+  current: () => string | undefined;
+  environment: (name: string) => Readonly<Record<string, string | undefined>>;
+}
+let functionEnvironments: FunctionEnvironments | undefined;
+/** Each function's parsed configuration (with `functionEnvironments`), until `resetForTests`. */
+const byFunction = new Map<string, Config>();
+
+/**
+ * For the local runner (bin/local/stack.ts): from now on a function's code (`current()` names it)
+ * reads its own environment, `environment(name)`, as its Lambda would; code outside any function
+ * (tests, scripts) keeps `process.env`. Returns what undoes it (the previous one again).
+ */
+export function useFunctionEnvironments(given: FunctionEnvironments): () => void {
+  const previous = functionEnvironments;
+  functionEnvironments = given;
+  byFunction.clear();
+  return () => {
+    if (functionEnvironments === given) functionEnvironments = previous;
+    byFunction.clear();
+  };
+}
+
+function parse(env: Readonly<Record<string, string | undefined>>, name?: string): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => {
+      const key = i.path.join('.');
+      return env[key] === undefined ? `${key} is not set` : `${key}: ${i.message}`;
+    });
+    throw new ConfigurationError(`invalid configuration${name ? ` of ${name}` : ''}: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/**
  * Parses the shared base and checks what this function needs on top of it, throwing a
  * ConfigurationError that names every missing or malformed variable. Each Lambda entry calls it at
  * module scope (functions/http/handler.ts for the routes), so a bad environment fails the init
@@ -406,18 +474,39 @@ export function loadConfig(options: { require?: RequiredConfig } = {}): Config {
 /** The parsed configuration. Lambda entries have parsed it at init (`loadConfig`); scripts and
  * tests that call this first get it parsed here, with the same errors. */
 export function config(): Config {
-  if (!cached) {
-    const parsed = schema.safeParse(process.env);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => {
-        const name = i.path.join('.');
-        return process.env[name] === undefined ? `${name} is not set` : `${name}: ${i.message}`;
-      });
-      throw new ConfigurationError(`invalid configuration: ${problems.join('; ')}`);
+  const name = functionEnvironments?.current();
+  if (functionEnvironments && name !== undefined) {
+    let own = byFunction.get(name);
+    if (!own) {
+      own = parse(functionEnvironments.environment(name), name);
+      byFunction.set(name, own);
     }
-    cached = parsed.data;
+    return own;
   }
+  cached ??= parse(process.env);
   return cached;
+}
+
+/**
+ * A value a module keeps for the configuration it was made from (a secret read once, the secrets
+ * it decrypted): one per parsed configuration, so one per container on AWS and one per function
+ * where one process runs them all (`useFunctionEnvironments`): a function never finds what another
+ * function's configuration made, a secret it is not given. `resetForTests` empties every slot.
+ */
+export interface ConfigSlot<T> {
+  get(): T | undefined;
+  set(value: T | undefined): void;
+}
+
+export function configSlot<T>(): ConfigSlot<T> {
+  const values = new WeakMap<Config, T>();
+  return {
+    get: () => values.get(config()),
+    set: (value) => {
+      if (value === undefined) values.delete(config());
+      else values.set(config(), value);
+    },
+  };
 }
 
 /** The parsed configuration, or undefined when it does not parse: for code that must work even then
@@ -457,6 +546,7 @@ export function onConfigReset(reset: () => void): void {
  */
 export function resetForTests(): void {
   cached = undefined;
+  byFunction.clear();
   for (const reset of resets) reset();
 }
 

@@ -57,6 +57,16 @@ const publicThrottle = (config: StageConfig): RouteThrottle => ({
   burstLimit: config.publicRouteBurstLimit,
 });
 
+const consolePages = (config: StageConfig): RouteThrottle => ({
+  rateLimit: config.consolePageRateLimit,
+  burstLimit: config.consolePageBurstLimit,
+});
+
+const consoleSignIn = (config: StageConfig): RouteThrottle => ({
+  rateLimit: config.consoleSignInRateLimit,
+  burstLimit: config.consoleSignInBurstLimit,
+});
+
 /**
  * Routes with a throttle of their own, below the stage's. Registration is public and each call
  * writes an agent: without this, one client could spend the whole stage's rate on it.
@@ -68,6 +78,13 @@ export const ROUTE_THROTTLES: Record<string, (config: StageConfig) => RouteThrot
   // the public routes' throttle, so it cannot spend the stage's whole rate either.
   'x402-verify': publicThrottle,
   'x402-settle': publicThrottle,
+  // The console (docs/operating/stages.md "Throttles"): signed-in payers' pages apart from the sign-in
+  // and sign-up posts anyone may send, so a flood of attempts never takes the pages' rate.
+  console: consolePages,
+  'console-pages': consolePages,
+  'console-sign-in': consoleSignIn,
+  'console-passkey-sign-in': consoleSignIn,
+  'console-sign-up': consoleSignIn,
 };
 
 /**
@@ -172,6 +189,11 @@ export class ServiceHttpApi extends Construct {
           ...(route.approvalSecret ? { APPROVAL_SECRET_ARN: data.approvalSecret.secretArn } : {}),
           // Where approval links point; never the request's Host (functions/http/request.ts).
           ...(route.publicLinks ? { PUBLIC_BASE_URL: this.publicBaseUrl } : {}),
+          // The console: a GET on another host (the execute-api one) goes to the public address only
+          // when that is the stack's own custom domain, whose requests arrive with its name as Host;
+          // behind a CDN (publicBaseUrl) they arrive with the origin's and it would loop (issue 38).
+          ...(route.pages && config.domainName && !config.publicBaseUrl ? { CONSOLE_HOST_REDIRECT: '1' } : {}),
+          ...(route.pages && config.rpId ? { CONSOLE_RP_ID: config.rpId } : {}),
           ...(route.queue ? { PAYOUT_QUEUE_URL: props.payoutQueue.queueUrl } : {}),
           // Withdrawals refuse the platform's own addresses as destinations (core/withdrawals.ts) and
           // ask the chain whether a USDC wallet has its token account (rails/solana.token-accounts.ts).

@@ -76,6 +76,22 @@ const stageSchema = z
      */
     publicRouteRateLimit: z.coerce.number().positive().default(10),
     publicRouteBurstLimit: z.coerce.number().int().positive().default(20),
+    /**
+     * The console's pages and their assets (`ANY /console`, `ANY /console/{proxy+}`): every signed-in
+     * payer's page views share it. A view is one request (the stylesheet and script are cached for a
+     * year after the first), so 15/s serves some hundreds of payers clicking at once, below the
+     * stage's rate like every public route (docs/operating/stages.md, "Throttles").
+     */
+    consolePageRateLimit: z.coerce.number().positive().default(15),
+    consolePageBurstLimit: z.coerce.number().int().positive().default(30),
+    /**
+     * The console's sign-in and sign-up posts (the account key's form, the passkey ceremonies): one
+     * or two requests a sign-in, a few a payer a day. Apart from the pages, so a flood of attempts
+     * from many addresses (the function's own limits count per address) slows sign-ins, never the
+     * pages of payers already signed in.
+     */
+    consoleSignInRateLimit: z.coerce.number().positive().default(5),
+    consoleSignInBurstLimit: z.coerce.number().int().positive().default(10),
     /** Alarm notifications go to this address (an SNS e-mail subscription; confirm the e-mail once). Required in production. */
     alarmEmail: z.email().optional(),
     /** The one role, besides the payout worker's and the reconciler's, that may read the hot-wallet secret. */
@@ -174,6 +190,16 @@ const stageSchema = z
         'a host name, e.g. pay.example.com (no https://, no path)',
       )
       .optional(),
+    /**
+     * The console's passkeys' relying party id (CONSOLE_RP_ID): the public address's host unless set.
+     * A passkey works only under the id it was made for; a parent domain (`example.com` for
+     * `pay.example.com`) keeps them when the console moves to another host under it. Needs
+     * publicBaseUrl or domainName (an execute-api host has no parent a browser accepts).
+     */
+    rpId: z
+      .string()
+      .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'a domain name, e.g. example.com (no https://, no path)')
+      .optional(),
     /** The ACM certificate of `domainName`, issued in the stack's region (a regional endpoint serves no other). */
     certificateArn: z
       .string()
@@ -205,6 +231,15 @@ const stageSchema = z
     path: ['domainName'],
     message: 'needs certificateArn: the ACM certificate API Gateway serves it with',
   })
+  .refine((c) => c.rpId === undefined || publicHost(c) === undefined || hostIsUnder(publicHost(c) ?? '', c.rpId), {
+    path: ['rpId'],
+    message:
+      'must be the public address’s host or a domain it is under (publicBaseUrl’s host, else domainName): a browser refuses any other',
+  })
+  .refine((c) => c.rpId === undefined || publicHost(c) !== undefined, {
+    path: ['rpId'],
+    message: 'needs publicBaseUrl or domainName: the API’s own execute-api host is under no domain a browser accepts as a relying party',
+  })
   .refine((c) => c.certificateArn === undefined || c.domainName !== undefined, {
     path: ['certificateArn'],
     message: 'needs domainName: the custom domain it is the certificate of',
@@ -229,6 +264,14 @@ const stageSchema = z
   });
 
 export type StageConfig = z.infer<typeof stageSchema>;
+
+/** The host of the address the stage's links and console are at, where the synth knows it (not the execute-api one). */
+function publicHost(c: { publicBaseUrl?: string | undefined; domainName?: string | undefined }): string | undefined {
+  if (c.publicBaseUrl && URL.canParse(c.publicBaseUrl)) return new URL(c.publicBaseUrl).hostname;
+  return c.domainName;
+}
+
+const hostIsUnder = (host: string, domain: string): boolean => host === domain || host.endsWith(`.${domain}`);
 
 /** A function's reserved concurrency as the stage wants it: none when `reserveConcurrency` is off. */
 export const reservedConcurrency = (config: StageConfig, value: number | undefined): number | undefined =>

@@ -12,7 +12,7 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
-import { config, resetForTests } from '../../functions/config';
+import { config, resetForTests, useFunctionEnvironments } from '../../functions/config';
 import { maxAttempts } from '../../functions/core/webhooks';
 import type { RouteHandler } from '../../functions/http/handler';
 import { logger } from '../../functions/observability/logger';
@@ -21,7 +21,8 @@ import type { PayoutWorker } from '../../functions/payout-worker/worker';
 import type { Reconciler } from '../../functions/reconciler/reconciler';
 import { type DeliveryHooks, deliverBatch, retrySchedule } from '../../functions/webhooks/delivery';
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
-import { asFunction } from './function-scope';
+import { functionEnvironment } from './function-environments';
+import { asFunction, currentFunction } from './function-scope';
 import { createRouteHandler, type LoadedRoute } from './http-adapter';
 import { startKillSwitchFanOut } from './kill-switch-fanout';
 import { type LocalHandler, sendJson, startLocalServer } from './local-server';
@@ -185,7 +186,19 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // Given (npm start behind a proxy or on another address), or this server's own address; never
     // a previous stack's in this process.
     process.env.PUBLIC_BASE_URL = opts.publicBaseUrl ?? opts.env?.PUBLIC_BASE_URL ?? server.url;
+    // The console sends a GET on another host to its own address only where requests for that
+    // address arrive with its host (this server's own; behind a proxy they may not: docs/deploy.md).
+    process.env.CONSOLE_HOST_REDIRECT =
+      opts.env?.CONSOLE_HOST_REDIRECT ?? (opts.publicBaseUrl === undefined && opts.env?.PUBLIC_BASE_URL === undefined ? '1' : '0');
     resetForTests();
+    // From here each function reads the environment its Lambda is given on AWS, not the whole of
+    // this one (bin/local/function-environments.ts): a secret the stack does not give it is missing
+    // here too. The environment is read again at each resetForTests, so a test may still change it.
+    const ownEnvironments = useFunctionEnvironments({
+      current: currentFunction,
+      environment: (name) => functionEnvironment(name, process.env),
+    });
+    stops.push(async () => ownEnvironments());
     const routes: LoadedRoute[] = [];
     for (const spec of ROUTES) {
       const load = () => import(`../../${handlerEntry(spec).replace(/\.ts$/, '')}`) as Promise<{ handler: RouteHandler }>;
@@ -194,19 +207,20 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         routes.push({
           spec,
           handler: async (event, context) => {
-            loading ??= load();
+            // Loaded as the function (its init checks its own configuration, as a Lambda's does).
+            loading ??= asFunction(spec.name, load);
             const mod = await loading;
             return asFunction(spec.name, () => mod.handler(event, context));
           },
         });
         continue;
       }
-      const mod = await load();
+      const mod = await asFunction(spec.name, load);
       routes.push({ spec, handler: (event, context) => asFunction(spec.name, () => mod.handler(event, context)) });
     }
     routeHandler = createRouteHandler(routes);
-    const worker = (await import('../../functions/payout-worker/handler')) as { handler: PayoutWorker };
-    const reconciler = (await import('../../functions/reconciler/handler')) as { handler: Reconciler };
+    const worker = (await asFunction('payout-worker', () => import('../../functions/payout-worker/handler'))) as { handler: PayoutWorker };
+    const reconciler = (await asFunction('reconciler', () => import('../../functions/reconciler/handler'))) as { handler: Reconciler };
     const consumer = startPayoutConsumer({
       sqs,
       worker: (event) => asFunction('payout-worker', () => worker.handler(event)),
@@ -215,7 +229,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       onError: (where, error) => logger().error(`local ${where} invocation failed`, { error: serializeError(error) }),
     });
     stops.unshift(() => consumer.stop());
-    const sweeper = (await import('../../functions/sweeper/handler')) as { handler: () => Promise<unknown> };
+    const sweeper = (await asFunction('sweeper', () => import('../../functions/sweeper/handler'))) as { handler: () => Promise<unknown> };
     const sweeping = startInterval(opts.sweepIntervalMs ?? 2_000, () =>
       asFunction('sweeper', () => sweeper.handler()).catch((error: unknown) =>
         logger().error('local sweeper invocation failed', { error: serializeError(error) }),
@@ -224,17 +238,21 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     stops.unshift(sweeping.stop);
     // Top-ups: PayPal's webhooks come to this server; the watcher credits USDC and polls PayPal.
     rails.paypal.setWebhookUrl(`${server.url}/api/v1/paypal/webhooks`);
-    const watcher = (await import('../../functions/topup-watcher/handler')) as { handler: () => Promise<unknown> };
+    const watcher = (await asFunction('topup-watcher', () => import('../../functions/topup-watcher/handler'))) as {
+      handler: () => Promise<unknown>;
+    };
     const watching = startInterval(opts.topupWatchIntervalMs ?? 2_000, () =>
       asFunction('topup-watcher', () => watcher.handler()).catch((error: unknown) =>
         logger().error('local top-up watcher invocation failed', { error: serializeError(error) }),
       ),
     );
     stops.unshift(watching.stop);
-    const dispatcher = (await import('../../functions/webhook-dispatcher/handler')) as {
+    const dispatcher = (await asFunction('webhook-dispatcher', () => import('../../functions/webhook-dispatcher/handler'))) as {
       handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
     };
-    const delivery = (await import('../../functions/webhook-delivery/handler')) as { handler: BatchHandler };
+    const delivery = (await asFunction('webhook-delivery', () => import('../../functions/webhook-delivery/handler'))) as {
+      handler: BatchHandler;
+    };
     const webhookHooks: DeliveryHooks = {};
     const webhooks = await startWebhookPipeline({
       dynamoEndpoint: endpoint,
@@ -252,7 +270,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       onError: (where, error) => logger().error(`local webhook ${where} failed`, { error: serializeError(error) }),
     });
     stops.unshift(() => webhooks.stop());
-    const fanOut = (await import('../../functions/kill-switch-fanout/handler')) as {
+    const fanOut = (await asFunction('kill-switch-fanout', () => import('../../functions/kill-switch-fanout/handler'))) as {
       handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
     };
     const killSwitch = await startKillSwitchFanOut({

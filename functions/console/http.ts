@@ -32,11 +32,35 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** The public base URL as a URL (PUBLIC_BASE_URL). */
 export const consoleBase = (): URL => new URL(publicBaseUrl());
 export const secure = (): boolean => consoleBase().protocol === 'https:';
-/** The passkeys' relying party: the base URL's host name (`localhost` locally; an IP address cannot be one). */
+/**
+ * The passkeys' relying party: CONSOLE_RP_ID, else the base URL's host name (`localhost` locally; an
+ * IP address cannot be one). A passkey works only under the id it was made for: docs/console.md,
+ * "Moving the console".
+ */
 export const relyingParty = () => {
   const base = consoleBase();
-  return { id: base.hostname, origin: base.origin, name: config().SERVICE_NAME };
+  return { id: config().CONSOLE_RP_ID ?? base.hostname, origin: base.origin, name: config().SERVICE_NAME };
 };
+
+/**
+ * The public base URL's path: `/pay` for `https://api.example.com/pay`, '' at the root. The console
+ * is served under it, though its function sees paths without it (an API mapping or the CDN strips
+ * it: docs/deploy.md, "Addresses").
+ */
+export const basePath = (): string => consoleBase().pathname.replace(/\/+$/, '');
+
+/** A root-relative path (`/console/activity`) as the browser asks for it: under the base path. Anything else as it is. */
+export const publicPath = (path: string): string => (path.startsWith('/') && !path.startsWith('//') ? `${basePath()}${path}` : path);
+
+/**
+ * Markup with every root-relative link, form action and script or image source under the base
+ * path. Only markup can hold `href="/`: every value written into a page is escaped (a `"` in one is
+ * `&quot;`), so no text a payer or an agent wrote is rewritten.
+ */
+export function underBasePath(markup: string): string {
+  const base = basePath();
+  return base === '' ? markup : markup.replace(/\b(href|action|src|formaction)="\/(?!\/)/g, `$1="${base}/`);
+}
 
 export const sessionCookieName = (): string => (secure() ? '__Host-console' : 'console');
 

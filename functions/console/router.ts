@@ -7,6 +7,8 @@
  * (else 403, before anything runs); then the framework's own signed-in routes and the pages
  * (functions/console/own, functions/console/pages), each rendered inside the layout.
  */
+
+import { config } from '../config';
 import { renderRefusal } from '../contracts/outcome';
 import { type RefusalArgs, type RefusalCode, refusalStatus, refusalText } from '../messages/catalogue';
 import { isRefusal, refuse } from '../messages/refusal';
@@ -25,14 +27,17 @@ import {
 import { addPasskeyOptions, finishAddPasskey, finishSignIn, finishSignUp, signInOptions, signUpOptions } from '../use-cases/passkeys';
 import { validTimeZone } from './format';
 import {
+  basePath,
   clearedSessionCookie,
   consoleBase,
   consoleHeaders,
   IMMUTABLE,
+  publicPath,
   relyingParty,
   safeNext,
   sessionCookie,
   sessionCookieName,
+  underBasePath,
 } from './http';
 import { CONSOLE_ASSETS, consoleDocument } from './layout';
 import { APPROVAL_ROUTES } from './own/approvals.page';
@@ -93,18 +98,21 @@ const ROUTES: readonly CompiledRoute[] = [...OWN_ROUTES, ...PAGE_ROUTES].map(com
 const FORM_MAX_BYTES = 8 * 1024;
 const JSON_MAX_BYTES = 16 * 1024;
 
-const answer = (statusCode: number, body: string, extra: Partial<ConsoleHttpAnswer> = {}): ConsoleHttpAnswer => ({
-  statusCode,
-  body,
-  ...extra,
-  headers: { ...consoleHeaders(), ...extra.headers },
-});
+/** An answer; a page's links, actions and sources under the public base URL's path (`underBasePath`). */
+const answer = (statusCode: number, body: string, extra: Partial<ConsoleHttpAnswer> = {}): ConsoleHttpAnswer => {
+  const headers = { ...consoleHeaders(), ...extra.headers };
+  return { statusCode, ...extra, body: headers['content-type']?.startsWith('text/html') ? underBasePath(body) : body, headers };
+};
 
+/** A 303 to a console path (under the base path) or to a whole URL. */
 const redirect = (location: string, cookies?: string[]): ConsoleHttpAnswer =>
-  answer(303, '', { headers: { location }, ...(cookies ? { cookies } : {}) });
+  answer(303, '', { headers: { location: publicPath(location) }, ...(cookies ? { cookies } : {}) });
 
 const json = (statusCode: number, body: unknown, cookies?: string[]): ConsoleHttpAnswer =>
   answer(statusCode, JSON.stringify(body), { headers: { 'content-type': 'application/json' }, ...(cookies ? { cookies } : {}) });
+
+/** Where the passkey script goes next (`location.assign`): a console path, under the base path. */
+const goTo = (path: string, cookies?: string[]): ConsoleHttpAnswer => json(200, { redirect: publicPath(path) }, cookies);
 
 /** A refusal whose text takes nothing. */
 type FixedRefusal = { [C in RefusalCode]: RefusalArgs<C> extends [] ? C : never }[RefusalCode];
@@ -168,10 +176,14 @@ export async function serveConsole(req: ConsoleHttpRequest): Promise<ConsoleHttp
     if (req.method !== 'GET' && req.method !== 'POST') {
       return refusedPage('consoleMethodNotAllowed');
     }
+    // A GET on another host goes to the public address, where the cookie and the passkeys live, only
+    // where requests for that address arrive with its own host (CONSOLE_HOST_REDIRECT: the stack's
+    // custom domain). Behind a CDN they arrive with the origin's host, as a direct request does, and
+    // the redirect would send every request back to itself (issue 38).
     const base = consoleBase();
-    if (req.method === 'GET' && req.headers.host !== undefined && req.headers.host !== base.host) {
+    if (req.method === 'GET' && config().CONSOLE_HOST_REDIRECT && req.headers.host !== undefined && req.headers.host !== base.host) {
       const search = new URLSearchParams(Object.entries(req.query).filter((e): e is [string, string] => e[1] !== undefined)).toString();
-      return redirect(`${base.origin}${req.path}${search ? `?${search}` : ''}`);
+      return redirect(`${base.origin}${basePath()}${req.path}${search ? `?${search}` : ''}`);
     }
     if (req.method === 'GET' && req.path.startsWith('/console/assets/')) {
       const asset = CONSOLE_ASSETS.get(req.path);
@@ -257,9 +269,7 @@ async function signedOutRoute(req: ConsoleHttpRequest): Promise<ConsoleHttpAnswe
     case 'POST /console/login/verify': {
       const body = parseJson(req);
       const { cookieValue } = await finishSignIn(rp, body.response as never, req.address, req.now);
-      return json(200, { redirect: safeNext(typeof body.next === 'string' ? body.next : undefined) ?? '/console' }, [
-        sessionCookie(cookieValue),
-      ]);
+      return goTo(safeNext(typeof body.next === 'string' ? body.next : undefined) ?? '/console', [sessionCookie(cookieValue)]);
     }
     case 'POST /console/signup/options': {
       const body = parseJson(req);
@@ -269,7 +279,7 @@ async function signedOutRoute(req: ConsoleHttpRequest): Promise<ConsoleHttpAnswe
     case 'POST /console/signup/verify': {
       const body = parseJson(req);
       const { cookieValue } = await finishSignUp(rp, body.response as never, req.now);
-      return json(200, { redirect: '/console/welcome' }, [sessionCookie(cookieValue)]);
+      return goTo('/console/welcome', [sessionCookie(cookieValue)]);
     }
     default:
       return refusedPage('consoleNoSuchPage');
@@ -298,7 +308,7 @@ async function signedInRoute(
     case 'POST /console/security/passkeys/verify':
       if (typeof body.response !== 'object' || body.response === null) throw refuse('passkeyResponseMissing');
       await finishAddPasskey(relyingParty(), session.userId, body.response as never, req.now);
-      return json(200, { redirect: '/console/security?done=added' });
+      return goTo('/console/security?done=added');
     default:
       return undefined;
   }

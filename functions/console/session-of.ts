@@ -5,7 +5,7 @@
  */
 import type { ApiRequest } from '../contracts/api';
 import { csrfTokenMatches, resolveSession, type Session } from '../use-cases/console-sessions';
-import { consoleBase, parseCookies, sessionCookieName } from './http';
+import { consoleBase, parseCookies, publicPath, sessionCookieName } from './http';
 
 export async function consoleSessionOf(req: ApiRequest): Promise<Session | undefined> {
   return resolveSession(parseCookies(undefined, req.headers.cookie).get(sessionCookieName()), new Date());
@@ -15,5 +15,5 @@ export async function consoleSessionOf(req: ApiRequest): Promise<Session | undef
 export const signedInFormValid = (req: ApiRequest, session: Session, csrf: string | undefined): boolean =>
   req.headers.origin === consoleBase().origin && csrfTokenMatches(session, csrf);
 
-/** The console's sign-in page, then back to `path`. */
-export const consoleLoginUrl = (path: string): string => `/console/login?next=${encodeURIComponent(path)}`;
+/** The console's sign-in page (under the public base URL's path), then back to `path`. */
+export const consoleLoginUrl = (path: string): string => publicPath(`/console/login?next=${encodeURIComponent(path)}`);

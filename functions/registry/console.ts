@@ -7,27 +7,29 @@ import type { PageRoute } from './spec';
 import { APPROVE, DECLINE, ISSUE_GRANT } from './tables';
 
 /**
- * The console (DESIGN §21, docs/console.md): its sessions, passkeys, challenges and rate windows,
- * the account key's lookup (sign-in) and the user's creation (sign-up), and what its own pages do:
- * the Overview's reads, Approvals' decisions (the API's approve and decline).
+ * Signing in and up (the account key's form, the passkey ceremonies): sessions, passkeys,
+ * challenges and rate windows, the account key's lookup (sign-in) and the user's creation (sign-up).
+ * Nothing that moves money: these are the routes anyone may call without a session.
+ */
+const CONSOLE_SIGN_IN = uses(
+  'createConsoleSession',
+  'consoleRateWindow',
+  'savePasskey',
+  'usePasskey',
+  'webauthnChallenge',
+  'userKeyLookup',
+  'createUser',
+  'getUser',
+);
+
+/**
+ * The console (DESIGN §21, docs/console.md): signing in and up, and what its own pages do: the
+ * sessions' reads and ends, Security's passkeys, the Overview's reads, Approvals' decisions (the
+ * API's approve and decline).
  */
 const CONSOLE_FRAMEWORK = combine(
-  uses(
-    'createConsoleSession',
-    'readConsoleSession',
-    'endConsoleSession',
-    'endConsoleSessions',
-    'consoleRateWindow',
-    'savePasskey',
-    'usePasskey',
-    'listPasskeys',
-    'deletePasskey',
-    'webauthnChallenge',
-    'userKeyLookup',
-    'createUser',
-    'getUser',
-    'listUserCharges',
-  ),
+  CONSOLE_SIGN_IN,
+  uses('readConsoleSession', 'endConsoleSession', 'endConsoleSessions', 'listPasskeys', 'deletePasskey', 'listUserCharges'),
   APPROVE,
   DECLINE,
 );
@@ -67,14 +69,35 @@ const CONSOLE_ROUTE = {
   pages: true,
   public: true,
   table: CONSOLE,
+  // Activity, Limits, Overview and the CSV list the payer's charges, and a PENDING `user_approval`
+  // charge carries its approval link, derived from the approval secret (use-cases/payers.ts
+  // `listMyCharges`). Without it they answered 500 on AWS once a charge waited (issue 38).
+  approvalSecret: true,
   publicLinks: true,
   topups: 'open',
   webhookSecrets: true,
 } as const;
 
-/** The console (docs/console.md): payers' pages, sign-up and sign-in; public, with its own throttle. */
+/**
+ * The sign-in and sign-up posts: the same code on routes of their own, so API Gateway throttles them
+ * apart from the pages (lib/http-api.ts ROUTE_THROTTLES: a flood of sign-in attempts cannot take the
+ * rate signed-in payers' pages need), with only what signing in needs: the public address (the
+ * relying party, the one Origin accepted) and the sign-in grant.
+ */
+const SIGN_IN_ROUTE = { method: 'POST', pages: true, public: true, table: CONSOLE_SIGN_IN, publicLinks: true } as const;
+
+/**
+ * The console (docs/console.md): payers' pages, sign-up and sign-in; public, each with its own
+ * throttle. The sign-in routes first: the local adapter takes the first route that matches, and
+ * API Gateway the most specific, which is the same one.
+ */
 export const CONSOLE_ROUTES = [
-  // The console (docs/console.md): payers' pages, sign-up and sign-in; public, with its own throttle.
+  // POST /console/login: the account key's form.
+  { name: 'console-sign-in', path: '/console/login', ...SIGN_IN_ROUTE },
+  // POST /console/login/options and /verify: the passkey sign-in.
+  { name: 'console-passkey-sign-in', path: '/console/login/{proxy+}', ...SIGN_IN_ROUTE },
+  // POST /console/signup/options and /verify: the passkey sign-up.
+  { name: 'console-sign-up', path: '/console/signup/{proxy+}', ...SIGN_IN_ROUTE },
   { name: 'console', path: '/console', ...CONSOLE_ROUTE },
   { name: 'console-pages', path: '/console/{proxy+}', ...CONSOLE_ROUTE },
 ] as const satisfies readonly PageRoute[];

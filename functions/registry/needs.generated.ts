@@ -56,7 +56,11 @@ export const agentCreateGrantRequest: RequiredConfig = [{ oneOf: [['APPROVAL_SEC
 export const agentGetGrantRequest: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
 export const consentPage: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
 export const consentDecide: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
+export const consoleSignIn: RequiredConfig = ['PUBLIC_BASE_URL'];
+export const consolePasskeySignIn: RequiredConfig = ['PUBLIC_BASE_URL'];
+export const consoleSignUp: RequiredConfig = ['PUBLIC_BASE_URL'];
 export const console: RequiredConfig = [
+  { oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] },
   'PUBLIC_BASE_URL',
   'USDC_MINT',
   'PAYPAL_BASE_URL',
@@ -64,6 +68,7 @@ export const console: RequiredConfig = [
   { oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] },
 ];
 export const consolePages: RequiredConfig = [
+  { oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] },
   'PUBLIC_BASE_URL',
   'USDC_MINT',
   'PAYPAL_BASE_URL',

@@ -10,7 +10,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
-import { config, onConfigReset } from '../config';
+import { config, configSlot, onConfigReset } from '../config';
 import { TtlCache } from '../core/ttl-cache';
 
 /** What a sealed secret is bound to. */
@@ -24,7 +24,8 @@ const LOCAL_PREFIX = 'aesgcm:';
 const CACHE_MS = 5 * 60_000;
 
 let kms: KMSClient | undefined;
-let cache: TtlCache<string> | undefined;
+/** Decrypted secrets, per configuration (configSlot): a function without the key never finds another's. */
+const caches = configSlot<TtlCache<string>>();
 
 function kmsClient(): KMSClient {
   kms ??= new KMSClient({ region: config().AWS_REGION, maxAttempts: 3 });
@@ -59,7 +60,11 @@ export async function sealSecret(secret: string, ctx: SecretContext): Promise<st
 
 /** Decrypts a stored signing secret (cached per container). Throws when it was sealed for another context. */
 export async function openSecret(sealed: string, ctx: SecretContext): Promise<string> {
-  cache ??= new TtlCache<string>(CACHE_MS);
+  let cache = caches.get();
+  if (!cache) {
+    cache = new TtlCache<string>(CACHE_MS);
+    caches.set(cache);
+  }
   const cacheKey = `${ctx.owner}|${ctx.webhookId}|${sealed.slice(-24)}`;
   const hit = cache.get(cacheKey);
   if (hit !== undefined) return hit;
@@ -89,5 +94,4 @@ export async function openSecret(sealed: string, ctx: SecretContext): Promise<st
 onConfigReset(() => {
   kms?.destroy();
   kms = undefined;
-  cache = undefined;
 });

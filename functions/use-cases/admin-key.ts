@@ -3,22 +3,24 @@
  * (ADMIN_KEY_SECRET_ARN); each container re-reads it at most every ADMIN_KEY_REFRESH_MS, so a
  * rotated key takes effect within that time without redeploying (docs/operating/runbooks.md, "Rotating the admin key").
  */
-import { config, onConfigReset } from '../config';
+import { config, configSlot } from '../config';
 
 export const ADMIN_KEY_REFRESH_MS = 5 * 60_000;
 
-let cached: { value: Promise<string>; expires: number } | undefined;
+/** Per configuration (configSlot): a function not given the key never finds another's. */
+let cached = configSlot<{ value: Promise<string>; expires: number }>();
 
 export function adminKey(now = Date.now()): Promise<string> {
-  if (!cached || cached.expires <= now) {
-    const value = load();
-    const entry = { value, expires: now + ADMIN_KEY_REFRESH_MS };
-    cached = entry;
-    value.catch(() => {
-      if (cached === entry) cached = undefined; // let the next request try again
-    });
-  }
-  return cached.value;
+  const known = cached.get();
+  if (known && known.expires > now) return known.value;
+  const value = load();
+  const entry = { value, expires: now + ADMIN_KEY_REFRESH_MS };
+  const slot = cached;
+  slot.set(entry);
+  value.catch(() => {
+    if (slot.get() === entry) slot.set(undefined); // let the next request try again
+  });
+  return value;
 }
 
 async function load(): Promise<string> {
@@ -31,8 +33,7 @@ async function load(): Promise<string> {
   throw new Error('no admin key configured: set ADMIN_KEY or ADMIN_KEY_SECRET_ARN');
 }
 
-/** Forgets the key, as a new container would (the benchmarks' cold requests); resetForTests does too. */
+/** Forgets the key, as a new container would (the benchmarks' cold requests); resetForTests does too (a new configuration). */
 export function resetAdminKey(): void {
-  cached = undefined;
+  cached = configSlot();
 }
-onConfigReset(resetAdminKey);

@@ -8,21 +8,21 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parse } from 'lossless-json';
-import { config, onConfigReset } from '../config';
+import { config, configSlot } from '../config';
 import { serialize } from '../contracts/json';
 import { isId } from '../core/ids';
 
 /** Stands for the token in a stored answer's `approvalUrl`; a replay puts the token back there (`withApprovalToken`). */
 export const TOKEN_PLACEHOLDER = '{approvalToken}';
 
-let secret: Promise<string> | undefined;
-onConfigReset(() => {
-  secret = undefined;
-});
+/** Read once per configuration (configSlot): a function not given the secret never finds another's. */
+const secret = configSlot<Promise<string>>();
 
 function approvalSecret(): Promise<string> {
-  secret ??= (async () => {
-    const cfg = config();
+  const known = secret.get();
+  if (known) return known;
+  const cfg = config();
+  const reading = (async () => {
     if (cfg.APPROVAL_SECRET) return cfg.APPROVAL_SECRET;
     if (cfg.APPROVAL_SECRET_ARN) {
       const { readSecretString } = await import('../store/secrets');
@@ -30,10 +30,11 @@ function approvalSecret(): Promise<string> {
     }
     throw new Error('no approval secret configured: set APPROVAL_SECRET or APPROVAL_SECRET_ARN');
   })();
-  secret.catch(() => {
-    secret = undefined;
+  secret.set(reading);
+  reading.catch(() => {
+    if (secret.get() === reading) secret.set(undefined);
   });
-  return secret;
+  return reading;
 }
 
 const mac = (key: string, chargeId: string) => createHmac('sha256', key).update(`approval:${chargeId}`).digest();

@@ -54,7 +54,7 @@ const MCP_BUDGET = 2_900_000; // 831.4 KB before x402_purchase; the tool signs i
  */
 const CONSOLE_BUDGET = 1_100_000;
 const PURCHASE_BUDGET = 2_500_000;
-const isConsole = (e: { name: string }) => e.name === 'console' || e.name === 'console-pages';
+const isConsole = (e: { name: string }) => e.name === 'console' || e.name.startsWith('console-');
 const isPurchase = (e: { name: string }) => e.name.startsWith('agent-x402-purchase') || e.name === 'mcp';
 /** The rails bring the Solana libraries (~740 KB); the budget stops it growing unnoticed. */
 const RAIL_BUDGET = 1_500_000;

@@ -53,6 +53,9 @@ describe('links', () => {
       'consent-page',
       'console',
       'console-pages',
+      'console-passkey-sign-in',
+      'console-sign-in',
+      'console-sign-up',
       'create-charge',
       'mcp',
       // The payer's PENDING history carries each user_approval charge's approval link (DESIGN §16).
@@ -140,5 +143,42 @@ describe('the links\' address on a first deploy (docs/operating/first-deploy.md 
     expect(() =>
       synthesize({ domainName: DOMAIN, certificateArn: CERTIFICATE }, { env: { account: '123456789012', region: 'us-east-1' } }),
     ).toThrow(/certificateArn: .*eu-west-1.*us-east-1/);
+  });
+});
+
+describe('the console at each address (issue 38, docs/deploy.md "Addresses")', () => {
+  const DOMAIN = 'pay.example.com';
+  const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
+  const consoleEnv = (synthesized: ReturnType<typeof synthesize>, name = 'console-pages') => {
+    const fn = synthesized.stack.api.functions.get(name);
+    return (
+      resources(synthesized.template)[fn ? logicalId(synthesized.stack, fn.fn) : '']?.Properties?.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+  };
+
+  it('sends a GET on the execute-api host to the public address only when that is the stack’s own custom domain', () => {
+    // A custom domain: requests for it arrive with its name as Host, so another Host is the execute-api one.
+    const custom = synthesize({ publicBaseUrl: undefined, domainName: DOMAIN, certificateArn: CERTIFICATE });
+    expect(consoleEnv(custom).CONSOLE_HOST_REDIRECT).toBe('1');
+    expect(consoleEnv(custom, 'console').CONSOLE_HOST_REDIRECT).toBe('1');
+    // CI's production synth (-c publicBaseUrl=…, a CDN in front): its requests arrive with the origin's Host; a
+    // redirect would loop. With a custom domain as the CDN's origin too.
+    expect(consoleEnv(synthesized).CONSOLE_HOST_REDIRECT).toBeUndefined();
+    const cdnOnDomain = synthesize({ publicBaseUrl: 'https://example.com/pay', domainName: DOMAIN, certificateArn: CERTIFICATE });
+    expect(consoleEnv(cdnOnDomain).CONSOLE_HOST_REDIRECT).toBeUndefined();
+    // The API's own address: nothing else reaches it.
+    expect(consoleEnv(synthesize({ publicBaseUrl: undefined })).CONSOLE_HOST_REDIRECT).toBeUndefined();
+    // Only the console's functions have it.
+    expect(consoleEnv(custom, 'create-charge').CONSOLE_HOST_REDIRECT).toBeUndefined();
+  });
+
+  it('gives the console a relying party id the public host is under, and refuses any other', () => {
+    const kept = synthesize({ publicBaseUrl: undefined, domainName: DOMAIN, certificateArn: CERTIFICATE, rpId: 'example.com' });
+    expect(consoleEnv(kept).CONSOLE_RP_ID).toBe('example.com');
+    expect(consoleEnv(synthesized).CONSOLE_RP_ID).toBeUndefined();
+    expect(() => synthesize({ rpId: 'other.example.org' })).toThrow(/rpId: must be the public address’s host or a domain it is under/);
+    expect(() => synthesize({ publicBaseUrl: undefined, rpId: 'example.com' })).toThrow(/rpId: needs publicBaseUrl or domainName/);
   });
 });

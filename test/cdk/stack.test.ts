@@ -35,7 +35,7 @@ import {
   X402_FEE_SPEND_ALARM_LAMPORTS_PER_HOUR,
 } from '../../lib/monitoring';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
-import { logicalId, resources, synthesize, TEST_STAGE_CONFIG } from './support';
+import { CDK_CONTEXT, logicalId, resources, synthesize, TEST_STAGE_CONFIG } from './support';
 
 const { stack, template, templates, config } = synthesize();
 /**
@@ -154,6 +154,9 @@ describe('HTTP API route throttling', () => {
         'consent-page',
         'console',
         'console-pages',
+        'console-passkey-sign-in',
+        'console-sign-in',
+        'console-sign-up',
         'health',
         'mcp-get',
         'not-found',
@@ -193,6 +196,28 @@ describe('HTTP API route throttling', () => {
         ThrottlingBurstLimit: config.publicRouteBurstLimit,
       });
     }
+  });
+
+  it('throttles the console’s pages apart from its sign-in and sign-up posts (docs/operating/stages.md "Throttles")', () => {
+    // Pages: every signed-in payer's views and the assets; sign-in: what anyone may send without a session.
+    expect(config.consolePageRateLimit).toBe(15);
+    expect(config.consoleSignInRateLimit).toBe(5);
+    for (const key of ['ANY /console', 'ANY /console/{proxy+}']) {
+      expect([key, settings[key]]).toEqual([key, { ThrottlingRateLimit: 15, ThrottlingBurstLimit: 30 }]);
+    }
+    for (const key of ['POST /console/login', 'POST /console/login/{proxy+}', 'POST /console/signup/{proxy+}']) {
+      expect([key, settings[key]]).toEqual([key, { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 }]);
+    }
+    // Production's, from cdk.json: more payers, under its 200/s stage.
+    const production = synthesize({
+      ...(CDK_CONTEXT.stages as Record<string, Record<string, unknown>>).production,
+      stage: 'production',
+      alarmEmail: 'ops@example.com',
+    });
+    const [, prodStage] = Object.entries(resources(production.template)).find(([, r]) => r.Type === 'AWS::ApiGatewayV2::Stage') ?? [];
+    const prod = prodStage?.Properties?.RouteSettings as Record<string, unknown>;
+    expect(prod['ANY /console/{proxy+}']).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    expect(prod['POST /console/login/{proxy+}']).toEqual({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 });
   });
 
   it('creates each throttled route before the stage that names it (API Gateway refuses settings for a missing route)', () => {

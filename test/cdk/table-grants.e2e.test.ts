@@ -738,6 +738,9 @@ function templateStatements(fn: ServiceFunction): GrantStatement[] {
 const NOT_TOURED = new Set([
   'console',
   'console-pages',
+  'console-sign-in',
+  'console-passkey-sign-in',
+  'console-sign-up',
   'agent-x402-purchase-create',
   'agent-x402-purchases-list',
   'agent-x402-purchase-get',

@@ -18,7 +18,13 @@ describe('docs/openapi.json', () => {
     const doc = buildOpenApiDocument();
     const described = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
     const documented = ROUTES.filter((r) => r.path !== '$default' && !r.pages);
-    expect(ROUTES.filter((r) => r.pages).map((r) => r.path)).toEqual(['/console', '/console/{proxy+}']);
+    expect(ROUTES.filter((r) => r.pages).map((r) => r.path)).toEqual([
+      '/console/login',
+      '/console/login/{proxy+}',
+      '/console/signup/{proxy+}',
+      '/console',
+      '/console/{proxy+}',
+    ]);
     const routes = documented.map((r) => `${r.method} ${r.path}`);
     expect(described.sort()).toEqual(routes.sort());
     // Each documented entry carries its operation; the console's pages and the catch-all carry none.

@@ -2,8 +2,16 @@
  * Runs before each test file: points the config module at a table of the file's own, so files
  * never see each other's data. The service tests' environment (./environment.ts) then points it at
  * the DynamoDB Local the file leased; unit tests keep an endpoint that answers nothing.
+ *
+ * This environment is the tests' own, not any function's: code a test runs as a function
+ * (`asFunction`, as the local stack runs each of them) reads only what that function's Lambda is
+ * given on AWS (bin/local/function-environments.ts). Issue 38: the approval secret set here for
+ * every test hid a console that was given none.
  */
 import { randomBytes } from 'node:crypto';
+import { functionEnvironment } from '../../bin/local/function-environments';
+import { currentFunction } from '../../bin/local/function-scope';
+import { useFunctionEnvironments } from '../../functions/config';
 
 process.env.TABLE_NAME = `test-${randomBytes(6).toString('hex')}`;
 process.env.DYNAMODB_ENDPOINT = process.env.TEST_DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:1';
@@ -13,3 +21,5 @@ process.env.ADMIN_KEY = 'test-admin-key-0123456789';
 process.env.APPROVAL_SECRET = 'test-approval-secret-0123456789abcdef';
 process.env.LOG_LEVEL = 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+useFunctionEnvironments({ current: currentFunction, environment: (name) => functionEnvironment(name, process.env) });

@@ -18,8 +18,15 @@ function say(text) {
   box.hidden = false;
 }
 
+/**
+ * Where the console is, its base path included (`https://api.example.com/pay` behind a CDN that
+ * serves it under `/pay`): this script's own address, less `/console/assets/<file>`. Read now,
+ * while the script runs (`currentScript` is empty later, in the listeners).
+ */
+const root = (document.currentScript?.src ?? '').replace(/\/console\/assets\/[^/]*$/, '');
+
 async function post(path, body) {
-  const res = await fetch(path, {
+  const res = await fetch(`${root}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),

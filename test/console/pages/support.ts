@@ -5,6 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import bs58 from 'bs58';
+import { asFunction } from '../../../bin/local/function-scope';
 import { type PaypalSandbox, startPaypalSandbox } from '../../../bin/local/paypal-sandbox';
 import { resetForTests } from '../../../functions/config';
 import type { ConsoleRequest, ConsoleResult, ConsoleSession } from '../../../functions/console/page';
@@ -143,16 +144,16 @@ function request(
   };
 }
 
-/** GET a page as the framework would, for this payer. */
+/** GET a page as the framework would, for this payer, as the console's function (its deployed environment alone). */
 export async function get(payer: Payer, path: string): Promise<ConsoleResult> {
   const { page, ...req } = request('GET', path);
-  return page(payer.session, req);
+  return asFunction('console-pages', () => page(payer.session, req));
 }
 
-/** POST a form (already past CSRF and Origin: the framework removes `csrf`). */
+/** POST a form (already past CSRF and Origin: the framework removes `csrf`), as the console's function. */
 export async function post(payer: Payer, path: string, form: Record<string, string>): Promise<ConsoleResult> {
   const { page, ...req } = request('POST', path, { form });
-  return page(payer.session, req);
+  return asFunction('console-pages', () => page(payer.session, req));
 }
 
 /** The page's markup (fails the test for a redirect or a download). */
