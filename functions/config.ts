@@ -95,6 +95,13 @@ const fields = z.object({
     .min(1)
     .optional()
     .describe("AWS: the Secrets Manager secret holding the hot wallet's secret key (docs/operating/stages.md, Secrets)."),
+  SIGNER_FUNCTION_NAME: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "AWS: the hot-wallet signer function the money paths invoke for a signature (the only function that reads the hot wallet's secret; DESIGN §24). Unset locally: the signer runs in-process.",
+    ),
   /** The hot wallet's public address, for functions that do not hold its secret (the withdraw
    * route refuses it as a destination). Optional: the rail refuses it anyway at pay time. */
   SOLANA_HOT_WALLET_ADDRESS: z.string().min(32).max(44).optional(),
@@ -361,11 +368,18 @@ export const NEEDS_ADMIN_AUTH = (cfg: Config): readonly ConfigNeed[] => (cfg.ADM
 export const NEEDS_APPROVAL_SECRET: readonly ConfigNeed[] = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }];
 /** Functions that hand out links to the API (approval links: the charge route, the MCP server). */
 export const NEEDS_PUBLIC_BASE_URL: readonly ConfigNeed[] = ['PUBLIC_BASE_URL'];
+/**
+ * Functions that ask the hot wallet for a signature (functions/rails/hot-wallet-signer.ts): the
+ * signer function on AWS; locally the secret itself, which the in-process signer reads.
+ */
+export const NEEDS_HOT_WALLET_SIGNER: readonly ConfigNeed[] = [
+  { oneOf: [['SIGNER_FUNCTION_NAME'], ['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
+];
 /** Functions that pay (worker, reconciler): both rails, as functions/rails/*.rail.ts read them. */
 export const NEEDS_RAILS: readonly ConfigNeed[] = [
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
   'USDC_MINT',
-  { oneOf: [['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
+  ...NEEDS_HOT_WALLET_SIGNER,
   'PAYPAL_BASE_URL',
   { oneOf: [['PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'], ['PAYPAL_CREDENTIALS_SECRET_ARN']] },
 ];
@@ -397,8 +411,10 @@ export const NEEDS_TOPUP_WATCHER: readonly ConfigNeed[] = [
  * (functions/x402/facilitator.ts), as USDC top-ups do without a deposit wallet.
  */
 export const NEEDS_X402: readonly ConfigNeed[] = ['USDC_MINT', { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] }];
-/** The settle route (and the reconciler's x402 sweep): the fee payer signs, so its secret too. */
-export const NEEDS_X402_SETTLE: readonly ConfigNeed[] = [
+/** The routes that have the hot wallet sign (x402 settle, the purchases, the MCP server): its signer too. */
+export const NEEDS_X402_SETTLE: readonly ConfigNeed[] = [...NEEDS_X402, ...NEEDS_HOT_WALLET_SIGNER];
+/** The signer function (functions/signer/): the hot wallet's secret, and the chain (x402 verify, a purchase's blockhash). */
+export const NEEDS_SIGNER: readonly ConfigNeed[] = [
   ...NEEDS_X402,
   { oneOf: [['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
 ];

@@ -1,5 +1,5 @@
 /**
- * One stack per stage: stateful data, the payout pipeline, the charge sweeper, the top-up watcher,
+ * One stack per stage: stateful data, the hot-wallet signer, the payout pipeline, the charge sweeper, the top-up watcher,
  * the webhook pipeline, the kill switch's fan-out, the HTTP API, the daily ledger audit and the alarms and dashboard, each its
  * own construct. One stack rather than a stateful/stateless pair keeps deploys atomic and avoids
  * cross-stack exports; the stateful resources are protected by RETAIN and deletion protection.
@@ -18,6 +18,7 @@ import { KillSwitchFanOut } from './kill-switch-fanout';
 import { LedgerAudit } from './ledger-audit';
 import { Monitoring } from './monitoring';
 import { PayoutPipeline } from './payout-pipeline';
+import { HotWalletSigner } from './signer';
 import type { StageConfig } from './stage-config';
 import { TopupWatcher } from './topup-watcher';
 import { WebhookPipeline } from './webhook-pipeline';
@@ -32,6 +33,8 @@ export const stackName = (stage: string): string => `AgentPaymentService-${stage
 
 export class AgentPaymentServiceStack extends Stack {
   readonly data: DataStore;
+  /** The hot-wallet signer: the one function that reads the hot wallet's secret (lib/signer.ts). */
+  readonly signer: HotWalletSigner;
   readonly pipeline: PayoutPipeline;
   readonly sweeper: ChargeSweeper;
   readonly topupWatcher: TopupWatcher;
@@ -46,12 +49,19 @@ export class AgentPaymentServiceStack extends Stack {
     const { config } = props;
 
     this.data = new DataStore(this, 'Data', { config });
-    this.pipeline = new PayoutPipeline(this, 'Payouts', { config, data: this.data });
+    this.signer = new HotWalletSigner(this, 'Signer', { config, data: this.data });
+    this.pipeline = new PayoutPipeline(this, 'Payouts', { config, data: this.data, signer: this.signer });
     this.sweeper = new ChargeSweeper(this, 'Sweeper', { config, data: this.data });
     this.topupWatcher = new TopupWatcher(this, 'Topups', { config, data: this.data });
     this.webhooks = new WebhookPipeline(this, 'Webhooks', { config, data: this.data });
     this.killSwitch = new KillSwitchFanOut(this, 'KillSwitch', { config, data: this.data });
-    this.api = new ServiceHttpApi(this, 'Http', { config, data: this.data, payoutQueue: this.pipeline.queue, routes: props.routes });
+    this.api = new ServiceHttpApi(this, 'Http', {
+      config,
+      data: this.data,
+      payoutQueue: this.pipeline.queue,
+      signer: this.signer,
+      routes: props.routes,
+    });
     this.ledgerAudit = new LedgerAudit(this, 'LedgerAudit', { config, data: this.data });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,

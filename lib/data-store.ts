@@ -156,8 +156,8 @@ export class DataStore extends Construct {
   }
 
   /**
-   * Only these roles (the payout worker and reconciler, the x402 settle function; each call adds
-   * its own), and the configured break-glass role, may read the hot-wallet secret: an explicit Deny
+   * Only these roles (the hot-wallet signer's, lib/signer.ts: no other function reads it), and the
+   * configured break-glass role, may read the hot-wallet secret: an explicit Deny
    * in its resource policy for every other principal of any account, whatever its IAM policies say
    * (administrators included). Putting a new value stays an ordinary IAM grant.
    */

@@ -4,29 +4,29 @@
  * the stage's adminAuth `iam` the operator's routes are IAM-authorized by API Gateway, and one
  * managed policy grants execute-api:Invoke on exactly them (docs/operating/runbooks.md "Admin access").
  *
- * The route functions (function, role, policy, log group) live in one nested stack per part of the
- * API (lib/api-parts.ts), each with CloudFormation's 500 resources of its own. The API, its stage,
- * the routes, their integrations and invoke permissions stay here in the parent: a route moved to
- * another stack would be created there before it is deleted here, and API Gateway refuses a second
- * route with the same key, so the deploy would fail. Kept here, a route stays as it is and its
- * integration is updated in place to point at a new function (docs/operating/stack.md "Nested stacks").
+ * The route functions (function, role, policy, log group) and their integrations and invoke
+ * permissions live in one nested stack per part of the API (lib/api-parts.ts), each with
+ * CloudFormation's 500 resources of its own. The API, its stage and the routes stay here in the
+ * parent: a route moved to another stack would be created there before it is deleted here, and API
+ * Gateway refuses a second route with the same key, so the deploy would fail. Kept here, a route
+ * stays as it is and is updated in place to point at its new integration (docs/operating/stack.md "Nested stacks").
  */
 import { NestedStack, Stack, Token, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { handlerEntry, ROUTES, type RouteSpec, readsAdminKey, recognisesAdmin } from '../functions/registry/routes';
-import { type ApiPart, apiPart, apiPartConstructId } from './api-parts';
+import { type ApiPart, apiPart, apiPartConstructId, PartLambdaIntegration } from './api-parts';
 import type { DataStore } from './data-store';
 import { grantReadSecrets, grantSendToQueue, grantTable } from './grants';
 import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
+import type { HotWalletSigner } from './signer';
 import { certificateRegionProblem, type StageConfig } from './stage-config';
 import { paypalOrdersEnvironment, topupEnvironment } from './topup-watcher';
 import { grantWebhookSecrets } from './webhook-pipeline';
@@ -37,6 +37,8 @@ export interface ServiceHttpApiProps {
   data: DataStore;
   /** The payout queue, for routes with `queue: true`. */
   payoutQueue: sqs.IQueue;
+  /** The hot-wallet signer, which routes with `x402: 'settle'` invoke. */
+  signer: HotWalletSigner;
   routes?: readonly RouteSpec[];
 }
 
@@ -176,7 +178,8 @@ export class ServiceHttpApi extends Construct {
     const adminRoutes: { route: RouteSpec; arn: string }[] = [];
     for (const route of routes) {
       const id = routeConstructId(route);
-      const fn = new ServiceFunction(this.partStack(apiPart(route), config), id, {
+      const part = this.partStack(apiPart(route), config);
+      const fn = new ServiceFunction(part, id, {
         entry: handlerEntry(route),
         description: `${routeKey(route)} (${route.name})`,
         config,
@@ -207,9 +210,10 @@ export class ServiceHttpApi extends Construct {
             : {}),
           // Webhook create routes seal the signing secret under this key (functions/store/webhook-secret.ts).
           ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: data.webhookSecretsKey.keyArn } : {}),
-          // x402: the chain's settings and the fee payer's address; only settle signs as the fee payer.
+          // x402: the chain's settings and the fee payer's address. The routes whose payments the hot
+          // wallet signs (settle, the purchases, MCP) ask the signer for it (lib/signer.ts); no route holds the key.
           ...(route.x402 ? x402Environment(config, data) : {}),
-          ...(route.x402 === 'settle' ? { SOLANA_HOT_WALLET_SECRET_ARN: data.solanaHotWallet.secretArn } : {}),
+          ...(route.x402 === 'settle' ? props.signer.environment : {}),
         },
       });
       grantTable(fn.role, data.table, route.table);
@@ -221,25 +225,18 @@ export class ServiceHttpApi extends Construct {
       if (route.topups === 'webhook') grantReadSecrets(fn.role, [data.paypalCredentials, data.paypalWebhookId]);
       if (route.webhookSecrets) grantWebhookSecrets(fn.role, data, 'kms:Encrypt');
       if (route.x402) grantReadSecrets(fn.role, [data.solanaRpcUrl]);
-      if (route.x402 === 'settle') {
-        grantReadSecrets(fn.role, [data.solanaHotWallet]);
-        data.restrictHotWalletReaders([fn.role]);
-      }
+      if (route.x402 === 'settle') props.signer.grantInvoke(fn.role);
       this.functions.set(route.name, fn);
 
       const httpRoute = new apigw.HttpRoute(this, `${id}Route`, {
         httpApi: this.api,
         routeKey:
           route.path === '$default' ? apigw.HttpRouteKey.DEFAULT : apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
-        integration: new HttpLambdaIntegration(`${id}Integration`, fn.fn),
+        // The integration and invoke permission in the route's nested stack (lib/api-parts.ts).
+        integration: new PartLambdaIntegration(`${id}Integration`, fn.fn, part),
         // SigV4 and execute-api:Invoke, checked by API Gateway before the function runs.
         ...(route.admin && adminIam ? { authorizer: new HttpIamAuthorizer() } : {}),
       });
-      // API Gateway invokes the function as soon as the integration points at it: the permission
-      // comes first. When a function is replaced (as when they moved into nested stacks) its
-      // permission is replaced and the integration updated in place; in the other order a request
-      // between the two would find no permission and be answered 500.
-      httpRoute.node.findChild(`${id}Integration`).node.addDependency(httpRoute.node.findChild(`${id}Integration-Permission`));
       if (route.admin && adminIam) adminRoutes.push({ route, arn: httpRoute.routeArn });
       const throttle = routeThrottle(route, config);
       if (throttle) {

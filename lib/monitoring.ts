@@ -117,7 +117,9 @@ export const SWEEPER_MAX_LAG = Duration.minutes(5);
 /**
  * Routes that move money, each with a 5xx alarm of its own: a 5xx there leaves a client unsure
  * whether money moved (it must retry with its Idempotency-Key), so one is worth a page. By name
- * (functions/api/routes.ts); a test holds each to an existing route.
+ * (functions/api/routes.ts); a test holds each to an existing route. The x402 ones: settle credits
+ * an agent and spends the fee payer's SOL; a purchase holds the payer's USDC and has the hot wallet
+ * sign its transfer (on create, or on the first read after approval); its receipt captures it.
  */
 export const MONEY_ROUTES = [
   'create-charge',
@@ -131,6 +133,10 @@ export const MONEY_ROUTES = [
   'user-decline-charge',
   'user-release-charge',
   'paypal-webhook',
+  'x402-settle',
+  'agent-x402-purchase-create',
+  'agent-x402-purchase-get',
+  'agent-x402-purchase-receipt',
 ] as const;
 
 /** DynamoDB operations the service sends (the throttle alarm sums their ThrottledRequests). */
@@ -383,7 +389,7 @@ export class Monitoring extends Construct {
       },
       {
         id: 'HotWalletSolLow',
-        description: `The hot wallet holds less than ${HOT_WALLET_MIN_LAMPORTS / 1e9} SOL (HotWalletLamports, read by the reconciler on each run). It pays the network fees of x402 settlements and USDC payouts and the rent of the token accounts payouts create: top it up before payouts fail with PlatformFundsError (docs/deploy.md).`,
+        description: `The hot wallet holds less than ${HOT_WALLET_MIN_LAMPORTS / 1e9} SOL (HotWalletLamports, read by the reconciler on each run, x402 on or off). It pays the network fees of x402 settlements and USDC payouts and the rent of the token accounts payouts create: top it up before payouts fail with PlatformFundsError (docs/deploy.md).`,
         // A period that always holds a reconciler run.
         metric: serviceMetric(HOT_WALLET_LAMPORTS_METRIC, 'Minimum', heldAtLimitPeriod(config.reconcileEveryMinutes)),
         threshold: HOT_WALLET_MIN_LAMPORTS,

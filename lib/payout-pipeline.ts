@@ -13,6 +13,7 @@ import { grantConsumeQueue, grantReadSecrets, grantSendToQueue, grantTable } fro
 import { QueueWithDlq } from './queue-with-dlq';
 import { ScheduledFunction } from './scheduled-function';
 import { ServiceFunction } from './service-function';
+import type { HotWalletSigner } from './signer';
 import { PAYPAL_BASE_URLS, reservedConcurrency, type StageConfig } from './stage-config';
 import { x402Environment } from './x402';
 
@@ -40,8 +41,8 @@ export class PayoutPipeline extends QueueWithDlq {
   readonly reconciler: ServiceFunction;
   readonly schedule: events.Rule;
 
-  constructor(scope: Construct, id: string, props: { config: StageConfig; data: DataStore }) {
-    const { config, data } = props;
+  constructor(scope: Construct, id: string, props: { config: StageConfig; data: DataStore; signer: HotWalletSigner }) {
+    const { config, data, signer } = props;
     super(scope, id, {
       // Six times the worker's timeout (AWS's guidance for an SQS event source): a batch Lambda still
       // retries is never handed to a second worker.
@@ -60,11 +61,13 @@ export class PayoutPipeline extends QueueWithDlq {
       SOLANA_RPC_URL_SECRET_ARN: data.solanaRpcUrl.secretArn,
       USDC_MINT: config.usdcMint,
       SOLANA_COMMITMENT: config.solanaCommitment,
-      SOLANA_HOT_WALLET_SECRET_ARN: data.solanaHotWallet.secretArn,
+      // A payout's transaction is signed by the hot-wallet signer (lib/signer.ts), which alone holds the key.
+      ...signer.environment,
       PAYPAL_BASE_URL: PAYPAL_BASE_URLS[config.paypalMode],
       PAYPAL_CREDENTIALS_SECRET_ARN: data.paypalCredentials.secretArn,
     };
-    const railSecrets = [data.solanaHotWallet, data.solanaRpcUrl, data.paypalCredentials];
+    // The hot wallet's key is not among them: a payout's transaction is signed by the signer (lib/signer.ts).
+    const railSecrets = [data.solanaRpcUrl, data.paypalCredentials];
 
     this.worker = new ServiceFunction(this, 'Worker', {
       entry: WORKER_ENTRY,
@@ -80,6 +83,7 @@ export class PayoutPipeline extends QueueWithDlq {
     grantTable(this.worker.role, data.table, BACKGROUND_GRANTS['payout-worker']);
     grantConsumeQueue(this.worker.role, this.queue);
     grantReadSecrets(this.worker.role, railSecrets);
+    signer.grantInvoke(this.worker.role);
     this.worker.fn.addEventSourceMapping('PayoutQueue', {
       eventSourceArn: this.queue.queueArn,
       batchSize: config.workerBatchSize,
@@ -113,7 +117,7 @@ export class PayoutPipeline extends QueueWithDlq {
     this.reconciler = this.reconcilerSchedule.fn;
     this.schedule = this.reconcilerSchedule.schedule;
     grantSendToQueue(this.reconciler.role, this.queue);
-
-    data.restrictHotWalletReaders([this.worker.role, this.reconciler.role]);
+    // It re-signs an expired payout's transaction, as the worker does.
+    signer.grantInvoke(this.reconciler.role);
   }
 }

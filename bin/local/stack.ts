@@ -18,6 +18,7 @@ import type { RouteHandler } from '../../functions/http/handler';
 import { logger } from '../../functions/observability/logger';
 import { serializeError } from '../../functions/observability/serialize-error';
 import type { PayoutWorker } from '../../functions/payout-worker/worker';
+import { useInProcessSigner } from '../../functions/rails/hot-wallet-signer';
 import type { Reconciler } from '../../functions/reconciler/reconciler';
 import { type DeliveryHooks, deliverBatch, retrySchedule } from '../../functions/webhooks/delivery';
 import { type DynamoDbLocal, PROJECT_ROOT, startDynamoDbLocal } from './dynamodb-local';
@@ -31,6 +32,11 @@ import { type LocalSqs, startLocalSqs, startPayoutConsumer } from './payout-pipe
 import { type LocalRails, startLocalRails } from './rails';
 import { ensureTable } from './table';
 import { createWebhookQueues, startWebhookPipeline, type WebhookQueues } from './webhook-pipeline';
+
+// The hot-wallet signer (DESIGN §24) runs in this process: the signer function's own code
+// (functions/signer/sign.ts), reading the local hot wallet's secret, behind the interface the
+// money paths call (on AWS a Lambda function of its own).
+useInProcessSigner(() => import('../../functions/signer/sign').then((signer) => signer.inProcessSigner()));
 
 export interface LocalStackOptions {
   port?: number;

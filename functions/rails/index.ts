@@ -12,16 +12,15 @@ import type { PayoutRail } from './rail';
 import { readRailSecret } from './rail-secret';
 import { SolanaRail, type SolanaRailOptions } from './solana.rail';
 
-let solana: PayoutRail | undefined;
+/** The Solana rail: built at once with a given RPC URL, or on first use from the URL's secret (below). */
+let solana: { rail: PayoutRail; built: () => Promise<SolanaRail> } | undefined;
 let paypal: PayoutRail | undefined;
 
 export function railFor(currency: Currency): PayoutRail {
   switch (currency) {
-    case 'USDC': {
-      const rpcUrlSecretArn = config().SOLANA_RPC_URL_SECRET_ARN;
-      solana ??= rpcUrlSecretArn ? solanaRailFromSecretUrl(rpcUrlSecretArn) : new SolanaRail(solanaFees());
-      return solana;
-    }
+    case 'USDC':
+      solana ??= solanaRail();
+      return solana.rail;
     case 'USD':
       paypal ??= new PaypalRail();
       return paypal;
@@ -35,26 +34,39 @@ function solanaFees(): SolanaRailOptions {
 }
 
 /**
- * On AWS the RPC URL is a secret (a provider URL usually carries its API key): it is read on the
- * first payout, like the hot wallet, and the Solana rail is built with it then. A read that fails
- * is retried on the next payout; an empty secret (never put) is a RailConfigError, the operator's to fix.
+ * The Solana rail. On AWS the RPC URL is a secret (a provider URL usually carries its API key): it
+ * is read on first use, like the hot wallet's address, and the rail is built with it then. A read
+ * that fails is retried on the next use; an empty secret (never put) is a RailConfigError, the
+ * operator's to fix.
  */
-function solanaRailFromSecretUrl(secretArn: string): PayoutRail {
-  let rail: Promise<PayoutRail> | undefined;
-  const build = async (): Promise<PayoutRail> => {
-    const url = (await readRailSecret('SOLANA_RPC_URL_SECRET_ARN', secretArn)).trim();
-    if (!URL.canParse(url)) throw new RailConfigError('SOLANA_RPC_URL_SECRET_ARN does not hold a URL');
-    return new SolanaRail({ rpcUrl: url, ...solanaFees() });
+function solanaRail(): { rail: PayoutRail; built: () => Promise<SolanaRail> } {
+  const secretArn = config().SOLANA_RPC_URL_SECRET_ARN;
+  if (!secretArn) {
+    const rail = new SolanaRail(solanaFees());
+    return { rail, built: () => Promise.resolve(rail) };
+  }
+  let building: Promise<SolanaRail> | undefined;
+  const built = () => {
+    building ??= (async () => {
+      const url = (await readRailSecret('SOLANA_RPC_URL_SECRET_ARN', secretArn)).trim();
+      if (!URL.canParse(url)) throw new RailConfigError('SOLANA_RPC_URL_SECRET_ARN does not hold a URL');
+      return new SolanaRail({ rpcUrl: url, ...solanaFees() });
+    })().catch((error: unknown) => {
+      building = undefined;
+      throw error;
+    });
+    return building;
   };
-  return {
-    pay(instruction, checkpoint) {
-      rail ??= build().catch((error: unknown) => {
-        rail = undefined;
-        throw error;
-      });
-      return rail.then((built) => built.pay(instruction, checkpoint));
-    },
-  };
+  return { rail: { pay: (instruction, checkpoint) => built().then((rail) => rail.pay(instruction, checkpoint)) }, built };
+}
+
+/**
+ * The hot wallet's SOL, in lamports: it pays every USDC payout's fee (and x402's, when that is on),
+ * so the reconciler reads it on every run for the HotWalletSolLow alarm.
+ */
+export async function hotWalletLamports(): Promise<number> {
+  solana ??= solanaRail();
+  return (await solana.built()).hotWalletLamports();
 }
 
 /** Forgets the built rails, so the next `railFor` reads the configuration again (local runs, tests). */

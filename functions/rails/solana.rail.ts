@@ -40,6 +40,11 @@
  * the same wallet built on the same blockhash would be byte-identical, and the second would find
  * the first one's signature on chain and be marked paid without paying.
  *
+ * The key is not here: the rail builds the transaction with the hot wallet as fee payer and
+ * authority, and the hot-wallet signer (./hot-wallet-signer.ts, DESIGN §24) checks the message
+ * against the payout (the transfer, its amount and destination, the memo, the fee caps) and returns
+ * the signature, which is verified here before anything is saved or sent.
+ *
  * Only this module imports @solana/*, so only the bundles that pay (worker, reconciler) carry it.
  */
 import {
@@ -71,8 +76,8 @@ import { config, MAX_SOLANA_COMPUTE_UNIT_LIMIT, MAX_SOLANA_PRIORITY_FEE_MICROLAM
 import { isPayableWalletKey, solanaAddressBytes } from '../core/withdrawals';
 import { PAYOUT_FAILURE_REASONS } from '../messages/catalogue';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
+import { type HotWalletSigner, hotWalletSigner } from './hot-wallet-signer';
 import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';
-import { readRailSecret } from './rail-secret';
 
 export const USDC_DECIMALS = 6;
 /** SPL Memo v2. Its instruction with no accounts just records the text in the transaction. */
@@ -104,8 +109,8 @@ export interface SolanaRailOptions {
   rpcUrl?: string;
   mint?: string;
   commitment?: SolanaCommitment;
-  /** The hot wallet's secret (base58 or JSON byte array); default SOLANA_HOT_WALLET_SECRET(_ARN). */
-  hotWalletSecret?: () => Promise<string>;
+  /** Who signs as the hot wallet; default the hot-wallet signer (the signer function on AWS, in-process locally). */
+  signer?: HotWalletSigner;
   /** How long one call waits for its transaction to reach `commitment` before answering 'pending'. */
   confirmTimeoutMs?: number;
   pollIntervalMs?: number;
@@ -129,7 +134,8 @@ type SolanaCheckpoint = z.infer<typeof savedSchema>;
 
 interface Ready {
   connection: Connection;
-  hotWallet: Keypair;
+  /** The hot wallet's address, as its signer answers it. */
+  hotWallet: PublicKey;
   mint: PublicKey;
   tokenProgram: PublicKey;
   hotAta: PublicKey;
@@ -178,7 +184,7 @@ export class SolanaRail implements PayoutRail {
     if (!owner) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.invalidSolanaAddress };
     const saved = readCheckpoint(checkpoint.saved);
     const ready = await this.init();
-    if (owner.equals(ready.hotWallet.publicKey)) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.destinationIsHotWallet };
+    if (owner.equals(ready.hotWallet)) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.destinationIsHotWallet };
     if (owner.equals(ready.mint)) return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.destinationIsMint };
 
     if (!saved) return this.signAndSend(ready, instruction, owner, checkpoint, 1);
@@ -207,6 +213,12 @@ export class SolanaRail implements PayoutRail {
     // Unknown to a node at least as recent as a finalized slot past its last valid height: the
     // saved transaction never landed and never can. Only now is it safe to sign anew.
     return this.signAndSend(ready, instruction, owner, checkpoint, saved.attempt + 1);
+  }
+
+  /** The hot wallet's SOL, in lamports (it pays every payout's fee and the rent of the accounts payouts create). */
+  async hotWalletLamports(): Promise<number> {
+    const ready = await this.init();
+    return this.rpc('getBalance', () => ready.connection.getBalance(ready.hotWallet));
   }
 
   /**
@@ -243,7 +255,7 @@ export class SolanaRail implements PayoutRail {
     const [hotAtaInfo, destinationInfo, lamports] = await Promise.all([
       this.rpc('getAccountInfo', () => connection.getAccountInfo(hotAta)),
       this.rpc('getAccountInfo', () => connection.getAccountInfo(destinationAta)),
-      this.rpc('getBalance', () => connection.getBalance(hotWallet.publicKey)),
+      this.rpc('getBalance', () => connection.getBalance(hotWallet)),
     ]);
 
     // No rent for a token account nobody paid for (see the file header): the agent creates it, or
@@ -285,33 +297,43 @@ export class SolanaRail implements PayoutRail {
     const { blockhash, lastValidBlockHeight } = await this.rpc('getLatestBlockhash', () =>
       connection.getLatestBlockhash(this.commitment()),
     );
-    const tx = new Transaction({ feePayer: hotWallet.publicKey, blockhash, lastValidBlockHeight });
+    const tx = new Transaction({ feePayer: hotWallet, blockhash, lastValidBlockHeight });
     tx.add(
       // First, and inside the signed bytes saved below: a re-send pays the fee that was signed.
       ComputeBudgetProgram.setComputeUnitLimit({ units: computeUnitLimit }),
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports: priorityFeeMicroLamports }),
       new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [], data: Buffer.from(`payout:${instruction.payoutId}`, 'utf8') }),
       // Paid for by the agent (createTokenAccount): creates the account, or does nothing if it exists.
-      ...(create
-        ? [createAssociatedTokenAccountIdempotentInstruction(hotWallet.publicKey, destinationAta, owner, mint, tokenProgram)]
-        : []),
+      ...(create ? [createAssociatedTokenAccountIdempotentInstruction(hotWallet, destinationAta, owner, mint, tokenProgram)] : []),
       createTransferCheckedInstruction(
         hotAta,
         mint,
         destinationAta,
-        hotWallet.publicKey,
+        hotWallet,
         BigInt(instruction.netAmount),
         USDC_DECIMALS,
         [],
         tokenProgram,
       ),
     );
-    tx.sign(hotWallet);
+    // The signer checks the message against this payout before it signs (functions/signer/payout-message.ts).
+    const signature = await this.signer().sign({
+      kind: 'payout',
+      payout: {
+        payoutId: instruction.payoutId,
+        destination: instruction.destination,
+        netAmount: instruction.netAmount,
+        createTokenAccount: create,
+      },
+      message: tx.serializeMessage().toString('base64'),
+    });
+    tx.addSignature(hotWallet, Buffer.from(bs58.decode(signature)));
     if (!tx.signature) throw new Error('transaction has no signature after signing');
     const saved: SolanaCheckpoint = {
       rail: 'solana',
       signature: bs58.encode(tx.signature),
       lastValidBlockHeight,
+      // serialize() verifies the signature against the message: a wrong one never leaves this process.
       tx: tx.serialize().toString('base64'),
       attempt,
     };
@@ -383,6 +405,10 @@ export class SolanaRail implements PayoutRail {
     return this.tokenAccountRent;
   }
 
+  private signer(): HotWalletSigner {
+    return this.options.signer ?? hotWalletSigner();
+  }
+
   private commitment(): SolanaCommitment {
     return this.options.commitment ?? config().SOLANA_COMMITMENT;
   }
@@ -410,7 +436,8 @@ export class SolanaRail implements PayoutRail {
     if (!mintText) throw new RailConfigError('USDC_MINT is not set');
     const mint = walletAddress(mintText, false);
     if (!mint) throw new RailConfigError('USDC_MINT is not a Solana address');
-    const hotWallet = parseSecretKey(await (this.options.hotWalletSecret ?? defaultHotWalletSecret)());
+    const hotWallet = walletAddress(await this.signer().sign({ kind: 'address' }), false);
+    if (!hotWallet) throw new RailConfigError("the hot-wallet signer's address is not a Solana address");
 
     const timeoutMs = this.rpcTimeoutMs;
     const connection = new Connection(rpcUrl, {
@@ -432,7 +459,7 @@ export class SolanaRail implements PayoutRail {
     const tokenAccountSize = tokenProgram.equals(TOKEN_2022_PROGRAM_ID)
       ? getAccountLen([...getExtensionTypes(mintState.tlvData).map(getAccountTypeOfMintType), ExtensionType.ImmutableOwner])
       : ACCOUNT_SIZE;
-    const hotAta = getAssociatedTokenAddressSync(mint, hotWallet.publicKey, false, tokenProgram);
+    const hotAta = getAssociatedTokenAddressSync(mint, hotWallet, false, tokenProgram);
     const hotWalletRentExempt = await this.rpc('getMinimumBalanceForRentExemption', () => connection.getMinimumBalanceForRentExemption(0));
     return { connection, hotWallet, mint, tokenProgram, hotAta, hotWalletRentExempt, tokenAccountSize };
   }
@@ -481,13 +508,6 @@ export function parseSecretKey(text: string): Keypair {
   } catch {
     throw new RailConfigError('hot wallet secret is not a valid ed25519 key pair');
   }
-}
-
-async function defaultHotWalletSecret(): Promise<string> {
-  const { SOLANA_HOT_WALLET_SECRET, SOLANA_HOT_WALLET_SECRET_ARN } = config();
-  if (SOLANA_HOT_WALLET_SECRET) return SOLANA_HOT_WALLET_SECRET;
-  if (SOLANA_HOT_WALLET_SECRET_ARN) return readRailSecret('SOLANA_HOT_WALLET_SECRET_ARN', SOLANA_HOT_WALLET_SECRET_ARN);
-  throw new RailConfigError('neither SOLANA_HOT_WALLET_SECRET nor SOLANA_HOT_WALLET_SECRET_ARN is set');
 }
 
 function readCheckpoint(saved: RailState | undefined): SolanaCheckpoint | undefined {

@@ -1,7 +1,8 @@
 /**
  * The reconciler as a scheduled function: one sweep of stale in-flight payouts per invocation
  * (use-cases/payouts.ts `reconcilePayouts`, which drives payouts with the worker's own code),
- * then the StuckPayouts gauge that lib/monitoring.ts alarms on; then, given the x402 facilitator,
+ * then the StuckPayouts gauge that lib/monitoring.ts alarms on, and the hot wallet's SOL
+ * (HotWalletLamports: it pays every USDC payout's fee, with x402 on or off); then, given the x402 facilitator,
  * x402 settlements whose settle died (`reconcileX402`) and the second check of credited ones at
  * `finalized` (`checkX402Finality`). x402 not configured yet (no treasury or fee payer) skips them.
  * Last, the x402 purchases the service paid (`reconcilePurchases`), and the X402PurchasesUnsearched
@@ -10,8 +11,10 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { X402UnavailableError } from '../core/x402';
-import { STUCK_PAYOUTS_METRIC, X402_PURCHASES_UNSEARCHED_METRIC } from '../observability/metric-names';
+import { logger } from '../observability/logger';
+import { HOT_WALLET_LAMPORTS_METRIC, STUCK_PAYOUTS_METRIC, X402_PURCHASES_UNSEARCHED_METRIC } from '../observability/metric-names';
 import { flushMetrics, metrics } from '../observability/metrics';
+import { serializeError } from '../observability/serialize-error';
 import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-cases/payouts';
 import { type PurchaseReconcileReport, reconcilePurchases } from '../use-cases/purchases';
 import { checkX402Finality, reconcileX402, type X402FinalityReport, type X402ReconcileReport } from '../use-cases/x402';
@@ -29,6 +32,8 @@ export interface ReconcilerDeps extends PayoutDeps {
   x402Facilitator?: () => Promise<Facilitator>;
   /** The chain as x402 purchases are settled by it (read-only: their transfers found, their blockhashes' expiry). */
   purchaseChain?: () => Promise<PurchaseChain>;
+  /** The hot wallet's SOL in lamports (functions/rails `hotWalletLamports`), reported on every run. */
+  hotWalletLamports?: () => Promise<number>;
 }
 
 /** Time one payout may take (a Solana confirmation wait, PayPal timeouts) that a run keeps in hand. */
@@ -42,6 +47,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       ...(remaining !== undefined ? { startBefore: Date.now() + remaining - ONE_PAYOUT_MS } : {}),
     });
     metrics().addMetric(STUCK_PAYOUTS_METRIC, MetricUnit.Count, report.stuck);
+    if (deps.hotWalletLamports) await reportHotWallet(deps.hotWalletLamports);
     let x402: ReconcilerReport['x402'];
     let purchases: PurchaseReconcileReport | undefined;
     try {
@@ -55,6 +61,19 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     }
     return { ...report, ...(x402 ? { x402 } : {}), ...(purchases ? { purchases } : {}) };
   };
+}
+
+/**
+ * The HotWalletSolLow alarm's reading. One that fails (the RPC node, the hot wallet not set up yet)
+ * is logged and skipped: the payouts were swept already, and the alarm treats a missing reading as
+ * not breaching (a wallet that cannot be read cannot pay either: PayoutRailNeedsOperator says so).
+ */
+async function reportHotWallet(read: () => Promise<number>): Promise<void> {
+  try {
+    metrics().addMetric(HOT_WALLET_LAMPORTS_METRIC, MetricUnit.Count, await read());
+  } catch (error) {
+    logger().warn("could not read the hot wallet's SOL", { error: serializeError(error) });
+  }
 }
 
 async function purchaseSweep(chain: () => Promise<PurchaseChain>): Promise<PurchaseReconcileReport | undefined> {

@@ -89,7 +89,7 @@ export const x402Verify: RequiredConfig = ['USDC_MINT', { oneOf: [['SOLANA_RPC_U
 export const x402Settle: RequiredConfig = [
   'USDC_MINT',
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
-  { oneOf: [['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
+  { oneOf: [['SIGNER_FUNCTION_NAME'], ['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
 ];
 export const x402Supported: RequiredConfig = ['USDC_MINT', { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] }];
 export const agentX402Settings: RequiredConfig = [
@@ -101,7 +101,7 @@ export const agentX402Payments: RequiredConfig = [];
 export const agentX402PurchaseCreate: RequiredConfig = [
   'USDC_MINT',
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
-  { oneOf: [['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
+  { oneOf: [['SIGNER_FUNCTION_NAME'], ['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
   { oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] },
   'PUBLIC_BASE_URL',
 ];
@@ -109,7 +109,7 @@ export const agentX402PurchasesList: RequiredConfig = [];
 export const agentX402PurchaseGet: RequiredConfig = [
   'USDC_MINT',
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
-  { oneOf: [['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
+  { oneOf: [['SIGNER_FUNCTION_NAME'], ['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
 ];
 export const agentX402PurchaseReceipt: RequiredConfig = ['USDC_MINT', { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] }];
 export const health: RequiredConfig = [];
@@ -118,7 +118,7 @@ export const mcp: RequiredConfig = [
   'PAYOUT_QUEUE_URL',
   'USDC_MINT',
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
-  { oneOf: [['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
+  { oneOf: [['SIGNER_FUNCTION_NAME'], ['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
   { oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] },
   'PUBLIC_BASE_URL',
 ];

@@ -66,7 +66,6 @@ import { FACILITATOR_REFUSALS } from '../messages/catalogue';
 import { refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import {
-  HOT_WALLET_LAMPORTS_METRIC,
   TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE,
   X402_BALANCE_LIMIT_LOG_MESSAGE,
   X402_FEE_PAYER_LAMPORTS_METRIC,
@@ -583,8 +582,6 @@ export interface X402ReconcileReport {
  * look below: the X402FinalityMismatch alarm (lib/monitoring.ts, X402_FINALITY_MISMATCHES_METRIC).
  */
 export async function reconcileX402(facilitator: Facilitator, now: Date = new Date(), limit = 100): Promise<X402ReconcileReport> {
-  // The hot wallet pays every x402 and USDC payout fee: its SOL on each run, for the HotWalletSolLow alarm.
-  metrics().addMetric(HOT_WALLET_LAMPORTS_METRIC, MetricUnit.Count, await facilitator.feePayerLamports());
   const before = new Date(now.getTime() - config().X402_RECONCILE_AFTER_SECONDS * 1000);
   const report: X402ReconcileReport = { credited: 0, heldAtLimit: 0, failed: 0, stillPending: 0 };
   for (const settlement of await listStalePendingSettlements(before, limit)) {

@@ -17,9 +17,11 @@
  * to be stored, logged, answered or sent to the RPC.
  *
  * Least privilege: the read-only routes (verify, supported) build it with a signer that knows only
- * the fee payer's public address and can sign nothing; only settle reads the hot wallet's secret
- * (the reconciler builds the read-only one: it never signs). Import this only from x402 functions:
- * it carries @solana/kit.
+ * the fee payer's public address and can sign nothing (the reconciler builds the read-only one too:
+ * it never signs). Settle holds no key either: its gated signer asks the hot-wallet signer
+ * (functions/rails/hot-wallet-signer.ts) for the fee payer's signature of an admitted message,
+ * handing it the payload and requirements that passed here, and the signer verifies them again
+ * before it signs (functions/signer/sign.ts). Import this only from x402 functions: it carries @solana/kit.
  */
 
 import { createHash } from 'node:crypto';
@@ -37,6 +39,7 @@ import {
   type MessagePartialSigner,
   type ReadonlyUint8Array,
   type Signature,
+  type SignatureBytes,
   type Transaction,
   type TransactionPartialSigner,
 } from '@solana/kit';
@@ -50,6 +53,7 @@ import { config, onConfigReset } from '../config';
 import { X402UnavailableError } from '../core/x402';
 import { FACILITATOR_REFUSALS } from '../messages/catalogue';
 import { RailConfigError } from '../rails/errors';
+import { hotWalletSigner } from '../rails/hot-wallet-signer';
 import { readRailSecret } from '../rails/rail-secret';
 
 /** A refusal of the service's own (policy, seller binding): the reason and its message. */
@@ -119,15 +123,26 @@ const sha256 = (bytes: ReadonlyUint8Array | string): string =>
     .update(typeof bytes === 'string' ? bytes : Buffer.from(bytes))
     .digest('hex');
 
+/** A message that passed every check here: what it passed as, and the fee payer's signature once the signer gave it. */
+interface Admitted {
+  /** sha256 of the requirements' JSON. */
+  requirements: string;
+  until: number;
+  /** The payload and requirements that passed: what the signer is handed, to verify again. */
+  passed: { payload: PaymentPayload; requirements: PaymentRequirements };
+  /** The signer's answer (ed25519 is deterministic: one per message), asked once. */
+  signature?: Promise<string>;
+}
+
 /** Messages (sha256 of their bytes) that passed every check here, with the requirements they passed against, until when. */
 class VerifiedMessages {
-  private readonly entries = new Map<string, { requirements: string; until: number }>();
+  private readonly entries = new Map<string, Admitted>();
 
-  admit(message: string, requirements: string): void {
+  admit(message: string, requirements: string, passed: Admitted['passed']): void {
     const now = Date.now();
     this.prune(now);
     this.entries.delete(message);
-    this.entries.set(message, { requirements, until: now + VERIFIED_FOR_MS });
+    this.entries.set(message, { requirements, until: now + VERIFIED_FOR_MS, passed });
     if (this.entries.size > VERIFIED_MAX) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
@@ -136,9 +151,14 @@ class VerifiedMessages {
 
   /** Admitted and still fresh; with `requirements`, admitted against exactly those. */
   passed(message: string, requirements?: string): boolean {
+    const entry = this.admitted(message);
+    return entry !== undefined && (requirements === undefined || entry.requirements === requirements);
+  }
+
+  /** The admission of a message, while it is fresh. */
+  admitted(message: string): Admitted | undefined {
     const entry = this.entries.get(message);
-    if (!entry || entry.until <= Date.now()) return false;
-    return requirements === undefined || entry.requirements === requirements;
+    return entry && entry.until > Date.now() ? entry : undefined;
   }
 
   /** Entries are in admission order and all live VERIFIED_FOR_MS: the stale ones are at the front. */
@@ -166,7 +186,7 @@ export function readOnlyFacilitator(): Promise<Facilitator> {
   return readOnly;
 }
 
-/** The facilitator for settle: signs as the fee payer with the hot wallet's secret, behind the verified-message gate. */
+/** The facilitator for settle: signs as the fee payer through the hot-wallet signer, behind the verified-message gate. */
 export function signingFacilitator(): Promise<Facilitator> {
   signing ??= build(true).catch((error: unknown) => {
     signing = undefined;
@@ -175,14 +195,14 @@ export function signingFacilitator(): Promise<Facilitator> {
   return signing;
 }
 
-async function build(withSecret: boolean): Promise<Facilitator> {
+async function build(signing: boolean): Promise<Facilitator> {
   const cfg = config();
   const feePayer = cfg.SOLANA_HOT_WALLET_ADDRESS;
   // Not set on a fresh deployment until the operator has made the hot wallet (docs/operating/stages.md, "Secrets").
   if (!feePayer || !cfg.X402_PAY_TO) throw new X402UnavailableError();
   const rpcUrl = cfg.SOLANA_RPC_URL ?? (await secretUrl());
   const gate = new VerifiedMessages();
-  const signer = withSecret ? gated(await hotWallet(feePayer), gate) : addressOnly(address(feePayer));
+  const signer = signing ? gated(address(feePayer), gate) : addressOnly(address(feePayer));
   const svmSigner = toFacilitatorSvmSigner(signer, { defaultRpcUrl: rpcUrl });
   const network = cfg.X402_NETWORK as Network;
   const scheme = new ExactSvmScheme(svmSigner, undefined, {
@@ -250,7 +270,7 @@ async function build(withSecret: boolean): Promise<Facilitator> {
     if (refusal) return { isValid: false, invalidReason: refusal.reason, invalidMessage: refusal.message, payer: '' };
     const response = await facilitator.verify(payload, requirements);
     const message = messageHash(payload);
-    if (response.isValid && message) gate.admit(message, fingerprint(requirements));
+    if (response.isValid && message) gate.admit(message, fingerprint(requirements), { payload, requirements });
     return response;
   };
 
@@ -339,17 +359,32 @@ function feeOf(message: CompiledTransactionMessage): bigint | undefined {
   return LAMPORTS_PER_SIGNATURE * BigInt(message.header.numSignerAccounts) + priority;
 }
 
-/** The hot wallet behind the verified-message gate: it signs a message only once `verify` admitted it. */
-function gated(wallet: KeyPairSigner, gate: VerifiedMessages): KitSigner {
+/**
+ * The fee payer behind the verified-message gate: a message `verify` admitted goes to the
+ * hot-wallet signer with the payload and requirements it passed as (the signer verifies them again
+ * and signs); any other is refused here, before anything leaves this function.
+ */
+function gated(feePayer: Address, gate: VerifiedMessages): KitSigner {
+  const signatureOf = async (messageBytes: ReadonlyUint8Array) => {
+    const entry = gate.admitted(sha256(messageBytes));
+    if (!entry) throw new UncheckedMessageError();
+    entry.signature ??= hotWalletSigner()
+      .sign({ kind: 'x402-settlement', ...entry.passed })
+      .catch((error: unknown) => {
+        entry.signature = undefined;
+        throw error;
+      });
+    return { [feePayer]: bs58.decode(await entry.signature) } as Record<Address, SignatureBytes>;
+  };
   return {
-    address: wallet.address,
-    async signMessages(messages, options) {
+    address: feePayer,
+    async signMessages(messages) {
       if (!messages.every((m) => gate.passed(sha256(m.content)))) throw new UncheckedMessageError();
-      return wallet.signMessages(messages, options);
+      return Promise.all(messages.map((m) => signatureOf(m.content)));
     },
-    async signTransactions(transactions, options) {
+    async signTransactions(transactions) {
       if (!transactions.every((t) => gate.passed(sha256(t.messageBytes)))) throw new UncheckedMessageError();
-      return wallet.signTransactions(transactions, options);
+      return Promise.all(transactions.map((t) => signatureOf(t.messageBytes)));
     },
   };
 }

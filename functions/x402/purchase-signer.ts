@@ -13,7 +13,11 @@
  * it signs as the authority only, read-only), that blockhash, no address table. Whatever a future
  * stock client changes, or a request manages to smuggle in, the wallet signs nothing else.
  *
- * Import this only from x402 functions: it carries @solana/kit and reads the hot wallet's secret.
+ * The key is the hot-wallet signer's (functions/rails/hot-wallet-signer.ts): the routes ask it for a
+ * purchase's payment with the accepted requirements, and it builds, checks and signs the message
+ * itself (`signPurchase`, run by functions/signer/sign.ts). Nothing here reads the secret.
+ *
+ * Import this only from x402 functions: it carries @solana/kit.
  */
 import {
   address,
@@ -35,7 +39,8 @@ import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { config, onConfigReset } from '../config';
 import type { AcceptedRequirements, SignedPurchase } from '../core/purchases';
 import { X402UnavailableError } from '../core/x402';
-import { hotWallet, secretUrl } from './facilitator';
+import { hotWalletSigner } from '../rails/hot-wallet-signer';
+import { secretUrl } from './facilitator';
 
 const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
@@ -125,7 +130,7 @@ function purchaseSigner(wallet: KeyPairSigner, expected: ExpectedPurchase): Tran
   };
 }
 
-/** Builds and signs purchases; one per container, the hot wallet read once. */
+/** Has purchases built and signed (by the hot-wallet signer). */
 export interface PurchaseSigner {
   hotWallet: string;
   sign(requirements: AcceptedRequirements, now: Date): Promise<SignedPurchase>;
@@ -145,38 +150,59 @@ async function build(): Promise<PurchaseSigner> {
   const cfg = config();
   const hot = cfg.SOLANA_HOT_WALLET_ADDRESS;
   if (!hot || !cfg.USDC_MINT) throw new X402UnavailableError();
-  const rpcUrl = cfg.SOLANA_RPC_URL ?? (await secretUrl());
-  const wallet = await hotWallet(hot);
-  const rpc = createSolanaRpc(rpcUrl);
   return {
     hotWallet: hot,
-    async sign(requirements, now) {
-      const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'finalized' }).send();
-      const expected = { requirements, hotWallet: hot, blockhash: latest.blockhash };
-      const scheme = new ExactSvmScheme(purchaseSigner(wallet, expected), { rpcUrl });
-      // The blockhash is the service's: the stock client takes it from `extra` instead of asking the RPC again.
-      const given = {
-        ...requirements,
-        extra: { ...requirements.extra, recentBlockhash: latest.blockhash, lastValidBlockHeight: String(latest.lastValidBlockHeight) },
-      } as PaymentRequirements;
-      const paymentPayload = await scheme.createPaymentPayload(2, given);
-      const wire = (paymentPayload.payload as { transaction?: unknown }).transaction;
-      if (typeof wire !== 'string') throw new UncheckedPurchaseError('no transaction in the payload');
-      const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
-      // Once more on the bytes answered, not only the bytes signed: they are the same message or the signature is worthless.
-      const memo = checkPurchaseMessage(transaction.messageBytes, expected);
-      const own = transaction.signatures[address(hot)];
-      if (!own) throw new UncheckedPurchaseError('not signed by the hot wallet');
-      return {
-        paymentPayload: { x402Version: paymentPayload.x402Version, payload: paymentPayload.payload },
-        authoritySignature: getBase58Decoder().decode(own),
-        blockhash: latest.blockhash,
-        lastValidBlockHeight: Number(latest.lastValidBlockHeight),
-        memo,
-        signedAt: now.toISOString(),
-      };
-    },
+    sign: (requirements, now) => hotWalletSigner().sign({ kind: 'purchase', requirements, signedAt: now.toISOString() }),
   };
+}
+
+/** The hot wallet as the purchase-building signer needs it, and the RPC it fetches blockhashes from. */
+export interface PurchaseKey {
+  wallet: KeyPairSigner;
+  rpcUrl: string;
+}
+
+let keyRpc: { url: string; rpc: ReturnType<typeof createSolanaRpc> } | undefined;
+
+/**
+ * The signer's side (functions/signer/sign.ts): builds the purchase's payment with the stock client
+ * scheme from `requirements`, with a blockhash fetched here, and signs it with the hot wallet only
+ * if the message is exactly that purchase (checkPurchaseMessage), before and after signing.
+ */
+export async function signPurchase(key: PurchaseKey, requirements: AcceptedRequirements, now: Date): Promise<SignedPurchase> {
+  const { wallet, rpcUrl } = key;
+  const hot = wallet.address;
+  if (keyRpc?.url !== rpcUrl) keyRpc = { url: rpcUrl, rpc: createSolanaRpc(rpcUrl) };
+  const { rpc } = keyRpc;
+  const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'finalized' }).send();
+  const expected = { requirements, hotWallet: hot, blockhash: latest.blockhash };
+  const scheme = new ExactSvmScheme(purchaseSigner(wallet, expected), { rpcUrl });
+  // The blockhash is the service's: the stock client takes it from `extra` instead of asking the RPC again.
+  const given = {
+    ...requirements,
+    extra: { ...requirements.extra, recentBlockhash: latest.blockhash, lastValidBlockHeight: String(latest.lastValidBlockHeight) },
+  } as PaymentRequirements;
+  const paymentPayload = await scheme.createPaymentPayload(2, given);
+  const wire = (paymentPayload.payload as { transaction?: unknown }).transaction;
+  if (typeof wire !== 'string') throw new UncheckedPurchaseError('no transaction in the payload');
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+  // Once more on the bytes answered, not only the bytes signed: they are the same message or the signature is worthless.
+  const memo = checkPurchaseMessage(transaction.messageBytes, expected);
+  const own = transaction.signatures[address(hot)];
+  if (!own) throw new UncheckedPurchaseError('not signed by the hot wallet');
+  return {
+    paymentPayload: { x402Version: paymentPayload.x402Version, payload: paymentPayload.payload },
+    authoritySignature: getBase58Decoder().decode(own),
+    blockhash: latest.blockhash,
+    lastValidBlockHeight: Number(latest.lastValidBlockHeight),
+    memo,
+    signedAt: now.toISOString(),
+  };
+}
+
+/** The RPC URL the purchase-building signer uses: given (local), or the secret's (AWS). */
+export async function purchaseRpcUrl(): Promise<string> {
+  return config().SOLANA_RPC_URL ?? (await secretUrl());
 }
 
 /** A purchase's transfer as the chain shows it at `confirmed`: the signature it landed under, and its error (null: it moved the money). */

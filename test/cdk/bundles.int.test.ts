@@ -20,6 +20,7 @@ import { KILL_SWITCH_FANOUT_ENTRY } from '../../lib/kill-switch-fanout';
 import { LEDGER_AUDIT_ENTRY } from '../../lib/ledger-audit';
 import { RECONCILER_ENTRY, WORKER_ENTRY } from '../../lib/payout-pipeline';
 import { ServiceFunction } from '../../lib/service-function';
+import { SIGNER_ENTRY } from '../../lib/signer';
 import { parseStageConfig } from '../../lib/stage-config';
 import { TOPUP_WATCHER_ENTRY } from '../../lib/topup-watcher';
 import { DELIVERY_ENTRY, DISPATCHER_ENTRY } from '../../lib/webhook-pipeline';
@@ -66,6 +67,8 @@ const RAIL_BUDGET = 1_500_000;
  */
 const X402_BUDGET = 2_150_000;
 const RECONCILER_BUDGET = 3_000_000;
+/** The hot-wallet signer (lib/signer.ts): the facilitator's verify, the purchase builder and the payout check (web3.js). */
+const SIGNER_BUDGET = 3_000_000;
 
 const RAIL_ONLY = ['node_modules/@solana/', 'node_modules/node-fetch/', 'node_modules/tr46/', 'node_modules/ws/'];
 
@@ -92,6 +95,8 @@ const entries = [
   { name: 'ledger-audit', entry: LEDGER_AUDIT_ENTRY, rails: false },
   // The table stream's fan-out of the kill switch to the balance shards (DESIGN §18).
   { name: 'kill-switch-fanout', entry: KILL_SWITCH_FANOUT_ENTRY, rails: false },
+  // The one holder of the hot wallet's key (DESIGN §24): checks a payout's message with @solana/web3.js.
+  { name: 'signer', entry: SIGNER_ENTRY, rails: true },
 ];
 let built: Map<string, Built>;
 
@@ -152,6 +157,10 @@ describe('bundles', () => {
 
   it('keeps the payout worker within 1.5 MB', () => {
     expect(built.get('payout-worker')?.bytes).toBeLessThanOrEqual(RAIL_BUDGET);
+  });
+
+  it(`keeps the hot-wallet signer within ${SIGNER_BUDGET / 1e6} MB`, () => {
+    expect(built.get('signer')?.bytes).toBeLessThanOrEqual(SIGNER_BUDGET);
   });
 
   it('keeps the reconciler (payout rail and x402 facilitator) within 3 MB', () => {

@@ -25,14 +25,14 @@ type Grant =
   | 'queue-consume'
   | 'admin-secret'
   | 'approval-secret'
-  | 'rail-secrets'
   | 'hot-wallet-key'
+  | 'hot-wallet-and-rpc-url'
+  | 'signer-invoke'
   | 'paypal-credentials'
   | 'paypal-credentials-and-webhook-id'
   | 'rpc-url-and-paypal-credentials'
   | 'rpc-url'
   | 'approval-secret-and-rpc-url'
-  | 'hot-wallet'
   | 'table-stream'
   | 'table-scan'
   | 'webhook-and-stream-failure-queue-send'
@@ -99,13 +99,17 @@ const EXPECTED: Record<string, Grant[]> = {
   health: ['logs', 'table'],
   openapi: ['logs'],
   // The remote MCP server runs the wrapped use cases in-process: charges and withdrawals included.
-  // x402_purchase signs a purchase's payment as the purchase route does (DESIGN §22).
-  mcp: ['logs', 'table', 'queue-send', 'approval-secret-and-rpc-url', 'hot-wallet', 'hot-wallet-key'],
+  // x402_purchase has a purchase's payment signed as the purchase route does (DESIGN §22): by the signer.
+  mcp: ['logs', 'table', 'queue-send', 'approval-secret-and-rpc-url', 'signer-invoke'],
   // The MCP transport's GET: a 405, from no state at all.
   'mcp-get': ['logs'],
   'not-found': ['logs'],
-  'payout-worker': ['logs', 'table', 'queue-consume', 'rail-secrets', 'hot-wallet-key'],
-  reconciler: ['logs', 'table', 'queue-send', 'rail-secrets', 'hot-wallet-key'],
+  // The rails' secrets but the hot wallet's: a payout's transaction is signed by the signer (DESIGN §24).
+  'payout-worker': ['logs', 'table', 'queue-consume', 'rpc-url-and-paypal-credentials', 'signer-invoke'],
+  reconciler: ['logs', 'table', 'queue-send', 'rpc-url-and-paypal-credentials', 'signer-invoke'],
+  // The hot-wallet signer (lib/signer.ts): the one reader of the hot wallet's secret (and its key);
+  // the RPC URL for x402's verify and a purchase's blockhash. No table, no queue.
+  signer: ['logs', 'hot-wallet-and-rpc-url', 'hot-wallet-key'],
   // Due pending markers through GSI1, one transaction per expiry; no queue, no secret.
   sweeper: ['logs', 'table'],
   // Top-ups: opening one may create a PayPal order; the webhook verifies with PayPal and captures.
@@ -145,17 +149,17 @@ const EXPECTED: Record<string, Grant[]> = {
   // The approval secret: charge.approval_requested's link token is derived at delivery, never stored.
   'webhook-delivery': ['logs', 'table', 'webhook-queue-consume', 'webhook-key-decrypt', 'approval-secret'],
   // x402 (docs/x402.md): verify, supported and the settings read the chain and know the fee payer's
-  // address only; settle alone signs as the fee payer, so it alone reads the hot wallet's secret.
+  // address only; settle has the signer sign as the fee payer (it holds no key).
   'x402-verify': ['logs', 'table', 'rpc-url'],
-  'x402-settle': ['logs', 'table', 'rpc-url', 'hot-wallet', 'hot-wallet-key'],
+  'x402-settle': ['logs', 'table', 'rpc-url', 'signer-invoke'],
   'x402-supported': ['logs', 'rpc-url'],
   'agent-x402-settings': ['logs', 'table', 'rpc-url'],
   'agent-x402-payments': ['logs', 'table'],
-  // x402 purchases (DESIGN §22): create and read sign the purchase's payment with the hot wallet
-  // (as the transfer's authority only: purchase-signer.ts); the receipt only reads the chain.
-  'agent-x402-purchase-create': ['logs', 'table', 'approval-secret-and-rpc-url', 'hot-wallet', 'hot-wallet-key'],
+  // x402 purchases (DESIGN §22): create and read have the signer sign the purchase's payment (the
+  // hot wallet as the transfer's authority only: purchase-signer.ts); the receipt only reads the chain.
+  'agent-x402-purchase-create': ['logs', 'table', 'approval-secret-and-rpc-url', 'signer-invoke'],
   'agent-x402-purchases-list': ['logs', 'table'],
-  'agent-x402-purchase-get': ['logs', 'table', 'rpc-url', 'hot-wallet', 'hot-wallet-key'],
+  'agent-x402-purchase-get': ['logs', 'table', 'rpc-url', 'signer-invoke'],
   'agent-x402-purchase-receipt': ['logs', 'table', 'rpc-url'],
 };
 
@@ -195,11 +199,14 @@ function statement(grant: Exclude<Grant, 'table'>, fn: ServiceFunction): Expecte
       return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.adminKey)] };
     case 'approval-secret':
       return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.approvalSecret)] };
-    case 'rail-secrets':
+    case 'hot-wallet-and-rpc-url':
       return {
         actions: ['secretsmanager:GetSecretValue'],
-        resources: [secret(stack.data.solanaHotWallet), secret(stack.data.solanaRpcUrl), secret(stack.data.paypalCredentials)],
+        resources: [secret(stack.data.solanaHotWallet), secret(stack.data.solanaRpcUrl)],
       };
+    case 'signer-invoke':
+      // The signer function itself: not its versions or aliases (`:*`, which CDK's grantInvoke adds).
+      return { actions: ['lambda:InvokeFunction'], resources: [{ 'Fn::GetAtt': [logicalId(stack, stack.signer.fn.fn), 'Arn'] }] };
     case 'paypal-credentials':
       return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.paypalCredentials)] };
     case 'paypal-credentials-and-webhook-id':
@@ -212,8 +219,6 @@ function statement(grant: Exclude<Grant, 'table'>, fn: ServiceFunction): Expecte
         actions: ['secretsmanager:GetSecretValue'],
         resources: [secret(stack.data.solanaRpcUrl), secret(stack.data.paypalCredentials)],
       };
-    case 'hot-wallet':
-      return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.solanaHotWallet)] };
     case 'rpc-url':
       return { actions: ['secretsmanager:GetSecretValue'], resources: [secret(stack.data.solanaRpcUrl)] };
     case 'approval-secret-and-rpc-url':
@@ -304,7 +309,22 @@ const functions: [string, ServiceFunction][] = [
   ['webhook-delivery', stack.webhooks.delivery],
   ['kill-switch-fanout', stack.killSwitch.fn],
   ['ledger-audit', stack.ledgerAudit.fn],
+  ['signer', stack.signer.fn],
 ];
+
+/** The roles (logical ids) whose policies allow `action` on a resource that mentions `resource`. */
+function rolesAllowed(action: string, resource: unknown, template = all): string[] {
+  const needle = JSON.stringify(resource);
+  return Object.values(template)
+    .filter((r) => r.Type === 'AWS::IAM::Policy')
+    .filter((p) =>
+      (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement.some(
+        (s) => asArray(s.Action).includes(action) && JSON.stringify(s.Resource).includes(needle),
+      ),
+    )
+    .flatMap((p) => (p.Properties?.Roles as { Ref: string }[]).map((r) => r.Ref))
+    .sort();
+}
 
 describe('IAM', () => {
   it('has an expectation for every function, and a function for every expectation', () => {
@@ -356,6 +376,41 @@ describe('IAM', () => {
     });
     expect(role.Policies).toBeUndefined();
     expect(role.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it("lets exactly one role read the hot wallet's secret, the signer's, and exactly the money paths invoke the signer (DESIGN §24)", () => {
+    const role = (fn: ServiceFunction) => logicalId(stack, fn.role);
+    expect(rolesAllowed('secretsmanager:GetSecretValue', secret(stack.data.solanaHotWallet))).toEqual([role(stack.signer.fn)]);
+    expect(rolesAllowed('kms:Decrypt', { 'Fn::GetAtt': [logicalId(stack, stack.data.hotWalletKey), 'Arn'] })).toEqual([
+      role(stack.signer.fn),
+    ]);
+    const invokers = ['payout-worker', 'reconciler', 'x402-settle', 'agent-x402-purchase-create', 'agent-x402-purchase-get', 'mcp'];
+    expect(
+      functions
+        .filter(([name]) => EXPECTED[name]?.includes('signer-invoke'))
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual([...invokers].sort());
+    const invokerRoles = functions.filter(([name]) => invokers.includes(name)).map(([, fn]) => role(fn));
+    expect(rolesAllowed('lambda:InvokeFunction', { 'Fn::GetAtt': [logicalId(stack, stack.signer.fn.fn), 'Arn'] })).toEqual(
+      invokerRoles.sort(),
+    );
+    // Nothing else may invoke it: no resource policy on it (no API Gateway, event source or schedule).
+    const signerArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack, stack.signer.fn.fn), 'Arn'] });
+    const signerName = JSON.stringify({ Ref: logicalId(stack, stack.signer.fn.fn) });
+    expect(
+      Object.values(all).filter(
+        (r) =>
+          ['AWS::Lambda::Permission', 'AWS::Lambda::EventSourceMapping', 'AWS::Events::Rule'].includes(r.Type) &&
+          (JSON.stringify(r.Properties).includes(signerArn) || JSON.stringify(r.Properties).includes(signerName)),
+      ),
+    ).toEqual([]);
+    // And only the signer is told where the secret is.
+    const told = Object.entries(all)
+      .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
+      .filter(([, r]) => JSON.stringify(r.Properties?.Environment ?? {}).includes('SOLANA_HOT_WALLET_SECRET_ARN'))
+      .map(([id]) => id);
+    expect(told).toEqual([logicalId(stack, stack.signer.fn.fn)]);
   });
 
   it('lets only the daily ledger audit Scan the table', () => {

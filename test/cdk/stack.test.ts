@@ -65,7 +65,7 @@ const functionEnv = (id: string) =>
 const api = stack.api;
 const pipeline = stack.pipeline;
 const sweeper = stack.sweeper.fn;
-const allFunctions = [...api.functions.values(), pipeline.worker, pipeline.reconciler, sweeper, stack.ledgerAudit.fn];
+const allFunctions = [...api.functions.values(), pipeline.worker, pipeline.reconciler, sweeper, stack.ledgerAudit.fn, stack.signer.fn];
 
 describe('HTTP API', () => {
   it('serves the six spec routes, balance, the admin API, the user API, health and a $default not-found route', () => {
@@ -289,8 +289,8 @@ describe('reserved concurrency', () => {
 describe('functions (the house construct)', () => {
   it('run Node.js 24 on ARM64 with JSON logs and a log group retained unless its first create fails; no half tracing, no source-map loading', () => {
     const lambdas = ofType('AWS::Lambda::Function');
-    // Routes, payout worker, reconciler, sweeper, top-up watcher, webhook dispatcher and delivery worker, kill-switch fan-out, ledger audit.
-    expect(lambdas).toHaveLength(ROUTES.length + 8);
+    // Routes, payout worker, reconciler, sweeper, top-up watcher, webhook dispatcher and delivery worker, kill-switch fan-out, ledger audit, signer.
+    expect(lambdas).toHaveLength(ROUTES.length + 9);
     for (const [id, fn] of lambdas) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -426,20 +426,14 @@ describe('functions (the house construct)', () => {
         route.topups === 'webhook'
           ? ['PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN', 'PAYPAL_WEBHOOK_ID_SECRET_ARN']
           : ['USDC_MINT', 'PAYPAL_BASE_URL', 'PAYPAL_CREDENTIALS_SECRET_ARN'];
-      // x402 routes know the mint and the RPC URL's ARN; settle alone the hot wallet's (it signs as the fee payer).
-      const x402Keys = ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN', ...(route.x402 === 'settle' ? ['SOLANA_HOT_WALLET_SECRET_ARN'] : [])];
+      // x402 routes know the mint and the RPC URL's ARN, never the hot wallet's: the ones whose payments
+      // the hot wallet signs name the signer function instead (lib/signer.ts, DESIGN §24).
+      const x402Keys = ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN'];
       expect(railKeys.sort()).toEqual(
-        (route.queue
-          ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN', ...(route.x402 === 'settle' ? ['SOLANA_HOT_WALLET_SECRET_ARN'] : [])]
-          : route.topups
-            ? topupKeys
-            : route.x402
-              ? x402Keys
-              : []
-        ).sort(),
+        (route.queue ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN'] : route.topups ? topupKeys : route.x402 ? x402Keys : []).sort(),
       );
       if (route.queue || route.x402) expect(env.SOLANA_RPC_URL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaRpcUrl) });
-      if (route.x402 === 'settle') expect(env.SOLANA_HOT_WALLET_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaHotWallet) });
+      expect(env.SIGNER_FUNCTION_NAME).toEqual(route.x402 === 'settle' ? { Ref: logicalId(stack, stack.signer.fn.fn) } : undefined);
       // The test stage names no hot wallet address: the x402 routes answer 503 until the operator sets it.
       expect(env.X402_NETWORK).toEqual(route.x402 ? 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' : undefined);
       expect(env.X402_PAY_TO).toBeUndefined();
@@ -568,15 +562,8 @@ describe('data', () => {
     }
   });
 
-  it('lets nobody but the worker, the reconciler, x402 settle, purchase create and read, MCP (x402_purchase), and the configured break-glass role read the hot-wallet secret', () => {
-    const signers = ['agent-x402-purchase-create', 'agent-x402-purchase-get', 'x402-settle', 'mcp'].map((name) => {
-      const fn = stack.api.functions.get(name);
-      if (!fn) throw new Error(`no ${name} function`);
-      return fn;
-    });
-    // In the order the stack adds them: routes (as ROUTES lists them) after the pipeline's.
-    const ordered = ROUTES.map((r) => signers.find((fn) => fn === stack.api.functions.get(r.name))).filter((fn) => fn !== undefined);
-    const roles = [pipeline.worker, pipeline.reconciler, ...ordered].map((fn) => ({ 'Fn::GetAtt': [logicalId(stack, fn.role), 'Arn'] }));
+  it('lets nobody but the hot-wallet signer and the configured break-glass role read the hot-wallet secret (DESIGN §24: the money paths invoke the signer, test/cdk/iam.test.ts)', () => {
+    const roles = [{ 'Fn::GetAtt': [logicalId(stack, stack.signer.fn.role), 'Arn'] }];
     const denyOthers = (allowed: unknown[]) => ({
       SecretId: { Ref: logicalId(stack, stack.data.solanaHotWallet) },
       ResourcePolicy: {
@@ -597,15 +584,7 @@ describe('data', () => {
 
     const breakGlass = BREAK_GLASS_ROLE;
     const withBreakGlass = varied();
-    const rolesThere = [
-      withBreakGlass.stack.pipeline.worker,
-      withBreakGlass.stack.pipeline.reconciler,
-      ...ROUTES.filter((r) => ['x402-settle', 'agent-x402-purchase-create', 'agent-x402-purchase-get', 'mcp'].includes(r.name)).map(
-        (r) => withBreakGlass.stack.api.functions.get(r.name) ?? pipeline.worker,
-      ),
-    ].map((fn) => ({
-      'Fn::GetAtt': [logicalId(withBreakGlass.stack, fn.role), 'Arn'],
-    }));
+    const rolesThere = [{ 'Fn::GetAtt': [logicalId(withBreakGlass.stack, withBreakGlass.stack.signer.fn.role), 'Arn'] }];
     withBreakGlass.template.hasResourceProperties('AWS::SecretsManager::ResourcePolicy', {
       ResourcePolicy: {
         Statement: [Match.objectLike({ Condition: { ArnNotEquals: { 'aws:PrincipalArn': [...rolesThere, breakGlass] } } })],
@@ -693,11 +672,13 @@ describe('payout pipeline', () => {
   it('configures the rails for the worker and the reconciler from the stage: USDC mint, PayPal sandbox, and the RPC URL as a secret only', () => {
     for (const fn of [pipeline.worker, pipeline.reconciler]) {
       expect(functionEnv(fnId(fn)).SOLANA_RPC_URL).toBeUndefined();
+      expect(functionEnv(fnId(fn)).SOLANA_HOT_WALLET_SECRET_ARN).toBeUndefined();
       expect(functionEnv(fnId(fn))).toMatchObject({
         SOLANA_RPC_URL_SECRET_ARN: { Ref: logicalId(stack, stack.data.solanaRpcUrl) },
         USDC_MINT: config.usdcMint,
         PAYPAL_BASE_URL: 'https://api-m.sandbox.paypal.com',
-        SOLANA_HOT_WALLET_SECRET_ARN: { Ref: logicalId(stack, stack.data.solanaHotWallet) },
+        // A payout's transaction is signed by the hot-wallet signer; the key is not theirs to read.
+        SIGNER_FUNCTION_NAME: { Ref: logicalId(stack, stack.signer.fn.fn) },
         PAYPAL_CREDENTIALS_SECRET_ARN: { Ref: logicalId(stack, stack.data.paypalCredentials) },
       });
     }
@@ -836,12 +817,21 @@ describe('dashboard', () => {
 });
 
 describe('size', () => {
-  /** What one route adds to its part's nested stack (function, role, policy, log group) and to the parent (route, integration, invoke permission). */
-  const PER_ROUTE_IN_PART = 4;
-  const PER_ROUTE_IN_PARENT = 3;
+  /**
+   * What one route adds to its part's nested stack (function, role, policy, log group, integration,
+   * invoke permission) and to the parent (the route: docs/operating/stack.md "Nested stacks" says why it stays).
+   */
+  const PER_ROUTE_IN_PART = 6;
+  const PER_ROUTE_IN_PARENT = 1;
+  /** The parent's budget (DESIGN §24): under 300 of CloudFormation's 500, with room for PARENT_ROOM_ROUTES more routes. */
+  const PARENT_BUDGET = 300;
+  const PARENT_ROOM_ROUTES = 40;
+  /** A nested stack's: below 450 of 500, with room for PART_ROOM_ROUTES more routes in it. */
+  const PART_BUDGET = 450;
+  const PART_ROOM_ROUTES = 12;
   const count = (t: (typeof templates)[number]) => Object.keys(t.template.toJSON().Resources as object).length;
 
-  it('puts each route function in the nested stack of its part of the API, the routes themselves in the parent', () => {
+  it('puts each route function, its integration and its invoke permission in the nested stack of its part of the API, the routes themselves in the parent', () => {
     expect([...api.parts.keys()].sort()).toEqual([...API_PARTS].sort());
     for (const route of ROUTES) {
       const fn = api.functions.get(route.name);
@@ -853,15 +843,40 @@ describe('size', () => {
       expect([type, Object.keys(parent?.findResources(type) ?? {}).length]).toEqual([type, ofType(type).length]);
     }
     parent?.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length);
-    parent?.resourceCountIs('AWS::ApiGatewayV2::Integration', ROUTES.length);
+    parent?.resourceCountIs('AWS::ApiGatewayV2::Integration', 0);
+    for (const route of ROUTES) {
+      const part = templates.find((t) => t.stack === api.parts.get(apiPart(route)))?.template.toJSON().Resources as Record<
+        string,
+        { Type: string; Properties: Record<string, unknown> }
+      >;
+      const fnId = api.functions.get(route.name)?.fn.node.defaultChild as never;
+      const ref = JSON.stringify({ 'Fn::GetAtt': [Stack.of(fnId).getLogicalId(fnId), 'Arn'] });
+      const of = (type: string) => Object.values(part).filter((r) => r.Type === type && JSON.stringify(r.Properties).includes(ref));
+      expect([route.name, of('AWS::ApiGatewayV2::Integration').length, of('AWS::Lambda::Permission').length]).toEqual([route.name, 1, 1]);
+    }
+    // In the parent, no invoke permission of a route function remains (the signer has none at all).
+    expect(Object.keys(parent?.findResources('AWS::Lambda::Permission') ?? {}).every((id) => !/Integration/.test(id))).toBe(true);
     parent?.resourceCountIs('AWS::CloudWatch::Alarm', ofType('AWS::CloudWatch::Alarm').length);
   });
 
-  it(`keeps every stack, the parent and each nested one, below 450 of CloudFormation's 500 resources with room for 8 more routes`, () => {
+  it(`keeps the parent under ${PARENT_BUDGET} resources with room for ${PARENT_ROOM_ROUTES} more routes, and each nested stack below ${PART_BUDGET} of CloudFormation's 500 with room for ${PART_ROOM_ROUTES}`, () => {
     expect(templates.length).toBe(1 + API_PARTS.length);
     for (const [i, t] of templates.entries()) {
-      const perRoute = i === 0 ? PER_ROUTE_IN_PARENT : PER_ROUTE_IN_PART;
-      expect([t.stack.node.path, count(t) + 8 * perRoute <= 450]).toEqual([t.stack.node.path, true]);
+      const room =
+        i === 0
+          ? count(t) + PARENT_ROOM_ROUTES * PER_ROUTE_IN_PARENT < PARENT_BUDGET
+          : count(t) + PART_ROOM_ROUTES * PER_ROUTE_IN_PART <= PART_BUDGET;
+      expect([t.stack.node.path, count(t), room]).toEqual([t.stack.node.path, count(t), true]);
+    }
+  });
+
+  it("keeps every template within CloudFormation's other quotas: 200 parameters, 200 outputs, 1 MB (S3) of template", () => {
+    for (const t of templates) {
+      const json = t.template.toJSON() as { Parameters?: object; Outputs?: object };
+      const parameters = Object.keys(json.Parameters ?? {}).length;
+      const outputs = Object.keys(json.Outputs ?? {}).length;
+      const bytes = JSON.stringify(json).length;
+      expect([t.stack.node.path, parameters <= 150, outputs <= 150, bytes < 800_000]).toEqual([t.stack.node.path, true, true, true]);
     }
   });
 

@@ -7,6 +7,8 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import { type LocalSqs, type PayoutConsumer, startLocalSqs, startPayoutConsumer } from '../../bin/local/payout-pipeline';
 import type { LocalSolana } from '../../bin/local/solana-rpc';
 import { resetForTests } from '../../functions/config';
+import { HOT_WALLET_LAMPORTS_METRIC } from '../../functions/observability/metric-names';
+import { metrics } from '../../functions/observability/metrics';
 import { createPayoutWorker } from '../../functions/payout-worker/worker';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { getPayout } from '../../functions/store/payout.repository';
@@ -157,5 +159,23 @@ describe('payout pipeline on local SQS', () => {
     const unhurried = await reconciler(undefined, { getRemainingTimeInMillis: () => 300_000 });
     expect(unhurried).toMatchObject({ driven: { completed: 1 }, stuck: 0 });
     expect(await statusOf(agentId, payoutId)).toBe('COMPLETED');
+  });
+
+  it("reports the hot wallet's SOL on every run with x402 off (it pays every USDC payout's fee), and carries on when it cannot read it", async () => {
+    const recorded = jest.spyOn(metrics(), 'addMetric');
+    try {
+      // No x402 facilitator: the reading does not depend on it (HotWalletSolLow, lib/monitoring.ts).
+      await createReconciler({ railFor: fakeRails(rail), hotWalletLamports: async () => 42_000_000 })();
+      const readings = () => recorded.mock.calls.filter(([name]) => name === HOT_WALLET_LAMPORTS_METRIC).map(([, , value]) => value);
+      expect(readings()).toEqual([42_000_000]);
+      const report = await createReconciler({
+        railFor: fakeRails(rail),
+        hotWalletLamports: () => Promise.reject(new Error('rpc down')),
+      })();
+      expect(report.stuck).toBe(0);
+      expect(readings()).toEqual([42_000_000]);
+    } finally {
+      recorded.mockRestore();
+    }
   });
 });

@@ -21,6 +21,7 @@ import {
   SolanaRail,
   TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS,
 } from '../../functions/rails/solana.rail';
+import { keySigner } from '../../functions/signer/sign';
 import { MemoryCheckpoint } from './checkpoint';
 
 const NET = 9_710_000; // 10.01 USDC gross − 3 % fee
@@ -44,7 +45,7 @@ function railFor(
     rpcUrl: chain.url,
     mint: chain.mint,
     commitment: 'confirmed',
-    hotWalletSecret: async () => chain.hotWallet.secretKey,
+    signer: keySigner({ secret: async () => chain.hotWallet.secretKey, mint: chain.mint }),
     pollIntervalMs: 10,
     confirmTimeoutMs,
     rpcTimeoutMs: 2_000,

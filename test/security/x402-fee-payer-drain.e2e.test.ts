@@ -12,7 +12,7 @@
  */
 import { HOT_WALLET_LAMPORTS_METRIC, X402_FEE_PAYER_LAMPORTS_METRIC } from '../../functions/observability/metric-names';
 import { metrics } from '../../functions/observability/metrics';
-import { railFor } from '../../functions/rails';
+import { hotWalletLamports, railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { expectLedgerBalanced } from '../support/audit';
@@ -95,7 +95,7 @@ describe("the fee payer's spend per settlement is capped", () => {
   it("the reconciler reports the hot wallet's SOL on every run", async () => {
     const recorded = jest.spyOn(metrics(), 'addMetric');
     try {
-      await createReconciler({ railFor, x402Facilitator: readOnlyFacilitator })();
+      await createReconciler({ railFor, x402Facilitator: readOnlyFacilitator, hotWalletLamports })();
       // The stack's own reconciler may run meanwhile: each reading is the wallet's balance.
       const readings = recorded.mock.calls.filter(([name]) => name === HOT_WALLET_LAMPORTS_METRIC).map(([, , value]) => value);
       expect(readings.length).toBeGreaterThanOrEqual(1);

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { functionEnvironment } from '../../bin/local/function-environments';
 import { currentFunction } from '../../bin/local/function-scope';
 import { useFunctionEnvironments } from '../../functions/config';
+import { useInProcessSigner } from '../../functions/rails/hot-wallet-signer';
 
 process.env.TABLE_NAME = `test-${randomBytes(6).toString('hex')}`;
 process.env.DYNAMODB_ENDPOINT = process.env.TEST_DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:1';
@@ -23,3 +24,6 @@ process.env.LOG_LEVEL = 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 useFunctionEnvironments({ current: currentFunction, environment: (name) => functionEnvironment(name, process.env) });
+// The hot-wallet signer runs in-process, as under `npm start` (bin/local/stack.ts): tests that pay or
+// settle without the local stack reach the same signer code.
+useInProcessSigner(() => import('../../functions/signer/sign').then((signer) => signer.inProcessSigner()));
