@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { type PaypalSandbox, startPaypalSandbox } from './paypal-sandbox';
+import { LOCAL_SIGNER_FUNCTION_NAME } from './signer';
 import { type LocalSolana, startLocalSolana } from './solana-rpc';
 
 export interface LocalRailsOptions {
@@ -45,6 +46,8 @@ export async function startLocalRails(opts: LocalRailsOptions = {}): Promise<Loc
       USDC_MINT: solana.mint,
       SOLANA_HOT_WALLET_SECRET: solana.hotWallet.secretKey,
       SOLANA_HOT_WALLET_ADDRESS: solana.hotWallet.publicKey,
+      // The functions the stack lets invoke the signer see its name; the in-process signer answers.
+      SIGNER_FUNCTION_NAME: LOCAL_SIGNER_FUNCTION_NAME,
       PAYPAL_BASE_URL: paypal.url,
       PAYPAL_CLIENT_ID: paypal.clientId,
       PAYPAL_CLIENT_SECRET: paypal.clientSecret,

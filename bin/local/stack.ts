@@ -30,13 +30,14 @@ import { type LocalHandler, sendJson, startLocalServer } from './local-server';
 import type { BatchHandler } from './payout-pipeline';
 import { type LocalSqs, startLocalSqs, startPayoutConsumer } from './payout-pipeline';
 import { type LocalRails, startLocalRails } from './rails';
+import { loadLocalSigner } from './signer';
 import { ensureTable } from './table';
 import { createWebhookQueues, startWebhookPipeline, type WebhookQueues } from './webhook-pipeline';
 
 // The hot-wallet signer (DESIGN §24) runs in this process: the signer function's own code
-// (functions/signer/sign.ts), reading the local hot wallet's secret, behind the interface the
-// money paths call (on AWS a Lambda function of its own).
-useInProcessSigner(() => import('../../functions/signer/sign').then((signer) => signer.inProcessSigner()));
+// (functions/signer/sign.ts) run as the signer function (./signer.ts), reading the local hot
+// wallet's secret, behind the interface the money paths call (on AWS a Lambda function of its own).
+useInProcessSigner(loadLocalSigner);
 
 export interface LocalStackOptions {
   port?: number;

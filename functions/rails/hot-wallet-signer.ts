@@ -90,7 +90,8 @@ let current: HotWalletSigner | undefined;
 
 /**
  * Local runs: the signer's own code, in this process (bin/local/stack.ts, test/support/env.ts).
- * Loaded on first use. SIGNER_FUNCTION_NAME, when set, still wins.
+ * Loaded on first use. Once installed it answers, whatever SIGNER_FUNCTION_NAME says: locally that
+ * variable only marks which functions the stack lets invoke the signer (bin/local/signer.ts).
  */
 export function useInProcessSigner(load: Loader): void {
   inProcess = load;
@@ -101,9 +102,7 @@ export function useInProcessSigner(load: Loader): void {
 export function hotWalletSigner(): HotWalletSigner {
   if (current) return current;
   const functionName = config().SIGNER_FUNCTION_NAME;
-  if (functionName) {
-    current = lambdaSigner(functionName);
-  } else if (inProcess) {
+  if (inProcess) {
     const load = inProcess;
     let loaded: Promise<HotWalletSigner> | undefined;
     current = {
@@ -115,6 +114,8 @@ export function hotWalletSigner(): HotWalletSigner {
         return loaded.then((signer) => signer.sign(request));
       },
     };
+  } else if (functionName) {
+    current = lambdaSigner(functionName);
   } else {
     throw new RailConfigError('no hot-wallet signer: set SIGNER_FUNCTION_NAME (AWS), or run the local stack');
   }

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { functionEnvironment } from '../../bin/local/function-environments';
 import { currentFunction } from '../../bin/local/function-scope';
+import { LOCAL_SIGNER_FUNCTION_NAME, loadLocalSigner } from '../../bin/local/signer';
 import { useFunctionEnvironments } from '../../functions/config';
 import { useInProcessSigner } from '../../functions/rails/hot-wallet-signer';
 
@@ -21,9 +22,10 @@ process.env.AWS_REGION = 'us-east-1';
 process.env.ADMIN_KEY = 'test-admin-key-0123456789';
 process.env.APPROVAL_SECRET = 'test-approval-secret-0123456789abcdef';
 process.env.LOG_LEVEL = 'SILENT';
+process.env.SIGNER_FUNCTION_NAME = LOCAL_SIGNER_FUNCTION_NAME;
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 useFunctionEnvironments({ current: currentFunction, environment: (name) => functionEnvironment(name, process.env) });
 // The hot-wallet signer runs in-process, as under `npm start` (bin/local/stack.ts): tests that pay or
 // settle without the local stack reach the same signer code.
-useInProcessSigner(() => import('../../functions/signer/sign').then((signer) => signer.inProcessSigner()));
+useInProcessSigner(loadLocalSigner);
