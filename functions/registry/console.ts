@@ -22,6 +22,7 @@ const CONSOLE_FRAMEWORK = combine(
     'usePasskey',
     'listPasskeys',
     'deletePasskey',
+    'confirmSessionOpener',
     'webauthnChallenge',
     'userKeyLookup',
     'createUser',
@@ -50,6 +51,7 @@ const CONSOLE_PAGES = combine(
   uses(
     'rotateUserKey',
     'endAccountCredentials',
+    'endConsoleAccess',
     'createUserWebhook',
     'getWebhooks',
     'deleteWebhook',

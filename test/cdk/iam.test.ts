@@ -412,10 +412,11 @@ describe("IAM under adminAuth key (npm start's scheme, deployed)", () => {
 /** Who may delete from the table, and what: written out by hand, so a new DeleteItem is reviewed. */
 const DELETES: Record<string, string[]> = {
   // Rotation moves the key item (the old key's goes); an account key's also deletes the payer's
-  // webhook endpoints, which whoever held the old key may have made (docs/webhooks.md).
+  // webhook endpoints, which whoever held the old key may have made (docs/webhooks.md), and ends
+  // their console access: every session, every passkey added with the key (DESIGN §24).
   'rotate-agent-key': ['AGENTKEY#*'],
-  'user-rotate-key': ['USERKEY#*', 'WEBHOOKS#*'],
-  'admin-rotate-user-key': ['USERKEY#*', 'WEBHOOKS#*'],
+  'user-rotate-key': ['CONSOLESESSION#*', 'PASSKEY#*', 'USERKEY#*', 'USERPASSKEYS#*', 'USERSESSIONS#*', 'WEBHOOKS#*'],
+  'admin-rotate-user-key': ['CONSOLESESSION#*', 'PASSKEY#*', 'USERKEY#*', 'USERPASSKEYS#*', 'USERSESSIONS#*', 'WEBHOOKS#*'],
   // A finished payout releases its agent's lock.
   'payout-worker': ['PAYOUTLOCK#*'],
   reconciler: ['PAYOUTLOCK#*'],
@@ -423,10 +424,11 @@ const DELETES: Record<string, string[]> = {
   'admin-cancel-payout': ['PAYOUTLOCK#*'],
   'agent-webhooks-delete': ['WEBHOOKS#*'],
   'user-webhooks-delete': ['WEBHOOKS#*'],
-  // The console: sign-out ends sessions, a used challenge is deleted, a passkey removed; Developers'
-  // rotation and webhook deletion as the user API's.
-  console: ['CONSOLESESSION#*', 'PASSKEY#*', 'USERKEY#*', 'USERPASSKEYS#*', 'USERSESSIONS#*', 'WACHALLENGE#*', 'WEBHOOKS#*'],
-  'console-pages': ['CONSOLESESSION#*', 'PASSKEY#*', 'USERKEY#*', 'USERPASSKEYS#*', 'USERSESSIONS#*', 'WACHALLENGE#*', 'WEBHOOKS#*'],
+  // The console: sign-out ends sessions, a passkey removed (and the sessions it opened); Developers'
+  // rotation and webhook deletion as the user API's. A challenge is never deleted: it is stored
+  // nowhere until answered, then recorded spent once (DESIGN §24).
+  console: ['CONSOLESESSION#*', 'PASSKEY#*', 'USERKEY#*', 'USERPASSKEYS#*', 'USERSESSIONS#*', 'WEBHOOKS#*'],
+  'console-pages': ['CONSOLESESSION#*', 'PASSKEY#*', 'USERKEY#*', 'USERPASSKEYS#*', 'USERSESSIONS#*', 'WEBHOOKS#*'],
 };
 
 /**
