@@ -7,6 +7,7 @@ import { refuse } from '../messages/refusal';
 import { renderConsentPage } from '../pages/consent-page.view';
 import { htmlErrorResponse } from '../pages/html';
 import * as NEEDS from '../registry/needs.generated';
+import { openerStands, sessionAccountKeyHash } from '../use-cases/console-sessions';
 import { decideOnConsentPage } from '../use-cases/grant-requests';
 
 // Allow derives the grant's key from the approval secret; a signed-in payer's form is checked against the console's origin.
@@ -24,7 +25,13 @@ export const handler = httpHandler(
     if (form.csrf !== undefined) {
       const session = await consoleSessionOf(req);
       if (!session || !signedInFormValid(req, session, form.csrf)) throw refuse('consoleFormRefused');
-      const page = await decideOnConsentPage(req.params.token, form, { userId: session.userId });
+      // What opened the session must still stand (DESIGN §24): a rotated key's or a removed passkey's session decides nothing.
+      if (!(await openerStands(session))) throw refuse('consoleFormRefused');
+      const accountKeyHash = sessionAccountKeyHash(session);
+      const page = await decideOnConsentPage(req.params.token, form, {
+        userId: session.userId,
+        ...(accountKeyHash ? { accountKeyHash } : {}),
+      });
       return renderConsentPage(page, req.params.token, { signedIn: { csrfToken: session.csrfToken } });
     }
     return renderConsentPage(await decideOnConsentPage(req.params.token, form), req.params.token, { loginUrl: consoleLoginUrl(req.path) });

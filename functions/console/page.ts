@@ -29,6 +29,13 @@ export interface ConsoleSession {
   csrfToken: string;
   /** The payer's IANA time zone when the browser said it (a cookie), else undefined (UTC). */
   timeZone?: string;
+  /** What opened the session (DESIGN §24): a passkey, or the account key. Undefined in page tests that do not say. */
+  openedBy?: 'passkey' | 'accountKey';
+  /**
+   * A session the account key opened: that key's hash. Its forms act with it, never with a newer
+   * key (a rotation ends the session; a form racing the rotation is refused by the key's condition).
+   */
+  accountKeyHash?: string;
 }
 
 export interface ConsoleRequest {

@@ -16,15 +16,25 @@ import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { html } from '../pages/html';
 import {
+  confirmSession,
   csrfTokenMatches,
   endAllSessions,
   endSession,
   resolveSession,
   type Session,
+  sessionAccountKeyHash,
   signInWithAccountKey,
   takeWelcome,
 } from '../use-cases/console-sessions';
-import { addPasskeyOptions, finishAddPasskey, finishSignIn, finishSignUp, signInOptions, signUpOptions } from '../use-cases/passkeys';
+import {
+  addPasskeyOptions,
+  addPasskeyProofOptions,
+  finishAddPasskey,
+  finishSignIn,
+  finishSignUp,
+  signInOptions,
+  signUpOptions,
+} from '../use-cases/passkeys';
 import { validTimeZone } from './format';
 import {
   basePath,
@@ -212,6 +222,14 @@ export async function serveConsole(req: ConsoleHttpRequest): Promise<ConsoleHttp
         return isJson(req) ? refusedJson('consoleForbidden') : refusedPage('consoleFormForbidden', session);
       }
       delete form.csrf;
+      // What opened the session must still stand before it changes anything (DESIGN §24): a
+      // rotation or a removal ends its sessions eagerly, and this closes the race with one.
+      if (!(await confirmSession(session))) {
+        const cleared = [clearedSessionCookie()];
+        return isJson(req)
+          ? json(refusalStatus('consoleSessionEnded'), { error: refusalText('consoleSessionEnded') }, cleared)
+          : redirect('/console/login', cleared);
+      }
     }
     const own = await signedInRoute(req, session, body);
     if (own) return own;
@@ -278,7 +296,7 @@ async function signedOutRoute(req: ConsoleHttpRequest): Promise<ConsoleHttpAnswe
     }
     case 'POST /console/signup/verify': {
       const body = parseJson(req);
-      const { cookieValue } = await finishSignUp(rp, body.response as never, req.now);
+      const { cookieValue } = await finishSignUp(rp, body.response as never, req.address, req.now);
       return goTo('/console/welcome', [sessionCookie(cookieValue)]);
     }
     default:
@@ -303,11 +321,20 @@ async function signedInRoute(
       return redirect('/console/login', [clearedSessionCookie()]);
     case 'GET /console/welcome':
       return answer(200, welcomeDocument(await takeWelcome(session), session.csrfToken));
-    case 'POST /console/security/passkeys/options':
-      return json(200, await addPasskeyOptions(relyingParty(), session.userId, req.now));
+    // Adding a passkey (DESIGN §24): a fresh proof first — an assertion made for this (a passkey
+    // session: `proof` gives its options), or the account key typed again (a key-opened session).
+    case 'POST /console/security/passkeys/proof':
+      return json(200, await addPasskeyProofOptions(relyingParty(), session, req.now));
+    case 'POST /console/security/passkeys/options': {
+      const proof = { accountKey: body.accountKey, assertion: body.assertion };
+      return json(
+        200,
+        await addPasskeyOptions(relyingParty(), session, proof, typeof body.name === 'string' ? body.name : '', req.address, req.now),
+      );
+    }
     case 'POST /console/security/passkeys/verify':
       if (typeof body.response !== 'object' || body.response === null) throw refuse('passkeyResponseMissing');
-      await finishAddPasskey(relyingParty(), session.userId, body.response as never, req.now);
+      await finishAddPasskey(relyingParty(), session, body.response as never, req.now);
       return goTo('/console/security?done=added');
     default:
       return undefined;
@@ -325,7 +352,14 @@ async function page(req: ConsoleHttpRequest, session: Session, form: Record<stri
       params[name] = decodeURIComponent(match[i + 1] ?? '');
     });
     const timeZone = validTimeZone(decodeCookie(req.cookies.get('console-tz')));
-    const consoleSession: ConsoleSession = { userId: session.userId, csrfToken: session.csrfToken, ...(timeZone ? { timeZone } : {}) };
+    const accountKeyHash = sessionAccountKeyHash(session);
+    const consoleSession: ConsoleSession = {
+      userId: session.userId,
+      csrfToken: session.csrfToken,
+      openedBy: session.openedBy.kind,
+      ...(accountKeyHash ? { accountKeyHash } : {}),
+      ...(timeZone ? { timeZone } : {}),
+    };
     const request: ConsoleRequest = {
       method: req.method as 'GET' | 'POST',
       path: req.path,

@@ -495,6 +495,14 @@ export const rotatedUserKeyBody = component(
         'Every charge made with the account key that was open (awaiting approval or capture), now FAILED `account key rotated` with its hold back: ' +
         'its agent was given the approval link, or may capture it. Charges made with a grant key end with their revoked grant.',
     }),
+    endedSessions: z.number().int().min(0).meta({
+      description:
+        "How many of the payer's console sessions it ended: every one, whatever opened it (a passkey, or the account key). Sign in again with the new key or a passkey.",
+    }),
+    removedPasskeys: z.array(z.string()).meta({
+      description:
+        'The names of the passkeys it removed: every passkey added from a session the account key opened (or vouched for by one that was), since whoever held the old key could have added it. Passkeys added in a passkey session, and the one made at sign-up, stay.',
+    }),
   }),
 );
 export const grantRequestBody = component(

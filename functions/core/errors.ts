@@ -178,6 +178,16 @@ export class PasskeyTakenError extends DomainError {
 }
 
 /**
+ * A passkey a write was conditioned on is gone (removed, or by a rotation), or its signature
+ * counter moved since it was read (another ceremony used that very state first).
+ */
+export class PasskeyGoneError extends DomainError {
+  constructor() {
+    super('passkey removed or used meanwhile');
+  }
+}
+
+/**
  * A transaction kept being cancelled by concurrent writes past every retry. For a request with
  * an Idempotency-Key the likeliest cause is a concurrent request with that very key.
  */

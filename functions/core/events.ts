@@ -41,6 +41,7 @@ export const USER_EVENT_TYPES = [
   'grant.revoked',
   'x402.purchase.succeeded',
   'x402.purchase.expired',
+  'user.passkey.added',
 ] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 export type UserEventType = (typeof USER_EVENT_TYPES)[number];

@@ -266,6 +266,10 @@ export const REFUSALS = {
   passkeyChallengeGone: { status: 401, text: 'this passkey request has expired or was already used, try again' },
   passkeyNotAccepted: { status: 401, text: 'this passkey was not accepted' },
   passkeyUnknown: { status: 401, text: 'this passkey is not registered here' },
+  /** Adding a passkey in a session the account key opened: the key typed again is the fresh proof (DESIGN §24). */
+  passkeyProofKeyRequired: { status: 400, text: 'to add a passkey, type your account key again' },
+  /** Adding a passkey in a passkey session: an assertion by one of the payer's passkeys, made for this, is the fresh proof. */
+  passkeyProofAssertionRequired: { status: 400, text: 'to add a passkey, confirm with one of your passkeys first' },
   signUpClosed: { status: 403, text: 'sign-up is closed: ask the operator for an account' },
   passkeyNotFound: { status: 404, text: 'passkey not found' },
   lastPasskey: {

@@ -315,12 +315,13 @@ export const ADMIN_ROUTES = [
     name: 'admin-rotate-user-key',
     method: 'POST',
     path: '/api/v1/admin/users/{id}/keys/rotate',
-    table: combine(uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials'), RELEASE_OPEN_CHARGES),
+    table: combine(uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials', 'endConsoleAccess'), RELEASE_OPEN_CHARGES),
     admin: true,
     operation: () => ({
       summary: "Rotate a user's account key",
       description:
-        "The operator's way back in for a payer locked out: a new account key, shown once. The old one stops moving money at once.",
+        "The operator's way back in for a payer locked out: a new account key, shown once. The old one stops moving money at once. " +
+        "It ends what the payer's own rotation ends, console sessions and passkeys added with the account key included.",
       tag: 'Admin',
       security: ADMIN,
       pathParams: { id: 'The user id.' },

@@ -29,7 +29,15 @@ const CONSOLE_SIGN_IN = uses(
  */
 const CONSOLE_FRAMEWORK = combine(
   CONSOLE_SIGN_IN,
-  uses('readConsoleSession', 'endConsoleSession', 'endConsoleSessions', 'listPasskeys', 'deletePasskey', 'listUserCharges'),
+  uses(
+    'readConsoleSession',
+    'endConsoleSession',
+    'endConsoleSessions',
+    'listPasskeys',
+    'deletePasskey',
+    'confirmSessionOpener',
+    'listUserCharges',
+  ),
   APPROVE,
   DECLINE,
 );
@@ -52,6 +60,7 @@ const CONSOLE_PAGES = combine(
   uses(
     'rotateUserKey',
     'endAccountCredentials',
+    'endConsoleAccess',
     'createUserWebhook',
     'getWebhooks',
     'deleteWebhook',
@@ -82,9 +91,18 @@ const CONSOLE_ROUTE = {
  * The sign-in and sign-up posts: the same code on routes of their own, so API Gateway throttles them
  * apart from the pages (lib/http-api.ts ROUTE_THROTTLES: a flood of sign-in attempts cannot take the
  * rate signed-in payers' pages need), with only what signing in needs: the public address (the
- * relying party, the one Origin accepted) and the sign-in grant.
+ * relying party, the one Origin accepted), the sign-in grant, and the approval secret: a passkey
+ * ceremony's challenge is stateless until answered, HMAC-bound under a key derived from it
+ * (use-cases/webauthn-challenge.ts).
  */
-const SIGN_IN_ROUTE = { method: 'POST', pages: true, public: true, table: CONSOLE_SIGN_IN, publicLinks: true } as const;
+const SIGN_IN_ROUTE = {
+  method: 'POST',
+  pages: true,
+  public: true,
+  table: CONSOLE_SIGN_IN,
+  publicLinks: true,
+  approvalSecret: true,
+} as const;
 
 /**
  * The console (docs/console.md): payers' pages, sign-up and sign-in; public, each with its own

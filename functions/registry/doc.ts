@@ -206,6 +206,8 @@ export const ROTATED_USER_KEY_EXAMPLE = {
   revokedGrants: [],
   deletedWebhooks: [],
   releasedCharges: [],
+  endedSessions: 1,
+  removedPasskeys: [],
 };
 
 export const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';

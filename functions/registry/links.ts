@@ -163,7 +163,15 @@ export const LINK_ROUTES = [
     path: '/consent/{token}',
     public: true,
     table: combine(
-      uses('findConsent', 'getGrantRequest', 'userKeyLookup', 'decideGrantRequest', 'readConsoleSession', 'getUserKeyHash'),
+      uses(
+        'findConsent',
+        'getGrantRequest',
+        'userKeyLookup',
+        'decideGrantRequest',
+        'readConsoleSession',
+        'getUserKeyHash',
+        'confirmSessionOpener',
+      ),
       ISSUE_GRANT,
     ),
     approvalSecret: true,

@@ -56,9 +56,9 @@ export const agentCreateGrantRequest: RequiredConfig = [{ oneOf: [['APPROVAL_SEC
 export const agentGetGrantRequest: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
 export const consentPage: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
 export const consentDecide: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
-export const consoleSignIn: RequiredConfig = ['PUBLIC_BASE_URL'];
-export const consolePasskeySignIn: RequiredConfig = ['PUBLIC_BASE_URL'];
-export const consoleSignUp: RequiredConfig = ['PUBLIC_BASE_URL'];
+export const consoleSignIn: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
+export const consolePasskeySignIn: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
+export const consoleSignUp: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
 export const console: RequiredConfig = [
   { oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] },
   'PUBLIC_BASE_URL',

@@ -258,21 +258,30 @@ export const STORE = {
   /** Captured or released by the chain: the charge, the payer's held money, the marker, the grant's counters, the events. */
   settlePurchase: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
   // The console (console-session.repository.ts, console-rate.repository.ts, passkey.repository.ts).
-  createConsoleSession: { write: ['consoleSession', 'userSessions'] },
+  /** Conditioned on what opens it: the account key's hash on the user item (a passkey sign-in's condition is its counter update, usePasskey). */
+  createConsoleSession: { write: ['consoleSession', 'userSessions'], check: ['user'] },
   /** getSession, touchSession and takeWelcomeKey: the session item only. */
   readConsoleSession: { read: ['consoleSession'], write: ['consoleSession'] },
   endConsoleSession: { delete: ['consoleSession', 'userSessions'] },
   /** Sign out everywhere: the payer's sessions listed, each ended. */
   endConsoleSessions: { read: ['userSessions'], delete: ['consoleSession', 'userSessions'] },
   consoleRateWindow: { read: ['consoleRate'], write: ['consoleRate'] },
-  savePasskey: { write: ['passkey', 'userPasskeys'] },
+  /** With `user.passkey.added` (its outbox item), conditioned on the proof still standing: the account key (the user item) or the vouching passkey. */
+  savePasskey: { write: ['passkey', 'userPasskeys', 'outbox'], check: ['user', 'passkey'] },
+  /** Whether what opened a session still stands (confirmSession): the account key's hash, or the passkey. */
+  confirmSessionOpener: { read: ['user', 'passkey'] },
+  /**
+   * A rotation of the account key ends the payer's console access (use-cases/account-key.ts): the
+   * passkeys the key stands behind listed and removed, every session listed and ended.
+   */
+  endConsoleAccess: { read: ['userPasskeys', 'userSessions'], delete: ['passkey', 'userPasskeys', 'consoleSession', 'userSessions'] },
   /** getPasskey and recordPasskeyUse. */
   usePasskey: { read: ['passkey'], write: ['passkey'] },
   /** listPasskeys and markAccountKeySignIn: the payer's passkeys partition. */
   listPasskeys: { read: ['userPasskeys'], write: ['userPasskeys'] },
   deletePasskey: { delete: ['passkey', 'userPasskeys'] },
-  /** saveChallenge and takeChallenge (a DeleteItem that returns it). */
-  webauthnChallenge: { write: ['webauthnChallenge'], delete: ['webauthnChallenge'] },
+  /** spendChallenge: a ceremony's answer records its challenge's digest once (a conditional Put); nothing is stored before. */
+  webauthnChallenge: { write: ['webauthnChallenge'] },
 } as const satisfies Record<string, TableGrant>;
 
 export type StoreOperation = keyof typeof STORE;

@@ -26,6 +26,12 @@ export async function readAttempts(window: RateWindow): Promise<number> {
   return items.reduce((sum, item) => sum + (typeof item.count === 'number' ? item.count : 0), 0);
 }
 
+/** How many this window alone holds (one read). */
+export async function readWindow(window: RateWindow): Promise<number> {
+  const [item] = await batchGetConsistent([keys.consoleRate(window.action, window.address, window.start)]);
+  return typeof item?.count === 'number' ? item.count : 0;
+}
+
 /** Counts one more and answers the window's new count. */
 export async function countAttempt(window: RateWindow): Promise<number> {
   const out = await db().send(

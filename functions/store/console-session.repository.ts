@@ -1,14 +1,19 @@
 /**
- * Console sessions (DESIGN §21, docs/console.md): one item per session, keyed by the hash of the
- * cookie's value (the value is never stored, so a copy of the table signs nobody in), and one
- * entry in the payer's sessions partition so `Sign out everywhere` finds them all. Both carry the
- * TTL of the session's end; the code checks the times itself (DynamoDB deletes expired items late).
+ * Console sessions (DESIGN §21, §24, docs/console.md): one item per session, keyed by the hash of
+ * the cookie's value (the value is never stored, so a copy of the table signs nobody in), and one
+ * entry in the payer's sessions partition so `Sign out everywhere`, a rotation and a passkey's
+ * removal find them. Both carry the TTL of the session's end; the code checks the times itself
+ * (DynamoDB deletes expired items late). Each records what opened it — a passkey (its credential
+ * id) or the account key (the key's hash) — and is valid only while that is.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db } from './client';
 import { keys, TTL_ATTRIBUTE } from './table';
-import { conditionalWrite, outcome, type TransactItem, transactWrite } from './transact';
+import { conditionalWrite, outcome, type TransactEntry, type TransactItem, transactWrite } from './transact';
+
+/** What opened a session: a passkey (by its credential id) or the account key (by its hash). */
+export type SessionOpener = { kind: 'passkey'; credentialId: string } | { kind: 'accountKey'; keyHash: string };
 
 export interface StoredSession {
   userId: string;
@@ -19,20 +24,39 @@ export interface StoredSession {
   touchedAt: number;
   /** Epoch ms: the absolute end, whatever the activity. */
   endsAt: number;
+  /** What opened it: the session is valid only while that is (docs/console.md "Sessions and what opened them"). */
+  openedBy: SessionOpener;
   /** The account key of a payer who just signed up, until /console/welcome has shown it once. */
   welcomeKey?: string;
 }
 
+/** A session as its payer's partition lists it: its hash, and the passkey that opened it (if one did). */
+export interface SessionEntry {
+  hash: string;
+  openedByPasskey?: string;
+}
+
 const ttlOf = (epochMs: number) => Math.ceil(epochMs / 1000);
 
-/** Stores a new session; `idleEnd` is when it ends unless used again (its TTL). */
-export async function createSession(sessionHash: string, session: StoredSession, idleEnd: number): Promise<void> {
-  await transactWrite(sessionItems(sessionHash, session, idleEnd));
+/**
+ * Stores a new session; `idleEnd` is when it ends unless used again (its TTL). `also` joins the
+ * transaction: what opened it, checked still valid as it commits (the account key's hash still the
+ * payer's, a passkey's counter moved on), so a session cannot outlive its opener by a race with a
+ * rotation or a removal.
+ */
+export async function createSession(
+  sessionHash: string,
+  session: StoredSession,
+  idleEnd: number,
+  also: readonly TransactEntry[] = [],
+): Promise<void> {
+  await transactWrite([...sessionItems(sessionHash, session, idleEnd), ...also]);
 }
 
 /** The items that store a new session: for a transaction that creates its payer too (a console sign-up). */
 export function sessionItems(sessionHash: string, session: StoredSession, idleEnd: number): TransactItem[] {
   const table = config().TABLE_NAME;
+  const opener = session.openedBy.kind === 'passkey' ? { openedByPasskey: session.openedBy.credentialId } : {};
   return [
     {
       Put: {
@@ -44,7 +68,7 @@ export function sessionItems(sessionHash: string, session: StoredSession, idleEn
     {
       Put: {
         TableName: table,
-        Item: { ...keys.userSession(session.userId, sessionHash), type: 'UserSession', [TTL_ATTRIBUTE]: ttlOf(session.endsAt) },
+        Item: { ...keys.userSession(session.userId, sessionHash), type: 'UserSession', ...opener, [TTL_ATTRIBUTE]: ttlOf(session.endsAt) },
       },
     },
   ];
@@ -57,14 +81,26 @@ export async function getSession(sessionHash: string): Promise<StoredSession | u
   );
   const item = out.Item;
   if (!item || typeof item.userId !== 'string' || typeof item.csrfToken !== 'string') return undefined;
+  const openedBy = openerOf(item.openedBy);
+  // A session stored before sessions recorded what opened them is tied to nothing: not valid.
+  if (!openedBy) return undefined;
   return {
     userId: item.userId,
     csrfToken: item.csrfToken,
     createdAt: Number(item.createdAt),
     touchedAt: Number(item.touchedAt),
     endsAt: Number(item.endsAt),
+    openedBy,
     ...(typeof item.welcomeKey === 'string' ? { welcomeKey: item.welcomeKey } : {}),
   };
+}
+
+function openerOf(value: unknown): SessionOpener | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const { kind, credentialId, keyHash } = value as Record<string, unknown>;
+  if (kind === 'passkey' && typeof credentialId === 'string') return { kind, credentialId };
+  if (kind === 'accountKey' && typeof keyHash === 'string') return { kind, keyHash };
+  return undefined;
 }
 
 /** Marks activity: the idle timeout starts again from `now`. Nothing when the session has ended meanwhile. */
@@ -113,9 +149,9 @@ export async function deleteSession(sessionHash: string, userId: string): Promis
   ]);
 }
 
-/** Every session of a payer, by its hash (from the payer's sessions partition). */
-export async function listSessionHashes(userId: string): Promise<string[]> {
-  const hashes: string[] = [];
+/** Every session of a payer (from the payer's sessions partition, strongly consistent: a session just started is there). */
+export async function listSessions(userId: string): Promise<SessionEntry[]> {
+  const sessions: SessionEntry[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const out = await db().send(
@@ -123,12 +159,18 @@ export async function listSessionHashes(userId: string): Promise<string[]> {
         TableName: config().TABLE_NAME,
         KeyConditionExpression: 'PK = :pk',
         ExpressionAttributeValues: { ':pk': keys.userSessionPartition(userId) },
-        ProjectionExpression: 'SK',
+        ProjectionExpression: 'SK, openedByPasskey',
+        ConsistentRead: true,
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    hashes.push(...(out.Items ?? []).map((item) => String(item.SK)));
+    for (const item of out.Items ?? []) {
+      sessions.push({
+        hash: String(item.SK),
+        ...(typeof item.openedByPasskey === 'string' ? { openedByPasskey: item.openedByPasskey } : {}),
+      });
+    }
     start = out.LastEvaluatedKey;
   } while (start);
-  return hashes;
+  return sessions;
 }

@@ -291,8 +291,8 @@ export const keys = {
   userPasskey: (userId: string, credentialId: string) => ({ PK: `${P.userPasskeys}${userId}`, SK: `PASSKEY#${credentialId}` }),
   userAccountKeyMarker: (userId: string) => ({ PK: `${P.userPasskeys}${userId}`, SK: 'ACCOUNTKEY' }),
   userPasskeyPartition: (userId: string) => `${P.userPasskeys}${userId}`,
-  /** A WebAuthn challenge handed out and not yet used (single use: the ceremony deletes it). */
-  webauthnChallenge: (challenge: string) => ({ PK: `${P.webauthnChallenge}${challenge}`, SK: 'CHALLENGE' }),
+  /** A WebAuthn challenge spent, by its digest (handed out, it is stored nowhere: the ceremony that answers it records it once). */
+  webauthnChallenge: (digest: string) => ({ PK: `${P.webauthnChallenge}${digest}`, SK: 'CHALLENGE' }),
   /** One address's attempts at one console action in one window (sign-in failures, sign-ups). */
   consoleRate: (action: string, address: string, window: number) => ({ PK: `${P.consoleRate}${action}#${address}#${window}`, SK: 'RATE' }),
 } as const;

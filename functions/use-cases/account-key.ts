@@ -1,9 +1,10 @@
 /**
- * The payer's account key (DESIGN §16, docs/grants.md "Rotating the account key"): rotating it is
- * the answer to a leaked key, so a rotation also ends what the old key could have made for whoever
- * holds it — every active grant, every user webhook endpoint and every open account-key charge —
- * and lists them in its answer.
- * The payer's own route and the operator's (a payer locked out) rotate alike.
+ * The payer's account key (DESIGN §16, §24, docs/grants.md "Rotating the account key"): rotating it
+ * is the answer to a leaked key, so a rotation also ends what the old key could have made for
+ * whoever holds it — every active grant, every user webhook endpoint, every open account-key
+ * charge, every console session of the payer and every passkey the key stands behind (added from a
+ * key-opened session, or vouched for by one that was) — and lists them in its answer.
+ * The payer's own route, the console's and the operator's (a payer locked out) rotate alike.
  */
 import type { ApiResult } from '../contracts/api';
 import { grantView } from '../contracts/grants';
@@ -14,10 +15,12 @@ import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { isRefusal, refuse } from '../messages/refusal';
 import { listUserCharges, userChargePosition } from '../store/charge-read.repository';
 import type { Settlement } from '../store/charge-settlement.repository';
+import { deletePasskey, type ListedPasskey, listPasskeys } from '../store/passkey.repository';
 import type { TransactEntry } from '../store/transact';
 import { rotateUserKey } from '../store/user.repository';
 import { deleteWebhook, listWebhooks } from '../store/webhook.repository';
 import { forgetUserKey } from './auth';
+import { endAllSessions } from './console-sessions';
 import { listMyGrants, revokeMyGrant } from './grants';
 import { settle } from './payers';
 import { webhookView } from './webhooks';
@@ -44,6 +47,10 @@ export interface RotatedAccountKey {
   deletedWebhooks: ReturnType<typeof webhookView>[];
   /** The account-key charges it found open (awaiting approval or capture), now FAILED with their hold back. */
   releasedCharges: ReturnType<typeof userChargeView>[];
+  /** How many console sessions of the payer it ended: every one, whatever opened it. */
+  endedSessions: number;
+  /** The names of the passkeys it removed: every one the account key stands behind. */
+  removedPasskeys: string[];
 }
 
 /**
@@ -75,17 +82,54 @@ export async function rotateAccountKey(
   opts: { also?: readonly TransactEntry[] } = {},
 ): Promise<RotatedAccountKey> {
   const before = await endAccountCredentials(userId);
+  const consoleBefore = await endConsoleAccess(userId);
   const userKey = generateKey(USER_KEY_PREFIX);
   // `also` joins the rotation's transaction (the console's idempotency record).
   await rotateUserKey(userId, oldKeyHash, hashKey(userKey), opts.also);
   forgetUserKey(oldKeyHash);
   const after = await endAccountCredentials(userId);
+  // After the key is replaced no session opens with the old key and no passkey is added with it
+  // (both are written conditioned on it): what this finds is the last of them.
+  const consoleAfter = await endConsoleAccess(userId);
   return {
     userKey,
     revokedGrants: [...before.grants, ...after.grants],
     deletedWebhooks: [...before.webhooks, ...after.webhooks],
     releasedCharges: [...before.charges, ...after.charges],
+    endedSessions: consoleBefore.endedSessions + consoleAfter.endedSessions,
+    removedPasskeys: [...consoleBefore.removedPasskeys, ...consoleAfter.removedPasskeys],
   };
+}
+
+/**
+ * The console's side of a rotation (DESIGN §24): the passkeys the account key stands behind are
+ * removed first (so none of them opens a session again), then every session of the payer ends —
+ * the key-opened ones, the passkey ones, the one that asked for this rotation. The payer signs in
+ * again with the new key or a passkey of their own.
+ */
+async function endConsoleAccess(userId: string): Promise<{ endedSessions: number; removedPasskeys: string[] }> {
+  const removed = await removeKeyBackedPasskeys(userId);
+  const endedSessions = await endAllSessions(userId);
+  return { endedSessions, removedPasskeys: removed.map((p) => p.name ?? p.credentialId) };
+}
+
+/**
+ * Every passkey the account key stands behind is removed — added from a key-opened session, vouched
+ * for by one that was, or of unknown origin (stored before origins were recorded). Repeated until a
+ * listing finds none, since such a passkey can vouch for another while it stands (each new one is
+ * saved conditioned on its voucher still being there, so the rounds end). Answers the removed ones.
+ */
+async function removeKeyBackedPasskeys(userId: string): Promise<ListedPasskey[]> {
+  const removed: ListedPasskey[] = [];
+  for (let round = 0; round < 10; round++) {
+    const backed = (await listPasskeys(userId)).passkeys.filter((p) => p.fromAccountKey);
+    if (backed.length === 0) return removed;
+    for (const passkey of backed) {
+      // Gone meanwhile (removed by the payer, or a racing rotation): listed by whoever removed it.
+      if (await deletePasskey(userId, passkey.credentialId)) removed.push(passkey);
+    }
+  }
+  throw new Error('passkeys kept being added behind the account key while the rotation removed them');
 }
 
 /** Revokes every active grant of the payer and deletes every user webhook endpoint; returns them as the API shows them. */

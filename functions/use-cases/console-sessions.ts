@@ -1,27 +1,37 @@
 /**
- * Console sessions (DESIGN §21, docs/console.md): a session is a random 256-bit value in a cookie,
- * stored only as its hash with the payer's id and the session's CSRF token. It ends after 30
- * minutes without a request, 12 hours after it began whatever the activity, or when the payer signs
- * out (here or everywhere) — always on the server: an old cookie then finds nothing.
+ * Console sessions (DESIGN §21, §24, docs/console.md): a session is a random 256-bit value in a
+ * cookie, stored only as its hash with the payer's id, the session's CSRF token and what opened it
+ * — a passkey (its credential id) or the account key (the key's hash). It ends after 30 minutes
+ * without a request, 12 hours after it began whatever the activity, when the payer signs out (here
+ * or everywhere), and when what opened it ends: rotating the account key ends every session of the
+ * payer (use-cases/account-key.ts), removing a passkey the sessions it opened (use-cases/passkeys.ts)
+ * — always on the server: an old cookie then finds nothing. A session is written conditioned on
+ * its opener still being valid, and every state-changing request checks it again
+ * (`confirmSession`), so no race with a rotation or a removal leaves one acting.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { UserKeyRevokedError } from '../core/errors';
 import { hashKey, looksLikeKey, USER_KEY_PREFIX } from '../core/keys';
 import { refusalText } from '../messages/catalogue';
 import { Refusal, refuse } from '../messages/refusal';
-import { countAttempt, type RateWindow, readAttempts } from '../store/console-rate.repository';
+import { countAttempt, type RateWindow, readAttempts, readWindow } from '../store/console-rate.repository';
 import {
   createSession,
   deleteSession,
   getSession,
-  listSessionHashes,
+  listSessions,
+  type SessionOpener,
   type StoredSession,
   sessionItems,
   takeWelcomeKey,
   touchSession,
 } from '../store/console-session.repository';
 import { lookupCredentials } from '../store/credentials.repository';
-import { markAccountKeySignIn } from '../store/passkey.repository';
-import type { TransactItem } from '../store/transact';
+import { getPasskey, markAccountKeySignIn } from '../store/passkey.repository';
+import { named, type TransactEntry, type TransactItem } from '../store/transact';
+import { accountKeyCheck, getUserKeyHash } from '../store/user.repository';
+
+export type { SessionOpener } from '../store/console-session.repository';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
@@ -55,14 +65,23 @@ export interface Session extends StoredSession {
 /** A session's cookie value: 32 random bytes, base64url (43 characters). */
 const SESSION_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
-/** Starts a session for `userId`; the cookie value is returned once and never stored. */
+/**
+ * Starts a session for `userId`, opened by `openedBy`; the cookie value is returned once and never
+ * stored. A key-opened session is written conditioned on the key's hash still being the payer's
+ * (UserKeyRevokedError when a rotation won); `also` joins the transaction (a passkey sign-in's
+ * counter update, which holds only while the passkey is there).
+ */
 export async function startSession(
   userId: string,
   now: Date,
-  opts: { welcomeKey?: string } = {},
+  opts: { openedBy: SessionOpener; welcomeKey?: string; also?: readonly TransactEntry[] },
 ): Promise<{ cookieValue: string; session: Session }> {
   const { cookieValue, session, stored, idleEnd } = newSession(userId, now, opts);
-  await createSession(session.hash, stored, idleEnd);
+  const opener =
+    opts.openedBy.kind === 'accountKey'
+      ? [named(accountKeyCheck(userId, opts.openedBy.keyHash), { onConditionFailed: () => new UserKeyRevokedError() })]
+      : [];
+  await createSession(session.hash, stored, idleEnd, [...opener, ...(opts.also ?? [])]);
   return { cookieValue, session };
 }
 
@@ -73,13 +92,13 @@ export async function startSession(
 export function sessionOfNewPayer(
   userId: string,
   now: Date,
-  opts: { welcomeKey?: string } = {},
+  opts: { openedBy: SessionOpener; welcomeKey?: string },
 ): { cookieValue: string; session: Session; items: TransactItem[] } {
   const { cookieValue, session, stored, idleEnd } = newSession(userId, now, opts);
   return { cookieValue, session, items: sessionItems(session.hash, stored, idleEnd) };
 }
 
-function newSession(userId: string, now: Date, opts: { welcomeKey?: string }) {
+function newSession(userId: string, now: Date, opts: { openedBy: SessionOpener; welcomeKey?: string }) {
   const cookieValue = randomBytes(32).toString('base64url');
   const at = now.getTime();
   const stored: StoredSession = {
@@ -88,6 +107,7 @@ function newSession(userId: string, now: Date, opts: { welcomeKey?: string }) {
     createdAt: at,
     touchedAt: at,
     endsAt: at + SESSION_ABSOLUTE_MS,
+    openedBy: opts.openedBy,
     ...(opts.welcomeKey ? { welcomeKey: opts.welcomeKey } : {}),
   };
   const hash = hashKey(cookieValue);
@@ -95,8 +115,11 @@ function newSession(userId: string, now: Date, opts: { welcomeKey?: string }) {
 }
 
 /**
- * The live session of a cookie's value, or undefined (no cookie, not ours, signed out, idle for 30
- * minutes, older than 12 hours). One read; a write only when the last was five minutes ago or more.
+ * The live session of a cookie's value, or undefined (no cookie, not ours, signed out, ended with
+ * what opened it, idle for 30 minutes, older than 12 hours, or stored before sessions recorded
+ * what opened them). One read; a write only when the last was five minutes ago or more. What
+ * opened it is ended eagerly with its sessions (a rotation, a removal); a state-changing request
+ * checks it again with `confirmSession`.
  */
 export async function resolveSession(cookieValue: string | undefined, now: Date): Promise<Session | undefined> {
   if (cookieValue === undefined || !SESSION_VALUE.test(cookieValue)) return undefined;
@@ -120,13 +143,42 @@ export function csrfTokenMatches(session: Pick<Session, 'csrfToken'>, given: str
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/**
+ * Whether what opened the session still stands — the account key's hash is still the payer's key,
+ * or the passkey is still theirs — read strongly consistent (one read). A session whose opener is
+ * gone is ended here and now; false then.
+ */
+export async function confirmSession(session: Pick<Session, 'hash' | 'userId' | 'openedBy'>): Promise<boolean> {
+  if (await openerStands(session)) return true;
+  await deleteSession(session.hash, session.userId);
+  return false;
+}
+
+/** The same check without ending anything (a page outside the console that may only read sessions: consent). */
+export async function openerStands(session: Pick<Session, 'userId' | 'openedBy'>): Promise<boolean> {
+  const { openedBy, userId } = session;
+  if (openedBy.kind === 'accountKey') return (await getUserKeyHash(userId)) === openedBy.keyHash;
+  return (await getPasskey(openedBy.credentialId))?.userId === userId;
+}
+
+/** The account key a key-opened session acts with (its own, never a newer one); undefined for a passkey session. */
+export const sessionAccountKeyHash = (session: Pick<Session, 'openedBy'>): string | undefined =>
+  session.openedBy.kind === 'accountKey' ? session.openedBy.keyHash : undefined;
+
 export const endSession = (session: Session): Promise<void> => deleteSession(session.hash, session.userId);
 
-/** `Sign out everywhere`: every session of the payer ends, this one included. */
+/** `Sign out everywhere` (and a rotation of the account key): every session of the payer ends, this one included. Answers how many. */
 export async function endAllSessions(userId: string): Promise<number> {
-  const hashes = await listSessionHashes(userId);
-  for (const hash of hashes) await deleteSession(hash, userId);
-  return hashes.length;
+  const sessions = await listSessions(userId);
+  for (const { hash } of sessions) await deleteSession(hash, userId);
+  return sessions.length;
+}
+
+/** A passkey removed: the sessions it opened end. Answers how many. */
+export async function endSessionsOpenedBy(userId: string, credentialId: string): Promise<number> {
+  const sessions = (await listSessions(userId)).filter((s) => s.openedByPasskey === credentialId);
+  for (const { hash } of sessions) await deleteSession(hash, userId);
+  return sessions.length;
 }
 
 /** The account key of a payer who just signed up: shown by /console/welcome once. */
@@ -146,15 +198,21 @@ export async function signInWithAccountKey(accountKey: string | undefined, addre
   const window = minuteWindow('signin', address, now);
   const retryAfter = window.start + window.seconds - now.getTime() / 1000;
   if ((await readAttempts(window)) >= SIGN_IN_FAILURES_PER_MINUTE) throw new Refusal('tooManySignIns', [], { retryAfter: retryAfter });
-  const userId = looksLikeKey(accountKey, USER_KEY_PREFIX)
-    ? (await lookupCredentials({ userKeyHash: hashKey(accountKey) })).userId
-    : undefined;
-  if (!userId) {
+  const keyHash = looksLikeKey(accountKey, USER_KEY_PREFIX) ? hashKey(accountKey) : undefined;
+  const userId = keyHash ? (await lookupCredentials({ userKeyHash: keyHash })).userId : undefined;
+  if (!userId || !keyHash) {
     await countAttempt(window);
     throw refuse('consoleInvalidAccountKey');
   }
   await markAccountKeySignIn(userId, now);
-  return startSession(userId, now);
+  try {
+    // Opened by this key: valid while it is the payer's (written conditioned on it, so a rotation
+    // racing this sign-in cannot leave it behind).
+    return await startSession(userId, now, { openedBy: { kind: 'accountKey', keyHash } });
+  } catch (error) {
+    if (error instanceof UserKeyRevokedError) throw refuse('consoleInvalidAccountKey');
+    throw error;
+  }
 }
 
 /** A failed passkey sign-in counts as a failed sign-in of its address too. */
@@ -172,10 +230,26 @@ export async function refuseIfSignInsBlocked(address: string, now: Date): Promis
 /** Sign-ups started from one address in an hour, at most. */
 export const SIGN_UPS_PER_HOUR = 10;
 
-/** Counts a sign-up started from `address`: 429 past SIGN_UPS_PER_HOUR in the hour. */
-export async function countSignUp(address: string, now: Date): Promise<void> {
+const signUpWindow = (address: string, now: Date): RateWindow => {
   const seconds = 3_600;
-  const start = Math.floor(now.getTime() / 1000 / seconds) * seconds;
-  const count = await countAttempt({ action: 'signup', address, seconds, start });
-  if (count > SIGN_UPS_PER_HOUR) throw new Refusal('tooManySignUps', [], { retryAfter: start + seconds - now.getTime() / 1000 });
+  return { action: 'signup', address, seconds, start: Math.floor(now.getTime() / 1000 / seconds) * seconds };
+};
+
+/**
+ * Before a sign-up ceremony (its options): 429 once `address` has signed up SIGN_UPS_PER_HOUR times
+ * this hour. Reads only: asking for options writes nothing (DESIGN §24).
+ */
+export async function readSignUps(address: string, now: Date): Promise<void> {
+  const window = signUpWindow(address, now);
+  if ((await readWindow(window)) >= SIGN_UPS_PER_HOUR) {
+    throw new Refusal('tooManySignUps', [], { retryAfter: window.start + window.seconds - now.getTime() / 1000 });
+  }
+}
+
+/** Counts a sign-up from `address` as it completes (its passkey verified): 429 past SIGN_UPS_PER_HOUR in the hour. */
+export async function countSignUp(address: string, now: Date): Promise<void> {
+  const window = signUpWindow(address, now);
+  const count = await countAttempt(window);
+  if (count > SIGN_UPS_PER_HOUR)
+    throw new Refusal('tooManySignUps', [], { retryAfter: window.start + window.seconds - now.getTime() / 1000 });
 }

@@ -183,8 +183,11 @@ export async function showConsentPage(token: string | undefined): Promise<Consen
 export async function decideOnConsentPage(
   token: string | undefined,
   form: { action: 'allow' | 'deny'; accountKey?: string | undefined },
-  /** A payer signed in to the console (DESIGN §21): allows as them, with no key pasted. */
-  signedIn?: { userId: string },
+  /**
+   * A payer signed in to the console (DESIGN §21): allows as them, with no key pasted — with the key
+   * that opened a key-opened session (`accountKeyHash`, DESIGN §24), else their current one.
+   */
+  signedIn?: { userId: string; accountKeyHash?: string },
 ): Promise<ConsentPage> {
   const request = await requestOfToken(token);
   if (!request) return { kind: 'invalid' };
@@ -195,7 +198,11 @@ export async function decideOnConsentPage(
       await denyGrantRequest(request, now);
       return { kind: 'decided' };
     }
-    const account = signedIn ? await accountOfUser(signedIn.userId) : await accountOf(form.accountKey);
+    const account = signedIn
+      ? signedIn.accountKeyHash
+        ? { userId: signedIn.userId, accountKeyHash: signedIn.accountKeyHash }
+        : await accountOfUser(signedIn.userId)
+      : await accountOf(form.accountKey);
     if (!account) return page(request, refuse('invalidAccountKey'));
     const grantId = newGrantId();
     const nonce = bs58.encode(randomBytes(16));

@@ -19,6 +19,7 @@ import bs58 from 'bs58';
 import { payTransferRequest } from '../../bin/local/solana-pay';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { newChargeId } from '../../functions/core/ids';
+import { hashKey } from '../../functions/core/keys';
 import type { RouteHandler } from '../../functions/http/handler';
 import { sqs } from '../../functions/queue/payout-queue';
 import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
@@ -555,7 +556,7 @@ export async function outboxCost(agentId: string, userId: string): Promise<Reque
  * most once a minute, on whichever page comes then).
  */
 export async function consoleOverviewCost(user: Party): Promise<RequestCount[]> {
-  const session = await startSession(user.id, new Date());
+  const session = await startSession(user.id, new Date(), { openedBy: { kind: 'accountKey', keyHash: hashKey(user.key) } });
   const event = apiEvent('ANY', '/console', '/console', { headers: { cookie: `console=${session.cookieValue}` } });
   event.requestContext.http.method = 'GET';
   const rows: RequestCount[] = [];

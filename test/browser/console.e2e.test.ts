@@ -124,17 +124,57 @@ describe('the console in a browser', () => {
     await page.goto(`${t.base}/console/security`);
     expect(await page.locator('main').innerText()).toContain('You have no passkey yet');
     await addVirtualAuthenticator(context, page);
+    // The fresh proof a session the account key opened gives (DESIGN §24): the key, typed again.
+    await page.getByLabel('Passkey name').fill('This laptop');
+    await page.getByLabel('Account key').fill('uk_live_not-the-key');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('#passkey-error:not([hidden])').waitFor();
+    expect(await page.locator('#passkey-error').innerText()).toBe('invalid account key');
+    await page.getByLabel('Account key').fill(user.key);
     await Promise.all([
       page.waitForURL(`${t.base}/console/security?done=added`),
       page.getByRole('button', { name: 'Add a passkey' }).click(),
     ]);
     expect(await page.locator('ul.items > li').count()).toBe(1);
+    expect(await page.locator('ul.items > li').innerText()).toContain('This laptop');
+    expect(await page.locator('ul.items > li').innerText()).toContain('with the account key');
     expect(await page.getByRole('button', { name: 'Remove passkey 1' }).count()).toBe(1);
 
     await Promise.all([page.waitForURL(`${t.base}/console/login`), page.getByRole('button', { name: 'Sign out', exact: true }).click()]);
     await signInWithPasskey(page, t.base);
     expect(await page.locator('h1').innerText()).toBe('Overview');
     expect(await page.locator('main').innerText()).toContain('5.00 USD');
+  });
+
+  it('adds a passkey in a passkey session after confirming with an existing passkey', async () => {
+    const { context, page } = await newPage();
+    const phone = await addVirtualAuthenticator(context, page);
+    await signUpWithPasskey(page, t.base, 'Grace');
+    await page.goto(`${t.base}/console/security`);
+    expect(await page.getByLabel('Account key').count()).toBe(0);
+    await page.getByLabel('Passkey name').fill('Laptop');
+    // The phone confirms (the proof); then the new passkey is made on another device: the page's
+    // authenticator is swapped once the proof is sent (Chromium takes one such device at a time).
+    const made: string[] = [];
+    await page.route('**/console/security/passkeys/options', async (route) => {
+      const { credentials } = (await phone.cdp.send('WebAuthn.getCredentials', { authenticatorId: phone.authenticatorId })) as {
+        credentials: { credentialId: string }[];
+      };
+      made.push(...credentials.map((c) => c.credentialId));
+      await phone.cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: phone.authenticatorId });
+      await addVirtualAuthenticator(context, page);
+      await route.continue();
+    });
+    await Promise.all([
+      page.waitForURL(`${t.base}/console/security?done=added`),
+      page.getByRole('button', { name: 'Add a passkey' }).click(),
+    ]);
+    expect(made).toHaveLength(1);
+    const items = page.locator('ul.items > li');
+    expect(await items.count()).toBe(2);
+    const text = await page.locator('main').innerText();
+    expect(text).toContain('Laptop');
+    expect(text).toContain('with the passkey Grace');
   });
 
   it('meets the quality bars on the sign-in, sign-up and Security pages', async () => {

@@ -9,13 +9,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { freePort } from '../../bin/local/local-server';
-import { startTestStack, type TestStack } from '../support/stack';
+import { startTestStack, type TestStack, type TestStackArgs } from '../support/stack';
 
 /** A test stack whose console lives at http://localhost:<port> (PUBLIC_BASE_URL). */
-export async function startConsoleStack(env: Record<string, string> = {}): Promise<TestStack & { base: string }> {
+export async function startConsoleStack(
+  env: Record<string, string> = {},
+  options: Omit<NonNullable<TestStackArgs[1]>, 'port' | 'publicBaseUrl'> = {},
+): Promise<TestStack & { base: string }> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
-  const t = await startTestStack(env, { port, publicBaseUrl: base });
+  const t = await startTestStack(env, { ...options, port, publicBaseUrl: base });
   return Object.assign(t, { base });
 }
 
@@ -23,11 +26,16 @@ export async function startConsoleStack(env: Record<string, string> = {}): Promi
  * A platform authenticator with resident keys and user verification on the page's target, as
  * DESIGN §21 names it. The CDP session must stay open while the page uses passkeys.
  */
-export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+export async function addVirtualAuthenticator(
+  context: BrowserContext,
+  page: Page,
+  /** `internal` (the device's own, one per page) or `usb` (a security key: a second device). */
+  transport: 'internal' | 'usb' = 'internal',
+): Promise<{ cdp: CDPSession; authenticatorId: string }> {
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = (await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    options: { protocol: 'ctap2', transport, hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
   })) as { authenticatorId: string };
   return { cdp, authenticatorId };
 }

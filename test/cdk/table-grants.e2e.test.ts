@@ -24,8 +24,10 @@ import { hashKey } from '../../functions/core/keys';
 import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
 import { type GrantStatement, grantStatements } from '../../functions/store/access';
 import { db } from '../../functions/store/client';
+import { savePasskey } from '../../functions/store/passkey.repository';
 import { keys } from '../../functions/store/table';
 import { approvalToken } from '../../functions/use-cases/approval-token';
+import { startSession } from '../../functions/use-cases/console-sessions';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { createWatcher } from '../../functions/use-cases/topup-watch';
 import type { ServiceFunction } from '../../lib/service-function';
@@ -121,9 +123,22 @@ describe('a tour of every function', () => {
     await expectStatus(t.call('GET', '/api/v1/agents/balance', { headers: agentKey(agent) }), 200);
     await expectStatus(t.call('POST', '/api/v1/agents/keys/rotate', { headers: agentKey(agent) }), 200);
     // A rotation ends what the old key made: a grant (revoked, its events), a webhook endpoint
-    // (deleted) and an open charge (released, its hold back).
+    // (deleted) and an open charge (released, its hold back); and the payer's console access (a
+    // session the key opened, a passkey added with it: DESIGN §24), made here as the console makes them.
     const holder = await t.enabledAgent();
     const madeUnder = async (key: string) => {
+      await startSession(user.id, new Date(), { openedBy: { kind: 'accountKey', keyHash: hashKey(key) } });
+      await savePasskey({
+        credentialId: `tour-${idem()}`,
+        userId: user.id,
+        publicKey: 'AAAA',
+        counter: 0,
+        transports: [],
+        createdAt: new Date().toISOString(),
+        name: 'tour',
+        addedBy: { kind: 'accountKey' },
+        fromAccountKey: true,
+      });
       await expectStatus(
         t.call('POST', '/api/v1/agents/charges', {
           headers: { ...agentKey(holder), 'x-user-key': key, 'idempotency-key': idem() },
@@ -750,6 +765,7 @@ const NOT_TOURED = new Set([
 /** Grants of toured functions that only the new flows use: the consent page with a console session, the reconciler settling purchases. */
 const NOT_TOURED_GRANTS = new Set([
   'consent-decide CONSOLESESSION#*',
+  'consent-decide PASSKEY#*',
   'consent-decide USER#*',
   'consent-page CONSOLESESSION#*',
   'reconciler CHARGES#*',

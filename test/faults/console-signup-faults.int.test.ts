@@ -104,8 +104,9 @@ const savesPasskey = (input: Input) =>
 let address = 0;
 const signUp = async (device: ReturnType<typeof authenticator>) => {
   const now = new Date();
-  const options = await signUpOptions(rp, 'Fault', `198.51.100.${++address}`, now);
-  return finishSignUp(rp, device.register(options.challenge), now);
+  const from = `198.51.100.${++address}`;
+  const options = await signUpOptions(rp, 'Fault', from, now);
+  return finishSignUp(rp, device.register(options.challenge), from, now);
 };
 
 describe('console sign-up under faults', () => {

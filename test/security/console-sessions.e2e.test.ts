@@ -5,6 +5,7 @@
  * and absolute timeouts, single-use passkey challenges (limits: console-limits.e2e.test.ts). Each refusal changes nothing.
  */
 
+import { hashKey } from '../../functions/core/keys';
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { resolveSession, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, startSession } from '../../functions/use-cases/console-sessions';
 import { startConsoleStack } from '../browser/console';
@@ -194,7 +195,8 @@ describe('console sessions', () => {
   it('ends a session after 30 idle minutes and after 12 hours, whatever the activity', async () => {
     const user = await t.fundedUser();
     const now = Date.now();
-    const session = async () => (await startSession(user.id, new Date(now))).cookieValue;
+    const openedBy = { kind: 'accountKey' as const, keyHash: hashKey(user.key) };
+    const session = async () => (await startSession(user.id, new Date(now), { openedBy })).cookieValue;
     const idle = await session();
     expect(await resolveSession(idle, new Date(now + SESSION_IDLE_MS + 1_000))).toBeUndefined();
     expect(await resolveSession(await session(), new Date(now + SESSION_IDLE_MS - 60_000))).toBeDefined();

@@ -482,6 +482,7 @@ describe('user endpoints', () => {
       'grant.revoked',
       'x402.purchase.succeeded',
       'x402.purchase.expired',
+      'user.passkey.added',
     ]);
     const ping = await t.call<{ id: string }>('POST', `/api/v1/users/me/webhooks/${created.id}/test`, { headers });
     const got = await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id, 2_000);

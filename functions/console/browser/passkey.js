@@ -87,11 +87,25 @@ if (signin) {
 }
 
 const add = document.getElementById('passkey-add');
-if (add) {
-  add.addEventListener('click', () => {
+const addForm = document.getElementById('passkey-add-form');
+if (add && addForm) {
+  // Adding a passkey needs a fresh proof (DESIGN §24): the account key typed again in a session the
+  // key opened, or a confirmation by one of the payer's passkeys in a passkey session.
+  addForm.addEventListener('submit', (event) => {
+    event.preventDefault();
     void run(add, async () => {
       const csrf = csrfOf(add);
-      const optionsJSON = await post('/console/security/passkeys/options', { csrf });
+      const name = addForm.querySelector('input[name="name"]')?.value ?? '';
+      const keyField = addForm.querySelector('input[name="accountKey"]');
+      const proof = {};
+      if (add.dataset.proof === 'passkey') {
+        const proofJSON = await post('/console/security/passkeys/proof', { csrf });
+        proof.assertion = await startAuthentication({ optionsJSON: proofJSON });
+      } else {
+        proof.accountKey = keyField?.value ?? '';
+      }
+      const optionsJSON = await post('/console/security/passkeys/options', { csrf, name, ...proof });
+      if (keyField) keyField.value = '';
       const response = await startRegistration({ optionsJSON });
       const done = await post('/console/security/passkeys/verify', { csrf, response });
       location.assign(done.redirect);

@@ -52,6 +52,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : html``}
 <h2 id="key-h">Account key</h2>
 <p>Your account key (<code>uk_live_…</code>) lets your own scripts use the payer API. Never give it to an agent: give agents a grant instead.</p>
 <p>Rotate it if it may have leaked. The new key is shown once and the old one stops working at once. <strong>Rotating also revokes every grant you gave and deletes every webhook endpoint below</strong>, because whoever held the old key could have made them. You can then create them again.</p>
+<p>It also <strong>signs you out everywhere</strong>, this browser included, and removes every passkey that was added after signing in with the account key (whoever held the key could have added them). Passkeys you added while signed in with a passkey stay.</p>
 <form method="post" action="${DEVELOPERS}/rotate" aria-labelledby="key-h">
 ${csrfField(session)}${onceField()}
 <button type="submit" class="danger">Rotate account key</button>
@@ -96,7 +97,8 @@ function webhookList(session: ConsoleSession, webhooks: readonly WebhookView[]):
 const rotate: ConsolePage = async (session, req) => {
   try {
     const done = await once<RotatedAccountKey, { rotated: true }>(session, 'rotate-key', req.form, {}, async (record) => {
-      const oldKeyHash = await getUserKeyHash(session.userId);
+      // A key-opened session rotates the key that opened it, never a newer one (DESIGN §24).
+      const oldKeyHash = session.accountKeyHash ?? (await getUserKeyHash(session.userId));
       if (!oldKeyHash) throw new Error('a payer without an account key cannot rotate it');
       const result = await rotateMyKey(session.userId, oldKeyHash, { also: [record({ rotated: true })] });
       return result.body as RotatedAccountKey;
@@ -109,7 +111,7 @@ const rotate: ConsolePage = async (session, req) => {
 <p>If you did not copy it, rotate again: <a href="${DEVELOPERS}">back to Developers</a>.</p>`,
       );
     }
-    const { userKey, revokedGrants, deletedWebhooks } = done.value;
+    const { userKey, revokedGrants, deletedWebhooks, endedSessions, removedPasskeys } = done.value;
     return page(
       'New account key',
       'developers',
@@ -126,7 +128,9 @@ ${
     : html``
 }
 ${deletedWebhooks.length > 0 ? html`<ul>${deletedWebhooks.map((w) => html`<li class="mono wrap">${w.url}</li>`)}</ul>` : html``}
-<p><a href="${DEVELOPERS}">Back to Developers</a> · <a href="/console/grants">Grants</a></p>`,
+<p>${endedSessions === 1 ? '1 session was' : `${endedSessions} sessions were`} signed out, this one included, and ${removedPasskeys.length === 1 ? '1 passkey added with the account key was' : `${removedPasskeys.length} passkeys added with the account key were`} removed.</p>
+${removedPasskeys.length > 0 ? html`<ul>${removedPasskeys.map((name) => html`<li>${name}</li>`)}</ul>` : html``}
+<p>Copy the key, then <a href="/console/login">sign in again</a> with it or with a passkey of yours.</p>`,
     );
   } catch (error) {
     const { status, message } = refusal(error);
@@ -140,7 +144,7 @@ const addWebhook: ConsolePage = async (session, req) => {
   const url = (req.form.url ?? '').trim();
   try {
     const input = validate(createWebhookSchema, { url });
-    const accountKeyHash = await getUserKeyHash(session.userId);
+    const accountKeyHash = session.accountKeyHash ?? (await getUserKeyHash(session.userId));
     if (!accountKeyHash) throw new Error('a payer without an account key cannot add webhook endpoints');
     const done = await once<{ webhook: WebhookView; secret: string }, { webhookId: string }>(
       session,

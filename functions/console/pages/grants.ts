@@ -173,7 +173,8 @@ const createGrant: ConsolePage = async (session, req) => {
       ...(days !== undefined ? { ttlSeconds: new LosslessNumber(String(days * DAY_SECONDS)) } : {}),
       ...(description ? { description } : {}),
     });
-    const accountKeyHash = await getUserKeyHash(session.userId);
+    // A key-opened session acts with the key that opened it, never a newer one (DESIGN §24).
+    const accountKeyHash = session.accountKeyHash ?? (await getUserKeyHash(session.userId));
     if (!accountKeyHash) throw new Error('a payer without an account key cannot issue grants');
     const { agentId, ...grantTerms } = terms;
     const done = await once<{ grant: Grant; key: string }, { grantId: string }>(
