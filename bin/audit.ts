@@ -17,10 +17,8 @@
  * own (cold storage): what is swept to it is no drain.
  * Exit codes: 0 holds, 1 does not hold, 2 could not run (the chain unreadable included).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PROJECT_ROOT } from './local/dynamodb-local';
+import { openLocalChain } from './operator/local-chain';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget } from './operator/table-target';
 
 const USAGE =
@@ -86,27 +84,6 @@ async function main(): Promise<number> {
     await stopChain();
     await target.stop();
   }
-}
-
-/**
- * `--local`: the chain `npm start` keeps in .data/rails (read, never written back) behind a
- * stand-in RPC of its own, with the addresses npm start gives the service (bin/local/rails.ts).
- */
-async function openLocalChain(): Promise<() => Promise<void>> {
-  const stateFile = join(PROJECT_ROOT, '.data', 'rails', 'solana.json');
-  if (!existsSync(stateFile)) return async () => {};
-  const { startLocalSolana } = await import('./local/solana-rpc');
-  const solana = await startLocalSolana({ stateFile, readOnly: true, port: 0 });
-  Object.assign(process.env, {
-    SOLANA_RPC_URL: solana.url,
-    USDC_MINT: solana.mint,
-    SOLANA_HOT_WALLET_ADDRESS: solana.hotWallet.publicKey,
-    SOLANA_DEPOSIT_ADDRESS: solana.depositWallet,
-    X402_PAY_TO: solana.hotWallet.publicKey,
-  });
-  const { resetForTests } = await import('../functions/config');
-  resetForTests();
-  return () => solana.stop();
 }
 
 function parse() {

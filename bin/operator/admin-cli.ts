@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { type AdminRequest, ApiUsageError, adminApiTarget, amountBody, callAdminApi, creditBody, segment } from './admin-api';
 import type { AdminIo, Answer } from './answer';
 import { runKillSwitchBackfill } from './kill-switch-backfill';
+import { openLocalChain } from './local-chain';
 import { runRedispatch } from './redispatch';
 import { returnEarnings } from './return-earnings';
 import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget } from './table-target';
@@ -42,6 +43,9 @@ commands:
          [--idempotency-key <key>]       from the agent's earned balance, whether the agent is enabled or not
   return-earnings <agentId>              give every charge of a (disabled) agent back to its payers, as far as
                                          its balance goes; safe to run again (one key per charge)
+  resolve-purchase <id>                  settle a signed x402 purchase the reconciler cannot reach (xp… or its c… id): the hot
+                                         wallet's history searched without a limit, captured if its transfer is there, released
+                                         if its blockhash is past at finalized without it (table mode; reads the chain)
   audit                                  check the ledger invariant over the whole table (run it while no money moves; table mode only)
   redispatch --from <ISO> --to <ISO>     send the webhook events of that time range through the dispatcher again (redispatch --help; table mode)
   kill-switch-backfill [--agent <id>]    copy agents' enabled flag to their balance shards (kill-switch-backfill --help; table mode)
@@ -78,6 +82,8 @@ interface CommandSpec {
   request?(args: readonly string[], idempotencyKey: string | undefined, flags: ListFlags): AdminRequest;
   /** API mode for a command that is several requests (a walk): `call` sends one and reads its answer. */
   flow?(call: (request: AdminRequest) => Promise<Answer>, args: readonly string[]): Promise<Answer>;
+  /** Reads the chain: with --local, the one npm start keeps in .data/ (local-chain.ts). */
+  chain?: boolean;
 }
 
 /** `GET /api/v1/admin/agents`'s query from the list flags: --pending is `enabled=false`. */
@@ -194,6 +200,12 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
         refund: (id, chargeId, idempotencyKey) =>
           call({ method: 'POST', path: `${agent(id)}/charges/${segment(chargeId)}/refund`, body: '{}', idempotencyKey }),
       }),
+  },
+  // The search no run of the reconciler makes (docs/operating/runbooks.md "Purchases the reconciler cannot reach"): no API offers it.
+  'resolve-purchase': {
+    params: ['id'],
+    chain: true,
+    run: (c, [id = '']) => c.resolvePurchase(id),
   },
   // A scan of the whole table: no API offers it.
   audit: {
@@ -334,7 +346,9 @@ export async function runAdmin(argv: readonly string[], io: AdminIo, env: NodeJS
     io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
+  let stopChain = async () => {};
   try {
+    if (spec.chain && args.values.local) stopChain = await openLocalChain();
     // Loaded only now that the table is settled: the service's modules read configuration once.
     const commands = await import('./admin-commands');
     try {
@@ -344,6 +358,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo, env: NodeJS
       return 1;
     }
   } finally {
+    await stopChain();
     await target.stop();
   }
 }

@@ -17,6 +17,8 @@ import {
   refundChargeSchema,
 } from '../../functions/contracts/request.schemas';
 import { validate } from '../../functions/contracts/validation';
+import { purchaseView } from '../../functions/contracts/views';
+import { X402UnavailableError } from '../../functions/core/x402';
 import { isRefusal } from '../../functions/messages/refusal';
 import { listAgentsForOperator, readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
 import { readCharge } from '../../functions/use-cases/charges';
@@ -24,7 +26,9 @@ import { checkIdempotencyKey } from '../../functions/use-cases/idempotency';
 import { refundChargeByOperator } from '../../functions/use-cases/lifecycle';
 import { listChargesForOperator } from '../../functions/use-cases/operator-earnings';
 import { cancelPayout as cancelHeld, listPayoutsForOperator, releasePayout } from '../../functions/use-cases/payout-holds';
+import { resolvePurchase as resolveSignedPurchase } from '../../functions/use-cases/purchase-reconcile';
 import { createUserWithKey, creditUserBalance, readUser, rotateUserKeyByOperator } from '../../functions/use-cases/users';
+import { purchaseChain } from '../../functions/x402/purchase-signer';
 import { type Answer, answer as answerText } from './answer';
 import { type EarningsApi, returnEarnings as walkEarnings } from './return-earnings';
 
@@ -69,6 +73,40 @@ export const cancelHeldPayout = (agentId: string, payoutId: string, idempotencyK
 export function refundCharge(agentId: string, chargeId: string, amount: string | undefined, idempotencyKey: string): Promise<ApiResult> {
   const body = validate(refundChargeSchema, amount === undefined ? {} : { amount: isNumber(amount) ? new LosslessNumber(amount) : amount });
   return refundChargeByOperator({ agentId, chargeId, idempotencyKey: checkIdempotencyKey(idempotencyKey), ...body });
+}
+
+/**
+ * A signed x402 purchase the reconciler cannot reach, settled (use-cases/purchase-reconcile.ts
+ * `resolvePurchase`): the hot wallet token account's history searched without a limit, then
+ * captured or released in the reconciler's own transaction. `id`: the purchase's (`xp…`) or its
+ * hold's (`c…`). Reads the chain the service is configured with (SOLANA_RPC_URL or its secret).
+ */
+export async function resolvePurchase(id: string): Promise<Answer> {
+  const chain = await purchaseChain().catch((error: unknown) => {
+    throw error instanceof X402UnavailableError ? new NoChainError() : error;
+  });
+  const done = await resolveSignedPurchase(id, chain);
+  return answer({
+    statusCode: 200,
+    body: {
+      resolved: done.resolved,
+      chargeId: done.purchase.id,
+      agentId: done.purchase.agentId,
+      userId: done.purchase.userId,
+      signaturesRead: done.signaturesRead,
+      purchase: purchaseView(done.purchase),
+    },
+  });
+}
+
+/** The operator's environment names no chain to search (the service's x402 settings are absent). */
+class NoChainError extends Error {
+  constructor() {
+    super(
+      "no chain configured: set SOLANA_RPC_URL (or SOLANA_RPC_URL_SECRET_ARN), SOLANA_HOT_WALLET_ADDRESS and USDC_MINT as the service has them, or --local for npm start's",
+    );
+    this.name = 'NoChainError';
+  }
 }
 
 /** Every charge of the agent given back as far as its balance goes (bin/operator/return-earnings.ts), in-process. */

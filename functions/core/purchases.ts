@@ -138,3 +138,36 @@ export function judgeRequirements(input: unknown, s: PurchaseSettings): Requirem
     },
   };
 }
+
+/**
+ * What the chain's answer makes of a signed purchase still PENDING, for the reconciler and the
+ * operator alike (use-cases/purchase-reconcile.ts), in this order:
+ * - `capture`: its transfer landed and moved the money;
+ * - `release`: its transfer landed and failed (the message can never land again), or its blockhash
+ *   is past at `finalized` and the search read every slot it could have landed in without it;
+ * - `in-flight`: not found, and its blockhash may still land (finalized height not past it);
+ * - `unsearched`: past its blockhash, not found, but the search did not reach back to where it
+ *   could be (or could not read a candidate): it may have landed, so its hold waits.
+ */
+export type SearchVerdict = 'capture' | 'release' | 'in-flight' | 'unsearched';
+
+export function judgeSearch(s: {
+  landed: { err: unknown } | undefined;
+  finalizedHeight: number;
+  lastValidBlockHeight: number;
+  covered: boolean;
+}): SearchVerdict {
+  if (s.landed) return s.landed.err === null || s.landed.err === undefined ? 'capture' : 'release';
+  if (s.finalizedHeight <= s.lastValidBlockHeight) return 'in-flight';
+  return s.covered ? 'release' : 'unsearched';
+}
+
+/** An unsearched purchase's first wait before it is searched for again, and the longest (DESIGN §24). */
+export const SEARCH_BACKOFF_FIRST_SECONDS = 60;
+export const SEARCH_BACKOFF_MAX_SECONDS = 3_600;
+
+/** The wait after a search that did not reach a purchase: 1 min the first time, then twice the last, at most 1 h. */
+export const nextSearchBackoff = (previousSeconds: number | undefined): number =>
+  previousSeconds === undefined || !(previousSeconds >= SEARCH_BACKOFF_FIRST_SECONDS)
+    ? SEARCH_BACKOFF_FIRST_SECONDS
+    : Math.min(SEARCH_BACKOFF_MAX_SECONDS, previousSeconds * 2);

@@ -206,6 +206,18 @@ export const REFUSALS = {
   purchaseNotAwaitingSettlement: { status: 409, text: 'purchase is not awaiting settlement' },
   /** A receipt naming a transaction that is not this purchase's payment at confirmed. */
   purchaseTransactionNotFound: { status: 409, text: "transaction not found: not on chain at confirmed, or not this purchase's payment" },
+  /** The operator's resolve-purchase (use-cases/purchase-reconcile.ts resolvePurchase): what it will not settle, and why. */
+  purchaseEnded: { status: 409, text: (status: string) => `purchase already ended: ${status}` },
+  purchaseNotSigned: { status: 409, text: 'purchase has no signed payment: it ends as any hold does (approval, release, expiry)' },
+  purchaseMayStillLand: {
+    status: 409,
+    text: (finalized: number, lastValid: number) =>
+      `purchase's payment may still land: finalized block height ${finalized} is not past its last valid block height ${lastValid}; try again in a minute`,
+  },
+  purchaseSearchIncomplete: {
+    status: 409,
+    text: 'a transaction that may be this payment could not be read (an RPC node behind the one that listed it): try again',
+  },
   paymentIdentifierConflict: { status: 409, text: 'this payment identifier was used with another payment' },
   chargeNotPending: { status: 409, text: 'charge is not pending' },
   chargeAwaitsApproval: { status: 409, text: 'charge awaits user approval' },

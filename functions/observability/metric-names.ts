@@ -117,11 +117,14 @@ export const X402_FEE_PAYER_LAMPORTS_METRIC = 'X402FeePayerLamports';
  */
 export const HOT_WALLET_LAMPORTS_METRIC = 'HotWalletLamports';
 /**
- * Gauge the reconciler emits on each x402 purchase sweep (functions/use-cases/purchases.ts
- * `reconcilePurchases`): how many signed purchases past their blockhash it left PENDING because its
- * search of the hot wallet token account's signatures did not reach back to where their transfer
- * could be (`unsearched`; 0 when none). Each holds the payer's USDC until the agent's receipt or a
- * later run finds it; anyone can bury purchases that way by spamming the account with transfers.
- * lib/monitoring.ts alarms when it stays above 0 (X402PurchasesUnsearched).
+ * Gauge the reconciler emits on each x402 purchase sweep (functions/use-cases/purchase-reconcile.ts
+ * `reconcilePurchases`): how many signed purchases are PENDING past their blockhash because no search
+ * of the hot wallet token account's signatures has yet reached back to where their transfer could be
+ * (`unsearched`; 0 when none). Counted over the reconciler's whole queue, not only the purchases due
+ * this run: one this run could not reach and one waiting out the backoff an earlier run gave it (1
+ * min, doubling to 1 h) both count, so the gauge holds while they wait. Each holds the payer's USDC
+ * until the agent's receipt, a search that reaches it, or the operator's `resolve-purchase`; anyone
+ * can bury purchases that way by spamming the account with transfers. lib/monitoring.ts alarms when
+ * it stays above 0 (X402PurchasesUnsearched).
  */
 export const X402_PURCHASES_UNSEARCHED_METRIC = 'X402PurchasesUnsearched';

@@ -6,7 +6,10 @@
  * x402 settlements whose settle died (`reconcileX402`) and the second check of credited ones at
  * `finalized` (`checkX402Finality`). x402 not configured yet (no treasury or fee payer) skips them.
  * Last, the x402 purchases the service paid (`reconcilePurchases`), and the X402PurchasesUnsearched
- * gauge: those it could not search far enough back for to release or capture.
+ * gauge: those no search has yet reached back far enough for to release or capture.
+ *
+ * Each sweep has a deadline from the Lambda's remaining time (run-deadlines.ts) and stops cleanly
+ * at it, and one sweep's failure does not skip the ones after it (the run still fails, after them).
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
@@ -16,10 +19,11 @@ import { HOT_WALLET_LAMPORTS_METRIC, STUCK_PAYOUTS_METRIC, X402_PURCHASES_UNSEAR
 import { flushMetrics, metrics } from '../observability/metrics';
 import { serializeError } from '../observability/serialize-error';
 import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-cases/payouts';
-import { type PurchaseReconcileReport, reconcilePurchases } from '../use-cases/purchases';
+import { type PurchaseReconcileReport, reconcilePurchases } from '../use-cases/purchase-reconcile';
 import { checkX402Finality, reconcileX402, type X402FinalityReport, type X402ReconcileReport } from '../use-cases/x402';
 import type { Facilitator } from '../x402/facilitator';
 import type { PurchaseChain } from '../x402/purchase-signer';
+import { type RunDeadlines, runDeadlines } from './run-deadlines';
 
 export type ReconcilerReport = ReconcileReport & {
   x402?: X402ReconcileReport & { finality: X402FinalityReport };
@@ -40,25 +44,41 @@ export interface ReconcilerDeps extends PayoutDeps {
 const ONE_PAYOUT_MS = 40_000;
 
 export function createReconciler(deps: ReconcilerDeps): Reconciler {
+  const clock = () => deps.clock?.() ?? new Date();
   return async (_event, context) => {
-    const remaining = context?.getRemainingTimeInMillis?.();
-    const report = await reconcilePayouts({
-      ...deps,
-      ...(remaining !== undefined ? { startBefore: Date.now() + remaining - ONE_PAYOUT_MS } : {}),
-    });
-    metrics().addMetric(STUCK_PAYOUTS_METRIC, MetricUnit.Count, report.stuck);
-    if (deps.hotWalletLamports) await reportHotWallet(deps.hotWalletLamports);
+    const run = runDeadlines(context?.getRemainingTimeInMillis?.());
     let x402: ReconcilerReport['x402'];
     let purchases: PurchaseReconcileReport | undefined;
+    const failures: unknown[] = [];
+    const sweep = async <T>(name: string, work: () => Promise<T | undefined>): Promise<T | undefined> => {
+      try {
+        return await work();
+      } catch (error) {
+        if (error instanceof X402UnavailableError) return undefined;
+        failures.push(error);
+        logger().error(`reconciler ${name} sweep failed`, { error: serializeError(error) });
+        return undefined;
+      }
+    };
+    const report = await sweep('payout', () => reconcilePayouts({ ...deps, ...payoutStart(run) }));
+    if (report) metrics().addMetric(STUCK_PAYOUTS_METRIC, MetricUnit.Count, report.stuck);
+    if (deps.hotWalletLamports) await reportHotWallet(deps.hotWalletLamports);
     try {
-      x402 = deps.x402Facilitator ? await x402Sweep(deps.x402Facilitator, deps.clock?.() ?? new Date()) : undefined;
-      purchases = deps.purchaseChain ? await purchaseSweep(deps.purchaseChain) : undefined;
+      const facilitator = deps.x402Facilitator ? await sweep('x402', deps.x402Facilitator) : undefined;
+      if (facilitator) {
+        const settled = await sweep('x402', () => reconcileX402(facilitator, clock(), deadline(run, 'x402')));
+        const finality = await sweep('x402 finality', () => checkX402Finality(facilitator, clock(), deadline(run, 'finality')));
+        if (settled && finality) x402 = { ...settled, finality };
+      }
+      const chain = deps.purchaseChain ? await sweep('purchase', deps.purchaseChain) : undefined;
+      if (chain) purchases = await sweep('purchase', () => reconcilePurchases(chain, { now: clock(), ...deadline(run, 'purchases') }));
       // On every purchase sweep, 0 included, so the alarm clears once none is left.
       if (purchases) metrics().addMetric(X402_PURCHASES_UNSEARCHED_METRIC, MetricUnit.Count, purchases.unsearched);
     } finally {
       // With the x402 sweep's: the hot wallet's SOL and the fees of the settlements it ended.
       flushMetrics();
     }
+    if (failures.length > 0 || !report) throw failures[0];
     return { ...report, ...(x402 ? { x402 } : {}), ...(purchases ? { purchases } : {}) };
   };
 }
@@ -76,23 +96,17 @@ async function reportHotWallet(read: () => Promise<number>): Promise<void> {
   }
 }
 
-async function purchaseSweep(chain: () => Promise<PurchaseChain>): Promise<PurchaseReconcileReport | undefined> {
-  try {
-    return await reconcilePurchases(await chain());
-  } catch (error) {
-    if (error instanceof X402UnavailableError) return undefined;
-    throw error;
-  }
+/**
+ * Payouts are started until their deadline, and never later than one payout's time before the
+ * run's end: one already started is never cut off mid-payment.
+ */
+function payoutStart(run: RunDeadlines): { startBefore?: number } {
+  const own = run.deadlineOf('payouts');
+  if (own === undefined || run.end === undefined) return {};
+  return { startBefore: Math.min(own, run.end - ONE_PAYOUT_MS) };
 }
 
-async function x402Sweep(facilitator: () => Promise<Facilitator>, now: Date): Promise<ReconcilerReport['x402']> {
-  let chain: Facilitator;
-  try {
-    chain = await facilitator();
-  } catch (error) {
-    if (error instanceof X402UnavailableError) return undefined;
-    throw error;
-  }
-  const report = await reconcileX402(chain, now);
-  return { ...report, finality: await checkX402Finality(chain, now) };
-}
+const deadline = (run: RunDeadlines, sweep: Parameters<RunDeadlines['deadlineOf']>[0]): { deadline?: number } => {
+  const at = run.deadlineOf(sweep);
+  return at === undefined ? {} : { deadline: at };
+};

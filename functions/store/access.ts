@@ -254,7 +254,10 @@ export const STORE = {
   /** The payment signed once: the charge's terms, its marker moved to the reconciler's queue, its signature claimed (one per purchase); checked as a capture (enabled, not blocked, grant active). */
   recordSignedPurchase: { write: ['charge', 'pendingCharge', 'idempotency'], check: ['agentBalanceShard', 'user', 'grant'] },
   listAgentPurchases: { query: ['agentPurchases'] },
-  listSignedPurchases: { query: ['signedPurchases'] },
+  /** The reconciler's queue (listDuePurchases, countUnsearchedPurchases: the gauge). */
+  listDuePurchases: { query: ['signedPurchases'] },
+  /** A purchase its search could not reach waits out a backoff: its marker moved in the queue (deferPurchaseSearch). */
+  deferPurchaseSearch: { write: ['pendingCharge'] },
   /** Captured or released by the chain: the charge, the payer's held money, the marker, the grant's counters, the events. */
   settlePurchase: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
   // The console (console-session.repository.ts, console-rate.repository.ts, passkey.repository.ts).
@@ -312,8 +315,10 @@ export const BACKGROUND_GRANTS = {
       'deferX402Settlement',
       'idempotentCommand',
       'checkX402Finality',
-      // x402 purchases: captured when their transfer is on chain, released when it can no longer land.
-      'listSignedPurchases',
+      // x402 purchases: captured when their transfer is on chain, released when it can no longer land,
+      // deferred while its search cannot reach back to them.
+      'listDuePurchases',
+      'deferPurchaseSearch',
       'getCharge',
       'settlePurchase',
     ),

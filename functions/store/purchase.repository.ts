@@ -2,7 +2,8 @@
  * x402 purchases' own writes and reads (DESIGN §22, use-cases/purchases.ts). A purchase is a hold
  * (charge.repository.ts `commitCharge`, the same transaction as any charge's); what only a purchase
  * has is here: its signed payment recorded once, the agent's listing, and the reconciler's queue of
- * signed purchases. Its capture and release are `settlePending` with the `purchase` option.
+ * signed purchases (by when each is next due, a backoff for those its search cannot reach). Its
+ * capture and release are `settlePending` with the `purchase` option.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
@@ -16,7 +17,7 @@ import { db } from './client';
 import { grantInactiveError } from './grant-charge';
 import { assumeGrantCounted, grantSettleItem } from './settlement-items';
 import { GSI1, INDEX_PARTITIONS, keys, TTL_ATTRIBUTE } from './table';
-import { named, type TransactEntry, transactWrite } from './transact';
+import { conditionalWrite, named, outcome, type TransactEntry, transactWrite } from './transact';
 
 /** What a capture of the hold would require now, as conditions on items this transaction does not write. */
 function capturable(pending: PendingCharge, now: Date): TransactEntry[] {
@@ -177,24 +178,104 @@ export interface SignedPending {
   agentId: string;
   signedAt: string;
   lastValidBlockHeight: number;
+  /** Its place in the queue as read (GSI1SK): a deferral is conditioned on it. */
+  queuedAs: string;
+  /** The last wait a search that could not reach it gave it; absent until one could not. */
+  searchBackoffSeconds?: number;
 }
 
-/** The signed purchases still PENDING, oldest first, at most `limit` (the index is eventually consistent: a settled one may show). */
-export async function listSignedPurchases(limit: number): Promise<SignedPending[]> {
+/** Where the next page of due purchases starts (DynamoDB's LastEvaluatedKey, opaque to callers). */
+export type DueCursor = Record<string, unknown>;
+
+const signedQueue = () => ({
+  TableName: config().TABLE_NAME,
+  IndexName: GSI1.indexName,
+  ExpressionAttributeValues: { ':pk': INDEX_PARTITIONS.signedPurchases.key },
+});
+
+/**
+ * One page of the signed purchases still PENDING that are due by `now` (the index is eventually
+ * consistent: a settled one may show), soonest due first; `next` when another page may follow. The
+ * sort key is the due time, so the ones waiting out a backoff are past the key condition's end and
+ * never read.
+ */
+export async function listDuePurchases(
+  now: Date,
+  opts: { limit: number; after?: DueCursor },
+): Promise<{ due: SignedPending[]; next?: DueCursor }> {
+  const queue = signedQueue();
   const out = await db().send(
     new QueryCommand({
-      TableName: config().TABLE_NAME,
-      IndexName: GSI1.indexName,
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': INDEX_PARTITIONS.signedPurchases.key },
+      ...queue,
+      // An ISO time sorts before every `<that time>#<chargeId>`: due strictly before now.
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :now',
+      ExpressionAttributeValues: { ...queue.ExpressionAttributeValues, ':now': now.toISOString() },
       ScanIndexForward: true,
-      Limit: limit,
+      Limit: opts.limit,
+      ...(opts.after ? { ExclusiveStartKey: opts.after } : {}),
     }),
   );
-  return (out.Items ?? []).map((item) => ({
+  const due = (out.Items ?? []).map((item) => ({
     chargeId: String(item.chargeId),
     agentId: String(item.agentId),
     signedAt: String(item.signedAt),
     lastValidBlockHeight: Number(item.lastValidBlockHeight),
+    queuedAs: String(item.GSI1SK),
+    ...(typeof item.searchBackoffSeconds === 'number' ? { searchBackoffSeconds: item.searchBackoffSeconds } : {}),
   }));
+  return { due, ...(out.LastEvaluatedKey ? { next: out.LastEvaluatedKey } : {}) };
+}
+
+/**
+ * A purchase the search could not reach back for waits `backoffSeconds` before it is due again: its
+ * marker moves to that place in the queue, and records the wait (the next one doubles it). Only a
+ * marker still standing and still where it was read (a second run that deferred it first wins; a
+ * settled one is a tombstone out of the queue). False when it was not.
+ */
+export async function deferPurchaseSearch(pending: SignedPending, backoffSeconds: number, now: Date): Promise<boolean> {
+  const dueAt = new Date(now.getTime() + backoffSeconds * 1000).toISOString();
+  const result = await conditionalWrite(
+    {
+      Update: {
+        TableName: config().TABLE_NAME,
+        Key: keys.pendingCharge(pending.chargeId),
+        UpdateExpression: 'SET GSI1SK = :sk, searchBackoffSeconds = :backoff, nextSearchAt = :dueAt',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(settledAt) AND GSI1PK = :pk AND GSI1SK = :seen',
+        ExpressionAttributeValues: {
+          ':sk': keys.signedPurchaseIndex(dueAt, pending.chargeId).GSI1SK,
+          ':backoff': backoffSeconds,
+          ':dueAt': dueAt,
+          ':pk': INDEX_PARTITIONS.signedPurchases.key,
+          ':seen': pending.queuedAs,
+        },
+      },
+    },
+    () => outcome(false),
+  );
+  return result.committed;
+}
+
+/**
+ * How many signed purchases still PENDING carry a backoff: past their blockhash, and no search has
+ * yet reached back to where their transfer could be (due or not: the X402PurchasesUnsearched gauge).
+ * Reads the whole queue once (a count, no items returned): the purchases it holds are the ones
+ * waiting for the chain, a few minutes' worth unless some are buried.
+ */
+export async function countUnsearchedPurchases(): Promise<number> {
+  let count = 0;
+  let after: DueCursor | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        ...signedQueue(),
+        KeyConditionExpression: 'GSI1PK = :pk',
+        FilterExpression: 'attribute_exists(searchBackoffSeconds)',
+        Select: 'COUNT',
+        ...(after ? { ExclusiveStartKey: after } : {}),
+      }),
+    );
+    count += out.Count ?? 0;
+    after = out.LastEvaluatedKey;
+  } while (after);
+  return count;
 }

@@ -100,7 +100,10 @@ export const INDEX_PARTITIONS = {
   x402Unfinalized: { index: GSI1.indexName, key: 'X402UNFINAL' },
   /** An agent's x402 purchases, newest first (`keys.purchaseIndex`, on the hold's charge item). */
   agentPurchases: { index: GSI1.indexName, key: 'PURCHASES#' },
-  /** PENDING purchases whose payment was signed, by signing time: the reconciler's (`keys.signedPurchaseIndex`, on the marker). */
+  /**
+   * PENDING purchases whose payment was signed, by when they are next due (their signing time, later
+   * a search's backoff): the reconciler's queue (`keys.signedPurchaseIndex`, on the marker).
+   */
   signedPurchases: { index: GSI1.indexName, key: 'PURCHASES_SIGNED' },
 } as const;
 export type IndexPartition = keyof typeof INDEX_PARTITIONS;
@@ -186,8 +189,12 @@ export const keys = {
   }),
   /** GSI1 entry of a purchase's charge item: the agent's purchases by id (a charge item of the new id form has no other). */
   purchaseIndex: (agentId: string, chargeId: string) => ({ GSI1PK: `${I.agentPurchases.key}${agentId}`, GSI1SK: chargeId }),
-  /** GSI1 entry of a signed purchase's marker, instead of the sweeper's: the chain ends it, not the clock. */
-  signedPurchaseIndex: (signedAt: string, chargeId: string) => ({ GSI1PK: I.signedPurchases.key, GSI1SK: `${signedAt}#${chargeId}` }),
+  /**
+   * GSI1 entry of a signed purchase's marker, instead of the sweeper's: the chain ends it, not the
+   * clock. Sorted by when the reconciler next looks for it (`dueAt`: its signing time, then a backoff
+   * while its search cannot reach it), so a query up to now skips the ones not due.
+   */
+  signedPurchaseIndex: (dueAt: string, chargeId: string) => ({ GSI1PK: I.signedPurchases.key, GSI1SK: `${dueAt}#${chargeId}` }),
   /** Every partition of the sweeper's queue: the shards, then the legacy one. */
   pendingExpiryPartitions: () => [...Array.from({ length: EXPIRY_SHARDS }, (_, s) => `${I.pendingExpiry.key}${s}`), I.pendingExpiry.legacy],
   /** All payouts of one agent, sorted by id (= creation order). */

@@ -10,10 +10,11 @@
  * the transfer, so the service finds it on chain whoever landed it. Captured (SUCCESS, the hold
  * becomes the payer's spend, no agent credited: the money left by the hot wallet) once that
  * transaction is on chain at `confirmed` — from the agent's receipt (checked on chain) or the
- * reconciler's search of the hot wallet's token account. Released (EXPIRED) once the finalized block
- * height has passed its blockhash's last valid height without it: nothing can land after that, and
- * the height is read before the search, so a transfer that landed in time is always found first.
- * Both are `settlePending` with the `purchase` option, from the state read: never both.
+ * reconciler's search of the hot wallet's token account (purchase-reconcile.ts). Released (EXPIRED)
+ * once the finalized block height has passed its blockhash's last valid height without it: nothing
+ * can land after that, and the height is read before the search, so a transfer that landed in time
+ * is always found first. Both are `settlePending` with the `purchase` option, from the state read
+ * (purchase-endings.ts): never both.
  */
 import bs58 from 'bs58';
 import { parse } from 'lossless-json';
@@ -23,33 +24,18 @@ import { serialize } from '../contracts/json';
 import { paymentPayloadView, purchaseView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import type { Charge } from '../core/charges';
-import { AgentBlockedError, AgentDisabledError, ChargeNotPendingError, GrantExpiredError, GrantRevokedError } from '../core/errors';
+import { AgentBlockedError, AgentDisabledError, GrantExpiredError, GrantRevokedError } from '../core/errors';
 import { parseAmount, unitsToMinor } from '../core/money';
-import {
-  chargeIdOfPurchase,
-  judgeRequirements,
-  NOT_SETTLED,
-  type PurchaseTerms,
-  purchaseIdOf,
-  type SignedPurchase,
-} from '../core/purchases';
+import { chargeIdOfPurchase, judgeRequirements, type PurchaseTerms, purchaseIdOf, type SignedPurchase } from '../core/purchases';
 import { X402_VERSION } from '../core/x402';
 import { refuse } from '../messages/refusal';
-import { logger } from '../observability/logger';
 import { pendingOf } from '../store/charge-pending.repository';
 import { getCharge } from '../store/charge-read.repository';
-import { settledCharge, settlePending } from '../store/charge-settlement.repository';
 import type { GrantKeyTerms } from '../store/credentials.repository';
-import {
-  listAgentPurchases,
-  listSignedPurchases,
-  PurchaseMessageTakenError,
-  PurchaseMovedOnError,
-  recordSignedPurchase,
-} from '../store/purchase.repository';
+import { listAgentPurchases, PurchaseMessageTakenError, PurchaseMovedOnError, recordSignedPurchase } from '../store/purchase.repository';
 import type { PurchaseChain, PurchaseSigner } from '../x402/purchase-signer';
 import { createCharge } from './charges';
-import { purchaseEvents } from './events';
+import { settleLanded } from './purchase-endings';
 
 /** Base58 check of an address (32 bytes), here rather than the facilitator's: the list and receipt functions need no facilitator. */
 const isBase58Address = (text: string): boolean => {
@@ -248,107 +234,7 @@ export async function reportReceipt(
     throw refuse('purchaseTransactionNotFound');
   }
   const ended = await settleLanded(charge, landed.transaction, landed.err);
-  return { statusCode: 200, body: purchaseView(ended) };
-}
-
-/** Ends a purchase whose transfer is on chain: captured, or (it failed there: the message can never land again) released. */
-async function settleLanded(charge: Charge, transaction: string, err: unknown): Promise<Charge> {
-  return err === null || err === undefined ? capture(charge, transaction) : expire(charge);
-}
-
-async function capture(charge: Charge, transaction: string): Promise<Charge> {
-  const now = new Date();
-  const settlement = { kind: 'capture' as const, amount: charge.amount };
-  const after = (c: Charge): Charge => {
-    const settled = settledCharge(c, settlement, now);
-    return { ...settled, ...(settled.purchase ? { purchase: { ...settled.purchase, transaction } } : {}) };
-  };
-  return settleOnce(charge, (c) =>
-    settlePending(pendingOf(c), settlement, now, {
-      purchase: { transaction },
-      events: purchaseEvents(after(c), 'x402.purchase.succeeded', purchaseView, now),
-    }),
-  );
-}
-
-async function expire(charge: Charge): Promise<Charge> {
-  const now = new Date();
-  const settlement = { kind: 'return' as const, status: 'EXPIRED' as const, failureReason: NOT_SETTLED };
-  return settleOnce(charge, (c) =>
-    settlePending(pendingOf(c), settlement, now, {
-      purchase: {},
-      events: purchaseEvents(settledCharge(c, settlement, now), 'x402.purchase.expired', purchaseView, now),
-    }),
-  );
-}
-
-/** Runs one ending from the charge as read; losing to another (the receipt and the reconciler at once) answers what won. */
-async function settleOnce(charge: Charge, end: (c: Charge) => Promise<void>): Promise<Charge> {
-  try {
-    await end(charge);
-  } catch (error) {
-    if (!(error instanceof ChargeNotPendingError)) throw error;
-  }
-  const now = await getCharge(charge.agentId, charge.id);
-  if (!now) throw refuse('purchaseNotFound');
-  return now;
-}
-
-export interface PurchaseReconcileReport {
-  checked: number;
-  captured: number;
-  expired: number;
-  /** Past their blockhash but not released: the search did not reach back to where they could have landed (they wait). */
-  unsearched: number;
-}
-
-/**
- * The reconciler's pass over signed purchases still PENDING: the finalized block height first,
- * then the hot wallet token account's transactions; each purchase whose transfer is there is
- * captured (or released, when it failed there), each whose blockhash expired at that finalized
- * height without it is released, the rest wait.
- */
-export async function reconcilePurchases(chain: PurchaseChain, limit = 100): Promise<PurchaseReconcileReport> {
-  const report: PurchaseReconcileReport = { checked: 0, captured: 0, expired: 0, unsearched: 0 };
-  const queued = await listSignedPurchases(limit);
-  if (queued.length === 0) return report;
-  const tip = await chain.finalizedTip();
-  const finalized = tip.height;
-  const charges: Charge[] = [];
-  for (const q of queued) {
-    const charge = await getCharge(q.agentId, q.chargeId);
-    if (charge?.status === 'PENDING' && charge.purchase?.signed) charges.push(charge);
-  }
-  const { found: landed, covered } = await chain.findLanded(
-    charges.map((c) => c.purchase?.signed as SignedPurchase),
-    { minContextSlot: tip.slot },
-  );
-  for (const charge of charges) {
-    report.checked += 1;
-    const signed = charge.purchase?.signed as SignedPurchase;
-    const found = landed.get(signed.authoritySignature);
-    try {
-      if (found) {
-        const ended = await settleLanded(charge, found.transaction, found.err);
-        if (ended.status === 'SUCCESS') report.captured += 1;
-        else report.expired += 1;
-      } else if (finalized > signed.lastValidBlockHeight) {
-        // Released only when the search read every slot its transfer could be in: one it did not
-        // reach may have landed (the USDC left), so the hold waits for a later run or the receipt.
-        if (covered.has(signed.authoritySignature)) {
-          await expire(charge);
-          report.expired += 1;
-        } else {
-          report.unsearched += 1;
-          logger().warn('x402 purchase past its blockhash, its transfer not searched for far enough back', { chargeId: charge.id });
-        }
-      }
-    } catch (error) {
-      // One purchase's failure does not hold up the others: the next run tries it again.
-      logger().error('x402 purchase reconcile failed', { chargeId: charge.id, error });
-    }
-  }
-  return report;
+  return { statusCode: 200, body: purchaseView(ended.charge) };
 }
 
 export { purchaseIdOf };

@@ -563,7 +563,17 @@ export interface X402ReconcileReport {
   heldAtLimit: number;
   failed: number;
   stillPending: number;
+  /** The run's deadline came first: the settlements it did not look at are the next run's. */
+  outOfTime?: true;
 }
+
+/** How much of its list one reconciler sweep takes: at most `limit` (100), and nothing new after `deadline` (epoch ms). */
+export interface SweepLimits {
+  limit?: number;
+  deadline?: number;
+}
+
+const pastDeadline = (limits: SweepLimits): boolean => limits.deadline !== undefined && Date.now() >= limits.deadline;
 
 /**
  * The reconciler's x402 sweep: every settlement still PENDING after X402_RECONCILE_AFTER_SECONDS
@@ -581,10 +591,19 @@ export interface X402ReconcileReport {
  * cannot fill every run and starve newer ones. What the reconciler alarms on for x402 is the second
  * look below: the X402FinalityMismatch alarm (lib/monitoring.ts, X402_FINALITY_MISMATCHES_METRIC).
  */
-export async function reconcileX402(facilitator: Facilitator, now: Date = new Date(), limit = 100): Promise<X402ReconcileReport> {
+export async function reconcileX402(
+  facilitator: Facilitator,
+  now: Date = new Date(),
+  limits: SweepLimits = {},
+): Promise<X402ReconcileReport> {
   const before = new Date(now.getTime() - config().X402_RECONCILE_AFTER_SECONDS * 1000);
   const report: X402ReconcileReport = { credited: 0, heldAtLimit: 0, failed: 0, stillPending: 0 };
-  for (const settlement of await listStalePendingSettlements(before, limit)) {
+  for (const settlement of await listStalePendingSettlements(before, limits.limit ?? 100)) {
+    // Not looked at, it keeps its place at the front of the list for the next run.
+    if (pastDeadline(limits)) {
+      report.outOfTime = true;
+      break;
+    }
     const status = await facilitator.chainStatus(settlement.signature);
     if (status.kind === 'confirmed') {
       const { outcome } = await creditConfirmed(settlement, successResponse(settlement));
@@ -610,6 +629,8 @@ export interface X402FinalityReport {
   finalized: number;
   mismatched: number;
   waiting: number;
+  /** The run's deadline came first: the settlements it did not look at are the next run's. */
+  outOfTime?: true;
 }
 
 /**
@@ -620,11 +641,19 @@ export interface X402FinalityReport {
  * ERROR line the X402FinalityMismatch alarm counts. Nothing is debited automatically: the credit
  * may already be withdrawn, and an operator decides (docs/x402.md).
  */
-export async function checkX402Finality(facilitator: Facilitator, now: Date = new Date(), limit = 100): Promise<X402FinalityReport> {
+export async function checkX402Finality(
+  facilitator: Facilitator,
+  now: Date = new Date(),
+  limits: SweepLimits = {},
+): Promise<X402FinalityReport> {
   const cfg = config();
   const report: X402FinalityReport = { finalized: 0, mismatched: 0, waiting: 0 };
   const before = new Date(now.getTime() - cfg.X402_FINALITY_AFTER_SECONDS * 1000);
-  for (const settlement of await listUnfinalizedSettlements(before, limit)) {
+  for (const settlement of await listUnfinalizedSettlements(before, limits.limit ?? 100)) {
+    if (pastDeadline(limits)) {
+      report.outOfTime = true;
+      break;
+    }
     const status = await facilitator.chainStatus(settlement.signature);
     if (status.kind === 'confirmed' && status.finalized) {
       if (await endFinalityCheck(settlement.messageHash, { finalized: true }, now)) report.finalized += 1;

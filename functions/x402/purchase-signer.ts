@@ -229,6 +229,8 @@ export interface LandedSearch {
    * blockhash, or to the account's first transaction): one of them not found is not on chain.
    */
   covered: Set<string>;
+  /** How many of the account's signatures it read. */
+  read: number;
 }
 
 /** What settling purchases asks the chain; no key (the reconciler's and the receipt's). */
@@ -243,13 +245,14 @@ export interface PurchaseChain {
   /**
    * The landed transactions of the hot wallet's token account that carry one of these hot wallet
    * signatures, newest first, paged with `before` until every one is found or the pages are older
-   * than the slot any of them could have landed in (at most `maxSignatures`, MAX_SEARCHED_SIGNATURES).
-   * Candidates are narrowed by their memo (the stock client's random nonce, or the seller's memo),
-   * then each is read whole.
+   * than the slot any of them could have landed in (at most `maxSignatures`, MAX_SEARCHED_SIGNATURES;
+   * Infinity: the whole history, the operator's), or until `stopAt` (epoch ms: the caller's time is
+   * up; what was not read covers nothing). Candidates are narrowed by their memo (the stock client's
+   * random nonce, or the seller's memo), then each is read whole.
    */
   findLanded(
     signed: readonly Pick<SignedPurchase, 'authoritySignature' | 'memo' | 'lastValidBlockHeight'>[],
-    opts?: { pageSize?: number; maxSignatures?: number; minContextSlot?: number },
+    opts?: { pageSize?: number; maxSignatures?: number; minContextSlot?: number; stopAt?: number },
   ): Promise<LandedSearch>;
 }
 
@@ -303,7 +306,8 @@ async function buildChain(): Promise<PurchaseChain> {
       let exhausted = false;
       const unread: string[] = [];
       const open = () => signed.filter((s) => !found.has(s.authoritySignature) && oldest >= floor(s));
-      while (seen < maxSignatures && open().length > 0) {
+      const late = () => opts.stopAt !== undefined && Date.now() >= opts.stopAt;
+      while (seen < maxSignatures && open().length > 0 && !late()) {
         const limit = Math.min(pageSize, maxSignatures - seen);
         const page = await rpc
           .getSignaturesForAddress(address(tokenAccount), {
@@ -327,7 +331,8 @@ async function buildChain(): Promise<PurchaseChain> {
           // An RPC node lists a memo as "[<length>] <text>": a candidate is one whose memo holds one of ours.
           const memo = entry.memo ?? '';
           if (!memos.some((m) => memo.includes(m))) continue;
-          const tx = await read(String(entry.signature));
+          // Out of time, a candidate is left unread: like one a node behind cannot read yet, it proves nothing.
+          const tx = late() ? undefined : await read(String(entry.signature));
           // Listed but not readable (a node behind the one that listed it): it may be ours, so proves nothing.
           if (!tx) unread.push(memo);
           for (const s of tx?.signatures ?? []) {
@@ -343,7 +348,7 @@ async function buildChain(): Promise<PurchaseChain> {
           )
           .map((s) => s.authoritySignature),
       );
-      return { found, covered };
+      return { found, covered, read: seen };
     },
   };
 }

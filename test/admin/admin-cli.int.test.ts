@@ -183,6 +183,12 @@ describe('npm run admin', () => {
     }
   });
 
+  it('resolve-purchase names the chain settings it needs when the environment has none', async () => {
+    const resolved = await admin('resolve-purchase', 'xp01jhx3k6v1f8q2n7c9m4p5r6s7a01jhx3k6v1f8q2n7c9m4p5r6s7');
+    expect(resolved.code).toBe(1);
+    expect(resolved.stderr).toMatch(/^error: NoChainError: no chain configured: set SOLANA_RPC_URL \(or SOLANA_RPC_URL_SECRET_ARN\)/);
+  });
+
   it('answers usage errors with exit 2 and the usage text', async () => {
     for (const argv of [
       [],

@@ -11,7 +11,7 @@ import { X402_PURCHASES_UNSEARCHED_METRIC } from '../../functions/observability/
 import { metrics } from '../../functions/observability/metrics';
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
-import { reconcilePurchases } from '../../functions/use-cases/purchases';
+import { reconcilePurchases } from '../../functions/use-cases/purchase-reconcile';
 import { purchaseChain } from '../../functions/x402/purchase-signer';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';
@@ -41,8 +41,8 @@ async function searching(maxSignatures?: number) {
   const chain = await purchaseChain();
   return {
     ...chain,
-    findLanded: (signed: Parameters<typeof chain.findLanded>[0]) =>
-      chain.findLanded(signed, { pageSize: 2, ...(maxSignatures !== undefined ? { maxSignatures } : {}) }),
+    findLanded: (signed: Parameters<typeof chain.findLanded>[0], opts: Parameters<typeof chain.findLanded>[1]) =>
+      chain.findLanded(signed, { ...opts, pageSize: 2, ...(maxSignatures !== undefined ? { maxSignatures } : {}) }),
   };
 }
 
@@ -60,13 +60,18 @@ describe("the reconciler's search for a purchase's transfer", () => {
     const unsearched = () => recorded.mock.calls.filter(([name]) => name === X402_PURCHASES_UNSEARCHED_METRIC).map(([, , value]) => value);
     try {
       const short = await createReconciler({ railFor, purchaseChain: () => searching(4) })();
-      expect(short.purchases).toMatchObject({ checked: 1, captured: 0, expired: 0, unsearched: 1 });
+      expect(short.purchases).toMatchObject({ checked: 1, captured: 0, expired: 0, unsearched: 1, deferred: 1 });
       expect(unsearched()).toEqual([1]);
       expect((await read(agent.key, purchase.id)).status).toBe('PENDING');
-      // Paging on with `before`: found, captured once; the gauge back at 0, so the alarm clears.
-      const found = await createReconciler({ railFor, purchaseChain: () => searching() })();
+      // It waits a minute before it is searched for again (DESIGN §24): a run before that does not
+      // read it, and the gauge still counts it.
+      const waiting = await createReconciler({ railFor, purchaseChain: () => searching() })();
+      expect(waiting.purchases).toMatchObject({ checked: 0, captured: 0, unsearched: 1 });
+      // Its wait over, paging on with `before`: found, captured once; the gauge back at 0, so the alarm clears.
+      const later = new Date(Date.now() + 2 * 60_000);
+      const found = await createReconciler({ railFor, clock: () => later, purchaseChain: () => searching() })();
       expect(found.purchases).toMatchObject({ checked: 1, captured: 1, expired: 0, unsearched: 0 });
-      expect(unsearched()).toEqual([1, 0]);
+      expect(unsearched()).toEqual([1, 1, 0]);
     } finally {
       recorded.mockRestore();
     }

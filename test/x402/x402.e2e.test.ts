@@ -304,12 +304,12 @@ describe('x402 when the process dies between the on-chain confirmation and the c
     const before = await usdcBalance(seller.key);
     await settleDiesBeforeTheCredit(payload);
     // One settlement a run: the unsent claim first, then (it moved to the back) the confirmed one.
-    expect(await reconcileX402(facilitator, later, 1)).toEqual({ credited: 0, heldAtLimit: 0, failed: 0, stillPending: 1 });
-    expect(await reconcileX402(facilitator, later, 1)).toEqual({ credited: 1, heldAtLimit: 0, failed: 0, stillPending: 0 });
+    expect(await reconcileX402(facilitator, later, { limit: 1 })).toEqual({ credited: 0, heldAtLimit: 0, failed: 0, stillPending: 1 });
+    expect(await reconcileX402(facilitator, later, { limit: 1 })).toEqual({ credited: 1, heldAtLimit: 0, failed: 0, stillPending: 0 });
     expect(await usdcBalance(seller.key)).toBeCloseTo(before + 0.01, 6);
     // Once stale again, the unsent claim is looked at again, and stays PENDING.
     const again = new Date(later.getTime() + (config().X402_RECONCILE_AFTER_SECONDS + 1) * 1000);
-    expect(await reconcileX402(facilitator, again, 1)).toEqual({ credited: 0, heldAtLimit: 0, failed: 0, stillPending: 1 });
+    expect(await reconcileX402(facilitator, again, { limit: 1 })).toEqual({ credited: 0, heldAtLimit: 0, failed: 0, stillPending: 1 });
     const unsentItem = (await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.x402Settlement(unsent) }))).Item;
     expect(unsentItem).toMatchObject({ status: 'PENDING', reconciledAt: again.toISOString() });
     // Off the reconciler's list for the next tests (a claim is never given up: only the chain ends one).
