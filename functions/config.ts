@@ -48,6 +48,17 @@ const fields = z.object({
   BALANCE_SHARDS: z.coerce.number().int().min(1).max(64).default(16),
   /** Idempotency records live this long. */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
+  /**
+   * AWS: the KMS key the stored answers that hold a secret (registration, the operator's new user,
+   * a grant, a webhook endpoint, each with an Idempotency-Key) are sealed under: GenerateDataKey on
+   * the create, Decrypt on a replay (store/answer-seal.ts, docs/idempotency.md).
+   */
+  IDEMPOTENCY_KMS_KEY_ID: z.string().min(1).optional(),
+  /** Local runs and tests: the AES-256-GCM key (base64 of 32 bytes) those answers are sealed with instead of KMS. */
+  IDEMPOTENCY_LOCAL_SECRET_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, { message: 'must be base64 of 32 bytes' })
+    .optional(),
   /** Attempts for a transaction that DynamoDB cancels with TransactionConflict. */
   TRANSACTION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
   /** Largest accepted request body, bytes. */
@@ -420,6 +431,8 @@ export const NEEDS_SIGNER: readonly ConfigNeed[] = [
 ];
 /** Functions that store or read webhook signing secrets: KMS on AWS, a local key otherwise. */
 export const NEEDS_WEBHOOK_SECRETS: readonly ConfigNeed[] = [{ oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] }];
+/** Functions that store answers holding a secret for idempotent replay (store/answer-seal.ts): KMS on AWS, a local key otherwise. */
+export const NEEDS_SEALED_ANSWERS: readonly ConfigNeed[] = [{ oneOf: [['IDEMPOTENCY_KMS_KEY_ID'], ['IDEMPOTENCY_LOCAL_SECRET_KEY']] }];
 /** The webhook dispatcher (sends to the delivery queue) and the delivery worker (changes visibility). */
 export const NEEDS_WEBHOOK_QUEUE: readonly ConfigNeed[] = ['WEBHOOK_QUEUE_URL'];
 

@@ -1,5 +1,5 @@
 /**
- * Stateful data: the single DynamoDB table, the five secrets and the hot wallet's KMS key.
+ * Stateful data: the single DynamoDB table, the five secrets and the KMS keys (hot wallet, webhook secrets, sealed idempotent answers).
  * Everything here is retained (lib/removal.ts): STATEFUL_REMOVAL, the table PROTECTED_REMOVAL.
  *
  * The rail secrets are created empty (no SecretString, no GenerateSecretString): operators put the
@@ -40,6 +40,12 @@ export class DataStore extends Construct {
    * Encrypt, the delivery worker Decrypts, both bound to an encryption context (lib/webhook-pipeline.ts).
    */
   readonly webhookSecretsKey: kms.Key;
+  /**
+   * Seals the stored idempotent answers that hold a secret (functions/store/answer-seal.ts): the
+   * routes marked `sealedAnswers` generate data keys under it and decrypt them on a replay, bound to
+   * an encryption context (lib/grants.ts grantSealedAnswers). The sealed answers live 24 h.
+   */
+  readonly idempotencySecretsKey: kms.Key;
   private readonly config: StageConfig;
   /** The roles restrictHotWalletReaders has let read the hot-wallet secret. */
   private readonly hotWalletReaders: iam.IRole[] = [];
@@ -103,6 +109,14 @@ export class DataStore extends Construct {
       alias: `alias/agent-payment-service/${stage}/webhook-secrets`,
       enableKeyRotation: true,
       // Deleting it would make every stored signing secret unreadable.
+      removalPolicy: STATEFUL_REMOVAL,
+      pendingWindow: Duration.days(30),
+    });
+    this.idempotencySecretsKey = new kms.Key(this, 'IdempotencySecretsKey', {
+      description: `Encrypts stored idempotent answers that hold a secret, for 24 h (${stage})`,
+      alias: `alias/agent-payment-service/${stage}/idempotency-secrets`,
+      enableKeyRotation: true,
+      // Retained like the others: deleting it only ends replays (24 h), but a stack update must never schedule it by mistake.
       removalPolicy: STATEFUL_REMOVAL,
       pendingWindow: Duration.days(30),
     });

@@ -7,8 +7,10 @@
 import { Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { ANSWER_SEAL_PURPOSE } from '../functions/core/idempotency';
 import { grantStatements, type TableGrant } from '../functions/store/access';
 
 /** The condition every table statement carries: the partition keys a request touches, each one of these families. */
@@ -64,4 +66,25 @@ export function grantReadSecrets(role: iam.IRole, secrets: readonly secretsmanag
       }),
     );
   }
+}
+
+/** The encryption context a sealed idempotent answer's data key carries (functions/store/answer-seal.ts). */
+export const SEALED_ANSWER_CONTEXT = {
+  'kms:EncryptionContext:service': 'agent-payment-service',
+  'kms:EncryptionContext:purpose': ANSWER_SEAL_PURPOSE,
+};
+
+/**
+ * The routes that store answers holding a secret for an idempotent replay (`sealedAnswers`): a data
+ * key to seal with (GenerateDataKey) and its unwrapping on a replay (Decrypt), on the stage's
+ * idempotency key only, and only for that encryption context.
+ */
+export function grantSealedAnswers(role: iam.IRole, key: kms.IKey): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      resources: [key.keyArn],
+      conditions: { StringEquals: SEALED_ANSWER_CONTEXT },
+    }),
+  );
 }

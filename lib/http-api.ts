@@ -23,7 +23,7 @@ import { Construct } from 'constructs';
 import { handlerEntry, ROUTES, type RouteSpec, readsAdminKey, recognisesAdmin } from '../functions/registry/routes';
 import { type ApiPart, apiPart, apiPartConstructId, PartLambdaIntegration } from './api-parts';
 import type { DataStore } from './data-store';
-import { grantReadSecrets, grantSendToQueue, grantTable } from './grants';
+import { grantReadSecrets, grantSealedAnswers, grantSendToQueue, grantTable } from './grants';
 import { STATEFUL_REMOVAL } from './removal';
 import { ServiceFunction } from './service-function';
 import type { HotWalletSigner } from './signer';
@@ -210,6 +210,8 @@ export class ServiceHttpApi extends Construct {
             : {}),
           // Webhook create routes seal the signing secret under this key (functions/store/webhook-secret.ts).
           ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: data.webhookSecretsKey.keyArn } : {}),
+          // Creations that store their answer (a key, a secret) for an idempotent replay seal it under this key (functions/store/answer-seal.ts).
+          ...(route.sealedAnswers ? { IDEMPOTENCY_KMS_KEY_ID: data.idempotencySecretsKey.keyArn } : {}),
           // x402: the chain's settings and the fee payer's address. The routes whose payments the hot
           // wallet signs (settle, the purchases, MCP) ask the signer for it (lib/signer.ts); no route holds the key.
           ...(route.x402 ? x402Environment(config, data) : {}),
@@ -224,6 +226,7 @@ export class ServiceHttpApi extends Construct {
       if (route.topups === 'open') grantReadSecrets(fn.role, [data.paypalCredentials]);
       if (route.topups === 'webhook') grantReadSecrets(fn.role, [data.paypalCredentials, data.paypalWebhookId]);
       if (route.webhookSecrets) grantWebhookSecrets(fn.role, data, 'kms:Encrypt');
+      if (route.sealedAnswers) grantSealedAnswers(fn.role, data.idempotencySecretsKey);
       if (route.x402) grantReadSecrets(fn.role, [data.solanaRpcUrl]);
       if (route.x402 === 'settle') props.signer.grantInvoke(fn.role);
       this.functions.set(route.name, fn);

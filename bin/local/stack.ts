@@ -157,7 +157,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       // Webhooks: receivers on this machine are allowed (never on AWS), secrets sealed with a local key.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? '1',
       WEBHOOK_LOCAL_SECRET_KEY:
-        process.env.WEBHOOK_LOCAL_SECRET_KEY ?? localWebhookKey(persistent ? join(PROJECT_ROOT, '.data', 'webhook-secret-key') : undefined),
+        process.env.WEBHOOK_LOCAL_SECRET_KEY ?? localKeyFile(persistent ? join(PROJECT_ROOT, '.data', 'webhook-secret-key') : undefined),
+      // Stored idempotent answers that hold a secret are sealed with it (KMS on AWS): kept beside the
+      // table, so a restart can still replay them; a throwaway stack gets a throwaway key.
+      IDEMPOTENCY_LOCAL_SECRET_KEY:
+        process.env.IDEMPOTENCY_LOCAL_SECRET_KEY ??
+        localKeyFile(persistent ? join(PROJECT_ROOT, '.data', 'idempotency-secret-key') : undefined),
       ...localDefaults,
       ...rails.env,
       ...opts.env,
@@ -329,8 +334,12 @@ function notReady(res: ServerResponse): void {
   sendJson(res, 503, { error: 'starting, retry later' }, { 'retry-after': '1' });
 }
 
-/** The local key webhook secrets are sealed with: kept in .data/ when the database is, else new. */
-function localWebhookKey(file: string | undefined): string {
+/**
+ * A local 256-bit key (base64): the one webhook secrets are sealed with, and the one stored idempotent
+ * answers are. Kept in `file` under .data/ when the database is (created on first start, mode 0600),
+ * else a fresh one for a throwaway stack.
+ */
+function localKeyFile(file: string | undefined): string {
   if (file && existsSync(file)) return readFileSync(file, 'utf8').trim();
   const key = randomBytes(32).toString('base64');
   if (file) {

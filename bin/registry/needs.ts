@@ -27,12 +27,16 @@ const literal = (need: ConfigNeed): string =>
 function needsCode(route: (typeof ROUTES)[number]): string {
   const items = configNeeds(route)(IAM).map(literal);
   const name = needsExport(route.name);
-  if (recognisesAdmin(route)) {
-    return `export const ${name}: RequiredConfig = ${items.length === 0 ? 'NEEDS_ADMIN_AUTH' : `(cfg) => [...NEEDS_ADMIN_AUTH(cfg), ${items.join(', ')}]`};`;
-  }
   // Biome's layout (lineWidth 140): a list too long for one line gets a line per need.
-  const line = `export const ${name}: RequiredConfig = [${items.join(', ')}];`;
-  return line.length <= 140 ? line : [`export const ${name}: RequiredConfig = [`, ...items.map((item) => `  ${item},`), '];'].join('\n');
+  const layout = (head: string, listed: readonly string[]) => {
+    const line = `${head}[${listed.join(', ')}];`;
+    return line.length <= 140 ? line : [`${head}[`, ...listed.map((item) => `  ${item},`), '];'].join('\n');
+  };
+  if (recognisesAdmin(route)) {
+    if (items.length === 0) return `export const ${name}: RequiredConfig = NEEDS_ADMIN_AUTH;`;
+    return layout(`export const ${name}: RequiredConfig = (cfg) => `, ['...NEEDS_ADMIN_AUTH(cfg)', ...items]);
+  }
+  return layout(`export const ${name}: RequiredConfig = `, items);
 }
 
 export function renderNeedsModule(): string {

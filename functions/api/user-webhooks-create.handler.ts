@@ -4,13 +4,15 @@ import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import * as NEEDS from '../registry/needs.generated';
 import { authenticateUser } from '../use-cases/auth';
+import { optionalIdempotencyKey } from '../use-cases/idempotency';
 import { createWebhook } from '../use-cases/webhooks';
 
-// Refuses to start without a way to seal signing secrets (KMS on AWS, a local key otherwise).
+// Refuses to start without a way to seal signing secrets and stored answers (KMS on AWS, local keys otherwise).
 loadConfig({ require: NEEDS.userWebhooksCreate });
 
-/** POST /api/v1/users/me/webhooks {url, events?} — x-user-key. */
+/** POST /api/v1/users/me/webhooks {url, events?} — x-user-key, an optional Idempotency-Key. */
 export const handler = httpHandler(async (req) => {
   const { userId, userKeyHash } = await authenticateUser(req);
-  return createWebhook({ kind: 'user', id: userId }, parseJsonBody(req, createWebhookSchema), userKeyHash);
+  const idempotencyKey = optionalIdempotencyKey(req);
+  return createWebhook({ kind: 'user', id: userId }, parseJsonBody(req, createWebhookSchema), userKeyHash, { idempotencyKey });
 });

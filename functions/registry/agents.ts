@@ -39,12 +39,14 @@ import {
   EXAMPLE_REFUNDED,
   errors,
   IDEMPOTENCY_ERRORS,
+  INVALID_IDEMPOTENCY_KEY,
   invalid,
   LIFECYCLE_400,
   LIFECYCLE_AMOUNT_400,
   LIST_400,
   moneyProblems,
   num,
+  OPTIONAL_IDEMPOTENCY_ERRORS,
   ok,
   PAGE_400,
   UNKNOWN_FIELD,
@@ -93,33 +95,51 @@ export const AGENT_ROUTES = [
     method: 'POST',
     path: '/api/v1/agents/register',
     public: true,
-    table: uses('createAgent'),
+    table: uses('createAgent', 'idempotentCommand'),
+    sealedAnswers: true,
     operation: () => ({
       summary: 'Register an agent',
-      description: 'No authentication. The agent starts disabled until an operator enables it; its key is shown once.',
+      description:
+        'No authentication. The agent starts disabled until an operator enables it; its key is shown once. Send an ' +
+        'Idempotency-Key (a random UUID) to be able to ask for a lost answer again: the same key and the same body answer ' +
+        'the same agent and key for 24 h. Registration has no caller to scope the key to, so the key and the body are the ' +
+        'proof: keep the key as secret as the agent key it can recover.',
       tag: 'Agents',
       security: [],
+      idempotent: 'optional',
       body: {
         name: 'RegisterAgentRequest',
         schema: registerAgentSchema,
         example: { name: 'weather-bot', email: 'dev@example.com', website: 'https://example.com' },
       },
       responses: {
-        201: ok('Registered (disabled).', registeredAgentBody, {
-          message: REGISTRATION_MESSAGE,
-          apiKey: 'ag_live_4Kq9GmYp7VwXz3RtN8bH2cJdLfE6sA5uQ1oPiU',
-          enabled: false,
-          agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
-        }),
-        400: errors('The field named is missing or invalid, or the body is not a JSON object.', [
+        201: ok(
+          'Registered (disabled); or, with an Idempotency-Key used before with this body, the first answer again.',
+          registeredAgentBody,
+          {
+            message: REGISTRATION_MESSAGE,
+            apiKey: 'ag_live_4Kq9GmYp7VwXz3RtN8bH2cJdLfE6sA5uQ1oPiU',
+            enabled: false,
+            agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
+          },
+          ['Idempotent-Replayed'],
+        ),
+        400: errors('The field named is missing or invalid, the body is not a JSON object, or the Idempotency-Key is malformed.', [
           invalid(registerAgentSchema, { email: 'dev@example.com', website: 'https://example.com' }),
           invalid(registerAgentSchema, { name: 'weather-bot', email: 'x', website: 'https://example.com' }),
           invalid(registerAgentSchema, { name: 'weather-bot', email: 'dev@example.com', website: 'ftp://example.com' }),
           UNKNOWN_FIELD(),
           msg('invalidJsonBody'),
+          INVALID_IDEMPOTENCY_KEY(),
         ]),
-        409: errors('The name, or one that looks like it, is registered (case-insensitive, look-alike skeleton).', [msg('agentNameTaken')]),
+        409: errors(
+          'The name, or one that looks like it, is registered (case-insensitive, look-alike skeleton); or a request with this ' +
+            'Idempotency-Key is still in flight.',
+          [msg('agentNameTaken'), msg('idempotencyInProgress')],
+          ['Retry-After'],
+        ),
         ...BODY_ERRORS,
+        422: OPTIONAL_IDEMPOTENCY_ERRORS[422],
         503: BUSY,
       },
     }),

@@ -84,8 +84,12 @@ export interface OperationDoc {
   tag: 'Agents' | 'Charges' | 'Users' | 'Withdrawals' | 'Admin' | 'Service' | 'MCP' | 'Webhooks' | 'x402';
   /** Alternatives; each a set of credentials sent together. `[]` is public. */
   security: readonly (readonly Credential[])[];
-  /** Requires the Idempotency-Key header; its stored answers come back with Idempotent-Replayed. */
-  idempotent?: boolean;
+  /**
+   * `true`: requires the Idempotency-Key header; `'optional'`: takes it (a creation whose answer holds
+   * a secret shown once: without the header it runs as if idempotency did not exist). Either way its
+   * stored answers come back with Idempotent-Replayed.
+   */
+  idempotent?: boolean | 'optional';
   /** Descriptions of the path's `{params}` (every one must be described). */
   pathParams?: Record<string, string>;
   /** The strict zod object the handler validates the query string with. */
@@ -133,6 +137,24 @@ export const BODY_ERRORS = {
     msg('unsupportedMediaType', 'application/json'),
   ]),
 } as const;
+
+/**
+ * What an optional Idempotency-Key adds to a creation's answers (docs/idempotency.md "Creations"):
+ * its refusal when malformed, the in-flight twin, the reuse with another body.
+ */
+export const OPTIONAL_IDEMPOTENCY_ERRORS = {
+  409: errors(
+    'A request with this Idempotency-Key is still in flight; retry after the given seconds.',
+    [msg('idempotencyInProgress')],
+    ['Retry-After'],
+  ),
+  422: errors('The Idempotency-Key was used with a different request (its stored answer is given only to the same request).', [
+    msg('idempotencyMismatch'),
+  ]),
+} as const;
+
+/** The 400 an optional Idempotency-Key that is not 1-255 printable ASCII characters gets. */
+export const INVALID_IDEMPOTENCY_KEY = () => msg('invalidIdempotencyKey');
 
 export const IDEMPOTENCY_ERRORS = {
   409: errors('A request with this Idempotency-Key is still in flight.', [msg('idempotencyInProgress')], ['Retry-After']),

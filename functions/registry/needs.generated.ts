@@ -2,7 +2,7 @@
 // Each route handler passes its own to `loadConfig({ require })`; test/observability/config-init.test.ts checks which.
 import { NEEDS_ADMIN_AUTH, type RequiredConfig } from '../config';
 
-export const registerAgent: RequiredConfig = [];
+export const registerAgent: RequiredConfig = [{ oneOf: [['IDEMPOTENCY_KMS_KEY_ID'], ['IDEMPOTENCY_LOCAL_SECRET_KEY']] }];
 export const createCharge: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
 export const listCharges: RequiredConfig = [];
 export const getCharge: RequiredConfig = NEEDS_ADMIN_AUTH;
@@ -13,7 +13,10 @@ export const captureCharge: RequiredConfig = [];
 export const releaseCharge: RequiredConfig = [];
 export const refundCharge: RequiredConfig = [];
 export const rotateAgentKey: RequiredConfig = [];
-export const adminCreateUser: RequiredConfig = NEEDS_ADMIN_AUTH;
+export const adminCreateUser: RequiredConfig = (cfg) => [
+  ...NEEDS_ADMIN_AUTH(cfg),
+  { oneOf: [['IDEMPOTENCY_KMS_KEY_ID'], ['IDEMPOTENCY_LOCAL_SECRET_KEY']] },
+];
 export const adminCreditUser: RequiredConfig = NEEDS_ADMIN_AUTH;
 export const adminGetUser: RequiredConfig = NEEDS_ADMIN_AUTH;
 export const adminRotateUserKey: RequiredConfig = NEEDS_ADMIN_AUTH;
@@ -34,7 +37,7 @@ export const userApproveCharge: RequiredConfig = [];
 export const userDeclineCharge: RequiredConfig = [];
 export const userReleaseCharge: RequiredConfig = [];
 export const userRotateKey: RequiredConfig = [];
-export const userCreateGrant: RequiredConfig = [];
+export const userCreateGrant: RequiredConfig = [{ oneOf: [['IDEMPOTENCY_KMS_KEY_ID'], ['IDEMPOTENCY_LOCAL_SECRET_KEY']] }];
 export const userListGrants: RequiredConfig = [];
 export const userGetGrant: RequiredConfig = [];
 export const userRevokeGrant: RequiredConfig = [];
@@ -75,12 +78,18 @@ export const consolePages: RequiredConfig = [
   { oneOf: [['PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'], ['PAYPAL_CREDENTIALS_SECRET_ARN']] },
   { oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] },
 ];
-export const agentWebhooksCreate: RequiredConfig = [{ oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] }];
+export const agentWebhooksCreate: RequiredConfig = [
+  { oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] },
+  { oneOf: [['IDEMPOTENCY_KMS_KEY_ID'], ['IDEMPOTENCY_LOCAL_SECRET_KEY']] },
+];
 export const agentWebhooksList: RequiredConfig = [];
 export const agentWebhooksDelete: RequiredConfig = [];
 export const agentWebhooksDeliveries: RequiredConfig = [];
 export const agentWebhooksTest: RequiredConfig = [];
-export const userWebhooksCreate: RequiredConfig = [{ oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] }];
+export const userWebhooksCreate: RequiredConfig = [
+  { oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] },
+  { oneOf: [['IDEMPOTENCY_KMS_KEY_ID'], ['IDEMPOTENCY_LOCAL_SECRET_KEY']] },
+];
 export const userWebhooksList: RequiredConfig = [];
 export const userWebhooksDelete: RequiredConfig = [];
 export const userWebhooksDeliveries: RequiredConfig = [];

@@ -25,6 +25,7 @@ import {
   NEEDS_PAYPAL_ORDERS,
   NEEDS_PAYPAL_WEBHOOK,
   NEEDS_PUBLIC_BASE_URL,
+  NEEDS_SEALED_ANSWERS,
   NEEDS_USDC_TOPUPS,
   NEEDS_WEBHOOK_SECRETS,
   NEEDS_WITHDRAWALS,
@@ -63,7 +64,7 @@ const ROUTE_TABLE = [
 ] as const;
 
 /** What a function is given for what it does: its grants and the capabilities that bring it environment. */
-type Needs = Pick<RouteSpec, 'table' | 'queue' | 'approvalSecret' | 'publicLinks' | 'webhookSecrets' | 'topups' | 'x402'>;
+type Needs = Pick<RouteSpec, 'table' | 'queue' | 'approvalSecret' | 'publicLinks' | 'webhookSecrets' | 'sealedAnswers' | 'topups' | 'x402'>;
 
 /**
  * What a function running all of `routes`' use cases needs: every grant and capability any of them
@@ -71,7 +72,8 @@ type Needs = Pick<RouteSpec, 'table' | 'queue' | 'approvalSecret' | 'publicLinks
  * function authenticates agents only.
  */
 function unionOfNeeds(routes: readonly RouteSpec[]): Needs {
-  const any = (flag: 'queue' | 'approvalSecret' | 'publicLinks' | 'webhookSecrets') => routes.some((route) => route[flag] === true);
+  const any = (flag: 'queue' | 'approvalSecret' | 'publicLinks' | 'webhookSecrets' | 'sealedAnswers') =>
+    routes.some((route) => route[flag] === true);
   const topups = [...new Set(routes.flatMap((route) => (route.topups ? [route.topups] : [])))];
   if (topups.length > 1) throw new Error(`one function cannot both open top-ups and take PayPal's webhook: ${topups.join(', ')}`);
   const x402 = routes.some((route) => route.x402 === 'settle')
@@ -85,6 +87,7 @@ function unionOfNeeds(routes: readonly RouteSpec[]): Needs {
     ...(any('approvalSecret') ? { approvalSecret: true } : {}),
     ...(any('publicLinks') ? { publicLinks: true } : {}),
     ...(any('webhookSecrets') ? { webhookSecrets: true } : {}),
+    ...(any('sealedAnswers') ? { sealedAnswers: true } : {}),
     ...(topups[0] ? { topups: topups[0] } : {}),
     ...(x402 ? { x402 } : {}),
   };
@@ -201,6 +204,7 @@ export function configNeeds(route: RouteSpec): (cfg: Config) => readonly ConfigN
     ...(route.topups === 'open' ? [...NEEDS_USDC_TOPUPS, ...NEEDS_PAYPAL_ORDERS] : []),
     ...(route.topups === 'webhook' ? NEEDS_PAYPAL_WEBHOOK : []),
     ...(route.webhookSecrets ? NEEDS_WEBHOOK_SECRETS : []),
+    ...(route.sealedAnswers ? NEEDS_SEALED_ANSWERS : []),
   ];
   const fixed = listed.filter((need, i) => listed.findIndex((other) => JSON.stringify(other) === JSON.stringify(need)) === i);
   return (cfg) => [...(recognisesAdmin(route) ? NEEDS_ADMIN_AUTH(cfg) : []), ...fixed];

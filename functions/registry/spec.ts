@@ -45,6 +45,12 @@ export interface RouteSpec<N extends string = string> {
   operatorTable?: TableGrant;
   /** Seals webhook signing secrets (KMS Encrypt on AWS). */
   webhookSecrets?: boolean;
+  /**
+   * Stores answers that hold a secret (a key, a signing secret) for an idempotent replay, sealed
+   * (functions/store/answer-seal.ts): KMS GenerateDataKey and Decrypt on the stage's idempotency
+   * key on AWS, pinned to the sealing context; the local key otherwise (docs/idempotency.md).
+   */
+  sealedAnswers?: boolean;
   /** Makes or checks approval links: reads the approval secret. */
   approvalSecret?: boolean;
   /** Hands out links to the API (approval links): gets PUBLIC_BASE_URL, which it requires; links are never built from Host. */

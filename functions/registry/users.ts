@@ -29,9 +29,11 @@ import {
   EXAMPLE_CHARGE,
   EXAMPLE_GRANT,
   errors,
+  INVALID_IDEMPOTENCY_KEY,
   invalid,
   LIST_400,
   num,
+  OPTIONAL_IDEMPOTENCY_ERRORS,
   ok,
   ROTATED_USER_KEY_EXAMPLE,
   UNKNOWN_FIELD,
@@ -268,15 +270,18 @@ export const USER_ROUTES = [
     name: 'user-create-grant',
     method: 'POST',
     path: '/api/v1/users/me/grants',
-    table: combine(USER, ISSUE_GRANT),
+    table: combine(USER, ISSUE_GRANT, uses('idempotentCommand')),
+    sealedAnswers: true,
     operation: () => ({
       summary: 'Give an agent a grant',
       description:
         'A scoped charge credential for one agent and one currency: the agent sends its `key` as x-user-key on its charges, ' +
         'never the account key. Limits (per charge, per UTC day and month, lifetime `total`), an approval threshold, a lifetime ' +
-        'and a description. At most 100 active grants per payer.',
+        'and a description. At most 100 active grants per payer. Send an Idempotency-Key to be able to ask for a lost answer ' +
+        'again: the same key and terms answer the same grant and key for 24 h, and never make a second grant.',
       tag: 'Users',
       security: [['userKey']],
+      idempotent: 'optional',
       body: {
         name: 'CreateGrantRequest',
         schema: createGrantSchema,
@@ -289,19 +294,30 @@ export const USER_ROUTES = [
         },
       },
       responses: {
-        201: ok('The grant, with its key shown this once.', createdGrantBody, {
-          ...EXAMPLE_GRANT,
-          key: 'ug_live_3Jc7QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
-        }),
-        400: errors('An invalid field, or an unknown agent.', [
+        201: ok(
+          'The grant, with its key shown this once (and again to a replay of its Idempotency-Key).',
+          createdGrantBody,
+          {
+            ...EXAMPLE_GRANT,
+            key: 'ug_live_3Jc7QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
+          },
+          ['Idempotent-Replayed'],
+        ),
+        400: errors('An invalid field, an unknown agent, or a malformed Idempotency-Key.', [
           msg('grantAgentNotFound'),
           invalid(createGrantSchema, { agentId: 'x', currency: 'USD' }),
           invalid(createGrantSchema, { agentId: EXAMPLE_GRANT.agent.id, currency: 'USD', ttlSeconds: num('59') }),
           amountProblem('1.001', 'USD', 'limits.total'),
+          INVALID_IDEMPOTENCY_KEY(),
         ]),
         401: USER_401,
-        409: errors('The payer has 100 active grants.', [msg('grantLimit', MAX_ACTIVE_GRANTS)]),
+        409: errors(
+          'The payer has 100 active grants, or a request with this Idempotency-Key is still in flight.',
+          [msg('grantLimit', MAX_ACTIVE_GRANTS), msg('idempotencyInProgress')],
+          ['Retry-After'],
+        ),
         ...BODY_ERRORS,
+        422: OPTIONAL_IDEMPOTENCY_ERRORS[422],
         503: BUSY,
       },
     }),

@@ -9,7 +9,18 @@ import { MAX_WEBHOOKS_PER_OWNER } from '../core/webhooks';
 import { refusalText as msg } from '../messages/catalogue';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import { combine, uses } from '../store/access';
-import { BODY_ERRORS, BUSY, errors, invalid, type OperationDoc, ok, UNKNOWN_FIELD, USER_401 } from './doc';
+import {
+  BODY_ERRORS,
+  BUSY,
+  errors,
+  INVALID_IDEMPOTENCY_KEY,
+  invalid,
+  OPTIONAL_IDEMPOTENCY_ERRORS,
+  type OperationDoc,
+  ok,
+  UNKNOWN_FIELD,
+  USER_401,
+} from './doc';
 import type { DocumentedRoute } from './spec';
 import { AGENT, USER, WEBHOOKS } from './tables';
 
@@ -34,17 +45,25 @@ function webhookOperation(who: 'agent' | 'user', name: WebhookOperation): Operat
       summary: `Register a webhook endpoint (${who})`,
       description:
         `Events: ${types.join(', ')}. Deliveries are signed per Standard Webhooks with the returned secret, shown only ` +
-        'here. The URL must be https and resolve to public addresses (locally http://127.0.0.1 is allowed). At most 10 endpoints.',
+        'here. The URL must be https and resolve to public addresses (locally http://127.0.0.1 is allowed). At most 10 endpoints. ' +
+        'Send an Idempotency-Key to be able to ask for a lost answer again: the same key and body answer the same endpoint and ' +
+        'secret for 24 h, and never register a second one.',
       tag: 'Webhooks',
       security,
+      idempotent: 'optional',
       body: {
         name: 'CreateWebhookRequest',
         schema: createWebhookSchema,
         example: { url: 'https://receiver.example.com/hooks/payments', events: [types[0]] },
       },
       responses: {
-        201: ok('Registered; store the secret now.', createdWebhookBody, { ...example, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
-        400: errors('A bad URL or event type.', [
+        201: ok(
+          'Registered; store the secret now (a replay of its Idempotency-Key answers it again).',
+          createdWebhookBody,
+          { ...example, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+          ['Idempotent-Replayed'],
+        ),
+        400: errors('A bad URL or event type, or a malformed Idempotency-Key.', [
           invalid(createWebhookSchema, {}),
           msg('webhookUrlNotHttps'),
           msg('urlNotPublic'),
@@ -52,10 +71,16 @@ function webhookOperation(who: 'agent' | 'user', name: WebhookOperation): Operat
           msg('webhookUrlCredentials'),
           msg('unknownEventType', 'x', who, types),
           UNKNOWN_FIELD(),
+          INVALID_IDEMPOTENCY_KEY(),
         ]),
         401: unauthorized,
-        409: errors('The owner already has 10 endpoints.', [msg('webhookLimit', MAX_WEBHOOKS_PER_OWNER)]),
+        409: errors(
+          'The owner already has 10 endpoints, or a request with this Idempotency-Key is still in flight.',
+          [msg('webhookLimit', MAX_WEBHOOKS_PER_OWNER), msg('idempotencyInProgress')],
+          ['Retry-After'],
+        ),
         ...BODY_ERRORS,
+        422: OPTIONAL_IDEMPOTENCY_ERRORS[422],
         503: BUSY,
       },
     },
@@ -141,8 +166,9 @@ export const WEBHOOK_ROUTES = [
     name: 'agent-webhooks-create',
     method: 'POST',
     path: '/api/v1/agents/webhooks',
-    table: combine(AGENT, WEBHOOKS.create),
+    table: combine(AGENT, WEBHOOKS.create, uses('idempotentCommand')),
     webhookSecrets: true,
+    sealedAnswers: true,
     operation: () => webhookOperation('agent', 'create'),
   },
   {
@@ -177,8 +203,9 @@ export const WEBHOOK_ROUTES = [
     name: 'user-webhooks-create',
     method: 'POST',
     path: '/api/v1/users/me/webhooks',
-    table: combine(USER, uses('createUserWebhook')),
+    table: combine(USER, uses('createUserWebhook', 'idempotentCommand')),
     webhookSecrets: true,
+    sealedAnswers: true,
     operation: () => webhookOperation('user', 'create'),
   },
   {

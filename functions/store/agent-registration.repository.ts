@@ -10,15 +10,17 @@ import { nameSkeleton } from '../core/name-skeleton';
 import { agentAttributes } from './agent.repository';
 import { killSwitchShardUpdates } from './balance.repository';
 import { keys } from './table';
-import { named, transactWrite } from './transact';
+import { type NamedItem, named, transactWrite } from './transact';
 
 /**
  * Creates a disabled agent and reserves its name (its look-alike skeleton) in one transaction. A
  * disabled agent needs no shards (a charge's condition fails on a missing one just as on one
  * switched off; the enabling writes them), so registration, a public route, writes no balance
  * item; an agent created enabled (tests, tools) gets its shards' copy of the switch here.
+ * `idempotency`: the registration's idempotency record (use-cases/agents.ts), whose replay
+ * outranks the name's refusal.
  */
-export async function createAgent(agent: Agent): Promise<void> {
+export async function createAgent(agent: Agent, idempotency?: NamedItem): Promise<void> {
   const table = config().TABLE_NAME;
   await transactWrite([
     named(
@@ -45,5 +47,6 @@ export async function createAgent(agent: Agent): Promise<void> {
       },
     },
     ...(agent.enabled ? killSwitchShardUpdates({ agentId: agent.id, keyHash: agent.keyHash, enabled: true, generation: 0 }) : []),
+    ...(idempotency ? [idempotency] : []),
   ]);
 }

@@ -18,7 +18,7 @@ import { db } from './client';
 import { readMinor } from './numbers';
 import { outboxPut } from './outbox';
 import { keys } from './table';
-import { ConditionFailedError, named, type Precedence, type TransactItem, transactWrite } from './transact';
+import { ConditionFailedError, named, type OldItem, PRECEDENCE, type Precedence, type TransactItem, transactWrite } from './transact';
 import { accountKeyCheck } from './user.repository';
 
 /** The payer already has MAX_ACTIVE_GRANTS active grants. */
@@ -39,7 +39,8 @@ class GrantChangedError extends DomainError {
 /** An item a caller adds to the create's transaction, with the error its failed condition means. */
 export interface ConditionedItem {
   item: TransactItem;
-  refusal: () => Error;
+  /** The error its failed condition means, given the item as it was (DynamoDB's old item, when it returned one). */
+  refusal: (old?: OldItem) => Error;
   /** Which refusal speaks when several failed (an idempotency record's replay outranks the rest). */
   precedence?: Precedence;
 }
@@ -48,7 +49,7 @@ export interface ConditionedItem {
 async function commit(transaction: readonly ConditionedItem[]): Promise<void> {
   await transactWrite(
     transaction.map((t) =>
-      named(t.item, { onConditionFailed: () => t.refusal(), ...(t.precedence !== undefined ? { precedence: t.precedence } : {}) }),
+      named(t.item, { onConditionFailed: (old) => t.refusal(old), ...(t.precedence !== undefined ? { precedence: t.precedence } : {}) }),
     ),
   );
 }
@@ -70,7 +71,12 @@ export async function createGrant(
 ): Promise<void> {
   const table = config().TABLE_NAME;
   const transaction: ConditionedItem[] = [
-    { item: accountKeyCheck(grant.userId, opts.accountKeyHash), refusal: () => new UserKeyRevokedError() },
+    // Before a replay: a grant key is never handed again to a key that has been rotated away.
+    {
+      item: accountKeyCheck(grant.userId, opts.accountKeyHash),
+      refusal: () => new UserKeyRevokedError(),
+      precedence: PRECEDENCE.credential,
+    },
     {
       item: {
         Update: {

@@ -60,6 +60,12 @@ export type ConditionMeaning<T = never> = (old: OldItem | undefined) => Error | 
 
 /** Which meaning speaks when several conditions of one transaction failed: the highest. */
 export const PRECEDENCE = {
+  /**
+   * The key a creation is made with no longer stands (a rotated account key, a disabled agent or a
+   * rotated agent key), where the stored answer holds a secret (a grant key, a webhook signing
+   * secret): refused before a replay could hand the secret to a credential that is no longer good.
+   */
+  credential: 110,
   /** The idempotency record is there: the first request's answer is the answer, whatever else failed. */
   replay: 100,
   /** The agent's kill switch: a disabled agent (or a rotated key) is told so before any other refusal. */

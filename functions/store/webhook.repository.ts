@@ -18,7 +18,7 @@ import {
 import { agentEnabledCheck } from './agent.repository';
 import { db } from './client';
 import { keys } from './table';
-import { conditionalWrite, named, outcome, type TransactEntry, transactWrite } from './transact';
+import { conditionalWrite, named, outcome, PRECEDENCE, type TransactEntry, transactWrite } from './transact';
 import { accountKeyCheck } from './user.repository';
 
 /** The owner already has MAX_WEBHOOKS_PER_OWNER endpoints. */
@@ -78,15 +78,21 @@ export async function createWebhook(
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
-    // What joins the create (the console's idempotency record: a double submit registers one endpoint).
+    // What joins the create (its idempotency record, the API's or the console's: a retry registers one endpoint).
     ...also,
   ]);
 }
 
+/** The key the endpoint is made with, still standing; it outranks a replay (the stored answer holds the signing secret). */
 function writerCheck(writer: WebhookWriter): TransactEntry {
-  return 'agentKeyHash' in writer
-    ? agentEnabledCheck(writer.agentKeyHash)
-    : named(accountKeyCheck(writer.userId, writer.accountKeyHash), { onConditionFailed: () => new UserKeyRevokedError() });
+  if ('agentKeyHash' in writer) {
+    const check = agentEnabledCheck(writer.agentKeyHash);
+    return { ...check, precedence: PRECEDENCE.credential };
+  }
+  return named(accountKeyCheck(writer.userId, writer.accountKeyHash), {
+    onConditionFailed: () => new UserKeyRevokedError(),
+    precedence: PRECEDENCE.credential,
+  });
 }
 
 /** Deletes one of the owner's endpoints; false when it has none with this id. */

@@ -4,27 +4,55 @@ import type { ApiResult } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import type { ListAgentsQuery, RegisterAgentRequest } from '../contracts/request.schemas';
 import { agentView, balancesView } from '../contracts/views';
-import { REGISTRATION_MESSAGE } from '../core/agents';
+import { type Agent, REGISTRATION_MESSAGE } from '../core/agents';
 import { AgentNameTakenError, StaleReadError } from '../core/errors';
 import { isId, newAgentId } from '../core/ids';
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
 import { refuse } from '../messages/refusal';
 import { getAgentById, listAgents, moveAgentKey, setAgentEnabled } from '../store/agent.repository';
 import { createAgent } from '../store/agent-registration.repository';
+import { answerSeal } from '../store/answer-seal';
 import { readAgentLedger } from '../store/balance.repository';
 import { AUTH_MESSAGES, clearAuthCache, forgetAgent } from './auth';
+import { idempotentCreation } from './idempotency';
 
-/** Registers a disabled agent; the key is returned once and stored only as its SHA-256. */
-export async function registerAgent(input: RegisterAgentRequest): Promise<ApiResult> {
-  const apiKey = generateKey(AGENT_KEY_PREFIX);
-  const agent = { id: newAgentId(), ...input, enabled: false, createdAt: new Date().toISOString(), keyHash: hashKey(apiKey) };
-  try {
-    await createAgent(agent);
-  } catch (error) {
-    if (error instanceof AgentNameTakenError) throw refuse('agentNameTaken');
-    throw error;
-  }
-  return { statusCode: 201, body: { message: REGISTRATION_MESSAGE, apiKey, enabled: false, agentId: agent.id } };
+/** The scope of registrations' idempotency records: no owner, so the key and the body are the proof. */
+const REGISTRATION_SCOPE = 'public#register';
+
+/**
+ * Registers a disabled agent; the key is returned once and stored only as its SHA-256.
+ *
+ * With an Idempotency-Key (optional) a lost answer can be asked for again: the record is written
+ * in the registration's own transaction and keeps the answer sealed (store/answer-seal.ts) for the
+ * replay window. Registration has no caller to scope it to, so the record answers only the same
+ * key AND the same body (name, email, website: its fingerprint), is stored under the key's hash,
+ * and opens only with the key itself (docs/idempotency.md "Registration: the key is the proof").
+ */
+export function registerAgent(input: RegisterAgentRequest, opts: { idempotencyKey?: string | undefined } = {}): Promise<ApiResult> {
+  return idempotentCreation(
+    {
+      scope: REGISTRATION_SCOPE,
+      key: opts.idempotencyKey,
+      request: { name: input.name, email: input.email, website: input.website },
+      seal: answerSeal,
+      render: ({ agent, apiKey }: { agent: Agent; apiKey: string }) => ({
+        statusCode: 201,
+        body: { message: REGISTRATION_MESSAGE, apiKey, enabled: false, agentId: agent.id },
+      }),
+    },
+    async ({ now, record }) => {
+      const apiKey = generateKey(AGENT_KEY_PREFIX);
+      const agent: Agent = { id: newAgentId(), ...input, enabled: false, createdAt: now.toISOString(), keyHash: hashKey(apiKey) };
+      const created = { agent, apiKey };
+      try {
+        await createAgent(agent, record(created));
+      } catch (error) {
+        if (error instanceof AgentNameTakenError) throw refuse('agentNameTaken');
+        throw error;
+      }
+      return created;
+    },
+  );
 }
 
 export async function updateAgentEnabled(agentId: string | undefined, enabled: boolean): Promise<ApiResult> {

@@ -3,7 +3,9 @@
  * account key. A grant key is shown once, in the create answer; only its hash is stored. Returns
  * domain values; the API and MCP adapters render them (contracts/grants.ts).
  */
+import type { ApiResult } from '../contracts/api';
 import { grantView } from '../contracts/grants';
+import type { Agent } from '../core/agents';
 import { UserKeyRevokedError } from '../core/errors';
 import { newEventId, type OutboxEvent, type Owner } from '../core/events';
 import { type Grant, type GrantStatus, type GrantTerms, newGrant } from '../core/grants';
@@ -11,6 +13,7 @@ import { isId, newGrantId } from '../core/ids';
 import { GRANT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
 import { refuse } from '../messages/refusal';
 import { getAgentById } from '../store/agent.repository';
+import { answerSeal } from '../store/answer-seal';
 import {
   type ConditionedItem,
   createGrant,
@@ -20,7 +23,9 @@ import {
   reclaimExpiredGrants,
   revokeGrant,
 } from '../store/grant.repository';
+import { type NamedItem, type OldItem, PRECEDENCE } from '../store/transact';
 import { AUTH_MESSAGES, forgetUserKey } from './auth';
+import { idempotentCreation } from './idempotency';
 
 /** A new grant and its key, shown this once. */
 export interface IssuedGrant {
@@ -51,10 +56,10 @@ export async function issueGrant(
   payer: AccountKey,
   agentId: string,
   terms: GrantTerms,
-  opts: { approved?: boolean; also?: readonly ConditionedItem[]; id?: string; key?: string; now?: Date } = {},
+  opts: { approved?: boolean; also?: readonly ConditionedItem[]; id?: string; key?: string; now?: Date; agent?: Agent } = {},
 ): Promise<IssuedGrant> {
   const { userId, accountKeyHash } = payer;
-  const agent = await getAgentById(agentId);
+  const agent = opts.agent ?? (await getAgentById(agentId));
   if (!agent) throw refuse('grantAgentNotFound');
   const now = opts.now ?? new Date();
   const key = opts.key ?? generateKey(GRANT_KEY_PREFIX);
@@ -83,6 +88,56 @@ export async function issueGrant(
     await write();
   }
   return { grant, key };
+}
+
+/**
+ * POST /api/v1/users/me/grants: `issueGrant`, answered 201 with the Grant and its key. With an
+ * Idempotency-Key (optional) a lost answer can be asked for again: the record (scope
+ * `<userId>#grants`, so another payer's key never finds it) joins the grant's own transaction and
+ * keeps the answer sealed for the replay window; the same key with other terms → 422. A key rotated
+ * away is refused before a replay (its grants were revoked with it).
+ */
+export function createGrantForPayer(
+  payer: AccountKey,
+  body: GrantTerms & { agentId: string },
+  idempotencyKey: string | undefined,
+): Promise<ApiResult> {
+  const { agentId, ...terms } = body;
+  return idempotentCreation(
+    {
+      scope: `${payer.userId}#grants`,
+      key: idempotencyKey,
+      request: {
+        agentId,
+        currency: terms.currency,
+        limits: JSON.stringify(terms.limits ?? {}),
+        approvalAbove: terms.approvalAbove ?? '',
+        ttlSeconds: terms.ttlSeconds ?? '',
+        description: terms.description ?? '',
+      },
+      seal: answerSeal,
+      render: ({ grant, key, now }: IssuedGrant & { now: Date }) => ({ statusCode: 201, body: { ...grantView(grant, now), key } }),
+    },
+    async ({ now, record }) => {
+      const id = newGrantId();
+      const key = generateKey(GRANT_KEY_PREFIX);
+      // The record needs the grant as it will be made: made here, issued with the same id, key and time.
+      const agent = await getAgentById(agentId);
+      if (!agent) throw refuse('grantAgentNotFound');
+      const grant = newGrant({ id, userId: payer.userId, agentId, agentName: agent.name }, terms, now);
+      const item = record({ grant, key, now });
+      const also = item ? [{ item: item.item, refusal: (old?: OldItem) => refusalOf(item, old), precedence: PRECEDENCE.replay }] : [];
+      const issued = await issueGrant(payer, agentId, terms, { id, key, now, agent, also });
+      return { ...issued, now };
+    },
+  );
+}
+
+/** The error a named item's failed condition means, as a ConditionedItem states it. */
+function refusalOf(item: NamedItem, old: OldItem | undefined): Error {
+  const meaning = item.onConditionFailed(old);
+  if (meaning instanceof Error) return meaning;
+  throw new Error('an idempotency record whose condition means no error');
 }
 
 const grantNotFound = () => refuse('grantNotFound');

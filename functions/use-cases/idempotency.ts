@@ -3,16 +3,19 @@
  * calls: `idempotentCommand`. In the spirit of Powertools' `makeIdempotent`, except that the
  * record is not written by the helper in a transaction of its own: the repository writes it
  * inside the money movement's own TransactWriteItems, so no crash can leave a debit without
- * the answer that stands for it.
+ * the answer that stands for it. The creations whose answer holds a secret shown once take the key
+ * optionally and keep that answer sealed: `idempotentCreation`.
  */
 import { hash } from 'node:crypto';
+import { config } from '../config';
 import type { ApiRequest, ApiResult } from '../contracts/api';
 import { serialize } from '../contracts/json';
 import { backoffMs, sleep } from '../core/backoff';
 import { ConcurrencyError, IdempotencyRecordExistsError, StaleReadError } from '../core/errors';
-import type { IdempotencyRecord, IdempotencyWrite } from '../core/idempotency';
+import type { AnswerSeal, IdempotencyRecord, IdempotencyWrite, SealContext } from '../core/idempotency';
 import { type Refusal, refuse } from '../messages/refusal';
-import { getIdempotencyRecord } from '../store/idempotency.repository';
+import { getIdempotencyRecord, idempotencyPut } from '../store/idempotency.repository';
+import type { NamedItem } from '../store/transact';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
@@ -20,6 +23,15 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 /** The Idempotency-Key header: required, 1–255 printable ASCII characters. */
 export function requireIdempotencyKey(req: ApiRequest): string {
   return checkIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]);
+}
+
+/**
+ * The Idempotency-Key header where it is optional (the creations: docs/idempotency.md "Creations"):
+ * absent → undefined (the request runs as it always has); present → the same rule as everywhere.
+ */
+export function optionalIdempotencyKey(req: ApiRequest): string | undefined {
+  const key = req.headers[IDEMPOTENCY_HEADER];
+  return key === undefined ? undefined : checkIdempotencyKey(key);
 }
 
 /** The Idempotency-Key rule for a key from anywhere (a header, an operator's flag). */
@@ -95,7 +107,19 @@ export interface IdempotentCommand<T> {
   render(outcome: T): Rendered;
   /** Turns a stored body back into the answer's body (see `Rendered.stored`). */
   restore?: (storedBody: string) => Promise<string>;
+  /**
+   * The answer holds a secret shown once (a key, a signing secret): the record keeps it sealed
+   * (store/answer-seal.ts) until its TTL, and under the key's hash instead of the key, so nothing
+   * in the table opens it or asks for it. Past the TTL it is never opened: the key is free again.
+   */
+  seal?: AnswerSeal;
 }
+
+/** The record's key: the Idempotency-Key, or its hash for a sealed answer (the key is part of what opens it). */
+const recordKeyOf = (key: string, sealed: boolean) => (sealed ? `sha256:${hash('sha256', key, 'hex')}` : key);
+
+/** When a record written at `now` expires (epoch seconds), as store/idempotency.repository.ts writes its TTL. */
+const expiryOf = (now: Date) => Math.floor(now.getTime() / 1000) + config().IDEMPOTENCY_TTL_SECONDS;
 
 /**
  * Runs a money movement at most once per key. `attempt` reads what it needs, decides, and
@@ -109,13 +133,23 @@ export async function idempotentCommand<T>(
   attempt: (a: Attempt<T>) => Promise<ApiResult>,
 ): Promise<ApiResult> {
   const fp = fingerprint(command.request);
-  const replayOf = async (record: IdempotencyRecord | undefined) => {
+  const { seal } = command;
+  const recordKey = recordKeyOf(command.key, seal !== undefined);
+  const sealContext: SealContext = { scope: command.scope, key: command.key, fingerprint: fp };
+  const replayOf = async (record: IdempotencyRecord | undefined, now: Date) => {
     const answer = replay(record, fp);
+    if (answer?.rawBody !== undefined && seal) {
+      const opened = await seal.open(answer.rawBody, sealContext, now);
+      // Its window is over (the TTL attribute lags, or was changed): as if there were no record.
+      if (opened === undefined) return undefined;
+      answer.rawBody = opened;
+    }
     if (answer?.rawBody !== undefined && command.restore) answer.rawBody = await command.restore(answer.rawBody);
     return answer;
   };
   for (let round = 0; round < command.rounds; round++) {
     const now = new Date();
+    const sealer = seal ? await seal.sealer(sealContext, expiryOf(now)) : undefined;
     const context: Attempt<T> = {
       now,
       answer: (outcome) => {
@@ -124,17 +158,18 @@ export async function idempotentCommand<T>(
         const kept = stored === undefined ? text : serialize(stored);
         return {
           result: { statusCode, rawBody: text },
-          record: { scope: command.scope, key: command.key, record: { fingerprint: fp, statusCode, body: kept } },
+          record: { scope: command.scope, key: recordKey, record: { fingerprint: fp, statusCode, body: sealer ? sealer(kept) : kept } },
         };
       },
-      replayIfUsed: async () => replayOf(await getIdempotencyRecord(command.scope, command.key, now)),
+      replayIfUsed: async () => replayOf(await getIdempotencyRecord(command.scope, recordKey, now), now),
     };
     try {
       return await attempt(context);
     } catch (error) {
       if (error instanceof IdempotencyRecordExistsError) {
         // The record DynamoDB handed back with the failed condition; read it when it did not.
-        const answer = await replayOf(error.existing ?? (await getIdempotencyRecord(command.scope, command.key, new Date())));
+        const at = new Date();
+        const answer = await replayOf(error.existing ?? (await getIdempotencyRecord(command.scope, recordKey, at)), at);
         if (answer) return answer;
         continue; // It expired in between: the key is free again.
       }
@@ -148,6 +183,66 @@ export async function idempotentCommand<T>(
     }
   }
   throw command.exhausted ? command.exhausted() : refuse('idempotencyInProgress');
+}
+
+/** What one attempt of a creation gets (`idempotentCreation`). */
+export interface CreationStep<T> {
+  readonly now: Date;
+  /**
+   * The idempotency record of this outcome, as the item to add to the creation's transaction
+   * (precedence: a replay; see store/transact.ts PRECEDENCE); undefined without an Idempotency-Key.
+   */
+  record(outcome: T): NamedItem | undefined;
+  /**
+   * The stored answer when the key was used (see `Attempt.replayIfUsed`), for `create` to return
+   * instead of refusing what it judged before any write; always undefined without a key.
+   */
+  replayIfUsed(): Promise<StoredAnswer | undefined>;
+}
+
+/** An earlier request's stored answer, which a creation's attempt returns as its answer (`CreationStep.replayIfUsed`). */
+export class StoredAnswer {
+  constructor(readonly result: ApiResult) {}
+}
+
+/**
+ * A creation whose Idempotency-Key is OPTIONAL and whose answer holds a secret shown once:
+ * registration, the operator's new user, a grant, a webhook endpoint (docs/idempotency.md
+ * "Creations"). Without a key, `create` runs once and the outcome is answered exactly as before
+ * (no record, nothing sealed, no KMS call). With one it is an idempotent command like a charge: the
+ * record joins the creation's own transaction (`record(outcome)`), its answer sealed by `seal`; the
+ * same key and request → the first answer with `Idempotent-Replayed: true`, another request → 422.
+ * Refusals are not stored: nothing was created, and a retry is judged again.
+ */
+export async function idempotentCreation<T>(
+  command: Omit<IdempotentCommand<T>, 'key' | 'rounds' | 'seal' | 'restore'> & { key: string | undefined; seal: AnswerSeal },
+  create: (step: CreationStep<T>) => Promise<T | StoredAnswer>,
+): Promise<ApiResult> {
+  const { key } = command;
+  if (key === undefined) {
+    const outcome = await create({ now: new Date(), record: () => undefined, replayIfUsed: async () => undefined });
+    if (outcome instanceof StoredAnswer) throw new Error(`${command.scope}: a stored answer without an Idempotency-Key`);
+    const { statusCode, body } = command.render(outcome);
+    return { statusCode, body };
+  }
+  return idempotentCommand({ ...command, key, rounds: 3 }, async (attempt) => {
+    let answer: Answer | undefined;
+    const outcome = await create({
+      now: attempt.now,
+      record: (created) => {
+        answer = attempt.answer(created);
+        return idempotencyPut(answer.record, attempt.now);
+      },
+      replayIfUsed: async () => {
+        const earlier = await attempt.replayIfUsed();
+        return earlier && new StoredAnswer(earlier);
+      },
+    });
+    if (outcome instanceof StoredAnswer) return outcome.result;
+    // A creation that committed without its record would answer a secret no replay could give again.
+    if (!answer) throw new Error(`${command.scope}: created without its idempotency record`);
+    return answer.result;
+  });
 }
 
 /** The stored answer with `Idempotent-Replayed: true`, 422 for a different request, undefined for no record. */

@@ -9,10 +9,11 @@ import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
 import { MAX_BALANCE_MINOR } from '../core/money';
 import type { Balances } from '../core/users';
 import { refuse } from '../messages/refusal';
+import { answerSeal } from '../store/answer-seal';
 import type { TransactEntry } from '../store/transact';
 import { createUser, creditUser, getUser, getUserKeyHash } from '../store/user.repository';
 import { type RotatedAccountKey, rotateAccountKey } from './account-key';
-import { idempotentCommand } from './idempotency';
+import { idempotentCommand, idempotentCreation } from './idempotency';
 
 /**
  * Creates a user with zero balances; the user key is returned once. `also` joins the creation's
@@ -25,6 +26,34 @@ export async function createUserWithKey(
   const userId = newUserId();
   const user = await createUser(userId, hashKey(userKey), new Date(), opts.also?.({ userId, userKey }));
   return { statusCode: 201, body: { id: user.id, userKey } };
+}
+
+/**
+ * POST /api/v1/admin/users: a user with zero balances (the CLI's table mode: `createUserWithKey`), the key shown
+ * once. With an Idempotency-Key (optional) a lost answer can be asked for again: the record joins
+ * the creation's transaction and keeps the answer sealed for the replay window (store/answer-seal.ts).
+ * Scoped to the operator (`admin#users`), as the operator's credits are; there is no body, so the
+ * same key is always the same request.
+ */
+export function createUserByOperator(idempotencyKey?: string): Promise<ApiResult> {
+  return idempotentCreation(
+    {
+      scope: 'admin#users',
+      key: idempotencyKey,
+      request: {},
+      seal: answerSeal,
+      render: (created: { userId: string; userKey: string }) => ({
+        statusCode: 201,
+        body: { id: created.userId, userKey: created.userKey },
+      }),
+    },
+    async ({ now, record }) => {
+      const created = { userId: newUserId(), userKey: generateKey(USER_KEY_PREFIX) };
+      const item = record(created);
+      await createUser(created.userId, hashKey(created.userKey), now, item ? [item] : []);
+      return created;
+    },
+  );
 }
 
 function checkUserId(userId: string | undefined): string {

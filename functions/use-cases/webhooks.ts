@@ -21,6 +21,7 @@ import {
 } from '../core/webhooks';
 import { Refusal, refuse } from '../messages/refusal';
 import { checkEndpointUrl } from '../net/address-check';
+import { answerSeal } from '../store/answer-seal';
 import { appendOutbox, eventBody } from '../store/outbox';
 import type { TransactEntry } from '../store/transact';
 import {
@@ -35,6 +36,7 @@ import { listDeliveryAttempts } from '../store/webhook-delivery.repository';
 import { sealSecret } from '../store/webhook-secret';
 import { takeTestEventSlot } from '../store/webhook-test-window.repository';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
+import { idempotentCreation } from './idempotency';
 
 const DEFAULT_DELIVERIES = 50;
 
@@ -46,12 +48,18 @@ const DEFAULT_DELIVERIES = 50;
  * registers may outlive it); an agent's key, 401 `invalid or disabled agent key` once the agent is
  * disabled or the key rotated away (a cache may hold either for 30 s, and the endpoint would take a
  * signing secret and the agent's events). The agent route always passes it.
+ *
+ * With an Idempotency-Key (`idempotencyKey`, optional) a lost answer can be asked for again: the
+ * record (scope `<owner id>#webhooks`: another owner's key never finds it) joins the create's
+ * transaction and keeps the answer, secret included, sealed for the replay window; the same key
+ * with another body → 422. The key check outranks the replay: a rotated or disabled key gets its
+ * 401, never the secret.
  */
 export async function createWebhook(
   owner: Owner,
   input: CreateWebhookRequest,
   keyHash?: string,
-  opts: { also?: (view: ReturnType<typeof webhookView>) => readonly TransactEntry[] } = {},
+  opts: { also?: (view: ReturnType<typeof webhookView>) => readonly TransactEntry[]; idempotencyKey?: string | undefined } = {},
 ): Promise<ApiResult> {
   if (owner.kind === 'user' && keyHash === undefined) throw new Error("a payer's webhook is registered under their account key");
   const events = input.events === undefined ? [...EVENT_TYPES_BY_OWNER[owner.kind]] : [...new Set(input.events)];
@@ -59,27 +67,58 @@ export async function createWebhook(
   if (unknown !== undefined) {
     throw refuse('unknownEventType', unknown.slice(0, 64), owner.kind, EVENT_TYPES_BY_OWNER[owner.kind]);
   }
-  const url = await checkEndpointUrl(input.url, { allowLoopback: config().WEBHOOK_ALLOW_LOOPBACK });
-  const secret = newWebhookSecret();
-  const webhook: Webhook = { id: newWebhookId(), owner: ownerKey(owner), url: url.href, events, createdAt: new Date().toISOString() };
-  const sealedSecret = await sealSecret(secret, { owner: webhook.owner, webhookId: webhook.id });
-  const writer: WebhookWriter | undefined =
-    keyHash === undefined ? undefined : owner.kind === 'user' ? { userId: owner.id, accountKeyHash: keyHash } : { agentKeyHash: keyHash };
-  try {
-    await storeWebhook({ ...webhook, sealedSecret }, writer, opts.also?.(webhookView(webhook)));
-  } catch (error) {
-    if (error instanceof WebhookLimitError) throw refuse('webhookLimit', MAX_WEBHOOKS_PER_OWNER);
-    if (error instanceof UserKeyRevokedError && keyHash !== undefined) {
-      forgetUserKey(keyHash);
-      throw refuse(AUTH_MESSAGES.user);
-    }
-    if (error instanceof AgentDisabledError && keyHash !== undefined) {
-      forgetAgent(keyHash);
-      throw refuse(AUTH_MESSAGES.webhooks);
-    }
-    throw error;
-  }
-  return { statusCode: 201, body: { ...webhookView(webhook), secret } };
+  return idempotentCreation(
+    {
+      scope: `${owner.id}#webhooks`,
+      key: opts.idempotencyKey,
+      request: { url: input.url, events: JSON.stringify(input.events ?? null) },
+      seal: answerSeal,
+      render: ({ webhook, secret }: { webhook: Webhook; secret: string }) => ({
+        statusCode: 201,
+        body: { ...webhookView(webhook), secret },
+      }),
+    },
+    async ({ now, record, replayIfUsed }) => {
+      let url: URL;
+      try {
+        url = await checkEndpointUrl(input.url, { allowLoopback: config().WEBHOOK_ALLOW_LOOPBACK });
+      } catch (error) {
+        // The URL resolved when this key registered it: a replay is the first answer, whatever DNS says now.
+        const earlier = await replayIfUsed();
+        if (earlier) return earlier;
+        throw error;
+      }
+      const secret = newWebhookSecret();
+      const webhook: Webhook = { id: newWebhookId(), owner: ownerKey(owner), url: url.href, events, createdAt: now.toISOString() };
+      const sealedSecret = await sealSecret(secret, { owner: webhook.owner, webhookId: webhook.id });
+      const writer: WebhookWriter | undefined =
+        keyHash === undefined
+          ? undefined
+          : owner.kind === 'user'
+            ? { userId: owner.id, accountKeyHash: keyHash }
+            : { agentKeyHash: keyHash };
+      const created = { webhook, secret };
+      const idempotency = record(created);
+      try {
+        await storeWebhook({ ...webhook, sealedSecret }, writer, [
+          ...(opts.also?.(webhookView(webhook)) ?? []),
+          ...(idempotency ? [idempotency] : []),
+        ]);
+      } catch (error) {
+        if (error instanceof WebhookLimitError) throw refuse('webhookLimit', MAX_WEBHOOKS_PER_OWNER);
+        if (error instanceof UserKeyRevokedError && keyHash !== undefined) {
+          forgetUserKey(keyHash);
+          throw refuse(AUTH_MESSAGES.user);
+        }
+        if (error instanceof AgentDisabledError && keyHash !== undefined) {
+          forgetAgent(keyHash);
+          throw refuse(AUTH_MESSAGES.webhooks);
+        }
+        throw error;
+      }
+      return created;
+    },
+  );
 }
 
 export async function listOwnerWebhooks(owner: Owner): Promise<ApiResult> {

@@ -39,11 +39,13 @@ type Grant =
   | 'kill-switch-failure-queue-send'
   | 'webhook-queue-consume'
   | 'webhook-key-encrypt'
-  | 'webhook-key-decrypt';
+  | 'webhook-key-decrypt'
+  | 'idempotency-key';
 
 /** Per function: the grants it needs. Change this table only together with the code that needs it. */
 const EXPECTED: Record<string, Grant[]> = {
-  'register-agent': ['logs', 'table'],
+  // Creations whose answer holds a secret shown once seal it for an idempotent replay (DESIGN §24, docs/idempotency.md).
+  'register-agent': ['logs', 'table', 'idempotency-key'],
   'create-charge': ['logs', 'table', 'approval-secret'],
   'list-charges': ['logs', 'table'],
   // Admin routes and get-charge read no admin key where API Gateway authorizes the operator with IAM
@@ -58,7 +60,7 @@ const EXPECTED: Record<string, Grant[]> = {
   'release-charge': ['logs', 'table'],
   'refund-charge': ['logs', 'table'],
   'rotate-agent-key': ['logs', 'table'],
-  'admin-create-user': ['logs', 'table'],
+  'admin-create-user': ['logs', 'table', 'idempotency-key'],
   'admin-credit-user': ['logs', 'table'],
   'admin-get-user': ['logs', 'table'],
   'admin-rotate-user-key': ['logs', 'table'],
@@ -84,7 +86,7 @@ const EXPECTED: Record<string, Grant[]> = {
   'user-release-charge': ['logs', 'table'],
   'user-rotate-key': ['logs', 'table'],
   // Grants: the account key issues, lists, reads and revokes them; nothing but the table.
-  'user-create-grant': ['logs', 'table'],
+  'user-create-grant': ['logs', 'table', 'idempotency-key'],
   'user-list-grants': ['logs', 'table'],
   'user-get-grant': ['logs', 'table'],
   'user-revoke-grant': ['logs', 'table'],
@@ -123,12 +125,12 @@ const EXPECTED: Record<string, Grant[]> = {
   // index), no other table statement, and no write. LeadingKeys cannot narrow a Scan.
   'ledger-audit': ['logs', 'table-scan'],
   // Webhooks: only the create routes seal secrets (Encrypt), only the delivery worker opens them (Decrypt).
-  'agent-webhooks-create': ['logs', 'table', 'webhook-key-encrypt'],
+  'agent-webhooks-create': ['logs', 'table', 'webhook-key-encrypt', 'idempotency-key'],
   'agent-webhooks-list': ['logs', 'table'],
   'agent-webhooks-delete': ['logs', 'table'],
   'agent-webhooks-deliveries': ['logs', 'table'],
   'agent-webhooks-test': ['logs', 'table'],
-  'user-webhooks-create': ['logs', 'table', 'webhook-key-encrypt'],
+  'user-webhooks-create': ['logs', 'table', 'webhook-key-encrypt', 'idempotency-key'],
   // The console (docs/console.md): one function per API Gateway route (`/console`, `/console/{proxy+}`),
   // the same code; Add funds opens top-ups (PayPal), Developers seals webhook secrets, and the payer's
   // charges list carries a waiting charge's approval link (issue 38: without it, 500 on AWS).
@@ -170,6 +172,10 @@ const secret = (s: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(st
 const webhookQueue = { 'Fn::GetAtt': [logicalId(stack, stack.webhooks.queue), 'Arn'] };
 const webhookKey = { 'Fn::GetAtt': [logicalId(stack, stack.data.webhookSecretsKey), 'Arn'] };
 const webhookContext = { StringEquals: { 'kms:EncryptionContext:service': 'agent-payment-service' } };
+const idempotencyKey = { 'Fn::GetAtt': [logicalId(stack, stack.data.idempotencySecretsKey), 'Arn'] };
+const sealedAnswerContext = {
+  StringEquals: { 'kms:EncryptionContext:service': 'agent-payment-service', 'kms:EncryptionContext:purpose': 'idempotent-answer' },
+};
 
 type Expected = { actions: string[]; resources: unknown[]; condition?: unknown };
 
@@ -249,6 +255,9 @@ function statement(grant: Exclude<Grant, 'table'>, fn: ServiceFunction): Expecte
       return { actions: ['kms:Encrypt'], resources: [webhookKey], condition: webhookContext };
     case 'webhook-key-decrypt':
       return { actions: ['kms:Decrypt'], resources: [webhookKey], condition: webhookContext };
+    case 'idempotency-key':
+      // A data key to seal a stored answer with, and its unwrapping on a replay: this key, this context only.
+      return { actions: ['kms:Decrypt', 'kms:GenerateDataKey'], resources: [idempotencyKey], condition: sealedAnswerContext };
     case 'hot-wallet-key':
       // The hot wallet's customer-managed key, and only through Secrets Manager.
       return {
@@ -351,6 +360,25 @@ describe('IAM', () => {
     const arn = JSON.stringify(secret(stack.data.approvalSecret));
     const policies = Object.values(all).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes(arn));
     expect(policies).toHaveLength(readers.length);
+  });
+
+  it('lets only the routes marked sealedAnswers seal and open stored answers, and nothing else touch that key', () => {
+    const users = functions.filter(([name]) => EXPECTED[name]?.includes('idempotency-key')).map(([name]) => name);
+    expect(users.sort()).toEqual(
+      ROUTES.filter((r) => r.sealedAnswers)
+        .map((r) => r.name)
+        .sort(),
+    );
+    expect(users.sort()).toEqual([
+      'admin-create-user',
+      'agent-webhooks-create',
+      'register-agent',
+      'user-create-grant',
+      'user-webhooks-create',
+    ]);
+    const arn = JSON.stringify(idempotencyKey);
+    const policies = Object.values(all).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes(arn));
+    expect(policies).toHaveLength(users.length);
   });
 
   it.each(functions)('grants %s exactly the statements it needs', (name, fn) => {
@@ -498,7 +526,8 @@ const DELETES: Record<string, string[]> = {
  * no business with.
  */
 const EXPOSED_WRITES: Record<string, string[]> = {
-  'register-agent': ['AGENTKEY#*', 'AGENTNAME#*'],
+  // Its idempotency record, in the registration's own transaction (sealed: docs/idempotency.md).
+  'register-agent': ['AGENTKEY#*', 'AGENTNAME#*', 'IDEM#*'],
   // It credits a captured top-up: the user's balance, with its credit record and once-guard.
   // and takes a reversed one back (the user's balance, or a debt), with its record and once-guard.
   'paypal-webhook': [

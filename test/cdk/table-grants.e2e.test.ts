@@ -178,6 +178,20 @@ describe('a tour of every function', () => {
       const listed = await t.call<{ data: { id: string }[] }>('GET', '/api/v1/admin/agents?enabled=true&limit=100', { headers: t.admin });
       return listed.body.data.some((a) => a.id === waiting.body.agentId);
     });
+    // The creations that take an optional Idempotency-Key: each made with one, then replayed (docs/idempotency.md "Creations").
+    const keyed = async (path: string, headers: Record<string, string>, body?: unknown) => {
+      const key = idem();
+      const opts = { headers: { ...headers, 'idempotency-key': key }, ...(body === undefined ? {} : { body }) };
+      await expectStatus(t.call('POST', path, opts), 201);
+      await expectStatus(t.call('POST', path, opts), 201);
+    };
+    const payer = await t.fundedUser();
+    const other = await t.enabledAgent();
+    await keyed('/api/v1/agents/register', {}, { name: `${name}-keyed`, email: 'dev@example.com', website: 'https://example.com' });
+    await keyed('/api/v1/admin/users', t.admin);
+    await keyed('/api/v1/users/me/grants', userKey(payer), { agentId: other.id, currency: 'USD' });
+    await keyed('/api/v1/agents/webhooks', agentKey(other), { url: receiver.url });
+    await keyed('/api/v1/users/me/webhooks', userKey(payer), { url: receiver.url });
     await expectStatus(t.call('GET', '/mcp'), 405);
     await expectStatus(t.call('GET', '/health'), 200);
     await expectStatus(t.call('GET', '/api/v1/openapi.json'), 200);
@@ -826,6 +840,11 @@ const UNTOURED: string[] = [
   // only when it does not is the record read (use-cases/idempotency.ts). DynamoDB Local always returns it.
   'create-charge: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*',
   'admin-credit-user: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*',
+  // Likewise the creations' sealed answers (use-cases/idempotency.ts idempotentCreation; a webhook
+  // create also reads it when the URL it registered no longer passes the address check).
+  ...['register-agent', 'admin-create-user', 'user-create-grant', 'agent-webhooks-create', 'user-webhooks-create'].map(
+    (fn) => `${fn}: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*`,
+  ),
   // The MCP tool x402_purchase records its payment on the agent's kill switch (store/purchase.repository.ts
   // recordSignedPurchase); the tour makes no purchase: test/security/x402-purchase-sign-after-revoke.e2e.test.ts.
   'mcp: dynamodb:ConditionCheckItem AGENTBAL#*',

@@ -123,3 +123,5 @@ export const isCharge = (input: Input) => items(input).some((i) => pk(i.Put?.Ite
 /** The worker saving rail progress before it acts (UpdateItem on the payout setting railState). */
 export const isRailCheckpoint = (input: Input) =>
   pk(input.Key as Input).startsWith('PAYOUTS#') && String(input.UpdateExpression ?? '').includes('railState');
+/** A transaction that Puts an idempotency record (a money movement's, or a creation's with an Idempotency-Key). */
+export const writesIdempotencyRecord = (input: Input) => items(input).some((i) => pk(i.Put?.Item).startsWith('IDEM#'));

@@ -21,6 +21,8 @@ process.env.LOCAL = '1';
 process.env.AWS_REGION = 'us-east-1';
 process.env.ADMIN_KEY = 'test-admin-key-0123456789';
 process.env.APPROVAL_SECRET = 'test-approval-secret-0123456789abcdef';
+// Stored idempotent answers that hold a secret are sealed with it (functions/store/answer-seal.ts; KMS on AWS): one per file.
+process.env.IDEMPOTENCY_LOCAL_SECRET_KEY = randomBytes(32).toString('base64');
 process.env.LOG_LEVEL = 'SILENT';
 process.env.SIGNER_FUNCTION_NAME = LOCAL_SIGNER_FUNCTION_NAME;
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

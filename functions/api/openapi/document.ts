@@ -118,7 +118,8 @@ function parameters(route: RouteSpec, op: OperationDoc): Json[] {
       ...(Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {}),
     });
   }
-  if (op.idempotent) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (op.idempotent === true) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (op.idempotent === 'optional') params.push({ $ref: '#/components/parameters/OptionalIdempotencyKey' });
   return params;
 }
 
@@ -222,6 +223,19 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES) {
           description:
             'Required on money movements: 1-255 printable ASCII characters, scoped to (caller, endpoint). The same key with ' +
             'the same request answers the first answer again (Idempotent-Replayed: true); with another request 422.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+          example: '5b0c7d1e-0000-4000-8000-000000000001',
+        },
+        OptionalIdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Optional on creations whose answer holds a secret shown once (an agent key, a user key, a grant key, a webhook ' +
+            'signing secret): send a random key (a UUID) so that a lost answer can be asked for again. The same key with the ' +
+            'same request answers the first answer again, secret included (Idempotent-Replayed: true), for 24 h; with another ' +
+            'request 422. Scoped to (caller, endpoint); registration has no caller, so there the key and the body are the proof. ' +
+            'Without it the request runs as it always has. The stored answer is kept encrypted (docs/idempotency.md).',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
           example: '5b0c7d1e-0000-4000-8000-000000000001',
         },
