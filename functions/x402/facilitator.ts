@@ -29,13 +29,11 @@ import {
   type Address,
   address,
   type CompiledTransactionMessage,
-  createKeyPairSignerFromBytes,
   createSolanaRpc,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getSignatureFromTransaction,
   getTransactionDecoder,
-  type KeyPairSigner,
   type MessagePartialSigner,
   type ReadonlyUint8Array,
   type Signature,
@@ -395,27 +393,6 @@ function addressOnly(feePayer: Address): KitSigner {
     throw new Error('this function holds no fee-payer key');
   };
   return { address: feePayer, signMessages: refuse, signTransactions: refuse } as unknown as KitSigner;
-}
-
-/** The hot wallet (fee payer) from its secret: given directly (local) or from Secrets Manager (AWS). */
-export async function hotWallet(expected: string): Promise<KeyPairSigner> {
-  const cfg = config();
-  const text =
-    cfg.SOLANA_HOT_WALLET_SECRET ??
-    (cfg.SOLANA_HOT_WALLET_SECRET_ARN ? await readRailSecret('SOLANA_HOT_WALLET_SECRET_ARN', cfg.SOLANA_HOT_WALLET_SECRET_ARN) : undefined);
-  if (!text) throw new RailConfigError('set SOLANA_HOT_WALLET_SECRET or SOLANA_HOT_WALLET_SECRET_ARN');
-  const trimmed = text.trim();
-  let bytes: Uint8Array;
-  try {
-    bytes = trimmed.startsWith('[') ? Uint8Array.from(JSON.parse(trimmed) as number[]) : bs58.decode(trimmed);
-  } catch {
-    // Never echo the input: it is the hot wallet's key.
-    throw new RailConfigError('hot wallet secret is neither base58 nor a JSON byte array');
-  }
-  if (bytes.length !== 64) throw new RailConfigError(`hot wallet secret must be 64 bytes, got ${bytes.length}`);
-  const signer = await createKeyPairSignerFromBytes(bytes);
-  if (signer.address !== expected) throw new RailConfigError("SOLANA_HOT_WALLET_ADDRESS is not the hot wallet secret's address");
-  return signer;
 }
 
 export async function secretUrl(): Promise<string> {

@@ -46,7 +46,7 @@ const API_BUDGET = 550_000;
  * 810 KB since its withdraw tool asks the chain whether a USDC wallet has its token account
  * (rails/solana.token-accounts.ts, JSON-RPC without the Solana SDK: +5 KB, 800.1 KB measured).
  */
-const MCP_BUDGET = 2_900_000; // 831.4 KB before x402_purchase; the tool signs in-process with the stock client scheme and @solana/web3.js (2.84 MB measured)
+const MCP_BUDGET = 3_050_000; // 831.4 KB before x402_purchase; the tool signs in-process with the stock client scheme and @solana/web3.js (2.84 MB measured)
 /**
  * The console's functions bring @simplewebauthn/server (its CBOR, ASN.1 and COSE parsers) and qrcode:
  * 1.05 MB measured. x402 purchases sign with the stock client scheme, and the signer derives token
@@ -54,19 +54,25 @@ const MCP_BUDGET = 2_900_000; // 831.4 KB before x402_purchase; the tool signs i
  * moving the ATA derivation to @solana/kit would take web3.js out of the purchase functions.
  */
 const CONSOLE_BUDGET = 1_100_000;
-const PURCHASE_BUDGET = 2_500_000;
+const PURCHASE_BUDGET = 2_600_000;
 const isConsole = (e: { name: string }) => e.name === 'console' || e.name.startsWith('console-');
 const isPurchase = (e: { name: string }) => e.name.startsWith('agent-x402-purchase') || e.name === 'mcp';
 /** The rails bring the Solana libraries (~740 KB); the budget stops it growing unnoticed. */
 const RAIL_BUDGET = 1_500_000;
+/*
+ * Issue 38: the functions that have the hot wallet sign (worker, reconciler, x402 settle, the
+ * purchases, MCP) carry @aws-sdk/client-lambda to invoke the signer: 76–104 KB each (measured:
+ * settle 2.07 → 2.17 MB, purchase create 2.46 → 2.52, MCP 2.85 → 2.98, reconciler 2.91 → 3.01,
+ * worker 1.26 → 1.36). The budgets below grew by about that, no more.
+ */
 /**
  * The x402 functions build the stock facilitator (`@x402/core` + `@x402/svm`, which the issue asks
  * for instead of a verifier of our own), and @x402/svm brings @solana/kit and its programs:
  * 1.97–2.06 MB measured (docs/x402.md). The reconciler carries both that and the payout rail
  * (2.86 MB measured). Budgets keep them from growing unnoticed.
  */
-const X402_BUDGET = 2_150_000;
-const RECONCILER_BUDGET = 3_000_000;
+const X402_BUDGET = 2_250_000;
+const RECONCILER_BUDGET = 3_100_000;
 /** The hot-wallet signer (lib/signer.ts): the facilitator's verify, the purchase builder and the payout check (web3.js). */
 const SIGNER_BUDGET = 3_000_000;
 
@@ -147,7 +153,7 @@ describe('bundles', () => {
 
   it.each(
     entries.filter((e) => isX402(e) && !isPurchase(e)).map((e) => e.name),
-  )('keeps x402 function %s within 2.15 MB (the stock facilitator)', (name) => {
+  )(`keeps x402 function %s within ${X402_BUDGET / 1e6} MB (the stock facilitator)`, (name) => {
     expect(built.get(name)?.bytes).toBeLessThanOrEqual(X402_BUDGET);
   });
 
@@ -163,7 +169,7 @@ describe('bundles', () => {
     expect(built.get('signer')?.bytes).toBeLessThanOrEqual(SIGNER_BUDGET);
   });
 
-  it('keeps the reconciler (payout rail and x402 facilitator) within 3 MB', () => {
+  it(`keeps the reconciler (payout rail and x402 facilitator) within ${RECONCILER_BUDGET / 1e6} MB`, () => {
     expect(built.get('reconciler')?.bytes).toBeLessThanOrEqual(RECONCILER_BUDGET);
   });
 
