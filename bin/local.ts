@@ -10,7 +10,7 @@ import { PROJECT_ROOT } from './local/dynamodb-local';
 import { PortInUseError, startLocalStack } from './local/stack';
 
 async function main(): Promise<void> {
-  // Lambda runs Node 22+; local development may run Node 20, whose SDK notice is noise here.
+  // Lambda runs Node 24; local development may run Node 20, whose SDK notice is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const inMemory = process.env.IN_MEMORY === '1' || process.env.IN_MEMORY === 'true';
   const port = process.env.PORT ? Number(process.env.PORT) : 3000;
