@@ -301,8 +301,15 @@ describe('service edges', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
+  it('GET / is a page for people (DESIGN §24), not the JSON 404: test/browser/home-page.e2e.test.ts', async () => {
+    const res = await t.call('GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  });
+
   it.each([
-    ['GET', '/'],
+    ['POST', '/'],
+    ['GET', '/index.html'],
     ['GET', '/api/v1/agents'],
     ['DELETE', '/api/v1/agents/charges'],
     ['PUT', '/api/v1/agents/register'],

@@ -155,6 +155,7 @@ describe('HTTP API route throttling', () => {
         'console',
         'console-pages',
         'health',
+        'home',
         'mcp-get',
         'not-found',
         'openapi',
