@@ -7,10 +7,12 @@
  *
  *   npm run audit -- --table <name> [--endpoint http://127.0.0.1:8000] [--region eu-west-1] [--segments 4] [--json]
  *                    [--no-chain] [--operator-wallet <address> ...] [--chain-max-signatures <n>]
+ *   npm run audit                        # the table and the chain of the `npm start` running in this folder
  *   npm run audit -- --local            # the data and the chain `npm start` keeps in .data/ (stop `npm start` first)
  *
- * Without flags it reads TABLE_NAME, AWS_REGION and DYNAMODB_ENDPOINT from the environment; on
- * AWS it uses the usual credential chain and needs dynamodb:Scan on the table. The wallets are the
+ * Without flags it reads TABLE_NAME, AWS_REGION and DYNAMODB_ENDPOINT from the environment; with
+ * none of them, it audits the running `npm start` (in memory or not; PORT chooses when several run)
+ * and reconciles its chain stand-in. On AWS it uses the usual credential chain and needs dynamodb:Scan on the table. The wallets are the
  * service's own configuration: USDC_MINT, SOLANA_RPC_URL (or SOLANA_RPC_URL_SECRET_ARN), and the
  * addresses SOLANA_HOT_WALLET_ADDRESS, SOLANA_DEPOSIT_ADDRESS and X402_PAY_TO; without them (or
  * with --no-chain) the table alone is audited. `--operator-wallet`: a wallet of the operator's
@@ -24,6 +26,9 @@ import { NoTableError, openTable, TABLE_OPTIONS, TABLE_USAGE, type TableTarget }
 const USAGE =
   `usage: npm run audit -- ${TABLE_USAGE} [--segments <n>] [--json] ` +
   '[--no-chain] [--operator-wallet <address> ...] [--chain-max-signatures <n>]';
+
+// Lambda runs Node 24; local development may run Node 20, whose SDK notice is noise here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<number> {
   let args: ReturnType<typeof parse>;
@@ -60,6 +65,7 @@ async function main(): Promise<number> {
 
   try {
     if (args.values.local && !args.values['no-chain']) stopChain = await openLocalChain();
+    if (target.running && !args.values['no-chain']) await useRunningChain(target.running.solana);
     // Imported after the environment is settled: the config module reads it once.
     const { formatAuditReport, runLedgerAudit } = await import('../functions/audit/ledger-audit');
     const { configuredWallets } = await import('../functions/audit/wallet-audit');
@@ -84,6 +90,20 @@ async function main(): Promise<number> {
     await stopChain();
     await target.stop();
   }
+}
+
+/** The running `npm start`'s chain stand-in and the addresses it gives the service (bin/local/rails.ts), unless set already. */
+async function useRunningChain(solana: NonNullable<TableTarget['running']>['solana']): Promise<void> {
+  const env = {
+    SOLANA_RPC_URL: solana.url,
+    USDC_MINT: solana.mint,
+    SOLANA_HOT_WALLET_ADDRESS: solana.hotWallet,
+    SOLANA_DEPOSIT_ADDRESS: solana.depositWallet,
+    X402_PAY_TO: solana.x402PayTo,
+  };
+  for (const [name, value] of Object.entries(env)) process.env[name] ??= value;
+  const { resetForTests } = await import('../functions/config');
+  resetForTests();
 }
 
 function parse() {

@@ -7,10 +7,14 @@
 import { join } from 'node:path';
 import { ensureDemoUser, writeDemoPayerFile } from './local/demo';
 import { PROJECT_ROOT } from './local/dynamodb-local';
+import { recordRunning } from './local/running';
 import { PortInUseError, startLocalStack } from './local/stack';
 
+/** How long a stop may take before the process exits anyway (a stuck poller must not keep it up). */
+const STOP_GRACE_MS = 10_000;
+
 async function main(): Promise<void> {
-  // Lambda runs Node 22+; local development may run Node 20, whose SDK notice is noise here.
+  // Lambda runs Node 24; local development may run Node 20, whose SDK notice is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const inMemory = process.env.IN_MEMORY === '1' || process.env.IN_MEMORY === 'true';
   const port = process.env.PORT ? Number(process.env.PORT) : 3000;
@@ -23,7 +27,24 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   console.log(`starting DynamoDB Local (${inMemory ? 'in memory' : 'data in .data/'}) …`);
-  let stack: Awaited<ReturnType<typeof startLocalStack>>;
+  let stack: Awaited<ReturnType<typeof startLocalStack>> | undefined;
+  let stopping = false;
+  let cleanUp = () => {};
+  // The database gone, every request would answer `service busy` forever: say so and stop, non-zero.
+  const databaseDied = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(
+      `\nerror: ${reason}\n` +
+        'npm start cannot serve without its database, so it stops here instead of answering "service busy" to every request.\n' +
+        `Start it again with npm start${inMemory ? ' (IN_MEMORY=1: the data is gone)' : ' (the data in .data/ is kept)'}; ` +
+        'if DynamoDB Local keeps dying, its last words above say why (memory, Java, a damaged .data/dynamodb).',
+    );
+    cleanUp();
+    setTimeout(() => process.exit(1), STOP_GRACE_MS).unref();
+    await stack?.stop().catch(() => undefined);
+    process.exit(1);
+  };
   try {
     stack = await startLocalStack({
       port,
@@ -40,6 +61,7 @@ async function main(): Promise<void> {
       },
       // /health says "ready" only once the banner below is out (README: a script may wait for it).
       holdHealthUntilOpen: true,
+      onDynamoDbExit: (reason) => void databaseDied(reason),
     });
   } catch (error) {
     if (error instanceof PortInUseError) {
@@ -58,14 +80,36 @@ async function main(): Promise<void> {
     { inMemory, dataDir: join(PROJECT_ROOT, '.data') },
   );
   const payTopup = inMemory ? `DEMO_PAYER=${demoPayer.file} npx tsx bin/pay-topup.ts` : 'npx tsx bin/pay-topup.ts';
+  // Where this stack runs, for `npm run audit` and `npm run admin` with no table named (bin/local/running.ts).
+  const unrecord = recordRunning({
+    pid: process.pid,
+    port: stack.port,
+    url: stack.url,
+    inMemory,
+    dynamoEndpoint: stack.dynamoEndpoint,
+    tableName: stack.tableName,
+    solana: {
+      url: solana.url,
+      mint: solana.mint,
+      hotWallet: solana.hotWallet.publicKey,
+      depositWallet: solana.depositWallet,
+      x402PayTo: solana.hotWallet.publicKey,
+    },
+    startedAt: new Date().toISOString(),
+  });
+  cleanUp = () => {
+    unrecord();
+    demoPayer.remove();
+  };
+  process.once('exit', () => cleanUp());
 
-  let stopping = false;
+  const running = stack;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`\n${signal}: stopping …`);
-    await stack.stop();
-    demoPayer.remove();
+    cleanUp();
+    await running.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   pays to     ${seller.wallet}   (a wallet outside the service)
   fee payer   ${seller.feePayer}   (the seller's facilitator's own)
 
-Buy it with the README's purchase.mjs: URL=${seller.url}/weather. Ctrl-C stops it.`);
+Buy it with docs/examples/purchase.mjs (README "Buy from x402 sellers"): URL=${seller.url}/weather. Ctrl-C stops it.`);
   const stop = () => void seller.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -35,11 +35,14 @@ function ensureJava(): void {
 /**
  * Starts DynamoDB Local: in memory, or persisting under `dataDir`. Resolves once it answers.
  * `jvmFlags` replace the default heap flag (the bench's throughput candidates try others).
+ * `onExit` is told why when Java exits after it answered and before `stop()` (killed, crashed):
+ * `npm start` then stops loudly rather than answer `service busy` forever.
  */
 export async function startDynamoDbLocal(opts: {
   inMemory: boolean;
   dataDir?: string;
   jvmFlags?: readonly string[];
+  onExit?: (reason: string) => void;
 }): Promise<DynamoDbLocal> {
   ensureJava();
   const jar = ensureJar();
@@ -86,11 +89,22 @@ export async function startDynamoDbLocal(opts: {
     }
   }
   client.destroy();
+  // What it says from now on: its start-up notices are no clue to why it died.
+  stderr = '';
+
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    const how = signal ? `was killed (${signal})` : `exited (code ${code})`;
+    const said = stderr.trim().split('\n').slice(-5).join('\n').trim();
+    opts.onExit?.(`DynamoDB Local ${how}${said ? `; its last words:\n${said}` : ''}`);
+  });
 
   return {
     endpoint,
     stop: () =>
       new Promise<void>((resolve) => {
+        stopping = true;
         process.removeListener('exit', killOnExit);
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);

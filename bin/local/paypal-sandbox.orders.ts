@@ -7,6 +7,10 @@
  *                                            the same answer; another → 422 ORDER_ALREADY_CAPTURED)
  *   GET  /checkoutnow?token={id}             the payer's approval page (HTML, no JavaScript)
  *   POST /checkoutnow/{id}/approve|decline   what its buttons post; approve sends CHECKOUT.ORDER.APPROVED
+ *                                            and, as PayPal does, sends the payer back to the order's
+ *                                            return_url with `token=<order id>&PayerID=<payer id>`;
+ *                                            Cancel to its cancel_url with `token` (each appended to the
+ *                                            URL's own query); without one, the page shows the order
  *   GET  /v2/payments/refunds/{id}           show a refund or reversal (links: `up` to its capture)
  *   POST /v1/notifications/verify-webhook-signature
  * Webhooks are signed with the imitation's own HMAC key, not PayPal's certificate chain; the
@@ -36,6 +40,10 @@ export interface SandboxOrder {
   referenceId: string | undefined;
   requestId: string | undefined;
   returnUrl: string | undefined;
+  /** Where Cancel sends the payer (experience_context.cancel_url). Absent in files from before it. */
+  cancelUrl?: string | undefined;
+  /** The payer's PayPal id, given at approval (PayPal's 13 characters): `payer.payer_id`, and PayerID on return. */
+  payerId?: string | undefined;
   createdAt: string;
   /** How the capture goes: `declined` fails, `pending` waits, `other-currency` completes in EUR. */
   funding: Funding;
@@ -100,7 +108,7 @@ export class SandboxOrders {
     let body: {
       intent?: unknown;
       purchase_units?: { amount?: { currency_code?: unknown; value?: unknown }; reference_id?: unknown }[];
-      payment_source?: { paypal?: { experience_context?: { return_url?: unknown } } };
+      payment_source?: { paypal?: { experience_context?: { return_url?: unknown; cancel_url?: unknown } } };
     };
     try {
       body = JSON.parse(text) as typeof body;
@@ -127,6 +135,7 @@ export class SandboxOrders {
       referenceId: typeof unit?.reference_id === 'string' ? unit.reference_id : undefined,
       requestId,
       returnUrl: typeof context?.return_url === 'string' ? context.return_url : undefined,
+      cancelUrl: typeof context?.cancel_url === 'string' ? context.cancel_url : undefined,
       createdAt: new Date().toISOString(),
       funding: 'ok',
       capture: undefined,
@@ -166,6 +175,7 @@ export class SandboxOrders {
     if (!order || (order.status !== 'CREATED' && order.status !== 'PAYER_ACTION_REQUIRED')) return order;
     order.status = 'APPROVED';
     order.funding = funding;
+    order.payerId = paypalId(13);
     this.persist();
     if (!this.dropWebhooks) await this.sendWebhook(order, 'CHECKOUT.ORDER.APPROVED');
     return order;
@@ -364,6 +374,7 @@ export class SandboxOrders {
       intent: 'CAPTURE',
       status: order.status,
       create_time: order.createdAt,
+      ...(order.payerId ? { payer: { payer_id: order.payerId } } : {}),
       purchase_units: [
         {
           reference_id: order.referenceId ?? 'default',
@@ -432,8 +443,19 @@ export function approvalPage(order: SandboxOrder | undefined): { status: number;
   };
 }
 
+/** Where the payer's browser goes after a button, as PayPal sends it: undefined when the order names no such URL. */
+export function payerReturn(order: SandboxOrder | undefined, action: 'approve' | 'decline'): string | undefined {
+  const target = action === 'approve' ? order?.returnUrl : order?.cancelUrl;
+  if (!order || !target || !URL.canParse(target)) return undefined;
+  const back = new URL(target);
+  back.searchParams.set('token', order.id);
+  if (action === 'approve' && order.payerId) back.searchParams.set('PayerID', order.payerId);
+  return back.toString();
+}
+
+/** A phone-sized page: a viewport, a language, and buttons that wrap rather than overflow. */
 function page(title: string, body: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 function escapeHtml(text: string): string {

@@ -31,6 +31,7 @@ import {
   approvalPage,
   FUNDINGS,
   type Funding,
+  payerReturn,
   type SandboxOrder,
   SandboxOrders,
   type SandboxRefund,
@@ -206,27 +207,31 @@ function faulted(state: SandboxState, route: SandboxRoute): SandboxReply {
 
 /** The payer's side (no bearer token): the approval page and what its buttons post. */
 async function payerPage(orders: SandboxOrders, { method, url, body }: LocalRequest, res: ServerResponse): Promise<boolean> {
-  const html = (status: number, text: string) => {
+  // The forms post here, and a post may then be sent on to the order's return or cancel URL: a
+  // browser applies form-action to that redirect too, so their origins are allowed (as PayPal's page lets the payer go back).
+  const html = (status: number, text: string, order?: SandboxOrder) => {
+    const back = [order?.returnUrl, order?.cancelUrl].flatMap((u) => (u && URL.canParse(u) ? [new URL(u).origin] : []));
     res.writeHead(status, {
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': "default-src 'none'; form-action 'self'",
+      'content-security-policy': `default-src 'none'; form-action 'self'${[...new Set(back)].map((o) => ` ${o}`).join('')}`,
     });
     res.end(text);
   };
   if (method === 'GET' && url.pathname === '/checkoutnow') {
-    const page = approvalPage(orders.get(url.searchParams.get('token') ?? ''));
-    html(page.status, page.html);
+    const order = orders.get(url.searchParams.get('token') ?? '');
+    const page = approvalPage(order);
+    html(page.status, page.html, order);
     return true;
   }
   const action = /^\/checkoutnow\/([^/]+)\/(approve|decline)$/.exec(url.pathname);
   if (method !== 'POST' || !action?.[1]) return false;
   const orderId = decodeURIComponent(action[1]);
-  const order =
-    action[2] === 'approve' ? await orders.approve(orderId, fundingOf(new URLSearchParams(body).get('funding'))) : orders.decline(orderId);
-  if (order?.returnUrl && action[2] === 'approve') {
-    const back = new URL(order.returnUrl);
-    back.searchParams.set('token', order.id);
-    res.writeHead(303, { location: back.toString() });
+  const approve = action[2] === 'approve';
+  const order = approve ? await orders.approve(orderId, fundingOf(new URLSearchParams(body).get('funding'))) : orders.decline(orderId);
+  // As PayPal: back to the merchant's return_url (token and PayerID) or cancel_url (token), when the order named them.
+  const back = payerReturn(order, approve ? 'approve' : 'decline');
+  if (back) {
+    res.writeHead(303, { location: back });
     res.end();
     return true;
   }

@@ -495,7 +495,12 @@ class Chain {
     if (result.err !== null) throw new Error(`local chain setup transaction failed: ${JSON.stringify(result.err)}`);
   }
 
-  /** Executes a transaction; records it and makes it a block of its own when it lands. */
+  /**
+   * Executes a transaction; records it and makes it a block of its own when it lands. A landed
+   * transaction is saved to the state file before this returns, so before the RPC answers: a kill of
+   * the stand-in right after `sendTransaction` answered (a payout's signature already in the table)
+   * cannot lose it from the chain, which the ledger audit would then miss for good.
+   */
   private land(bytes: Uint8Array): { signature: string; err: unknown; landed: boolean } {
     const signature = signatureOf(bytes);
     // An unknown or expired blockhash, or a signature that landed before: a leader drops it unexecuted.
@@ -522,6 +527,7 @@ class Chain {
         blockTime: Math.floor(Date.now() / 1000),
       });
       this.advance(1);
+      this.persist();
     }
     return { signature, err, landed };
   }
@@ -849,13 +855,21 @@ class Chain {
     };
   }
 
-  /** Snapshots are ~2 MB: written at most every 250 ms while busy, and on stop. */
+  /**
+   * Snapshots are ~2 MB: what no transaction carries (a block advanced, an account written directly)
+   * is written at most every 250 ms while busy, and on stop; a landed transaction at once (`land`).
+   */
   private schedulePersist(): void {
     if (!this.stateFile || this.persistTimer) return;
     this.persistTimer = setTimeout(() => this.persist(), 250);
     this.persistTimer.unref();
   }
 
+  /**
+   * Writes the whole state (a temporary file renamed over the old one: a kill leaves the old or the
+   * new, never half of one). Survives the process being killed; a power cut may still lose what the
+   * operating system had not written to disk yet.
+   */
   persist(): void {
     if (this.persistTimer) clearTimeout(this.persistTimer);
     this.persistTimer = undefined;

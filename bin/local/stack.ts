@@ -49,6 +49,11 @@ export interface LocalStackOptions {
   tableName?: string;
   /** Reuse a running DynamoDB Local instead of starting one (tests share one). */
   dynamoEndpoint?: string;
+  /**
+   * Told why when the DynamoDB Local this stack started dies under it (killed, crashed): every
+   * request would then answer `service busy`. `npm start` exits loudly (bin/local.ts).
+   */
+  onDynamoDbExit?: (reason: string) => void;
   /** Where the links the API hands out point (PUBLIC_BASE_URL); default: this server's own address. */
   publicBaseUrl?: string;
   /** Extra environment for the handlers (e.g. AUTH_CACHE_TTL_MS=0 in tests). */
@@ -127,7 +132,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   try {
     let endpoint = opts.dynamoEndpoint;
     if (!endpoint) {
-      dynamo = await startDynamoDbLocal({ inMemory: opts.inMemory ?? false, dataDir: opts.dataDir ?? `${PROJECT_ROOT}/.data/dynamodb` });
+      dynamo = await startDynamoDbLocal({
+        inMemory: opts.inMemory ?? false,
+        dataDir: opts.dataDir ?? `${PROJECT_ROOT}/.data/dynamodb`,
+        ...(opts.onDynamoDbExit ? { onExit: opts.onDynamoDbExit } : {}),
+      });
       endpoint = dynamo.endpoint;
       stops.push(() => (dynamo ? dynamo.stop() : Promise.resolve()));
     }

@@ -52,7 +52,8 @@ commands:
 
 Table mode (the default) works on the service's own table: TABLE_NAME, AWS_REGION and
 DYNAMODB_ENDPOINT from the environment, or --table/--endpoint/--region; --local opens the data
-\`npm start\` keeps in .data/ (stop npm start first).
+\`npm start\` keeps in .data/ (stop npm start first). With none of them, the table of the
+\`npm start\` running in this folder (in memory or not; PORT=<port> chooses when several run).
 
 API mode (--api, the ApiUrl output or npm start's URL) calls the admin API. It signs each request
 with SigV4 (service execute-api) using the standard AWS credential chain (AWS_PROFILE, SSO,

@@ -11,7 +11,7 @@ import type { ApiRequest, ApiResult } from '../contracts/api';
 import { MCP_AUTH_MESSAGE } from '../contracts/mcp';
 import type { Agent } from '../core/agents';
 import { isRefusal, refuse } from '../messages/refusal';
-import { authenticate } from '../use-cases/auth';
+import { authenticate, keySent, MISSING_KEY_HEADER } from '../use-cases/auth';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -22,7 +22,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  */
 export async function authenticateMcpAgent(req: ApiRequest): Promise<{ agent: Agent; agentKey: string }> {
   const agentKey = req.headers['x-agent-key'] ?? BEARER.exec(req.headers.authorization ?? '')?.[1];
-  if (agentKey === undefined) throw refuse(MCP_AUTH_MESSAGE);
+  if (!keySent(agentKey)) throw refuse(MISSING_KEY_HEADER.agentKey);
   const withKey: ApiRequest = { ...req, headers: { ...req.headers, 'x-agent-key': agentKey } };
   const userKey = chargeUserKey(req.body);
   if (userKey !== undefined) {

@@ -162,6 +162,14 @@ export const REFUSALS = {
   invalidAgent: { status: 401, text: 'invalid agent' },
   invalidUserKey: { status: 401, text: 'invalid user key' },
   invalidAdminKey: { status: 401, text: 'invalid admin key' },
+  /**
+   * No key in the header the route reads it from (absent, empty, or sent under another name:
+   * `x-api-key`, `agent-key`…): the answer names the header to send (DESIGN §24). A key that is
+   * there but wrong keeps the route's own message above.
+   */
+  missingAgentKeyHeader: { status: 401, text: 'missing x-agent-key header' },
+  missingUserKeyHeader: { status: 401, text: 'missing x-user-key header' },
+  missingAdminKeyHeader: { status: 401, text: 'missing x-admin-key header' },
 
   // --- 402: the money is not there (or not allowed to move); a FAILED charge is kept ---
   insufficientBalance: { status: 402, text: 'insufficient balance' },

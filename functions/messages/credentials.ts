@@ -34,3 +34,16 @@ export const AUTH_MESSAGES = {
 
 /** A refusal of a credential: one of AUTH_MESSAGES's codes. */
 export type AuthRefusal = (typeof AUTH_MESSAGES)[keyof typeof AUTH_MESSAGES];
+
+/**
+ * The refusal of a request whose key header is absent (or empty, or sent under another name), by
+ * the credential (the OpenAPI security scheme) that header carries: the answer names the header to
+ * send. use-cases/auth.ts refuses with these; the OpenAPI document (functions/api/openapi/document.ts)
+ * gives each operation's 401 the ones of its first credential set, the headers a request without
+ * any key is asked for.
+ */
+export const MISSING_KEY_HEADER = {
+  agentKey: 'missingAgentKeyHeader',
+  userKey: 'missingUserKeyHeader',
+  adminKey: 'missingAdminKeyHeader',
+} as const satisfies Record<string, RefusalCode>;

@@ -1,6 +1,6 @@
 /**
- * The service's own routes in the operation registry (routes.ts assembles the areas): health and the
- * OpenAPI document. Each entry carries its operation.
+ * The service's own routes in the operation registry (routes.ts assembles the areas): the front page,
+ * health and the OpenAPI document. Each entry carries its operation.
  */
 import { healthBody, openApiDocumentBody } from '../contracts/response.schemas';
 import { refusalText as msg } from '../messages/catalogue';
@@ -8,8 +8,27 @@ import { uses } from '../store/access';
 import { errors, ok } from './doc';
 import type { DocumentedRoute } from './spec';
 
-/** The service itself: its health and this document. */
+/** The service itself: its front page, its health and this document. */
 export const SERVICE_ROUTES = [
+  // A person who opens the service's address gets a page, not a JSON 404 (DESIGN §24); touches nothing.
+  {
+    name: 'home',
+    method: 'GET',
+    path: '/',
+    public: true,
+    table: {},
+    operation: () => ({
+      summary: 'The front page',
+      description:
+        "An HTML page for a person who opens the service's address: what it is, and links to the console, this document and " +
+        "`/health`. Static, no JavaScript, the pages' Content-Security-Policy.",
+      tag: 'Service',
+      security: [],
+      responses: {
+        200: { description: 'The page.', contentType: 'text/html' },
+      },
+    }),
+  },
   {
     name: 'health',
     method: 'GET',

@@ -17,13 +17,22 @@ import type { ApiRequest } from '../contracts/api';
 import type { Agent } from '../core/agents';
 import { AGENT_KEY_PREFIX, GRANT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual, USER_KEY_PREFIX } from '../core/keys';
 import { TtlCache } from '../core/ttl-cache';
-import { AUTH_MESSAGES, type AuthRefusal } from '../messages/credentials';
+import { AUTH_MESSAGES, type AuthRefusal, MISSING_KEY_HEADER } from '../messages/credentials';
 import { refuse } from '../messages/refusal';
 import { readAgentItem } from '../store/agent.repository';
 import { type GrantKeyTerms, lookupCredentials } from '../store/credentials.repository';
 import { adminKey } from './admin-key';
 
-export { AUTH_MESSAGES, type AuthRefusal } from '../messages/credentials';
+export { AUTH_MESSAGES, type AuthRefusal, MISSING_KEY_HEADER } from '../messages/credentials';
+
+/**
+ * Whether a key header carries anything. Absent, empty or blank, the request is told which header
+ * to send (`missing x-agent-key header`): a newcomer who sent `x-api-key`, or no header at all,
+ * learns the name; a key that is there but wrong keeps the route's own message.
+ */
+export function keySent(value: string | undefined): value is string {
+  return value !== undefined && value.trim() !== '';
+}
 
 type CachedAgent = { agent: Agent | null };
 type CachedUser = { userId: string | null };
@@ -103,6 +112,7 @@ export async function authenticate(
   withUser: boolean,
 ): Promise<{ agent: Agent; userId?: string; userKeyHash?: string; grant?: GrantKeyTerms }> {
   const agentKey = req.headers['x-agent-key'];
+  if (!keySent(agentKey)) throw refuse(MISSING_KEY_HEADER.agentKey);
   if (!looksLikeKey(agentKey, AGENT_KEY_PREFIX)) throw refuse(agentMessage);
   const userKey = req.headers['x-user-key'];
   const userKeyOk = looksLikeKey(userKey, USER_KEY_PREFIX);
@@ -142,6 +152,8 @@ export async function authenticate(
   const agent = cachedAgent?.agent;
   if (!agent?.enabled) throw refuse(agentMessage);
   if (!withUser) return { agent };
+  // After the agent: a bad agent key is reported first, whatever the user key header holds.
+  if (!keySent(userKey)) throw refuse(MISSING_KEY_HEADER.userKey);
   if (grantHash) {
     const grant = cachedGrant?.grant;
     if (!grant) throw refuse(AUTH_MESSAGES.user);
@@ -169,6 +181,7 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
  */
 export async function authenticateUser(req: ApiRequest): Promise<{ userId: string; userKeyHash: string }> {
   const userKey = req.headers['x-user-key'];
+  if (!keySent(userKey)) throw refuse(MISSING_KEY_HEADER.userKey);
   if (!looksLikeKey(userKey, USER_KEY_PREFIX)) throw refuse(AUTH_MESSAGES.user);
   const { users } = caches();
   const userKeyHash = hashKey(userKey);
@@ -184,7 +197,7 @@ export async function authenticateUser(req: ApiRequest): Promise<{ userId: strin
 
 /**
  * Recognises the operator (401 `invalid admin key` otherwise). Under ADMIN_AUTH `key`: x-admin-key
- * against the configured admin key, in constant time. Under `iam`: API Gateway's IAM authorization
+ * against the configured admin key, in constant time (none sent: `missing x-admin-key header`). Under `iam`: API Gateway's IAM authorization
  * of the route (SigV4 and execute-api:Invoke, checked before the function ran) is the credential,
  * and x-admin-key is ignored, so a leaked static key opens nothing. A request without that verdict
  * never passes API Gateway on an IAM route; refusing it here too keeps a route deployed without the
@@ -196,7 +209,8 @@ export async function authenticateAdmin(req: ApiRequest): Promise<void> {
     return;
   }
   const given = req.headers['x-admin-key'];
-  if (!given || !secretsEqual(given, await adminKey())) throw refuse(AUTH_MESSAGES.admin);
+  if (!keySent(given)) throw refuse(MISSING_KEY_HEADER.adminKey);
+  if (!secretsEqual(given, await adminKey())) throw refuse(AUTH_MESSAGES.admin);
 }
 
 /**

@@ -229,12 +229,15 @@ async function build(signing: boolean): Promise<Facilitator> {
   };
   const fingerprint = (requirements: PaymentRequirements) => sha256(JSON.stringify(requirements));
   // The fee rule the caps and `feeOf` rely on is that of legacy and v0 messages (what the stock client
-  // builds); a v1 message sets its compute budget elsewhere. One that cannot be decoded is the scheme's to refuse.
+  // builds); a v1 message sets its compute budget elsewhere. Any other version is refused here, whatever
+  // the decoder knows (@solana/kit 5, which @x402/svm's program clients are built for, cannot decode v1
+  // at all); one that cannot be decoded is the scheme's to refuse.
   const versionRefusal = (payload: PaymentPayload): Refusal | undefined => {
     const transaction = decode(payload);
     if (!transaction) return undefined;
     try {
-      if (compiledDecoder.decode(transaction.messageBytes).version === 1) {
+      const { version } = compiledDecoder.decode(transaction.messageBytes);
+      if (version !== 'legacy' && version !== 0) {
         return { reason: 'invalid_exact_svm_payload_transaction_version', message: FACILITATOR_REFUSALS.transactionVersion };
       }
     } catch {

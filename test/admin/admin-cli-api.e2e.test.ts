@@ -56,7 +56,7 @@ describe('npm run admin -- --api with the admin key', () => {
     expect((await t.call('GET', '/api/v1/users/me', { headers: { 'x-user-key': newKey } })).body).toMatchObject({ id: user.id });
     // The route itself: the operator only; an unknown user is 404.
     const route = `/api/v1/admin/users/${user.id}/keys/rotate`;
-    expect((await t.call('POST', route)).body).toEqual({ error: 'invalid admin key' });
+    expect((await t.call('POST', route)).body).toEqual({ error: 'missing x-admin-key header' });
     expect((await t.call('POST', route, { headers: { 'x-user-key': newKey } })).status).toBe(401);
     const again = await t.call<{ userKey: string }>('POST', route, { headers: t.admin });
     expect(again.status).toBe(200);

@@ -250,18 +250,20 @@ describe('admin users and credits', () => {
     ['GET', '/api/v1/admin/agents/a01aaaaaaaaaaaaaaaaaaaaaaaa'],
     ['GET', '/api/v1/admin/charges/c01aaaaaaaaaaaaaaaaaaaaaaaa'],
   ])('%s %s refuses a wrong or missing admin key with 401', async (method, path) => {
-    const variants: Record<string, string>[] = [
-      {},
-      { 'x-admin-key': 'wrong-key-but-long-enough' },
-      { 'x-admin-key': `${t.stack.adminKey}x` },
+    const variants: [Record<string, string>, string][] = [
+      [{}, 'missing x-admin-key header'],
+      [{ 'x-admin-key': '' }, 'missing x-admin-key header'],
+      [{ 'x-api-key': t.stack.adminKey }, 'missing x-admin-key header'],
+      [{ 'x-admin-key': 'wrong-key-but-long-enough' }, 'invalid admin key'],
+      [{ 'x-admin-key': `${t.stack.adminKey}x` }, 'invalid admin key'],
     ];
-    for (const headers of variants) {
+    for (const [headers, error] of variants) {
       const res = await t.call(method, path, {
         headers: { ...headers, 'idempotency-key': 'k' },
         ...(method === 'GET' ? {} : { body: { amount: 1, currency: 'USD' } }),
       });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'invalid admin key' });
+      expect(res.body).toEqual({ error });
       expect(res.text).not.toContain(t.stack.adminKey);
     }
   });
@@ -299,8 +301,15 @@ describe('service edges', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
+  it('GET / is a page for people (DESIGN §24), not the JSON 404: test/browser/home-page.e2e.test.ts', async () => {
+    const res = await t.call('GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  });
+
   it.each([
-    ['GET', '/'],
+    ['POST', '/'],
+    ['GET', '/index.html'],
     ['GET', '/api/v1/agents'],
     ['DELETE', '/api/v1/agents/charges'],
     ['PUT', '/api/v1/agents/register'],

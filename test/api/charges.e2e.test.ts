@@ -261,7 +261,13 @@ describe('charge errors (every spec string), none changing state', () => {
     t.call('POST', '/api/v1/agents/charges', { headers, ...(raw === undefined ? {} : { raw }) });
 
   it.each([
-    ['no agent key', () => ({ 'x-user-key': user.key, 'idempotency-key': 'e' }), 401, 'invalid or disabled agent key'],
+    ['no agent key', () => ({ 'x-user-key': user.key, 'idempotency-key': 'e' }), 401, 'missing x-agent-key header'],
+    [
+      'the agent key under another name',
+      () => ({ 'x-api-key': agent.key, 'x-user-key': user.key, 'idempotency-key': 'e' }),
+      401,
+      'missing x-agent-key header',
+    ],
     [
       'unknown agent key',
       () => ({ 'x-agent-key': 'ag_live_unknown', 'x-user-key': user.key, 'idempotency-key': 'e' }),
@@ -274,7 +280,14 @@ describe('charge errors (every spec string), none changing state', () => {
       401,
       'invalid or disabled agent key',
     ],
-    ['no user key', () => ({ 'x-agent-key': agent.key, 'idempotency-key': 'e' }), 401, 'invalid user key'],
+    ['no user key', () => ({ 'x-agent-key': agent.key, 'idempotency-key': 'e' }), 401, 'missing x-user-key header'],
+    ['an empty user key', () => ({ 'x-agent-key': agent.key, 'x-user-key': '', 'idempotency-key': 'e' }), 401, 'missing x-user-key header'],
+    [
+      'no user key, an unknown agent key (the agent is checked first)',
+      () => ({ 'x-agent-key': 'ag_live_unknown', 'idempotency-key': 'e' }),
+      401,
+      'invalid or disabled agent key',
+    ],
     [
       'unknown user key',
       () => ({ 'x-agent-key': agent.key, 'x-user-key': 'uk_live_nope', 'idempotency-key': 'e' }),
@@ -494,7 +507,7 @@ describe('listing and reading charges', () => {
     expect(badAdmin.status).toBe(401);
     const nobody = await t.call('GET', `/api/v1/agents/charge/${made.body.id}`);
     expect(nobody.status).toBe(401);
-    expect(nobody.body).toEqual({ error: 'invalid agent key' });
+    expect(nobody.body).toEqual({ error: 'missing x-agent-key header' });
   });
 });
 

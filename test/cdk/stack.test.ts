@@ -158,6 +158,7 @@ describe('HTTP API route throttling', () => {
         'console-sign-in',
         'console-sign-up',
         'health',
+        'home',
         'mcp-get',
         'not-found',
         'openapi',

@@ -1,11 +1,14 @@
 /**
  * `npm start` as a user runs it: a separate process (bin/local.ts) with its own DynamoDB Local.
+ * `npm run audit` and `npm run admin` as typed (no table named) use its table (DESIGN §24), and it
+ * exits loudly when its DynamoDB Local dies.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local/local-server';
+import { RUNNING_DIR } from '../../bin/local/running';
 import { eventually } from '../support/eventually';
 
 const ROOT = join(__dirname, '..', '..');
@@ -62,6 +65,40 @@ function descendants(pid: number): number[] {
   return children.flatMap((c) => [c, ...descendants(c)]);
 }
 
+/**
+ * An operator tool as typed (`npm run audit`, `npm run admin -- …`: tsx on bin/<tool>.ts), with no
+ * table in its environment: only PORT, as a user with two stacks would choose one.
+ */
+function tool(script: 'audit' | 'admin', args: string[], port: number): Promise<{ code: number | null; out: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
+  for (const name of ['TABLE_NAME', 'DYNAMODB_ENDPOINT', 'LOCAL', 'ADMIN_KEY', 'LOG_LEVEL']) delete env[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', `bin/${script}.ts`, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out })));
+}
+
+/** Waits for npm start's /health to answer 200 (its banner is then complete). */
+async function ready(port: number, output: () => string): Promise<string> {
+  return eventually(
+    'npm start to answer /health',
+    async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
+      return res?.status === 200 ? output() : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 50 },
+  );
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -116,6 +153,21 @@ describe('npm start', () => {
     const tree = descendants(first.child.pid ?? 0);
     expect(tree.length).toBeGreaterThan(0);
 
+    // The operator tools as typed find this stack's (in-memory) table through its record.
+    expect(existsSync(join(RUNNING_DIR, `${port}.json`))).toBe(true);
+    const registered = await fetch(`http://127.0.0.1:${port}/api/v1/agents/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `waiting-${port}`, email: 'dev@example.com', website: 'https://example.com' }),
+    });
+    const { agentId } = (await registered.json()) as { agentId: string };
+    const [audit, pending] = await Promise.all([tool('audit', [], port), tool('admin', ['list-agents', '--pending'], port)]);
+    expect([audit.code, audit.out]).toEqual([0, expect.stringContaining('ledger audit: HOLDS')]);
+    // Its chain stand-in too: the hot wallet's genesis USDC, reconciled.
+    expect(audit.out).toContain('wallets USDC on chain');
+    expect(pending.code).toBe(0);
+    expect((JSON.parse(pending.out) as { data: { id: string }[] }).data.map((a) => a.id)).toEqual([agentId]);
+
     const second = start(port);
     expect(await second.exited).toBe(1);
     expect(second.output()).toContain(`port ${port} is already in use`);
@@ -124,5 +176,29 @@ describe('npm start', () => {
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
     await eventually('every process of the tree to exit', () => tree.every((pid) => !alive(pid)), { intervalMs: 100 });
+
+    // Stopped, its record is gone, and the tools say what to do.
+    expect(existsSync(join(RUNNING_DIR, `${port}.json`))).toBe(false);
+    const none = await tool('audit', [], port);
+    expect(none.code).toBe(2);
+    expect(none.out).toContain(`npm start is not running on port ${port} in this folder. Run \`npm start\` first`);
+    const noneAdmin = await tool('admin', ['list-agents', '--pending'], port);
+    expect(noneAdmin.code).toBe(2);
+    expect(noneAdmin.out).toContain('Run `npm start` first');
+  }, 240_000);
+
+  it('exits non-zero, saying why, when its DynamoDB Local dies (not "service busy" forever)', async () => {
+    const port = await freePort();
+    const stack = start(port);
+    await ready(port, stack.output);
+    const java = descendants(stack.child.pid ?? 0).filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'java');
+    expect(java).toHaveLength(1);
+    process.kill(java[0] ?? 0, 'SIGKILL');
+    expect(await stack.exited).toBe(1);
+    expect(stack.output()).toContain('error: DynamoDB Local was killed (SIGKILL)');
+    expect(stack.output()).toContain('npm start cannot serve without its database, so it stops here');
+    expect(stack.output()).not.toMatch(/\n\s+at /); // no stack trace of ours
+    expect(existsSync(join(RUNNING_DIR, `${port}.json`))).toBe(false);
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
   }, 180_000);
 });

@@ -69,15 +69,16 @@ describe('remote MCP server (POST /mcp)', () => {
     const disabled = await t.call<{ apiKey: string }>('POST', '/api/v1/agents/register', {
       body: { name: `mcp-disabled-${Date.now()}`, email: 'dev@example.com', website: 'https://example.com' },
     });
-    const attempts: Record<string, string>[] = [
-      {},
-      { 'x-agent-key': 'ag_live_unknown' },
-      { authorization: `Bearer ${disabled.body.apiKey}` },
+    const attempts: [Record<string, string>, string][] = [
+      [{}, 'missing x-agent-key header'],
+      [{ 'x-api-key': disabled.body.apiKey }, 'missing x-agent-key header'],
+      [{ 'x-agent-key': 'ag_live_unknown' }, 'invalid or disabled agent key'],
+      [{ authorization: `Bearer ${disabled.body.apiKey}` }, 'invalid or disabled agent key'],
     ];
-    for (const headers of attempts) {
+    for (const [headers, error] of attempts) {
       const res = await t.call('POST', '/mcp', { headers: { ...accept, ...headers }, body: init });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'invalid or disabled agent key' });
+      expect(res.body).toEqual({ error });
     }
     await expect(remote({ 'x-agent-key': 'ag_live_unknown' })).rejects.toThrow();
   });

@@ -22,18 +22,19 @@ it('refuses every credential but the operator, and shows the operator no key mat
   const attacker = await t.enabledAgent();
   const payer = await t.fundedUser({ USD: 1 });
 
-  const attempts: Record<string, string>[] = [
-    {},
-    { 'x-agent-key': attacker.key },
-    { authorization: `Bearer ${attacker.key}` },
-    { 'x-user-key': payer.key },
-    { 'x-admin-key': attacker.key },
-    { 'x-admin-key': `${t.stack.adminKey.slice(0, -1)}x` },
+  // No x-admin-key at all is told which header to send; a wrong one is refused as the spec words it.
+  const attempts: [Record<string, string>, string][] = [
+    [{}, 'missing x-admin-key header'],
+    [{ 'x-agent-key': attacker.key }, 'missing x-admin-key header'],
+    [{ authorization: `Bearer ${attacker.key}` }, 'missing x-admin-key header'],
+    [{ 'x-user-key': payer.key }, 'missing x-admin-key header'],
+    [{ 'x-admin-key': attacker.key }, 'invalid admin key'],
+    [{ 'x-admin-key': `${t.stack.adminKey.slice(0, -1)}x` }, 'invalid admin key'],
   ];
-  for (const headers of attempts) {
+  for (const [headers, error] of attempts) {
     for (const query of ['', '?enabled=false', '?enabled=true&limit=100']) {
       const res = await t.call('GET', `/api/v1/admin/agents${query}`, { headers });
-      expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { error: 'invalid admin key' } });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { error } });
     }
   }
 

@@ -262,7 +262,7 @@ export interface SellerRoute {
 }
 
 /**
- * docs/x402.md's seller (seller.mjs), on a free port: stock `@x402/express` whose facilitator is the
+ * docs/examples/seller.mjs (docs/x402.md), on a free port: stock `@x402/express` whose facilitator is the
  * service, reached with the seller agent's key as the stock `createAuthHeaders` sends it (Bearer),
  * and the settings `GET /api/v1/agents/x402` gives (network, payTo, extra.memo). Each route answers
  * `{ forecast: 'sunny' }` once paid.

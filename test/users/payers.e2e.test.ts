@@ -50,10 +50,12 @@ describe('the user API', () => {
       owed: { USD: 0, USDC: 0 },
       policy: {},
     });
-    for (const key of [undefined, 'uk_live_nope', (await t.enabledAgent()).key]) {
-      const bad = await t.call('GET', '/api/v1/users/me', { headers: key ? { 'x-user-key': key } : {} });
+    for (const key of ['uk_live_nope', (await t.enabledAgent()).key]) {
+      const bad = await t.call('GET', '/api/v1/users/me', { headers: { 'x-user-key': key } });
       expect([bad.status, bad.body]).toEqual([401, { error: 'invalid user key' }]);
     }
+    const none = await t.call('GET', '/api/v1/users/me');
+    expect([none.status, none.body]).toEqual([401, { error: 'missing x-user-key header' }]);
   });
 
   it('stores a policy exactly and refuses bad ones with 400 naming the field, keeping the old one', async () => {

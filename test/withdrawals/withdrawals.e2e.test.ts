@@ -52,10 +52,10 @@ function until(agentKey: string, payoutId: string, status: string, timeoutMs = 2
 }
 
 describe('POST /api/v1/agents/withdraw errors, in order: auth, Idempotency-Key, body, schema, destination, balance', () => {
-  it('401 invalid agent for a missing, unknown or disabled key, before anything else is looked at', async () => {
+  it('401 for a missing key (naming the header), invalid agent for an unknown or disabled one, before anything else is looked at', async () => {
     const noKey = await t.call('POST', '/api/v1/agents/withdraw', { raw: 'not json' });
     expect(noKey.status).toBe(401);
-    expect(noKey.body).toEqual({ error: 'invalid agent' });
+    expect(noKey.body).toEqual({ error: 'missing x-agent-key header' });
     const unknown = await withdraw(`ag_live_${'x'.repeat(44)}`, 'not json');
     expect([unknown.status, unknown.body.error]).toEqual([401, 'invalid agent']);
 
@@ -319,6 +319,6 @@ describe('GET /api/v1/agents/withdraw', () => {
       expect([res.status, res.body]).toEqual([400, { error }]);
     }
     const res = await t.call('GET', '/api/v1/agents/withdraw', {});
-    expect([res.status, res.body]).toEqual([401, { error: 'invalid agent' }]);
+    expect([res.status, res.body]).toEqual([401, { error: 'missing x-agent-key header' }]);
   });
 });

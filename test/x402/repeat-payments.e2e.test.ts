@@ -25,7 +25,7 @@ let closeSeller: () => Promise<void>;
 
 beforeAll(async () => {
   seller = await t.enabledAgent();
-  // docs/x402.md's seller.mjs, on a free port.
+  // docs/examples/seller.mjs (docs/x402.md), on a free port.
   ({ url: sellerUrl, close: closeSeller } = await startServiceSeller(t, seller.key, { '/weather': { price: '$0.01' } }));
 });
 afterAll(async () => {
@@ -35,7 +35,7 @@ afterEach(async () => {
   await expectLedgerBalanced();
 });
 
-/** One run of docs/x402.md's buyer.mjs: a fresh client from the demo payer's key, one paid fetch. */
+/** One run of docs/examples/buyer.mjs (docs/x402.md): a fresh client from the demo payer's key, one paid fetch. */
 async function buyerRun() {
   const { solana } = t.stack.rails;
   const signer = await createKeyPairSignerFromBytes(bs58.decode(solana.demoPayer.secretKey));

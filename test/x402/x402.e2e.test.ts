@@ -185,10 +185,11 @@ describe('x402 with the stock seller and buyer', () => {
 
   it('refuses unauthenticated verify and settle with 401; supported needs no key', async () => {
     const payload = await freshPayment();
-    for (const res of [await verify(undefined, payload), await settle(undefined, payload), await settle('ag_live_notakey', payload)]) {
-      expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'invalid or disabled agent key' });
+    for (const res of [await verify(undefined, payload), await settle(undefined, payload)]) {
+      expect([res.status, res.body]).toEqual([401, { error: 'missing x-agent-key header' }]);
     }
+    const unknown = await settle('ag_live_notakey', payload);
+    expect([unknown.status, unknown.body]).toEqual([401, { error: 'invalid or disabled agent key' }]);
     const supported = await t.call('GET', '/x402/supported', { headers: { authorization: 'Bearer anything' } });
     expect(supported.status).toBe(200);
     expect(supported.body).toEqual({

@@ -6,7 +6,9 @@
  */
 import * as z from 'zod';
 import { COMPONENTS, component } from '../../contracts/response.schemas';
-import { type Credential, type OperationDoc, type ResponseDoc, type ResponseHeader, UNMATCHED_ROUTE } from '../../registry/doc';
+import { refusalText } from '../../messages/catalogue';
+import { MISSING_KEY_HEADER } from '../../messages/credentials';
+import { type Credential, errors, type OperationDoc, type ResponseDoc, type ResponseHeader, UNMATCHED_ROUTE } from '../../registry/doc';
 import { ROUTES, type RouteSpec } from '../../registry/routes';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -123,6 +125,25 @@ function parameters(route: RouteSpec, op: OperationDoc): Json[] {
   return params;
 }
 
+/**
+ * A request without the key header of the operation's first credential set is told which header to
+ * send (use-cases/auth.ts refuses with MISSING_KEY_HEADER's codes): those answers join the 401's
+ * examples, after the route's own. An operation that reads a key header documents a 401.
+ */
+function withMissingKeyHeaders(route: RouteSpec, op: OperationDoc): OperationDoc['responses'] {
+  const codes = (op.security[0] ?? []).flatMap((credential) =>
+    credential in MISSING_KEY_HEADER ? [MISSING_KEY_HEADER[credential as keyof typeof MISSING_KEY_HEADER]] : [],
+  );
+  if (codes.length === 0) return op.responses;
+  const unauthorized = op.responses[401];
+  if (!unauthorized) throw new Error(`${route.name}: reads a key header but documents no 401`);
+  const missing = errors(
+    unauthorized.description,
+    codes.map((code) => refusalText(code)),
+  );
+  return { ...op.responses, 401: { ...unauthorized, examples: { ...unauthorized.examples, ...missing.examples } } };
+}
+
 function operation(route: RouteSpec, op: OperationDoc): Json {
   // A body schema may already be a component (the MCP endpoint's JSON-RPC message): keep its name.
   let bodyId: string | undefined;
@@ -131,7 +152,7 @@ function operation(route: RouteSpec, op: OperationDoc): Json {
     component(bodyId, op.body.schema);
   }
   const responses = Object.fromEntries(
-    Object.entries(op.responses).map(([status, doc]) => [status, response(doc, `${route.name} ${status}`)]),
+    Object.entries(withMissingKeyHeaders(route, op)).map(([status, doc]) => [status, response(doc, `${route.name} ${status}`)]),
   );
   const params = parameters(route, op);
   return {
