@@ -202,7 +202,7 @@ export class ServiceHttpApi extends Construct {
           // ask the chain whether a USDC wallet has its token account (rails/solana.token-accounts.ts).
           ...(route.queue ? { USDC_MINT: config.usdcMint, SOLANA_RPC_URL_SECRET_ARN: data.solanaRpcUrl.secretArn } : {}),
           ...(route.queue && config.hotWalletAddress ? { SOLANA_HOT_WALLET_ADDRESS: config.hotWalletAddress } : {}),
-          ...(route.queue && config.depositAddress ? { SOLANA_DEPOSIT_ADDRESS: config.depositAddress } : {}),
+          ...((route.queue || route.x402) && config.depositAddress ? { SOLANA_DEPOSIT_ADDRESS: config.depositAddress } : {}),
           // Top-ups: PayPal's Orders API (both), the deposit wallet (open), the webhook id (webhook).
           ...(route.topups === 'open' ? topupEnvironment(config, data) : {}),
           ...(route.topups === 'webhook'

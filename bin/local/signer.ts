@@ -7,8 +7,7 @@
 import type { HotWalletSigner } from '../../functions/rails/hot-wallet-signer';
 import { asFunction } from './function-scope';
 
-/** What functions the stack gives SIGNER_FUNCTION_NAME see locally: the in-process signer answers. */
-export const LOCAL_SIGNER_FUNCTION_NAME = 'in-process-signer';
+export { LOCAL_SIGNER_FUNCTION_NAME } from '../../functions/rails/hot-wallet-signer';
 
 /** The loader for `useInProcessSigner`. */
 export const loadLocalSigner = async (): Promise<HotWalletSigner> => {

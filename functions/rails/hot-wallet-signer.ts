@@ -85,13 +85,16 @@ export function errorFromReply(error: { name: string; message: string }): Error 
 }
 
 type Loader = () => Promise<HotWalletSigner>;
+
+/** The SIGNER_FUNCTION_NAME the local stack and the tests give: the in-process signer answers it. */
+export const LOCAL_SIGNER_FUNCTION_NAME = 'in-process-signer';
 let inProcess: Loader | undefined;
 let current: HotWalletSigner | undefined;
 
 /**
  * Local runs: the signer's own code, in this process (bin/local/stack.ts, test/support/env.ts).
- * Loaded on first use. Once installed it answers, whatever SIGNER_FUNCTION_NAME says: locally that
- * variable only marks which functions the stack lets invoke the signer (bin/local/signer.ts).
+ * Loaded on first use. A SIGNER_FUNCTION_NAME still wins, but for LOCAL_SIGNER_FUNCTION_NAME: what
+ * the local stack gives the functions it lets invoke the signer (bin/local/signer.ts).
  */
 export function useInProcessSigner(load: Loader): void {
   inProcess = load;
@@ -102,7 +105,9 @@ export function useInProcessSigner(load: Loader): void {
 export function hotWalletSigner(): HotWalletSigner {
   if (current) return current;
   const functionName = config().SIGNER_FUNCTION_NAME;
-  if (inProcess) {
+  if (functionName && functionName !== LOCAL_SIGNER_FUNCTION_NAME) {
+    current = lambdaSigner(functionName);
+  } else if (inProcess) {
     const load = inProcess;
     let loaded: Promise<HotWalletSigner> | undefined;
     current = {
@@ -114,8 +119,6 @@ export function hotWalletSigner(): HotWalletSigner {
         return loaded.then((signer) => signer.sign(request));
       },
     };
-  } else if (functionName) {
-    current = lambdaSigner(functionName);
   } else {
     throw new RailConfigError('no hot-wallet signer: set SIGNER_FUNCTION_NAME (AWS), or run the local stack');
   }

@@ -63,8 +63,13 @@ async function loadKey(secret: () => Promise<string>): Promise<KeyPairSigner> {
   return wallet;
 }
 
+/**
+ * Signs a copy of `bytes` with a buffer of its own: @solana/kit 5's signBytes reads the view's
+ * whole underlying ArrayBuffer, and a small Buffer from `Buffer.from(…, 'base64')` is a slice of
+ * Node's shared pool, so it signed the wrong bytes (the rail's serialize() refused the signature).
+ */
 const signature = async (wallet: KeyPairSigner, bytes: Uint8Array): Promise<string> =>
-  bs58.encode(await signBytes(wallet.keyPair.privateKey, bytes));
+  bs58.encode(await signBytes(wallet.keyPair.privateKey, new Uint8Array(bytes)));
 
 /** What a signer is built from: the secret (default SOLANA_HOT_WALLET_SECRET(_ARN)) and the USDC mint (default USDC_MINT). */
 export interface KeySignerOptions {

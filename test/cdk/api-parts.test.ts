@@ -11,6 +11,7 @@ describe('parts of the API', () => {
     expect([...new Set(byPart.public)].sort()).toEqual(
       [
         '$default',
+        '/',
         '/api/v1/openapi.json',
         '/api/v1/paypal/webhooks',
         '/approve/{token}',

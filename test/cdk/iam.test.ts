@@ -106,6 +106,8 @@ const EXPECTED: Record<string, Grant[]> = {
   // The MCP transport's GET: a 405, from no state at all.
   'mcp-get': ['logs'],
   'not-found': ['logs'],
+  // The front page (GET /): static HTML, no table, no secret.
+  home: ['logs'],
   // The rails' secrets but the hot wallet's: a payout's transaction is signed by the signer (DESIGN §24).
   'payout-worker': ['logs', 'table', 'queue-consume', 'rpc-url-and-paypal-credentials', 'signer-invoke'],
   reconciler: ['logs', 'table', 'queue-send', 'rpc-url-and-paypal-credentials', 'signer-invoke'],

@@ -40,6 +40,7 @@ describe('startLocalRails', () => {
       'PAYPAL_CLIENT_SECRET',
       // Top-ups: where USDC is paid in, and the webhook subscription the PayPal imitation signs for.
       'PAYPAL_WEBHOOK_ID',
+      'SIGNER_FUNCTION_NAME',
       'SOLANA_DEPOSIT_ADDRESS',
       'SOLANA_HOT_WALLET_ADDRESS',
       'SOLANA_HOT_WALLET_SECRET',

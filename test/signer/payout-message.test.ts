@@ -74,20 +74,25 @@ describe("the signer's payout check", () => {
     expect(check(message({ program: TOKEN_2022_PROGRAM_ID }))).not.toThrow();
   });
 
-  it.each<[string, Uint8Array, PayoutToSign?]>([
-    ['another amount', message({ amount: 2_500_001n })],
-    ['another destination', message({ to: Keypair.generate().publicKey })],
-    ['another mint', message({ mint: Keypair.generate().publicKey })],
-    ["another payout's memo", message({ memo: 'payout:po_999' })],
-    ['another fee payer', message({ feePayer: Keypair.generate().publicKey })],
-    ['a compute unit limit above the cap', message({ units: MAX_SOLANA_COMPUTE_UNIT_LIMIT + 1 })],
-    ['a price above the cap', message({ price: MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS + 1 })],
-    ['a token account the payout did not pay for', message({ create: true })],
+  // Every row names its payout: a row of two would leave the test's third parameter to Jest's `done`.
+  it.each<[string, Uint8Array, PayoutToSign]>([
+    ['another amount', message({ amount: 2_500_001n }), payout],
+    ['another destination', message({ to: Keypair.generate().publicKey }), payout],
+    ['another mint', message({ mint: Keypair.generate().publicKey }), payout],
+    ["another payout's memo", message({ memo: 'payout:po_999' }), payout],
+    ['another fee payer', message({ feePayer: Keypair.generate().publicKey }), payout],
+    ['a compute unit limit above the cap', message({ units: MAX_SOLANA_COMPUTE_UNIT_LIMIT + 1 }), payout],
+    ['a price above the cap', message({ price: MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS + 1 }), payout],
+    ['a token account the payout did not pay for', message({ create: true }), payout],
     ['a missing token account creation the payout paid for', message(), { ...payout, createTokenAccount: true }],
-    ['an extra instruction', message({ extra: [SystemProgram.transfer({ fromPubkey: hot.publicKey, toPubkey: owner, lamports: 1 })] })],
+    [
+      'an extra instruction',
+      message({ extra: [SystemProgram.transfer({ fromPubkey: hot.publicKey, toPubkey: owner, lamports: 1 })] }),
+      payout,
+    ],
     ['the hot wallet as destination', message({ to: hot.publicKey }), { ...payout, destination: hot.publicKey.toBase58() }],
     ['a net amount that is not whole', message(), { ...payout, netAmount: 2.5 }],
-    ['bytes that are no message', Uint8Array.from([1, 2, 3])],
+    ['bytes that are no message', Uint8Array.from([1, 2, 3]), payout],
   ])('refuses %s', (_what, bytes, p) => {
     expect(check(bytes, p)).toThrow(UncheckedPayoutError);
   });
