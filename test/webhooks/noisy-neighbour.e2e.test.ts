@@ -102,14 +102,19 @@ it("keeps a healthy tenant's delivery lag within a bound while another tenant's 
       `  POSTs the hung endpoint received: ${sends} for ${FLOOD} events`,
     ].join('\n'),
   );
-  // The typical event as before. Only the opening costs: sends already in flight when the endpoint
-  // starts failing hold their poller until they time out, and with two pollers the streak reaches 5
-  // after one or two rounds of timeouts; once it has, the endpoint's deliveries are held, not sent.
-  // A quarter of the send timeout of slack: a fresh-clone run on a loaded machine missed +500 ms by
-  // 16 ms (p50 1202 against 686); a worker that retried the hung endpoint would be seconds out.
-  expect(percentile(loud, 50)).toBeLessThanOrEqual(percentile(quiet, 50) + 500 + TIMEOUT_MS / 4);
-  expect(percentile(loud, 90)).toBeLessThanOrEqual(percentile(quiet, 90) + TIMEOUT_MS + 1_000);
-  expect(Math.max(...loud)).toBeLessThanOrEqual(Math.max(...quiet) + 2 * TIMEOUT_MS + 1_500);
+  // Only the opening costs: sends already in flight when the endpoint starts failing hold their
+  // poller until they time out, and with two pollers the streak reaches 5 after one or two rounds
+  // of timeouts (so up to 2 send timeouts of lag for the events queued meanwhile); once it has, the
+  // endpoint's deliveries are held, not sent. A worker that retried the hung endpoint instead would
+  // put ~FLOOD/2 send timeouts (two minutes here) in front of the healthy tenant's later events, so
+  // bounds of a few timeouts separate the two by an order of magnitude and leave a loaded CI
+  // machine its noise (fresh-clone runs missed tighter bounds: p50 by 16 ms, p90 by 450 ms).
+  expect(percentile(loud, 50)).toBeLessThanOrEqual(percentile(quiet, 50) + TIMEOUT_MS + 1_000);
+  expect(percentile(loud, 90)).toBeLessThanOrEqual(percentile(quiet, 90) + 2 * TIMEOUT_MS + 1_500);
+  expect(Math.max(...loud)).toBeLessThanOrEqual(Math.max(...quiet) + 3 * TIMEOUT_MS + 2_000);
+  // The healthy tenant's last events, sent well after the streak was reached, are not held at all.
+  const settled = loud.slice(-HEALTHY / 2);
+  expect(percentile(settled, 50)).toBeLessThanOrEqual(Math.max(...quiet) + 1_000);
   // The hung endpoint was backed off: most of the flood never reached it.
   expect(sends).toBeLessThan(FLOOD / 2);
 }, 120_000);
