@@ -4,6 +4,7 @@
  * same JSON and refuse with the same messages. Loaded only once the table is settled (the config
  * module reads the environment once).
  */
+
 import { isNumber, LosslessNumber } from 'lossless-json';
 import { runLedgerAudit } from '../../functions/audit/ledger-audit';
 import type { ApiResult } from '../../functions/contracts/api';
@@ -20,6 +21,7 @@ import { validate } from '../../functions/contracts/validation';
 import { purchaseView } from '../../functions/contracts/views';
 import { X402UnavailableError } from '../../functions/core/x402';
 import { isRefusal } from '../../functions/messages/refusal';
+import { chargeAnswer, chargePageAnswer } from '../../functions/operations/charges';
 import { listAgentsForOperator, readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
 import { readCharge } from '../../functions/use-cases/charges';
 import { checkIdempotencyKey } from '../../functions/use-cases/idempotency';
@@ -54,7 +56,7 @@ export const showAgent = readAgent;
 export const listAgents = (query: Record<string, string>) => listAgentsForOperator(validate(listAgentsQuerySchema, query));
 
 /** Any agent's charge, as `GET /admin/charges/{id}` reads it. */
-export const showCharge = (chargeId: string) => readCharge(undefined, chargeId);
+export const showCharge = async (chargeId: string) => chargeAnswer(await readCharge(undefined, chargeId));
 
 /** Payouts held because their agent was disabled, oldest first (`GET /admin/payouts?status=HELD`). */
 export const heldPayouts = () => listPayoutsForOperator(validate(adminListPayoutsQuerySchema, { limit: '100' }));
@@ -113,7 +115,11 @@ class NoChainError extends Error {
 export function returnEarnings(agentId: string): Promise<Answer> {
   const api: EarningsApi = {
     listCharges: (id, cursor) =>
-      answerOf(() => listChargesForOperator(id, validate(listChargesQuerySchema, { limit: '100', ...(cursor ? { cursor } : {}) }))),
+      answerOf(async () =>
+        chargePageAnswer(
+          await listChargesForOperator(id, validate(listChargesQuerySchema, { limit: '100', ...(cursor ? { cursor } : {}) })),
+        ),
+      ),
     refund: (id, chargeId, key) => answerOf(() => refundChargeByOperator({ agentId: id, chargeId, idempotencyKey: key })),
   };
   return walkEarnings(agentId, api);

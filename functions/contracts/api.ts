@@ -40,3 +40,35 @@ export function isJsonContentType(header: string | undefined): boolean {
   const mediaType = header.split(';', 1)[0]?.trim().toLowerCase();
   return mediaType === 'application/json';
 }
+
+/**
+ * An answer stored under an Idempotency-Key, sent again byte for byte with `Idempotent-Replayed:
+ * true`: what a use case returns instead of its outcome when the request was already answered.
+ * Opaque to the use case (it never reads the stored text); the edge that renders outcomes sends it
+ * as it is (functions/operations/).
+ */
+export class StoredReply {
+  constructor(
+    readonly statusCode: number,
+    readonly rawBody: string,
+  ) {}
+
+  /** The answer as sent: the stored text, marked as a replay. */
+  toResult(): ApiResult {
+    return { statusCode: this.statusCode, rawBody: this.rawBody, headers: { 'idempotent-replayed': 'true' } };
+  }
+}
+
+/**
+ * An outcome as it is answered and stored under an Idempotency-Key: its status and JSON body, and
+ * what the record keeps instead of the body when the body holds a secret the command's `restore`
+ * can rebuild (an approval link's token).
+ */
+export interface Rendered {
+  statusCode: number;
+  body: unknown;
+  stored?: unknown;
+}
+
+/** A rendered outcome as the answer sent (the body as it is sent, never the stored variant). */
+export const answerOf = ({ statusCode, body }: Rendered): ApiResult => ({ statusCode, body });

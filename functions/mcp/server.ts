@@ -8,14 +8,17 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import type { ApiRequest } from '../contracts/api';
 import { serialize } from '../contracts/json';
 import { renderRefusal } from '../contracts/outcome';
 import { validate } from '../contracts/validation';
+import type { Agent } from '../core/agents';
 import { refusalText } from '../messages/catalogue';
 import { isRefusal } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
-import { TOOLS, type ToolSpec } from './tools';
+import { execute } from '../operations/execute';
+import { type ApiCall, definedOnly, TOOLS, type ToolSpec } from './tools';
 
 export const SERVER_INFO = { name: 'agent-payment-service', version: '1.0.0' };
 
@@ -101,9 +104,28 @@ export function createMcpServer(execute: ToolExecutor, reportError: ErrorReporte
 }
 
 /** The remote server's executor: the tool's use case, in this process, for the authenticated agent. */
-export function inProcess(agent: Parameters<ToolSpec['run']>[0], agentKey: string, baseUrl: string): ToolExecutor {
+export function inProcess(agent: Agent, agentKey: string, baseUrl: string): ToolExecutor {
   return async (tool, args) => {
-    const result = await tool.run(agent, args, agentKey, baseUrl);
+    const result = tool.operation
+      ? await execute(tool.operation, toolRequest(agentKey, tool.http(args)), { baseUrl: () => baseUrl })
+      : await (tool.run as NonNullable<ToolSpec['run']>)(agent, args, agentKey, baseUrl);
     return { status: result.statusCode, text: result.rawBody ?? serialize(result.body ?? {}) };
+  };
+}
+
+/**
+ * The request a tool's `http` call stands for, as the route's handler would get it over HTTP: the
+ * agent's key, the call's headers, path parameters and query, and its body as the JSON text the
+ * stdio server would send (amounts as their exact literals), parsed by the route's own parser.
+ */
+function toolRequest(agentKey: string, call: ApiCall): ApiRequest {
+  return {
+    method: 'POST',
+    path: '/mcp',
+    headers: { ...call.headers, 'x-agent-key': agentKey },
+    query: definedOnly(call.query ?? {}),
+    params: call.params ?? {},
+    body: call.body === undefined ? undefined : serialize(call.body),
+    requestId: '',
   };
 }

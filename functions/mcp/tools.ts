@@ -25,10 +25,11 @@ import { validate } from '../contracts/validation';
 import { createPurchaseSchema, purchaseSchema } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { GRANT_REQUEST_TTL_SECONDS, MAX_GRANT_TTL_SECONDS, MIN_GRANT_TTL_SECONDS } from '../core/grants';
+import { createChargeOperation, getBalanceOperation, getChargeOperation, listChargesOperation } from '../operations/charges';
+import type { Operation } from '../operations/operation';
 import { MCP_TOOLS, type McpToolName } from '../registry/mcp-tools';
 import type { RouteName } from '../registry/routes';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
-import { agentBalance, createCharge, listAgentCharges, readCharge } from '../use-cases/charges';
 import { readGrantRequest, requestGrant } from '../use-cases/grant-requests';
 import { checkIdempotencyKey } from '../use-cases/idempotency';
 import { captureCharge, refundCharge, releaseCharge } from '../use-cases/lifecycle';
@@ -70,12 +71,19 @@ export interface ToolImplementation<I extends z.ZodObject = z.ZodObject> {
   input: I;
   /** The answer's shape on success (MCP structuredContent), when it is one object shape. */
   output?: z.ZodObject;
-  /** The HTTP API request this tool stands for (the stdio server sends it). */
+  /** The HTTP API request this tool stands for: the stdio server sends it, the remote server executes it in-process. */
   http(args: z.infer<I>): ApiCall;
-  /** The same request run in-process, for an agent already authenticated (the remote server). */
-  /** `baseUrl`: the API's public address, for links an answer hands out (approval links). */
-  run(agent: Agent, args: z.infer<I>, agentKey: string, baseUrl: string): Promise<ApiResult>;
+  /**
+   * The route's operation (functions/operations/): the remote server runs the very request `http`
+   * makes through it, in-process, so a tool answers exactly what its route answers.
+   */
+  operation?: AnyOperation;
+  /** Transitional (issue 39): a tool whose route is not an operation yet runs its use case itself. */
+  run?(agent: Agent, args: z.infer<I>, agentKey: string, baseUrl: string): Promise<ApiResult>;
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: an operation of any credentials, key rule, input and outcome.
+type AnyOperation = Operation<any, any, any, any, any>;
 
 /**
  * An amount as MCP carries it: a JSON number, already parsed by the JSON-RPC layer. Its shortest
@@ -226,22 +234,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
         ...holdTerms(capture, holdSeconds),
       },
     }),
-    async run(_agent, { amount, currency, description, capture, holdSeconds, user_key, idempotency_key }, agentKey, baseUrl) {
-      // The handler's order: parties (from the caches the endpoint filled), key, body.
-      const { agent, userId, userKeyHash, grant } = await authenticate(
-        asRequest(agentKey, { 'x-user-key': user_key }),
-        AUTH_MESSAGES.createCharge,
-        true,
-      );
-      const key = checkIdempotencyKey(idempotency_key);
-      const body = validate(createChargeSchema, {
-        amount: literal(amount),
-        currency,
-        ...(description === undefined ? {} : { description }),
-        ...holdTerms(capture, holdSeconds),
-      });
-      return createCharge({ agent, userId, userKeyHash, grant, baseUrl, idempotencyKey: key, ...body });
-    },
+    operation: createChargeOperation,
   }),
   get_charge: tool({
     title: 'Get a charge',
@@ -250,7 +243,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
     input: z.strictObject({ charge_id: z.string().max(64).meta({ description: 'The charge id (c…).' }) }),
     output: chargeBody,
     http: ({ charge_id }) => ({ params: { id: charge_id } }),
-    run: (agent, { charge_id }) => readCharge(agent.id, charge_id),
+    operation: getChargeOperation,
   }),
   list_charges: tool({
     title: "List this agent's charges",
@@ -261,8 +254,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
     http: ({ page, limit, cursor }) => ({
       query: { page: digits(page), limit: digits(limit), cursor },
     }),
-    run: (agent, { page, limit, cursor }) =>
-      listAgentCharges(agent.id, validate(listChargesQuerySchema, definedOnly({ page: digits(page), limit: digits(limit), cursor }))),
+    operation: listChargesOperation,
   }),
   get_balance: tool({
     title: "This agent's earned balance",
@@ -271,7 +263,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
     input: z.strictObject({}),
     output: agentBalanceBody,
     http: () => ({}),
-    run: (agent) => agentBalance(agent.id),
+    operation: getBalanceOperation,
   }),
   // --- The charge lifecycle (docs/lifecycle.md) ---
   capture_charge: tool({
@@ -452,7 +444,14 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
 };
 
 /** The tools in tools/list order, each with the route the registry names for it. */
-export const TOOLS: readonly ToolSpec[] = MCP_TOOLS.map(({ name, route }) => ({ name, route, ...IMPLEMENTATIONS[name] }));
+export const TOOLS: readonly ToolSpec[] = MCP_TOOLS.map(({ name, route }) => {
+  const implementation = IMPLEMENTATIONS[name];
+  // The registry names each tool's route (its grants come from there): the operation must be that route's.
+  if (implementation.operation && implementation.operation.route !== route) {
+    throw new Error(`MCP tool ${name}: its operation is ${implementation.operation.route}'s, the registry names ${route}`);
+  }
+  return { name, route, ...implementation };
+});
 
 /** A query as the HTTP layer sees it: absent parameters are absent, not undefined. */
 export function definedOnly(query: Record<string, string | undefined>): Record<string, string> {

@@ -2,7 +2,8 @@
  * Charges: an agent debits a user's balance in the charge's currency and earns it.
  */
 
-import type { ApiResult } from '../contracts/api';
+import type { StoredReply } from '../contracts/api';
+import { type ChargeOutcome, type ChargeRefusal, renderCharge } from '../contracts/charge-outcome';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import { renderRefusal } from '../contracts/outcome';
 import type { CreateChargeRequest, ListChargesQuery } from '../contracts/request.schemas';
@@ -22,7 +23,7 @@ import {
 import { isId, newChargeId } from '../core/ids';
 import { periodsOf } from '../core/policy';
 import { chargeIdOfPurchase, type PurchaseTerms } from '../core/purchases';
-import type { PayerState } from '../core/users';
+import type { Balances, PayerState } from '../core/users';
 import { refusalText } from '../messages/catalogue';
 import { refuse } from '../messages/refusal';
 import { readAgentLedger } from '../store/balance.repository';
@@ -32,7 +33,7 @@ import type { GrantKeyTerms } from '../store/credentials.repository';
 import { approvalToken, TOKEN_PLACEHOLDER, withApprovalToken } from './approval-token';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
 import { chargeEvents } from './events';
-import { idempotentCommand, type Rendered } from './idempotency';
+import { idempotent } from './idempotency';
 import { grantPeriods, payerState, rememberGrantPeriods, rememberPayer } from './payer-cache';
 
 export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
@@ -55,9 +56,6 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   purchase?: { terms: PurchaseTerms; view: (charge: Charge) => unknown } | undefined;
 };
 
-/** The refusals that keep a FAILED charge (its failureReason is the refusal's text). */
-type ChargeRefusal = 'agentBlockedByUser' | 'spendingLimitExceeded' | 'insufficientBalance';
-
 /** How long a hold waits for its capture when `holdSeconds` is not given (docs/design.md §12). */
 export const DEFAULT_HOLD_SECONDS = 3600;
 
@@ -72,14 +70,14 @@ const CHARGE_ROUNDS = 5;
  * Idempotency-Key in the same transaction that writes it. A warm charge is one TransactWriteItems
  * and no read: the policy is this container's copy, and the write is conditioned on it.
  */
-export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
+export function createCharge(input: CreateChargeInput): Promise<ChargeOutcome | StoredReply> {
   const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant, purchase } = input;
   // A grant is for one currency: another is a bad request, refused before anything is stored.
   if (grant && grant.currency !== currency) throw refuse('grantCurrencyMismatch');
   // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
   const holdSeconds = capture !== false ? undefined : (input.holdSeconds ?? DEFAULT_HOLD_SECONDS);
   const agentId = agent.id;
-  return idempotentCommand(
+  return idempotent(
     {
       scope: purchase ? `${agentId}#x402-purchases` : `${agentId}#charges`,
       key: idempotencyKey,
@@ -96,7 +94,7 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       render: renderCharge,
       ...(purchase ? {} : { restore: withApprovalToken }),
     },
-    async ({ now, answer }) => {
+    async ({ now, record }) => {
       const state = await payerState(userId);
       const base: Charge = {
         id: newChargeId(agentId),
@@ -116,13 +114,13 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       /** A refusal: a FAILED charge kept with its reason (the refusal's text), the answer stored under the key. */
       const fail = async (code: ChargeRefusal, judgedBy?: PayerState) => {
         const reason = refusalText(code);
-        const refused = answer({ kind: 'refused', code });
+        const refused: ChargeOutcome = { kind: 'refused', code };
         const failed: Charge = { ...base, status: 'FAILED', failureReason: reason };
         try {
           await recordFailedCharge({
             charge: failed,
             agentKeyHash: agent.keyHash,
-            idem: refused.record,
+            idem: record(refused),
             now,
             policyJudged: judgedBy,
             events: chargeEvents(failed, { now }),
@@ -131,7 +129,7 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
         } catch (error) {
           throw translate(error, input);
         }
-        return refused.result;
+        return refused;
       };
 
       const verdict = decideCharge({ policy: state.policy, agentId, currency, amount, holdSeconds, grant, now });
@@ -144,15 +142,13 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       const charge = chargeAsDecided(base, verdict);
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
       // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
-      const created = answer(
-        purchase
-          ? { kind: 'purchase', statusCode: needsApproval ? 202 : 201, body: purchase.view(charge) }
-          : !needsApproval
-            ? { kind: 'created', charge }
-            : grant
-              ? { kind: 'awaitsApproval', charge, approvalUrl: null }
-              : { kind: 'awaitsApproval', charge, approvalUrl: link(await approvalToken(charge.id)), storedUrl: link(TOKEN_PLACEHOLDER) },
-      );
+      const created: ChargeOutcome = purchase
+        ? { kind: 'purchase', statusCode: needsApproval ? 202 : 201, body: purchase.view(charge) }
+        : !needsApproval
+          ? { kind: 'created', charge }
+          : grant
+            ? { kind: 'awaitsApproval', charge, approvalUrl: null }
+            : { kind: 'awaitsApproval', charge, approvalUrl: link(await approvalToken(charge.id)), storedUrl: link(TOKEN_PLACEHOLDER) };
       const grantCharge = grant
         ? { grantId: grant.grantId, userId, basis: { agentId, currency, limits: grant.limits, ...grantPeriods(grant.grantId) } }
         : undefined;
@@ -168,14 +164,14 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
           userKeyHash: grant ? undefined : userKeyHash,
           payer: state,
           grant: grantCharge,
-          idem: created.record,
+          idem: record(created),
           events,
           now,
         });
         // The counters are now this period's.
         rememberPayer(userId, { ...state, ...periodsOf(now) });
         if (grant) rememberGrantPeriods(grant.grantId, periodsOf(now));
-        return created.result;
+        return created;
       } catch (error) {
         if (error instanceof PayerStateChangedError) rememberPayer(userId, error.state);
         if (error instanceof GrantPeriodsChangedError && grant) rememberGrantPeriods(grant.grantId, error.periods);
@@ -185,34 +181,6 @@ export function createCharge(input: CreateChargeInput): Promise<ApiResult> {
       }
     },
   );
-}
-
-/**
- * What a charge request decided: a charge made (201), one waiting for its payer (202, with the
- * approval link: null for a grant key's charge, which the agent never gets; the record keeps the
- * link without its token), or a refusal that keeps a FAILED charge.
- */
-type ChargeOutcome =
-  | { kind: 'created'; charge: Charge }
-  | { kind: 'awaitsApproval'; charge: Charge; approvalUrl: string | null; storedUrl?: string }
-  | { kind: 'refused'; code: ChargeRefusal }
-  /** An x402 purchase's hold, answered as the purchase (use-cases/purchases.ts renders its view). */
-  | { kind: 'purchase'; statusCode: 201 | 202; body: unknown };
-
-/** The one rendering of a charge request's outcome, sent and stored under its Idempotency-Key. */
-function renderCharge(outcome: ChargeOutcome): Rendered {
-  if (outcome.kind === 'refused') {
-    const { status, text } = renderRefusal(refuse(outcome.code));
-    return { statusCode: status, body: { error: text } };
-  }
-  if (outcome.kind === 'purchase') return { statusCode: outcome.statusCode, body: outcome.body };
-  const view = chargeView(outcome.charge);
-  if (outcome.kind === 'created') return { statusCode: 201, body: view };
-  return {
-    statusCode: 202,
-    body: { ...view, approvalUrl: outcome.approvalUrl },
-    ...(outcome.storedUrl === undefined ? {} : { stored: { ...view, approvalUrl: outcome.storedUrl } }),
-  };
 }
 
 /** The store's outcomes that end a charge request with an error of the API (others pass as they are). */
@@ -232,13 +200,13 @@ function translate(error: unknown, input: CreateChargeInput): unknown {
 }
 
 /** One charge of this agent (another agent's charge is "not found", never "forbidden"). */
-export async function readCharge(agentId: string | undefined, id: string | undefined): Promise<ApiResult> {
+export async function readCharge(agentId: string | undefined, id: string | undefined): Promise<Charge> {
   // A purchase shows its own id (`xp…`) in the list: it reads back by that id.
   const chargeId = chargeIdOfPurchase(id) ?? id;
   if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   const charge = agentId ? await getCharge(agentId, chargeId) : await getChargeById(chargeId);
   if (!charge) throw refuse('chargeNotFound');
-  return { statusCode: 200, body: chargeView(charge) };
+  return charge;
 }
 
 interface Cursor {
@@ -260,7 +228,14 @@ function readChargeCursor(text: string): Cursor {
  * A page of charges, newest first, with `total` from the balance shards' counters and a
  * `nextCursor` that continues with one query however deep it goes.
  */
-export async function listAgentCharges(agentId: string, query: ListChargesQuery): Promise<ApiResult> {
+/** A page of an agent's charges (newest first), where it is among them, and the cursor of the next. */
+export interface ChargePage {
+  charges: Charge[];
+  pagination: { total: number; page: number; limit: number; totalPages: number };
+  nextCursor: string | null;
+}
+
+export async function listAgentCharges(agentId: string, query: ListChargesQuery): Promise<ChargePage> {
   const cursor = query.cursor ? readChargeCursor(query.cursor) : undefined;
   const page = cursor ? cursor.page : query.page;
   const limit = pageLimit(query.limit, cursor?.limit);
@@ -276,17 +251,14 @@ export async function listAgentCharges(agentId: string, query: ListChargesQuery)
       : await listCharges(agentId, { limit, skip, ...(cursor ? { after: cursor.after } : {}) });
   const more = result.lastId !== undefined && page * limit < total;
   return {
-    statusCode: 200,
-    body: {
-      data: result.charges.map(chargeView),
-      pagination: { total, page, limit, totalPages: Math.ceil(total / limit) },
-      nextCursor: more && result.lastId ? encodeCursor([result.lastId, page + 1, limit]) : null,
-    },
+    charges: result.charges,
+    pagination: { total, page, limit, totalPages: Math.ceil(total / limit) },
+    nextCursor: more && result.lastId ? encodeCursor([result.lastId, page + 1, limit]) : null,
   };
 }
 
 /** The agent's earned, withdrawable balance per currency. */
-export async function agentBalance(agentId: string): Promise<ApiResult> {
+export async function agentBalance(agentId: string): Promise<Balances> {
   const ledger = await readAgentLedger(agentId);
-  return { statusCode: 200, body: { balances: balancesView(ledger.balances) } };
+  return ledger.balances;
 }

@@ -8,7 +8,7 @@
  */
 import { hash } from 'node:crypto';
 import { config } from '../config';
-import type { ApiRequest, ApiResult } from '../contracts/api';
+import { type ApiRequest, type ApiResult, type Rendered, StoredReply } from '../contracts/api';
 import { serialize } from '../contracts/json';
 import { backoffMs, sleep } from '../core/backoff';
 import { ConcurrencyError, IdempotencyRecordExistsError, StaleReadError } from '../core/errors';
@@ -59,16 +59,7 @@ export interface Answer {
   record: IdempotencyWrite;
 }
 
-/**
- * An outcome as it is answered and stored: its status and JSON body, and what the record keeps
- * instead of the body when the body holds a secret the command's `restore` can rebuild (an
- * approval link's token).
- */
-export interface Rendered {
-  statusCode: number;
-  body: unknown;
-  stored?: unknown;
-}
+export type { Rendered } from '../contracts/api';
 
 /** What one attempt of a command gets from the helper. */
 export interface Attempt<T> {
@@ -132,25 +123,68 @@ export async function idempotentCommand<T>(
   command: IdempotentCommand<T>,
   attempt: (a: Attempt<T>) => Promise<ApiResult>,
 ): Promise<ApiResult> {
+  const answered = await commandRounds(command, (step) =>
+    attempt({ ...step, replayIfUsed: async () => (await step.replayIfUsed())?.toResult() }),
+  );
+  return answered instanceof StoredReply ? answered.toResult() : answered;
+}
+
+/** What one attempt of an idempotent command gets (`idempotent`): the outcome-returning form of `Attempt`. */
+export interface Step<T> {
+  /** The time this attempt runs at (records' TTL and the movement's timestamps). */
+  readonly now: Date;
+  /**
+   * The record that stores this outcome's answer (the command's `render`, serialized once), for the
+   * repository to write in the movement's transaction. The edge renders the returned outcome with
+   * the same `render`, so what is sent is what a replay sends.
+   */
+  record(outcome: T): IdempotencyWrite;
+  /** The stored answer when this key was already used (see `Attempt.replayIfUsed`); undefined when it was not. */
+  replayIfUsed(): Promise<StoredReply | undefined>;
+}
+
+/**
+ * `idempotentCommand` for a use case that returns outcomes, not HTTP: `attempt` returns its
+ * outcome (after committing `record(outcome)` in the movement's transaction), and the command
+ * answers it, or the stored answer of an earlier request with this key (a `StoredReply`), which the
+ * edge sends as it is. The outcome's answer is `command.render(outcome)`: the operation that runs
+ * the use case renders with that same function.
+ */
+export function idempotent<T>(command: IdempotentCommand<T>, attempt: (step: Step<T>) => Promise<T>): Promise<T | StoredReply> {
+  return commandRounds(command, (step) =>
+    attempt({ now: step.now, record: (outcome) => step.answer(outcome).record, replayIfUsed: step.replayIfUsed }),
+  );
+}
+
+/** One attempt's context inside the rounds: both forms' parts. */
+type RoundStep<T> = Omit<Attempt<T>, 'replayIfUsed'> & { replayIfUsed(): Promise<StoredReply | undefined> };
+
+/**
+ * The rounds both forms share: a used key → the stored answer or 422; a stale read → another
+ * round after a jittered wait; conflicts past the store's retries → 409 in progress.
+ */
+async function commandRounds<T, R>(command: IdempotentCommand<T>, attempt: (step: RoundStep<T>) => Promise<R>): Promise<R | StoredReply> {
   const fp = fingerprint(command.request);
   const { seal } = command;
   const recordKey = recordKeyOf(command.key, seal !== undefined);
   const sealContext: SealContext = { scope: command.scope, key: command.key, fingerprint: fp };
-  const replayOf = async (record: IdempotencyRecord | undefined, now: Date) => {
-    const answer = replay(record, fp);
-    if (answer?.rawBody !== undefined && seal) {
-      const opened = await seal.open(answer.rawBody, sealContext, now);
+  const replayOf = async (record: IdempotencyRecord | undefined, now: Date): Promise<StoredReply | undefined> => {
+    const stored = replay(record, fp);
+    if (stored === undefined) return undefined;
+    let text = stored.rawBody;
+    if (seal) {
+      const opened = await seal.open(text, sealContext, now);
       // Its window is over (the TTL attribute lags, or was changed): as if there were no record.
       if (opened === undefined) return undefined;
-      answer.rawBody = opened;
+      text = opened;
     }
-    if (answer?.rawBody !== undefined && command.restore) answer.rawBody = await command.restore(answer.rawBody);
-    return answer;
+    if (command.restore) text = await command.restore(text);
+    return new StoredReply(stored.statusCode, text);
   };
   for (let round = 0; round < command.rounds; round++) {
     const now = new Date();
     const sealer = seal ? await seal.sealer(sealContext, expiryOf(now)) : undefined;
-    const context: Attempt<T> = {
+    const context: RoundStep<T> = {
       now,
       answer: (outcome) => {
         const { statusCode, body, stored } = command.render(outcome);
@@ -218,36 +252,69 @@ export async function idempotentCreation<T>(
   command: Omit<IdempotentCommand<T>, 'key' | 'rounds' | 'seal' | 'restore'> & { key: string | undefined; seal: AnswerSeal },
   create: (step: CreationStep<T>) => Promise<T | StoredAnswer>,
 ): Promise<ApiResult> {
+  const answered = await creation(command, async (step) => {
+    const outcome = await create({
+      ...step,
+      replayIfUsed: async () => {
+        const earlier = await step.replayIfUsed();
+        return earlier && new StoredAnswer(earlier.toResult());
+      },
+    });
+    if (outcome instanceof StoredAnswer) {
+      const { statusCode, rawBody } = outcome.result;
+      return new StoredReply(statusCode, rawBody ?? '');
+    }
+    return outcome;
+  });
+  if (answered instanceof StoredReply) return answered.toResult();
+  const { statusCode, body } = command.render(answered);
+  return { statusCode, body };
+}
+
+/** What one attempt of a creation gets (`creation`): the outcome-returning form of `CreationStep`. */
+export interface CreationAttempt<T> {
+  readonly now: Date;
+  /** See `CreationStep.record`. */
+  record(outcome: T): NamedItem | undefined;
+  /** The stored answer when the key was used, for `create` to return instead of refusing; always undefined without a key. */
+  replayIfUsed(): Promise<StoredReply | undefined>;
+}
+
+/**
+ * `idempotentCreation` for a use case that returns outcomes, not HTTP: the created outcome, or the
+ * stored answer of an earlier request with this key (a `StoredReply`). The edge renders an outcome
+ * with `command.render`, the function the record stores its answer with.
+ */
+export async function creation<T>(
+  command: Omit<IdempotentCommand<T>, 'key' | 'rounds' | 'seal' | 'restore'> & { key: string | undefined; seal: AnswerSeal },
+  create: (step: CreationAttempt<T>) => Promise<T | StoredReply>,
+): Promise<T | StoredReply> {
   const { key } = command;
   if (key === undefined) {
     const outcome = await create({ now: new Date(), record: () => undefined, replayIfUsed: async () => undefined });
-    if (outcome instanceof StoredAnswer) throw new Error(`${command.scope}: a stored answer without an Idempotency-Key`);
-    const { statusCode, body } = command.render(outcome);
-    return { statusCode, body };
+    if (outcome instanceof StoredReply) throw new Error(`${command.scope}: a stored answer without an Idempotency-Key`);
+    return outcome;
   }
-  return idempotentCommand({ ...command, key, rounds: 3 }, async (attempt) => {
-    let answer: Answer | undefined;
+  return commandRounds({ ...command, key, rounds: 3 }, async (attempt) => {
+    let recorded = false;
     const outcome = await create({
       now: attempt.now,
       record: (created) => {
-        answer = attempt.answer(created);
-        return idempotencyPut(answer.record, attempt.now);
+        recorded = true;
+        return idempotencyPut(attempt.answer(created).record, attempt.now);
       },
-      replayIfUsed: async () => {
-        const earlier = await attempt.replayIfUsed();
-        return earlier && new StoredAnswer(earlier);
-      },
+      replayIfUsed: attempt.replayIfUsed,
     });
-    if (outcome instanceof StoredAnswer) return outcome.result;
+    if (outcome instanceof StoredReply) return outcome;
     // A creation that committed without its record would answer a secret no replay could give again.
-    if (!answer) throw new Error(`${command.scope}: created without its idempotency record`);
-    return answer.result;
+    if (!recorded) throw new Error(`${command.scope}: created without its idempotency record`);
+    return outcome;
   });
 }
 
-/** The stored answer with `Idempotent-Replayed: true`, 422 for a different request, undefined for no record. */
-function replay(record: IdempotencyRecord | undefined, requestFingerprint: string): ApiResult | undefined {
+/** The stored answer (status and stored text), 422 for a different request, undefined for no record. */
+function replay(record: IdempotencyRecord | undefined, requestFingerprint: string): { statusCode: number; rawBody: string } | undefined {
   if (!record) return undefined;
   if (record.fingerprint !== requestFingerprint) throw refuse('idempotencyMismatch');
-  return { statusCode: record.statusCode, rawBody: record.body, headers: { 'idempotent-replayed': 'true' } };
+  return { statusCode: record.statusCode, rawBody: record.body };
 }

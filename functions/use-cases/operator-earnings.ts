@@ -3,15 +3,14 @@
  * agent's earnings"): the agent's charges, as the agent itself would list them, to find what is
  * left to give back; each is returned by `refundChargeByOperator` (use-cases/lifecycle.ts).
  */
-import type { ApiResult } from '../contracts/api';
 import type { ListChargesQuery } from '../contracts/request.schemas';
 import { isId } from '../core/ids';
 import { refuse } from '../messages/refusal';
 import { getAgentById } from '../store/agent.repository';
-import { listAgentCharges } from './charges';
+import { type ChargePage, listAgentCharges } from './charges';
 
 /** GET /api/v1/admin/agents/{id}/charges: any agent's charges, newest first, enabled or not. */
-export async function listChargesForOperator(agentId: string | undefined, query: ListChargesQuery): Promise<ApiResult> {
+export async function listChargesForOperator(agentId: string | undefined, query: ListChargesQuery): Promise<ChargePage> {
   if (!isId('agent', agentId) || !(await getAgentById(agentId))) throw refuse('agentNotFound');
   return listAgentCharges(agentId, query);
 }

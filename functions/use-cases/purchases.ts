@@ -19,7 +19,8 @@
 import bs58 from 'bs58';
 import { parse } from 'lossless-json';
 import { config } from '../config';
-import type { ApiResult } from '../contracts/api';
+import { type ApiResult, type Rendered, StoredReply } from '../contracts/api';
+import { renderCharge } from '../contracts/charge-outcome';
 import { serialize } from '../contracts/json';
 import { paymentPayloadView, purchaseView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
@@ -35,6 +36,9 @@ import type { GrantKeyTerms } from '../store/credentials.repository';
 import { listAgentPurchases, PurchaseMessageTakenError, PurchaseMovedOnError, recordSignedPurchase } from '../store/purchase.repository';
 import type { PurchaseChain, PurchaseSigner } from '../x402/purchase-signer';
 import { createCharge } from './charges';
+
+const renderedText = ({ statusCode, body }: Rendered): ApiResult => ({ statusCode, rawBody: serialize(body) });
+
 import { settleLanded } from './purchase-endings';
 
 /** Base58 check of an address (32 bytes), here rather than the facilitator's: the list and receipt functions need no facilitator. */
@@ -117,7 +121,7 @@ export async function createPurchase(input: CreatePurchaseInput): Promise<ApiRes
   if (!verdict.ok) throw refuse('invalidInput', verdict.message);
   const resource = readResource(body.resource);
   const terms: PurchaseTerms = { requirements: verdict.accepted, resource };
-  const result = await createCharge({
+  const outcome = await createCharge({
     agent: input.agent,
     userId: input.userId,
     userKeyHash: input.userKeyHash,
@@ -131,6 +135,8 @@ export async function createPurchase(input: CreatePurchaseInput): Promise<ApiRes
     holdSeconds: PURCHASE_HOLD_SECONDS,
     purchase: { terms, view: purchaseView },
   });
+  // Still read back from the rendered answer (issue 39: a purchase is to build on the outcome directly).
+  const result: ApiResult = outcome instanceof StoredReply ? outcome.toResult() : renderedText(renderCharge(outcome));
   if (result.statusCode !== 201 || result.rawBody === undefined) return result;
   // The hold is committed: now the payment (or the one already signed, on a replay).
   const answered = parse(result.rawBody) as { id: string; paymentPayload: unknown };

@@ -151,7 +151,7 @@ describe('the layers of functions/', () => {
   it('reads the imports it judges (a sanity check of the walk itself)', () => {
     expect(IMPORTS.length).toBeGreaterThan(500);
     expect(IMPORTS).toContainEqual({
-      from: path.join('api', 'create-charge.handler.ts'),
+      from: path.join('operations', 'charges.ts'),
       to: path.join('use-cases', 'charges'),
       local: true,
     });

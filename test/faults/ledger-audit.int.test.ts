@@ -20,10 +20,10 @@ import { keys } from '../../functions/store/table';
 import { transactWrite } from '../../functions/store/transact';
 import { replacePolicy } from '../../functions/store/user.repository';
 import { registerAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
-import { createCharge } from '../../functions/use-cases/charges';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { declineCharge } from '../../functions/use-cases/payers';
 import { createUserWithKey, creditUserBalance } from '../../functions/use-cases/users';
+import { createCharge } from '../support/answers';
 import { createTestTable } from '../support/table';
 
 const run = promisify(execFile);

@@ -15,8 +15,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { PurchaseTerms } from '../../functions/core/purchases';
 import type { TransactItem } from '../../functions/store/transact';
-import { type CreateChargeInput, createCharge } from '../../functions/use-cases/charges';
+import type { CreateChargeInput } from '../../functions/use-cases/charges';
 import { testAgent } from '../support/agents';
+import { createCharge } from '../support/answers';
 import { normalised, recordTransactions, seedGrant, seedPayer } from '../support/golden-transactions';
 import { createTestTable } from '../support/table';
 

@@ -5,8 +5,8 @@
  */
 import { hashKey } from '../../../functions/core/keys';
 import { lookupCredentials } from '../../../functions/store/credentials.repository';
-import { createCharge } from '../../../functions/use-cases/charges';
 import { listMyGrants } from '../../../functions/use-cases/grants';
+import { createCharge } from '../../support/answers';
 import {
   bodyOf,
   consolePagesEnv,

@@ -1,0 +1,42 @@
+/**
+ * A charge request's outcome and its one rendering: the answer sent, stored under its
+ * Idempotency-Key and replayed byte for byte. Beside the other contracts because both the use case
+ * (which stores the answer in the charge's own transaction) and the operation (which renders the
+ * outcome it returns) read it.
+ */
+import type { Charge } from '../core/charges';
+import { refuse } from '../messages/refusal';
+import type { Rendered } from './api';
+import { renderRefusal } from './outcome';
+import { chargeView } from './views';
+
+/** The refusals that keep a FAILED charge (its failureReason is the refusal's text). */
+export type ChargeRefusal = 'agentBlockedByUser' | 'spendingLimitExceeded' | 'insufficientBalance';
+
+/**
+ * What a charge request decided: a charge made (201), one waiting for its payer (202, with the
+ * approval link: null for a grant key's charge, which the agent never gets; the record keeps the
+ * link without its token), or a refusal that keeps a FAILED charge.
+ */
+export type ChargeOutcome =
+  | { kind: 'created'; charge: Charge }
+  | { kind: 'awaitsApproval'; charge: Charge; approvalUrl: string | null; storedUrl?: string }
+  | { kind: 'refused'; code: ChargeRefusal }
+  /** An x402 purchase's hold, answered as the purchase (use-cases/purchases.ts renders its view). */
+  | { kind: 'purchase'; statusCode: 201 | 202; body: unknown };
+
+/** The one rendering of a charge request's outcome, sent and stored under its Idempotency-Key. */
+export function renderCharge(outcome: ChargeOutcome): Rendered {
+  if (outcome.kind === 'refused') {
+    const { status, text } = renderRefusal(refuse(outcome.code));
+    return { statusCode: status, body: { error: text } };
+  }
+  if (outcome.kind === 'purchase') return { statusCode: outcome.statusCode, body: outcome.body };
+  const view = chargeView(outcome.charge);
+  if (outcome.kind === 'created') return { statusCode: 201, body: view };
+  return {
+    statusCode: 202,
+    body: { ...view, approvalUrl: outcome.approvalUrl },
+    ...(outcome.storedUrl === undefined ? {} : { stored: { ...view, approvalUrl: outcome.storedUrl } }),
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * Every operation, for what reads them all: the tests that hold each to its registry entry (the
+ * enforced schemas are the documented ones, the needs are its entry's) and the docs. A handler never
+ * imports this list: its bundle carries its own operation only.
+ */
+import * as charges from './charges';
+import type { Operation } from './operation';
+
+// biome-ignore lint/suspicious/noExplicitAny: operations of any credentials, key rule, input and outcome.
+type AnyOperation = Operation<any, any, any, any, any>;
+
+const isOperation = (value: unknown): value is AnyOperation =>
+  typeof value === 'object' && value !== null && 'route' in value && 'run' in value && 'render' in value;
+
+/** Each operation by the name it is exported under (`createChargeOperation`). */
+export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
+  [charges].flatMap((module) => Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1]))),
+);

@@ -1,0 +1,70 @@
+/**
+ * The one sequence every API operation runs, whatever calls it (the Lambda handler, the MCP tool,
+ * a console form): credentials → Idempotency-Key → query → body → `run` → `render`. The order is
+ * the API's order of refusals (docs/errors.md): a bad key is reported before a bad body, a missing
+ * Idempotency-Key before the body's problems.
+ */
+import { type ApiRequest, type ApiResult, StoredReply } from '../contracts/api';
+import { validate } from '../contracts/validation';
+import { parseJsonBody } from '../http/body';
+import { MISSING_KEY_HEADER } from '../messages/credentials';
+import { refuse } from '../messages/refusal';
+import { adminKeyAccepted, authenticate, authenticateAdmin, authenticateUser, keySent } from '../use-cases/auth';
+import { optionalIdempotencyKey, requireIdempotencyKey } from '../use-cases/idempotency';
+import type { CallerOf, Credentials, Idempotency, Operation, OperationCall } from './operation';
+
+export interface ExecuteOptions {
+  /** The API's public address, for an operation that hands out links (`links: true`). */
+  baseUrl?: () => string;
+}
+
+/** Runs `op` for `req` and answers it. */
+export async function execute<C extends Credentials, I extends Idempotency, B, Q, O>(
+  op: Operation<C, I, B, Q, O>,
+  req: ApiRequest,
+  options: ExecuteOptions = {},
+): Promise<ApiResult> {
+  const caller = (await callerOf(op.credentials, req)) as CallerOf<C>;
+  const idempotencyKey = keyOf(op.idempotency, req) as OperationCall<C, I, B, Q>['idempotencyKey'];
+  const query = (op.query ? validate(op.query, req.query) : undefined) as Q;
+  const body = (op.body ? bodyOf(op.body.schema, op.body.optional === true, req) : undefined) as B;
+  const baseUrl = op.links && options.baseUrl ? options.baseUrl() : '';
+  const outcome = await op.run({ caller, idempotencyKey, params: req.params, query, body, baseUrl });
+  return outcome instanceof StoredReply ? outcome.toResult() : op.render(outcome);
+}
+
+async function callerOf(credentials: Credentials, req: ApiRequest): Promise<unknown> {
+  switch (credentials.kind) {
+    case 'public':
+      return {};
+    case 'agent':
+      return authenticate(req, credentials.refusal, false);
+    case 'agentForPayer':
+      return authenticate(req, credentials.refusal, true);
+    case 'payer':
+      return authenticateUser(req);
+    case 'operator':
+      await authenticateAdmin(req);
+      return {};
+    case 'agentOrOperatorKey':
+      // The agent's key when sent; x-admin-key only where the stage recognises the operator by key.
+      if (keySent(req.headers['x-agent-key'])) return authenticate(req, credentials.refusal, false);
+      if (keySent(req.headers['x-admin-key']) && adminKeyAccepted()) {
+        await authenticateAdmin(req);
+        return { operator: true };
+      }
+      throw refuse(MISSING_KEY_HEADER.agentKey);
+  }
+}
+
+function keyOf(rule: Idempotency, req: ApiRequest): string | undefined {
+  if (rule === 'required') return requireIdempotencyKey(req);
+  if (rule === 'optional') return optionalIdempotencyKey(req);
+  return undefined;
+}
+
+function bodyOf<B>(schema: import('zod').ZodType<B>, optional: boolean, req: ApiRequest): B {
+  // All fields optional: an absent or blank body is `{}`; anything else is read as JSON.
+  if (optional && (req.body === undefined || req.body.trim() === '')) return validate(schema, {});
+  return parseJsonBody(req, schema);
+}
