@@ -112,8 +112,3 @@ export function notFound(nav: ConsoleNavName, what: string, back: { href: string
     404,
   );
 }
-
-/** Whether a stored answer came back from an earlier submit of the same form (a double submit). */
-export function wasReplayed(result: { headers?: Record<string, string> }): boolean {
-  return result.headers?.['idempotent-replayed'] === 'true';
-}
