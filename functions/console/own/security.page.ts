@@ -9,8 +9,8 @@
  */
 
 import type { ListedPasskey } from '../../core/passkeys';
+import { html, type SafeHtml } from '../../http/html';
 import { isRefusal } from '../../messages/refusal';
-import { html, type SafeHtml } from '../../pages/html';
 import { PASSKEY_NAME_MAX, passkeysOf, removePasskey } from '../../use-cases/passkeys';
 import { when, zoneNote } from '../format';
 import { csrfField } from '../layout';

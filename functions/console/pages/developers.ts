@@ -8,7 +8,7 @@
 import { createWebhookSchema } from '../../contracts/request.schemas';
 import { validate } from '../../contracts/validation';
 import { EVENT_TYPES_BY_OWNER } from '../../core/events';
-import { html, type SafeHtml } from '../../pages/html';
+import { html, type SafeHtml } from '../../http/html';
 import type { RotatedAccountKey } from '../../use-cases/account-key';
 import { rotateMyKey } from '../../use-cases/account-key';
 import { actingAccountKeyHash } from '../../use-cases/console-forms';

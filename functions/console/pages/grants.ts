@@ -11,7 +11,7 @@ import { type Grant, grantStatus } from '../../core/grants';
 import { isId, newGrantId } from '../../core/ids';
 import { formatAmount, type Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
-import { html, type SafeHtml } from '../../pages/html';
+import { html, type SafeHtml } from '../../http/html';
 import { actingAccountKeyHash } from '../../use-cases/console-forms';
 import { issueGrant, listMyGrants, readGrant, revokeMyGrant } from '../../use-cases/grants';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';

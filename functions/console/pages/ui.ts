@@ -8,8 +8,8 @@ import { renderRefusal } from '../../contracts/outcome';
 import { describeProblems, type Wording } from '../../contracts/validation';
 import { newRecordId } from '../../core/ids';
 import type { Currency } from '../../core/money';
+import { html, type SafeHtml } from '../../http/html';
 import { isRefusal, refuse } from '../../messages/refusal';
-import { html, type SafeHtml } from '../../pages/html';
 import type { ConsoleNavName, ConsoleResult, ConsoleSession } from '../page';
 
 /**
