@@ -51,7 +51,7 @@ export function errorBox(message: string | undefined): SafeHtml {
 }
 
 /**
- * A wide table in its own region. On a phone (pages/style.ts) each row is a card, each cell on its
+ * A wide table in its own region. On a phone (http/style.ts) each row is a card, each cell on its
  * own line after its column's name, so nothing scrolls sideways: every cell carries its column's
  * name in `data-label`. From 48rem it is the table, which scrolls inside this region if it must.
  */
