@@ -24,6 +24,8 @@ export interface ShellParts {
   nav?: SafeHtml;
   /** `main`'s class: `narrow` (one column) or `link` (a link page). */
   mainClass?: string;
+  /** `body`'s class: `link` for a link page (its header and footer as narrow as its one column). */
+  bodyClass?: string;
   body: SafeHtml;
 }
 
@@ -38,7 +40,7 @@ export function pageShell(parts: ShellParts): string {
 <title>${parts.title}</title>
 ${parts.head}
 </head>
-<body>
+<body${parts.bodyClass ? new SafeHtml(` class="${parts.bodyClass}"`) : ''}>
 <a class="skip" href="#content">Skip to content</a>
 <header class="top">
 <div class="top-row">
@@ -82,6 +84,7 @@ export function htmlPage(statusCode: number, title: string, body: SafeHtml): Api
     head: html`<style>${new SafeHtml(STYLESHEET)}</style>`,
     top: html`<span class="brand">${config().SERVICE_NAME}</span>`,
     mainClass: 'link',
+    bodyClass: 'link',
     body,
   });
   return { statusCode, rawBody: document, headers: { ...PAGE_HEADERS } };

@@ -157,6 +157,7 @@ main.link ul { padding-left: 1.25rem; }
 main.link li { margin: 0 0 0.5rem; }
 footer.foot { max-width: 64rem; margin: 2rem auto 0; padding: 1rem; border-top: 1px solid var(--line); font-size: 0.875rem; color: var(--muted); }
 footer.foot p { margin: 0; }
+body.link .top-row, body.link footer.foot { max-width: 32rem; }
 `;
 
 /** The whole stylesheet: the shell's rules, the console pages', the link pages'. */
