@@ -9,12 +9,10 @@
  * the bodies, the error mapping and the answer are the one HTTP layer's (functions/http/): what is
  * here is the console's own — its route table, sessions, CSRF and redirects.
  */
-
 import { config } from '../config';
 import type { ApiRequest } from '../contracts/api';
 import { basePath, cookiesOf } from '../http/request';
-import type { WebAnswer } from '../http/response';
-import { IMMUTABLE } from '../http/response';
+import { IMMUTABLE, type WebAnswer } from '../http/response';
 import { confirmSession, csrfTokenMatches, resolveSession, type Session, sessionAccountKeyHash } from '../use-cases/console-sessions';
 import { answer, errorAnswer, isJson, readForm, readJson, redirect, refusedJson, refusedPage } from './answers';
 import { validTimeZone } from './format';
