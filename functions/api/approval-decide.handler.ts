@@ -2,8 +2,8 @@ import { loadConfig } from '../config';
 import { APPROVAL_FORM_MAX_BYTES, approvalDecisionSchema } from '../contracts/approval-page.schema';
 import { parseFormBody } from '../http/body';
 import { httpHandler } from '../http/handler';
+import { htmlErrorResponse } from '../http/page';
 import { approvalDecisionAnswer } from '../pages/approval-page.view';
-import { htmlErrorResponse } from '../pages/html';
 import * as NEEDS from '../registry/needs.generated';
 import { decideOnApprovalPage } from '../use-cases/approval-page';
 

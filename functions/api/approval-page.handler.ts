@@ -1,7 +1,7 @@
 import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
+import { htmlErrorResponse } from '../http/page';
 import { approvalPageAnswer } from '../pages/approval-page.view';
-import { htmlErrorResponse } from '../pages/html';
 import * as NEEDS from '../registry/needs.generated';
 import { showApprovalPage } from '../use-cases/approval-page';
 

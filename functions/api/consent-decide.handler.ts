@@ -1,11 +1,11 @@
 import { loadConfig } from '../config';
-import { consoleLoginUrl, consoleSessionOf, signedInFormValid } from '../console/session-of';
+import { consoleLoginUrl, consoleSessionOf, signedInFormValid } from '../console/session';
 import { CONSENT_FORM_MAX_BYTES, consentFormSchema } from '../contracts/grants';
 import { parseFormBody } from '../http/body';
 import { httpHandler } from '../http/handler';
+import { htmlErrorResponse } from '../http/page';
 import { refuse } from '../messages/refusal';
 import { renderConsentPage } from '../pages/consent-page.view';
-import { htmlErrorResponse } from '../pages/html';
 import * as NEEDS from '../registry/needs.generated';
 import { openerStands, sessionAccountKeyHash } from '../use-cases/console-sessions';
 import { decideOnConsentPage } from '../use-cases/grant-requests';

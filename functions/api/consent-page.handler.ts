@@ -1,8 +1,8 @@
 import { loadConfig } from '../config';
-import { consoleLoginUrl, consoleSessionOf } from '../console/session-of';
+import { consoleLoginUrl, consoleSessionOf } from '../console/session';
 import { httpHandler } from '../http/handler';
+import { htmlErrorResponse } from '../http/page';
 import { renderConsentPage } from '../pages/consent-page.view';
-import { htmlErrorResponse } from '../pages/html';
 import * as NEEDS from '../registry/needs.generated';
 import { showConsentPage } from '../use-cases/grant-requests';
 

@@ -1,7 +1,7 @@
 import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
+import { htmlErrorResponse } from '../http/page';
 import { homePage } from '../pages/home.view';
-import { htmlErrorResponse } from '../pages/html';
 import * as NEEDS from '../registry/needs.generated';
 
 // Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.

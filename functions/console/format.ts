@@ -6,8 +6,8 @@
  */
 import type { ChargeStatus } from '../core/charges';
 import type { Currency, Minor } from '../core/money';
+import { html, type SafeHtml } from '../http/html';
 import { displayAmount } from '../pages/approval-page.view';
-import { html, type SafeHtml } from '../pages/html';
 
 export { timeLeft } from '../pages/approval-page.view';
 

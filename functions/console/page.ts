@@ -6,7 +6,7 @@
  * past the CSRF token and Origin checks. A page returns data — what to show — and never writes
  * headers or cookies itself.
  */
-import type { SafeHtml } from '../pages/html';
+import type { SafeHtml } from '../http/html';
 
 /** The navigation entries, in order; their labels are exact (DESIGN §21). */
 export const CONSOLE_NAV = [

@@ -21,6 +21,8 @@ export interface ApiRequest {
    * every other route, and always locally: only API Gateway sets `requestContext.authorizer.iam`.
    */
   iamCaller?: string;
+  /** The client's address as API Gateway saw it (sourceIp): what the console's sign-in and sign-up limits count by. */
+  sourceIp?: string;
 }
 
 /** What a use case answers: a status and a body (or an already-serialised body, for replays). */

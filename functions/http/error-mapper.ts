@@ -9,26 +9,42 @@ import { errorResponse } from './response';
 /** Writes an error's status and public message as a response (JSON `{"error": …}` by default). */
 export type ErrorRenderer = (statusCode: number, message: string, headers?: Record<string, string>) => APIGatewayProxyStructuredResultV2;
 
+/** What an error is answered with: its status, public text and headers (Retry-After, …). */
+export interface MappedError {
+  status: number;
+  text: string;
+  headers?: Record<string, string>;
+}
+
 /**
- * The one place errors become HTTP responses: a Refusal is answered as the catalogue gives it;
- * anything else is a 500 with a generic message and its cause logged (never sent). `render` only
- * changes how that answer is written (the approval page answers in HTML), never which it is.
+ * The one place errors become answers: a Refusal is answered as the catalogue gives it (a 5xx one
+ * logged as the service being busy); anything else is a 500 with a generic message and its cause
+ * logged (never sent). `route` names where it happened in the log line. The middleware below and
+ * the console's router (which writes the answer as a page of the signed-in payer's console) both
+ * call it: how the answer is written differs, never which it is.
+ */
+export function mapError(error: unknown, route: string | undefined): MappedError {
+  if (error instanceof Refusal) {
+    const refusal = renderRefusal(error);
+    if (refusal.status >= 500) logger().warn('service busy', { error: serializeError(error) });
+    return refusal;
+  }
+  logger().error('unhandled error', { error: serializeError(error), route });
+  const internal = renderRefusal(refuse('internalError'));
+  return { status: internal.status, text: internal.text };
+}
+
+/**
+ * The error mapping as middy middleware. `render` only changes how the answer is written (the
+ * approval and consent pages answer in HTML: http/page.ts `htmlErrorResponse`), never which it is.
  */
 export function errorMapper(
   render: ErrorRenderer = errorResponse,
 ): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   return {
     onError: async (request) => {
-      const error = request.error;
-      if (error instanceof Refusal) {
-        const refusal = renderRefusal(error);
-        if (refusal.status >= 500) logger().warn('service busy', { error: serializeError(error) });
-        request.response = render(refusal.status, refusal.text, refusal.headers);
-        return;
-      }
-      logger().error('unhandled error', { error: serializeError(error), route: request.event?.routeKey });
-      const internal = renderRefusal(refuse('internalError'));
-      request.response = render(internal.status, internal.text);
+      const { status, text, headers } = mapError(request.error, request.event?.routeKey);
+      request.response = headers ? render(status, text, headers) : render(status, text);
     },
   };
 }

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { loadConfig } from '../config';
-import type { ApiRequest, ApiResult } from '../contracts/api';
+import type { ApiRequest } from '../contracts/api';
 import { requestContext } from '../observability/logger';
 import { metricsMiddleware } from '../observability/metrics';
 import { type ErrorRenderer, errorMapper } from './error-mapper';
 import { toRequest } from './request';
-import { toResponse } from './response';
+import { toResponse, type WebAnswer } from './response';
 
 export type RouteHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -19,9 +19,9 @@ export type RouteHandler = (event: APIGatewayProxyEventV2, context?: Context) =>
  * what its registry entry's capabilities call for (functions/registry/routes.ts `configNeeds`), which
  * test/observability/config-init.test.ts checks. Not imported here: the route table would weigh on
  * every function's bundle (~19 KB, past the API functions' budget).
- * `errors` writes error answers in another format (HTML pages: pages/html.ts); JSON by default.
+ * `errors` writes error answers in another format (HTML pages: http/page.ts); JSON by default.
  */
-export function httpHandler(fn: (req: ApiRequest) => Promise<ApiResult>, options: { errors?: ErrorRenderer } = {}): RouteHandler {
+export function httpHandler(fn: (req: ApiRequest) => Promise<WebAnswer>, options: { errors?: ErrorRenderer } = {}): RouteHandler {
   loadConfig();
   const wrapped = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(requestContext<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>((event) => event.requestContext?.requestId))

@@ -26,6 +26,7 @@ export function toRequest(event: APIGatewayProxyEventV2): ApiRequest {
     params: event.pathParameters ?? {},
     body,
     requestId: event.requestContext?.requestId ?? '',
+    ...(event.requestContext?.http?.sourceIp ? { sourceIp: event.requestContext.http.sourceIp } : {}),
     ...iamCallerOf(event),
   };
 }
@@ -51,4 +52,29 @@ export function publicBaseUrl(): string {
   const configured = config().PUBLIC_BASE_URL;
   if (!configured) throw new ConfigurationError('missing configuration: PUBLIC_BASE_URL is not set');
   return configured.replace(/\/+$/, '');
+}
+
+/**
+ * The public base URL's path: `/pay` for `https://api.example.com/pay`, '' at the root. Pages are
+ * served under it, though their functions see paths without it (an API mapping or the CDN strips
+ * it: docs/deploy.md, "Addresses").
+ */
+export const basePath = (): string => new URL(publicBaseUrl()).pathname.replace(/\/+$/, '');
+
+/** A root-relative path (`/console/activity`) as the browser asks for it: under the base path. Anything else as it is. */
+export const publicPath = (path: string): string => (path.startsWith('/') && !path.startsWith('//') ? `${basePath()}${path}` : path);
+
+/**
+ * A request's cookies by name, from its Cookie header (toRequest puts API Gateway's `cookies` there).
+ * The first of a name wins, as browsers send the most specific first.
+ */
+export function cookiesOf(req: Pick<ApiRequest, 'headers'>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pair of (req.headers.cookie ?? '').split(';')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    const name = pair.slice(0, at).trim();
+    if (!out.has(name)) out.set(name, pair.slice(at + 1).trim());
+  }
+  return out;
 }

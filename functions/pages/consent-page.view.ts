@@ -11,9 +11,10 @@
 import type { ApiResult } from '../contracts/api';
 import type { GrantLimits } from '../core/grants';
 import type { Currency } from '../core/money';
+import { html } from '../http/html';
+import { htmlPage, seeOther } from '../http/page';
 import type { ConsentPage } from '../use-cases/grant-requests';
 import { displayAmount, timeLeft } from './approval-page.view';
-import { html, htmlPage, seeOther } from './html';
 
 const HEADINGS = {
   pending: 'Give this agent a grant?',

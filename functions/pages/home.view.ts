@@ -4,7 +4,8 @@
  * links are relative, so they hold wherever the API is mounted (a stage path, a CDN prefix).
  */
 import type { ApiResult } from '../contracts/api';
-import { html, htmlPage } from './html';
+import { html } from '../http/html';
+import { htmlPage } from '../http/page';
 
 const HOME = htmlPage(
   200,

@@ -29,6 +29,7 @@ import { config } from '../config';
 import { PasskeyGoneError, PasskeyTakenError, UserKeyRevokedError } from '../core/errors';
 import { newEventId, type OutboxEvent } from '../core/events';
 import { hashKey, looksLikeKey, USER_KEY_PREFIX } from '../core/keys';
+import type { PasskeyList } from '../core/passkeys';
 import { refusalText } from '../messages/catalogue';
 import { refuse } from '../messages/refusal';
 import { outboxPut } from '../store/outbox';
@@ -38,7 +39,6 @@ import {
   type ListedPasskey,
   listPasskeys,
   type Passkey,
-  type PasskeyList,
   type PasskeyOrigin,
   passkeyCheck,
   passkeyItems,

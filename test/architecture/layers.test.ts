@@ -162,6 +162,13 @@ describe('the layers of functions/', () => {
     expect(wrong.map(describeImport)).toEqual([]);
   });
 
+  it('adapters never import store/: the API, the console, MCP and the pages reach the table through use cases (DESIGN §25)', () => {
+    const adapters = ['api', 'console', 'mcp', 'pages'];
+    const files = IMPORTS.filter((i) => adapters.includes(folderOf(i.from)));
+    expect(files.length).toBeGreaterThan(100);
+    expect(files.filter((i) => i.local && folderOf(i.to) === 'store').map(describeImport)).toEqual([]);
+  });
+
   it('the MCP adapter imports nothing from the API adapter', () => {
     expect(
       localFrom('mcp')

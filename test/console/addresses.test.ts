@@ -1,11 +1,13 @@
 /**
- * Where the console is (functions/console/http.ts): its links under the public base URL's path, and
+ * Where the console is (functions/console/session.ts, functions/http/): its links under the public base URL's path, and
  * its passkeys' relying party (docs/deploy.md "Addresses", docs/console.md "Moving the console").
  * The whole set-ups, in a browser, are test/browser/console-addresses.e2e.test.ts.
  */
 import { config, resetForTests } from '../../functions/config';
-import { basePath, publicPath, relyingParty, underBasePath } from '../../functions/console/http';
-import { html } from '../../functions/pages/html';
+import { relyingParty } from '../../functions/console/session';
+import { html } from '../../functions/http/html';
+import { basePath, publicPath } from '../../functions/http/request';
+import { underBasePath } from '../../functions/http/response';
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -4,8 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Charge } from '../../functions/core/charges';
+import { escapeHtml, html, SafeHtml } from '../../functions/http/html';
+import { htmlErrorResponse, htmlPage, PAGE_HEADERS, seeOther } from '../../functions/http/page';
 import { chargePage, displayAmount, invalidLinkPage, pageState, timeLeft } from '../../functions/pages/approval-page.view';
-import { escapeHtml, html, htmlErrorResponse, htmlPage, PAGE_HEADERS, SafeHtml, seeOther } from '../../functions/pages/html';
 
 const now = new Date('2025-06-01T12:00:00.000Z');
 const pending: Charge = {

@@ -4,9 +4,9 @@
  * /decline, so a charge id of another payer is `charge not found` here too.
  */
 import { PURCHASE_ID } from '../../core/purchases';
+import { html } from '../../http/html';
 import type { RefusalCode } from '../../messages/catalogue';
 import { isRefusal } from '../../messages/refusal';
-import { html } from '../../pages/html';
 import { listAwaitingApproval } from '../../use-cases/console';
 import { approveCharge, declineCharge } from '../../use-cases/payers';
 import { money, timeLeft, when, zoneNote } from '../format';

@@ -7,9 +7,10 @@
  * everywhere`. Adding a passkey is a ceremony of the passkey script (the framework's JSON routes);
  * removing is a form.
  */
+
+import type { ListedPasskey } from '../../core/passkeys';
+import { html, type SafeHtml } from '../../http/html';
 import { isRefusal } from '../../messages/refusal';
-import { html, type SafeHtml } from '../../pages/html';
-import type { ListedPasskey } from '../../store/passkey.repository';
 import { PASSKEY_NAME_MAX, passkeysOf, removePasskey } from '../../use-cases/passkeys';
 import { when, zoneNote } from '../format';
 import { csrfField } from '../layout';

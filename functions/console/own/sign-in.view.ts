@@ -1,6 +1,6 @@
 /** The signed-out pages (DESIGN §21): sign-in (passkey, or the account key) and sign-up; and the welcome page that shows the new account key once. */
 import { config } from '../../config';
-import { html } from '../../pages/html';
+import { html } from '../../http/html';
 import { consoleDocument } from '../layout';
 
 export function loginDocument(opts: { next?: string; error?: string }): string {

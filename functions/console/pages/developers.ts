@@ -8,10 +8,10 @@
 import { createWebhookSchema } from '../../contracts/request.schemas';
 import { validate } from '../../contracts/validation';
 import { EVENT_TYPES_BY_OWNER } from '../../core/events';
-import { html, type SafeHtml } from '../../pages/html';
-import { getUserKeyHash } from '../../store/user.repository';
+import { html, type SafeHtml } from '../../http/html';
 import type { RotatedAccountKey } from '../../use-cases/account-key';
 import { rotateMyKey } from '../../use-cases/account-key';
+import { actingAccountKeyHash } from '../../use-cases/console-forms';
 import {
   createWebhook,
   deleteOwnerWebhook,
@@ -98,7 +98,7 @@ const rotate: ConsolePage = async (session, req) => {
   try {
     const done = await once<RotatedAccountKey, { rotated: true }>(session, 'rotate-key', req.form, {}, async (record) => {
       // A key-opened session rotates the key that opened it, never a newer one (DESIGN §24).
-      const oldKeyHash = session.accountKeyHash ?? (await getUserKeyHash(session.userId));
+      const oldKeyHash = await actingAccountKeyHash(session.userId, session.accountKeyHash);
       if (!oldKeyHash) throw new Error('a payer without an account key cannot rotate it');
       const result = await rotateMyKey(session.userId, oldKeyHash, { also: [record({ rotated: true })] });
       return result.body as RotatedAccountKey;
@@ -144,7 +144,7 @@ const addWebhook: ConsolePage = async (session, req) => {
   const url = (req.form.url ?? '').trim();
   try {
     const input = validate(createWebhookSchema, { url });
-    const accountKeyHash = session.accountKeyHash ?? (await getUserKeyHash(session.userId));
+    const accountKeyHash = await actingAccountKeyHash(session.userId, session.accountKeyHash);
     if (!accountKeyHash) throw new Error('a payer without an account key cannot add webhook endpoints');
     const done = await once<{ webhook: WebhookView; secret: string }, { webhookId: string }>(
       session,

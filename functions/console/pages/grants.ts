@@ -7,14 +7,12 @@
 import { LosslessNumber } from 'lossless-json';
 import { createGrantSchema } from '../../contracts/grants';
 import { validate } from '../../contracts/validation';
-import { IdempotencyRecordExistsError } from '../../core/errors';
 import { type Grant, grantStatus } from '../../core/grants';
 import { isId, newGrantId } from '../../core/ids';
 import { formatAmount, type Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
-import { html, type SafeHtml } from '../../pages/html';
-import { PRECEDENCE } from '../../store/transact';
-import { getUserKeyHash } from '../../store/user.repository';
+import { html, type SafeHtml } from '../../http/html';
+import { actingAccountKeyHash } from '../../use-cases/console-forms';
 import { issueGrant, listMyGrants, readGrant, revokeMyGrant } from '../../use-cases/grants';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { once } from './once';
@@ -174,7 +172,7 @@ const createGrant: ConsolePage = async (session, req) => {
       ...(description ? { description } : {}),
     });
     // A key-opened session acts with the key that opened it, never a newer one (DESIGN §24).
-    const accountKeyHash = session.accountKeyHash ?? (await getUserKeyHash(session.userId));
+    const accountKeyHash = await actingAccountKeyHash(session.userId, session.accountKeyHash);
     if (!accountKeyHash) throw new Error('a payer without an account key cannot issue grants');
     const { agentId, ...grantTerms } = terms;
     const done = await once<{ grant: Grant; key: string }, { grantId: string }>(
@@ -184,10 +182,9 @@ const createGrant: ConsolePage = async (session, req) => {
       Object.fromEntries(FIELDS.map((f) => [f, (form[f] ?? '').trim()])),
       (record) => {
         const id = newGrantId();
-        const put = record({ grantId: id });
         return issueGrant({ userId: session.userId, accountKeyHash }, agentId, grantTerms, {
           id,
-          also: [{ item: put.item, refusal: () => new IdempotencyRecordExistsError(undefined), precedence: PRECEDENCE.replay }],
+          also: [record.conditioned({ grantId: id })],
         });
       },
     );

@@ -17,5 +17,3 @@ export const PAGE_ROUTES: readonly ConsoleRoute[] = [
   ...LIMITS_ROUTES,
   ...DEVELOPERS_ROUTES,
 ];
-
-export { PAGES_CSS } from './style';

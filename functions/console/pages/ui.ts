@@ -8,8 +8,8 @@ import { renderRefusal } from '../../contracts/outcome';
 import { describeProblems, type Wording } from '../../contracts/validation';
 import { newRecordId } from '../../core/ids';
 import type { Currency } from '../../core/money';
+import { html, type SafeHtml } from '../../http/html';
 import { isRefusal, refuse } from '../../messages/refusal';
-import { html, type SafeHtml } from '../../pages/html';
 import type { ConsoleNavName, ConsoleResult, ConsoleSession } from '../page';
 
 /**
@@ -51,7 +51,7 @@ export function errorBox(message: string | undefined): SafeHtml {
 }
 
 /**
- * A wide table in its own region. On a phone (pages/style.ts) each row is a card, each cell on its
+ * A wide table in its own region. On a phone (http/style.ts) each row is a card, each cell on its
  * own line after its column's name, so nothing scrolls sideways: every cell carries its column's
  * name in `data-label`. From 48rem it is the table, which scrolls inside this region if it must.
  */
@@ -111,9 +111,4 @@ export function notFound(nav: ConsoleNavName, what: string, back: { href: string
     html`<p>There is no ${what.toLowerCase()} with this id in your account.</p><p><a href="${back.href}">${back.label}</a></p>`,
     404,
   );
-}
-
-/** Whether a stored answer came back from an earlier submit of the same form (a double submit). */
-export function wasReplayed(result: { headers?: Record<string, string> }): boolean {
-  return result.headers?.['idempotent-replayed'] === 'true';
 }
