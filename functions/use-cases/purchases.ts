@@ -33,7 +33,8 @@ import { pendingOf } from '../store/charge-pending.repository';
 import { getCharge } from '../store/charge-read.repository';
 import type { GrantKeyTerms } from '../store/credentials.repository';
 import { listAgentPurchases, PurchaseMessageTakenError, PurchaseMovedOnError, recordSignedPurchase } from '../store/purchase.repository';
-import type { PurchaseChain, PurchaseSigner } from '../x402/purchase-signer';
+import type { PurchaseChain } from '../x402/purchase-chain';
+import type { PurchaseSigner } from '../x402/purchase-signer';
 import { createCharge } from './charges';
 import { settleLanded } from './purchase-endings';
 
