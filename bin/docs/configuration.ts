@@ -1,5 +1,6 @@
 /**
- * The configuration reference (docs/reference/configuration.md), rendered from functions/config.ts:
+ * The configuration reference (docs/reference/configuration.md), rendered from functions/config.ts's
+ * parts (functions/config/fields.ts, schema.ts and needs.ts, read as one text: bin/docs/pages.ts):
  * the zod schema gives each variable's default, whether it must be set and what it accepts; the
  * source gives its meaning (the variable's JSDoc, or its `.describe()` text) and its section (the
  * `// …` line comment above a group). The rules across variables come from the schema's refinements.

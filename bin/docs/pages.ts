@@ -7,6 +7,13 @@ import { type OpenApiDocument, renderEndpointReference } from './endpoints';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
+/**
+ * What the configuration reference reads of the source (bin/docs/configuration.ts): the variables,
+ * the schema's rules across them and the `NEEDS_*` lists, one text in that order.
+ */
+export const CONFIG_SOURCES = ['fields.ts', 'schema.ts', 'needs.ts'].map((file) => path.join('functions', 'config', file));
+export const configSource = (): string => CONFIG_SOURCES.map((file) => readFileSync(path.join(ROOT, file), 'utf8')).join('\n');
+
 export interface GeneratedPage {
   file: string;
   text: string;
@@ -14,9 +21,8 @@ export interface GeneratedPage {
 
 export function referencePages(): GeneratedPage[] {
   const openapi = JSON.parse(readFileSync(path.join(ROOT, 'docs', 'openapi.json'), 'utf8')) as OpenApiDocument;
-  const configSource = readFileSync(path.join(ROOT, 'functions', 'config.ts'), 'utf8');
   return [
     { file: path.join(ROOT, 'docs', 'reference', 'endpoints.md'), text: renderEndpointReference(openapi) },
-    { file: path.join(ROOT, 'docs', 'reference', 'configuration.md'), text: renderConfigurationReference(CONFIG_FIELDS, configSource) },
+    { file: path.join(ROOT, 'docs', 'reference', 'configuration.md'), text: renderConfigurationReference(CONFIG_FIELDS, configSource()) },
   ];
 }

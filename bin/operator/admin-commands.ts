@@ -30,7 +30,7 @@ import { listChargesForOperator } from '../../functions/use-cases/operator-earni
 import { cancelPayout as cancelHeld, listPayoutsForOperator, releasePayout } from '../../functions/use-cases/payout-holds';
 import { resolvePurchase as resolveSignedPurchase } from '../../functions/use-cases/purchase-reconcile';
 import { createUserWithKey, creditUserBalance, readUser, rotateUserKeyByOperator } from '../../functions/use-cases/users';
-import { purchaseChain } from '../../functions/x402/purchase-signer';
+import { purchaseChain } from '../../functions/x402/purchase-chain';
 import { type Answer, answer as answerText } from './answer';
 import { type EarningsApi, returnEarnings as walkEarnings } from './return-earnings';
 

@@ -4,7 +4,7 @@ import { parseJsonBody } from '../http/body';
 import { httpHandler } from '../http/handler';
 import * as NEEDS from '../registry/needs.generated';
 import { reportReceipt } from '../use-cases/purchases';
-import { purchaseChain } from '../x402/purchase-signer';
+import { purchaseChain } from '../x402/purchase-chain';
 import { authenticateX402Agent } from './x402-request';
 
 loadConfig({ require: NEEDS.agentX402PurchaseReceipt });

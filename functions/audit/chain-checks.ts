@@ -37,7 +37,10 @@
  *    where each term is a sum of classified transfers, and every failure names its transaction.
  */
 import { formatAmount, type Minor } from '../core/money';
-import type { ChargeRow, LedgerRows, PayoutRow, X402SettlementRow } from '../store/ledger-rows.mapper';
+import type { X402SettlementRow } from '../store/ledger-rows.chain';
+import type { ChargeRow } from '../store/ledger-rows.charges';
+import type { LedgerRows } from '../store/ledger-rows.mapper';
+import type { PayoutRow } from '../store/ledger-rows.payouts';
 
 export type WalletRole = 'hot wallet' | 'deposit wallet' | 'x402 treasury';
 
@@ -146,12 +149,10 @@ interface LedgerSide {
   unmatched: boolean;
 }
 
-/** Reconciles the wallets' histories with the ledger (see the file header). */
-export function reconcileWallets(
-  chain: WalletChain,
-  rows: Pick<LedgerRows, 'payouts' | 'x402Settlements' | 'onChain'> & Partial<Pick<LedgerRows, 'charges'>>,
-): WalletReport {
-  const problems: string[] = [];
+type ReconciledRows = Pick<LedgerRows, 'payouts' | 'x402Settlements' | 'onChain'> & Partial<Pick<LedgerRows, 'charges'>>;
+
+/** What the ledger says about each signature it knows. */
+function ledgerSides(chain: WalletChain, rows: ReconciledRows): Map<string, LedgerSide> {
   const ledger = new Map<string, LedgerSide>();
   const side = (signature: string): LedgerSide => {
     let s = ledger.get(signature);
@@ -181,6 +182,106 @@ export function reconcileWallets(
   for (const c of rows.charges ?? []) {
     if (c.status === 'SUCCESS' && c.purchase?.transaction) side(c.purchase.transaction).purchase = c;
   }
+  return ledger;
+}
+
+/** What the reconciliation adds up as it reads the transfers. */
+interface Tally {
+  totals: WalletTotals;
+  uncredited: WalletReport['uncredited'];
+  problems: string[];
+  /** A wallet's address → how a sentence names it (`hot wallet <address>`). */
+  roleOf: ReadonlyMap<string, string>;
+  operatorWallets: ReadonlySet<string>;
+}
+
+/** Counts one transfer the chain shows against what the ledger says of its signature. */
+function countTransfer(signature: string, transfer: ChainTransfer, known: LedgerSide | undefined, tally: Tally): void {
+  const { totals, uncredited, problems, roleOf } = tally;
+  const net = Number([...transfer.deltas.values()].reduce((a, b) => a + b, 0n));
+  const moved = [...transfer.deltas.keys()].map((a) => roleOf.get(a) ?? a).join(', ');
+  if (transfer.failed) {
+    if (net !== 0) problems.push(`transaction ${signature} failed on chain yet moved ${usdc(net)} USDC of the ${moved}`);
+    return;
+  }
+  if (known?.payout) {
+    const p = known.payout;
+    if (p.status === 'FAILED') {
+      if (net !== 0)
+        problems.push(
+          `payout ${p.payoutId} is FAILED (refunded to agent ${p.agentId}) but its transaction ${signature} moved ${usdc(net)} USDC`,
+        );
+    } else if (net !== -p.netAmount) {
+      problems.push(
+        `payout ${p.payoutId} pays net ${usdc(p.netAmount)} USDC but its transaction ${signature} moved ${usdc(net)} USDC of the ${moved}`,
+      );
+    } else totals.payouts += -net;
+    return;
+  }
+  if (known?.purchase) {
+    const c = known.purchase;
+    if (net !== -c.amount) {
+      problems.push(
+        `x402 purchase ${c.chargeId} paid ${usdc(c.amount)} USDC but its transaction ${signature} moved ${usdc(net)} USDC of the ${moved}`,
+      );
+    } else totals.purchases += c.amount;
+    return;
+  }
+  const credited = known ? known.topups + known.x402 : 0;
+  if (known && credited > 0) {
+    if (net === credited) {
+      totals.topups += known.topups;
+      totals.x402 += known.x402;
+    } else {
+      problems.push(
+        `transaction ${signature} brought ${usdc(net)} USDC into the wallets but the ledger credited ${usdc(credited)} USDC for it ` +
+          `(${known.creditedBy.join(', ')})`,
+      );
+    }
+    return;
+  }
+  if (net > 0 && known?.pending) totals.x402Pending += net;
+  else if (net > 0 && known?.unmatched) totals.unmatched += net;
+  else if (net > 0) {
+    totals.funding += net;
+    uncredited.push({ signature, amount: net });
+  } else if (net < 0) {
+    const toOperator = transfer.recipients.length > 0 && transfer.recipients.every((r) => tally.operatorWallets.has(r));
+    if (toOperator) totals.toOperator += -net;
+    else {
+      problems.push(
+        `transaction ${signature} took ${usdc(-net)} USDC out of the ${moved}` +
+          `${transfer.recipients.length > 0 ? ` to ${transfer.recipients.join(', ')}` : ''} and is no payout: a drained wallet`,
+      );
+    }
+  }
+}
+
+/** With every history read in full: what the ledger says moved but the wallets never saw. */
+function unseenProblems(chain: WalletChain, ledger: ReadonlyMap<string, LedgerSide>): string[] {
+  const problems: string[] = [];
+  for (const [signature, known] of ledger) {
+    if (chain.transfers.has(signature)) continue;
+    if (known.topups + known.x402 > 0) {
+      problems.push(`transaction ${signature} is credited (${known.creditedBy.join(', ')}) but brought nothing into the wallets`);
+    }
+    const p = known.payout;
+    if (p?.status === 'COMPLETED' && !(p.signatures ?? []).some((s) => chain.transfers.has(s))) {
+      problems.push(`payout ${p.payoutId} is COMPLETED but its transaction ${signature} took nothing out of the hot wallet`);
+    }
+    if (known.purchase) {
+      problems.push(
+        `x402 purchase ${known.purchase.chargeId} is SUCCESS but its transaction ${signature} took nothing out of the hot wallet`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** Reconciles the wallets' histories with the ledger (see the file header). */
+export function reconcileWallets(chain: WalletChain, rows: ReconciledRows): WalletReport {
+  const problems: string[] = [];
+  const ledger = ledgerSides(chain, rows);
 
   const roleOf = new Map(chain.wallets.map((w) => [w.address, `${w.roles.join(' and ')} ${w.address}`]));
   const complete = chain.wallets.every((w) => w.complete);
@@ -201,88 +302,16 @@ export function reconcileWallets(
     difference: 0,
   };
   const uncredited: WalletReport['uncredited'] = [];
+  const tally: Tally = { totals, uncredited, problems, roleOf, operatorWallets: chain.operatorWallets };
   for (const [signature, transfer] of chain.transfers) {
     if (!transfer) {
       problems.push(`transaction ${signature} is in the wallets' history but the node did not return it`);
       continue;
     }
-    const net = Number([...transfer.deltas.values()].reduce((a, b) => a + b, 0n));
-    const moved = [...transfer.deltas.keys()].map((a) => roleOf.get(a) ?? a).join(', ');
-    const known = ledger.get(signature);
-    if (transfer.failed) {
-      if (net !== 0) problems.push(`transaction ${signature} failed on chain yet moved ${usdc(net)} USDC of the ${moved}`);
-      continue;
-    }
-    if (known?.payout) {
-      const p = known.payout;
-      if (p.status === 'FAILED') {
-        if (net !== 0)
-          problems.push(
-            `payout ${p.payoutId} is FAILED (refunded to agent ${p.agentId}) but its transaction ${signature} moved ${usdc(net)} USDC`,
-          );
-      } else if (net !== -p.netAmount) {
-        problems.push(
-          `payout ${p.payoutId} pays net ${usdc(p.netAmount)} USDC but its transaction ${signature} moved ${usdc(net)} USDC of the ${moved}`,
-        );
-      } else totals.payouts += -net;
-      continue;
-    }
-    if (known?.purchase) {
-      const c = known.purchase;
-      if (net !== -c.amount) {
-        problems.push(
-          `x402 purchase ${c.chargeId} paid ${usdc(c.amount)} USDC but its transaction ${signature} moved ${usdc(net)} USDC of the ${moved}`,
-        );
-      } else totals.purchases += c.amount;
-      continue;
-    }
-    const credited = known ? known.topups + known.x402 : 0;
-    if (known && credited > 0) {
-      if (net === credited) {
-        totals.topups += known.topups;
-        totals.x402 += known.x402;
-      } else {
-        problems.push(
-          `transaction ${signature} brought ${usdc(net)} USDC into the wallets but the ledger credited ${usdc(credited)} USDC for it ` +
-            `(${known.creditedBy.join(', ')})`,
-        );
-      }
-      continue;
-    }
-    if (net > 0 && known?.pending) totals.x402Pending += net;
-    else if (net > 0 && known?.unmatched) totals.unmatched += net;
-    else if (net > 0) {
-      totals.funding += net;
-      uncredited.push({ signature, amount: net });
-    } else if (net < 0) {
-      const toOperator = transfer.recipients.length > 0 && transfer.recipients.every((r) => chain.operatorWallets.has(r));
-      if (toOperator) totals.toOperator += -net;
-      else {
-        problems.push(
-          `transaction ${signature} took ${usdc(-net)} USDC out of the ${moved}` +
-            `${transfer.recipients.length > 0 ? ` to ${transfer.recipients.join(', ')}` : ''} and is no payout: a drained wallet`,
-        );
-      }
-    }
+    countTransfer(signature, transfer, ledger.get(signature), tally);
   }
 
-  if (complete) {
-    for (const [signature, known] of ledger) {
-      if (chain.transfers.has(signature)) continue;
-      if (known.topups + known.x402 > 0) {
-        problems.push(`transaction ${signature} is credited (${known.creditedBy.join(', ')}) but brought nothing into the wallets`);
-      }
-      const p = known.payout;
-      if (p?.status === 'COMPLETED' && !(p.signatures ?? []).some((s) => chain.transfers.has(s))) {
-        problems.push(`payout ${p.payoutId} is COMPLETED but its transaction ${signature} took nothing out of the hot wallet`);
-      }
-      if (known.purchase) {
-        problems.push(
-          `x402 purchase ${known.purchase.chargeId} is SUCCESS but its transaction ${signature} took nothing out of the hot wallet`,
-        );
-      }
-    }
-  }
+  if (complete) problems.push(...unseenProblems(chain, ledger));
 
   const wallets = chain.wallets.map((w) => {
     const history = w.signatures.reduce((sum, s) => sum + (chain.transfers.get(s)?.deltas.get(w.address) ?? 0n), 0n);

@@ -49,34 +49,29 @@ import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/mon
 import { type LedgerItems, scanLedgerRows } from '../store/audit.repository';
 import { type LedgerRows, toLedgerRows } from '../store/ledger-rows.mapper';
 import { scanTopupRows } from '../store/topup-audit.repository';
-import { chainCreditProblems, reconcileWallets, type WalletChain, type WalletReport } from './chain-checks';
 import {
   type AgentMismatch,
   agentIdsOf,
   agentMismatches,
-  type CurrencyTotals,
-  currencyProblems,
-  currencyTotals,
   describeAgentMismatch,
   describeHeldMismatch,
   describeUserMismatch,
-  feeBasisProblems,
-  grantProblems,
   type HeldMismatch,
   heldMismatches,
-  lifecycleProblems,
   negativeBalanceProblems,
   owedProblems,
-  payoutLockProblems,
-  payoutSplitProblems,
   type UserMismatch,
   userMismatches,
-  x402Problems,
-} from './ledger-checks';
+} from './balance-checks';
+import { chainCreditProblems, reconcileWallets, type WalletChain, type WalletReport } from './chain-checks';
+import { grantProblems, lifecycleProblems, x402Problems } from './charge-checks';
+import { type CurrencyTotals, currencyProblems, currencyTotals } from './ledger-checks';
+import { feeBasisProblems, payoutLockProblems, payoutSplitProblems } from './payout-checks';
 import { topupProblems } from './topup-checks';
 import { readWalletChain, type WalletAuditOptions } from './wallet-audit';
 
-export type { AgentMismatch, CurrencyTotals, HeldMismatch, UserMismatch } from './ledger-checks';
+export type { AgentMismatch, HeldMismatch, UserMismatch } from './balance-checks';
+export type { CurrencyTotals } from './ledger-checks';
 
 export interface LedgerAuditReport {
   ok: boolean;

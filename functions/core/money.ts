@@ -3,7 +3,7 @@
  * (USD cents, micro-USDC). Outside it is a decimal JSON number. Input is parsed from the JSON
  * literal's own text, so `1.005` USD is rejected instead of being rounded by a float parse.
  */
-import { AMOUNT_PROBLEMS, type AmountProblem } from '../messages/catalogue';
+import { AMOUNT_PROBLEMS, type AmountProblem } from '../messages/problems';
 
 export const CURRENCIES = ['USD', 'USDC'] as const;
 export type Currency = (typeof CURRENCIES)[number];

@@ -9,7 +9,7 @@
  * agent; released (EXPIRED) when that transfer can no longer land. Its public id is `xp` and the
  * hold's id without its `c`: the one names the other, so either finds the item with one read.
  */
-import { PURCHASE_FAILURE_REASONS, type RequirementsProblem, requirementsProblemText } from '../messages/catalogue';
+import { PURCHASE_FAILURE_REASONS, type RequirementsProblem, requirementsProblemText } from '../messages/problems';
 import type { Minor } from './money';
 
 /** What the seller asked for, as the service accepted it: exactly what the stock client scheme is given. */

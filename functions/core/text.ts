@@ -6,7 +6,7 @@
  * name is in core/name-skeleton.ts, apart: its table (~20 KB) is only for the functions that
  * register or rename agents, not every bundle that validates a description.
  */
-import { TEXT_PROBLEMS } from '../messages/catalogue';
+import { TEXT_PROBLEMS } from '../messages/problems';
 
 /** Control characters (C0, DEL, C1). */
 const CONTROL = /\p{Cc}/u;

@@ -20,7 +20,10 @@ import {
   refundChargeSchema,
   withdrawSchema,
 } from '../contracts/request.schemas';
-import { agentBalanceBody, chargeBody, chargeListBody, grantRequestBody, withdrawalBody } from '../contracts/response.schemas';
+import { agentBalanceBody } from '../contracts/responses/accounts';
+import { chargeBody, chargeListBody } from '../contracts/responses/charges';
+import { grantRequestBody } from '../contracts/responses/grants';
+import { withdrawalBody } from '../contracts/responses/payouts';
 import { validate } from '../contracts/validation';
 import { createPurchaseSchema, purchaseSchema } from '../contracts/x402';
 import type { Agent } from '../core/agents';

@@ -20,7 +20,7 @@
  * never failed: a refund must only follow a status that says the money did not go.
  */
 import { type PaypalReceiverType, paypalReceiverType } from '../core/withdrawals';
-import { PAYOUT_FAILURE_REASONS } from '../messages/catalogue';
+import { PAYOUT_FAILURE_REASONS } from '../messages/problems';
 import { CheckpointError, PlatformFundsError, RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from './errors';
 import { PaypalClient, type PaypalClientOptions } from './paypal.client';
 import {

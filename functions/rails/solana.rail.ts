@@ -74,7 +74,7 @@ import bs58 from 'bs58';
 import * as z from 'zod';
 import { config, MAX_SOLANA_COMPUTE_UNIT_LIMIT, MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS, MIN_SOLANA_COMPUTE_UNIT_LIMIT } from '../config';
 import { isPayableWalletKey, solanaAddressBytes } from '../core/withdrawals';
-import { PAYOUT_FAILURE_REASONS } from '../messages/catalogue';
+import { PAYOUT_FAILURE_REASONS } from '../messages/problems';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
 import { type HotWalletSigner, hotWalletSigner } from './hot-wallet-signer';
 import type { PayoutInstruction, PayoutRail, RailCheckpoint, RailOutcome, RailState } from './rail';

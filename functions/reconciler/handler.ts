@@ -2,7 +2,7 @@ import { loadConfig, NEEDS_PAYOUT_QUEUE, NEEDS_RAILS } from '../config';
 import { withRequestContext } from '../observability/lambda-handler';
 import { hotWalletLamports, railFor } from '../rails';
 import { readOnlyFacilitator } from '../x402/facilitator';
-import { purchaseChain } from '../x402/purchase-signer';
+import { purchaseChain } from '../x402/purchase-chain';
 import { createReconciler } from './reconciler';
 
 // Refuses to start (fails the init) without the rails' settings or the queue it re-sends payouts to.

@@ -22,7 +22,7 @@ import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-
 import { type PurchaseReconcileReport, reconcilePurchases } from '../use-cases/purchase-reconcile';
 import { checkX402Finality, reconcileX402, type X402FinalityReport, type X402ReconcileReport } from '../use-cases/x402';
 import type { Facilitator } from '../x402/facilitator';
-import type { PurchaseChain } from '../x402/purchase-signer';
+import type { PurchaseChain } from '../x402/purchase-chain';
 import { type RunDeadlines, runDeadlines } from './run-deadlines';
 
 export type ReconcilerReport = ReconcileReport & {

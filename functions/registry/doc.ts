@@ -223,6 +223,11 @@ export const EXAMPLE_GRANT = {
 
 export const USER_401 = errors('The user key is missing, unknown or rotated.', [msg(AUTH_MESSAGES.user)]);
 
+/** The operator's routes: x-admin-key, or SigV4 where the stage authorizes them with IAM (docs/operating/runbooks.md, "Admin access"). */
+export const ADMIN: OperationDoc['security'] = [['adminKey'], ['adminSigV4']];
+
+export const ADMIN_401 = errors('The admin key is wrong (where the stage takes the admin key).', [msg(AUTH_MESSAGES.admin)]);
+
 export const ROTATED_USER_KEY_EXAMPLE = {
   userKey: 'uk_live_7Hn2QxWbR5tKp9ZsL3vC8mYdE4gF6jA1uBo',
   revokedGrants: [],

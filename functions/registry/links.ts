@@ -3,7 +3,7 @@
  * approval page, an agent's grant requests and the consent page. Each entry carries its OpenAPI operation.
  */
 import { createGrantRequestSchema } from '../contracts/grants';
-import { grantRequestBody } from '../contracts/response.schemas';
+import { grantRequestBody } from '../contracts/responses/grants';
 import { refusalText as msg } from '../messages/catalogue';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import { combine, uses } from '../store/access';

@@ -14,6 +14,7 @@ import type { LINK_ROUTES } from './links';
 import type { USER_ROUTES } from './users';
 import type { WEBHOOK_ROUTES } from './webhooks';
 import type { X402_ROUTES } from './x402';
+import type { X402_PURCHASE_ROUTES } from './x402-purchases';
 
 /** The routes a tool may stand for: the API's operations (not the console's pages or the service's own). */
 type ToolRouteName = (
@@ -23,6 +24,7 @@ type ToolRouteName = (
   | typeof LINK_ROUTES
   | typeof WEBHOOK_ROUTES
   | typeof X402_ROUTES
+  | typeof X402_PURCHASE_ROUTES
 )[number]['name'];
 
 export const MCP_TOOLS = [

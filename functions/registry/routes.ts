@@ -47,6 +47,7 @@ import type { AdminAuth, DocumentedRoute, RouteSpec } from './spec';
 import { USER_ROUTES } from './users';
 import { WEBHOOK_ROUTES } from './webhooks';
 import { X402_ROUTES } from './x402';
+import { X402_PURCHASE_ROUTES } from './x402-purchases';
 
 export { MCP_TOOL_NAMES, MCP_TOOLS, type McpToolName } from './mcp-tools';
 export type { AdminAuth, DocumentedRoute, PageRoute, RouteSpec } from './spec';
@@ -60,6 +61,7 @@ const ROUTE_TABLE = [
   ...CONSOLE_ROUTES,
   ...WEBHOOK_ROUTES,
   ...X402_ROUTES,
+  ...X402_PURCHASE_ROUTES,
   ...SERVICE_ROUTES,
 ] as const;
 

@@ -12,16 +12,9 @@ import type { OutboxEvent } from '../core/events';
 import type { IdempotencyWrite } from '../core/idempotency';
 import { decidePendingSettlement, type Settlement, settledCharge } from '../core/settlement-decision';
 import type { PendingCharge } from './charge-pending.repository';
-import {
-  assumeCounted,
-  assumeGrantCounted,
-  type GrantReturnBasis,
-  grantReturnBasis,
-  type ReleaseBasis,
-  releaseBasis,
-  settlementItems,
-  settlementTransaction,
-} from './settlement-items';
+import { assumeGrantCounted, type GrantReturnBasis, grantReturnBasis } from './grant-settlement-items';
+import { settlementItems, settlementTransaction } from './settlement-items';
+import { assumeCounted, type ReleaseBasis, releaseBasis } from './settlement-release';
 import { transactWrite } from './transact';
 
 export { type Settlement, settledCharge };

@@ -6,16 +6,16 @@
  * is: a create raises it under `count < max` in the create's own transaction, a revoke lowers it,
  * and so does reclaiming an expired grant. A grant counts while its item says `counted = true`;
  * exactly one transaction turns that off (revoke or reclaim), so the counter is never lowered twice.
+ * The item's attributes are read and written in grant.mapper.ts.
  */
 import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { DomainError, UserKeyRevokedError } from '../core/errors';
 import type { OutboxEvent } from '../core/events';
-import { type Grant, type GrantLimits, type GrantStatus, MAX_ACTIVE_GRANTS, type PeriodSpend } from '../core/grants';
-import { isCurrency } from '../core/money';
+import { type Grant, type GrantStatus, MAX_ACTIVE_GRANTS } from '../core/grants';
 import { Refusal, refuse } from '../messages/refusal';
 import { db } from './client';
-import { readMinor } from './numbers';
+import { grantItem, toGrant } from './grant.mapper';
 import { outboxPut } from './outbox';
 import { keys } from './table';
 import { ConditionFailedError, named, type OldItem, PRECEDENCE, type Precedence, type TransactItem, transactWrite } from './transact';
@@ -303,54 +303,4 @@ export async function listGrants(
     if (!start) return { grants };
   }
   return { grants, ...(start ? { lastId: String(start.SK) } : {}) };
-}
-
-/** The grant's attributes as stored (without keys, key hash and counting flag). */
-function grantItem(grant: Grant): Record<string, unknown> {
-  return {
-    type: 'Grant',
-    grantId: grant.id,
-    userId: grant.userId,
-    agentId: grant.agentId,
-    agentName: grant.agentName,
-    currency: grant.currency,
-    limits: grant.limits,
-    ...(grant.approvalAbove !== undefined ? { approvalAbove: grant.approvalAbove } : {}),
-    description: grant.description,
-    ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}),
-    createdAt: grant.createdAt,
-    spent: grant.spent,
-  };
-}
-
-export function toGrant(item: Record<string, unknown>): Grant {
-  const currency = item.currency;
-  if (!isCurrency(currency)) throw new Error(`grant ${String(item.grantId)}: unknown currency`);
-  const rawLimits = (item.limits ?? {}) as Record<string, unknown>;
-  const limits: GrantLimits = {};
-  for (const name of ['perCharge', 'daily', 'monthly', 'total'] as const) {
-    if (rawLimits[name] !== undefined) limits[name] = readMinor(rawLimits, name);
-  }
-  const period = (name: string): PeriodSpend | undefined => {
-    const value = item[name] as Record<string, unknown> | undefined;
-    return value && typeof value.p === 'string' ? { p: value.p, v: readMinor(value, 'v') } : undefined;
-  };
-  const spentDay = period('spentDay');
-  const spentMonth = period('spentMonth');
-  return {
-    id: String(item.grantId),
-    userId: String(item.userId),
-    agentId: String(item.agentId),
-    agentName: String(item.agentName),
-    currency,
-    limits,
-    ...(item.approvalAbove !== undefined ? { approvalAbove: readMinor(item, 'approvalAbove') } : {}),
-    description: String(item.description ?? ''),
-    ...(typeof item.expiresAt === 'string' ? { expiresAt: item.expiresAt } : {}),
-    createdAt: String(item.createdAt),
-    ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
-    spent: readMinor(item, 'spent'),
-    ...(spentDay ? { spentDay } : {}),
-    ...(spentMonth ? { spentMonth } : {}),
-  };
 }

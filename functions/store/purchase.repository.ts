@@ -15,7 +15,7 @@ import { type PendingCharge, pendingChargeKey } from './charge-pending.repositor
 import { toCharge } from './charge-read.repository';
 import { db } from './client';
 import { grantInactiveError } from './grant-charge';
-import { assumeGrantCounted, grantSettleItem } from './settlement-items';
+import { assumeGrantCounted, grantSettleItem } from './grant-settlement-items';
 import { GSI1, INDEX_PARTITIONS, keys, TTL_ATTRIBUTE } from './table';
 import { conditionalWrite, named, outcome, type TransactEntry, transactWrite } from './transact';
 

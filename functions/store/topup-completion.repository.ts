@@ -62,29 +62,8 @@ function completionItems(topup: Topup, payment: TopupPayment, now: Date, owed: M
   const table = config().TABLE_NAME;
   const at = now.toISOString();
   const repaid = Math.min(payment.amount, owed);
-  const toBalance = payment.amount - repaid;
-  const owedAttr = owedAttribute(payment.currency);
   return [
-    named(
-      {
-        Update: {
-          TableName: table,
-          Key: keys.topup(topup.userId, topup.id),
-          UpdateExpression: 'SET #status = :completed, amount = :amount, externalId = :ext, completedAt = :at REMOVE GSI1PK, GSI1SK',
-          // Only a PENDING top-up completes: a second payment, a late webhook or an expiry that won stays out.
-          ConditionExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':completed': 'COMPLETED',
-            ':pending': 'PENDING',
-            ':amount': payment.amount,
-            ':ext': payment.externalId,
-            ':at': at,
-          },
-        },
-      },
-      { onConditionFailed: () => new TopupNotPendingError(topup.id), precedence: 1 },
-    ),
+    topupCompleted(topup, payment, at),
     named(
       {
         Put: {
@@ -114,29 +93,7 @@ function completionItems(topup: Topup, payment: TopupPayment, now: Date, owed: M
           ),
         ]
       : []),
-    named(
-      {
-        Update: {
-          TableName: table,
-          Key: keys.user(topup.userId),
-          UpdateExpression: repaid > 0 ? 'ADD #cur :toBalance, #owed :repaid' : 'ADD #cur :toBalance',
-          // The balance stays under MAX_BALANCE_MINOR after the credit, and the debt is what was read.
-          ConditionExpression:
-            'attribute_exists(PK) AND (attribute_not_exists(#cur) OR #cur <= :room) AND ' +
-            (owed > 0 ? '#owed = :owed' : '(attribute_not_exists(#owed) OR #owed = :owed)'),
-          ExpressionAttributeNames: { '#cur': payment.currency, '#owed': owedAttr },
-          ExpressionAttributeValues: {
-            ':toBalance': toBalance,
-            ':room': MAX_BALANCE_MINOR - toBalance,
-            ':owed': owed,
-            ...(repaid > 0 ? { ':repaid': -repaid } : {}),
-          },
-          // Which figure failed (the debt moved, or the balance is full) is read from the item.
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-      { onConditionFailed: (old) => debtMovedOrFull(old, owedAttr, owed) },
-    ),
+    payerCredited(topup, payment, owed),
     {
       Put: {
         TableName: table,
@@ -157,6 +114,62 @@ function completionItems(topup: Topup, payment: TopupPayment, now: Date, owed: M
     },
     ...releaseOpenSlot(topup),
   ];
+}
+
+/** The top-up PENDING → COMPLETED, with what paid it. */
+function topupCompleted(topup: Topup, payment: TopupPayment, at: string): TransactEntry<DebtMoved> {
+  const table = config().TABLE_NAME;
+  return named(
+    {
+      Update: {
+        TableName: table,
+        Key: keys.topup(topup.userId, topup.id),
+        UpdateExpression: 'SET #status = :completed, amount = :amount, externalId = :ext, completedAt = :at REMOVE GSI1PK, GSI1SK',
+        // Only a PENDING top-up completes: a second payment, a late webhook or an expiry that won stays out.
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':completed': 'COMPLETED',
+          ':pending': 'PENDING',
+          ':amount': payment.amount,
+          ':ext': payment.externalId,
+          ':at': at,
+        },
+      },
+    },
+    { onConditionFailed: () => new TopupNotPendingError(topup.id), precedence: 1 },
+  );
+}
+
+/** The payer's item credited: what the payer owed paid first, the rest to the balance, under the debt as read. */
+function payerCredited(topup: Topup, payment: TopupPayment, owed: Minor): TransactEntry<DebtMoved> {
+  const table = config().TABLE_NAME;
+  const repaid = Math.min(payment.amount, owed);
+  const toBalance = payment.amount - repaid;
+  const owedAttr = owedAttribute(payment.currency);
+  return named(
+    {
+      Update: {
+        TableName: table,
+        Key: keys.user(topup.userId),
+        UpdateExpression: repaid > 0 ? 'ADD #cur :toBalance, #owed :repaid' : 'ADD #cur :toBalance',
+        // The balance stays under MAX_BALANCE_MINOR after the credit, and the debt is what was read.
+        ConditionExpression:
+          'attribute_exists(PK) AND (attribute_not_exists(#cur) OR #cur <= :room) AND ' +
+          (owed > 0 ? '#owed = :owed' : '(attribute_not_exists(#owed) OR #owed = :owed)'),
+        ExpressionAttributeNames: { '#cur': payment.currency, '#owed': owedAttr },
+        ExpressionAttributeValues: {
+          ':toBalance': toBalance,
+          ':room': MAX_BALANCE_MINOR - toBalance,
+          ':owed': owed,
+          ...(repaid > 0 ? { ':repaid': -repaid } : {}),
+        },
+        // Which figure failed (the debt moved, or the balance is full) is read from the item.
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    { onConditionFailed: (old) => debtMovedOrFull(old, owedAttr, owed) },
+  );
 }
 
 /** The user's item refused the credit: its debt is not the one assumed (retry with it), or the balance is full. */

@@ -26,7 +26,7 @@ import {
   listDuePurchases,
   type SignedPending,
 } from '../store/purchase.repository';
-import type { LandedSearch, PurchaseChain } from '../x402/purchase-signer';
+import type { LandedSearch, PurchaseChain } from '../x402/purchase-chain';
 import { capture, type Ended, expire } from './purchase-endings';
 
 /** Due purchases read per Query. */

@@ -34,7 +34,8 @@ import { pendingOf } from '../store/charge-pending.repository';
 import { getCharge } from '../store/charge-read.repository';
 import type { GrantKeyTerms } from '../store/credentials.repository';
 import { listAgentPurchases, PurchaseMessageTakenError, PurchaseMovedOnError, recordSignedPurchase } from '../store/purchase.repository';
-import type { PurchaseChain, PurchaseSigner } from '../x402/purchase-signer';
+import type { PurchaseChain } from '../x402/purchase-chain';
+import type { PurchaseSigner } from '../x402/purchase-signer';
 import { createCharge } from './charges';
 
 const renderedText = ({ statusCode, body }: Rendered): ApiResult => ({ statusCode, rawBody: serialize(body) });

@@ -62,7 +62,7 @@ import {
   type X402Settlement,
   x402SellerMemo,
 } from '../core/x402';
-import { FACILITATOR_REFUSALS } from '../messages/catalogue';
+import { FACILITATOR_REFUSALS } from '../messages/problems';
 import { refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import {

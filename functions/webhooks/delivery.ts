@@ -132,6 +132,16 @@ export async function deliverRecord(record: SQSRecord, deps: DeliveryDeps = {}):
     await recordEndpointFailure(message.owner, message.webhookId, { now: clock(), probe, failedProbes: endpoint.health.failedProbes });
   }
 
+  return recordOutcome(record, message, { attempt, sentAt, outcome });
+}
+
+/** What one sent attempt leaves: its delivery record, and delivered, retried later, or dead after its last attempt. */
+async function recordOutcome(
+  record: SQSRecord,
+  message: DeliveryMessage,
+  sent: { attempt: number; sentAt: Date; outcome: SendOutcome },
+): Promise<AttemptResult> {
+  const { attempt, sentAt, outcome } = sent;
   const base = {
     webhookId: message.webhookId,
     eventId: message.eventId,

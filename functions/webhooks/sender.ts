@@ -14,7 +14,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { type AddressPolicy, bareHost, isAllowedAddress, MAX_ERROR_CHARS, MAX_RESPONSE_BYTES } from '../core/webhooks';
-import { DELIVERY_ERRORS } from '../messages/catalogue';
+import { DELIVERY_ERRORS } from '../messages/problems';
 
 export interface SendRequest {
   url: string;

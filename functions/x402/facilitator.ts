@@ -22,25 +22,12 @@
  * (functions/rails/hot-wallet-signer.ts) for the fee payer's signature of an admitted message,
  * handing it the payload and requirements that passed here, and the signer verifies them again
  * before it signs (functions/signer/sign.ts). Import this only from x402 functions: it carries @solana/kit.
+ *
+ * The gate is verified-gate.ts; what is read of a payment's transaction (its hash, the refusals the
+ * scheme does not make, its fee) is payment-transaction.ts.
  */
 
-import { createHash } from 'node:crypto';
-import {
-  type Address,
-  address,
-  type CompiledTransactionMessage,
-  createSolanaRpc,
-  getBase64Encoder,
-  getCompiledTransactionMessageDecoder,
-  getSignatureFromTransaction,
-  getTransactionDecoder,
-  type MessagePartialSigner,
-  type ReadonlyUint8Array,
-  type Signature,
-  type SignatureBytes,
-  type Transaction,
-  type TransactionPartialSigner,
-} from '@solana/kit';
+import { address, createSolanaRpc, getSignatureFromTransaction, type Signature } from '@solana/kit';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
 import { PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
@@ -49,10 +36,10 @@ import { ExactSvmScheme } from '@x402/svm/exact/facilitator';
 import bs58 from 'bs58';
 import { config, onConfigReset } from '../config';
 import { X402UnavailableError } from '../core/x402';
-import { FACILITATOR_REFUSALS } from '../messages/catalogue';
 import { RailConfigError } from '../rails/errors';
-import { hotWalletSigner } from '../rails/hot-wallet-signer';
 import { readRailSecret } from '../rails/rail-secret';
+import { transactionReader } from './payment-transaction';
+import { addressOnly, gated, sha256, UncheckedMessageError, VerifiedMessages } from './verified-gate';
 
 /** A refusal of the service's own (policy, seller binding): the reason and its message. */
 export interface Refusal {
@@ -98,76 +85,6 @@ export interface Facilitator {
 
 export type ChainStatus = { kind: 'confirmed'; finalized: boolean } | { kind: 'failed'; error: string } | { kind: 'unknown' };
 
-/** The hot wallet was asked to sign a message no verification in this process passed: a bug, never signed. */
-export class UncheckedMessageError extends Error {
-  constructor() {
-    super('the fee payer signs only a transaction that passed every check in this process');
-    this.name = 'UncheckedMessageError';
-  }
-}
-
-type KitSigner = MessagePartialSigner & TransactionPartialSigner;
-
-/** Solana's base fee, per signature the transaction carries (the fee payer pays every one). */
-const LAMPORTS_PER_SIGNATURE = 5_000n;
-const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
-/** How long a verified message may be signed: settle signs within the request that verified it. */
-const VERIFIED_FOR_MS = 120_000;
-/** Bound on admitted messages kept (the oldest go first): a container settles far fewer in VERIFIED_FOR_MS. */
-const VERIFIED_MAX = 10_000;
-
-const sha256 = (bytes: ReadonlyUint8Array | string): string =>
-  createHash('sha256')
-    .update(typeof bytes === 'string' ? bytes : Buffer.from(bytes))
-    .digest('hex');
-
-/** A message that passed every check here: what it passed as, and the fee payer's signature once the signer gave it. */
-interface Admitted {
-  /** sha256 of the requirements' JSON. */
-  requirements: string;
-  until: number;
-  /** The payload and requirements that passed: what the signer is handed, to verify again. */
-  passed: { payload: PaymentPayload; requirements: PaymentRequirements };
-  /** The signer's answer (ed25519 is deterministic: one per message), asked once. */
-  signature?: Promise<string>;
-}
-
-/** Messages (sha256 of their bytes) that passed every check here, with the requirements they passed against, until when. */
-class VerifiedMessages {
-  private readonly entries = new Map<string, Admitted>();
-
-  admit(message: string, requirements: string, passed: Admitted['passed']): void {
-    const now = Date.now();
-    this.prune(now);
-    this.entries.delete(message);
-    this.entries.set(message, { requirements, until: now + VERIFIED_FOR_MS, passed });
-    if (this.entries.size > VERIFIED_MAX) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-  }
-
-  /** Admitted and still fresh; with `requirements`, admitted against exactly those. */
-  passed(message: string, requirements?: string): boolean {
-    const entry = this.admitted(message);
-    return entry !== undefined && (requirements === undefined || entry.requirements === requirements);
-  }
-
-  /** The admission of a message, while it is fresh. */
-  admitted(message: string): Admitted | undefined {
-    const entry = this.entries.get(message);
-    return entry && entry.until > Date.now() ? entry : undefined;
-  }
-
-  /** Entries are in admission order and all live VERIFIED_FOR_MS: the stale ones are at the front. */
-  private prune(now: number): void {
-    for (const [message, entry] of this.entries) {
-      if (entry.until > now) break;
-      this.entries.delete(message);
-    }
-  }
-}
-
 let readOnly: Promise<Facilitator> | undefined;
 let signing: Promise<Facilitator> | undefined;
 onConfigReset(() => {
@@ -210,61 +127,9 @@ async function build(signing: boolean): Promise<Facilitator> {
   });
   // Listed in `/x402/supported`; the identifiers themselves are kept by the use cases (use-cases/x402.ts).
   const facilitator = new x402Facilitator().register(network, scheme).registerExtension({ key: PAYMENT_IDENTIFIER });
-  const rpc = createSolanaRpc(rpcUrl);
-  const decoder = getTransactionDecoder();
-  const compiledDecoder = getCompiledTransactionMessageDecoder();
-  const base64 = getBase64Encoder();
-  const decode = (payload: PaymentPayload): Transaction | undefined => {
-    const transaction = (payload.payload as { transaction?: unknown }).transaction;
-    if (typeof transaction !== 'string') return undefined;
-    try {
-      return decoder.decode(base64.encode(transaction));
-    } catch {
-      return undefined;
-    }
-  };
-  const messageHash = (payload: PaymentPayload): string | undefined => {
-    const transaction = decode(payload);
-    return transaction ? sha256(transaction.messageBytes) : undefined;
-  };
+  const reader = transactionReader();
+  const { decoder, base64, messageHash, versionRefusal, feePayerRefusal } = reader;
   const fingerprint = (requirements: PaymentRequirements) => sha256(JSON.stringify(requirements));
-  // The fee rule the caps and `feeOf` rely on is that of legacy and v0 messages (what the stock client
-  // builds); a v1 message sets its compute budget elsewhere. Any other version is refused here, whatever
-  // the decoder knows (@solana/kit 5, which @x402/svm's program clients are built for, cannot decode v1
-  // at all); one that cannot be decoded is the scheme's to refuse.
-  const versionRefusal = (payload: PaymentPayload): Refusal | undefined => {
-    const transaction = decode(payload);
-    if (!transaction) return undefined;
-    try {
-      const { version } = compiledDecoder.decode(transaction.messageBytes);
-      if (version !== 'legacy' && version !== 0) {
-        return { reason: 'invalid_exact_svm_payload_transaction_version', message: FACILITATOR_REFUSALS.transactionVersion };
-      }
-    } catch {
-      return undefined;
-    }
-    return undefined;
-  };
-
-  // The fee payer's signature covers every instruction, and the stock layout lets Lighthouse and memo
-  // instructions after the transfer run with any accounts: Lighthouse's MemoryWrite funds an account
-  // from its payer. So the fee payer (always the first account) may be no instruction's account or
-  // program, as the stock scheme requires of a smart wallet's transaction; the stock client's never is.
-  const feePayerRefusal = (payload: PaymentPayload): Refusal | undefined => {
-    const transaction = decode(payload);
-    if (!transaction) return undefined;
-    let message: CompiledTransactionMessage;
-    try {
-      message = compiledDecoder.decode(transaction.messageBytes);
-    } catch {
-      return undefined;
-    }
-    if (!('instructions' in message)) return undefined;
-    const named = message.instructions.some((i) => i.programAddressIndex === 0 || (i.accountIndices ?? []).includes(0));
-    return named
-      ? { reason: 'invalid_exact_svm_payload_fee_payer_in_instruction', message: FACILITATOR_REFUSALS.feePayerInInstruction }
-      : undefined;
-  };
 
   const verify: Facilitator['verify'] = async (payload, requirements, checks) => {
     const refusal = checks() ?? versionRefusal(payload) ?? feePayerRefusal(payload);
@@ -305,16 +170,7 @@ async function build(signing: boolean): Promise<Facilitator> {
       return getSignatureFromTransaction(decoder.decode(base64.encode(signed)));
     },
     messageHash,
-    feeOf(payload) {
-      const transaction = decode(payload);
-      if (!transaction) return undefined;
-      try {
-        const fee = feeOf(compiledDecoder.decode(transaction.messageBytes));
-        return fee === undefined ? undefined : Number(fee);
-      } catch {
-        return undefined;
-      }
-    },
+    feeOf: reader.feeOf,
     payerOf(payload) {
       try {
         return getTokenPayerFromTransaction(decodeTransactionFromPayload(payload.payload as { transaction: string })) ?? '';
@@ -322,6 +178,13 @@ async function build(signing: boolean): Promise<Facilitator> {
         return '';
       }
     },
+    ...chainReads(createSolanaRpc(rpcUrl), feePayer),
+  };
+}
+
+/** What the facilitator asks the chain: a settlement's status, the fee payer's balance. No key. */
+function chainReads(rpc: ReturnType<typeof createSolanaRpc>, feePayer: string): Pick<Facilitator, 'chainStatus' | 'feePayerLamports'> {
+  return {
     async chainStatus(signature) {
       const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send();
       const status = value[0];
@@ -337,65 +200,6 @@ async function build(signing: boolean): Promise<Facilitator> {
       return Number(value);
     },
   };
-}
-
-/**
- * What a transaction costs its fee payer when it lands, by Solana's fee rule: the base fee per
- * signature, and the priority fee its compute budget asks for (ceil(unit limit × unit price / 10^6)
- * lamports, charged on the limit whatever is consumed). The `exact` layout always carries both
- * compute budget instructions; without a price the priority fee is 0.
- */
-function feeOf(message: CompiledTransactionMessage): bigint | undefined {
-  // A v1 message sets its compute budget outside its instructions: verify refuses it (below).
-  if (!('instructions' in message)) return undefined;
-  let units = 0n;
-  let microLamports = 0n;
-  for (const instruction of message.instructions) {
-    if (message.staticAccounts[instruction.programAddressIndex] !== COMPUTE_BUDGET_PROGRAM || !instruction.data) continue;
-    const data = Buffer.from(instruction.data);
-    if (data[0] === 2 && data.length >= 5) units = BigInt(data.readUInt32LE(1));
-    if (data[0] === 3 && data.length >= 9) microLamports = data.readBigUInt64LE(1);
-  }
-  const priority = (units * microLamports + 999_999n) / 1_000_000n;
-  return LAMPORTS_PER_SIGNATURE * BigInt(message.header.numSignerAccounts) + priority;
-}
-
-/**
- * The fee payer behind the verified-message gate: a message `verify` admitted goes to the
- * hot-wallet signer with the payload and requirements it passed as (the signer verifies them again
- * and signs); any other is refused here, before anything leaves this function.
- */
-function gated(feePayer: Address, gate: VerifiedMessages): KitSigner {
-  const signatureOf = async (messageBytes: ReadonlyUint8Array) => {
-    const entry = gate.admitted(sha256(messageBytes));
-    if (!entry) throw new UncheckedMessageError();
-    entry.signature ??= hotWalletSigner()
-      .sign({ kind: 'x402-settlement', ...entry.passed })
-      .catch((error: unknown) => {
-        entry.signature = undefined;
-        throw error;
-      });
-    return { [feePayer]: bs58.decode(await entry.signature) } as Record<Address, SignatureBytes>;
-  };
-  return {
-    address: feePayer,
-    async signMessages(messages) {
-      if (!messages.every((m) => gate.passed(sha256(m.content)))) throw new UncheckedMessageError();
-      return Promise.all(messages.map((m) => signatureOf(m.content)));
-    },
-    async signTransactions(transactions) {
-      if (!transactions.every((t) => gate.passed(sha256(t.messageBytes)))) throw new UncheckedMessageError();
-      return Promise.all(transactions.map((t) => signatureOf(t.messageBytes)));
-    },
-  };
-}
-
-/** A signer that knows the fee payer's address and refuses to sign: verify and supported need no more. */
-function addressOnly(feePayer: Address): KitSigner {
-  const refuse = async (): Promise<never> => {
-    throw new Error('this function holds no fee-payer key');
-  };
-  return { address: feePayer, signMessages: refuse, signTransactions: refuse } as unknown as KitSigner;
 }
 
 export async function secretUrl(): Promise<string> {

@@ -4,21 +4,18 @@
  */
 import {
   agentMismatches,
-  currencyProblems,
-  currencyTotals,
   describeHeldMismatch,
-  feeBasisProblems,
-  grantProblems,
   heldMismatches,
-  lifecycleProblems,
   negativeBalanceProblems,
   owedProblems,
-  payoutLockProblems,
-  payoutSplitProblems,
-  type Rows,
   userMismatches,
-} from '../../functions/audit/ledger-checks';
-import type { ChargeRow, GrantRow, PayoutRow, ShardRow, UserRow } from '../../functions/store/ledger-rows.mapper';
+} from '../../functions/audit/balance-checks';
+import { grantProblems, lifecycleProblems } from '../../functions/audit/charge-checks';
+import { currencyProblems, currencyTotals, type Rows } from '../../functions/audit/ledger-checks';
+import { feeBasisProblems, payoutLockProblems, payoutSplitProblems } from '../../functions/audit/payout-checks';
+import type { ShardRow, UserRow } from '../../functions/store/ledger-rows.balances';
+import type { ChargeRow, GrantRow } from '../../functions/store/ledger-rows.charges';
+import type { PayoutRow } from '../../functions/store/ledger-rows.payouts';
 
 const user = (balances: UserRow['balances'], held: UserRow['held'] = { USD: 100 }): UserRow => ({
   kind: 'user',

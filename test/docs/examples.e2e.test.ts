@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { freePort } from '../../bin/local/local-server';
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
-import { purchaseChain } from '../../functions/x402/purchase-signer';
+import { purchaseChain } from '../../functions/x402/purchase-chain';
 import { expectLedgerBalanced } from '../support/audit';
 import { eventually } from '../support/eventually';
 import { useTestStack } from '../support/stack';

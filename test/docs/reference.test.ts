@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { configVariables } from '../../bin/docs/configuration';
 import { type OpenApiDocument, operationAnchors, renderEndpointReference } from '../../bin/docs/endpoints';
-import { referencePages } from '../../bin/docs/pages';
+import { configSource, referencePages } from '../../bin/docs/pages';
 import { CONFIG_FIELDS } from '../../functions/config';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -53,7 +53,7 @@ describe('the endpoint reference (docs/openapi.json)', () => {
 });
 
 describe('the configuration reference (functions/config.ts)', () => {
-  const { variables } = configVariables(CONFIG_FIELDS, read('functions/config.ts'));
+  const { variables } = configVariables(CONFIG_FIELDS, configSource());
 
   it('lists every variable of the schema, each with a meaning', () => {
     expect(variables.map((v) => v.name).sort()).toEqual(Object.keys(CONFIG_FIELDS.shape).sort());

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
-import { purchaseChain } from '../../functions/x402/purchase-signer';
+import { purchaseChain } from '../../functions/x402/purchase-chain';
 import { expectLedgerBalanced } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';

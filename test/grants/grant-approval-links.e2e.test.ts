@@ -4,7 +4,8 @@
  * webhook carries the link, and so does each PENDING user_approval charge in the payer's history,
  * and the link works. An account-key charge keeps the legacy path (the agent gets the link).
  */
-import { chargeBody, createdGrantBody, pendingChargeBody, userChargeListBody } from '../../functions/contracts/response.schemas';
+import { chargeBody, pendingChargeBody, userChargeListBody } from '../../functions/contracts/responses/charges';
+import { createdGrantBody } from '../../functions/contracts/responses/grants';
 import { auditAfterAll } from '../support/audit';
 import { expectBody } from '../support/bodies';
 import { useTestStack } from '../support/stack';

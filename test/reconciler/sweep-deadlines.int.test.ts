@@ -10,7 +10,7 @@ import type { Minor } from '../../functions/core/money';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { claimSettlement } from '../../functions/store/x402.repository';
 import type { Facilitator } from '../../functions/x402/facilitator';
-import type { PurchaseChain } from '../../functions/x402/purchase-signer';
+import type { PurchaseChain } from '../../functions/x402/purchase-chain';
 import { FakeRail, fakeRails } from '../support/fake-rail';
 import { createTestTable } from '../support/table';
 

@@ -11,7 +11,8 @@
  * audit holds after it (docs/lifecycle.md, "The operator returns a disabled agent's earnings").
  */
 import { runAdmin } from '../../bin/operator/admin-cli';
-import { adminAgentBody, chargeBody, meBody } from '../../functions/contracts/response.schemas';
+import { adminAgentBody, meBody } from '../../functions/contracts/responses/accounts';
+import { chargeBody } from '../../functions/contracts/responses/charges';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
 import { expectBody } from '../support/bodies';
 import { useTestStack } from '../support/stack';

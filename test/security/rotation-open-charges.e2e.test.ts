@@ -9,7 +9,8 @@
  * The property: after the rotation nothing the old key opened pays its agent: the approval link and
  * the capture are refused, the payer's money stays theirs, and the rotation says what it ended.
  */
-import { agentBalanceBody, meBody, rotatedUserKeyBody, userChargeListBody } from '../../functions/contracts/response.schemas';
+import { agentBalanceBody, meBody, rotatedUserKeyBody } from '../../functions/contracts/responses/accounts';
+import { userChargeListBody } from '../../functions/contracts/responses/charges';
 import { auditAfterAll } from '../support/audit';
 import { expectBody } from '../support/bodies';
 import { useTestStack } from '../support/stack';

@@ -5,7 +5,8 @@
  * agent's payouts carry in a currency are never below the fee of one withdrawal of their sum
  * (docs/payouts.md, "The platform fee").
  */
-import { agentBalanceBody, payoutBody, payoutListBody, withdrawalBody } from '../../functions/contracts/response.schemas';
+import { agentBalanceBody } from '../../functions/contracts/responses/accounts';
+import { payoutBody, payoutListBody, withdrawalBody } from '../../functions/contracts/responses/payouts';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
 import { expectBody } from '../support/bodies';
 import { eventually } from '../support/eventually';

@@ -22,7 +22,7 @@ import { createReconciler } from '../../functions/reconciler/reconciler';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { reconcilePurchases } from '../../functions/use-cases/purchase-reconcile';
-import { type PurchaseChain, purchaseChain } from '../../functions/x402/purchase-signer';
+import { type PurchaseChain, purchaseChain } from '../../functions/x402/purchase-chain';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';
 import { usePurchaseFixture } from '../support/x402';

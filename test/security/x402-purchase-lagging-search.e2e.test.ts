@@ -11,7 +11,7 @@
  * it waits while the listing comes from a node behind the finalized tip, and is captured once.
  */
 import { reconcilePurchases } from '../../functions/use-cases/purchase-reconcile';
-import { purchaseChain } from '../../functions/x402/purchase-signer';
+import { purchaseChain } from '../../functions/x402/purchase-chain';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
 import { usePurchaseFixture } from '../support/x402';

@@ -13,7 +13,7 @@
  */
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
-import { purchaseChain } from '../../functions/x402/purchase-signer';
+import { purchaseChain } from '../../functions/x402/purchase-chain';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
 import { usePurchaseFixture } from '../support/x402';

@@ -13,7 +13,9 @@ import fc from 'fast-check';
 import type { PendingReason } from '../../functions/core/charges';
 import { decidePendingSettlement, type Settlement } from '../../functions/core/settlement-decision';
 import type { PendingCharge } from '../../functions/store/charge-pending.repository';
-import { assumeCounted, assumeGrantCounted, settlementItems, settlementTransaction } from '../../functions/store/settlement-items';
+import { assumeGrantCounted } from '../../functions/store/grant-settlement-items';
+import { settlementItems, settlementTransaction } from '../../functions/store/settlement-items';
+import { assumeCounted } from '../../functions/store/settlement-release';
 import type { TransactEntry, TransactItem } from '../../functions/store/transact';
 
 const NOW = new Date('2026-11-27T12:00:00.000Z');

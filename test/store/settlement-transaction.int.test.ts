@@ -33,7 +33,7 @@ import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { captureCharge, releaseCharge } from '../../functions/use-cases/lifecycle';
 import { approveCharge, declineCharge, releaseMyCharge } from '../../functions/use-cases/payers';
 import { reportReceipt } from '../../functions/use-cases/purchases';
-import type { PurchaseChain } from '../../functions/x402/purchase-signer';
+import type { PurchaseChain } from '../../functions/x402/purchase-chain';
 import { testAgent } from '../support/agents';
 import { createCharge } from '../support/answers';
 import { normalised, recordTransactions, seedGrant, seedPayer } from '../support/golden-transactions';

@@ -1,6 +1,6 @@
 /**
  * Typed answers. A test reads an answer's body through the zod response schema the OpenAPI
- * document is generated from (functions/contracts/response.schemas.ts), so its type is the
+ * document is generated from (functions/contracts/response.schemas.ts and responses/), so its type is the
  * contract's (`z.output` of the schema) rather than one written by hand, and the parse checks the
  * body against the contract once more, naming the field that differs:
  *
@@ -8,10 +8,17 @@
  *   charge.status; // 'PENDING' | 'SUCCESS' | 'FAILED' | 'EXPIRED'
  */
 import type * as z from 'zod';
+import * as kernel from '../../functions/contracts/response.schemas';
+import * as accounts from '../../functions/contracts/responses/accounts';
+import * as charges from '../../functions/contracts/responses/charges';
+import * as grants from '../../functions/contracts/responses/grants';
+import * as payouts from '../../functions/contracts/responses/payouts';
+import * as topups from '../../functions/contracts/responses/topups';
+import * as webhooks from '../../functions/contracts/responses/webhooks';
 import type { Reply } from './http';
 
-/** The response schemas, by their names in functions/contracts/response.schemas.ts. */
-export * as schemas from '../../functions/contracts/response.schemas';
+/** The response schemas, by their names in functions/contracts/response.schemas.ts and its responses/ per area. */
+export const schemas = { ...kernel, ...charges, ...accounts, ...payouts, ...topups, ...webhooks, ...grants };
 
 /**
  * The answer's body as `schema` describes it. With `status`, an answer with another status throws

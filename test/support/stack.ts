@@ -6,7 +6,7 @@
  */
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../bin/local/stack';
 import { config } from '../../functions/config';
-import { createdUserBody, registeredAgentBody } from '../../functions/contracts/response.schemas';
+import { createdUserBody, registeredAgentBody } from '../../functions/contracts/responses/accounts';
 import { expectBody } from './bodies';
 import { client } from './http';
 import { createTestTable } from './table';

@@ -13,7 +13,7 @@ import {
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { payTransferRequest } from '../../bin/local/solana-pay';
-import { meBody } from '../../functions/contracts/response.schemas';
+import { meBody } from '../../functions/contracts/responses/accounts';
 import { expectBody } from '../support/bodies';
 import type { TestStack } from '../support/stack';
 

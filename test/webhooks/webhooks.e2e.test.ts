@@ -8,7 +8,7 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import type * as z from 'zod';
 import { config } from '../../functions/config';
-import { createdWebhookBody, type webhookDeliveryBody, webhookDeliveryListBody } from '../../functions/contracts/response.schemas';
+import { createdWebhookBody, type webhookDeliveryBody, webhookDeliveryListBody } from '../../functions/contracts/responses/webhooks';
 import { hashKey } from '../../functions/core/keys';
 import { db } from '../../functions/store/client';
 import { storedEvents } from '../../functions/store/outbox';

@@ -3,7 +3,8 @@
  * and reconciler, and the real rails against their local stand-ins (LiteSVM, PayPal imitation).
  */
 import type * as z from 'zod';
-import { agentBalanceBody, payoutBody, type withdrawalBody } from '../../functions/contracts/response.schemas';
+import { agentBalanceBody } from '../../functions/contracts/responses/accounts';
+import { payoutBody, type withdrawalBody } from '../../functions/contracts/responses/payouts';
 import { auditAfterAll } from '../support/audit';
 import { expectBody } from '../support/bodies';
 import { eventually } from '../support/eventually';

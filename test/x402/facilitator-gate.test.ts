@@ -8,7 +8,8 @@
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { resetForTests } from '../../functions/config';
-import { signingFacilitator, UncheckedMessageError } from '../../functions/x402/facilitator';
+import { signingFacilitator } from '../../functions/x402/facilitator';
+import { UncheckedMessageError } from '../../functions/x402/verified-gate';
 import { exactTransaction, payloadOf, requirementsFor } from './attacker';
 
 const MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';

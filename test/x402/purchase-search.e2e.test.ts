@@ -12,7 +12,7 @@ import { metrics } from '../../functions/observability/metrics';
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { reconcilePurchases } from '../../functions/use-cases/purchase-reconcile';
-import { purchaseChain } from '../../functions/x402/purchase-signer';
+import { purchaseChain } from '../../functions/x402/purchase-chain';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';
 import { usePurchaseFixture } from '../support/x402';

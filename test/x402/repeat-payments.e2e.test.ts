@@ -11,7 +11,7 @@ import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
-import { agentBalanceBody } from '../../functions/contracts/response.schemas';
+import { agentBalanceBody } from '../../functions/contracts/responses/accounts';
 import { x402PaymentListSchema } from '../../functions/contracts/x402';
 import { expectLedgerBalanced } from '../support/audit';
 import { expectBody } from '../support/bodies';
