@@ -36,7 +36,7 @@
  *
  *    where each term is a sum of classified transfers, and every failure names its transaction.
  */
-import { formatAmount, type Minor } from '../core/money';
+import { formatAmount, isCurrencyOn, type Minor } from '../core/money';
 import type { ChargeRow, LedgerRows, PayoutRow, X402SettlementRow } from '../store/ledger-rows.mapper';
 
 export type WalletRole = 'hot wallet' | 'deposit wallet' | 'x402 treasury';
@@ -175,7 +175,7 @@ export function reconcileWallets(
   }
   for (const u of rows.onChain.unmatched) if (u.mint === chain.mint) side(u.signature).unmatched = true;
   for (const p of rows.payouts) {
-    if (p.currency !== 'USDC') continue;
+    if (!isCurrencyOn(p.currency, 'solana')) continue;
     for (const signature of p.signatures ?? []) side(signature).payout = p;
   }
   for (const c of rows.charges ?? []) {

@@ -5,6 +5,7 @@
  */
 import { platformFee, withdrawalFees } from '../core/fees';
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
+import { offers } from '../rails/registrations';
 import type {
   ChargeRow,
   CreditRow,
@@ -410,7 +411,7 @@ export function payoutSplitProblems(payouts: readonly PayoutRow[]): string[] {
   const problems: string[] = [];
   for (const p of payouts) {
     const f = (m: Minor) => formatAmount(m, p.currency);
-    if (p.accountCreationFee > 0 && p.currency !== 'USDC') {
+    if (p.accountCreationFee > 0 && !offers(p.currency, 'tokenAccounts')) {
       problems.push(`payout ${p.payoutId}: a ${p.currency} payout carries an account-creation fee of ${f(p.accountCreationFee)}`);
       continue;
     }

@@ -73,6 +73,7 @@ import {
 import bs58 from 'bs58';
 import * as z from 'zod';
 import { config, MAX_SOLANA_COMPUTE_UNIT_LIMIT, MAX_SOLANA_PRIORITY_FEE_MICROLAMPORTS, MIN_SOLANA_COMPUTE_UNIT_LIMIT } from '../config';
+import { isCurrencyOn } from '../core/money';
 import { isPayableWalletKey, solanaAddressBytes } from '../core/withdrawals';
 import { PAYOUT_FAILURE_REASONS } from '../messages/catalogue';
 import { CheckpointError, PlatformFundsError, RailConfigError, RailUnavailableError } from './errors';
@@ -175,7 +176,7 @@ export class SolanaRail implements PayoutRail {
   }
 
   async pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome> {
-    if (instruction.currency !== 'USDC')
+    if (!isCurrencyOn(instruction.currency, 'solana'))
       return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.wrongCurrency('solana', 'USDC', instruction.currency) };
     if (!Number.isSafeInteger(instruction.netAmount) || instruction.netAmount <= 0) {
       return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.netAmountNotWhole('micro-USDC') };

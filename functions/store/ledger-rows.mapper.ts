@@ -4,7 +4,7 @@
  * a key or a raw attribute. Pure.
  */
 import type { ChargeStatus } from '../core/charges';
-import { CURRENCIES, type Currency, isCurrency, type Minor } from '../core/money';
+import { CURRENCIES, CURRENCY_INFO, type Currency, isCurrency, type Minor } from '../core/money';
 import type { PayoutStatus } from '../core/payouts';
 import { owedAttribute } from './owed';
 import { heldAttribute } from './payer';
@@ -430,10 +430,9 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     if (!currency || amount === undefined || fee === undefined || accountCreationFee === undefined || netAmount === undefined) continue;
     const status = String(item.status) as PayoutStatus;
     const railState = item.railState as Record<string, unknown> | undefined;
-    const signatures =
-      currency === 'USDC'
-        ? [...new Set([item.externalId, item.txHash, railState?.signature].filter((v): v is string => typeof v === 'string' && v !== ''))]
-        : [];
+    const signatures = CURRENCY_INFO[currency].onChain
+      ? [...new Set([item.externalId, item.txHash, railState?.signature].filter((v): v is string => typeof v === 'string' && v !== ''))]
+      : [];
     payouts.push({
       kind: 'payout',
       payoutId,

@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import type { userChargeView } from '../../contracts/views';
 import { ID_PATTERNS } from '../../core/ids';
-import type { Currency } from '../../core/money';
+import { CURRENCIES, type Currency } from '../../core/money';
 import { refuse } from '../../messages/refusal';
 import { html, type SafeHtml } from '../../pages/html';
 import { listMyCharges } from '../../use-cases/payers';
@@ -127,7 +127,7 @@ function filterForm(f: Filters, agents: readonly KnownAgent[]): SafeHtml {
 <div class="field"><label for="f-agent">Agent</label>
 <select id="f-agent" name="agent">${option('', 'All agents', !f.agent)}${agentOptions.map((a) => option(a.id, agentLabel(a), f.agent === a.id))}</select></div>
 <div class="field"><label for="f-currency">Currency</label>
-<select id="f-currency" name="currency">${option('', 'All currencies', !f.currency)}${option('USD', 'USD', f.currency === 'USD')}${option('USDC', 'USDC', f.currency === 'USDC')}</select></div>
+<select id="f-currency" name="currency">${option('', 'All currencies', !f.currency)}${CURRENCIES.map((c) => option(c, c, f.currency === c))}</select></div>
 <button type="submit">Apply filters</button>
 </form>`;
 }
