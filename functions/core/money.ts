@@ -54,13 +54,6 @@ export function isOnRail<T extends { readonly currency: unknown }, R extends Rai
   return value !== undefined && isCurrencyOn(value.currency, rail);
 }
 
-/** The currency `rail` carries (one each today: the PayPal rail's `USD`). */
-export function currencyOn<R extends RailName>(rail: R): CurrencyOn<R> {
-  const found = CURRENCIES.find((c): c is CurrencyOn<R> => isCurrencyOn(c, rail));
-  if (found === undefined) throw new RangeError(`no currency is carried by the ${rail} rail`);
-  return found;
-}
-
 /** An integer number of minor units; always a safe integer. */
 export type Minor = number;
 
