@@ -2,9 +2,13 @@
  * The payout rails' local stand-ins, started together: a LiteSVM chain behind a Solana JSON-RPC
  * shim (bin/local/solana-rpc.ts) and an imitation of the PayPal Payouts API
  * (bin/local/paypal-sandbox.ts). `env` holds exactly the variables the rails read, pointing at them.
- * Neither is the real network: see docs/rails.md for what differs.
+ * Neither is the real network: see docs/rails.md for what differs. Each rail registered in
+ * functions/rails/registry.ts has its stand-in here (`STAND_INS`): a rail without one is refused at
+ * start, so a new rail cannot be left out of `npm start` unnoticed.
  */
 import { join } from 'node:path';
+import { CURRENCIES, type RailName } from '../../functions/core/money';
+import { railsOf } from '../../functions/rails/registrations';
 import { type PaypalSandbox, startPaypalSandbox } from './paypal-sandbox';
 import { LOCAL_SIGNER_FUNCTION_NAME } from './signer';
 import { type LocalSolana, startLocalSolana } from './solana-rpc';
@@ -24,7 +28,19 @@ export interface LocalRails {
   stop(): Promise<void>;
 }
 
+/** The local stand-in of every rail, by the rail's registered name. */
+const STAND_INS: Readonly<Record<RailName, string>> = { solana: 'bin/local/solana-rpc.ts', paypal: 'bin/local/paypal-sandbox.ts' };
+
+/** The registered rails that have no stand-in here (none, unless a rail was added without one). */
+export function railsWithoutStandIn(): string[] {
+  return CURRENCIES.flatMap(railsOf)
+    .filter((r) => !Object.hasOwn(STAND_INS, r.rail))
+    .map((r) => `${r.currency}/${r.rail}`);
+}
+
 export async function startLocalRails(opts: LocalRailsOptions = {}): Promise<LocalRails> {
+  const missing = railsWithoutStandIn();
+  if (missing.length > 0) throw new Error(`no local stand-in for the rails ${missing.join(', ')} (bin/local/rails.ts)`);
   const solana = await startLocalSolana({
     ...(opts.dataDir ? { stateFile: join(opts.dataDir, 'solana.json') } : {}),
     ...(opts.hotWalletMicroUsdc !== undefined ? { hotWalletMicroUsdc: opts.hotWalletMicroUsdc } : {}),

@@ -36,7 +36,7 @@
  *
  *    where each term is a sum of classified transfers, and every failure names its transaction.
  */
-import { formatAmount, type Minor } from '../core/money';
+import { formatAmount, isCurrencyOn, type Minor } from '../core/money';
 import type { X402SettlementRow } from '../store/ledger-rows.chain';
 import type { ChargeRow } from '../store/ledger-rows.charges';
 import type { LedgerRows } from '../store/ledger-rows.mapper';
@@ -176,7 +176,7 @@ function ledgerSides(chain: WalletChain, rows: ReconciledRows): Map<string, Ledg
   }
   for (const u of rows.onChain.unmatched) if (u.mint === chain.mint) side(u.signature).unmatched = true;
   for (const p of rows.payouts) {
-    if (p.currency !== 'USDC') continue;
+    if (!isCurrencyOn(p.currency, 'solana')) continue;
     for (const signature of p.signatures ?? []) side(signature).payout = p;
   }
   for (const c of rows.charges ?? []) {

@@ -3,8 +3,10 @@
  * into net and fees as core/fees.ts says, each agent's fee basis against its counted payouts, and
  * each in-flight payout holding its agent's lock. Pure; one sentence per break.
  */
+
 import { platformFee, withdrawalFees } from '../core/fees';
 import { formatAmount, type Minor } from '../core/money';
+import { offers } from '../rails/registrations';
 import type { FeeBasisRow, LockRow, PayoutRow } from '../store/ledger-rows.payouts';
 import { inFlight } from './ledger-checks';
 
@@ -19,7 +21,7 @@ export function payoutSplitProblems(payouts: readonly PayoutRow[]): string[] {
   const problems: string[] = [];
   for (const p of payouts) {
     const f = (m: Minor) => formatAmount(m, p.currency);
-    if (p.accountCreationFee > 0 && p.currency !== 'USDC') {
+    if (p.accountCreationFee > 0 && !offers(p.currency, 'tokenAccounts')) {
       problems.push(`payout ${p.payoutId}: a ${p.currency} payout carries an account-creation fee of ${f(p.accountCreationFee)}`);
       continue;
     }

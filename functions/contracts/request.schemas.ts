@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { config } from '../config';
 import { ID_PATTERNS } from '../core/ids';
-import { AmountError, CURRENCIES, type Currency, type Minor, parseAmount, unitsToMinor } from '../core/money';
+import { AmountError, CURRENCIES, type Currency, isCurrencyOn, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import { descriptionProblem, nameProblem } from '../core/text';
 import { FIELD_PROBLEMS } from '../messages/catalogue';
 import { AMOUNT_META, inMinorUnits, money } from './money.schemas';
@@ -234,7 +234,7 @@ export const createTopupSchema = z
     }),
   })
   .transform((value, ctx): { currency: 'USDC'; amount?: Minor } | { currency: 'USD'; amount: Minor } => {
-    if (value.currency === 'USDC') {
+    if (isCurrencyOn(value.currency, 'solana')) {
       if (value.amount === undefined) return { currency: 'USDC' };
       return inMinorUnits()({ amount: value.amount, currency: 'USDC' as Currency }, ctx as never) as { currency: 'USDC'; amount: Minor };
     }

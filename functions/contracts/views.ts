@@ -3,7 +3,7 @@
 import type { Agent } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { PLATFORM_FEE_RATE } from '../core/fees';
-import { formatAmount } from '../core/money';
+import { formatAmount, isOnRail } from '../core/money';
 import type { Payout } from '../core/payouts';
 import { purchaseIdOf, type SignedPurchase } from '../core/purchases';
 import { solanaPayUrl, type Topup } from '../core/topups';
@@ -159,7 +159,7 @@ export function topupView(t: Topup) {
     completedAt: t.completedAt ?? null,
     failureReason: t.failureReason ?? null,
   };
-  if (t.currency === 'USDC') {
+  if (isOnRail(t, 'solana')) {
     return {
       ...common,
       network: 'SOL' as const,

@@ -4,6 +4,7 @@
  * and the withdraw function is the API function nearest its bundle budget.
  */
 import * as z from 'zod';
+import { isCurrencyOn } from '../core/money';
 import { MIN_WITHDRAWAL_UNITS } from '../core/withdrawals';
 import { FIELD_PROBLEMS } from '../messages/catalogue';
 import { inMinorUnits, money } from './money.schemas';
@@ -31,7 +32,7 @@ export const withdrawSchema = z
       }),
   })
   // A flag that would do nothing is refused, not ignored, so a client never believes it had an effect.
-  .refine((body) => !(body.createTokenAccount === true && body.currency !== 'USDC'), {
+  .refine((body) => !(body.createTokenAccount === true && !isCurrencyOn(body.currency, 'solana')), {
     path: ['createTokenAccount'],
     message: FIELD_PROBLEMS.onlyForUsdcWithdrawals,
   })

@@ -8,8 +8,51 @@ import { AMOUNT_PROBLEMS, type AmountProblem } from '../messages/problems';
 export const CURRENCIES = ['USD', 'USDC'] as const;
 export type Currency = (typeof CURRENCIES)[number];
 
+/** The rails money moves on (functions/rails/registry.ts registers each by (currency, rail)). */
+export type RailName = 'paypal' | 'solana';
+
+/** What a currency is, as data: whatever differs by currency is read from here, never branched on. */
+export interface CurrencyInfo {
+  /** Decimal places of its minor unit. */
+  readonly decimals: number;
+  /** The rail it is paid out and topped up on (its registration in functions/rails/registry.ts). */
+  readonly rail: RailName;
+  /** Paid to and from a wallet address on a chain: payouts carry transaction signatures, top-ups a deposit address. */
+  readonly onChain: boolean;
+  /** How a person is shown the currency with its rail (`USDC (Solana)`). */
+  readonly method: string;
+}
+
+/**
+ * Every currency's properties. The one place a currency is spelled out: the rest of functions/
+ * reads these (test/architecture/currency-branches.test.ts refuses a `=== 'USD'` anywhere else).
+ */
+export const CURRENCY_INFO = {
+  USD: { decimals: 2, rail: 'paypal', onChain: false, method: 'USD (PayPal)' },
+  USDC: { decimals: 6, rail: 'solana', onChain: true, method: 'USDC (Solana)' },
+} as const satisfies Readonly<Record<Currency, CurrencyInfo>>;
+
 /** Decimal places of each currency's minor unit. */
-export const DECIMALS: Readonly<Record<Currency, number>> = { USD: 2, USDC: 6 };
+export const DECIMALS: Readonly<Record<Currency, number>> = { USD: CURRENCY_INFO.USD.decimals, USDC: CURRENCY_INFO.USDC.decimals };
+
+/** The currencies a rail carries (`CurrencyOn<'solana'>` is `'USDC'`). */
+export type CurrencyOn<R extends RailName> = { [C in Currency]: (typeof CURRENCY_INFO)[C]['rail'] extends R ? C : never }[Currency];
+
+/** Whether `currency` is one `rail` carries; narrows it (`isCurrencyOn(c, 'solana')`: c is `'USDC'`). */
+export function isCurrencyOn<R extends RailName>(currency: unknown, rail: R): currency is CurrencyOn<R> {
+  return isCurrency(currency) && CURRENCY_INFO[currency].rail === rail;
+}
+
+/**
+ * Whether `value` is in a currency `rail` carries; narrows a union by its currency (a top-up
+ * `isOnRail(topup, 'solana')` has a deposit address and a reference).
+ */
+export function isOnRail<T extends { readonly currency: unknown }, R extends RailName>(
+  value: T | undefined,
+  rail: R,
+): value is T & { readonly currency: CurrencyOn<R> } {
+  return value !== undefined && isCurrencyOn(value.currency, rail);
+}
 
 /** An integer number of minor units; always a safe integer. */
 export type Minor = number;

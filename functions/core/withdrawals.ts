@@ -6,12 +6,18 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import bs58 from 'bs58';
 import * as z from 'zod';
 import { type Refusal, refuse } from '../messages/refusal';
-import type { Currency } from './money';
+import { CURRENCY_INFO, type Currency, type RailName } from './money';
 
 export type PayoutNetwork = 'SOL' | 'PAYPAL';
 
-/** USDC is paid on Solana, USD through PayPal. */
-export const NETWORK_OF: Readonly<Record<Currency, PayoutNetwork>> = { USDC: 'SOL', USD: 'PAYPAL' };
+/** The network name a payout records for each rail (the stored `network` of a payout). */
+const NETWORK_OF_RAIL: Readonly<Record<RailName, PayoutNetwork>> = { solana: 'SOL', paypal: 'PAYPAL' };
+
+/** USDC is paid on Solana, USD through PayPal: each currency's network is its rail's. */
+export const NETWORK_OF: Readonly<Record<Currency, PayoutNetwork>> = {
+  USDC: NETWORK_OF_RAIL[CURRENCY_INFO.USDC.rail],
+  USD: NETWORK_OF_RAIL[CURRENCY_INFO.USD.rail],
+};
 
 /** Smallest withdrawal, in whole currency units (spec: "Minimum 1 (1.00)"). */
 export const MIN_WITHDRAWAL_UNITS = 1;
@@ -137,9 +143,14 @@ export function paypalReceiverType(account: string): PaypalReceiverType | undefi
  * hot wallet); core reads no configuration, so the caller passes them.
  */
 export function destinationProblem(currency: Currency, walletAddress: string, options: DestinationOptions = {}): Refusal | undefined {
-  if (currency === 'USDC') return isSolanaWalletAddress(walletAddress, options) ? undefined : refuse('invalidSolanaAddress');
-  return paypalReceiverType(walletAddress) ? undefined : refuse('invalidPaypalAccount');
+  return DESTINATION_PROBLEM[CURRENCY_INFO[currency].rail](walletAddress, options);
 }
+
+/** Each rail's destination check: a Solana wallet, or a PayPal e-mail or payer id. */
+const DESTINATION_PROBLEM: Readonly<Record<RailName, (destination: string, options: DestinationOptions) => Refusal | undefined>> = {
+  solana: (address, options) => (isSolanaWalletAddress(address, options) ? undefined : refuse('invalidSolanaAddress')),
+  paypal: (account) => (paypalReceiverType(account) ? undefined : refuse('invalidPaypalAccount')),
+};
 
 /**
  * Where the withdraw use case learns whether a wallet can receive USDC: its associated token account

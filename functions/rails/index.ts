@@ -1,6 +1,7 @@
 /**
- * The rail for a currency: USDC → Solana, USD → PayPal. Each rail is built on first use and then
- * kept for the container's life (its connection, hot wallet and OAuth token with it).
+ * The payout rails, attached to their registrations (registrations.ts, by (currency, rail)): the
+ * Solana rail pays USDC, the PayPal rail USD. Each rail is built on first use and then kept for the
+ * container's life (its connection, hot wallet and OAuth token with it).
  * Import this only from the functions that pay (payout worker, reconciler): the Solana rail pulls
  * in @solana/web3.js and @solana/spl-token, which no API handler should carry.
  */
@@ -10,21 +11,26 @@ import { RailConfigError } from './errors';
 import { PaypalRail } from './paypal.rail';
 import type { PayoutRail } from './rail';
 import { readRailSecret } from './rail-secret';
+import { payoutRailFor } from './registrations';
+import { registerPayout } from './registry';
 import { SolanaRail, type SolanaRailOptions } from './solana.rail';
 
 /** The Solana rail: built at once with a given RPC URL, or on first use from the URL's secret (below). */
 let solana: { rail: PayoutRail; built: () => Promise<SolanaRail> } | undefined;
 let paypal: PayoutRail | undefined;
 
+registerPayout('USDC', 'solana', () => {
+  solana ??= solanaRail();
+  return solana.rail;
+});
+registerPayout('USD', 'paypal', () => {
+  paypal ??= new PaypalRail();
+  return paypal;
+});
+
+/** The payout rail for a currency: the registry's (registry.ts), looked up by the currency's rail. */
 export function railFor(currency: Currency): PayoutRail {
-  switch (currency) {
-    case 'USDC':
-      solana ??= solanaRail();
-      return solana.rail;
-    case 'USD':
-      paypal ??= new PaypalRail();
-      return paypal;
-  }
+  return payoutRailFor(currency);
 }
 
 /** The fee policy (docs/rails.md): the compute-unit price, capped by the config schema, and limit. */

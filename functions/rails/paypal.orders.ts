@@ -6,7 +6,7 @@
  * back as a value the caller acts on.
  */
 import * as z from 'zod';
-import { type Minor, parseAmount } from '../core/money';
+import { isCurrencyOn, type Minor, parseAmount } from '../core/money';
 import { RailAmbiguousAnswerError } from './errors';
 import { PaypalClient } from './paypal.client';
 
@@ -178,7 +178,7 @@ export class PaypalOrders {
       id: refund.data.id,
       status: refund.data.status,
       captureId: captureId ? decodeURIComponent(captureId) : undefined,
-      amountMinor: amount?.currency_code === 'USD' ? usdMinor(amount.value) : undefined,
+      amountMinor: amount && isCurrencyOn(amount.currency_code, 'paypal') ? usdMinor(amount.value) : undefined,
       amount: amount ? { currency: amount.currency_code, value: amount.value } : undefined,
     };
   }
@@ -203,7 +203,7 @@ export class PaypalOrders {
 export function captureOf(order: PaypalOrder): OrderCapture | undefined {
   const capture = order.purchase_units?.[0]?.payments?.captures?.[0];
   if (!capture) return undefined;
-  const amountMinor = capture.amount?.currency_code === 'USD' ? usdMinor(capture.amount.value) : undefined;
+  const amountMinor = capture.amount && isCurrencyOn(capture.amount.currency_code, 'paypal') ? usdMinor(capture.amount.value) : undefined;
   const amount = capture.amount ? { currency: capture.amount.currency_code, value: capture.amount.value } : undefined;
   return { id: capture.id, status: capture.status, amountMinor, amount };
 }

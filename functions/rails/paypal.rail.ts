@@ -19,6 +19,7 @@
  * including UNCLAIMED and ONHOLD which can last for weeks, → pending. An unknown status is pending,
  * never failed: a refund must only follow a status that says the money did not go.
  */
+import { isCurrencyOn } from '../core/money';
 import { type PaypalReceiverType, paypalReceiverType } from '../core/withdrawals';
 import { PAYOUT_FAILURE_REASONS } from '../messages/problems';
 import { CheckpointError, PlatformFundsError, RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from './errors';
@@ -69,7 +70,7 @@ export class PaypalRail implements PayoutRail {
   }
 
   async pay(instruction: PayoutInstruction, checkpoint: RailCheckpoint): Promise<RailOutcome> {
-    if (instruction.currency !== 'USD')
+    if (!isCurrencyOn(instruction.currency, 'paypal'))
       return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.wrongCurrency('paypal', 'USD', instruction.currency) };
     if (!Number.isSafeInteger(instruction.netAmount) || instruction.netAmount <= 0) {
       return { kind: 'failed', reason: PAYOUT_FAILURE_REASONS.netAmountNotWhole('cents') };

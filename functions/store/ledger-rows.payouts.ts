@@ -2,7 +2,9 @@
  * The ledger audit's rows of payouts (ledger-rows.mapper.ts): each payout's gross, fees and the
  * Solana signatures it is known by, the agents' in-flight payout locks and their fee bases. Pure.
  */
+
 import type { Currency, Minor } from '../core/money';
+import { CURRENCY_INFO } from '../core/money';
 import type { PayoutStatus } from '../core/payouts';
 import { afterHash, type Item, idOr, type RowReader } from './ledger-rows.reader';
 
@@ -66,10 +68,9 @@ export function payoutRows(items: readonly Item[], reader: RowReader): PayoutRow
     if (!currency || amount === undefined || fee === undefined || accountCreationFee === undefined || netAmount === undefined) continue;
     const status = String(item.status) as PayoutStatus;
     const railState = item.railState as Record<string, unknown> | undefined;
-    const signatures =
-      currency === 'USDC'
-        ? [...new Set([item.externalId, item.txHash, railState?.signature].filter((v): v is string => typeof v === 'string' && v !== ''))]
-        : [];
+    const signatures = CURRENCY_INFO[currency].onChain
+      ? [...new Set([item.externalId, item.txHash, railState?.signature].filter((v): v is string => typeof v === 'string' && v !== ''))]
+      : [];
     payouts.push({
       kind: 'payout',
       payoutId,

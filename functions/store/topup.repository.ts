@@ -9,7 +9,7 @@
 
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
-import type { Currency } from '../core/money';
+import { isCurrencyOn, isOnRail } from '../core/money';
 import { MAX_OPEN_TOPUPS, type Topup, type TopupFailureReason, TopupLimitError, type TopupStatus } from '../core/topups';
 import { db } from './client';
 import { readShardedQueue } from './sharded-queue';
@@ -23,7 +23,7 @@ import { named, type TransactEntry, transactWrite } from './transact';
  */
 export async function createTopup(topup: Topup, also: readonly TransactEntry[] = []): Promise<void> {
   const table = config().TABLE_NAME;
-  const lookup = topup.currency === 'USDC' ? keys.topupReference(topup.reference) : keys.topupOrder(topup.orderId);
+  const lookup = isOnRail(topup, 'solana') ? keys.topupReference(topup.reference) : keys.topupOrder(topup.orderId);
   const items: TransactEntry[] = [
     {
       Put: {
@@ -135,7 +135,7 @@ function toTopup(item: Record<string, unknown>): Topup {
     failureReason: str(item.failureReason) as TopupFailureReason | undefined,
     holdsOpenSlot: item.holdsOpenSlot === true,
   };
-  if ((item.currency as Currency) === 'USD') {
+  if (isCurrencyOn(item.currency, 'paypal')) {
     return { ...base, currency: 'USD', amount: Number(item.amount), orderId: String(item.orderId), approveUrl: String(item.approveUrl) };
   }
   return {

@@ -12,6 +12,7 @@
  */
 import { config } from '../config';
 import { type ApiRequest, type ApiResult, isJsonContentType } from '../contracts/api';
+import { isOnRail } from '../core/money';
 import { refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
@@ -62,9 +63,9 @@ export async function receivePaypalWebhook(req: ApiRequest): Promise<ApiResult> 
     const orderId = typeof type === 'string' && ORDER_EVENTS.has(type) ? orderIdOf(type, resource) : undefined;
     if (orderId) {
       const topup = await findTopupBy({ orderId });
-      if (topup?.currency === 'USD' && topup.status === 'PENDING') await settlePaypalTopup(topup);
+      if (isOnRail(topup, 'paypal') && topup.status === 'PENDING') await settlePaypalTopup(topup);
       // Issue 19: a capture completing after its top-up FAILED for waiting too long is recorded for an operator.
-      if (topup?.currency === 'USD' && topup.status === 'FAILED') await recordLateCapture(topup);
+      if (isOnRail(topup, 'paypal') && topup.status === 'FAILED') await recordLateCapture(topup);
     }
     handled = true;
     return { statusCode: 200, body: { received: true } };

@@ -9,6 +9,7 @@
  * `top-up reversed` for the TopupReversals alarm.
  */
 import { ServiceBusyError } from '../core/errors';
+import { isCurrencyOn } from '../core/money';
 import { logger } from '../observability/logger';
 import { TOPUP_REVERSED_LOG_MESSAGE } from '../observability/metric-names';
 import { RailUnavailableError } from '../rails/errors';
@@ -46,7 +47,7 @@ export async function reversePaypalCapture(
   // A capture that was never credited (the top-up had expired or failed: recorded unmatched) costs
   // the payer nothing; the operator's record of it is what changed.
   if (!captureId || !credit) return alarm('capture was never credited', { captureId, amount: refund.amount });
-  if (refund.amountMinor === undefined || credit.currency !== 'USD') {
+  if (refund.amountMinor === undefined || !isCurrencyOn(credit.currency, 'paypal')) {
     return alarm('not in the credited currency', { captureId, amount: refund.amount, topupId: credit.topupId });
   }
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {

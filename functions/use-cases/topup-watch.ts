@@ -27,6 +27,7 @@
  * signature seen twice credit once. Both cursors move only after their signatures were handled.
  */
 import { config } from '../config';
+import { isOnRail } from '../core/money';
 import type { Topup, UnmatchedReason, UsdcTopup, UsdTopup } from '../core/topups';
 import { logger } from '../observability/logger';
 import { TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE } from '../observability/metric-names';
@@ -128,7 +129,7 @@ class WatchRun {
     const topups = await this.listPending();
     for (const topup of topups) {
       try {
-        if (topup.currency === 'USDC') {
+        if (isOnRail(topup, 'solana')) {
           if (this.deposit) await this.watchReference(topup, this.deposit);
         } else {
           await this.watchPaypalOrder(topup);
@@ -312,7 +313,7 @@ class WatchRun {
     const topup = await topupReferencedBy(accountKeysOf(tx), [deposit, account, this.mint]);
     // A pending top-up's payment that step 2 did not credit (its history unreadable this run,
     // or the top-up beyond this run's list): credited here, never passed over.
-    if (topup?.status === 'PENDING' && topup.currency === 'USDC') await this.settleUsdcPayment(topup, sig, usdc);
+    if (topup?.status === 'PENDING' && isOnRail(topup, 'solana')) await this.settleUsdcPayment(topup, sig, usdc);
     else await this.unmatched(sig, unmatchedReason(topup), usdc, this.mint, topup);
     return true;
   }

@@ -11,6 +11,7 @@ import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cur
 import type { CreateTopupRequest, ListTopupsQuery } from '../contracts/request.schemas';
 import { topupView } from '../contracts/views';
 import { isId, newTopupId } from '../core/ids';
+import { isOnRail } from '../core/money';
 import { MAX_OPEN_TOPUPS, type Topup, TopupLimitError } from '../core/topups';
 import { Refusal, refuse } from '../messages/refusal';
 import { RailAmbiguousAnswerError, RailConfigError, RailUnavailableError } from '../rails/errors';
@@ -57,7 +58,7 @@ export async function openTopup(
     holdsOpenSlot: true,
   };
   let topup: Topup;
-  if (request.currency === 'USDC') {
+  if (isOnRail(request, 'solana')) {
     const expiresAt = new Date(now.getTime() + cfg.TOPUP_USDC_EXPIRY_SECONDS * 1000).toISOString();
     topup = {
       ...base,

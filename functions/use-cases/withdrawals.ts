@@ -23,6 +23,7 @@ import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../queue/payout-queue';
 import { RailUnavailableError } from '../rails/errors';
+import { offers } from '../rails/registrations';
 import { usdcTokenAccounts } from '../rails/solana.token-accounts';
 import { commitWithdrawal, getPayout, listPayouts, readLedgerAndFeeBasis } from '../store/payout.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
@@ -142,7 +143,7 @@ type Quote = { accountCreationFee: Minor } | { refusal: Refusal };
  */
 async function quote(input: WithdrawInput, tokenAccounts: TokenAccountDirectory): Promise<Quote> {
   let creates = false;
-  if (input.currency === 'USDC') {
+  if (offers(input.currency, 'tokenAccounts')) {
     let exists: boolean;
     try {
       exists = await tokenAccounts.hasUsdcAccount(input.walletAddress);

@@ -4,10 +4,12 @@
  * filtered view has a URL; `Next page` follows the API's cursor; `Download CSV` gives the filtered
  * rows (all of them, up to CSV_MAX_ROWS) as a spreadsheet reads them.
  */
+
 import * as z from 'zod';
 import type { userChargeView } from '../../contracts/views';
 import { ID_PATTERNS } from '../../core/ids';
 import type { Currency } from '../../core/money';
+import { CURRENCIES } from '../../core/money';
 import { html, type SafeHtml } from '../../http/html';
 import { refuse } from '../../messages/refusal';
 import { listMyCharges } from '../../use-cases/payers';
@@ -127,7 +129,7 @@ function filterForm(f: Filters, agents: readonly KnownAgent[]): SafeHtml {
 <div class="field"><label for="f-agent">Agent</label>
 <select id="f-agent" name="agent">${option('', 'All agents', !f.agent)}${agentOptions.map((a) => option(a.id, agentLabel(a), f.agent === a.id))}</select></div>
 <div class="field"><label for="f-currency">Currency</label>
-<select id="f-currency" name="currency">${option('', 'All currencies', !f.currency)}${option('USD', 'USD', f.currency === 'USD')}${option('USDC', 'USDC', f.currency === 'USDC')}</select></div>
+<select id="f-currency" name="currency">${option('', 'All currencies', !f.currency)}${CURRENCIES.map((c) => option(c, c, f.currency === c))}</select></div>
 <button type="submit">Apply filters</button>
 </form>`;
 }

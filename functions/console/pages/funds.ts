@@ -4,10 +4,12 @@
  * console's CSP `form-action 'self'` blocks a form post that redirects to PayPal), and the payer's
  * top-ups with their status. Opening a top-up is the API's `openTopup`, once per form key.
  */
+
 import QRCode from 'qrcode';
 import { createTopupSchema } from '../../contracts/request.schemas';
 import { validate } from '../../contracts/validation';
 import type { topupView } from '../../contracts/views';
+import { CURRENCY_INFO, isCurrencyOn } from '../../core/money';
 import { html, type SafeHtml } from '../../http/html';
 import { refuse } from '../../messages/refusal';
 import { listMyTopups, openTopup, readTopup } from '../../use-cases/topups';
@@ -47,12 +49,11 @@ ${list.data.length === 0 ? html`<p class="empty">No top-ups yet. Choose an amoun
 
 function topupForm(session: ConsoleSession, rail: Rail, refused: Refused | undefined): SafeHtml {
   const mine = refused?.rail === rail ? refused : undefined;
-  const id = rail === 'USDC' ? 'usdc' : 'usd';
-  const heading = rail === 'USDC' ? 'USDC from a Solana wallet' : 'USD with PayPal';
-  const hint =
-    rail === 'USDC'
-      ? 'You will get a Solana Pay QR code for exactly this amount. It is credited once the transfer is final on Solana.'
-      : 'You will continue to PayPal to approve the payment. It is credited once PayPal completes it.';
+  const id = rail.toLowerCase();
+  const heading = isCurrencyOn(rail, 'solana') ? 'USDC from a Solana wallet' : 'USD with PayPal';
+  const hint = isCurrencyOn(rail, 'solana')
+    ? 'You will get a Solana Pay QR code for exactly this amount. It is credited once the transfer is final on Solana.'
+    : 'You will continue to PayPal to approve the payment. It is credited once PayPal completes it.';
   return html`
 <section aria-labelledby="${id}-h">
 <h2 id="${id}-h">${heading}</h2>
@@ -65,7 +66,7 @@ ${errorBox(mine?.message)}
  value="${mine?.amount ?? ''}" aria-describedby="${id}-hint"${mine ? html` aria-invalid="true"` : html``}><span class="unit" aria-hidden="true">${rail}</span></div>
 <p class="hint" id="${id}-hint">${rail} amount, for example 25.00. ${hint}</p>
 </div>
-<button type="submit">${rail === 'USDC' ? 'Create USDC top-up' : 'Continue to PayPal'}</button>
+<button type="submit">${isCurrencyOn(rail, 'solana') ? 'Create USDC top-up' : 'Continue to PayPal'}</button>
 </form>
 </section>`;
 }
@@ -74,7 +75,7 @@ function topupTable(topups: TopupView[], session: ConsoleSession): SafeHtml {
   const rows = topups.map(
     (t) => html`<tr>
 <td data-label="Created">${when(t.createdAt, session)}</td>
-<td data-label="Method">${t.currency === 'USDC' ? 'USDC (Solana)' : 'USD (PayPal)'}</td>
+<td data-label="Method">${CURRENCY_INFO[t.currency].method}</td>
 <td data-label="Amount" class="num">${t.amount === null ? 'any amount' : money(t.amount, t.currency)}</td>
 <td data-label="Status"><span class="status status-${t.status.toLowerCase()}">${statusText(t)}</span></td>
 <td class="action"><a href="${FUNDS}/topups/${t.id}">${t.status === 'PENDING' ? 'Pay' : 'Details'}<span class="visually-hidden"> top-up ${t.id}</span></a></td>

@@ -9,7 +9,7 @@ import { createGrantSchema } from '../../contracts/grants';
 import { validate } from '../../contracts/validation';
 import { type Grant, grantStatus } from '../../core/grants';
 import { isId, newGrantId } from '../../core/ids';
-import { formatAmount, type Minor } from '../../core/money';
+import { formatAmount, isCurrencyOn, type Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
 import { html, type SafeHtml } from '../../http/html';
 import { actingAccountKeyHash } from '../../use-cases/console-forms';
@@ -131,8 +131,8 @@ ${text('agentId', 'Agent ID', 'The agent’s id, starting with “a” (the agen
 <div class="field">
 <label for="g-currency">Currency</label>
 <select id="g-currency" name="currency">
-<option value="USD"${v.currency === 'USDC' ? html`` : html` selected`}>USD</option>
-<option value="USDC"${v.currency === 'USDC' ? html` selected` : html``}>USDC</option>
+<option value="USD"${isCurrencyOn(v.currency, 'solana') ? html`` : html` selected`}>USD</option>
+<option value="USDC"${isCurrencyOn(v.currency, 'solana') ? html` selected` : html``}>USDC</option>
 </select>
 </div>
 <fieldset>
