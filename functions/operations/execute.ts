@@ -33,6 +33,37 @@ export async function execute<C extends Credentials, I extends Idempotency, B, Q
   return outcome instanceof StoredReply ? outcome.toResult() : op.render(outcome);
 }
 
+/** The input of a call whose caller an adapter has already recognised (`runFor`): parts as values, not HTTP. */
+export interface CallInput {
+  idempotencyKey?: string;
+  params?: Readonly<Record<string, string | undefined>>;
+  /** The query's fields as strings, as a query string gives them. */
+  query?: Readonly<Record<string, string | undefined>>;
+  /** The body as the JSON parser would give it (amounts as LosslessNumber literals, or strings where the schema takes them). */
+  body?: unknown;
+}
+
+/**
+ * Runs `op` for a caller an adapter has already recognised — the console's session stands for the
+ * payer's account key — with the operation's own checks of the input (its key rule, its query and
+ * body schemas, so the same messages) and its own `run`; answers the outcome, for the adapter to
+ * render its own way (a console page). A console form action is this call, never a use case
+ * called by hand.
+ */
+export async function runFor<C extends Credentials, I extends Idempotency, B, Q, O>(
+  op: Operation<C, I, B, Q, O>,
+  caller: CallerOf<C>,
+  input: CallInput,
+  options: ExecuteOptions = {},
+): Promise<O | StoredReply> {
+  const headers = input.idempotencyKey === undefined ? {} : { 'idempotency-key': input.idempotencyKey };
+  const idempotencyKey = keyOf(op.idempotency, { headers }) as OperationCall<C, I, B, Q>['idempotencyKey'];
+  const query = (op.query ? validate(op.query, input.query ?? {}) : undefined) as Q;
+  const body = (op.body ? validate(op.body.schema, input.body ?? {}) : undefined) as B;
+  const baseUrl = op.links && options.baseUrl ? options.baseUrl() : '';
+  return op.run({ caller, idempotencyKey, params: input.params ?? {}, query, body, baseUrl });
+}
+
 async function callerOf(credentials: Credentials, req: ApiRequest): Promise<unknown> {
   switch (credentials.kind) {
     case 'public':
@@ -57,7 +88,7 @@ async function callerOf(credentials: Credentials, req: ApiRequest): Promise<unkn
   }
 }
 
-function keyOf(rule: Idempotency, req: ApiRequest): string | undefined {
+function keyOf(rule: Idempotency, req: Pick<ApiRequest, 'headers'>): string | undefined {
   if (rule === 'required') return requireIdempotencyKey(req);
   if (rule === 'optional') return optionalIdempotencyKey(req);
   return undefined;

@@ -21,7 +21,7 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 
 /** The Idempotency-Key header: required, 1–255 printable ASCII characters. */
-export function requireIdempotencyKey(req: ApiRequest): string {
+export function requireIdempotencyKey(req: Pick<ApiRequest, 'headers'>): string {
   return checkIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]);
 }
 
@@ -29,7 +29,7 @@ export function requireIdempotencyKey(req: ApiRequest): string {
  * The Idempotency-Key header where it is optional (the creations: docs/idempotency.md "Creations"):
  * absent → undefined (the request runs as it always has); present → the same rule as everywhere.
  */
-export function optionalIdempotencyKey(req: ApiRequest): string | undefined {
+export function optionalIdempotencyKey(req: Pick<ApiRequest, 'headers'>): string | undefined {
   const key = req.headers[IDEMPOTENCY_HEADER];
   return key === undefined ? undefined : checkIdempotencyKey(key);
 }
