@@ -1,5 +1,5 @@
 /**
- * The agent's charges as operations (docs/api.md "Charges"): create, read, list, and the balance
+ * The agent's charges as operations (docs/reference/endpoints.md): create, read, list, and the balance
  * they earn. Each is the route's one definition; functions/api/<route>.handler.ts and the MCP
  * tools are derived from these objects.
  */

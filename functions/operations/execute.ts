@@ -1,7 +1,7 @@
 /**
  * The one sequence every API operation runs, whatever calls it (the Lambda handler, the MCP tool,
  * a console form): credentials → Idempotency-Key → query → body → `run` → `render`. The order is
- * the API's order of refusals (docs/errors.md): a bad key is reported before a bad body, a missing
+ * the API's order of refusals (docs/reference/conventions.md "Rules that apply everywhere"): a bad key is reported before a bad body, a missing
  * Idempotency-Key before the body's problems.
  */
 import { type ApiRequest, type ApiResult, StoredReply } from '../contracts/api';
