@@ -12,6 +12,7 @@ import type { Agent } from '../core/agents';
 import type { DeliveryAttempt, Webhook } from '../core/webhooks';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
+import type { TransactEntry } from '../store/transact';
 import { requireCurrentAgent } from '../use-cases/auth';
 import {
   createWebhook,
@@ -125,6 +126,19 @@ export const userWebhooksCreateOperation = operation({
     createWebhook(userOwner(userId), body, userKeyHash, { idempotencyKey }),
   render: createdAnswer,
 });
+
+/**
+ * The payer's creation with more items in its transaction: the console's `Add endpoint`, whose
+ * one-time form record (use-cases/console-forms.ts) joins the endpoint's own write, so a double
+ * submit adds one endpoint (and no answer is stored sealed: the form record keeps only the id).
+ * The same operation otherwise: its key rule, its schema, its use case.
+ */
+export const userWebhooksCreateJoining = (also: (webhook: Webhook) => readonly TransactEntry[]) =>
+  operation({
+    ...userWebhooksCreateOperation,
+    run: ({ caller: { userId, userKeyHash }, idempotencyKey, body }) =>
+      createWebhook(userOwner(userId), body, userKeyHash, { also, idempotencyKey }),
+  });
 
 /** GET /api/v1/users/me/webhooks: x-user-key. */
 export const userWebhooksListOperation = operation({

@@ -24,6 +24,7 @@ import { Refusal, refuse } from '../messages/refusal';
 import { checkEndpointUrl } from '../net/address-check';
 import { answerSeal } from '../store/answer-seal';
 import { appendOutbox, eventBody } from '../store/outbox';
+import type { TransactEntry } from '../store/transact';
 import {
   getWebhook,
   listWebhooks,
@@ -62,7 +63,7 @@ export async function createWebhook(
   owner: Owner,
   input: CreateWebhookRequest,
   keyHash?: string,
-  opts: { idempotencyKey?: string | undefined } = {},
+  opts: { also?: (webhook: Webhook) => readonly TransactEntry[]; idempotencyKey?: string | undefined } = {},
 ): Promise<CreatedWebhook | StoredReply> {
   if (owner.kind === 'user' && keyHash === undefined) throw new Error("a payer's webhook is registered under their account key");
   const events = input.events === undefined ? [...EVENT_TYPES_BY_OWNER[owner.kind]] : [...new Set(input.events)];
@@ -100,7 +101,7 @@ export async function createWebhook(
       const created: CreatedWebhook = { webhook, secret };
       const idempotency = record(created);
       try {
-        await storeWebhook({ ...webhook, sealedSecret }, writer, idempotency ? [idempotency] : []);
+        await storeWebhook({ ...webhook, sealedSecret }, writer, [...(opts.also?.(webhook) ?? []), ...(idempotency ? [idempotency] : [])]);
       } catch (error) {
         if (error instanceof WebhookLimitError) throw refuse('webhookLimit', MAX_WEBHOOKS_PER_OWNER);
         if (error instanceof UserKeyRevokedError && keyHash !== undefined) {

@@ -9,19 +9,18 @@
 import { StoredReply } from '../../contracts/api';
 import { createWebhookSchema } from '../../contracts/request.schemas';
 import { validate } from '../../contracts/validation';
+import type { CreatedWebhook } from '../../contracts/webhook-outcome';
 import { EVENT_TYPES_BY_OWNER } from '../../core/events';
 import { html, type SafeHtml } from '../../http/html';
-import { refuse } from '../../messages/refusal';
 import { runFor } from '../../operations/execute';
-import { userWebhooksCreateOperation, userWebhooksDeleteOperation, userWebhooksTestOperation } from '../../operations/webhooks';
+import { userWebhooksCreateJoining, userWebhooksDeleteOperation, userWebhooksTestOperation } from '../../operations/webhooks';
 import type { RotatedAccountKey } from '../../use-cases/account-key';
 import { rotateMyKey } from '../../use-cases/account-key';
 import { actingAccountKeyHash } from '../../use-cases/console-forms';
-import { checkIdempotencyKey } from '../../use-cases/idempotency';
 import { deliveryView, listOwnerWebhooks, listWebhookDeliveries, webhookView } from '../../use-cases/webhooks';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { once } from './once';
-import { csrfField, errorBox, notFound, ONCE_FIELD, onceField, page, refusal, tableRegion, when, zoneNote } from './ui';
+import { csrfField, errorBox, notFound, onceField, page, refusal, tableRegion, when, zoneNote } from './ui';
 
 type WebhookView = ReturnType<typeof webhookView>;
 type DeliveryView = ReturnType<typeof deliveryView>;
@@ -138,10 +137,9 @@ ${removedPasskeys.length > 0 ? html`<ul>${removedPasskeys.map((name) => html`<li
 };
 
 /**
- * POST /console/developers/webhooks: the API's creation (runFor) with the form's one-time key as its
- * Idempotency-Key, so a double submit adds one endpoint and the second answer is the first one's
- * stored reply (never shown: its signing secret was shown once, by the first). Checked in the
- * order the form always has: the URL, then the form's key.
+ * POST /console/developers/webhooks: the endpoint once per form key (the form's record joins the
+ * endpoint's own write: the API's creation, run for the session's payer); its signing secret shown
+ * in this answer only.
  */
 const addWebhook: ConsolePage = async (session, req) => {
   const url = (req.form.url ?? '').trim();
@@ -149,18 +147,14 @@ const addWebhook: ConsolePage = async (session, req) => {
     validate(createWebhookSchema, { url });
     const userKeyHash = await actingAccountKeyHash(session.userId, session.accountKeyHash);
     if (!userKeyHash) throw new Error('a payer without an account key cannot add webhook endpoints');
-    const formKey = req.form[ONCE_FIELD];
-    try {
-      checkIdempotencyKey(formKey);
-    } catch {
-      throw refuse('consoleFormKeyInvalid');
-    }
-    const outcome = await runFor(
-      userWebhooksCreateOperation,
-      { userId: session.userId, userKeyHash },
-      { idempotencyKey: formKey, body: { url } },
-    );
-    if (outcome instanceof StoredReply) {
+    const done = await once<CreatedWebhook, { webhookId: string }>(session, 'webhook', req.form, { url }, async (record) => {
+      const create = userWebhooksCreateJoining((webhook) => [record({ webhookId: webhook.id })]);
+      const outcome = await runFor(create, { userId: session.userId, userKeyHash }, { body: { url } });
+      // No Idempotency-Key: never an earlier answer.
+      if (outcome instanceof StoredReply) throw new Error('a webhook created without a key answered a stored reply');
+      return outcome;
+    });
+    if (done.replayed) {
       return page(
         'Endpoint already added',
         'developers',
@@ -168,7 +162,7 @@ const addWebhook: ConsolePage = async (session, req) => {
 <p>If you did not copy it, delete the endpoint and add it again: <a href="${DEVELOPERS}">back to Developers</a>.</p>`,
       );
     }
-    const { webhook, secret } = outcome;
+    const { webhook, secret } = done.value;
     return page(
       'Endpoint added',
       'developers',
