@@ -4,7 +4,9 @@
  * imports this list: its bundle carries its own operation only.
  */
 import * as charges from './charges';
+import * as openapi from './openapi';
 import type { Operation } from './operation';
+import * as service from './service';
 import * as webhooks from './webhooks';
 
 // biome-ignore lint/suspicious/noExplicitAny: operations of any credentials, key rule, input and outcome.
@@ -15,5 +17,7 @@ const isOperation = (value: unknown): value is AnyOperation =>
 
 /** Each operation by the name it is exported under (`createChargeOperation`). */
 export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
-  [charges, webhooks].flatMap((module) => Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1]))),
+  [charges, webhooks, service, openapi].flatMap((module) =>
+    Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1])),
+  ),
 );
