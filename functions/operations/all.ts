@@ -4,7 +4,6 @@
  * imports this list: its bundle carries its own operation only.
  */
 import * as charges from './charges';
-import * as openapi from './openapi';
 import type { Operation } from './operation';
 import * as service from './service';
 import * as webhooks from './webhooks';
@@ -17,7 +16,7 @@ const isOperation = (value: unknown): value is AnyOperation =>
 
 /** Each operation by the name it is exported under (`createChargeOperation`). */
 export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
-  [charges, webhooks, service, openapi].flatMap((module) =>
+  [charges, webhooks, service].flatMap((module) =>
     Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1])),
   ),
 );

@@ -1,7 +1,6 @@
 /**
  * The service's own routes as operations (docs/api.md "Service"): health. Public: no credentials,
- * no body, no query. The OpenAPI document's route is in openapi.ts, apart, so this bundle does not
- * carry the document.
+ * no body, no query. The OpenAPI document's route stays a handler (README.md says why).
  */
 import * as NEEDS from '../registry/needs.generated';
 import { checkHealth } from '../use-cases/health';
