@@ -1,16 +1,4 @@
-import { loadConfig } from '../config';
-import { listDeliveriesQuerySchema } from '../contracts/request.schemas';
-import { validate } from '../contracts/validation';
-import { httpHandler } from '../http/handler';
-import * as NEEDS from '../registry/needs.generated';
-import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
-import { listWebhookDeliveries } from '../use-cases/webhooks';
+import { agentWebhooksDeliveriesOperation } from '../operations/webhooks';
+import { lambdaHandler } from './lambda';
 
-// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
-loadConfig({ require: NEEDS.agentWebhooksDeliveries });
-
-/** GET /api/v1/agents/webhooks/{id}/deliveries — x-agent-key. */
-export const handler = httpHandler(async (req) => {
-  const owner = { kind: 'agent' as const, id: (await authenticate(req, AUTH_MESSAGES.webhooks, false)).agent.id };
-  return listWebhookDeliveries(owner, req.params.id, validate(listDeliveriesQuerySchema, req.query));
-});
+export const handler = lambdaHandler(agentWebhooksDeliveriesOperation);

@@ -1,14 +1,4 @@
-import { loadConfig } from '../config';
-import { httpHandler } from '../http/handler';
-import * as NEEDS from '../registry/needs.generated';
-import { authenticateUser } from '../use-cases/auth';
-import { deleteOwnerWebhook } from '../use-cases/webhooks';
+import { userWebhooksDeleteOperation } from '../operations/webhooks';
+import { lambdaHandler } from './lambda';
 
-// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
-loadConfig({ require: NEEDS.userWebhooksDelete });
-
-/** DELETE /api/v1/users/me/webhooks/{id} — x-user-key. */
-export const handler = httpHandler(async (req) => {
-  const owner = { kind: 'user' as const, id: (await authenticateUser(req)).userId };
-  return deleteOwnerWebhook(owner, req.params.id);
-});
+export const handler = lambdaHandler(userWebhooksDeleteOperation);

@@ -1,14 +1,4 @@
-import { loadConfig } from '../config';
-import { httpHandler } from '../http/handler';
-import * as NEEDS from '../registry/needs.generated';
-import { authenticateUser } from '../use-cases/auth';
-import { listOwnerWebhooks } from '../use-cases/webhooks';
+import { userWebhooksListOperation } from '../operations/webhooks';
+import { lambdaHandler } from './lambda';
 
-// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
-loadConfig({ require: NEEDS.userWebhooksList });
-
-/** GET /api/v1/users/me/webhooks — x-user-key. */
-export const handler = httpHandler(async (req) => {
-  const owner = { kind: 'user' as const, id: (await authenticateUser(req)).userId };
-  return listOwnerWebhooks(owner);
-});
+export const handler = lambdaHandler(userWebhooksListOperation);

@@ -11,7 +11,7 @@
  * retry of the same transmission after a 503 is handled.
  */
 import { config } from '../config';
-import { type ApiRequest, type ApiResult, isJsonContentType } from '../contracts/api';
+import { type ApiRequest, isJsonContentType } from '../contracts/api';
 import { isOnRail } from '../core/money';
 import { refuse } from '../messages/refusal';
 import { logger } from '../observability/logger';
@@ -28,7 +28,14 @@ import { PaymentProviderUnavailableError } from './topups';
 /** The events that mean "this order may be capturable now". */
 const ORDER_EVENTS = new Set(['CHECKOUT.ORDER.APPROVED', 'CHECKOUT.ORDER.COMPLETED', 'PAYMENT.CAPTURE.COMPLETED']);
 
-export async function receivePaypalWebhook(req: ApiRequest): Promise<ApiResult> {
+/**
+ * What a webhook that passed every check came to: `handled` (acted on where it concerns a top-up),
+ * or `receivedBefore` (a transmission id seen already: acknowledged, nothing done). PayPal is
+ * answered 200 `{received: true}` for both; every refusal is thrown.
+ */
+export type PaypalWebhookOutcome = 'handled' | 'receivedBefore';
+
+export async function receivePaypalWebhook(req: ApiRequest): Promise<PaypalWebhookOutcome> {
   if (!isJsonContentType(req.headers['content-type'])) throw refuse('invalidJsonBody');
   const text = req.body ?? '';
   if (Buffer.byteLength(text, 'utf8') > config().MAX_BODY_BYTES) throw refuse('invalidJsonBody');
@@ -48,7 +55,7 @@ export async function receivePaypalWebhook(req: ApiRequest): Promise<ApiResult> 
     logger().info('paypal webhook: transmission already received; acknowledged, nothing done', {
       transmissionId: transmission.transmissionId,
     });
-    return { statusCode: 200, body: { received: true } };
+    return 'receivedBefore';
   }
   let handled = false;
   try {
@@ -68,7 +75,7 @@ export async function receivePaypalWebhook(req: ApiRequest): Promise<ApiResult> 
       if (isOnRail(topup, 'paypal') && topup.status === 'FAILED') await recordLateCapture(topup);
     }
     handled = true;
-    return { statusCode: 200, body: { received: true } };
+    return 'handled';
   } catch (error) {
     // PayPal retries a webhook that did not get a 2xx: a transient failure must say so.
     if (error instanceof RailUnavailableError || error instanceof RailAmbiguousAnswerError || error instanceof RailConfigError) {

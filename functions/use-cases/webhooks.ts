@@ -5,8 +5,9 @@
  */
 
 import { config } from '../config';
-import type { ApiResult } from '../contracts/api';
+import type { StoredReply } from '../contracts/api';
 import type { CreateWebhookRequest, ListDeliveriesQuery } from '../contracts/request.schemas';
+import { type CreatedWebhook, renderCreatedWebhook } from '../contracts/webhook-outcome';
 import { AgentDisabledError, UserKeyRevokedError } from '../core/errors';
 import { EVENT_TYPES_BY_OWNER, isEventTypeFor, newEventId, type OutboxEvent, type Owner, ownerKey } from '../core/events';
 import {
@@ -36,12 +37,15 @@ import { listDeliveryAttempts } from '../store/webhook-delivery.repository';
 import { sealSecret } from '../store/webhook-secret';
 import { takeTestEventSlot } from '../store/webhook-test-window.repository';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
-import { idempotentCreation } from './idempotency';
+import { creation } from './idempotency';
+
+export { deliveryView, webhookView } from '../contracts/webhook-outcome';
 
 const DEFAULT_DELIVERIES = 50;
 
 /**
- * Registers an endpoint; 201 with its secret, the only time the secret is shown. It is registered
+ * Registers an endpoint: it and its secret, the only time the secret is shown (or, with an
+ * Idempotency-Key used before, the stored answer). It is registered
  * under the key the request came with (`keyHash`), checked in the create's own transaction,
  * whatever an auth cache says: a payer's account key, 401 `invalid user key` once it has been
  * rotated away (a rotation deletes every user endpoint: docs/webhooks.md, and nothing the old key
@@ -59,24 +63,21 @@ export async function createWebhook(
   owner: Owner,
   input: CreateWebhookRequest,
   keyHash?: string,
-  opts: { also?: (view: ReturnType<typeof webhookView>) => readonly TransactEntry[]; idempotencyKey?: string | undefined } = {},
-): Promise<ApiResult> {
+  opts: { also?: (webhook: Webhook) => readonly TransactEntry[]; idempotencyKey?: string | undefined } = {},
+): Promise<CreatedWebhook | StoredReply> {
   if (owner.kind === 'user' && keyHash === undefined) throw new Error("a payer's webhook is registered under their account key");
   const events = input.events === undefined ? [...EVENT_TYPES_BY_OWNER[owner.kind]] : [...new Set(input.events)];
   const unknown = events.find((type) => !isEventTypeFor(owner.kind, type));
   if (unknown !== undefined) {
     throw refuse('unknownEventType', unknown.slice(0, 64), owner.kind, EVENT_TYPES_BY_OWNER[owner.kind]);
   }
-  return idempotentCreation(
+  return creation(
     {
       scope: `${owner.id}#webhooks`,
       key: opts.idempotencyKey,
       request: { url: input.url, events: JSON.stringify(input.events ?? null) },
       seal: answerSeal,
-      render: ({ webhook, secret }: { webhook: Webhook; secret: string }) => ({
-        statusCode: 201,
-        body: { ...webhookView(webhook), secret },
-      }),
+      render: renderCreatedWebhook,
     },
     async ({ now, record, replayIfUsed }) => {
       let url: URL;
@@ -97,13 +98,10 @@ export async function createWebhook(
           : owner.kind === 'user'
             ? { userId: owner.id, accountKeyHash: keyHash }
             : { agentKeyHash: keyHash };
-      const created = { webhook, secret };
+      const created: CreatedWebhook = { webhook, secret };
       const idempotency = record(created);
       try {
-        await storeWebhook({ ...webhook, sealedSecret }, writer, [
-          ...(opts.also?.(webhookView(webhook)) ?? []),
-          ...(idempotency ? [idempotency] : []),
-        ]);
+        await storeWebhook({ ...webhook, sealedSecret }, writer, [...(opts.also?.(webhook) ?? []), ...(idempotency ? [idempotency] : [])]);
       } catch (error) {
         if (error instanceof WebhookLimitError) throw refuse('webhookLimit', MAX_WEBHOOKS_PER_OWNER);
         if (error instanceof UserKeyRevokedError && keyHash !== undefined) {
@@ -121,27 +119,37 @@ export async function createWebhook(
   );
 }
 
-export async function listOwnerWebhooks(owner: Owner): Promise<ApiResult> {
-  const webhooks = await listWebhooks(ownerKey(owner));
-  return { statusCode: 200, body: { webhooks: webhooks.map(webhookView) } };
+/** The owner's endpoints. */
+export function listOwnerWebhooks(owner: Owner): Promise<Webhook[]> {
+  return listWebhooks(ownerKey(owner));
 }
 
-export async function deleteOwnerWebhook(owner: Owner, webhookId: string | undefined): Promise<ApiResult> {
+/** Deletes one of the owner's endpoints; 404 `webhookNotFound` for any other id. */
+export async function deleteOwnerWebhook(owner: Owner, webhookId: string | undefined): Promise<void> {
   if (!isWebhookId(webhookId) || !(await removeWebhook(ownerKey(owner), webhookId))) throw refuse('webhookNotFound');
-  return { statusCode: 204, rawBody: '' };
 }
 
-export async function listWebhookDeliveries(owner: Owner, webhookId: string | undefined, query: ListDeliveriesQuery): Promise<ApiResult> {
+/** The recent delivery attempts to one of the owner's endpoints (404 `webhookNotFound` for any other id). */
+export async function listWebhookDeliveries(
+  owner: Owner,
+  webhookId: string | undefined,
+  query: ListDeliveriesQuery,
+): Promise<DeliveryAttempt[]> {
   const webhook = await ownWebhook(owner, webhookId);
-  const attempts = await listDeliveryAttempts(webhook.id, query.limit ?? DEFAULT_DELIVERIES);
-  return { statusCode: 200, body: { deliveries: attempts.map(deliveryView) } };
+  return listDeliveryAttempts(webhook.id, query.limit ?? DEFAULT_DELIVERIES);
+}
+
+/** A test event queued: the event, and its text exactly as it will be delivered. */
+export interface QueuedTestEvent {
+  event: OutboxEvent;
+  text: string;
 }
 
 /**
- * Queues a `ping` to this one endpoint; 202 with the event as it will be delivered. At most
+ * Queues a `ping` to this one endpoint: the event as it will be delivered. At most
  * TEST_EVENTS_PER_WINDOW a window per endpoint (429 with Retry-After beyond, nothing queued).
  */
-export async function sendTestEvent(owner: Owner, webhookId: string | undefined): Promise<ApiResult> {
+export async function sendTestEvent(owner: Owner, webhookId: string | undefined): Promise<QueuedTestEvent> {
   const webhook = await ownWebhook(owner, webhookId);
   const now = new Date();
   const wait = await takeTestEventSlot(webhook.id, now, { max: TEST_EVENTS_PER_WINDOW, windowSeconds: TEST_EVENT_WINDOW_SECONDS });
@@ -155,31 +163,11 @@ export async function sendTestEvent(owner: Owner, webhookId: string | undefined)
     data: { webhookId: webhook.id, url: webhook.url },
   };
   await appendOutbox([event], now);
-  return { statusCode: 202, rawBody: eventBody(event) };
+  return { event, text: eventBody(event) };
 }
 
 async function ownWebhook(owner: Owner, webhookId: string | undefined) {
   const webhook = isWebhookId(webhookId) ? await getWebhook(ownerKey(owner), webhookId) : undefined;
   if (!webhook) throw refuse('webhookNotFound');
   return webhook;
-}
-
-/** An endpoint as its owner sees it: never the secret. */
-export function webhookView(webhook: Webhook) {
-  return { id: webhook.id, url: webhook.url, events: webhook.events, createdAt: webhook.createdAt };
-}
-
-export function deliveryView(attempt: DeliveryAttempt) {
-  return {
-    id: attempt.id,
-    eventId: attempt.eventId,
-    type: attempt.type,
-    attempt: attempt.attempt,
-    status: attempt.status,
-    statusCode: attempt.statusCode ?? null,
-    error: attempt.error ?? null,
-    createdAt: attempt.createdAt,
-    durationMs: attempt.durationMs,
-    nextAttemptAt: attempt.nextAttemptAt ?? null,
-  };
 }

@@ -13,6 +13,7 @@ import { type LocalSqs, type PayoutConsumer, startLocalSqs, startPayoutConsumer 
 import { createWebhookQueues, type WebhookQueues } from '../../bin/local/webhook-pipeline';
 import { runAdmin } from '../../bin/operator/admin-cli';
 import { config, resetForTests } from '../../functions/config';
+import type { CreatedWebhook } from '../../functions/contracts/webhook-outcome';
 import { newEventId, type OutboxEvent } from '../../functions/core/events';
 import { newAgentId, newChargeId } from '../../functions/core/ids';
 import type { DeliveryMessage } from '../../functions/queue/webhook-queue';
@@ -104,7 +105,7 @@ async function recordedDeliveries(webhookId: string) {
 describe('npm run admin -- redispatch', () => {
   it('delivers an event the dispatcher missed once, and does not deliver an already delivered one again', async () => {
     const created = await createWebhook({ kind: 'agent', id: agentId }, { url: receiver.url, events: ['payout.completed'] });
-    const webhookId = String((created.body as { id: string }).id);
+    const webhookId = (created as CreatedWebhook).webhook.id;
     const t0 = new Date(Date.now() + 1_000);
     const delivered = payoutEvent(t0);
     const missed = payoutEvent(new Date(t0.getTime() + 1_000));
@@ -163,7 +164,7 @@ describe('npm run admin -- redispatch', () => {
 
   it("re-derives a new charge's events from its item (no outbox item), the same ids and bytes; not those of a charge changed since", async () => {
     const created = await createWebhook({ kind: 'agent', id: agentId }, { url: receiver.url, events: ['charge.succeeded'] });
-    const webhookId = String((created.body as { id: string }).id);
+    const webhookId = (created as CreatedWebhook).webhook.id;
     const at = new Date(Date.now() + 20 * 60_000);
     const charge = (id: string, extra: Record<string, unknown> = {}) => ({
       ...keys.charge(agentId, id),

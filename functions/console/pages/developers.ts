@@ -2,25 +2,22 @@
  * Developers (DESIGN §15, §16, §21): the account key (rotate it: the new one shown once, the old
  * one dead at once — and, as the API's rotation does, every grant revoked and every webhook
  * endpoint deleted, which the page says before the button) and the payer's webhook endpoints
- * (add one: its signing secret shown once; delete; recent deliveries; a test event). The API's
- * own use cases, under the payer's current account key.
+ * (add one: its signing secret shown once; delete; recent deliveries; a test event). The actions
+ * run the API's own operations (runFor) for the caller the session stands for: the payer under the
+ * account key that opened it (functions/operations/webhooks.ts).
  */
+import { StoredReply } from '../../contracts/api';
 import { createWebhookSchema } from '../../contracts/request.schemas';
 import { validate } from '../../contracts/validation';
+import type { CreatedWebhook } from '../../contracts/webhook-outcome';
 import { EVENT_TYPES_BY_OWNER } from '../../core/events';
 import { html, type SafeHtml } from '../../http/html';
+import { runFor } from '../../operations/execute';
+import { userWebhooksCreateJoining, userWebhooksDeleteOperation, userWebhooksTestOperation } from '../../operations/webhooks';
 import type { RotatedAccountKey } from '../../use-cases/account-key';
 import { rotateMyKey } from '../../use-cases/account-key';
 import { actingAccountKeyHash } from '../../use-cases/console-forms';
-import {
-  createWebhook,
-  deleteOwnerWebhook,
-  type deliveryView,
-  listOwnerWebhooks,
-  listWebhookDeliveries,
-  sendTestEvent,
-  type webhookView,
-} from '../../use-cases/webhooks';
+import { deliveryView, listOwnerWebhooks, listWebhookDeliveries, webhookView } from '../../use-cases/webhooks';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { once } from './once';
 import { csrfField, errorBox, notFound, onceField, page, refusal, tableRegion, when, zoneNote } from './ui';
@@ -45,7 +42,7 @@ async function render(
   notice?: string,
   refused?: { status: number; message: string; url: string },
 ): Promise<ConsoleResult> {
-  const { webhooks } = (await listOwnerWebhooks({ kind: 'user', id: session.userId })).body as { webhooks: WebhookView[] };
+  const webhooks = (await listOwnerWebhooks({ kind: 'user', id: session.userId })).map(webhookView);
   const body = html`
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : html``}
 <section aria-labelledby="key-h">
@@ -139,26 +136,24 @@ ${removedPasskeys.length > 0 ? html`<ul>${removedPasskeys.map((name) => html`<li
   }
 };
 
-/** POST /console/developers/webhooks: the endpoint once per form key; its signing secret shown in this answer only. */
+/**
+ * POST /console/developers/webhooks: the endpoint once per form key (the form's record joins the
+ * endpoint's own write: the API's creation, run for the session's payer); its signing secret shown
+ * in this answer only.
+ */
 const addWebhook: ConsolePage = async (session, req) => {
   const url = (req.form.url ?? '').trim();
   try {
-    const input = validate(createWebhookSchema, { url });
-    const accountKeyHash = await actingAccountKeyHash(session.userId, session.accountKeyHash);
-    if (!accountKeyHash) throw new Error('a payer without an account key cannot add webhook endpoints');
-    const done = await once<{ webhook: WebhookView; secret: string }, { webhookId: string }>(
-      session,
-      'webhook',
-      req.form,
-      { url },
-      async (record) => {
-        const result = await createWebhook({ kind: 'user', id: session.userId }, input, accountKeyHash, {
-          also: (view) => [record({ webhookId: view.id })],
-        });
-        const { secret, ...webhook } = result.body as WebhookView & { secret: string };
-        return { webhook, secret };
-      },
-    );
+    validate(createWebhookSchema, { url });
+    const userKeyHash = await actingAccountKeyHash(session.userId, session.accountKeyHash);
+    if (!userKeyHash) throw new Error('a payer without an account key cannot add webhook endpoints');
+    const done = await once<CreatedWebhook, { webhookId: string }>(session, 'webhook', req.form, { url }, async (record) => {
+      const create = userWebhooksCreateJoining((webhook) => [record({ webhookId: webhook.id })]);
+      const outcome = await runFor(create, { userId: session.userId, userKeyHash }, { body: { url } });
+      // No Idempotency-Key: never an earlier answer.
+      if (outcome instanceof StoredReply) throw new Error('a webhook created without a key answered a stored reply');
+      return outcome;
+    });
     if (done.replayed) {
       return page(
         'Endpoint already added',
@@ -187,12 +182,20 @@ const addWebhook: ConsolePage = async (session, req) => {
 };
 
 const ownerOf = (session: ConsoleSession) => ({ kind: 'user' as const, id: session.userId });
+/**
+ * The caller the session stands for: the payer under the account key that opened it (DESIGN §24);
+ * deleting and testing an endpoint read only the payer, so a payer without an account key still can.
+ */
+const callerOf = async (session: ConsoleSession) => ({
+  userId: session.userId,
+  userKeyHash: (await actingAccountKeyHash(session.userId, session.accountKeyHash)) ?? '',
+});
 const endpointNotFound = () => notFound('developers', 'Webhook endpoint', { href: DEVELOPERS, label: 'Back to Developers' });
 
 /** POST /console/developers/webhooks/:id/delete: 404 for an id that is not one of this payer's endpoints. */
 const deleteWebhook: ConsolePage = async (session, req) => {
   try {
-    await deleteOwnerWebhook(ownerOf(session), req.params.id);
+    await runFor(userWebhooksDeleteOperation, await callerOf(session), { params: { id: req.params.id } });
   } catch (error) {
     if (refusal(error).status === 404) return endpointNotFound();
     throw error;
@@ -205,11 +208,9 @@ const deliveriesPage: ConsolePage = async (session, req) => {
   let deliveries: DeliveryView[];
   let webhook: WebhookView | undefined;
   try {
-    deliveries = (
-      (await listWebhookDeliveries(ownerOf(session), req.params.id, { limit: RECENT_DELIVERIES })).body as { deliveries: DeliveryView[] }
-    ).deliveries;
-    const { webhooks } = (await listOwnerWebhooks(ownerOf(session))).body as { webhooks: WebhookView[] };
-    webhook = webhooks.find((w) => w.id === req.params.id);
+    deliveries = (await listWebhookDeliveries(ownerOf(session), req.params.id, { limit: RECENT_DELIVERIES })).map(deliveryView);
+    const found = (await listOwnerWebhooks(ownerOf(session))).find((w) => w.id === req.params.id);
+    webhook = found && webhookView(found);
   } catch (error) {
     if (refusal(error).status === 404) return endpointNotFound();
     throw error;
@@ -248,7 +249,7 @@ ${zoneNote(session)}
 /** POST /console/developers/webhooks/:id/test: a `ping` to this one endpoint (rate limited like the API's). */
 const testWebhook: ConsolePage = async (session, req) => {
   try {
-    await sendTestEvent(ownerOf(session), req.params.id);
+    await runFor(userWebhooksTestOperation, await callerOf(session), { params: { id: req.params.id } });
   } catch (error) {
     const { status, message } = refusal(error);
     if (status === 404) return endpointNotFound();

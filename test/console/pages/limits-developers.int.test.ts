@@ -29,8 +29,7 @@ consolePagesEnv();
 
 /** The stored policy as the API's JSON reads it (exact amounts as numbers). */
 const policyOf = async (payer: Payer) => JSON.parse(serialize((await readPolicy(payer.userId)).body));
-const webhooksOf = async (payer: Payer) =>
-  ((await listOwnerWebhooks({ kind: 'user', id: payer.userId })).body as { webhooks: { id: string; url: string }[] }).webhooks;
+const webhooksOf = async (payer: Payer) => await listOwnerWebhooks({ kind: 'user', id: payer.userId });
 
 describe('Limits', () => {
   it('saves the policy per currency and the approval window in minutes, and shows it again', async () => {
