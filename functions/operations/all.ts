@@ -4,8 +4,10 @@
  * imports this list: its bundle carries its own operation only.
  */
 import * as charges from './charges';
+import * as grants from './grants';
 import type { Operation } from './operation';
 import * as payers from './payers';
+import * as topups from './topups';
 
 // biome-ignore lint/suspicious/noExplicitAny: operations of any credentials, key rule, input and outcome.
 type AnyOperation = Operation<any, any, any, any, any>;
@@ -15,5 +17,7 @@ const isOperation = (value: unknown): value is AnyOperation =>
 
 /** Each operation by the name it is exported under (`createChargeOperation`). */
 export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
-  [charges, payers].flatMap((module) => Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1]))),
+  [charges, payers, grants, topups].flatMap((module) =>
+    Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1])),
+  ),
 );
