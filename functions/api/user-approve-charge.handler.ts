@@ -1,11 +1,4 @@
-import { loadConfig } from '../config';
-import { httpHandler } from '../http/handler';
-import * as NEEDS from '../registry/needs.generated';
-import { authenticateUser } from '../use-cases/auth';
-import { approveCharge } from '../use-cases/payers';
+import { userApproveChargeOperation } from '../operations/payers';
+import { lambdaHandler } from './lambda';
 
-// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
-loadConfig({ require: NEEDS.userApproveCharge });
-
-/** POST /api/v1/users/me/charges/{id}/approve — x-user-key. */
-export const handler = httpHandler(async (req) => approveCharge((await authenticateUser(req)).userId, req.params.id));
+export const handler = lambdaHandler(userApproveChargeOperation);

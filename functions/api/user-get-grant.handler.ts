@@ -1,15 +1,4 @@
-import { loadConfig } from '../config';
-import { grantView } from '../contracts/grants';
-import { httpHandler } from '../http/handler';
-import * as NEEDS from '../registry/needs.generated';
-import { authenticateUser } from '../use-cases/auth';
-import { readGrant } from '../use-cases/grants';
+import { userGetGrantOperation } from '../operations/grants';
+import { lambdaHandler } from './lambda';
 
-// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
-loadConfig({ require: NEEDS.userGetGrant });
-
-/** GET /api/v1/users/me/grants/{id} — the account key. */
-export const handler = httpHandler(async (req) => {
-  const { userId } = await authenticateUser(req);
-  return { statusCode: 200, body: grantView(await readGrant(userId, req.params.id)) };
-});
+export const handler = lambdaHandler(userGetGrantOperation);

@@ -19,6 +19,7 @@ import { ID_PATTERNS } from '../core/ids';
 import { AmountError, CURRENCIES, type Currency, formatAmount, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import { descriptionProblem } from '../core/text';
 import { FIELD_PROBLEMS } from '../messages/catalogue';
+import type { Rendered } from './api';
 import { amountLiteral, integerLiteral } from './validation';
 
 const AMOUNT = {
@@ -171,4 +172,12 @@ export function grantRequestView(request: GrantRequest, opts: { consentUrl: stri
     expiresAt: request.expiresAt,
     grant: opts.grant ? { ...grantView(opts.grant, now), ...(opts.key ? { key: opts.key } : {}) } : null,
   };
+}
+
+/**
+ * POST /api/v1/users/me/grants answered: 201 the Grant and its key, as it was made at `now`. The
+ * one rendering, sent and stored sealed under its Idempotency-Key (a replay shows the key again).
+ */
+export function renderIssuedGrant({ grant, key, now }: { grant: Grant; key: string; now: Date }): Rendered {
+  return { statusCode: 201, body: { ...grantView(grant, now), key } };
 }

@@ -4,8 +4,11 @@
  * imports this list: its bundle carries its own operation only.
  */
 import * as charges from './charges';
+import * as grants from './grants';
 import type { Operation } from './operation';
+import * as payers from './payers';
 import * as service from './service';
+import * as topups from './topups';
 import * as webhooks from './webhooks';
 
 // biome-ignore lint/suspicious/noExplicitAny: operations of any credentials, key rule, input and outcome.
@@ -16,7 +19,7 @@ const isOperation = (value: unknown): value is AnyOperation =>
 
 /** Each operation by the name it is exported under (`createChargeOperation`). */
 export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
-  [charges, webhooks, service].flatMap((module) =>
+  [charges, payers, grants, topups, webhooks, service].flatMap((module) =>
     Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1])),
   ),
 );

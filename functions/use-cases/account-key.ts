@@ -6,7 +6,6 @@
  * key-opened session, or vouched for by one that was) — and lists them in its answer.
  * The payer's own route, the console's and the operator's (a payer locked out) rotate alike.
  */
-import type { ApiResult } from '../contracts/api';
 import { grantView } from '../contracts/grants';
 import { userChargeView } from '../contracts/views';
 import { StaleReadError } from '../core/errors';
@@ -29,9 +28,13 @@ import { webhookView } from './webhooks';
  * POST /api/v1/users/me/keys/rotate: a new user key, shown once (`rotateAccountKey`); 409 when
  * another rotation won.
  */
-export async function rotateMyKey(userId: string, oldKeyHash: string, opts: { also?: readonly TransactEntry[] } = {}): Promise<ApiResult> {
+export async function rotateMyKey(
+  userId: string,
+  oldKeyHash: string,
+  opts: { also?: readonly TransactEntry[] } = {},
+): Promise<RotatedAccountKey> {
   try {
-    return { statusCode: 200, body: await rotateAccountKey(userId, oldKeyHash, opts) };
+    return await rotateAccountKey(userId, oldKeyHash, opts);
   } catch (error) {
     if (error instanceof StaleReadError) throw refuse('userKeyRotatedConcurrently');
     throw error;

@@ -3,8 +3,9 @@
  * account key. A grant key is shown once, in the create answer; only its hash is stored. Returns
  * domain values; the API and MCP adapters render them (contracts/grants.ts).
  */
-import type { ApiResult } from '../contracts/api';
-import { grantView } from '../contracts/grants';
+import type { StoredReply } from '../contracts/api';
+import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import { grantView, type ListGrantsQuery, renderIssuedGrant } from '../contracts/grants';
 import type { Agent } from '../core/agents';
 import { UserKeyRevokedError } from '../core/errors';
 import { newEventId, type OutboxEvent, type Owner } from '../core/events';
@@ -25,13 +26,16 @@ import {
 } from '../store/grant.repository';
 import { type NamedItem, type OldItem, PRECEDENCE } from '../store/transact';
 import { AUTH_MESSAGES, forgetUserKey } from './auth';
-import { idempotentCreation } from './idempotency';
+import { creation } from './idempotency';
 
 /** A new grant and its key, shown this once. */
 export interface IssuedGrant {
   grant: Grant;
   key: string;
 }
+
+/** A grant made by POST /api/v1/users/me/grants: with the time it was made at (its answer shows the grant as of then). */
+export type CreatedGrant = IssuedGrant & { now: Date };
 
 export function grantEvent(type: 'grant.created' | 'grant.revoked' | 'grant.approved', owner: Owner, grant: Grant, now: Date): OutboxEvent {
   // No event carries a key: the data is the Grant as the API shows it.
@@ -91,7 +95,8 @@ export async function issueGrant(
 }
 
 /**
- * POST /api/v1/users/me/grants: `issueGrant`, answered 201 with the Grant and its key. With an
+ * POST /api/v1/users/me/grants: `issueGrant`, answered 201 with the Grant and its key
+ * (contracts/grants.ts `renderIssuedGrant`). With an
  * Idempotency-Key (optional) a lost answer can be asked for again: the record (scope
  * `<userId>#grants`, so another payer's key never finds it) joins the grant's own transaction and
  * keeps the answer sealed for the replay window; the same key with other terms → 422. A key rotated
@@ -101,9 +106,9 @@ export function createGrantForPayer(
   payer: AccountKey,
   body: GrantTerms & { agentId: string },
   idempotencyKey: string | undefined,
-): Promise<ApiResult> {
+): Promise<CreatedGrant | StoredReply> {
   const { agentId, ...terms } = body;
-  return idempotentCreation(
+  return creation<CreatedGrant>(
     {
       scope: `${payer.userId}#grants`,
       key: idempotencyKey,
@@ -116,7 +121,7 @@ export function createGrantForPayer(
         description: terms.description ?? '',
       },
       seal: answerSeal,
-      render: ({ grant, key, now }: IssuedGrant & { now: Date }) => ({ statusCode: 201, body: { ...grantView(grant, now), key } }),
+      render: renderIssuedGrant,
     },
     async ({ now, record }) => {
       const id = newGrantId();
@@ -173,4 +178,22 @@ export function listMyGrants(
 ): Promise<{ grants: Grant[]; lastId?: string }> {
   if (page.after !== undefined && !isId('grant', page.after)) throw refuse('cursorInvalid');
   return listGrants(userId, { ...page, now: new Date() });
+}
+
+/** A grants cursor: the last grant id returned and the page size. */
+const readGrantsCursor = (text: string) =>
+  decodeCursor(text, ([after, limit, ...rest]) =>
+    rest.length === 0 && typeof after === 'string' && isCount(limit) ? { after, limit } : undefined,
+  );
+
+/** GET /api/v1/users/me/grants: a page of the payer's grants, newest first, and the cursor of the next. */
+export async function listGrantsPage(userId: string, query: ListGrantsQuery): Promise<{ grants: Grant[]; nextCursor: string | null }> {
+  const cursor = query.cursor ? readGrantsCursor(query.cursor) : undefined;
+  const limit = pageLimit(query.limit, cursor?.limit);
+  const page = await listMyGrants(userId, {
+    limit,
+    ...(cursor ? { after: cursor.after } : {}),
+    ...(query.status ? { status: query.status } : {}),
+  });
+  return { grants: page.grants, nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null };
 }

@@ -4,11 +4,10 @@
  * approves or declines PENDING charges (rotating their key: account-key.ts).
  */
 
-import type { ApiResult } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import { jsonAmount } from '../contracts/json';
 import type { ListUserChargesQuery, PolicyRequest } from '../contracts/request.schemas';
-import { balancesView, chargeView, userChargeView } from '../contracts/views';
+import { balancesView, userChargeView } from '../contracts/views';
 import type { Charge } from '../core/charges';
 import { AgentDisabledError, ChargeNotPendingError, GrantExpiredError, GrantRevokedError, StaleReadError } from '../core/errors';
 import { isId } from '../core/ids';
@@ -16,6 +15,7 @@ import { decideSettlement } from '../core/lifecycle';
 import { CURRENCIES, type Currency } from '../core/money';
 import type { Limits, PolicyRules, SpendingPolicy } from '../core/policy';
 import { chargeIdOfPurchase } from '../core/purchases';
+import type { User } from '../core/users';
 import type { RefusalCode } from '../messages/catalogue';
 import { isRefusal, type Refusal, refuse } from '../messages/refusal';
 import { getAgentById } from '../store/agent.repository';
@@ -31,26 +31,26 @@ import { knownPayerState, rememberPayer } from './payer-cache';
  * GET /api/v1/users/me: balances, money held in PENDING charges, money owed after a reversed
  * top-up (docs/topups.md: no charge in a currency owed until a top-up pays it), and the policy.
  */
-export async function readMe(userId: string): Promise<ApiResult> {
+export async function readMe(userId: string): Promise<User> {
   const user = await getUser(userId);
   if (!user) throw refuse('userNotFound');
-  return {
-    statusCode: 200,
-    body: {
-      id: user.id,
-      balances: balancesView(user.balances),
-      held: balancesView(user.held),
-      owed: balancesView(user.owed),
-      policy: policyView(user.policy),
-    },
-  };
+  return user;
 }
 
+/** The payer as GET /api/v1/users/me shows them. */
+export const meView = (user: User) => ({
+  id: user.id,
+  balances: balancesView(user.balances),
+  held: balancesView(user.held),
+  owed: balancesView(user.owed),
+  policy: policyView(user.policy),
+});
+
 /** GET /api/v1/users/me/policy: the policy (`{}` until one is set). */
-export async function readPolicy(userId: string): Promise<ApiResult> {
+export async function readPolicy(userId: string): Promise<SpendingPolicy> {
   const user = await getUser(userId);
   if (!user) throw refuse('userNotFound');
-  return { statusCode: 200, body: policyView(user.policy) };
+  return user.policy;
 }
 
 /**
@@ -58,7 +58,7 @@ export async function readPolicy(userId: string): Promise<ApiResult> {
  * naming it otherwise); the stored policy is unchanged by any refusal. The version bump makes
  * every container re-judge charges under the new policy on their next attempt.
  */
-export async function setPolicy(userId: string, request: PolicyRequest): Promise<ApiResult> {
+export async function setPolicy(userId: string, request: PolicyRequest): Promise<SpendingPolicy> {
   for (const agentId of Object.keys(request.agents ?? {})) {
     if (!(await getAgentById(agentId))) throw refuse('policyAgentUnknown', agentId);
   }
@@ -67,7 +67,7 @@ export async function setPolicy(userId: string, request: PolicyRequest): Promise
   if (!user) throw refuse('userNotFound');
   const known = knownPayerState(userId);
   if (known) rememberPayer(userId, { ...known, policy: user.policy, policyVersion: user.policyVersion });
-  return { statusCode: 200, body: policyView(user.policy) };
+  return user.policy;
 }
 
 /** A user-history cursor: the last charge id returned and the page size. */
@@ -92,7 +92,7 @@ export async function listMyCharges(
   query: ListUserChargesQuery,
   baseUrl: string,
   filters: { agentId?: string; currency?: Currency } = {},
-): Promise<ApiResult> {
+): Promise<UserChargePage> {
   const cursor = query.cursor ? readUserChargeCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const after = cursor ? await userChargePosition(userId, cursor.after) : undefined;
@@ -105,12 +105,15 @@ export async function listMyCharges(
     ...(filters.currency ? { currency: filters.currency } : {}),
   });
   return {
-    statusCode: 200,
-    body: {
-      data: await Promise.all(page.charges.map((c) => historyView(c, baseUrl))),
-      nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null,
-    },
+    data: await Promise.all(page.charges.map((c) => historyView(c, baseUrl))),
+    nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null,
   };
+}
+
+/** A page of the payer's history as the API lists it: each charge's view (its approval link when it waits for them) and where the next page starts. */
+export interface UserChargePage {
+  data: (ReturnType<typeof userChargeView> & { approvalUrl?: string })[];
+  nextCursor: string | null;
 }
 
 /** A charge in the payer's history; one waiting for the payer's approval with its link (a token derived, never stored). */
@@ -134,18 +137,17 @@ export const DECLINED = {
  * POST /api/v1/users/me/charges/{id}/approve: PENDING → SUCCESS, the held amount to the agent; a
  * hold (`capture: false`) stays PENDING with `pendingReason: "capture"` for its `holdSeconds`.
  */
-export function approveCharge(userId: string, chargeId: string | undefined): Promise<ApiResult> {
+export function approveCharge(userId: string, chargeId: string | undefined): Promise<Charge> {
   return settleMine(userId, chargeId, APPROVED);
 }
 
 /** POST /api/v1/users/me/charges/{id}/decline: PENDING → FAILED, the hold back to the user. */
-export function declineCharge(userId: string, chargeId: string | undefined): Promise<ApiResult> {
+export function declineCharge(userId: string, chargeId: string | undefined): Promise<Charge> {
   return settleMine(userId, chargeId, DECLINED);
 }
 
-async function settleMine(userId: string, chargeId: string | undefined, settlement: Settlement): Promise<ApiResult> {
-  const charge = await settle(chargeId, settlement, (c) => c.userId === userId);
-  return { statusCode: 200, body: chargeView(charge) };
+function settleMine(userId: string, chargeId: string | undefined, settlement: Settlement): Promise<Charge> {
+  return settle(chargeId, settlement, (c) => c.userId === userId);
 }
 
 /** The payer ends an open hold (DESIGN §16): FAILED `released by user`, whatever it waits for. */
@@ -160,10 +162,9 @@ export const RELEASED_BY_USER = {
  * for their approval or for the agent's capture): FAILED `released by user`, the hold back to the
  * balance and to the grant's counters. 409 `charge is not pending` otherwise (expired included).
  */
-export async function releaseMyCharge(userId: string, chargeId: string | undefined): Promise<ApiResult> {
+export async function releaseMyCharge(userId: string, chargeId: string | undefined): Promise<Charge> {
   try {
-    const charge = await settle(chargeId, RELEASED_BY_USER, (c) => c.userId === userId, { anyReason: true });
-    return { statusCode: 200, body: chargeView(charge) };
+    return await settle(chargeId, RELEASED_BY_USER, (c) => c.userId === userId, { anyReason: true });
   } catch (error) {
     if (isRefusal(error, 'chargeExpired')) throw refuse('chargeNotPending');
     throw error;

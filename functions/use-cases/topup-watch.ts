@@ -28,23 +28,29 @@
  */
 import { config } from '../config';
 import { isOnRail } from '../core/money';
-import type { Topup, UnmatchedReason, UsdcTopup, UsdTopup } from '../core/topups';
+import type { Topup, UsdcTopup, UsdTopup } from '../core/topups';
 import { logger } from '../observability/logger';
-import { TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE } from '../observability/metric-names';
 import { serializeError } from '../observability/serialize-error';
 import { accountKeysOf, associatedTokenAddress, receivedBy, type SignatureInfo, SolanaDepositsClient } from '../rails/solana.deposits';
 import { solanaRpcUrl } from '../rails/solana.json-rpc';
-import { findTopupBy, listPendingTopups } from '../store/topup.repository';
+import { listPendingTopups } from '../store/topup.repository';
 import { expireTopup } from '../store/topup-completion.repository';
 import {
   isUnmatchedRecorded,
   moveDepositCursor,
   moveReferenceCursor,
   readDepositCursor,
-  recordUnmatched,
   transferCreditedAlready,
 } from '../store/topup-watch.repository';
-import { creditOnce, EXPIRY_GRACE_MS, settlePaypalTopup, UNMATCHED_LOG_MESSAGE } from './topup-credit';
+import { EXPIRY_GRACE_MS, settlePaypalTopup } from './topup-credit';
+import {
+  type PaymentRun,
+  settleUsdcPayment,
+  topupReferencedBy,
+  unmatched,
+  unmatchedReason,
+  type WatchReport,
+} from './topup-watch-payments';
 
 /** getSignaturesForAddress's largest page (the node's limit). */
 const PAGE = 1_000;
@@ -56,18 +62,7 @@ const DEPOSIT_LIST_PAGES = 10;
  */
 const CLOCK_SLACK_SECONDS = 600;
 
-export interface WatchReport {
-  pending: number;
-  completed: number;
-  expired: number;
-  /** Top-ups ended FAILED (PayPal: another currency, or a capture pending too long). */
-  failed: number;
-  unmatched: number;
-  scanned: number;
-  errors: number;
-  /** Solana JSON-RPC calls this run made (the bench's figure). */
-  rpcCalls: number;
-}
+export type { WatchReport } from './topup-watch-payments';
 
 export interface WatcherOptions {
   /** The RPC client (tests count or fault it); default: SOLANA_RPC_URL or its secret. */
@@ -104,6 +99,8 @@ class WatchRun {
   /** Until the operator sets the deposit wallet there are no USDC top-ups: PayPal only. */
   private readonly deposit: string | undefined;
   private readonly mint: string;
+  /** What settling a payment needs of this run (topup-watch-payments.ts). */
+  private readonly payments: PaymentRun;
   private readonly report: WatchReport = {
     pending: 0,
     completed: 0,
@@ -121,6 +118,13 @@ class WatchRun {
     this.now = options.now?.() ?? new Date();
     this.deposit = this.cfg.SOLANA_DEPOSIT_ADDRESS;
     this.mint = required(this.cfg.USDC_MINT, 'USDC_MINT');
+    this.payments = {
+      now: this.now,
+      mint: this.mint,
+      minimum: this.cfg.TOPUP_USDC_MIN_AMOUNT,
+      report: this.report,
+      checkpoint: (name) => this.checkpoint(name),
+    };
   }
 
   async run(): Promise<WatchReport> {
@@ -237,13 +241,14 @@ class WatchRun {
     }
     const received = receivedBy(tx, walk.deposit);
     const usdc = received.get(this.mint) ?? 0n;
-    for (const [other, amount] of received) if (other !== this.mint) await this.unmatched(sig, 'wrong mint', amount, other, walk.topup);
+    for (const [other, amount] of received)
+      if (other !== this.mint) await unmatched(this.payments, sig, 'wrong mint', amount, other, walk.topup);
     if (usdc <= 0n) return true;
     if (!walk.pending) {
-      await this.unmatched(sig, 'top-up already completed', usdc, this.mint, walk.topup);
+      await unmatched(this.payments, sig, 'top-up already completed', usdc, this.mint, walk.topup);
       return true;
     }
-    walk.pending = await this.settleUsdcPayment(walk.topup, sig, usdc);
+    walk.pending = await settleUsdcPayment(this.payments, walk.topup, sig, usdc);
     return true;
   }
 
@@ -313,99 +318,15 @@ class WatchRun {
     const topup = await topupReferencedBy(accountKeysOf(tx), [deposit, account, this.mint]);
     // A pending top-up's payment that step 2 did not credit (its history unreadable this run,
     // or the top-up beyond this run's list): credited here, never passed over.
-    if (topup?.status === 'PENDING' && isOnRail(topup, 'solana')) await this.settleUsdcPayment(topup, sig, usdc);
-    else await this.unmatched(sig, unmatchedReason(topup), usdc, this.mint, topup);
+    if (topup?.status === 'PENDING' && isOnRail(topup, 'solana')) await settleUsdcPayment(this.payments, topup, sig, usdc);
+    else await unmatched(this.payments, sig, unmatchedReason(topup), usdc, this.mint, topup);
     return true;
-  }
-
-  /**
-   * What one finalized USDC payment to the deposit wallet does for `topup` (PENDING when read):
-   * credited, or recorded unmatched when the top-up cannot take it. A top-up that asked for an
-   * amount takes only exactly that amount; one that asked for none, at least TOPUP_USDC_MIN_AMOUNT:
-   * anything else carrying its (public) reference is someone's stray or hostile transfer, and must
-   * not use the top-up up before the payer's own deposit arrives. Returns whether the top-up is
-   * still PENDING as far as this payment knows.
-   */
-  private async settleUsdcPayment(topup: UsdcTopup, sig: SignatureInfo, usdc: bigint): Promise<boolean> {
-    const refusal = refusedAmount(topup, usdc, this.cfg.TOPUP_USDC_MIN_AMOUNT);
-    if (refusal) {
-      await this.unmatched(sig, refusal, usdc, this.mint, topup);
-      return true;
-    }
-    await this.checkpoint('before-credit');
-    const outcome = await creditOnce(topup, { rail: 'SOL', externalId: sig.signature, amount: Number(usdc), currency: 'USDC' }, this.now);
-    if (outcome === 'credited') this.report.completed += 1;
-    if (outcome === 'balance-limit') {
-      await this.unmatched(sig, 'balance limit', usdc, this.mint, topup);
-      return true;
-    }
-    if (outcome === 'credited-elsewhere') {
-      // An x402 settlement credited this very transfer (its treasury is this deposit wallet, which
-      // config load and synth refuse): accounted for, so no one's unmatched money; the top-up waits
-      // for its payer's own transfer.
-      logger().error(TRANSFER_CREDITED_ELSEWHERE_LOG_MESSAGE, { rail: 'topup', signature: sig.signature, topupId: topup.id });
-      return true;
-    }
-    if (outcome === 'not-pending') {
-      // Completed by another payment, or expired, between the list and this credit.
-      const current = await findTopupBy({ reference: topup.reference });
-      await this.unmatched(sig, current?.status === 'EXPIRED' ? 'expired reference' : 'top-up already completed', usdc, this.mint, topup);
-    }
-    return false; // credited now, before, or the top-up moved on
-  }
-
-  /** A payment that credits no top-up: recorded once (unless it was credited after all) and alarmed. */
-  private async unmatched(sig: SignatureInfo, reason: UnmatchedReason, amount: bigint, paidMint: string, topup?: Topup): Promise<void> {
-    if (await transferCreditedAlready(sig.signature)) return;
-    const recorded = await recordUnmatched(
-      {
-        signature: sig.signature,
-        reason,
-        amount: amount.toString(),
-        mint: paidMint,
-        topupId: topup?.id,
-        userId: topup?.userId,
-        slot: sig.slot,
-      },
-      this.now,
-    );
-    if (recorded) {
-      this.report.unmatched += 1;
-      // The alarm's metric filter counts this line (lib/topup-watcher.ts).
-      logger().error(UNMATCHED_LOG_MESSAGE, { rail: 'SOL', signature: sig.signature, reason, amount: amount.toString(), mint: paidMint });
-    }
   }
 
   /** Between the steps of a run (tests kill the run there: a crash between steps). */
   private async checkpoint(name: 'before-credit' | 'before-cursor'): Promise<void> {
     await this.options.checkpoint?.(name);
   }
-}
-
-/** The top-up whose reference a payment carries (any status; the first found), if any. */
-async function topupReferencedBy(keys: string[], known: string[]): Promise<Topup | undefined> {
-  for (const key of keys) {
-    if (known.includes(key)) continue;
-    const topup = await findTopupBy({ reference: key });
-    if (topup) return topup;
-  }
-  return undefined;
-}
-
-/**
- * Why a transfer carrying a PENDING top-up's reference may not complete it, if it may not: not the
- * amount the top-up asked for, or (none asked for) less than the minimum.
- */
-function refusedAmount(topup: UsdcTopup, received: bigint, minimum: number): UnmatchedReason | undefined {
-  if (topup.requestedAmount !== undefined) return received === BigInt(topup.requestedAmount) ? undefined : 'wrong amount';
-  return received < BigInt(minimum) ? 'below minimum' : undefined;
-}
-
-/** Why a USDC payment that credits no top-up matched nothing, by the top-up it referenced. */
-function unmatchedReason(topup: Topup | undefined): UnmatchedReason {
-  if (!topup) return 'no reference';
-  if (topup.status === 'COMPLETED') return 'top-up already completed';
-  return topup.status === 'FAILED' ? 'top-up failed' : 'expired reference';
 }
 
 function required(value: string | undefined, name: string): string {

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { config } from '../config';
-import type { ApiResult } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import type { CreateTopupRequest, ListTopupsQuery } from '../contracts/request.schemas';
 import { topupView } from '../contracts/views';
@@ -44,7 +43,7 @@ export async function openTopup(
   userId: string,
   request: CreateTopupRequest,
   opts: { also?: (view: ReturnType<typeof topupView>) => readonly TransactEntry[] } = {},
-): Promise<ApiResult> {
+): Promise<Topup> {
   const cfg = config();
   const now = new Date();
   const id = newTopupId();
@@ -100,18 +99,18 @@ export async function openTopup(
     if (error instanceof TopupLimitError) throw new TopupLimitReachedError();
     throw error;
   }
-  return { statusCode: 201, body: topupView(topup) };
+  return topup;
 }
 
 /** GET /api/v1/users/me/topups/{id}; another user's is 404 `topup not found`. */
-export async function readTopup(userId: string, topupId: string | undefined): Promise<ApiResult> {
+export async function readTopup(userId: string, topupId: string | undefined): Promise<Topup> {
   const topup = isId('topup', topupId) ? await getTopup(userId, topupId) : undefined;
   if (!topup) throw refuse('topupNotFound');
-  return { statusCode: 200, body: topupView(topup) };
+  return topup;
 }
 
 /** GET /api/v1/users/me/topups → `{data, nextCursor}`, newest first. */
-export async function listMyTopups(userId: string, query: ListTopupsQuery): Promise<ApiResult> {
+export async function listMyTopups(userId: string, query: ListTopupsQuery): Promise<{ topups: Topup[]; nextCursor: string | null }> {
   const cursor = query.cursor
     ? decodeCursor(query.cursor, ([after, limit]) =>
         isId('topup', after as string) && isCount(limit) ? { after: after as string, limit } : undefined,
@@ -120,10 +119,7 @@ export async function listMyTopups(userId: string, query: ListTopupsQuery): Prom
   const limit = pageLimit(query.limit, cursor?.limit);
   const page = await listTopups(userId, limit, cursor?.after);
   const last = page.topups.at(-1);
-  return {
-    statusCode: 200,
-    body: { data: page.topups.map(topupView), nextCursor: page.more && last ? encodeCursor([last.id, limit]) : null },
-  };
+  return { topups: page.topups, nextCursor: page.more && last ? encodeCursor([last.id, limit]) : null };
 }
 
 /** The operator has not set the deposit wallet (SOLANA_DEPOSIT_ADDRESS, stage `depositAddress`) yet. */

@@ -375,7 +375,7 @@ describe('ledger audit', () => {
     expect(neverReturned.userMismatches).toEqual([expect.objectContaining({ userId, currency: 'USD', difference: 200 })]);
 
     // Decline and expiry give the hold back: the audit holds with nothing held.
-    expect((await declineCharge(userId, chargeId)).statusCode).toBe(200);
+    expect((await declineCharge(userId, chargeId)).status).toBe('FAILED');
     await pend('held-2');
     const sweptAt = new Date(Date.now() + 61_000);
     const swept = await expireDueCharges(sweptAt);

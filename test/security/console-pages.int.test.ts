@@ -72,7 +72,7 @@ describe('another payer’s ids in the console’s URLs', () => {
     // A cursor cut from the owner's history names none of the intruder's charges.
     const ownerPage = await charge(agent, owner, '1', 'USD', 'one more');
     expect(ownerPage.statusCode).toBe(201);
-    const cursor = ((await listMyCharges(owner.userId, { limit: 1 }, 'http://localhost')).body as { nextCursor: string }).nextCursor;
+    const cursor = (await listMyCharges(owner.userId, { limit: 1 }, 'http://localhost')).nextCursor as string;
     const stolen = await get(intruder, `/console/activity?cursor=${encodeURIComponent(cursor)}`);
     expect(statusOf(stolen)).toBe(400);
     expect(bodyOf(stolen)).not.toContain('owner secret');

@@ -20,6 +20,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import type { AgentRef } from '../../functions/core/agents';
 import { chargeIdOfPurchase, type PurchaseTerms, type SignedPurchase } from '../../functions/core/purchases';
+import { userApproveChargeOperation } from '../../functions/operations/payers';
 import { pendingOf } from '../../functions/store/charge-pending.repository';
 import { getCharge } from '../../functions/store/charge-read.repository';
 import { db } from '../../functions/store/client';
@@ -171,13 +172,15 @@ describe('the items of a settlement’s transaction', () => {
 
     const approving = await payer({ USD: 10_000 }, { approvalAbove: { USD: 500 }, approvalWindowSeconds: 600 });
     const approved = await charge(agent, approving, { amount: 1000 });
-    cases['payer approves a charge'] = await settled(() => approveCharge(approving, approved));
+    cases['payer approves a charge'] = await settled(() => approveCharge(approving, approved).then(userApproveChargeOperation.render));
     const declined = await charge(agent, approving, { amount: 900 });
-    cases['payer declines a charge'] = await settled(() => declineCharge(approving, declined));
+    cases['payer declines a charge'] = await settled(() => declineCharge(approving, declined).then(userApproveChargeOperation.render));
     const releasedByPayer = await charge(agent, approving, { amount: 800 });
-    cases['payer releases a charge awaiting approval'] = await settled(() => releaseMyCharge(approving, releasedByPayer));
+    cases['payer releases a charge awaiting approval'] = await settled(() =>
+      releaseMyCharge(approving, releasedByPayer).then(userApproveChargeOperation.render),
+    );
     const approvedHold = await charge(agent, approving, { amount: 1200, capture: false, holdSeconds: 600 });
-    cases['payer approves a hold'] = await settled(() => approveCharge(approving, approvedHold));
+    cases['payer approves a hold'] = await settled(() => approveCharge(approving, approvedHold).then(userApproveChargeOperation.render));
     cases['agent captures the approved hold'] = await capture(approvedHold);
 
     const grantApproving = await payer({ USD: 10_000 });
@@ -186,16 +189,22 @@ describe('the items of a settlement’s transaction', () => {
       approvalAbove: 500,
     });
     const grantApproved = await charge(agent, grantApproving, { amount: 900, ...approvalCall });
-    cases['payer approves a grant charge'] = await settled(() => approveCharge(grantApproving, grantApproved));
+    cases['payer approves a grant charge'] = await settled(() =>
+      approveCharge(grantApproving, grantApproved).then(userApproveChargeOperation.render),
+    );
     const grantHoldApproval = await charge(agent, grantApproving, { amount: 700, capture: false, holdSeconds: 600, ...approvalCall });
-    cases['payer approves a grant hold'] = await settled(() => approveCharge(grantApproving, grantHoldApproval));
+    cases['payer approves a grant hold'] = await settled(() =>
+      approveCharge(grantApproving, grantHoldApproval).then(userApproveChargeOperation.render),
+    );
 
     const holding = await payer({ USD: 10_000 });
     cases['agent captures a hold in full'] = await capture(await charge(agent, holding, { amount: 700, capture: false, holdSeconds: 600 }));
     cases['agent captures a hold in part'] = await capture(await charge(agent, holding, { amount: 700, capture: false }), '2.50');
     cases['agent releases a hold'] = await release(await charge(agent, holding, { amount: 600, capture: false }));
     const holdReleasedByPayer = await charge(agent, holding, { amount: 500, capture: false });
-    cases['payer releases a hold'] = await settled(() => releaseMyCharge(holding, holdReleasedByPayer));
+    cases['payer releases a hold'] = await settled(() =>
+      releaseMyCharge(holding, holdReleasedByPayer).then(userApproveChargeOperation.render),
+    );
     cases['refused: capture of more than was held'] = await capture(await charge(agent, holding, { amount: 300, capture: false }), '5.00');
 
     const granting = await payer({ USD: 10_000 });
@@ -222,7 +231,9 @@ describe('the items of a settlement’s transaction', () => {
     await revokeGrant(granting, grant.grantId, new Date(), () => []);
     cases['refused: capture under a revoked grant'] = await capture(revokedHold);
     await revokeGrant(grantApproving, approvalGrant.grantId, new Date(), () => []);
-    cases['refused: approval under a revoked grant'] = await settled(() => approveCharge(grantApproving, revokedApproval));
+    cases['refused: approval under a revoked grant'] = await settled(() =>
+      approveCharge(grantApproving, revokedApproval).then(userApproveChargeOperation.render),
+    );
 
     const blocking = await payer({ USD: 10_000 });
     const blockedHold = await charge(agent, blocking, { amount: 200, capture: false });

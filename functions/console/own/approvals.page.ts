@@ -3,15 +3,19 @@
  * `Approve` and `Decline` — the very use cases of POST /api/v1/users/me/charges/{id}/approve and
  * /decline, so a charge id of another payer is `charge not found` here too.
  */
+import { StoredReply } from '../../contracts/api';
+import { chargeView } from '../../contracts/views';
 import { PURCHASE_ID } from '../../core/purchases';
 import { html } from '../../http/html';
 import type { RefusalCode } from '../../messages/catalogue';
 import { isRefusal } from '../../messages/refusal';
+import { runFor } from '../../operations/execute';
+import { userApproveChargeOperation, userDeclineChargeOperation } from '../../operations/payers';
 import { listAwaitingApproval } from '../../use-cases/console';
-import { approveCharge, declineCharge } from '../../use-cases/payers';
 import { money, timeLeft, when, zoneNote } from '../format';
 import { csrfField } from '../layout';
 import type { ConsolePage, ConsoleRequest, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
+import { payerOf } from '../pages/caller';
 
 const NOTICES: Readonly<Record<string, string>> = {
   approved: 'Approved: the agent has been paid from the held amount.',
@@ -74,9 +78,10 @@ const decide =
   (action: 'approve' | 'decline'): ConsolePage =>
   async (session, req) => {
     try {
-      const decided = await (action === 'approve' ? approveCharge : declineCharge)(session.userId, req.params.id);
+      const op = action === 'approve' ? userApproveChargeOperation : userDeclineChargeOperation;
+      const decided = await runFor(op, payerOf(session), { params: { id: req.params.id } });
       // The answer names a purchase by its own xp… id: approving one pays its seller, not the agent.
-      const purchase = PURCHASE_ID.test((decided.body as { id?: string }).id ?? '');
+      const purchase = !(decided instanceof StoredReply) && PURCHASE_ID.test(chargeView(decided).id);
       const done = action === 'decline' ? 'declined' : purchase ? 'approved-purchase' : 'approved';
       return { kind: 'redirect', location: `/console/approvals?done=${done}` };
     } catch (error) {

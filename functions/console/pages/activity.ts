@@ -73,7 +73,7 @@ async function chargesPage(userId: string, f: Filters, baseUrl: string, limit: n
     ...(f.agent ? { agentId: f.agent } : {}),
     ...(f.currency ? { currency: f.currency as Currency } : {}),
   });
-  return result.body as { data: ChargeView[]; nextCursor: string | null };
+  return result as { data: ChargeView[]; nextCursor: string | null };
 }
 
 const activityPage: ConsolePage = async (session, req) => {

@@ -5,10 +5,9 @@
  * once long ago and holds no grant is not listed (docs/console-pages.md), and can still be
  * filtered or blocked by its id.
  */
-import type { userChargeView } from '../../contracts/views';
 import type { Currency } from '../../core/money';
 import { listMyGrants } from '../../use-cases/grants';
-import { listMyCharges, readPolicy } from '../../use-cases/payers';
+import { listMyCharges, policyView, readPolicy } from '../../use-cases/payers';
 
 export const KNOWN_AGENTS_CHARGES = 100;
 
@@ -36,9 +35,9 @@ export async function knownAgents(userId: string, baseUrl: string): Promise<{ ag
     if (currency && !known.currencies.includes(currency)) known.currencies.push(currency);
     byId.set(id, known);
   };
-  for (const c of (charges.body as { data: ReturnType<typeof userChargeView>[] }).data) add(c.agent.id, c.agent.name, c.currency);
+  for (const c of charges.data) add(c.agent.id, c.agent.name, c.currency);
   for (const g of grants.grants) add(g.agentId, g.agentName);
-  const policyJson = policy.body as PolicyJson;
+  const policyJson = policyView(policy) as PolicyJson;
   for (const id of Object.keys(policyJson.agents ?? {})) add(id, undefined);
   const agents = [...byId.values()].sort((a, b) => (a.name ?? a.id).localeCompare(b.name ?? b.id));
   return { agents, policy: policyJson };

@@ -97,8 +97,7 @@ const rotate: ConsolePage = async (session, req) => {
       // A key-opened session rotates the key that opened it, never a newer one (DESIGN §24).
       const oldKeyHash = await actingAccountKeyHash(session.userId, session.accountKeyHash);
       if (!oldKeyHash) throw new Error('a payer without an account key cannot rotate it');
-      const result = await rotateMyKey(session.userId, oldKeyHash, { also: [record({ rotated: true })] });
-      return result.body as RotatedAccountKey;
+      return rotateMyKey(session.userId, oldKeyHash, { also: [record({ rotated: true })] });
     });
     if (done.replayed) {
       return page(

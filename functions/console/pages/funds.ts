@@ -6,14 +6,18 @@
  */
 
 import QRCode from 'qrcode';
+import { StoredReply } from '../../contracts/api';
 import { createTopupSchema } from '../../contracts/request.schemas';
 import { validate } from '../../contracts/validation';
-import type { topupView } from '../../contracts/views';
+import { topupView } from '../../contracts/views';
 import { CURRENCY_INFO, isCurrencyOn } from '../../core/money';
 import { html, type SafeHtml } from '../../http/html';
 import { refuse } from '../../messages/refusal';
-import { listMyTopups, openTopup, readTopup } from '../../use-cases/topups';
+import { runFor } from '../../operations/execute';
+import { userGetTopupOperation } from '../../operations/topups';
+import { listMyTopups, openTopup } from '../../use-cases/topups';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
+import { payerOf } from './caller';
 import { once } from './once';
 import { amountField, csrfField, errorBox, money, notFound, onceField, page, refusal, tableRegion, when, zoneNote } from './ui';
 
@@ -35,7 +39,7 @@ interface Refused {
 const fundsPage: ConsolePage = async (session) => render(session);
 
 async function render(session: ConsoleSession, refused?: Refused): Promise<ConsoleResult> {
-  const list = (await listMyTopups(session.userId, { limit: RECENT_TOPUPS })).body as { data: TopupView[] };
+  const list = { data: (await listMyTopups(session.userId, { limit: RECENT_TOPUPS })).topups.map(topupView) };
   const body = html`
 <p>Add money to your balance. Agents can only spend what you add here, within the grants and limits you set.</p>
 ${topupForm(session, 'USDC', refused)}
@@ -111,8 +115,7 @@ function create(rail: Rail): ConsolePage {
         req.form,
         { currency: rail, amount: amount.value },
         async (record) => {
-          const result = await openTopup(session.userId, request, { also: (view) => [record({ topupId: view.id })] });
-          return (result.body as TopupView).id;
+          return (await openTopup(session.userId, request, { also: (view) => [record({ topupId: view.id })] })).id;
         },
       );
       const id = done.replayed ? done.stored.topupId : done.value;
@@ -129,7 +132,9 @@ function create(rail: Rail): ConsolePage {
 const topupPage: ConsolePage = async (session, req) => {
   let topup: TopupView;
   try {
-    topup = (await readTopup(session.userId, req.params.id)).body as TopupView;
+    const found = await runFor(userGetTopupOperation, payerOf(session), { params: { id: req.params.id } });
+    if (found instanceof StoredReply) throw new Error('a top-up read answered a stored reply');
+    topup = topupView(found);
   } catch (error) {
     if (refusal(error).status === 404) return notFound('funds', 'Top-up', { href: FUNDS, label: 'Back to Add funds' });
     throw error;

@@ -12,9 +12,12 @@ import { isId, newGrantId } from '../../core/ids';
 import { formatAmount, isCurrencyOn, type Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
 import { html, type SafeHtml } from '../../http/html';
+import { runFor } from '../../operations/execute';
+import { userRevokeGrantOperation } from '../../operations/grants';
 import { actingAccountKeyHash } from '../../use-cases/console-forms';
-import { issueGrant, listMyGrants, readGrant, revokeMyGrant } from '../../use-cases/grants';
+import { issueGrant, listMyGrants, readGrant } from '../../use-cases/grants';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
+import { payerOf } from './caller';
 import { once } from './once';
 import { amountField, csrfField, errorBox, money, notFound, onceField, page, refusal, when, wholeField, zoneNote } from './ui';
 
@@ -236,7 +239,7 @@ async function alreadyCreated(session: ConsoleSession, grantId: string): Promise
 /** POST /console/grants/:id/revoke: 404 for an id that is not one of this payer's grants. */
 const revokeGrant: ConsolePage = async (session, req) => {
   try {
-    await revokeMyGrant(session.userId, req.params.id);
+    await runFor(userRevokeGrantOperation, payerOf(session), { params: { id: req.params.id } });
   } catch (error) {
     if (refusal(error).status === 404) return notFound('grants', 'Grant', { href: GRANTS, label: 'Back to Grants' });
     throw error;

@@ -7,15 +7,17 @@
  * payer-wide rules; per-agent rules set with the API are kept as they are.
  */
 import { LosslessNumber } from 'lossless-json';
-import { policySchema } from '../../contracts/request.schemas';
-import { validate } from '../../contracts/validation';
+import { StoredReply } from '../../contracts/api';
 import { ID_PATTERNS } from '../../core/ids';
 import { CURRENCIES, type Currency } from '../../core/money';
 import { html, type SafeHtml } from '../../http/html';
 import { refuse } from '../../messages/refusal';
-import { readPolicy, setPolicy } from '../../use-cases/payers';
+import { runFor } from '../../operations/execute';
+import { userGetPolicyOperation, userPutPolicyOperation } from '../../operations/payers';
+import { policyView } from '../../use-cases/payers';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { agentLabel, type KnownAgent, knownAgents } from './agents';
+import { payerOf } from './caller';
 import { amountField, csrfField, errorBox, page, refusal } from './ui';
 
 const LIMITS = '/console/limits';
@@ -154,12 +156,18 @@ function policyFromForm(form: Readonly<Record<string, string>>, current: PolicyJ
 /** The API bounds the window in seconds; the form speaks in minutes. */
 const inMinutes = (field: string, seconds: number) => (field === 'approvalWindowSeconds' ? seconds / 60 : undefined);
 
+/** The payer's policy as GET /api/v1/users/me/policy shows it. */
+async function currentPolicy(session: ConsoleSession): Promise<PolicyJson> {
+  const policy = await runFor(userGetPolicyOperation, payerOf(session), {});
+  if (policy instanceof StoredReply) throw new Error('a policy read answered a stored reply');
+  return policyView(policy) as PolicyJson;
+}
+
 /** POST /console/limits (`Save limits`): the whole policy replaced, as PUT /api/v1/users/me/policy does. */
 const saveLimits: ConsolePage = async (session, req) => {
   try {
-    const current = (await readPolicy(session.userId)).body as PolicyJson;
-    const request = validate(policySchema, policyFromForm(req.form, current));
-    await setPolicy(session.userId, request);
+    const current = await currentPolicy(session);
+    await runFor(userPutPolicyOperation, payerOf(session), { body: policyFromForm(req.form, current) });
   } catch (error) {
     const { status, message } = refusal(error, LABELS, inMinutes);
     return render(session, req.baseUrl, undefined, { status, message, form: req.form });
@@ -173,7 +181,7 @@ function setBlocked(blocked: boolean): ConsolePage {
     const agentId = req.params.id ?? '';
     try {
       if (!ID_PATTERNS.agent.test(agentId)) throw refuse('consoleNotAnAgentId');
-      const current = (await readPolicy(session.userId)).body as PolicyJson;
+      const current = await currentPolicy(session);
       const agents = { ...(current.agents ?? {}) };
       const { blocked: _was, ...rest } = agents[agentId] ?? {};
       if (blocked) agents[agentId] = { ...rest, blocked: true };
@@ -186,7 +194,7 @@ function setBlocked(blocked: boolean): ConsolePage {
         ...(approvalWindowSeconds !== undefined ? { approvalWindowSeconds: new LosslessNumber(String(approvalWindowSeconds)) } : {}),
         ...(Object.keys(agents).length > 0 ? { agents } : {}),
       };
-      await setPolicy(session.userId, validate(policySchema, next));
+      await runFor(userPutPolicyOperation, payerOf(session), { body: next });
     } catch (error) {
       const { status, message } = refusal(error);
       // An agent id that is no registered agent: the API's policy refuses to name it (400).

@@ -8,7 +8,7 @@ import { bodyOf, consolePagesEnv, expectCsrfInEveryPostForm, get, newPayer, once
 
 const paypal = consolePagesEnv({ paypal: true });
 
-const topupsOf = async (payer: Payer) => ((await listMyTopups(payer.userId, {})).body as { data: { id: string; status: string }[] }).data;
+const topupsOf = async (payer: Payer) => (await listMyTopups(payer.userId, {})).topups;
 
 describe('Add funds', () => {
   it('renders both forms with their exact labels, the CSRF token and a fresh one-time key each time', async () => {

@@ -8,7 +8,7 @@
 import { serialize } from '../../../functions/contracts/json';
 import { hashKey } from '../../../functions/core/keys';
 import { getUserKeyHash } from '../../../functions/store/user.repository';
-import { readPolicy } from '../../../functions/use-cases/payers';
+import { policyView, readPolicy } from '../../../functions/use-cases/payers';
 import { listOwnerWebhooks } from '../../../functions/use-cases/webhooks';
 import {
   bodyOf,
@@ -28,7 +28,7 @@ import {
 consolePagesEnv();
 
 /** The stored policy as the API's JSON reads it (exact amounts as numbers). */
-const policyOf = async (payer: Payer) => JSON.parse(serialize((await readPolicy(payer.userId)).body));
+const policyOf = async (payer: Payer) => JSON.parse(serialize(policyView(await readPolicy(payer.userId))));
 const webhooksOf = async (payer: Payer) => await listOwnerWebhooks({ kind: 'user', id: payer.userId });
 
 describe('Limits', () => {
