@@ -4,11 +4,13 @@
  * for them, and the account key's rotation. Each is the route's one definition;
  * functions/api/<route>.handler.ts and the console's forms are derived from these objects.
  */
+
 import { listUserChargesQuerySchema, policySchema } from '../contracts/request.schemas';
 import { chargeView } from '../contracts/views';
 import type { Charge } from '../core/charges';
 import type { SpendingPolicy } from '../core/policy';
 import * as NEEDS from '../registry/needs.generated';
+import type { TransactEntry } from '../store/transact';
 import { type RotatedAccountKey, rotateMyKey } from '../use-cases/account-key';
 import {
   approveCharge,
@@ -115,6 +117,17 @@ export const userRotateKeyOperation = operation({
   run: ({ caller: { userId, userKeyHash } }) => rotateMyKey(userId, userKeyHash),
   render: rotatedAnswer,
 });
+
+/**
+ * The payer's rotation with more items in its transaction: the console's `Rotate key`, whose
+ * one-time form record (use-cases/console-forms.ts) joins the rotation's own write, so a double
+ * submit rotates once. The same operation otherwise: its credentials' caller, its use case.
+ */
+export const userRotateKeyJoining = (also: readonly TransactEntry[]) =>
+  operation({
+    ...userRotateKeyOperation,
+    run: ({ caller: { userId, userKeyHash } }) => rotateMyKey(userId, userKeyHash, { also }),
+  });
 
 /** POST /api/v1/admin/users/{id}/keys/rotate: the operator (IAM or x-admin-key); answers the new account key once. */
 export const adminRotateUserKeyOperation = operation({

@@ -3,9 +3,11 @@
  * list them. Each is the route's one definition; functions/api/<route>.handler.ts and the console's
  * Add funds page derive from these objects.
  */
+
 import { createTopupSchema, listTopupsQuerySchema } from '../contracts/request.schemas';
 import { topupView } from '../contracts/views';
 import * as NEEDS from '../registry/needs.generated';
+import type { TransactEntry } from '../store/transact';
 import { listMyTopups, openTopup, readTopup } from '../use-cases/topups';
 import { operation } from './operation';
 
@@ -20,6 +22,17 @@ export const userCreateTopupOperation = operation({
   run: ({ caller: { userId }, body }) => openTopup(userId, body),
   render: (topup) => ({ statusCode: 201, body: topupView(topup) }),
 });
+
+/**
+ * Opening a top-up with more items in its transaction: the console's top-up form, whose one-time
+ * form record (use-cases/console-forms.ts) joins the top-up's own write, so a double submit opens
+ * one top-up. The same operation otherwise: its schema, its use case.
+ */
+export const userCreateTopupJoining = (also: (view: ReturnType<typeof topupView>) => readonly TransactEntry[]) =>
+  operation({
+    ...userCreateTopupOperation,
+    run: ({ caller: { userId }, body }) => openTopup(userId, body, { also }),
+  });
 
 /** GET /api/v1/users/me/topups/{id}: x-user-key. */
 export const userGetTopupOperation = operation({

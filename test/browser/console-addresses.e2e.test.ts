@@ -155,7 +155,7 @@ describe('sign-up and sign-in at each documented address', () => {
         await addVirtualAuthenticator(context, page);
         await signUpAndIn(page, cdn.url);
       });
-      expect(cdn.delivered.some((h) => h.origin === 'http://localhost:' + new URL(cdn.url).port)).toBe(true);
+      expect(cdn.delivered.some((h) => h.origin === `http://localhost:${new URL(cdn.url).port}`)).toBe(true);
     } finally {
       await cdn.stop();
     }

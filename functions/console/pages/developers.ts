@@ -6,6 +6,7 @@
  * run the API's own operations (runFor) for the caller the session stands for: the payer under the
  * account key that opened it (functions/operations/webhooks.ts).
  */
+
 import { StoredReply } from '../../contracts/api';
 import { createWebhookSchema } from '../../contracts/request.schemas';
 import { validate } from '../../contracts/validation';
@@ -13,9 +14,9 @@ import type { CreatedWebhook } from '../../contracts/webhook-outcome';
 import { EVENT_TYPES_BY_OWNER } from '../../core/events';
 import { html, type SafeHtml } from '../../http/html';
 import { runFor } from '../../operations/execute';
+import { userRotateKeyJoining } from '../../operations/payers';
 import { userWebhooksCreateJoining, userWebhooksDeleteOperation, userWebhooksTestOperation } from '../../operations/webhooks';
 import type { RotatedAccountKey } from '../../use-cases/account-key';
-import { rotateMyKey } from '../../use-cases/account-key';
 import { actingAccountKeyHash } from '../../use-cases/console-forms';
 import { deliveryView, listOwnerWebhooks, listWebhookDeliveries, webhookView } from '../../use-cases/webhooks';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
@@ -97,7 +98,13 @@ const rotate: ConsolePage = async (session, req) => {
       // A key-opened session rotates the key that opened it, never a newer one (DESIGN §24).
       const oldKeyHash = await actingAccountKeyHash(session.userId, session.accountKeyHash);
       if (!oldKeyHash) throw new Error('a payer without an account key cannot rotate it');
-      return rotateMyKey(session.userId, oldKeyHash, { also: [record({ rotated: true })] });
+      const rotated = await runFor(
+        userRotateKeyJoining([record({ rotated: true })]),
+        { userId: session.userId, userKeyHash: oldKeyHash },
+        {},
+      );
+      if (rotated instanceof StoredReply) throw new Error('a rotation answered a stored reply');
+      return rotated;
     });
     if (done.replayed) {
       return page(

@@ -7,15 +7,13 @@
 
 import QRCode from 'qrcode';
 import { StoredReply } from '../../contracts/api';
-import { createTopupSchema } from '../../contracts/request.schemas';
-import { validate } from '../../contracts/validation';
 import { topupView } from '../../contracts/views';
 import { CURRENCY_INFO, isCurrencyOn } from '../../core/money';
 import { html, type SafeHtml } from '../../http/html';
 import { refuse } from '../../messages/refusal';
 import { runFor } from '../../operations/execute';
-import { userGetTopupOperation } from '../../operations/topups';
-import { listMyTopups, openTopup } from '../../use-cases/topups';
+import { userCreateTopupJoining, userGetTopupOperation } from '../../operations/topups';
+import { listMyTopups } from '../../use-cases/topups';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { payerOf } from './caller';
 import { once } from './once';
@@ -108,14 +106,16 @@ function create(rail: Rail): ConsolePage {
     try {
       const amount = amountField(req.form, 'amount', 'Amount');
       if (amount === undefined) throw refuse('consoleAmountRequired');
-      const request = validate(createTopupSchema, { currency: rail, amount });
       const done = await once<string, { topupId: string }>(
         session,
         `topup-${rail}`,
         req.form,
         { currency: rail, amount: amount.value },
         async (record) => {
-          return (await openTopup(session.userId, request, { also: (view) => [record({ topupId: view.id })] })).id;
+          const create = userCreateTopupJoining((view) => [record({ topupId: view.id })]);
+          const opened = await runFor(create, payerOf(session), { body: { currency: rail, amount } });
+          if (opened instanceof StoredReply) throw new Error('a top-up opened without a key answered a stored reply');
+          return opened.id;
         },
       );
       const id = done.replayed ? done.stored.topupId : done.value;
