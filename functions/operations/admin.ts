@@ -1,5 +1,5 @@
 /**
- * The operator's routes as operations (docs/admin.md): users created, credited and read; agents
+ * The operator's routes as operations (docs/operator-cli.md): users created, credited and read; agents
  * listed, read and switched on or off; held payouts released or cancelled; a charge given back to
  * its payer. Every one takes the operator (IAM, or x-admin-key where the stage takes a key). The
  * admin CLI (bin/operator/) runs the same use cases in-process and answers with these renders.

@@ -1,5 +1,5 @@
 /**
- * The agent's own account as operations (docs/api.md "Agents"): registration, public and shown
+ * The agent's own account as operations (docs/agents.md): registration, public and shown
  * once, and the key's rotation, which a disabled agent may make too (a leaked key is why it was
  * disabled), so its key is read by its form here and looked up fresh by the use case.
  */
