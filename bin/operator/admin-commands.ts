@@ -7,7 +7,7 @@
 
 import { isNumber, LosslessNumber } from 'lossless-json';
 import { runLedgerAudit } from '../../functions/audit/ledger-audit';
-import type { ApiResult } from '../../functions/contracts/api';
+import { type ApiResult, StoredReply } from '../../functions/contracts/api';
 import { serialize } from '../../functions/contracts/json';
 import { renderRefusal } from '../../functions/contracts/outcome';
 import {
@@ -21,6 +21,18 @@ import { validate } from '../../functions/contracts/validation';
 import { purchaseView } from '../../functions/contracts/views';
 import { X402UnavailableError } from '../../functions/core/x402';
 import { isRefusal } from '../../functions/messages/refusal';
+import {
+  adminCancelPayoutOperation,
+  adminCreateUserOperation,
+  adminCreditUserOperation,
+  adminRefundChargeOperation,
+  agentAnswer,
+  agentPageAnswer,
+  agentWithBalanceAnswer,
+  payoutAnswer,
+  payoutPageAnswer,
+  userAnswer,
+} from '../../functions/operations/admin';
 import { chargeAnswer, chargePageAnswer } from '../../functions/operations/charges';
 import { listAgentsForOperator, readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
 import { readCharge } from '../../functions/use-cases/charges';
@@ -29,52 +41,76 @@ import { refundChargeByOperator } from '../../functions/use-cases/lifecycle';
 import { listChargesForOperator } from '../../functions/use-cases/operator-earnings';
 import { cancelPayout as cancelHeld, listPayoutsForOperator, releasePayout } from '../../functions/use-cases/payout-holds';
 import { resolvePurchase as resolveSignedPurchase } from '../../functions/use-cases/purchase-reconcile';
-import { createUserWithKey, creditUserBalance, readUser, rotateUserKeyByOperator } from '../../functions/use-cases/users';
+import {
+  createUserWithKey as createUser,
+  creditUserBalance,
+  readUser as readUserUseCase,
+  rotateUserKeyByOperator,
+} from '../../functions/use-cases/users';
 import { purchaseChain } from '../../functions/x402/purchase-chain';
 import { type Answer, answer as answerText } from './answer';
 import { type EarningsApi, returnEarnings as walkEarnings } from './return-earnings';
 
-export { createUserWithKey, readUser, rotateUserKeyByOperator, runLedgerAudit };
+export { rotateUserKeyByOperator, runLedgerAudit };
 
-export const enableAgent = (agentId: string) => updateAgentEnabled(agentId, true);
-export const disableAgent = (agentId: string) => updateAgentEnabled(agentId, false);
+/** A user with zero balances and its key, shown once, as `POST /admin/users` answers it. */
+export const createUserWithKey = async () => adminCreateUserOperation.render(await createUser());
+
+/** A user's balances, as `GET /admin/users/{id}` answers them. */
+export const readUser = async (userId: string | undefined) => userAnswer(await readUserUseCase(userId));
+
+export const enableAgent = async (agentId: string) => agentAnswer(await updateAgentEnabled(agentId, true));
+export const disableAgent = async (agentId: string) => agentAnswer(await updateAgentEnabled(agentId, false));
 
 /**
  * Tops up a user, as `POST /admin/users/{id}/credits` does. `amount` is the decimal text the
  * operator typed; it reaches the use case as that exact text, never through a float.
  */
-export function credit(userId: string, amount: string, currency: string, idempotencyKey: string): Promise<ApiResult> {
+export async function credit(userId: string, amount: string, currency: string, idempotencyKey: string): Promise<ApiResult> {
   // The API reads amounts as JSON number literals; text that is not one fails its schema the same way.
   const body = validate(creditSchema, { amount: isNumber(amount) ? new LosslessNumber(amount) : amount, currency });
-  return creditUserBalance({ userId, idempotencyKey: checkIdempotencyKey(idempotencyKey), ...body });
+  return rendered(
+    await creditUserBalance({ userId, idempotencyKey: checkIdempotencyKey(idempotencyKey), ...body }),
+    adminCreditUserOperation.render,
+  );
 }
 
 /** An agent and its withdrawable balance, as the operator sees it. */
-export const showAgent = readAgent;
+export const showAgent = async (agentId: string) => agentWithBalanceAnswer(await readAgent(agentId));
 
 /** Agents newest first, as `GET /admin/agents?enabled=&limit=&cursor=` lists them (the query checked by the API's schema). */
-export const listAgents = (query: Record<string, string>) => listAgentsForOperator(validate(listAgentsQuerySchema, query));
+export const listAgents = async (query: Record<string, string>) =>
+  agentPageAnswer(await listAgentsForOperator(validate(listAgentsQuerySchema, query)));
 
 /** Any agent's charge, as `GET /admin/charges/{id}` reads it. */
 export const showCharge = async (chargeId: string) => chargeAnswer(await readCharge(undefined, chargeId));
 
 /** Payouts held because their agent was disabled, oldest first (`GET /admin/payouts?status=HELD`). */
-export const heldPayouts = () => listPayoutsForOperator(validate(adminListPayoutsQuerySchema, { limit: '100' }));
+export const heldPayouts = async () =>
+  payoutPageAnswer(await listPayoutsForOperator(validate(adminListPayoutsQuerySchema, { limit: '100' })));
 
 /** A held payout paid after all (`POST /admin/agents/{id}/payouts/{payoutId}/release`). */
-export const releaseHeldPayout = (agentId: string, payoutId: string) => releasePayout(agentId, payoutId);
+export const releaseHeldPayout = async (agentId: string, payoutId: string) => payoutAnswer(await releasePayout(agentId, payoutId));
 
 /** A held payout cancelled, its gross back to the agent (`POST …/payouts/{payoutId}/cancel`). */
-export const cancelHeldPayout = (agentId: string, payoutId: string, idempotencyKey: string) =>
-  cancelHeld({ agentId, payoutId, idempotencyKey: checkIdempotencyKey(idempotencyKey) });
+export const cancelHeldPayout = async (agentId: string, payoutId: string, idempotencyKey: string) =>
+  rendered(await cancelHeld({ agentId, payoutId, idempotencyKey: checkIdempotencyKey(idempotencyKey) }), adminCancelPayoutOperation.render);
 
 /**
  * A charge given back to its payer from the agent's earned balance (`POST …/charges/{chargeId}/refund`):
  * all that is left, or `amount` (decimal text, read exactly as the API reads a JSON number).
  */
-export function refundCharge(agentId: string, chargeId: string, amount: string | undefined, idempotencyKey: string): Promise<ApiResult> {
+export async function refundCharge(
+  agentId: string,
+  chargeId: string,
+  amount: string | undefined,
+  idempotencyKey: string,
+): Promise<ApiResult> {
   const body = validate(refundChargeSchema, amount === undefined ? {} : { amount: isNumber(amount) ? new LosslessNumber(amount) : amount });
-  return refundChargeByOperator({ agentId, chargeId, idempotencyKey: checkIdempotencyKey(idempotencyKey), ...body });
+  return rendered(
+    await refundChargeByOperator({ agentId, chargeId, idempotencyKey: checkIdempotencyKey(idempotencyKey), ...body }),
+    adminRefundChargeOperation.render,
+  );
 }
 
 /**
@@ -120,7 +156,10 @@ export function returnEarnings(agentId: string): Promise<Answer> {
           await listChargesForOperator(id, validate(listChargesQuerySchema, { limit: '100', ...(cursor ? { cursor } : {}) })),
         ),
       ),
-    refund: (id, chargeId, key) => answerOf(() => refundChargeByOperator({ agentId: id, chargeId, idempotencyKey: key })),
+    refund: (id, chargeId, key) =>
+      answerOf(async () =>
+        rendered(await refundChargeByOperator({ agentId: id, chargeId, idempotencyKey: key }), adminRefundChargeOperation.render),
+      ),
   };
   return walkEarnings(agentId, api);
 }
@@ -134,6 +173,11 @@ async function answerOf(run: () => Promise<ApiResult>): Promise<Answer> {
     const refusal = renderRefusal(error);
     return answerText(refusal.status, serialize({ error: refusal.text }));
   }
+}
+
+/** An outcome as its route renders it, or an earlier answer under the same Idempotency-Key as it is sent again. */
+function rendered<O>(outcome: O | StoredReply, render: (outcome: O) => ApiResult): ApiResult {
+  return outcome instanceof StoredReply ? outcome.toResult() : render(outcome);
 }
 
 /** A use case's answer as the API would send it (answer.ts prints it). */

@@ -1,19 +1,4 @@
-import { loadConfig } from '../config';
-import { captureChargeSchema } from '../contracts/request.schemas';
-import { httpHandler } from '../http/handler';
-import * as NEEDS from '../registry/needs.generated';
-import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
-import { requireIdempotencyKey } from '../use-cases/idempotency';
-import { captureCharge } from '../use-cases/lifecycle';
-import { parseOptionalJsonBody } from './optional-body';
+import { captureChargeOperation } from '../operations/lifecycle';
+import { lambdaHandler } from './lambda';
 
-// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
-loadConfig({ require: NEEDS.captureCharge });
-
-/** POST /api/v1/agents/charge/{id}/capture — x-agent-key, Idempotency-Key, `{amount?}`. */
-export const handler = httpHandler(async (req) => {
-  const { agent } = await authenticate(req, AUTH_MESSAGES.lifecycle, false);
-  const idempotencyKey = requireIdempotencyKey(req);
-  const body = parseOptionalJsonBody(req, captureChargeSchema);
-  return captureCharge({ agent, chargeId: req.params.id, idempotencyKey, ...body });
-});
+export const handler = lambdaHandler(captureChargeOperation);

@@ -13,31 +13,28 @@ import type { ApiRequest, ApiResult } from '../contracts/api';
 import { createGrantRequestSchema } from '../contracts/grants';
 import {
   AMOUNT_META,
-  captureChargeSchema,
   createChargeSchema,
   listChargesQuerySchema,
   listWithdrawalsQuerySchema,
-  refundChargeSchema,
   withdrawSchema,
 } from '../contracts/request.schemas';
 import { agentBalanceBody } from '../contracts/responses/accounts';
 import { chargeBody, chargeListBody } from '../contracts/responses/charges';
 import { grantRequestBody } from '../contracts/responses/grants';
 import { withdrawalBody } from '../contracts/responses/payouts';
-import { validate } from '../contracts/validation';
 import { createPurchaseSchema, purchaseSchema } from '../contracts/x402';
 import type { Agent } from '../core/agents';
 import { GRANT_REQUEST_TTL_SECONDS, MAX_GRANT_TTL_SECONDS, MIN_GRANT_TTL_SECONDS } from '../core/grants';
 import { createChargeOperation, getBalanceOperation, getChargeOperation, listChargesOperation } from '../operations/charges';
+import { agentCreateGrantRequestOperation, agentGetGrantRequestOperation } from '../operations/grant-requests';
+import { captureChargeOperation, refundChargeOperation, releaseChargeOperation } from '../operations/lifecycle';
 import type { Operation } from '../operations/operation';
+import { listWithdrawalsOperation, withdrawOperation } from '../operations/withdrawals';
 import { MCP_TOOLS, type McpToolName } from '../registry/mcp-tools';
 import type { RouteName } from '../registry/routes';
 import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
-import { readGrantRequest, requestGrant } from '../use-cases/grant-requests';
 import { checkIdempotencyKey } from '../use-cases/idempotency';
-import { captureCharge, refundCharge, releaseCharge } from '../use-cases/lifecycle';
 import { createPurchase } from '../use-cases/purchases';
-import { createWithdrawal, listWithdrawals } from '../use-cases/withdrawals';
 
 /**
  * An API request as the stdio server sends it over HTTP: the method and path are the tool's route's,
@@ -283,11 +280,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
       headers: { 'idempotency-key': idempotency_key },
       body: amountBody(amount),
     }),
-    async run(agent, { charge_id, amount, idempotency_key }) {
-      const key = checkIdempotencyKey(idempotency_key);
-      const body = validate(captureChargeSchema, amountBody(amount));
-      return captureCharge({ agent, chargeId: charge_id, idempotencyKey: key, ...body });
-    },
+    operation: captureChargeOperation,
   }),
   release_charge: tool({
     title: 'Release a hold',
@@ -302,10 +295,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
       headers: { 'idempotency-key': idempotency_key },
       body: {},
     }),
-    async run(agent, { charge_id, idempotency_key }) {
-      const key = checkIdempotencyKey(idempotency_key);
-      return releaseCharge({ agent, chargeId: charge_id, idempotencyKey: key });
-    },
+    operation: releaseChargeOperation,
   }),
   refund_charge: tool({
     title: 'Refund a charge',
@@ -321,11 +311,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
       headers: { 'idempotency-key': idempotency_key },
       body: amountBody(amount),
     }),
-    async run(agent, { charge_id, amount, idempotency_key }) {
-      const key = checkIdempotencyKey(idempotency_key);
-      const body = validate(refundChargeSchema, amountBody(amount));
-      return refundCharge({ agent, chargeId: charge_id, idempotencyKey: key, ...body });
-    },
+    operation: refundChargeOperation,
   }),
   // --- end of the charge lifecycle ---
   withdraw: tool({
@@ -341,16 +327,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
       headers: { 'idempotency-key': idempotency_key },
       body: { amount: literal(amount), currency, walletAddress, ...(createTokenAccount === undefined ? {} : { createTokenAccount }) },
     }),
-    async run(agent, { amount, currency, walletAddress, createTokenAccount, idempotency_key }) {
-      const key = checkIdempotencyKey(idempotency_key);
-      const body = validate(withdrawSchema, {
-        amount: literal(amount),
-        currency,
-        walletAddress,
-        ...(createTokenAccount === undefined ? {} : { createTokenAccount }),
-      });
-      return createWithdrawal({ agent, idempotencyKey: key, ...body });
-    },
+    operation: withdrawOperation,
   }),
   list_withdrawals: tool({
     title: "List this agent's payouts, or get one",
@@ -362,8 +339,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
     http: ({ limit, cursor, payout_id }) => ({
       query: { limit: digits(limit), cursor, payoutId: payout_id },
     }),
-    run: (agent, { limit, cursor, payout_id }) =>
-      listWithdrawals(agent.id, validate(listWithdrawalsQuerySchema, definedOnly({ limit: digits(limit), cursor, payoutId: payout_id }))),
+    operation: listWithdrawalsOperation,
   }),
   // --- Grant requests (docs/grants.md) ---
   request_grant: tool({
@@ -380,12 +356,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
       headers: { 'idempotency-key': args.idempotency_key },
       body: termsBody(args),
     }),
-    async run(agent, args, _agentKey, baseUrl) {
-      // The handler's order: key, then body.
-      const key = checkIdempotencyKey(args.idempotency_key);
-      const terms = validate(createGrantRequestSchema, termsBody(args));
-      return requestGrant({ agent, idempotencyKey: key, baseUrl, terms });
-    },
+    operation: agentCreateGrantRequestOperation,
   }),
   get_grant_request: tool({
     title: 'Poll a grant request',
@@ -398,10 +369,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
     input: z.strictObject({ request_id: grantRequestId }),
     output: grantRequestBody,
     http: ({ request_id }) => ({ params: { id: request_id } }),
-    run: async (agent, { request_id }, _agentKey, baseUrl) => ({
-      statusCode: 200,
-      body: await readGrantRequest(agent, request_id, baseUrl),
-    }),
+    operation: agentGetGrantRequestOperation,
   }),
   // --- end of grant requests ---
   x402_purchase: tool({

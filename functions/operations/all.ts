@@ -3,13 +3,18 @@
  * enforced schemas are the documented ones, the needs are its entry's) and the docs. A handler never
  * imports this list: its bundle carries its own operation only.
  */
+import * as admin from './admin';
+import * as agents from './agents';
 import * as charges from './charges';
+import * as grantRequests from './grant-requests';
 import * as grants from './grants';
+import * as lifecycle from './lifecycle';
 import type { Operation } from './operation';
 import * as payers from './payers';
 import * as service from './service';
 import * as topups from './topups';
 import * as webhooks from './webhooks';
+import * as withdrawals from './withdrawals';
 
 // biome-ignore lint/suspicious/noExplicitAny: operations of any credentials, key rule, input and outcome.
 type AnyOperation = Operation<any, any, any, any, any>;
@@ -19,7 +24,7 @@ const isOperation = (value: unknown): value is AnyOperation =>
 
 /** Each operation by the name it is exported under (`createChargeOperation`). */
 export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
-  [charges, payers, grants, topups, webhooks, service].flatMap((module) =>
+  [charges, lifecycle, withdrawals, agents, grantRequests, admin, payers, grants, topups, webhooks, service].flatMap((module) =>
     Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1])),
   ),
 );

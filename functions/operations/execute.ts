@@ -6,6 +6,7 @@
  */
 import { type ApiRequest, type ApiResult, StoredReply } from '../contracts/api';
 import { validate } from '../contracts/validation';
+import { AGENT_KEY_PREFIX, hashKey, looksLikeKey } from '../core/keys';
 import { parseJsonBody } from '../http/body';
 import { MISSING_KEY_HEADER } from '../messages/credentials';
 import { refuse } from '../messages/refusal';
@@ -85,6 +86,13 @@ async function callerOf(credentials: Credentials, req: ApiRequest): Promise<unkn
         return { operator: true };
       }
       throw refuse(MISSING_KEY_HEADER.agentKey);
+    case 'anyAgentKey': {
+      // Not looked up here: a disabled agent's key is one too, and `run` reads it fresh (never the auth cache).
+      const agentKey = req.headers['x-agent-key'];
+      if (!keySent(agentKey)) throw refuse(MISSING_KEY_HEADER.agentKey);
+      if (!looksLikeKey(agentKey, AGENT_KEY_PREFIX)) throw refuse(credentials.refusal);
+      return { agentKeyHash: hashKey(agentKey) };
+    }
   }
 }
 

@@ -24,7 +24,8 @@ import type { ChargeParties } from '../use-cases/auth';
  * - `agentForPayer`: that and a payer's x-user-key (an account key or a grant key);
  * - `payer`: a payer's account key (x-user-key);
  * - `operator`: the operator (IAM, or x-admin-key where the stage takes a key);
- * - `agentOrOperatorKey`: an agent's key, or x-admin-key where the stage takes a key (reads any).
+ * - `agentOrOperatorKey`: an agent's key, or x-admin-key where the stage takes a key (reads any);
+ * - `anyAgentKey`: an agent's key by its form only, enabled or not (key rotation: `run` looks the key up).
  */
 export type Credentials =
   | { kind: 'public' }
@@ -32,7 +33,8 @@ export type Credentials =
   | { kind: 'agentForPayer'; refusal: AuthRefusal }
   | { kind: 'payer' }
   | { kind: 'operator' }
-  | { kind: 'agentOrOperatorKey'; refusal: AuthRefusal };
+  | { kind: 'agentOrOperatorKey'; refusal: AuthRefusal }
+  | { kind: 'anyAgentKey'; refusal: AuthRefusal };
 
 /** What `run` gets of the caller, by the credentials the operation accepts. */
 export type CallerOf<C extends Credentials> = C extends { kind: 'agent' }
@@ -43,7 +45,9 @@ export type CallerOf<C extends Credentials> = C extends { kind: 'agent' }
       ? { userId: string; userKeyHash: string }
       : C extends { kind: 'agentOrOperatorKey' }
         ? { agent: Agent } | { operator: true }
-        : Record<string, never>;
+        : C extends { kind: 'anyAgentKey' }
+          ? { agentKeyHash: string }
+          : Record<string, never>;
 
 /** The Idempotency-Key header: `required` (money movements), `optional` (creations), or not read. */
 export type Idempotency = 'required' | 'optional' | 'none';

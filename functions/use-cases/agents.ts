@@ -1,20 +1,21 @@
 /** Agent registration and the operator's enable/disable switch. */
 
-import type { ApiResult } from '../contracts/api';
+import type { StoredReply } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import type { ListAgentsQuery, RegisterAgentRequest } from '../contracts/request.schemas';
-import { agentView, balancesView } from '../contracts/views';
-import { type Agent, REGISTRATION_MESSAGE } from '../core/agents';
+import { type Registration, renderRegistration } from '../contracts/settled-outcomes';
+import type { Agent } from '../core/agents';
 import { AgentNameTakenError, StaleReadError } from '../core/errors';
 import { isId, newAgentId } from '../core/ids';
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../core/keys';
+import type { Balances } from '../core/users';
 import { refuse } from '../messages/refusal';
-import { getAgentById, listAgents, moveAgentKey, setAgentEnabled } from '../store/agent.repository';
+import { getAgentById, type ListedAgent, listAgents, moveAgentKey, setAgentEnabled } from '../store/agent.repository';
 import { createAgent } from '../store/agent-registration.repository';
 import { answerSeal } from '../store/answer-seal';
 import { readAgentLedger } from '../store/balance.repository';
 import { AUTH_MESSAGES, clearAuthCache, forgetAgent } from './auth';
-import { idempotentCreation } from './idempotency';
+import { creation } from './idempotency';
 
 /** The scope of registrations' idempotency records: no owner, so the key and the body are the proof. */
 const REGISTRATION_SCOPE = 'public#register';
@@ -28,22 +29,22 @@ const REGISTRATION_SCOPE = 'public#register';
  * key AND the same body (name, email, website: its fingerprint), is stored under the key's hash,
  * and opens only with the key itself (docs/idempotency.md "Registration: the key is the proof").
  */
-export function registerAgent(input: RegisterAgentRequest, opts: { idempotencyKey?: string | undefined } = {}): Promise<ApiResult> {
-  return idempotentCreation(
+export function registerAgent(
+  input: RegisterAgentRequest,
+  opts: { idempotencyKey?: string | undefined } = {},
+): Promise<Registration | StoredReply> {
+  return creation(
     {
       scope: REGISTRATION_SCOPE,
       key: opts.idempotencyKey,
       request: { name: input.name, email: input.email, website: input.website },
       seal: answerSeal,
-      render: ({ agent, apiKey }: { agent: Agent; apiKey: string }) => ({
-        statusCode: 201,
-        body: { message: REGISTRATION_MESSAGE, apiKey, enabled: false, agentId: agent.id },
-      }),
+      render: renderRegistration,
     },
     async ({ now, record }) => {
       const apiKey = generateKey(AGENT_KEY_PREFIX);
       const agent: Agent = { id: newAgentId(), ...input, enabled: false, createdAt: now.toISOString(), keyHash: hashKey(apiKey) };
-      const created = { agent, apiKey };
+      const created: Registration = { agent, apiKey };
       try {
         await createAgent(agent, record(created));
       } catch (error) {
@@ -55,12 +56,13 @@ export function registerAgent(input: RegisterAgentRequest, opts: { idempotencyKe
   );
 }
 
-export async function updateAgentEnabled(agentId: string | undefined, enabled: boolean): Promise<ApiResult> {
+/** The operator's switch: an agent enabled (may charge) or disabled; the auth cache forgets it here. */
+export async function updateAgentEnabled(agentId: string | undefined, enabled: boolean): Promise<Agent> {
   if (!isId('agent', agentId)) throw refuse('agentNotFound');
   const agent = await setAgentEnabled(agentId, enabled);
   if (!agent) throw refuse('agentNotFound');
   clearAuthCache();
-  return { statusCode: 200, body: agentView(agent) };
+  return agent;
 }
 
 /**
@@ -71,14 +73,14 @@ export async function updateAgentEnabled(agentId: string | undefined, enabled: b
  * carried over: a disabled agent may rotate (a leaked key is why it was disabled) and stays
  * disabled. The old key is checked with a fresh read, never the cache.
  */
-export async function rotateAgentKey(oldKeyHash: string): Promise<ApiResult> {
+export async function rotateAgentKey(oldKeyHash: string): Promise<RotatedAgentKey> {
   const apiKey = generateKey(AGENT_KEY_PREFIX);
   for (let round = 0; round < 3; round++) {
     try {
       const agent = await moveAgentKey(oldKeyHash, hashKey(apiKey), new Date());
       if (!agent) throw refuse(AUTH_MESSAGES.rotateKey);
       forgetAgent(oldKeyHash);
-      return { statusCode: 200, body: { apiKey, agentId: agent.id, enabled: agent.enabled } };
+      return { apiKey, agentId: agent.id, enabled: agent.enabled };
     } catch (error) {
       if (!(error instanceof StaleReadError)) throw error;
     }
@@ -109,7 +111,7 @@ function readAgentCursor(text: string): { before: string; limit: number; filter:
  * (`enabled=true`), those that may not (`false`: waiting to be enabled, or disabled), or both. A
  * cursor carries its limit and filter: an explicit other one beside it is 400 `cursor is invalid`.
  */
-export async function listAgentsForOperator(query: ListAgentsQuery): Promise<ApiResult> {
+export async function listAgentsForOperator(query: ListAgentsQuery): Promise<AgentPage> {
   const cursor = query.cursor ? readAgentCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const asked = filterOf(query.enabled);
@@ -120,17 +122,27 @@ export async function listAgentsForOperator(query: ListAgentsQuery): Promise<Api
     ...(filter === 'all' ? {} : { enabled: filter === 'enabled' }),
     ...(cursor ? { before: cursor.before } : {}),
   });
-  return {
-    statusCode: 200,
-    body: { data: page.agents.map(agentView), nextCursor: page.lastId ? encodeCursor([page.lastId, limit, filter]) : null },
-  };
+  return { agents: page.agents, nextCursor: page.lastId ? encodeCursor([page.lastId, limit, filter]) : null };
 }
 
 /** An agent as the operator sees it: its public fields and its withdrawable balance. */
-export async function readAgent(agentId: string | undefined): Promise<ApiResult> {
+export async function readAgent(agentId: string | undefined): Promise<{ agent: Agent; balances: Balances }> {
   if (!isId('agent', agentId)) throw refuse('agentNotFound');
   const agent = await getAgentById(agentId);
   if (!agent) throw refuse('agentNotFound');
   const ledger = await readAgentLedger(agent.id);
-  return { statusCode: 200, body: { ...agentView(agent), balances: balancesView(ledger.balances) } };
+  return { agent, balances: ledger.balances };
+}
+
+/** A rotated agent key, shown once, and the agent it belongs to (its state carried over). */
+export interface RotatedAgentKey {
+  apiKey: string;
+  agentId: string;
+  enabled: boolean;
+}
+
+/** A page of agents, newest first, and the cursor of the next (null on the last). */
+export interface AgentPage {
+  agents: ListedAgent[];
+  nextCursor: string | null;
 }

@@ -5,11 +5,9 @@
 import type { StoredReply } from '../contracts/api';
 import { type ChargeOutcome, type ChargeRefusal, renderCharge } from '../contracts/charge-outcome';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
-import { renderRefusal } from '../contracts/outcome';
 import type { CreateChargeRequest, ListChargesQuery } from '../contracts/request.schemas';
-import { balancesView, chargeView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
-import { chargeAsDecided, decideCharge } from '../core/charge-decision';
+import { type AcceptedCharge, chargeAsDecided, decideCharge } from '../core/charge-decision';
 import { type Charge, MAX_PAGE_DEPTH } from '../core/charges';
 import {
   AgentDisabledError,
@@ -33,7 +31,7 @@ import type { GrantKeyTerms } from '../store/credentials.repository';
 import { approvalToken, TOKEN_PLACEHOLDER, withApprovalToken } from './approval-token';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from './auth';
 import { chargeEvents } from './events';
-import { idempotent } from './idempotency';
+import { idempotent, type Step } from './idempotency';
 import { grantPeriods, payerState, rememberGrantPeriods, rememberPayer } from './payer-cache';
 
 export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
@@ -71,7 +69,7 @@ const CHARGE_ROUNDS = 5;
  * and no read: the policy is this container's copy, and the write is conditioned on it.
  */
 export function createCharge(input: CreateChargeInput): Promise<ChargeOutcome | StoredReply> {
-  const { agent, userId, userKeyHash, idempotencyKey, amount, currency, description, capture, grant, purchase } = input;
+  const { agent, userId, idempotencyKey, amount, currency, description, capture, grant, purchase } = input;
   // A grant is for one currency: another is a bad request, refused before anything is stored.
   if (grant && grant.currency !== currency) throw refuse('grantCurrencyMismatch');
   // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
@@ -94,93 +92,130 @@ export function createCharge(input: CreateChargeInput): Promise<ChargeOutcome | 
       render: renderCharge,
       ...(purchase ? {} : { restore: withApprovalToken }),
     },
-    async ({ now, record }) => {
-      const state = await payerState(userId);
-      const base: Charge = {
-        id: newChargeId(agentId),
-        agentId,
-        userId,
-        idempotencyKey,
-        amount,
-        currency,
-        description,
-        status: 'SUCCESS',
-        createdAt: now.toISOString(),
-        ...(agent.name !== undefined ? { agentName: agent.name } : {}),
-        ...(holdSeconds !== undefined ? { holdSeconds, authorizedAmount: amount } : {}),
-        ...(grant ? { grantId: grant.grantId } : {}),
-        ...(purchase ? { purchase: purchase.terms } : {}),
-      };
-      /** A refusal: a FAILED charge kept with its reason (the refusal's text), the answer stored under the key. */
-      const fail = async (code: ChargeRefusal, judgedBy?: PayerState) => {
-        const reason = refusalText(code);
-        const refused: ChargeOutcome = { kind: 'refused', code };
-        const failed: Charge = { ...base, status: 'FAILED', failureReason: reason };
-        try {
-          await recordFailedCharge({
-            charge: failed,
-            agentKeyHash: agent.keyHash,
-            idem: record(refused),
-            now,
-            policyJudged: judgedBy,
-            events: chargeEvents(failed, { now }),
-            grant: grant ? { userId, grantId: grant.grantId } : undefined,
-          });
-        } catch (error) {
-          throw translate(error, input);
-        }
-        return refused;
-      };
-
-      const verdict = decideCharge({ policy: state.policy, agentId, currency, amount, holdSeconds, grant, now });
-      if (verdict.kind === 'refused') {
-        if (verdict.reason === 'blocked') return fail('agentBlockedByUser', state);
-        // The grant's limits on top of the policy's: the amount alone, here; the running totals, by the grant item's condition.
-        return fail('spendingLimitExceeded', verdict.reason === 'over-limit' ? state : undefined);
-      }
-      const { needsApproval } = verdict;
-      const charge = chargeAsDecided(base, verdict);
-      const link = (token: string) => `${input.baseUrl}/approve/${token}`;
-      // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
-      const created: ChargeOutcome = purchase
-        ? { kind: 'purchase', statusCode: needsApproval ? 202 : 201, body: purchase.view(charge) }
-        : !needsApproval
-          ? { kind: 'created', charge }
-          : grant
-            ? { kind: 'awaitsApproval', charge, approvalUrl: null }
-            : { kind: 'awaitsApproval', charge, approvalUrl: link(await approvalToken(charge.id)), storedUrl: link(TOKEN_PLACEHOLDER) };
-      const grantCharge = grant
-        ? { grantId: grant.grantId, userId, basis: { agentId, currency, limits: grant.limits, ...grantPeriods(grant.grantId) } }
-        : undefined;
-      try {
-        // The events are written with the charge; the approval link's token never is (the
-        // placeholder, filled in by the delivery worker: functions/webhooks/delivery.ts).
-        const all = chargeEvents(charge, { now, ...(needsApproval ? { approvalUrl: link(TOKEN_PLACEHOLDER) } : {}) });
-        const events = purchase ? all.filter((e) => e.type === 'charge.approval_requested') : all;
-        await commitCharge({
-          charge,
-          decision: verdict,
-          agentKeyHash: agent.keyHash,
-          userKeyHash: grant ? undefined : userKeyHash,
-          payer: state,
-          grant: grantCharge,
-          idem: record(created),
-          events,
-          now,
-        });
-        // The counters are now this period's.
-        rememberPayer(userId, { ...state, ...periodsOf(now) });
-        if (grant) rememberGrantPeriods(grant.grantId, periodsOf(now));
-        return created;
-      } catch (error) {
-        if (error instanceof PayerStateChangedError) rememberPayer(userId, error.state);
-        if (error instanceof GrantPeriodsChangedError && grant) rememberGrantPeriods(grant.grantId, error.periods);
-        if (error instanceof SpendingLimitError) return fail('spendingLimitExceeded');
-        if (error instanceof InsufficientFundsError) return fail('insufficientBalance');
-        throw translate(error, input);
-      }
-    },
+    ({ now, record }) => attemptCharge({ input, holdSeconds, now, record }),
   );
+}
+
+/** What one attempt of a charge request works with: the request, its hold terms, its time and its record. */
+interface ChargeAttempt {
+  input: CreateChargeInput;
+  holdSeconds: number | undefined;
+  now: Date;
+  record: Step<ChargeOutcome>['record'];
+}
+
+/** One attempt: the payer's state (this container's copy), the decision, and its one transaction. */
+async function attemptCharge(attempt: ChargeAttempt): Promise<ChargeOutcome> {
+  const { input, holdSeconds, now } = attempt;
+  const { agent, userId, grant } = input;
+  const state = await payerState(userId);
+  const base = baseCharge(attempt);
+  const fail = (code: ChargeRefusal, judgedBy?: PayerState) => keepFailed(attempt, base, code, judgedBy);
+  const { amount, currency } = input;
+  const verdict = decideCharge({ policy: state.policy, agentId: agent.id, currency, amount, holdSeconds, grant, now });
+  if (verdict.kind === 'refused') {
+    if (verdict.reason === 'blocked') return fail('agentBlockedByUser', state);
+    // The grant's limits on top of the policy's: the amount alone, here; the running totals, by the grant item's condition.
+    return fail('spendingLimitExceeded', verdict.reason === 'over-limit' ? state : undefined);
+  }
+  const charge = chargeAsDecided(base, verdict);
+  const created = await outcomeOf(input, charge, verdict.needsApproval);
+  try {
+    await commitDecided(attempt, { charge, verdict, state, created });
+    // The counters are now this period's.
+    rememberPayer(userId, { ...state, ...periodsOf(now) });
+    if (grant) rememberGrantPeriods(grant.grantId, periodsOf(now));
+    return created;
+  } catch (error) {
+    if (error instanceof PayerStateChangedError) rememberPayer(userId, error.state);
+    if (error instanceof GrantPeriodsChangedError && grant) rememberGrantPeriods(grant.grantId, error.periods);
+    if (error instanceof SpendingLimitError) return fail('spendingLimitExceeded');
+    if (error instanceof InsufficientFundsError) return fail('insufficientBalance');
+    throw translate(error, input);
+  }
+}
+
+/** The charge as asked for, before the decision (SUCCESS until judged otherwise). */
+function baseCharge({ input, holdSeconds, now }: ChargeAttempt): Charge {
+  const { agent, userId, idempotencyKey, amount, currency, description, grant, purchase } = input;
+  return {
+    id: newChargeId(agent.id),
+    agentId: agent.id,
+    userId,
+    idempotencyKey,
+    amount,
+    currency,
+    description,
+    status: 'SUCCESS',
+    createdAt: now.toISOString(),
+    ...(agent.name !== undefined ? { agentName: agent.name } : {}),
+    ...(holdSeconds !== undefined ? { holdSeconds, authorizedAmount: amount } : {}),
+    ...(grant ? { grantId: grant.grantId } : {}),
+    ...(purchase ? { purchase: purchase.terms } : {}),
+  };
+}
+
+/** A refusal: a FAILED charge kept with its reason (the refusal's text), the answer stored under the key. */
+async function keepFailed(attempt: ChargeAttempt, base: Charge, code: ChargeRefusal, judgedBy?: PayerState): Promise<ChargeOutcome> {
+  const { input, now, record } = attempt;
+  const { agent, userId, grant } = input;
+  const refused: ChargeOutcome = { kind: 'refused', code };
+  const failed: Charge = { ...base, status: 'FAILED', failureReason: refusalText(code) };
+  try {
+    await recordFailedCharge({
+      charge: failed,
+      agentKeyHash: agent.keyHash,
+      idem: record(refused),
+      now,
+      policyJudged: judgedBy,
+      events: chargeEvents(failed, { now }),
+      grant: grant ? { userId, grantId: grant.grantId } : undefined,
+    });
+  } catch (error) {
+    throw translate(error, input);
+  }
+  return refused;
+}
+
+const approvalLink = (input: CreateChargeInput, token: string) => `${input.baseUrl}/approve/${token}`;
+
+/** What an accepted charge answers: made (201), waiting for its payer (202, with the link), or a purchase's hold. */
+async function outcomeOf(input: CreateChargeInput, charge: Charge, needsApproval: boolean): Promise<ChargeOutcome> {
+  const { grant, purchase } = input;
+  if (purchase) return { kind: 'purchase', statusCode: needsApproval ? 202 : 201, body: purchase.view(charge) };
+  if (!needsApproval) return { kind: 'created', charge };
+  // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
+  if (grant) return { kind: 'awaitsApproval', charge, approvalUrl: null };
+  const approvalUrl = approvalLink(input, await approvalToken(charge.id));
+  return { kind: 'awaitsApproval', charge, approvalUrl, storedUrl: approvalLink(input, TOKEN_PLACEHOLDER) };
+}
+
+/** The accepted charge's one transaction: the charge, the payer's debit or hold, the grant's totals, its events and its record. */
+async function commitDecided(
+  { input, now, record }: ChargeAttempt,
+  decided: { charge: Charge; verdict: AcceptedCharge; state: PayerState; created: ChargeOutcome },
+): Promise<void> {
+  const { agent, userId, userKeyHash, currency, grant, purchase } = input;
+  const { charge, verdict, state, created } = decided;
+  const grantCharge = grant
+    ? { grantId: grant.grantId, userId, basis: { agentId: agent.id, currency, limits: grant.limits, ...grantPeriods(grant.grantId) } }
+    : undefined;
+  // The events are written with the charge; the approval link's token never is (the
+  // placeholder, filled in by the delivery worker: functions/webhooks/delivery.ts).
+  const approvalUrl = verdict.needsApproval ? { approvalUrl: approvalLink(input, TOKEN_PLACEHOLDER) } : {};
+  const all = chargeEvents(charge, { now, ...approvalUrl });
+  const events = purchase ? all.filter((e) => e.type === 'charge.approval_requested') : all;
+  await commitCharge({
+    charge,
+    decision: verdict,
+    agentKeyHash: agent.keyHash,
+    userKeyHash: grant ? undefined : userKeyHash,
+    payer: state,
+    grant: grantCharge,
+    idem: record(created),
+    events,
+    now,
+  });
 }
 
 /** The store's outcomes that end a charge request with an error of the API (others pass as they are). */

@@ -11,6 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
+import type { StoredReply } from '../contracts/api';
+import { type GrantRequestCreated, renderGrantRequestCreated } from '../contracts/grant-request-outcome';
 import { grantRequestView } from '../contracts/grants';
 import type { Agent } from '../core/agents';
 import { AgentDisabledError } from '../core/errors';
@@ -34,7 +36,7 @@ import { getUserKeyHash } from '../store/user.repository';
 import { derivedSecret } from './approval-token';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { type AccountKey, issueGrant } from './grants';
-import { idempotentCommand } from './idempotency';
+import { idempotent } from './idempotency';
 
 /** Stands for the consent token in a stored answer; a replay derives it again (it is never stored). */
 const TOKEN_PLACEHOLDER = '{consentToken}';
@@ -49,9 +51,14 @@ const consentUrl = (baseUrl: string, token: string) => `${baseUrl}/consent/${tok
  * consent link. Idempotent by the Idempotency-Key (scoped to the agent): a replay answers the same
  * request and link.
  */
-export function requestGrant(input: { agent: Agent; idempotencyKey: string; baseUrl: string; terms: GrantTerms }) {
+export function requestGrant(input: {
+  agent: Agent;
+  idempotencyKey: string;
+  baseUrl: string;
+  terms: GrantTerms;
+}): Promise<GrantRequestCreated | StoredReply> {
   const { agent, terms } = input;
-  return idempotentCommand(
+  return idempotent(
     {
       scope: `${agent.id}#grant-requests`,
       key: input.idempotencyKey,
@@ -64,17 +71,13 @@ export function requestGrant(input: { agent: Agent; idempotencyKey: string; base
       },
       rounds: 3,
       // The record keeps the consent link without its token (restored on replay).
-      render: ({ request, token, now }: { request: GrantRequest; token: string; now: Date }) => ({
-        statusCode: 201,
-        body: grantRequestView(request, { consentUrl: consentUrl(input.baseUrl, token), now }),
-        stored: grantRequestView(request, { consentUrl: consentUrl(input.baseUrl, TOKEN_PLACEHOLDER), now }),
-      }),
+      render: renderGrantRequestCreated,
       restore: async (stored) => {
         const { id } = JSON.parse(stored) as { id: string };
         return stored.replace(TOKEN_PLACEHOLDER, await consentToken(id));
       },
     },
-    async ({ now, answer }) => {
+    async ({ now, record }) => {
       const request: GrantRequest = {
         id: newGrantRequestId(),
         agentId: agent.id,
@@ -84,9 +87,14 @@ export function requestGrant(input: { agent: Agent; idempotencyKey: string; base
         state: 'pending',
       };
       const token = await consentToken(request.id);
-      const created = answer({ request, token, now });
-      await createGrantRequest(request, hashKey(token), created.record, now);
-      return created.result;
+      const created: GrantRequestCreated = {
+        request,
+        consentUrl: consentUrl(input.baseUrl, token),
+        storedConsentUrl: consentUrl(input.baseUrl, TOKEN_PLACEHOLDER),
+        now,
+      };
+      await createGrantRequest(request, hashKey(token), record(created), now);
+      return created;
     },
   );
 }

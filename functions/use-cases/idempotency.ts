@@ -150,7 +150,11 @@ export interface Step<T> {
  * edge sends as it is. The outcome's answer is `command.render(outcome)`: the operation that runs
  * the use case renders with that same function.
  */
-export function idempotent<T>(command: IdempotentCommand<T>, attempt: (step: Step<T>) => Promise<T>): Promise<T | StoredReply> {
+export function idempotent<T>(
+  command: IdempotentCommand<T>,
+  // An attempt may answer an earlier request's stored answer (`replayIfUsed`) instead of refusing.
+  attempt: (step: Step<T>) => Promise<T | StoredReply>,
+): Promise<T | StoredReply> {
   return commandRounds(command, (step) =>
     attempt({ now: step.now, record: (outcome) => step.answer(outcome).record, replayIfUsed: step.replayIfUsed }),
   );

@@ -1,15 +1,15 @@
 /**
  * The charge lifecycle for agents (docs/design.md §12, docs/lifecycle.md): capture or release a
- * hold, refund a charge. Each is a money movement under an Idempotency-Key (`idempotentCommand`),
+ * hold, refund a charge. Each is a money movement under an Idempotency-Key (`idempotent`),
  * ONE TransactWriteItems carrying its idempotency record and the agent's kill switch, after one
  * strongly consistent read of what it acts on (the charge; for a refund, with the agent's shards
  * in the same BatchGetItem).
  */
 
 import { config } from '../config';
-import type { ApiResult } from '../contracts/api';
+import type { StoredReply } from '../contracts/api';
 import type { CaptureChargeRequest, RefundChargeRequest } from '../contracts/request.schemas';
-import { chargeView } from '../contracts/views';
+import { renderSettledCharge } from '../contracts/settled-outcomes';
 import type { AgentRef } from '../core/agents';
 import { type Charge, RELEASED_BY_AGENT } from '../core/charges';
 import {
@@ -37,10 +37,7 @@ import {
 import { getCharge } from '../store/charge-read.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
 import { chargeEvents, chargeRefundedEvents } from './events';
-import { idempotentCommand, type Rendered } from './idempotency';
-
-/** A capture, release or refund answers the charge as it is after it. */
-const chargeAnswer = (charge: Charge): Rendered => ({ statusCode: 200, body: chargeView(charge) });
+import { idempotent } from './idempotency';
 
 export interface LifecycleInput {
   agent: AgentRef;
@@ -57,20 +54,21 @@ const REFUND_ROUNDS = 30;
  * it), `authorizedAmount` keeps what was held, and the rest goes back to the user (and stops
  * counting against the user's limits), all in one transaction.
  */
-export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Promise<ApiResult> {
+export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Promise<Charge | StoredReply> {
   const { agent, chargeId, idempotencyKey } = input;
   if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
-  return idempotentCommand(
+  return idempotent(
     {
       scope: `${agent.id}#capture`,
       key: idempotencyKey,
       request: { chargeId, amount: canonicalAmount(input.amount) },
       rounds: SETTLE_ROUNDS,
-      render: chargeAnswer,
+      render: renderSettledCharge,
     },
-    async ({ now, answer, replayIfUsed }) => {
-      const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
-      if (isAnswer(charge)) return charge;
+    async ({ now, record, replayIfUsed }) => {
+      const pending = await pendingHold(agent.id, chargeId, replayIfUsed);
+      if (!('hold' in pending)) return pending;
+      const charge = pending.hold;
       const decision = decideCapture(charge, input.amount === undefined ? undefined : readAmount(input.amount, charge.currency), now);
       if (decision.kind === 'refused') throw CAPTURE_REFUSALS[decision.reason]();
       const { captured, authorized } = decision;
@@ -80,43 +78,44 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
         amount: captured,
         authorizedAmount: authorized,
       };
-      const done = answer(after);
+      const done = record(after);
       try {
         const events = chargeEvents(after, { previous: 'PENDING', now });
-        await commitSettlement(charge, { kind: 'capture', amount: captured }, agent.keyHash, done.record, now, events);
+        await commitSettlement(charge, { kind: 'capture', amount: captured }, agent.keyHash, done, now, events);
       } catch (error) {
         throw translate(error, agent);
       }
-      return done.result;
+      return after;
     },
   );
 }
 
 /** POST /api/v1/agents/charge/{id}/release: the PENDING charge becomes FAILED `released by agent`; the hold goes back. */
-export function releaseCharge(input: LifecycleInput): Promise<ApiResult> {
+export function releaseCharge(input: LifecycleInput): Promise<Charge | StoredReply> {
   const { agent, chargeId, idempotencyKey } = input;
   if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
-  return idempotentCommand(
-    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS, render: chargeAnswer },
-    async ({ now, answer, replayIfUsed }) => {
-      const charge = await pendingHold(agent.id, chargeId, replayIfUsed);
-      if (isAnswer(charge)) return charge;
+  return idempotent(
+    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS, render: renderSettledCharge },
+    async ({ now, record, replayIfUsed }) => {
+      const pending = await pendingHold(agent.id, chargeId, replayIfUsed);
+      if (!('hold' in pending)) return pending;
+      const charge = pending.hold;
       if (decideRelease(charge, now).kind === 'refused') throw refuse('chargeExpired');
       const after: Charge = { ...withoutPending(charge), status: 'FAILED', failureReason: RELEASED_BY_AGENT };
-      const done = answer(after);
+      const done = record(after);
       try {
         await commitSettlement(
           charge,
           { kind: 'return', status: 'FAILED', failureReason: RELEASED_BY_AGENT },
           agent.keyHash,
-          done.record,
+          done,
           now,
           chargeEvents(after, { previous: 'PENDING', now }),
         );
       } catch (error) {
         throw translate(error, agent);
       }
-      return done.result;
+      return after;
     },
   );
 }
@@ -127,7 +126,7 @@ export function releaseCharge(input: LifecycleInput): Promise<ApiResult> {
  * never pass the charge's amount, however many race; the agent's balance never goes below zero,
  * whatever withdrawal races them (both debit the shards under a condition).
  */
-export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promise<ApiResult> {
+export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promise<Charge | StoredReply> {
   const { agent } = input;
   return refund({ ...input, agentId: agent.id, killSwitch: agent.keyHash, scope: `${agent.id}#refund` }, (error) =>
     translate(error, agent),
@@ -147,7 +146,7 @@ export interface OperatorRefundInput extends RefundChargeRequest {
  * and its earnings must still be returnable (docs/lifecycle.md). The charge keeps what the operator
  * gave back (`operatorRefundedAmount`); the agent gets `charge.refunded` as for its own refund.
  */
-export function refundChargeByOperator(input: OperatorRefundInput): Promise<ApiResult> {
+export function refundChargeByOperator(input: OperatorRefundInput): Promise<Charge | StoredReply> {
   const { agentId } = input;
   if (!isId('agent', agentId)) throw refuse('chargeNotFound');
   return refund({ ...input, agentId, killSwitch: undefined, scope: `${agentId}#operator-refund` }, (error) => error);
@@ -163,19 +162,19 @@ interface RefundRun extends RefundChargeRequest {
 }
 
 /** One refund (the agent's or the operator's): read the charge and the shards, judge, commit once. */
-function refund(run: RefundRun, translateError: (error: unknown) => unknown): Promise<ApiResult> {
+function refund(run: RefundRun, translateError: (error: unknown) => unknown): Promise<Charge | StoredReply> {
   const { agentId, chargeId, idempotencyKey } = run;
   if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
-  return idempotentCommand(
+  return idempotent(
     {
       scope: run.scope,
       key: idempotencyKey,
       request: { chargeId, amount: canonicalAmount(run.amount) },
       rounds: REFUND_ROUNDS,
       exhausted: () => refuse('chargeChanging'),
-      render: chargeAnswer,
+      render: renderSettledCharge,
     },
-    async ({ now, answer, replayIfUsed }) => {
+    async ({ now, record, replayIfUsed }) => {
       // A refund that already committed under this key is answered as it was, whatever came since.
       const refusal = async (error: Refusal) => {
         const replayed = await replayIfUsed();
@@ -191,15 +190,15 @@ function refund(run: RefundRun, translateError: (error: unknown) => unknown): Pr
       if (verdict.kind !== 'refund') return refusal(verdict.kind === 'short' ? refuse('insufficientBalance') : verdict.error);
       const { charge, amount, plan } = verdict;
       const refundedCharge: Charge = { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount };
-      const done = answer(refundedCharge);
+      const done = record(refundedCharge);
       try {
-        await commitRefund(charge, amount, plan, run.killSwitch, done.record, now, chargeRefundedEvents(refundedCharge, now));
+        await commitRefund(charge, amount, plan, run.killSwitch, done, now, chargeRefundedEvents(refundedCharge, now));
       } catch (error) {
         if (error instanceof RefundExceedsChargeError) return refusal(refuse('amountExceedsRefundable'));
         if (error instanceof BalanceLimitError) throw refuse('userBalanceLimit');
         throw translateError(error);
       }
-      return done.result;
+      return refundedCharge;
     },
   );
 }
@@ -243,18 +242,16 @@ const REFUND_REFUSALS: Record<Extract<RefundDecision, { kind: 'refused' }>['reas
 async function pendingHold(
   agentId: string,
   chargeId: string,
-  replayIfUsed: () => Promise<ApiResult | undefined>,
-): Promise<Charge | ApiResult> {
+  replayIfUsed: () => Promise<StoredReply | undefined>,
+): Promise<{ hold: Charge } | StoredReply> {
   const charge = await getCharge(agentId, chargeId);
   // A purchase's hold ends by the chain alone (use-cases/purchases.ts): not a charge its agent captures or releases.
   if (!charge || charge.purchase) throw refuse('chargeNotFound');
-  if (charge.status === 'PENDING') return charge;
+  if (charge.status === 'PENDING') return { hold: charge };
   const replayed = await replayIfUsed();
   if (replayed) return replayed;
   throw notPending(charge.status);
 }
-
-const isAnswer = (value: Charge | ApiResult): value is ApiResult => 'statusCode' in value;
 
 const notPending = (status: string) => (status === 'EXPIRED' ? refuse('chargeExpired') : refuse('chargeNotPending'));
 

@@ -4,10 +4,10 @@
  * lists them, and releases each (paid, once, whatever the agent's state) or cancels it (its gross,
  * fee included, back to the agent's balance: a money movement, under an Idempotency-Key).
  */
-import type { ApiResult } from '../contracts/api';
+import type { StoredReply } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import type { AdminListPayoutsQuery } from '../contracts/request.schemas';
-import { payoutView } from '../contracts/views';
+import { renderPayout } from '../contracts/settled-outcomes';
 import { isId } from '../core/ids';
 import { CANCELLED_BY_OPERATOR, type Payout } from '../core/payouts';
 import { refuse } from '../messages/refusal';
@@ -15,7 +15,7 @@ import { logger } from '../observability/logger';
 import { getPayout } from '../store/payout.repository';
 import { cancelHeldPayout, type InflightPosition, listPayoutsByStatus, releaseHeldPayout } from '../store/payout-hold.repository';
 import { payoutEvents } from './events';
-import { idempotentCommand } from './idempotency';
+import { idempotent } from './idempotency';
 
 const notFound = () => refuse('payoutNotFound');
 const notHeld = () => refuse('payoutNotHeld');
@@ -35,12 +35,12 @@ function readCursor(text: string): { after: InflightPosition; limit: number } {
 }
 
 /** GET /api/v1/admin/payouts?status=HELD: payouts of that status across agents, oldest first. */
-export async function listPayoutsForOperator(query: AdminListPayoutsQuery): Promise<ApiResult> {
+export async function listPayoutsForOperator(query: AdminListPayoutsQuery): Promise<{ payouts: Payout[]; nextCursor: string | null }> {
   const cursor = query.cursor ? readCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const page = await listPayoutsByStatus(query.status, { limit, ...(cursor ? { after: cursor.after } : {}) });
   const next = page.last ? encodeCursor([page.last.agentId, page.last.payoutId, page.last.sortKey, limit]) : null;
-  return { statusCode: 200, body: { payouts: page.payouts.map(payoutView), nextCursor: next } };
+  return { payouts: page.payouts, nextCursor: next };
 }
 
 /**
@@ -48,13 +48,13 @@ export async function listPayoutsForOperator(query: AdminListPayoutsQuery): Prom
  * it to the worker, which pays it although the agent is disabled. Releasing a payout released
  * before answers it as it is now (a retry after a lost answer); one never held is 409.
  */
-export async function releasePayout(agentId: string | undefined, payoutId: string | undefined): Promise<ApiResult> {
+export async function releasePayout(agentId: string | undefined, payoutId: string | undefined): Promise<Payout> {
   if (!isId('agent', agentId) || !isId('payout', payoutId)) throw notFound();
   const result = await releaseHeldPayout(agentId, payoutId, new Date());
   if (result.kind === 'missing') throw notFound();
   if (result.kind === 'not-held' && result.payout.releasedAt === undefined) throw notHeld();
   if (result.kind === 'released') logger().info('held payout released by the operator', { payoutId, agentId });
-  return { statusCode: 200, body: payoutView(result.payout) };
+  return result.payout;
 }
 
 export interface CancelPayoutInput {
@@ -68,18 +68,18 @@ export interface CancelPayoutInput {
  * (`cancelled by operator`), its gross back to the agent's balance, in one transaction with the
  * idempotency record. Only a held payout: one in flight may be moving money at its rail.
  */
-export function cancelPayout(input: CancelPayoutInput): Promise<ApiResult> {
+export function cancelPayout(input: CancelPayoutInput): Promise<Payout | StoredReply> {
   const { agentId, payoutId, idempotencyKey } = input;
   if (!isId('agent', agentId) || !isId('payout', payoutId)) throw notFound();
-  return idempotentCommand(
+  return idempotent(
     {
       scope: `${agentId}#payout-cancel`,
       key: idempotencyKey,
       request: { payoutId },
       rounds: CANCEL_ROUNDS,
-      render: (payout: Payout) => ({ statusCode: 200, body: payoutView(payout) }),
+      render: renderPayout,
     },
-    async ({ now, answer, replayIfUsed }) => {
+    async ({ now, record, replayIfUsed }) => {
       const refuse = async () => (await replayIfUsed()) ?? Promise.reject(notHeld());
       const payout = await getPayout(agentId, payoutId);
       if (!payout) throw notFound();
@@ -91,11 +91,10 @@ export function cancelPayout(input: CancelPayoutInput): Promise<ApiResult> {
         updatedAt: now.toISOString(),
         failureReason: CANCELLED_BY_OPERATOR,
       };
-      const done = answer(final);
-      const result = await cancelHeldPayout(payout, done.record, now, payoutEvents(final, now));
+      const result = await cancelHeldPayout(payout, record(final), now, payoutEvents(final, now));
       if (!result.committed) return refuse();
       logger().info('held payout cancelled by the operator; gross back to the agent', { payoutId, agentId, currency: payout.currency });
-      return done.result;
+      return final;
     },
   );
 }

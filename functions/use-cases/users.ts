@@ -1,8 +1,8 @@
 /** Users: created and credited by the operator (admin API / CLI). */
 
-import type { ApiResult } from '../contracts/api';
+import type { StoredReply } from '../contracts/api';
 import type { CreditRequest } from '../contracts/request.schemas';
-import { balancesView } from '../contracts/views';
+import { type CreatedUser, type CreditedUser, renderCreatedUser, renderCredited } from '../contracts/settled-outcomes';
 import { StaleReadError } from '../core/errors';
 import { isId, newUserId } from '../core/ids';
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../core/keys';
@@ -13,7 +13,7 @@ import { answerSeal } from '../store/answer-seal';
 import type { TransactEntry } from '../store/transact';
 import { createUser, creditUser, getUser, getUserKeyHash } from '../store/user.repository';
 import { type RotatedAccountKey, rotateAccountKey } from './account-key';
-import { idempotentCommand, idempotentCreation } from './idempotency';
+import { creation, idempotent } from './idempotency';
 
 /**
  * Creates a user with zero balances; the user key is returned once. `also` joins the creation's
@@ -21,11 +21,11 @@ import { idempotentCommand, idempotentCreation } from './idempotency';
  */
 export async function createUserWithKey(
   opts: { also?: (created: { userId: string; userKey: string }) => readonly TransactEntry[] } = {},
-): Promise<ApiResult> {
+): Promise<CreatedUser> {
   const userKey = generateKey(USER_KEY_PREFIX);
   const userId = newUserId();
   const user = await createUser(userId, hashKey(userKey), new Date(), opts.also?.({ userId, userKey }));
-  return { statusCode: 201, body: { id: user.id, userKey } };
+  return { userId: user.id, userKey };
 }
 
 /**
@@ -35,20 +35,17 @@ export async function createUserWithKey(
  * Scoped to the operator (`admin#users`), as the operator's credits are; there is no body, so the
  * same key is always the same request.
  */
-export function createUserByOperator(idempotencyKey?: string): Promise<ApiResult> {
-  return idempotentCreation(
+export function createUserByOperator(idempotencyKey?: string): Promise<CreatedUser | StoredReply> {
+  return creation(
     {
       scope: 'admin#users',
       key: idempotencyKey,
       request: {},
       seal: answerSeal,
-      render: (created: { userId: string; userKey: string }) => ({
-        statusCode: 201,
-        body: { id: created.userId, userKey: created.userKey },
-      }),
+      render: renderCreatedUser,
     },
     async ({ now, record }) => {
-      const created = { userId: newUserId(), userKey: generateKey(USER_KEY_PREFIX) };
+      const created: CreatedUser = { userId: newUserId(), userKey: generateKey(USER_KEY_PREFIX) };
       const item = record(created);
       await createUser(created.userId, hashKey(created.userKey), now, item ? [item] : []);
       return created;
@@ -61,10 +58,11 @@ function checkUserId(userId: string | undefined): string {
   return userId;
 }
 
-export async function readUser(userId: string | undefined): Promise<ApiResult> {
+/** A user and its balances, as the operator reads them. */
+export async function readUser(userId: string | undefined): Promise<{ id: string; balances: Balances }> {
   const user = await getUser(checkUserId(userId));
   if (!user) throw refuse('userNotFound');
-  return { statusCode: 200, body: { id: user.id, balances: balancesView(user.balances) } };
+  return { id: user.id, balances: user.balances };
 }
 
 /**
@@ -79,27 +77,29 @@ const CREDIT_ROUNDS = 10;
  * The credit is conditioned on the balances it read, so the balances it answers with are exactly
  * the balances right after it.
  */
-export function creditUserBalance(input: CreditRequest & { userId: string | undefined; idempotencyKey: string }): Promise<ApiResult> {
+export function creditUserBalance(
+  input: CreditRequest & { userId: string | undefined; idempotencyKey: string },
+): Promise<CreditedUser | StoredReply> {
   const userId = checkUserId(input.userId);
   const { amount, currency } = input;
-  return idempotentCommand(
+  return idempotent(
     {
       scope: 'admin#credits',
       key: input.idempotencyKey,
       request: { userId, amount, currency },
       rounds: CREDIT_ROUNDS,
       exhausted: () => refuse('userBalanceChanging'),
-      render: (balances: Balances) => ({ statusCode: 200, body: { id: userId, balances: balancesView(balances) } }),
+      render: renderCredited,
     },
-    async ({ now, answer }) => {
+    async ({ now, record }) => {
       const before = await getUser(userId);
       if (!before) throw refuse('userNotFound');
       const after = { ...before.balances, [currency]: before.balances[currency] + amount };
       // The credit's condition pins the balances read, so this check holds at commit too.
       if (after[currency] > MAX_BALANCE_MINOR) throw refuse('creditPastBalanceLimit');
-      const credited = answer(after);
-      await creditUser(userId, before.balances, amount, currency, credited.record, now);
-      return credited.result;
+      const credited: CreditedUser = { userId, balances: after };
+      await creditUser(userId, before.balances, amount, currency, record(credited), now);
+      return credited;
     },
   );
 }

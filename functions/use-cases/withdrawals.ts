@@ -6,10 +6,10 @@
  */
 
 import { config } from '../config';
-import type { ApiResult } from '../contracts/api';
+import type { StoredReply } from '../contracts/api';
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
 import type { ListWithdrawalsQuery, WithdrawRequest } from '../contracts/request.schemas';
-import { payoutView, withdrawalView } from '../contracts/views';
+import { renderWithdrawal, type WithdrawalOutcome } from '../contracts/settled-outcomes';
 import type { AgentRef } from '../core/agents';
 import { AgentDisabledError, PayoutInProgressError } from '../core/errors';
 import { withdrawalFees } from '../core/fees';
@@ -27,7 +27,7 @@ import { offers } from '../rails/registrations';
 import { usdcTokenAccounts } from '../rails/solana.token-accounts';
 import { commitWithdrawal, getPayout, listPayouts, readLedgerAndFeeBasis } from '../store/payout.repository';
 import { AUTH_MESSAGES, forgetAgent } from './auth';
-import { idempotentCommand } from './idempotency';
+import { idempotent } from './idempotency';
 
 export type WithdrawInput = WithdrawRequest & { agent: AgentRef; idempotencyKey: string };
 
@@ -50,7 +50,7 @@ const COMMIT_ROUNDS = 3;
  * and the idempotency record. Then sends the payout to the worker; if that send fails the
  * withdrawal still stands (the reconciler re-sends PENDING payouts), so the answer is still 200.
  */
-export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps = defaultDeps): Promise<ApiResult> {
+export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps = defaultDeps): Promise<WithdrawalOutcome | StoredReply> {
   const { agent, idempotencyKey, amount: gross, currency, walletAddress } = input;
   const createTokenAccount = input.createTokenAccount === true;
   const agentId = agent.id;
@@ -62,7 +62,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
   // Asked once, whatever the rounds below: the chain's answer does not change with a stale balance.
   let quoted: Promise<Quote> | undefined;
 
-  return idempotentCommand(
+  return idempotent(
     {
       scope: `${agentId}#withdraw`,
       key: idempotencyKey,
@@ -71,9 +71,9 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
       request: { amount: gross, currency, walletAddress, ...(createTokenAccount ? { createTokenAccount: 'true' } : {}) },
       rounds: COMMIT_ROUNDS,
       exhausted: () => refuse('balanceChangedWhileWithdrawing'),
-      render: (payout: Payout) => ({ statusCode: 200, body: withdrawalView(payout, { accountCreationFee: createTokenAccount }) }),
+      render: renderWithdrawal,
     },
-    async ({ now, answer, replayIfUsed }) => {
+    async ({ now, record, replayIfUsed }) => {
       quoted ??= quote(input, deps.tokenAccounts ?? usdcTokenAccounts());
       const terms = await quoted;
       if ('refusal' in terms) {
@@ -112,9 +112,9 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
         updatedAt: now.toISOString(),
         attempts: 0,
       };
-      const accepted = answer(payout);
+      const accepted: WithdrawalOutcome = { payout, createsTokenAccount: createTokenAccount };
       try {
-        await commitWithdrawal(payout, agent.keyHash, plan, accepted.record, now, basis);
+        await commitWithdrawal(payout, agent.keyHash, plan, record(accepted), now, basis);
       } catch (error) {
         if (error instanceof AgentDisabledError) {
           forgetAgent(agent.keyHash);
@@ -124,7 +124,7 @@ export async function createWithdrawal(input: WithdrawInput, deps: WithdrawDeps 
         throw error;
       }
       await enqueueAfterCommit(payout, deps);
-      return accepted.result;
+      return accepted;
     },
   );
 }
@@ -186,17 +186,17 @@ function readPayoutCursor(text: string): { after: string; limit: number } {
  * `?payoutId=` → that Payout object (404 `payout not found` also for another agent's payout);
  * otherwise `{payouts, nextCursor}`, newest first, one query per page however deep.
  */
-export async function listWithdrawals(agentId: string, query: ListWithdrawalsQuery): Promise<ApiResult> {
+export async function listWithdrawals(agentId: string, query: ListWithdrawalsQuery): Promise<WithdrawalsAnswer> {
   if (query.payoutId !== undefined) {
     const payout = isId('payout', query.payoutId) ? await getPayout(agentId, query.payoutId) : undefined;
     if (!payout) throw refuse('payoutNotFound');
-    return { statusCode: 200, body: payoutView(payout) };
+    return { kind: 'one', payout };
   }
   const cursor = query.cursor ? readPayoutCursor(query.cursor) : undefined;
   const limit = pageLimit(query.limit, cursor?.limit);
   const page = await listPayouts(agentId, { limit, ...(cursor ? { after: cursor.after } : {}) });
-  return {
-    statusCode: 200,
-    body: { payouts: page.payouts.map(payoutView), nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null },
-  };
+  return { kind: 'page', payouts: page.payouts, nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null };
 }
+
+/** What a list of withdrawals answers: the one payout asked for, or a page of them. */
+export type WithdrawalsAnswer = { kind: 'one'; payout: Payout } | { kind: 'page'; payouts: Payout[]; nextCursor: string | null };

@@ -13,7 +13,7 @@ import { runAdmin } from '../../bin/operator/admin-cli';
 import { handlerEntry, ROUTES } from '../../functions/api/routes';
 import { resetForTests } from '../../functions/config';
 import type { RouteHandler } from '../../functions/http/handler';
-import { registerAgent } from '../../functions/use-cases/agents';
+import { registerAgent } from '../support/answers';
 import { verifySigV4 } from '../support/sigv4-verify';
 import { createTestTable } from '../support/table';
 

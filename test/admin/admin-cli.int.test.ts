@@ -11,7 +11,7 @@ import { runAdmin } from '../../bin/operator/admin-cli';
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { registerAgent } from '../../functions/use-cases/agents';
+import { registerAgent } from '../support/answers';
 import { createTestTable } from '../support/table';
 
 const run = promisify(execFile);

@@ -22,7 +22,7 @@ import { handler as getCharge } from '../../functions/api/get-charge.handler';
 import { ROUTES } from '../../functions/api/routes';
 import { config, resetForTests } from '../../functions/config';
 import type { RouteHandler } from '../../functions/http/handler';
-import { registerAgent } from '../../functions/use-cases/agents';
+import { registerAgent } from '../support/answers';
 import { createTestTable } from '../support/table';
 
 /** What API Gateway puts in `requestContext.authorizer` after an IAM-authorized request. */

@@ -12,10 +12,15 @@ import { config } from '../../functions/config';
 import { hashKey } from '../../functions/core/keys';
 import { scanLedgerItems } from '../../functions/store/audit.repository';
 import { db } from '../../functions/store/client';
-import { registerAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
-import { refundCharge, refundChargeByOperator } from '../../functions/use-cases/lifecycle';
-import { createUserWithKey, creditUserBalance } from '../../functions/use-cases/users';
-import { createCharge } from '../support/answers';
+import { updateAgentEnabled } from '../../functions/use-cases/agents';
+import {
+  createCharge,
+  createUserWithKey,
+  creditUserBalance,
+  refundCharge,
+  refundChargeByOperator,
+  registerAgent,
+} from '../support/answers';
 import { createTestTable } from '../support/table';
 
 let chargeKey: Record<string, unknown> = {};

@@ -19,11 +19,10 @@ import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { transactWrite } from '../../functions/store/transact';
 import { replacePolicy } from '../../functions/store/user.repository';
-import { registerAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
+import { updateAgentEnabled } from '../../functions/use-cases/agents';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
 import { declineCharge } from '../../functions/use-cases/payers';
-import { createUserWithKey, creditUserBalance } from '../../functions/use-cases/users';
-import { createCharge } from '../support/answers';
+import { createCharge, createUserWithKey, creditUserBalance, registerAgent } from '../support/answers';
 import { createTestTable } from '../support/table';
 
 const run = promisify(execFile);

@@ -7,8 +7,7 @@
  * audit holds after each.
  */
 import { getPayout } from '../../functions/store/payout.repository';
-import { refundChargeByOperator } from '../../functions/use-cases/lifecycle';
-import { cancelPayout } from '../../functions/use-cases/payout-holds';
+import { cancelPayout, refundChargeByOperator } from '../support/answers';
 import { expectLedgerBalanced } from '../support/audit';
 import { eventually } from '../support/eventually';
 import { useTestStack } from '../support/stack';

@@ -15,7 +15,7 @@ import { priorityFeeLamports, SolanaRail, TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS }
 import { readAgentLedger } from '../../functions/store/balance.repository';
 import { getPayout } from '../../functions/store/payout.repository';
 import { drivePayout, type PayoutDeps, type PayoutStep } from '../../functions/use-cases/payouts';
-import { createWithdrawal } from '../../functions/use-cases/withdrawals';
+import { createWithdrawal } from '../support/answers';
 import { fundedAgent, payoutIdOf, solanaWallet, withdrawal } from '../support/payouts';
 import { createTestTable } from '../support/table';
 

@@ -13,7 +13,7 @@ import { createPayoutWorker } from '../../functions/payout-worker/worker';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { getPayout } from '../../functions/store/payout.repository';
 import { reconcilePayouts } from '../../functions/use-cases/payouts';
-import { createWithdrawal } from '../../functions/use-cases/withdrawals';
+import { createWithdrawal } from '../support/answers';
 import { eventually } from '../support/eventually';
 import { FakeRail, fakeRails } from '../support/fake-rail';
 import { fundedAgent, payoutIdOf, startTestChain, withdrawal } from '../support/payouts';

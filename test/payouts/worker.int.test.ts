@@ -7,7 +7,7 @@ import { readAgentLedger } from '../../functions/store/balance.repository';
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { getPayout } from '../../functions/store/payout.repository';
 import { type DriveResult, drivePayout, type PayoutDeps, type PayoutStep } from '../../functions/use-cases/payouts';
-import { createWithdrawal } from '../../functions/use-cases/withdrawals';
+import { createWithdrawal } from '../support/answers';
 import { FakeRail, fakeRails } from '../support/fake-rail';
 import { fundedAgent, lockOf, payoutIdOf, startTestChain, withdrawal } from '../support/payouts';
 import { createTestTable } from '../support/table';

@@ -31,12 +31,11 @@ import type { TransactItem } from '../../functions/store/transact';
 import { replacePolicy } from '../../functions/store/user.repository';
 import type { CreateChargeInput } from '../../functions/use-cases/charges';
 import { expireDueCharges } from '../../functions/use-cases/expiry';
-import { captureCharge, releaseCharge } from '../../functions/use-cases/lifecycle';
 import { approveCharge, declineCharge, releaseMyCharge } from '../../functions/use-cases/payers';
 import { reportReceipt } from '../../functions/use-cases/purchases';
 import type { PurchaseChain } from '../../functions/x402/purchase-chain';
 import { testAgent } from '../support/agents';
-import { createCharge } from '../support/answers';
+import { captureCharge, createCharge, releaseCharge } from '../support/answers';
 import { normalised, recordTransactions, seedGrant, seedPayer } from '../support/golden-transactions';
 import { createTestTable } from '../support/table';
 

@@ -21,3 +21,41 @@ export function answered<O>(outcome: O | StoredReply, render: (outcome: O) => Ap
 export async function createCharge(input: CreateChargeInput): Promise<Answered> {
   return answered(await createChargeUseCase(input), createChargeOperation.render);
 }
+
+// The agent's and the operator's money movements and creations, answered as their routes answer them.
+
+import {
+  adminCancelPayoutOperation,
+  adminCreateUserOperation,
+  adminCreditUserOperation,
+  payoutAnswer,
+} from '../../functions/operations/admin';
+import { registerAgentOperation } from '../../functions/operations/agents';
+import { settledChargeAnswer } from '../../functions/operations/lifecycle';
+import { withdrawOperation } from '../../functions/operations/withdrawals';
+import * as agents from '../../functions/use-cases/agents';
+import * as lifecycle from '../../functions/use-cases/lifecycle';
+import * as payoutHolds from '../../functions/use-cases/payout-holds';
+import * as users from '../../functions/use-cases/users';
+import * as withdrawals from '../../functions/use-cases/withdrawals';
+
+export const createWithdrawal = async (...args: Parameters<typeof withdrawals.createWithdrawal>) =>
+  answered(await withdrawals.createWithdrawal(...args), withdrawOperation.render);
+export const registerAgent = async (...args: Parameters<typeof agents.registerAgent>) =>
+  answered(await agents.registerAgent(...args), registerAgentOperation.render);
+export const createUserWithKey = async (...args: Parameters<typeof users.createUserWithKey>) =>
+  answered(await users.createUserWithKey(...args), adminCreateUserOperation.render);
+export const creditUserBalance = async (...args: Parameters<typeof users.creditUserBalance>) =>
+  answered(await users.creditUserBalance(...args), adminCreditUserOperation.render);
+export const cancelPayout = async (...args: Parameters<typeof payoutHolds.cancelPayout>) =>
+  answered(await payoutHolds.cancelPayout(...args), adminCancelPayoutOperation.render);
+export const releasePayout = async (...args: Parameters<typeof payoutHolds.releasePayout>) =>
+  answered(await payoutHolds.releasePayout(...args), payoutAnswer);
+export const captureCharge = async (...args: Parameters<typeof lifecycle.captureCharge>) =>
+  answered(await lifecycle.captureCharge(...args), settledChargeAnswer);
+export const releaseCharge = async (...args: Parameters<typeof lifecycle.releaseCharge>) =>
+  answered(await lifecycle.releaseCharge(...args), settledChargeAnswer);
+export const refundCharge = async (...args: Parameters<typeof lifecycle.refundCharge>) =>
+  answered(await lifecycle.refundCharge(...args), settledChargeAnswer);
+export const refundChargeByOperator = async (...args: Parameters<typeof lifecycle.refundChargeByOperator>) =>
+  answered(await lifecycle.refundChargeByOperator(...args), settledChargeAnswer);

@@ -18,7 +18,8 @@ import { getIdempotencyRecord } from '../../functions/store/idempotency.reposito
 import { getPayout, listPayouts } from '../../functions/store/payout.repository';
 import { keys } from '../../functions/store/table';
 import { drivePayout } from '../../functions/use-cases/payouts';
-import { createWithdrawal, type WithdrawDeps } from '../../functions/use-cases/withdrawals';
+import type { WithdrawDeps } from '../../functions/use-cases/withdrawals';
+import { createWithdrawal } from '../support/answers';
 import { type FakeMode, FakeRail, fakeRails } from '../support/fake-rail';
 import { injectFault } from '../support/faults';
 import { fundAgent, fundedAgent, lockOf, payoutIdOf, readyWallet, solanaWallet, startTestChain, withdrawal } from '../support/payouts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { CONSOLE_CSS, CONSOLE_CSS_PATH, consoleDocument } from '../../../functions/console/layout';
 import type { ConsoleResult } from '../../../functions/console/page';
-import { captureCharge, refundCharge } from '../../../functions/use-cases/lifecycle';
+import { captureCharge, refundCharge } from '../../support/answers';
 import { launchBrowser } from '../../support/browser';
 import { bodyOf, charge, consolePagesEnv, credit, get, newAgent, newPayer, onceKeyOf, type Payer, post } from './support';
 

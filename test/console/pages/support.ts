@@ -14,9 +14,8 @@ import { newAgentId } from '../../../functions/core/ids';
 import { hashKey } from '../../../functions/core/keys';
 import { parseAmount } from '../../../functions/core/money';
 import { createAgent } from '../../../functions/store/agent-registration.repository';
-import { createUserWithKey, creditUserBalance } from '../../../functions/use-cases/users';
 import { testKeyHash } from '../../support/agents';
-import { createCharge } from '../../support/answers';
+import { createCharge, createUserWithKey, creditUserBalance } from '../../support/answers';
 import { createTestTable } from '../../support/table';
 
 export const BASE_URL = 'http://localhost:3000';
