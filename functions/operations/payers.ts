@@ -1,5 +1,5 @@
 /**
- * The payer's own account as operations (docs/api.md "Users", DESIGN §11, §16): who they are,
+ * The payer's own account as operations (docs/payers.md, DESIGN §11, §16): who they are,
  * their spending policy, the history of charges against them and the decisions on those waiting
  * for them, and the account key's rotation. Each is the route's one definition;
  * functions/api/<route>.handler.ts and the console's forms are derived from these objects.

@@ -1,5 +1,5 @@
 /**
- * The service's own routes as operations (docs/api.md "Service"): health. Public: no credentials,
+ * The service's own routes as operations (docs/reference/endpoints.md): health. Public: no credentials,
  * no body, no query. The OpenAPI document's route stays a handler (README.md says why).
  */
 import * as NEEDS from '../registry/needs.generated';
