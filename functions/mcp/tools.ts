@@ -9,7 +9,7 @@
  */
 import { LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
-import type { ApiRequest, ApiResult } from '../contracts/api';
+import type { ApiResult } from '../contracts/api';
 import { createGrantRequestSchema } from '../contracts/grants';
 import {
   AMOUNT_META,
@@ -30,13 +30,12 @@ import type { Agent } from '../core/agents';
 import { GRANT_REQUEST_TTL_SECONDS, MAX_GRANT_TTL_SECONDS, MIN_GRANT_TTL_SECONDS } from '../core/grants';
 import { createChargeOperation, getBalanceOperation, getChargeOperation, listChargesOperation } from '../operations/charges';
 import type { Operation } from '../operations/operation';
+import { createPurchaseOperation } from '../operations/x402-purchases';
 import { MCP_TOOLS, type McpToolName } from '../registry/mcp-tools';
 import type { RouteName } from '../registry/routes';
-import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
 import { readGrantRequest, requestGrant } from '../use-cases/grant-requests';
 import { checkIdempotencyKey } from '../use-cases/idempotency';
 import { captureCharge, refundCharge, releaseCharge } from '../use-cases/lifecycle';
-import { createPurchase } from '../use-cases/purchases';
 import { createWithdrawal, listWithdrawals } from '../use-cases/withdrawals';
 
 /**
@@ -107,19 +106,6 @@ const idempotencyKey = z.string().meta({
 const pageNumber = (description: string) => z.int().min(1).optional().meta({ description });
 const limit = pageNumber("Page size, 1 to 100 (default 20, or the cursor's own).");
 const cursor = listChargesQuerySchema.shape.cursor;
-
-/** A request for a use case, shaped like what the route handlers read. */
-function asRequest(agentKey: string, extra: Record<string, string | undefined> = {}): ApiRequest {
-  return {
-    method: 'POST',
-    path: '/mcp',
-    headers: { 'x-agent-key': agentKey, ...extra },
-    query: {},
-    params: {},
-    body: undefined,
-    requestId: '',
-  };
-}
 
 const createChargeInput = z.strictObject({
   ...createChargeSchema.in.shape,
@@ -423,26 +409,8 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
       headers: { 'x-user-key': user_key, 'idempotency-key': idempotency_key },
       body: { x402Version: 2, paymentRequirements: payment_requirements, ...(resource === undefined ? {} : { resource }) },
     }),
-    async run(_agent, { payment_requirements, resource, user_key, idempotency_key }, agentKey, baseUrl) {
-      const { agent, userId, userKeyHash, grant } = await authenticate(
-        asRequest(agentKey, { 'x-user-key': user_key }),
-        AUTH_MESSAGES.createCharge,
-        true,
-      );
-      const key = checkIdempotencyKey(idempotency_key);
-      // The hot wallet's signer is loaded only when a purchase is made (it carries @solana/kit).
-      const { purchaseSignerFor } = await import('../x402/purchase-signer');
-      return createPurchase({
-        agent,
-        userId,
-        userKeyHash,
-        grant,
-        idempotencyKey: key,
-        baseUrl,
-        body: { x402Version: 2, paymentRequirements: payment_requirements, ...(resource === undefined ? {} : { resource }) },
-        signer: purchaseSignerFor,
-      });
-    },
+    // The hot wallet's signer is loaded only when a purchase is made (the operation imports it lazily: it carries @solana/kit).
+    operation: createPurchaseOperation,
   }),
 };
 

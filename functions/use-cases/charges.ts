@@ -50,10 +50,11 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   baseUrl: string;
   /**
    * An x402 purchase's hold (use-cases/purchases.ts): the same checks, hold and transaction as any
-   * hold, keyed apart (`#x402-purchases`), answered as the purchase (`view`), and telling nobody but
-   * the payer asked for approval: its other events come from its settlement.
+   * hold, keyed apart (`#x402-purchases`), answered as the purchase (its outcome carries the charge
+   * as written), and telling nobody but the payer asked for approval: its other events come from its
+   * settlement.
    */
-  purchase?: { terms: PurchaseTerms; view: (charge: Charge) => unknown } | undefined;
+  purchase?: { terms: PurchaseTerms } | undefined;
 };
 
 /** How long a hold waits for its capture when `holdSeconds` is not given (docs/design.md §12). */
@@ -143,7 +144,12 @@ export function createCharge(input: CreateChargeInput): Promise<ChargeOutcome | 
       const link = (token: string) => `${input.baseUrl}/approve/${token}`;
       // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
       const created: ChargeOutcome = purchase
-        ? { kind: 'purchase', statusCode: needsApproval ? 202 : 201, body: purchase.view(charge) }
+        ? // The charge as the store writes it (store/charge-items.ts: with the counters it was added to), for the payment's record.
+          {
+            kind: 'purchase',
+            charge: { ...charge, counted: { ...periodsOf(now), agent: verdict.agentCounters } },
+            awaitsApproval: needsApproval,
+          }
         : !needsApproval
           ? { kind: 'created', charge }
           : grant

@@ -20,6 +20,7 @@ const SECURITY: Record<Credentials['kind'], readonly (readonly Credential[])[]> 
   payer: [['userKey']],
   operator: [['adminKey'], ['adminSigV4']],
   agentOrOperatorKey: [['agentKey'], ['adminKey']],
+  agentOrBearer: [['agentKey'], ['agentBearer']],
 };
 
 const IDEMPOTENCY = { required: true, optional: 'optional', none: undefined } as const;
