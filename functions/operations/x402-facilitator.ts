@@ -15,7 +15,7 @@ import { listAgentX402Payments } from '../use-cases/x402-credit';
 import { x402Settings, x402Supported } from '../use-cases/x402-policy';
 import { readOnlyFacilitator, signingFacilitator } from '../x402/facilitator';
 import { operation } from './operation';
-import { pageOf } from './x402-purchases';
+import { pageOf } from './x402-page';
 
 const PAYMENT_ID = /^x402_[0-9a-z]{26}$/;
 

@@ -10,15 +10,16 @@
 
 import { answerOf } from '../contracts/api';
 import { renderCharge } from '../contracts/charge-outcome';
-import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
+import { encodeCursor } from '../contracts/cursor';
 import { purchaseView } from '../contracts/views';
-import { createPurchaseSchema, type ListX402PaymentsQuery, listX402PaymentsQuerySchema, purchaseReceiptSchema } from '../contracts/x402';
+import { createPurchaseSchema, listX402PaymentsQuerySchema, purchaseReceiptSchema } from '../contracts/x402';
 import type { Charge } from '../core/charges';
 import { isId } from '../core/ids';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
 import { createPurchase, getPurchase, listPurchases, type PurchaseRequest, reportReceipt } from '../use-cases/purchases';
 import { operation } from './operation';
+import { pageOf } from './x402-page';
 
 const purchaseSigner = async () => (await import('../x402/purchase-signer')).purchaseSignerFor();
 const purchaseChain = async () => (await import('../x402/purchase-chain')).purchaseChain();
@@ -82,17 +83,3 @@ export const purchaseReceiptOperation = operation({
   run: ({ caller: { agent }, params, body }) => reportReceipt(agent.id, params.id, body, purchaseChain),
   render: purchaseAnswer,
 });
-
-/**
- * A page's limit and where it starts, from the query: a cursor is `[after, limit]` with `after` an
- * id the listing accepts; the limit asked, else the cursor's, else the default.
- */
-export function pageOf(query: ListX402PaymentsQuery, isAfter: (id: string) => boolean): { limit: number; after?: string } {
-  const cursor = query.cursor
-    ? decodeCursor(query.cursor, ([after, limit, ...rest]) =>
-        rest.length === 0 && typeof after === 'string' && isAfter(after) && isCount(limit) ? { after, limit } : undefined,
-      )
-    : undefined;
-  const limit = pageLimit(query.limit, cursor?.limit);
-  return { limit, ...(cursor ? { after: cursor.after } : {}) };
-}
