@@ -1,4 +1,4 @@
-import { x402PaymentsOperation } from '../operations/x402-facilitator';
+import { x402PaymentsOperation } from '../operations/x402-payments';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(x402PaymentsOperation);

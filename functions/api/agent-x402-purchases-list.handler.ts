@@ -1,4 +1,4 @@
-import { listPurchasesOperation } from '../operations/x402-purchases';
+import { listPurchasesOperation } from '../operations/x402-purchase-list';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(listPurchasesOperation);

@@ -6,6 +6,8 @@
 import * as charges from './charges';
 import type { Operation } from './operation';
 import * as x402Facilitator from './x402-facilitator';
+import * as x402Payments from './x402-payments';
+import * as x402PurchaseList from './x402-purchase-list';
 import * as x402Purchases from './x402-purchases';
 
 // biome-ignore lint/suspicious/noExplicitAny: operations of any credentials, key rule, input and outcome.
@@ -16,7 +18,7 @@ const isOperation = (value: unknown): value is AnyOperation =>
 
 /** Each operation by the name it is exported under (`createChargeOperation`). */
 export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
-  [charges, x402Facilitator, x402Purchases].flatMap((module) =>
+  [charges, x402Facilitator, x402Payments, x402PurchaseList, x402Purchases].flatMap((module) =>
     Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1])),
   ),
 );

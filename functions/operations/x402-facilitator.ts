@@ -1,23 +1,19 @@
 /**
  * The x402 facilitator as operations (DESIGN §17, docs/x402.md): what a stock x402 seller's
  * middleware calls (verify, settle, supported) and what an agent reads of its x402 side (the
- * settings its middleware is configured with, its credited payments). The seller's agent key comes
+ * settings its middleware is configured with; its credited payments are x402-payments.ts, whose
+ * function bundles no facilitator). The seller's agent key comes
  * as `x-agent-key` or `Authorization: Bearer ag_live_…` (what a stock middleware's
  * `createAuthHeaders` sends); bodies are the x402 wire format, read as plain JSON.
  */
 import type { VerifyResponse } from '@x402/core/types';
-import { encodeCursor } from '../contracts/cursor';
-import { facilitatorRequestSchema, listX402PaymentsQuerySchema } from '../contracts/x402';
+import { facilitatorRequestSchema } from '../contracts/x402';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
 import { x402Settle, x402Verify } from '../use-cases/x402';
-import { listAgentX402Payments } from '../use-cases/x402-credit';
 import { x402Settings, x402Supported } from '../use-cases/x402-policy';
 import { readOnlyFacilitator, signingFacilitator } from '../x402/facilitator';
 import { operation } from './operation';
-import { pageOf } from './x402-page';
-
-const PAYMENT_ID = /^x402_[0-9a-z]{26}$/;
 
 /** An x402 answer: the response as its JSON (200); a refusal is a 200 too, as the stock client expects. */
 const x402Answer = <R>(response: R) => ({ statusCode: 200, body: response });
@@ -69,18 +65,4 @@ export const x402SettingsOperation = operation({
   links: true,
   run: async ({ caller: { agent }, baseUrl }) => x402Settings(await readOnlyFacilitator(), agent, baseUrl),
   render: x402Answer,
-});
-
-/** GET /api/v1/agents/x402/payments?limit=&cursor=: the agent key; credited x402 payments, newest first. */
-export const x402PaymentsOperation = operation({
-  route: 'agent-x402-payments',
-  needs: NEEDS.agentX402Payments,
-  credentials: { kind: 'agentOrBearer', refusal: AUTH_MESSAGES.x402 },
-  idempotency: 'none',
-  query: listX402PaymentsQuerySchema,
-  run: async ({ caller: { agent }, query }) => {
-    const { limit, after } = pageOf(query, (id) => PAYMENT_ID.test(id));
-    return { limit, ...(await listAgentX402Payments(agent.id, { limit, ...(after ? { after } : {}) })) };
-  },
-  render: ({ data, lastId, limit }) => ({ statusCode: 200, body: { data, nextCursor: lastId ? encodeCursor([lastId, limit]) : null } }),
 });

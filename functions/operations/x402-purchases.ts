@@ -1,31 +1,29 @@
 /**
  * x402 purchases as operations (DESIGN §22, docs/x402.md "Buying from x402 sellers"): an agent
- * pays any x402 seller from its payer's USDC — the purchase made, read, listed, and its receipt.
- * Each is its route's one definition; functions/api/agent-x402-purchase*.handler.ts and the MCP
- * tool `x402_purchase` are derived from these objects.
+ * pays any x402 seller from its payer's USDC — the purchase made, read, and its receipt (the list
+ * is x402-purchase-list.ts: its function bundles no Solana library). Each is its route's one
+ * definition; functions/api/agent-x402-purchase*.handler.ts and the MCP tool `x402_purchase` are
+ * derived from these objects.
  *
- * The hot wallet's signer is loaded only when a purchase is made or read (it carries @solana/kit),
- * so the MCP server and the list route never load it.
+ * The hot wallet's signer (it carries @solana/kit) and the chain are loaded only when a purchase is
+ * made, read or reported: the MCP server loads them on its first purchase.
  */
 
 import { answerOf } from '../contracts/api';
 import { renderCharge } from '../contracts/charge-outcome';
-import { encodeCursor } from '../contracts/cursor';
 import { purchaseView } from '../contracts/views';
-import { createPurchaseSchema, listX402PaymentsQuerySchema, purchaseReceiptSchema } from '../contracts/x402';
+import { createPurchaseSchema, purchaseReceiptSchema } from '../contracts/x402';
 import type { Charge } from '../core/charges';
-import { isId } from '../core/ids';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
-import { createPurchase, getPurchase, listPurchases, type PurchaseRequest, reportReceipt } from '../use-cases/purchases';
+import { createPurchase, getPurchase, type PurchaseRequest, reportReceipt } from '../use-cases/purchases';
 import { operation } from './operation';
-import { pageOf } from './x402-page';
 
 const purchaseSigner = async () => (await import('../x402/purchase-signer')).purchaseSignerFor();
 const purchaseChain = async () => (await import('../x402/purchase-chain')).purchaseChain();
 
 /** A purchase as its answer (200). */
-const purchaseAnswer = (charge: Charge) => ({ statusCode: 200, body: purchaseView(charge) });
+export const purchaseAnswer = (charge: Charge) => ({ statusCode: 200, body: purchaseView(charge) });
 
 /**
  * POST /api/v1/agents/x402/purchases: x-agent-key, x-user-key (an account key or a grant key),
@@ -54,23 +52,6 @@ export const getPurchaseOperation = operation({
   idempotency: 'none',
   run: ({ caller: { agent }, params }) => getPurchase(agent.id, params.id, purchaseSigner),
   render: purchaseAnswer,
-});
-
-/** GET /api/v1/agents/x402/purchases?limit=&cursor=: the agent key; its x402 purchases, newest first. */
-export const listPurchasesOperation = operation({
-  route: 'agent-x402-purchases-list',
-  needs: NEEDS.agentX402PurchasesList,
-  credentials: { kind: 'agentOrBearer', refusal: AUTH_MESSAGES.x402 },
-  idempotency: 'none',
-  query: listX402PaymentsQuerySchema,
-  run: async ({ caller: { agent }, query }) => {
-    const { limit, after } = pageOf(query, (id) => isId('charge', id));
-    return { limit, ...(await listPurchases(agent.id, { limit, ...(after ? { after } : {}) })) };
-  },
-  render: ({ charges, lastId, limit }) => ({
-    statusCode: 200,
-    body: { data: charges.map(purchaseView), nextCursor: lastId ? encodeCursor([lastId, limit]) : null },
-  }),
 });
 
 /** POST /api/v1/agents/x402/purchases/{id}/receipt: the agent key, `{transaction}` (the seller's PAYMENT-RESPONSE): checked on chain, captured. */
