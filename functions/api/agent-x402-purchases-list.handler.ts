@@ -1,26 +1,4 @@
-import { loadConfig } from '../config';
-import { decodeCursor, encodeCursor, isCount, pageLimit } from '../contracts/cursor';
-import { validate } from '../contracts/validation';
-import { listX402PaymentsQuerySchema } from '../contracts/x402';
-import { isId } from '../core/ids';
-import { httpHandler } from '../http/handler';
-import * as NEEDS from '../registry/needs.generated';
-import { listPurchases } from '../use-cases/purchases';
-import { authenticateX402Agent } from './x402-request';
+import { listPurchasesOperation } from '../operations/x402-purchase-list';
+import { lambdaHandler } from './lambda';
 
-// Refuses to start (fails the init) without what this route needs beyond the shared configuration: its registry entry's.
-loadConfig({ require: NEEDS.agentX402PurchasesList });
-
-/** GET /api/v1/agents/x402/purchases?limit=&cursor= — the agent key; its x402 purchases, newest first. */
-export const handler = httpHandler(async (req) => {
-  const agent = await authenticateX402Agent(req);
-  const query = validate(listX402PaymentsQuerySchema, req.query);
-  const cursor = query.cursor
-    ? decodeCursor(query.cursor, ([after, limit, ...rest]) =>
-        rest.length === 0 && typeof after === 'string' && isId('charge', after) && isCount(limit) ? { after, limit } : undefined,
-      )
-    : undefined;
-  const limit = pageLimit(query.limit, cursor?.limit);
-  const page = await listPurchases(agent.id, { limit, ...(cursor ? { after: cursor.after } : {}) });
-  return { statusCode: 200, body: { data: page.data, nextCursor: page.lastId ? encodeCursor([page.lastId, limit]) : null } };
-});
+export const handler = lambdaHandler(listPurchasesOperation);

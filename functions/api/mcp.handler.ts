@@ -15,7 +15,7 @@ loadConfig({ require: NEEDS.mcp });
 export const handler = httpHandler(async (req) => {
   const badHost = refuseMalformedHost(req);
   if (badHost) return badHost;
-  const { agent, agentKey } = await authenticateMcpAgent(req);
+  const { agentKey } = await authenticateMcpAgent(req);
   if (Buffer.byteLength(req.body ?? '', 'utf8') > config().MAX_BODY_BYTES) throw refuse('bodyTooLarge');
-  return serveMcp(req, createMcpServer(inProcess(agent, agentKey, publicBaseUrl())));
+  return serveMcp(req, createMcpServer(inProcess(agentKey, publicBaseUrl())));
 });

@@ -8,7 +8,7 @@ import type { Charge } from '../core/charges';
 import { refuse } from '../messages/refusal';
 import type { Rendered } from './api';
 import { renderRefusal } from './outcome';
-import { chargeView } from './views';
+import { chargeView, purchaseView } from './views';
 
 /** The refusals that keep a FAILED charge (its failureReason is the refusal's text). */
 export type ChargeRefusal = 'agentBlockedByUser' | 'spendingLimitExceeded' | 'insufficientBalance';
@@ -22,8 +22,12 @@ export type ChargeOutcome =
   | { kind: 'created'; charge: Charge }
   | { kind: 'awaitsApproval'; charge: Charge; approvalUrl: string | null; storedUrl?: string }
   | { kind: 'refused'; code: ChargeRefusal }
-  /** An x402 purchase's hold, answered as the purchase (use-cases/purchases.ts renders its view). */
-  | { kind: 'purchase'; statusCode: 201 | 202; body: unknown };
+  /**
+   * An x402 purchase's hold, answered as the purchase (201, or 202 waiting for its payer): the
+   * charge as written, so the purchase builds on it (use-cases/purchases.ts signs its payment and
+   * answers this same outcome with the payment in the charge) without reading it back.
+   */
+  | { kind: 'purchase'; charge: Charge; awaitsApproval: boolean };
 
 /** The one rendering of a charge request's outcome, sent and stored under its Idempotency-Key. */
 export function renderCharge(outcome: ChargeOutcome): Rendered {
@@ -31,7 +35,7 @@ export function renderCharge(outcome: ChargeOutcome): Rendered {
     const { status, text } = renderRefusal(refuse(outcome.code));
     return { statusCode: status, body: { error: text } };
   }
-  if (outcome.kind === 'purchase') return { statusCode: outcome.statusCode, body: outcome.body };
+  if (outcome.kind === 'purchase') return { statusCode: outcome.awaitsApproval ? 202 : 201, body: purchaseView(outcome.charge) };
   const view = chargeView(outcome.charge);
   if (outcome.kind === 'created') return { statusCode: 201, body: view };
   return {

@@ -12,7 +12,6 @@ import type { ApiRequest } from '../contracts/api';
 import { serialize } from '../contracts/json';
 import { renderRefusal } from '../contracts/outcome';
 import { validate } from '../contracts/validation';
-import type { Agent } from '../core/agents';
 import { refusalText } from '../messages/catalogue';
 import { isRefusal } from '../messages/refusal';
 import { logger } from '../observability/logger';
@@ -103,12 +102,10 @@ export function createMcpServer(execute: ToolExecutor, reportError: ErrorReporte
   return server;
 }
 
-/** The remote server's executor: the tool's use case, in this process, for the authenticated agent. */
-export function inProcess(agent: Agent, agentKey: string, baseUrl: string): ToolExecutor {
+/** The remote server's executor: the tool's operation, in this process, for the agent the endpoint authenticated (its key). */
+export function inProcess(agentKey: string, baseUrl: string): ToolExecutor {
   return async (tool, args) => {
-    const result = tool.operation
-      ? await execute(tool.operation, toolRequest(agentKey, tool.http(args)), { baseUrl: () => baseUrl })
-      : await (tool.run as NonNullable<ToolSpec['run']>)(agent, args, agentKey, baseUrl);
+    const result = await execute(tool.operation, toolRequest(agentKey, tool.http(args)), { baseUrl: () => baseUrl });
     return { status: result.statusCode, text: result.rawBody ?? serialize(result.body ?? {}) };
   };
 }

@@ -3,38 +3,43 @@
  * (functions/registry/mcp-tools.ts `MCP_TOOLS`, which names each tool's route and gives tools/list its
  * order): the arguments (built from the API's own zod request schemas), the MCP annotations, the
  * parts of the HTTP call the stdio server makes for it (the method and path are its route's), and
- * the route's use case the remote server runs in-process. Both paths validate with the same request
- * schemas and so answer the same messages. A tool of the registry without an entry here, or an
+ * the route's operation (functions/operations/), through which the remote server executes that very
+ * call in-process. Both paths run the route's own checks and so answer the same messages. The
+ * arguments themselves are in tool-inputs.ts. A tool of the registry without an entry here, or an
  * entry of no tool, fails to compile.
  */
-import { LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
-import type { ApiRequest, ApiResult } from '../contracts/api';
-import { createGrantRequestSchema } from '../contracts/grants';
-import {
-  AMOUNT_META,
-  createChargeSchema,
-  listChargesQuerySchema,
-  listWithdrawalsQuerySchema,
-  withdrawSchema,
-} from '../contracts/request.schemas';
 import { agentBalanceBody } from '../contracts/responses/accounts';
 import { chargeBody, chargeListBody } from '../contracts/responses/charges';
 import { grantRequestBody } from '../contracts/responses/grants';
 import { withdrawalBody } from '../contracts/responses/payouts';
 import { createPurchaseSchema, purchaseSchema } from '../contracts/x402';
-import type { Agent } from '../core/agents';
-import { GRANT_REQUEST_TTL_SECONDS, MAX_GRANT_TTL_SECONDS, MIN_GRANT_TTL_SECONDS } from '../core/grants';
+import { GRANT_REQUEST_TTL_SECONDS } from '../core/grants';
 import { createChargeOperation, getBalanceOperation, getChargeOperation, listChargesOperation } from '../operations/charges';
 import { agentCreateGrantRequestOperation, agentGetGrantRequestOperation } from '../operations/grant-requests';
 import { captureChargeOperation, refundChargeOperation, releaseChargeOperation } from '../operations/lifecycle';
 import type { Operation } from '../operations/operation';
 import { listWithdrawalsOperation, withdrawOperation } from '../operations/withdrawals';
+import { createPurchaseOperation } from '../operations/x402-purchases';
 import { MCP_TOOLS, type McpToolName } from '../registry/mcp-tools';
 import type { RouteName } from '../registry/routes';
-import { AUTH_MESSAGES, authenticate } from '../use-cases/auth';
-import { checkIdempotencyKey } from '../use-cases/idempotency';
-import { createPurchase } from '../use-cases/purchases';
+import {
+  amountBody,
+  captureInput,
+  createChargeInput,
+  digits,
+  grantRequestId,
+  holdTerms,
+  idempotencyKey,
+  listChargesInput,
+  listWithdrawalsInput,
+  literal,
+  refundInput,
+  releaseInput,
+  requestGrantInput,
+  termsBody,
+  withdrawInput,
+} from './tool-inputs';
 
 /**
  * An API request as the stdio server sends it over HTTP: the method and path are the tool's route's,
@@ -77,142 +82,11 @@ export interface ToolImplementation<I extends z.ZodObject = z.ZodObject> {
    * The route's operation (functions/operations/): the remote server runs the very request `http`
    * makes through it, in-process, so a tool answers exactly what its route answers.
    */
-  operation?: AnyOperation;
-  /** Transitional (issue 39): a tool whose route is not an operation yet runs its use case itself. */
-  run?(agent: Agent, args: z.infer<I>, agentKey: string, baseUrl: string): Promise<ApiResult>;
+  operation: AnyOperation;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: an operation of any credentials, key rule, input and outcome.
 type AnyOperation = Operation<any, any, any, any, any>;
-
-/**
- * An amount as MCP carries it: a JSON number, already parsed by the JSON-RPC layer. Its shortest
- * round-trip text (String(n)) is the literal for every amount the API accepts (at most 13
- * significant digits), so it is then read by the API's own exact parser; only a literal of more
- * than 15 significant digits (never a valid amount) can reach it already rounded.
- */
-const mcpAmount = z.number().meta(AMOUNT_META);
-const literal = (n: number) => new LosslessNumber(String(n));
-
-const idempotencyKey = z.string().meta({
-  description:
-    'Required: 1-255 printable ASCII characters, unique per intended operation (a UUID). Calling again with the same key and ' +
-    'arguments returns the first answer and moves no money twice; with other arguments it is an error.',
-  examples: ['5b0c7d1e-0000-4000-8000-000000000001'],
-});
-
-const pageNumber = (description: string) => z.int().min(1).optional().meta({ description });
-const limit = pageNumber("Page size, 1 to 100 (default 20, or the cursor's own).");
-const cursor = listChargesQuerySchema.shape.cursor;
-
-/** A request for a use case, shaped like what the route handlers read. */
-function asRequest(agentKey: string, extra: Record<string, string | undefined> = {}): ApiRequest {
-  return {
-    method: 'POST',
-    path: '/mcp',
-    headers: { 'x-agent-key': agentKey, ...extra },
-    query: {},
-    params: {},
-    body: undefined,
-    requestId: '',
-  };
-}
-
-const createChargeInput = z.strictObject({
-  ...createChargeSchema.in.shape,
-  amount: mcpAmount,
-  capture: z.boolean().optional().meta({
-    description:
-      'false: only authorize (hold) the amount; capture all or part of it later with capture_charge, or release_charge it. Default true.',
-  }),
-  holdSeconds: z.int().min(60).max(604_800).optional().meta({
-    description: 'With capture false: how long the hold waits for capture_charge, in seconds (60-604800, default 3600).',
-  }),
-  user_key: z.string().meta({
-    description:
-      "The key that authorizes this charge: a grant key (ug_live_…) the payer gave this agent, or (legacy) the payer's account key (uk_live_…).",
-  }),
-  idempotency_key: idempotencyKey,
-});
-
-const listChargesInput = z.strictObject({
-  page: pageNumber('Page number, from 1 (page × limit at most 10000; follow cursor beyond).'),
-  limit,
-  cursor,
-});
-
-const withdrawInput = z.strictObject({ ...withdrawSchema.in.shape, amount: mcpAmount, idempotency_key: idempotencyKey });
-
-const listWithdrawalsInput = z.strictObject({ limit, cursor, payout_id: listWithdrawalsQuerySchema.shape.payoutId });
-
-/** The hold arguments as the API's body carries them (holdSeconds as its exact JSON literal). */
-const holdTerms = (capture: boolean | undefined, holdSeconds: number | undefined) => ({
-  ...(capture === undefined ? {} : { capture }),
-  ...(holdSeconds === undefined ? {} : { holdSeconds: literal(holdSeconds) }),
-});
-
-// --- The charge lifecycle (docs/lifecycle.md) ---
-const chargeId = z.string().max(64).meta({ description: 'The charge id (c…).' });
-const lifecycleAmount = (description: string) => mcpAmount.optional().meta({ ...AMOUNT_META, description });
-const captureInput = z.strictObject({
-  charge_id: chargeId,
-  amount: lifecycleAmount('How much of the hold to take (default: all of it); the rest goes back to the user.'),
-  idempotency_key: idempotencyKey,
-});
-const releaseInput = z.strictObject({ charge_id: chargeId, idempotency_key: idempotencyKey });
-const refundInput = z.strictObject({
-  charge_id: chargeId,
-  amount: lifecycleAmount('How much to give back (default: all that is left to refund).'),
-  idempotency_key: idempotencyKey,
-});
-const amountBody = (amount: number | undefined) => (amount === undefined ? {} : { amount: literal(amount) });
-// --- end of the charge lifecycle ---
-
-const digits = (n: number | undefined) => (n === undefined ? undefined : String(n));
-
-// --- Grant requests (docs/grants.md): the agent asks, the payer consents, the agent polls ---
-const termsIn = createGrantRequestSchema.in.shape;
-const grantAmount = (description: string) => mcpAmount.optional().meta({ ...AMOUNT_META, description });
-const requestGrantInput = z.strictObject({
-  currency: termsIn.currency,
-  limits: z
-    .strictObject({
-      perCharge: grantAmount('The most one charge may be.'),
-      daily: grantAmount('The most per UTC calendar day (SUCCESS charges and open holds).'),
-      monthly: grantAmount('The most per UTC calendar month.'),
-      total: grantAmount('A lifetime budget.'),
-    })
-    .optional()
-    .meta({ description: "Amounts in the grant's one currency; every limit optional, an absent limit is no limit." }),
-  approvalAbove: grantAmount("A charge above it waits for the payer's approval."),
-  // Bounds are checked by the API's own schema (its message); the JSON Schema states them.
-  ttlSeconds: z
-    .int()
-    .optional()
-    .meta({
-      minimum: MIN_GRANT_TTL_SECONDS,
-      maximum: MAX_GRANT_TTL_SECONDS,
-      description: `The grant ends this many seconds after the payer allows it (${MIN_GRANT_TTL_SECONDS}-${MAX_GRANT_TTL_SECONDS}); without it, it lasts until revoked.`,
-    }),
-  description: termsIn.description,
-  idempotency_key: idempotencyKey,
-});
-type RequestGrantArgs = z.infer<typeof requestGrantInput>;
-
-/** The terms as the API's body carries them: amounts and seconds as their exact JSON literals. */
-function termsBody({ currency, limits, approvalAbove, ttlSeconds, description }: RequestGrantArgs) {
-  const given = Object.entries(limits ?? {}).filter((e): e is [string, number] => e[1] !== undefined);
-  return {
-    currency,
-    ...(limits === undefined ? {} : { limits: Object.fromEntries(given.map(([name, n]) => [name, literal(n)])) }),
-    ...(approvalAbove === undefined ? {} : { approvalAbove: literal(approvalAbove) }),
-    ...(ttlSeconds === undefined ? {} : { ttlSeconds: literal(ttlSeconds) }),
-    ...(description === undefined ? {} : { description }),
-  };
-}
-
-const grantRequestId = z.string().max(64).meta({ description: 'The grant request id (gr…), from request_grant.' });
-// --- end of grant requests ---
 
 const tool = <I extends z.ZodObject>(spec: ToolImplementation<I>) => spec as unknown as ToolImplementation;
 
@@ -391,26 +265,8 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
       headers: { 'x-user-key': user_key, 'idempotency-key': idempotency_key },
       body: { x402Version: 2, paymentRequirements: payment_requirements, ...(resource === undefined ? {} : { resource }) },
     }),
-    async run(_agent, { payment_requirements, resource, user_key, idempotency_key }, agentKey, baseUrl) {
-      const { agent, userId, userKeyHash, grant } = await authenticate(
-        asRequest(agentKey, { 'x-user-key': user_key }),
-        AUTH_MESSAGES.createCharge,
-        true,
-      );
-      const key = checkIdempotencyKey(idempotency_key);
-      // The hot wallet's signer is loaded only when a purchase is made (it carries @solana/kit).
-      const { purchaseSignerFor } = await import('../x402/purchase-signer');
-      return createPurchase({
-        agent,
-        userId,
-        userKeyHash,
-        grant,
-        idempotencyKey: key,
-        baseUrl,
-        body: { x402Version: 2, paymentRequirements: payment_requirements, ...(resource === undefined ? {} : { resource }) },
-        signer: purchaseSignerFor,
-      });
-    },
+    // The hot wallet's signer is loaded only when a purchase is made (the operation imports it lazily: it carries @solana/kit).
+    operation: createPurchaseOperation,
   }),
 };
 
@@ -418,7 +274,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
 export const TOOLS: readonly ToolSpec[] = MCP_TOOLS.map(({ name, route }) => {
   const implementation = IMPLEMENTATIONS[name];
   // The registry names each tool's route (its grants come from there): the operation must be that route's.
-  if (implementation.operation && implementation.operation.route !== route) {
+  if (implementation.operation.route !== route) {
     throw new Error(`MCP tool ${name}: its operation is ${implementation.operation.route}'s, the registry names ${route}`);
   }
   return { name, route, ...implementation };

@@ -148,7 +148,7 @@ export const REFUSALS = {
   x402VersionUnsupported: { status: 400, text: (version: number) => `x402Version: only x402 version ${version} is supported` },
   /** A purchase receipt's `transaction` that is not a transaction signature. */
   invalidTransactionSignature: { status: 400, text: 'transaction must be a base58 transaction signature' },
-  /** An x402 payment-identifier extension whose id is malformed (use-cases/x402.ts); `field` is the extension's path. */
+  /** An x402 payment-identifier extension whose id is malformed (use-cases/x402-policy.ts); `field` is the extension's path. */
   paymentIdentifierInvalid: {
     status: 400,
     text: (field: string) => `${field}.info.id must be 16-128 characters: letters, digits, "-" and "_"`,

@@ -26,7 +26,7 @@ export const AUTH_MESSAGES = {
   webhooks: 'invalidOrDisabledAgentKey',
   /** Grant requests (docs/grants.md): a disabled agent asks for nothing. */
   grantRequests: 'invalidOrDisabledAgentKey',
-  /** The x402 facilitator's routes (functions/api/x402-request.ts): a seller's key by x-agent-key or Bearer. */
+  /** The x402 facilitator's routes (functions/operations/execute.ts `agentOrBearer`): a seller's key by x-agent-key or Bearer. */
   x402: 'invalidOrDisabledAgentKey',
   /** A grant key sent by an agent it was not issued to (DESIGN §16). */
   grantForAnotherAgent: 'grantForAnotherAgent',

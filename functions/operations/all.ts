@@ -15,6 +15,10 @@ import * as service from './service';
 import * as topups from './topups';
 import * as webhooks from './webhooks';
 import * as withdrawals from './withdrawals';
+import * as x402Facilitator from './x402-facilitator';
+import * as x402Payments from './x402-payments';
+import * as x402PurchaseList from './x402-purchase-list';
+import * as x402Purchases from './x402-purchases';
 
 // biome-ignore lint/suspicious/noExplicitAny: operations of any credentials, key rule, input and outcome.
 type AnyOperation = Operation<any, any, any, any, any>;
@@ -24,7 +28,21 @@ const isOperation = (value: unknown): value is AnyOperation =>
 
 /** Each operation by the name it is exported under (`createChargeOperation`). */
 export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
-  [charges, lifecycle, withdrawals, agents, grantRequests, admin, payers, grants, topups, webhooks, service].flatMap((module) =>
-    Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1])),
-  ),
+  [
+    charges,
+    lifecycle,
+    withdrawals,
+    agents,
+    grantRequests,
+    admin,
+    payers,
+    grants,
+    topups,
+    webhooks,
+    service,
+    x402Purchases,
+    x402PurchaseList,
+    x402Facilitator,
+    x402Payments,
+  ].flatMap((module) => Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1]))),
 );

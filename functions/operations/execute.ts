@@ -4,6 +4,8 @@
  * the API's order of refusals (docs/reference/conventions.md "Rules that apply everywhere"): a bad key is reported before a bad body, a missing
  * Idempotency-Key before the body's problems.
  */
+import { stringify } from 'lossless-json';
+import * as z from 'zod';
 import { type ApiRequest, type ApiResult, StoredReply } from '../contracts/api';
 import { validate } from '../contracts/validation';
 import { AGENT_KEY_PREFIX, hashKey, looksLikeKey } from '../core/keys';
@@ -12,7 +14,11 @@ import { MISSING_KEY_HEADER } from '../messages/credentials';
 import { refuse } from '../messages/refusal';
 import { adminKeyAccepted, authenticate, authenticateAdmin, authenticateUser, keySent } from '../use-cases/auth';
 import { optionalIdempotencyKey, requireIdempotencyKey } from '../use-cases/idempotency';
-import type { CallerOf, Credentials, Idempotency, Operation, OperationCall } from './operation';
+import type { BodySpec, CallerOf, Credentials, Idempotency, Operation, OperationCall } from './operation';
+
+/** `Authorization: Bearer <agent key>`, the x402 routes' other way of sending the agent's key. */
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const ANY_OBJECT = z.record(z.string(), z.unknown());
 
 export interface ExecuteOptions {
   /** The API's public address, for an operation that hands out links (`links: true`). */
@@ -28,7 +34,7 @@ export async function execute<C extends Credentials, I extends Idempotency, B, Q
   const caller = (await callerOf(op.credentials, req)) as CallerOf<C>;
   const idempotencyKey = keyOf(op.idempotency, req) as OperationCall<C, I, B, Q>['idempotencyKey'];
   const query = (op.query ? validate(op.query, req.query) : undefined) as Q;
-  const body = (op.body ? bodyOf(op.body.schema, op.body.optional === true, req) : undefined) as B;
+  const body = (op.body ? bodyOf(op.body, req) : undefined) as B;
   const baseUrl = op.links && options.baseUrl ? options.baseUrl() : '';
   const outcome = await op.run({ caller, idempotencyKey, params: req.params, query, body, baseUrl });
   return outcome instanceof StoredReply ? outcome.toResult() : op.render(outcome);
@@ -60,7 +66,9 @@ export async function runFor<C extends Credentials, I extends Idempotency, B, Q,
   const headers = input.idempotencyKey === undefined ? {} : { 'idempotency-key': input.idempotencyKey };
   const idempotencyKey = keyOf(op.idempotency, { headers }) as OperationCall<C, I, B, Q>['idempotencyKey'];
   const query = (op.query ? validate(op.query, input.query ?? {}) : undefined) as Q;
-  const body = (op.body ? validate(op.body.schema, input.body ?? {}) : undefined) as B;
+  const body = (
+    op.body?.plainJson?.checks === 'run' ? (input.body ?? {}) : op.body ? validate(op.body.schema, input.body ?? {}) : undefined
+  ) as B;
   const baseUrl = op.links && options.baseUrl ? options.baseUrl() : '';
   return op.run({ caller, idempotencyKey, params: input.params ?? {}, query, body, baseUrl });
 }
@@ -78,6 +86,10 @@ async function callerOf(credentials: Credentials, req: ApiRequest): Promise<unkn
     case 'operator':
       await authenticateAdmin(req);
       return {};
+    case 'agentOrBearer': {
+      const key = req.headers['x-agent-key'] ?? BEARER.exec(req.headers.authorization ?? '')?.[1];
+      return authenticate({ ...req, headers: { ...req.headers, 'x-agent-key': key } }, credentials.refusal, false);
+    }
     case 'agentOrOperatorKey':
       // The agent's key when sent; x-admin-key only where the stage recognises the operator by key.
       if (keySent(req.headers['x-agent-key'])) return authenticate(req, credentials.refusal, false);
@@ -102,8 +114,10 @@ function keyOf(rule: Idempotency, req: Pick<ApiRequest, 'headers'>): string | un
   return undefined;
 }
 
-function bodyOf<B>(schema: import('zod').ZodType<B>, optional: boolean, req: ApiRequest): B {
+function bodyOf<B>(spec: BodySpec<B>, req: ApiRequest): B {
   // All fields optional: an absent or blank body is `{}`; anything else is read as JSON.
-  if (optional && (req.body === undefined || req.body.trim() === '')) return validate(schema, {});
-  return parseJsonBody(req, schema);
+  if (spec.optional && (req.body === undefined || req.body.trim() === '')) return validate(spec.schema, {});
+  if (!spec.plainJson) return parseJsonBody(req, spec.schema);
+  const plain: unknown = JSON.parse(stringify(parseJsonBody(req, ANY_OBJECT)) ?? '{}');
+  return spec.plainJson.checks === 'run' ? (plain as B) : validate(spec.schema, plain);
 }

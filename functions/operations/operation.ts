@@ -26,6 +26,8 @@ import type { ChargeParties } from '../use-cases/auth';
  * - `operator`: the operator (IAM, or x-admin-key where the stage takes a key);
  * - `agentOrOperatorKey`: an agent's key, or x-admin-key where the stage takes a key (reads any);
  * - `anyAgentKey`: an agent's key by its form only, enabled or not (key rotation: `run` looks the key up).
+ * - `agentOrBearer`: an enabled agent's key as x-agent-key or `Authorization: Bearer ag_live_…`
+ *   (what a stock x402 middleware's `createAuthHeaders` sends), refused with `refusal`.
  */
 export type Credentials =
   | { kind: 'public' }
@@ -34,10 +36,11 @@ export type Credentials =
   | { kind: 'payer' }
   | { kind: 'operator' }
   | { kind: 'agentOrOperatorKey'; refusal: AuthRefusal }
-  | { kind: 'anyAgentKey'; refusal: AuthRefusal };
+  | { kind: 'anyAgentKey'; refusal: AuthRefusal }
+  | { kind: 'agentOrBearer'; refusal: AuthRefusal };
 
 /** What `run` gets of the caller, by the credentials the operation accepts. */
-export type CallerOf<C extends Credentials> = C extends { kind: 'agent' }
+export type CallerOf<C extends Credentials> = C extends { kind: 'agent' | 'agentOrBearer' }
   ? { agent: Agent }
   : C extends { kind: 'agentForPayer' }
     ? ChargeParties
@@ -58,6 +61,13 @@ type KeyOf<I extends Idempotency> = I extends 'required' ? string : I extends 'o
 export interface BodySpec<B> {
   schema: z.ZodType<B>;
   optional?: true;
+  /**
+   * The x402 wire format, which carries no money in JSON numbers (amounts are strings of atomic
+   * units): the body is read as plain JSON, `checks` says who checks it against the schema:
+   * `schema` (execute, as any body), or `run` (the route judges it field by field, in its own order
+   * and words, the schema documenting what it accepts; run then gets any JSON object).
+   */
+  plainJson?: { checks: 'schema' | 'run' };
 }
 
 /** What `run` is called with: the caller and the request's parts, each already checked. */

@@ -20,7 +20,7 @@ import { flushMetrics, metrics } from '../observability/metrics';
 import { serializeError } from '../observability/serialize-error';
 import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-cases/payouts';
 import { type PurchaseReconcileReport, reconcilePurchases } from '../use-cases/purchase-reconcile';
-import { checkX402Finality, reconcileX402, type X402FinalityReport, type X402ReconcileReport } from '../use-cases/x402';
+import { checkX402Finality, reconcileX402, type X402FinalityReport, type X402ReconcileReport } from '../use-cases/x402-reconcile';
 import type { Facilitator } from '../x402/facilitator';
 import type { PurchaseChain } from '../x402/purchase-chain';
 import { type RunDeadlines, runDeadlines } from './run-deadlines';

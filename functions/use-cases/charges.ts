@@ -48,10 +48,11 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
   baseUrl: string;
   /**
    * An x402 purchase's hold (use-cases/purchases.ts): the same checks, hold and transaction as any
-   * hold, keyed apart (`#x402-purchases`), answered as the purchase (`view`), and telling nobody but
-   * the payer asked for approval: its other events come from its settlement.
+   * hold, keyed apart (`#x402-purchases`), answered as the purchase (its outcome carries the charge
+   * as written), and telling nobody but the payer asked for approval: its other events come from its
+   * settlement.
    */
-  purchase?: { terms: PurchaseTerms; view: (charge: Charge) => unknown } | undefined;
+  purchase?: { terms: PurchaseTerms } | undefined;
 };
 
 /** How long a hold waits for its capture when `holdSeconds` is not given (docs/design.md §12). */
@@ -119,7 +120,7 @@ async function attemptCharge(attempt: ChargeAttempt): Promise<ChargeOutcome> {
     return fail('spendingLimitExceeded', verdict.reason === 'over-limit' ? state : undefined);
   }
   const charge = chargeAsDecided(base, verdict);
-  const created = await outcomeOf(input, charge, verdict.needsApproval);
+  const created = await outcomeOf(input, charge, verdict, now);
   try {
     await commitDecided(attempt, { charge, verdict, state, created });
     // The counters are now this period's.
@@ -180,9 +181,14 @@ async function keepFailed(attempt: ChargeAttempt, base: Charge, code: ChargeRefu
 const approvalLink = (input: CreateChargeInput, token: string) => `${input.baseUrl}/approve/${token}`;
 
 /** What an accepted charge answers: made (201), waiting for its payer (202, with the link), or a purchase's hold. */
-async function outcomeOf(input: CreateChargeInput, charge: Charge, needsApproval: boolean): Promise<ChargeOutcome> {
+async function outcomeOf(input: CreateChargeInput, charge: Charge, verdict: AcceptedCharge, now: Date): Promise<ChargeOutcome> {
   const { grant, purchase } = input;
-  if (purchase) return { kind: 'purchase', statusCode: needsApproval ? 202 : 201, body: purchase.view(charge) };
+  const { needsApproval } = verdict;
+  if (purchase) {
+    // The charge as the store writes it (store/charge-items.ts: with the counters it was added to), for the payment's record.
+    const written = { ...charge, counted: { ...periodsOf(now), agent: verdict.agentCounters } };
+    return { kind: 'purchase', charge: written, awaitsApproval: needsApproval };
+  }
   if (!needsApproval) return { kind: 'created', charge };
   // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
   if (grant) return { kind: 'awaitsApproval', charge, approvalUrl: null };

@@ -11,13 +11,14 @@
  * shown once, by the request that made it. A replay says what was made, so the page can say how to
  * get a new secret if the first answer was lost (a browser shows only the last of two submits).
  */
+import { StoredReply } from '../contracts/api';
 import { IdempotencyRecordExistsError } from '../core/errors';
 import { refuse } from '../messages/refusal';
 import type { ConditionedItem } from '../store/grant.repository';
 import { idempotencyPut } from '../store/idempotency.repository';
 import { type NamedItem, PRECEDENCE } from '../store/transact';
 import { getUserKeyHash } from '../store/user.repository';
-import { type Answer, checkIdempotencyKey, idempotentCommand } from './idempotency';
+import { checkIdempotencyKey, idempotent } from './idempotency';
 
 /** What a once-only form did: this request acted (`value`), or an earlier submit did (`stored`). */
 export type Once<T, S> = { replayed: false; value: T } | { replayed: true; stored: S };
@@ -51,18 +52,24 @@ export async function onceOnly<T, S>(
   } catch {
     throw refuse('consoleFormKeyInvalid');
   }
-  let value: { v: T } | undefined;
-  const result = await idempotentCommand<S>(
-    { scope: `${userId}#console-${form}`, key: checked, request, rounds: 3, render: (stored) => ({ statusCode: 200, body: stored }) },
-    async (attempt) => {
+  const outcome = await idempotent<{ acted: T } | { stored: S }>(
+    {
+      scope: `${userId}#console-${form}`,
+      key: checked,
+      request,
+      rounds: 3,
+      // Only what a replay will see is ever stored (`stored`), never what the form made.
+      render: (done) => ({ statusCode: 200, body: 'stored' in done ? done.stored : null }),
+    },
+    async (step) => {
       // Before anything leaves (a PayPal order, a key made): a second submit after the first
       // finished acts not at all, not even outside the table.
-      const earlier = await attempt.replayIfUsed();
-      if (earlier) return earlier;
-      let answer: Answer | undefined;
+      const earlier = await step.replayIfUsed();
+      if (earlier) return { stored: JSON.parse(earlier.rawBody) as S };
+      let recorded = false;
       const item = (stored: S): NamedItem => {
-        answer = attempt.answer(stored);
-        return idempotencyPut(answer.record, attempt.now);
+        recorded = true;
+        return idempotencyPut(step.record({ stored }), step.now);
       };
       const record: OnceRecord<S> = Object.assign(item, {
         conditioned: (stored: S): ConditionedItem => ({
@@ -71,14 +78,14 @@ export async function onceOnly<T, S>(
           precedence: PRECEDENCE.replay,
         }),
       });
-      value = { v: await act(record) };
-      if (!answer) throw new Error(`console form ${form} acted without its idempotency record`);
-      return answer.result;
+      const acted = await act(record);
+      if (!recorded) throw new Error(`console form ${form} acted without its idempotency record`);
+      return { acted };
     },
   );
-  const replayed = result.headers?.['idempotent-replayed'] === 'true';
-  if (!replayed && value) return { replayed: false, value: value.v };
-  return { replayed: true, stored: JSON.parse(result.rawBody ?? 'null') as S };
+  if (outcome instanceof StoredReply) return { replayed: true, stored: JSON.parse(outcome.rawBody) as S };
+  if ('acted' in outcome) return { replayed: false, value: outcome.acted };
+  return { replayed: true, stored: outcome.stored };
 }
 
 /**

@@ -1,14 +1,14 @@
 /**
  * Idempotency for money-moving POSTs (docs/idempotency.md), in one helper every money movement
- * calls: `idempotentCommand`. In the spirit of Powertools' `makeIdempotent`, except that the
+ * calls: `idempotent`. In the spirit of Powertools' `makeIdempotent`, except that the
  * record is not written by the helper in a transaction of its own: the repository writes it
  * inside the money movement's own TransactWriteItems, so no crash can leave a debit without
  * the answer that stands for it. The creations whose answer holds a secret shown once take the key
- * optionally and keep that answer sealed: `idempotentCreation`.
+ * optionally and keep that answer sealed: `creation`.
  */
 import { hash } from 'node:crypto';
 import { config } from '../config';
-import { type ApiRequest, type ApiResult, type Rendered, StoredReply } from '../contracts/api';
+import { type ApiRequest, type Rendered, StoredReply } from '../contracts/api';
 import { serialize } from '../contracts/json';
 import { backoffMs, sleep } from '../core/backoff';
 import { ConcurrencyError, IdempotencyRecordExistsError, StaleReadError } from '../core/errors';
@@ -53,30 +53,13 @@ export function fingerprint(parts: Record<string, string | number>): string {
   return hash('sha256', canonical, 'hex');
 }
 
-/** An answer an attempt gives, and the record that stores it for replays. */
-export interface Answer {
-  result: ApiResult;
+/** An answer an attempt gives (its status and stored text), and the record that stores it for replays. */
+interface Answer {
+  result: { statusCode: number; rawBody: string };
   record: IdempotencyWrite;
 }
 
 export type { Rendered } from '../contracts/api';
-
-/** What one attempt of a command gets from the helper. */
-export interface Attempt<T> {
-  /** The time this attempt runs at (records' TTL and the movement's timestamps). */
-  readonly now: Date;
-  /**
-   * The answer to an outcome (the command's `render`, serialized once) and its record for the
-   * repository to write in the movement's transaction.
-   */
-  answer(outcome: T): Answer;
-  /**
-   * The stored answer when this key was already used (a replay, or 422 when the request differs);
-   * undefined when it was not. For a refusal decided before any write (e.g. too little balance,
-   * perhaps because this very request already moved it): a replay must win over the refusal.
-   */
-  replayIfUsed(): Promise<ApiResult | undefined>;
-}
 
 export interface IdempotentCommand<T> {
   /** Who and which endpoint the key belongs to, e.g. `<agentId>#charges`. */
@@ -112,24 +95,7 @@ const recordKeyOf = (key: string, sealed: boolean) => (sealed ? `sha256:${hash('
 /** When a record written at `now` expires (epoch seconds), as store/idempotency.repository.ts writes its TTL. */
 const expiryOf = (now: Date) => Math.floor(now.getTime() / 1000) + config().IDEMPOTENCY_TTL_SECONDS;
 
-/**
- * Runs a money movement at most once per key. `attempt` reads what it needs, decides, and
- * commits through a repository that writes `answer(…).record` in the movement's transaction;
- * it returns the answer's result. The helper turns the outcomes every movement shares into
- * answers: a used key → the stored answer (`Idempotent-Replayed: true`) or 422; a stale read →
- * another round after a jittered wait; conflicts past the store's retries → 409 in progress.
- */
-export async function idempotentCommand<T>(
-  command: IdempotentCommand<T>,
-  attempt: (a: Attempt<T>) => Promise<ApiResult>,
-): Promise<ApiResult> {
-  const answered = await commandRounds(command, (step) =>
-    attempt({ ...step, replayIfUsed: async () => (await step.replayIfUsed())?.toResult() }),
-  );
-  return answered instanceof StoredReply ? answered.toResult() : answered;
-}
-
-/** What one attempt of an idempotent command gets (`idempotent`): the outcome-returning form of `Attempt`. */
+/** What one attempt of an idempotent command gets (`idempotent`). */
 export interface Step<T> {
   /** The time this attempt runs at (records' TTL and the movement's timestamps). */
   readonly now: Date;
@@ -139,16 +105,21 @@ export interface Step<T> {
    * the same `render`, so what is sent is what a replay sends.
    */
   record(outcome: T): IdempotencyWrite;
-  /** The stored answer when this key was already used (see `Attempt.replayIfUsed`); undefined when it was not. */
+  /**
+   * The stored answer when this key was already used (a replay, or 422 when the request differs);
+   * undefined when it was not. For a refusal decided before any write: a replay must win over it.
+   */
   replayIfUsed(): Promise<StoredReply | undefined>;
 }
 
 /**
- * `idempotentCommand` for a use case that returns outcomes, not HTTP: `attempt` returns its
- * outcome (after committing `record(outcome)` in the movement's transaction), and the command
- * answers it, or the stored answer of an earlier request with this key (a `StoredReply`), which the
- * edge sends as it is. The outcome's answer is `command.render(outcome)`: the operation that runs
- * the use case renders with that same function.
+ * Runs a money movement at most once per key. `attempt` reads what it needs, decides, commits
+ * through a repository that writes `record(outcome)` in the movement's transaction, and returns its
+ * outcome (domain values, never HTTP). The command answers that outcome, or the stored answer of an
+ * earlier request with this key (a `StoredReply`, which the edge sends as it is, byte for byte); the
+ * outcome's answer is `command.render(outcome)`, the function the operation that runs the use case
+ * renders with. The outcomes every movement shares: a used key → the stored answer or 422; a stale
+ * read → another round after a jittered wait; conflicts past the store's retries → 409 in progress.
  */
 export function idempotent<T>(
   command: IdempotentCommand<T>,
@@ -161,7 +132,17 @@ export function idempotent<T>(
 }
 
 /** One attempt's context inside the rounds: both forms' parts. */
-type RoundStep<T> = Omit<Attempt<T>, 'replayIfUsed'> & { replayIfUsed(): Promise<StoredReply | undefined> };
+interface RoundStep<T> {
+  readonly now: Date;
+  /** The answer to an outcome (the command's `render`, serialized once) and its record. */
+  answer(outcome: T): Answer;
+  /**
+   * The stored answer when this key was already used (a replay, or 422 when the request differs);
+   * undefined when it was not. For a refusal decided before any write (e.g. too little balance,
+   * perhaps because this very request already moved it): a replay must win over the refusal.
+   */
+  replayIfUsed(): Promise<StoredReply | undefined>;
+}
 
 /**
  * The rounds both forms share: a used key → the stored answer or 422; a stale read → another
@@ -223,71 +204,27 @@ async function commandRounds<T, R>(command: IdempotentCommand<T>, attempt: (step
   throw command.exhausted ? command.exhausted() : refuse('idempotencyInProgress');
 }
 
-/** What one attempt of a creation gets (`idempotentCreation`). */
-export interface CreationStep<T> {
+/** What one attempt of a creation gets (`creation`). */
+export interface CreationAttempt<T> {
   readonly now: Date;
   /**
    * The idempotency record of this outcome, as the item to add to the creation's transaction
    * (precedence: a replay; see store/transact.ts PRECEDENCE); undefined without an Idempotency-Key.
    */
   record(outcome: T): NamedItem | undefined;
-  /**
-   * The stored answer when the key was used (see `Attempt.replayIfUsed`), for `create` to return
-   * instead of refusing what it judged before any write; always undefined without a key.
-   */
-  replayIfUsed(): Promise<StoredAnswer | undefined>;
-}
-
-/** An earlier request's stored answer, which a creation's attempt returns as its answer (`CreationStep.replayIfUsed`). */
-export class StoredAnswer {
-  constructor(readonly result: ApiResult) {}
-}
-
-/**
- * A creation whose Idempotency-Key is OPTIONAL and whose answer holds a secret shown once:
- * registration, the operator's new user, a grant, a webhook endpoint (docs/idempotency.md
- * "Creations"). Without a key, `create` runs once and the outcome is answered exactly as before
- * (no record, nothing sealed, no KMS call). With one it is an idempotent command like a charge: the
- * record joins the creation's own transaction (`record(outcome)`), its answer sealed by `seal`; the
- * same key and request → the first answer with `Idempotent-Replayed: true`, another request → 422.
- * Refusals are not stored: nothing was created, and a retry is judged again.
- */
-export async function idempotentCreation<T>(
-  command: Omit<IdempotentCommand<T>, 'key' | 'rounds' | 'seal' | 'restore'> & { key: string | undefined; seal: AnswerSeal },
-  create: (step: CreationStep<T>) => Promise<T | StoredAnswer>,
-): Promise<ApiResult> {
-  const answered = await creation(command, async (step) => {
-    const outcome = await create({
-      ...step,
-      replayIfUsed: async () => {
-        const earlier = await step.replayIfUsed();
-        return earlier && new StoredAnswer(earlier.toResult());
-      },
-    });
-    if (outcome instanceof StoredAnswer) {
-      const { statusCode, rawBody } = outcome.result;
-      return new StoredReply(statusCode, rawBody ?? '');
-    }
-    return outcome;
-  });
-  if (answered instanceof StoredReply) return answered.toResult();
-  const { statusCode, body } = command.render(answered);
-  return { statusCode, body };
-}
-
-/** What one attempt of a creation gets (`creation`): the outcome-returning form of `CreationStep`. */
-export interface CreationAttempt<T> {
-  readonly now: Date;
-  /** See `CreationStep.record`. */
-  record(outcome: T): NamedItem | undefined;
   /** The stored answer when the key was used, for `create` to return instead of refusing; always undefined without a key. */
   replayIfUsed(): Promise<StoredReply | undefined>;
 }
 
 /**
- * `idempotentCreation` for a use case that returns outcomes, not HTTP: the created outcome, or the
- * stored answer of an earlier request with this key (a `StoredReply`). The edge renders an outcome
- * with `command.render`, the function the record stores its answer with.
+ * A creation whose Idempotency-Key is OPTIONAL and whose answer holds a secret shown once:
+ * registration, the operator's new user, a grant, a webhook endpoint (docs/idempotency.md
+ * "Creations"). Without a key, `create` runs once (no record, nothing sealed, no KMS call). With one
+ * it is an idempotent command like a charge: the record joins the creation's own transaction
+ * (`record(outcome)`), its answer sealed by `seal`; the same key and request → the first answer
+ * (a `StoredReply`, sent with `Idempotent-Replayed: true`), another request → 422. Refusals are not
+ * stored: nothing was created, and a retry is judged again. The edge renders an outcome with
+ * `command.render`, the function the record stores its answer with.
  */
 export async function creation<T>(
   command: Omit<IdempotentCommand<T>, 'key' | 'rounds' | 'seal' | 'restore'> & { key: string | undefined; seal: AnswerSeal },

@@ -19,10 +19,10 @@
 import bs58 from 'bs58';
 import { parse } from 'lossless-json';
 import { config } from '../config';
-import { type ApiResult, type Rendered, StoredReply } from '../contracts/api';
-import { renderCharge } from '../contracts/charge-outcome';
+import { StoredReply } from '../contracts/api';
+import type { ChargeOutcome } from '../contracts/charge-outcome';
 import { serialize } from '../contracts/json';
-import { paymentPayloadView, purchaseView } from '../contracts/views';
+import { paymentPayloadView } from '../contracts/views';
 import type { AgentRef } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { AgentBlockedError, AgentDisabledError, GrantExpiredError, GrantRevokedError } from '../core/errors';
@@ -37,8 +37,6 @@ import { listAgentPurchases, PurchaseMessageTakenError, PurchaseMovedOnError, re
 import type { PurchaseChain } from '../x402/purchase-chain';
 import type { PurchaseSigner } from '../x402/purchase-signer';
 import { createCharge } from './charges';
-
-const renderedText = ({ statusCode, body }: Rendered): ApiResult => ({ statusCode, rawBody: serialize(body) });
 
 import { settleLanded } from './purchase-endings';
 
@@ -112,7 +110,7 @@ function readResource(input: unknown): PurchaseTerms['resource'] {
  * approval threshold), then the payment. The answer's `paymentPayload` is the one payment of this
  * purchase: a replay, a retry after a crash, a GET all answer it, and nothing is signed again.
  */
-export async function createPurchase(input: CreatePurchaseInput): Promise<ApiResult> {
+export async function createPurchase(input: CreatePurchaseInput): Promise<ChargeOutcome | StoredReply> {
   const { body } = input;
   const extra = Object.keys(body).find((k) => !['x402Version', 'paymentRequirements', 'resource'].includes(k));
   if (extra !== undefined) throw refuse('unknownField', extra);
@@ -134,20 +132,37 @@ export async function createPurchase(input: CreatePurchaseInput): Promise<ApiRes
     description: `x402: ${resource?.url ?? verdict.accepted.payTo}`,
     capture: false,
     holdSeconds: PURCHASE_HOLD_SECONDS,
-    purchase: { terms, view: purchaseView },
+    purchase: { terms },
   });
-  // Still read back from the rendered answer (issue 39: a purchase is to build on the outcome directly).
-  const result: ApiResult = outcome instanceof StoredReply ? outcome.toResult() : renderedText(renderCharge(outcome));
-  if (result.statusCode !== 201 || result.rawBody === undefined) return result;
-  // The hold is committed: now the payment (or the one already signed, on a replay).
-  const answered = parse(result.rawBody) as { id: string; paymentPayload: unknown };
-  if (answered.paymentPayload !== null) return result;
+  if (outcome instanceof StoredReply) return withStoredPayment(outcome, input);
+  // The hold is committed (the outcome carries the charge as written): now the payment.
+  if (outcome.kind !== 'purchase' || outcome.awaitsApproval) return outcome;
+  const signed = await ensurePayment(outcome.charge, input.signer);
+  return signed ? { ...outcome, charge: withPayment(outcome.charge, signed) } : outcome;
+}
+
+/** The charge with its payment, as its record then says it (store/purchase.repository.ts `recordSignedPurchase`). */
+function withPayment(charge: Charge, signed: SignedPurchase): Charge {
+  const terms = charge.purchase as PurchaseTerms;
+  return { ...charge, expiresAt: paymentExpiry(signed), purchase: { ...terms, signed } };
+}
+
+/**
+ * A replay (or a retry after a crash between the hold and its payment): the stored answer never
+ * carries the payment (it is stored with the hold, before the signing), so a 201 is answered with
+ * the purchase's one payment, the one recorded or one signed now.
+ */
+async function withStoredPayment(reply: StoredReply, input: CreatePurchaseInput): Promise<StoredReply> {
+  if (reply.statusCode !== 201) return reply;
+  const answered = parse(reply.rawBody) as { id: string; paymentPayload: unknown };
+  if (answered.paymentPayload !== null) return reply;
   const chargeId = chargeIdOfPurchase(answered.id);
   const charge = chargeId ? await getCharge(input.agent.id, chargeId) : undefined;
-  if (!charge) return result;
+  if (!charge) return reply;
   const signed = await ensurePayment(charge, input.signer);
-  if (!signed) return result;
-  return { ...result, rawBody: serialize({ ...answered, expiresAt: paymentExpiry(signed), paymentPayload: paymentPayloadView(signed) }) };
+  if (!signed) return reply;
+  const paid = { ...answered, expiresAt: paymentExpiry(signed), paymentPayload: paymentPayloadView(signed) };
+  return new StoredReply(reply.statusCode, serialize(paid));
 }
 
 /**
@@ -201,19 +216,16 @@ async function readPurchase(agentId: string, id: string | undefined): Promise<Ch
 }
 
 /** GET /api/v1/agents/x402/purchases/{id}: the purchase; once its payer approved it, with its payment (built on the first read). */
-export async function getPurchase(agentId: string, id: string | undefined, signer: () => Promise<PurchaseSigner>): Promise<ApiResult> {
+export async function getPurchase(agentId: string, id: string | undefined, signer: () => Promise<PurchaseSigner>): Promise<Charge> {
   const charge = await readPurchase(agentId, id);
-  if (charge.purchase?.signed || charge.status !== 'PENDING' || charge.pendingReason !== 'capture') {
-    return { statusCode: 200, body: purchaseView(charge) };
-  }
+  if (charge.purchase?.signed || charge.status !== 'PENDING' || charge.pendingReason !== 'capture') return charge;
   await ensurePayment(charge, signer);
-  return { statusCode: 200, body: purchaseView(await readPurchase(agentId, id)) };
+  return readPurchase(agentId, id);
 }
 
-/** GET /api/v1/agents/x402/purchases: this agent's purchases, newest first. */
-export async function listPurchases(agentId: string, opts: { limit: number; after?: string }) {
-  const page = await listAgentPurchases(agentId, opts);
-  return { data: page.charges.map(purchaseView), lastId: page.lastId };
+/** GET /api/v1/agents/x402/purchases: this agent's purchases, newest first; `lastId` when there is another page. */
+export function listPurchases(agentId: string, opts: { limit: number; after?: string }): Promise<{ charges: Charge[]; lastId?: string }> {
+  return listAgentPurchases(agentId, opts);
 }
 
 /**
@@ -227,21 +239,21 @@ export async function reportReceipt(
   id: string | undefined,
   body: { transaction?: unknown },
   chain: () => Promise<PurchaseChain>,
-) {
+): Promise<Charge> {
   const { transaction } = body;
   if (typeof transaction !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(transaction)) {
     throw refuse('invalidTransactionSignature');
   }
   const charge = await readPurchase(agentId, id);
   const signed = charge.purchase?.signed;
-  if (charge.status === 'SUCCESS' && charge.purchase?.transaction === transaction) return { statusCode: 200, body: purchaseView(charge) };
+  if (charge.status === 'SUCCESS' && charge.purchase?.transaction === transaction) return charge;
   if (charge.status !== 'PENDING' || !signed) throw refuse('purchaseNotAwaitingSettlement');
   const landed = await (await chain()).landedAs(transaction, signed.authoritySignature);
   if (!landed) {
     throw refuse('purchaseTransactionNotFound');
   }
   const ended = await settleLanded(charge, landed.transaction, landed.err);
-  return { statusCode: 200, body: purchaseView(ended.charge) };
+  return ended.charge;
 }
 
 export { purchaseIdOf };

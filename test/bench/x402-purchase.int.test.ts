@@ -3,8 +3,9 @@
  * (test/bench/requests.ts `warmX402Purchase`, the row behind `bench: x402 purchase requests N reads
  * R wcu W`): a warm POST /api/v1/agents/x402/purchases under a grant key, below the approval
  * threshold, for a stock x402 seller's requirements on the local chain. The hold is the charge's
- * own one transaction (with its idempotency record and the grant's counters); the hold is read
- * back once, and the signed payment is recorded on it once.
+ * own one transaction (with its idempotency record and the grant's counters); the purchase builds
+ * on the charge's outcome (the charge as written: never read back), and the signed payment is
+ * recorded on it once.
  */
 
 import { X402_PURCHASE_CASE, X402_PURCHASE_ENDPOINT } from './cost';
@@ -25,7 +26,7 @@ const ctx = benchContextForTests();
 const PURCHASE_UNITS = 88;
 
 describe('what one x402 purchase costs', () => {
-  it('the hold in one transaction, one read of it, the payment recorded in one write', async () => {
+  it('the hold in one transaction, no read of it, the payment recorded in one write', async () => {
     const row = await warmX402Purchase(ctx());
     expect({
       endpoint: row.endpoint,
@@ -39,8 +40,8 @@ describe('what one x402 purchase costs', () => {
       endpoint: X402_PURCHASE_ENDPOINT,
       case: X402_PURCHASE_CASE,
       status: 201,
-      dynamo: { GetItem: 1, TransactWriteItems: 2 },
-      reads: 1,
+      dynamo: { TransactWriteItems: 2 },
+      reads: 0,
       writeUnits: PURCHASE_UNITS,
       sqs: 0,
     });

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ROUTES } from '../../functions/api/routes';
+import { OPERATIONS } from '../../functions/operations/all';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { logicalId, resources, synthesize } from './support';
 
@@ -37,7 +38,10 @@ describe('links', () => {
       const text = readFileSync(path.join(PROJECT_ROOT, 'functions', 'api', file), 'utf8');
       // The console's routes (and the consent page, which reads its session) run functions/console/,
       // whose relying party, cookie name and Origin check read it.
-      return text.includes('publicBaseUrl(') || text.includes("from '../console/");
+      // A derived handler (`lambdaHandler(op)`) makes links when its operation says `links: true`.
+      const derived = /lambdaHandler\((\w+)\)/.exec(text)?.[1];
+      const linking = derived !== undefined && OPERATIONS.get(derived)?.links === true;
+      return linking || text.includes('publicBaseUrl(') || text.includes("from '../console/");
     })
     .map((file) => file.replace(/\.handler\.ts$/, ''));
 

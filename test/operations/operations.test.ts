@@ -21,6 +21,7 @@ const SECURITY: Record<Credentials['kind'], readonly (readonly Credential[])[]> 
   operator: [['adminKey'], ['adminSigV4']],
   agentOrOperatorKey: [['agentKey'], ['adminKey']],
   anyAgentKey: [['agentKey']],
+  agentOrBearer: [['agentKey'], ['agentBearer']],
 };
 
 const IDEMPOTENCY = { required: true, optional: 'optional', none: undefined } as const;

@@ -121,7 +121,7 @@ describe('the items of a charge’s transaction', () => {
       description: 'x402: https://seller.example.com/report',
       capture: false,
       holdSeconds: 300,
-      purchase: { terms: purchaseTerms, view: (c) => ({ id: `xp${c.id.slice(1)}`, status: c.status }) },
+      purchase: { terms: purchaseTerms },
     });
 
     const pinned = normalised(Object.values(cases).map((c) => c.transactions));

@@ -80,6 +80,9 @@ interface Case {
 }
 
 /** Runs one settlement; the transactions it sent and the status it answered. */
+/** The receipt's use case answers the purchase; its route answers it 200. */
+const answered200 = async (...args: Parameters<typeof reportReceipt>) => ({ statusCode: 200, purchase: await reportReceipt(...args) });
+
 async function settled(run: () => Promise<{ statusCode: number }>): Promise<Case> {
   recorder.take();
   const result = await run().catch((error: { status?: number; statusCode?: number }) => ({
@@ -127,7 +130,7 @@ async function signedPurchase(agent: AgentRef, userId: string): Promise<string> 
     description: 'x402: https://seller.example.com/report',
     capture: false,
     holdSeconds: 300,
-    purchase: { terms: purchaseTerms, view: (c) => ({ id: `xp${c.id.slice(1)}`, status: c.status }) },
+    purchase: { terms: purchaseTerms },
   });
   const held = await getCharge(agent.id, chargeId);
   if (!held) throw new Error('no purchase hold');
@@ -243,11 +246,11 @@ describe('the items of a settlement’s transaction', () => {
     const buying = await payer({ USDC: 10_000_000 });
     const bought = await signedPurchase(agent, buying);
     cases['x402 purchase captured on the chain’s word'] = await settled(() =>
-      reportReceipt(agent.id, bought, { transaction: TRANSACTION }, async () => landed(null)),
+      answered200(agent.id, bought, { transaction: TRANSACTION }, async () => landed(null)),
     );
     const failed = await signedPurchase(agent, buying);
     cases['x402 purchase released: its transfer failed on chain'] = await settled(() =>
-      reportReceipt(agent.id, failed, { transaction: TRANSACTION }, async () => landed({ InstructionError: [0, 'Custom'] })),
+      answered200(agent.id, failed, { transaction: TRANSACTION }, async () => landed({ InstructionError: [0, 'Custom'] })),
     );
 
     const pinned = normalised(Object.values(cases).map((c) => c.transactions));

@@ -17,6 +17,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@
 import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client';
 import bs58 from 'bs58';
 import { config } from '../../functions/config';
+import { StoredReply } from '../../functions/contracts/api';
 import { MAX_BALANCE_MINOR } from '../../functions/core/money';
 import { X402_BALANCE_LIMIT_LOG_MESSAGE } from '../../functions/observability/metric-names';
 import { railFor } from '../../functions/rails';
@@ -24,7 +25,8 @@ import { createReconciler } from '../../functions/reconciler/reconciler';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { claimSettlement, toSettlement } from '../../functions/store/x402.repository';
-import { checkX402Finality, creditConfirmed, reconcileX402 } from '../../functions/use-cases/x402';
+import { creditConfirmed } from '../../functions/use-cases/x402-credit';
+import { checkX402Finality, reconcileX402 } from '../../functions/use-cases/x402-reconcile';
 import { readOnlyFacilitator } from '../../functions/x402/facilitator';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
@@ -332,7 +334,7 @@ describe('x402 credit that loses to a credit made before', () => {
     );
     const again = await creditConfirmed({ ...toSettlement(item), status: 'PENDING' }, { ...(first.body as SettleResponse) });
     expect(again.outcome).toBe('alreadyCredited');
-    expect(JSON.parse(again.result.rawBody ?? '{}')).toEqual(first.body);
+    expect(JSON.parse(again.result instanceof StoredReply ? again.result.rawBody : '{}')).toEqual(first.body);
     expect(await usdcBalance(seller.key)).toBe(balance);
   });
 });
