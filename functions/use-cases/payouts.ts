@@ -142,6 +142,23 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
   }
   await deps.hooks?.afterRail?.(payout);
 
+  const recorded = await recordOutcome(payout, token, outcome, { clock, ctx, ref });
+  if (recorded !== undefined) return recorded;
+  await deps.hooks?.afterFinalize?.(payout);
+  return outcome.kind;
+}
+
+/**
+ * The rail's outcome made durable: COMPLETED or FAILED (the gross amount back to the agent) with
+ * its event, a pending check for the reconciler, or HELD. Answers what ends the attempt early (a
+ * hold, a lost lease); undefined when the attempt goes on to its hooks.
+ */
+async function recordOutcome(
+  payout: Payout,
+  token: string,
+  outcome: RailOutcome,
+  { clock, ctx, ref }: { clock: () => Date; ctx: Record<string, unknown>; ref: PayoutRef },
+): Promise<DriveResult | undefined> {
   try {
     switch (outcome.kind) {
       case 'completed': {
@@ -189,8 +206,7 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
     if (error instanceof LeaseLostError) return lostLease(ref);
     throw error;
   }
-  await deps.hooks?.afterFinalize?.(payout);
-  return outcome.kind;
+  return undefined;
 }
 
 /** PROCESSING → HELD: the agent is disabled and nothing of the payout is moving at its rail. */

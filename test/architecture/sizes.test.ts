@@ -16,20 +16,6 @@ const FUNCTIONS = path.join(ROOT, 'functions');
 const MAX_FILE_LINES = 350;
 const MAX_FUNCTION_LINES = 80;
 
-/**
- * Folders other engineers are reshaping right now (issue 39): skipped here so that two people do
- * not split the same file two ways. The list is to be emptied as issue 39 lands.
- */
-const PENDING: readonly string[] = [
-  'functions/use-cases/',
-  'functions/mcp/',
-  'functions/console/',
-  'functions/pages/',
-  'functions/http/',
-  'functions/api/',
-  'functions/rails/',
-];
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
@@ -103,7 +89,7 @@ function oversizeFunctions(file: string): Oversize[] {
   return found;
 }
 
-const FILES = sourceFiles(FUNCTIONS).filter((file) => !PENDING.some((prefix) => relativeOf(file).startsWith(prefix)));
+const FILES = sourceFiles(FUNCTIONS);
 const describeOversize = ({ file, line, name, lines }: Oversize) => `${file}:${line} ${name} ${lines} lines`;
 
 describe('sizes of functions/ (a file does one job)', () => {
