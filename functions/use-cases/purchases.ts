@@ -16,13 +16,16 @@
  * is always found first. Both are `settlePending` with the `purchase` option, from the state read
  * (purchase-endings.ts): never both.
  */
+
 import bs58 from 'bs58';
 import { parse } from 'lossless-json';
 import { config } from '../config';
 import { StoredReply } from '../contracts/api';
 import type { ChargeOutcome } from '../contracts/charge-outcome';
 import { serialize } from '../contracts/json';
+import { validate } from '../contracts/validation';
 import { paymentPayloadView } from '../contracts/views';
+import { createPurchaseSchema } from '../contracts/x402';
 import type { AgentRef } from '../core/agents';
 import type { Charge } from '../core/charges';
 import { AgentBlockedError, AgentDisabledError, GrantExpiredError, GrantRevokedError } from '../core/errors';
@@ -119,6 +122,10 @@ export async function createPurchase(input: CreatePurchaseInput): Promise<Charge
   const verdict = judgeRequirements(body.paymentRequirements, settings());
   if (!verdict.ok) throw refuse('invalidInput', verdict.message);
   const resource = readResource(body.resource);
+  // The documented request (createPurchaseSchema, what docs/openapi.json shows) is the enforced one:
+  // after the wire format's own checks above (their order and words are x402's), nothing it would
+  // refuse goes on. `resource: null` is read as absent, as x402 clients send it.
+  validate(createPurchaseSchema, body.resource === null ? { ...body, resource: undefined } : body);
   const terms: PurchaseTerms = { requirements: verdict.accepted, resource };
   const outcome = await createCharge({
     agent: input.agent,
