@@ -1,6 +1,6 @@
 /**
  * The charge sweeper: every minute, PENDING charges past `expiresAt` become EXPIRED and their holds
- * go back to the users (functions/use-cases/expiry.ts). The design allows an expiry to lag by at
+ * go back to the users (functions/use-cases/charges/expiry.ts). The design allows an expiry to lag by at
  * most 60 s; approve/decline already refuse an expired charge on their own, so the sweep only
  * returns money, it never decides an outcome.
  */

@@ -21,7 +21,7 @@ export class DataStore extends Construct {
   /** Plain string (functions/use-cases/admin-key.ts reads it as-is). */
   readonly adminKey: secretsmanager.Secret;
   /**
-   * The key approval links are derived with (functions/use-cases/approval-token.ts), a plain
+   * The key approval links are derived with (functions/use-cases/charges/approval-token.ts), a plain
    * string. A new value invalidates every approval link not yet used.
    */
   readonly approvalSecret: secretsmanager.Secret;
@@ -36,7 +36,7 @@ export class DataStore extends Construct {
   /** PayPal's id of the top-ups' webhook subscription (plain string), for verify-webhook-signature. */
   readonly paypalWebhookId: secretsmanager.Secret;
   /**
-   * Encrypts webhook signing secrets (functions/store/webhook-secret.ts): the create routes
+   * Encrypts webhook signing secrets (functions/store/events/webhook-secret.ts): the create routes
    * Encrypt, the delivery worker Decrypts, both bound to an encryption context (lib/webhook-pipeline.ts).
    */
   readonly webhookSecretsKey: kms.Key;

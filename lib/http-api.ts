@@ -208,7 +208,7 @@ export class ServiceHttpApi extends Construct {
           ...(route.topups === 'webhook'
             ? { ...paypalOrdersEnvironment(config, data), PAYPAL_WEBHOOK_ID_SECRET_ARN: data.paypalWebhookId.secretArn }
             : {}),
-          // Webhook create routes seal the signing secret under this key (functions/store/webhook-secret.ts).
+          // Webhook create routes seal the signing secret under this key (functions/store/events/webhook-secret.ts).
           ...(route.webhookSecrets ? { WEBHOOK_KMS_KEY_ID: data.webhookSecretsKey.keyArn } : {}),
           // Creations that store their answer (a key, a secret) for an idempotent replay seal it under this key (functions/store/answer-seal.ts).
           ...(route.sealedAnswers ? { IDEMPOTENCY_KMS_KEY_ID: data.idempotencySecretsKey.keyArn } : {}),

@@ -34,7 +34,7 @@ export class LedgerAudit extends ScheduledFunction {
       // EventBridge retries an invocation it could not hand over; the day's run is still worth having late.
       delivery: { retryAttempts: 3, maxEventAge: Duration.hours(6) },
     });
-    // The audit is made of Scans alone (store/audit.repository.ts, topup-audit.repository.ts): the
+    // The audit is made of Scans alone (store/audit/audit.repository.ts, topup-audit.repository.ts): the
     // table itself, no index, no other read and no write. LeadingKeys cannot narrow a Scan, so
     // this is the one table grant not written as key families.
     this.fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Scan'], resources: [data.table.tableArn] }));

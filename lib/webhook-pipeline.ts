@@ -54,7 +54,7 @@ export { STREAM_MAX_RECORD_AGE, STREAM_RETRY_ATTEMPTS } from './table-stream';
  */
 export const DELIVERY_QUEUE_MAX_AGE = Duration.minutes(15);
 
-/** The encryption context key every webhook secret is sealed with (store/webhook-secret.ts). */
+/** The encryption context key every webhook secret is sealed with (store/events/webhook-secret.ts). */
 export const WEBHOOK_SECRET_CONTEXT = { 'kms:EncryptionContext:service': 'agent-payment-service' };
 
 /** kms:Encrypt (create routes) or kms:Decrypt (delivery worker) on the webhook key, this service's context only. */

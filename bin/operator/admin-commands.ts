@@ -34,19 +34,19 @@ import {
   userAnswer,
 } from '../../functions/operations/admin';
 import { chargeAnswer, chargePageAnswer } from '../../functions/operations/charges';
-import { listAgentsForOperator, readAgent, updateAgentEnabled } from '../../functions/use-cases/agents';
-import { readCharge } from '../../functions/use-cases/charges';
+import { readCharge } from '../../functions/use-cases/charges/charges';
+import { refundChargeByOperator } from '../../functions/use-cases/charges/lifecycle';
+import { listChargesForOperator } from '../../functions/use-cases/charges/operator-earnings';
 import { checkIdempotencyKey } from '../../functions/use-cases/idempotency';
-import { refundChargeByOperator } from '../../functions/use-cases/lifecycle';
-import { listChargesForOperator } from '../../functions/use-cases/operator-earnings';
-import { cancelPayout as cancelHeld, listPayoutsForOperator, releasePayout } from '../../functions/use-cases/payout-holds';
-import { resolvePurchase as resolveSignedPurchase } from '../../functions/use-cases/purchase-reconcile';
+import { listAgentsForOperator, readAgent, updateAgentEnabled } from '../../functions/use-cases/identity/agents';
 import {
   createUserWithKey as createUser,
   creditUserBalance,
   readUser as readUserUseCase,
   rotateUserKeyByOperator,
-} from '../../functions/use-cases/users';
+} from '../../functions/use-cases/identity/users';
+import { cancelPayout as cancelHeld, listPayoutsForOperator, releasePayout } from '../../functions/use-cases/payouts/payout-holds';
+import { resolvePurchase as resolveSignedPurchase } from '../../functions/use-cases/x402-purchases/purchase-reconcile';
 import { purchaseChain } from '../../functions/x402/purchase-chain';
 import { type Answer, answer as answerText } from './answer';
 import { type EarningsApi, returnEarnings as walkEarnings } from './return-earnings';
@@ -114,7 +114,7 @@ export async function refundCharge(
 }
 
 /**
- * A signed x402 purchase the reconciler cannot reach, settled (use-cases/purchase-reconcile.ts
+ * A signed x402 purchase the reconciler cannot reach, settled (use-cases/x402-purchases/purchase-reconcile.ts
  * `resolvePurchase`): the hot wallet token account's history searched without a limit, then
  * captured or released in the reconciler's own transaction. `id`: the purchase's (`xp…`) or its
  * hold's (`c…`). Reads the chain the service is configured with (SOLANA_RPC_URL or its secret).

@@ -5,7 +5,7 @@ import { httpHandler } from '../http/handler';
 import { htmlErrorResponse } from '../http/page';
 import { approvalDecisionAnswer } from '../pages/approval-page.view';
 import * as NEEDS from '../registry/needs.generated';
-import { decideOnApprovalPage } from '../use-cases/approval-page';
+import { decideOnApprovalPage } from '../use-cases/charges/approval-page';
 
 // The link's token is checked against the approval secret.
 loadConfig({ require: NEEDS.approvalDecide });

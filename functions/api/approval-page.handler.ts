@@ -3,7 +3,7 @@ import { httpHandler } from '../http/handler';
 import { htmlErrorResponse } from '../http/page';
 import { approvalPageAnswer } from '../pages/approval-page.view';
 import * as NEEDS from '../registry/needs.generated';
-import { showApprovalPage } from '../use-cases/approval-page';
+import { showApprovalPage } from '../use-cases/charges/approval-page';
 
 // The link's token is checked against the approval secret.
 loadConfig({ require: NEEDS.approvalPage });

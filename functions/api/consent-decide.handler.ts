@@ -7,8 +7,8 @@ import { htmlErrorResponse } from '../http/page';
 import { refuse } from '../messages/refusal';
 import { renderConsentPage } from '../pages/consent-page.view';
 import * as NEEDS from '../registry/needs.generated';
-import { openerStands, sessionAccountKeyHash } from '../use-cases/console-sessions';
-import { decideOnConsentPage } from '../use-cases/grant-requests';
+import { openerStands, sessionAccountKeyHash } from '../use-cases/identity/console-sessions';
+import { decideOnConsentPage } from '../use-cases/identity/grant-requests';
 
 // Allow derives the grant's key from the approval secret; a signed-in payer's form is checked against the console's origin.
 loadConfig({ require: NEEDS.consentDecide });

@@ -4,7 +4,7 @@ import { httpHandler } from '../http/handler';
 import { htmlErrorResponse } from '../http/page';
 import { renderConsentPage } from '../pages/consent-page.view';
 import * as NEEDS from '../registry/needs.generated';
-import { showConsentPage } from '../use-cases/grant-requests';
+import { showConsentPage } from '../use-cases/identity/grant-requests';
 
 // The consent token's lookup is by hash; its grant's key is derived from the approval secret. The
 // console's session cookie is named by the public base URL's scheme (docs/console.md).

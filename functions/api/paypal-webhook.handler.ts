@@ -1,7 +1,7 @@
 import { loadConfig } from '../config';
 import { httpHandler } from '../http/handler';
 import * as NEEDS from '../registry/needs.generated';
-import { receivePaypalWebhook } from '../use-cases/paypal-webhook';
+import { receivePaypalWebhook } from '../use-cases/topups/paypal-webhook';
 
 // Refuses to start (fails the init) without PayPal's settings and the webhook id it verifies with.
 loadConfig({ require: NEEDS.paypalWebhook });

@@ -37,10 +37,10 @@
  *    where each term is a sum of classified transfers, and every failure names its transaction.
  */
 import { formatAmount, isCurrencyOn, type Minor } from '../core/money';
-import type { X402SettlementRow } from '../store/ledger-rows.chain';
-import type { ChargeRow } from '../store/ledger-rows.charges';
-import type { LedgerRows } from '../store/ledger-rows.mapper';
-import type { PayoutRow } from '../store/ledger-rows.payouts';
+import type { X402SettlementRow } from '../store/audit/ledger-rows.chain';
+import type { ChargeRow } from '../store/audit/ledger-rows.charges';
+import type { LedgerRows } from '../store/audit/ledger-rows.mapper';
+import type { PayoutRow } from '../store/audit/ledger-rows.payouts';
 
 export type WalletRole = 'hot wallet' | 'deposit wallet' | 'x402 treasury';
 

@@ -4,8 +4,8 @@
  * grant's counters against its charges. Pure; one sentence per break.
  */
 import { formatAmount, type Minor } from '../core/money';
-import type { X402PaymentRow } from '../store/ledger-rows.chain';
-import type { ChargeRow } from '../store/ledger-rows.charges';
+import type { X402PaymentRow } from '../store/audit/ledger-rows.chain';
+import type { ChargeRow } from '../store/audit/ledger-rows.charges';
 import type { Rows } from './ledger-checks';
 
 /**
@@ -76,12 +76,12 @@ export function x402Problems(rows: Pick<Rows, 'x402Payments' | 'x402Settlements'
 }
 
 /**
- * A grant's counters against its charges (docs/grants.md, store/grant-charge.ts): `spent` = its
+ * A grant's counters against its charges (docs/grants.md, store/charges/grant-charge.ts): `spent` = its
  * SUCCESS charges (what was captured) + its open holds (PENDING), in the grant's currency, and each
  * period counter (`spentDay`, `spentMonth`: `{p, v}`) = the same sum over the charges that period
  * counted. A release, decline or expiry gives a hold back, and a capture of less its uncaptured
  * rest, in the settlement's own transaction. **Refunds do not give back to the grant**: a refund
- * moves money from the agent back to the payer (store/charge-lifecycle.repository.ts) and leaves
+ * moves money from the agent back to the payer (store/charges/charge-lifecycle.repository.ts) and leaves
  * the grant item alone, so a refunded charge, still SUCCESS, counts in full. Every charge made under
  * a grant is that grant's agent's and currency's, and names a grant that exists.
  */

@@ -46,9 +46,9 @@
  * the benchmark), and `runLedgerAudit` scans the table (and reads the chain) first.
  */
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
-import { type LedgerItems, scanLedgerRows } from '../store/audit.repository';
-import { type LedgerRows, toLedgerRows } from '../store/ledger-rows.mapper';
-import { scanTopupRows } from '../store/topup-audit.repository';
+import { type LedgerItems, scanLedgerRows } from '../store/audit/audit.repository';
+import { type LedgerRows, toLedgerRows } from '../store/audit/ledger-rows.mapper';
+import { scanTopupRows } from '../store/topups/topup-audit.repository';
 import {
   type AgentMismatch,
   agentIdsOf,

@@ -8,10 +8,10 @@
  * runs them all and states the verdict.
  */
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
-import type { CreditRow, ReversalRow, ShardRow, UserRow } from '../store/ledger-rows.balances';
-import type { X402PaymentRow, X402SettlementRow } from '../store/ledger-rows.chain';
-import type { ChargeRow, GrantRow } from '../store/ledger-rows.charges';
-import type { LockRow, PayoutRow } from '../store/ledger-rows.payouts';
+import type { CreditRow, ReversalRow, ShardRow, UserRow } from '../store/audit/ledger-rows.balances';
+import type { X402PaymentRow, X402SettlementRow } from '../store/audit/ledger-rows.chain';
+import type { ChargeRow, GrantRow } from '../store/audit/ledger-rows.charges';
+import type { LockRow, PayoutRow } from '../store/audit/ledger-rows.payouts';
 
 export interface CurrencyTotals {
   /** Money in: the sum of CREDITS# records. */

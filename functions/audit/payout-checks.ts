@@ -7,7 +7,7 @@
 import { platformFee, withdrawalFees } from '../core/fees';
 import { formatAmount, type Minor } from '../core/money';
 import { offers } from '../rails/registrations';
-import type { FeeBasisRow, LockRow, PayoutRow } from '../store/ledger-rows.payouts';
+import type { FeeBasisRow, LockRow, PayoutRow } from '../store/audit/ledger-rows.payouts';
 import { inFlight } from './ledger-checks';
 
 /**

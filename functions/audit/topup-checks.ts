@@ -1,5 +1,5 @@
 /**
- * The ledger audit's top-up check (pure, over functions/store/topup-audit.repository.ts rows).
+ * The ledger audit's top-up check (pure, over functions/store/topups/topup-audit.repository.ts rows).
  * Completed top-ups are money in: each one's CREDITS# record is counted by the main invariant
  * like an admin credit. This check ties the records to the top-ups, so a credit can neither exist
  * without its top-up nor a top-up complete without exactly one credit:
@@ -13,7 +13,7 @@
  *     reversal; what a capture's credit guard says was reversed is the sum of its reversals, and
  *     never more than it credited. (What reversals took from balances is in the ledger invariant.)
  */
-import type { TopupAuditRows } from '../store/topup-audit.repository';
+import type { TopupAuditRows } from '../store/topups/topup-audit.repository';
 
 export function topupProblems(rows: TopupAuditRows): string[] {
   const problems: string[] = [];

@@ -170,7 +170,7 @@ export const fields = z.object({
   PAYOUT_LEASE_SECONDS: z.coerce.number().int().min(1).max(43_200).default(90),
   /** Reconciler: most payouts of each kind (PENDING to re-send, PROCESSING to drive) per run. */
   RECONCILE_MAX_PER_RUN: z.coerce.number().int().min(1).max(1_000).default(100),
-  /** The key approval links are derived with (use-cases/approval-token.ts): given directly (local)
+  /** The key approval links are derived with (use-cases/charges/approval-token.ts): given directly (local)
    * or as a Secrets Manager ARN (AWS). Changing it invalidates links not yet used. */
   APPROVAL_SECRET: z.string().min(32).optional(),
   APPROVAL_SECRET_ARN: z

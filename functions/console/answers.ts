@@ -15,7 +15,7 @@ import { publicPath } from '../http/request';
 import { underBasePath, type WebAnswer } from '../http/response';
 import { type RefusalArgs, type RefusalCode, refusalStatus, refusalText } from '../messages/catalogue';
 import { refuse } from '../messages/refusal';
-import type { Session } from '../use-cases/console-sessions';
+import type { Session } from '../use-cases/identity/console-sessions';
 import { consoleDocument } from './layout';
 
 const FORM_MAX_BYTES = 8 * 1024;

@@ -13,7 +13,13 @@ import { config } from '../config';
 import type { ApiRequest } from '../contracts/api';
 import { basePath, cookiesOf } from '../http/request';
 import { IMMUTABLE, type WebAnswer } from '../http/response';
-import { confirmSession, csrfTokenMatches, resolveSession, type Session, sessionAccountKeyHash } from '../use-cases/console-sessions';
+import {
+  confirmSession,
+  csrfTokenMatches,
+  resolveSession,
+  type Session,
+  sessionAccountKeyHash,
+} from '../use-cases/identity/console-sessions';
 import { answer, errorAnswer, isJson, readForm, readJson, redirect, refusedJson, refusedPage } from './answers';
 import { validTimeZone } from './format';
 import { CONSOLE_ASSETS, consoleDocument } from './layout';

@@ -8,7 +8,7 @@ import type { ApiRequest } from '../contracts/api';
 import { renderRefusal } from '../contracts/outcome';
 import type { WebAnswer } from '../http/response';
 import { isRefusal, refuse } from '../messages/refusal';
-import { endAllSessions, endSession, type Session, signInWithAccountKey, takeWelcome } from '../use-cases/console-sessions';
+import { endAllSessions, endSession, type Session, signInWithAccountKey, takeWelcome } from '../use-cases/identity/console-sessions';
 import {
   addPasskeyOptions,
   addPasskeyProofOptions,
@@ -17,7 +17,7 @@ import {
   finishSignUp,
   signInOptions,
   signUpOptions,
-} from '../use-cases/passkeys';
+} from '../use-cases/identity/passkeys';
 import { answer, goTo, isJson, json, readForm, readJson, redirect, refusedJson, refusedPage } from './answers';
 import { loginDocument, signupDocument, welcomeDocument } from './own/sign-in.view';
 import { clearedSessionCookie, relyingParty, safeNext, sameOrigin, sessionCookie } from './session';

@@ -8,7 +8,7 @@
 import { config } from '../config';
 import type { ApiRequest } from '../contracts/api';
 import { cookiesOf, publicBaseUrl, publicPath } from '../http/request';
-import { csrfTokenMatches, resolveSession, type Session } from '../use-cases/console-sessions';
+import { csrfTokenMatches, resolveSession, type Session } from '../use-cases/identity/console-sessions';
 
 /** The public base URL as a URL (PUBLIC_BASE_URL). */
 export const consoleBase = (): URL => new URL(publicBaseUrl());

@@ -1,4 +1,4 @@
-/** The approval page's form (functions/use-cases/approval-page.ts): which button was pressed. */
+/** The approval page's form (functions/use-cases/charges/approval-page.ts): which button was pressed. */
 import * as z from 'zod';
 
 export const approvalDecisionSchema = z.strictObject({ action: z.enum(['approve', 'decline']) });

@@ -24,7 +24,7 @@ export type ChargeOutcome =
   | { kind: 'refused'; code: ChargeRefusal }
   /**
    * An x402 purchase's hold, answered as the purchase (201, or 202 waiting for its payer): the
-   * charge as written, so the purchase builds on it (use-cases/purchases.ts signs its payment and
+   * charge as written, so the purchase builds on it (use-cases/x402-purchases/purchases.ts signs its payment and
    * answers this same outcome with the payment in the charge) without reading it back.
    */
   | { kind: 'purchase'; charge: Charge; awaitsApproval: boolean };

@@ -1,7 +1,7 @@
 /**
  * A grant request made (POST /api/v1/agents/grant-requests) and its one rendering: the answer sent,
  * and the one stored under its Idempotency-Key, which keeps the consent link without its token (a
- * replay derives the token again: use-cases/grant-requests.ts `restore`). Here because both the use
+ * replay derives the token again: use-cases/identity/grant-requests.ts `restore`). Here because both the use
  * case (which stores it) and the operation (which sends it) read it.
  */
 import type { GrantRequest } from '../core/grants';

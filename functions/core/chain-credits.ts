@@ -2,7 +2,7 @@
  * One on-chain transfer is credited at most once, whichever rail credits it (issue 29): a USDC
  * top-up (its deposit wallet received it) or an x402 settlement (the treasury received it). Each
  * rail has its own credit-once guard (`TOPUPCREDIT#SOL#<signature>`, `X402TX#<messageHash>`), and
- * one guard per signature that every crediting transaction also writes (store/chain-credit.ts)
+ * one guard per signature that every crediting transaction also writes (store/topups/chain-credit.ts)
  * makes them know each other. No AWS imports here.
  */
 

@@ -35,13 +35,13 @@ export interface Charge {
   /** What was given back to the user by refunds, cumulative (absent: none). */
   refundedAmount?: Minor;
   /**
-   * The payer's spend counters this charge was added to (store/charge-items.ts `payerDebit`), set on every charge
+   * The payer's spend counters this charge was added to (store/charges/charge-items.ts `payerDebit`), set on every charge
    * that moved or held money. Never shown: what giving the hold back takes off is exactly this.
    */
   counted?: SpendCounted;
   /**
    * Stored in the agent's unsharded partition, as charges were before DESIGN §18 sharded them:
-   * where its writes go (store/charge-read.repository.ts `chargeKeyOf`). Never shown.
+   * where its writes go (store/charges/charge-read.repository.ts `chargeKeyOf`). Never shown.
    */
   legacyPartition?: true;
   /** An x402 purchase (DESIGN §22, core/purchases.ts): the hold of a payment to an x402 seller. */

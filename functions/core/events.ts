@@ -1,7 +1,7 @@
 /**
  * Webhook events (DESIGN §15): the event types each kind of owner can subscribe to, the event
  * envelope `{id, type, createdAt, data}`, and which events a state change produces. Pure: the
- * outbox (store/outbox.ts) writes what these return in the same transaction as the change, the
+ * outbox (store/events/outbox.ts) writes what these return in the same transaction as the change, the
  * dispatcher and delivery worker (functions/webhooks) send it. See docs/webhooks.md.
  */
 import { createHash } from 'node:crypto';

@@ -23,7 +23,7 @@ export function platformFee(gross: Minor): FeeBreakdown {
 /**
  * What an agent's payouts in one currency have been charged so far (minor units): the gross of its
  * withdrawals that were not refunded (FAILED or cancelled give theirs back) and the platform fees
- * they carry. The withdrawal commit keeps it beside the agent's payout lock (store/payout.repository.ts).
+ * they carry. The withdrawal commit keeps it beside the agent's payout lock (store/payouts/payout.repository.ts).
  */
 export interface FeeBasis {
   withdrawn: Minor;

@@ -3,7 +3,7 @@
  * and one currency. The grant item carries its limits, its counters (`spent`, and the UTC day's
  * and month's spend) and what ends it (`revokedAt`, `expiresAt`), so a charge made with its key can
  * be judged by conditions on that one item inside the charge's own transaction
- * (store/charge-items.ts `grantSpend`; a settlement's give-back: store/grant-charge.ts). Pure: no AWS here.
+ * (store/charges/charge-items.ts `grantSpend`; a settlement's give-back: store/charges/grant-charge.ts). Pure: no AWS here.
  */
 import type { Currency, Minor } from './money';
 

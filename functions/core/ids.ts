@@ -26,7 +26,7 @@ const ulid = monotonicFactory(randomUnit);
  * A charge id: `c`, a lower-case ULID, then the id of the agent it was made for (54 characters,
  * DESIGN §18). Whoever holds the id finds the charge's item (agent, shard) with one GetItem and no
  * index: the charge item needs no by-id index entry. Ids made before carry no agent (27 characters)
- * and are still found through that index (store/charge-read.repository.ts). The ULID comes first,
+ * and are still found through that index (store/charges/charge-read.repository.ts). The ULID comes first,
  * so ids of both forms still sort by creation.
  */
 export const newChargeId = (agentId: string): string => `c${ulid().toLowerCase()}${agentId}`;

@@ -1,6 +1,6 @@
 /**
  * A payer's passkeys as their list shows them (DESIGN §21, §24): the view the console's Security
- * page renders, here so the page reads it without knowing the store (use-cases/passkeys.ts
+ * page renders, here so the page reads it without knowing the store (use-cases/identity/passkeys.ts
  * `passkeysOf` returns it; the repository's own type is checked against it there).
  */
 

@@ -141,7 +141,7 @@ export function judgeRequirements(input: unknown, s: PurchaseSettings): Requirem
 
 /**
  * What the chain's answer makes of a signed purchase still PENDING, for the reconciler and the
- * operator alike (use-cases/purchase-reconcile.ts), in this order:
+ * operator alike (use-cases/x402-purchases/purchase-reconcile.ts), in this order:
  * - `capture`: its transfer landed and moved the money;
  * - `release`: its transfer landed and failed (the message can never land again), or its blockhash
  *   is past at `finalized` and the search read every slot it could have landed in without it;

@@ -1,8 +1,8 @@
 /**
  * What a settlement of a PENDING charge does (docs/lifecycle.md), decided from values alone: the
  * charge as read (its amount, what it waits for, whether it is a hold) and how it ends. Approve,
- * capture, decline, release and expiry are each one transaction (store/settlement-items.ts builds
- * its items from this decision; store/charge-settlement.repository.ts writes them): the held money
+ * capture, decline, release and expiry are each one transaction (store/charges/settlement-items.ts builds
+ * its items from this decision; store/charges/charge-settlement.repository.ts writes them): the held money
  * leaves `held`, `paid` goes to the agent's shard and `returned` back to the payer's balance (and
  * off the payer's and the grant's spend counters), `paid + returned` being all that was held. A
  * hold the payer approves only advances: it now waits for the agent's capture.
@@ -86,7 +86,7 @@ export type PendingSettlementDecision =
 
 /**
  * How `settlement` ends (or advances) the PENDING charge `hold` as read at `now`. `purchase`: an
- * x402 purchase's own ending, on the chain's word (use-cases/purchases.ts); no agent is paid.
+ * x402 purchase's own ending, on the chain's word (use-cases/x402-purchases/purchases.ts); no agent is paid.
  */
 export function decidePendingSettlement(
   hold: SettledHold,

@@ -12,7 +12,7 @@ import { ipFamily } from './ip';
 export const MAX_WEBHOOKS_PER_OWNER = 10;
 /**
  * Test pings per endpoint: at most TEST_EVENTS_PER_WINDOW in a window of TEST_EVENT_WINDOW_SECONDS
- * that opens at the first ping (store/webhook-test-window.repository.ts). A ping is a real signed
+ * that opens at the first ping (store/events/webhook-test-window.repository.ts). A ping is a real signed
  * POST from the shared delivery worker; five a minute is plenty to debug a receiver.
  */
 export const TEST_EVENTS_PER_WINDOW = 5;

@@ -1,7 +1,7 @@
 /**
  * The kill switch's fan-out (DESIGN §18, docs/data-model.md "Kill switch"): copies an agent item's
  * `enabled` and key hash to every one of the agent's balance shards, which is what a charge's
- * condition reads (store/balance.repository.ts). It runs on the table stream (filtered to agent
+ * condition reads (store/charges/balance.repository.ts). It runs on the table stream (filtered to agent
  * items, ./stream-filter.ts), so an operator's flip of `enabled` in the DynamoDB console stops or
  * starts the agent's charges within the stream's delay; the service's own writes of the agent item
  * (the admin PATCH, key rotation, an agent created enabled) already wrote the shards in their
@@ -24,8 +24,8 @@
  * lists the agents registered before the list existed, too.
  */
 import { logger } from '../observability/logger';
-import { getAgentById, listedRight, readAgentItem, scanAgentKeys } from '../store/agent.repository';
-import { clearKillSwitch, copyKillSwitch } from '../store/kill-switch.repository';
+import { getAgentById, listedRight, readAgentItem, scanAgentKeys } from '../store/identity/agent.repository';
+import { clearKillSwitch, copyKillSwitch } from '../store/identity/kill-switch.repository';
 import { itemOfImage } from '../store/stream-image';
 import { keys } from '../store/table';
 

@@ -139,16 +139,16 @@ export const REFUSALS = {
   paypalTransmissionStale: { status: 400, text: 'paypal-transmission-time is not within 5 minutes' },
   /** A field the request may not carry, where no schema names it (a schema's own words it the same: contracts/validation.ts). */
   unknownField: { status: 400, text: (field: string) => `unknown field: ${field}` },
-  /** An x402 purchase without the seller's requirements, or with a `resource` that is not one (use-cases/purchases.ts). */
+  /** An x402 purchase without the seller's requirements, or with a `resource` that is not one (use-cases/x402-purchases/purchases.ts). */
   paymentRequirementsRequired: { status: 400, text: 'paymentRequirements is required' },
   purchaseResourceNotObject: { status: 400, text: 'resource must be a JSON object' },
   purchaseResourceUrlInvalid: { status: 400, text: 'resource.url must be a valid http(s) URL' },
   purchaseResourceDescriptionInvalid: { status: 400, text: 'resource.description must be a string of at most 500 characters' },
-  /** An x402 purchase body of another protocol version (use-cases/purchases.ts). */
+  /** An x402 purchase body of another protocol version (use-cases/x402-purchases/purchases.ts). */
   x402VersionUnsupported: { status: 400, text: (version: number) => `x402Version: only x402 version ${version} is supported` },
   /** A purchase receipt's `transaction` that is not a transaction signature. */
   invalidTransactionSignature: { status: 400, text: 'transaction must be a base58 transaction signature' },
-  /** An x402 payment-identifier extension whose id is malformed (use-cases/x402-policy.ts); `field` is the extension's path. */
+  /** An x402 payment-identifier extension whose id is malformed (use-cases/x402-facilitator/x402-policy.ts); `field` is the extension's path. */
   paymentIdentifierInvalid: {
     status: 400,
     text: (field: string) => `${field}.info.id must be 16-128 characters: letters, digits, "-" and "_"`,
@@ -217,7 +217,7 @@ export const REFUSALS = {
   purchaseNotAwaitingSettlement: { status: 409, text: 'purchase is not awaiting settlement' },
   /** A receipt naming a transaction that is not this purchase's payment at confirmed. */
   purchaseTransactionNotFound: { status: 409, text: "transaction not found: not on chain at confirmed, or not this purchase's payment" },
-  /** The operator's resolve-purchase (use-cases/purchase-reconcile.ts resolvePurchase): what it will not settle, and why. */
+  /** The operator's resolve-purchase (use-cases/x402-purchases/purchase-reconcile.ts resolvePurchase): what it will not settle, and why. */
   purchaseEnded: { status: 409, text: (status: string) => `purchase already ended: ${status}` },
   purchaseNotSigned: { status: 409, text: 'purchase has no signed payment: it ends as any hold does (approval, release, expiry)' },
   purchaseMayStillLand: {

@@ -106,7 +106,7 @@ export const PURCHASE_FAILURE_REASONS = {
 
 /**
  * Why the facilitator refuses a payment (POST /x402/verify and /settle): the answer's
- * `invalidMessage` beside the x402 spec's `invalidReason` code (use-cases/x402.ts, x402/facilitator.ts).
+ * `invalidMessage` beside the x402 spec's `invalidReason` code (use-cases/x402-facilitator/x402.ts, x402/facilitator.ts).
  */
 export const FACILITATOR_REFUSALS = {
   onlyVersion: (version: number) => `only x402 version ${version} is supported`,

@@ -43,7 +43,7 @@ export const metricDimensions = (stage: string) => ({ service: SERVICE_NAME, sta
 // Top-ups (docs/topups.md).
 /**
  * Counted by a log metric filter (lib/monitoring.ts) from the watcher's and the PayPal webhook's
- * log lines `unmatched top-up payment` (functions/use-cases/topup-credit.ts UNMATCHED_LOG_MESSAGE):
+ * log lines `unmatched top-up payment` (functions/use-cases/topups/topup-credit.ts UNMATCHED_LOG_MESSAGE):
  * money reached the platform that credits no top-up; an operator must look at the UNMATCHED# item.
  */
 export const UNMATCHED_TOPUP_PAYMENTS_METRIC = 'UnmatchedTopupPayments';
@@ -51,7 +51,7 @@ export const UNMATCHED_TOPUP_PAYMENTS_METRIC = 'UnmatchedTopupPayments';
 export const UNMATCHED_LOG_MESSAGE = 'unmatched top-up payment';
 /**
  * Logged (ERROR) when a rail's credit of an on-chain transaction is refused because another rail
- * credited it already (store/chain-credit.ts): a deposit wallet that is also the x402 treasury, which
+ * credited it already (store/topups/chain-credit.ts): a deposit wallet that is also the x402 treasury, which
  * config load and synth refuse, or an attacker's transfer built to be both. Nothing is credited twice;
  * an operator looks at why (docs/topups.md "One transfer, one credit").
  */
@@ -117,7 +117,7 @@ export const X402_FEE_PAYER_LAMPORTS_METRIC = 'X402FeePayerLamports';
  */
 export const HOT_WALLET_LAMPORTS_METRIC = 'HotWalletLamports';
 /**
- * Gauge the reconciler emits on each x402 purchase sweep (functions/use-cases/purchase-reconcile.ts
+ * Gauge the reconciler emits on each x402 purchase sweep (functions/use-cases/x402-purchases/purchase-reconcile.ts
  * `reconcilePurchases`): how many signed purchases are PENDING past their blockhash because no search
  * of the hot wallet token account's signatures has yet reached back to where their transfer could be
  * (`unsearched`; 0 when none). Counted over the reconciler's whole queue, not only the purchases due

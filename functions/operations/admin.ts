@@ -19,10 +19,10 @@ import type { Agent } from '../core/agents';
 import type { Payout } from '../core/payouts';
 import type { Balances } from '../core/users';
 import * as NEEDS from '../registry/needs.generated';
-import { type AgentPage, listAgentsForOperator, readAgent, updateAgentEnabled } from '../use-cases/agents';
-import { refundChargeByOperator } from '../use-cases/lifecycle';
-import { cancelPayout, listPayoutsForOperator, releasePayout } from '../use-cases/payout-holds';
-import { createUserByOperator, creditUserBalance, readUser } from '../use-cases/users';
+import { refundChargeByOperator } from '../use-cases/charges/lifecycle';
+import { type AgentPage, listAgentsForOperator, readAgent, updateAgentEnabled } from '../use-cases/identity/agents';
+import { createUserByOperator, creditUserBalance, readUser } from '../use-cases/identity/users';
+import { cancelPayout, listPayoutsForOperator, releasePayout } from '../use-cases/payouts/payout-holds';
 import { settledChargeAnswer } from './lifecycle';
 import { operation } from './operation';
 

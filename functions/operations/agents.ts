@@ -8,7 +8,7 @@ import { registerAgentSchema } from '../contracts/request.schemas';
 import { renderRegistration } from '../contracts/settled-outcomes';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
-import { registerAgent, rotateAgentKey } from '../use-cases/agents';
+import { registerAgent, rotateAgentKey } from '../use-cases/identity/agents';
 import { operation } from './operation';
 
 /** POST /api/v1/agents/register: no authentication; an optional Idempotency-Key replays a lost answer. */

@@ -10,8 +10,8 @@ import { balancesView, chargeView } from '../contracts/views';
 import type { Charge } from '../core/charges';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
-import { agentBalance, type ChargePage, createCharge, listAgentCharges, readCharge } from '../use-cases/charges';
-import { listChargesForOperator } from '../use-cases/operator-earnings';
+import { agentBalance, type ChargePage, createCharge, listAgentCharges, readCharge } from '../use-cases/charges/charges';
+import { listChargesForOperator } from '../use-cases/charges/operator-earnings';
 import { operation } from './operation';
 
 /** A charge as its answer (200). */

@@ -7,7 +7,7 @@ import { renderGrantRequestCreated } from '../contracts/grant-request-outcome';
 import { createGrantRequestSchema } from '../contracts/grants';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
-import { readGrantRequest, requestGrant } from '../use-cases/grant-requests';
+import { readGrantRequest, requestGrant } from '../use-cases/identity/grant-requests';
 import { operation } from './operation';
 
 /** POST /api/v1/agents/grant-requests: x-agent-key, Idempotency-Key; 201 the pending request with its consentUrl. */

@@ -7,7 +7,7 @@ import { answerOf } from '../contracts/api';
 import { createGrantSchema, grantView, listGrantsQuerySchema, renderIssuedGrant } from '../contracts/grants';
 import type { Grant } from '../core/grants';
 import * as NEEDS from '../registry/needs.generated';
-import { createGrantForPayer, listGrantsPage, readGrant, revokeMyGrant } from '../use-cases/grants';
+import { createGrantForPayer, listGrantsPage, readGrant, revokeMyGrant } from '../use-cases/identity/grants';
 import { operation } from './operation';
 
 /** A grant as the API shows it (200). */

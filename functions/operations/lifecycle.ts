@@ -9,7 +9,7 @@ import { renderSettledCharge } from '../contracts/settled-outcomes';
 import type { Charge } from '../core/charges';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
-import { captureCharge, refundCharge, releaseCharge } from '../use-cases/lifecycle';
+import { captureCharge, refundCharge, releaseCharge } from '../use-cases/charges/lifecycle';
 import { operation } from './operation';
 
 /** A capture, release or refund's answer: the charge after it (200). */

@@ -11,7 +11,7 @@ import type { Charge } from '../core/charges';
 import type { SpendingPolicy } from '../core/policy';
 import * as NEEDS from '../registry/needs.generated';
 import type { TransactEntry } from '../store/transact';
-import { type RotatedAccountKey, rotateMyKey } from '../use-cases/account-key';
+import { type RotatedAccountKey, rotateMyKey } from '../use-cases/identity/account-key';
 import {
   approveCharge,
   declineCharge,
@@ -23,8 +23,8 @@ import {
   releaseMyCharge,
   setPolicy,
   type UserChargePage,
-} from '../use-cases/payers';
-import { rotateUserKeyByOperator } from '../use-cases/users';
+} from '../use-cases/identity/payers';
+import { rotateUserKeyByOperator } from '../use-cases/identity/users';
 import { operation } from './operation';
 
 /** A charge as the payer's decision left it (200). */
@@ -120,7 +120,7 @@ export const userRotateKeyOperation = operation({
 
 /**
  * The payer's rotation with more items in its transaction: the console's `Rotate key`, whose
- * one-time form record (use-cases/console-forms.ts) joins the rotation's own write, so a double
+ * one-time form record (use-cases/identity/console-forms.ts) joins the rotation's own write, so a double
  * submit rotates once. The same operation otherwise: its credentials' caller, its use case.
  */
 export const userRotateKeyJoining = (also: readonly TransactEntry[]) =>

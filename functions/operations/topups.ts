@@ -8,7 +8,7 @@ import { createTopupSchema, listTopupsQuerySchema } from '../contracts/request.s
 import { topupView } from '../contracts/views';
 import * as NEEDS from '../registry/needs.generated';
 import type { TransactEntry } from '../store/transact';
-import { listMyTopups, openTopup, readTopup } from '../use-cases/topups';
+import { listMyTopups, openTopup, readTopup } from '../use-cases/topups/topups';
 import { operation } from './operation';
 
 /** POST /api/v1/users/me/topups: x-user-key; 201 the PENDING top-up with what the payer pays it with. */
@@ -25,7 +25,7 @@ export const userCreateTopupOperation = operation({
 
 /**
  * Opening a top-up with more items in its transaction: the console's top-up form, whose one-time
- * form record (use-cases/console-forms.ts) joins the top-up's own write, so a double submit opens
+ * form record (use-cases/identity/console-forms.ts) joins the top-up's own write, so a double submit opens
  * one top-up. The same operation otherwise: its schema, its use case.
  */
 export const userCreateTopupJoining = (also: (view: ReturnType<typeof topupView>) => readonly TransactEntry[]) =>

@@ -21,7 +21,7 @@ import {
   listWebhookDeliveries,
   type QueuedTestEvent,
   sendTestEvent,
-} from '../use-cases/webhooks';
+} from '../use-cases/events/webhooks';
 import { operation } from './operation';
 
 const agentOwner = (agent: Agent) => ({ kind: 'agent' as const, id: agent.id });
@@ -129,7 +129,7 @@ export const userWebhooksCreateOperation = operation({
 
 /**
  * The payer's creation with more items in its transaction: the console's `Add endpoint`, whose
- * one-time form record (use-cases/console-forms.ts) joins the endpoint's own write, so a double
+ * one-time form record (use-cases/identity/console-forms.ts) joins the endpoint's own write, so a double
  * submit adds one endpoint (and no answer is stored sealed: the form record keeps only the id).
  * The same operation otherwise: its key rule, its schema, its use case.
  */

@@ -9,7 +9,7 @@ import { renderWithdrawal } from '../contracts/settled-outcomes';
 import { payoutView } from '../contracts/views';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
-import { createWithdrawal, listWithdrawals, type WithdrawalsAnswer } from '../use-cases/withdrawals';
+import { createWithdrawal, listWithdrawals, type WithdrawalsAnswer } from '../use-cases/payouts/withdrawals';
 import { operation } from './operation';
 
 /** POST /api/v1/agents/withdraw: x-agent-key, Idempotency-Key; checks in the order docs/payouts.md gives. */

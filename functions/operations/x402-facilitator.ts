@@ -10,8 +10,8 @@ import type { VerifyResponse } from '@x402/core/types';
 import { facilitatorRequestSchema } from '../contracts/x402';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
-import { x402Settle, x402Verify } from '../use-cases/x402';
-import { x402Settings, x402Supported } from '../use-cases/x402-policy';
+import { x402Settle, x402Verify } from '../use-cases/x402-facilitator/x402';
+import { x402Settings, x402Supported } from '../use-cases/x402-facilitator/x402-policy';
 import { readOnlyFacilitator, signingFacilitator } from '../x402/facilitator';
 import { operation } from './operation';
 

@@ -7,7 +7,7 @@ import { encodeCursor } from '../contracts/cursor';
 import { listX402PaymentsQuerySchema } from '../contracts/x402';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
-import { listAgentX402Payments } from '../use-cases/x402-credit';
+import { listAgentX402Payments } from '../use-cases/x402-facilitator/x402-credit';
 import { operation } from './operation';
 import { pageOf } from './x402-page';
 

@@ -9,7 +9,7 @@ import { listX402PaymentsQuerySchema } from '../contracts/x402';
 import { isId } from '../core/ids';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
-import { listPurchases } from '../use-cases/purchases';
+import { listPurchases } from '../use-cases/x402-purchases/purchases';
 import { operation } from './operation';
 import { pageOf } from './x402-page';
 

@@ -16,7 +16,7 @@ import { createPurchaseSchema, purchaseReceiptSchema } from '../contracts/x402';
 import type { Charge } from '../core/charges';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
-import { createPurchase, getPurchase, type PurchaseRequest, reportReceipt } from '../use-cases/purchases';
+import { createPurchase, getPurchase, type PurchaseRequest, reportReceipt } from '../use-cases/x402-purchases/purchases';
 import { operation } from './operation';
 
 const purchaseSigner = async () => (await import('../x402/purchase-signer')).purchaseSignerFor();

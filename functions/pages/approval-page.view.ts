@@ -13,8 +13,8 @@ import { type Currency, formatAmount, type Minor } from '../core/money';
 import { NOT_SETTLED, type PurchaseTerms } from '../core/purchases';
 import { html } from '../http/html';
 import { htmlPage, seeOther } from '../http/page';
-import type { ApprovalOutcome, ApprovalPage } from '../use-cases/approval-page';
-import { type ApprovalRefusal, DECLINED } from '../use-cases/payers';
+import type { ApprovalOutcome, ApprovalPage } from '../use-cases/charges/approval-page';
+import { type ApprovalRefusal, DECLINED } from '../use-cases/identity/payers';
 
 /** GET /approve/{token}'s answer: the charge's page, or 404 for a link that is not one of ours. */
 export function approvalPageAnswer(page: ApprovalPage): ApiResult {

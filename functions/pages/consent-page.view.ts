@@ -13,7 +13,7 @@ import type { GrantLimits } from '../core/grants';
 import type { Currency } from '../core/money';
 import { html } from '../http/html';
 import { htmlPage, seeOther } from '../http/page';
-import type { ConsentPage } from '../use-cases/grant-requests';
+import type { ConsentPage } from '../use-cases/identity/grant-requests';
 import { displayAmount, timeLeft } from './approval-page.view';
 
 const HEADINGS = {

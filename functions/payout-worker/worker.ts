@@ -11,7 +11,7 @@ import { config } from '../config';
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { parsePayoutMessage } from '../queue/payout-queue';
-import { drivePayout, type PayoutDeps } from '../use-cases/payouts';
+import { drivePayout, type PayoutDeps } from '../use-cases/payouts/payouts';
 
 export type PayoutWorker = (event: SQSEvent) => Promise<SQSBatchResponse>;
 

@@ -1,6 +1,6 @@
 /**
  * The reconciler as a scheduled function: one sweep of stale in-flight payouts per invocation
- * (use-cases/payouts.ts `reconcilePayouts`, which drives payouts with the worker's own code),
+ * (use-cases/payouts/payouts.ts `reconcilePayouts`, which drives payouts with the worker's own code),
  * then the StuckPayouts gauge that lib/monitoring.ts alarms on, and the hot wallet's SOL
  * (HotWalletLamports: it pays every USDC payout's fee, with x402 on or off); then, given the x402 facilitator,
  * x402 settlements whose settle died (`reconcileX402`) and the second check of credited ones at
@@ -18,9 +18,14 @@ import { logger } from '../observability/logger';
 import { HOT_WALLET_LAMPORTS_METRIC, STUCK_PAYOUTS_METRIC, X402_PURCHASES_UNSEARCHED_METRIC } from '../observability/metric-names';
 import { flushMetrics, metrics } from '../observability/metrics';
 import { serializeError } from '../observability/serialize-error';
-import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-cases/payouts';
-import { type PurchaseReconcileReport, reconcilePurchases } from '../use-cases/purchase-reconcile';
-import { checkX402Finality, reconcileX402, type X402FinalityReport, type X402ReconcileReport } from '../use-cases/x402-reconcile';
+import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-cases/payouts/payouts';
+import {
+  checkX402Finality,
+  reconcileX402,
+  type X402FinalityReport,
+  type X402ReconcileReport,
+} from '../use-cases/x402-facilitator/x402-reconcile';
+import { type PurchaseReconcileReport, reconcilePurchases } from '../use-cases/x402-purchases/purchase-reconcile';
 import type { Facilitator } from '../x402/facilitator';
 import type { PurchaseChain } from '../x402/purchase-chain';
 import { type RunDeadlines, runDeadlines } from './run-deadlines';

@@ -79,7 +79,7 @@ const CONSOLE_ROUTE = {
   public: true,
   table: CONSOLE,
   // Activity, Limits, Overview and the CSV list the payer's charges, and a PENDING `user_approval`
-  // charge carries its approval link, derived from the approval secret (use-cases/payers.ts
+  // charge carries its approval link, derived from the approval secret (use-cases/identity/payers.ts
   // `listMyCharges`). Without it they answered 500 on AWS once a charge waited (issue 38).
   approvalSecret: true,
   publicLinks: true,
@@ -93,7 +93,7 @@ const CONSOLE_ROUTE = {
  * rate signed-in payers' pages need), with only what signing in needs: the public address (the
  * relying party, the one Origin accepted), the sign-in grant, and the approval secret: a passkey
  * ceremony's challenge is stateless until answered, HMAC-bound under a key derived from it
- * (use-cases/webauthn-challenge.ts).
+ * (use-cases/identity/webauthn-challenge.ts).
  */
 const SIGN_IN_ROUTE = {
   method: 'POST',

@@ -138,7 +138,7 @@ async function signSettlement(wallet: KeyPairSigner, payload: PaymentPayload, re
   const fail = (why: string): never => {
     throw new UncheckedSignRequestError('x402-settlement', why);
   };
-  // The treasury policy (use-cases/x402-policy.ts checkPolicy, all of it that does not name the agent).
+  // The treasury policy (use-cases/x402-facilitator/x402-policy.ts checkPolicy, all of it that does not name the agent).
   const policy = () => {
     if (requirements.scheme !== 'exact') return { reason: 'unsupported_scheme', message: 'scheme' };
     if (requirements.network !== cfg.X402_NETWORK) return { reason: 'network_mismatch', message: 'network' };

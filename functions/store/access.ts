@@ -125,7 +125,7 @@ export const STORE = {
   /** The operator's rotation reads the current key's hash first (getUserKeyHash). */
   getUserKeyHash: { read: ['user'] },
   // Charges (charge.repository.ts, charge-pending, charge-settlement, charge-read and charge-lifecycle.repository.ts).
-  /** With a grant key: the grant item's counters and status too (store/charge-items.ts). */
+  /** With a grant key: the grant item's counters and status too (store/charges/charge-items.ts). */
   /** The kill switch is the credited shard's condition: no check of the agent item. */
   commitCharge: { write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox', 'grant'] },
   /** With a grant key: the grant checked active (a revoked grant's refusal is 401, nothing stored). */
@@ -186,7 +186,7 @@ export const STORE = {
   // Ending a PENDING top-up gives its open slot back.
   completeTopup: { write: ['topup', 'topupCredit', 'user', 'credit', 'outbox', 'openTopups'] },
   /**
-   * The cross-rail credit-once guard (store/chain-credit.ts), in every transaction that credits an
+   * The cross-rail credit-once guard (store/topups/chain-credit.ts), in every transaction that credits an
    * on-chain transfer: a USDC top-up's completion (the watcher's; PayPal's writes none) and x402's credit.
    */
   chainCreditGuard: { write: ['chainCredit'] },
@@ -274,7 +274,7 @@ export const STORE = {
   /** Whether what opened a session still stands (confirmSession): the account key's hash, or the passkey. */
   confirmSessionOpener: { read: ['user', 'passkey'] },
   /**
-   * A rotation of the account key ends the payer's console access (use-cases/account-key.ts): the
+   * A rotation of the account key ends the payer's console access (use-cases/identity/account-key.ts): the
    * passkeys the key stands behind listed and removed, every session listed and ended.
    */
   endConsoleAccess: { read: ['userPasskeys', 'userSessions'], delete: ['passkey', 'userPasskeys', 'consoleSession', 'userSessions'] },

@@ -239,7 +239,7 @@ export const keys = {
   depositCursor: (account: string) => ({ PK: `${P.depositCursor}${account}`, SK: 'CURSOR' }),
   /**
    * Credit-once guard across every rail: one item per on-chain transaction that credited money (a
-   * USDC top-up or an x402 settlement), written in the crediting transaction (store/chain-credit.ts).
+   * USDC top-up or an x402 settlement), written in the crediting transaction (store/topups/chain-credit.ts).
    */
   chainCredit: (signature: string) => ({ PK: `${P.chainCredit}${signature}`, SK: 'CREDIT' }),
   idempotency: (scope: string, key: string) => ({ PK: `${P.idempotency}${scope}#${key}`, SK: 'IDEM' }),

@@ -3,7 +3,7 @@ import { loadConfig } from '../config';
 import { withRequestContext } from '../observability/lambda-handler';
 import { SWEEPER_LAG_METRIC } from '../observability/metric-names';
 import { flushMetrics, metrics } from '../observability/metrics';
-import { expireDueCharges } from '../use-cases/expiry';
+import { expireDueCharges } from '../use-cases/charges/expiry';
 
 loadConfig();
 

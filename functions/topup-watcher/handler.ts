@@ -1,6 +1,6 @@
 import { loadConfig, NEEDS_TOPUP_WATCHER } from '../config';
 import { withRequestContext } from '../observability/lambda-handler';
-import { createWatcher } from '../use-cases/topup-watch';
+import { createWatcher } from '../use-cases/topups/topup-watch';
 
 // Refuses to start (fails the init) without the deposit wallet, the RPC URL and PayPal's settings.
 loadConfig({ require: NEEDS_TOPUP_WATCHER });

@@ -19,8 +19,8 @@ import { AGENT_KEY_PREFIX, GRANT_KEY_PREFIX, hashKey, looksLikeKey, secretsEqual
 import { TtlCache } from '../core/ttl-cache';
 import { AUTH_MESSAGES, type AuthRefusal, MISSING_KEY_HEADER } from '../messages/credentials';
 import { refuse } from '../messages/refusal';
-import { readAgentItem } from '../store/agent.repository';
-import { type GrantKeyTerms, lookupCredentials } from '../store/credentials.repository';
+import { readAgentItem } from '../store/identity/agent.repository';
+import { type GrantKeyTerms, lookupCredentials } from '../store/identity/credentials.repository';
 import { adminKey } from './admin-key';
 
 export { AUTH_MESSAGES, type AuthRefusal, MISSING_KEY_HEADER } from '../messages/credentials';

@@ -32,10 +32,16 @@ import { breakerDecision, DEFAULT_RETRY_SCHEDULE_SECONDS, MAX_ERROR_CHARS, PROBE
 import { logger } from '../observability/logger';
 import { serializeError } from '../observability/serialize-error';
 import { type DeliveryMessage, delayRedelivery, parseDeliveryMessage } from '../queue/webhook-queue';
-import { claimProbe, getWebhook, recordEndpointFailure, recordEndpointSuccess, type StoredWebhook } from '../store/webhook.repository';
-import { markDelivered, nextAttemptNumber, recordDeliveryAttempt } from '../store/webhook-delivery.repository';
-import { openSecret } from '../store/webhook-secret';
-import { eventWithApprovalToken } from '../use-cases/approval-token';
+import {
+  claimProbe,
+  getWebhook,
+  recordEndpointFailure,
+  recordEndpointSuccess,
+  type StoredWebhook,
+} from '../store/events/webhook.repository';
+import { markDelivered, nextAttemptNumber, recordDeliveryAttempt } from '../store/events/webhook-delivery.repository';
+import { openSecret } from '../store/events/webhook-secret';
+import { eventWithApprovalToken } from '../use-cases/charges/approval-token';
 import { type SendOutcome, sendWebhook } from './sender';
 
 export const USER_AGENT = 'AgentPaymentService-Webhooks/1';

@@ -2,10 +2,10 @@
  * The dispatcher: turns committed changes into delivery messages. It reads stream records of the
  * table (DynamoDB Streams on AWS, a poller over DynamoDB Local's stream in `npm start`), filtered
  * to two kinds:
- * - a new outbox item (store/outbox.ts): its events, written in the same transaction as the
+ * - a new outbox item (store/events/outbox.ts): its events, written in the same transaction as the
  *   change they report;
  * - a new charge item: its creation events (charge.succeeded, charge.failed, charge.pending),
- *   derived from the item alone (use-cases/events.ts `chargeRecordEvents`) with ids from the
+ *   derived from the item alone (use-cases/events/events.ts `chargeRecordEvents`) with ids from the
  *   charge id and type, so a re-processed record sends the same `webhook-id` and the same bytes.
  *   The charge's transaction writes no outbox item for them (DESIGN §18);
  * - an agent item whose `enabled` changed (old vs new image): agent.enabled / agent.disabled.
@@ -22,11 +22,11 @@ import { agentView } from '../contracts/views';
 import { derivedEventId, type OutboxEvent, ownerKey } from '../core/events';
 import { logger } from '../observability/logger';
 import { type DeliveryMessage, sendDeliveryMessages } from '../queue/webhook-queue';
-import { toAgent } from '../store/agent.repository';
-import { eventBody, type StoredEvent, storedEvents } from '../store/outbox';
+import { eventBody, type StoredEvent, storedEvents } from '../store/events/outbox';
+import { listWebhooks, type StoredWebhook } from '../store/events/webhook.repository';
+import { toAgent } from '../store/identity/agent.repository';
 import { itemOfImage } from '../store/stream-image';
-import { listWebhooks, type StoredWebhook } from '../store/webhook.repository';
-import { chargeRecordEvents } from '../use-cases/events';
+import { chargeRecordEvents } from '../use-cases/events/events';
 
 /** The parts of a stream record the dispatcher reads (Lambda's DynamoDBRecord and the local poller's alike). */
 export interface ChangeRecord {

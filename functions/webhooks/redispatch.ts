@@ -12,7 +12,7 @@
  *
  * A new charge's events have no outbox item (its own INSERT record carried them, DESIGN §18): the
  * charge items created in the range that nothing has changed since are re-dispatched as that
- * INSERT, which gives the same events, ids and bytes (store/outbox.ts `scanOutboxPages`).
+ * INSERT, which gives the same events, ids and bytes (store/events/outbox.ts `scanOutboxPages`).
  *
  * What it cannot re-dispatch: agent.enabled / agent.disabled, which come from the agent item's own
  * stream record and are kept nowhere else; the creation events of a charge changed since (approved,
@@ -20,7 +20,7 @@
  * older than OUTBOX_TTL_SECONDS (7 days).
  */
 import { type DeliveryMessage, sendDeliveryMessages } from '../queue/webhook-queue';
-import { CHARGE_ITEM_TYPE, scanOutboxPages } from '../store/outbox';
+import { CHARGE_ITEM_TYPE, scanOutboxPages } from '../store/events/outbox';
 import { imageOfItem } from '../store/stream-image';
 import { type ChangeRecord, dispatchRecords, eventsOf } from './dispatcher';
 

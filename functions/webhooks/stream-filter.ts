@@ -5,7 +5,7 @@
  * on AWS (lib/webhook-pipeline.ts) and the local poller's filter (bin/local/webhook-pipeline.ts),
  * so Lambda is never invoked for the table's other writes.
  */
-import { CHARGE_ITEM_TYPE, OUTBOX_ITEM_TYPE } from '../store/outbox';
+import { CHARGE_ITEM_TYPE, OUTBOX_ITEM_TYPE } from '../store/events/outbox';
 
 export const DISPATCH_FILTER_PATTERNS = [
   { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [OUTBOX_ITEM_TYPE] } } } },

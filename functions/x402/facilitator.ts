@@ -125,7 +125,7 @@ async function build(signing: boolean): Promise<Facilitator> {
     maxPriorityFeeMicroLamports: cfg.X402_MAX_PRIORITY_FEE_MICROLAMPORTS,
     maxRequiredSignatures: cfg.X402_MAX_SIGNATURES,
   });
-  // Listed in `/x402/supported`; the identifiers themselves are kept by the use cases (use-cases/x402-policy.ts).
+  // Listed in `/x402/supported`; the identifiers themselves are kept by the use cases (use-cases/x402-facilitator/x402-policy.ts).
   const facilitator = new x402Facilitator().register(network, scheme).registerExtension({ key: PAYMENT_IDENTIFIER });
   const reader = transactionReader();
   const { decoder, base64, messageHash, versionRefusal, feePayerRefusal } = reader;

@@ -1,4 +1,4 @@
-import { setAgentEnabled } from '../../functions/store/agent.repository';
+import { setAgentEnabled } from '../../functions/store/identity/agent.repository';
 import { clearAuthCache } from '../../functions/use-cases/auth';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';

@@ -14,7 +14,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const FUNCTIONS = path.join(ROOT, 'functions');
 
 interface Import {
-  /** The importing file, relative to functions/ (`use-cases/charges.ts`). */
+  /** The importing file, relative to functions/ (`use-cases/charges/charges.ts`). */
   from: string;
   /** What it names: a package (`zod`) or a file relative to functions/ (`contracts/request.schemas`). */
   to: string;
@@ -100,7 +100,7 @@ function folderCycles(graph: Map<string, Map<string, unknown>>): string[][] {
   return cycles;
 }
 
-/** One import between two files of the repository, both relative to its root (`functions/store/payer.ts`). */
+/** One import between two files of the repository, both relative to its root (`functions/store/charges/payer.ts`). */
 interface FileEdge {
   from: string;
   to: string;
@@ -152,7 +152,7 @@ describe('the layers of functions/', () => {
     expect(IMPORTS.length).toBeGreaterThan(500);
     expect(IMPORTS).toContainEqual({
       from: path.join('operations', 'charges.ts'),
-      to: path.join('use-cases', 'charges'),
+      to: path.join('use-cases', 'charges', 'charges'),
       local: true,
     });
   });
@@ -229,15 +229,15 @@ describe('the layers of functions/', () => {
   it('finds a file cycle when there is one, type-only or not (the check can fail)', () => {
     const edges = fileEdges(['functions']);
     expect(edges).toContainEqual({
-      from: path.join('functions', 'store', 'audit.repository.ts'),
-      to: path.join('functions', 'store', 'ledger-rows.mapper.ts'),
+      from: path.join('functions', 'store', 'audit', 'audit.repository.ts'),
+      to: path.join('functions', 'store', 'audit', 'ledger-rows.mapper.ts'),
     });
     const made = [
       ...edges,
-      { from: path.join('functions', 'store', 'ledger-rows.mapper.ts'), to: path.join('functions', 'store', 'audit.repository.ts') },
+      { from: path.join('functions', 'store', 'audit', 'ledger-rows.mapper.ts'), to: path.join('functions', 'store', 'audit', 'audit.repository.ts') },
     ];
     expect(folderCycles(graphOf(made)).map((files) => files.join(' ↔ '))).toContain(
-      [path.join('functions', 'store', 'audit.repository.ts'), path.join('functions', 'store', 'ledger-rows.mapper.ts')].join(' ↔ '),
+      [path.join('functions', 'store', 'audit', 'audit.repository.ts'), path.join('functions', 'store', 'audit', 'ledger-rows.mapper.ts')].join(' ↔ '),
     );
   });
 

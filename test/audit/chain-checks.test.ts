@@ -4,8 +4,8 @@
  * payouts found on chain, one credit per transfer across the rails.
  */
 import { type ChainTransfer, chainCreditProblems, reconcileWallets, type WalletChain } from '../../functions/audit/chain-checks';
-import type { LedgerRows } from '../../functions/store/ledger-rows.mapper';
-import type { PayoutRow } from '../../functions/store/ledger-rows.payouts';
+import type { LedgerRows } from '../../functions/store/audit/ledger-rows.mapper';
+import type { PayoutRow } from '../../functions/store/audit/ledger-rows.payouts';
 
 const HOT = 'HotWallet1111';
 const DEPOSIT = 'Deposit11111';

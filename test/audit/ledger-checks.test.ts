@@ -13,9 +13,9 @@ import {
 import { grantProblems, lifecycleProblems } from '../../functions/audit/charge-checks';
 import { currencyProblems, currencyTotals, type Rows } from '../../functions/audit/ledger-checks';
 import { feeBasisProblems, payoutLockProblems, payoutSplitProblems } from '../../functions/audit/payout-checks';
-import type { ShardRow, UserRow } from '../../functions/store/ledger-rows.balances';
-import type { ChargeRow, GrantRow } from '../../functions/store/ledger-rows.charges';
-import type { PayoutRow } from '../../functions/store/ledger-rows.payouts';
+import type { ShardRow, UserRow } from '../../functions/store/audit/ledger-rows.balances';
+import type { ChargeRow, GrantRow } from '../../functions/store/audit/ledger-rows.charges';
+import type { PayoutRow } from '../../functions/store/audit/ledger-rows.payouts';
 
 const user = (balances: UserRow['balances'], held: UserRow['held'] = { USD: 100 }): UserRow => ({
   kind: 'user',

@@ -3,8 +3,8 @@
  * an item predates its id attributes, and money that cannot be read is named, never counted.
  */
 import { auditLedger } from '../../functions/audit/ledger-audit';
-import type { LedgerItems } from '../../functions/store/audit.repository';
-import { toLedgerRows } from '../../functions/store/ledger-rows.mapper';
+import type { LedgerItems } from '../../functions/store/audit/audit.repository';
+import { toLedgerRows } from '../../functions/store/audit/ledger-rows.mapper';
 
 const none: Omit<LedgerItems, 'scanned' | 'pages'> = { users: [], agentShards: [], credits: [], charges: [], payouts: [], payoutLocks: [] };
 

@@ -10,9 +10,9 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runLedgerAudit } from '../../functions/audit/ledger-audit';
 import { config } from '../../functions/config';
 import { hashKey } from '../../functions/core/keys';
-import { scanLedgerItems } from '../../functions/store/audit.repository';
+import { scanLedgerItems } from '../../functions/store/audit/audit.repository';
 import { db } from '../../functions/store/client';
-import { updateAgentEnabled } from '../../functions/use-cases/agents';
+import { updateAgentEnabled } from '../../functions/use-cases/identity/agents';
 import {
   createCharge,
   createUserWithKey,

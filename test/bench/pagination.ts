@@ -55,7 +55,7 @@ export async function deepPagination(ctx: BenchContext): Promise<PaginationResul
     },
     {
       label: `page ${PAGES} (?cursor= from page ${PAGES - 1})`,
-      // A cursor carries the page it leads to and the limit it was made with (functions/use-cases/charges.ts).
+      // A cursor carries the page it leads to and the limit it was made with (functions/use-cases/charges/charges.ts).
       query: { cursor: encodeCursor([afterPage99, PAGES, LIMIT]), limit: String(LIMIT) },
     },
   ];

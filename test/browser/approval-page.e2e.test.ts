@@ -5,7 +5,7 @@
  * approved, and end in the same states as the user API.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { auditAfterAll } from '../support/audit';
 import { launchBrowser } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/stack';

@@ -15,7 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { createWatcher } from '../../functions/use-cases/topup-watch';
+import { createWatcher } from '../../functions/use-cases/topups/topup-watch';
 import { expectLedgerBalanced } from '../support/audit';
 import { launchBrowser } from '../support/browser';
 import type { TestStack } from '../support/stack';

@@ -24,12 +24,12 @@ import { hashKey } from '../../functions/core/keys';
 import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
 import { type GrantStatement, grantStatements } from '../../functions/store/access';
 import { db } from '../../functions/store/client';
-import { savePasskey } from '../../functions/store/passkey.repository';
+import { savePasskey } from '../../functions/store/identity/passkey.repository';
 import { keys } from '../../functions/store/table';
-import { approvalToken } from '../../functions/use-cases/approval-token';
-import { startSession } from '../../functions/use-cases/console-sessions';
-import { expireDueCharges } from '../../functions/use-cases/expiry';
-import { createWatcher } from '../../functions/use-cases/topup-watch';
+import { approvalToken } from '../../functions/use-cases/charges/approval-token';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
+import { startSession } from '../../functions/use-cases/identity/console-sessions';
+import { createWatcher } from '../../functions/use-cases/topups/topup-watch';
 import type { ServiceFunction } from '../../lib/service-function';
 import { crash, inject } from '../faults/inject';
 import { eventually } from '../support/eventually';
@@ -831,7 +831,7 @@ describe('what the tour sent', () => {
  */
 const UNTOURED: string[] = [
   // A create that finds 100 active grants reads the payer's grants for expired ones to stop counting
-  // (store/grant.repository.ts reclaimExpiredGrants): test/grants/grants.e2e.test.ts.
+  // (store/identity/grant.repository.ts reclaimExpiredGrants): test/grants/grants.e2e.test.ts.
   'user-create-grant: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query GRANTS#*',
   'consent-decide: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query GRANTS#*',
   // A replayed grant request: DynamoDB Local returns the stored answer with the cancelled condition.
@@ -845,24 +845,24 @@ const UNTOURED: string[] = [
   ...['register-agent', 'admin-create-user', 'user-create-grant', 'agent-webhooks-create', 'user-webhooks-create'].map(
     (fn) => `${fn}: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*`,
   ),
-  // The MCP tool x402_purchase records its payment on the agent's kill switch (store/purchase.repository.ts
+  // The MCP tool x402_purchase records its payment on the agent's kill switch (store/x402-purchases/purchase.repository.ts
   // recordSignedPurchase); the tour makes no purchase: test/security/x402-purchase-sign-after-revoke.e2e.test.ts.
   'mcp: dynamodb:ConditionCheckItem AGENTBAL#*',
   // A capture PayPal made for a top-up that expired meanwhile, or whose user's balance is full, is kept
-  // for an operator (use-cases/topup-credit.ts settlePaypalTopup).
+  // for an operator (use-cases/topups/topup-credit.ts settlePaypalTopup).
   'paypal-webhook: dynamodb:PutItem,dynamodb:UpdateItem UNMATCHED#*',
   // The reconciler reads a payout's agent when it drives one its rail has nothing of yet (an attempt
-  // died between its claim and the rail: use-cases/payouts.ts payoutMayBePaid). The tour's stale
+  // died between its claim and the rail: use-cases/payouts/payouts.ts payoutMayBePaid). The tour's stale
   // payouts all have a PayPal checkpoint. test/security/disabled-agent-payouts.e2e.test.ts (PayPal's
   // token endpoint down while the agent is disabled: the worker and the reconciler both retry it).
   'reconciler: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query AGENTKEY#*',
   'reconciler: dynamodb:Query on GSI1 AGENT#*',
-  // An attempt whose lease ran out under it reads the payout to see who finished it (use-cases/payouts.ts lostLease).
+  // An attempt whose lease ran out under it reads the payout to see who finished it (use-cases/payouts/payouts.ts lostLease).
   'payout-worker: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query PAYOUTS#*',
   'reconciler: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query PAYOUTS#*',
   // A charge id of the earlier form (27 characters, naming no agent: core/ids.ts) is found through its
   // GSI1 entry; every charge the tour makes has an id that names its agent, read with a GetItem
-  // (store/charge-read.repository.ts getChargeById; earlier ids: test/api/charge-shards.e2e.test.ts).
+  // (store/charges/charge-read.repository.ts getChargeById; earlier ids: test/api/charge-shards.e2e.test.ts).
   ...[
     'admin-get-charge',
     'admin-rotate-user-key',
@@ -877,12 +877,12 @@ const UNTOURED: string[] = [
   ].map((fn) => `${fn}: dynamodb:Query on GSI1 CHARGE#*`),
   // The breaker of an endpoint that keeps failing (webhooks/delivery.ts; test/webhooks/noisy-neighbour.e2e.test.ts).
   'webhook-delivery: dynamodb:PutItem,dynamodb:UpdateItem WEBHOOKS#*',
-  // PayPal taking a credited top-up back (use-cases/topup-reversal.ts; test/topups/reversals.e2e.test.ts).
+  // PayPal taking a credited top-up back (use-cases/topups/topup-reversal.ts; test/topups/reversals.e2e.test.ts).
   'paypal-webhook: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query TOPUPCREDIT#*',
   'paypal-webhook: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query USER#*',
   'paypal-webhook: dynamodb:PutItem,dynamodb:UpdateItem REVERSALS#*',
   'paypal-webhook: dynamodb:PutItem,dynamodb:UpdateItem TOPUPREVERSAL#*',
-  // x402 (use-cases/x402.ts). The idempotency record of a credit is read only when a replay's
+  // x402 (use-cases/x402-facilitator/x402.ts). The idempotency record of a credit is read only when a replay's
   // cancelled condition returns no item (DynamoDB Local always returns it), as for create-charge.
   'x402-settle: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*',
   'reconciler: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query IDEM#*',
@@ -890,10 +890,10 @@ const UNTOURED: string[] = [
   // the race of test/x402/x402.e2e.test.ts's concurrent settles. (Settle itself reads the claim first.)
   'reconciler: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query X402TX#*',
   // A payment identifier is read only when its failed condition returns no item (DynamoDB Local
-  // always returns it: store/x402-payment-identifier.repository.ts), as the idempotency record above.
+  // always returns it: store/x402-facilitator/x402-payment-identifier.repository.ts), as the idempotency record above.
   'x402-settle: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query X402PID#*',
   'x402-verify: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query X402PID#*',
-  // A rotation releasing the old key's open charges (use-cases/account-key.ts) reads a charge item
+  // A rotation releasing the old key's open charges (use-cases/identity/account-key.ts) reads a charge item
   // only past its first page of 100 (the cursor's position), for a marker of the older form, or for
   // one decided meanwhile: test/security/rotation-open-charges.e2e.test.ts releases its two.
   'admin-rotate-user-key: dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Query CHARGES#*',

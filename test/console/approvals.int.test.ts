@@ -7,7 +7,7 @@ import { APPROVAL_ROUTES } from '../../functions/console/own/approvals.page';
 import type { ConsoleResult } from '../../functions/console/page';
 import { policySchema } from '../../functions/contracts/request.schemas';
 import { validate } from '../../functions/contracts/validation';
-import { setPolicy } from '../../functions/use-cases/payers';
+import { setPolicy } from '../../functions/use-cases/identity/payers';
 import { BASE_URL, bodyOf, charge, consolePagesEnv, credit, newAgent, newPayer, type Payer } from './pages/support';
 
 consolePagesEnv();

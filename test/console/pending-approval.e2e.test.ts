@@ -1,7 +1,7 @@
 /**
  * Issue 38: on AWS, Activity, Limits and the CSV answered 500 once a payer had a charge waiting for
  * approval. They list the payer's charges, and a PENDING `user_approval` charge carries its approval
- * link, derived from the approval secret (use-cases/payers.ts `listMyCharges`), which the console's
+ * link, derived from the approval secret (use-cases/identity/payers.ts `listMyCharges`), which the console's
  * functions were not given. The tests had not seen it: every function read the one test environment,
  * whose APPROVAL_SECRET every function saw. Now each function of the local stack reads the
  * environment its synthesized Lambda gets (bin/local/function-environments.ts), and this is the

@@ -11,12 +11,12 @@ import { config } from '../../functions/config';
 import { PasskeyGoneError, UserKeyRevokedError } from '../../functions/core/errors';
 import { hashKey } from '../../functions/core/keys';
 import { db } from '../../functions/store/client';
-import { deletePasskey, type Passkey, passkeyUseItem, savePasskey } from '../../functions/store/passkey.repository';
+import { deletePasskey, type Passkey, passkeyUseItem, savePasskey } from '../../functions/store/identity/passkey.repository';
+import { accountKeyCheck } from '../../functions/store/identity/user.repository';
 import { keys } from '../../functions/store/table';
 import { named } from '../../functions/store/transact';
-import { accountKeyCheck } from '../../functions/store/user.repository';
-import { rotateAccountKey } from '../../functions/use-cases/account-key';
-import { confirmSession, resolveSession, SESSION_ABSOLUTE_MS, startSession } from '../../functions/use-cases/console-sessions';
+import { rotateAccountKey } from '../../functions/use-cases/identity/account-key';
+import { confirmSession, resolveSession, SESSION_ABSOLUTE_MS, startSession } from '../../functions/use-cases/identity/console-sessions';
 import { consolePagesEnv, newPayer } from './pages/support';
 
 consolePagesEnv();

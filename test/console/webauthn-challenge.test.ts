@@ -1,11 +1,11 @@
 /**
- * Stateless WebAuthn challenges (DESIGN §24, use-cases/webauthn-challenge.ts): what opening one
+ * Stateless WebAuthn challenges (DESIGN §24, use-cases/identity/webauthn-challenge.ts): what opening one
  * refuses — another purpose, another payer or session, past its 5 minutes, a changed bit, another
  * spelling of the same bytes, a mac under another secret — without the table (spending is the
  * e2e tests': test/security/console-challenges.e2e.test.ts).
  */
 import { resetForTests } from '../../functions/config';
-import { CHALLENGE_TTL_MS, issueChallenge, openChallenge, sessionBinding } from '../../functions/use-cases/webauthn-challenge';
+import { CHALLENGE_TTL_MS, issueChallenge, openChallenge, sessionBinding } from '../../functions/use-cases/identity/webauthn-challenge';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 const now = new Date('2026-03-01T10:00:00.000Z');

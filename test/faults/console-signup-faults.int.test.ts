@@ -12,11 +12,11 @@ import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
-import { takeWelcomeKey } from '../../functions/store/console-session.repository';
-import { getPasskey } from '../../functions/store/passkey.repository';
-import { getUser } from '../../functions/store/user.repository';
-import { resolveSession } from '../../functions/use-cases/console-sessions';
-import { finishSignUp, type RelyingParty, signUpOptions } from '../../functions/use-cases/passkeys';
+import { takeWelcomeKey } from '../../functions/store/identity/console-session.repository';
+import { getPasskey } from '../../functions/store/identity/passkey.repository';
+import { getUser } from '../../functions/store/identity/user.repository';
+import { resolveSession } from '../../functions/use-cases/identity/console-sessions';
+import { finishSignUp, type RelyingParty, signUpOptions } from '../../functions/use-cases/identity/passkeys';
 import { createTestTable } from '../support/table';
 import { crash, inject, throttled, timedOut } from './inject';
 

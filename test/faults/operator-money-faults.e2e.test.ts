@@ -6,7 +6,7 @@
  * the same Idempotency-Key answers the first outcome and the money moves exactly once; the ledger
  * audit holds after each.
  */
-import { getPayout } from '../../functions/store/payout.repository';
+import { getPayout } from '../../functions/store/payouts/payout.repository';
 import { cancelPayout, refundChargeByOperator } from '../support/answers';
 import { expectLedgerBalanced } from '../support/audit';
 import { eventually } from '../support/eventually';

@@ -3,7 +3,7 @@
  * records (the LiteSVM chain's landed transactions, the PayPal stand-in's batches) that every
  * payout in the table moved money exactly once if COMPLETED and never if FAILED.
  */
-import { scanLedgerItems } from '../../functions/store/audit.repository';
+import { scanLedgerItems } from '../../functions/store/audit/audit.repository';
 import { eventually } from '../support/eventually';
 import type { TestStack } from '../support/stack';
 

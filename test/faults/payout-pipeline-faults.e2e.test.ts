@@ -7,7 +7,7 @@
  * rail exactly once (never if FAILED), and the ledger audit must hold.
  */
 import { sendPayoutMessage } from '../../functions/queue/payout-queue';
-import { getPayout } from '../../functions/store/payout.repository';
+import { getPayout } from '../../functions/store/payouts/payout.repository';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
 import { queueDrained } from '../support/queues';

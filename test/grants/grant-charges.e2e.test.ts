@@ -11,7 +11,7 @@ import { runLedgerAudit } from '../../functions/audit/ledger-audit';
 import { config } from '../../functions/config';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
 

@@ -5,10 +5,10 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
-import { listDuePending } from '../../functions/store/charge-pending.repository';
+import { listDuePending } from '../../functions/store/charges/charge-pending.repository';
 import { db } from '../../functions/store/client';
 import { EXPIRY_SHARDS, INDEX_PARTITIONS, keys } from '../../functions/store/table';
-import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
 

@@ -9,10 +9,10 @@
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import { hashKey } from '../../functions/core/keys';
-import { readAgentLedger } from '../../functions/store/balance.repository';
+import { readAgentLedger } from '../../functions/store/charges/balance.repository';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { inject, transactionConflict } from '../faults/inject';
 import { captureCharge, refundCharge } from '../support/answers';
 import { expectLedgerBalanced } from '../support/audit';

@@ -5,9 +5,9 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
-import { setAgentEnabled } from '../../functions/store/agent.repository';
-import { getPendingCharge, listDuePending } from '../../functions/store/charge-pending.repository';
+import { getPendingCharge, listDuePending } from '../../functions/store/charges/charge-pending.repository';
 import { db } from '../../functions/store/client';
+import { setAgentEnabled } from '../../functions/store/identity/agent.repository';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';

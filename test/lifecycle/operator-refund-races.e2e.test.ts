@@ -5,7 +5,7 @@
  * own refund, or the agent's own withdrawal of the same earned money, never takes the balance below
  * zero (one of them is refused); a return racing the cancel of a held payout that holds the money.
  */
-import { getPayout } from '../../functions/store/payout.repository';
+import { getPayout } from '../../functions/store/payouts/payout.repository';
 import { inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { eventually } from '../support/eventually';

@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_TOOL_NAMES } from '../../functions/registry/routes';
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { clearAuthCache } from '../../functions/use-cases/auth';
-import { forgetPayers } from '../../functions/use-cases/payer-cache';
+import { forgetPayers } from '../../functions/use-cases/charges/payer-cache';
 import { auditAfterAll } from '../support/audit';
 import { eventually } from '../support/eventually';
 import { solanaWallet } from '../support/payouts';

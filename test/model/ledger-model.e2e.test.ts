@@ -82,11 +82,11 @@ import { formatAuditReport, runLedgerAudit } from '../../functions/audit/ledger-
 import { config } from '../../functions/config';
 import { cumulativeFee, type FeeBasis, NO_FEE_BASIS } from '../../functions/core/fees';
 import { CURRENCIES, type Currency, formatAmount } from '../../functions/core/money';
-import { getCharge } from '../../functions/store/charge-read.repository';
+import { getCharge } from '../../functions/store/charges/charge-read.repository';
 import { db } from '../../functions/store/client';
-import { getPayout } from '../../functions/store/payout.repository';
+import { getPayout } from '../../functions/store/payouts/payout.repository';
 import { keys } from '../../functions/store/table';
-import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { inject } from '../faults/inject';
 import { auditAfterAll } from '../support/audit';
 import { eventually } from '../support/eventually';
@@ -1684,7 +1684,7 @@ async function endPurchases(m: Model, r: Real): Promise<void> {
 // ---- the check after every step ---------------------------------------------------------------
 
 /**
- * The spend counters on the user's item (store/payer.ts: `spendDay`/`spendMonth`, each of one
+ * The spend counters on the user's item (store/charges/payer.ts: `spendDay`/`spendMonth`, each of one
  * period) hold exactly what the model says that period's charges add up to: per currency, and
  * per agent for the charges its own counters counted. An internal invariant, read directly: a
  * counter that drifts (an agent's lowered by a hold it never counted) shows here at once, before

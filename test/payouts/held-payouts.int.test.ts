@@ -8,13 +8,13 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
-import { setAgentEnabled } from '../../functions/store/agent.repository';
-import { readAgentLedger } from '../../functions/store/balance.repository';
+import { readAgentLedger } from '../../functions/store/charges/balance.repository';
 import { db } from '../../functions/store/client';
-import { getPayout } from '../../functions/store/payout.repository';
-import { listPayoutsByStatus } from '../../functions/store/payout-hold.repository';
+import { setAgentEnabled } from '../../functions/store/identity/agent.repository';
+import { getPayout } from '../../functions/store/payouts/payout.repository';
+import { listPayoutsByStatus } from '../../functions/store/payouts/payout-hold.repository';
 import { keys } from '../../functions/store/table';
-import { drivePayout, reconcilePayouts } from '../../functions/use-cases/payouts';
+import { drivePayout, reconcilePayouts } from '../../functions/use-cases/payouts/payouts';
 import { cancelPayout, createWithdrawal, releasePayout } from '../support/answers';
 import { FakeRail, fakeRails } from '../support/fake-rail';
 import { fundedAgent, lockOf, payoutIdOf, withdrawal } from '../support/payouts';

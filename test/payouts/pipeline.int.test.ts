@@ -11,8 +11,8 @@ import { HOT_WALLET_LAMPORTS_METRIC } from '../../functions/observability/metric
 import { metrics } from '../../functions/observability/metrics';
 import { createPayoutWorker } from '../../functions/payout-worker/worker';
 import { createReconciler } from '../../functions/reconciler/reconciler';
-import { getPayout } from '../../functions/store/payout.repository';
-import { reconcilePayouts } from '../../functions/use-cases/payouts';
+import { getPayout } from '../../functions/store/payouts/payout.repository';
+import { reconcilePayouts } from '../../functions/use-cases/payouts/payouts';
 import { createWithdrawal } from '../support/answers';
 import { eventually } from '../support/eventually';
 import { FakeRail, fakeRails } from '../support/fake-rail';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import type { Minor } from '../../functions/core/money';
 import { createReconciler } from '../../functions/reconciler/reconciler';
-import { claimSettlement } from '../../functions/store/x402.repository';
+import { claimSettlement } from '../../functions/store/x402-facilitator/x402.repository';
 import type { Facilitator } from '../../functions/x402/facilitator';
 import type { PurchaseChain } from '../../functions/x402/purchase-chain';
 import { FakeRail, fakeRails } from '../support/fake-rail';

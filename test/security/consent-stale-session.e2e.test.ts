@@ -12,7 +12,7 @@
  * refusal is the stale session's alone.
  */
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../../functions/core/keys';
-import { rotateUserKey } from '../../functions/store/user.repository';
+import { rotateUserKey } from '../../functions/store/identity/user.repository';
 import { startConsoleStack } from '../browser/console';
 import { auditAfterAll } from '../support/audit';
 import { consoleClient, formKeyOf, type Signed } from '../support/console-http';

@@ -2,7 +2,7 @@
  * DESIGN §24 (low): unauthenticated requests write nothing. 200 calls of `POST
  * /console/login/options` used to leave 200 challenge items behind. A challenge is now stored
  * nowhere until a ceremony answers it: HMAC-bound to the server secret, 5 minutes, carried by the
- * page (use-cases/webauthn-challenge.ts); the answer records its digest once, with a conditional
+ * page (use-cases/identity/webauthn-challenge.ts); the answer records its digest once, with a conditional
  * write, so it cannot be answered twice. Sign-up's options likewise (a sign-up is counted against
  * the address's hourly limit when it completes, not when it starts).
  */

@@ -8,9 +8,10 @@
  *   payer's and changes nothing.
  * - markup in what an agent writes is shown as text, never as markup.
  */
-import { listMyGrants } from '../../functions/use-cases/grants';
-import { listMyCharges } from '../../functions/use-cases/payers';
-import { listOwnerWebhooks } from '../../functions/use-cases/webhooks';
+
+import { listOwnerWebhooks } from '../../functions/use-cases/events/webhooks';
+import { listMyGrants } from '../../functions/use-cases/identity/grants';
+import { listMyCharges } from '../../functions/use-cases/identity/payers';
 import { bodyOf, charge, consolePagesEnv, credit, get, newAgent, newPayer, onceKeyOf, post, statusOf } from '../console/pages/support';
 
 consolePagesEnv();

@@ -7,7 +7,7 @@
 
 import { hashKey } from '../../functions/core/keys';
 import { dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
-import { resolveSession, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, startSession } from '../../functions/use-cases/console-sessions';
+import { resolveSession, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, startSession } from '../../functions/use-cases/identity/console-sessions';
 import { startConsoleStack } from '../browser/console';
 import { auditAfterAll } from '../support/audit';
 import type { TestStack } from '../support/stack';

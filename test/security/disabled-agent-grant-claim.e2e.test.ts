@@ -13,7 +13,7 @@
  * still takes the key, once.
  */
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../../functions/core/keys';
-import { moveAgentKey, setAgentEnabled } from '../../functions/store/agent.repository';
+import { moveAgentKey, setAgentEnabled } from '../../functions/store/identity/agent.repository';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
 

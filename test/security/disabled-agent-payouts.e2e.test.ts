@@ -8,7 +8,7 @@
  * (then it is paid, once) or cancels it (then its gross, fee included, goes back to the agent's
  * balance in one transaction with its idempotency record). docs/payouts.md, "Held payouts".
  */
-import { getPayout } from '../../functions/store/payout.repository';
+import { getPayout } from '../../functions/store/payouts/payout.repository';
 import { inject } from '../faults/inject';
 import { paymentsByPayout } from '../faults/payout-checks';
 import { auditAfterAll, expectLedgerBalanced } from '../support/audit';

@@ -12,7 +12,7 @@
  * stays 0. The agent's current key, enabled, settles the same payment afterwards, once.
  */
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../../functions/core/keys';
-import { moveAgentKey, setAgentEnabled } from '../../functions/store/agent.repository';
+import { moveAgentKey, setAgentEnabled } from '../../functions/store/identity/agent.repository';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
 import { useFacilitatorFixture } from '../support/x402';

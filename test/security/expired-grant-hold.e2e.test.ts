@@ -9,7 +9,7 @@
  * gives it back; a hold approved with a capture window past the grant's end is refused at capture
  * (403 `grant expired`), and the payer can release it.
  */
-import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
 

@@ -10,8 +10,8 @@
  * theirs; a container that still has the old key cached cannot make new ones after the rotation.
  */
 import { hashKey } from '../../functions/core/keys';
-import { issueGrant } from '../../functions/use-cases/grants';
-import { createWebhook } from '../../functions/use-cases/webhooks';
+import { createWebhook } from '../../functions/use-cases/events/webhooks';
+import { issueGrant } from '../../functions/use-cases/identity/grants';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
 import { eventOf, type Receiver, startReceiver } from '../webhooks/receiver';

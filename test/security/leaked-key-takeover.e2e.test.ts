@@ -17,9 +17,9 @@
  * for); adding a passkey needs a fresh proof and tells the payer's webhooks `user.passkey.added`.
  */
 import { hashKey } from '../../functions/core/keys';
-import { getUserKeyHash } from '../../functions/store/user.repository';
-import { resolveSession } from '../../functions/use-cases/console-sessions';
-import { passkeysOf } from '../../functions/use-cases/passkeys';
+import { getUserKeyHash } from '../../functions/store/identity/user.repository';
+import { resolveSession } from '../../functions/use-cases/identity/console-sessions';
+import { passkeysOf } from '../../functions/use-cases/identity/passkeys';
 import { startConsoleStack } from '../browser/console';
 import { auditAfterAll } from '../support/audit';
 import { type SoftAuthenticator, softAuthenticator } from '../support/authenticator';

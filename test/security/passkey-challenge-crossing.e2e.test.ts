@@ -1,6 +1,6 @@
 /**
  * Red team, issue 38 (DESIGN §24): the stateless WebAuthn challenges carry their purpose, and for
- * the signed-in ceremonies the payer and the session (use-cases/webauthn-challenge.ts). An attacker
+ * the signed-in ceremonies the payer and the session (use-cases/identity/webauthn-challenge.ts). An attacker
  * who can sign in somewhere (their own account, or a victim's with a leaked key) tries to add a
  * passkey without the fresh proof by answering a challenge made for something else:
  * - a sign-up or a sign-in challenge (anyone can have one, no proof needed) answered as the new
@@ -12,7 +12,7 @@
  * Every one is refused with the challenge's 401 (a refusal before the challenge is spent writes
  * nothing, so the session it was made for can still finish), and only proven passkeys are added.
  */
-import { listPasskeys } from '../../functions/store/passkey.repository';
+import { listPasskeys } from '../../functions/store/identity/passkey.repository';
 import { startConsoleStack } from '../browser/console';
 import { auditAfterAll } from '../support/audit';
 import { softAuthenticator } from '../support/authenticator';

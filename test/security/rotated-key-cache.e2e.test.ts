@@ -12,7 +12,7 @@
  * money or changes settings, whatever the container's cache says, and nothing changes.
  */
 import { generateKey, hashKey, USER_KEY_PREFIX } from '../../functions/core/keys';
-import { rotateUserKey } from '../../functions/store/user.repository';
+import { rotateUserKey } from '../../functions/store/identity/user.repository';
 import { auditAfterAll } from '../support/audit';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';

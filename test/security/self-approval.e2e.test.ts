@@ -13,7 +13,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { TOKEN_PLACEHOLDER } from '../../functions/use-cases/approval-token';
+import { TOKEN_PLACEHOLDER } from '../../functions/use-cases/charges/approval-token';
 import { auditAfterAll } from '../support/audit';
 import { afterCommand, inputText } from '../support/interleave';
 import { useTestStack } from '../support/stack';

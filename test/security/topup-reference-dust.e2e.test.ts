@@ -10,8 +10,8 @@
  * TOPUP_USDC_MIN_AMOUNT. Any other transfer carrying the reference credits nobody and is recorded
  * unmatched for the operator; the top-up stays PENDING for the payer's real deposit.
  */
-import { listUnmatched } from '../../functions/store/topup-watch.repository';
-import { createWatcher } from '../../functions/use-cases/topup-watch';
+import { listUnmatched } from '../../functions/store/topups/topup-watch.repository';
+import { createWatcher } from '../../functions/use-cases/topups/topup-watch';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';
 import { balances, getTopup, openTopup, pay } from '../topups/support';

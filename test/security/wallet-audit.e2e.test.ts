@@ -26,7 +26,7 @@ import { formatAuditReport, runLedgerAudit } from '../../functions/audit/ledger-
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { createWatcher } from '../../functions/use-cases/topup-watch';
+import { createWatcher } from '../../functions/use-cases/topups/topup-watch';
 import { untilFinal } from '../faults/payout-checks';
 import { expectLedgerBalanced, ledgerAudit } from '../support/audit';
 import { useTestStack } from '../support/stack';

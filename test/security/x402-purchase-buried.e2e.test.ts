@@ -21,7 +21,7 @@ import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { reconcilePurchases } from '../../functions/use-cases/purchase-reconcile';
+import { reconcilePurchases } from '../../functions/use-cases/x402-purchases/purchase-reconcile';
 import { type PurchaseChain, purchaseChain } from '../../functions/x402/purchase-chain';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';

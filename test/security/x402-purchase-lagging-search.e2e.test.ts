@@ -10,7 +10,7 @@
  * Property: a purchase whose transfer landed is never released, whichever node answers which call;
  * it waits while the listing comes from a node behind the finalized tip, and is captured once.
  */
-import { reconcilePurchases } from '../../functions/use-cases/purchase-reconcile';
+import { reconcilePurchases } from '../../functions/use-cases/x402-purchases/purchase-reconcile';
 import { purchaseChain } from '../../functions/x402/purchase-chain';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';

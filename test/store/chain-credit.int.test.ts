@@ -1,5 +1,5 @@
 /**
- * The cross-rail credit-once guard against DynamoDB Local (store/chain-credit.ts, docs/topups.md
+ * The cross-rail credit-once guard against DynamoDB Local (store/topups/chain-credit.ts, docs/topups.md
  * "One transfer, one credit"): the two transactions that credit an on-chain transfer — a USDC
  * top-up's completion and x402's credit — racing for one signature, again and again. Exactly one
  * commits each time; the other is refused as credited elsewhere and writes nothing.
@@ -13,11 +13,11 @@ import { newTopupId, newUserId } from '../../functions/core/ids';
 import type { UsdcTopup } from '../../functions/core/topups';
 import { PaymentAlreadyCreditedError } from '../../functions/core/topups';
 import { db } from '../../functions/store/client';
+import { createUser } from '../../functions/store/identity/user.repository';
 import { keys } from '../../functions/store/table';
-import { createTopup } from '../../functions/store/topup.repository';
-import { completeTopup } from '../../functions/store/topup-completion.repository';
-import { createUser } from '../../functions/store/user.repository';
-import { claimSettlement, creditSettlement, getSettlement } from '../../functions/store/x402.repository';
+import { createTopup } from '../../functions/store/topups/topup.repository';
+import { completeTopup } from '../../functions/store/topups/topup-completion.repository';
+import { claimSettlement, creditSettlement, getSettlement } from '../../functions/store/x402-facilitator/x402.repository';
 import { createTestTable } from '../support/table';
 
 beforeAll(createTestTable);

@@ -1,5 +1,5 @@
 /**
- * A charge's items are a function of its decision (store/charge-items.ts), held without DynamoDB:
+ * A charge's items are a function of its decision (store/charges/charge-items.ts), held without DynamoDB:
  * for any policy, grant, hold and amount that decideCharge accepts, the transaction has the
  * marker exactly when the charge is PENDING, the grant's Update exactly under a grant, an outbox
  * item exactly when the payer is asked for approval, money to the agent's shard only when nothing
@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { chargeAsDecided, decideCharge } from '../../functions/core/charge-decision';
 import type { Charge } from '../../functions/core/charges';
-import { chargeItems, chargeTransaction } from '../../functions/store/charge-items';
-import { chargeEvents } from '../../functions/use-cases/events';
+import { chargeItems, chargeTransaction } from '../../functions/store/charges/charge-items';
+import { chargeEvents } from '../../functions/use-cases/events/events';
 
 const limit = fc.option(fc.integer({ min: 1, max: 10_000 }), { nil: undefined });
 const usd = limit.map((l) => (l === undefined ? undefined : { USD: l }));

@@ -7,7 +7,7 @@
  * shared by two items stays shared) and compared with test/store/charge-transaction.golden.json.
  *
  * The golden file was recorded from the code before the charge's items were built in one place
- * (store/charge-items.ts): a refactor of how the items are built must leave every item, key,
+ * (store/charges/charge-items.ts): a refactor of how the items are built must leave every item, key,
  * condition, value and meaning-bearing ReturnValues exactly as it was. Record again only for a
  * change that means to alter the transaction: `RECORD_GOLDEN=1 npx jest <this file>`.
  */
@@ -15,7 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { PurchaseTerms } from '../../functions/core/purchases';
 import type { TransactItem } from '../../functions/store/transact';
-import type { CreateChargeInput } from '../../functions/use-cases/charges';
+import type { CreateChargeInput } from '../../functions/use-cases/charges/charges';
 import { testAgent } from '../support/agents';
 import { createCharge } from '../support/answers';
 import { normalised, recordTransactions, seedGrant, seedPayer } from '../support/golden-transactions';

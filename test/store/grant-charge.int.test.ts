@@ -1,16 +1,16 @@
 /**
- * The grant charge's Update (store/grant-charge.ts) against DynamoDB Local, on a real grant item:
+ * The grant charge's Update (store/charges/grant-charge.ts) against DynamoDB Local, on a real grant item:
  * exact under concurrency, and refused once the grant is revoked, expired or another agent's.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import { newGrant } from '../../functions/core/grants';
 import { newGrantId, newUserId } from '../../functions/core/ids';
+import { type GrantChargeBasis, grantChargeUpdate } from '../../functions/store/charges/grant-charge-items';
 import { db } from '../../functions/store/client';
-import { createGrant, getGrant } from '../../functions/store/grant.repository';
-import { type GrantChargeBasis, grantChargeUpdate } from '../../functions/store/grant-charge-items';
+import { createGrant, getGrant } from '../../functions/store/identity/grant.repository';
+import { createUser } from '../../functions/store/identity/user.repository';
 import { keys } from '../../functions/store/table';
-import { createUser } from '../../functions/store/user.repository';
 import { createTestTable } from '../support/table';
 
 beforeAll(createTestTable);
@@ -22,7 +22,7 @@ async function grantOf(limits: Record<string, number>, ttlSeconds?: number) {
     { currency: 'USD', limits, ...(ttlSeconds ? { ttlSeconds } : {}) },
     now,
   );
-  // A grant is made under its payer's account key (store/grant.repository.ts createGrant).
+  // A grant is made under its payer's account key (store/identity/grant.repository.ts createGrant).
   await createUser(grant.userId, `account-${grant.id}`, now);
   await createGrant(grant, `hash-${grant.id}`, { accountKeyHash: `account-${grant.id}`, events: [], now });
   return grant;

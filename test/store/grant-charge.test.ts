@@ -1,6 +1,6 @@
-/** The grant item's Update for a grant charge (store/grant-charge.ts): what it is conditioned on, and how periods roll over. */
+/** The grant item's Update for a grant charge (store/charges/grant-charge.ts): what it is conditioned on, and how periods roll over. */
 import { grantLimitRefusal } from '../../functions/core/charge-decision';
-import { grantChargeUpdate } from '../../functions/store/grant-charge-items';
+import { grantChargeUpdate } from '../../functions/store/charges/grant-charge-items';
 
 const NOW = new Date('2026-01-15T09:30:00.000Z');
 

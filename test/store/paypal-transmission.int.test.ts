@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
-import { claimTransmission, releaseTransmission } from '../../functions/store/paypal-transmission.repository';
 import { keys } from '../../functions/store/table';
+import { claimTransmission, releaseTransmission } from '../../functions/store/topups/paypal-transmission.repository';
 import { createTestTable } from '../support/table';
 
 beforeAll(createTestTable);

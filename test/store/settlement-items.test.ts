@@ -1,6 +1,6 @@
 /**
  * A settlement's items are a function of its decision (core/settlement-decision.ts,
- * store/settlement-items.ts), held without DynamoDB: for any PENDING charge (plain or a hold,
+ * store/charges/settlement-items.ts), held without DynamoDB: for any PENDING charge (plain or a hold,
  * under a grant or not, counted by the agent's own counters or not, an x402 purchase or not) and
  * any way it ends, the money the items move adds up to the decision's: the whole hold leaves
  * `held`, `paid` reaches one shard of the agent (never for a purchase), `returned` goes back to the
@@ -12,10 +12,10 @@
 import fc from 'fast-check';
 import type { PendingReason } from '../../functions/core/charges';
 import { decidePendingSettlement, type Settlement } from '../../functions/core/settlement-decision';
-import type { PendingCharge } from '../../functions/store/charge-pending.repository';
-import { assumeGrantCounted } from '../../functions/store/grant-settlement-items';
-import { settlementItems, settlementTransaction } from '../../functions/store/settlement-items';
-import { assumeCounted } from '../../functions/store/settlement-release';
+import type { PendingCharge } from '../../functions/store/charges/charge-pending.repository';
+import { assumeGrantCounted } from '../../functions/store/charges/grant-settlement-items';
+import { settlementItems, settlementTransaction } from '../../functions/store/charges/settlement-items';
+import { assumeCounted } from '../../functions/store/charges/settlement-release';
 import type { TransactEntry, TransactItem } from '../../functions/store/transact';
 
 const NOW = new Date('2026-11-27T12:00:00.000Z');

@@ -10,7 +10,7 @@
  * compared with test/store/settlement-transaction.golden.json.
  *
  * The golden file was recorded from the code before a settlement's items were built in one place
- * (store/settlement-items.ts): a refactor of how the items are built must leave every item, key,
+ * (store/charges/settlement-items.ts): a refactor of how the items are built must leave every item, key,
  * condition, value and meaning-bearing ReturnValues exactly as it was. Record again only for a
  * change that means to alter the transaction: `RECORD_GOLDEN=1 npx jest <this file>`.
  */
@@ -21,18 +21,18 @@ import { config } from '../../functions/config';
 import type { AgentRef } from '../../functions/core/agents';
 import { chargeIdOfPurchase, type PurchaseTerms, type SignedPurchase } from '../../functions/core/purchases';
 import { userApproveChargeOperation } from '../../functions/operations/payers';
-import { pendingOf } from '../../functions/store/charge-pending.repository';
-import { getCharge } from '../../functions/store/charge-read.repository';
+import { pendingOf } from '../../functions/store/charges/charge-pending.repository';
+import { getCharge } from '../../functions/store/charges/charge-read.repository';
 import { db } from '../../functions/store/client';
-import { revokeGrant } from '../../functions/store/grant.repository';
-import { recordSignedPurchase } from '../../functions/store/purchase.repository';
+import { revokeGrant } from '../../functions/store/identity/grant.repository';
+import { replacePolicy } from '../../functions/store/identity/user.repository';
 import { keys } from '../../functions/store/table';
 import type { TransactItem } from '../../functions/store/transact';
-import { replacePolicy } from '../../functions/store/user.repository';
-import type { CreateChargeInput } from '../../functions/use-cases/charges';
-import { expireDueCharges } from '../../functions/use-cases/expiry';
-import { approveCharge, declineCharge, releaseMyCharge } from '../../functions/use-cases/payers';
-import { reportReceipt } from '../../functions/use-cases/purchases';
+import { recordSignedPurchase } from '../../functions/store/x402-purchases/purchase.repository';
+import type { CreateChargeInput } from '../../functions/use-cases/charges/charges';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
+import { approveCharge, declineCharge, releaseMyCharge } from '../../functions/use-cases/identity/payers';
+import { reportReceipt } from '../../functions/use-cases/x402-purchases/purchases';
 import type { PurchaseChain } from '../../functions/x402/purchase-chain';
 import { testAgent } from '../support/agents';
 import { captureCharge, createCharge, releaseCharge } from '../support/answers';

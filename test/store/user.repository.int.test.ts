@@ -1,7 +1,7 @@
 import { StaleReadError } from '../../functions/core/errors';
 import { newUserId } from '../../functions/core/ids';
+import { createUser, creditUser, getUser } from '../../functions/store/identity/user.repository';
 import { ConditionFailedError } from '../../functions/store/transact';
-import { createUser, creditUser, getUser } from '../../functions/store/user.repository';
 import { createTestTable } from '../support/table';
 
 beforeAll(createTestTable);

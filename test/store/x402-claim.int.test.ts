@@ -3,7 +3,7 @@ import { config } from '../../functions/config';
 import { SettlementClaimedError } from '../../functions/core/x402';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { claimSettlement, getSettlement } from '../../functions/store/x402.repository';
+import { claimSettlement, getSettlement } from '../../functions/store/x402-facilitator/x402.repository';
 import { createTestTable } from '../support/table';
 
 beforeAll(createTestTable);

@@ -1,5 +1,5 @@
 /**
- * The x402 credit's kill switch (store/x402.repository.ts creditSettlement with `agentKeyHash`):
+ * The x402 credit's kill switch (store/x402-facilitator/x402.repository.ts creditSettlement with `agentKeyHash`):
  * settle's credit is made for the key settle was asked with, and its transaction checks that key's
  * agent item enabled, as a withdrawal does; the reconciler's (no key) credits the claiming agent.
  * The settle route reads the item before signing (test/security/disabled-agent-x402-settle); this
@@ -12,11 +12,11 @@ import { config } from '../../functions/config';
 import { AgentDisabledError } from '../../functions/core/errors';
 import { newAgentId } from '../../functions/core/ids';
 import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../../functions/core/keys';
-import { moveAgentKey, setAgentEnabled } from '../../functions/store/agent.repository';
-import { createAgent } from '../../functions/store/agent-registration.repository';
 import { db } from '../../functions/store/client';
+import { moveAgentKey, setAgentEnabled } from '../../functions/store/identity/agent.repository';
+import { createAgent } from '../../functions/store/identity/agent-registration.repository';
 import { keys } from '../../functions/store/table';
-import { claimSettlement, creditSettlement, getSettlement } from '../../functions/store/x402.repository';
+import { claimSettlement, creditSettlement, getSettlement } from '../../functions/store/x402-facilitator/x402.repository';
 import { createTestTable } from '../support/table';
 
 beforeAll(createTestTable);

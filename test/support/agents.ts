@@ -1,7 +1,7 @@
 /** Agent items for tests that call use cases and repositories directly (no HTTP registration). */
 import type { AgentRef } from '../../functions/core/agents';
 import { newAgentId } from '../../functions/core/ids';
-import { createAgent } from '../../functions/store/agent-registration.repository';
+import { createAgent } from '../../functions/store/identity/agent-registration.repository';
 
 /** The key hash a test agent's item is keyed by (tests never need the key itself). */
 export const testKeyHash = (agentId: string): string => `test-key-hash-${agentId}`;

@@ -6,7 +6,7 @@
 import { type ApiResult, StoredReply } from '../../functions/contracts/api';
 import { serialize } from '../../functions/contracts/json';
 import { createChargeOperation } from '../../functions/operations/charges';
-import { type CreateChargeInput, createCharge as createChargeUseCase } from '../../functions/use-cases/charges';
+import { type CreateChargeInput, createCharge as createChargeUseCase } from '../../functions/use-cases/charges/charges';
 
 /** The answer as the route sends it: status, body and its exact JSON text. */
 export type Answered = ApiResult & { rawBody: string };
@@ -33,11 +33,11 @@ import {
 import { registerAgentOperation } from '../../functions/operations/agents';
 import { settledChargeAnswer } from '../../functions/operations/lifecycle';
 import { withdrawOperation } from '../../functions/operations/withdrawals';
-import * as agents from '../../functions/use-cases/agents';
-import * as lifecycle from '../../functions/use-cases/lifecycle';
-import * as payoutHolds from '../../functions/use-cases/payout-holds';
-import * as users from '../../functions/use-cases/users';
-import * as withdrawals from '../../functions/use-cases/withdrawals';
+import * as lifecycle from '../../functions/use-cases/charges/lifecycle';
+import * as agents from '../../functions/use-cases/identity/agents';
+import * as users from '../../functions/use-cases/identity/users';
+import * as payoutHolds from '../../functions/use-cases/payouts/payout-holds';
+import * as withdrawals from '../../functions/use-cases/payouts/withdrawals';
 
 export const createWithdrawal = async (...args: Parameters<typeof withdrawals.createWithdrawal>) =>
   answered(await withdrawals.createWithdrawal(...args), withdrawOperation.render);

@@ -9,10 +9,10 @@ import { newGrantId, newUserId } from '../../functions/core/ids';
 import type { Currency } from '../../functions/core/money';
 import type { SpendingPolicy } from '../../functions/core/policy';
 import { db } from '../../functions/store/client';
-import type { GrantKeyTerms } from '../../functions/store/credentials.repository';
-import { createGrant } from '../../functions/store/grant.repository';
+import type { GrantKeyTerms } from '../../functions/store/identity/credentials.repository';
+import { createGrant } from '../../functions/store/identity/grant.repository';
+import { createUser, creditUser, replacePolicy } from '../../functions/store/identity/user.repository';
 import type { TransactItem } from '../../functions/store/transact';
-import { createUser, creditUser, replacePolicy } from '../../functions/store/user.repository';
 import { plainTransactItem } from './transact-items';
 
 /**

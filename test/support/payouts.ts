@@ -8,11 +8,11 @@ import { config, resetForTests } from '../../functions/config';
 import { withdrawSchema } from '../../functions/contracts/request.schemas';
 import type { Currency } from '../../functions/core/money';
 import { CURRENCIES } from '../../functions/core/money';
-import { shardCredit } from '../../functions/store/balance.repository';
+import { shardCredit } from '../../functions/store/charges/balance.repository';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { transactWrite } from '../../functions/store/transact';
-import type { WithdrawInput } from '../../functions/use-cases/withdrawals';
+import type { WithdrawInput } from '../../functions/use-cases/payouts/withdrawals';
 import { agentRef, testAgent } from './agents';
 import { viaSchema } from './requests';
 

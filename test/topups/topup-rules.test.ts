@@ -7,7 +7,7 @@ import { Keypair } from '@solana/web3.js';
 import { topupProblems } from '../../functions/audit/topup-checks';
 import { solanaPayUrl } from '../../functions/core/topups';
 import { associatedTokenAddress, type DepositTransaction, receivedBy } from '../../functions/rails/solana.deposits';
-import type { TopupAuditRows } from '../../functions/store/topup-audit.repository';
+import type { TopupAuditRows } from '../../functions/store/topups/topup-audit.repository';
 
 const completed = (over: Partial<TopupAuditRows['topups'][number]> = {}) => ({
   userId: 'u1',

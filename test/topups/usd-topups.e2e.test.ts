@@ -8,8 +8,8 @@
  * user's top-up answer as DESIGN §13 says. The ledger audit holds after every test.
  */
 import { FAILED_TOPUPS_METRIC, TOPUP_FAILED_LOG_MESSAGE, UNMATCHED_LOG_MESSAGE } from '../../functions/observability/metric-names';
-import { listUnmatched } from '../../functions/store/topup-watch.repository';
-import { createWatcher } from '../../functions/use-cases/topup-watch';
+import { listUnmatched } from '../../functions/store/topups/topup-watch.repository';
+import { createWatcher } from '../../functions/use-cases/topups/topup-watch';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';

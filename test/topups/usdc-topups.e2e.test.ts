@@ -8,10 +8,10 @@
  */
 import { PaymentAlreadyCreditedError } from '../../functions/core/topups';
 import { SolanaDepositsClient } from '../../functions/rails/solana.deposits';
-import { getTopup as readTopupItem } from '../../functions/store/topup.repository';
-import { listUnmatched } from '../../functions/store/topup-watch.repository';
-import { creditOnce } from '../../functions/use-cases/topup-credit';
-import { createWatcher } from '../../functions/use-cases/topup-watch';
+import { getTopup as readTopupItem } from '../../functions/store/topups/topup.repository';
+import { listUnmatched } from '../../functions/store/topups/topup-watch.repository';
+import { creditOnce } from '../../functions/use-cases/topups/topup-credit';
+import { createWatcher } from '../../functions/use-cases/topups/topup-watch';
 import { crash, inject } from '../faults/inject';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';

@@ -6,7 +6,7 @@
  * cursor without a 5xx and without showing anything that is not the caller's.
  */
 
-import { MAX_FILTERED_QUERIES } from '../../functions/store/charge-read.repository';
+import { MAX_FILTERED_QUERIES } from '../../functions/store/charges/charge-read.repository';
 import { db } from '../../functions/store/client';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';

@@ -7,7 +7,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
 

@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { config } from '../../functions/config';
 import { webhookSqs } from '../../functions/queue/webhook-queue';
 import { db } from '../../functions/store/client';
-import { expireDueCharges } from '../../functions/use-cases/expiry';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { auditAfterAll } from '../support/audit';
 import { eventually } from '../support/eventually';
 import { useTestStack } from '../support/stack';

@@ -2,14 +2,14 @@
  * "Nothing else arrived", proven from the records the service keeps instead of by waiting a while.
  *
  * What can reach an endpoint is fixed by three records:
- * - the outbox (store/outbox.ts): every event a state change reported, written in the change's own
+ * - the outbox (store/events/outbox.ts): every event a state change reported, written in the change's own
  *   transaction, so an event that exists is there as soon as the change answered; a new charge's
  *   events are in its own INSERT stream record instead (DESIGN §18), read here as the dispatcher
  *   reads them (its `eventsOf`);
  * - for agent.enabled / agent.disabled, the agent item's own stream records (the dispatcher's outbox
  *   for those, functions/webhooks/dispatcher.ts): the events the dispatcher makes of them are what
  *   its `eventsOf` makes of them;
- * - the delivery worker's counter per (endpoint, event) (`WHATTEMPTS#`, store/webhook-delivery.repository.ts):
+ * - the delivery worker's counter per (endpoint, event) (`WHATTEMPTS#`, store/events/webhook-delivery.repository.ts):
  *   every attempt is counted before its send, and once `deliveredAt` is set no further attempt is
  *   counted, so none is sent. Read then, `attempts` is every send there will ever be for that pair,
  *   and the partition lists every event the worker ever began to deliver to the endpoint.
@@ -28,7 +28,7 @@ import { QueryCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
-import { storedEvents } from '../../functions/store/outbox';
+import { storedEvents } from '../../functions/store/events/outbox';
 import { keys } from '../../functions/store/table';
 import { type ChangeRecord, eventsOf } from '../../functions/webhooks/dispatcher';
 import { matchesDispatchFilter } from '../../functions/webhooks/stream-filter';

@@ -7,8 +7,8 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { newEventId, type OutboxEvent } from '../../functions/core/events';
 import { newWebhookId } from '../../functions/core/webhooks';
 import type { DeliveryMessage } from '../../functions/queue/webhook-queue';
-import { outboxPut } from '../../functions/store/outbox';
-import { createWebhook } from '../../functions/store/webhook.repository';
+import { outboxPut } from '../../functions/store/events/outbox';
+import { createWebhook } from '../../functions/store/events/webhook.repository';
 import { type ChangeRecord, dispatchRecords, eventsOf } from '../../functions/webhooks/dispatcher';
 import { createTestTable } from '../support/table';
 

@@ -1,4 +1,4 @@
-/** Which events each state change produces, their ids and envelopes (core/events.ts, use-cases/events.ts). */
+/** Which events each state change produces, their ids and envelopes (core/events.ts, use-cases/events/events.ts). */
 
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Charge } from '../../functions/core/charges';
@@ -14,10 +14,15 @@ import {
 } from '../../functions/core/events';
 import type { Payout } from '../../functions/core/payouts';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, maxAttempts, newWebhookSecret, retryDelaySeconds } from '../../functions/core/webhooks';
-import { eventBody, outboxPut, storedEvents } from '../../functions/store/outbox';
+import { eventBody, outboxPut, storedEvents } from '../../functions/store/events/outbox';
 import { keys } from '../../functions/store/table';
-import { approvalToken, eventWithApprovalToken, TOKEN_PLACEHOLDER, withApprovalToken } from '../../functions/use-cases/approval-token';
-import { chargeEvents, payoutEvents, settlementEvents } from '../../functions/use-cases/events';
+import {
+  approvalToken,
+  eventWithApprovalToken,
+  TOKEN_PLACEHOLDER,
+  withApprovalToken,
+} from '../../functions/use-cases/charges/approval-token';
+import { chargeEvents, payoutEvents, settlementEvents } from '../../functions/use-cases/events/events';
 import { type ChangeRecord, eventsOf } from '../../functions/webhooks/dispatcher';
 
 const present = <T>(value: T | undefined): T => {
@@ -114,7 +119,7 @@ describe('event builders', () => {
 });
 
 describe("a new charge's events from its own INSERT stream record (no outbox item)", () => {
-  /** The INSERT record of the charge item as store/charge.repository.ts writes it. */
+  /** The INSERT record of the charge item as store/charges/charge.repository.ts writes it. */
   const insertOf = (c: Charge): ChangeRecord => ({
     eventID: 'record-1',
     eventName: 'INSERT',

@@ -9,9 +9,9 @@ import { topupView } from '../../functions/contracts/views';
 import type { Charge } from '../../functions/core/charges';
 import { newChargeId, newTopupId } from '../../functions/core/ids';
 import { db } from '../../functions/store/client';
-import { outboxPut } from '../../functions/store/outbox';
-import { TOKEN_PLACEHOLDER } from '../../functions/use-cases/approval-token';
-import { chargeEvents, chargeRefundedEvents, settlementEvents, topupCompletedEvents } from '../../functions/use-cases/events';
+import { outboxPut } from '../../functions/store/events/outbox';
+import { TOKEN_PLACEHOLDER } from '../../functions/use-cases/charges/approval-token';
+import { chargeEvents, chargeRefundedEvents, settlementEvents, topupCompletedEvents } from '../../functions/use-cases/events/events';
 import { createTestTable } from '../support/table';
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 /** Signing secrets at rest, local mode (AES-256-GCM bound to owner and endpoint). */
 import { randomBytes } from 'node:crypto';
 import { resetForTests } from '../../functions/config';
-import { openSecret, sealSecret } from '../../functions/store/webhook-secret';
+import { openSecret, sealSecret } from '../../functions/store/events/webhook-secret';
 
 beforeAll(() => {
   process.env.WEBHOOK_LOCAL_SECRET_KEY = randomBytes(32).toString('base64');

@@ -11,7 +11,7 @@ import { config } from '../../functions/config';
 import { createdWebhookBody, type webhookDeliveryBody, webhookDeliveryListBody } from '../../functions/contracts/responses/webhooks';
 import { hashKey } from '../../functions/core/keys';
 import { db } from '../../functions/store/client';
-import { storedEvents } from '../../functions/store/outbox';
+import { storedEvents } from '../../functions/store/events/outbox';
 import { keys } from '../../functions/store/table';
 import { auditAfterAll } from '../support/audit';
 import { expectBody } from '../support/bodies';

@@ -1,4 +1,4 @@
-import { setAgentEnabled } from '../../functions/store/agent.repository';
+import { setAgentEnabled } from '../../functions/store/identity/agent.repository';
 /**
  * The withdraw use case against DynamoDB Local: fee math, the one transaction, idempotency,
  * the in-flight lock, and races. HTTP-level checks (auth, header, body order) are in
@@ -12,13 +12,13 @@ import { renderRefusal } from '../../functions/contracts/outcome';
 import type { Currency } from '../../functions/core/money';
 import { Refusal, refuse } from '../../functions/messages/refusal';
 import { usdcTokenAccounts } from '../../functions/rails/solana.token-accounts';
-import { readAgentLedger } from '../../functions/store/balance.repository';
+import { readAgentLedger } from '../../functions/store/charges/balance.repository';
 import { db, dynamoRequestCounts, resetDynamoRequestCounts } from '../../functions/store/client';
 import { getIdempotencyRecord } from '../../functions/store/idempotency.repository';
-import { getPayout, listPayouts } from '../../functions/store/payout.repository';
+import { getPayout, listPayouts } from '../../functions/store/payouts/payout.repository';
 import { keys } from '../../functions/store/table';
-import { drivePayout } from '../../functions/use-cases/payouts';
-import type { WithdrawDeps } from '../../functions/use-cases/withdrawals';
+import { drivePayout } from '../../functions/use-cases/payouts/payouts';
+import type { WithdrawDeps } from '../../functions/use-cases/payouts/withdrawals';
 import { createWithdrawal } from '../support/answers';
 import { type FakeMode, FakeRail, fakeRails } from '../support/fake-rail';
 import { injectFault } from '../support/faults';

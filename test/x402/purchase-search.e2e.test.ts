@@ -11,7 +11,7 @@ import { X402_PURCHASES_UNSEARCHED_METRIC } from '../../functions/observability/
 import { metrics } from '../../functions/observability/metrics';
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
-import { reconcilePurchases } from '../../functions/use-cases/purchase-reconcile';
+import { reconcilePurchases } from '../../functions/use-cases/x402-purchases/purchase-reconcile';
 import { purchaseChain } from '../../functions/x402/purchase-chain';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';

@@ -9,7 +9,7 @@
 import { runAdmin } from '../../bin/operator/admin-cli';
 import { railFor } from '../../functions/rails';
 import { createReconciler } from '../../functions/reconciler/reconciler';
-import { reconcilePurchases, resolvePurchase } from '../../functions/use-cases/purchase-reconcile';
+import { reconcilePurchases, resolvePurchase } from '../../functions/use-cases/x402-purchases/purchase-reconcile';
 import { type PurchaseChain, purchaseChain } from '../../functions/x402/purchase-chain';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';

@@ -11,7 +11,7 @@ import type { RefusalCode } from '../../messages/catalogue';
 import { isRefusal } from '../../messages/refusal';
 import { runFor } from '../../operations/execute';
 import { userApproveChargeOperation, userDeclineChargeOperation } from '../../operations/payers';
-import { listAwaitingApproval } from '../../use-cases/console';
+import { listAwaitingApproval } from '../../use-cases/identity/console';
 import { money, timeLeft, when, zoneNote } from '../format';
 import { csrfField } from '../layout';
 import type { ConsolePage, ConsoleRequest, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';

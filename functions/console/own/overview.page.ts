@@ -1,7 +1,7 @@
 /** `/console` Overview (DESIGN §21): balances and held money per currency, the approvals waiting, the last activity. */
 import { CURRENCIES } from '../../core/money';
 import { html } from '../../http/html';
-import { readOverview } from '../../use-cases/console';
+import { readOverview } from '../../use-cases/identity/console';
 import { chargeStatusWords, money, when, zoneNote } from '../format';
 import type { ConsolePage } from '../page';
 

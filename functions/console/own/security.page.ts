@@ -11,7 +11,7 @@
 import type { ListedPasskey } from '../../core/passkeys';
 import { html, type SafeHtml } from '../../http/html';
 import { isRefusal } from '../../messages/refusal';
-import { PASSKEY_NAME_MAX, passkeysOf, removePasskey } from '../../use-cases/passkeys';
+import { PASSKEY_NAME_MAX, passkeysOf, removePasskey } from '../../use-cases/identity/passkeys';
 import { when, zoneNote } from '../format';
 import { csrfField } from '../layout';
 import type { ConsolePage, ConsoleRequest, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';

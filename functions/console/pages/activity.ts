@@ -12,7 +12,7 @@ import type { Currency } from '../../core/money';
 import { CURRENCIES } from '../../core/money';
 import { html, type SafeHtml } from '../../http/html';
 import { refuse } from '../../messages/refusal';
-import { listMyCharges } from '../../use-cases/payers';
+import { listMyCharges } from '../../use-cases/identity/payers';
 import { chargeStatusWords } from '../format';
 import type { ConsolePage, ConsoleRequest, ConsoleRoute, ConsoleSession } from '../page';
 import { agentLabel, type KnownAgent, knownAgents } from './agents';

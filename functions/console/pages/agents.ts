@@ -6,8 +6,8 @@
  * filtered or blocked by its id.
  */
 import type { Currency } from '../../core/money';
-import { listMyGrants } from '../../use-cases/grants';
-import { listMyCharges, policyView, readPolicy } from '../../use-cases/payers';
+import { listMyGrants } from '../../use-cases/identity/grants';
+import { listMyCharges, policyView, readPolicy } from '../../use-cases/identity/payers';
 
 export const KNOWN_AGENTS_CHARGES = 100;
 

@@ -13,7 +13,7 @@ import { html, type SafeHtml } from '../../http/html';
 import { refuse } from '../../messages/refusal';
 import { runFor } from '../../operations/execute';
 import { userCreateTopupJoining, userGetTopupOperation } from '../../operations/topups';
-import { listMyTopups } from '../../use-cases/topups';
+import { listMyTopups } from '../../use-cases/topups/topups';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { payerOf } from './caller';
 import { once } from './once';

@@ -14,7 +14,7 @@ import { html, type SafeHtml } from '../../http/html';
 import { refuse } from '../../messages/refusal';
 import { runFor } from '../../operations/execute';
 import { userGetPolicyOperation, userPutPolicyOperation } from '../../operations/payers';
-import { policyView } from '../../use-cases/payers';
+import { policyView } from '../../use-cases/identity/payers';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { agentLabel, type KnownAgent, knownAgents } from './agents';
 import { payerOf } from './caller';

@@ -1,10 +1,10 @@
 /**
  * One-time form keys on the console's side (DESIGN §21): a form that moves money or makes a secret
  * renders a fresh key (`onceField`); its submit acts at most once per key, through the use case
- * (use-cases/console-forms.ts `onceOnly`), which writes the record in the same transaction as what
+ * (use-cases/identity/console-forms.ts `onceOnly`), which writes the record in the same transaction as what
  * the form does.
  */
-import { type Once, type OnceRecord, onceOnly } from '../../use-cases/console-forms';
+import { type Once, type OnceRecord, onceOnly } from '../../use-cases/identity/console-forms';
 import type { ConsoleSession } from '../page';
 import { ONCE_FIELD } from './ui';
 

@@ -3,7 +3,7 @@
  * top-up's Solana Pay QR code and link, a USD top-up's PayPal link, once per form key, refusals
  * that change nothing, and another payer's top-up refused.
  */
-import { listMyTopups } from '../../../functions/use-cases/topups';
+import { listMyTopups } from '../../../functions/use-cases/topups/topups';
 import { bodyOf, consolePagesEnv, expectCsrfInEveryPostForm, get, newPayer, onceKeyOf, type Payer, post, statusOf } from './support';
 
 const paypal = consolePagesEnv({ paypal: true });

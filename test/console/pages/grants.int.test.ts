@@ -4,8 +4,8 @@
  * change nothing, revoke, and another payer's grant refused.
  */
 import { hashKey } from '../../../functions/core/keys';
-import { lookupCredentials } from '../../../functions/store/credentials.repository';
-import { listMyGrants } from '../../../functions/use-cases/grants';
+import { lookupCredentials } from '../../../functions/store/identity/credentials.repository';
+import { listMyGrants } from '../../../functions/use-cases/identity/grants';
 import { createCharge } from '../../support/answers';
 import {
   bodyOf,

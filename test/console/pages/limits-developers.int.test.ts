@@ -7,9 +7,9 @@
  */
 import { serialize } from '../../../functions/contracts/json';
 import { hashKey } from '../../../functions/core/keys';
-import { getUserKeyHash } from '../../../functions/store/user.repository';
-import { policyView, readPolicy } from '../../../functions/use-cases/payers';
-import { listOwnerWebhooks } from '../../../functions/use-cases/webhooks';
+import { getUserKeyHash } from '../../../functions/store/identity/user.repository';
+import { listOwnerWebhooks } from '../../../functions/use-cases/events/webhooks';
+import { policyView, readPolicy } from '../../../functions/use-cases/identity/payers';
 import {
   bodyOf,
   charge,

@@ -13,7 +13,7 @@ import { PAGE_ROUTES } from '../../../functions/console/pages';
 import { newAgentId } from '../../../functions/core/ids';
 import { hashKey } from '../../../functions/core/keys';
 import { parseAmount } from '../../../functions/core/money';
-import { createAgent } from '../../../functions/store/agent-registration.repository';
+import { createAgent } from '../../../functions/store/identity/agent-registration.repository';
 import { testKeyHash } from '../../support/agents';
 import { createCharge, createUserWithKey, creditUserBalance } from '../../support/answers';
 import { createTestTable } from '../../support/table';
