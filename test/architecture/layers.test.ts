@@ -234,10 +234,16 @@ describe('the layers of functions/', () => {
     });
     const made = [
       ...edges,
-      { from: path.join('functions', 'store', 'audit', 'ledger-rows.mapper.ts'), to: path.join('functions', 'store', 'audit', 'audit.repository.ts') },
+      {
+        from: path.join('functions', 'store', 'audit', 'ledger-rows.mapper.ts'),
+        to: path.join('functions', 'store', 'audit', 'audit.repository.ts'),
+      },
     ];
     expect(folderCycles(graphOf(made)).map((files) => files.join(' ↔ '))).toContain(
-      [path.join('functions', 'store', 'audit', 'audit.repository.ts'), path.join('functions', 'store', 'audit', 'ledger-rows.mapper.ts')].join(' ↔ '),
+      [
+        path.join('functions', 'store', 'audit', 'audit.repository.ts'),
+        path.join('functions', 'store', 'audit', 'ledger-rows.mapper.ts'),
+      ].join(' ↔ '),
     );
   });
 
