@@ -1,4 +1,4 @@
-import { listWithdrawalsOperation } from '../operations/withdrawals';
+import { listWithdrawalsOperation } from '../operations/withdrawal-list';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(listWithdrawalsOperation);

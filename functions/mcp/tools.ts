@@ -19,7 +19,8 @@ import { createChargeOperation, getBalanceOperation, getChargeOperation, listCha
 import { agentCreateGrantRequestOperation, agentGetGrantRequestOperation } from '../operations/grant-requests';
 import { captureChargeOperation, refundChargeOperation, releaseChargeOperation } from '../operations/lifecycle';
 import type { Operation } from '../operations/operation';
-import { listWithdrawalsOperation, withdrawOperation } from '../operations/withdrawals';
+import { listWithdrawalsOperation } from '../operations/withdrawal-list';
+import { withdrawOperation } from '../operations/withdrawals';
 import { createPurchaseOperation } from '../operations/x402-purchases';
 import { MCP_TOOLS, type McpToolName } from '../registry/mcp-tools';
 import type { RouteName } from '../registry/routes';

@@ -14,6 +14,7 @@ import * as payers from './payers';
 import * as service from './service';
 import * as topups from './topups';
 import * as webhooks from './webhooks';
+import * as withdrawalList from './withdrawal-list';
 import * as withdrawals from './withdrawals';
 import * as x402Facilitator from './x402-facilitator';
 import * as x402Payments from './x402-payments';
@@ -32,6 +33,7 @@ export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
     charges,
     lifecycle,
     withdrawals,
+    withdrawalList,
     agents,
     grantRequests,
     admin,
