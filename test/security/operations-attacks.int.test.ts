@@ -29,6 +29,7 @@ import { userCreateGrantOperation } from '../../functions/operations/grants';
 import type { Credentials } from '../../functions/operations/operation';
 import { userRotateKeyOperation } from '../../functions/operations/payers';
 import { userWebhooksCreateOperation } from '../../functions/operations/webhooks';
+import { x402PaymentsOperation } from '../../functions/operations/x402-payments';
 import { createAgent } from '../../functions/store/identity/agent-registration.repository';
 import { listOwnerWebhooks } from '../../functions/use-cases/events/webhooks';
 import { listMyGrants } from '../../functions/use-cases/identity/grants';
@@ -197,6 +198,51 @@ describe('MCP tool arguments', () => {
       for (const name of Object.keys(call.headers ?? {}))
         expect([tool.name, ['x-user-key', 'idempotency-key'].includes(name)]).toEqual([tool.name, true]);
     }
+  });
+});
+
+describe('the Bearer header (x402’s other way of sending the agent key)', () => {
+  it('is a credential on the x402 routes only, for an enabled agent only, and never outranks x-agent-key', async () => {
+    const a = await agentWithKey();
+    const b = await agentWithKey();
+    const disabled = await agentWithKey(false);
+    const { userKey } = await payer();
+    const payments = (headers: Record<string, string>) => answer(execute(x402PaymentsOperation, request(headers, { method: 'GET' })));
+    expect((await payments({ authorization: `Bearer ${a.key}` })).status).toBe(200);
+    expect((await payments({ authorization: `Bearer ${disabled.key}` })).status).toBe(401);
+    // x-agent-key is read first: a Bearer of another agent beside a wrong x-agent-key is not tried.
+    expect((await payments({ 'x-agent-key': 'ag_live_wrong', authorization: `Bearer ${b.key}` })).status).toBe(401);
+    // On a route that is not x402's, Bearer alone is no credential.
+    const bearerCharge = await answer(
+      execute(
+        createChargeOperation,
+        request(
+          { authorization: `Bearer ${a.key}`, 'x-user-key': userKey, 'idempotency-key': 'bearer' },
+          { body: '{"amount":1.00,"currency":"USD"}' },
+        ),
+      ),
+    );
+    expect(bearerCharge).toEqual({ status: 401, text: 'missing x-agent-key header' });
+  });
+});
+
+describe('a grant request through MCP', () => {
+  it('is polled by its own agent only: another agent’s poll finds nothing and claims no key', async () => {
+    const a = await agentWithKey();
+    const b = await agentWithKey();
+    const viaMcp = (key: string) => {
+      const executor = inProcess(key, 'http://localhost');
+      return (name: string, args: Record<string, unknown>) =>
+        answer(executor(toolNamed(name), args).then((done) => ({ statusCode: done.status, body: undefined, rawBody: done.text })));
+    };
+    const asked = await viaMcp(a.key)('request_grant', { currency: 'USD', idempotency_key: 'ask' });
+    expect(asked.status).toBe(201);
+    const requestId = idOf(asked);
+    expect(await viaMcp(b.key)('get_grant_request', { request_id: requestId })).toEqual({ status: 404, text: 'grant request not found' });
+    // B reusing A's Idempotency-Key asks its own request, never answered A's.
+    const bAsked = await viaMcp(b.key)('request_grant', { currency: 'USD', idempotency_key: 'ask' });
+    expect(idOf(bAsked)).not.toBe(requestId);
+    expect((await viaMcp(a.key)('get_grant_request', { request_id: requestId })).status).toBe(200);
   });
 });
 
