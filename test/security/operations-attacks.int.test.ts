@@ -10,7 +10,8 @@
  * - the console's `runFor` with a passkey-opened session's empty key hash: no grant, webhook or
  *   rotation is made under "the empty key";
  * - idempotent replays: another agent's reuse of an Idempotency-Key never gets the first agent's
- *   stored answer.
+ *   stored answer, nor another payer's (a grant's creation, a console once-only form's key);
+ * - a payer's decisions (release, approve, decline) through runFor never reach another payer's hold.
  */
 import { randomBytes } from 'node:crypto';
 import { resetForTests } from '../../functions/config';
@@ -27,11 +28,18 @@ import { createChargeOperation, getChargeOperation } from '../../functions/opera
 import { execute, runFor } from '../../functions/operations/execute';
 import { userCreateGrantOperation } from '../../functions/operations/grants';
 import type { Credentials } from '../../functions/operations/operation';
-import { userRotateKeyOperation } from '../../functions/operations/payers';
+import {
+  userApproveChargeOperation,
+  userDeclineChargeOperation,
+  userReleaseChargeOperation,
+  userRotateKeyJoining,
+  userRotateKeyOperation,
+} from '../../functions/operations/payers';
 import { userWebhooksCreateOperation } from '../../functions/operations/webhooks';
 import { x402PaymentsOperation } from '../../functions/operations/x402-payments';
 import { createAgent } from '../../functions/store/identity/agent-registration.repository';
 import { listOwnerWebhooks } from '../../functions/use-cases/events/webhooks';
+import { onceOnly } from '../../functions/use-cases/identity/console-forms';
 import { listMyGrants } from '../../functions/use-cases/identity/grants';
 import { createUserWithKey } from '../../functions/use-cases/identity/users';
 import { creditUserBalance } from '../support/answers';
@@ -302,5 +310,47 @@ describe('idempotent replays across agents', () => {
     expect(one).not.toBeInstanceOf(StoredReply);
     expect(two).not.toBeInstanceOf(StoredReply);
     expect((await listMyGrants(p2.userId, { limit: 10 })).grants).toHaveLength(1);
+  });
+});
+
+describe('the console’s once-only forms', () => {
+  it('answer a form key only to the payer who used it: another payer’s submit with the same key acts for them', async () => {
+    const p1 = await payer();
+    const p2 = await payer();
+    const rotate = (p: { userId: string; userKey: string }) =>
+      onceOnly<unknown, { rotated: true }>(p.userId, 'rotate-key', 'same-form-key', {}, (record) =>
+        runFor(userRotateKeyJoining([record({ rotated: true })]), { userId: p.userId, userKeyHash: hashKey(p.userKey) }, {}),
+      );
+    expect((await rotate(p1)).replayed).toBe(false);
+    expect((await rotate(p2)).replayed).toBe(false);
+    // p1's own second submit is the replay.
+    expect((await rotate(p1)).replayed).toBe(true);
+  });
+});
+
+describe('a payer’s decisions through runFor', () => {
+  it('never reach another payer’s hold', async () => {
+    const agent = await agentWithKey();
+    const owner = await payer();
+    const intruder = await payer();
+    const hold = await answer(
+      execute(
+        createChargeOperation,
+        request(
+          { 'x-agent-key': agent.key, 'x-user-key': owner.userKey, 'idempotency-key': 'hold' },
+          { body: '{"amount":1.00,"currency":"USD","capture":false}' },
+        ),
+      ),
+    );
+    const id = idOf(hold);
+    const asIntruder = { userId: intruder.userId, userKeyHash: '' };
+    for (const op of [userReleaseChargeOperation, userApproveChargeOperation, userDeclineChargeOperation]) {
+      const tried = await runFor(op, asIntruder, { params: { id } }).then(
+        () => 'done',
+        (error: Error) => error.message,
+      );
+      expect([op.route, tried]).toEqual([op.route, 'charge not found']);
+    }
+    expect(JSON.parse((await readCharge(agent.key, id)).text)).toMatchObject({ status: 'PENDING' });
   });
 });
