@@ -354,3 +354,25 @@ describe('a payer’s decisions through runFor', () => {
     expect(JSON.parse((await readCharge(agent.key, id)).text)).toMatchObject({ status: 'PENDING' });
   });
 });
+
+describe('a sealed creation’s replay under an empty key hash', () => {
+  it('is refused as a bad key: the grant key and the webhook secret are not handed out again', async () => {
+    const agent = await agentWithKey();
+    const { userId, userKey } = await payer();
+    const keyed = { userId, userKeyHash: hashKey(userKey) };
+    const passkey = { userId, userKeyHash: '' };
+    const grant = { agentId: agent.id, currency: 'USD' };
+    const hook = { url: 'http://127.0.0.1:9/sealed' };
+    const outcome = (run: Promise<unknown>) =>
+      run.then(
+        (done) => (done instanceof StoredReply ? 'replayed' : 'made'),
+        (error: Error) => error.message,
+      );
+    expect(await outcome(runFor(userCreateGrantOperation, keyed, { idempotencyKey: 'g', body: grant }))).toBe('made');
+    expect(await outcome(runFor(userWebhooksCreateOperation, keyed, { idempotencyKey: 'w', body: hook }))).toBe('made');
+    expect(await outcome(runFor(userCreateGrantOperation, passkey, { idempotencyKey: 'g', body: grant }))).toBe('invalid user key');
+    expect(await outcome(runFor(userWebhooksCreateOperation, passkey, { idempotencyKey: 'w', body: hook }))).toBe('invalid user key');
+    // The key's own replay still works (the refusals were the empty hash's).
+    expect(await outcome(runFor(userCreateGrantOperation, keyed, { idempotencyKey: 'g', body: grant }))).toBe('replayed');
+  });
+});
