@@ -23,6 +23,7 @@ import { AGENT_KEY_PREFIX, generateKey, hashKey } from '../../functions/core/key
 import { inProcess } from '../../functions/mcp/server';
 import { TOOLS } from '../../functions/mcp/tools';
 import { isRefusal } from '../../functions/messages/refusal';
+import { rotateAgentKeyOperation } from '../../functions/operations/agents';
 import { OPERATIONS } from '../../functions/operations/all';
 import { createChargeOperation, getChargeOperation } from '../../functions/operations/charges';
 import { execute, runFor } from '../../functions/operations/execute';
@@ -121,6 +122,20 @@ describe('credentials the registry comparison cannot tell apart', () => {
   it('anyAgentKey (a disabled agent’s key by its form) is the key rotation’s alone', () => {
     const loose = [...OPERATIONS.values()].filter((op) => (op.credentials as Credentials).kind === 'anyAgentKey').map((op) => op.route);
     expect(loose).toEqual(['rotate-agent-key']);
+  });
+
+  it('anyAgentKey takes a key by its form, but rotates only a key that is an agent’s now', async () => {
+    const rotate = (key: string) => answer(execute(rotateAgentKeyOperation, request({ 'x-agent-key': key })));
+    // A well-formed key of no agent, and a key already rotated away: refused, nothing made.
+    expect((await rotate(generateKey(AGENT_KEY_PREFIX))).status).toBe(401);
+    const disabled = await agentWithKey(false);
+    const rotated = await rotate(disabled.key);
+    expect(rotated.status).toBe(200);
+    expect((await rotate(disabled.key)).status).toBe(401);
+    // The disabled agent stays disabled under its new key: it reads no charge with it.
+    const { apiKey } = JSON.parse(rotated.text) as { apiKey: string };
+    expect(apiKey).toMatch(/^ag_live_/);
+    expect((await readCharge(apiKey, 'c_x')).status).toBe(401);
   });
 
   it('a disabled agent’s key reads no charge and makes none (only the rotation takes it)', async () => {
