@@ -207,6 +207,31 @@ describe('MCP tool arguments', () => {
     expect((await readCharge(b.key, mineId)).status).toBe(404);
   });
 
+  it('charge with another agent’s grant key: refused, the payer’s balance untouched', async () => {
+    const a = await agentWithKey();
+    const b = await agentWithKey();
+    const p = await payer();
+    const made = await runFor(
+      userCreateGrantOperation,
+      { userId: p.userId, userKeyHash: hashKey(p.userKey) },
+      { body: { agentId: b.id, currency: 'USD' } },
+    );
+    if (made instanceof StoredReply) throw new Error('no grant made');
+    const executor = inProcess(a.key, 'http://localhost');
+    const tried = await answer(
+      executor(toolNamed('create_charge'), { amount: 1, currency: 'USD', user_key: made.key, idempotency_key: 'stolen-grant' }).then(
+        (done) => ({
+          statusCode: done.status,
+          body: undefined,
+          rawBody: done.text,
+        }),
+      ),
+    );
+    expect(tried).toEqual({ status: 403, text: 'grant is for another agent' });
+    // B itself may charge with it (the refusal was A's).
+    expect((await charge(b.key, made.key, 'own-grant')).status).toBe(201);
+  });
+
   it('a tool’s request names no header but the user key and the Idempotency-Key', () => {
     const args: Record<string, Record<string, unknown>> = {
       create_charge: { amount: 1, currency: 'USD', user_key: 'u', idempotency_key: 'k' },
