@@ -21,18 +21,10 @@ import { validate } from '../../functions/contracts/validation';
 import { purchaseView } from '../../functions/contracts/views';
 import { X402UnavailableError } from '../../functions/core/x402';
 import { isRefusal } from '../../functions/messages/refusal';
-import {
-  adminCancelPayoutOperation,
-  adminCreateUserOperation,
-  adminCreditUserOperation,
-  adminRefundChargeOperation,
-  agentAnswer,
-  agentPageAnswer,
-  agentWithBalanceAnswer,
-  payoutAnswer,
-  payoutPageAnswer,
-  userAnswer,
-} from '../../functions/operations/admin';
+import { agentAnswer, agentPageAnswer, agentWithBalanceAnswer } from '../../functions/operations/admin-agents';
+import { adminCancelPayoutOperation, payoutAnswer, payoutPageAnswer } from '../../functions/operations/admin-payouts';
+import { adminRefundChargeOperation } from '../../functions/operations/admin-refund';
+import { adminCreateUserOperation, adminCreditUserOperation, userAnswer } from '../../functions/operations/admin-users';
 import { chargeAnswer, chargePageAnswer } from '../../functions/operations/charges';
 import { readCharge } from '../../functions/use-cases/charges/charges';
 import { refundChargeByOperator } from '../../functions/use-cases/charges/lifecycle';

@@ -1,4 +1,4 @@
-import { adminCancelPayoutOperation } from '../operations/admin';
+import { adminCancelPayoutOperation } from '../operations/admin-payouts';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(adminCancelPayoutOperation);

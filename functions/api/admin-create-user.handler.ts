@@ -1,4 +1,4 @@
-import { adminCreateUserOperation } from '../operations/admin';
+import { adminCreateUserOperation } from '../operations/admin-users';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(adminCreateUserOperation);

@@ -1,4 +1,4 @@
-import { adminCreditUserOperation } from '../operations/admin';
+import { adminCreditUserOperation } from '../operations/admin-users';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(adminCreditUserOperation);

@@ -1,4 +1,4 @@
-import { adminGetAgentOperation } from '../operations/admin';
+import { adminGetAgentOperation } from '../operations/admin-agents';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(adminGetAgentOperation);

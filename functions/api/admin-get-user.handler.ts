@@ -1,4 +1,4 @@
-import { adminGetUserOperation } from '../operations/admin';
+import { adminGetUserOperation } from '../operations/admin-users';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(adminGetUserOperation);

@@ -1,4 +1,4 @@
-import { adminListAgentsOperation } from '../operations/admin';
+import { adminListAgentsOperation } from '../operations/admin-agents';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(adminListAgentsOperation);

@@ -1,4 +1,4 @@
-import { adminListPayoutsOperation } from '../operations/admin';
+import { adminListPayoutsOperation } from '../operations/admin-payouts';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(adminListPayoutsOperation);

@@ -1,4 +1,4 @@
-import { adminRefundChargeOperation } from '../operations/admin';
+import { adminRefundChargeOperation } from '../operations/admin-refund';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(adminRefundChargeOperation);

@@ -1,4 +1,4 @@
-import { adminReleasePayoutOperation } from '../operations/admin';
+import { adminReleasePayoutOperation } from '../operations/admin-payouts';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(adminReleasePayoutOperation);

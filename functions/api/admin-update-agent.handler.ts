@@ -1,4 +1,4 @@
-import { adminUpdateAgentOperation } from '../operations/admin';
+import { adminUpdateAgentOperation } from '../operations/admin-agents';
 import { lambdaHandler } from './lambda';
 
 export const handler = lambdaHandler(adminUpdateAgentOperation);

@@ -3,7 +3,10 @@
  * enforced schemas are the documented ones, the needs are its entry's) and the docs. A handler never
  * imports this list: its bundle carries its own operation only.
  */
-import * as admin from './admin';
+import * as adminAgents from './admin-agents';
+import * as adminPayouts from './admin-payouts';
+import * as adminRefund from './admin-refund';
+import * as adminUsers from './admin-users';
 import * as agents from './agents';
 import * as charges from './charges';
 import * as grantRequests from './grant-requests';
@@ -36,7 +39,10 @@ export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
     withdrawalList,
     agents,
     grantRequests,
-    admin,
+    adminUsers,
+    adminAgents,
+    adminPayouts,
+    adminRefund,
     payers,
     grants,
     topups,

@@ -3,6 +3,7 @@
  * they earn. Each is the route's one definition; functions/api/<route>.handler.ts and the MCP
  * tools are derived from these objects.
  */
+import './operator-credentials';
 import { answerOf } from '../contracts/api';
 import { renderCharge } from '../contracts/charge-outcome';
 import { createChargeSchema, listChargesQuerySchema } from '../contracts/request.schemas';

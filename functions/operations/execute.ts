@@ -12,7 +12,7 @@ import { AGENT_KEY_PREFIX, hashKey, looksLikeKey } from '../core/keys';
 import { parseJsonBody } from '../http/body';
 import { MISSING_KEY_HEADER } from '../messages/credentials';
 import { refuse } from '../messages/refusal';
-import { adminKeyAccepted, authenticate, authenticateAdmin, authenticateUser, keySent } from '../use-cases/auth';
+import { authenticate, authenticateUser, keySent } from '../use-cases/auth';
 import { optionalIdempotencyKey, requireIdempotencyKey } from '../use-cases/idempotency';
 import type { BodySpec, CallerOf, Credentials, Idempotency, Operation, OperationCall } from './operation';
 
@@ -73,6 +73,27 @@ export async function runFor<C extends Credentials, I extends Idempotency, B, Q,
   return op.run({ caller, idempotencyKey, params: input.params ?? {}, query, body, baseUrl });
 }
 
+/**
+ * The operator's credentials (`operator`, `agentOrOperatorKey`) are resolved by
+ * operator-credentials.ts, which the operation modules that take them import: a function whose
+ * operations never take the operator bundles none of it (the admin key's secret and its reader).
+ */
+type OperatorResolver = (
+  credentials: Extract<Credentials, { kind: 'operator' | 'agentOrOperatorKey' }>,
+  req: ApiRequest,
+) => Promise<unknown>;
+let operatorResolver: OperatorResolver | undefined;
+
+/** Called once by operator-credentials.ts at its import. */
+export function registerOperatorCredentials(resolver: OperatorResolver): void {
+  operatorResolver = resolver;
+}
+
+function operatorCredentials(credentials: Extract<Credentials, { kind: 'operator' | 'agentOrOperatorKey' }>, req: ApiRequest) {
+  if (!operatorResolver) throw new Error(`credentials ${credentials.kind}: the operation's module does not import operator-credentials.ts`);
+  return operatorResolver(credentials, req);
+}
+
 async function callerOf(credentials: Credentials, req: ApiRequest): Promise<unknown> {
   switch (credentials.kind) {
     case 'public':
@@ -84,20 +105,12 @@ async function callerOf(credentials: Credentials, req: ApiRequest): Promise<unkn
     case 'payer':
       return authenticateUser(req);
     case 'operator':
-      await authenticateAdmin(req);
-      return {};
+    case 'agentOrOperatorKey':
+      return operatorCredentials(credentials, req);
     case 'agentOrBearer': {
       const key = req.headers['x-agent-key'] ?? BEARER.exec(req.headers.authorization ?? '')?.[1];
       return authenticate({ ...req, headers: { ...req.headers, 'x-agent-key': key } }, credentials.refusal, false);
     }
-    case 'agentOrOperatorKey':
-      // The agent's key when sent; x-admin-key only where the stage recognises the operator by key.
-      if (keySent(req.headers['x-agent-key'])) return authenticate(req, credentials.refusal, false);
-      if (keySent(req.headers['x-admin-key']) && adminKeyAccepted()) {
-        await authenticateAdmin(req);
-        return { operator: true };
-      }
-      throw refuse(MISSING_KEY_HEADER.agentKey);
     case 'anyAgentKey': {
       // Not looked up here: a disabled agent's key is one too, and `run` reads it fresh (never the auth cache).
       const agentKey = req.headers['x-agent-key'];

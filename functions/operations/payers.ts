@@ -5,6 +5,7 @@
  * functions/api/<route>.handler.ts and the console's forms are derived from these objects.
  */
 
+import './operator-credentials';
 import { listUserChargesQuerySchema, policySchema } from '../contracts/request.schemas';
 import { chargeView } from '../contracts/views';
 import type { Charge } from '../core/charges';

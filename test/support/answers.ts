@@ -24,12 +24,8 @@ export async function createCharge(input: CreateChargeInput): Promise<Answered> 
 
 // The agent's and the operator's money movements and creations, answered as their routes answer them.
 
-import {
-  adminCancelPayoutOperation,
-  adminCreateUserOperation,
-  adminCreditUserOperation,
-  payoutAnswer,
-} from '../../functions/operations/admin';
+import { adminCancelPayoutOperation, payoutAnswer } from '../../functions/operations/admin-payouts';
+import { adminCreateUserOperation, adminCreditUserOperation } from '../../functions/operations/admin-users';
 import { registerAgentOperation } from '../../functions/operations/agents';
 import { settledChargeAnswer } from '../../functions/operations/lifecycle';
 import { withdrawOperation } from '../../functions/operations/withdrawals';
