@@ -1,7 +1,7 @@
 /**
  * A payer's passkeys as their list shows them (DESIGN §21, §24): the view the console's Security
  * page renders, here so the page reads it without knowing the store (use-cases/identity/passkeys.ts
- * `passkeysOf` returns it; the repository's own type is checked against it there).
+ * `passkeysOf` returns it; the repository reads its items into these very types).
  */
 
 /** How a passkey was added: at sign-up, with the account key typed again, or confirmed with another passkey. */

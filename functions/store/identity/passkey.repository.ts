@@ -6,9 +6,11 @@
  * by the page, use-cases/identity/webauthn-challenge.ts); the answer records its hash once, with a
  * conditional Put, so it cannot be answered twice.
  */
+
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config';
 import { PasskeyGoneError, PasskeyTakenError } from '../../core/errors';
+import type { ListedPasskey, PasskeyList, PasskeyOrigin } from '../../core/passkeys';
 import { db } from '../client';
 import { keys, TTL_ATTRIBUTE } from '../table';
 import {
@@ -21,12 +23,6 @@ import {
   type TransactItem,
   transactWrite,
 } from '../transact';
-
-/**
- * How a passkey was added: with the account at sign-up, from a session the account key opened
- * (the key typed again), or from a passkey session with an assertion by an existing passkey.
- */
-export type PasskeyOrigin = { kind: 'signup' } | { kind: 'accountKey' } | { kind: 'passkey'; credentialId: string; name: string };
 
 export interface Passkey {
   credentialId: string;
@@ -130,21 +126,6 @@ const toPasskey = (item: Record<string, unknown>): Passkey => {
 export async function getPasskey(credentialId: string): Promise<Passkey | undefined> {
   const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.passkey(credentialId), ConsistentRead: true }));
   return out.Item ? toPasskey(out.Item) : undefined;
-}
-
-/** A passkey as its payer's list shows it. */
-export interface ListedPasskey {
-  credentialId: string;
-  createdAt: string;
-  name?: string;
-  addedBy?: PasskeyOrigin;
-  fromAccountKey: boolean;
-}
-
-export interface PasskeyList {
-  passkeys: ListedPasskey[];
-  /** When the payer last signed in with the account key (they have it at hand), if ever. */
-  accountKeySignInAt?: string;
 }
 
 /** The payer's passkeys and the account-key marker: one Query of their partition. */

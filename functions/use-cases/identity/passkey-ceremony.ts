@@ -6,8 +6,9 @@
  */
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
+import type { ListedPasskey, PasskeyOrigin } from '../../core/passkeys';
 import { refuse } from '../../messages/refusal';
-import type { ListedPasskey, Passkey, PasskeyOrigin } from '../../store/identity/passkey.repository';
+import type { Passkey } from '../../store/identity/passkey.repository';
 import {
   CHALLENGE_MAX_LENGTH,
   CHALLENGE_TTL_MS,

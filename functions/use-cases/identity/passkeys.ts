@@ -24,7 +24,7 @@ import { config } from '../../config';
 import { PasskeyGoneError, PasskeyTakenError, UserKeyRevokedError } from '../../core/errors';
 import { newEventId, type OutboxEvent } from '../../core/events';
 import { hashKey, looksLikeKey, USER_KEY_PREFIX } from '../../core/keys';
-import type { PasskeyList } from '../../core/passkeys';
+import type { PasskeyList, PasskeyOrigin } from '../../core/passkeys';
 import { refusalText } from '../../messages/catalogue';
 import { refuse } from '../../messages/refusal';
 import { outboxPut } from '../../store/events/outbox';
@@ -32,7 +32,6 @@ import {
   deletePasskey,
   getPasskey,
   listPasskeys,
-  type PasskeyOrigin,
   passkeyCheck,
   passkeyItems,
   passkeyUseItem,
