@@ -187,6 +187,40 @@ describe('the statement', () => {
   });
 });
 
+describe('the statement under races', () => {
+  it('stays exact while charges, holds, captures, releases and refunds of one payer run at once', async () => {
+    const user = await t.fundedUser({ USD: 1000 });
+    const agent = await t.enabledAgent();
+    const paid = await Promise.all(Array.from({ length: 6 }, () => charge(agent.key, user.key, { amount: 7, description: 'paid' })));
+    const holds = await Promise.all(
+      Array.from({ length: 8 }, () => charge(agent.key, user.key, { amount: 9, capture: false, description: 'held' })),
+    );
+    for (const r of [...paid, ...holds]) expect(r.status).toBe(201);
+    const results = await Promise.all([
+      ...Array.from({ length: 10 }, () => charge(agent.key, user.key, { amount: 3, description: 'racing' })),
+      ...Array.from({ length: 4 }, () => charge(agent.key, user.key, { amount: 4, capture: false, description: 'racing hold' })),
+      ...holds.slice(0, 4).map((h) => agentPost(agent.key, `/api/v1/agents/charge/${h.body.id}/capture`, { amount: 5 })),
+      ...holds.slice(4).map((h) => agentPost(agent.key, `/api/v1/agents/charge/${h.body.id}/release`)),
+      ...paid.map((p) => agentPost(agent.key, `/api/v1/agents/charge/${p.body.id}/refund`, { amount: 2 })),
+      // A second refund of the same charges at once: some lose to the first (409) or pass; either way the rows say so.
+      ...paid.slice(0, 3).map((p) => agentPost(agent.key, `/api/v1/agents/charge/${p.body.id}/refund`, { amount: 1 })),
+      // Reads while money moves: each page chains within itself whatever commits meanwhile.
+      ...Array.from({ length: 3 }, () => statement(user.key, '?limit=5')),
+    ]);
+    for (const r of results) expect([200, 201, 409]).toContain(r.status);
+
+    const rows = await allRows(user.key);
+    const { balances } = await me(user.key);
+    // The newest balanceAfter is the balance, each row's difference its amount, and the entries sum to the balance.
+    expect(expectReconciled(rows, balances)).toEqual({ USD: 0 });
+    const count = (type: string) => rows.filter((r) => r.type === type).length;
+    expect([count('credit'), count('charge'), count('hold'), count('hold_release')]).toEqual([1, 16, 12, 8]);
+    const refunds = rows.filter((r) => r.type === 'refund').reduce((sum, r) => sum + minor(r.amount, 'USD'), 0);
+    expect(refunds).toBeGreaterThanOrEqual(6 * 200);
+    for (const limit of [3, 7]) expect(await allRows(user.key, `?limit=${limit}`)).toEqual(rows);
+  });
+});
+
 /** The DynamoDB requests the stack's functions send while `work` runs (they share this process's client). */
 async function countRequests<T>(work: () => Promise<T>): Promise<{ result: T; requests: string[] }> {
   const requests: string[] = [];
