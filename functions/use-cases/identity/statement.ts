@@ -31,8 +31,8 @@ import { statementRows } from '../../store/statement/statement.repository';
 
 /** Queries a page may make after the balance's GetItem (DESIGN §26: at most 3 requests a page). */
 export const STATEMENT_QUERIES_PER_PAGE = 2;
-/** Rows a Query reads when filters may skip some (about 400 bytes each: well under DynamoDB's 1 MB a response). */
-export const STATEMENT_ROWS_PER_QUERY = 250;
+/** Rows a Query reads when filters may skip some: about 600 bytes each, 60 KB (15 strongly consistent read units) a Query. */
+export const STATEMENT_ROWS_PER_QUERY = 100;
 
 /** A page of the statement: its rows with the balance after each, and where the next page starts. */
 export interface StatementPage {
