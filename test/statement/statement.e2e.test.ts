@@ -4,9 +4,11 @@
  * refund) each make their row with its signed amount; the newest `balanceAfter` is the available
  * balance and each row's difference with the next older row is its amount, within a page and
  * across pages; filters and date bounds; bad parameters are 400 `{"error": ...}`; a page costs at
- * most 3 DynamoDB requests. The ledger audit (statement sums included) runs after the file.
+ * most 3 DynamoDB requests; a race of movements on one payer and faulted transactions (a conflict, a
+ * lost answer) still leave exactly one row per movement. The ledger audit (statement sums included) runs after the file.
  */
 import { db } from '../../functions/store/client';
+import { inject, timedOut, transactionConflict } from '../faults/inject';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
 
@@ -218,6 +220,46 @@ describe('the statement under races', () => {
     const refunds = rows.filter((r) => r.type === 'refund').reduce((sum, r) => sum + minor(r.amount, 'USD'), 0);
     expect(refunds).toBeGreaterThanOrEqual(6 * 200);
     for (const limit of [3, 7]) expect(await allRows(user.key, `?limit=${limit}`)).toEqual(rows);
+  });
+});
+
+describe('the statement under faults', () => {
+  const hasEntry = (input: Record<string, unknown>) =>
+    ((input.TransactItems as { Put?: { Item?: { PK?: unknown } } }[] | undefined) ?? []).some((i) =>
+      String(i.Put?.Item?.PK ?? '').startsWith('STMT#'),
+    );
+
+  it('writes one row per movement when a transaction conflicts or its answer is lost, and the retry replays', async () => {
+    const user = await t.fundedUser({ USD: 100 });
+    const agent = await t.enabledAgent();
+    const post = (path: string, headers: Record<string, string>, body: Record<string, unknown>) =>
+      t.call<{ id: string }>('POST', path, { headers, body });
+    const chargeHeaders = { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': `fault-charge-${process.pid}` };
+    const chargeBody = { amount: 10, currency: 'USD', capture: false, description: 'faulted hold' };
+
+    // The hold's transaction conflicts past the SDK's retries: nothing is written; the retry makes it once.
+    const conflict = inject({ command: 'TransactWriteItemsCommand', match: hasEntry, times: 1, error: transactionConflict });
+    const first = await post('/api/v1/agents/charges', chargeHeaders, chargeBody);
+    conflict.remove();
+    const held = first.status === 201 ? first : await post('/api/v1/agents/charges', chargeHeaders, chargeBody);
+    expect(held.status).toBe(201);
+
+    // The capture's answer is lost after it committed: the retry with its key replays, no second row.
+    const captureHeaders = { 'x-agent-key': agent.key, 'idempotency-key': `fault-capture-${process.pid}` };
+    const lost = inject({ command: 'TransactWriteItemsCommand', match: hasEntry, times: 1, error: timedOut, where: 'after-response' });
+    const answer = await post(`/api/v1/agents/charge/${held.body.id}/capture`, captureHeaders, { amount: 4 });
+    lost.remove();
+    expect(answer.status).not.toBe(200);
+    const again = await post(`/api/v1/agents/charge/${held.body.id}/capture`, captureHeaders, { amount: 4 });
+    expect(again.status).toBe(200);
+
+    const rows = await allRows(user.key);
+    expect(rows.map((r) => [r.type, r.amount])).toEqual([
+      ['hold_release', 6],
+      ['hold', -10],
+      ['credit', 100],
+    ]);
+    expect(expectReconciled(rows, (await me(user.key)).balances)).toEqual({ USD: 0 });
   });
 });
 
