@@ -50,6 +50,10 @@ export interface ConsoleRequest {
   /** The public base URL (for links a page shows, e.g. an approval link). */
   baseUrl: string;
   now: Date;
+  /** The browser's User-Agent, if it sent one: only for suggesting a name (a passkey's), never a check. */
+  userAgent?: string;
+  /** The hash of this request's session (Security marks it among the sessions it lists). Undefined in page tests that do not say. */
+  sessionHash?: string;
 }
 
 /** What a page answers: the framework renders it inside the layout (or as a redirect/download). */
@@ -63,8 +67,11 @@ export type ConsoleResult =
       /** 200 unless the page shows a refusal (e.g. 400 with the form again and the error). */
       status?: number;
     }
-  /** After a successful POST: 303 to a GET (post/redirect/get), optionally with a one-shot notice. */
-  | { kind: 'redirect'; location: string }
+  /**
+   * After a successful POST: 303 to a GET (post/redirect/get), optionally with a one-shot notice.
+   * `signedOut`: the POST ended this very session (Security's `End` on its own row): the cookie is cleared.
+   */
+  | { kind: 'redirect'; location: string; signedOut?: true }
   | { kind: 'download'; contentType: string; filename: string; body: string };
 
 export type ConsolePage = (session: ConsoleSession, req: ConsoleRequest) => Promise<ConsoleResult>;

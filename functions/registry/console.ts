@@ -33,6 +33,7 @@ const CONSOLE_FRAMEWORK = combine(
     'readConsoleSession',
     'endConsoleSession',
     'endConsoleSessions',
+    'listConsoleSessions',
     'listPasskeys',
     'deletePasskey',
     'confirmSessionOpener',

@@ -5,6 +5,7 @@
  */
 import type { ConsoleRoute } from '../page';
 import { ACTIVITY_ROUTES } from './activity';
+import { CONFIRM_ROUTES } from './confirm';
 import { DEVELOPERS_ROUTES } from './developers';
 import { FUNDS_ROUTES } from './funds';
 import { GRANTS_ROUTES } from './grants';
@@ -16,4 +17,5 @@ export const PAGE_ROUTES: readonly ConsoleRoute[] = [
   ...GRANTS_ROUTES,
   ...LIMITS_ROUTES,
   ...DEVELOPERS_ROUTES,
+  ...CONFIRM_ROUTES,
 ];
