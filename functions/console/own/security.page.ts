@@ -76,7 +76,7 @@ ${
 <ul class="sessions">
 ${sessions.map((s, i) => sessionItem(session, s, i, passkeys))}
 </ul>
-${zoneNote(session)}
+${passkeys.length === 0 ? zoneNote(session) : html``}
 <p>Sign out everywhere signs out this browser and every other one. Rotating your account key (on Developers) does this too.</p>
 <p><a class="button" href="${SECURITY}/sign-out-everywhere">Sign out everywhere</a></p>
 </section>`;
@@ -94,7 +94,8 @@ function openedWith(s: Pick<ListedSession, 'openedBy'>, passkeys: readonly Liste
 function sessionItem(session: ConsoleSession, s: ListedSession, i: number, passkeys: readonly ListedPasskey[]): SafeHtml {
   const how = openedWith(s, passkeys);
   return html`<li>
-<p><strong>Signed in with ${how}</strong>${s.current ? html` <span class="status status-active">This browser</span>` : html``}</p>
+<p><strong>Signed in with ${how}</strong></p>
+${s.current ? html`<p class="muted">This browser: ending it signs you out here.</p>` : html``}
 <dl class="facts">
 <dt>Started</dt><dd>${when(s.startedAt, session)}</dd>
 <dt>Last seen</dt><dd>${when(s.lastSeenAt, session)}</dd>

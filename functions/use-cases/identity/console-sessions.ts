@@ -196,7 +196,7 @@ export const sessionIdOf = (hash: string): string =>
   createHash('sha256').update(`console-session-id:${hash}`).digest('base64url').slice(0, 22);
 
 /**
- * The payer's live sessions, newest first: the payer's sessions partition (one Query), then their
+ * The payer's live sessions, the asking one first, then newest first: the payer's sessions partition (one Query), then their
  * items (one BatchGetItem per 100). An entry whose session has ended (signed out, idle for 30
  * minutes, past 12 hours) is left out: DynamoDB removes both items late.
  */
@@ -216,7 +216,10 @@ export async function listMySessions(session: Pick<Session, 'userId' | 'hash'>, 
       current: hash === session.hash,
     });
   }
-  return listed.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+  // This browser's first, then the newest.
+  return listed.sort(
+    (a, b) => Number(b.current) - Number(a.current) || (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0),
+  );
 }
 
 /**
