@@ -76,6 +76,7 @@ const EXPECTED: Record<string, Grant[]> = {
   'admin-list-agent-charges': ['logs', 'table'],
   'admin-refund-charge': ['logs', 'table'],
   'user-me': ['logs', 'table'],
+  'user-statement': ['logs', 'table'],
   // The user's history across agents is the one reader of GSI2 (its statements: the table grant).
   // PENDING charges that wait for the payer carry their approval links (DESIGN §16): it derives their tokens.
   'user-list-charges': ['logs', 'table', 'approval-secret'],
@@ -538,6 +539,8 @@ const EXPOSED_WRITES: Record<string, string[]> = {
     'OUTBOX#*',
     'PAYPALTX#*',
     'REVERSALS#*',
+    // The payer's statement entry of each credit and reversal (docs/statement.md).
+    'STMT#*',
     'TOPUPCREDIT#*',
     'TOPUPREVERSAL#*',
     'TOPUPS#*',
@@ -549,8 +552,9 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   // Both read a console session (DESIGN §21), and mark its activity on the session item alone.
   'consent-page': ['CONSOLESESSION#*'],
   'consent-decide': ['CONSOLESESSION#*', 'GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
-  // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md).
-  'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
+  // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md), and
+  // writes the payer's statement entry of what came back (docs/statement.md).
+  'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'STMT#*', 'USER#*'],
   health: [],
   'webhook-dispatcher': [],
   // Stream-fed, not exposed; pinned anyway: the kill switch's copy on the shards, no balance, no other

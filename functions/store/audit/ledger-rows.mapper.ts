@@ -12,7 +12,9 @@ import {
   type ReversalRow,
   reversalRows,
   type ShardRow,
+  type StatementRow,
   shardRows,
+  statementRows,
   type UserRow,
   userRows,
 } from './ledger-rows.balances';
@@ -67,6 +69,8 @@ export interface LedgerItems {
   chainCredits?: Item[];
   /** `UNMATCHED#<signature>/UNMATCHED`: money in that credits no top-up, kept for an operator. */
   unmatched?: Item[];
+  /** `STMT#<userId>/<ulid>`: a payer's statement entries (docs/statement.md), each a movement of their balance. */
+  statements?: Item[];
   /** Items read in all (every kind, money-holding or not). */
   scanned: number;
   /** Scan requests sent (pages). */
@@ -86,6 +90,8 @@ export interface LedgerRows {
   x402Payments: X402PaymentRow[];
   x402Settlements: X402SettlementRow[];
   grants: GrantRow[];
+  /** The payers' statement entries: their sum per payer is the balance (for payers with `statementFrom`). */
+  statements: StatementRow[];
   /** What credited or recorded on-chain transfers (the wallet reconciliation, the cross-rail check). */
   onChain: { topupCredits: TopupChainCreditRow[]; chainCredits: ChainCreditRow[]; unmatched: UnmatchedRow[] };
   unreadable: UnreadableItem[];
@@ -117,6 +123,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
   const grants = grantRows(items.grants ?? [], reader);
   const locks = lockRows(items.payoutLocks);
   const feeBases = feeBasisRows(items.payoutFees ?? [], reader);
+  const statements = statementRows(items.statements ?? [], reader);
 
   return {
     users,
@@ -130,6 +137,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     x402Payments,
     x402Settlements,
     grants,
+    statements,
     onChain: { topupCredits, chainCredits, unmatched },
     unreadable: reader.unreadable,
     counts: {

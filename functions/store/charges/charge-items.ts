@@ -23,7 +23,9 @@
  *     grant says (DESIGN §16 "Cost rule");
  *   - `outbox`: only for a charge that asks its payer for approval (its link is not in the item);
  *     every other charge's events come from the charge item's own INSERT stream record (the
- *     dispatcher derives them, use-cases/events/events.ts `chargeRecordEvents`; DESIGN §18).
+ *     dispatcher derives them, use-cases/events/events.ts `chargeRecordEvents`; DESIGN §18);
+ *   - `statement`: the payer's statement entry of the debit (`charge`, `hold`, `x402_purchase`;
+ *     store/statement/statement-items.ts), so the statement is exact under any race.
  *
  * A refused charge (`refusedChargeItems`) keeps a FAILED record with its idempotency record and
  * moves no money: `agentCount` (the shard counts it, behind the kill switch), `charge`,
@@ -43,6 +45,7 @@ import { periodsOf } from '../../core/policy';
 import type { PayerState } from '../../core/users';
 import { outboxPut } from '../events/outbox';
 import { idempotencyPut } from '../idempotency.repository';
+import { chargeEntry, statementPut } from '../statement/statement-items';
 import { keys } from '../table';
 import type { NamedItem, TransactEntry, TransactItem } from '../transact';
 import { randomShard, shardCredit } from './balance.repository';
@@ -77,6 +80,8 @@ export interface ChargeItems {
   pendingMarker?: TransactItem;
   grantSpend?: NamedItem;
   outbox?: TransactItem;
+  /** The payer's statement entry: the debit of the available balance (docs/statement.md). */
+  statement: TransactItem;
 }
 
 /** An accepted charge's items, each with what its failed condition means. */
@@ -97,6 +102,7 @@ export function chargeItems(write: ChargeWrite): ChargeItems {
     ...(hold ? { pendingMarker: pendingMarkerPut(charge) } : {}),
     ...(grant ? { grantSpend: grantSpend(charge, grant, now) } : {}),
     ...(outbox ? { outbox } : {}),
+    statement: statementPut(chargeEntry(charge, hold, now)),
   };
 }
 
@@ -111,7 +117,16 @@ const payerBasis = (write: ChargeWrite, hold: boolean): PayerBasis => ({
 
 /** The transaction of an accepted charge's items. */
 export const chargeTransaction = (items: ChargeItems): TransactEntry[] =>
-  present([items.payerDebit, items.agentCredit, items.charge, items.idempotency, items.pendingMarker, items.grantSpend, items.outbox]);
+  present([
+    items.payerDebit,
+    items.agentCredit,
+    items.charge,
+    items.idempotency,
+    items.pendingMarker,
+    items.grantSpend,
+    items.outbox,
+    items.statement,
+  ]);
 
 /** A refused charge to record (FAILED, its `failureReason` says why). */
 export interface RefusedChargeWrite {
