@@ -12,7 +12,8 @@ import type { SafeHtml } from '../http/html';
 export const CONSOLE_NAV = [
   { name: 'overview', label: 'Overview', path: '/console' },
   { name: 'funds', label: 'Add funds', path: '/console/funds' },
-  { name: 'activity', label: 'Activity', path: '/console/activity' },
+  // The statement in Activity's place (DESIGN §26): Activity's URLs redirect to it.
+  { name: 'statement', label: 'Statement', path: '/console/statement' },
   { name: 'approvals', label: 'Approvals', path: '/console/approvals' },
   { name: 'grants', label: 'Grants', path: '/console/grants' },
   { name: 'limits', label: 'Limits', path: '/console/limits' },

@@ -57,6 +57,8 @@ const CONSOLE_PAGES = combine(
     'getUserKeyHash',
     'replacePolicy',
     'getAgentById',
+    // The Statement (functions/console/pages/statement.ts): the API's statement operation.
+    'readStatement',
   ),
   uses(
     'rotateUserKey',

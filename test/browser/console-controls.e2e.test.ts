@@ -1,11 +1,13 @@
 /**
  * The console's controls a person expects (DESIGN §26, issue 40) in the packaged Chromium against
- * the local stack: each destructive action — `Revoke`, `Rotate account key`, `Remove` (a passkey),
+ * the local stack: the Statement (in Activity's place: every movement with its signed amount and
+ * the balance after it, its filters, its CSV, its empty state); each destructive action — `Revoke`, `Rotate account key`, `Remove` (a passkey),
  * `Sign out everywhere` — opens a confirmation page that says what will end, `Cancel` goes back
  * and the page's button acts; Security lists the sessions and `End` ends one. Every page on the
  * way: no sideways scroll at 375 px, no serious or critical axe-core violation (at 1280 px too).
  * `SCREENSHOTS=<folder>` saves them.
  */
+import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { auditAfterAll } from '../support/audit';
 import { launchBrowser } from '../support/browser';
@@ -59,7 +61,10 @@ describe('confirmations and sessions in a browser', () => {
 
     await Promise.all([
       page.waitForURL(`${t.base}/console/security?done=ended`),
-      page.getByRole('button', { name: /^End session \d: account key$/ }).click(),
+      sessions
+        .filter({ hasText: 'Signed in with account key' })
+        .getByRole('button', { name: /^End session \d$/ })
+        .click(),
     ]);
     expect(await page.getByRole('status').innerText()).toContain('Session ended');
     expect(await sessions.count()).toBe(1);
@@ -131,5 +136,60 @@ describe('confirmations and sessions in a browser', () => {
     ]);
     await page.locator('h1', { hasText: 'New account key' }).waitFor();
     expect(await page.locator('#account-key').inputValue()).toMatch(/^uk_live_/);
+  });
+
+  it('the Statement: empty state first, then every movement with its signed amount and balance after, filtered, in CSV', async () => {
+    const payer = await t.fundedUser();
+    const { page } = await newPage();
+    await signInWithAccountKey(page, t.base, payer.key);
+    await Promise.all([page.waitForURL(`${t.base}/console/statement`), page.getByRole('link', { name: 'Statement' }).click()]);
+    expect(await mainText(page)).toContain('Nothing has moved your balance yet.');
+    expect(await page.getByRole('link', { name: 'Add funds' }).count()).toBeGreaterThan(0);
+    await expectQualityBars(page, 'statement-empty');
+
+    const credited = await t.call('POST', `/api/v1/admin/users/${payer.id}/credits`, {
+      headers: { ...t.admin, 'idempotency-key': `credit-${payer.id}` },
+      raw: '{"amount":50,"currency":"USD"}',
+    });
+    expect(credited.status).toBe(200);
+    const weather = await t.enabledAgent('Weather Bot');
+    const search = await t.enabledAgent('Search Helper');
+    const pay = async (agent: { key: string }, amount: number, description: string, extra: Record<string, unknown> = {}) =>
+      t.call<{ id: string }>('POST', '/api/v1/agents/charges', {
+        headers: { 'x-agent-key': agent.key, 'x-user-key': payer.key, 'idempotency-key': `${description}-${payer.id}` },
+        raw: JSON.stringify({ amount, currency: 'USD', description, ...extra }),
+      });
+    expect((await pay(weather, 4.5, 'forecast for Lisbon')).status).toBe(201);
+    expect((await pay(search, 1.25, 'web search: "train times Porto"')).status).toBe(201);
+    const hold = await pay(weather, 10, 'hourly forecasts, held', { capture: false });
+    expect(hold.status).toBe(201);
+    const released = await t.call('POST', `/api/v1/agents/charge/${hold.body.id}/release`, {
+      headers: { 'x-agent-key': weather.key, 'idempotency-key': `release-${payer.id}` },
+    });
+    expect(released.status).toBe(200);
+    expect((await pay(weather, 2, 'radar image')).status).toBe(201);
+
+    await page.goto(`${t.base}/console/statement`);
+    const rows = page.getByRole('region', { name: 'Statement' }).locator('tbody tr');
+    expect(await rows.count()).toBe(6);
+    expect(await rows.nth(0).innerText()).toContain('\u22122.00 USD');
+    expect(await rows.nth(0).innerText()).toContain('42.25 USD');
+    expect(await rows.filter({ hasText: 'Hold released' }).innerText()).toContain('+10.00 USD');
+    expect(await rows.last().innerText()).toContain('+50.00 USD');
+    await expectQualityBars(page, 'statement');
+
+    await page.getByLabel('Agent').selectOption({ label: 'Weather Bot' });
+    await page.getByLabel('Search').fill('forecast');
+    await Promise.all([page.waitForURL(/\/console\/statement\?.*q=forecast/), page.getByRole('button', { name: 'Apply filters' }).click()]);
+    expect(await rows.count()).toBe(3);
+    await expectQualityBars(page, 'statement-filtered');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+    const csv = (await readFile(await download.path(), 'utf8')).split('\r\n');
+    expect(csv[0]).toBe('id,createdAt,type,counterparty,description,amount,currency,balanceAfter,status,grantId,reference');
+    expect(csv.filter((line) => line.startsWith('st'))).toHaveLength(3);
+
+    // Activity's old address lands here, its compatible filters kept.
+    await page.goto(`${t.base}/console/activity?currency=USD&status=SUCCESS`);
+    expect(page.url()).toBe(`${t.base}/console/statement?currency=USD`);
   });
 });

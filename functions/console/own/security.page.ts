@@ -94,13 +94,13 @@ function openedWith(s: Pick<ListedSession, 'openedBy'>, passkeys: readonly Liste
 function sessionItem(session: ConsoleSession, s: ListedSession, i: number, passkeys: readonly ListedPasskey[]): SafeHtml {
   const how = openedWith(s, passkeys);
   return html`<li>
-<p><strong>Signed in with ${how}</strong></p>
+<p id="session-${s.id}"><strong>Signed in with ${how}</strong></p>
 ${s.current ? html`<p class="muted">This browser: ending it signs you out here.</p>` : html``}
 <dl class="facts">
 <dt>Started</dt><dd>${when(s.startedAt, session)}</dd>
 <dt>Last seen</dt><dd>${when(s.lastSeenAt, session)}</dd>
 </dl>
-<form method="post" action="${SECURITY}/sessions/${s.id}/end">${csrfField(session.csrfToken)}<button type="submit" class="danger" aria-label="End session ${i + 1}: ${how}${s.current ? ', this browser (signs you out)' : ''}">End</button></form>
+<form method="post" action="${SECURITY}/sessions/${s.id}/end">${csrfField(session.csrfToken)}<button type="submit" class="danger" aria-label="End session ${i + 1}${s.current ? ', this browser (signs you out)' : ''}" aria-describedby="session-${s.id}">End</button></form>
 </li>`;
 }
 

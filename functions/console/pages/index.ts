@@ -1,5 +1,5 @@
 /**
- * The console's pages over the payer's money and settings (Add funds, Activity, Grants, Limits,
+ * The console's pages over the payer's money and settings (Add funds, Statement, Grants, Limits,
  * Developers): each a `ConsoleRoute` the framework mounts beside its own (sign-in, Overview,
  * Approvals, Security).
  */
@@ -10,9 +10,11 @@ import { DEVELOPERS_ROUTES } from './developers';
 import { FUNDS_ROUTES } from './funds';
 import { GRANTS_ROUTES } from './grants';
 import { LIMITS_ROUTES } from './limits';
+import { STATEMENT_ROUTES } from './statement';
 
 export const PAGE_ROUTES: readonly ConsoleRoute[] = [
   ...FUNDS_ROUTES,
+  ...STATEMENT_ROUTES,
   ...ACTIVITY_ROUTES,
   ...GRANTS_ROUTES,
   ...LIMITS_ROUTES,

@@ -112,8 +112,9 @@ describe('Grants', () => {
     const list = bodyOf(await get(payer, '/console/grants'));
     expect(list).toContain('3.50 USD of 10.00 USD today (UTC)');
     expect(list).toContain('3.50 USD of 20.00 USD');
-    // And the charge is shown in Activity with its grant.
-    expect(bodyOf(await get(payer, '/console/activity'))).toContain(grant?.grantId ?? 'none');
+    // And the charge is in the Statement's CSV with its grant (the Statement took Activity's place, DESIGN §26).
+    const csv = await get(payer, '/console/statement/csv');
+    expect(csv.kind === 'download' ? csv.body : '').toContain(`,${grant?.grantId ?? 'none'},`);
   });
 
   it.each([
