@@ -12,7 +12,8 @@ import type { SafeHtml } from '../http/html';
 export const CONSOLE_NAV = [
   { name: 'overview', label: 'Overview', path: '/console' },
   { name: 'funds', label: 'Add funds', path: '/console/funds' },
-  { name: 'activity', label: 'Activity', path: '/console/activity' },
+  // The statement in Activity's place (DESIGN §26): Activity's URLs redirect to it.
+  { name: 'statement', label: 'Statement', path: '/console/statement' },
   { name: 'approvals', label: 'Approvals', path: '/console/approvals' },
   { name: 'grants', label: 'Grants', path: '/console/grants' },
   { name: 'limits', label: 'Limits', path: '/console/limits' },
@@ -50,6 +51,10 @@ export interface ConsoleRequest {
   /** The public base URL (for links a page shows, e.g. an approval link). */
   baseUrl: string;
   now: Date;
+  /** The browser's User-Agent, if it sent one: only for suggesting a name (a passkey's), never a check. */
+  userAgent?: string;
+  /** The hash of this request's session (Security marks it among the sessions it lists). Undefined in page tests that do not say. */
+  sessionHash?: string;
 }
 
 /** What a page answers: the framework renders it inside the layout (or as a redirect/download). */
@@ -63,8 +68,11 @@ export type ConsoleResult =
       /** 200 unless the page shows a refusal (e.g. 400 with the form again and the error). */
       status?: number;
     }
-  /** After a successful POST: 303 to a GET (post/redirect/get), optionally with a one-shot notice. */
-  | { kind: 'redirect'; location: string }
+  /**
+   * After a successful POST: 303 to a GET (post/redirect/get), optionally with a one-shot notice.
+   * `signedOut`: the POST ended this very session (Security's `End` on its own row): the cookie is cleared.
+   */
+  | { kind: 'redirect'; location: string; signedOut?: true }
   | { kind: 'download'; contentType: string; filename: string; body: string };
 
 export type ConsolePage = (session: ConsoleSession, req: ConsoleRequest) => Promise<ConsoleResult>;

@@ -155,6 +155,8 @@ async function page(req: ConsoleHttpRequest, session: Session, form: Record<stri
       form,
       baseUrl: consoleBase().origin + consoleBase().pathname.replace(/\/+$/, ''),
       now: req.now,
+      sessionHash: session.hash,
+      ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
     };
     return render(await route.page(consoleSession, request), session);
   }
@@ -186,7 +188,7 @@ function render(result: ConsoleResult, session: Session): WebAnswer {
       // A page's redirect stays on the console's own origin.
       if (!result.location.startsWith('/') || result.location.startsWith('//'))
         throw new Error(`redirect off the console: ${result.location}`);
-      return redirect(result.location);
+      return redirect(result.location, result.signedOut ? [clearedSessionCookie()] : undefined);
     case 'download':
       return answer(200, result.body, {
         headers: {

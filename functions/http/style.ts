@@ -132,6 +132,23 @@ button.danger { border-color: #cf222e; }
 img.qr { display: block; max-width: 100%; height: auto; background: #fff; padding: 0.5rem; border-radius: 0.5rem; margin: 0 0 1rem; }
 .secret textarea { box-sizing: border-box; width: 100%; font: inherit; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; padding: 0.75rem; border-radius: 0.5rem; border: 1px solid; word-break: break-all; resize: none; }
 section { margin: 0 0 2rem; }
+/* A destructive action's link to its confirmation (Revoke, Remove, Rotate account key) looks like its button. */
+a.button.danger { color: var(--bad); border-color: #cf222e; }
+/* Security's sessions: one card each, as its passkeys. */
+ul.sessions { list-style: none; margin: 0 0 1rem; padding: 0; }
+ul.sessions > li { border: 1px solid var(--line); border-radius: 0.5rem; padding: 1rem; margin: 0 0 0.75rem; overflow-wrap: anywhere; }
+ul.sessions form { margin: 0; }
+/* The Statement's filters: three a row from 48rem, the note and the button below them; a credit's amount in green beside its plus sign. */
+.statement-filters input { box-sizing: border-box; height: 3rem; max-width: none; }
+.statement-filters .hint { grid-column: 1 / -1; margin: 0; }
+.statement-filters button { justify-self: start; }
+@media (min-width: 48rem) { .filters.statement-filters { grid-template-columns: repeat(3, minmax(0, 1fr)); } }
+span.credit { color: var(--ok); }
+/* Its cards on a phone: a label column wide enough for "Counterparty" and "Balance after" on one line. */
+@media (max-width: 47.99rem) {
+  .table-wrap.stack table.statement td { padding-left: 8.75rem; }
+  .stack table.statement td::before { width: 8.25rem; }
+}
 `;
 
 /**

@@ -33,6 +33,7 @@ const CONSOLE_FRAMEWORK = combine(
     'readConsoleSession',
     'endConsoleSession',
     'endConsoleSessions',
+    'listConsoleSessions',
     'listPasskeys',
     'deletePasskey',
     'confirmSessionOpener',
@@ -56,6 +57,8 @@ const CONSOLE_PAGES = combine(
     'getUserKeyHash',
     'replacePolicy',
     'getAgentById',
+    // The Statement (functions/console/pages/statement.ts): the API's statement operation.
+    'readStatement',
   ),
   uses(
     'rotateUserKey',

@@ -268,8 +268,9 @@ export const STORE = {
   /** getSession, touchSession and takeWelcomeKey: the session item only. */
   readConsoleSession: { read: ['consoleSession'], write: ['consoleSession'] },
   endConsoleSession: { delete: ['consoleSession', 'userSessions'] },
-  /** Sign out everywhere: the payer's sessions listed, each ended. */
+  /** Sign out everywhere: the payer's sessions listed, each ended; Security lists them with their items (listConsoleSessions: listSessions, readSessions). */
   endConsoleSessions: { read: ['userSessions'], delete: ['consoleSession', 'userSessions'] },
+  listConsoleSessions: { read: ['userSessions', 'consoleSession'] },
   consoleRateWindow: { read: ['consoleRate'], write: ['consoleRate'] },
   /** With `user.passkey.added` (its outbox item), conditioned on the proof still standing: the account key (the user item) or the vouching passkey. */
   savePasskey: { write: ['passkey', 'userPasskeys', 'outbox'], check: ['user', 'passkey'] },

@@ -86,10 +86,11 @@ async function signUpAndIn(page: Page, base: string, startAt = base): Promise<vo
   expect(await page.locator('h1').innerText()).toBe('Overview');
   await Promise.all([page.waitForURL(`${base}/console/login`), page.getByRole('button', { name: 'Sign out' }).click()]);
 
-  await page.goto(`${startAt}/console/activity`);
-  expect(page.url()).toBe(`${base}/console/login?next=%2Fconsole%2Factivity`);
-  await Promise.all([page.waitForURL(`${base}/console/activity`), page.getByRole('button', { name: 'Sign in with a passkey' }).click()]);
-  expect(await page.locator('h1').innerText()).toBe('Activity');
+  // The Statement, in Activity's place (DESIGN §26).
+  await page.goto(`${startAt}/console/statement`);
+  expect(page.url()).toBe(`${base}/console/login?next=%2Fconsole%2Fstatement`);
+  await Promise.all([page.waitForURL(`${base}/console/statement`), page.getByRole('button', { name: 'Sign in with a passkey' }).click()]);
+  expect(await page.locator('h1').innerText()).toBe('Statement');
   // A page's links stay at the console's address.
   await Promise.all([page.waitForURL(`${base}/console/limits`), page.getByRole('link', { name: 'Limits' }).click()]);
 }

@@ -5,7 +5,7 @@
  * PayPal imitation's checkout and USDC by a real transfer on the local chain carrying the Solana
  * Pay reference → Limits: an approval threshold → Grants: a grant to an agent, its key shown once
  * → the agent charges above the threshold over HTTP with that grant key → Approvals: approved in
- * the console → Activity shows it → the CSV has it. Balances are checked on the page and on the
+ * the console → the Statement shows it (in Activity's place, DESIGN §26) → the CSV has it. Balances are checked on the page and on the
  * API after every step that moves money, and every page met on the way — the eight pages, the
  * sign-in, sign-up and welcome pages, a top-up's own page, a grant's shown-once page, the consent
  * and the approval pages — fits 375 px and 1280 px with no sideways scroll and has no serious or
@@ -89,7 +89,7 @@ async function overviewSays(page: Page, ...texts: string[]): Promise<void> {
 }
 
 describe('a new payer walks the console', () => {
-  it('signs up, adds funds, sets a limit, gives a grant, approves a charge, and finds it in Activity and the CSV', async () => {
+  it('signs up, adds funds, sets a limit, gives a grant, approves a charge, and finds it in the Statement and the CSV', async () => {
     const context = await browser.newContext({ timezoneId: 'Europe/Lisbon', acceptDownloads: true });
     const page = await context.newPage();
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -238,40 +238,35 @@ describe('a new payer walks the console', () => {
     await open(page, 'Grants', '/console/grants');
     expect(await page.locator('li.card').filter({ hasText: agentName }).innerText()).toContain('25.00 USD of 40.00 USD today (UTC)');
 
-    // Activity shows the charge with its amount and currency; the filters keep a URL.
-    await open(page, 'Activity', '/console/activity');
-    const row = page.getByRole('region', { name: 'Charges' }).locator('tbody tr').filter({ hasText: 'forecast for Lisbon' });
-    expect(await row.innerText()).toContain('25.00 USD');
-    expect(await row.innerText()).toContain('Succeeded');
+    // The Statement (in Activity's place, DESIGN §26) shows the charge with its signed amount and the
+    // balance after it; the filters keep a URL.
+    await open(page, 'Statement', '/console/statement');
+    const row = page.getByRole('region', { name: 'Statement' }).locator('tbody tr').filter({ hasText: 'forecast for Lisbon' }).first();
+    // A charge that waited for approval is a hold of the available balance (docs/statement.md): its row stays.
+    expect(await row.innerText()).toContain('Hold');
+    expect(await row.innerText()).toContain('\u221225.00 USD');
     expect(await row.innerText()).toContain(agentName);
     expect(await mainText(page)).toContain('Times are shown in Europe/Lisbon.');
-    await expectFits(page, 'activity');
-    // `Apply filters` sits on the fields' line at 1280 px, its bottom edge with theirs.
-    const field = await page.getByLabel('Currency').boundingBox();
-    const button = await page.getByRole('button', { name: 'Apply filters' }).boundingBox();
-    const edges = (box: { y: number; height: number } | null) => ({
-      top: Math.round(box?.y ?? 0),
-      bottom: Math.round((box?.y ?? 0) + (box?.height ?? 0)),
-    });
-    expect(edges(button)).toEqual(edges(field));
+    await expectFits(page, 'statement');
     await page.getByLabel('Currency').selectOption('USD');
     await Promise.all([
-      page.waitForURL(/\/console\/activity\?.*currency=USD/),
+      page.waitForURL(/\/console\/statement\?.*currency=USD/),
       page.getByRole('button', { name: 'Apply filters' }).click(),
     ]);
-    expect(await page.getByRole('region', { name: 'Charges' }).locator('tbody tr').count()).toBe(1);
+    expect(await page.getByRole('region', { name: 'Statement' }).locator('tbody tr').filter({ hasText: 'USDC' }).count()).toBe(0);
 
     // Download CSV: the filtered rows, as a spreadsheet reads them.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
-    expect(download.suggestedFilename()).toMatch(/^activity-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(download.suggestedFilename()).toMatch(/^statement-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = await readFile(await download.path(), 'utf8');
-    const createdAt = (
-      await t.call<{ createdAt: string }>('GET', `/api/v1/agents/charge/${charged.body.id}`, { headers: { 'x-agent-key': agent.key } })
-    ).body.createdAt;
-    expect(csv.split('\r\n')).toEqual([
-      'id,createdAt,agent,description,amount,currency,status',
-      `${charged.body.id},${createdAt},${agentName},forecast for Lisbon,25.00,USD,SUCCESS`,
-      '',
+    const lines = csv.split('\r\n');
+    expect(lines[0]).toBe('id,createdAt,type,counterparty,description,amount,currency,balanceAfter,status,grantId,reference');
+    expect(lines.filter((l) => l.endsWith(`,${charged.body.id}`))).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^st[0-9a-z]{26},[^,]+,hold,${agentName},forecast for Lisbon,-25\\.00,USD,\\d+\\.\\d{2},PENDING,g[0-9a-z]+,${charged.body.id}$`,
+        ),
+      ),
     ]);
 
     // The rest of the console: Developers and Security.

@@ -138,7 +138,8 @@ describe('the console in a browser', () => {
     expect(await page.locator('ul.items > li').count()).toBe(1);
     expect(await page.locator('ul.items > li').innerText()).toContain('This laptop');
     expect(await page.locator('ul.items > li').innerText()).toContain('with the account key');
-    expect(await page.getByRole('button', { name: 'Remove passkey 1' }).count()).toBe(1);
+    // `Remove` is a link to its confirmation page now (DESIGN §26: destructive actions ask first).
+    expect(await page.getByRole('link', { name: 'Remove passkey 1' }).count()).toBe(1);
 
     await Promise.all([page.waitForURL(`${t.base}/console/login`), page.getByRole('button', { name: 'Sign out', exact: true }).click()]);
     await signInWithPasskey(page, t.base);

@@ -25,7 +25,8 @@ describe('Overview: the last activity as Activity words it', () => {
     await charge(await newAgent('Lisbon Bot'), payer, '1.5', 'USD', 'a lookup');
 
     const home = lastActivity(bodyOf(await overview(payer)));
-    const activity = bodyOf(await get(payer, '/console/activity'));
+    // The Statement took Activity's place (DESIGN §26): its newest row is the charge.
+    const activity = bodyOf(await get(payer, '/console/statement'));
     expect(home).toContain('<dd>Succeeded</dd>');
     expect(home).not.toMatch(/\bpaid\b/);
     expect(firstTime(home)).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/);
@@ -39,7 +40,8 @@ describe('Overview: the last activity as Activity words it', () => {
     await charge(await newAgent('Broke Bot'), payer, '5', 'USD', 'too much');
     const home = lastActivity(bodyOf(await overview(payer)));
     expect(home).toContain('<dd>Failed: insufficient balance</dd>');
-    expect(bodyOf(await get(payer, '/console/activity'))).toContain('Failed: insufficient balance');
+    // A refused charge moved no money: the Statement (in Activity's place, DESIGN §26) has no row of it.
+    expect(bodyOf(await get(payer, '/console/statement'))).toContain('Nothing has moved your balance yet.');
     expect(home).toContain('Times are shown in UTC (your browser did not tell us its time zone).');
   });
 });

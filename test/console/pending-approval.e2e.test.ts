@@ -60,22 +60,26 @@ describe('the console with a charge waiting for approval', () => {
 
     const cookie = await signIn(user.key);
     const seen: Record<string, number> = {};
-    for (const path of ['/console', '/console/activity', '/console/activity?status=PENDING', '/console/limits', '/console/approvals']) {
+    // The Statement in Activity's place (DESIGN §26): Activity's URLs redirect to it.
+    for (const path of ['/console', '/console/statement', '/console/statement?type=hold', '/console/limits', '/console/approvals']) {
       const res = await fetch(`${t.base}${path}`, { headers: { cookie }, redirect: 'manual' });
       seen[path] = res.status;
-      if (path === '/console/activity' && res.status === 200) expect(await res.text()).toContain('waits for the payer');
+      if (path === '/console/statement' && res.status === 200) expect(await res.text()).toContain('waits for the payer');
     }
-    const csv = await fetch(`${t.base}/console/activity/csv`, { headers: { cookie }, redirect: 'manual' });
-    seen['/console/activity/csv'] = csv.status;
+    const csv = await fetch(`${t.base}/console/statement/csv`, { headers: { cookie }, redirect: 'manual' });
+    seen['/console/statement/csv'] = csv.status;
+    const activity = await fetch(`${t.base}/console/activity?status=PENDING&currency=USD`, { headers: { cookie }, redirect: 'manual' });
+    expect([activity.status, activity.headers.get('location')]).toEqual([303, '/console/statement?currency=USD']);
     expect(seen).toEqual({
       '/console': 200,
-      '/console/activity': 200,
-      '/console/activity?status=PENDING': 200,
+      '/console/statement': 200,
+      '/console/statement?type=hold': 200,
       '/console/limits': 200,
       '/console/approvals': 200,
-      '/console/activity/csv': 200,
+      '/console/statement/csv': 200,
     });
     expect(csv.headers.get('content-type')).toContain('text/csv');
-    expect(await csv.text()).toContain(`${charge.body.id},`);
+    // The held charge's row names it as its reference.
+    expect(await csv.text()).toContain(`,${charge.body.id}\r\n`);
   });
 });

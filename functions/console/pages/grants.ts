@@ -108,7 +108,7 @@ ${g.revokedAt ? html`<dt>Revoked</dt><dd>${when(g.revokedAt, session)}</dd>` : h
 </dl>
 ${
   status === 'active'
-    ? html`<form method="post" action="${GRANTS}/${g.id}/revoke">${csrfField(session)}<button type="submit" class="danger" aria-describedby="${g.id}-what">Revoke</button><span class="visually-hidden" id="${g.id}-what">the grant of ${g.agentName} in ${g.currency}</span></form>`
+    ? html`<p><a class="button danger" href="${GRANTS}/${g.id}/revoke">Revoke<span class="visually-hidden"> the grant of ${g.agentName} in ${g.currency}</span></a></p>`
     : html``
 }
 </li>`;

@@ -8,6 +8,7 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config';
+import { batchGetConsistent } from '../batch-get';
 import { db } from '../client';
 import { keys, TTL_ATTRIBUTE } from '../table';
 import { conditionalWrite, outcome, type TransactEntry, type TransactItem, transactWrite } from '../transact';
@@ -79,7 +80,10 @@ export async function getSession(sessionHash: string): Promise<StoredSession | u
   const out = await db().send(
     new GetCommand({ TableName: config().TABLE_NAME, Key: keys.consoleSession(sessionHash), ConsistentRead: true }),
   );
-  const item = out.Item;
+  return storedSessionOf(out.Item);
+}
+
+function storedSessionOf(item: Record<string, unknown> | undefined): StoredSession | undefined {
   if (!item || typeof item.userId !== 'string' || typeof item.csrfToken !== 'string') return undefined;
   const openedBy = openerOf(item.openedBy);
   // A session stored before sessions recorded what opened them is tied to nothing: not valid.
@@ -173,4 +177,23 @@ export async function listSessions(userId: string): Promise<SessionEntry[]> {
     start = out.LastEvaluatedKey;
   } while (start);
   return sessions;
+}
+
+/**
+ * The sessions of these hashes that are still stored, by hash (Security's list: one strongly
+ * consistent BatchGetItem per 100, after `listSessions`). The payer's partition keeps an entry
+ * until the session's absolute end; the item goes with sign-out or, late, with its idle TTL: the
+ * caller judges the times.
+ */
+export async function readSessions(hashes: readonly string[]): Promise<Map<string, StoredSession>> {
+  const found = new Map<string, StoredSession>();
+  for (let i = 0; i < hashes.length; i += 100) {
+    const items = await batchGetConsistent(hashes.slice(i, i + 100).map((hash) => keys.consoleSession(hash)));
+    for (const item of items) {
+      const stored = storedSessionOf(item);
+      const hash = String(item.PK).slice(keys.consoleSession('').PK.length);
+      if (stored) found.set(hash, stored);
+    }
+  }
+  return found;
 }

@@ -21,7 +21,7 @@ import { rotateUserKey } from '../../store/identity/user.repository';
 import type { TransactEntry } from '../../store/transact';
 import { forgetUserKey } from '../auth';
 import { webhookView } from '../events/webhooks';
-import { endAllSessions } from './console-sessions';
+import { endAllSessions, listMySessions, type Session } from './console-sessions';
 import { listMyGrants, revokeMyGrant } from './grants';
 import { settle } from './payers';
 
@@ -55,6 +55,52 @@ export interface RotatedAccountKey {
   endedSessions: number;
   /** The names of the passkeys it removed: every one the account key stands behind. */
   removedPasskeys: string[];
+}
+
+/**
+ * What a rotation would end if it ran now, for the console's confirmation (DESIGN §26: a
+ * destructive action says what will end first): the active grants and the webhook endpoints by
+ * number, the open account-key charges, the live sessions (the asking one included), and the
+ * passkeys the account key stands behind by name. Reads only; what is made meanwhile is ended too.
+ */
+export interface RotationReach {
+  activeGrants: number;
+  webhooks: number;
+  openCharges: number;
+  sessions: number;
+  keyBackedPasskeys: string[];
+}
+
+export async function rotationReach(session: Pick<Session, 'userId' | 'hash'>, now: Date): Promise<RotationReach> {
+  const { userId } = session;
+  let activeGrants = 0;
+  let after: string | undefined;
+  do {
+    const page = await listMyGrants(userId, { limit: 100, status: 'active', ...(after ? { after } : {}) });
+    activeGrants += page.grants.length;
+    after = page.lastId;
+  } while (after !== undefined);
+  let openCharges = 0;
+  let position: Awaited<ReturnType<typeof userChargePosition>> | undefined;
+  let afterCharge: string | undefined;
+  do {
+    position = afterCharge === undefined ? undefined : await userChargePosition(userId, afterCharge);
+    const page = await listUserCharges(userId, { limit: 100, status: 'PENDING', ...(position ? { after: position } : {}) });
+    openCharges += page.charges.filter((c) => c.grantId === undefined).length;
+    afterCharge = page.lastId;
+  } while (afterCharge !== undefined);
+  const [webhooks, sessions, passkeys] = await Promise.all([
+    listWebhooks(ownerKey({ kind: 'user', id: userId })),
+    listMySessions(session, now),
+    listPasskeys(userId),
+  ]);
+  return {
+    activeGrants,
+    webhooks: webhooks.length,
+    openCharges,
+    sessions: sessions.length,
+    keyBackedPasskeys: passkeys.passkeys.filter((p) => p.fromAccountKey).map((p) => p.name ?? p.credentialId),
+  };
 }
 
 /**

@@ -9,7 +9,7 @@
  * its opener still being valid, and every state-changing request checks it again
  * (`confirmSession`), so no race with a rotation or a removal leaves one acting.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { UserKeyRevokedError } from '../../core/errors';
 import { hashKey, looksLikeKey, USER_KEY_PREFIX } from '../../core/keys';
 import { refusalText } from '../../messages/catalogue';
@@ -20,6 +20,7 @@ import {
   deleteSession,
   getSession,
   listSessions,
+  readSessions,
   type SessionOpener,
   type StoredSession,
   sessionItems,
@@ -172,6 +173,65 @@ export async function endAllSessions(userId: string): Promise<number> {
   const sessions = await listSessions(userId);
   for (const { hash } of sessions) await deleteSession(hash, userId);
   return sessions.length;
+}
+
+/**
+ * A session as Security lists it: an id for its `End` button (derived from its hash, which stays
+ * a key of the table and never leaves it), when it started, what opened it, and when it was last
+ * seen. *Decision*: "last seen" is the activity the idle timeout already writes at most every
+ * SESSION_TOUCH_EVERY_MS (five minutes), never a write of its own, so a page costs no extra write;
+ * it may be up to five minutes behind.
+ */
+export interface ListedSession {
+  id: string;
+  startedAt: string;
+  lastSeenAt: string;
+  openedBy: { kind: 'passkey'; credentialId: string } | { kind: 'accountKey' };
+  /** The session of the request that lists them. */
+  current: boolean;
+}
+
+/** A session's id in pages and URLs: not its hash (a key of the table), a digest of it. */
+export const sessionIdOf = (hash: string): string =>
+  createHash('sha256').update(`console-session-id:${hash}`).digest('base64url').slice(0, 22);
+
+/**
+ * The payer's live sessions, the asking one first, then newest first: the payer's sessions partition (one Query), then their
+ * items (one BatchGetItem per 100). An entry whose session has ended (signed out, idle for 30
+ * minutes, past 12 hours) is left out: DynamoDB removes both items late.
+ */
+export async function listMySessions(session: Pick<Session, 'userId' | 'hash'>, now: Date): Promise<ListedSession[]> {
+  const entries = await listSessions(session.userId);
+  const stored = await readSessions(entries.map((e) => e.hash));
+  const at = now.getTime();
+  const listed: ListedSession[] = [];
+  for (const { hash } of entries) {
+    const s = stored.get(hash);
+    if (!s || s.userId !== session.userId || at >= s.endsAt || at >= s.touchedAt + SESSION_IDLE_MS) continue;
+    listed.push({
+      id: sessionIdOf(hash),
+      startedAt: new Date(s.createdAt).toISOString(),
+      lastSeenAt: new Date(s.touchedAt).toISOString(),
+      openedBy: s.openedBy.kind === 'passkey' ? { kind: 'passkey', credentialId: s.openedBy.credentialId } : { kind: 'accountKey' },
+      current: hash === session.hash,
+    });
+  }
+  // This browser's first, then the newest.
+  return listed.sort(
+    (a, b) => Number(b.current) - Number(a.current) || (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0),
+  );
+}
+
+/**
+ * `End` on Security: ends one of the payer's sessions by its listed id. Answers whether it was the
+ * session asking (its browser is then signed out), or undefined when the payer has no such session
+ * (another payer's id, or one already ended).
+ */
+export async function endMySession(session: Pick<Session, 'userId' | 'hash'>, id: string): Promise<{ own: boolean } | undefined> {
+  const found = (await listSessions(session.userId)).find((e) => sessionIdOf(e.hash) === id);
+  if (!found) return undefined;
+  await deleteSession(found.hash, session.userId);
+  return { own: found.hash === session.hash };
 }
 
 /** A passkey removed: the sessions it opened end. Answers how many. */

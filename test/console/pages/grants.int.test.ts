@@ -85,7 +85,8 @@ describe('Grants', () => {
     const list = bodyOf(await get(payer, '/console/grants'));
     expect(list).toContain('Weather Bot');
     expect(list).toContain('0.00 USD of 20.00 USD');
-    expect(list).toContain('>Revoke</button>');
+    // `Revoke` is a link to its confirmation page (DESIGN §26).
+    expect(list).toMatch(/<a class="button danger" href="\/console\/grants\/g[0-9a-z]+\/revoke">Revoke</);
     expect(list).not.toContain('ug_live_');
   });
 
@@ -111,8 +112,9 @@ describe('Grants', () => {
     const list = bodyOf(await get(payer, '/console/grants'));
     expect(list).toContain('3.50 USD of 10.00 USD today (UTC)');
     expect(list).toContain('3.50 USD of 20.00 USD');
-    // And the charge is shown in Activity with its grant.
-    expect(bodyOf(await get(payer, '/console/activity'))).toContain(grant?.grantId ?? 'none');
+    // And the charge is in the Statement's CSV with its grant (the Statement took Activity's place, DESIGN §26).
+    const csv = await get(payer, '/console/statement/csv');
+    expect(csv.kind === 'download' ? csv.body : '').toContain(`,${grant?.grantId ?? 'none'},`);
   });
 
   it.each([
@@ -147,12 +149,15 @@ describe('Grants', () => {
     expect((await grantsOf(owner))[0]?.revokedAt).toBeUndefined();
     expect(statusOf(await post(intruder, '/console/grants/not-a-grant/revoke', {}))).toBe(404);
 
+    // `Revoke` is a link to the confirmation (DESIGN §26), whose form posts the revocation.
+    expect(bodyOf(await get(owner, '/console/grants'))).toContain(`href="/console/grants/${grant?.id}/revoke"`);
+    expect(bodyOf(await get(owner, `/console/grants/${grant?.id}/revoke`))).toContain(`action="/console/grants/${grant?.id}/revoke"`);
     const revoked = await post(owner, `/console/grants/${grant?.id}/revoke`, {});
     expect(revoked).toEqual({ kind: 'redirect', location: `/console/grants#${grant?.id}` });
     expect(await post(owner, `/console/grants/${grant?.id}/revoke`, {})).toEqual(revoked);
     expect((await grantsOf(owner))[0]?.revokedAt).toBeDefined();
     const list = bodyOf(await get(owner, '/console/grants'));
     expect(list).toContain('Revoked');
-    expect(list).not.toContain('>Revoke</button>');
+    expect(list).not.toContain(`href="/console/grants/${grant?.id}/revoke"`);
   });
 });

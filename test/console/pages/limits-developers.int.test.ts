@@ -117,9 +117,13 @@ describe('Developers', () => {
     const payer = await newPayer();
     const page = bodyOf(await get(payer, '/console/developers'));
     expect(page).toContain('Rotating also revokes every grant you gave and deletes every webhook endpoint');
-    expect(page.indexOf('Rotating also revokes')).toBeLessThan(page.indexOf('>Rotate account key</button>'));
+    expect(page.indexOf('Rotating also revokes')).toBeLessThan(page.indexOf('>Rotate account key</a>'));
+    // The button is a link to the confirmation (DESIGN §26): its form carries the one-time key.
+    expect(page).toContain('<a class="button danger" href="/console/developers/rotate">Rotate account key</a>');
     expectCsrfInEveryPostForm(page, payer.session);
-    const form = { idempotencyKey: onceKeyOf(page, '/console/developers/rotate') };
+    const confirmation = bodyOf(await get(payer, '/console/developers/rotate'));
+    expectCsrfInEveryPostForm(confirmation, payer.session);
+    const form = { idempotencyKey: onceKeyOf(confirmation, '/console/developers/rotate') };
     const first = bodyOf(await post(payer, '/console/developers/rotate', form));
     const key = />(uk_live_[^<]+)<\/textarea>/.exec(first)?.[1] ?? '';
     expect(key).not.toBe('');

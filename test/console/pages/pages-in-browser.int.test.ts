@@ -138,7 +138,8 @@ describe('the pages at 375 px and 1280 px', () => {
       ['empty', empty],
       ['busy', busy],
     ] as const) {
-      for (const path of ['/console/funds', '/console/activity', '/console/grants', '/console/limits', '/console/developers']) {
+      // The Statement in Activity's place (DESIGN §26; /console/activity redirects to it).
+      for (const path of ['/console/funds', '/console/statement', '/console/grants', '/console/limits', '/console/developers']) {
         pages.push([`${who}-${path.split('/').pop()}`, await get(payer, path)]);
       }
     }

@@ -1,0 +1,115 @@
+/**
+ * The Statement (DESIGN §26) against DynamoDB Local: every movement of the payer's balance newest
+ * first, with its type, counterparty, signed amount (`+10.00 USD`, `−1.50 USD`) and the balance
+ * after it; an empty state that says what to do next; filters (currency, type, agent, dates, text)
+ * as query parameters; `Next page`; `Download CSV` with the exact header, every filtered row,
+ * amounts as plain signed decimals and the cells an agent writes guarded; refusals as 400.
+ */
+import { STATEMENT_CSV_HEADER } from '../../../functions/console/pages/statement';
+import { bodyOf, charge, consolePagesEnv, credit, get, newAgent, newPayer, statusOf } from './support';
+
+consolePagesEnv();
+
+function csvOf(result: Awaited<ReturnType<typeof get>>) {
+  if (result.kind !== 'download') throw new Error(`expected a download, got ${result.kind}`);
+  return result;
+}
+
+/** The rows of the statement's table, as text: one string per row, cells joined by `|`. */
+const rowsOf = (markup: string): string[] =>
+  (markup.split('<tbody>')[1]?.split('</tbody>')[0] ?? '')
+    .split('<tr>')
+    .slice(1)
+    .map((row) =>
+      row
+        .split('</td>')
+        .slice(0, -1)
+        .map((cell) => cell.replace(/<[^>]+>/g, '').trim())
+        .join('|'),
+    );
+
+describe('Statement', () => {
+  it('says what to do next when nothing has moved the balance', async () => {
+    const payer = await newPayer();
+    const markup = bodyOf(await get(payer, '/console/statement'));
+    expect(markup).toContain('Nothing has moved your balance yet.');
+    expect(markup).toContain('<a class="button primary" href="/console/funds">Add funds</a>');
+    // No filters over nothing: they come with the first movement.
+    expect(markup).not.toContain('>Download CSV</a>');
+    await credit(payer, '1', 'USD');
+    const first = bodyOf(await get(payer, '/console/statement'));
+    expect(first).toContain('>Download CSV</a>');
+    for (const label of ['Currency', 'Type', 'Agent', 'From', 'To', 'Search']) expect(first).toContain(`>${label}</label>`);
+  });
+
+  it('lists every movement newest first with its signed amount and the balance after it, in the session’s zone', async () => {
+    const payer = await newPayer('Europe/Berlin');
+    await credit(payer, '10', 'USD');
+    const bot = await newAgent('Alpha Bot');
+    await charge(bot, payer, '1.5', 'USD', 'first lookup');
+    await charge(bot, payer, '2', 'USD', 'second lookup');
+    const markup = bodyOf(await get(payer, '/console/statement'));
+    const rows = rowsOf(markup);
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatch(/\|Charge\|Alpha Bot\|second lookup\|\u22122\.00 USD\|6\.50 USD$/);
+    expect(rows[1]).toMatch(/\|Charge\|Alpha Bot\|first lookup\|\u22121\.50 USD\|8\.50 USD$/);
+    expect(rows[2]).toMatch(/\|Credit\|.*\|\+10\.00 USD\|10\.00 USD$/);
+    expect(markup).toContain('Times are shown in Europe/Berlin.');
+  });
+
+  it('filters by currency, type, agent, text and dates; pages with Next page; downloads every column of the filtered rows', async () => {
+    const payer = await newPayer();
+    await credit(payer, '100', 'USD');
+    await credit(payer, '100', 'USDC');
+    const a = await newAgent('Agent A');
+    const b = await newAgent('Agent B');
+    for (let i = 0; i < 27; i++) await charge(a, payer, '1', 'USD', `a-usd-${i}`);
+    await charge(a, payer, '2', 'USDC', 'a-usdc');
+    await charge(b, payer, '3', 'USD', '=1+1 b-usd');
+
+    const byAgent = rowsOf(bodyOf(await get(payer, `/console/statement?agent=${b.id}`)));
+    expect(byAgent).toHaveLength(1);
+    expect(byAgent[0]).toContain('b-usd');
+    const usdc = rowsOf(bodyOf(await get(payer, '/console/statement?currency=USDC')));
+    expect(usdc.map((r) => r.split('|').slice(1, 2)[0])).toEqual(['Charge', 'Credit']);
+    expect(usdc[0]).toMatch(/\u22122\.00 USDC\|98\.00 USDC$/);
+    expect(rowsOf(bodyOf(await get(payer, '/console/statement?type=credit')))).toHaveLength(2);
+    expect(rowsOf(bodyOf(await get(payer, '/console/statement?q=A-USDC')))).toHaveLength(1);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(rowsOf(bodyOf(await get(payer, `/console/statement?to=2000-01-01`)))).toHaveLength(0);
+    expect(rowsOf(bodyOf(await get(payer, `/console/statement?from=${today}&to=${today}&currency=USDC`)))).toHaveLength(2);
+
+    // 27 charges of A in USD: a first page of 25 and a Next page link carrying the filters.
+    const first = bodyOf(await get(payer, `/console/statement?agent=${a.id}&currency=USD`));
+    expect(rowsOf(first)).toHaveLength(25);
+    const next = /href="([^"]+)" rel="next">Next page</.exec(first)?.[1]?.replace(/&amp;/g, '&');
+    expect(next).toContain(`agent=${a.id}`);
+    expect(next).toContain('currency=USD');
+    const second = rowsOf(bodyOf(await get(payer, next ?? '')));
+    expect(second).toHaveLength(2);
+    expect(second[1]).toMatch(/\|a-usd-0\|\u22121\.00 USD\|99\.00 USD$/);
+
+    const csv = csvOf(await get(payer, `/console/statement/csv?currency=USD`));
+    expect(csv.contentType).toMatch(/^text\/csv/);
+    expect(csv.filename).toMatch(/^statement-\d{4}-\d{2}-\d{2}\.csv$/);
+    const lines = csv.body.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('id,createdAt,type,counterparty,description,amount,currency,balanceAfter,status,grantId,reference');
+    expect(lines[0]).toBe(STATEMENT_CSV_HEADER.join(','));
+    expect(lines).toHaveLength(1 + 29);
+    // Amounts are numbers a spreadsheet sums (never guarded); what the agent wrote is guarded.
+    expect(lines[1]).toMatch(/^st[0-9a-z]{26},\d{4}-\d{2}-\d{2}T[^,]+Z,charge,Agent B,'=1\+1 b-usd,-3\.00,USD,70\.00,SUCCESS,,c[0-9a-z]+$/);
+    expect(lines[29]).toMatch(/^st[0-9a-z]{26},[^,]+,credit,[^,]*,[^,]*,100\.00,USD,100\.00,/);
+  });
+
+  it('refuses a filter that is none (400) with the filters again', async () => {
+    const payer = await newPayer();
+    const refused = await get(payer, '/console/statement?from=2026-02-30');
+    expect(statusOf(refused)).toBe(400);
+    expect(bodyOf(refused)).toContain('From');
+    expect(bodyOf(refused)).toContain('value="2026-02-30"');
+    expect(statusOf(await get(payer, '/console/statement?agent=bob'))).toBe(400);
+    expect(statusOf(await get(payer, '/console/statement?type=gift'))).toBe(400);
+    expect(statusOf(await get(payer, '/console/statement/csv?currency=EUR'))).toBe(400);
+    expect(statusOf(await get(payer, '/console/statement?cursor=garbage'))).toBe(400);
+  });
+});
