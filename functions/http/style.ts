@@ -187,8 +187,19 @@ details.numbers summary { cursor: pointer; color: var(--accent); margin: 0 0 0.5
 details.numbers tr.total td { font-weight: 600; }
 `;
 
-/** The whole stylesheet: the shell's rules, the console pages', the link pages', the chart's. */
-export const STYLESHEET = BASE_CSS + PAGES_CSS + LINK_PAGES_CSS + CHART_CSS;
+/**
+ * A form's problems (console/pages/ui.ts `formField`, `problemSummary`): each beside its field, in
+ * words first (an icon or colour alone says nothing to some), the field's border thicker and red.
+ */
+const FORM_CSS = `
+.field-error { color: var(--bad); font-weight: 600; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
+.field.invalid input, .field.invalid select { border: 2px solid var(--bad); }
+.error ul { margin: 0.5rem 0 0; padding-left: 1.25rem; }
+.error li { margin: 0.25rem 0; overflow-wrap: anywhere; }
+`;
+
+/** The whole stylesheet: the shell's rules, the console pages', the link pages', the chart's, the form problems'. */
+export const STYLESHEET = BASE_CSS + PAGES_CSS + LINK_PAGES_CSS + CHART_CSS + FORM_CSS;
 
 /** `'sha256-…'` of the stylesheet exactly as sent inline: what lets a link page's CSP allow it and nothing else. */
 export const STYLESHEET_HASH = `'sha256-${createHash('sha256').update(STYLESHEET, 'utf8').digest('base64')}'`;

@@ -136,6 +136,27 @@ describe('Grants', () => {
     expect(await grantsOf(payer)).toEqual([]);
   });
 
+  it('shows every problem at once, each beside its field (aria-invalid, aria-describedby), the values kept (DESIGN §26)', async () => {
+    const payer = await newPayer();
+    const form = await grantForm(payer, { agentId: 'nope', perCharge: 'ten', total: '0.001', expiresAfterDays: '0', description: 'kept' });
+    const answer = await post(payer, '/console/grants', form);
+    expect(statusOf(answer)).toBe(400);
+    const markup = bodyOf(answer);
+    expect(markup).toContain('That did not work: 4 problems');
+    for (const [name, message] of [
+      ['agentId', 'Agent ID must be an agent id'],
+      ['perCharge', 'Per charge must be a number'],
+      ['total', 'Total'],
+      ['expiresAfterDays', 'Expires after (days) must be at least 1'],
+    ] as const) {
+      const id = `g-${name}`;
+      expect(markup).toContain(`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error: </span>${message}`);
+      expect(markup).toMatch(new RegExp(`<input id="${id}" [^>]*aria-describedby="${id}-error ${id}-hint" aria-invalid="true">`));
+    }
+    for (const value of ['nope', 'ten', '0.001', 'kept']) expect(markup).toContain(`value="${value}"`);
+    expect(await grantsOf(payer)).toEqual([]);
+  });
+
   it('revokes a grant (again: the same), and refuses another payer’s grant with 404, changing nothing', async () => {
     const owner = await newPayer();
     const intruder = await newPayer();
