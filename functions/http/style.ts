@@ -196,6 +196,9 @@ const FORM_CSS = `
 .field.invalid input, .field.invalid select { border: 2px solid var(--bad); }
 .error ul { margin: 0.5rem 0 0; padding-left: 1.25rem; }
 .error li { margin: 0.25rem 0; overflow-wrap: anywhere; }
+meter.spent { display: block; width: 100%; max-width: 20rem; height: 0.75rem; margin: 0.25rem 0 0.25rem; }
+.copy-row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; margin: 0.5rem 0 0; }
+.copy-status { color: var(--muted); }
 `;
 
 /** The whole stylesheet: the shell's rules, the console pages', the link pages', the chart's, the form problems'. */

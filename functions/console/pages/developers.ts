@@ -19,6 +19,7 @@ import { userWebhooksCreateJoining, userWebhooksDeleteOperation, userWebhooksTes
 import { deliveryView, listOwnerWebhooks, listWebhookDeliveries, webhookView } from '../../use-cases/events/webhooks';
 import type { RotatedAccountKey } from '../../use-cases/identity/account-key';
 import { actingAccountKeyHash } from '../../use-cases/identity/console-forms';
+import { copyButton } from '../copy';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { once } from './once';
 import {
@@ -138,6 +139,7 @@ const rotate: ConsolePage = async (session, req) => {
 <div class="field secret">
 <label for="account-key">Account key</label>
 <textarea id="account-key" readonly rows="3" spellcheck="false" autocomplete="off">${userKey}</textarea>
+${copyButton('account-key', 'the account key')}
 </div>
 <p>${revokedGrants.length === 1 ? '1 grant was' : `${revokedGrants.length} grants were`} revoked and ${deletedWebhooks.length === 1 ? '1 webhook endpoint was' : `${deletedWebhooks.length} webhook endpoints were`} deleted.</p>
 ${
@@ -193,6 +195,7 @@ const addWebhook: ConsolePage = async (session, req) => {
 <div class="field secret">
 <label for="webhook-secret">Signing secret</label>
 <textarea id="webhook-secret" readonly rows="3" spellcheck="false" autocomplete="off">${secret}</textarea>
+${copyButton('webhook-secret', 'the signing secret')}
 </div>
 <p class="hint">Verify each delivery's <code>webhook-signature</code> header with any Standard Webhooks library and this secret.</p>
 <p><a href="${DEVELOPERS}">Back to Developers</a></p>`,

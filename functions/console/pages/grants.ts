@@ -8,7 +8,7 @@ import { LosslessNumber } from 'lossless-json';
 import { type CreateGrantRequest, createGrantRequestSchema, createGrantSchema } from '../../contracts/grants';
 import { validate } from '../../contracts/validation';
 import { type Grant, grantStatus } from '../../core/grants';
-import { isId, newGrantId } from '../../core/ids';
+import { ID_PATTERNS, isId, newGrantId } from '../../core/ids';
 import { CURRENCIES, formatAmount, isCurrency, type Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
 import { html, type SafeHtml } from '../../http/html';
@@ -16,7 +16,10 @@ import { runFor } from '../../operations/execute';
 import { userRevokeGrantOperation } from '../../operations/grants';
 import { actingAccountKeyHash } from '../../use-cases/identity/console-forms';
 import { issueGrant, listMyGrants, readGrant } from '../../use-cases/identity/grants';
+import { listMyCharges } from '../../use-cases/identity/payers';
+import { copyButton } from '../copy';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
+import { agentLabel, KNOWN_AGENTS_CHARGES, type KnownAgent } from './agents';
 import { payerOf } from './caller';
 import { once } from './once';
 import {
@@ -60,9 +63,9 @@ const GRANT_FIELDS: readonly GrantField[] = [
     name: 'agentId',
     api: 'agentId',
     label: 'Agent ID',
-    hint: 'The agent’s id, starting with “a” (the agent tells you its id).',
+    hint: 'Type the name of an agent you have dealt with and choose it, or paste the id the agent gives you (it starts with “a”).',
     kind: 'text',
-    attrs: html`required autocomplete="off" spellcheck="false"`,
+    attrs: html`required autocomplete="off" spellcheck="false" list="g-agents"`,
   },
   { name: 'currency', api: 'currency', label: 'Currency', hint: '', kind: 'currency' },
   { name: 'perCharge', api: 'limits.perCharge', label: 'Per charge', hint: 'The most one charge may be.', kind: 'amount', group: 'limits' },
@@ -137,10 +140,11 @@ function requestOf(form: GrantForm, check: FormCheck): Record<string, unknown> {
   return request;
 }
 
-const grantsPage: ConsolePage = async (session, req) => render(session, req.query.after);
+const grantsPage: ConsolePage = async (session, req) => render(session, req.baseUrl, req.query.after);
 
 async function render(
   session: ConsoleSession,
+  baseUrl: string,
   after: string | undefined,
   refused?: { problems: FormProblems; form: GrantForm },
 ): Promise<ConsoleResult> {
@@ -148,19 +152,20 @@ async function render(
   const list = await listMyGrants(session.userId, { limit: PAGE_SIZE, ...(isId('grant', after) ? { after } : {}) });
   const body = html`
 <p>A grant lets one agent charge you in one currency, within the limits you set. Give the agent the grant key, never your account key. You can revoke a grant at any time; it stops working at once.</p>
-${newGrantForm(session, refused)}
+${refused ? html`<p><a href="#new-h">Your new grant was not created: see what to fix</a></p>` : html``}
 <section aria-labelledby="list-h">
 <h2 id="list-h">Your grants</h2>
 ${
   list.grants.length === 0 && !after
-    ? html`<p class="empty">No grants yet. Create one above for an agent you trust, or approve an agent's grant request from the link it sends you.</p>`
+    ? html`<p class="empty">No grants yet. Create one below for an agent you trust, or approve an agent's grant request from the link it sends you.</p>`
     : html`<ul class="cards">${list.grants.map((g) => grantCard(g, session, now))}</ul>${zoneNote(session)}`
 }
 <nav class="pager" aria-label="Pages of grants">
 ${after ? html`<a href="${GRANTS}">Newest</a>` : html``}
 ${list.lastId ? html`<a href="${GRANTS}?after=${list.lastId}" rel="next">Next page</a>` : html``}
 </nav>
-</section>`;
+</section>
+${newGrantForm(session, refused, await dealtWith(session.userId, baseUrl, list.grants))}`;
   return page('Grants', 'grants', body, refused?.problems.status ?? 200);
 }
 
@@ -171,13 +176,17 @@ function grantCard(g: Grant, session: ConsoleSession, now: Date): SafeHtml {
   const spentToday = g.spentDay?.p === day ? g.spentDay.v : 0;
   const spentThisMonth = g.spentMonth?.p === month ? g.spentMonth.v : 0;
   const limits: SafeHtml[] = [];
+  // Spent against a limit as a bar (a <meter>, named by its words), yellow from 80 % on; the words say it first.
+  const bar = (name: string, spent: Minor, limit: Minor, words: string) =>
+    html`<dt>${name}</dt><dd>${words}<meter class="spent" min="0" max="${limit}" value="${Math.min(spent, limit)}" low="${Math.floor(limit * 0.8)}" high="${Math.floor(limit * 0.95)}" optimum="0" aria-label="${name}: ${words}"></meter></dd>`;
   if (g.limits.perCharge !== undefined) limits.push(html`<dt>Per charge</dt><dd>at most ${m(g.limits.perCharge)}</dd>`);
-  if (g.limits.daily !== undefined) limits.push(html`<dt>Daily</dt><dd>${m(spentToday)} of ${m(g.limits.daily)} today (UTC)</dd>`);
+  if (g.limits.daily !== undefined)
+    limits.push(bar('Daily', spentToday, g.limits.daily, `${m(spentToday)} of ${m(g.limits.daily)} today (UTC)`));
   if (g.limits.monthly !== undefined)
-    limits.push(html`<dt>Monthly</dt><dd>${m(spentThisMonth)} of ${m(g.limits.monthly)} this month (UTC)</dd>`);
+    limits.push(bar('Monthly', spentThisMonth, g.limits.monthly, `${m(spentThisMonth)} of ${m(g.limits.monthly)} this month (UTC)`));
   limits.push(
     g.limits.total !== undefined
-      ? html`<dt>Total</dt><dd>${m(g.spent)} of ${m(g.limits.total)}</dd>`
+      ? bar('Total', g.spent, g.limits.total, `${m(g.spent)} of ${m(g.limits.total)}`)
       : html`<dt>Spent</dt><dd>${m(g.spent)}${limits.length === 0 ? ' (no limits)' : ''}</dd>`,
   );
   return html`<li class="card" id="${g.id}">
@@ -200,7 +209,11 @@ ${
 </li>`;
 }
 
-function newGrantForm(session: ConsoleSession, refused: { problems: FormProblems; form: GrantForm } | undefined): SafeHtml {
+function newGrantForm(
+  session: ConsoleSession,
+  refused: { problems: FormProblems; form: GrantForm } | undefined,
+  agents: readonly KnownAgent[],
+): SafeHtml {
   const v = refused?.form ?? {};
   const field = (f: GrantField) =>
     formField({
@@ -232,10 +245,57 @@ ${limits.map(field)}
 <form method="post" action="${GRANTS}" aria-labelledby="new-h" novalidate>
 ${csrfField(session)}${onceField()}
 ${problemSummary(refused?.problems, FIELD_IDS)}
+${agentChoices(agents)}
 ${rows}
 <button type="submit">Create grant</button>
 </form>
 </section>`;
+}
+
+/**
+ * The agents the payer has dealt with, for the Agent ID field's list (a `<datalist>`: the browser
+ * offers them as the payer types a name, without script; each fills in the id). Also listed
+ * visibly when there are few, so a person sees whom they can pick.
+ */
+function agentChoices(agents: readonly KnownAgent[]): SafeHtml {
+  if (agents.length === 0) return html``;
+  return html`<datalist id="g-agents">${agents.map((a) => html`<option value="${a.id}">${agentLabel(a)}</option>`)}</datalist>`;
+}
+
+/**
+ * The agents the payer has dealt with: those that charged them or asked for their approval (the
+ * newest KNOWN_AGENTS_CHARGES charges: one Query) and those they granted (the grants the page has
+ * read already). An agent's grant request reaches the payer as a link and is stored under the
+ * agent alone: one the payer allowed is a grant here; one denied is not listed (docs/console-pages.md).
+ */
+async function dealtWith(userId: string, baseUrl: string, grants: readonly Grant[]): Promise<KnownAgent[]> {
+  const charges = await listMyCharges(userId, { limit: KNOWN_AGENTS_CHARGES }, baseUrl);
+  const byId = new Map<string, KnownAgent>();
+  const add = (id: string, name: string | null | undefined) => {
+    const known = byId.get(id) ?? { id, name: undefined, currencies: [] };
+    if (name && !known.name) known.name = name;
+    byId.set(id, known);
+  };
+  for (const g of grants) add(g.agentId, g.agentName);
+  for (const c of charges.data) add(c.agent.id, c.agent.name);
+  return [...byId.values()].sort((a, b) => agentLabel(a).localeCompare(agentLabel(b)));
+}
+
+/**
+ * What the Agent ID field names: an id as typed, or the one agent the payer has dealt with of that
+ * name (any case); several of that name is a problem beside the field, none leaves the text for
+ * the schema to refuse as no agent id.
+ */
+async function agentNamed(session: ConsoleSession, baseUrl: string, typed: string, check: FormCheck): Promise<string> {
+  if (typed === '' || ID_PATTERNS.agent.test(typed)) return typed;
+  const grants = (await listMyGrants(session.userId, { limit: 100 })).grants;
+  const named = (await dealtWith(session.userId, baseUrl, grants)).filter((a) => a.name?.toLowerCase() === typed.toLowerCase());
+  if (named.length > 1)
+    check.note(
+      'agentId',
+      `Agent ID: ${named.length} agents you have dealt with are named “${typed}”: choose one from the list, or type its id`,
+    );
+  return named.length === 1 && named[0] ? named[0].id : typed;
 }
 
 /** POST /console/grants: the grant, made once per form key; its key shown in this answer only. */
@@ -244,7 +304,8 @@ const createGrant: ConsolePage = async (session, req) => {
   const check = new FormCheck(form, { labels: LABELS, fields: FORM_NAMES, bound: inDays });
   try {
     // The API's schema judges every field the form could read: every problem shows at once.
-    const request = requestOf(form, check);
+    const named = await agentNamed(session, req.baseUrl, (form.agentId ?? '').trim(), check);
+    const request = { ...requestOf(form, check), agentId: named };
     let terms: CreateGrantRequest;
     try {
       terms = validate(createGrantSchema, request);
@@ -282,7 +343,7 @@ const createGrant: ConsolePage = async (session, req) => {
     if (done.replayed) return alreadyCreated(session, done.stored.grantId);
     return shownOnce(done.value.grant, done.value.key);
   } catch (error) {
-    return render(session, undefined, { problems: check.refused(error), form });
+    return render(session, req.baseUrl, undefined, { problems: check.refused(error), form });
   }
 };
 
@@ -305,6 +366,7 @@ function shownOnce(grant: Grant, key: string): ConsoleResult {
 <div class="field secret">
 <label for="grant-key">Grant key</label>
 <textarea id="grant-key" readonly rows="3" spellcheck="false" autocomplete="off">${key}</textarea>
+${copyButton('grant-key', 'the grant key')}
 </div>
 <p class="hint">The agent sends it in the <code>x-user-key</code> header of its charges. It works only for this agent (${grant.agentId}) and only in ${grant.currency}. If it leaks, revoke the grant on the Grants page: it stops working at once.</p>
 <p><a href="${backToList(grant.id)}">Back to Grants</a></p>`,
