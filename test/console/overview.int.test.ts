@@ -30,8 +30,10 @@ describe('Overview: the last activity as Activity words it', () => {
     expect(home).not.toMatch(/\bpaid\b/);
     expect(firstTime(home)).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/);
     expect(firstTime(home)).toBe(firstTime(activity));
-    expect(home).toContain('Times are shown in Europe/Lisbon.');
-    expect(activity).toContain('Times are shown in Europe/Lisbon.');
+    // The browser gave its zone: the times are in it, and no note (DESIGN §26: only when it gave none).
+    expect(home).not.toContain('Times are shown in');
+    expect(activity).not.toContain('Times are shown in');
+    expectTimesIn(home, 'Europe/Lisbon');
   });
 
   it('a refused charge: "Failed: <reason>", as on Activity', async () => {
@@ -69,3 +71,18 @@ describe('Overview: where money went (DESIGN §26)', () => {
     expect(spend).not.toContain('USDC');
   });
 });
+
+/** Each `<time>`'s text is its instant written in `zone` ("27 Nov 2026, 10:45"), as the console writes times. */
+function expectTimesIn(markup: string, zone: string): void {
+  const times = [...markup.matchAll(/<time datetime="([^"]+)">([^<]+)<\/time>/g)];
+  expect(times.length).toBeGreaterThan(0);
+  const format = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+  for (const [, iso, text] of times) expect(text).toBe(format.format(new Date(iso ?? '')));
+}

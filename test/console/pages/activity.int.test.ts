@@ -35,7 +35,9 @@ describe('Activity', () => {
     expect(markup).toContain('Failed: insufficient balance');
     expect(markup).toContain('Succeeded');
     expect(markup.indexOf('too much')).toBeLessThan(markup.indexOf('first lookup'));
-    expect(markup).toContain('Times are shown in Europe/Berlin.');
+    // The browser gave its zone: the times are in it, and no note (DESIGN §26: the note only says when times are in UTC for want of one).
+    expectTimesIn(markup, 'Europe/Berlin');
+    expect(markup).not.toContain('Times are shown in');
     const utc = await newPayer();
     expect(bodyOf(await get(utc, '/console/activity'))).not.toContain('Times are shown');
   });
@@ -99,3 +101,18 @@ describe('Activity', () => {
     expect(statusOf(await get(payer, '/console/activity?cursor=garbage'))).toBe(400);
   });
 });
+
+/** Each `<time>`'s text is its instant written in `zone` ("27 Nov 2026, 10:45"), as the console writes times. */
+function expectTimesIn(markup: string, zone: string): void {
+  const times = [...markup.matchAll(/<time datetime="([^"]+)">([^<]+)<\/time>/g)];
+  expect(times.length).toBeGreaterThan(0);
+  const format = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+  for (const [, iso, text] of times) expect(text).toBe(format.format(new Date(iso ?? '')));
+}
