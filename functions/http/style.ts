@@ -168,7 +168,12 @@ body.link .top-row, body.link footer.foot { max-width: 32rem; }
 const CHART_CSS = `
 .charts { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1rem; }
 @media (min-width: 48rem) { .charts { grid-template-columns: repeat(auto-fit, minmax(24rem, 1fr)); } }
-.chart-svg { display: block; width: 100%; height: auto; max-width: 40rem; margin: 0 0 0.75rem; }
+.chart { container-type: inline-size; }
+.chart-body { display: grid; grid-template-columns: minmax(0, 1fr); grid-template-areas: "months" "svg" "legend" "table"; }
+.chart-body > dl.months { grid-area: months; } .chart-body > .chart-svg { grid-area: svg; } .chart-body > ul.legend { grid-area: legend; } .chart-body > details { grid-area: table; }
+/* A wide card (one currency at 1280 px): the chart at a size its labels read well, the months beside it. */
+@container (min-width: 44rem) { .chart-body { grid-template-columns: minmax(0, 30rem) minmax(0, 1fr); grid-template-areas: "svg months" "legend months" "table table"; column-gap: 2rem; align-items: start; } }
+.chart-svg { display: block; width: 100%; height: auto; max-width: 30rem; margin: 0 0 0.75rem; }
 .chart-svg text { fill: var(--muted); font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; }
 .chart-svg .axis-unit { font-weight: 600; fill: var(--fg); }
 .chart-svg line.grid { stroke: var(--line); stroke-width: 1; }
@@ -199,6 +204,8 @@ const FORM_CSS = `
 meter.spent { display: block; width: 100%; max-width: 20rem; height: 0.75rem; margin: 0.25rem 0 0.25rem; }
 .copy-row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; margin: 0.5rem 0 0; }
 .copy-status { color: var(--muted); }
+/* The button's own display would show it: hidden until the script shows it (console/copy.ts). */
+button.copy[hidden] { display: none; }
 `;
 
 /** The whole stylesheet: the shell's rules, the console pages', the link pages', the chart's, the form problems'. */

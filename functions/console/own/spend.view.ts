@@ -50,12 +50,14 @@ function currencyChart(spend: CurrencySpend, completeFrom: string | undefined): 
   const dayOfMonth = Math.min(Number(spend.days.at(-1)?.slice(8, 10) ?? 1), new Date(Date.UTC(year, month, 0)).getUTCDate());
   return html`<div class="card chart" id="${id}">
 <h3>${currency}</h3>
+<div class="chart-body">
 <dl class="facts months">
 <dt>This month</dt><dd>${amount(months.thisMonthSpend)} <span class="muted">(${monthName(months.thisMonth)}, so far)</span></dd>
 <dt>Same days last month</dt><dd>${amount(months.lastMonthToDay)} <span class="muted">(${dayOfMonth === 1 ? '' : '1–'}${dayOfMonth} ${monthName(months.lastMonth)}${lastIncomplete ? ', partial' : ''})</span> ${trend(months.thisMonthSpend, months.lastMonthToDay)}</dd>
 <dt>Last month</dt><dd>${amount(months.lastMonthSpend)} <span class="muted">(all of ${monthName(months.lastMonth)}${lastIncomplete ? ', partial' : ''})</span></dd>
 </dl>
 ${spend.total === 0 ? html`<p class="muted">No ${currency} spend in the last ${CHART_DAYS} days.</p>` : chart(spend, id)}
+</div>
 </div>`;
 }
 

@@ -271,7 +271,10 @@ ${f.hint ? html`<p class="hint" id="${f.id}-hint">${f.hint}</p>` : html``}
  */
 export function problemSummary(problems: FormProblems | undefined, ids: Readonly<Record<string, string>>): SafeHtml {
   if (!problems) return html``;
-  const linked = Object.entries(problems.fields);
+  // In the form's order (the order of `ids`), whatever order they were found in.
+  const order = Object.keys(ids);
+  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  const linked = Object.entries(problems.fields).sort(([a], [b]) => rank(a) - rank(b));
   const count = linked.length + problems.general.length;
   if (count === 0) return html``;
   return html`<div class="error" role="alert">
