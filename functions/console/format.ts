@@ -1,7 +1,7 @@
 /**
  * How the console writes amounts and times, for every page (the framework's and the pages'):
  * amounts exact with their currency and at least two decimals ("100.00 USD"), times in the payer's
- * time zone when the browser said it (a cookie the passkey script sets), else UTC, named under
+ * time zone when the browser said it (a cookie the console's script sets), else UTC, said under
  * them, and a charge's status in the same words everywhere.
  */
 import type { ChargeStatus } from '../core/charges';
@@ -46,10 +46,14 @@ export function when(iso: string | null | undefined, session: { timeZone?: strin
   return html`<time datetime="${date.toISOString()}">${text}</time>`;
 }
 
-/** The sentence under a page's times: which zone they are in. */
+/**
+ * The sentence under a page's times when they are not in the payer's own zone (DESIGN §26): only
+ * when the browser gave none we know (no script, or a zone this runtime lacks), saying they are in
+ * UTC. A browser that gave its zone sees its own times, as on any site, and no note.
+ */
 export function zoneNote(session: { timeZone?: string | undefined }): SafeHtml {
-  const zone = zoneOf(session);
-  return html`<p class="hint">Times are shown in ${zone === 'UTC' ? 'UTC (your browser did not tell us its time zone)' : zone}.</p>`;
+  if (validTimeZone(session.timeZone)) return html``;
+  return html`<p class="hint">Times are shown in UTC (your browser did not tell us its time zone).</p>`;
 }
 
 /** A charge's state in a payer's words, the same on every page (Overview, Activity): "Succeeded", "Failed: <reason>". */

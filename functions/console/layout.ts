@@ -9,7 +9,7 @@ import { config } from '../config';
 import { html, SafeHtml } from '../http/html';
 import { pageShell } from '../http/page';
 import { STYLESHEET, STYLESHEET_VERSION } from '../http/style';
-import { PASSKEY_SCRIPT } from './assets.generated';
+import { CONSOLE_SCRIPT, PASSKEY_SCRIPT } from './assets.generated';
 import { CONSOLE_NAV, type ConsoleNavName } from './page';
 
 /** The one stylesheet, as the console serves it. */
@@ -20,10 +20,14 @@ export const CONSOLE_CSS_PATH = `/console/assets/console.${STYLESHEET_VERSION}.c
 
 export const PASSKEY_SCRIPT_PATH = `/console/assets/passkey.${createHash('sha256').update(PASSKEY_SCRIPT).digest('hex').slice(0, 16)}.js`;
 
+/** The script every console page loads (Copy buttons, the time zone): browser/console.js. */
+export const CONSOLE_SCRIPT_PATH = `/console/assets/console.${createHash('sha256').update(CONSOLE_SCRIPT).digest('hex').slice(0, 16)}.js`;
+
 /** The console's static files by path: content-hashed names, served with immutable caching. */
 export const CONSOLE_ASSETS: ReadonlyMap<string, { contentType: string; body: string }> = new Map([
   [CONSOLE_CSS_PATH, { contentType: 'text/css; charset=utf-8', body: CONSOLE_CSS }],
   [PASSKEY_SCRIPT_PATH, { contentType: 'text/javascript; charset=utf-8', body: PASSKEY_SCRIPT }],
+  [CONSOLE_SCRIPT_PATH, { contentType: 'text/javascript; charset=utf-8', body: CONSOLE_SCRIPT }],
 ]);
 
 export interface DocumentOptions {
@@ -46,6 +50,7 @@ export function consoleDocument(opts: DocumentOptions): string {
   return pageShell({
     title: `${opts.title} · ${service}`,
     head: html`<link rel="stylesheet" href="${CONSOLE_CSS_PATH}">
+<script src="${CONSOLE_SCRIPT_PATH}" defer></script>
 ${opts.script && html`<script src="${PASSKEY_SCRIPT_PATH}" defer></script>`}`,
     top: html`<a class="brand" href="/console">${service}</a>
 ${

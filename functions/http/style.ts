@@ -177,8 +177,56 @@ footer.foot p { margin: 0; }
 body.link .top-row, body.link footer.foot { max-width: 32rem; }
 `;
 
-/** The whole stylesheet: the shell's rules, the console pages', the link pages'. */
-export const STYLESHEET = BASE_CSS + PAGES_CSS + LINK_PAGES_CSS;
+/**
+ * The Overview's spend chart (console/own/spend.view.ts): the SVG scales with its viewBox to the
+ * card's width (never wider: no sideways scroll at 375 px); the cards sit side by side from 48rem.
+ * Series colours are classes, not attributes, so the dark scheme can lighten them; Others is grey.
+ */
+const CHART_CSS = `
+.charts { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1rem; }
+@media (min-width: 48rem) { .charts { grid-template-columns: repeat(auto-fit, minmax(24rem, 1fr)); } }
+.chart { container-type: inline-size; }
+.chart-body { display: grid; grid-template-columns: minmax(0, 1fr); grid-template-areas: "months" "svg" "legend" "table"; }
+.chart-body > dl.months { grid-area: months; } .chart-body > .chart-svg { grid-area: svg; } .chart-body > ul.legend { grid-area: legend; } .chart-body > details { grid-area: table; }
+/* A wide card (one currency at 1280 px): the chart at a size its labels read well, the months beside it. */
+@container (min-width: 44rem) { .chart-body { grid-template-columns: minmax(0, 30rem) minmax(0, 1fr); grid-template-areas: "svg months" "legend months" "table table"; column-gap: 2rem; align-items: start; } }
+.chart-svg { display: block; width: 100%; height: auto; max-width: 30rem; margin: 0 0 0.75rem; }
+.chart-svg text { fill: var(--muted); font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; }
+.chart-svg .axis-unit { font-weight: 600; fill: var(--fg); }
+.chart-svg line.grid { stroke: var(--line); stroke-width: 1; }
+.s0 { fill: #0969da; background: #0969da; } .s1 { fill: #e16f24; background: #e16f24; } .s2 { fill: #1a7f37; background: #1a7f37; }
+.s3 { fill: #8250df; background: #8250df; } .s4 { fill: #bf3989; background: #bf3989; } .so { fill: #8c959f; background: #8c959f; }
+@media (prefers-color-scheme: dark) {
+  .s0 { fill: #4493f8; background: #4493f8; } .s1 { fill: #f0883e; background: #f0883e; } .s2 { fill: #3fb950; background: #3fb950; }
+  .s3 { fill: #a371f7; background: #a371f7; } .s4 { fill: #db61a2; background: #db61a2; } .so { fill: #6e7681; background: #6e7681; }
+}
+ul.legend { list-style: none; padding: 0; margin: 0 0 0.75rem; display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; font-size: 0.875rem; }
+ul.legend li { display: flex; align-items: baseline; gap: 0.375rem; min-width: 0; }
+.swatch { display: inline-block; width: 0.75rem; height: 0.75rem; border-radius: 0.125rem; flex: none; }
+dl.months { font-size: 0.9375rem; }
+@media (max-width: 29.99rem) { dl.months { display: block; } dl.months dd { margin: 0 0 0.5rem; } }
+details.numbers summary { cursor: pointer; color: var(--accent); margin: 0 0 0.5rem; }
+details.numbers tr.total td { font-weight: 600; }
+`;
+
+/**
+ * A form's problems (console/pages/ui.ts `formField`, `problemSummary`): each beside its field, in
+ * words first (an icon or colour alone says nothing to some), the field's border thicker and red.
+ */
+const FORM_CSS = `
+.field-error { color: var(--bad); font-weight: 600; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
+.field.invalid input, .field.invalid select { border: 2px solid var(--bad); }
+.error ul { margin: 0.5rem 0 0; padding-left: 1.25rem; }
+.error li { margin: 0.25rem 0; overflow-wrap: anywhere; }
+meter.spent { display: block; width: 100%; max-width: 20rem; height: 0.75rem; margin: 0.25rem 0 0.25rem; }
+.copy-row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; margin: 0.5rem 0 0; }
+.copy-status { color: var(--muted); }
+/* The button's own display would show it: hidden until the script shows it (console/copy.ts). */
+button.copy[hidden] { display: none; }
+`;
+
+/** The whole stylesheet: the shell's rules, the console pages', the link pages', the chart's, the form problems'. */
+export const STYLESHEET = BASE_CSS + PAGES_CSS + LINK_PAGES_CSS + CHART_CSS + FORM_CSS;
 
 /** `'sha256-…'` of the stylesheet exactly as sent inline: what lets a link page's CSP allow it and nothing else. */
 export const STYLESHEET_HASH = `'sha256-${createHash('sha256').update(STYLESHEET, 'utf8').digest('base64')}'`;

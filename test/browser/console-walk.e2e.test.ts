@@ -246,8 +246,29 @@ describe('a new payer walks the console', () => {
     expect(await row.innerText()).toContain('Hold');
     expect(await row.innerText()).toContain('\u221225.00 USD');
     expect(await row.innerText()).toContain(agentName);
-    expect(await mainText(page)).toContain('Times are shown in Europe/Lisbon.');
+    // The browser gave its zone (the console's script, on every page): times in Lisbon's, and no note saying they are in UTC.
+    expect(await mainText(page)).not.toContain('Times are shown in');
+    const time = row.locator('time').first();
+    const instant = new Date((await time.getAttribute('datetime')) ?? '');
+    expect(await time.innerText()).toBe(
+      new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'Europe/Lisbon',
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+      }).format(instant),
+    );
     await expectFits(page, 'statement');
+    // `Apply filters` sits on the fields' line at 1280 px, its bottom edge with theirs.
+    const field = await page.getByLabel('Currency').boundingBox();
+    const button = await page.getByRole('button', { name: 'Apply filters' }).boundingBox();
+    const edges = (box: { y: number; height: number } | null) => ({
+      top: Math.round(box?.y ?? 0),
+      bottom: Math.round((box?.y ?? 0) + (box?.height ?? 0)),
+    });
+    expect(edges(button)).toEqual(edges(field));
     await page.getByLabel('Currency').selectOption('USD');
     await Promise.all([
       page.waitForURL(/\/console\/statement\?.*currency=USD/),

@@ -31,8 +31,10 @@ describe('Overview: the last activity as Activity words it', () => {
     expect(home).not.toMatch(/\bpaid\b/);
     expect(firstTime(home)).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/);
     expect(firstTime(home)).toBe(firstTime(activity));
-    expect(home).toContain('Times are shown in Europe/Lisbon.');
-    expect(activity).toContain('Times are shown in Europe/Lisbon.');
+    // The browser gave its zone: the times are in it, and no note (DESIGN §26: only when it gave none).
+    expect(home).not.toContain('Times are shown in');
+    expect(activity).not.toContain('Times are shown in');
+    expectTimesIn(home, 'Europe/Lisbon');
   });
 
   it('a refused charge: "Failed: <reason>", as on Activity', async () => {
@@ -45,3 +47,44 @@ describe('Overview: the last activity as Activity words it', () => {
     expect(home).toContain('Times are shown in UTC (your browser did not tell us its time zone).');
   });
 });
+
+describe('Overview: where money went (DESIGN §26)', () => {
+  it('draws spend per day stacked by the top five agents and Others, with the same numbers as a table; nothing spent is an empty state', async () => {
+    const payer = await newPayer();
+    const empty = bodyOf(await overview(payer));
+    expect(empty).toContain('Where money went');
+    expect(empty).toContain('No spend in the last 30 days.');
+    expect(empty).not.toContain('<svg');
+
+    await credit(payer, '100', 'USD');
+    for (let i = 1; i <= 7; i++) await charge(await newAgent(`Agent ${i}`), payer, String(i), 'USD', `work ${i}`);
+    // A hold is no spend until captured.
+    await charge(await newAgent('Holder'), payer, '50', 'USD', 'held', { capture: false });
+    const markup = bodyOf(await overview(payer));
+    const spend = markup.slice(markup.indexOf('id="spend-h"'), markup.indexOf('id="activity"'));
+    expect(spend).toMatch(/<svg class="chart-svg" viewBox="0 0 400 220" role="img" aria-labelledby="spend-usd-title spend-usd-desc"/);
+    expect(spend).toContain('28.00 USD in 30 days');
+    expect(spend).toContain('Others (2 agents)');
+    expect(spend).not.toContain('Holder');
+    for (const name of ['Agent 7', 'Agent 6', 'Agent 5', 'Agent 4', 'Agent 3'])
+      expect(spend).toContain(`<th scope="col" class="num">${name}</th>`);
+    expect(spend).toContain('<td class="num" data-label="Total">28.00</td>');
+    expect(spend).toMatch(/<dt>This month<\/dt><dd>28\.00 USD/);
+    expect(spend).not.toContain('USDC');
+  });
+});
+
+/** Each `<time>`'s text is its instant written in `zone` ("27 Nov 2026, 10:45"), as the console writes times. */
+function expectTimesIn(markup: string, zone: string): void {
+  const times = [...markup.matchAll(/<time datetime="([^"]+)">([^<]+)<\/time>/g)];
+  expect(times.length).toBeGreaterThan(0);
+  const format = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+  for (const [, iso, text] of times) expect(text).toBe(format.format(new Date(iso ?? '')));
+}

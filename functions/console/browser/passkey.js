@@ -1,15 +1,9 @@
 /**
- * The console's only script (DESIGN §21): the passkey ceremonies, run by @simplewebauthn/browser
- * against the console's own JSON endpoints, and the payer's time zone as a cookie so pages can show
- * times in it. Bundled by bin/console-assets.ts into functions/console/assets.generated.ts.
+ * The console's passkey script (DESIGN §21): the passkey ceremonies, run by @simplewebauthn/browser
+ * against the console's own JSON endpoints (the time zone is console.js's, on every page). Bundled
+ * by bin/console-assets.ts into functions/console/assets.generated.ts.
  */
 import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '@simplewebauthn/browser';
-
-const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-if (zone) {
-  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser the console serves.
-  document.cookie = `console-tz=${encodeURIComponent(zone)}; Path=/; SameSite=Lax${location.protocol === 'https:' ? '; Secure' : ''}`;
-}
 
 function say(text) {
   const box = document.getElementById('passkey-error');

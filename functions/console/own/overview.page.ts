@@ -1,12 +1,21 @@
-/** `/console` Overview (DESIGN §21): balances and held money per currency, the approvals waiting, the last activity. */
+/**
+ * `/console` Overview (DESIGN §21, §26): balances and held money per currency, the approvals
+ * waiting, where money went (own/spend.view.ts: a chart of the last 30 days and this month against
+ * last month), the last activity.
+ */
 import { CURRENCIES } from '../../core/money';
 import { html } from '../../http/html';
 import { readOverview } from '../../use-cases/identity/console';
-import { chargeStatusWords, money, when, zoneNote } from '../format';
+import { chargeStatusWords, money, when, zoneNote, zoneOf } from '../format';
 import type { ConsolePage } from '../page';
+import { spendWindowStart, summarizeSpend } from '../spend-chart';
+import { spendSection } from './spend.view';
 
 export const overviewPage: ConsolePage = async (session, req) => {
-  const { user, last, pendingApprovals, pendingAtLeast } = await readOverview(session.userId, req.now);
+  const zone = zoneOf(session);
+  const since = spendWindowStart(req.now, zone);
+  const { user, last, pendingApprovals, pendingAtLeast, recent, partial } = await readOverview(session.userId, req.now, since);
+  const spend = summarizeSpend(recent, { now: req.now, zone, partial });
   const empty = CURRENCIES.every((c) => user.balances[c] === 0 && user.held[c] === 0);
   const approvals =
     pendingApprovals === 0
@@ -28,6 +37,7 @@ ${empty && html`<p>Your balance is empty. <a href="/console/funds">Add funds</a>
 <section aria-labelledby="approvals"><h2 id="approvals">Approvals</h2>
 ${approvals}
 </section>
+${spendSection(spend, session)}
 <section aria-labelledby="activity"><h2 id="activity">Last activity</h2>
 ${
   last
@@ -41,7 +51,9 @@ ${(last.refundedAmount ?? 0) > 0 && html`<dt>Refunded</dt><dd>${money(last.refun
 </dl>
 ${zoneNote(session)}
 <p><a href="/console/activity">See all activity</a></p>`
-    : html`<p>No charges yet. To let an agent pay from this account, give it a grant on <a href="/console/grants">Grants</a>.</p>`
+    : user.createdAt < since.toISOString()
+      ? html`<p>No charges in the last two months. <a href="/console/activity">See all activity</a></p>`
+      : html`<p>No charges yet. To let an agent pay from this account, give it a grant on <a href="/console/grants">Grants</a>.</p>`
 }
 </section>`;
   return { kind: 'page', title: 'Overview', nav: 'overview', body };

@@ -1,6 +1,7 @@
 /** The signed-out pages (DESIGN §21): sign-in (passkey, or the account key) and sign-up; and the welcome page that shows the new account key once. */
 import { config } from '../../config';
 import { html } from '../../http/html';
+import { copyButton } from '../copy';
 import { consoleDocument } from '../layout';
 
 export function loginDocument(opts: { next?: string; error?: string }): string {
@@ -43,7 +44,8 @@ export function signupDocument(): string {
 export function welcomeDocument(accountKey: string | undefined, csrfToken: string): string {
   const body = accountKey
     ? html`<p>Your account is ready. This is your account key; it is shown only this once:</p>
-<p class="key" aria-label="Your account key">${accountKey}</p>
+<p class="key" id="welcome-key" aria-label="Your account key">${accountKey}</p>
+${copyButton('welcome-key', 'your account key')}
 <p>It is for your own scripts that call the API, never for agents: give agents grants instead.</p>
 <p><a class="button primary" href="/console">Continue to the console</a></p>`
     : html`<p>Your account key was shown once, when you signed up. If it is lost, rotate it on <a href="/console/developers">Developers</a>.</p>

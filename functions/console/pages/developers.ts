@@ -19,9 +19,24 @@ import { userWebhooksCreateJoining, userWebhooksDeleteOperation, userWebhooksTes
 import { deliveryView, listOwnerWebhooks, listWebhookDeliveries, webhookView } from '../../use-cases/events/webhooks';
 import type { RotatedAccountKey } from '../../use-cases/identity/account-key';
 import { actingAccountKeyHash } from '../../use-cases/identity/console-forms';
+import { copyButton } from '../copy';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { once } from './once';
-import { csrfField, errorBox, notFound, onceField, page, refusal, tableRegion, when, zoneNote } from './ui';
+import {
+  csrfField,
+  errorBox,
+  FormCheck,
+  type FormProblems,
+  formField,
+  notFound,
+  onceField,
+  page,
+  problemSummary,
+  refusal,
+  tableRegion,
+  when,
+  zoneNote,
+} from './ui';
 
 type WebhookView = ReturnType<typeof webhookView>;
 type DeliveryView = ReturnType<typeof deliveryView>;
@@ -38,11 +53,7 @@ const NOTICES: Readonly<Record<string, string>> = {
 
 const developersPage: ConsolePage = async (session, req) => render(session, NOTICES[req.query.done ?? '']);
 
-async function render(
-  session: ConsoleSession,
-  notice?: string,
-  refused?: { status: number; message: string; url: string },
-): Promise<ConsoleResult> {
+async function render(session: ConsoleSession, notice?: string, refused?: { problems: FormProblems; url: string }): Promise<ConsoleResult> {
   const webhooks = (await listOwnerWebhooks({ kind: 'user', id: session.userId })).map(webhookView);
   const body = html`
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : html``}
@@ -60,17 +71,22 @@ ${webhooks.length === 0 ? html`<p class="empty">No endpoints yet. Add the URL of
 <form method="post" action="${WEBHOOKS}" aria-labelledby="add-h" novalidate>
 <h3 id="add-h">Add an endpoint</h3>
 ${csrfField(session)}${onceField()}
-${errorBox(refused?.message)}
-<div class="field">
-<label for="w-url">Endpoint URL</label>
-<input id="w-url" name="url" type="url" inputmode="url" autocomplete="off" spellcheck="false" required value="${refused?.url ?? ''}" aria-describedby="w-url-hint"${refused ? html` aria-invalid="true"` : html``}>
-<p class="hint" id="w-url-hint">An https URL on the public internet, for example https://example.com/hooks/payments.</p>
-</div>
+${problemSummary(refused?.problems, { url: 'w-url' })}
+${formField({
+  id: 'w-url',
+  name: 'url',
+  label: 'Endpoint URL',
+  type: 'url',
+  hint: 'An https URL on the public internet, for example https://example.com/hooks/payments.',
+  value: refused?.url ?? '',
+  problem: refused?.problems.fields.url,
+  attrs: html`inputmode="url" autocomplete="off" spellcheck="false" required`,
+})}
 <button type="submit">Add endpoint</button>
 </form>
 </section>
 ${zoneNote(session)}`;
-  return page('Developers', 'developers', body, refused?.status ?? 200);
+  return page('Developers', 'developers', body, refused?.problems.status ?? 200);
 }
 
 function webhookList(session: ConsoleSession, webhooks: readonly WebhookView[]): SafeHtml {
@@ -120,6 +136,7 @@ const rotate: ConsolePage = async (session, req) => {
 <div class="field secret">
 <label for="account-key">Account key</label>
 <textarea id="account-key" readonly rows="3" spellcheck="false" autocomplete="off">${userKey}</textarea>
+${copyButton('account-key', 'the account key')}
 </div>
 <p>${revokedGrants.length === 1 ? '1 grant was' : `${revokedGrants.length} grants were`} revoked and ${deletedWebhooks.length === 1 ? '1 webhook endpoint was' : `${deletedWebhooks.length} webhook endpoints were`} deleted.</p>
 ${
@@ -146,6 +163,7 @@ ${removedPasskeys.length > 0 ? html`<ul>${removedPasskeys.map((name) => html`<li
  */
 const addWebhook: ConsolePage = async (session, req) => {
   const url = (req.form.url ?? '').trim();
+  const check = new FormCheck(req.form, { labels: LABELS });
   try {
     validate(createWebhookSchema, { url });
     const userKeyHash = await actingAccountKeyHash(session.userId, session.accountKeyHash);
@@ -174,13 +192,13 @@ const addWebhook: ConsolePage = async (session, req) => {
 <div class="field secret">
 <label for="webhook-secret">Signing secret</label>
 <textarea id="webhook-secret" readonly rows="3" spellcheck="false" autocomplete="off">${secret}</textarea>
+${copyButton('webhook-secret', 'the signing secret')}
 </div>
 <p class="hint">Verify each delivery's <code>webhook-signature</code> header with any Standard Webhooks library and this secret.</p>
 <p><a href="${DEVELOPERS}">Back to Developers</a></p>`,
     );
   } catch (error) {
-    const { status, message } = refusal(error, LABELS);
-    return render(session, undefined, { status, message, url });
+    return render(session, undefined, { problems: check.refused(error), url });
   }
 };
 

@@ -10,14 +10,28 @@ import { StoredReply } from '../../contracts/api';
 import { topupView } from '../../contracts/views';
 import { CURRENCY_INFO, isCurrencyOn } from '../../core/money';
 import { html, type SafeHtml } from '../../http/html';
-import { refuse } from '../../messages/refusal';
+import { refusalText } from '../../messages/catalogue';
 import { runFor } from '../../operations/execute';
 import { userCreateTopupJoining, userGetTopupOperation } from '../../operations/topups';
 import { listMyTopups } from '../../use-cases/topups/topups';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { payerOf } from './caller';
 import { once } from './once';
-import { amountField, csrfField, errorBox, money, notFound, onceField, page, refusal, tableRegion, when, zoneNote } from './ui';
+import {
+  csrfField,
+  FormCheck,
+  type FormProblems,
+  formField,
+  money,
+  notFound,
+  onceField,
+  page,
+  problemSummary,
+  refusal,
+  tableRegion,
+  when,
+  zoneNote,
+} from './ui';
 
 type TopupView = ReturnType<typeof topupView>;
 type Rail = 'USDC' | 'USD';
@@ -29,8 +43,7 @@ const LABELS = { amount: 'Amount' };
 /** What the page was asked to show again: which form refused what, and the value the payer typed. */
 interface Refused {
   rail: Rail;
-  status: number;
-  message: string;
+  problems: FormProblems;
   amount: string;
 }
 
@@ -46,7 +59,7 @@ ${topupForm(session, 'USD', refused)}
 <h2 id="topups-h">Your top-ups</h2>
 ${list.data.length === 0 ? html`<p class="empty">No top-ups yet. Choose an amount above: USDC from a Solana wallet, or USD with PayPal.</p>` : topupTable(list.data, session)}
 </section>`;
-  return page('Add funds', 'funds', body, refused?.status ?? 200);
+  return page('Add funds', 'funds', body, refused?.problems.status ?? 200);
 }
 
 function topupForm(session: ConsoleSession, rail: Rail, refused: Refused | undefined): SafeHtml {
@@ -61,13 +74,17 @@ function topupForm(session: ConsoleSession, rail: Rail, refused: Refused | undef
 <h2 id="${id}-h">${heading}</h2>
 <form method="post" action="${FUNDS}/${id}" aria-labelledby="${id}-h" novalidate>
 ${csrfField(session)}${onceField()}
-${errorBox(mine?.message)}
-<div class="field">
-<label for="${id}-amount">Amount</label>
-<div class="with-unit"><input id="${id}-amount" name="amount" type="text" inputmode="decimal" autocomplete="off" required
- value="${mine?.amount ?? ''}" aria-describedby="${id}-hint"${mine ? html` aria-invalid="true"` : html``}><span class="unit" aria-hidden="true">${rail}</span></div>
-<p class="hint" id="${id}-hint">${rail} amount, for example 25.00. ${hint}</p>
-</div>
+${problemSummary(mine?.problems, { amount: `${id}-amount` })}
+${formField({
+  id: `${id}-amount`,
+  name: 'amount',
+  label: 'Amount',
+  unit: rail,
+  hint: `${rail} amount, for example 25.00. ${hint}`,
+  value: mine?.amount ?? '',
+  problem: mine?.problems.fields.amount,
+  attrs: html`inputmode="decimal" autocomplete="off" required`,
+})}
 <button type="submit">${isCurrencyOn(rail, 'solana') ? 'Create USDC top-up' : 'Continue to PayPal'}</button>
 </form>
 </section>`;
@@ -103,9 +120,12 @@ function statusText(t: TopupView): string {
 function create(rail: Rail): ConsolePage {
   return async (session, req) => {
     const typed = (req.form.amount ?? '').trim();
+    const check = new FormCheck(req.form, { labels: LABELS });
     try {
-      const amount = amountField(req.form, 'amount', 'Amount');
-      if (amount === undefined) throw refuse('consoleAmountRequired');
+      const amount = check.amount('amount', 'Amount');
+      if (amount === undefined && !check.failed) check.note('amount', refusalText('consoleAmountRequired'));
+      check.orRefuse();
+      if (amount === undefined) throw new Error('unreachable: a missing amount was refused');
       const done = await once<string, { topupId: string }>(
         session,
         `topup-${rail}`,
@@ -122,8 +142,7 @@ function create(rail: Rail): ConsolePage {
       // Post/redirect/get: the top-up's own page shows the QR code or the PayPal link; a reload is harmless.
       return { kind: 'redirect', location: `${FUNDS}/topups/${encodeURIComponent(id)}` };
     } catch (error) {
-      const { status, message } = refusal(error, LABELS);
-      return render(session, { rail, status, message, amount: typed });
+      return render(session, { rail, problems: check.refused(error), amount: typed });
     }
   };
 }

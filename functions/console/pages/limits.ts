@@ -8,9 +8,12 @@
  */
 import { LosslessNumber } from 'lossless-json';
 import { StoredReply } from '../../contracts/api';
+import { policySchema } from '../../contracts/request.schemas';
+import { validate } from '../../contracts/validation';
 import { ID_PATTERNS } from '../../core/ids';
 import { CURRENCIES, type Currency } from '../../core/money';
 import { html, type SafeHtml } from '../../http/html';
+import { refusalText } from '../../messages/catalogue';
 import { refuse } from '../../messages/refusal';
 import { runFor } from '../../operations/execute';
 import { userGetPolicyOperation, userPutPolicyOperation } from '../../operations/payers';
@@ -18,7 +21,7 @@ import { policyView } from '../../use-cases/identity/payers';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { agentLabel, type KnownAgent, knownAgents } from './agents';
 import { payerOf } from './caller';
-import { amountField, csrfField, errorBox, page, refusal } from './ui';
+import { csrfField, errorBox, FormCheck, type FormProblems, formField, page, problemSummary, refusal } from './ui';
 
 const LIMITS = '/console/limits';
 const RULES = [
@@ -53,7 +56,7 @@ async function render(
   session: ConsoleSession,
   baseUrl: string,
   notice?: string,
-  refused?: { status: number; message: string; form?: Readonly<Record<string, string>> },
+  refused?: { status: number; message?: string; problems?: FormProblems; form?: Readonly<Record<string, string>> },
 ): Promise<ConsoleResult> {
   const { agents, policy } = await knownAgents(session.userId, baseUrl);
   const body = html`
@@ -72,25 +75,35 @@ ${agents.length === 0 ? html`<p class="empty">No agents yet. Agents you give a g
 /** Seconds as minutes with at most two decimals: `round(minutes × 60)` gives the seconds back exactly. */
 const minutesOf = (seconds: number) => String(Math.round((seconds / 60) * 100) / 100);
 
+/** The form's field ids by field name (the problem summary links each problem to its field). */
+const FIELD_IDS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(RULES.flatMap((r) => CURRENCIES.map((c) => [`${r.name}.${c}`, `l-${r.name}-${c}`]))),
+  approvalWindowMinutes: 'l-window',
+};
+
 function policyForm(
   session: ConsoleSession,
   policy: PolicyJson,
-  refused: { message: string; form?: Readonly<Record<string, string>> } | undefined,
+  refused: { problems?: FormProblems; form?: Readonly<Record<string, string>> } | undefined,
 ): SafeHtml {
   // A refused save shows what the payer typed; any other page shows the stored policy.
   const typed = refused?.form;
   const value = (field: string, stored: string | undefined) => (typed ? (typed[field] ?? '') : (stored ?? ''));
+  const problem = (name: string) => refused?.problems?.fields[name];
   const fieldsets = CURRENCIES.map(
     (c) => html`<fieldset>
 <legend>${c}</legend>
 ${RULES.map((r) => {
-  const id = `l-${r.name}-${c}`;
   const stored = policy[r.name]?.[c];
-  return html`<div class="field">
-<label for="${id}">${r.label} (${c})</label>
-<input id="${id}" name="${r.name}.${c}" type="text" inputmode="decimal" autocomplete="off" value="${value(`${r.name}.${c}`, stored === undefined ? undefined : String(stored))}" aria-describedby="${id}-hint">
-<p class="hint" id="${id}-hint">${c}: ${r.hint}.</p>
-</div>`;
+  return formField({
+    id: `l-${r.name}-${c}`,
+    name: `${r.name}.${c}`,
+    label: `${r.label} (${c})`,
+    hint: `${c}: ${r.hint}.`,
+    value: value(`${r.name}.${c}`, stored === undefined ? undefined : String(stored)),
+    problem: problem(`${r.name}.${c}`),
+    attrs: html`inputmode="decimal" autocomplete="off"`,
+  });
 })}
 </fieldset>`,
   );
@@ -100,13 +113,17 @@ ${RULES.map((r) => {
 <h2 id="policy-h">Spending limits</h2>
 <form method="post" action="${LIMITS}" aria-labelledby="policy-h" novalidate>
 ${csrfField(session)}
-${errorBox(refused?.form ? refused.message : undefined)}
+${problemSummary(refused?.form ? refused.problems : undefined, FIELD_IDS)}
 ${fieldsets}
-<div class="field">
-<label for="l-window">Approval window (minutes)</label>
-<input id="l-window" name="approvalWindowMinutes" type="text" inputmode="decimal" autocomplete="off" value="${value('approvalWindowMinutes', window === undefined ? undefined : minutesOf(window))}" aria-describedby="l-window-hint">
-<p class="hint" id="l-window-hint">How long a charge waits for your approval before it expires and the money returns to your balance: 1 to 10080 minutes (7 days). Empty: ${DEFAULT_WINDOW_SECONDS / 60} minutes.</p>
-</div>
+${formField({
+  id: 'l-window',
+  name: 'approvalWindowMinutes',
+  label: 'Approval window (minutes)',
+  hint: `How long a charge waits for your approval before it expires and the money returns to your balance: 1 to 10080 minutes (7 days). Empty: ${DEFAULT_WINDOW_SECONDS / 60} minutes.`,
+  value: value('approvalWindowMinutes', window === undefined ? undefined : minutesOf(window)),
+  problem: problem('approvalWindowMinutes'),
+  attrs: html`inputmode="decimal" autocomplete="off"`,
+})}
 <button type="submit">Save limits</button>
 </form>
 </section>`;
@@ -133,20 +150,24 @@ function agentList(session: ConsoleSession, agents: readonly KnownAgent[], polic
   return html`<ul class="cards">${items}</ul>`;
 }
 
-/** The form's payer-wide rules over the current policy (its per-agent rules kept), as the API's schema reads it. */
-function policyFromForm(form: Readonly<Record<string, string>>, current: PolicyJson): unknown {
+/**
+ * The form's payer-wide rules over the current policy (its per-agent rules kept), as the API's
+ * schema reads it; a malformed field is noted in `check` and left out, so the schema judges the rest.
+ */
+function policyFromForm(form: Readonly<Record<string, string>>, current: PolicyJson, check: FormCheck): unknown {
   const next: Record<string, unknown> = {};
   for (const r of RULES) {
     const perCurrency: Partial<Record<Currency, LosslessNumber>> = {};
     for (const c of CURRENCIES) {
-      const amount = amountField(form, `${r.name}.${c}`, `${r.label} (${c})`);
+      const amount = check.amount(`${r.name}.${c}`, `${r.label} (${c})`);
       if (amount !== undefined) perCurrency[c] = amount;
     }
     if (Object.keys(perCurrency).length > 0) next[r.name] = perCurrency;
   }
   const minutes = (form.approvalWindowMinutes ?? '').trim();
-  if (minutes !== '') {
-    if (!/^\d{1,6}(\.\d{1,2})?$/.test(minutes)) throw refuse('consoleApprovalWindowInvalid');
+  if (minutes !== '' && !/^\d{1,6}(\.\d{1,2})?$/.test(minutes)) {
+    check.note('approvalWindowMinutes', refusalText('consoleApprovalWindowInvalid'));
+  } else if (minutes !== '') {
     next.approvalWindowSeconds = new LosslessNumber(String(Math.round(Number(minutes) * 60)));
   }
   if (current.agents) next.agents = current.agents;
@@ -165,12 +186,17 @@ async function currentPolicy(session: ConsoleSession): Promise<PolicyJson> {
 
 /** POST /console/limits (`Save limits`): the whole policy replaced, as PUT /api/v1/users/me/policy does. */
 const saveLimits: ConsolePage = async (session, req) => {
+  const check = new FormCheck(req.form, { labels: LABELS, fields: { approvalWindowSeconds: 'approvalWindowMinutes' }, bound: inMinutes });
   try {
     const current = await currentPolicy(session);
-    await runFor(userPutPolicyOperation, payerOf(session), { body: policyFromForm(req.form, current) });
+    const body = policyFromForm(req.form, current, check);
+    // The API's schema judges what the form could read, so every problem shows at once.
+    if (check.failed) validate(policySchema, body);
+    check.orRefuse();
+    await runFor(userPutPolicyOperation, payerOf(session), { body });
   } catch (error) {
-    const { status, message } = refusal(error, LABELS, inMinutes);
-    return render(session, req.baseUrl, undefined, { status, message, form: req.form });
+    const problems = check.refused(error);
+    return render(session, req.baseUrl, undefined, { status: problems.status, problems, form: req.form });
   }
   return { kind: 'redirect', location: `${LIMITS}?done=saved` };
 };

@@ -5,11 +5,11 @@
  */
 import { LosslessNumber } from 'lossless-json';
 import { renderRefusal } from '../../contracts/outcome';
-import { describeProblems, type Wording } from '../../contracts/validation';
+import { describeProblem, describeProblems, type Wording } from '../../contracts/validation';
 import { newRecordId } from '../../core/ids';
 import type { Currency } from '../../core/money';
 import { html, type SafeHtml } from '../../http/html';
-import { isRefusal, refuse } from '../../messages/refusal';
+import { isRefusal, type Refusal, refuse } from '../../messages/refusal';
 import type { ConsoleNavName, ConsoleResult, ConsoleSession } from '../page';
 
 /**
@@ -111,4 +111,178 @@ export function notFound(nav: ConsoleNavName, what: string, back: { href: string
     html`<p>There is no ${what.toLowerCase()} with this id in your account.</p><p><a href="${back.href}">${back.label}</a></p>`,
     404,
   );
+}
+
+/**
+ * Every problem of a form at once (DESIGN §26), each beside its field. A page reads its fields
+ * through a `FormCheck` (a malformed amount or whole number is noted, not thrown, and left out of
+ * the request, so the API's schema still judges every other field), then hands what the use case
+ * refused to `check.refused(error)`: each of the refusal's problems (all of zod's issues, not the
+ * first) goes to the field its API path names (`fields`: API path → form field; a path not listed
+ * is the form field of the same name), worded with the page's labels and units; a problem about
+ * no field of the form goes to the summary. `formField` renders a field with its problem
+ * (`aria-invalid`, `aria-describedby` to the message) and the value typed; `problemSummary` lists
+ * them all at the top, each linked to its field.
+ */
+export interface FormProblems {
+  status: number;
+  /** Problems by form field name. */
+  fields: Readonly<Record<string, string>>;
+  /** Problems about no field of the form (a 503, a replayed key with other values). */
+  general: readonly string[];
+}
+
+export class FormCheck {
+  readonly #fields: Record<string, string> = {};
+
+  constructor(
+    private readonly form: Readonly<Record<string, string>>,
+    private readonly wording: {
+      labels?: Readonly<Record<string, string>>;
+      fields?: Readonly<Record<string, string>>;
+      bound?: Wording['bound'];
+    } = {},
+  ) {}
+
+  /** A form's amount as the API reads it; a malformed one is noted and undefined. */
+  amount(name: string, label: string): LosslessNumber | undefined {
+    return this.#read(() => amountField(this.form, name, label), name);
+  }
+
+  /** A form's whole number; a malformed one is noted and undefined. */
+  whole(name: string, label: string): number | undefined {
+    return this.#read(() => wholeField(this.form, name, label), name);
+  }
+
+  /** Notes a problem of one field (the first one noted for a field is kept). */
+  note(name: string, message: string): void {
+    this.#fields[name] ??= message;
+  }
+
+  /** Whether this field has a problem. */
+  has(name: string): boolean {
+    return Object.hasOwn(this.#fields, name);
+  }
+
+  /** Whether any field has a problem. */
+  get failed(): boolean {
+    return Object.keys(this.#fields).length > 0;
+  }
+
+  /** Refuses (throws) when a field has a problem: call before acting, after the schema had its say. */
+  orRefuse(): void {
+    if (this.failed) throw new FormRefused();
+  }
+
+  /**
+   * Notes the field problems of a refusal (when it is one) and says whether it was: for a second
+   * check whose problems a first one hid (zod runs a transform only once the object parsed).
+   */
+  absorb(error: unknown): boolean {
+    if (!isRefusal(error)) return false;
+    for (const { name, message } of this.#worded(error)) if (Object.hasOwn(this.form, name)) this.note(name, message);
+    return true;
+  }
+
+  /** Every problem: those noted, and those of `error` (a refusal; anything else propagates). */
+  refused(error: unknown): FormProblems {
+    const failedBefore = this.failed;
+    if (error instanceof FormRefused) return { status: 400, fields: { ...this.#fields }, general: [] };
+    if (!isRefusal(error)) throw error;
+    const { status, text } = renderRefusal(error);
+    const general: string[] = [];
+    const fields = { ...this.#fields };
+    for (const { name, message } of this.#worded(error)) {
+      if (Object.hasOwn(this.form, name)) fields[name] ??= message;
+      else general.push(message);
+    }
+    if (error.problems.length === 0) general.push(text);
+    return { status: failedBefore ? 400 : status, fields, general };
+  }
+
+  /** A refusal's problems, each with the form field it names and the page's words for it. */
+  #worded(error: Refusal): { name: string; message: string }[] {
+    const labels = this.wording.labels ?? {};
+    return error.problems.map((problem) => ({
+      name: this.wording.fields?.[problem.field] ?? problem.field,
+      message: describeProblem(problem, {
+        label: (field) => (Object.hasOwn(labels, field) ? labels[field] : undefined),
+        bound: this.wording.bound,
+      }),
+    }));
+  }
+
+  #read<T>(read: () => T | undefined, name: string): T | undefined {
+    try {
+      return read();
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      this.note(name, renderRefusal(error).text);
+      return undefined;
+    }
+  }
+}
+
+/** Thrown by `FormCheck.orRefuse`: the form's own problems, already noted. */
+class FormRefused extends Error {
+  constructor() {
+    super('the form has problems');
+    this.name = 'FormRefused';
+  }
+}
+
+/** One form field: its label, hint, problem and the value typed. `id` must be unique on the page. */
+export interface FieldSpec {
+  id: string;
+  name: string;
+  label: string;
+  hint?: string | SafeHtml;
+  value?: string;
+  problem?: string | undefined;
+  /** `input` (default) or `select` with its options. */
+  options?: readonly { value: string; label: string }[];
+  type?: string;
+  /** More attributes of the control (`inputmode`, `autocomplete`, `list`…). */
+  attrs?: SafeHtml;
+  /** A unit shown after the input (`USD`). */
+  unit?: string;
+}
+
+/** A field with its problem beside it: `aria-invalid="true"` and `aria-describedby` naming the message, then the hint. */
+export function formField(f: FieldSpec): SafeHtml {
+  const describedBy = [f.problem ? `${f.id}-error` : '', f.hint ? `${f.id}-hint` : ''].filter(Boolean).join(' ');
+  const aria = html`${describedBy ? html` aria-describedby="${describedBy}"` : html``}${f.problem ? html` aria-invalid="true"` : html``}`;
+  const control = f.options
+    ? html`<select id="${f.id}" name="${f.name}"${aria}${f.attrs ?? html``}>${f.options.map(
+        (o) => html`<option value="${o.value}"${o.value === (f.value ?? '') ? html` selected` : html``}>${o.label}</option>`,
+      )}</select>`
+    : html`<input id="${f.id}" name="${f.name}" type="${f.type ?? 'text'}"${f.attrs ? html` ${f.attrs}` : html``} value="${f.value ?? ''}"${aria}>`;
+  return html`<div class="field${f.problem ? ' invalid' : ''}">
+<label for="${f.id}">${f.label}</label>
+${f.problem ? html`<p class="field-error" id="${f.id}-error"><span class="visually-hidden">Error: </span>${f.problem}</p>` : html``}
+${f.unit ? html`<div class="with-unit">${control}<span class="unit" aria-hidden="true">${f.unit}</span></div>` : control}
+${f.hint ? html`<p class="hint" id="${f.id}-hint">${f.hint}</p>` : html``}
+</div>`;
+}
+
+/**
+ * Every problem at the top of the form, announced when the page loads, each linked to its field
+ * (`ids`: form field name → the control's id), then those about no field.
+ */
+export function problemSummary(problems: FormProblems | undefined, ids: Readonly<Record<string, string>>): SafeHtml {
+  if (!problems) return html``;
+  // In the form's order (the order of `ids`), whatever order they were found in.
+  const order = Object.keys(ids);
+  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  const linked = Object.entries(problems.fields).sort(([a], [b]) => rank(a) - rank(b));
+  const count = linked.length + problems.general.length;
+  if (count === 0) return html``;
+  return html`<div class="error" role="alert">
+<p><strong>${count === 1 ? 'That did not work:' : `That did not work: ${count} problems`}</strong>${count === 1 && linked.length === 0 ? html` ${problems.general[0]}` : html``}</p>
+${
+  count === 1 && linked.length === 0
+    ? html``
+    : html`<ul>${linked.map(([name, message]) => html`<li>${ids[name] ? html`<a href="#${ids[name]}">${message}</a>` : message}</li>`)}${problems.general.map((m) => html`<li>${m}</li>`)}</ul>`
+}
+</div>`;
 }

@@ -8,6 +8,7 @@
  * page of the listing is ONE Query per partition, merged by id (ULIDs: newest first).
  */
 import { GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { encodeTime } from 'ulid';
 import { config } from '../../config';
 import type { Charge, ChargeStatus, PendingReason, SpendCounted } from '../../core/charges';
 import { agentOfChargeId } from '../../core/ids';
@@ -271,4 +272,24 @@ export async function listUserCharges(
   }
   // The partition ended, or more may follow from the last item read.
   return { charges, lastId: start ? String(start.GSI2SK) : undefined };
+}
+
+/**
+ * A user's charges made at or after `since`, newest first: one Query of GSI2's key range
+ * `GSI2SK >= 'c' + the ULID time of since` (charge ids start with `c` and a ULID, so creation time
+ * is their order). At most `limit` rows, in ONE request (DynamoDB may stop sooner at 1 MB): `more`
+ * says the range was not read to its end, and the caller says its figures are partial.
+ */
+export async function listUserChargesSince(userId: string, since: Date, limit: number): Promise<{ charges: Charge[]; more: boolean }> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().TABLE_NAME,
+      IndexName: GSI2.indexName,
+      KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK >= :from',
+      ExpressionAttributeValues: { ':pk': keys.userChargePartition(userId), ':from': `c${encodeTime(since.getTime(), 10).toLowerCase()}` },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return { charges: (out.Items ?? []).map(toCharge), more: out.LastEvaluatedKey !== undefined };
 }

@@ -6,11 +6,14 @@
 import type { Charge } from '../../core/charges';
 import type { User } from '../../core/users';
 import { refuse } from '../../messages/refusal';
-import { listUserCharges } from '../../store/charges/charge-read.repository';
+import { listUserCharges, listUserChargesSince } from '../../store/charges/charge-read.repository';
 import { getUser } from '../../store/identity/user.repository';
 
-/** How many of the newest charges the Overview reads: its one Query. */
-export const OVERVIEW_CHARGES = 50;
+/**
+ * The most charges the Overview reads, in its one Query of the charges since the chart's window
+ * opened (DESIGN §26): a payer with more in that window sees a partial chart, and says so.
+ */
+export const OVERVIEW_CHARGES = 1000;
 
 /** Whether a charge waits for its payer's decision now (PENDING for `user_approval`, not past its time). */
 export const awaitsApproval = (charge: Charge, now: Date): boolean =>
@@ -23,23 +26,34 @@ export interface Overview {
   user: User;
   last?: Charge;
   pendingApprovals: number;
-  /** The newest charges did not reach back far enough to be sure of the count: "at least". */
+  /** The charges read did not reach back far enough to be sure of the count: "at least". */
   pendingAtLeast: boolean;
+  /** The payer's charges made since `since`, newest first (what the spend chart is drawn from). */
+  recent: Charge[];
+  since: Date;
+  /** `recent` stopped at OVERVIEW_CHARGES (or 1 MB) before reaching `since`: the chart is partial. */
+  partial: boolean;
 }
 
 /**
- * The Overview: the user item (balances, held, owed) and one Query of the newest charges (the last
- * activity, and the approvals waiting among them) — with the session's read, 3 requests.
+ * The Overview: the user item (balances, held, owed) and one Query of the payer's charges since
+ * `since` (GSI2's key range by the charge ids' ULID time, at most OVERVIEW_CHARGES): the spend
+ * chart, the last activity, and the approvals waiting among them (an approval waits at most 7
+ * days, well inside the window) — with the session's read, 3 requests. `since` comes from the
+ * chart (console/spend-chart.ts `spendWindowStart`): about two months.
  */
-export async function readOverview(userId: string, now: Date): Promise<Overview> {
-  const [user, page] = await Promise.all([getUser(userId), listUserCharges(userId, { limit: OVERVIEW_CHARGES })]);
+export async function readOverview(userId: string, now: Date, since: Date): Promise<Overview> {
+  const [user, page] = await Promise.all([getUser(userId), listUserChargesSince(userId, since, OVERVIEW_CHARGES)]);
   if (!user) throw refuse('userNotFound');
   const pending = page.charges.filter((c) => awaitsApproval(c, now)).length;
   return {
     user,
     ...(page.charges[0] ? { last: page.charges[0] } : {}),
     pendingApprovals: pending,
-    pendingAtLeast: page.lastId !== undefined && page.charges.length >= OVERVIEW_CHARGES,
+    pendingAtLeast: page.more,
+    recent: page.charges,
+    since,
+    partial: page.more,
   };
 }
 

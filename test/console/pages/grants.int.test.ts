@@ -9,6 +9,7 @@ import { listMyGrants } from '../../../functions/use-cases/identity/grants';
 import { createCharge } from '../../support/answers';
 import {
   bodyOf,
+  charge,
   consolePagesEnv,
   credit,
   expectCsrfInEveryPostForm,
@@ -136,6 +137,53 @@ describe('Grants', () => {
     expect(markup).toContain(message);
     expect(markup).toContain('value="kept &lt;b&gt;as typed&lt;/b&gt;"');
     expect(await grantsOf(payer)).toEqual([]);
+  });
+
+  it('shows every problem at once, each beside its field (aria-invalid, aria-describedby), the values kept (DESIGN §26)', async () => {
+    const payer = await newPayer();
+    const form = await grantForm(payer, { agentId: 'nope', perCharge: 'ten', total: '0.001', expiresAfterDays: '0', description: 'kept' });
+    const answer = await post(payer, '/console/grants', form);
+    expect(statusOf(answer)).toBe(400);
+    const markup = bodyOf(answer);
+    expect(markup).toContain('That did not work: 4 problems');
+    for (const [name, message] of [
+      ['agentId', 'Agent ID must be an agent id'],
+      ['perCharge', 'Per charge must be a number'],
+      ['total', 'Total'],
+      ['expiresAfterDays', 'Expires after (days) must be at least 1'],
+    ] as const) {
+      const id = `g-${name}`;
+      expect(markup).toContain(`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error: </span>${message}`);
+      expect(markup).toMatch(new RegExp(`<input id="${id}" [^>]*aria-describedby="${id}-error ${id}-hint" aria-invalid="true">`));
+    }
+    for (const value of ['nope', 'ten', '0.001', 'kept']) expect(markup).toContain(`value="${value}"`);
+    expect(await grantsOf(payer)).toEqual([]);
+  });
+
+  it('lists grants before New grant; offers the agents dealt with by name; a name typed picks its agent; bars; Copy (DESIGN §26)', async () => {
+    const payer = await newPayer();
+    await credit(payer, '100', 'USD');
+    const charger = await newAgent('Charger Bot');
+    const granted = await newAgent('Granted Bot');
+    await charge(charger, payer, '1', 'USD', 'work');
+    const made = await post(payer, '/console/grants', await grantForm(payer, { agentId: granted.id, daily: '10' }));
+    const shown = bodyOf(made);
+    expect(shown).toContain('<button type="button" class="copy" data-copy="grant-key" hidden>Copy');
+    expect(shown).toContain('id="grant-key-copied" role="status"');
+
+    const markup = bodyOf(await get(payer, '/console/grants'));
+    expect(markup.indexOf('id="list-h"')).toBeLessThan(markup.indexOf('id="new-h"'));
+    expect(markup).toContain('list="g-agents"');
+    expect(markup).toContain(`<option value="${charger.id}">Charger Bot</option>`);
+    expect(markup).toContain(`<option value="${granted.id}">Granted Bot</option>`);
+    expect(markup).toMatch(
+      /<meter class="spent" min="0" max="1000" value="0" [^>]*aria-label="Daily: 0.00 USD of 10.00 USD today \(UTC\)"><\/meter>/,
+    );
+
+    // The name as typed (any case) is the agent the payer dealt with.
+    const byName = await post(payer, '/console/grants', await grantForm(payer, { agentId: 'charger bot' }));
+    expect(bodyOf(byName)).toContain('Charger Bot can now charge you');
+    expect((await grantsOf(payer)).map((g) => g.agentId).sort()).toEqual([charger.id, granted.id].sort());
   });
 
   it('revokes a grant (again: the same), and refuses another payer’s grant with 404, changing nothing', async () => {

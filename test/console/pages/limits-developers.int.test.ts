@@ -73,6 +73,30 @@ describe('Limits', () => {
     expect(await policyOf(payer)).toEqual({ perCharge: { USD: 5 } });
   });
 
+  it('shows every problem at once, each beside its field, with what was typed (DESIGN §26)', async () => {
+    const payer = await newPayer();
+    const answer = await post(payer, '/console/limits', { 'perCharge.USD': 'abc', 'daily.USD': '0.001', approvalWindowMinutes: '20000' });
+    expect(statusOf(answer)).toBe(400);
+    const markup = bodyOf(answer);
+    expect(markup).toContain('That did not work: 3 problems');
+    for (const [id, message] of [
+      ['l-perCharge-USD', 'Per charge (USD) must be a number'],
+      ['l-daily-USD', 'Daily (USD)'],
+      ['l-window', 'Approval window (minutes) must be at most 10080'],
+    ] as const) {
+      expect(markup).toMatch(
+        new RegExp(
+          `<p class="field-error" id="${id}-error"><span class="visually-hidden">Error: </span>${message.replace(/[()]/g, '\\$&')}`,
+        ),
+      );
+      expect(markup).toMatch(new RegExp(`<input id="${id}" [^>]*aria-describedby="${id}-error ${id}-hint" aria-invalid="true">`));
+      expect(markup).toContain(`<a href="#${id}">${message}`);
+    }
+    expect(markup).toContain('value="abc"');
+    expect(markup).toContain('value="20000"');
+    expect(markup).not.toMatch(/<input id="l-monthly-USD" [^>]*aria-invalid/);
+  });
+
   it('blocks an agent the payer paid (its next charge refused with 403), keeps it listed, and unblocks it', async () => {
     const payer = await newPayer();
     await credit(payer, '20', 'USD');

@@ -54,7 +54,9 @@ describe('Statement', () => {
     expect(rows[0]).toMatch(/\|Charge\|Alpha Bot\|second lookup\|\u22122\.00 USD\|6\.50 USD$/);
     expect(rows[1]).toMatch(/\|Charge\|Alpha Bot\|first lookup\|\u22121\.50 USD\|8\.50 USD$/);
     expect(rows[2]).toMatch(/\|Credit\|.*\|\+10\.00 USD\|10\.00 USD$/);
-    expect(markup).toContain('Times are shown in Europe/Berlin.');
+    // The browser gave its zone: the times are in it, and no note (DESIGN §26: the note only says when times are in UTC for want of one).
+    expectTimesIn(markup, 'Europe/Berlin');
+    expect(markup).not.toContain('Times are shown in');
   });
 
   it('filters by currency, type, agent, text and dates; pages with Next page; downloads every column of the filtered rows', async () => {
@@ -113,3 +115,18 @@ describe('Statement', () => {
     expect(statusOf(await get(payer, '/console/statement?cursor=garbage'))).toBe(400);
   });
 });
+
+/** Each `<time>`'s text is its instant written in `zone` ("27 Nov 2026, 10:45"), as the console writes times. */
+function expectTimesIn(markup: string, zone: string): void {
+  const times = [...markup.matchAll(/<time datetime="([^"]+)">([^<]+)<\/time>/g)];
+  expect(times.length).toBeGreaterThan(0);
+  const format = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+  for (const [, iso, text] of times) expect(text).toBe(format.format(new Date(iso ?? '')));
+}
