@@ -50,9 +50,9 @@ ${
 ${(last.refundedAmount ?? 0) > 0 && html`<dt>Refunded</dt><dd>${money(last.refundedAmount ?? 0, last.currency)}</dd>`}
 </dl>
 ${zoneNote(session)}
-<p><a href="/console/activity">See all activity</a></p>`
+<p><a href="/console/statement">See the statement</a></p>`
     : user.createdAt < since.toISOString()
-      ? html`<p>No charges in the last two months. <a href="/console/activity">See all activity</a></p>`
+      ? html`<p>No charges in the last two months. <a href="/console/statement">See the statement</a></p>`
       : html`<p>No charges yet. To let an agent pay from this account, give it a grant on <a href="/console/grants">Grants</a>.</p>`
 }
 </section>`;

@@ -33,7 +33,7 @@ ${
     : html`<p class="hint">Spend per day over the last ${CHART_DAYS} days, by agent: captured charges and x402 purchases, less refunds, on the day each charge was made (${zone === 'UTC' ? 'UTC days' : `days in ${zone}`}).</p>
 ${
   summary.completeFrom &&
-  html`<p class="notice" role="status">You have more than ${OVERVIEW_CHARGES.toLocaleString('en-GB')} charges in this period: the chart counts the newest ${OVERVIEW_CHARGES.toLocaleString('en-GB')}, so days before ${shortDay(summary.completeFrom)} and last month may show less than you spent. <a href="/console/activity">Activity</a> lists every charge.</p>`
+  html`<p class="notice" role="status">You have more than ${OVERVIEW_CHARGES.toLocaleString('en-GB')} charges in this period: the chart counts the newest ${OVERVIEW_CHARGES.toLocaleString('en-GB')}, so days before ${shortDay(summary.completeFrom)} and last month may show less than you spent. The <a href="/console/statement">Statement</a> lists every movement.</p>`
 }
 <div class="charts">${summary.currencies.map((c) => currencyChart(c, summary.completeFrom))}</div>`
 }
