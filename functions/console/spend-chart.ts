@@ -10,7 +10,7 @@
  * Amounts stay integer minor units until they are written as text.
  */
 import type { Charge } from '../core/charges';
-import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
+import { CURRENCIES, type Currency, DECIMALS, formatAmount, type Minor } from '../core/money';
 
 /** How many days the chart shows, ending today. */
 export const CHART_DAYS = 30;
@@ -172,7 +172,7 @@ export function units(minor: Minor, currency: Currency): string {
  */
 export function axisTicks(max: Minor, currency: Currency, most = 4): { step: Minor; top: Minor; values: Minor[] } {
   let step = 1;
-  if (max <= 0) step = 10 ** (currency === 'USD' ? 2 : 6);
+  if (max <= 0) step = 10 ** DECIMALS[currency];
   else {
     for (let power = 1; ; power *= 10) {
       const found = [1, 2, 5].map((m) => m * power).find((s) => Math.ceil(max / s) <= most);

@@ -1,144 +1,33 @@
-/**
- * Grants (DESIGN §16, §21): every grant the payer gave, what each has spent of each limit, `Revoke`
- * on the active ones, and `New grant`, which shows the grant key once — in the answer to the
- * submit itself, never in a URL or a redirect. The API's `issueGrant` and `revokeMyGrant`, under
- * the payer's current account key (a rotation ends every grant, and no grant outlives one).
- */
-import { LosslessNumber } from 'lossless-json';
 import { type CreateGrantRequest, createGrantRequestSchema, createGrantSchema } from '../../contracts/grants';
 import { validate } from '../../contracts/validation';
 import { type Grant, grantStatus } from '../../core/grants';
-import { ID_PATTERNS, isId, newGrantId } from '../../core/ids';
-import { CURRENCIES, formatAmount, isCurrency, type Minor } from '../../core/money';
+import { isId, newGrantId } from '../../core/ids';
+import { formatAmount, type Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
 import { html, type SafeHtml } from '../../http/html';
 import { runFor } from '../../operations/execute';
 import { userRevokeGrantOperation } from '../../operations/grants';
 import { actingAccountKeyHash } from '../../use-cases/identity/console-forms';
 import { issueGrant, listMyGrants, readGrant } from '../../use-cases/identity/grants';
-import { listMyCharges } from '../../use-cases/identity/payers';
 import { copyButton } from '../copy';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
-import { agentLabel, KNOWN_AGENTS_CHARGES, type KnownAgent } from './agents';
 import { payerOf } from './caller';
-import { once } from './once';
 import {
-  csrfField,
-  FormCheck,
-  type FormProblems,
-  formField,
-  money,
-  notFound,
-  onceField,
-  page,
-  problemSummary,
-  refusal,
-  when,
-  zoneNote,
-} from './ui';
+  agentNamed,
+  DAY_SECONDS,
+  dealtWith,
+  FIELDS,
+  FORM_NAMES,
+  GRANTS,
+  type GrantForm,
+  LABELS,
+  newGrantForm,
+  requestOf,
+} from './grant-form';
+import { once } from './once';
+import { csrfField, FormCheck, type FormProblems, money, notFound, page, refusal, when, zoneNote } from './ui';
 
-const GRANTS = '/console/grants';
 const PAGE_SIZE = 50;
-const DAY_SECONDS = 86_400;
-
-/**
- * The New grant form, one row a field (DESIGN §26: a field is added here, and the form, the
- * request and the problems beside each field follow): the form's name, the API's path of it in the
- * request (`limits.daily`), its label and hint, how it is read (`kind`) and, for the limits, the
- * fieldset it sits in.
- */
-interface GrantField {
-  name: string;
-  api: string;
-  label: string;
-  hint: string;
-  /** `amount`: a decimal; `whole`: a count of days (→ ttlSeconds); `currency`: the select; `text`: trimmed, left out when empty. */
-  kind: 'text' | 'amount' | 'whole' | 'currency';
-  group?: 'limits';
-  attrs?: SafeHtml;
-}
-
-const GRANT_FIELDS: readonly GrantField[] = [
-  {
-    name: 'agentId',
-    api: 'agentId',
-    label: 'Agent ID',
-    hint: 'Type the name of an agent you have dealt with and choose it, or paste the id the agent gives you (it starts with “a”).',
-    kind: 'text',
-    attrs: html`required autocomplete="off" spellcheck="false" list="g-agents"`,
-  },
-  { name: 'currency', api: 'currency', label: 'Currency', hint: '', kind: 'currency' },
-  { name: 'perCharge', api: 'limits.perCharge', label: 'Per charge', hint: 'The most one charge may be.', kind: 'amount', group: 'limits' },
-  { name: 'daily', api: 'limits.daily', label: 'Daily', hint: 'The most in one UTC day.', kind: 'amount', group: 'limits' },
-  {
-    name: 'monthly',
-    api: 'limits.monthly',
-    label: 'Monthly',
-    hint: 'The most in one UTC calendar month.',
-    kind: 'amount',
-    group: 'limits',
-  },
-  { name: 'total', api: 'limits.total', label: 'Total', hint: 'The most over the grant’s whole life.', kind: 'amount', group: 'limits' },
-  {
-    name: 'approvalAbove',
-    api: 'approvalAbove',
-    label: 'Approval above',
-    hint: 'A charge above this waits for your approval.',
-    kind: 'amount',
-    group: 'limits',
-  },
-  {
-    name: 'expiresAfterDays',
-    api: 'ttlSeconds',
-    label: 'Expires after (days)',
-    hint: 'From 1 to 365. Leave empty for a grant that lasts until you revoke it.',
-    kind: 'whole',
-    attrs: html`inputmode="numeric" autocomplete="off"`,
-  },
-  {
-    name: 'description',
-    api: 'description',
-    label: 'Description',
-    hint: 'What the grant is for, for example “weather lookups”.',
-    kind: 'text',
-    attrs: html`maxlength="255" autocomplete="off"`,
-  },
-];
-
-const FIELDS = GRANT_FIELDS.map((f) => f.name);
-type GrantForm = Readonly<Record<string, string>>;
-const fieldId = (name: string) => `g-${name}`;
-/** The API's field paths, as the form labels them. */
-const LABELS: Readonly<Record<string, string>> = Object.fromEntries(GRANT_FIELDS.map((f) => [f.api, f.label]));
-/** The API's field paths, as the form names them. */
-const FORM_NAMES: Readonly<Record<string, string>> = Object.fromEntries(GRANT_FIELDS.map((f) => [f.api, f.name]));
-const FIELD_IDS: Readonly<Record<string, string>> = Object.fromEntries(GRANT_FIELDS.map((f) => [f.name, fieldId(f.name)]));
-
-/** The request the form makes (the API's shape: `limits.daily` nested), each field read by its kind; malformed ones noted in `check`. */
-function requestOf(form: GrantForm, check: FormCheck): Record<string, unknown> {
-  const request: Record<string, unknown> = {};
-  const put = (path: string, value: unknown) => {
-    const parts = path.split('.');
-    let at = request;
-    for (const part of parts.slice(0, -1)) {
-      at[part] ??= {};
-      at = at[part] as Record<string, unknown>;
-    }
-    at[parts[parts.length - 1] ?? path] = value;
-  };
-  for (const f of GRANT_FIELDS) {
-    const text = (form[f.name] ?? '').trim();
-    if (f.kind === 'currency') put(f.api, form[f.name]);
-    else if (f.kind === 'amount') {
-      const amount = check.amount(f.name, f.label);
-      if (amount !== undefined) put(f.api, amount);
-    } else if (f.kind === 'whole') {
-      const days = check.whole(f.name, f.label);
-      if (days !== undefined) put(f.api, new LosslessNumber(String(days * DAY_SECONDS)));
-    } else if (text !== '' || f.name === 'agentId') put(f.api, text);
-  }
-  return request;
-}
 
 const grantsPage: ConsolePage = async (session, req) => render(session, req.baseUrl, req.query.after);
 
@@ -207,95 +96,6 @@ ${
     : html``
 }
 </li>`;
-}
-
-function newGrantForm(
-  session: ConsoleSession,
-  refused: { problems: FormProblems; form: GrantForm } | undefined,
-  agents: readonly KnownAgent[],
-): SafeHtml {
-  const v = refused?.form ?? {};
-  const field = (f: GrantField) =>
-    formField({
-      id: fieldId(f.name),
-      name: f.name,
-      label: f.label,
-      ...(f.hint ? { hint: f.hint } : {}),
-      value: v[f.name] ?? '',
-      problem: refused?.problems.fields[f.name],
-      ...(f.kind === 'currency'
-        ? { options: CURRENCIES.map((c) => ({ value: c, label: c })), value: isCurrency(v[f.name]) ? v[f.name] : 'USD' }
-        : {}),
-      attrs: f.attrs ?? (f.kind === 'amount' ? html`inputmode="decimal" autocomplete="off"` : html``),
-    });
-  const limits = GRANT_FIELDS.filter((f) => f.group === 'limits');
-  const rows = GRANT_FIELDS.flatMap((f) => {
-    if (f.group !== 'limits') return [field(f)];
-    if (f !== limits[0]) return [];
-    return [
-      html`<fieldset>
-<legend>Limits (leave a limit empty for none)</legend>
-${limits.map(field)}
-</fieldset>`,
-    ];
-  });
-  return html`
-<section aria-labelledby="new-h">
-<h2 id="new-h">New grant</h2>
-<form method="post" action="${GRANTS}" aria-labelledby="new-h" novalidate>
-${csrfField(session)}${onceField()}
-${problemSummary(refused?.problems, FIELD_IDS)}
-${agentChoices(agents)}
-${rows}
-<button type="submit">Create grant</button>
-</form>
-</section>`;
-}
-
-/**
- * The agents the payer has dealt with, for the Agent ID field's list (a `<datalist>`: the browser
- * offers them as the payer types a name, without script; each fills in the id). Also listed
- * visibly when there are few, so a person sees whom they can pick.
- */
-function agentChoices(agents: readonly KnownAgent[]): SafeHtml {
-  if (agents.length === 0) return html``;
-  return html`<datalist id="g-agents">${agents.map((a) => html`<option value="${a.id}">${agentLabel(a)}</option>`)}</datalist>`;
-}
-
-/**
- * The agents the payer has dealt with: those that charged them or asked for their approval (the
- * newest KNOWN_AGENTS_CHARGES charges: one Query) and those they granted (the grants the page has
- * read already). An agent's grant request reaches the payer as a link and is stored under the
- * agent alone: one the payer allowed is a grant here; one denied is not listed (docs/console-pages.md).
- */
-async function dealtWith(userId: string, baseUrl: string, grants: readonly Grant[]): Promise<KnownAgent[]> {
-  const charges = await listMyCharges(userId, { limit: KNOWN_AGENTS_CHARGES }, baseUrl);
-  const byId = new Map<string, KnownAgent>();
-  const add = (id: string, name: string | null | undefined) => {
-    const known = byId.get(id) ?? { id, name: undefined, currencies: [] };
-    if (name && !known.name) known.name = name;
-    byId.set(id, known);
-  };
-  for (const g of grants) add(g.agentId, g.agentName);
-  for (const c of charges.data) add(c.agent.id, c.agent.name);
-  return [...byId.values()].sort((a, b) => agentLabel(a).localeCompare(agentLabel(b)));
-}
-
-/**
- * What the Agent ID field names: an id as typed, or the one agent the payer has dealt with of that
- * name (any case); several of that name is a problem beside the field, none leaves the text for
- * the schema to refuse as no agent id.
- */
-async function agentNamed(session: ConsoleSession, baseUrl: string, typed: string, check: FormCheck): Promise<string> {
-  if (typed === '' || ID_PATTERNS.agent.test(typed)) return typed;
-  const grants = (await listMyGrants(session.userId, { limit: 100 })).grants;
-  const named = (await dealtWith(session.userId, baseUrl, grants)).filter((a) => a.name?.toLowerCase() === typed.toLowerCase());
-  if (named.length > 1)
-    check.note(
-      'agentId',
-      `Agent ID: ${named.length} agents you have dealt with are named “${typed}”: choose one from the list, or type its id`,
-    );
-  return named.length === 1 && named[0] ? named[0].id : typed;
 }
 
 /** POST /console/grants: the grant, made once per form key; its key shown in this answer only. */
