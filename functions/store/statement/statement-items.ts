@@ -78,9 +78,13 @@ interface ChargeLike {
   seller?: Counterparty | undefined;
 }
 
-/** Who a charge's money went to: the agent, or for an x402 purchase the seller (its host, else its address). */
+/**
+ * Who a charge's money went to: the agent, or for an x402 purchase the seller (its host, else its
+ * address). A purchase's hold given back by its payer or the sweeper (whose marker does not carry the
+ * seller) names the agent that bought.
+ */
 function chargeCounterparty(c: ChargeLike): Counterparty {
-  if (c.purchase) return c.seller ?? { kind: 'seller', id: c.agentId, name: c.agentName ?? c.agentId };
+  if (c.purchase && c.seller) return c.seller;
   return { kind: 'agent', id: c.agentId, name: c.agentName ?? c.agentId };
 }
 
