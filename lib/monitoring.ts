@@ -137,6 +137,7 @@ export const MONEY_ROUTES = [
   'agent-x402-purchase-create',
   'agent-x402-purchase-get',
   'agent-x402-purchase-receipt',
+  'agent-x402-refund-create',
 ] as const;
 
 /** DynamoDB operations the service sends (the throttle alarm sums their ThrottledRequests). */

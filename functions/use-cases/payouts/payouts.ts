@@ -19,7 +19,7 @@ import { config } from '../../config';
 import { DomainError, LeaseLostError } from '../../core/errors';
 import type { Currency } from '../../core/money';
 import type { PayoutRail, RailCheckpoint, RailOutcome } from '../../core/payout-rail';
-import { HELD_AGENT_DISABLED, type Payout, type PayoutRef, type RailState } from '../../core/payouts';
+import { HELD_AGENT_DISABLED, isX402Refund, type Payout, type PayoutRef, type RailState } from '../../core/payouts';
 import { logger } from '../../observability/logger';
 import { serializeError } from '../../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../../queue/payout-queue';
@@ -112,7 +112,8 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
   // The kill switch reaches payouts: nothing is started for a disabled agent. A payout the rail
   // has something of (railState) goes to the rail, which finds out what that became and starts
   // nothing new (`mayPay`); one it has nothing of is held here, without asking the rail at all.
-  const mayPay = () => payoutMayBePaid(payout);
+  // An x402 refund gives money back: never held by the kill switch (DESIGN §28).
+  const mayPay = () => (isX402Refund(payout) ? Promise.resolve(true) : payoutMayBePaid(payout));
   if (payout.railState === undefined && !(await mayPay())) return hold(payout, token, clock(), ctx, ref);
 
   let saved: RailState | undefined = payout.railState;
@@ -135,8 +136,9 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
         currency: payout.currency,
         netAmount: payout.netAmount,
         destination: payout.walletAddress,
-        // The agent paid for the destination's token account: the rail creates it if missing.
-        createTokenAccount: payout.accountCreationFee > 0,
+        // The agent paid for the destination's token account, or a payment's first refund creates
+        // the payer's at the service's cost: the rail creates it if missing.
+        createTokenAccount: payout.accountCreationFee > 0 || payout.createsTokenAccount === true,
         // Asked again right before the rail signs or sends: the agent may have been disabled since.
         mayPay,
       },
