@@ -275,7 +275,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
   x402_refund: tool({
     title: 'Refund an x402 payment',
     description:
-      "Gives all or part of an x402 payment this agent was paid back to the payer's wallet (DESIGN §28), from this agent's " +
+      "Gives all or part of an x402 payment this agent was paid back to the payer's wallet, from this agent's " +
       'USDC balance, with no fee: debited at once, sent on chain by the payout worker. Refunds add up to at most the payment. ' +
       "Fails with 'insufficient balance' when the earnings were withdrawn. Safe to retry with the same idempotency_key.",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
