@@ -34,6 +34,7 @@ import {
   recordPendingCheck,
   saveRailState,
 } from '../../store/payouts/payout-lease.repository';
+import { X402_REFUND_PREFIX } from '../../store/table';
 import { payoutEvents } from '../events/events';
 
 /** Points between the steps of one attempt, in order. */
@@ -255,6 +256,8 @@ export interface ReconcileReport {
    * at most RECONCILE_MAX_PER_RUN. The StuckPayouts metric.
    */
   stuck: number;
+  /** Of `stuck`, the refunds of x402 payments (ids `xr…`, DESIGN §28): the StuckX402Refunds metric. */
+  stuckRefunds: number;
 }
 
 /** How many stale PROCESSING payouts the reconciler drives at once. */
@@ -277,6 +280,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
     driven: { completed: 0, failed: 0, pending: 0, 'already-final': 0, busy: 0, held: 0, missing: 0 },
     errors: 0,
     stuck: 0,
+    stuckRefunds: 0,
   };
 
   const pendingBefore = new Date(now.getTime() - cfg.RECONCILE_PENDING_AFTER_SECONDS * 1000);
@@ -295,6 +299,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
   const processingBefore = new Date(now.getTime() - cfg.RECONCILE_PROCESSING_AFTER_SECONDS * 1000);
   const stale = await listStaleInflight('PROCESSING', processingBefore, cfg.RECONCILE_MAX_PER_RUN);
   let next = 0;
+  const ended = new Set<string>();
   const lane = async () => {
     while (next < stale.length) {
       // Left for the next run rather than cut off mid-payment when the function's time ends.
@@ -302,7 +307,9 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
       const ref = stale[next++];
       if (!ref) break;
       try {
-        report.driven[await drivePayout(ref, deps)] += 1;
+        const result = await drivePayout(ref, deps);
+        report.driven[result] += 1;
+        if (result === 'completed' || result === 'failed' || result === 'already-final' || result === 'held') ended.add(ref.payoutId);
       } catch (error) {
         report.errors += 1;
         logger().warn('reconciler could not finish a payout yet', { payoutId: ref.payoutId, error: serializeError(error) });
@@ -313,6 +320,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
   // A held payout is out of the reconciler's hands (the operator's now): not stuck.
   const finished = report.driven.completed + report.driven.failed + report.driven['already-final'] + report.driven.held;
   report.stuck = stale.length - finished;
+  report.stuckRefunds = stale.filter((ref) => ref.payoutId.startsWith(X402_REFUND_PREFIX) && !ended.has(ref.payoutId)).length;
   if (report.resent > 0 || stale.length > 0 || report.errors > 0) logger().info('reconciler run', { ...report });
   return report;
 }
