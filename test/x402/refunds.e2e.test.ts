@@ -7,7 +7,11 @@
  * agent that withdrew the money cannot. The ledger audit (the wallets' transfers included) holds
  * after every test.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../functions/config';
+import { db } from '../../functions/store/client';
 import { getPayout } from '../../functions/store/payouts/payout.repository';
+import { keys } from '../../functions/store/table';
 import { paymentsByPayout } from '../faults/payout-checks';
 import { expectLedgerBalanced } from '../support/audit';
 import { solanaWallet } from '../support/payouts';
@@ -131,5 +135,47 @@ describe('x402 refunds with the stock buyer', () => {
     expect(part.status).toBe(202);
     expect((await f.untilFinal(seller.key, part.body.id)).status).toBe('COMPLETED');
     // The withdrawal is paid on its own meanwhile; in flight or done, the audit after the test counts it.
+  });
+
+  it("creates the payer's token account on a payment's first refund only; a later one to a missing account fails and gives the money back", async () => {
+    const seller = await f.seller();
+    const paymentId = await f.pay(seller);
+    // A payer whose wallet holds no USDC token account (its wallet app closed it, say): as if the
+    // payment had come from it.
+    const payer = solanaWallet();
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.x402Payment(seller.id, paymentId),
+        UpdateExpression: 'SET payer = :p',
+        ExpressionAttributeValues: { ':p': payer },
+      }),
+    );
+    const hotWalletSol = t.stack.rails.solana.lamports(t.stack.rails.solana.hotWallet.publicKey);
+    const first = await f.refund(seller.key, paymentId, { body: { amount: 0.003 } });
+    expect(first.body.to).toBe(payer);
+    expect((await f.untilFinal(seller.key, first.body.id)).status).toBe('COMPLETED');
+    // Created by the refund, at the service's cost (the rent left the hot wallet).
+    expect(t.stack.rails.solana.tokenBalance(payer)).toBe(3_000n);
+    expect(t.stack.rails.solana.lamports(t.stack.rails.solana.hotWallet.publicKey)).toBeLessThan(hotWalletSol - 2_000_000n);
+
+    // The payer closes the account again; the next refund does not create it: FAILED, the money back.
+    const other = solanaWallet();
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.x402Payment(seller.id, paymentId),
+        UpdateExpression: 'SET payer = :p',
+        ExpressionAttributeValues: { ':p': other },
+      }),
+    );
+    const second = await f.refund(seller.key, paymentId, { body: { amount: 0.002 } });
+    expect(second.status).toBe(202);
+    expect(await f.usdcBalance(seller.key)).toBe(0.005);
+    expect((await f.untilFinal(seller.key, second.body.id)).status).toBe('FAILED');
+    expect(await f.usdcBalance(seller.key)).toBe(0.007);
+    expect(await f.payment(seller.key, paymentId)).toMatchObject({ refunded: 0.003 });
+    expect(paymentsByPayout(t).get(second.body.id)).toBeUndefined();
+    expect(t.stack.rails.solana.tokenBalance(other)).toBe(0n);
   });
 });
