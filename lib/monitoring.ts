@@ -47,6 +47,7 @@ import {
   OPERATOR_RAIL_ERRORS,
   RAIL_NEEDS_OPERATOR_METRIC,
   STUCK_PAYOUTS_METRIC,
+  STUCK_X402_REFUNDS_METRIC,
   SWEEPER_LAG_METRIC,
   TOPUP_FAILED_LOG_MESSAGE,
   TOPUP_REVERSALS_METRIC,
@@ -137,6 +138,7 @@ export const MONEY_ROUTES = [
   'agent-x402-purchase-create',
   'agent-x402-purchase-get',
   'agent-x402-purchase-receipt',
+  'agent-x402-refund-create',
 ] as const;
 
 /** DynamoDB operations the service sends (the throttle alarm sums their ThrottledRequests). */
@@ -335,6 +337,14 @@ export class Monitoring extends Construct {
         description:
           'Payouts stay PROCESSING past RECONCILE_PROCESSING_AFTER_SECONDS and the reconciler could not finish them for 15 minutes. Check the reconciler and worker logs, the Solana RPC and PayPal.',
         metric: serviceMetric(STUCK_PAYOUTS_METRIC, 'Maximum'),
+        threshold: 1,
+        evaluationPeriods: 3,
+      },
+      {
+        id: 'X402RefundsStuck',
+        description:
+          "Refunds of x402 payments stayed PROCESSING past RECONCILE_PROCESSING_AFTER_SECONDS for 15 minutes (StuckX402Refunds, the reconciler's gauge; they count in PayoutsStuckProcessing too). The agent was debited and the buyer is owed the USDC: most often the hot wallet lacks USDC for the transfer or SOL for the fee and a missing token account's rent (PlatformFundsError, PayoutRailNeedsOperator). Top it up from the treasury (docs/operating/runbooks.md, 'Hot wallet funds for refunds'); each refund is then paid once.",
+        metric: serviceMetric(STUCK_X402_REFUNDS_METRIC, 'Maximum'),
         threshold: 1,
         evaluationPeriods: 3,
       },

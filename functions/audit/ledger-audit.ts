@@ -34,6 +34,9 @@
  *     naming that payout;
  *   - per payer created since the statement (`statementFrom`) and currency: their statement
  *     entries sum to their balance (docs/statement.md);
+ *   - a refund of an x402 payment (DESIGN §28) is a payout with no fee and no lock (its net is its
+ *     gross, paid to the payer and reconciled on chain like any USDC payout); per payment, its
+ *     refunds that were not FAILED add up to its `refunded`, which never passes the payment;
  *   - per grant (docs/grants.md): `spent` = its SUCCESS charges + its open holds, and its UTC day's
  *     and month's counters the same over the charges of that period (refunds do not give back to a
  *     grant: a refunded charge stays spent); every grant charge is its grant's agent's and currency's.
@@ -69,7 +72,7 @@ import {
 import { chainCreditProblems, reconcileWallets, type WalletChain, type WalletReport } from './chain-checks';
 import { grantProblems, lifecycleProblems, x402Problems } from './charge-checks';
 import { type CurrencyTotals, currencyProblems, currencyTotals } from './ledger-checks';
-import { feeBasisProblems, payoutLockProblems, payoutSplitProblems } from './payout-checks';
+import { feeBasisProblems, payoutLockProblems, payoutSplitProblems, x402RefundProblems } from './payout-checks';
 import { topupProblems } from './topup-checks';
 import { readWalletChain, type WalletAuditOptions } from './wallet-audit';
 
@@ -109,6 +112,7 @@ export function auditRows(rows: LedgerRows, chain?: WalletChain): LedgerAuditRep
     ...payoutSplitProblems(rows.payouts),
     ...payoutLockProblems(rows.payouts, rows.locks),
     ...feeBasisProblems(rows.payouts, rows.feeBases),
+    ...x402RefundProblems(rows.payouts, rows.x402Payments),
     ...lifecycleProblems(rows.charges),
     ...currencyProblems(currencies),
     ...agents.map(describeAgentMismatch),

@@ -5,8 +5,9 @@
  */
 
 import { platformFee, withdrawalFees } from '../core/fees';
-import { formatAmount, type Minor } from '../core/money';
+import { formatAmount, isCurrencyOn, type Minor } from '../core/money';
 import { offers } from '../rails/registrations';
+import type { X402PaymentRow } from '../store/audit/ledger-rows.chain';
 import type { FeeBasisRow, LockRow, PayoutRow } from '../store/audit/ledger-rows.payouts';
 import { inFlight } from './ledger-checks';
 
@@ -21,6 +22,14 @@ export function payoutSplitProblems(payouts: readonly PayoutRow[]): string[] {
   const problems: string[] = [];
   for (const p of payouts) {
     const f = (m: Minor) => formatAmount(m, p.currency);
+    if (p.refundOf !== undefined) {
+      // An x402 refund takes no fee: the payer gets all of it (DESIGN §28).
+      if (p.fee !== 0 || p.accountCreationFee !== 0 || p.netAmount !== p.amount || !isCurrencyOn(p.currency, 'solana'))
+        problems.push(
+          `refund ${p.payoutId}: ${f(p.amount)} ${p.currency} should pay all of it in USDC with no fee, found fee ${f(p.fee)} + net ${f(p.netAmount)}`,
+        );
+      continue;
+    }
     if (p.accountCreationFee > 0 && !offers(p.currency, 'tokenAccounts')) {
       problems.push(`payout ${p.payoutId}: a ${p.currency} payout carries an account-creation fee of ${f(p.accountCreationFee)}`);
       continue;
@@ -94,7 +103,8 @@ export function payoutLockProblems(payouts: readonly PayoutRow[], locks: readonl
   const problems: string[] = [];
   const lane = (agentId: string, currency: string) => `agent ${agentId} ${currency}`;
   const inFlightByLane = new Map<string, string[]>();
-  for (const p of payouts.filter(inFlight)) {
+  // Refunds of x402 payments take no lock (store/x402-refunds).
+  for (const p of payouts.filter((p) => inFlight(p) && p.refundOf === undefined)) {
     const key = lane(p.agentId, p.currency);
     inFlightByLane.set(key, [...(inFlightByLane.get(key) ?? []), p.payoutId]);
   }
@@ -111,6 +121,31 @@ export function payoutLockProblems(payouts: readonly PayoutRow[], locks: readonl
   }
   for (const [key, ids] of inFlightByLane) {
     if (!locked.has(key)) problems.push(`${key}: payout ${ids.join(', ')} in flight without the payout lock`);
+  }
+  return problems;
+}
+
+/**
+ * Each x402 payment's refunds (DESIGN §28): the ones that were not FAILED add up to its `refunded`
+ * counter, which never passes the payment; a refund names a payment of its own agent.
+ */
+export function x402RefundProblems(payouts: readonly PayoutRow[], payments: readonly X402PaymentRow[]): string[] {
+  const problems: string[] = [];
+  const byPayment = new Map(payments.map((p) => [`${p.agentId}/${p.paymentId}`, p]));
+  const sums = new Map<string, Minor>();
+  for (const r of payouts) {
+    if (r.refundOf === undefined) continue;
+    const key = `${r.agentId}/${r.refundOf}`;
+    if (!byPayment.has(key))
+      problems.push(`refund ${r.payoutId} of agent ${r.agentId} names payment ${r.refundOf}, which is not one of its payments`);
+    if (r.status !== 'FAILED') sums.set(key, (sums.get(key) ?? 0) + r.amount);
+  }
+  for (const p of payments) {
+    const f = (m: Minor) => formatAmount(m, 'USDC');
+    const sum = sums.get(`${p.agentId}/${p.paymentId}`) ?? 0;
+    const refunded = p.refunded ?? 0;
+    if (sum !== refunded) problems.push(`x402 payment ${p.paymentId}: refunded says ${f(refunded)}, its refunds add up to ${f(sum)}`);
+    if (refunded > p.amount) problems.push(`x402 payment ${p.paymentId}: refunded ${f(refunded)} of a ${f(p.amount)} payment`);
   }
   return problems;
 }

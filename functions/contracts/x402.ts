@@ -100,7 +100,11 @@ export const x402PaymentSchema = z.object({
   createdAt: z.string(),
 });
 
-export const x402PaymentListSchema = z.object({ data: z.array(x402PaymentSchema), nextCursor: z.string().nullable() });
+export const x402PaymentListSchema = z.object({
+  // The listing adds what the payment's refunds took back (DESIGN §28): 0 when none.
+  data: z.array(x402PaymentSchema.extend({ refunded: z.number() })),
+  nextCursor: z.string().nullable(),
+});
 
 /**
  * `POST /api/v1/agents/x402/purchases` (DESIGN §22): one entry of the seller's PAYMENT-REQUIRED

@@ -30,6 +30,7 @@ export const AGENT_EVENT_TYPES = [
   'x402.payment.settled',
   'x402.purchase.succeeded',
   'x402.purchase.expired',
+  'x402.payment.refunded',
 ] as const;
 export const USER_EVENT_TYPES = [
   'charge.approval_requested',

@@ -39,6 +39,8 @@ export const newTopupId = (): string => `t${ulid().toLowerCase()}`;
 export const newGrantId = (): string => `g${ulid().toLowerCase()}`;
 export const newGrantRequestId = (): string => `gr${ulid().toLowerCase()}`;
 export const newRecordId = (): string => ulid().toLowerCase();
+/** A refund of an x402 payment (DESIGN §28): paid as a payout, told apart from withdrawals by its prefix (store/table.ts `keys.payout`). */
+export const newX402RefundId = (): string => `xr${ulid().toLowerCase()}`;
 
 /** The one pattern of each kind of id: a path or query value that does not match names nothing. */
 export const ID_PATTERNS = {
@@ -50,6 +52,7 @@ export const ID_PATTERNS = {
   topup: /^t[0-9a-z]{26}$/,
   grant: /^g[0-9a-z]{26}$/,
   grantRequest: /^gr[0-9a-z]{26}$/,
+  x402Refund: /^xr[0-9a-z]{26}$/,
 } as const;
 
 export type IdKind = keyof typeof ID_PATTERNS;

@@ -65,7 +65,22 @@ export interface Payout {
    * unless the agent's enabled flag changed again after the release.
    */
   releasedAt?: string;
+  /**
+   * A refund of an x402 payment (DESIGN §28, id `xr…`): the payment it gives back. A refund is
+   * paid as a USDC payout with no fee (net = gross) to the payment's payer, holds no payout lock,
+   * and is never held by the kill switch (refunds return money).
+   */
+  paymentId?: string;
+  /**
+   * The refund creates the payer's token account when it is missing, at the service's cost: only
+   * a payment's first refund does (store/x402-refunds), so a payer closing the account between
+   * partial refunds cannot make each one cost the hot wallet the account's rent.
+   */
+  createsTokenAccount?: boolean;
 }
+
+/** Whether a payout is the refund of an x402 payment (`paymentId`), not an agent's withdrawal. */
+export const isX402Refund = (payout: Pick<Payout, 'paymentId'>): boolean => payout.paymentId !== undefined;
 
 export interface PayoutRef {
   agentId: string;

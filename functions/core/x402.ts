@@ -68,6 +68,8 @@ export interface X402PaymentRecord {
   network: string;
   resource: string | null;
   createdAt: string;
+  /** What its refunds took back so far (DESIGN §28; absent: none), FAILED refunds given back. */
+  refunded?: Minor;
 }
 
 /** Refusal reasons the service adds to the stock scheme's (x402's snake_case style). */

@@ -82,6 +82,12 @@ export const refundInput = z.strictObject({
   amount: lifecycleAmount('How much to give back (default: all that is left to refund).'),
   idempotency_key: idempotencyKey,
 });
+/** `x402_refund` (DESIGN §28): an x402 payment (`x402_…`) given back in part or whole. */
+export const x402RefundInput = z.strictObject({
+  payment_id: z.string().max(64).meta({ description: 'The x402 payment id (x402_…), as GET /api/v1/agents/x402/payments lists it.' }),
+  amount: lifecycleAmount('How much USDC to give back (default: all that is left of the payment).'),
+  idempotency_key: idempotencyKey,
+});
 export const amountBody = (amount: number | undefined) => (amount === undefined ? {} : { amount: literal(amount) });
 // --- end of the charge lifecycle ---
 

@@ -14,6 +14,7 @@ import { chargeBody, chargeListBody } from '../contracts/responses/charges';
 import { grantRequestBody } from '../contracts/responses/grants';
 import { withdrawalBody } from '../contracts/responses/payouts';
 import { createPurchaseSchema, purchaseSchema } from '../contracts/x402';
+import { x402RefundCreatedSchema } from '../contracts/x402-refund';
 import { GRANT_REQUEST_TTL_SECONDS } from '../core/grants';
 import { createChargeOperation, getBalanceOperation, getChargeOperation, listChargesOperation } from '../operations/charges';
 import { agentCreateGrantRequestOperation, agentGetGrantRequestOperation } from '../operations/grant-requests';
@@ -22,6 +23,7 @@ import type { Operation } from '../operations/operation';
 import { listWithdrawalsOperation } from '../operations/withdrawal-list';
 import { withdrawOperation } from '../operations/withdrawals';
 import { createPurchaseOperation } from '../operations/x402-purchases';
+import { refundX402PaymentOperation } from '../operations/x402-refunds';
 import { MCP_TOOLS, type McpToolName } from '../registry/mcp-tools';
 import type { RouteName } from '../registry/routes';
 import {
@@ -40,6 +42,7 @@ import {
   requestGrantInput,
   termsBody,
   withdrawInput,
+  x402RefundInput,
 } from './tool-inputs';
 
 /**
@@ -268,6 +271,22 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
     }),
     // The hot wallet's signer is loaded only when a purchase is made (the operation imports it lazily: it carries @solana/kit).
     operation: createPurchaseOperation,
+  }),
+  x402_refund: tool({
+    title: 'Refund an x402 payment',
+    description:
+      "Gives all or part of an x402 payment this agent was paid back to the payer's wallet, from this agent's " +
+      'USDC balance, with no fee: debited at once, sent on chain by the payout worker. Refunds add up to at most the payment. ' +
+      "Fails with 'insufficient balance' when the earnings were withdrawn. Safe to retry with the same idempotency_key.",
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    input: x402RefundInput,
+    output: x402RefundCreatedSchema,
+    http: ({ payment_id, amount, idempotency_key }) => ({
+      params: { id: payment_id },
+      headers: { 'idempotency-key': idempotency_key },
+      body: amountBody(amount),
+    }),
+    operation: refundX402PaymentOperation,
   }),
 };
 

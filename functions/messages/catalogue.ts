@@ -112,6 +112,10 @@ export const REFUSALS = {
   noUsdcTokenAccount: { status: 400, text: 'destination has no USDC token account' },
   /** A withdrawal's destination its currency's network cannot pay (core/withdrawals.ts destinationProblem). */
   invalidSolanaAddress: { status: 400, text: 'invalid solana address' },
+  /** An x402 refund asking past what is left of its payment (DESIGN §28). */
+  refundExceedsPayment: { status: 400, text: 'refund exceeds payment' },
+  /** An x402 payment whose payer is not a wallet the hot wallet can pay (an off-curve address, or one of the service's own). */
+  refundPayerNotAWallet: { status: 400, text: "the payment's payer is not a wallet a refund can be sent to" },
   invalidPaypalAccount: { status: 400, text: 'invalid paypal account' },
   creditPastBalanceLimit: { status: 400, text: 'amount would take the balance past its limit' },
   policyAgentUnknown: { status: 400, text: (agentId: string) => `agents.${agentId} is not a registered agent` },
@@ -193,6 +197,8 @@ export const REFUSALS = {
   notFound: { status: 404, text: 'not found' },
   chargeNotFound: { status: 404, text: 'charge not found' },
   purchaseNotFound: { status: 404, text: 'purchase not found' },
+  x402PaymentNotFound: { status: 404, text: 'payment not found' },
+  x402RefundNotFound: { status: 404, text: 'refund not found' },
   userNotFound: { status: 404, text: 'user not found' },
   agentNotFound: { status: 404, text: 'agent not found' },
   payoutNotFound: { status: 404, text: 'payout not found' },

@@ -28,6 +28,8 @@ export const AUTH_MESSAGES = {
   grantRequests: 'invalidOrDisabledAgentKey',
   /** The x402 facilitator's routes (functions/operations/execute.ts `agentOrBearer`): a seller's key by x-agent-key or Bearer. */
   x402: 'invalidOrDisabledAgentKey',
+  /** Refunds of x402 payments (DESIGN §28): a disabled agent may still give money back, so only an unknown key is refused. */
+  x402Refund: 'invalidAgentKey',
   /** A grant key sent by an agent it was not issued to (DESIGN §16). */
   grantForAnotherAgent: 'grantForAnotherAgent',
 } as const satisfies Record<string, RefusalCode>;

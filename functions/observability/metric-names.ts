@@ -14,6 +14,12 @@ export const SERVICE_NAME = 'agent-payment-service';
  */
 export const STUCK_PAYOUTS_METRIC = 'StuckPayouts';
 /**
+ * Gauge the reconciler emits with StuckPayouts: of those, the refunds of x402 payments (DESIGN §28;
+ * 0 when none). A refund waits mostly on the hot wallet's USDC or SOL (PlatformFundsError), and a
+ * buyer is owed it: lib/monitoring.ts alarms on it (docs/operating/runbooks.md).
+ */
+export const STUCK_X402_REFUNDS_METRIC = 'StuckX402Refunds';
+/**
  * Gauge the charge sweeper emits after each run (functions/sweeper/handler.ts): seconds past its
  * `expiresAt` of the oldest due PENDING charge when the run started (0 when none). lib/monitoring.ts
  * alarms on it (SweeperLag).

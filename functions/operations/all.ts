@@ -24,6 +24,7 @@ import * as x402Facilitator from './x402-facilitator';
 import * as x402Payments from './x402-payments';
 import * as x402PurchaseList from './x402-purchase-list';
 import * as x402Purchases from './x402-purchases';
+import * as x402Refunds from './x402-refunds';
 
 // biome-ignore lint/suspicious/noExplicitAny: operations of any credentials, key rule, input and outcome.
 type AnyOperation = Operation<any, any, any, any, any>;
@@ -54,5 +55,6 @@ export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
     x402PurchaseList,
     x402Facilitator,
     x402Payments,
+    x402Refunds,
   ].flatMap((module) => Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1]))),
 );

@@ -1,5 +1,5 @@
 /**
- * The payout queue: withdrawals travel to the payout worker as `{payoutId, agentId}`. The
+ * The payout queue: withdrawals (and refunds of x402 payments) travel to the payout worker as `{payoutId, agentId}`. The
  * client is built once per container (keep-alive) and points at local SQS when SQS_ENDPOINT is
  * set. A message only says "look at this payout": the payout item is the truth, so a lost,
  * repeated or replayed message can delay a payout but never pay it twice.
@@ -15,7 +15,8 @@ export interface PayoutMessage {
 }
 
 const messageSchema = z.strictObject({
-  payoutId: z.string().regex(/^p[0-9a-z]{26}$/),
+  // A withdrawal's payout (`p…`) or a refund of an x402 payment (`xr…`, DESIGN §28), paid alike.
+  payoutId: z.string().regex(/^(?:p|xr)[0-9a-z]{26}$/),
   agentId: z.string().regex(/^a[0-9a-z]{26}$/),
 });
 

@@ -15,7 +15,12 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { X402UnavailableError } from '../core/x402';
 import { logger } from '../observability/logger';
-import { HOT_WALLET_LAMPORTS_METRIC, STUCK_PAYOUTS_METRIC, X402_PURCHASES_UNSEARCHED_METRIC } from '../observability/metric-names';
+import {
+  HOT_WALLET_LAMPORTS_METRIC,
+  STUCK_PAYOUTS_METRIC,
+  STUCK_X402_REFUNDS_METRIC,
+  X402_PURCHASES_UNSEARCHED_METRIC,
+} from '../observability/metric-names';
 import { flushMetrics, metrics } from '../observability/metrics';
 import { serializeError } from '../observability/serialize-error';
 import { type PayoutDeps, type ReconcileReport, reconcilePayouts } from '../use-cases/payouts/payouts';
@@ -67,6 +72,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     };
     const report = await sweep('payout', () => reconcilePayouts({ ...deps, ...payoutStart(run) }));
     if (report) metrics().addMetric(STUCK_PAYOUTS_METRIC, MetricUnit.Count, report.stuck);
+    if (report) metrics().addMetric(STUCK_X402_REFUNDS_METRIC, MetricUnit.Count, report.stuckRefunds);
     if (deps.hotWalletLamports) await reportHotWallet(deps.hotWalletLamports);
     try {
       const facilitator = deps.x402Facilitator ? await sweep('x402', deps.x402Facilitator) : undefined;

@@ -15,6 +15,7 @@ import type { USER_ROUTES } from './users';
 import type { WEBHOOK_ROUTES } from './webhooks';
 import type { X402_ROUTES } from './x402';
 import type { X402_PURCHASE_ROUTES } from './x402-purchases';
+import type { X402_REFUND_ROUTES } from './x402-refunds';
 
 /** The routes a tool may stand for: the API's operations (not the console's pages or the service's own). */
 type ToolRouteName = (
@@ -25,6 +26,7 @@ type ToolRouteName = (
   | typeof WEBHOOK_ROUTES
   | typeof X402_ROUTES
   | typeof X402_PURCHASE_ROUTES
+  | typeof X402_REFUND_ROUTES
 )[number]['name'];
 
 export const MCP_TOOLS = [
@@ -40,6 +42,7 @@ export const MCP_TOOLS = [
   { name: 'request_grant', route: 'agent-create-grant-request' },
   { name: 'get_grant_request', route: 'agent-get-grant-request' },
   { name: 'x402_purchase', route: 'agent-x402-purchase-create' },
+  { name: 'x402_refund', route: 'agent-x402-refund-create' },
 ] as const satisfies readonly { name: string; route: ToolRouteName }[];
 
 export type McpToolName = (typeof MCP_TOOLS)[number]['name'];

@@ -48,6 +48,7 @@ import { USER_ROUTES } from './users';
 import { WEBHOOK_ROUTES } from './webhooks';
 import { X402_ROUTES } from './x402';
 import { X402_PURCHASE_ROUTES } from './x402-purchases';
+import { X402_REFUND_ROUTES } from './x402-refunds';
 
 export { MCP_TOOL_NAMES, MCP_TOOLS, type McpToolName } from './mcp-tools';
 export type { AdminAuth, DocumentedRoute, PageRoute, RouteSpec } from './spec';
@@ -62,6 +63,7 @@ const ROUTE_TABLE = [
   ...WEBHOOK_ROUTES,
   ...X402_ROUTES,
   ...X402_PURCHASE_ROUTES,
+  ...X402_REFUND_ROUTES,
   ...SERVICE_ROUTES,
 ] as const;
 

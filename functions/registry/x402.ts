@@ -257,6 +257,7 @@ export const X402_ROUTES = [
               network: X402_NETWORK_EXAMPLE,
               resource: 'https://seller.example.com/weather',
               createdAt: '2026-01-15T09:30:00.000Z',
+              refunded: 0,
             },
           ],
           nextCursor: null,

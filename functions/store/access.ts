@@ -10,7 +10,9 @@
  * A grant is written from the repository operations a function calls (`STORE`, below): each
  * lists the families its requests touch, so a route's grant reads as what it does.
  */
+
 import { INDEX_PARTITIONS, type IndexPartition, indexFamilyKeys, leadingKeyPattern, PARTITIONS, type Partition } from './table';
+import { X402_REFUND_STORE } from './x402-refunds/access';
 
 /** A function's access to the table, by key family. */
 export interface TableGrant {
@@ -230,6 +232,7 @@ export const STORE = {
   /** The reconciler moves a settlement it leaves PENDING to the back of its list (x402.repository.ts). */
   deferX402Settlement: { write: ['x402Settlement'] },
   listX402Payments: { read: ['x402Payment'] },
+  ...X402_REFUND_STORE,
   /** A payment identifier bound to its payment, and the first verify answer kept on it (x402-payment-identifier.repository.ts). */
   bindX402PaymentIdentifier: { read: ['x402PaymentIdentifier'], write: ['x402PaymentIdentifier'] },
   listStaleX402: { query: ['x402Pending'] },
@@ -299,7 +302,7 @@ export const uses = (...operations: readonly StoreOperation[]): TableGrant => co
  * The payout worker's whole need: it drives payouts (a lost lease ends in a read of the payout),
  * and reads the payout's agent by id before it pays (a disabled agent's payout is held).
  */
-const drivesPayouts = uses('payoutLease', 'getPayout', 'getAgentById');
+const drivesPayouts = uses('payoutLease', 'getPayout', 'getAgentById', 'x402RefundPayouts');
 
 /** The functions that are not routes (declared in lib/: payout-pipeline, charge-sweeper, topup-watcher, webhook-pipeline). */
 export const BACKGROUND_GRANTS = {

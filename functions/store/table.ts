@@ -61,6 +61,7 @@ export const PARTITIONS = {
   x402Settlement: 'X402TX#',
   x402Payment: 'X402PAY#',
   x402PaymentIdentifier: 'X402PID#',
+  x402Refund: 'X402REFUND#',
   consoleSession: 'CONSOLESESSION#',
   userSessions: 'USERSESSIONS#',
   passkey: 'PASSKEY#',
@@ -69,6 +70,9 @@ export const PARTITIONS = {
   consoleRate: 'CONSOLERATE#',
 } as const;
 export type Partition = keyof typeof PARTITIONS;
+
+/** The id prefix of an x402 refund (core/ids.ts `newX402RefundId`). */
+export const X402_REFUND_PREFIX = 'xr';
 
 /**
  * The partition-key families of the indexes: for a Query on an index, IAM's `dynamodb:LeadingKeys`
@@ -201,7 +205,12 @@ export const keys = {
   /** Every partition of the sweeper's queue: the shards, then the legacy one. */
   pendingExpiryPartitions: () => [...Array.from({ length: EXPIRY_SHARDS }, (_, s) => `${I.pendingExpiry.key}${s}`), I.pendingExpiry.legacy],
   /** All payouts of one agent, sorted by id (= creation order). */
-  payout: (agentId: string, payoutId: string) => ({ PK: `${P.payout}${agentId}`, SK: payoutId }),
+  // A refund of an x402 payment (`xr…`, DESIGN §28) is paid as a payout by the same worker, lease
+  // and reconciler, but lives in a partition of its own, so a withdrawal list never shows one.
+  payout: (agentId: string, payoutId: string) => ({
+    PK: `${payoutId.startsWith(X402_REFUND_PREFIX) ? P.x402Refund : P.payout}${agentId}`,
+    SK: payoutId,
+  }),
   payoutPartition: (agentId: string) => `${P.payout}${agentId}`,
   /** The agent's single in-flight payout lock per currency (exists while one is PENDING/PROCESSING). */
   payoutLock: (agentId: string, currency: string) => ({ PK: `${P.payoutLock}${agentId}#${currency}`, SK: 'LOCK' }),
@@ -287,6 +296,8 @@ export const keys = {
   /** An agent's credited x402 payments, one partition sorted by id (= creation order): the listing and the audit. */
   x402Payment: (agentId: string, paymentId: string) => ({ PK: `${P.x402Payment}${agentId}`, SK: paymentId }),
   x402PaymentPartition: (agentId: string) => `${P.x402Payment}${agentId}`,
+  /** An agent's refunds of x402 payments, by id: payouts in all but their partition (`keys.payout` routes their ids here). */
+  x402Refund: (agentId: string, refundId: string) => ({ PK: `${P.x402Refund}${agentId}`, SK: refundId }),
   /** A `payment-identifier` an agent's verify or settle saw, bound to its payment (x402-payment-identifier.repository.ts). */
   x402PaymentIdentifier: (agentId: string, id: string) => ({ PK: `${P.x402PaymentIdentifier}${agentId}#${id}`, SK: 'PID' }),
   // The console (docs/console.md): sessions, passkeys, WebAuthn challenges and rate windows, all TTL'd but passkeys.

@@ -167,6 +167,9 @@ const EXPECTED: Record<string, Grant[]> = {
   'agent-x402-purchases-list': ['logs', 'table'],
   'agent-x402-purchase-get': ['logs', 'table', 'rpc-url', 'signer-invoke'],
   'agent-x402-purchase-receipt': ['logs', 'table', 'rpc-url'],
+  // A refund of an x402 payment (DESIGN §28) is queued as a withdrawal is (its `queue` capability brings the RPC URL too).
+  'agent-x402-refund-create': ['logs', 'table', 'queue-send', 'rpc-url'],
+  'agent-x402-refund-get': ['logs', 'table'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
@@ -668,6 +671,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 83, deleting: 10 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 84, deleting: 10 });
   });
 });

@@ -914,6 +914,7 @@ describe('alarms', () => {
         'PayoutWorkerErrors',
         'PayoutWorkerThrottles',
         'PayoutsStuckProcessing',
+        'X402RefundsStuck',
         'ReconcilerErrors',
         'ReconcilerNotRunning',
         'X402FinalityMismatch',

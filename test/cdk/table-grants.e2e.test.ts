@@ -775,6 +775,10 @@ const NOT_TOURED = new Set([
   'agent-x402-purchases-list',
   'agent-x402-purchase-get',
   'agent-x402-purchase-receipt',
+  // Refunds of x402 payments (issue 42): driven, and held to their policies, by test/x402/refunds.e2e,
+  // test/faults/x402-refund-faults.e2e, test/security/x402-refund-attacks.e2e and test/model/x402-refund-model.e2e.
+  'agent-x402-refund-create',
+  'agent-x402-refund-get',
 ]);
 
 /** Grants of toured functions that only the new flows use: the consent page with a console session, the reconciler settling purchases. */
@@ -787,6 +791,12 @@ const NOT_TOURED_GRANTS = new Set([
   'reconciler GRANTS#*',
   'reconciler PENDINGCHARGE#*',
   'reconciler USER#*',
+  // Refunds of x402 payments (issue 42): paid by the worker and reconciler, and the MCP tool x402_refund; the refund tests drive them.
+  'mcp X402PAY#*',
+  'mcp X402REFUND#*',
+  'payout-worker X402PAY#*',
+  'payout-worker X402REFUND#*',
+  'reconciler X402REFUND#*',
 ]);
 
 describe('what the tour sent', () => {

@@ -123,5 +123,10 @@ export const isCharge = (input: Input) => items(input).some((i) => pk(i.Put?.Ite
 /** The worker saving rail progress before it acts (UpdateItem on the payout setting railState). */
 export const isRailCheckpoint = (input: Input) =>
   pk(input.Key as Input).startsWith('PAYOUTS#') && String(input.UpdateExpression ?? '').includes('railState');
+/** The worker saving an x402 refund's rail progress (its signed transfer) before it sends it (DESIGN §28). */
+export const isRefundRailCheckpoint = (input: Input) =>
+  pk(input.Key as Input).startsWith('X402REFUND#') && String(input.UpdateExpression ?? '').includes('railState');
+/** An x402 refund's final transition (COMPLETED, or FAILED with the money back): a transaction updating the refund item. */
+export const isRefundFinalize = (input: Input) => items(input).some((i) => pk(i.Update?.Key).startsWith('X402REFUND#'));
 /** A transaction that Puts an idempotency record (a money movement's, or a creation's with an Idempotency-Key). */
 export const writesIdempotencyRecord = (input: Input) => items(input).some((i) => pk(i.Put?.Item).startsWith('IDEM#'));

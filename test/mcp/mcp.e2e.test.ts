@@ -138,6 +138,7 @@ describe('remote MCP server (POST /mcp)', () => {
         'request_grant',
         'get_grant_request',
         'x402_purchase',
+        'x402_refund',
       ].sort(),
     );
     // get_grant_request changes one thing, once: its first read after approval claims the key. Its

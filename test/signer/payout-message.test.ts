@@ -97,6 +97,22 @@ describe("the signer's payout check", () => {
     expect(check(bytes, p)).toThrow(UncheckedPayoutError);
   });
 
+  it("checks an x402 refund (DESIGN §28) as a payout: its own memo and amount, the payer's account created on its first refund", () => {
+    const refund: PayoutToSign = {
+      payoutId: 'xr01jhx3k6v1f8q2n7c9m4p5r6s7',
+      destination: owner.toBase58(),
+      netAmount: 4_000,
+      createTokenAccount: true,
+    };
+    const units = 40_000 + TOKEN_ACCOUNT_CREATION_COMPUTE_UNITS;
+    const shaped = (over: Shape = {}) => message({ memo: `payout:${refund.payoutId}`, amount: 4_000n, create: true, units, ...over });
+    expect(check(shaped(), refund)).not.toThrow();
+    expect(check(message({ memo: `payout:${refund.payoutId}`, amount: 4_000n }), { ...refund, createTokenAccount: false })).not.toThrow();
+    expect(check(shaped({ memo: 'payout:xr01jhx3k6v1f8q2n7c9m4p5r6s8' }), refund)).toThrow(UncheckedPayoutError);
+    expect(check(shaped({ amount: 4_001n }), refund)).toThrow(UncheckedPayoutError);
+    expect(check(shaped({ to: Keypair.generate().publicKey }), refund)).toThrow(UncheckedPayoutError);
+  });
+
   it('signs through the signer only what passes, and its signature is the hot wallet’s over those bytes', async () => {
     const signer = keySigner({ secret: async () => bs58.encode(hot.secretKey), mint: mint.toBase58() });
     expect(await signer.sign({ kind: 'address' })).toBe(hot.publicKey.toBase58());

@@ -27,7 +27,9 @@ const PROJECTION = {
     // What the wallet reconciliation (functions/audit/wallet-checks.ts) matches transfers with.
     'topupId, #rail, #mint, #reason, externalId, txHash, railState.signature, ' +
     // An x402 purchase (DESIGN §22): paid out by the hot wallet, by this transaction once captured.
-    '#purchase.#transaction, #purchase.requirements.payTo',
+    '#purchase.#transaction, #purchase.requirements.payTo, ' +
+    // An x402 payment's refunds (DESIGN §28): its counter, and each refund's mark.
+    'refunded',
   ExpressionAttributeNames: {
     '#status': 'status',
     '#transaction': 'transaction',
@@ -46,6 +48,8 @@ const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, buc
   ['CREDITS#', undefined, 'credits'],
   ['CHARGES#', undefined, 'charges'],
   ['PAYOUTS#', undefined, 'payouts'],
+  // Refunds of x402 payments are payouts in a partition of their own (store/x402-refunds).
+  ['X402REFUND#', undefined, 'payouts'],
   ['PAYOUTLOCK#', 'LOCK', 'payoutLocks'],
   ['PAYOUTLOCK#', 'FEES', 'payoutFees'],
   ['REVERSALS#', undefined, 'reversals'],

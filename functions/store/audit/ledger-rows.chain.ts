@@ -41,6 +41,8 @@ export interface X402PaymentRow {
   amount: Minor;
   /** The transaction signature it was credited for. */
   transaction: string;
+  /** What its refunds took back (DESIGN §28; absent when none): the refunds that were not FAILED add up to it. */
+  refunded?: Minor;
 }
 
 /** An x402 settlement (`X402TX#<messageHash>/SETTLEMENT`): its state and, once CREDITED, its payment. */
@@ -100,8 +102,16 @@ export function x402PaymentRows(items: readonly Item[], reader: RowReader): X402
   for (const item of items) {
     const agentId = idOr(item.agentId, afterHash(item.PK));
     const amount = minor(item.amount, `x402 payment ${String(item.SK)}`, false, agentId);
-    if (amount === undefined) continue;
-    x402Payments.push({ kind: 'x402Payment', agentId, paymentId: String(item.SK), amount, transaction: String(item.transaction) });
+    const refunded = minor(item.refunded, `x402 payment ${String(item.SK)} refunded`, true, agentId);
+    if (amount === undefined || refunded === undefined) continue;
+    x402Payments.push({
+      kind: 'x402Payment',
+      agentId,
+      paymentId: String(item.SK),
+      amount,
+      transaction: String(item.transaction),
+      ...(refunded > 0 ? { refunded } : {}),
+    });
   }
   return x402Payments;
 }

@@ -6,6 +6,7 @@
 import type { Currency, Minor } from '../../core/money';
 import { CURRENCY_INFO } from '../../core/money';
 import type { PayoutStatus } from '../../core/payouts';
+import { PARTITIONS } from '../table';
 import { afterHash, type Item, idOr, type RowReader } from './ledger-rows.reader';
 
 export interface PayoutRow {
@@ -27,6 +28,8 @@ export interface PayoutRow {
   signatures?: string[];
   /** Its fee was computed from, and added to, the agent's fee basis (core/fees.ts; absent on older payouts). */
   feeCounted?: boolean;
+  /** A refund of this x402 payment (DESIGN §28): no fee, no lock, net = gross. */
+  refundOf?: string;
 }
 
 /** An agent's in-flight payout lock for one currency (`PAYOUTLOCK#<agentId>#<currency>/LOCK`). */
@@ -83,6 +86,7 @@ export function payoutRows(items: readonly Item[], reader: RowReader): PayoutRow
       netAmount,
       ...(signatures.length > 0 ? { signatures } : {}),
       ...(item.feeCounted === true ? { feeCounted: true } : {}),
+      ...(String(item.PK).startsWith(PARTITIONS.x402Refund) ? { refundOf: String(item.paymentId ?? '') } : {}),
     });
   }
   return payouts;

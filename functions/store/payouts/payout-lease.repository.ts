@@ -9,11 +9,12 @@
 import { config } from '../../config';
 import { LeaseLostError } from '../../core/errors';
 import type { OutboxEvent } from '../../core/events';
-import type { Payout, PayoutRef, RailState } from '../../core/payouts';
+import { isX402Refund, type Payout, type PayoutRef, type RailState } from '../../core/payouts';
 import { randomShard, shardCredit } from '../charges/balance.repository';
 import { withOutbox } from '../events/outbox';
 import { keys } from '../table';
 import { conditionalWrite, type NamedItem, named, outcome, type TransactItem, transactWrite } from '../transact';
+import { refundedGiveBack } from '../x402-refunds/x402-refund.repository';
 import { feeBasisGiveBack, toPayout } from './payout.repository';
 import { inflightIndex } from './payout-inflight.repository';
 
@@ -123,7 +124,7 @@ export async function completePayout(
           status: 'COMPLETED',
           values: { ':now': nowIso, ':ext': result.externalId, ...(result.txHash ? { ':tx': result.txHash } : {}) },
         }),
-        releaseLock(payout),
+        ...releaseLock(payout),
       ],
       events,
       now,
@@ -156,7 +157,9 @@ export async function failPayout(
         shardCredit(payout.agentId, randomShard(), payout.currency, payout.amount),
         // Its fee back to the agent's fee basis with the gross (core/fees.ts).
         ...feeBasisGiveBack(payout, now),
-        releaseLock(payout),
+        // An x402 refund's amount back off its payment's `refunded` (DESIGN §28).
+        ...refundedGiveBack(payout),
+        ...releaseLock(payout),
       ],
       events,
       now,
@@ -229,14 +232,18 @@ function finalUpdate(
   return named(item, { onConditionFailed: () => new LeaseLostError(payout.id), precedence: 1 });
 }
 
-function releaseLock(payout: Payout): TransactItem {
-  return {
-    Delete: {
-      TableName: config().TABLE_NAME,
-      Key: keys.payoutLock(payout.agentId, payout.currency),
-      // Only this payout's lock; an absent lock (never expected) must not block finishing it.
-      ConditionExpression: 'attribute_not_exists(PK) OR payoutId = :id',
-      ExpressionAttributeValues: { ':id': payout.id },
+function releaseLock(payout: Payout): TransactItem[] {
+  // An x402 refund takes no lock (store/x402-refunds): a withdrawal's lock must stay where it is.
+  if (isX402Refund(payout)) return [];
+  return [
+    {
+      Delete: {
+        TableName: config().TABLE_NAME,
+        Key: keys.payoutLock(payout.agentId, payout.currency),
+        // Only this payout's lock; an absent lock (never expected) must not block finishing it.
+        ConditionExpression: 'attribute_not_exists(PK) OR payoutId = :id',
+        ExpressionAttributeValues: { ':id': payout.id },
+      },
     },
-  };
+  ];
 }

@@ -177,7 +177,7 @@ export async function listPayouts(agentId: string, opts: { limit: number; after?
   return { payouts: items, lastId };
 }
 
-function payoutAttributes(payout: Payout): Record<string, unknown> {
+export function payoutAttributes(payout: Payout): Record<string, unknown> {
   return {
     id: payout.id,
     agentId: payout.agentId,
@@ -196,6 +196,9 @@ function payoutAttributes(payout: Payout): Record<string, unknown> {
     createdAt: payout.createdAt,
     updatedAt: payout.updatedAt,
     attempts: payout.attempts,
+    // An x402 refund's payment (DESIGN §28); absent on withdrawals.
+    ...(payout.paymentId !== undefined ? { paymentId: payout.paymentId } : {}),
+    ...(payout.createsTokenAccount ? { createsTokenAccount: true } : {}),
   };
 }
 
@@ -225,5 +228,7 @@ export function toPayout(item: Record<string, unknown>): Payout {
     ...optional('releasedAt'),
     ...(item.railState && typeof item.railState === 'object' ? { railState: item.railState as RailState } : {}),
     attempts: typeof item.attempts === 'number' ? item.attempts : 0,
+    ...optional('paymentId'),
+    ...(item.createsTokenAccount === true ? { createsTokenAccount: true } : {}),
   };
 }

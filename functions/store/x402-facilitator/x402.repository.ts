@@ -306,5 +306,6 @@ export function toPaymentRecord(item: Record<string, unknown>): X402PaymentRecor
     network: String(item.network),
     resource: typeof item.resource === 'string' ? item.resource : null,
     createdAt: String(item.createdAt),
+    ...(typeof item.refunded === 'number' ? { refunded: item.refunded } : {}),
   };
 }

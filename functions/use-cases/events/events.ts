@@ -6,6 +6,7 @@
  */
 
 import { agentView, chargeView, payoutView, userChargeView } from '../../contracts/views';
+import { x402RefundView } from '../../contracts/x402-refund';
 import type { Agent } from '../../core/agents';
 import type { Charge } from '../../core/charges';
 import {
@@ -17,7 +18,7 @@ import {
   type OutboxEvent,
   type Owner,
 } from '../../core/events';
-import type { Payout } from '../../core/payouts';
+import { isX402Refund, type Payout } from '../../core/payouts';
 import { toCharge } from '../../store/charges/charge-read.repository';
 import { type Settlement, settledCharge } from '../../store/charges/charge-settlement.repository';
 
@@ -83,6 +84,11 @@ export function chargeRefundedEvents(charge: Charge, now: Date = new Date()): Ou
 
 /** `payout.completed` or `payout.failed` to the agent, with the final Payout. */
 export function payoutEvents(payout: Payout, now: Date = new Date()): OutboxEvent[] {
+  // A refund of an x402 payment (DESIGN §28) tells its agent `x402.payment.refunded` once paid; a failed one gives the money back silently.
+  if (isX402Refund(payout))
+    return payout.status === 'COMPLETED'
+      ? [event('x402.payment.refunded', { kind: 'agent', id: payout.agentId }, x402RefundView(payout), now)]
+      : [];
   if (payout.status === 'COMPLETED') return [event('payout.completed', { kind: 'agent', id: payout.agentId }, payoutView(payout), now)];
   if (payout.status === 'FAILED') return [event('payout.failed', { kind: 'agent', id: payout.agentId }, payoutView(payout), now)];
   return [];

@@ -19,7 +19,7 @@ import { config } from '../../config';
 import { DomainError, LeaseLostError } from '../../core/errors';
 import type { Currency } from '../../core/money';
 import type { PayoutRail, RailCheckpoint, RailOutcome } from '../../core/payout-rail';
-import { HELD_AGENT_DISABLED, type Payout, type PayoutRef, type RailState } from '../../core/payouts';
+import { HELD_AGENT_DISABLED, isX402Refund, type Payout, type PayoutRef, type RailState } from '../../core/payouts';
 import { logger } from '../../observability/logger';
 import { serializeError } from '../../observability/serialize-error';
 import { type PayoutMessage, sendPayoutMessage } from '../../queue/payout-queue';
@@ -34,6 +34,7 @@ import {
   recordPendingCheck,
   saveRailState,
 } from '../../store/payouts/payout-lease.repository';
+import { X402_REFUND_PREFIX } from '../../store/table';
 import { payoutEvents } from '../events/events';
 
 /** Points between the steps of one attempt, in order. */
@@ -112,7 +113,8 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
   // The kill switch reaches payouts: nothing is started for a disabled agent. A payout the rail
   // has something of (railState) goes to the rail, which finds out what that became and starts
   // nothing new (`mayPay`); one it has nothing of is held here, without asking the rail at all.
-  const mayPay = () => payoutMayBePaid(payout);
+  // An x402 refund gives money back: never held by the kill switch (DESIGN §28).
+  const mayPay = () => (isX402Refund(payout) ? Promise.resolve(true) : payoutMayBePaid(payout));
   if (payout.railState === undefined && !(await mayPay())) return hold(payout, token, clock(), ctx, ref);
 
   let saved: RailState | undefined = payout.railState;
@@ -135,8 +137,9 @@ export async function drivePayout(ref: PayoutRef, deps: PayoutDeps): Promise<Dri
         currency: payout.currency,
         netAmount: payout.netAmount,
         destination: payout.walletAddress,
-        // The agent paid for the destination's token account: the rail creates it if missing.
-        createTokenAccount: payout.accountCreationFee > 0,
+        // The agent paid for the destination's token account, or a payment's first refund creates
+        // the payer's at the service's cost: the rail creates it if missing.
+        createTokenAccount: payout.accountCreationFee > 0 || payout.createsTokenAccount === true,
         // Asked again right before the rail signs or sends: the agent may have been disabled since.
         mayPay,
       },
@@ -253,6 +256,8 @@ export interface ReconcileReport {
    * at most RECONCILE_MAX_PER_RUN. The StuckPayouts metric.
    */
   stuck: number;
+  /** Of `stuck`, the refunds of x402 payments (ids `xr…`, DESIGN §28): the StuckX402Refunds metric. */
+  stuckRefunds: number;
 }
 
 /** How many stale PROCESSING payouts the reconciler drives at once. */
@@ -275,6 +280,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
     driven: { completed: 0, failed: 0, pending: 0, 'already-final': 0, busy: 0, held: 0, missing: 0 },
     errors: 0,
     stuck: 0,
+    stuckRefunds: 0,
   };
 
   const pendingBefore = new Date(now.getTime() - cfg.RECONCILE_PENDING_AFTER_SECONDS * 1000);
@@ -293,6 +299,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
   const processingBefore = new Date(now.getTime() - cfg.RECONCILE_PROCESSING_AFTER_SECONDS * 1000);
   const stale = await listStaleInflight('PROCESSING', processingBefore, cfg.RECONCILE_MAX_PER_RUN);
   let next = 0;
+  const ended = new Set<string>();
   const lane = async () => {
     while (next < stale.length) {
       // Left for the next run rather than cut off mid-payment when the function's time ends.
@@ -300,7 +307,9 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
       const ref = stale[next++];
       if (!ref) break;
       try {
-        report.driven[await drivePayout(ref, deps)] += 1;
+        const result = await drivePayout(ref, deps);
+        report.driven[result] += 1;
+        if (result === 'completed' || result === 'failed' || result === 'already-final' || result === 'held') ended.add(ref.payoutId);
       } catch (error) {
         report.errors += 1;
         logger().warn('reconciler could not finish a payout yet', { payoutId: ref.payoutId, error: serializeError(error) });
@@ -311,6 +320,7 @@ export async function reconcilePayouts(deps: ReconcileDeps): Promise<ReconcileRe
   // A held payout is out of the reconciler's hands (the operator's now): not stuck.
   const finished = report.driven.completed + report.driven.failed + report.driven['already-final'] + report.driven.held;
   report.stuck = stale.length - finished;
+  report.stuckRefunds = stale.filter((ref) => ref.payoutId.startsWith(X402_REFUND_PREFIX) && !ended.has(ref.payoutId)).length;
   if (report.resent > 0 || stale.length > 0 || report.errors > 0) logger().info('reconciler run', { ...report });
   return report;
 }

@@ -210,5 +210,9 @@ function settledEvent(record: X402PaymentRecord, now: Date): OutboxEvent {
 /** `GET /api/v1/agents/x402/payments`: one page, newest first; `lastId` when there is another. */
 export async function listAgentX402Payments(agentId: string, page: { limit: number; after?: string }) {
   const { payments, lastId } = await listX402Payments(agentId, page);
-  return { data: payments.map(paymentView), lastId };
+  // `refunded` (DESIGN §28) in the listing only: the settled event's data stays what it was.
+  return {
+    data: payments.map((p) => ({ ...paymentView(p), refunded: new LosslessNumber(formatAmount(p.refunded ?? 0, 'USDC')) })),
+    lastId,
+  };
 }
