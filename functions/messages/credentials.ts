@@ -28,6 +28,8 @@ export const AUTH_MESSAGES = {
   grantRequests: 'invalidOrDisabledAgentKey',
   /** The x402 facilitator's routes (functions/operations/execute.ts `agentOrBearer`): a seller's key by x-agent-key or Bearer. */
   x402: 'invalidOrDisabledAgentKey',
+  /** Receipts (docs/receipts.md): either party; a disabled agent's key is refused as on its other reads of money. */
+  receipts: 'invalidOrDisabledAgentKey',
   /** A grant key sent by an agent it was not issued to (DESIGN §16). */
   grantForAnotherAgent: 'grantForAnotherAgent',
 } as const satisfies Record<string, RefusalCode>;

@@ -228,6 +228,8 @@ export const STORE = {
   /** The reconciler moves a settlement it leaves PENDING to the back of its list (x402.repository.ts). */
   deferX402Settlement: { write: ['x402Settlement'] },
   listX402Payments: { read: ['x402Payment'] },
+  /** One credited payment by id (its receipt: store/receipts). */
+  getX402Payment: { read: ['x402Payment'] },
   /** A payment identifier bound to its payment, and the first verify answer kept on it (x402-payment-identifier.repository.ts). */
   bindX402PaymentIdentifier: { read: ['x402PaymentIdentifier'], write: ['x402PaymentIdentifier'] },
   listStaleX402: { query: ['x402Pending'] },
