@@ -338,8 +338,8 @@ export const BACKGROUND_GRANTS = {
     'depositCursor',
     'moveReferenceCursor',
   ),
-  // Reads the owners' endpoints; writes nothing.
-  'webhook-dispatcher': uses('getWebhooks'),
+  // Reads the owners' endpoints, and the settled records whose events carry a receipt (use-cases/receipts); writes nothing.
+  'webhook-dispatcher': uses('getWebhooks', 'getChargeById', 'getX402Payment', 'getPayout', 'getTopup'),
   // Copies an agent item's kill switch to its balance shards: reads (and checks) the agent item, writes the shards only.
   'kill-switch-fanout': uses('killSwitchFanOut'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.

@@ -150,7 +150,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'user-webhooks-deliveries': ['logs', 'table'],
   'user-webhooks-test': ['logs', 'table'],
   // Its stream event source mapping leaves the batches it gives up on in the failure queue, as the function's role.
-  'webhook-dispatcher': ['logs', 'table', 'table-stream', 'webhook-and-stream-failure-queue-send'],
+  // And signs the receipt a settled movement's event carries (docs/receipts.md).
+  'webhook-dispatcher': ['logs', 'table', 'table-stream', 'webhook-and-stream-failure-queue-send', 'receipt-sign'],
   // Reads agent items, writes their balance shards' copy of the kill switch; its mapping's failure notes go to its own queue.
   'kill-switch-fanout': ['logs', 'table', 'table-stream', 'kill-switch-failure-queue-send'],
   // The approval secret: charge.approval_requested's link token is derived at delivery, never stored.

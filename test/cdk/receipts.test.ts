@@ -1,7 +1,7 @@
 /**
  * The receipt signing key in the stack (lib/receipts.ts, docs/receipts.md): a KMS asymmetric
- * ECC_NIST_P256 SIGN_VERIFY key, retained; `kms:Sign` granted to the functions that sign receipts and
- * to nothing else; the key set's function reads public keys only, the rotated keys' too; a rotation
+ * ECC_NIST_P256 SIGN_VERIFY key, retained; `kms:Sign` granted to the functions that sign receipts (the
+ * receipt route, the webhook dispatcher) and to nothing else; the key set's function reads public keys only, the rotated keys' too; a rotation
  * is a new key under a new alias, the old one published by ARN.
  */
 import { logicalId, resources, synthesize } from './support';
@@ -42,16 +42,20 @@ describe('the receipt signing key', () => {
     ).toHaveLength(1);
   });
 
-  it('grants kms:Sign on it to the receipt route only, and kms:GetPublicKey to it and the key set only', () => {
+  it('grants kms:Sign on it to the receipt route and the webhook dispatcher only, and kms:GetPublicKey to them and the key set only', () => {
     const grants = kmsGrants(all);
     const signers = grants.filter(({ s }) => asArray(s.Action).includes('kms:Sign'));
-    expect(signers.map(({ roles }) => roles)).toEqual([roleOf(stack.api.functions.get('get-receipt') as never)]);
+    expect(signers.map(({ roles }) => roles).sort()).toEqual(
+      [roleOf(stack.api.functions.get('get-receipt') as never), roleOf(stack.webhooks.dispatcher)].sort(),
+    );
     for (const { s } of grants) {
       expect(JSON.stringify(asArray(s.Resource as unknown[]))).toBe(`[${keyArn}]`);
       expect(asArray(s.Action).sort()).not.toContain('kms:*');
     }
     expect(grants.map(({ roles }) => roles).sort()).toEqual(
-      [stack.api.functions.get('get-receipt'), stack.api.functions.get('jwks')].map((fn) => roleOf(fn as never)).sort(),
+      [stack.api.functions.get('get-receipt'), stack.api.functions.get('jwks'), stack.webhooks.dispatcher]
+        .map((fn) => roleOf(fn as never))
+        .sort(),
     );
     // The key policy gives the account's root the key (CDK's default, as every key of the stack): no principal by name.
     expect(JSON.stringify(all[keyId]?.Properties?.KeyPolicy)).not.toContain('kms:Sign');
@@ -62,7 +66,7 @@ describe('the receipt signing key', () => {
       .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
       .filter(([, r]) => JSON.stringify(r.Properties?.Environment ?? {}).includes('RECEIPT_KMS_KEY_ID'))
       .map(([, r]) => JSON.stringify((r.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.RECEIPT_KMS_KEY_ID));
-    expect(given).toEqual([keyArn, keyArn]);
+    expect(given).toEqual([keyArn, keyArn, keyArn]);
   });
 
   it('rotates to a new key under a new alias, publishing the old one by ARN with kms:GetPublicKey only', () => {

@@ -8,10 +8,11 @@ import { compactVerify, createLocalJWKSet, createRemoteJWKSet, type JSONWebKeySe
 import { auditAfterAll } from '../support/audit';
 import { eventually } from '../support/eventually';
 import { useTestStack } from '../support/stack';
+import { startReceiver } from '../webhooks/receiver';
 
 const t = useTestStack(
   { RECONCILE_PENDING_AFTER_SECONDS: '1', RECONCILE_PROCESSING_AFTER_SECONDS: '1' },
-  { payouts: { visibilityTimeoutSeconds: 1, reconcileIntervalMs: 250 } },
+  { payouts: { visibilityTimeoutSeconds: 1, reconcileIntervalMs: 250 }, webhooks: { visibilityTimeoutSeconds: 2, pollIntervalMs: 50 } },
 );
 auditAfterAll();
 
@@ -148,6 +149,35 @@ describe('GET /api/v1/receipts/{id}', () => {
     });
     const other = await t.enabledAgent();
     expect((await receipt(res.body.payoutId, { 'x-agent-key': other.key })).status).toBe(404);
+  });
+
+  it('puts the receipt in the events of settled movements, verifiable as the one the route answers', async () => {
+    const rx = await startReceiver();
+    try {
+      const agent = await t.enabledAgent();
+      const user = await t.fundedUser({ USD: 10 });
+      const hook = await t.call<{ id: string }>('POST', '/api/v1/agents/webhooks', {
+        headers: { 'x-agent-key': agent.key },
+        body: { url: rx.url },
+      });
+      expect(hook.status).toBe(201);
+      const made = await charge(agent, user, { amount: 1.25 });
+      await t.call('POST', `/api/v1/agents/charge/${made.id}/refund`, {
+        headers: { 'x-agent-key': agent.key, 'idempotency-key': idem() },
+        body: { amount: 0.25 },
+      });
+      const eventAbout = (type: string) => (r: { body: string }) => {
+        const e = JSON.parse(r.body) as { type: string; data: { id: string } };
+        return e.type === type && e.data.id === made.id;
+      };
+      const succeeded = JSON.parse((await rx.waitFor(eventAbout('charge.succeeded'), 15_000)).body) as Record<string, unknown>;
+      expect(Object.keys(succeeded)).toEqual(['id', 'type', 'createdAt', 'data', 'receipt']);
+      expect((await verified(String(succeeded.receipt))).payload).toMatchObject({ type: 'charge', id: made.id, amount: '1.25' });
+      const refunded = JSON.parse((await rx.waitFor(eventAbout('charge.refunded'), 15_000)).body) as Record<string, unknown>;
+      expect((await verified(String(refunded.receipt))).payload).toMatchObject({ type: 'refund', id: `${made.id}.refund`, amount: '0.25' });
+    } finally {
+      await rx.stop();
+    }
   });
 
   it('asks for a key: none is 401 naming x-agent-key, an unknown one 401', async () => {
