@@ -2,6 +2,7 @@
  * What each settled record signs to (core/receipts.ts): the payload fields of DESIGN §27 exactly,
  * amounts as decimal strings, and nothing for a record that has not settled.
  */
+import { receiptUrlOf } from '../../functions/contracts/responses/receipts';
 import type { Charge } from '../../functions/core/charges';
 import type { Payout } from '../../functions/core/payouts';
 import {
@@ -155,5 +156,13 @@ describe('receipt payloads', () => {
       settledAt: 'w',
     });
     expect(topupReceiptFacts({ ...topup, status: 'PENDING' } as Topup)).toBeUndefined();
+  });
+
+  it('receiptUrlOf links a movement’s receipt: absolute on the API’s base, a refund under its charge’s id', () => {
+    expect(receiptUrlOf('charge', CHARGE.id, 'https://pay.example.com')).toBe(`https://pay.example.com/api/v1/receipts/${CHARGE.id}`);
+    expect(receiptUrlOf('refund', CHARGE.id, 'https://pay.example.com')).toBe(
+      `https://pay.example.com/api/v1/receipts/${CHARGE.id}.refund`,
+    );
+    expect(receiptUrlOf('topup', 't1')).toBe('/api/v1/receipts/t1');
   });
 });
