@@ -11,7 +11,7 @@ const shared = {
   roots: ['<rootDir>/test'],
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   // ESM-only packages Jest's CommonJS runtime cannot require: let swc transform them too.
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|@noble|@scure)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|@noble|@scure|jose)/)'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
 };
 

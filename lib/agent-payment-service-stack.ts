@@ -114,6 +114,10 @@ export class AgentPaymentServiceStack extends Stack {
       new CfnOutput(this, 'AdminKeySecretName', { value: this.data.adminKey.secretName });
     }
     new CfnOutput(this, 'ApprovalSecretName', { value: this.data.approvalSecret.secretName });
+    new CfnOutput(this, 'ReceiptSigningKeyArn', {
+      value: this.data.receipts.key.keyArn,
+      description: 'The KMS key that signs receipts now (docs/operating/runbooks.md "Receipt signing key")',
+    });
     new CfnOutput(this, 'SolanaHotWalletSecretName', { value: this.data.solanaHotWallet.secretName });
     new CfnOutput(this, 'SolanaRpcUrlSecretName', { value: this.data.solanaRpcUrl.secretName });
     new CfnOutput(this, 'PaypalCredentialsSecretName', { value: this.data.paypalCredentials.secretName });

@@ -13,6 +13,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '../functions/store/table';
+import { ReceiptSigningKeys } from './receipts';
 import { PROTECTED_REMOVAL, STATEFUL_REMOVAL } from './removal';
 import type { StageConfig } from './stage-config';
 
@@ -46,6 +47,8 @@ export class DataStore extends Construct {
    * an encryption context (lib/grants.ts grantSealedAnswers). The sealed answers live 24 h.
    */
   readonly idempotencySecretsKey: kms.Key;
+  /** The receipt signing key and the keys it replaced (lib/receipts.ts). */
+  readonly receipts: ReceiptSigningKeys;
   private readonly config: StageConfig;
   /** The roles restrictHotWalletReaders has let read the hot-wallet secret. */
   private readonly hotWalletReaders: iam.IRole[] = [];
@@ -120,6 +123,7 @@ export class DataStore extends Construct {
       removalPolicy: STATEFUL_REMOVAL,
       pendingWindow: Duration.days(30),
     });
+    this.receipts = new ReceiptSigningKeys(this, 'Receipts', { config: props.config });
     this.solanaHotWallet = this.railSecret('SolanaHotWallet', {
       secretName: `agent-payment-service/${stage}/solana-hot-wallet`,
       description: 'Secret key of the Solana hot wallet that pays USDC withdrawals (base58 or JSON byte array)',

@@ -216,6 +216,8 @@ export class ServiceHttpApi extends Construct {
           // wallet signs (settle, the purchases, MCP) ask the signer for it (lib/signer.ts); no route holds the key.
           ...(route.x402 ? x402Environment(config, data) : {}),
           ...(route.x402 === 'settle' ? props.signer.environment : {}),
+          // Receipts: the key that signs them (and, to publish, the keys it replaced): lib/receipts.ts.
+          ...(route.receipts ? data.receipts.environment(route.receipts) : {}),
         },
       });
       grantTable(fn.role, data.table, route.table);
@@ -229,6 +231,7 @@ export class ServiceHttpApi extends Construct {
       if (route.sealedAnswers) grantSealedAnswers(fn.role, data.idempotencySecretsKey);
       if (route.x402) grantReadSecrets(fn.role, [data.solanaRpcUrl]);
       if (route.x402 === 'settle') props.signer.grantInvoke(fn.role);
+      if (route.receipts) data.receipts.grant(fn.role, route.receipts);
       this.functions.set(route.name, fn);
 
       const httpRoute = new apigw.HttpRoute(this, `${id}Route`, {

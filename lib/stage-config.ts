@@ -133,6 +133,21 @@ const stageSchema = z
       .number()
       .refine((d) => (LOG_RETENTION_DAYS as readonly number[]).includes(d), 'a CloudWatch Logs retention period')
       .default(30),
+    /** The receipt signing key's generation: raised by one to rotate it (docs/operating/runbooks.md "Receipt signing key"). */
+    receiptKeyGeneration: z.coerce.number().int().min(1).max(99).default(1),
+    /** ARNs of the receipt keys a rotation replaced: still published in /.well-known/jwks.json (comma-separated with `-c`). */
+    receiptPreviousKeyArns: z
+      .union([
+        z.array(z.string().startsWith('arn:')),
+        z.string().transform((v) =>
+          v
+            .split(',')
+            .map((a) => a.trim())
+            .filter((a) => a !== ''),
+        ),
+      ])
+      .pipe(z.array(z.string().startsWith('arn:')))
+      .default([]),
     /** Receives before a payout message moves to the DLQ; also given to the functions (PAYOUT_MAX_RECEIVES). */
     payoutMaxReceives: z.coerce.number().int().min(1).max(1000).default(5),
     /** Payout messages per worker invocation, and at most this many concurrent worker invocations. */

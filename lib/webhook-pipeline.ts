@@ -100,12 +100,14 @@ export class WebhookPipeline extends QueueWithDlq {
       description: 'Webhook dispatcher: outbox items and agent changes from the table stream, one delivery message per endpoint',
       timeout: Duration.seconds(30),
       config,
-      environment: { TABLE_NAME: data.table.tableName, WEBHOOK_QUEUE_URL: this.queue.queueUrl },
+      // The receipt key: a settled movement's event carries its receipt, signed here (lib/receipts.ts).
+      environment: { TABLE_NAME: data.table.tableName, WEBHOOK_QUEUE_URL: this.queue.queueUrl, ...data.receipts.environment('sign') },
       // None by default (lib/stage-config.ts): one invocation per stream shard, however many there are.
       reservedConcurrency: reservedConcurrency(config, config.webhookDispatcherReservedConcurrency),
     });
-    // Reads the owners' endpoints (one Query per owner); writes nothing.
+    // Reads the owners' endpoints (one Query per owner) and the settled records it signs receipts of; writes nothing.
     grantTable(this.dispatcher.role, data.table, BACKGROUND_GRANTS['webhook-dispatcher']);
+    data.receipts.grant(this.dispatcher.role, 'sign');
     grantSendToQueue(this.dispatcher.role, this.queue);
     consumeTableStream(this.dispatcher, data, { failureQueue: this.streamFailureQueue, filters: DISPATCH_FILTER_PATTERNS });
 

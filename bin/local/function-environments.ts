@@ -32,6 +32,7 @@ export const LOCAL_FORMS: Readonly<Record<string, readonly string[]>> = {
   PAYPAL_WEBHOOK_ID_SECRET_ARN: ['PAYPAL_WEBHOOK_ID'],
   WEBHOOK_KMS_KEY_ID: ['WEBHOOK_LOCAL_SECRET_KEY'],
   IDEMPOTENCY_KMS_KEY_ID: ['IDEMPOTENCY_LOCAL_SECRET_KEY'],
+  RECEIPT_KMS_KEY_ID: ['RECEIPT_LOCAL_KEY'],
 };
 
 /** Every variable the stack gives some function, and the local forms of those. */

@@ -6,7 +6,7 @@
  * delivery worker: webhook-pipeline.ts), and the kill switch's fan-out to the balance shards
  * (its own stream poller: kill-switch-fanout.ts). `npm start` and the end-to-end tests both start it here.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
@@ -172,6 +172,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       IDEMPOTENCY_LOCAL_SECRET_KEY:
         process.env.IDEMPOTENCY_LOCAL_SECRET_KEY ??
         localKeyFile(persistent ? join(PROJECT_ROOT, '.data', 'idempotency-secret-key') : undefined),
+      // Receipts are signed with an EC P-256 key file made once (a KMS key on AWS): kept beside the
+      // table, so receipts signed before a restart still verify; a throwaway stack gets a throwaway key.
+      RECEIPT_LOCAL_KEY:
+        process.env.RECEIPT_LOCAL_KEY ?? localReceiptKey(persistent ? join(PROJECT_ROOT, '.data', 'receipt-signing-key.pem') : undefined),
       ...localDefaults,
       ...rails.env,
       ...opts.env,
@@ -348,6 +352,17 @@ function notReady(res: ServerResponse): void {
  * answers are. Kept in `file` under .data/ when the database is (created on first start, mode 0600),
  * else a fresh one for a throwaway stack.
  */
+/** The receipt signing key (PKCS#8 PEM, EC P-256): read from `file`, or made (and kept there when given). */
+function localReceiptKey(file: string | undefined): string {
+  if (file && existsSync(file)) return readFileSync(file, 'utf8');
+  const pem = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  if (file) {
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, pem, { mode: 0o600 });
+  }
+  return pem;
+}
+
 function localKeyFile(file: string | undefined): string {
   if (file && existsSync(file)) return readFileSync(file, 'utf8').trim();
   const key = randomBytes(32).toString('base64');

@@ -323,4 +323,26 @@ export const fields = z.object({
     ),
   /** How long a receiver has to answer, ms (core/webhooks.ts DELIVERY_TIMEOUT_MS; tests shorten it). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(DELIVERY_TIMEOUT_MS),
+  // Receipts (docs/receipts.md).
+  /** AWS: the KMS asymmetric key (ECC_NIST_P256, SIGN_VERIFY) receipts are signed with now; its private key never leaves KMS. */
+  RECEIPT_KMS_KEY_ID: z.string().min(1).optional(),
+  /**
+   * AWS: KMS keys that signed receipts before a rotation (comma-separated ids or ARNs): no longer
+   * used to sign, still listed in /.well-known/jwks.json so their receipts keep verifying
+   * (docs/operating/runbooks.md "Receipt signing key").
+   */
+  RECEIPT_PREVIOUS_KMS_KEY_IDS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    )
+    .optional(),
+  /** Local runs and tests: the EC P-256 private key (PKCS#8 PEM) receipts are signed with instead of KMS (`npm start` keeps it in .data/receipt-signing-key.pem). */
+  RECEIPT_LOCAL_KEY: z
+    .string()
+    .refine((v) => v.includes('-----BEGIN PRIVATE KEY-----'), { message: 'must be a PKCS#8 PEM private key' })
+    .optional(),
 });

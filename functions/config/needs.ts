@@ -90,3 +90,8 @@ export const NEEDS_WEBHOOK_SECRETS: readonly ConfigNeed[] = [{ oneOf: [['WEBHOOK
 export const NEEDS_SEALED_ANSWERS: readonly ConfigNeed[] = [{ oneOf: [['IDEMPOTENCY_KMS_KEY_ID'], ['IDEMPOTENCY_LOCAL_SECRET_KEY']] }];
 /** The webhook dispatcher (sends to the delivery queue) and the delivery worker (changes visibility). */
 export const NEEDS_WEBHOOK_QUEUE: readonly ConfigNeed[] = ['WEBHOOK_QUEUE_URL'];
+/**
+ * Functions that sign receipts or publish their keys (the receipt and JWKS routes, the webhook
+ * dispatcher): the KMS key on AWS, the local key otherwise (functions/receipts/).
+ */
+export const NEEDS_RECEIPTS: readonly ConfigNeed[] = [{ oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] }];

@@ -203,6 +203,8 @@ export const REFUSALS = {
   agentNotFound: { status: 404, text: 'agent not found' },
   payoutNotFound: { status: 404, text: 'payout not found' },
   topupNotFound: { status: 404, text: 'topup not found' },
+  /** No receipt: no settled movement of this id that the caller was a party to (unknown, not settled yet, or another's: one answer). */
+  receiptNotFound: { status: 404, text: 'receipt not found' },
   grantNotFound: { status: 404, text: 'grant not found' },
   grantRequestNotFound: { status: 404, text: 'grant request not found' },
   webhookNotFound: { status: 404, text: 'webhook not found' },

@@ -30,6 +30,8 @@ export const AUTH_MESSAGES = {
   x402: 'invalidOrDisabledAgentKey',
   /** Refunds of x402 payments (DESIGN §28): a disabled agent may still give money back, so only an unknown key is refused. */
   x402Refund: 'invalidAgentKey',
+  /** Receipts (docs/receipts.md): either party; a disabled agent's key is refused as on its other reads of money. */
+  receipts: 'invalidOrDisabledAgentKey',
   /** A grant key sent by an agent it was not issued to (DESIGN §16). */
   grantForAnotherAgent: 'grantForAnotherAgent',
 } as const satisfies Record<string, RefusalCode>;

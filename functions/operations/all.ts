@@ -14,6 +14,7 @@ import * as grants from './grants';
 import * as lifecycle from './lifecycle';
 import type { Operation } from './operation';
 import * as payers from './payers';
+import * as receipts from './receipts';
 import * as service from './service';
 import * as statement from './statement';
 import * as topups from './topups';
@@ -56,5 +57,6 @@ export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
     x402Facilitator,
     x402Payments,
     x402Refunds,
+    receipts,
   ].flatMap((module) => Object.entries(module).filter((entry): entry is [string, AnyOperation] => isOperation(entry[1]))),
 );

@@ -111,6 +111,11 @@ async function callerOf(credentials: Credentials, req: ApiRequest): Promise<unkn
       const key = req.headers['x-agent-key'] ?? BEARER.exec(req.headers.authorization ?? '')?.[1];
       return authenticate({ ...req, headers: { ...req.headers, 'x-agent-key': key } }, credentials.refusal, false);
     }
+    case 'agentOrPayer':
+      // The agent's key when one is sent (or when neither is: `missing x-agent-key header`), else the payer's account key.
+      return keySent(req.headers['x-agent-key']) || !keySent(req.headers['x-user-key'])
+        ? authenticate(req, credentials.refusal, false)
+        : authenticateUser(req);
     case 'anyAgentKey': {
       // Not looked up here: a disabled agent's key is one too, and `run` reads it fresh (never the auth cache).
       const agentKey = req.headers['x-agent-key'];

@@ -28,6 +28,8 @@ import type { ChargeParties } from '../use-cases/auth';
  * - `anyAgentKey`: an agent's key by its form only, enabled or not (key rotation: `run` looks the key up).
  * - `agentOrBearer`: an enabled agent's key as x-agent-key or `Authorization: Bearer ag_live_…`
  *   (what a stock x402 middleware's `createAuthHeaders` sends), refused with `refusal`.
+ * - `agentOrPayer`: either party of a movement (a receipt): an enabled agent's x-agent-key (refused
+ *   with `refusal`), or without one a payer's account key (x-user-key).
  */
 export type Credentials =
   | { kind: 'public' }
@@ -37,7 +39,8 @@ export type Credentials =
   | { kind: 'operator' }
   | { kind: 'agentOrOperatorKey'; refusal: AuthRefusal }
   | { kind: 'anyAgentKey'; refusal: AuthRefusal }
-  | { kind: 'agentOrBearer'; refusal: AuthRefusal };
+  | { kind: 'agentOrBearer'; refusal: AuthRefusal }
+  | { kind: 'agentOrPayer'; refusal: AuthRefusal };
 
 /** What `run` gets of the caller, by the credentials the operation accepts. */
 export type CallerOf<C extends Credentials> = C extends { kind: 'agent' | 'agentOrBearer' }
@@ -50,7 +53,9 @@ export type CallerOf<C extends Credentials> = C extends { kind: 'agent' | 'agent
         ? { agent: Agent } | { operator: true }
         : C extends { kind: 'anyAgentKey' }
           ? { agentKeyHash: string }
-          : Record<string, never>;
+          : C extends { kind: 'agentOrPayer' }
+            ? { agent: Agent } | { userId: string; userKeyHash: string }
+            : Record<string, never>;
 
 /** The Idempotency-Key header: `required` (money movements), `optional` (creations), or not read. */
 export type Idempotency = 'required' | 'optional' | 'none';

@@ -81,7 +81,7 @@ export interface ResponseDoc {
 export interface OperationDoc {
   summary: string;
   description?: string;
-  tag: 'Agents' | 'Charges' | 'Users' | 'Withdrawals' | 'Admin' | 'Service' | 'MCP' | 'Webhooks' | 'x402';
+  tag: 'Agents' | 'Charges' | 'Users' | 'Withdrawals' | 'Admin' | 'Service' | 'MCP' | 'Webhooks' | 'x402' | 'Receipts';
   /** Alternatives; each a set of credentials sent together. `[]` is public. */
   security: readonly (readonly Credential[])[];
   /**

@@ -128,6 +128,8 @@ export const agentX402RefundCreate: RequiredConfig = [
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
 ];
 export const agentX402RefundGet: RequiredConfig = [];
+export const getReceipt: RequiredConfig = [{ oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] }];
+export const jwks: RequiredConfig = [{ oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] }];
 export const home: RequiredConfig = [];
 export const health: RequiredConfig = [];
 export const openapi: RequiredConfig = [];

@@ -25,6 +25,7 @@ import {
   NEEDS_PAYPAL_ORDERS,
   NEEDS_PAYPAL_WEBHOOK,
   NEEDS_PUBLIC_BASE_URL,
+  NEEDS_RECEIPTS,
   NEEDS_SEALED_ANSWERS,
   NEEDS_USDC_TOPUPS,
   NEEDS_WEBHOOK_SECRETS,
@@ -42,6 +43,7 @@ import { CONSOLE_ROUTES } from './console';
 import { BODY_ERRORS, BUSY, errors, ok } from './doc';
 import { LINK_ROUTES } from './links';
 import { MCP_TOOL_NAMES, MCP_TOOLS } from './mcp-tools';
+import { RECEIPT_ROUTES } from './receipts';
 import { SERVICE_ROUTES } from './service';
 import type { AdminAuth, DocumentedRoute, RouteSpec } from './spec';
 import { USER_ROUTES } from './users';
@@ -64,6 +66,7 @@ const ROUTE_TABLE = [
   ...X402_ROUTES,
   ...X402_PURCHASE_ROUTES,
   ...X402_REFUND_ROUTES,
+  ...RECEIPT_ROUTES,
   ...SERVICE_ROUTES,
 ] as const;
 
@@ -209,6 +212,7 @@ export function configNeeds(route: RouteSpec): (cfg: Config) => readonly ConfigN
     ...(route.topups === 'webhook' ? NEEDS_PAYPAL_WEBHOOK : []),
     ...(route.webhookSecrets ? NEEDS_WEBHOOK_SECRETS : []),
     ...(route.sealedAnswers ? NEEDS_SEALED_ANSWERS : []),
+    ...(route.receipts ? NEEDS_RECEIPTS : []),
   ];
   const fixed = listed.filter((need, i) => listed.findIndex((other) => JSON.stringify(other) === JSON.stringify(need)) === i);
   return (cfg) => [...(recognisesAdmin(route) ? NEEDS_ADMIN_AUTH(cfg) : []), ...fixed];

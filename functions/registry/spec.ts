@@ -64,6 +64,12 @@ export interface RouteSpec<N extends string = string> {
    * `settle` also the hot wallet's secret, to sign as the fee payer. */
   x402?: 'read' | 'settle';
   /**
+   * Receipts (docs/receipts.md): `sign` signs them (kms:Sign and kms:GetPublicKey on the current
+   * receipt key on AWS); `publish` lists the public keys (kms:GetPublicKey on the current and the
+   * previous keys). Both get the key's configuration (NEEDS_RECEIPTS).
+   */
+  receipts?: 'sign' | 'publish';
+  /**
    * Its OpenAPI operation (summary, credentials, the schemas the handler validates with, one example
    * per answer), written in the entry itself. A thunk: the examples run validators, and only the
    * OpenAPI generator (functions/api/openapi/document.ts) asks for it. Every route has one but the

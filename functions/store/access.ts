@@ -233,6 +233,8 @@ export const STORE = {
   deferX402Settlement: { write: ['x402Settlement'] },
   listX402Payments: { read: ['x402Payment'] },
   ...X402_REFUND_STORE,
+  /** One credited payment by id (its receipt: store/receipts). */
+  getX402Payment: { read: ['x402Payment'] },
   /** A payment identifier bound to its payment, and the first verify answer kept on it (x402-payment-identifier.repository.ts). */
   bindX402PaymentIdentifier: { read: ['x402PaymentIdentifier'], write: ['x402PaymentIdentifier'] },
   listStaleX402: { query: ['x402Pending'] },
@@ -342,8 +344,8 @@ export const BACKGROUND_GRANTS = {
     'depositCursor',
     'moveReferenceCursor',
   ),
-  // Reads the owners' endpoints; writes nothing.
-  'webhook-dispatcher': uses('getWebhooks'),
+  // Reads the owners' endpoints, and the settled records whose events carry a receipt (use-cases/receipts); writes nothing.
+  'webhook-dispatcher': uses('getWebhooks', 'getChargeById', 'getX402Payment', 'getPayout', 'getTopup'),
   // Copies an agent item's kill switch to its balance shards: reads (and checks) the agent item, writes the shards only.
   'kill-switch-fanout': uses('killSwitchFanOut'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.

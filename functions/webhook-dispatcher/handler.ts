@@ -1,9 +1,9 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { loadConfig, NEEDS_WEBHOOK_QUEUE } from '../config';
+import { loadConfig, NEEDS_RECEIPTS, NEEDS_WEBHOOK_QUEUE } from '../config';
 import { withRequestContext } from '../observability/lambda-handler';
 import { type ChangeRecord, dispatchRecords } from '../webhooks/dispatcher';
 
-loadConfig({ require: NEEDS_WEBHOOK_QUEUE });
+loadConfig({ require: [...NEEDS_WEBHOOK_QUEUE, ...NEEDS_RECEIPTS] });
 
 /**
  * DynamoDB Streams (filtered to new outbox items, new charge items and agent items) → one delivery message per

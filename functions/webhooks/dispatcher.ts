@@ -12,6 +12,9 @@
  *   The item's own stream record is the outbox here, so an operator's flip in the DynamoDB console
  *   and the admin PATCH are reported alike. Its event id derives from the stream record id, so a
  *   re-processed batch sends the same `webhook-id`.
+ * An event of a settled movement (charge.succeeded, charge.refunded, x402.purchase.succeeded,
+ * x402.payment.settled, payout.completed, topup.completed) gets its `receipt` here, signed once
+ * for all the endpoints that hear it, and only when one does (DESIGN §27).
  * Each event becomes one SQS message per endpoint of its owner subscribed to its type and
  * registered no later than the event was created (an endpoint hears what happens after it
  * exists, as on Stripe; a `ping` names its endpoint). Records
@@ -27,6 +30,7 @@ import { listWebhooks, type StoredWebhook } from '../store/events/webhook.reposi
 import { toAgent } from '../store/identity/agent.repository';
 import { itemOfImage } from '../store/stream-image';
 import { chargeRecordEvents } from '../use-cases/events/events';
+import { carriesReceipt, eventReceipt, withReceipt } from '../use-cases/receipts/event-receipts';
 
 /** The parts of a stream record the dispatcher reads (Lambda's DynamoDBRecord and the local poller's alike). */
 export interface ChangeRecord {
@@ -63,12 +67,17 @@ export async function dispatchRecords(records: readonly ChangeRecord[], deps: Di
     try {
       const messages: DeliveryMessage[] = [];
       for (const event of eventsOf(record)) {
-        for (const endpoint of await endpointsOf(event.owner)) {
-          const wanted = event.webhookId
+        const wanting = (await endpointsOf(event.owner)).filter((endpoint) =>
+          event.webhookId
             ? endpoint.id === event.webhookId
-            : endpoint.events.includes(event.type) && (event.roughTime || endpoint.createdAt <= event.createdAt);
-          if (!wanted) continue;
-          messages.push({ webhookId: endpoint.id, owner: event.owner, eventId: event.id, type: event.type, body: event.body });
+            : endpoint.events.includes(event.type) && (event.roughTime || endpoint.createdAt <= event.createdAt),
+        );
+        if (wanting.length === 0) continue;
+        // A settled movement's event carries its receipt, signed here once for all its endpoints
+        // (use-cases/receipts/event-receipts.ts): never in the movement's own transaction.
+        const body = carriesReceipt(event.type) ? withReceipt(event.body, await eventReceipt(event)) : event.body;
+        for (const endpoint of wanting) {
+          messages.push({ webhookId: endpoint.id, owner: event.owner, eventId: event.id, type: event.type, body });
         }
       }
       if (messages.length > 0) await send(messages);

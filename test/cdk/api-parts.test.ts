@@ -12,8 +12,10 @@ describe('parts of the API', () => {
       [
         '$default',
         '/',
+        '/.well-known/jwks.json',
         '/api/v1/openapi.json',
         '/api/v1/paypal/webhooks',
+        '/api/v1/receipts/{id}',
         '/approve/{token}',
         '/consent/{token}',
         '/console',

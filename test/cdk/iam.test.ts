@@ -40,7 +40,9 @@ type Grant =
   | 'webhook-queue-consume'
   | 'webhook-key-encrypt'
   | 'webhook-key-decrypt'
-  | 'idempotency-key';
+  | 'idempotency-key'
+  | 'receipt-sign'
+  | 'receipt-publish';
 
 /** Per function: the grants it needs. Change this table only together with the code that needs it. */
 const EXPECTED: Record<string, Grant[]> = {
@@ -149,7 +151,8 @@ const EXPECTED: Record<string, Grant[]> = {
   'user-webhooks-deliveries': ['logs', 'table'],
   'user-webhooks-test': ['logs', 'table'],
   // Its stream event source mapping leaves the batches it gives up on in the failure queue, as the function's role.
-  'webhook-dispatcher': ['logs', 'table', 'table-stream', 'webhook-and-stream-failure-queue-send'],
+  // And signs the receipt a settled movement's event carries (docs/receipts.md).
+  'webhook-dispatcher': ['logs', 'table', 'table-stream', 'webhook-and-stream-failure-queue-send', 'receipt-sign'],
   // Reads agent items, writes their balance shards' copy of the kill switch; its mapping's failure notes go to its own queue.
   'kill-switch-fanout': ['logs', 'table', 'table-stream', 'kill-switch-failure-queue-send'],
   // The approval secret: charge.approval_requested's link token is derived at delivery, never stored.
@@ -170,6 +173,9 @@ const EXPECTED: Record<string, Grant[]> = {
   // A refund of an x402 payment (DESIGN §28) is queued as a withdrawal is (its `queue` capability brings the RPC URL too).
   'agent-x402-refund-create': ['logs', 'table', 'queue-send', 'rpc-url'],
   'agent-x402-refund-get': ['logs', 'table'],
+  // Receipts (docs/receipts.md): the receipt route signs with the KMS key; the key set only reads its public keys.
+  'get-receipt': ['logs', 'table', 'receipt-sign'],
+  jwks: ['logs', 'receipt-publish'],
 };
 
 const table = { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'Arn'] };
@@ -179,6 +185,7 @@ const webhookQueue = { 'Fn::GetAtt': [logicalId(stack, stack.webhooks.queue), 'A
 const webhookKey = { 'Fn::GetAtt': [logicalId(stack, stack.data.webhookSecretsKey), 'Arn'] };
 const webhookContext = { StringEquals: { 'kms:EncryptionContext:service': 'agent-payment-service' } };
 const idempotencyKey = { 'Fn::GetAtt': [logicalId(stack, stack.data.idempotencySecretsKey), 'Arn'] };
+const receiptKey = { 'Fn::GetAtt': [logicalId(stack, stack.data.receipts.key), 'Arn'] };
 const sealedAnswerContext = {
   StringEquals: { 'kms:EncryptionContext:service': 'agent-payment-service', 'kms:EncryptionContext:purpose': 'idempotent-answer' },
 };
@@ -264,6 +271,11 @@ function statement(grant: Exclude<Grant, 'table'>, fn: ServiceFunction): Expecte
     case 'idempotency-key':
       // A data key to seal a stored answer with, and its unwrapping on a replay: this key, this context only.
       return { actions: ['kms:Decrypt', 'kms:GenerateDataKey'], resources: [idempotencyKey], condition: sealedAnswerContext };
+    case 'receipt-sign':
+      // The receipt key's public key (its kid) and a signature by it; nothing else, on no other key.
+      return { actions: ['kms:GetPublicKey', 'kms:Sign'], resources: [receiptKey] };
+    case 'receipt-publish':
+      return { actions: ['kms:GetPublicKey'], resources: [receiptKey] };
     case 'hot-wallet-key':
       // The hot wallet's customer-managed key, and only through Secrets Manager.
       return {
@@ -571,6 +583,8 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   // cross-rail credit-once guard of the transfer, the idempotency record, the event).
   'x402-verify': ['X402PID#*'],
   'x402-supported': [],
+  // The receipts' public keys: no table at all.
+  jwks: [],
   'x402-settle': ['AGENTBAL#*', 'CHAINCREDIT#*', 'IDEM#*', 'OUTBOX#*', 'X402PAY#*', 'X402PID#*', 'X402TX#*'],
 };
 

@@ -161,6 +161,7 @@ describe('HTTP API route throttling', () => {
         'console-sign-up',
         'health',
         'home',
+        'jwks',
         'mcp-get',
         'not-found',
         'openapi',

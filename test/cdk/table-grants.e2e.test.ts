@@ -269,6 +269,10 @@ describe('a tour of every function', () => {
     const refundKey = idem();
     await expectStatus(lifecycle(agent, paid.id, 'refund', { amount: 5 }, refundKey), 200);
     await expectStatus(lifecycle(agent, paid.id, 'refund', { amount: 5 }, refundKey), 200);
+    // Receipts (docs/receipts.md): either party's, a charge's and its refunds'.
+    await expectStatus(t.call('GET', `/api/v1/receipts/${paid.id}`, { headers: agentKey(agent) }), 200);
+    await expectStatus(t.call('GET', `/api/v1/receipts/${paid.id}.refund`, { headers: userKey(user) }), 200);
+    await expectStatus(t.call('GET', '/.well-known/jwks.json'), 200);
 
     const first = await expectStatus(
       t.call<{ charges: unknown[]; nextCursor?: string }>('GET', '/api/v1/users/me/charges?limit=1', { headers: userKey(user) }),
@@ -418,6 +422,8 @@ describe('a tour of every function', () => {
 
   it('opens, pays, credits, lists and expires top-ups', async () => {
     const user = await t.fundedUser();
+    // topup.completed carries its receipt: the dispatcher reads the top-up.
+    await expectStatus(t.call('POST', '/api/v1/users/me/webhooks', { headers: userKey(user), body: { url: receiver.url } }), 201);
     const rpc = new SolanaDepositsClient(async () => t.stack.rails.solana.url);
     const watch = (now?: Date) => asFunction('topup-watcher', () => createWatcher({ solana: rpc, ...(now ? { now: () => now } : {}) })());
     await watch();
@@ -453,11 +459,14 @@ describe('a tour of every function', () => {
     await watch();
     await watch(new Date(Date.now() + 30 * 86_400_000));
     await expectStatus(t.call('GET', '/api/v1/users/me/topups', { headers: userKey(user) }), 200);
+    await expectStatus(t.call('GET', `/api/v1/receipts/${usd.id}`, { headers: userKey(user) }), 200);
   });
 
   it('withdraws, pays, fails and reconciles payouts', async () => {
     const payout = async (wallet: string, status: (s: string) => boolean) => {
       const agent = await t.earningAgent({ USD: 10 });
+      // payout.completed carries its receipt: the dispatcher reads the payout.
+      await expectStatus(t.call('POST', '/api/v1/agents/webhooks', { headers: agentKey(agent), body: { url: receiver.url } }), 201);
       const key = idem();
       const res = await expectStatus(
         t.call<{ payoutId: string }>('POST', '/api/v1/agents/withdraw', {
@@ -487,7 +496,8 @@ describe('a tour of every function', () => {
       await expectStatus(t.call('GET', '/api/v1/agents/withdraw', { headers: agentKey(agent) }), 200);
       return { agent, payoutId: res.payoutId };
     };
-    await payout('tour@example.com', (s) => s === 'COMPLETED');
+    const completed = await payout('tour@example.com', (s) => s === 'COMPLETED');
+    await expectStatus(t.call('GET', `/api/v1/receipts/${completed.payoutId}`, { headers: agentKey(completed.agent) }), 200);
     await payout('failed@example.com', (s) => s === 'FAILED');
     // PayPal keeps them UNCLAIMED: the worker leaves them PROCESSING, the reconciler finishes them.
     for (const [wallet, final, status] of [
@@ -569,6 +579,8 @@ describe('a tour of every function', () => {
 
   it('verifies, settles, lists and reconciles x402 payments', async () => {
     const agent = await t.enabledAgent();
+    // Its events carry receipts: the dispatcher reads the credited payment (docs/receipts.md).
+    await expectStatus(t.call('POST', '/api/v1/agents/webhooks', { headers: agentKey(agent), body: { url: receiver.url } }), 201);
     const settings = await expectStatus(
       t.call<{ network: string; asset: string; payTo: string; feePayer: string; extra: { memo: string } }>('GET', '/api/v1/agents/x402', {
         headers: agentKey(agent),
@@ -606,7 +618,11 @@ describe('a tour of every function', () => {
     };
     await expectStatus(t.call('POST', '/x402/verify', { headers: agentKey(agent), body: body(settled) }), 200);
     await expectStatus(t.call('POST', '/x402/settle', { headers: agentKey(agent), body: body(settled) }), 200);
-    await expectStatus(t.call('GET', '/api/v1/agents/x402/payments?limit=1', { headers: agentKey(agent) }), 200);
+    const credited = await expectStatus(
+      t.call<{ data: { id: string }[] }>('GET', '/api/v1/agents/x402/payments?limit=1', { headers: agentKey(agent) }),
+      200,
+    );
+    await expectStatus(t.call('GET', `/api/v1/receipts/${credited.data[0]?.id}`, { headers: agentKey(agent) }), 200);
     // The process dies between the confirmation and the credit: the reconciler credits it.
     const dying = await pay();
     const fault = inject({
@@ -885,6 +901,9 @@ const UNTOURED: string[] = [
     'user-list-charges',
     'user-release-charge',
     'user-rotate-key',
+    // Receipts read a charge by id alone too (store/receipts/receipt-records.repository.ts getChargeRecord).
+    'get-receipt',
+    'webhook-dispatcher',
   ].map((fn) => `${fn}: dynamodb:Query on GSI1 CHARGE#*`),
   // The breaker of an endpoint that keeps failing (webhooks/delivery.ts; test/webhooks/noisy-neighbour.e2e.test.ts).
   'webhook-delivery: dynamodb:PutItem,dynamodb:UpdateItem WEBHOOKS#*',

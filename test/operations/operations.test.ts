@@ -22,6 +22,7 @@ const SECURITY: Record<Credentials['kind'], readonly (readonly Credential[])[]> 
   agentOrOperatorKey: [['agentKey'], ['adminKey']],
   anyAgentKey: [['agentKey']],
   agentOrBearer: [['agentKey'], ['agentBearer']],
+  agentOrPayer: [['agentKey'], ['userKey']],
 };
 
 const IDEMPOTENCY = { required: true, optional: 'optional', none: undefined } as const;

@@ -8,7 +8,7 @@
  * given on AWS (bin/local/function-environments.ts). Issue 38: the approval secret set here for
  * every test hid a console that was given none.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { functionEnvironment } from '../../bin/local/function-environments';
 import { currentFunction } from '../../bin/local/function-scope';
 import { LOCAL_SIGNER_FUNCTION_NAME, loadLocalSigner } from '../../bin/local/signer';
@@ -23,6 +23,10 @@ process.env.ADMIN_KEY = 'test-admin-key-0123456789';
 process.env.APPROVAL_SECRET = 'test-approval-secret-0123456789abcdef';
 // Stored idempotent answers that hold a secret are sealed with it (functions/store/answer-seal.ts; KMS on AWS): one per file.
 process.env.IDEMPOTENCY_LOCAL_SECRET_KEY = randomBytes(32).toString('base64');
+// Receipts are signed with it (functions/receipts/; KMS on AWS): one per file.
+process.env.RECEIPT_LOCAL_KEY = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+  .privateKey.export({ format: 'pem', type: 'pkcs8' })
+  .toString();
 process.env.LOG_LEVEL = 'SILENT';
 process.env.SIGNER_FUNCTION_NAME = LOCAL_SIGNER_FUNCTION_NAME;
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -17,4 +17,6 @@ export const INIT_ENV = {
   WEBHOOK_LOCAL_SECRET_KEY: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
   IDEMPOTENCY_LOCAL_SECRET_KEY: 'AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=',
   PUBLIC_BASE_URL: 'https://pay.placeholder.example.com',
+  // Only its form is checked at init; the signer reads it when it first signs.
+  RECEIPT_LOCAL_KEY: '-----BEGIN PRIVATE KEY-----\nplaceholder\n-----END PRIVATE KEY-----\n',
 } as const;

@@ -195,9 +195,18 @@ describe('npm run admin -- redispatch', () => {
     });
     expect(report).toMatchObject({ outboxItems: 0, chargeItems: 1, events: 2, messages: 1 });
     const [first] = chargeEvents(toCharge(fresh));
+    // The same bytes, then the receipt (DESIGN §27): signed again at the re-dispatch, appended as the envelope's last member.
+    const sameBytes = first ? eventBody(first).slice(0, -1) : '';
     expect(sent).toEqual([
-      { webhookId, owner: `agent#${agentId}`, eventId: first?.id, type: 'charge.succeeded', body: first && eventBody(first) },
+      {
+        webhookId,
+        owner: `agent#${agentId}`,
+        eventId: first?.id,
+        type: 'charge.succeeded',
+        body: expect.stringMatching(/"receipt":"[^"]+"}$/),
+      },
     ]);
+    expect(sent[0]?.body.startsWith(`${sameBytes},"receipt":"`)).toBe(true);
   });
 
   it('refuses a range without zones or backwards, with exit 2 and its usage', async () => {

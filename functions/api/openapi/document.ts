@@ -72,6 +72,10 @@ const TAGS = [
   { name: 'MCP', description: 'The Model Context Protocol server for agents.' },
   { name: 'x402', description: 'The x402 v2 facilitator for agents (scheme exact on Solana, docs/x402.md).' },
   { name: 'Webhooks', description: 'Signed (Standard Webhooks) events for agents and users, delivered at least once: docs/webhooks.md.' },
+  {
+    name: 'Receipts',
+    description: 'Signed receipts (compact JWS, ES256) of settled money movements, and the public keys that verify them: docs/receipts.md.',
+  },
 ];
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });

@@ -1,0 +1,4 @@
+import { getReceiptOperation } from '../operations/receipts';
+import { lambdaHandler } from './lambda';
+
+export const handler = lambdaHandler(getReceiptOperation);
