@@ -5,6 +5,7 @@
  * be judged by conditions on that one item inside the charge's own transaction
  * (store/charges/charge-items.ts `grantSpend`; a settlement's give-back: store/charges/grant-charge.ts). Pure: no AWS here.
  */
+import type { GrantScope } from './grant-scope';
 import type { Currency, Minor } from './money';
 
 /** A payer has at most this many active grants (a counter item makes it exact under concurrency). */
@@ -39,6 +40,8 @@ export interface Grant {
   currency: Currency;
   limits: GrantLimits;
   approvalAbove?: Minor;
+  /** Where the agent may pay (core/grant-scope.ts); absent: anywhere. */
+  scope?: GrantScope;
   description: string;
   expiresAt?: string;
   createdAt: string;
@@ -61,6 +64,7 @@ export interface GrantTerms {
   currency: Currency;
   limits?: GrantLimits;
   approvalAbove?: Minor;
+  scope?: GrantScope;
   ttlSeconds?: number;
   description?: string;
 }
@@ -72,6 +76,7 @@ export function newGrant(ids: { id: string; userId: string; agentId: string; age
     currency: terms.currency,
     limits: { ...(terms.limits ?? {}) },
     ...(terms.approvalAbove !== undefined ? { approvalAbove: terms.approvalAbove } : {}),
+    ...(terms.scope !== undefined ? { scope: terms.scope } : {}),
     description: terms.description ?? '',
     ...(terms.ttlSeconds !== undefined ? { expiresAt: new Date(now.getTime() + terms.ttlSeconds * 1000).toISOString() } : {}),
     createdAt: now.toISOString(),

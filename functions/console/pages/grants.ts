@@ -18,6 +18,7 @@ import { actingAccountKeyHash } from '../../use-cases/identity/console-forms';
 import { issueGrant, listMyGrants, readGrant } from '../../use-cases/identity/grants';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { payerOf } from './caller';
+import { SCOPE_FIELDS, SCOPE_LABELS, scopeFieldset, scopeFromForm, scopeRows } from './grant-scope';
 import { once } from './once';
 import { amountField, csrfField, errorBox, money, notFound, onceField, page, refusal, when, wholeField, zoneNote } from './ui';
 
@@ -36,6 +37,7 @@ const LABELS = {
   agentId: 'Agent ID',
   currency: 'Currency',
   description: 'Description',
+  ...SCOPE_LABELS,
 };
 
 const FIELDS = [
@@ -48,6 +50,7 @@ const FIELDS = [
   'approvalAbove',
   'expiresAfterDays',
   'description',
+  ...SCOPE_FIELDS,
 ] as const;
 type GrantForm = Partial<Record<(typeof FIELDS)[number], string>>;
 
@@ -101,6 +104,7 @@ ${g.description ? html`<p class="wrap">${g.description}</p>` : html``}
 <dt>Status</dt><dd><span class="status status-${status}">${status === 'active' ? 'Active' : status === 'revoked' ? 'Revoked' : 'Expired'}</span></dd>
 ${limits}
 ${g.approvalAbove !== undefined ? html`<dt>Approval above</dt><dd>charges above ${m(g.approvalAbove)} wait for your approval</dd>` : html``}
+${scopeRows(g)}
 <dt>Expires</dt><dd>${g.expiresAt ? when(g.expiresAt, session) : 'never (until revoked)'}</dd>
 ${g.revokedAt ? html`<dt>Revoked</dt><dd>${when(g.revokedAt, session)}</dd>` : html``}
 <dt>Agent ID</dt><dd class="mono">${g.agentId}</dd>
@@ -146,6 +150,7 @@ ${amount('monthly', 'Monthly', 'The most in one UTC calendar month.')}
 ${amount('total', 'Total', 'The most over the grant’s whole life.')}
 ${amount('approvalAbove', 'Approval above', 'A charge above this waits for your approval.')}
 </fieldset>
+${scopeFieldset(v)}
 ${text('expiresAfterDays', 'Expires after (days)', 'From 1 to 365. Leave empty for a grant that lasts until you revoke it.', html`inputmode="numeric" autocomplete="off"`)}
 ${text('description', 'Description', 'What the grant is for, for example “weather lookups”.', html`maxlength="255" autocomplete="off"`)}
 <button type="submit">Create grant</button>
@@ -166,6 +171,7 @@ const createGrant: ConsolePage = async (session, req) => {
     const approvalAbove = amountField(req.form, 'approvalAbove', LABELS.approvalAbove);
     const days = wholeField(req.form, 'expiresAfterDays', LABELS.ttlSeconds);
     const description = (form.description ?? '').trim();
+    const scope = scopeFromForm(form);
     const terms = validate(createGrantSchema, {
       agentId: (form.agentId ?? '').trim(),
       currency: form.currency,
@@ -173,6 +179,7 @@ const createGrant: ConsolePage = async (session, req) => {
       ...(approvalAbove !== undefined ? { approvalAbove } : {}),
       ...(days !== undefined ? { ttlSeconds: new LosslessNumber(String(days * DAY_SECONDS)) } : {}),
       ...(description ? { description } : {}),
+      ...(scope ? { scope } : {}),
     });
     // A key-opened session acts with the key that opened it, never a newer one (DESIGN §24).
     const accountKeyHash = await actingAccountKeyHash(session.userId, session.accountKeyHash);

@@ -19,6 +19,7 @@ import { readMinor } from '../numbers';
 import { keys } from '../table';
 import { conditionalWrite, named, outcome, transactWrite } from '../transact';
 import { agentEnabledCheck } from './agent.repository';
+import { scopeOf } from './grant.mapper';
 import type { ConditionedItem } from './grant.repository';
 
 /** The request is no longer pending (decided, or past its time): the page shows what it is now. */
@@ -164,6 +165,7 @@ function requestItem(request: GrantRequest): Record<string, unknown> {
     currency: terms.currency,
     limits: terms.limits ?? {},
     ...(terms.approvalAbove !== undefined ? { approvalAbove: terms.approvalAbove } : {}),
+    ...(terms.scope !== undefined ? { scope: terms.scope } : {}),
     ...(terms.ttlSeconds !== undefined ? { ttlSeconds: terms.ttlSeconds } : {}),
     description: terms.description ?? '',
     createdAt: request.createdAt,
@@ -189,6 +191,7 @@ function toGrantRequest(item: Record<string, unknown>): GrantRequest & { nonce?:
       currency,
       limits,
       ...(item.approvalAbove !== undefined ? { approvalAbove: readMinor(item, 'approvalAbove') } : {}),
+      ...scopeOf(item),
       ...(typeof item.ttlSeconds === 'number' ? { ttlSeconds: item.ttlSeconds } : {}),
       description: String(item.description ?? ''),
     },

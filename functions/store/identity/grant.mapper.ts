@@ -3,6 +3,7 @@
  * its counters) and as read back into the domain's `Grant`: one place that knows its attributes, so
  * the repository's transactions only say what they condition and count. Pure.
  */
+import type { GrantScope } from '../../core/grant-scope';
 import type { Grant, GrantLimits, PeriodSpend } from '../../core/grants';
 import { isCurrency } from '../../core/money';
 import { readMinor } from '../numbers';
@@ -18,6 +19,7 @@ export function grantItem(grant: Grant): Record<string, unknown> {
     currency: grant.currency,
     limits: grant.limits,
     ...(grant.approvalAbove !== undefined ? { approvalAbove: grant.approvalAbove } : {}),
+    ...(grant.scope !== undefined ? { scope: grant.scope } : {}),
     description: grant.description,
     ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}),
     createdAt: grant.createdAt,
@@ -47,6 +49,7 @@ export function toGrant(item: Record<string, unknown>): Grant {
     currency,
     limits,
     ...(item.approvalAbove !== undefined ? { approvalAbove: readMinor(item, 'approvalAbove') } : {}),
+    ...scopeOf(item),
     description: String(item.description ?? ''),
     ...(typeof item.expiresAt === 'string' ? { expiresAt: item.expiresAt } : {}),
     createdAt: String(item.createdAt),
@@ -55,4 +58,12 @@ export function toGrant(item: Record<string, unknown>): Grant {
     ...(spentDay ? { spentDay } : {}),
     ...(spentMonth ? { spentMonth } : {}),
   };
+}
+
+/** A stored scope (grant, grant key and grant request items alike), as `{scope}` to spread; `{}` for none. */
+export function scopeOf(item: Record<string, unknown>): { scope?: GrantScope } {
+  const raw = item.scope as Record<string, unknown> | undefined;
+  if (!raw || typeof raw !== 'object') return {};
+  const list = (name: string) => (Array.isArray(raw[name]) ? { [name]: (raw[name] as unknown[]).map(String) } : {});
+  return { scope: { ...list('payees'), ...list('hosts') } };
 }

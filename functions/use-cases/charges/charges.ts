@@ -18,6 +18,7 @@ import {
   SpendingLimitError,
   UserKeyRevokedError,
 } from '../../core/errors';
+import { scopeRefusal } from '../../core/grant-scope';
 import { isId, newChargeId } from '../../core/ids';
 import { periodsOf } from '../../core/policy';
 import { chargeIdOfPurchase, type PurchaseTerms } from '../../core/purchases';
@@ -112,7 +113,14 @@ async function attemptCharge(attempt: ChargeAttempt): Promise<ChargeOutcome> {
   const state = await payerState(userId);
   const base = baseCharge(attempt);
   const fail = (code: ChargeRefusal, judgedBy?: PayerState) => keepFailed(attempt, base, code, judgedBy);
-  const { amount, currency } = input;
+  const { amount, currency, purchase } = input;
+  // Where the grant lets its agent pay (DESIGN §27), from the key's terms alone: refused, kept
+  // FAILED, nothing held. Before the policy: it is about the request itself, as the currency is.
+  const outside = scopeRefusal(
+    grant?.scope,
+    purchase ? { payTo: purchase.terms.requirements.payTo, resourceUrl: purchase.terms.resource?.url ?? null } : undefined,
+  );
+  if (outside) return fail(outside);
   const verdict = decideCharge({ policy: state.policy, agentId: agent.id, currency, amount, holdSeconds, grant, now });
   if (verdict.kind === 'refused') {
     if (verdict.reason === 'blocked') return fail('agentBlockedByUser', state);
