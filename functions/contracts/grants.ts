@@ -10,6 +10,7 @@ import { checkPayeeEntry, type GrantScope, MAX_SCOPE_ENTRIES, normaliseHostEntry
 import {
   type Grant,
   type GrantLimits,
+  GRANT_LIMIT_NAMES,
   type GrantRequest,
   grantRequestStatus,
   grantStatus,
@@ -30,7 +31,7 @@ const AMOUNT = {
   examples: [5],
 } as const;
 
-const LIMIT_NAMES = ['perCharge', 'daily', 'monthly', 'total'] as const;
+const LIMIT_NAMES = GRANT_LIMIT_NAMES;
 
 /** A scope list: 1 to MAX_SCOPE_ENTRIES strings, each brought to its canonical form (or refused, naming the entry). */
 const scopeList = (check: (entry: string) => { value: string } | { problem: string }, description: string, examples: string[]) =>
@@ -81,6 +82,7 @@ const termsShape = {
   limits: z
     .strictObject({
       perCharge: amountLiteral.meta(AMOUNT).optional(),
+      hourly: amountLiteral.meta({ ...AMOUNT, description: `${AMOUNT.description} The UTC clock hour.` }).optional(),
       daily: amountLiteral.meta({ ...AMOUNT, description: `${AMOUNT.description} The UTC calendar day.` }).optional(),
       monthly: amountLiteral.meta({ ...AMOUNT, description: `${AMOUNT.description} The UTC calendar month.` }).optional(),
       total: amountLiteral.meta({ ...AMOUNT, description: `${AMOUNT.description} A lifetime budget.` }).optional(),

@@ -67,6 +67,8 @@ export interface SpendCounted {
   month: string;
   /** The agent's own counters counted it too. */
   agent: boolean;
+  /** UTC hour (`2026-11-23T10`) of its grant's hour counter, kept only by a grant with an hourly limit (DESIGN §27). */
+  hour?: string;
 }
 
 /** What counted `charge`: its record, or for a charge from before the record, the safe default. */

@@ -82,7 +82,7 @@ export class UserKeyRevokedError extends DomainError {
  * day or month over): carries the periods the grant item shows, for the next round (a stale read).
  */
 export class GrantPeriodsChangedError extends StaleReadError {
-  constructor(readonly periods: { day?: string; month?: string }) {
+  constructor(readonly periods: { hour?: string; day?: string; month?: string }) {
     super('grant spend period');
   }
 }

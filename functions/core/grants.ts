@@ -18,6 +18,8 @@ export const GRANT_REQUEST_TTL_SECONDS = 15 * 60;
 
 export interface GrantLimits {
   perCharge?: Minor;
+  /** The most per UTC clock hour (DESIGN §27), like `daily`. */
+  hourly?: Minor;
   daily?: Minor;
   monthly?: Minor;
   /** A lifetime budget. */
@@ -26,7 +28,13 @@ export interface GrantLimits {
 
 export type GrantStatus = 'active' | 'revoked' | 'expired';
 
-/** A running counter of one UTC period: `p` the day (`2026-01-15`) or month (`2026-01`), `v` minor units. */
+/** Every limit a grant may have, in the order a refusal names them (the amount alone, then the windows, then the lifetime). */
+export const GRANT_LIMIT_NAMES = ['perCharge', 'hourly', 'daily', 'monthly', 'total'] as const;
+
+/** The UTC clock hour of `at` (`2026-01-15T10`): the period of a grant's hourly counter. */
+export const hourOf = (at: Date): string => at.toISOString().slice(0, 13);
+
+/** A running counter of one UTC period: `p` the hour (`2026-01-15T10`), day (`2026-01-15`) or month (`2026-01`), `v` minor units. */
 export interface PeriodSpend {
   p: string;
   v: Minor;
@@ -48,6 +56,8 @@ export interface Grant {
   revokedAt?: string;
   /** SUCCESS charges and open holds made under the grant, minor units. */
   spent: Minor;
+  /** Kept only by a grant with an hourly limit. */
+  spentHour?: PeriodSpend;
   spentDay?: PeriodSpend;
   spentMonth?: PeriodSpend;
 }

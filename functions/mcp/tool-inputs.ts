@@ -95,6 +95,7 @@ export const requestGrantInput = z.strictObject({
   limits: z
     .strictObject({
       perCharge: grantAmount('The most one charge may be.'),
+      hourly: grantAmount('The most per UTC clock hour.'),
       daily: grantAmount('The most per UTC calendar day (SUCCESS charges and open holds).'),
       monthly: grantAmount('The most per UTC calendar month.'),
       total: grantAmount('A lifetime budget.'),

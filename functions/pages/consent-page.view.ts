@@ -34,6 +34,7 @@ const OUTCOMES = {
 
 const LIMIT_LABELS: Readonly<Record<keyof GrantLimits, string>> = {
   perCharge: 'Per charge',
+  hourly: 'Per hour (UTC)',
   daily: 'Per day (UTC)',
   monthly: 'Per month (UTC)',
   total: 'In total',

@@ -7,7 +7,7 @@
 import { LosslessNumber } from 'lossless-json';
 import { createGrantSchema } from '../../contracts/grants';
 import { validate } from '../../contracts/validation';
-import { type Grant, grantStatus } from '../../core/grants';
+import { GRANT_LIMIT_NAMES, type Grant, grantStatus, hourOf } from '../../core/grants';
 import { isId, newGrantId } from '../../core/ids';
 import { formatAmount, isCurrencyOn, type Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
@@ -29,6 +29,7 @@ const DAY_SECONDS = 86_400;
 /** The API's field paths, as the form labels them. */
 const LABELS = {
   'limits.perCharge': 'Per charge',
+  'limits.hourly': 'Hourly',
   'limits.daily': 'Daily',
   'limits.monthly': 'Monthly',
   'limits.total': 'Total',
@@ -44,6 +45,7 @@ const FIELDS = [
   'agentId',
   'currency',
   'perCharge',
+  'hourly',
   'daily',
   'monthly',
   'total',
@@ -89,6 +91,7 @@ function grantCard(g: Grant, session: ConsoleSession, now: Date): SafeHtml {
   const spentThisMonth = g.spentMonth?.p === month ? g.spentMonth.v : 0;
   const limits: SafeHtml[] = [];
   if (g.limits.perCharge !== undefined) limits.push(html`<dt>Per charge</dt><dd>at most ${m(g.limits.perCharge)}</dd>`);
+  if (g.limits.hourly !== undefined) limits.push(hourlyRow(g, now, m));
   if (g.limits.daily !== undefined) limits.push(html`<dt>Daily</dt><dd>${m(spentToday)} of ${m(g.limits.daily)} today (UTC)</dd>`);
   if (g.limits.monthly !== undefined)
     limits.push(html`<dt>Monthly</dt><dd>${m(spentThisMonth)} of ${m(g.limits.monthly)} this month (UTC)</dd>`);
@@ -118,6 +121,12 @@ ${
 </li>`;
 }
 
+/** The hourly limit's row: what this UTC hour has spent of it. */
+function hourlyRow(g: Grant, now: Date, m: (minor: Minor) => string): SafeHtml {
+  const spentThisHour = g.spentHour?.p === hourOf(now) ? g.spentHour.v : 0;
+  return html`<dt>Hourly</dt><dd>${m(spentThisHour)} of ${m(g.limits.hourly ?? 0)} this hour (UTC)</dd>`;
+}
+
 function newGrantForm(session: ConsoleSession, refused: { message: string; form: GrantForm } | undefined): SafeHtml {
   const v = refused?.form ?? {};
   const text = (name: (typeof FIELDS)[number], label: string, hint: string, attrs: SafeHtml = html``) => html`
@@ -145,6 +154,7 @@ ${text('agentId', 'Agent ID', 'The agent’s id, starting with “a” (the agen
 <fieldset>
 <legend>Limits (leave a limit empty for none)</legend>
 ${amount('perCharge', 'Per charge', 'The most one charge may be.')}
+${amount('hourly', 'Hourly', 'The most in one UTC clock hour.')}
 ${amount('daily', 'Daily', 'The most in one UTC day.')}
 ${amount('monthly', 'Monthly', 'The most in one UTC calendar month.')}
 ${amount('total', 'Total', 'The most over the grant’s whole life.')}
@@ -163,7 +173,7 @@ const createGrant: ConsolePage = async (session, req) => {
   const form: GrantForm = Object.fromEntries(FIELDS.map((f) => [f, req.form[f] ?? ''])) as GrantForm;
   try {
     const limits = Object.fromEntries(
-      (['perCharge', 'daily', 'monthly', 'total'] as const).flatMap((name) => {
+      GRANT_LIMIT_NAMES.flatMap((name) => {
         const value = amountField(req.form, name, LABELS[`limits.${name}`]);
         return value === undefined ? [] : [[name, value]];
       }),

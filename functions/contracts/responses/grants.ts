@@ -15,6 +15,7 @@ const grantShape = {
   limits: z
     .strictObject({
       perCharge: grantAmount('The most one charge may be.').optional(),
+      hourly: grantAmount('The most per UTC clock hour (SUCCESS charges and open holds).').optional(),
       daily: grantAmount('The most per UTC calendar day (SUCCESS charges and open holds).').optional(),
       monthly: grantAmount('The most per UTC calendar month.').optional(),
       total: grantAmount('A lifetime budget.').optional(),

@@ -21,7 +21,7 @@ const PROJECTION = {
   ProjectionExpression:
     'PK, SK, USD, USDC, heldUSD, heldUSDC, owedUSD, owedUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
     'authorizedAmount, refundedAmount, operatorRefundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction, ' +
-    'grantId, spent, spentDay, spentMonth, #counted, createdAt, feeCounted, withdrawn, feesPaid, ' +
+    'grantId, spent, spentHour, spentDay, spentMonth, #counted, createdAt, feeCounted, withdrawn, feesPaid, ' +
     // What the wallet reconciliation (functions/audit/wallet-checks.ts) matches transfers with.
     'topupId, #rail, #mint, #reason, externalId, txHash, railState.signature, ' +
     // An x402 purchase (DESIGN §22): paid out by the hot wallet, by this transaction once captured.

@@ -4,7 +4,7 @@
  */
 import type { Agent } from '../../core/agents';
 import type { GrantScope } from '../../core/grant-scope';
-import type { GrantLimits } from '../../core/grants';
+import { GRANT_LIMIT_NAMES, type GrantLimits } from '../../core/grants';
 import { type Currency, isCurrency } from '../../core/money';
 import { batchGetConsistent } from '../batch-get';
 import { readMinor } from '../numbers';
@@ -61,7 +61,7 @@ function toGrantKeyTerms(item: Record<string, unknown>): GrantKeyTerms {
   if (!isCurrency(currency)) throw new Error(`grant ${String(item.grantId)}: unknown currency`);
   const rawLimits = (item.limits ?? {}) as Record<string, unknown>;
   const limits: GrantLimits = {};
-  for (const name of ['perCharge', 'daily', 'monthly', 'total'] as const) {
+  for (const name of GRANT_LIMIT_NAMES) {
     if (rawLimits[name] !== undefined) limits[name] = readMinor(rawLimits, name);
   }
   return {

@@ -10,7 +10,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config';
 import { DomainError } from '../../core/errors';
-import type { GrantLimits, GrantRequest } from '../../core/grants';
+import { GRANT_LIMIT_NAMES, type GrantLimits, type GrantRequest } from '../../core/grants';
 import type { IdempotencyWrite } from '../../core/idempotency';
 import { isCurrency } from '../../core/money';
 import { db } from '../client';
@@ -180,7 +180,7 @@ function toGrantRequest(item: Record<string, unknown>): GrantRequest & { nonce?:
   if (!isCurrency(currency)) throw new Error(`grant request ${String(item.requestId)}: unknown currency`);
   const rawLimits = (item.limits ?? {}) as Record<string, unknown>;
   const limits: GrantLimits = {};
-  for (const name of ['perCharge', 'daily', 'monthly', 'total'] as const) {
+  for (const name of GRANT_LIMIT_NAMES) {
     if (rawLimits[name] !== undefined) limits[name] = readMinor(rawLimits, name);
   }
   const state = String(item.state);

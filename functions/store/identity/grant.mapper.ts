@@ -4,7 +4,7 @@
  * the repository's transactions only say what they condition and count. Pure.
  */
 import type { GrantScope } from '../../core/grant-scope';
-import type { Grant, GrantLimits, PeriodSpend } from '../../core/grants';
+import { GRANT_LIMIT_NAMES, type Grant, type GrantLimits, type PeriodSpend } from '../../core/grants';
 import { isCurrency } from '../../core/money';
 import { readMinor } from '../numbers';
 
@@ -32,13 +32,14 @@ export function toGrant(item: Record<string, unknown>): Grant {
   if (!isCurrency(currency)) throw new Error(`grant ${String(item.grantId)}: unknown currency`);
   const rawLimits = (item.limits ?? {}) as Record<string, unknown>;
   const limits: GrantLimits = {};
-  for (const name of ['perCharge', 'daily', 'monthly', 'total'] as const) {
+  for (const name of GRANT_LIMIT_NAMES) {
     if (rawLimits[name] !== undefined) limits[name] = readMinor(rawLimits, name);
   }
   const period = (name: string): PeriodSpend | undefined => {
     const value = item[name] as Record<string, unknown> | undefined;
     return value && typeof value.p === 'string' ? { p: value.p, v: readMinor(value, 'v') } : undefined;
   };
+  const spentHour = period('spentHour');
   const spentDay = period('spentDay');
   const spentMonth = period('spentMonth');
   return {
@@ -55,6 +56,7 @@ export function toGrant(item: Record<string, unknown>): Grant {
     createdAt: String(item.createdAt),
     ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
     spent: readMinor(item, 'spent'),
+    ...(spentHour ? { spentHour } : {}),
     ...(spentDay ? { spentDay } : {}),
     ...(spentMonth ? { spentMonth } : {}),
   };

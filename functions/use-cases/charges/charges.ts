@@ -19,6 +19,7 @@ import {
   UserKeyRevokedError,
 } from '../../core/errors';
 import { scopeRefusal } from '../../core/grant-scope';
+import { hourOf } from '../../core/grants';
 import { isId, newChargeId } from '../../core/ids';
 import { periodsOf } from '../../core/policy';
 import { chargeIdOfPurchase, type PurchaseTerms } from '../../core/purchases';
@@ -26,6 +27,7 @@ import type { Balances, PayerState } from '../../core/users';
 import { refusalText } from '../../messages/catalogue';
 import { refuse } from '../../messages/refusal';
 import { readAgentLedger } from '../../store/charges/balance.repository';
+import { countedAt } from '../../store/charges/charge-items';
 import { commitCharge, recordFailedCharge } from '../../store/charges/charge.repository';
 import { getCharge, getChargeById, listCharges } from '../../store/charges/charge-read.repository';
 import type { GrantKeyTerms } from '../../store/identity/credentials.repository';
@@ -133,7 +135,7 @@ async function attemptCharge(attempt: ChargeAttempt): Promise<ChargeOutcome> {
     await commitDecided(attempt, { charge, verdict, state, created });
     // The counters are now this period's.
     rememberPayer(userId, { ...state, ...periodsOf(now) });
-    if (grant) rememberGrantPeriods(grant.grantId, periodsOf(now));
+    if (grant) rememberGrantPeriods(grant.grantId, { ...periodsOf(now), hour: hourOf(now) });
     return created;
   } catch (error) {
     if (error instanceof PayerStateChangedError) rememberPayer(userId, error.state);
@@ -194,7 +196,7 @@ async function outcomeOf(input: CreateChargeInput, charge: Charge, verdict: Acce
   const { needsApproval } = verdict;
   if (purchase) {
     // The charge as the store writes it (store/charges/charge-items.ts: with the counters it was added to), for the payment's record.
-    const written = { ...charge, counted: { ...periodsOf(now), agent: verdict.agentCounters } };
+    const written = { ...charge, counted: countedAt(now, verdict.agentCounters, input.grant?.limits) };
     return { kind: 'purchase', charge: written, awaitsApproval: needsApproval };
   }
   if (!needsApproval) return { kind: 'created', charge };
