@@ -8,9 +8,9 @@ import * as z from 'zod';
 import { config } from '../config';
 import { checkPayeeEntry, type GrantScope, MAX_SCOPE_ENTRIES, normaliseHostEntry } from '../core/grant-scope';
 import {
+  GRANT_LIMIT_NAMES,
   type Grant,
   type GrantLimits,
-  GRANT_LIMIT_NAMES,
   type GrantRequest,
   grantRequestStatus,
   grantStatus,
@@ -208,6 +208,23 @@ export function grantView(grant: Grant, now: Date = new Date()) {
     spent: amount(grant.spent, grant.currency),
     createdAt: grant.createdAt,
     revokedAt: grant.revokedAt ?? null,
+  };
+}
+
+/** A limit alert's data (docs/webhooks.md "Grant limit alerts"): the grant, which limit, its window, and how much of it is spent. */
+export function grantAlertView(
+  grant: Grant,
+  alert: { limit: string; window: string; spent: Minor; max: Minor },
+  now: Date,
+  chargeId?: string,
+) {
+  return {
+    grant: grantView(grant, now),
+    limit: alert.limit,
+    window: alert.window,
+    spent: amount(alert.spent, grant.currency),
+    max: amount(alert.max, grant.currency),
+    ...(chargeId !== undefined ? { chargeId } : {}),
   };
 }
 

@@ -46,6 +46,11 @@ export interface Charge {
   legacyPartition?: true;
   /** An x402 purchase (DESIGN §22, core/purchases.ts): the hold of a payment to an x402 seller. */
   purchase?: PurchaseTerms;
+  /**
+   * A FAILED charge refused by a windowed grant limit: which, and its window. Never shown; the
+   * dispatcher reads it from the charge's INSERT record to send `grant.limit.reached` (core/grant-alerts.ts).
+   */
+  grantLimit?: { limit: 'hourly' | 'daily' | 'monthly' | 'total'; window: string };
 }
 
 /**

@@ -240,6 +240,7 @@ export const STORE = {
   /** Expired grants stop counting against the limit when a create finds it reached. */
   reclaimExpiredGrants: { read: ['grant'], write: ['grant', 'grantCount'] },
   getGrant: { read: ['grant'] },
+  sendGrantAlert: { write: ['grant', 'outbox'] },
   listGrants: { read: ['grant'] },
   revokeGrant: { read: ['grant'], write: ['grant', 'grantCount', 'outbox'] },
   // Grant requests (grant-request.repository.ts): the request, its consent link's lookup, its moves.
@@ -337,7 +338,8 @@ export const BACKGROUND_GRANTS = {
     'moveReferenceCursor',
   ),
   // Reads the owners' endpoints; writes nothing.
-  'webhook-dispatcher': uses('getWebhooks'),
+  // Limit alerts too: reads a grant a refusal names, marks the alert's window on it with its outbox item.
+  'webhook-dispatcher': uses('getWebhooks', 'getGrant', 'sendGrantAlert'),
   // Copies an agent item's kill switch to its balance shards: reads (and checks) the agent item, writes the shards only.
   'kill-switch-fanout': uses('killSwitchFanOut'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.

@@ -552,7 +552,8 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md).
   'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
   health: [],
-  'webhook-dispatcher': [],
+  // Grant limit alerts (DESIGN §27): the once-per-window marker on the grant item, with its outbox item.
+  'webhook-dispatcher': ['GRANTS#*', 'OUTBOX#*'],
   // Stream-fed, not exposed; pinned anyway: the kill switch's copy on the shards, no balance, no other
   // family; and the agent item's entry in the operator's list (GSI2PK/GSI2SK), mended after a console edit.
   'kill-switch-fanout': ['AGENTBAL#*', 'AGENTKEY#*'],
@@ -664,6 +665,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 83, deleting: 10 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 84, deleting: 10 });
   });
 });

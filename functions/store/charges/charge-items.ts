@@ -37,8 +37,8 @@
 import { config } from '../../config';
 import type { AcceptedCharge } from '../../core/charge-decision';
 import type { Charge, SpendCounted } from '../../core/charges';
-import { type GrantLimits, hourOf } from '../../core/grants';
 import { chargeRecordCarriesEvents, type OutboxEvent } from '../../core/events';
+import { type GrantLimits, hourOf } from '../../core/grants';
 import type { IdempotencyWrite } from '../../core/idempotency';
 import { periodsOf } from '../../core/policy';
 import type { PayerState } from '../../core/users';

@@ -6,9 +6,11 @@
  */
 import { config } from '../../config';
 import { GrantPeriodsChangedError, SpendingLimitError, UserKeyRevokedError } from '../../core/errors';
+import { refusingLimit } from '../../core/grant-alerts';
 import { type GrantLimits, hourOf } from '../../core/grants';
 import type { Currency, Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
+import { toGrant } from '../identity/grant.mapper';
 import { keys } from '../table';
 import { type NamedItem, named, type OldItem } from '../transact';
 import { counterPeriod } from './grant-charge';
@@ -122,7 +124,13 @@ function grantWindows(basis: GrantChargeBasis, periods: { hour: string; day: str
  * expired → UserKeyRevokedError (401 `invalid user key`, at once); counters of another period than
  * assumed → GrantPeriodsChangedError (another round with the periods it shows); else a limit.
  */
-function grantChargeRefusal(old: OldItem | undefined, agentId: string, currency: Currency, basis: GrantChargeBasis, now: Date): Error {
+function grantChargeRefusal(
+  old: OldItem | undefined,
+  charge: { agentId: string; currency: Currency; amount: Minor },
+  basis: GrantChargeBasis,
+  now: Date,
+): Error {
+  const { agentId, currency, amount } = charge;
   if (!old || old.revokedAt !== undefined || (typeof old.expiresAt === 'string' && old.expiresAt <= now.toISOString())) {
     return new UserKeyRevokedError();
   }
@@ -135,7 +143,8 @@ function grantChargeRefusal(old: OldItem | undefined, agentId: string, currency:
   if (hourWrong || (shown.day === day) !== (basis.day === day) || (shown.month === month) !== (basis.month === month)) {
     return new GrantPeriodsChangedError(shown);
   }
-  return new SpendingLimitError();
+  // Which of the grant's limits refused it, for its alert (core/grant-alerts.ts): read from the item as it was.
+  return new SpendingLimitError(refusingLimit(basis.limits, toGrant(old), amount, now));
 }
 
 /**
@@ -152,7 +161,7 @@ export function grantSpend(charge: { agentId: string; currency: Currency; amount
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
-    { onConditionFailed: (old) => grantChargeRefusal(old, charge.agentId, charge.currency, grant.basis, now), precedence: 2 },
+    { onConditionFailed: (old) => grantChargeRefusal(old, charge, grant.basis, now), precedence: 2 },
   );
 }
 
