@@ -4,15 +4,16 @@ import { html } from '../../http/html';
 import { readOverview } from '../../use-cases/identity/console';
 import { chargeStatusWords, money, when, zoneNote } from '../format';
 import type { ConsolePage } from '../page';
+import { refusedByLimitNotice } from '../pages/grant-notices';
 
 export const overviewPage: ConsolePage = async (session, req) => {
-  const { user, last, pendingApprovals, pendingAtLeast } = await readOverview(session.userId, req.now);
+  const { user, last, pendingApprovals, pendingAtLeast, refusedByLimit } = await readOverview(session.userId, req.now);
   const empty = CURRENCIES.every((c) => user.balances[c] === 0 && user.held[c] === 0);
   const approvals =
     pendingApprovals === 0
       ? html`<p>Nothing waits for your approval. When an agent asks for more than you allow without asking, it shows up here.</p>`
       : html`<p class="big"><a href="/console/approvals">${pendingAtLeast ? 'At least ' : ''}${pendingApprovals} ${pendingApprovals === 1 ? 'charge waits' : 'charges wait'} for your approval</a></p>`;
-  const body = html`<section aria-labelledby="balances"><h2 id="balances">Balances</h2>
+  const body = html`${refusedByLimitNotice(refusedByLimit)}<section aria-labelledby="balances"><h2 id="balances">Balances</h2>
 <div class="cards">
 ${CURRENCIES.map(
   (currency) => html`<div class="card">

@@ -18,6 +18,7 @@ import { actingAccountKeyHash } from '../../use-cases/identity/console-forms';
 import { issueGrant, listMyGrants, readGrant } from '../../use-cases/identity/grants';
 import type { ConsolePage, ConsoleResult, ConsoleRoute, ConsoleSession } from '../page';
 import { payerOf } from './caller';
+import { grantLimitNotices } from './grant-notices';
 import { SCOPE_FIELDS, SCOPE_LABELS, scopeFieldset, scopeFromForm, scopeRows } from './grant-scope';
 import { once } from './once';
 import { amountField, csrfField, errorBox, money, notFound, onceField, page, refusal, when, wholeField, zoneNote } from './ui';
@@ -67,6 +68,7 @@ async function render(
   const list = await listMyGrants(session.userId, { limit: PAGE_SIZE, ...(isId('grant', after) ? { after } : {}) });
   const body = html`
 <p>A grant lets one agent charge you in one currency, within the limits you set. Give the agent the grant key, never your account key. You can revoke a grant at any time; it stops working at once.</p>
+${grantLimitNotices(list.grants, now)}
 ${newGrantForm(session, refused)}
 <section aria-labelledby="list-h">
 <h2 id="list-h">Your grants</h2>

@@ -5,6 +5,7 @@
  */
 import type { Charge } from '../../core/charges';
 import type { User } from '../../core/users';
+import { refusalText } from '../../messages/catalogue';
 import { refuse } from '../../messages/refusal';
 import { listUserCharges } from '../../store/charges/charge-read.repository';
 import { getUser } from '../../store/identity/user.repository';
@@ -25,6 +26,8 @@ export interface Overview {
   pendingApprovals: number;
   /** The newest charges did not reach back far enough to be sure of the count: "at least". */
   pendingAtLeast: boolean;
+  /** Among them, one made under a grant was refused by a spending limit in the last day (the Overview's limit notice, DESIGN §27). */
+  refusedByLimit?: boolean;
 }
 
 /**
@@ -40,8 +43,16 @@ export async function readOverview(userId: string, now: Date): Promise<Overview>
     ...(page.charges[0] ? { last: page.charges[0] } : {}),
     pendingApprovals: pending,
     pendingAtLeast: page.lastId !== undefined && page.charges.length >= OVERVIEW_CHARGES,
+    ...(page.charges.some((c) => refusedByLimit(c, now)) ? { refusedByLimit: true } : {}),
   };
 }
+
+const DAY_MS = 86_400_000;
+const refusedByLimit = (c: Charge, now: Date) =>
+  c.status === 'FAILED' &&
+  c.grantId !== undefined &&
+  c.failureReason === refusalText('spendingLimitExceeded') &&
+  now.getTime() - Date.parse(c.createdAt) < DAY_MS;
 
 /** Charges that wait for the payer's decision, newest first (a bounded read of the PENDING ones). */
 export async function listAwaitingApproval(userId: string, now: Date): Promise<{ charges: Charge[]; more: boolean }> {
