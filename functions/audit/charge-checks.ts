@@ -117,6 +117,7 @@ export function grantProblems(rows: Pick<Rows, 'grants' | 'charges'>): string[] 
       );
     }
     for (const [name, counter, period] of [
+      ['spentHour', g.spentHour, 'hour'],
       ['spentDay', g.spentDay, 'day'],
       ['spentMonth', g.spentMonth, 'month'],
     ] as const) {

@@ -11,7 +11,12 @@ import { renderRefusal } from './outcome';
 import { chargeView, purchaseView } from './views';
 
 /** The refusals that keep a FAILED charge (its failureReason is the refusal's text). */
-export type ChargeRefusal = 'agentBlockedByUser' | 'spendingLimitExceeded' | 'insufficientBalance';
+export type ChargeRefusal =
+  | 'agentBlockedByUser'
+  | 'spendingLimitExceeded'
+  | 'insufficientBalance'
+  | 'payeeNotAllowedByGrant'
+  | 'hostNotAllowedByGrant';
 
 /**
  * What a charge request decided: a charge made (201), one waiting for its payer (202, with the

@@ -6,7 +6,9 @@
 import { LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
 import { config } from '../config';
+import { checkPayeeEntry, type GrantScope, MAX_SCOPE_ENTRIES, normaliseHostEntry } from '../core/grant-scope';
 import {
+  GRANT_LIMIT_NAMES,
   type Grant,
   type GrantLimits,
   type GrantRequest,
@@ -19,6 +21,7 @@ import { ID_PATTERNS } from '../core/ids';
 import { AmountError, CURRENCIES, type Currency, formatAmount, type Minor, parseAmount, unitsToMinor } from '../core/money';
 import { descriptionProblem } from '../core/text';
 import { FIELD_PROBLEMS } from '../messages/catalogue';
+import { SCOPE_PROBLEMS } from '../messages/problems';
 import type { Rendered } from './api';
 import { amountLiteral, integerLiteral } from './validation';
 
@@ -28,7 +31,50 @@ const AMOUNT = {
   examples: [5],
 } as const;
 
-const LIMIT_NAMES = ['perCharge', 'daily', 'monthly', 'total'] as const;
+const LIMIT_NAMES = GRANT_LIMIT_NAMES;
+
+/** A scope list: 1 to MAX_SCOPE_ENTRIES strings, each brought to its canonical form (or refused, naming the entry). */
+const scopeList = (check: (entry: string) => { value: string } | { problem: string }, description: string, examples: string[]) =>
+  z
+    .array(z.string().max(300, { error: FIELD_PROBLEMS.atMostCharacters(300) }))
+    .min(1, { error: FIELD_PROBLEMS.notEmpty })
+    .max(MAX_SCOPE_ENTRIES, { error: FIELD_PROBLEMS.atMost(`${MAX_SCOPE_ENTRIES} entries`) })
+    .transform((entries, ctx) => {
+      const out: string[] = [];
+      entries.forEach((entry, index) => {
+        const verdict = check(entry);
+        if ('problem' in verdict) ctx.addIssue({ code: 'custom', path: [index], message: verdict.problem, input: entry });
+        else if (!out.includes(verdict.value)) out.push(verdict.value);
+      });
+      return out;
+    })
+    .optional()
+    .meta({ description, examples: [examples] });
+
+/** `scope` (DESIGN §27, core/grant-scope.ts): where the agent may pay. Stored as normalised. */
+const scopeShape = z
+  .strictObject({
+    payees: scopeList(
+      (entry) => {
+        const verdict = checkPayeeEntry(entry);
+        return 'payee' in verdict ? { value: verdict.payee } : { problem: SCOPE_PROBLEMS.scopePayee[verdict.problem] };
+      },
+      `Solana addresses (canonical base58) a purchase's payTo must be one of; 1 to ${MAX_SCOPE_ENTRIES}. A scoped grant pays no plain charge.`,
+      ['9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'],
+    ),
+    hosts: scopeList(
+      (entry) => {
+        const verdict = normaliseHostEntry(entry);
+        return 'host' in verdict ? { value: verdict.host } : { problem: SCOPE_PROBLEMS.scopeHost[verdict.problem] };
+      },
+      `Hosts a purchase's resource.url must be on: exact (api.example.com) or *.example.com (any sub-domain, not example.com itself); 1 to ${MAX_SCOPE_ENTRIES}. Lower-cased, IDN to punycode, one trailing dot dropped; no port, userinfo, path or IP address. A purchase without resource is refused.`,
+      ['api.example.com', '*.example.com'],
+    ),
+  })
+  .refine((scope) => scope.payees !== undefined || scope.hosts !== undefined, { error: SCOPE_PROBLEMS.scopeEmpty })
+  .transform((scope): GrantScope => ({ ...(scope.payees ? { payees: scope.payees } : {}), ...(scope.hosts ? { hosts: scope.hosts } : {}) }))
+  .optional()
+  .meta({ description: 'Where the agent may pay: a purchase outside it is 403 (kept FAILED, nothing held). Absent: anywhere.' });
 
 /** The terms a payer grants, or an agent asks for: amounts in the one currency, → minor units. */
 const termsShape = {
@@ -36,6 +82,7 @@ const termsShape = {
   limits: z
     .strictObject({
       perCharge: amountLiteral.meta(AMOUNT).optional(),
+      hourly: amountLiteral.meta({ ...AMOUNT, description: `${AMOUNT.description} The UTC clock hour.` }).optional(),
       daily: amountLiteral.meta({ ...AMOUNT, description: `${AMOUNT.description} The UTC calendar day.` }).optional(),
       monthly: amountLiteral.meta({ ...AMOUNT, description: `${AMOUNT.description} The UTC calendar month.` }).optional(),
       total: amountLiteral.meta({ ...AMOUNT, description: `${AMOUNT.description} A lifetime budget.` }).optional(),
@@ -45,6 +92,7 @@ const termsShape = {
   approvalAbove: amountLiteral
     .meta({ ...AMOUNT, description: `${AMOUNT.description} A charge above it waits for the payer's approval.` })
     .optional(),
+  scope: scopeShape,
   ttlSeconds: integerLiteral
     .pipe(
       z
@@ -153,12 +201,30 @@ export function grantView(grant: Grant, now: Date = new Date()) {
     currency: grant.currency,
     limits: limitsView(grant.limits, grant.currency),
     ...(grant.approvalAbove !== undefined ? { approvalAbove: amount(grant.approvalAbove, grant.currency) } : {}),
+    ...(grant.scope !== undefined ? { scope: grant.scope } : {}),
     description: grant.description,
     expiresAt: grant.expiresAt ?? null,
     status: grantStatus(grant, now),
     spent: amount(grant.spent, grant.currency),
     createdAt: grant.createdAt,
     revokedAt: grant.revokedAt ?? null,
+  };
+}
+
+/** A limit alert's data (docs/webhooks.md "Grant limit alerts"): the grant, which limit, its window, and how much of it is spent. */
+export function grantAlertView(
+  grant: Grant,
+  alert: { limit: string; window: string; spent: Minor; max: Minor },
+  now: Date,
+  chargeId?: string,
+) {
+  return {
+    grant: grantView(grant, now),
+    limit: alert.limit,
+    window: alert.window,
+    spent: amount(alert.spent, grant.currency),
+    max: amount(alert.max, grant.currency),
+    ...(chargeId !== undefined ? { chargeId } : {}),
   };
 }
 

@@ -7,7 +7,7 @@
  * the store writes them under conditions (`limits`), so they hold under any concurrency.
  */
 import type { Charge, PendingReason } from './charges';
-import type { GrantLimits } from './grants';
+import { GRANT_LIMIT_NAMES, type GrantLimits } from './grants';
 import type { Currency, Minor } from './money';
 import { approvalWindow, judge, type PeriodLimit, type SpendingPolicy } from './policy';
 
@@ -54,7 +54,7 @@ export function chargeAsDecided(made: Charge, decision: AcceptedCharge): Charge 
 
 /** Which grant limit the amount alone exceeds (no counter needed), or undefined; the counters are the store's condition. */
 export function grantLimitRefusal(limits: GrantLimits, amount: Minor): keyof GrantLimits | undefined {
-  for (const name of ['perCharge', 'daily', 'monthly', 'total'] as const) {
+  for (const name of GRANT_LIMIT_NAMES) {
     const limit = limits[name];
     if (limit !== undefined && amount > limit) return name;
   }

@@ -46,6 +46,11 @@ export interface Charge {
   legacyPartition?: true;
   /** An x402 purchase (DESIGN §22, core/purchases.ts): the hold of a payment to an x402 seller. */
   purchase?: PurchaseTerms;
+  /**
+   * A FAILED charge refused by a windowed grant limit: which, and its window. Never shown; the
+   * dispatcher reads it from the charge's INSERT record to send `grant.limit.reached` (core/grant-alerts.ts).
+   */
+  grantLimit?: { limit: 'hourly' | 'daily' | 'monthly' | 'total'; window: string };
 }
 
 /**
@@ -67,6 +72,8 @@ export interface SpendCounted {
   month: string;
   /** The agent's own counters counted it too. */
   agent: boolean;
+  /** UTC hour (`2026-11-23T10`) of its grant's hour counter, kept only by a grant with an hourly limit (DESIGN §27). */
+  hour?: string;
 }
 
 /** What counted `charge`: its record, or for a charge from before the record, the safe default. */

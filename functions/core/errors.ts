@@ -6,6 +6,7 @@
 
 import { Refusal } from '../messages/refusal';
 import type { ChargeStatus } from './charges';
+import type { GrantLimits } from './grants';
 import type { IdempotencyRecord } from './idempotency';
 import type { PayerState } from './users';
 
@@ -65,7 +66,8 @@ export class StaleReadError extends DomainError {
 
 /** The charge would take a running total (daily, monthly) past the payer's limit. */
 export class SpendingLimitError extends DomainError {
-  constructor() {
+  /** `grantLimit`: the grant's limit that refused it (its alert: core/grant-alerts.ts); absent for the payer's policy. */
+  constructor(readonly grantLimit?: keyof GrantLimits) {
     super('spending limit exceeded');
   }
 }
@@ -82,7 +84,7 @@ export class UserKeyRevokedError extends DomainError {
  * day or month over): carries the periods the grant item shows, for the next round (a stale read).
  */
 export class GrantPeriodsChangedError extends StaleReadError {
-  constructor(readonly periods: { day?: string; month?: string }) {
+  constructor(readonly periods: { hour?: string; day?: string; month?: string }) {
     super('grant spend period');
   }
 }

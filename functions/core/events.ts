@@ -43,6 +43,8 @@ export const USER_EVENT_TYPES = [
   'x402.purchase.succeeded',
   'x402.purchase.expired',
   'user.passkey.added',
+  'grant.limit.approaching',
+  'grant.limit.reached',
 ] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 export type UserEventType = (typeof USER_EVENT_TYPES)[number];

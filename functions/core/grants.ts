@@ -5,6 +5,7 @@
  * be judged by conditions on that one item inside the charge's own transaction
  * (store/charges/charge-items.ts `grantSpend`; a settlement's give-back: store/charges/grant-charge.ts). Pure: no AWS here.
  */
+import type { GrantScope } from './grant-scope';
 import type { Currency, Minor } from './money';
 
 /** A payer has at most this many active grants (a counter item makes it exact under concurrency). */
@@ -17,6 +18,8 @@ export const GRANT_REQUEST_TTL_SECONDS = 15 * 60;
 
 export interface GrantLimits {
   perCharge?: Minor;
+  /** The most per UTC clock hour (DESIGN §27), like `daily`. */
+  hourly?: Minor;
   daily?: Minor;
   monthly?: Minor;
   /** A lifetime budget. */
@@ -25,7 +28,13 @@ export interface GrantLimits {
 
 export type GrantStatus = 'active' | 'revoked' | 'expired';
 
-/** A running counter of one UTC period: `p` the day (`2026-01-15`) or month (`2026-01`), `v` minor units. */
+/** Every limit a grant may have, in the order a refusal names them (the amount alone, then the windows, then the lifetime). */
+export const GRANT_LIMIT_NAMES = ['perCharge', 'hourly', 'daily', 'monthly', 'total'] as const;
+
+/** The UTC clock hour of `at` (`2026-01-15T10`): the period of a grant's hourly counter. */
+export const hourOf = (at: Date): string => at.toISOString().slice(0, 13);
+
+/** A running counter of one UTC period: `p` the hour (`2026-01-15T10`), day (`2026-01-15`) or month (`2026-01`), `v` minor units. */
 export interface PeriodSpend {
   p: string;
   v: Minor;
@@ -39,12 +48,16 @@ export interface Grant {
   currency: Currency;
   limits: GrantLimits;
   approvalAbove?: Minor;
+  /** Where the agent may pay (core/grant-scope.ts); absent: anywhere. */
+  scope?: GrantScope;
   description: string;
   expiresAt?: string;
   createdAt: string;
   revokedAt?: string;
   /** SUCCESS charges and open holds made under the grant, minor units. */
   spent: Minor;
+  /** Kept only by a grant with an hourly limit. */
+  spentHour?: PeriodSpend;
   spentDay?: PeriodSpend;
   spentMonth?: PeriodSpend;
 }
@@ -61,6 +74,7 @@ export interface GrantTerms {
   currency: Currency;
   limits?: GrantLimits;
   approvalAbove?: Minor;
+  scope?: GrantScope;
   ttlSeconds?: number;
   description?: string;
 }
@@ -72,6 +86,7 @@ export function newGrant(ids: { id: string; userId: string; agentId: string; age
     currency: terms.currency,
     limits: { ...(terms.limits ?? {}) },
     ...(terms.approvalAbove !== undefined ? { approvalAbove: terms.approvalAbove } : {}),
+    ...(terms.scope !== undefined ? { scope: terms.scope } : {}),
     description: terms.description ?? '',
     ...(terms.ttlSeconds !== undefined ? { expiresAt: new Date(now.getTime() + terms.ttlSeconds * 1000).toISOString() } : {}),
     createdAt: now.toISOString(),

@@ -101,6 +101,7 @@ export const requestGrantInput = z.strictObject({
   limits: z
     .strictObject({
       perCharge: grantAmount('The most one charge may be.'),
+      hourly: grantAmount('The most per UTC clock hour.'),
       daily: grantAmount('The most per UTC calendar day (SUCCESS charges and open holds).'),
       monthly: grantAmount('The most per UTC calendar month.'),
       total: grantAmount('A lifetime budget.'),
@@ -108,6 +109,17 @@ export const requestGrantInput = z.strictObject({
     .optional()
     .meta({ description: "Amounts in the grant's one currency; every limit optional, an absent limit is no limit." }),
   approvalAbove: grantAmount("A charge above it waits for the payer's approval."),
+  // Checked and normalised by the API's own schema (contracts/grants.ts); shown to the payer on the consent page.
+  scope: z
+    .strictObject({
+      payees: z.array(z.string()).optional().meta({ description: 'Solana addresses (base58) the grant may pay, 1-20.' }),
+      hosts: z
+        .array(z.string())
+        .optional()
+        .meta({ description: 'Hosts purchases may be for, 1-20: api.example.com, or *.example.com for its sub-domains.' }),
+    })
+    .optional()
+    .meta({ description: 'Where the grant may pay (x402 purchases only; a scoped grant pays no plain charge). Absent: anywhere.' }),
   // Bounds are checked by the API's own schema (its message); the JSON Schema states them.
   ttlSeconds: z
     .int()
@@ -123,12 +135,13 @@ export const requestGrantInput = z.strictObject({
 export type RequestGrantArgs = z.infer<typeof requestGrantInput>;
 
 /** The terms as the API's body carries them: amounts and seconds as their exact JSON literals. */
-export function termsBody({ currency, limits, approvalAbove, ttlSeconds, description }: RequestGrantArgs) {
+export function termsBody({ currency, limits, approvalAbove, scope, ttlSeconds, description }: RequestGrantArgs) {
   const given = Object.entries(limits ?? {}).filter((e): e is [string, number] => e[1] !== undefined);
   return {
     currency,
     ...(limits === undefined ? {} : { limits: Object.fromEntries(given.map(([name, n]) => [name, literal(n)])) }),
     ...(approvalAbove === undefined ? {} : { approvalAbove: literal(approvalAbove) }),
+    ...(scope === undefined ? {} : { scope }),
     ...(ttlSeconds === undefined ? {} : { ttlSeconds: literal(ttlSeconds) }),
     ...(description === undefined ? {} : { description }),
   };

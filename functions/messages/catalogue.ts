@@ -190,6 +190,9 @@ export const REFUSALS = {
   grantForAnotherAgent: { status: 403, text: 'grant is for another agent' },
   agentBlockedByUser: { status: 403, text: 'agent blocked by user' },
   grantRevoked: { status: 403, text: 'grant revoked' },
+  /** A purchase (or a plain charge) outside its grant's scope (core/grant-scope.ts); a FAILED charge is kept. */
+  payeeNotAllowedByGrant: { status: 403, text: 'payee not allowed by grant' },
+  hostNotAllowedByGrant: { status: 403, text: 'host not allowed by grant' },
   grantExpired: { status: 403, text: 'grant expired' },
   agentDisabled: { status: 403, text: 'agent disabled' },
 

@@ -122,3 +122,23 @@ export const FACILITATOR_REFUSALS = {
   transactionVersion: 'only legacy and version 0 transactions are accepted',
   feePayerInInstruction: 'the fee payer may not be an account of any instruction',
 } as const;
+
+/** A grant scope's entries, refused at creation (core/grant-scope.ts; contracts/grants.ts words them after the field's path). */
+export const SCOPE_PROBLEMS = {
+  /** A grant scope's host entry (core/grant-scope.ts HostProblem). */
+  scopeHost: {
+    format: 'must be a host name (api.example.com) or a wildcard (*.example.com)',
+    port: 'must not have a port',
+    userinfo: 'must not have userinfo (user@)',
+    path: 'must not have a path, query or fragment',
+    spaces: 'must not contain spaces',
+    ip: 'must be a host name, not an IP address',
+    wildcard: "may have '*' only as a whole first label over at least two labels (*.example.com)",
+  },
+  /** A grant scope's payee entry (core/grant-scope.ts PayeeProblem). */
+  scopePayee: {
+    address: 'must be a Solana address (base58 of 32 bytes)',
+    canonical: 'must be written in canonical base58',
+  },
+  scopeEmpty: 'must name payees or hosts',
+} as const;

@@ -9,6 +9,7 @@
  */
 
 import type { ApiResult } from '../contracts/api';
+import type { GrantScope } from '../core/grant-scope';
 import type { GrantLimits } from '../core/grants';
 import type { Currency } from '../core/money';
 import { html } from '../http/html';
@@ -33,10 +34,21 @@ const OUTCOMES = {
 
 const LIMIT_LABELS: Readonly<Record<keyof GrantLimits, string>> = {
   perCharge: 'Per charge',
+  hourly: 'Per hour (UTC)',
   daily: 'Per day (UTC)',
   monthly: 'Per month (UTC)',
   total: 'In total',
 };
+
+/**
+ * The scope the agent asks for (DESIGN §27): the payer sees every payee and host before allowing,
+ * and that nothing else can be paid (no plain charges either: docs/grants.md "Scope").
+ */
+function scopeRows(scope: GrantScope) {
+  return html`${scope.payees && html`<dt>Only to payees</dt><dd class="mono">${scope.payees.join(', ')}</dd>`}
+${scope.hosts && html`<dt>Only on hosts</dt><dd class="wrap">${scope.hosts.join(', ')}</dd>`}
+<dt>Nothing else</dt><dd>purchases elsewhere and plain charges are refused</dd>`;
+}
 
 /** The page for a consent link's state, as an HTTP answer. */
 /**
@@ -63,6 +75,7 @@ ${agent && html`<dt>Website</dt><dd><a href="${agent.website}" rel="noopener nor
 <dt>Currency</dt><dd>${currency}</dd>
 ${limits.length === 0 ? html`<dt>Limits</dt><dd>none: any amount up to your balance</dd>` : limits.map((name) => html`<dt>${LIMIT_LABELS[name]}</dt><dd class="amount">${displayAmount(terms.limits?.[name] as number, currency)}</dd>`)}
 ${terms.approvalAbove !== undefined && html`<dt>Your approval</dt><dd>for each charge above ${displayAmount(terms.approvalAbove, currency)}</dd>`}
+${terms.scope && scopeRows(terms.scope)}
 <dt>Lifetime</dt><dd>${terms.ttlSeconds === undefined ? 'until you revoke it' : timeLeft(terms.ttlSeconds * 1000)}</dd>
 <dt>Description</dt><dd>${terms.description ? terms.description : '(none)'}</dd>
 ${status === 'pending' && html`<dt>Link expires</dt><dd>in ${timeLeft(Date.parse(request.expiresAt) - Date.now())}</dd>`}

@@ -39,7 +39,7 @@ export const USER_GRANT_ROUTES = [
       description:
         'A scoped charge credential for one agent and one currency: the agent sends its `key` as x-user-key on its charges, ' +
         'never the account key. Limits (per charge, per UTC day and month, lifetime `total`), an approval threshold, a lifetime ' +
-        'and a description. At most 100 active grants per payer. Send an Idempotency-Key to be able to ask for a lost answer ' +
+        'a `scope` (payees and hosts its x402 purchases may go to), and a description. At most 100 active grants per payer. Send an Idempotency-Key to be able to ask for a lost answer ' +
         'again: the same key and terms answer the same grant and key for 24 h, and never make a second grant.',
       tag: 'Users',
       security: [['userKey']],
@@ -70,6 +70,7 @@ export const USER_GRANT_ROUTES = [
           invalid(createGrantSchema, { agentId: 'x', currency: 'USD' }),
           invalid(createGrantSchema, { agentId: EXAMPLE_GRANT.agent.id, currency: 'USD', ttlSeconds: num('59') }),
           amountProblem('1.001', 'USD', 'limits.total'),
+          invalid(createGrantSchema, { agentId: EXAMPLE_GRANT.agent.id, currency: 'USDC', scope: { hosts: ['api.example.com:8443'] } }),
           INVALID_IDEMPOTENCY_KEY(),
         ]),
         401: USER_401,

@@ -247,6 +247,7 @@ export const STORE = {
   /** Expired grants stop counting against the limit when a create finds it reached. */
   reclaimExpiredGrants: { read: ['grant'], write: ['grant', 'grantCount'] },
   getGrant: { read: ['grant'] },
+  sendGrantAlert: { write: ['grant', 'outbox'] },
   listGrants: { read: ['grant'] },
   revokeGrant: { read: ['grant'], write: ['grant', 'grantCount', 'outbox'] },
   // Grant requests (grant-request.repository.ts): the request, its consent link's lookup, its moves.
@@ -344,8 +345,9 @@ export const BACKGROUND_GRANTS = {
     'depositCursor',
     'moveReferenceCursor',
   ),
-  // Reads the owners' endpoints, and the settled records whose events carry a receipt (use-cases/receipts); writes nothing.
-  'webhook-dispatcher': uses('getWebhooks', 'getChargeById', 'getX402Payment', 'getPayout', 'getTopup'),
+  // Reads the owners' endpoints, and the settled records whose events carry a receipt (use-cases/receipts).
+  // Limit alerts too: reads a grant a refusal names, marks the alert's window on it with its outbox item.
+  'webhook-dispatcher': uses('getWebhooks', 'getChargeById', 'getX402Payment', 'getPayout', 'getTopup', 'getGrant', 'sendGrantAlert'),
   // Copies an agent item's kill switch to its balance shards: reads (and checks) the agent item, writes the shards only.
   'kill-switch-fanout': uses('killSwitchFanOut'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.

@@ -31,6 +31,7 @@ import { toAgent } from '../store/identity/agent.repository';
 import { itemOfImage } from '../store/stream-image';
 import { chargeRecordEvents } from '../use-cases/events/events';
 import { carriesReceipt, eventReceipt, withReceipt } from '../use-cases/receipts/event-receipts';
+import { sendGrantAlerts } from '../use-cases/events/grant-alerts';
 
 /** The parts of a stream record the dispatcher reads (Lambda's DynamoDBRecord and the local poller's alike). */
 export interface ChangeRecord {
@@ -65,6 +66,7 @@ export async function dispatchRecords(records: readonly ChangeRecord[], deps: Di
   await prefetch(records, endpointsOf);
   for (const record of records) {
     try {
+      await alertsOf(record);
       const messages: DeliveryMessage[] = [];
       for (const event of eventsOf(record)) {
         const wanting = (await endpointsOf(event.owner)).filter((endpoint) =>
@@ -90,6 +92,22 @@ export async function dispatchRecords(records: readonly ChangeRecord[], deps: Di
     }
   }
   return undefined;
+}
+
+/**
+ * A grant's limit alerts (use-cases/events/grant-alerts.ts): written to the outbox, once per window,
+ * before the record's own events; a failure stops the batch here, as any other, and the retried
+ * record asks again (the marker lets one through).
+ */
+async function alertsOf(record: ChangeRecord): Promise<void> {
+  const image = record.dynamodb?.NewImage;
+  if (!image) return;
+  const old = record.dynamodb?.OldImage;
+  await sendGrantAlerts({
+    ...(record.eventName !== undefined ? { eventName: record.eventName } : {}),
+    item: itemOfImage(image),
+    ...(old ? { old: itemOfImage(old) } : {}),
+  });
 }
 
 /** Owners' endpoint lookups in parallel, at most this many at a time. */

@@ -11,6 +11,8 @@ export const DISPATCH_FILTER_PATTERNS = [
   { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [OUTBOX_ITEM_TYPE] } } } },
   { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [CHARGE_ITEM_TYPE] } } } },
   { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['Agent'] } } } },
+  // A grant's counters moved: its limit alerts (use-cases/events/grant-alerts.ts).
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['Grant'] } } } },
 ] as const;
 
 /** The local equivalent of the filter: whether a stream record matches one of the patterns. */

@@ -571,7 +571,8 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   // writes the payer's statement entry of what came back (docs/statement.md).
   'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'STMT#*', 'USER#*'],
   health: [],
-  'webhook-dispatcher': [],
+  // Grant limit alerts (DESIGN §27): the once-per-window marker on the grant item, with its outbox item.
+  'webhook-dispatcher': ['GRANTS#*', 'OUTBOX#*'],
   // Stream-fed, not exposed; pinned anyway: the kill switch's copy on the shards, no balance, no other
   // family; and the agent item's entry in the operator's list (GSI2PK/GSI2SK), mended after a console edit.
   'kill-switch-fanout': ['AGENTBAL#*', 'AGENTKEY#*'],

@@ -483,6 +483,9 @@ describe('user endpoints', () => {
       'x402.purchase.succeeded',
       'x402.purchase.expired',
       'user.passkey.added',
+      // DESIGN §27: a grant's limit alerts, to the payer.
+      'grant.limit.approaching',
+      'grant.limit.reached',
     ]);
     const ping = await t.call<{ id: string }>('POST', `/api/v1/users/me/webhooks/${created.id}/test`, { headers });
     const got = await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id, 2_000);

@@ -9,19 +9,20 @@ import { readOverview } from '../../use-cases/identity/console';
 import { chargeStatusWords, money, when, zoneNote, zoneOf } from '../format';
 import type { ConsolePage } from '../page';
 import { spendWindowStart, summarizeSpend } from '../spend-chart';
+import { refusedByLimitNotice } from '../pages/grant-notices';
 import { spendSection } from './spend.view';
 
 export const overviewPage: ConsolePage = async (session, req) => {
   const zone = zoneOf(session);
   const since = spendWindowStart(req.now, zone);
-  const { user, last, pendingApprovals, pendingAtLeast, recent, partial } = await readOverview(session.userId, req.now, since);
+  const { user, last, pendingApprovals, pendingAtLeast, recent, partial, refusedByLimit } = await readOverview(session.userId, req.now, since);
   const spend = summarizeSpend(recent, { now: req.now, zone, partial });
   const empty = CURRENCIES.every((c) => user.balances[c] === 0 && user.held[c] === 0);
   const approvals =
     pendingApprovals === 0
       ? html`<p>Nothing waits for your approval. When an agent asks for more than you allow without asking, it shows up here.</p>`
       : html`<p class="big"><a href="/console/approvals">${pendingAtLeast ? 'At least ' : ''}${pendingApprovals} ${pendingApprovals === 1 ? 'charge waits' : 'charges wait'} for your approval</a></p>`;
-  const body = html`<section aria-labelledby="balances"><h2 id="balances">Balances</h2>
+  const body = html`${refusedByLimitNotice(refusedByLimit)}<section aria-labelledby="balances"><h2 id="balances">Balances</h2>
 <div class="cards">
 ${CURRENCIES.map(
   (currency) => html`<div class="card">

@@ -5,6 +5,7 @@
  * typed as an id. The page and the submit are grants.ts's.
  */
 import { LosslessNumber } from 'lossless-json';
+import { MAX_SCOPE_ENTRIES } from '../../core/grant-scope';
 import type { Grant } from '../../core/grants';
 import { ID_PATTERNS } from '../../core/ids';
 import { CURRENCIES, isCurrency } from '../../core/money';
@@ -13,6 +14,7 @@ import { listMyGrants } from '../../use-cases/identity/grants';
 import { listMyCharges } from '../../use-cases/identity/payers';
 import type { ConsoleSession } from '../page';
 import { agentLabel, KNOWN_AGENTS_CHARGES, type KnownAgent } from './agents';
+import { listEntries, SCOPE_LABELS } from './grant-scope';
 import { csrfField, type FormCheck, type FormProblems, formField, onceField, problemSummary } from './ui';
 
 export const GRANTS = '/console/grants';
@@ -29,11 +31,24 @@ interface GrantField {
   api: string;
   label: string;
   hint: string;
-  /** `amount`: a decimal; `whole`: a count of days (→ ttlSeconds); `currency`: the select; `text`: trimmed, left out when empty. */
-  kind: 'text' | 'amount' | 'whole' | 'currency';
-  group?: 'limits';
+  /**
+   * `amount`: a decimal; `whole`: a count of days (→ ttlSeconds); `currency`: the select; `text`:
+   * trimmed, left out when empty; `list`: a text area of entries, one a line (or comma), left out when empty.
+   */
+  kind: 'text' | 'amount' | 'whole' | 'currency' | 'list';
+  group?: keyof typeof GROUPS;
   attrs?: SafeHtml;
 }
+
+/** The fieldsets fields of a `group` sit in, in the form's order. */
+const GROUPS = {
+  limits: { legend: 'Limits (leave a limit empty for none)', hint: '' },
+  // DESIGN §27, docs/grants.md "Scope": where the agent may pay.
+  scope: {
+    legend: 'Where the agent may pay (optional)',
+    hint: 'Leave both empty to let the agent pay anywhere. With either filled in, the grant pays x402 purchases only, and only these; plain charges are refused.',
+  },
+} as const;
 
 const GRANT_FIELDS: readonly GrantField[] = [
   {
@@ -46,6 +61,7 @@ const GRANT_FIELDS: readonly GrantField[] = [
   },
   { name: 'currency', api: 'currency', label: 'Currency', hint: '', kind: 'currency' },
   { name: 'perCharge', api: 'limits.perCharge', label: 'Per charge', hint: 'The most one charge may be.', kind: 'amount', group: 'limits' },
+  { name: 'hourly', api: 'limits.hourly', label: 'Hourly', hint: 'The most in one UTC clock hour.', kind: 'amount', group: 'limits' },
   { name: 'daily', api: 'limits.daily', label: 'Daily', hint: 'The most in one UTC day.', kind: 'amount', group: 'limits' },
   {
     name: 'monthly',
@@ -63,6 +79,22 @@ const GRANT_FIELDS: readonly GrantField[] = [
     hint: 'A charge above this waits for your approval.',
     kind: 'amount',
     group: 'limits',
+  },
+  {
+    name: 'scopePayees',
+    api: 'scope.payees',
+    label: 'Payees',
+    hint: `Solana addresses a purchase may pay, one per line (at most ${MAX_SCOPE_ENTRIES}).`,
+    kind: 'list',
+    group: 'scope',
+  },
+  {
+    name: 'scopeHosts',
+    api: 'scope.hosts',
+    label: 'Hosts',
+    hint: `Sites a purchase may be for, one per line (at most ${MAX_SCOPE_ENTRIES}): api.example.com, or *.example.com for its sub-domains (not example.com itself).`,
+    kind: 'list',
+    group: 'scope',
   },
   {
     name: 'expiresAfterDays',
@@ -85,8 +117,11 @@ const GRANT_FIELDS: readonly GrantField[] = [
 export const FIELDS = GRANT_FIELDS.map((f) => f.name);
 export type GrantForm = Readonly<Record<string, string>>;
 const fieldId = (name: string) => `g-${name}`;
-/** The API's field paths, as the form labels them. */
-export const LABELS: Readonly<Record<string, string>> = Object.fromEntries(GRANT_FIELDS.map((f) => [f.api, f.label]));
+/** The API's field paths, as the form labels them (a scope entry's problem names its line). */
+export const LABELS: Readonly<Record<string, string>> = {
+  ...SCOPE_LABELS,
+  ...Object.fromEntries(GRANT_FIELDS.map((f) => [f.api, f.label])),
+};
 /** The API's field paths, as the form names them. */
 export const FORM_NAMES: Readonly<Record<string, string>> = Object.fromEntries(GRANT_FIELDS.map((f) => [f.api, f.name]));
 const FIELD_IDS: Readonly<Record<string, string>> = Object.fromEntries(GRANT_FIELDS.map((f) => [f.name, fieldId(f.name)]));
@@ -106,7 +141,10 @@ export function requestOf(form: GrantForm, check: FormCheck): Record<string, unk
   for (const f of GRANT_FIELDS) {
     const text = (form[f.name] ?? '').trim();
     if (f.kind === 'currency') put(f.api, form[f.name]);
-    else if (f.kind === 'amount') {
+    else if (f.kind === 'list') {
+      const entries = listEntries(form[f.name]);
+      if (entries.length > 0) put(f.api, entries);
+    } else if (f.kind === 'amount') {
       const amount = check.amount(f.name, f.label);
       if (amount !== undefined) put(f.api, amount);
     } else if (f.kind === 'whole') {
@@ -134,16 +172,25 @@ export function newGrantForm(
       ...(f.kind === 'currency'
         ? { options: CURRENCIES.map((c) => ({ value: c, label: c })), value: isCurrency(v[f.name]) ? v[f.name] : 'USD' }
         : {}),
-      attrs: f.attrs ?? (f.kind === 'amount' ? html`inputmode="decimal" autocomplete="off"` : html``),
+      ...(f.kind === 'list' ? { rows: 3 } : {}),
+      attrs:
+        f.attrs ??
+        (f.kind === 'amount'
+          ? html`inputmode="decimal" autocomplete="off"`
+          : f.kind === 'list'
+            ? html`spellcheck="false" autocomplete="off"`
+            : html``),
     });
-  const limits = GRANT_FIELDS.filter((f) => f.group === 'limits');
   const rows = GRANT_FIELDS.flatMap((f) => {
-    if (f.group !== 'limits') return [field(f)];
-    if (f !== limits[0]) return [];
+    if (!f.group) return [field(f)];
+    const members = GRANT_FIELDS.filter((g) => g.group === f.group);
+    if (f !== members[0]) return [];
+    const group = GROUPS[f.group];
     return [
       html`<fieldset>
-<legend>Limits (leave a limit empty for none)</legend>
-${limits.map(field)}
+<legend>${group.legend}</legend>
+${group.hint ? html`<p class="hint">${group.hint}</p>` : html``}
+${members.map(field)}
 </fieldset>`,
     ];
   });

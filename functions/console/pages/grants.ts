@@ -1,6 +1,6 @@
 import { type CreateGrantRequest, createGrantRequestSchema, createGrantSchema } from '../../contracts/grants';
 import { validate } from '../../contracts/validation';
-import { type Grant, grantStatus } from '../../core/grants';
+import { GRANT_LIMIT_NAMES, type Grant, grantStatus, hourOf } from '../../core/grants';
 import { isId, newGrantId } from '../../core/ids';
 import { formatAmount, type Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
@@ -24,6 +24,8 @@ import {
   newGrantForm,
   requestOf,
 } from './grant-form';
+import { grantLimitNotices } from './grant-notices';
+import { scopeRows } from './grant-scope';
 import { once } from './once';
 import { csrfField, FormCheck, type FormProblems, money, notFound, page, refusal, when, zoneNote } from './ui';
 
@@ -42,6 +44,7 @@ async function render(
   const body = html`
 <p>A grant lets one agent charge you in one currency, within the limits you set. Give the agent the grant key, never your account key. You can revoke a grant at any time; it stops working at once.</p>
 ${refused ? html`<p><a href="#new-h">Your new grant was not created: see what to fix</a></p>` : html``}
+${grantLimitNotices(list.grants, now)}
 <section aria-labelledby="list-h">
 <h2 id="list-h">Your grants</h2>
 ${
@@ -69,6 +72,10 @@ function grantCard(g: Grant, session: ConsoleSession, now: Date): SafeHtml {
   const bar = (name: string, spent: Minor, limit: Minor, words: string) =>
     html`<dt>${name}</dt><dd>${words}<meter class="spent" min="0" max="${limit}" value="${Math.min(spent, limit)}" low="${Math.floor(limit * 0.8)}" high="${Math.floor(limit * 0.95)}" optimum="0" aria-label="${name}: ${words}"></meter></dd>`;
   if (g.limits.perCharge !== undefined) limits.push(html`<dt>Per charge</dt><dd>at most ${m(g.limits.perCharge)}</dd>`);
+  if (g.limits.hourly !== undefined) {
+    const spentThisHour = g.spentHour?.p === hourOf(now) ? g.spentHour.v : 0;
+    limits.push(bar('Hourly', spentThisHour, g.limits.hourly, `${m(spentThisHour)} of ${m(g.limits.hourly)} this hour (UTC)`));
+  }
   if (g.limits.daily !== undefined)
     limits.push(bar('Daily', spentToday, g.limits.daily, `${m(spentToday)} of ${m(g.limits.daily)} today (UTC)`));
   if (g.limits.monthly !== undefined)
@@ -85,6 +92,7 @@ ${g.description ? html`<p class="wrap">${g.description}</p>` : html``}
 <dt>Status</dt><dd><span class="status status-${status}">${status === 'active' ? 'Active' : status === 'revoked' ? 'Revoked' : 'Expired'}</span></dd>
 ${limits}
 ${g.approvalAbove !== undefined ? html`<dt>Approval above</dt><dd>charges above ${m(g.approvalAbove)} wait for your approval</dd>` : html``}
+${scopeRows(g)}
 <dt>Expires</dt><dd>${g.expiresAt ? when(g.expiresAt, session) : 'never (until revoked)'}</dd>
 ${g.revokedAt ? html`<dt>Revoked</dt><dd>${when(g.revokedAt, session)}</dd>` : html``}
 <dt>Agent ID</dt><dd class="mono">${g.agentId}</dd>

@@ -241,6 +241,8 @@ export interface FieldSpec {
   problem?: string | undefined;
   /** `input` (default) or `select` with its options. */
   options?: readonly { value: string; label: string }[];
+  /** A `textarea` of this many rows instead of an input (one entry a line). */
+  rows?: number;
   type?: string;
   /** More attributes of the control (`inputmode`, `autocomplete`, `list`…). */
   attrs?: SafeHtml;
@@ -256,7 +258,9 @@ export function formField(f: FieldSpec): SafeHtml {
     ? html`<select id="${f.id}" name="${f.name}"${aria}${f.attrs ?? html``}>${f.options.map(
         (o) => html`<option value="${o.value}"${o.value === (f.value ?? '') ? html` selected` : html``}>${o.label}</option>`,
       )}</select>`
-    : html`<input id="${f.id}" name="${f.name}" type="${f.type ?? 'text'}"${f.attrs ? html` ${f.attrs}` : html``} value="${f.value ?? ''}"${aria}>`;
+    : f.rows
+      ? html`<textarea id="${f.id}" name="${f.name}" rows="${f.rows}"${f.attrs ? html` ${f.attrs}` : html``}${aria}>${f.value ?? ''}</textarea>`
+      : html`<input id="${f.id}" name="${f.name}" type="${f.type ?? 'text'}"${f.attrs ? html` ${f.attrs}` : html``} value="${f.value ?? ''}"${aria}>`;
   return html`<div class="field${f.problem ? ' invalid' : ''}">
 <label for="${f.id}">${f.label}</label>
 ${f.problem ? html`<p class="field-error" id="${f.id}-error"><span class="visually-hidden">Error: </span>${f.problem}</p>` : html``}

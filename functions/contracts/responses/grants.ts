@@ -15,12 +15,23 @@ const grantShape = {
   limits: z
     .strictObject({
       perCharge: grantAmount('The most one charge may be.').optional(),
+      hourly: grantAmount('The most per UTC clock hour (SUCCESS charges and open holds).').optional(),
       daily: grantAmount('The most per UTC calendar day (SUCCESS charges and open holds).').optional(),
       monthly: grantAmount('The most per UTC calendar month.').optional(),
       total: grantAmount('A lifetime budget.').optional(),
     })
     .meta({ description: 'Only the limits given; an absent limit is no limit.' }),
   approvalAbove: grantAmount("A charge above it waits for the payer's approval.").optional(),
+  scope: z
+    .strictObject({
+      payees: z.array(z.string()).optional().meta({ description: "Solana addresses a purchase's payTo must be one of." }),
+      hosts: z
+        .array(z.string())
+        .optional()
+        .meta({ description: "Hosts a purchase's resource.url must be on (normalised; `*.example.com`: any sub-domain, not the apex)." }),
+    })
+    .optional()
+    .meta({ description: 'Where the agent may pay; absent: anywhere. A scoped grant pays purchases only (docs/grants.md "Scope").' }),
   description: z.string(),
   expiresAt: timestamp.nullable().meta({ description: 'When the grant ends; null: when revoked.' }),
   status: z.enum(['active', 'revoked', 'expired']).meta({ description: 'Computed now: revoked wins over expired.' }),

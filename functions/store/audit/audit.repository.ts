@@ -21,7 +21,7 @@ const PROJECTION = {
   ProjectionExpression:
     'PK, SK, USD, USDC, heldUSD, heldUSDC, owedUSD, owedUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
     'authorizedAmount, refundedAmount, operatorRefundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction, ' +
-    'grantId, spent, spentDay, spentMonth, #counted, createdAt, feeCounted, withdrawn, feesPaid, ' +
+    'grantId, spent, spentHour, spentDay, spentMonth, #counted, createdAt, feeCounted, withdrawn, feesPaid, ' +
     // The payer's statement (docs/statement.md): who has every movement's entry, and the entries.
     'statementFrom, ' +
     // What the wallet reconciliation (functions/audit/wallet-checks.ts) matches transfers with.

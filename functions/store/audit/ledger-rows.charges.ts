@@ -26,6 +26,8 @@ export interface ChargeRow {
   /** The UTC day and month whose counters counted it (`counted`, or its `createdAt` on older items). */
   day?: string;
   month?: string;
+  /** The UTC hour of its grant's hour counter, when one counted it (`counted.hour`: a grant with an hourly limit). */
+  hour?: string;
   /** An x402 purchase (DESIGN §22): paid to a seller by the hot wallet, not to its agent; its transaction once captured. */
   purchase?: { transaction?: string };
 }
@@ -47,6 +49,8 @@ export interface GrantRow {
   agentId: string;
   currency: Currency;
   spent: Minor;
+  /** Only on a grant with an hourly limit (DESIGN §27). */
+  spentHour?: PeriodCounter;
   spentDay?: PeriodCounter;
   spentMonth?: PeriodCounter;
 }
@@ -58,9 +62,11 @@ const CHARGE_STATUSES: ReadonlySet<string> = new Set<ChargeStatus>(['PENDING', '
  * `chargeItems`), or, on items written before it existed, the periods of its `createdAt` (as
  * core/charges.ts `countedOf` reads them).
  */
-function periodsCounted(item: Item): { day?: string; month?: string } {
+function periodsCounted(item: Item): { day?: string; month?: string; hour?: string } {
   const c = item.counted as Record<string, unknown> | undefined;
-  if (c && typeof c === 'object' && typeof c.day === 'string' && typeof c.month === 'string') return { day: c.day, month: c.month };
+  if (c && typeof c === 'object' && typeof c.day === 'string' && typeof c.month === 'string') {
+    return { day: c.day, month: c.month, ...(typeof c.hour === 'string' ? { hour: c.hour } : {}) };
+  }
   return typeof item.createdAt === 'string' ? { day: item.createdAt.slice(0, 10), month: item.createdAt.slice(0, 7) } : {};
 }
 
@@ -123,7 +129,7 @@ export function grantRows(items: readonly Item[], reader: RowReader): GrantRow[]
     const currency = currencyOf(item, where);
     const spent = minor(item.spent, `${where} spent`, true);
     /** A period counter `{p, v}`; undefined when absent (no charge yet), null when unreadable (noted). */
-    const counter = (name: 'spentDay' | 'spentMonth'): PeriodCounter | undefined | null => {
+    const counter = (name: 'spentHour' | 'spentDay' | 'spentMonth'): PeriodCounter | undefined | null => {
       const value = item[name] as Record<string, unknown> | null | undefined;
       if (value === undefined) return undefined;
       if (value === null || typeof value !== 'object' || typeof value.p !== 'string') {
@@ -133,9 +139,10 @@ export function grantRows(items: readonly Item[], reader: RowReader): GrantRow[]
       const v = minor(value.v, `${where} ${name}`, true);
       return v === undefined ? null : { p: value.p, v };
     };
+    const spentHour = counter('spentHour');
     const spentDay = counter('spentDay');
     const spentMonth = counter('spentMonth');
-    if (!currency || spent === undefined || spentDay === null || spentMonth === null) continue;
+    if (!currency || spent === undefined || spentHour === null || spentDay === null || spentMonth === null) continue;
     grants.push({
       kind: 'grant',
       grantId,
@@ -143,6 +150,7 @@ export function grantRows(items: readonly Item[], reader: RowReader): GrantRow[]
       agentId: String(item.agentId),
       currency,
       spent,
+      ...(spentHour ? { spentHour } : {}),
       ...(spentDay ? { spentDay } : {}),
       ...(spentMonth ? { spentMonth } : {}),
     });

@@ -38,8 +38,9 @@
  */
 import { config } from '../../config';
 import type { AcceptedCharge } from '../../core/charge-decision';
-import type { Charge } from '../../core/charges';
+import type { Charge, SpendCounted } from '../../core/charges';
 import { chargeRecordCarriesEvents, type OutboxEvent } from '../../core/events';
+import { type GrantLimits, hourOf } from '../../core/grants';
 import type { IdempotencyWrite } from '../../core/idempotency';
 import { periodsOf } from '../../core/policy';
 import type { PayerState } from '../../core/users';
@@ -88,7 +89,7 @@ export interface ChargeItems {
 export function chargeItems(write: ChargeWrite): ChargeItems {
   const { decision, agentKeyHash, grant, idem, events, now } = write;
   const hold = decision.pending !== undefined;
-  const charge: Charge = { ...write.charge, counted: { ...periodsOf(now), agent: decision.agentCounters } };
+  const charge: Charge = { ...write.charge, counted: countedAt(now, decision.agentCounters, grant?.basis.limits) };
   const outbox = chargeOutbox(charge, events, now);
   return {
     payerDebit: payerDebit(charge, payerBasis(write, hold), now),
@@ -104,6 +105,15 @@ export function chargeItems(write: ChargeWrite): ChargeItems {
     ...(outbox ? { outbox } : {}),
     statement: statementPut(chargeEntry(charge, hold, now)),
   };
+}
+
+/**
+ * The counters a new charge is added to, as its record keeps them (`Charge.counted`): the UTC day
+ * and month always; the hour only under a grant with an hourly limit, whose hour counter it is
+ * (a settlement gives back to it while it is still that hour: grant-settlement-items.ts).
+ */
+export function countedAt(now: Date, agent: boolean, grantLimits?: GrantLimits): SpendCounted {
+  return { ...periodsOf(now), agent, ...(grantLimits?.hourly !== undefined ? { hour: hourOf(now) } : {}) };
 }
 
 /** How the charge was judged: what the payer's debit is conditioned on. */

@@ -186,7 +186,7 @@ export function optionalCounted(item: Record<string, unknown>): { counted?: Spen
   const c = item.counted as Partial<SpendCounted> | undefined;
   if (c === null || typeof c !== 'object') return {};
   if (typeof c.day !== 'string' || typeof c.month !== 'string' || typeof c.agent !== 'boolean') return {};
-  return { counted: { day: c.day, month: c.month, agent: c.agent } };
+  return { counted: { day: c.day, month: c.month, agent: c.agent, ...(typeof c.hour === 'string' ? { hour: c.hour } : {}) } };
 }
 
 const optionalNumber = <K extends string>(item: Record<string, unknown>, name: K) =>

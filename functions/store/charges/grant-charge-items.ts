@@ -6,9 +6,11 @@
  */
 import { config } from '../../config';
 import { GrantPeriodsChangedError, SpendingLimitError, UserKeyRevokedError } from '../../core/errors';
-import type { GrantLimits } from '../../core/grants';
+import { refusingLimit } from '../../core/grant-alerts';
+import { type GrantLimits, hourOf } from '../../core/grants';
 import type { Currency, Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
+import { toGrant } from '../identity/grant.mapper';
 import { keys } from '../table';
 import { type NamedItem, named, type OldItem } from '../transact';
 import { counterPeriod } from './grant-charge';
@@ -19,6 +21,7 @@ export interface GrantChargeBasis {
   currency: Currency;
   limits: GrantLimits;
   /** The periods of the grant's counters as last seen (undefined: none yet, or not known). */
+  hour?: string;
   day?: string;
   month?: string;
 }
@@ -57,6 +60,7 @@ export interface GrantUpdate {
  */
 export function grantChargeUpdate(agentId: string, currency: Currency, amount: Minor, basis: GrantChargeBasis, now: Date): GrantUpdate {
   const { day, month } = periodsOf(now);
+  const hour = hourOf(now);
   const names: Record<string, string> = { '#cur': 'currency' };
   const values: Record<string, unknown> = { ':amount': amount, ':agent': agentId, ':cur': currency, ':now': now.toISOString() };
   const add = ['spent :amount'];
@@ -76,12 +80,8 @@ export function grantChargeUpdate(agentId: string, currency: Currency, amount: M
     values[':totalRoom'] = basis.limits.total - amount;
     conditions.push('spent <= :totalRoom');
   }
-  for (const [attr, limitName, known, period] of [
-    ['spentDay', 'daily', basis.day, day],
-    ['spentMonth', 'monthly', basis.month, month],
-  ] as const) {
+  for (const [attr, limitName, known, period, key] of grantWindows(basis, { hour, day, month })) {
     const limit = basis.limits[limitName];
-    const key = limitName === 'daily' ? 'day' : 'month';
     values[`:${key}`] = period;
     if (known === period) {
       // The counter is this period's: add to it, within the limit.
@@ -107,22 +107,44 @@ export function grantChargeUpdate(agentId: string, currency: Currency, amount: M
 }
 
 /**
+ * The grant's window counters a charge adds to: the UTC day and month always (as before hourly
+ * limits were), the UTC hour only on a grant with an hourly limit (DESIGN §27), so a grant without
+ * one writes exactly what it always did. The hour's presence never changes: limits never change.
+ */
+function grantWindows(basis: GrantChargeBasis, periods: { hour: string; day: string; month: string }) {
+  return [
+    ...(basis.limits.hourly !== undefined ? [['spentHour', 'hourly', basis.hour, periods.hour, 'hour'] as const] : []),
+    ['spentDay', 'daily', basis.day, periods.day, 'day'] as const,
+    ['spentMonth', 'monthly', basis.month, periods.month, 'month'] as const,
+  ];
+}
+
+/**
  * Why the grant item refused a charge, from the item as it was (ALL_OLD): gone, revoked or
  * expired → UserKeyRevokedError (401 `invalid user key`, at once); counters of another period than
  * assumed → GrantPeriodsChangedError (another round with the periods it shows); else a limit.
  */
-function grantChargeRefusal(old: OldItem | undefined, agentId: string, currency: Currency, basis: GrantChargeBasis, now: Date): Error {
+function grantChargeRefusal(
+  old: OldItem | undefined,
+  charge: { agentId: string; currency: Currency; amount: Minor },
+  basis: GrantChargeBasis,
+  now: Date,
+): Error {
+  const { agentId, currency, amount } = charge;
   if (!old || old.revokedAt !== undefined || (typeof old.expiresAt === 'string' && old.expiresAt <= now.toISOString())) {
     return new UserKeyRevokedError();
   }
   // Checked before the write (auth and the use case), from terms that never change: only a bug gets here.
   if (old.agentId !== agentId || old.currency !== currency) return new UserKeyRevokedError();
   const { day, month } = periodsOf(now);
-  const shown = { day: counterPeriod(old.spentDay), month: counterPeriod(old.spentMonth) };
-  if ((shown.day === day) !== (basis.day === day) || (shown.month === month) !== (basis.month === month)) {
+  const hour = hourOf(now);
+  const shown = { hour: counterPeriod(old.spentHour), day: counterPeriod(old.spentDay), month: counterPeriod(old.spentMonth) };
+  const hourWrong = basis.limits.hourly !== undefined && (shown.hour === hour) !== (basis.hour === hour);
+  if (hourWrong || (shown.day === day) !== (basis.day === day) || (shown.month === month) !== (basis.month === month)) {
     return new GrantPeriodsChangedError(shown);
   }
-  return new SpendingLimitError();
+  // Which of the grant's limits refused it, for its alert (core/grant-alerts.ts): read from the item as it was.
+  return new SpendingLimitError(refusingLimit(basis.limits, toGrant(old), amount, now));
 }
 
 /**
@@ -139,7 +161,7 @@ export function grantSpend(charge: { agentId: string; currency: Currency; amount
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
-    { onConditionFailed: (old) => grantChargeRefusal(old, charge.agentId, charge.currency, grant.basis, now), precedence: 2 },
+    { onConditionFailed: (old) => grantChargeRefusal(old, charge, grant.basis, now), precedence: 2 },
   );
 }
 

@@ -15,18 +15,24 @@ import { counterPeriod } from './grant-charge';
 
 /** Which of the grant's period counters a give-back lowers (each only while it is still the charge's period and covers it). */
 export interface GrantReturnBasis {
+  /** Read only when the charge was counted in an hour counter (`counted.hour`). */
+  hour: boolean;
   day: boolean;
   month: boolean;
 }
 
 /** Before the item is seen: the counters are the charge's and cover what goes back. */
-export const assumeGrantCounted: GrantReturnBasis = { day: true, month: true };
+export const assumeGrantCounted: GrantReturnBasis = { hour: true, day: true, month: true };
 
 /** What to lower, as the grant item `old` shows its counters. */
 export function grantReturnBasis(old: OldItem, counted: SpendCounted, returned: Minor): GrantReturnBasis {
   const covers = (counter: unknown, period: string) =>
     counterPeriod(counter) === period && readMinor(counter as Record<string, unknown>, 'v') >= returned;
-  return { day: covers(old.spentDay, counted.day), month: covers(old.spentMonth, counted.month) };
+  return {
+    hour: counted.hour !== undefined && covers(old.spentHour, counted.hour),
+    day: covers(old.spentDay, counted.day),
+    month: covers(old.spentMonth, counted.month),
+  };
 }
 
 /**
@@ -69,6 +75,8 @@ export function grantSettleItem(
   values[':neg'] = -returned;
   const add = ['spent :neg'];
   for (const [attr, name, period, lower] of [
+    // The hour counter only where the charge was counted in one (a grant with an hourly limit).
+    ...(counted.hour !== undefined ? [['spentHour', 'h', counted.hour, basis.hour] as const] : []),
     ['spentDay', 'd', counted.day, basis.day],
     ['spentMonth', 'm', counted.month, basis.month],
   ] as const) {

@@ -3,12 +3,14 @@
  * consistent BatchGetItem, so a charge with cold caches costs a single read before its transaction.
  */
 import type { Agent } from '../../core/agents';
-import type { GrantLimits } from '../../core/grants';
+import type { GrantScope } from '../../core/grant-scope';
+import { GRANT_LIMIT_NAMES, type GrantLimits } from '../../core/grants';
 import { type Currency, isCurrency } from '../../core/money';
 import { batchGetConsistent } from '../batch-get';
 import { readMinor } from '../numbers';
 import { keys } from '../table';
 import { toAgent } from './agent.repository';
+import { scopeOf } from './grant.mapper';
 
 export interface CredentialLookup {
   agentKeyHash?: string;
@@ -27,6 +29,8 @@ export interface GrantKeyTerms {
   currency: Currency;
   limits: GrantLimits;
   approvalAbove?: number;
+  /** Where the agent may pay (core/grant-scope.ts); judged before the charge's transaction, from this item alone. */
+  scope?: GrantScope;
   expiresAt?: string;
 }
 
@@ -57,7 +61,7 @@ function toGrantKeyTerms(item: Record<string, unknown>): GrantKeyTerms {
   if (!isCurrency(currency)) throw new Error(`grant ${String(item.grantId)}: unknown currency`);
   const rawLimits = (item.limits ?? {}) as Record<string, unknown>;
   const limits: GrantLimits = {};
-  for (const name of ['perCharge', 'daily', 'monthly', 'total'] as const) {
+  for (const name of GRANT_LIMIT_NAMES) {
     if (rawLimits[name] !== undefined) limits[name] = readMinor(rawLimits, name);
   }
   return {
@@ -67,6 +71,7 @@ function toGrantKeyTerms(item: Record<string, unknown>): GrantKeyTerms {
     currency,
     limits,
     ...(item.approvalAbove !== undefined ? { approvalAbove: readMinor(item, 'approvalAbove') } : {}),
+    ...scopeOf(item),
     ...(typeof item.expiresAt === 'string' ? { expiresAt: item.expiresAt } : {}),
   };
 }

@@ -10,7 +10,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config';
 import { DomainError } from '../../core/errors';
-import type { GrantLimits, GrantRequest } from '../../core/grants';
+import { GRANT_LIMIT_NAMES, type GrantLimits, type GrantRequest } from '../../core/grants';
 import type { IdempotencyWrite } from '../../core/idempotency';
 import { isCurrency } from '../../core/money';
 import { db } from '../client';
@@ -19,6 +19,7 @@ import { readMinor } from '../numbers';
 import { keys } from '../table';
 import { conditionalWrite, named, outcome, transactWrite } from '../transact';
 import { agentEnabledCheck } from './agent.repository';
+import { scopeOf } from './grant.mapper';
 import type { ConditionedItem } from './grant.repository';
 
 /** The request is no longer pending (decided, or past its time): the page shows what it is now. */
@@ -164,6 +165,7 @@ function requestItem(request: GrantRequest): Record<string, unknown> {
     currency: terms.currency,
     limits: terms.limits ?? {},
     ...(terms.approvalAbove !== undefined ? { approvalAbove: terms.approvalAbove } : {}),
+    ...(terms.scope !== undefined ? { scope: terms.scope } : {}),
     ...(terms.ttlSeconds !== undefined ? { ttlSeconds: terms.ttlSeconds } : {}),
     description: terms.description ?? '',
     createdAt: request.createdAt,
@@ -178,7 +180,7 @@ function toGrantRequest(item: Record<string, unknown>): GrantRequest & { nonce?:
   if (!isCurrency(currency)) throw new Error(`grant request ${String(item.requestId)}: unknown currency`);
   const rawLimits = (item.limits ?? {}) as Record<string, unknown>;
   const limits: GrantLimits = {};
-  for (const name of ['perCharge', 'daily', 'monthly', 'total'] as const) {
+  for (const name of GRANT_LIMIT_NAMES) {
     if (rawLimits[name] !== undefined) limits[name] = readMinor(rawLimits, name);
   }
   const state = String(item.state);
@@ -189,6 +191,7 @@ function toGrantRequest(item: Record<string, unknown>): GrantRequest & { nonce?:
       currency,
       limits,
       ...(item.approvalAbove !== undefined ? { approvalAbove: readMinor(item, 'approvalAbove') } : {}),
+      ...scopeOf(item),
       ...(typeof item.ttlSeconds === 'number' ? { ttlSeconds: item.ttlSeconds } : {}),
       description: String(item.description ?? ''),
     },

@@ -116,6 +116,7 @@ export async function createGrant(
             currency: grant.currency,
             limits: grant.limits,
             ...(grant.approvalAbove !== undefined ? { approvalAbove: grant.approvalAbove } : {}),
+            ...(grant.scope !== undefined ? { scope: grant.scope } : {}),
             ...(grant.expiresAt !== undefined ? { expiresAt: grant.expiresAt } : {}),
           },
           ConditionExpression: 'attribute_not_exists(PK)',

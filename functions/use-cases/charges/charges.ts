@@ -7,7 +7,7 @@ import { type ChargeOutcome, type ChargeRefusal, renderCharge } from '../../cont
 import { decodeCursor, encodeCursor, isCount, pageLimit } from '../../contracts/cursor';
 import type { CreateChargeRequest, ListChargesQuery } from '../../contracts/request.schemas';
 import type { AgentRef } from '../../core/agents';
-import { type AcceptedCharge, chargeAsDecided, decideCharge } from '../../core/charge-decision';
+import { type AcceptedCharge, chargeAsDecided, decideCharge, grantLimitRefusal } from '../../core/charge-decision';
 import { type Charge, MAX_PAGE_DEPTH } from '../../core/charges';
 import {
   AgentDisabledError,
@@ -18,6 +18,9 @@ import {
   SpendingLimitError,
   UserKeyRevokedError,
 } from '../../core/errors';
+import { refusedLimitMark } from '../../core/grant-alerts';
+import { scopeRefusal } from '../../core/grant-scope';
+import { hourOf } from '../../core/grants';
 import { isId, newChargeId } from '../../core/ids';
 import { periodsOf } from '../../core/policy';
 import { chargeIdOfPurchase, type PurchaseTerms } from '../../core/purchases';
@@ -26,6 +29,7 @@ import { refusalText } from '../../messages/catalogue';
 import { refuse } from '../../messages/refusal';
 import { readAgentLedger } from '../../store/charges/balance.repository';
 import { commitCharge, recordFailedCharge } from '../../store/charges/charge.repository';
+import { countedAt } from '../../store/charges/charge-items';
 import { getCharge, getChargeById, listCharges } from '../../store/charges/charge-read.repository';
 import type { GrantKeyTerms } from '../../store/identity/credentials.repository';
 import { AUTH_MESSAGES, forgetAgent, forgetUserKey } from '../auth';
@@ -111,13 +115,22 @@ async function attemptCharge(attempt: ChargeAttempt): Promise<ChargeOutcome> {
   const { agent, userId, grant } = input;
   const state = await payerState(userId);
   const base = baseCharge(attempt);
-  const fail = (code: ChargeRefusal, judgedBy?: PayerState) => keepFailed(attempt, base, code, judgedBy);
-  const { amount, currency } = input;
+  const fail = (code: ChargeRefusal, judgedBy?: PayerState, grantLimit?: Charge['grantLimit']) =>
+    keepFailed(attempt, { ...base, ...(grantLimit ? { grantLimit } : {}) }, code, judgedBy);
+  const { amount, currency, purchase } = input;
+  // Where the grant lets its agent pay (DESIGN §27), from the key's terms alone: refused, kept
+  // FAILED, nothing held. Before the policy: it is about the request itself, as the currency is.
+  const outside = scopeRefusal(
+    grant?.scope,
+    purchase ? { payTo: purchase.terms.requirements.payTo, resourceUrl: purchase.terms.resource?.url ?? null } : undefined,
+  );
+  if (outside) return fail(outside);
   const verdict = decideCharge({ policy: state.policy, agentId: agent.id, currency, amount, holdSeconds, grant, now });
   if (verdict.kind === 'refused') {
     if (verdict.reason === 'blocked') return fail('agentBlockedByUser', state);
     // The grant's limits on top of the policy's: the amount alone, here; the running totals, by the grant item's condition.
-    return fail('spendingLimitExceeded', verdict.reason === 'over-limit' ? state : undefined);
+    if (verdict.reason === 'over-limit') return fail('spendingLimitExceeded', state);
+    return fail('spendingLimitExceeded', undefined, refusedLimitMark(grant && grantLimitRefusal(grant.limits, amount), now));
   }
   const charge = chargeAsDecided(base, verdict);
   const created = await outcomeOf(input, charge, verdict, now);
@@ -125,12 +138,12 @@ async function attemptCharge(attempt: ChargeAttempt): Promise<ChargeOutcome> {
     await commitDecided(attempt, { charge, verdict, state, created });
     // The counters are now this period's.
     rememberPayer(userId, { ...state, ...periodsOf(now) });
-    if (grant) rememberGrantPeriods(grant.grantId, periodsOf(now));
+    if (grant) rememberGrantPeriods(grant.grantId, { ...periodsOf(now), hour: hourOf(now) });
     return created;
   } catch (error) {
     if (error instanceof PayerStateChangedError) rememberPayer(userId, error.state);
     if (error instanceof GrantPeriodsChangedError && grant) rememberGrantPeriods(grant.grantId, error.periods);
-    if (error instanceof SpendingLimitError) return fail('spendingLimitExceeded');
+    if (error instanceof SpendingLimitError) return fail('spendingLimitExceeded', undefined, refusedLimitMark(error.grantLimit, now));
     if (error instanceof InsufficientFundsError) return fail('insufficientBalance');
     throw translate(error, input);
   }
@@ -186,7 +199,7 @@ async function outcomeOf(input: CreateChargeInput, charge: Charge, verdict: Acce
   const { needsApproval } = verdict;
   if (purchase) {
     // The charge as the store writes it (store/charges/charge-items.ts: with the counters it was added to), for the payment's record.
-    const written = { ...charge, counted: { ...periodsOf(now), agent: verdict.agentCounters } };
+    const written = { ...charge, counted: countedAt(now, verdict.agentCounters, input.grant?.limits) };
     return { kind: 'purchase', charge: written, awaitsApproval: needsApproval };
   }
   if (!needsApproval) return { kind: 'created', charge };

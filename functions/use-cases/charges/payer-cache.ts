@@ -47,7 +47,7 @@ export function rememberPayer(userId: string, state: PayerState): void {
  * like the payer's, never trusted for correctness (the grant item's condition checks them, and a
  * wrong guess brings the item's periods back: GrantPeriodsChangedError).
  */
-type GrantPeriods = { day?: string; month?: string };
+type GrantPeriods = { hour?: string; day?: string; month?: string };
 let grantPeriodCache = new TtlCache<GrantPeriods>(STATE_TTL_MS, 10_000);
 onConfigReset(() => {
   grantPeriodCache = new TtlCache<GrantPeriods>(STATE_TTL_MS, 10_000);

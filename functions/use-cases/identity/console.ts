@@ -5,6 +5,7 @@
  */
 import type { Charge } from '../../core/charges';
 import type { User } from '../../core/users';
+import { refusalText } from '../../messages/catalogue';
 import { refuse } from '../../messages/refusal';
 import { listUserCharges, listUserChargesSince } from '../../store/charges/charge-read.repository';
 import { getUser } from '../../store/identity/user.repository';
@@ -33,6 +34,8 @@ export interface Overview {
   since: Date;
   /** `recent` stopped at OVERVIEW_CHARGES (or 1 MB) before reaching `since`: the chart is partial. */
   partial: boolean;
+  /** Among them, one made under a grant was refused by a spending limit in the last day (the Overview's limit notice, DESIGN §27). */
+  refusedByLimit?: boolean;
 }
 
 /**
@@ -54,8 +57,16 @@ export async function readOverview(userId: string, now: Date, since: Date): Prom
     recent: page.charges,
     since,
     partial: page.more,
+    ...(page.charges.some((c) => refusedByLimit(c, now)) ? { refusedByLimit: true } : {}),
   };
 }
+
+const DAY_MS = 86_400_000;
+const refusedByLimit = (c: Charge, now: Date) =>
+  c.status === 'FAILED' &&
+  c.grantId !== undefined &&
+  c.failureReason === refusalText('spendingLimitExceeded') &&
+  now.getTime() - Date.parse(c.createdAt) < DAY_MS;
 
 /** Charges that wait for the payer's decision, newest first (a bounded read of the PENDING ones). */
 export async function listAwaitingApproval(userId: string, now: Date): Promise<{ charges: Charge[]; more: boolean }> {

@@ -68,6 +68,8 @@ export function requestGrant(input: {
         approvalAbove: terms.approvalAbove ?? '',
         ttlSeconds: terms.ttlSeconds ?? '',
         description: terms.description ?? '',
+        // Only when given: a request without a scope keeps the fingerprint it always had.
+        ...(terms.scope !== undefined ? { scope: JSON.stringify(terms.scope) } : {}),
       },
       rounds: 3,
       // The record keeps the consent link without its token (restored on replay).

@@ -119,6 +119,8 @@ export function createGrantForPayer(
         approvalAbove: terms.approvalAbove ?? '',
         ttlSeconds: terms.ttlSeconds ?? '',
         description: terms.description ?? '',
+        // Only when given: a request without a scope keeps the fingerprint it always had.
+        ...(terms.scope !== undefined ? { scope: JSON.stringify(terms.scope) } : {}),
       },
       seal: answerSeal,
       render: renderIssuedGrant,
