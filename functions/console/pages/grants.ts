@@ -1,6 +1,14 @@
+/**
+ * Grants (DESIGN §16, §21, §26, §27): every grant the payer gave first, what each has spent of each
+ * limit (as words and a bar), its scope, a notice near or at a limit, `Revoke` (through its
+ * confirmation) on the active ones; then `New grant` (grant-form.ts), which shows the grant key once
+ * — in the answer to the submit itself, never in a URL or a redirect. The API's `issueGrant` and
+ * `revokeMyGrant`, under the payer's current account key (a rotation ends every grant, and no grant
+ * outlives one).
+ */
 import { type CreateGrantRequest, createGrantRequestSchema, createGrantSchema } from '../../contracts/grants';
 import { validate } from '../../contracts/validation';
-import { GRANT_LIMIT_NAMES, type Grant, grantStatus, hourOf } from '../../core/grants';
+import { type Grant, grantStatus, hourOf } from '../../core/grants';
 import { isId, newGrantId } from '../../core/ids';
 import { formatAmount, type Minor } from '../../core/money';
 import { periodsOf } from '../../core/policy';
@@ -27,7 +35,7 @@ import {
 import { grantLimitNotices } from './grant-notices';
 import { scopeRows } from './grant-scope';
 import { once } from './once';
-import { csrfField, FormCheck, type FormProblems, money, notFound, page, refusal, when, zoneNote } from './ui';
+import { FormCheck, type FormProblems, money, notFound, page, refusal, when, zoneNote } from './ui';
 
 const PAGE_SIZE = 50;
 

@@ -10,7 +10,7 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config';
 import { PasskeyGoneError, PasskeyTakenError } from '../../core/errors';
-import type { ListedPasskey, PasskeyList, PasskeyOrigin } from '../../core/passkeys';
+import type { PasskeyList, PasskeyOrigin } from '../../core/passkeys';
 import { db } from '../client';
 import { keys, TTL_ATTRIBUTE } from '../table';
 import {
