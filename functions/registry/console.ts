@@ -59,6 +59,10 @@ const CONSOLE_PAGES = combine(
     'getAgentById',
     // The Statement (functions/console/pages/statement.ts): the API's statement operation.
     'readStatement',
+    // A row's receipt (pages/receipts.ts): the API's receipt operation reads the settled record.
+    'getX402Payment',
+    'getPayout',
+    'getTopup',
   ),
   uses(
     'rotateUserKey',
@@ -88,6 +92,8 @@ const CONSOLE_ROUTE = {
   publicLinks: true,
   topups: 'open',
   webhookSecrets: true,
+  // The Statement links each row's receipt (DESIGN §27): the console signs it for the signed-in payer.
+  receipts: 'sign',
 } as const;
 
 /**

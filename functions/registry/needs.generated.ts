@@ -70,6 +70,7 @@ export const console: RequiredConfig = [
   'PAYPAL_BASE_URL',
   { oneOf: [['PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'], ['PAYPAL_CREDENTIALS_SECRET_ARN']] },
   { oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] },
+  { oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] },
 ];
 export const consolePages: RequiredConfig = [
   { oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] },
@@ -78,6 +79,7 @@ export const consolePages: RequiredConfig = [
   'PAYPAL_BASE_URL',
   { oneOf: [['PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'], ['PAYPAL_CREDENTIALS_SECRET_ARN']] },
   { oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] },
+  { oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] },
 ];
 export const agentWebhooksCreate: RequiredConfig = [
   { oneOf: [['WEBHOOK_KMS_KEY_ID'], ['WEBHOOK_LOCAL_SECRET_KEY']] },

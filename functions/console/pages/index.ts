@@ -10,11 +10,13 @@ import { DEVELOPERS_ROUTES } from './developers';
 import { FUNDS_ROUTES } from './funds';
 import { GRANTS_ROUTES } from './grants';
 import { LIMITS_ROUTES } from './limits';
+import { RECEIPT_ROUTES } from './receipts';
 import { STATEMENT_ROUTES } from './statement';
 
 export const PAGE_ROUTES: readonly ConsoleRoute[] = [
   ...FUNDS_ROUTES,
   ...STATEMENT_ROUTES,
+  ...RECEIPT_ROUTES,
   ...ACTIVITY_ROUTES,
   ...GRANTS_ROUTES,
   ...LIMITS_ROUTES,

@@ -11,6 +11,7 @@
 import { StoredReply } from '../../contracts/api';
 import type { Currency } from '../../core/money';
 import { CURRENCIES } from '../../core/money';
+import { refundReceiptId } from '../../core/receipts';
 import { STATEMENT_TYPES, type StatementType } from '../../core/statement';
 import { html, type SafeHtml } from '../../http/html';
 import { runFor } from '../../operations/execute';
@@ -20,6 +21,7 @@ import type { ConsolePage, ConsoleRequest, ConsoleRoute, ConsoleSession } from '
 import { agentLabel, type KnownAgent, knownAgents } from './agents';
 import { payerOf } from './caller';
 import { CsvNumber, csvFile } from './csv';
+import { consoleReceiptHref } from './receipts';
 import { errorBox, money, page, plainAmount, refusal, tableRegion, when, zoneNote } from './ui';
 
 export const STATEMENT = '/console/statement';
@@ -191,6 +193,26 @@ function counterpartyOf(row: Row): SafeHtml {
   }
 }
 
+/**
+ * The row's receipt (DESIGN §27), where its movement settles into one: a charge, a purchase, a
+ * top-up, a refund (named after its charge); a hold's is its capture's, once captured (until then
+ * the receipt page says there is none yet). A hold given back, the operator's credit and a reversal
+ * are no payment between two parties: no receipt.
+ */
+function receiptLink(r: Row): SafeHtml {
+  const id = RECEIPT_OF[r.type]?.(r.reference);
+  if (!id) return html`<span class="muted">—</span>`;
+  return html`<a href="${consoleReceiptHref(id)}">Receipt<span class="visually-hidden"> of ${TYPE_LABELS[r.type]} ${r.reference}</span></a>`;
+}
+
+const RECEIPT_OF: Partial<Record<StatementType, (reference: string) => string>> = {
+  charge: (reference) => reference,
+  hold: (reference) => reference,
+  x402_purchase: (reference) => reference,
+  topup: (reference) => reference,
+  refund: (reference) => refundReceiptId(reference),
+};
+
 function statementTable(rows: readonly Row[], session: ConsoleSession): SafeHtml {
   const body = rows.map((r) => {
     const negative = String(r.amount).startsWith('-');
@@ -201,12 +223,13 @@ function statementTable(rows: readonly Row[], session: ConsoleSession): SafeHtml
 <td data-label="Description" class="wrap">${r.description || html`<span class="muted">—</span>`}</td>
 <td data-label="Amount" class="num"><span class="${negative ? 'debit' : 'credit'}">${signedMoney(r.amount, r.currency)}</span></td>
 <td data-label="Balance after" class="num">${money(r.balanceAfter, r.currency)}</td>
+<td data-label="Receipt">${receiptLink(r)}</td>
 </tr>`;
   });
   return html`${tableRegion(
     'Statement',
     html`<table class="statement">
-<thead><tr><th scope="col">Date</th><th scope="col">Type</th><th scope="col">Counterparty</th><th scope="col">Description</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Balance after</th></tr></thead>
+<thead><tr><th scope="col">Date</th><th scope="col">Type</th><th scope="col">Counterparty</th><th scope="col">Description</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Balance after</th><th scope="col">Receipt</th></tr></thead>
 <tbody>${body}</tbody>
 </table>`,
   )}${zoneNote(session)}`;
