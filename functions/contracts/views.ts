@@ -29,6 +29,8 @@ export function chargeView(charge: Charge) {
     refundedAmount: jsonAmount(charge.refundedAmount ?? 0, charge.currency),
     // Only on a charge made with a grant key (DESIGN §16): account-key charges answer as in v1.
     ...(charge.grantId !== undefined ? { grantId: charge.grantId } : {}),
+    // Only on a tab's hold and its capture (DESIGN §29): every other charge answers as before.
+    ...(charge.tabId !== undefined ? { type: 'tab' as const, tabId: charge.tabId } : {}),
   };
 }
 

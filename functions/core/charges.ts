@@ -46,6 +46,8 @@ export interface Charge {
   legacyPartition?: true;
   /** An x402 purchase (DESIGN §22, core/purchases.ts): the hold of a payment to an x402 seller. */
   purchase?: PurchaseTerms;
+  /** The hold of a tab (DESIGN §29, core/tabs.ts): captured at the tab's close for what was used. */
+  tabId?: string;
 }
 
 /**

@@ -30,6 +30,7 @@ export const AGENT_EVENT_TYPES = [
   'x402.payment.settled',
   'x402.purchase.succeeded',
   'x402.purchase.expired',
+  'tab.closed',
 ] as const;
 export const USER_EVENT_TYPES = [
   'charge.approval_requested',
@@ -42,6 +43,7 @@ export const USER_EVENT_TYPES = [
   'x402.purchase.succeeded',
   'x402.purchase.expired',
   'user.passkey.added',
+  'tab.closed',
 ] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 export type UserEventType = (typeof USER_EVENT_TYPES)[number];

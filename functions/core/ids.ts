@@ -39,6 +39,13 @@ export const newTopupId = (): string => `t${ulid().toLowerCase()}`;
 export const newGrantId = (): string => `g${ulid().toLowerCase()}`;
 export const newGrantRequestId = (): string => `gr${ulid().toLowerCase()}`;
 export const newRecordId = (): string => ulid().toLowerCase();
+/**
+ * A tab id (DESIGN §29): `t`, a lower-case ULID, then its agent's id (54 characters, apart from a
+ * top-up's 27), so a tab names its agent as a charge id does.
+ */
+export const newTabId = (agentId: string): string => `t${ulid().toLowerCase()}${agentId}`;
+/** One use of a tab: `tu` and a lower-case ULID (time-ordered). */
+export const newTabUsageId = (): string => `tu${ulid().toLowerCase()}`;
 
 /** The one pattern of each kind of id: a path or query value that does not match names nothing. */
 export const ID_PATTERNS = {
@@ -50,6 +57,7 @@ export const ID_PATTERNS = {
   topup: /^t[0-9a-z]{26}$/,
   grant: /^g[0-9a-z]{26}$/,
   grantRequest: /^gr[0-9a-z]{26}$/,
+  tab: /^t[0-9a-z]{26}a[0-9a-z]{26}$/,
 } as const;
 
 export type IdKind = keyof typeof ID_PATTERNS;

@@ -15,6 +15,7 @@ import * as lifecycle from './lifecycle';
 import type { Operation } from './operation';
 import * as payers from './payers';
 import * as service from './service';
+import * as tabs from './tabs';
 import * as topups from './topups';
 import * as webhooks from './webhooks';
 import * as withdrawalList from './withdrawal-list';
@@ -48,6 +49,7 @@ export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
     topups,
     webhooks,
     service,
+    tabs,
     x402Purchases,
     x402PurchaseList,
     x402Facilitator,

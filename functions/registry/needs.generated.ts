@@ -121,6 +121,13 @@ export const agentX402PurchaseGet: RequiredConfig = [
   { oneOf: [['SIGNER_FUNCTION_NAME'], ['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
 ];
 export const agentX402PurchaseReceipt: RequiredConfig = ['USDC_MINT', { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] }];
+export const agentOpenTab: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
+export const agentUseTab: RequiredConfig = [];
+export const agentGetTab: RequiredConfig = [];
+export const agentListTabUsage: RequiredConfig = [];
+export const agentCloseTab: RequiredConfig = [];
+export const userListTabs: RequiredConfig = [];
+export const userCloseTab: RequiredConfig = [];
 export const home: RequiredConfig = [];
 export const health: RequiredConfig = [];
 export const openapi: RequiredConfig = [];

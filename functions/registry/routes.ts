@@ -44,6 +44,7 @@ import { LINK_ROUTES } from './links';
 import { MCP_TOOL_NAMES, MCP_TOOLS } from './mcp-tools';
 import { SERVICE_ROUTES } from './service';
 import type { AdminAuth, DocumentedRoute, RouteSpec } from './spec';
+import { AGENT_TAB_ROUTES, USER_TAB_ROUTES } from './tabs';
 import { USER_ROUTES } from './users';
 import { WEBHOOK_ROUTES } from './webhooks';
 import { X402_ROUTES } from './x402';
@@ -62,6 +63,8 @@ const ROUTE_TABLE = [
   ...WEBHOOK_ROUTES,
   ...X402_ROUTES,
   ...X402_PURCHASE_ROUTES,
+  ...AGENT_TAB_ROUTES,
+  ...USER_TAB_ROUTES,
   ...SERVICE_ROUTES,
 ] as const;
 

@@ -40,6 +40,11 @@ export const chargeBody = component(
     grantId: id('g', 'Grant')
       .optional()
       .meta({ description: 'The grant whose key made the charge; absent on charges made with the account key.' }),
+    type: z
+      .literal('tab')
+      .optional()
+      .meta({ description: "A tab's hold, captured for what the tab used (DESIGN §29); absent on other charges." }),
+    tabId: z.string().optional().meta({ description: 'The tab whose hold this is; absent on other charges.' }),
   }),
 );
 
@@ -64,10 +69,10 @@ export const userChargeBody = component(
       .string()
       .regex(CHARGE_OR_PURCHASE_ID)
       .meta({ description: 'The charge id (`c…`), or an x402 purchase\'s (`xp…`, with `type: "x402_purchase"`).' }),
-    type: z
-      .literal('x402_purchase')
-      .optional()
-      .meta({ description: 'An x402 purchase (DESIGN §22): the agent paid an x402 seller from this balance; absent on charges.' }),
+    type: z.enum(['x402_purchase', 'tab']).optional().meta({
+      description:
+        "An x402 purchase (DESIGN §22): the agent paid an x402 seller from this balance; `tab`: a tab's hold (DESIGN §29); absent on other charges.",
+    }),
     payTo: z.string().optional().meta({ description: "An x402 purchase: the seller's wallet paid." }),
     resource: z
       .object({ url: z.string(), description: z.string().optional() })

@@ -40,10 +40,12 @@ import type { Charge } from '../../core/charges';
 import { chargeRecordCarriesEvents, type OutboxEvent } from '../../core/events';
 import type { IdempotencyWrite } from '../../core/idempotency';
 import { periodsOf } from '../../core/policy';
+import type { Tab } from '../../core/tabs';
 import type { PayerState } from '../../core/users';
 import { outboxPut } from '../events/outbox';
 import { idempotencyPut } from '../idempotency.repository';
 import { keys } from '../table';
+import { tabOpenItems } from '../tabs/tab-items';
 import type { NamedItem, TransactEntry, TransactItem } from '../transact';
 import { randomShard, shardCredit } from './balance.repository';
 import { type PayerBasis, payerDebit, policyStillCheck } from './charge-payer-items';
@@ -66,6 +68,8 @@ export interface ChargeWrite {
   /** Its webhook events (use-cases/events/events.ts); an outbox item only when its record does not carry them. */
   events: readonly OutboxEvent[];
   now: Date;
+  /** A tab's opening (DESIGN §29): the hold is this charge; the tab and its list entries join its transaction. */
+  tab?: Tab | undefined;
 }
 
 /** The items of an accepted charge's transaction, by what each one is. */
@@ -77,6 +81,8 @@ export interface ChargeItems {
   pendingMarker?: TransactItem;
   grantSpend?: NamedItem;
   outbox?: TransactItem;
+  /** A tab's opening: the tab item and its entries (store/tabs/tab-items.ts). */
+  tabOpen?: TransactItem[];
 }
 
 /** An accepted charge's items, each with what its failed condition means. */
@@ -97,6 +103,7 @@ export function chargeItems(write: ChargeWrite): ChargeItems {
     ...(hold ? { pendingMarker: pendingMarkerPut(charge) } : {}),
     ...(grant ? { grantSpend: grantSpend(charge, grant, now) } : {}),
     ...(outbox ? { outbox } : {}),
+    ...(write.tab ? { tabOpen: tabOpenItems(write.tab, charge) } : {}),
   };
 }
 
@@ -111,7 +118,16 @@ const payerBasis = (write: ChargeWrite, hold: boolean): PayerBasis => ({
 
 /** The transaction of an accepted charge's items. */
 export const chargeTransaction = (items: ChargeItems): TransactEntry[] =>
-  present([items.payerDebit, items.agentCredit, items.charge, items.idempotency, items.pendingMarker, items.grantSpend, items.outbox]);
+  present([
+    items.payerDebit,
+    items.agentCredit,
+    items.charge,
+    items.idempotency,
+    items.pendingMarker,
+    items.grantSpend,
+    items.outbox,
+    ...(items.tabOpen ?? []),
+  ]);
 
 /** A refused charge to record (FAILED, its `failureReason` says why). */
 export interface RefusedChargeWrite {

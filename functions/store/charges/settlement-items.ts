@@ -38,10 +38,12 @@ import type { OutboxEvent } from '../../core/events';
 import type { IdempotencyWrite } from '../../core/idempotency';
 import type { Minor } from '../../core/money';
 import type { PendingSettlementDecision, Settlement } from '../../core/settlement-decision';
+import type { TabCloser } from '../../core/tabs';
 import { outboxPut } from '../events/outbox';
 import { idempotencyPut } from '../idempotency.repository';
 import { agentEnabledCheck } from '../identity/agent.repository';
 import { keys } from '../table';
+import { type TabSettlement, tabSettlementItems } from '../tabs/tab-items';
 import { named, type OldItem, outcome, type TransactEntry, type TransactItem } from '../transact';
 import { randomShard, shardCredit, shardEnabledCheck } from './balance.repository';
 import { type PendingCharge, pendingChargeKey } from './charge-pending.repository';
@@ -71,6 +73,8 @@ export interface SettlementWrite {
   purchase?: { transaction?: string } | undefined;
   events: readonly OutboxEvent[];
   now: Date;
+  /** A tab's hold: who closes the tab (absent: judged from the settlement, `tabCloserOf`). */
+  tab?: TabSettlement | undefined;
 }
 
 /** The user's or the grant's item refused giving money back: its counters are not as assumed. Retry with it. */
@@ -91,13 +95,23 @@ export interface SettlementItems {
   agentShard?: Entry;
   grant?: Entry;
   outbox?: TransactItem;
+  /** A tab's hold: the tab opened (an approval) or closed at what it used, and its entries (store/tabs/tab-items.ts). */
+  tab?: Entry[];
 }
 
 /** The transaction of a settlement's items. */
 export const settlementTransaction = (items: SettlementItems): Entry[] =>
-  [items.idempotency, items.agentKey, items.charge, items.payerRelease, items.marker, items.agentShard, items.grant, items.outbox].filter(
-    (item): item is Entry => item !== undefined,
-  );
+  [
+    items.idempotency,
+    items.agentKey,
+    items.charge,
+    items.payerRelease,
+    items.marker,
+    items.agentShard,
+    items.grant,
+    items.outbox,
+    ...(items.tab ?? []),
+  ].filter((item): item is Entry => item !== undefined);
 
 type Decision = SettlementWrite['decision'];
 type MoneyItems = Pick<SettlementItems, 'charge' | 'payerRelease' | 'marker' | 'agentShard' | 'grant'>;
@@ -108,7 +122,7 @@ export function settlementItems(write: SettlementWrite): SettlementItems {
   const capture = settlement.kind === 'capture';
   // A capture credits a shard, which carries the key's kill switch; a release credits none: the agent item's.
   const killSwitch = agent && capture ? agent.keyHash : undefined;
-  const own: Pick<SettlementItems, 'idempotency' | 'agentKey' | 'outbox'> = {
+  const own: Pick<SettlementItems, 'idempotency' | 'agentKey' | 'outbox' | 'tab'> = {
     ...(agent ? { idempotency: idempotencyPut(agent.idem, now) } : {}),
     ...(agent && !capture ? { agentKey: agentEnabledCheck(agent.keyHash) } : {}),
   };
@@ -121,8 +135,19 @@ export function settlementItems(write: SettlementWrite): SettlementItems {
     markerKey: keys.pendingCharge(pending.chargeId),
     moved: { onConditionFailed: (old: OldItem | undefined) => chargeMovedOn(old, pending, settlement, now), precedence: 2 },
   };
+  if (pending.tabId !== undefined) {
+    const ids = { tabId: pending.tabId, userId: pending.userId, agentId: pending.agentId };
+    own.tab = tabSettlementItems(ids, decision, write.tab?.closedBy ?? tabCloserOf(settlement), now);
+  }
   if (decision.kind === 'advance') return { ...own, ...advanceItems(write, decision, side) };
   return { ...own, ...endingItems(write, decision, side, killSwitch) };
+}
+
+/** Who closes a tab whose hold ends by a path that does not say: the sweeper, the payer's decline, else the payer. */
+function tabCloserOf(settlement: Settlement): TabCloser {
+  if (settlement.kind === 'return' && settlement.status === 'EXPIRED') return 'expiry';
+  if (settlement.kind === 'return' && settlement.awaiting === 'user_approval') return 'declined';
+  return 'payer';
 }
 
 /** A hold the user approves: it now waits for the agent's capture, from now on; no money moves. */
