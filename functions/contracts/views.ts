@@ -29,8 +29,6 @@ export function chargeView(charge: Charge) {
     refundedAmount: jsonAmount(charge.refundedAmount ?? 0, charge.currency),
     // Only on a charge made with a grant key (DESIGN §16): account-key charges answer as in v1.
     ...(charge.grantId !== undefined ? { grantId: charge.grantId } : {}),
-    // Only on a tab's hold and its capture (DESIGN §29): every other charge answers as before.
-    ...(charge.tabId !== undefined ? { type: 'tab' as const, tabId: charge.tabId } : {}),
   };
 }
 
@@ -40,6 +38,8 @@ export function chargeView(charge: Charge) {
  */
 export function userChargeView(charge: Charge) {
   const view = { ...chargeView(charge), agent: { id: charge.agentId, name: charge.agentName ?? null } };
+  // A tab's hold and its capture (DESIGN §29): the tab it was for (the agent reads it as the tab's chargeId).
+  if (charge.tabId !== undefined) return { ...view, type: 'tab' as const, tabId: charge.tabId };
   if (!charge.purchase) return view;
   return {
     ...view,

@@ -10,7 +10,9 @@
  * A grant is written from the repository operations a function calls (`STORE`, below): each
  * lists the families its requests touch, so a route's grant reads as what it does.
  */
+
 import { INDEX_PARTITIONS, type IndexPartition, indexFamilyKeys, leadingKeyPattern, PARTITIONS, type Partition } from './table';
+import { TAB_STORE } from './tabs/grants';
 
 /** A function's access to the table, by key family. */
 export interface TableGrant {
@@ -147,13 +149,9 @@ export const STORE = {
    * answer is computed from the state the settlement was conditioned on. An approval is conditioned
    * on the agent's kill switch (a shard) and on the grant it was made under being active.
    */
-  /** A tab's hold (DESIGN §29): its approval opens the tab, any other ending closes it (store/tabs/tab-items.ts), in the same transaction. */
-  settleApproval: {
-    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'tab', 'userTabs', 'agentTabs'],
-    check: ['agentBalanceShard', 'grant'],
-  },
+  settleApproval: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'], check: ['agentBalanceShard', 'grant'] },
   /** A hold made under a grant gives what goes back to the grant's counters too. */
-  settleReturn: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant', 'tab', 'userTabs', 'agentTabs'] },
+  settleReturn: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
   /** The agent's capture and release (commitSettlement): with its idempotency record and kill switch (a capture's: its shard's). */
   commitCapture: {
     write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'idempotency', 'grant'],
@@ -161,17 +159,7 @@ export const STORE = {
   },
   commitRelease: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'idempotency', 'grant'], check: ['agent'] },
   readChargeAndLedger: { read: ['charge', 'agentBalanceShard'] },
-  // Tabs (store/tabs/, DESIGN §29): the opening rides in commitCharge's transaction, the close is a settlement.
-  commitTabOpening: { write: ['tab', 'userTabs', 'agentTabs'] },
-  /** The tab item, a use by its key, a tab's uses: its own partition. */
-  getTab: { read: ['tab'] },
-  /** A use: the tab item and the use's item, one transaction of the tab's partition. */
-  commitTabUsage: { write: ['tab'] },
-  listUserTabs: { read: ['userTabs', 'tab'] },
-  /** What a kill switch or a block closes: the agent's open tabs, a payer's open tabs of an agent. */
-  listOpenTabs: { read: ['agentTabs', 'userTabs'] },
-  /** A tab's close: its hold captured for `used` (no kill switch: what was used is owed), the rest back, the tab and its entries CLOSED. */
-  settleTab: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'grant', 'tab', 'userTabs', 'agentTabs'] },
+  ...TAB_STORE,
   commitRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox'], check: ['agent'] },
   /** The operator's refund of a charge (a disabled agent's earnings back to its payer): the same writes, no kill switch. */
   commitOperatorRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox'] },
@@ -338,7 +326,7 @@ export const BACKGROUND_GRANTS = {
       'settlePurchase',
     ),
   ),
-  sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn', 'getTab', 'getPendingCharge', 'settleTab'),
+  sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn', 'settleTabHold', 'getTab', 'getPendingCharge', 'settleTab'),
   'topup-watcher': uses(
     'listPendingTopups',
     'findTopupByReference',

@@ -57,6 +57,14 @@ const EXPECTED: Record<string, Grant[]> = {
   'list-withdrawals': ['logs', 'table'],
   // The charge lifecycle: one read of what they act on, one transaction (with the kill switch).
   'capture-charge': ['logs', 'table'],
+  // Tabs (DESIGN §29): opening is a hold (its approval link); a use, a read and a close read no secret.
+  'agent-open-tab': ['logs', 'table', 'approval-secret'],
+  'agent-use-tab': ['logs', 'table'],
+  'agent-get-tab': ['logs', 'table'],
+  'agent-list-tab-usage': ['logs', 'table'],
+  'agent-close-tab': ['logs', 'table'],
+  'user-list-tabs': ['logs', 'table'],
+  'user-close-tab': ['logs', 'table'],
   'release-charge': ['logs', 'table'],
   'refund-charge': ['logs', 'table'],
   'rotate-agent-key': ['logs', 'table'],
@@ -549,8 +557,9 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   // Both read a console session (DESIGN §21), and mark its activity on the session item alone.
   'consent-page': ['CONSOLESESSION#*'],
   'consent-decide': ['CONSOLESESSION#*', 'GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
-  // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md).
-  'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'USER#*'],
+  // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md); a tab's
+  // hold approved opens the tab, declined closes it (DESIGN §29): the tab and its two entries.
+  'approval-decide': ['AGENTBAL#*', 'AGENTTABS#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'TAB#*', 'USER#*', 'USERTABS#*'],
   health: [],
   'webhook-dispatcher': [],
   // Stream-fed, not exposed; pinned anyway: the kill switch's copy on the shards, no balance, no other
@@ -664,6 +673,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 83, deleting: 10 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 88, deleting: 10 });
   });
 });

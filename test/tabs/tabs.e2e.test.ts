@@ -85,12 +85,18 @@ it('opens, takes uses, replays them, refuses past the limit, and closes capturin
   expect(closed.body).toMatchObject({ status: 'CLOSED', used: 5, closedBy: 'agent' });
   expect(await me(user.key)).toMatchObject({ balances: { USD: 15 }, held: { USD: 0 } });
   expect(await earned(agent.key)).toBe(5);
-  const charge = await t.call<{ status: string; amount: number; type: string; tabId: string }>(
+  const charge = await t.call<{ status: string; amount: number }>('GET', `/api/v1/agents/charge/${closed.body.chargeId}`, {
+    headers: { 'x-agent-key': agent.key },
+  });
+  expect(charge.body).toMatchObject({ status: 'SUCCESS', amount: 5, authorizedAmount: 5 });
+  const history = await t.call<{ data: { id: string; type?: string; tabId?: string; amount: number }[] }>(
     'GET',
-    `/api/v1/agents/charge/${closed.body.chargeId}`,
-    { headers: { 'x-agent-key': agent.key } },
+    '/api/v1/users/me/charges',
+    {
+      headers: { 'x-user-key': user.key },
+    },
   );
-  expect(charge.body).toMatchObject({ status: 'SUCCESS', amount: 5, authorizedAmount: 5, type: 'tab', tabId: opened.body.id });
+  expect(history.body.data.find((c) => c.id === closed.body.chargeId)).toMatchObject({ type: 'tab', tabId: opened.body.id, amount: 5 });
   const after = await use(agent.key, opened.body.id, { amount: 0.01 });
   expect([after.status, after.body.error]).toEqual([409, 'tab is not open']);
   const twice = await close(agent.key, opened.body.id);

@@ -40,11 +40,6 @@ export const chargeBody = component(
     grantId: id('g', 'Grant')
       .optional()
       .meta({ description: 'The grant whose key made the charge; absent on charges made with the account key.' }),
-    type: z
-      .literal('tab')
-      .optional()
-      .meta({ description: "A tab's hold, captured for what the tab used (DESIGN §29); absent on other charges." }),
-    tabId: z.string().optional().meta({ description: 'The tab whose hold this is; absent on other charges.' }),
   }),
 );
 
@@ -73,6 +68,7 @@ export const userChargeBody = component(
       description:
         "An x402 purchase (DESIGN §22): the agent paid an x402 seller from this balance; `tab`: a tab's hold (DESIGN §29); absent on other charges.",
     }),
+    tabId: z.string().optional().meta({ description: 'A tab\'s hold (`type: "tab"`): the tab it holds for, captured at its close.' }),
     payTo: z.string().optional().meta({ description: "An x402 purchase: the seller's wallet paid." }),
     resource: z
       .object({ url: z.string(), description: z.string().optional() })
