@@ -55,6 +55,7 @@ const CONSOLE_PAGES = combine(
     'revokeGrant',
     'getUserKeyHash',
     'replacePolicy',
+    'closeTabs',
     'getAgentById',
   ),
   uses(

@@ -342,7 +342,7 @@ export const BACKGROUND_GRANTS = {
   // Reads the owners' endpoints; writes nothing.
   'webhook-dispatcher': uses('getWebhooks'),
   // Copies an agent item's kill switch to its balance shards: reads (and checks) the agent item, writes the shards only.
-  'kill-switch-fanout': uses('killSwitchFanOut'),
+  'kill-switch-fanout': uses('killSwitchFanOut', 'closeTabs'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.
   'webhook-delivery': uses('getWebhooks', 'deliveryAttempts', 'endpointHealth'),
 } as const satisfies Record<string, TableGrant>;

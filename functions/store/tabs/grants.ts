@@ -18,8 +18,11 @@ export const TAB_STORE = {
   /** A use: the tab item and the use's item, one transaction of the tab's partition. */
   commitTabUsage: { write: ['tab'] },
   listUserTabs: { read: ['userTabs', 'tab'] },
-  /** What a kill switch or a block closes: the agent's open tabs, a payer's open tabs of an agent. */
-  listOpenTabs: { read: ['agentTabs', 'userTabs'] },
   /** A tab's close: its hold captured for `used` (no kill switch: what was used is owed), the rest back, the tab and its entries CLOSED. */
   settleTab: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'grant', 'tab', 'userTabs', 'agentTabs'] },
+  /** The service's close of open tabs (a kill switch, a block): found by the lists, closed as settleTab closes one. */
+  closeTabs: {
+    read: ['agentTabs', 'userTabs', 'tab', 'pendingCharge', 'charge'],
+    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'grant', 'tab', 'userTabs', 'agentTabs'],
+  },
 } as const satisfies Record<string, { read?: readonly Partition[]; write?: readonly Partition[] }>;

@@ -12,9 +12,11 @@ import { isId } from '../../core/ids';
 import type { Settlement } from '../../core/settlement-decision';
 import { TAB_CLOSED_UNUSED, type Tab, type TabCloser } from '../../core/tabs';
 import { refuse } from '../../messages/refusal';
+import { logger } from '../../observability/logger';
+import { serializeError } from '../../observability/serialize-error';
 import { chargeBeforeSettling, getPendingCharge } from '../../store/charges/charge-pending.repository';
 import { settlePending } from '../../store/charges/charge-settlement.repository';
-import { getTab } from '../../store/tabs/tab.repository';
+import { getTab, listAgentOpenTabIds, listUserOpenTabIdsOfAgent } from '../../store/tabs/tab.repository';
 import { settlementEvents, tabClosedEvents } from '../events/events';
 import { agentOfTab, known } from './known';
 
@@ -69,4 +71,27 @@ async function settleTab(tab: Tab, closed: Tab, now: Date): Promise<void> {
   const before = await chargeBeforeSettling(pending);
   const events = [...(before ? settlementEvents(before, settlement, now) : []), ...tabClosedEvents(tab, tabView(closed), now)];
   await settlePending(pending, settlement, now, { events, tab: { closedBy: closed.closedBy ?? 'payer' } });
+}
+
+/**
+ * The kill switch's and the block's close (docs/tabs.md "Kill switch and block"): each open tab of
+ * the agent (or of the agent with this payer) closed at what it used before the switch, by the
+ * service. One tab's trouble never stops the others; the caller hears how many failed.
+ */
+export async function closeTabsOf(
+  who: { agentId: string; userId?: string },
+  closedBy: 'agent disabled' | 'agent blocked',
+): Promise<{ closed: number; failed: number }> {
+  const ids = who.userId === undefined ? await listAgentOpenTabIds(who.agentId) : await listUserOpenTabIdsOfAgent(who.userId, who.agentId);
+  const report = { closed: 0, failed: 0 };
+  for (const tabId of ids) {
+    try {
+      await closeTab(tabId, { service: closedBy });
+      report.closed++;
+    } catch (error) {
+      report.failed++;
+      logger().error('could not close a tab', { tabId, closedBy, error: serializeError(error) });
+    }
+  }
+  return report;
 }
