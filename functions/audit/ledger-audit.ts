@@ -67,6 +67,7 @@ import { chainCreditProblems, reconcileWallets, type WalletChain, type WalletRep
 import { grantProblems, lifecycleProblems, x402Problems } from './charge-checks';
 import { type CurrencyTotals, currencyProblems, currencyTotals } from './ledger-checks';
 import { feeBasisProblems, payoutLockProblems, payoutSplitProblems } from './payout-checks';
+import { tabProblems } from './tab-checks';
 import { topupProblems } from './topup-checks';
 import { readWalletChain, type WalletAuditOptions } from './wallet-audit';
 
@@ -115,6 +116,7 @@ export function auditRows(rows: LedgerRows, chain?: WalletChain): LedgerAuditRep
     ...x402Problems(rows),
     ...chainCreditProblems(rows),
     ...grants,
+    ...tabProblems(rows),
   ];
   const wallets = chain ? reconcileWallets(chain, rows) : undefined;
   if (wallets) problems.push(...wallets.problems);

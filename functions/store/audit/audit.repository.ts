@@ -25,9 +25,12 @@ const PROJECTION = {
     // What the wallet reconciliation (functions/audit/wallet-checks.ts) matches transfers with.
     'topupId, #rail, #mint, #reason, externalId, txHash, railState.signature, ' +
     // An x402 purchase (DESIGN §22): paid out by the hot wallet, by this transaction once captured.
-    '#purchase.#transaction, #purchase.requirements.payTo',
+    '#purchase.#transaction, #purchase.requirements.payTo, ' +
+    // Tabs (DESIGN §29): the tab item's limit, use and status, tied to its hold (functions/audit/tab-checks.ts).
+    'tabId, chargeId, tabLimit, #used, usageCount, tabStatus',
   ExpressionAttributeNames: {
     '#status': 'status',
+    '#used': 'used',
     '#transaction': 'transaction',
     '#counted': 'counted',
     '#rail': 'rail',
@@ -53,6 +56,8 @@ const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, buc
   ['TOPUPCREDIT#', 'CREDIT', 'topupCredits'],
   ['CHAINCREDIT#', 'CREDIT', 'chainCredits'],
   ['UNMATCHED#', 'UNMATCHED', 'unmatched'],
+  ['TAB#', 'TAB', 'tabs'],
+  ['TAB#', undefined, 'tabUsages'],
 ];
 
 /**
@@ -77,6 +82,8 @@ export async function scanLedgerItems(opts: { pageSize?: number; segments?: numb
     topupCredits: [],
     chainCredits: [],
     unmatched: [],
+    tabs: [],
+    tabUsages: [],
     scanned: 0,
     pages: 0,
   };

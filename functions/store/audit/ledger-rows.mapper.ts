@@ -31,6 +31,7 @@ import {
 import { type ChargeRow, chargeRows, type GrantRow, grantRows } from './ledger-rows.charges';
 import { type FeeBasisRow, feeBasisRows, type LockRow, lockRows, type PayoutRow, payoutRows } from './ledger-rows.payouts';
 import { type Item, rowReader, type UnreadableItem } from './ledger-rows.reader';
+import { type TabRow, type TabUsageRow, tabRows, tabUsageRows } from './ledger-rows.tabs';
 
 /**
  * The money-holding items of the table, by kind (raw attributes, as stored), as audit.repository.ts
@@ -67,6 +68,9 @@ export interface LedgerItems {
   chainCredits?: Item[];
   /** `UNMATCHED#<signature>/UNMATCHED`: money in that credits no top-up, kept for an operator. */
   unmatched?: Item[];
+  /** `TAB#<tabId>/TAB` and its uses (`TAB#<tabId>/U#<key>`): tied to the tab's hold (DESIGN §29). */
+  tabs?: Item[];
+  tabUsages?: Item[];
   /** Items read in all (every kind, money-holding or not). */
   scanned: number;
   /** Scan requests sent (pages). */
@@ -86,6 +90,8 @@ export interface LedgerRows {
   x402Payments: X402PaymentRow[];
   x402Settlements: X402SettlementRow[];
   grants: GrantRow[];
+  tabs: TabRow[];
+  tabUsages: TabUsageRow[];
   /** What credited or recorded on-chain transfers (the wallet reconciliation, the cross-rail check). */
   onChain: { topupCredits: TopupChainCreditRow[]; chainCredits: ChainCreditRow[]; unmatched: UnmatchedRow[] };
   unreadable: UnreadableItem[];
@@ -130,6 +136,8 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     x402Payments,
     x402Settlements,
     grants,
+    tabs: tabRows(items.tabs ?? []),
+    tabUsages: tabUsageRows(items.tabUsages ?? []),
     onChain: { topupCredits, chainCredits, unmatched },
     unreadable: reader.unreadable,
     counts: {
