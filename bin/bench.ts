@@ -21,7 +21,8 @@
  * N reads R wcu W` (made with a grant key, DESIGN §16), `bench: x402 settle requests N reads R wcu W`
  * (DESIGN §17), `bench: x402 purchase requests N reads R wcu W` (a grant key's purchase below the
  * approval threshold, DESIGN §22), `bench: console overview requests N` (one signed-in GET /console,
- * the session's read included, DESIGN §21), `bench: cost per million charges $X` and, last, `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
+ * the session's read included, DESIGN §21), `bench: statement page requests N` (the most a warm page of
+ * the payer's statement sent, DESIGN §26), `bench: cost per million charges $X` and, last, `bench: service/raw throughput ratio R`. Exit code 1 when the run found a
  * correctness problem (audit, double payment, 5xx), 2 on bad arguments.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -260,3 +260,28 @@ export function negativeBalanceProblems(rows: Pick<Rows, 'users' | 'shards'>): s
   }
   return problems;
 }
+
+/**
+ * Per payer created since the statement (`statementFrom`) and currency: their statement entries sum
+ * to their balance (docs/statement.md). Each entry is written in its movement's own transaction, so
+ * a difference is a movement that wrote none, or an entry with no movement. Payers from before the
+ * statement are not checked: their older movements have no entries (the opening balance).
+ */
+export function statementProblems(rows: Pick<Rows, 'users' | 'statements'>): string[] {
+  const sums = new Sums();
+  for (const entry of rows.statements ?? []) sums.add(entry.userId, entry.currency, entry.amount);
+  const problems: string[] = [];
+  for (const user of rows.users) {
+    if (!user.statementFrom) continue;
+    for (const c of CURRENCIES) {
+      const balance = user.balances[c] ?? 0;
+      const entries = sums.get(user.userId, c);
+      if (entries !== balance) {
+        problems.push(
+          `user ${user.userId} ${c}: statement entries sum to ${formatAmount(entries, c)} but the balance is ${formatAmount(balance, c)} — difference ${formatAmount(entries - balance, c)} ${c}`,
+        );
+      }
+    }
+  }
+  return problems;
+}

@@ -32,6 +32,8 @@
  *     split undercut it (core/fees.ts); no balance is negative;
  *     an agent has at most one payout in flight, and its payout lock exists exactly while one is,
  *     naming that payout;
+ *   - per payer created since the statement (`statementFrom`) and currency: their statement
+ *     entries sum to their balance (docs/statement.md);
  *   - per grant (docs/grants.md): `spent` = its SUCCESS charges + its open holds, and its UTC day's
  *     and month's counters the same over the charges of that period (refunds do not give back to a
  *     grant: a refunded charge stays spent); every grant charge is its grant's agent's and currency's.
@@ -60,6 +62,7 @@ import {
   heldMismatches,
   negativeBalanceProblems,
   owedProblems,
+  statementProblems,
   type UserMismatch,
   userMismatches,
 } from './balance-checks';
@@ -117,6 +120,7 @@ export function auditRows(rows: LedgerRows, chain?: WalletChain): LedgerAuditRep
     ...chainCreditProblems(rows),
     ...grants,
     ...tabProblems(rows),
+    ...statementProblems(rows),
   ];
   const wallets = chain ? reconcileWallets(chain, rows) : undefined;
   if (wallets) problems.push(...wallets.problems);

@@ -8,7 +8,7 @@
  * runs them all and states the verdict.
  */
 import { CURRENCIES, type Currency, formatAmount, type Minor } from '../core/money';
-import type { CreditRow, ReversalRow, ShardRow, UserRow } from '../store/audit/ledger-rows.balances';
+import type { CreditRow, ReversalRow, ShardRow, StatementRow, UserRow } from '../store/audit/ledger-rows.balances';
 import type { X402PaymentRow, X402SettlementRow } from '../store/audit/ledger-rows.chain';
 import type { ChargeRow, GrantRow } from '../store/audit/ledger-rows.charges';
 import type { LockRow, PayoutRow } from '../store/audit/ledger-rows.payouts';
@@ -52,6 +52,8 @@ export interface Rows {
   x402Settlements?: readonly X402SettlementRow[];
   /** Grants, whose counters their charges explain (absent: none). */
   grants?: readonly GrantRow[];
+  /** The payers' statement entries (absent: none; docs/statement.md). */
+  statements?: readonly StatementRow[];
 }
 /** Not final: PENDING, PROCESSING, or HELD (its agent disabled; still debited, still locked). */
 export const inFlight = (p: PayoutRow) => p.status === 'PENDING' || p.status === 'PROCESSING' || p.status === 'HELD';

@@ -190,6 +190,47 @@ export const listUserChargesQuerySchema = z.strictObject({
 });
 export type ListUserChargesQuery = z.infer<typeof listUserChargesQuerySchema>;
 
+/** A statement bound: a UTC date (a whole day) or a UTC time; `end` reads a date as its last millisecond. */
+const statementBound = (end: boolean) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?Z)?$/, { error: FIELD_PROBLEMS.dateOrTime })
+    .refine((text) => !Number.isNaN(Date.parse(text)) && new Date(Date.parse(text)).toISOString().slice(0, 10) === text.slice(0, 10), {
+      error: FIELD_PROBLEMS.dateOrTime,
+    })
+    .transform((text) => (text.length === 10 ? `${text}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : new Date(text).toISOString()))
+    .optional();
+
+/** GET /api/v1/users/me/statement: filters apply to the rows; the balance after each row counts every movement. */
+export const statementQuerySchema = z
+  .strictObject({
+    currency: z.enum(CURRENCIES).optional(),
+    type: z
+      .enum(['topup', 'charge', 'hold', 'hold_release', 'refund', 'x402_purchase', 'credit', 'reversal'])
+      .optional()
+      .meta({ description: 'Only rows of this type.' }),
+    agentId: z
+      .string()
+      .regex(ID_PATTERNS.agent, { error: FIELD_PROBLEMS.agentId })
+      .optional()
+      .meta({ description: 'Only rows of this agent.' }),
+    from: statementBound(false).meta({ description: 'Rows at or after this UTC date (its start) or time.', examples: ['2026-11-01'] }),
+    to: statementBound(true).meta({ description: 'Rows at or before this UTC date (its end) or time.', examples: ['2026-11-30'] }),
+    q: z
+      .string()
+      .max(100, { error: FIELD_PROBLEMS.atMostCharacters(100) })
+      .optional()
+      .meta({ description: 'Text the description contains (case-insensitive).' }),
+    limit,
+    cursor,
+  })
+  .superRefine((value, ctx) => {
+    if (value.from !== undefined && value.to !== undefined && value.from > value.to) {
+      ctx.addIssue({ code: 'custom', path: ['from'], message: FIELD_PROBLEMS.notAfterTo, input: value.from });
+    }
+  });
+export type StatementQuery = z.infer<typeof statementQuerySchema>;
+
 /** GET /api/v1/admin/agents: the operator's list of agents, newest first, of one state or both. */
 export const listAgentsQuerySchema = z.strictObject({
   enabled: z.enum(['true', 'false']).optional().meta({

@@ -85,6 +85,8 @@ export const FIELD_PROBLEMS = {
   holdOnlyWithoutCapture: 'applies only with capture: false',
   onlyForUsdcWithdrawals: 'is only valid for USDC withdrawals',
   requiredForUsd: 'is required for USD',
+  dateOrTime: 'must be a date (2026-11-29) or a UTC time (2026-11-29T09:30:00Z)',
+  notAfterTo: 'must not be after to',
 } as const;
 
 export const REFUSALS = {

@@ -15,6 +15,7 @@ import * as lifecycle from './lifecycle';
 import type { Operation } from './operation';
 import * as payers from './payers';
 import * as service from './service';
+import * as statement from './statement';
 import * as tabs from './tabs';
 import * as topups from './topups';
 import * as webhooks from './webhooks';
@@ -50,6 +51,7 @@ export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
     webhooks,
     service,
     tabs,
+    statement,
     x402Purchases,
     x402PurchaseList,
     x402Facilitator,

@@ -31,6 +31,7 @@ export const adminListAgentCharges: RequiredConfig = NEEDS_ADMIN_AUTH;
 export const adminRefundCharge: RequiredConfig = NEEDS_ADMIN_AUTH;
 export const userMe: RequiredConfig = [];
 export const userListCharges: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
+export const userStatement: RequiredConfig = [];
 export const userGetPolicy: RequiredConfig = [];
 export const userPutPolicy: RequiredConfig = [];
 export const userApproveCharge: RequiredConfig = [];

@@ -3,9 +3,10 @@
  * policy, approvals, grants (user-grants.ts) and top-ups, and PayPal's webhook (topups.ts). Each entry
  * carries its OpenAPI operation.
  */
-import { listUserChargesQuerySchema, policySchema } from '../contracts/request.schemas';
+import { listUserChargesQuerySchema, policySchema, statementQuerySchema } from '../contracts/request.schemas';
 import { meBody, policyBody, rotatedUserKeyBody } from '../contracts/responses/accounts';
 import { chargeBody, userChargeListBody } from '../contracts/responses/charges';
+import { statementBody } from '../contracts/responses/statement';
 import { refusalText as msg } from '../messages/catalogue';
 import { combine, uses } from '../store/access';
 import {
@@ -99,6 +100,56 @@ export const USER_ROUTES = [
         }),
         400: errors('An invalid query parameter.', [...LIST_400(), invalid(listUserChargesQuerySchema, { status: 'x' })]),
         401: USER_401,
+        503: BUSY,
+      },
+    }),
+  },
+  // The payer's statement (DESIGN §26, docs/statement.md): every movement of the balance, with the balance after each.
+  {
+    name: 'user-statement',
+    method: 'GET',
+    path: '/api/v1/users/me/statement',
+    table: uses('userKeyLookup', 'getUser', 'readStatement'),
+    operation: () => ({
+      summary: "The user's statement: every movement of the balance",
+      description:
+        'Newest first: top-ups, charges, holds and what came back of them, refunds, x402 purchases, operator credits and reversals, ' +
+        "each with its signed `amount` and the `balanceAfter` it in its currency. The newest row's `balanceAfter` is the available " +
+        "balance; each row's `balanceAfter` minus the next older row's (same currency) is its amount, across pages too (the cursor " +
+        'carries the running balance). Filters apply to the rows shown; a page reads a bounded part of the statement (at most 3 ' +
+        'DynamoDB requests), so a filtered page may hold fewer than `limit` rows (even none) and still a `nextCursor`: follow it, ' +
+        'with the same filters, until null. Rows start when the payer was created, or, for payers created before the statement ' +
+        "existed, at its release: the oldest row's balance before it need not be 0.",
+      tag: 'Users',
+      security: [['userKey']],
+      query: statementQuerySchema,
+      responses: {
+        200: ok('A page of statement rows.', statementBody, {
+          data: [
+            {
+              id: 'st01jhx3k6v1f8q2n7c9m4p5r6s7',
+              createdAt: '2026-01-15T09:30:00.000Z',
+              type: 'charge',
+              amount: -4.5,
+              currency: 'USD',
+              balanceAfter: 20.5,
+              status: 'SUCCESS',
+              description: 'forecast for Lisbon',
+              counterparty: { kind: 'agent', id: 'a01jhx3k6v1f8q2n7c9m4p5r6s7', name: 'weather-bot' },
+              grantId: null,
+              reference: 'c01jhx3k6v1f8q2n7c9m4p5r6s7a01jhx2z9e4w7q1m3v8b6n5k2d0',
+            },
+          ],
+          nextCursor: null,
+        }),
+        400: errors('An invalid query parameter.', [
+          ...LIST_400(),
+          invalid(statementQuerySchema, { type: 'x' }),
+          invalid(statementQuerySchema, { from: 'yesterday' }),
+          invalid(statementQuerySchema, { from: '2026-02-01', to: '2026-01-01' }),
+        ]),
+        401: USER_401,
+        404: errors('The user is gone.', [msg('userNotFound')]),
         503: BUSY,
       },
     }),

@@ -10,7 +10,6 @@
  * A grant is written from the repository operations a function calls (`STORE`, below): each
  * lists the families its requests touch, so a route's grant reads as what it does.
  */
-
 import { INDEX_PARTITIONS, type IndexPartition, indexFamilyKeys, leadingKeyPattern, PARTITIONS, type Partition } from './table';
 import { TAB_STORE } from './tabs/grants';
 
@@ -118,7 +117,9 @@ export const STORE = {
   // Users (user.repository.ts).
   createUser: { write: ['user', 'userKey'] },
   getUser: { read: ['user'] },
-  creditUser: { write: ['user', 'credit', 'idempotency'] },
+  /** The payer's statement (statement.repository.ts): a page's Queries of their entries, newest first. */
+  readStatement: { read: ['statement'] },
+  creditUser: { write: ['user', 'credit', 'idempotency', 'statement'] },
   readPayerState: { read: ['user'] },
   replacePolicy: { write: ['user'] },
   rotateUserKey: { write: ['user', 'userKey'], delete: ['userKey'] },
@@ -129,7 +130,7 @@ export const STORE = {
   // Charges (charge.repository.ts, charge-pending, charge-settlement, charge-read and charge-lifecycle.repository.ts).
   /** With a grant key: the grant item's counters and status too (store/charges/charge-items.ts). */
   /** The kill switch is the credited shard's condition: no check of the agent item. */
-  commitCharge: { write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox', 'grant'] },
+  commitCharge: { write: ['user', 'agentBalanceShard', 'charge', 'idempotency', 'pendingCharge', 'outbox', 'grant', 'statement'] },
   /** With a grant key: the grant checked active (a revoked grant's refusal is 401, nothing stored). */
   recordFailedCharge: { write: ['agentBalanceShard', 'charge', 'idempotency', 'outbox'], check: ['user', 'grant'] },
   getCharge: { read: ['charge'] },
@@ -151,18 +152,17 @@ export const STORE = {
    */
   settleApproval: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox'], check: ['agentBalanceShard', 'grant'] },
   /** A hold made under a grant gives what goes back to the grant's counters too. */
-  settleReturn: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
+  settleReturn: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant', 'statement'] },
   /** The agent's capture and release (commitSettlement): with its idempotency record and kill switch (a capture's: its shard's). */
   commitCapture: {
-    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'idempotency', 'grant'],
+    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'idempotency', 'grant', 'statement'],
     check: ['grant'],
   },
-  commitRelease: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'idempotency', 'grant'], check: ['agent'] },
+  commitRelease: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'idempotency', 'grant', 'statement'], check: ['agent'] },
   readChargeAndLedger: { read: ['charge', 'agentBalanceShard'] },
-  ...TAB_STORE,
-  commitRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox'], check: ['agent'] },
+  commitRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox', 'statement'], check: ['agent'] },
   /** The operator's refund of a charge (a disabled agent's earnings back to its payer): the same writes, no kill switch. */
-  commitOperatorRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox'] },
+  commitOperatorRefund: { write: ['idempotency', 'charge', 'user', 'agentBalanceShard', 'outbox', 'statement'] },
   // Payouts (payout.repository.ts, payout-inflight.repository.ts, payout-lease.repository.ts).
   /** With the fee basis beside the lock (its partition), conditioned on it as read (readFeeBasis). */
   commitWithdrawal: { write: ['agentBalanceShard', 'payout', 'payoutLock', 'idempotency'], check: ['agent'] },
@@ -187,7 +187,7 @@ export const STORE = {
   findTopupByOrder: { read: ['topupOrder', 'topup'] },
   listPendingTopups: { query: ['pendingTopups'] },
   // Ending a PENDING top-up gives its open slot back.
-  completeTopup: { write: ['topup', 'topupCredit', 'user', 'credit', 'outbox', 'openTopups'] },
+  completeTopup: { write: ['topup', 'topupCredit', 'user', 'credit', 'outbox', 'openTopups', 'statement'] },
   /**
    * The cross-rail credit-once guard (store/topups/chain-credit.ts), in every transaction that credits an
    * on-chain transfer: a USDC top-up's completion (the watcher's; PayPal's writes none) and x402's credit.
@@ -195,7 +195,7 @@ export const STORE = {
   chainCreditGuard: { write: ['chainCredit'] },
   expireTopup: { write: ['topup', 'openTopups'] },
   /** PayPal took a credited top-up back (reversal.repository.ts): read what was credited and the balance, debit once. */
-  reverseTopupCredit: { read: ['topupCredit', 'user'], write: ['topupReversal', 'topupCredit', 'user', 'reversal'] },
+  reverseTopupCredit: { read: ['topupCredit', 'user'], write: ['topupReversal', 'topupCredit', 'user', 'reversal', 'statement'] },
   /** A USDC top-up's own cursor over its reference's signatures (the watcher pages past spam). */
   moveReferenceCursor: { write: ['topup'] },
   /** The cross-rail guard, and the top-up guard of credits made before it (one BatchGetItem). */
@@ -262,7 +262,7 @@ export const STORE = {
   /** A purchase its search could not reach waits out a backoff: its marker moved in the queue (deferPurchaseSearch). */
   deferPurchaseSearch: { write: ['pendingCharge'] },
   /** Captured or released by the chain: the charge, the payer's held money, the marker, the grant's counters, the events. */
-  settlePurchase: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant'] },
+  settlePurchase: { write: ['charge', 'pendingCharge', 'user', 'outbox', 'grant', 'statement'] },
   // The console (console-session.repository.ts, console-rate.repository.ts, passkey.repository.ts).
   /** Conditioned on what opens it: the account key's hash on the user item (a passkey sign-in's condition is its counter update, usePasskey). */
   createConsoleSession: { write: ['consoleSession', 'userSessions'], check: ['user'] },
@@ -290,10 +290,10 @@ export const STORE = {
   webauthnChallenge: { write: ['webauthnChallenge'] },
 } as const satisfies Record<string, TableGrant>;
 
-export type StoreOperation = keyof typeof STORE;
+export type StoreOperation = keyof typeof STORE | keyof typeof TAB_STORE;
 
 /** The grant of a function that calls these repository operations. */
-export const uses = (...operations: readonly StoreOperation[]): TableGrant => combine(...operations.map((op) => STORE[op]));
+export const uses = (...ops: readonly StoreOperation[]): TableGrant => combine(...ops.map((op) => ({ ...STORE, ...TAB_STORE })[op]));
 
 /**
  * The payout worker's whole need: it drives payouts (a lost lease ends in a read of the payout),
@@ -326,7 +326,7 @@ export const BACKGROUND_GRANTS = {
       'settlePurchase',
     ),
   ),
-  sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn', 'settleTabHold', 'getTab', 'getPendingCharge', 'settleTab'),
+  sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn', 'settleTabHold', 'closeTabs'),
   'topup-watcher': uses(
     'listPendingTopups',
     'findTopupByReference',

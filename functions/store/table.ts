@@ -29,6 +29,7 @@ export const PARTITIONS = {
   user: 'USER#',
   userKey: 'USERKEY#',
   credit: 'CREDITS#',
+  statement: 'STMT#',
   charge: 'CHARGES#',
   pendingCharge: 'PENDINGCHARGE#',
   payout: 'PAYOUTS#',
@@ -162,6 +163,8 @@ export const keys = {
   userKey: (keyHash: string) => ({ PK: `${P.userKey}${keyHash}`, SK: 'USERKEY' }),
   /** Append-only record of each admin credit (the audit's source of money in). */
   credit: (userId: string, recordId: string) => ({ PK: `${P.credit}${userId}`, SK: recordId }),
+  /** One movement of a payer's balance on their statement, sorted by a ULID (= time order): docs/statement.md. */
+  statement: (userId: string, entryId: string) => ({ PK: `${P.statement}${userId}`, SK: entryId }),
   /**
    * One agent's charges, spread over CHARGE_SHARDS partitions by a hash of the id, each sorted by
    * id (= creation order); listings merge them (charge-read.repository.ts).

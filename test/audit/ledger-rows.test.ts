@@ -57,6 +57,8 @@ describe('toLedgerRows', () => {
         { kind: 'x402Settlement', signature: 'sig1', agentId: 'a1', status: 'CREDITED', amount: 20_000, paymentId: 'x402_1' },
       ],
       grants: [],
+      // The payers' statement entries (docs/statement.md): none in these items.
+      statements: [],
       onChain: { topupCredits: [], chainCredits: [], unmatched: [] },
       unreadable: [],
       counts: { users: 1, shards: 1, credits: 1, charges: 2, payouts: 1 },

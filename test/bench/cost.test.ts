@@ -71,6 +71,7 @@ describe('cost per million charges', () => {
       'bench: x402 settle requests not measured in this run',
       'bench: x402 purchase requests not measured in this run',
       'bench: console overview requests not measured in this run',
+      'bench: statement page requests not measured in this run',
       'bench: cost per million charges $8.72',
     ]);
   });
@@ -113,6 +114,7 @@ describe('cost per million charges', () => {
       'bench: x402 settle requests not measured in this run',
       'bench: x402 purchase requests not measured in this run',
       'bench: console overview requests not measured in this run',
+      'bench: statement page requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
     expect(costSummaryLines({ requests: [{ ...warmCharge, state: 'cold' }], latency: [chargeLatency] })).toEqual([
@@ -122,6 +124,7 @@ describe('cost per million charges', () => {
       'bench: x402 settle requests not measured in this run',
       'bench: x402 purchase requests not measured in this run',
       'bench: console overview requests not measured in this run',
+      'bench: statement page requests not measured in this run',
       'bench: cost per million charges not measured in this run',
     ]);
   });

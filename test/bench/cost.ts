@@ -45,6 +45,8 @@ export const X402_PURCHASE_ENDPOINT = 'POST /api/v1/agents/x402/purchases';
 export const X402_PURCHASE_CASE = 'held and signed (201)';
 /** The console's Overview (DESIGN §21: at most 3 requests, the session's read included; requests.ts `consoleOverviewCost`). */
 export const CONSOLE_OVERVIEW_ENDPOINT = 'GET /console';
+/** The requests-table rows of the payer's statement (requests.ts `statementPageCost`, DESIGN §26). */
+export const STATEMENT_ENDPOINT = 'GET /api/v1/users/me/statement';
 /** The requests-table row of the expiry sweeper (not an endpoint; requests.ts `sweeperCost`). */
 export const SWEEPER_ENDPOINT = 'sweeper: expireDueCharges';
 /** The requests-table row of one outbox item alone (not an endpoint; requests.ts `outboxCost`). */
@@ -116,6 +118,15 @@ export function consoleOverviewRequests(requests: readonly RequestCount[]): numb
   return rows.length > 0 ? Math.max(...rows.map(requestTotal)) : undefined;
 }
 
+/**
+ * The most DynamoDB requests a warm page of the statement sent (DESIGN §26: at most 3), if the run
+ * measured it. Warm: the payer's key is cached, as for every route; a cold page adds the key's lookup.
+ */
+export function statementPageRequests(requests: readonly RequestCount[]): number | undefined {
+  const rows = requests.filter((q) => q.endpoint === STATEMENT_ENDPOINT && q.state === 'warm');
+  return rows.length > 0 ? Math.max(...rows.map(requestTotal)) : undefined;
+}
+
 /** Every DynamoDB command a request sent, reads, writes and anything else. */
 export const requestTotal = (q: RequestCount): number => Object.values(q.dynamo).reduce((a, b) => a + b, 0);
 
@@ -146,6 +157,7 @@ export function costSummaryLines(report: { requests: readonly RequestCount[]; la
   const settle = x402Settle(report.requests);
   const purchase = x402Purchase(report.requests);
   const overview = consoleOverviewRequests(report.requests);
+  const statement = statementPageRequests(report.requests);
   const inputs = chargeCostInputs(report);
   const figures = (q: RequestCount) => `requests ${requestTotal(q)} reads ${q.reads} wcu ${units(q.writeUnits)}`;
   return [
@@ -155,6 +167,7 @@ export function costSummaryLines(report: { requests: readonly RequestCount[]; la
     settle ? `bench: x402 settle ${figures(settle)}` : `bench: x402 settle requests ${NOT_MEASURED}`,
     purchase ? `bench: x402 purchase ${figures(purchase)}` : `bench: x402 purchase requests ${NOT_MEASURED}`,
     `bench: console overview requests ${overview ?? NOT_MEASURED}`,
+    `bench: statement page requests ${statement ?? NOT_MEASURED}`,
     inputs
       ? `bench: cost per million charges $${costPerMillionCharges(inputs).total.toFixed(2)}`
       : `bench: cost per million charges ${NOT_MEASURED}`,

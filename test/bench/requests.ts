@@ -31,6 +31,7 @@ import { clearAuthCache } from '../../functions/use-cases/auth';
 import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { chargeEvents } from '../../functions/use-cases/events/events';
 import { startSession } from '../../functions/use-cases/identity/console-sessions';
+import { STATEMENT_ROWS_PER_QUERY } from '../../functions/use-cases/identity/statement';
 import { createWatcher } from '../../functions/use-cases/topups/topup-watch';
 import { startStockSeller } from '../x402/stock-seller';
 import { type BenchContext, enabledAgent, fundedUser, type Party } from './context';
@@ -39,6 +40,7 @@ import {
   GRANT_CHARGE_CASE,
   OUTBOX_ENDPOINT,
   POLICY_CHARGE_CASE,
+  STATEMENT_ENDPOINT,
   SWEEPER_ENDPOINT,
   X402_PURCHASE_CASE,
   X402_PURCHASE_ENDPOINT,
@@ -566,6 +568,39 @@ export async function consoleOverviewCost(user: Party): Promise<RequestCount[]> 
   return rows;
 }
 
+/**
+ * The payer's statement (DESIGN §26, docs/statement.md), the rows behind `bench: statement page
+ * requests N`: a payer with a history longer than one Query reads when filtered
+ * (STATEMENT_ROWS_PER_QUERY), then page 1 (cold and warm), a page filtered by a type no row has
+ * (it reads until the budget runs out: the balance's GetItem and two Queries), and the page after a
+ * cursor (no GetItem).
+ */
+export async function statementPageCost(ctx: BenchContext): Promise<RequestCount[]> {
+  const agent = await enabledAgent(ctx);
+  const user = await fundedUser(ctx, { USD: '100' });
+  for (let i = 0; i <= STATEMENT_ROWS_PER_QUERY; i++) {
+    const res = await ctx.call(
+      'POST',
+      '/api/v1/agents/charges',
+      { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': `st-${user.id}-${i}` },
+      '{"amount":0.01,"currency":"USD","description":"bench"}',
+    );
+    if (res.status !== 201) throw new Error(`statement history charge failed: ${res.status} ${res.body}`);
+  }
+  const page = (query: Record<string, string>): Invocation => ({
+    route: 'user-statement',
+    event: apiEvent('GET', '/api/v1/users/me/statement', '/api/v1/users/me/statement', { headers: { 'x-user-key': user.key }, query }),
+  });
+  const rows: RequestCount[] = [];
+  for (const state of ['cold', 'warm'] as const)
+    rows.push(await measure(STATEMENT_ENDPOINT, 'page 1, limit 20', state, page({ limit: '20' }), 200));
+  rows.push(await measure(STATEMENT_ENDPOINT, 'filtered, no row matches', 'warm', page({ type: 'reversal' }), 200));
+  const first = await ctx.call('GET', '/api/v1/users/me/statement?limit=20', { 'x-user-key': user.key });
+  const { nextCursor } = JSON.parse(first.body) as { nextCursor: string };
+  rows.push(await measure(STATEMENT_ENDPOINT, 'page 2 (cursor)', 'warm', page({ cursor: nextCursor }), 200));
+  return rows;
+}
+
 /** Measures every endpoint, cold then warm. */
 export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCount[]> {
   const out: RequestCount[] = [];
@@ -611,6 +646,7 @@ export async function requestsPerOperation(ctx: BenchContext): Promise<RequestCo
   };
   await add('GET /api/v1/agents/charges', 'page 1, limit 20', ['cold', 'warm'], () => listed, 200);
   out.push(...(await consoleOverviewCost(user)));
+  out.push(...(await statementPageCost(ctx)));
   const made = await ctx.call(
     'POST',
     '/api/v1/agents/charges',

@@ -84,6 +84,7 @@ const EXPECTED: Record<string, Grant[]> = {
   'admin-list-agent-charges': ['logs', 'table'],
   'admin-refund-charge': ['logs', 'table'],
   'user-me': ['logs', 'table'],
+  'user-statement': ['logs', 'table'],
   // The user's history across agents is the one reader of GSI2 (its statements: the table grant).
   // PENDING charges that wait for the payer carry their approval links (DESIGN §16): it derives their tokens.
   'user-list-charges': ['logs', 'table', 'approval-secret'],
@@ -546,6 +547,8 @@ const EXPOSED_WRITES: Record<string, string[]> = {
     'OUTBOX#*',
     'PAYPALTX#*',
     'REVERSALS#*',
+    // The payer's statement entry of each credit and reversal (docs/statement.md).
+    'STMT#*',
     'TOPUPCREDIT#*',
     'TOPUPREVERSAL#*',
     'TOPUPS#*',
@@ -557,9 +560,21 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   // Both read a console session (DESIGN §21), and mark its activity on the session item alone.
   'consent-page': ['CONSOLESESSION#*'],
   'consent-decide': ['CONSOLESESSION#*', 'GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
-  // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md); a tab's
-  // hold approved opens the tab, declined closes it (DESIGN §29): the tab and its two entries.
-  'approval-decide': ['AGENTBAL#*', 'AGENTTABS#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'TAB#*', 'USER#*', 'USERTABS#*'],
+  // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md), and
+  // writes the payer's statement entry of what came back (docs/statement.md); a tab's hold approved
+  // opens the tab, declined closes it (DESIGN §29): the tab and its two entries.
+  'approval-decide': [
+    'AGENTBAL#*',
+    'AGENTTABS#*',
+    'CHARGES#*',
+    'GRANTS#*',
+    'OUTBOX#*',
+    'PENDINGCHARGE#*',
+    'STMT#*',
+    'TAB#*',
+    'USER#*',
+    'USERTABS#*',
+  ],
   health: [],
   'webhook-dispatcher': [],
   // Stream-fed, not exposed; pinned anyway: the kill switch's copy on the shards, no balance, no other

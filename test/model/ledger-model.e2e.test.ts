@@ -59,6 +59,11 @@
  * agent refund's answers. Withdrawals' fees are modelled over the agent's withdrawals
  * (core/fees.ts `cumulativeFee`: a refunded payout gives its share back).
  *
+ * The payer's statement (docs/statement.md): each model user keeps its own list of moves (credits,
+ * charges, holds and what came back of them, refunds, purchases); every 10 steps and at the end of
+ * each run every payer's statement is read whole and must list exactly those moves, its newest
+ * `balanceAfter` the model's balance and each row's difference its amount, from an opening of 0.
+ *
  * Bounded: a few seeded runs of 70 steps plus 14 grant and x402 steps, 5 operator steps and 10 purchase steps generated
  * after them (so the 70 are the sequence the seed gave before grants and x402 and go down the same paths), the checks
  * after each step read in parallel: about a minute and a half on 2 cores under load, as long as
@@ -173,7 +178,18 @@ interface ModelUser {
   /** Money in this user's PENDING charges. */
   held: Balances;
   policy?: ModelPolicy;
+  /** Every movement of the balance, oldest first: what the payer's statement must list (docs/statement.md). */
+  moves: Move[];
 }
+type MoveType = 'credit' | 'charge' | 'hold' | 'hold_release' | 'refund' | 'x402_purchase';
+interface Move {
+  type: MoveType;
+  /** Signed minor units: a debit of the available balance is negative. */
+  amount: number;
+  currency: Currency;
+}
+/** Records a movement of the user's balance on the model's statement (the balance itself is kept where it moves). */
+const moved = (u: ModelUser, type: MoveType, amount: number, currency: Currency) => void u.moves.push({ type, amount, currency });
 type ChargeStatus = 'SUCCESS' | 'FAILED' | 'PENDING' | 'EXPIRED';
 interface ModelCharge {
   key: string;
@@ -445,6 +461,7 @@ class Credit implements fc.AsyncCommand<Model, Real> {
     });
     expectStatus(res, 200, 'credit');
     u.bal[this.currency] += this.minor;
+    moved(u, 'credit', this.minor, this.currency);
     expect(res.body.balances).toEqual(balancesJson(u.bal));
   }
   toString = () => `credit(user ${this.user}, ${this.minor} ${this.currency})`;
@@ -598,6 +615,7 @@ class Charge implements fc.AsyncCommand<Model, Real> {
         refundedAmount: 0,
       });
       u.bal[currency] -= minor;
+      moved(u, verdict === 'pending' || isHold ? 'hold' : 'charge', -minor, currency);
       if (verdict === 'pending') {
         u.held[currency] += minor;
         const window = (u.policy?.approvalWindowSeconds ?? 900) * 1000;
@@ -766,6 +784,7 @@ class Settle implements fc.AsyncCommand<Model, Real> {
       expect(res.body).toMatchObject({ id: c.id, status: 'FAILED', failureReason: 'declined by user', pendingReason: null });
       c.status = 'FAILED';
       u.bal[c.currency] += c.amount;
+      moved(u, 'hold_release', c.amount, c.currency);
     }
     u.held[c.currency] -= c.amount;
     saw(this.action);
@@ -817,6 +836,7 @@ class Expire implements fc.AsyncCommand<Model, Real> {
       p.status = 'EXPIRED';
       u.held[p.currency] -= p.amount;
       u.bal[p.currency] += p.amount;
+      moved(u, 'hold_release', p.amount, p.currency);
     }
     saw('expire');
     if (due.length > 1) saw('expire several');
@@ -886,6 +906,7 @@ class Capture implements fc.AsyncCommand<Model, Real> {
     });
     u.held[c.currency] -= c.amount;
     u.bal[c.currency] += c.amount - captured;
+    if (c.amount > captured) moved(u, 'hold_release', c.amount - captured, c.currency);
     a.bal[c.currency] += captured;
     c.amount = captured;
     c.status = 'SUCCESS';
@@ -918,6 +939,7 @@ class Release implements fc.AsyncCommand<Model, Real> {
     expect(res.body).toMatchObject({ status: 'FAILED', failureReason: 'released by agent', pendingReason: null });
     u.held[c.currency] -= c.amount;
     u.bal[c.currency] += c.amount;
+    moved(u, 'hold_release', c.amount, c.currency);
     c.status = 'FAILED';
     saw('release');
   }
@@ -960,6 +982,7 @@ class Refund implements fc.AsyncCommand<Model, Real> {
     expect(res.body).toMatchObject({ status: 'SUCCESS', refundedAmount: asJson(c.refunded, c.currency) });
     a.bal[c.currency] -= amount;
     u.bal[c.currency] += amount;
+    moved(u, 'refund', amount, c.currency);
     saw(amount === left ? 'refund rest' : 'refund part');
   }
   toString = () => `refund(#${this.pick}, part ${this.part})`;
@@ -1122,6 +1145,7 @@ class OperatorRefund implements fc.AsyncCommand<Model, Real> {
       expect(res.body).toMatchObject({ status: 'SUCCESS', refundedAmount: asJson(c.refunded, c.currency) });
       a.bal[c.currency] -= amount;
       u.bal[c.currency] += amount;
+      moved(u, 'refund', amount, c.currency);
       const again = await call();
       expect([again.status, again.text, again.headers.get('idempotent-replayed')]).toEqual([200, res.text, 'true']);
       saw(`operator refund 200${this.disabled ? ' of a disabled agent' : ''}`);
@@ -1499,6 +1523,7 @@ class Purchase implements fc.AsyncCommand<Model, Real> {
       });
       expect(res.body.id).toMatch(/^xp01/);
       u.bal.USDC -= minor;
+      moved(u, 'x402_purchase', -minor, 'USDC');
       u.held.USDC += minor;
       Object.assign(c, {
         id: res.body.id,
@@ -1677,11 +1702,64 @@ async function endPurchases(m: Model, r: Real): Promise<void> {
     c.status = 'EXPIRED';
     u.held.USDC -= c.amount;
     u.bal.USDC += c.amount;
+    moved(u, 'hold_release', c.amount, 'USDC');
     saw('purchase expired');
   }
 }
 
 // ---- the check after every step ---------------------------------------------------------------
+
+/** How often (in steps) the payers' statements are read whole and checked against the model's moves. */
+const STATEMENT_EVERY = 10;
+interface StatementRow {
+  type: MoveType;
+  amount: number;
+  currency: Currency;
+  balanceAfter: number;
+}
+const toMinor = (value: number, c: Currency) => Math.round(value * (c === 'USD' ? 100 : 1_000_000));
+
+/**
+ * Each payer's statement (GET /api/v1/users/me/statement, docs/statement.md) against the model's own
+ * list of moves: the same movements (type, signed amount, currency; as multisets: the sweeper's
+ * expiries of one step commit in any order), the newest `balanceAfter` of each currency the model's
+ * balance, each older row's the newer one's minus the newer one's amount, and the balance before the
+ * oldest row 0 (these payers were made with the statement).
+ */
+async function checkStatements(m: Model, r: Real, when: string): Promise<void> {
+  await Promise.all(
+    m.users.map(async (u, i) => {
+      const rows: StatementRow[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: Reply<{ data: StatementRow[]; nextCursor: string | null }> = await r.call(
+          'GET',
+          `/api/v1/users/me/statement?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+          {
+            headers: { 'x-user-key': u.key },
+          },
+        );
+        expectStatus(res, 200, `statement of user ${i} ${when}`);
+        rows.push(...res.body.data);
+        cursor = res.body.nextCursor;
+      } while (cursor);
+      const key = (x: { type: string; amount: number; currency: string }) => `${x.type} ${x.amount} ${x.currency}`;
+      const listed = rows.map((row) => key({ ...row, amount: toMinor(row.amount, row.currency) })).sort();
+      expect({ user: i, when, moves: listed }).toEqual({ user: i, when, moves: u.moves.map(key).sort() });
+      const running: Balances = { ...u.bal };
+      for (const row of rows) {
+        expect({ user: i, when, balanceAfter: toMinor(row.balanceAfter, row.currency) }).toEqual({
+          user: i,
+          when,
+          balanceAfter: running[row.currency],
+        });
+        running[row.currency] -= toMinor(row.amount, row.currency);
+      }
+      expect({ user: i, when, opening: running }).toEqual({ user: i, when, opening: zero() });
+    }),
+  );
+  saw('statement checked');
+}
 
 /**
  * The spend counters on the user's item (store/charges/payer.ts: `spendDay`/`spendMonth`, each of one
@@ -2064,6 +2142,8 @@ class Checked implements fc.AsyncCommand<Model, Real> {
     await this.inner.run(m, r);
     await endPurchases(m, r);
     await checkAgainstModel(m, r, `after step ${m.log.length}: ${this.inner.toString()}`);
+    // The statements every few steps (and at the end of each run): a full read of each payer's.
+    if (m.log.length % STATEMENT_EVERY === 0) await checkStatements(m, r, `after step ${m.log.length}: ${this.inner.toString()}`);
   }
   toString = () => this.inner.toString();
 }
@@ -2078,7 +2158,17 @@ async function freshWorld(r: Real): Promise<Model> {
     // the last one has little, so refusals for funds happen too.
     const units = i === USERS - 1 ? 5 : 150;
     const u = await r.fundedUser({ USD: String(units), USDC: String(units) });
-    users.push({ id: u.id, key: u.key, bal: { USD: units * 100, USDC: units * 1_000_000 }, held: zero() });
+    users.push({
+      id: u.id,
+      key: u.key,
+      bal: { USD: units * 100, USDC: units * 1_000_000 },
+      held: zero(),
+      // fundedUser's operator credits, in that order.
+      moves: [
+        { type: 'credit', amount: units * 100, currency: 'USD' },
+        { type: 'credit', amount: units * 1_000_000, currency: 'USDC' },
+      ],
+    });
   }
   const agents: ModelAgent[] = [];
   for (let i = 0; i < AGENTS; i++) {
@@ -2135,6 +2225,7 @@ describe('the service agrees with a model of its ledger', () => {
             () => ({ model, real: t }),
             interleave(cmds, [...extra, ...operator, ...purchases]).map((c) => new Checked(c)),
           );
+          await checkStatements(model, t, 'at the end of the run');
           steps += model.log.length;
         },
       ),
@@ -2202,6 +2293,7 @@ describe('the service agrees with a model of its ledger', () => {
         'purchase lands, captured by the reconciler',
         'purchase expired',
         'purchase replay',
+        'statement checked',
       ];
       const paths = Object.fromEntries([...seen.entries()].sort());
       expect({ missing: required.filter((path) => !seen.has(path)), paths }).toEqual({ missing: [], paths });

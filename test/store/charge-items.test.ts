@@ -99,7 +99,8 @@ describe('chargeItems', () => {
         expect(rooms.sort((a, b) => a - b)).toEqual(decision.limits.map((l) => l.limit - t.amount).sort((a, b) => a - b));
         expect(debit?.ConditionExpression?.includes('policyVersion = :v')).toBe(true);
         expect(chargeTransaction(items)).toHaveLength(
-          4 + Number(held) + Number(grantTerms !== undefined) + Number(items.outbox !== undefined),
+          // 4 + the payer's statement entry (docs/statement.md).
+          5 + Number(held) + Number(grantTerms !== undefined) + Number(items.outbox !== undefined),
         );
       }),
     );

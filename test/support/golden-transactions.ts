@@ -62,6 +62,8 @@ export function normalised(transactions: unknown): unknown {
       (_, kind: string, c: string, a: string) => `${kind}${id(c)}a${id(a)}`,
     )
     .replace(new RegExp(`(?<![0-9a-z_])(a|u|g|evt_)(${ULID})(?![0-9a-z])`, 'g'), (_, kind: string, u: string) => `${kind}${id(u)}`)
+    // A bare ULID as a whole value: a statement entry's sort key (store/statement/statement-items.ts).
+    .replace(new RegExp(`"(${ULID})"`, 'g'), (_, u: string) => `"${id(u)}"`)
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>')
     .replace(/\d{4}-\d{2}-\d{2}/g, '<day>')
     .replace(/\d{4}-\d{2}(?=[\\"])/g, '<month>')

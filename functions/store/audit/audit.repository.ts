@@ -22,6 +22,8 @@ const PROJECTION = {
     'PK, SK, USD, USDC, heldUSD, heldUSDC, owedUSD, owedUSDC, amount, fee, accountCreationFee, netAmount, currency, #status, agentId, userId, payoutId, ' +
     'authorizedAmount, refundedAmount, operatorRefundedAmount, owedRepaid, debited, owed, signature, paymentId, #transaction, ' +
     'grantId, spent, spentDay, spentMonth, #counted, createdAt, feeCounted, withdrawn, feesPaid, ' +
+    // The payer's statement (docs/statement.md): who has every movement's entry, and the entries.
+    'statementFrom, ' +
     // What the wallet reconciliation (functions/audit/wallet-checks.ts) matches transfers with.
     'topupId, #rail, #mint, #reason, externalId, txHash, railState.signature, ' +
     // An x402 purchase (DESIGN §22): paid out by the hot wallet, by this transaction once captured.
@@ -58,6 +60,7 @@ const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, buc
   ['UNMATCHED#', 'UNMATCHED', 'unmatched'],
   ['TAB#', 'TAB', 'tabs'],
   ['TAB#', undefined, 'tabUsages'],
+  ['STMT#', undefined, 'statements'],
 ];
 
 /**
@@ -84,6 +87,7 @@ export async function scanLedgerItems(opts: { pageSize?: number; segments?: numb
     unmatched: [],
     tabs: [],
     tabUsages: [],
+    statements: [],
     scanned: 0,
     pages: 0,
   };

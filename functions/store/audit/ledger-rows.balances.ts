@@ -21,6 +21,17 @@ export interface UserRow {
   held: Partial<Record<Currency, Minor>>;
   /** What the payer owes after reversed top-ups (`owed<currency>`, store/topups/owed.ts). */
   owed?: Partial<Record<Currency, Minor>>;
+  /** Created since the statement (`statementFrom`): every movement of the balance has its entry (docs/statement.md). */
+  statementFrom?: true;
+}
+
+/** A statement entry (`STMT#<userId>/<ulid>`): one movement of the payer's balance, signed. */
+export interface StatementRow {
+  kind: 'statement';
+  userId: string;
+  entryId: string;
+  currency: Currency;
+  amount: Minor;
 }
 
 /** One write shard of an agent's earned balance (`AGENTBAL#<agentId>#<n>/BAL`). */
@@ -113,6 +124,7 @@ export function userRows(items: readonly Item[], reader: RowReader): UserRow[] {
       held: balancesOf(item, `user ${userId}`, undefined, heldAttribute),
       // Only payers who ever owed carry it (the rows of everyone else stay as they were).
       ...(Object.values(owed).some((v) => v !== 0) ? { owed } : {}),
+      ...(typeof item.statementFrom === 'string' ? { statementFrom: true as const } : {}),
     };
   });
   return users;
@@ -128,4 +140,27 @@ export function shardRows(items: readonly Item[], reader: RowReader): ShardRow[]
     return { kind: 'shard', agentId, key, balances: balancesOf(item, `shard ${key}`, agentId) };
   });
   return shards;
+}
+
+/** A statement entry each; its amount is signed (a debit negative, a reversal of nothing 0). */
+export function statementRows(items: readonly Item[], reader: RowReader): StatementRow[] {
+  const { note, currencyOf } = reader;
+  const rows: StatementRow[] = [];
+  for (const item of items) {
+    const where = `statement entry ${String(item.PK)}/${String(item.SK)}`;
+    const currency = currencyOf(item, where);
+    if (typeof item.amount !== 'number' || !Number.isSafeInteger(item.amount)) {
+      note(`${where}: ${JSON.stringify(item.amount)} is not a valid amount in minor units`);
+      continue;
+    }
+    if (!currency) continue;
+    rows.push({
+      kind: 'statement',
+      userId: idOr(item.userId, afterHash(item.PK)),
+      entryId: String(item.SK),
+      currency,
+      amount: item.amount,
+    });
+  }
+  return rows;
 }

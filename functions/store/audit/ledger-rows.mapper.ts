@@ -12,7 +12,9 @@ import {
   type ReversalRow,
   reversalRows,
   type ShardRow,
+  type StatementRow,
   shardRows,
+  statementRows,
   type UserRow,
   userRows,
 } from './ledger-rows.balances';
@@ -71,6 +73,8 @@ export interface LedgerItems {
   /** `TAB#<tabId>/TAB` and its uses (`TAB#<tabId>/U#<key>`): tied to the tab's hold (DESIGN §29). */
   tabs?: Item[];
   tabUsages?: Item[];
+  /** `STMT#<userId>/<ulid>`: a payer's statement entries (docs/statement.md), each a movement of their balance. */
+  statements?: Item[];
   /** Items read in all (every kind, money-holding or not). */
   scanned: number;
   /** Scan requests sent (pages). */
@@ -92,6 +96,8 @@ export interface LedgerRows {
   grants: GrantRow[];
   tabs: TabRow[];
   tabUsages: TabUsageRow[];
+  /** The payers' statement entries: their sum per payer is the balance (for payers with `statementFrom`). */
+  statements: StatementRow[];
   /** What credited or recorded on-chain transfers (the wallet reconciliation, the cross-rail check). */
   onChain: { topupCredits: TopupChainCreditRow[]; chainCredits: ChainCreditRow[]; unmatched: UnmatchedRow[] };
   unreadable: UnreadableItem[];
@@ -123,6 +129,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
   const grants = grantRows(items.grants ?? [], reader);
   const locks = lockRows(items.payoutLocks);
   const feeBases = feeBasisRows(items.payoutFees ?? [], reader);
+  const statements = statementRows(items.statements ?? [], reader);
 
   return {
     users,
@@ -138,6 +145,7 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     grants,
     tabs: tabRows(items.tabs ?? []),
     tabUsages: tabUsageRows(items.tabUsages ?? []),
+    statements,
     onChain: { topupCredits, chainCredits, unmatched },
     unreadable: reader.unreadable,
     counts: {

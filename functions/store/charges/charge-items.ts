@@ -23,7 +23,9 @@
  *     grant says (DESIGN §16 "Cost rule");
  *   - `outbox`: only for a charge that asks its payer for approval (its link is not in the item);
  *     every other charge's events come from the charge item's own INSERT stream record (the
- *     dispatcher derives them, use-cases/events/events.ts `chargeRecordEvents`; DESIGN §18).
+ *     dispatcher derives them, use-cases/events/events.ts `chargeRecordEvents`; DESIGN §18);
+ *   - `statement`: the payer's statement entry of the debit (`charge`, `hold`, `x402_purchase`;
+ *     store/statement/statement-items.ts), so the statement is exact under any race.
  *
  * A refused charge (`refusedChargeItems`) keeps a FAILED record with its idempotency record and
  * moves no money: `agentCount` (the shard counts it, behind the kill switch), `charge`,
@@ -44,6 +46,7 @@ import type { Tab } from '../../core/tabs';
 import type { PayerState } from '../../core/users';
 import { outboxPut } from '../events/outbox';
 import { idempotencyPut } from '../idempotency.repository';
+import { chargeEntry, statementPut } from '../statement/statement-items';
 import { keys } from '../table';
 import { tabOpenItems } from '../tabs/tab-items';
 import type { NamedItem, TransactEntry, TransactItem } from '../transact';
@@ -83,6 +86,8 @@ export interface ChargeItems {
   outbox?: TransactItem;
   /** A tab's opening: the tab item and its entries (store/tabs/tab-items.ts). */
   tabOpen?: TransactItem[];
+  /** The payer's statement entry: the debit of the available balance (docs/statement.md). */
+  statement: TransactItem;
 }
 
 /** An accepted charge's items, each with what its failed condition means. */
@@ -104,6 +109,7 @@ export function chargeItems(write: ChargeWrite): ChargeItems {
     ...(grant ? { grantSpend: grantSpend(charge, grant, now) } : {}),
     ...(outbox ? { outbox } : {}),
     ...(write.tab ? { tabOpen: tabOpenItems(write.tab, charge) } : {}),
+    statement: statementPut(chargeEntry(charge, hold, now)),
   };
 }
 
@@ -127,6 +133,7 @@ export const chargeTransaction = (items: ChargeItems): TransactEntry[] =>
     items.grantSpend,
     items.outbox,
     ...(items.tabOpen ?? []),
+    items.statement,
   ]);
 
 /** A refused charge to record (FAILED, its `failureReason` says why). */

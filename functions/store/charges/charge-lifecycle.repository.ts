@@ -32,6 +32,7 @@ import { withOutbox } from '../events/outbox';
 import { idempotencyPut } from '../idempotency.repository';
 import { agentEnabledCheck } from '../identity/agent.repository';
 import { headroom, readMinor } from '../numbers';
+import { refundEntry, statementPut } from '../statement/statement-items';
 import { keys, PARTITIONS } from '../table';
 import { named, transactWrite } from '../transact';
 import { shardDebits } from './balance.repository';
@@ -196,6 +197,8 @@ export async function commitRefund(
         ),
         // Each debit's failure: a withdrawal or another refund moved the balance (StaleReadError).
         ...shardDebits(charge.agentId, charge.currency, plan),
+        // The payer's statement entry of the credit (docs/statement.md).
+        statementPut(refundEntry(charge, amount, now)),
       ],
       events,
       now,

@@ -11,6 +11,7 @@ import { ChargeAwaitsApprovalError, ChargeNotPendingError, StaleReadError } from
 import type { OutboxEvent } from '../../core/events';
 import type { IdempotencyWrite } from '../../core/idempotency';
 import { decidePendingSettlement, type Settlement, settledCharge } from '../../core/settlement-decision';
+import type { Counterparty } from '../../core/statement';
 import type { TabSettlement } from '../tabs/tab-items';
 import { transactWrite } from '../transact';
 import type { PendingCharge } from './charge-pending.repository';
@@ -37,7 +38,7 @@ export interface SettleOptions {
    * agent is credited: the money left by the hot wallet. Every other settlement is refused such a
    * purchase by its condition, and any capture any purchase.
    */
-  purchase?: { transaction?: string };
+  purchase?: { transaction?: string; seller?: Counterparty };
   /** A tab's close: who closes it (store/tabs/tab-items.ts); every settlement of a tab's hold moves the tab. */
   tab?: TabSettlement;
 }

@@ -20,7 +20,9 @@
  *     that check;
  *   - `grant`: the grant's give-back of `returned` (`grantSettleItem`), conditioned on the grant
  *     being active when money goes to the agent; a hold's approval only checks that;
- *   - `outbox`: the settlement's webhook events.
+ *   - `outbox`: the settlement's webhook events;
+ *   - `statement`: the payer's statement entry of `returned` (`hold_release`), when anything came
+ *     back to the balance (store/statement/statement-items.ts).
  *
  * The charge's own items (its condition, its marker) are built in settlement-charge-items.ts, the
  * payer's give-back in settlement-release.ts, the grant's in grant-settlement-items.ts.
@@ -38,10 +40,12 @@ import type { OutboxEvent } from '../../core/events';
 import type { IdempotencyWrite } from '../../core/idempotency';
 import type { Minor } from '../../core/money';
 import type { PendingSettlementDecision, Settlement } from '../../core/settlement-decision';
+import type { Counterparty } from '../../core/statement';
 import type { TabCloser } from '../../core/tabs';
 import { outboxPut } from '../events/outbox';
 import { idempotencyPut } from '../idempotency.repository';
 import { agentEnabledCheck } from '../identity/agent.repository';
+import { holdReleaseEntry, statementPut } from '../statement/statement-items';
 import { keys } from '../table';
 import { type TabSettlement, tabSettlementItems } from '../tabs/tab-items';
 import { named, type OldItem, outcome, type TransactEntry, type TransactItem } from '../transact';
@@ -69,8 +73,8 @@ export interface SettlementWrite {
   bases: { user: ReleaseBasis; grant: GrantReturnBasis };
   /** The agent's own capture or release: its key's hash and its idempotency record. */
   agent?: { keyHash: string; idem: IdempotencyWrite } | undefined;
-  /** An x402 purchase's own ending: captured under this `transaction`, or released. */
-  purchase?: { transaction?: string } | undefined;
+  /** An x402 purchase's own ending: captured under this `transaction`, or released; `seller` names it on the statement. */
+  purchase?: { transaction?: string; seller?: Counterparty } | undefined;
   events: readonly OutboxEvent[];
   now: Date;
   /** A tab's hold: who closes the tab (absent: judged from the settlement, `tabCloserOf`). */
@@ -97,6 +101,8 @@ export interface SettlementItems {
   outbox?: TransactItem;
   /** A tab's hold: the tab opened (an approval) or closed at what it used, and its entries (store/tabs/tab-items.ts). */
   tab?: Entry[];
+  /** The payer's statement entry of what came back to the balance (`hold_release`), when anything did. */
+  statement?: TransactItem;
 }
 
 /** The transaction of a settlement's items. */
@@ -111,10 +117,11 @@ export const settlementTransaction = (items: SettlementItems): Entry[] =>
     items.grant,
     items.outbox,
     ...(items.tab ?? []),
+    items.statement,
   ].filter((item): item is Entry => item !== undefined);
 
 type Decision = SettlementWrite['decision'];
-type MoneyItems = Pick<SettlementItems, 'charge' | 'payerRelease' | 'marker' | 'agentShard' | 'grant'>;
+type MoneyItems = Pick<SettlementItems, 'charge' | 'payerRelease' | 'marker' | 'agentShard' | 'grant' | 'statement'>;
 
 /** A settlement's items, each with what its failed condition means. */
 export function settlementItems(write: SettlementWrite): SettlementItems {
@@ -214,6 +221,10 @@ function endingItems(
           })
         : userUpdate,
     marker: settledMarker(side.markerKey, now),
+    // What came back to the available balance (a release, decline, expiry, a capture's rest): its statement entry.
+    ...(returned > 0
+      ? { statement: statementPut(holdReleaseEntry(pending, returned, endedStatus(settlement), now, purchase?.seller)) }
+      : {}),
     ...(creditsAgent ? { agentShard: shardCredit(pending.agentId, randomShard(), pending.currency, paid, shardGuard) } : {}),
     ...(grantItem
       ? {
@@ -252,6 +263,9 @@ function payerReleaseUpdate(write: SettlementWrite, counted: SpendCounted, retur
     },
   };
 }
+
+/** The charge's status once this settlement ended it: SUCCESS for a capture or approval, else the return's. */
+const endedStatus = (settlement: Settlement): string => (settlement.kind === 'return' ? settlement.status : 'SUCCESS');
 
 /**
  * The payer's kill switch ranks with the charge's own condition and after it (the item written

@@ -16,6 +16,7 @@ import { heldAttribute, payerStateOf } from '../charges/payer';
 import { db } from '../client';
 import { idempotencyPut } from '../idempotency.repository';
 import { readMinor } from '../numbers';
+import { operatorCreditEntry, statementPut } from '../statement/statement-items';
 import { keys } from '../table';
 import { owedAttribute } from '../topups/owed';
 import { conditionalWrite, named, outcome, type TransactEntry, type TransactItem, transactWrite } from '../transact';
@@ -35,7 +36,16 @@ export async function createUser(userId: string, keyHash: string, now: Date, als
     {
       Put: {
         TableName: table,
-        Item: { ...keys.user(userId), type: 'User', userId, ...user.balances, keyHash, createdAt: user.createdAt },
+        // `statementFrom`: every movement of this payer has a statement entry (the ledger audit sums them; docs/statement.md).
+        Item: {
+          ...keys.user(userId),
+          type: 'User',
+          userId,
+          ...user.balances,
+          keyHash,
+          createdAt: user.createdAt,
+          statementFrom: user.createdAt,
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -71,6 +81,7 @@ export async function creditUser(
   now: Date,
 ): Promise<void> {
   const table = config().TABLE_NAME;
+  const creditId = newRecordId();
   await transactWrite([
     named(
       {
@@ -91,7 +102,7 @@ export async function creditUser(
       Put: {
         TableName: table,
         Item: {
-          ...keys.credit(userId, newRecordId()),
+          ...keys.credit(userId, creditId),
           type: 'Credit',
           userId,
           amount,
@@ -102,6 +113,8 @@ export async function creditUser(
       },
     },
     idempotencyPut(idempotency, now),
+    // The payer's statement entry (docs/statement.md).
+    statementPut(operatorCreditEntry(userId, creditId, amount, currency, now)),
   ]);
 }
 

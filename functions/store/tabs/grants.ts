@@ -1,5 +1,5 @@
 /**
- * What tabs' repository operations touch, by key family (store/access.ts `STORE` takes these in):
+ * What tabs' repository operations touch, by key family (store/access.ts `uses` reads them beside `STORE`):
  * the tab's own partition, the payer's and the agent's lists of tabs, and a close's settlement.
  */
 import type { Partition } from '../table';
@@ -19,10 +19,12 @@ export const TAB_STORE = {
   commitTabUsage: { write: ['tab'] },
   listUserTabs: { read: ['userTabs', 'tab'] },
   /** A tab's close: its hold captured for `used` (no kill switch: what was used is owed), the rest back, the tab and its entries CLOSED. */
-  settleTab: { write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'grant', 'tab', 'userTabs', 'agentTabs'] },
+  settleTab: {
+    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'grant', 'statement', 'tab', 'userTabs', 'agentTabs'],
+  },
   /** The service's close of open tabs (a kill switch, a block): found by the lists, closed as settleTab closes one. */
   closeTabs: {
     read: ['agentTabs', 'userTabs', 'tab', 'pendingCharge', 'charge'],
-    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'grant', 'tab', 'userTabs', 'agentTabs'],
+    write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'grant', 'statement', 'tab', 'userTabs', 'agentTabs'],
   },
 } as const satisfies Record<string, { read?: readonly Partition[]; write?: readonly Partition[] }>;

@@ -8,13 +8,15 @@
  *     credited (PayPal never refunds more than it captured; if it said so, nothing moves);
  *   - the user's item: `debited` (at most the balance, as read) leaves the balance and the
  *     shortfall is added to `owed<currency>`, conditioned on the balance being what was read;
- *   - the reversal record `REVERSALS#<userId>/<refundId>` the ledger audit counts as money out.
+ *   - the reversal record `REVERSALS#<userId>/<refundId>` the ledger audit counts as money out;
+ *   - the payer's statement entry (`reversal`, −`debited`; docs/statement.md).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config';
 import type { Currency, Minor } from '../../core/money';
 import { db } from '../client';
 import { readMinor } from '../numbers';
+import { reversalEntry, statementPut } from '../statement/statement-items';
 import { keys } from '../table';
 import { named, outcome, transactWrite } from '../transact';
 import { owedAttribute } from './owed';
@@ -157,6 +159,7 @@ export async function reverseCredit(r: Reversal, now: Date): Promise<ReversalOut
         },
       },
     },
+    statementPut(reversalEntry(credit, r.refundId, debited, owed, now)),
   ]);
   return result.committed ? { kind: 'reversed', debited, owed } : result.outcome;
 }

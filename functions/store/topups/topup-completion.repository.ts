@@ -19,6 +19,7 @@ import {
 } from '../../core/topups';
 import { withOutbox } from '../events/outbox';
 import { readMinor } from '../numbers';
+import { statementPut, topupEntry } from '../statement/statement-items';
 import { keys } from '../table';
 import { named, type OldItem, outcome, type TransactEntry, type TransactItem, transactWrite } from '../transact';
 import { chainCreditGuard } from './chain-credit';
@@ -119,6 +120,8 @@ function completionItems(topup: Topup, payment: TopupPayment, now: Date, owed: M
       },
     },
     ...releaseOpenSlot(topup),
+    // The payer's statement entry of what reached the balance (docs/statement.md).
+    statementPut(topupEntry(topup, payment, payment.amount - repaid, now)),
   ];
 }
 

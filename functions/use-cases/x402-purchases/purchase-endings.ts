@@ -10,11 +10,18 @@ import { purchaseView } from '../../contracts/views';
 import type { Charge } from '../../core/charges';
 import { ChargeNotPendingError } from '../../core/errors';
 import { NOT_SETTLED } from '../../core/purchases';
+import { sellerOf } from '../../core/statement';
 import { refuse } from '../../messages/refusal';
 import { pendingOf } from '../../store/charges/charge-pending.repository';
 import { getCharge } from '../../store/charges/charge-read.repository';
 import { settledCharge, settlePending } from '../../store/charges/charge-settlement.repository';
 import { purchaseEvents } from '../events/events';
+
+/** The seller, for the payer's statement row of what a release gives back. */
+function sellerOnStatement(charge: Charge) {
+  const seller = sellerOf(charge);
+  return seller ? { seller } : {};
+}
 
 /** The purchase after an ending was tried, and whether this call's ending is the one that committed. */
 export interface Ended {
@@ -37,7 +44,7 @@ export function capture(charge: Charge, transaction: string): Promise<Ended> {
   };
   return settleOnce(charge, (c) =>
     settlePending(pendingOf(c), settlement, now, {
-      purchase: { transaction },
+      purchase: { transaction, ...sellerOnStatement(c) },
       events: purchaseEvents(after(c), 'x402.purchase.succeeded', purchaseView, now),
     }),
   );
@@ -49,7 +56,7 @@ export function expire(charge: Charge): Promise<Ended> {
   const settlement = { kind: 'return' as const, status: 'EXPIRED' as const, failureReason: NOT_SETTLED };
   return settleOnce(charge, (c) =>
     settlePending(pendingOf(c), settlement, now, {
-      purchase: {},
+      purchase: { ...sellerOnStatement(c) },
       events: purchaseEvents(settledCharge(c, settlement, now), 'x402.purchase.expired', purchaseView, now),
     }),
   );
