@@ -341,7 +341,7 @@ export const BACKGROUND_GRANTS = {
   ),
   // Reads the owners' endpoints; writes nothing.
   'webhook-dispatcher': uses('getWebhooks'),
-  // Copies an agent item's kill switch to its balance shards: reads (and checks) the agent item, writes the shards only.
+  // Copies an agent item's kill switch to its balance shards; a disabled agent's open tabs it closes (docs/tabs.md).
   'kill-switch-fanout': uses('killSwitchFanOut', 'closeTabs'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.
   'webhook-delivery': uses('getWebhooks', 'deliveryAttempts', 'endpointHealth'),

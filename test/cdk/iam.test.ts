@@ -579,7 +579,21 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   'webhook-dispatcher': [],
   // Stream-fed, not exposed; pinned anyway: the kill switch's copy on the shards, no balance, no other
   // family; and the agent item's entry in the operator's list (GSI2PK/GSI2SK), mended after a console edit.
-  'kill-switch-fanout': ['AGENTBAL#*', 'AGENTKEY#*'],
+  // A disabled agent's open tabs close at what they used (DESIGN §29, docs/tabs.md): the hold's
+  // settlement (its charge, marker, payer, grant, statement, outbox) and the tab with its entries.
+  'kill-switch-fanout': [
+    'AGENTBAL#*',
+    'AGENTKEY#*',
+    'AGENTTABS#*',
+    'CHARGES#*',
+    'GRANTS#*',
+    'OUTBOX#*',
+    'PENDINGCHARGE#*',
+    'STMT#*',
+    'TAB#*',
+    'USER#*',
+    'USERTABS#*',
+  ],
   // Its attempts, and the endpoint's breaker (health fields on the endpoint item).
   'webhook-delivery': ['WEBHOOKS#*', 'WHATTEMPTS#*', 'WHDELIVERY#*'],
   // The x402 facilitator, called by any seller's middleware for any buyer: supported writes nothing;
