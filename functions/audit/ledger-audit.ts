@@ -73,6 +73,7 @@ import { chainCreditProblems, reconcileWallets, type WalletChain, type WalletRep
 import { grantProblems, lifecycleProblems, x402Problems } from './charge-checks';
 import { type CurrencyTotals, currencyProblems, currencyTotals } from './ledger-checks';
 import { feeBasisProblems, payoutLockProblems, payoutSplitProblems, x402RefundProblems } from './payout-checks';
+import { tabProblems } from './tab-checks';
 import { topupProblems } from './topup-checks';
 import { readWalletChain, type WalletAuditOptions } from './wallet-audit';
 
@@ -122,6 +123,7 @@ export function auditRows(rows: LedgerRows, chain?: WalletChain): LedgerAuditRep
     ...x402Problems(rows),
     ...chainCreditProblems(rows),
     ...grants,
+    ...tabProblems(rows),
     ...statementProblems(rows),
   ];
   const wallets = chain ? reconcileWallets(chain, rows) : undefined;

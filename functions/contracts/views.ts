@@ -38,6 +38,8 @@ export function chargeView(charge: Charge) {
  */
 export function userChargeView(charge: Charge) {
   const view = { ...chargeView(charge), agent: { id: charge.agentId, name: charge.agentName ?? null } };
+  // A tab's hold and its capture (DESIGN §29): the tab it was for (the agent reads it as the tab's chargeId).
+  if (charge.tabId !== undefined) return { ...view, type: 'tab' as const, tabId: charge.tabId };
   if (!charge.purchase) return view;
   return {
     ...view,

@@ -51,6 +51,8 @@ export interface Charge {
    * dispatcher reads it from the charge's INSERT record to send `grant.limit.reached` (core/grant-alerts.ts).
    */
   grantLimit?: { limit: 'hourly' | 'daily' | 'monthly' | 'total'; window: string };
+  /** The hold of a tab (DESIGN §29, core/tabs.ts): captured at the tab's close for what was used. */
+  tabId?: string;
 }
 
 /**

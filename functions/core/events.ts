@@ -31,6 +31,7 @@ export const AGENT_EVENT_TYPES = [
   'x402.purchase.succeeded',
   'x402.purchase.expired',
   'x402.payment.refunded',
+  'tab.closed',
 ] as const;
 export const USER_EVENT_TYPES = [
   'charge.approval_requested',
@@ -45,6 +46,7 @@ export const USER_EVENT_TYPES = [
   'user.passkey.added',
   'grant.limit.approaching',
   'grant.limit.reached',
+  'tab.closed',
 ] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 export type UserEventType = (typeof USER_EVENT_TYPES)[number];

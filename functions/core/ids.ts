@@ -41,6 +41,13 @@ export const newGrantRequestId = (): string => `gr${ulid().toLowerCase()}`;
 export const newRecordId = (): string => ulid().toLowerCase();
 /** A refund of an x402 payment (DESIGN §28): paid as a payout, told apart from withdrawals by its prefix (store/table.ts `keys.payout`). */
 export const newX402RefundId = (): string => `xr${ulid().toLowerCase()}`;
+/**
+ * A tab id (DESIGN §29): `t`, a lower-case ULID, then its agent's id (54 characters, apart from a
+ * top-up's 27), so a tab names its agent as a charge id does.
+ */
+export const newTabId = (agentId: string): string => `t${ulid().toLowerCase()}${agentId}`;
+/** One use of a tab: `tu` and a lower-case ULID (time-ordered). */
+export const newTabUsageId = (): string => `tu${ulid().toLowerCase()}`;
 
 /** The one pattern of each kind of id: a path or query value that does not match names nothing. */
 export const ID_PATTERNS = {
@@ -53,6 +60,7 @@ export const ID_PATTERNS = {
   grant: /^g[0-9a-z]{26}$/,
   grantRequest: /^gr[0-9a-z]{26}$/,
   x402Refund: /^xr[0-9a-z]{26}$/,
+  tab: /^t[0-9a-z]{26}a[0-9a-z]{26}$/,
 } as const;
 
 export type IdKind = keyof typeof ID_PATTERNS;

@@ -15,9 +15,18 @@ export type Settlement =
   /** Approved by the user: SUCCESS, the held amount to the agent; a hold instead waits for its capture. */
   | { kind: 'approve' }
   /** Captured by the agent: SUCCESS for `amount` (≤ the held amount), the rest back to the user. */
-  | { kind: 'capture'; amount: number }
+  | { kind: 'capture'; amount: number; tab?: TabClose }
   /** Declined, released or expired: the hold back to the user. `awaiting`: only while it waits for that. */
-  | { kind: 'return'; status: 'FAILED' | 'EXPIRED'; failureReason: string | null; awaiting?: PendingReason };
+  | { kind: 'return'; status: 'FAILED' | 'EXPIRED'; failureReason: string | null; awaiting?: PendingReason; tab?: TabClose };
+
+/**
+ * A tab's close (DESIGN §29, use-cases/tabs/tabs.ts): what was used was consumed under the hold
+ * while the tab was open, so it is captured whenever the close comes (no clock: the tab's own
+ * condition refused every use past `expiresAt`), whoever closes it, even once the payer blocked the
+ * agent, the agent was disabled or the grant ended: that is what "closes at what was used before
+ * the switch" means.
+ */
+export type TabClose = true;
 
 /**
  * The charge as a settlement leaves it, for its webhook events and answers: approve → SUCCESS (a
@@ -60,7 +69,7 @@ export function actsOn(settlement: Settlement): PendingReason | undefined {
  *     ends a purchase whose payment may be on its way).
  */
 export interface SettlementGuard {
-  clock: 'due' | 'open' | 'chain';
+  clock: 'due' | 'open' | 'chain' | 'any';
   purchase: 'signed' | 'none' | 'unsigned';
 }
 
@@ -94,12 +103,13 @@ export function decidePendingSettlement(
   opts: { purchase: boolean; now: Date },
 ): PendingSettlementDecision {
   const { purchase, now } = opts;
+  const tabClose = settlement.kind !== 'approve' && settlement.tab === true;
   const acts = actsOn(settlement);
   if (acts !== undefined && acts !== hold.pendingReason) {
     return { kind: 'refused', reason: settlement.kind === 'capture' ? 'awaits-approval' : 'not-pending' };
   }
   const guard: SettlementGuard = {
-    clock: purchase ? 'chain' : isExpiry(settlement) ? 'due' : 'open',
+    clock: purchase ? 'chain' : tabClose ? 'any' : isExpiry(settlement) ? 'due' : 'open',
     purchase: purchase
       ? 'signed'
       : settlement.kind === 'capture' || (settlement.kind === 'approve' && hold.holdSeconds === undefined)
@@ -117,7 +127,7 @@ export function decidePendingSettlement(
     held: hold.amount,
     paid,
     returned: hold.amount - paid,
-    paysAgent: (capturing || settlement.kind === 'approve') && !purchase,
-    blockable: capturing && !purchase,
+    paysAgent: (capturing || settlement.kind === 'approve') && !purchase && !tabClose,
+    blockable: capturing && !purchase && !tabClose,
   };
 }

@@ -28,6 +28,7 @@ import { getAgentById, listedRight, readAgentItem, scanAgentKeys } from '../stor
 import { clearKillSwitch, copyKillSwitch } from '../store/identity/kill-switch.repository';
 import { itemOfImage } from '../store/stream-image';
 import { keys } from '../store/table';
+import { closeTabsOf } from '../use-cases/tabs/close';
 
 /** The parts of a stream record the fan-out reads (Lambda's DynamoDBRecord and the local poller's alike). */
 export interface AgentChangeRecord {
@@ -119,7 +120,11 @@ export async function fanOutKillSwitch(keyHash: string, agentId: string, image?:
       await clearKillSwitch(agentId, keyHash);
       return;
     }
-    if (await copyKillSwitch(item)) return;
+    if (await copyKillSwitch(item)) {
+      // A disabled agent's tabs close at what they used before the switch (docs/tabs.md): its uses read nothing to check it.
+      if (item.enabled !== true) await closeTabsOf({ agentId }, 'agent disabled');
+      return;
+    }
   }
   throw new Error('the agent item kept changing while its kill switch was copied');
 }

@@ -149,3 +149,26 @@ export function termsBody({ currency, limits, approvalAbove, scope, ttlSeconds, 
 
 export const grantRequestId = z.string().max(64).meta({ description: 'The grant request id (gr…), from request_grant.' });
 // --- end of grant requests ---
+
+// --- Tabs (DESIGN §29, docs/tabs.md) ---
+const tabId = z.string().max(64).meta({ description: 'The tab id (t…), as tab_open answered it.' });
+
+export const openTabInput = z.strictObject({
+  currency: z.enum(['USD', 'USDC']).meta({ description: 'USD (2 decimal places) or USDC (6).' }),
+  limit: mcpAmount.meta({ description: 'The most the tab may use, held from the payer now.' }),
+  description: z.string().max(255).optional().meta({ description: 'What the tab is for (the payer sees it).' }),
+  ttlSeconds: z.int().min(60).max(86_400).optional().meta({ description: 'How long it stays open, in seconds (60-86400, default 3600).' }),
+  user_key: z.string().meta({
+    description: "The key that authorizes the hold: a grant key (ug_live_…) the payer gave this agent, or the payer's account key.",
+  }),
+  idempotency_key: idempotencyKey,
+});
+
+export const useTabInput = z.strictObject({
+  tab_id: tabId,
+  amount: mcpAmount.meta({ description: "What this use costs, in the tab's currency, exactly (never rounded)." }),
+  description: z.string().max(100).optional().meta({ description: 'What this use was (e.g. "1234 tokens").' }),
+  idempotency_key: idempotencyKey,
+});
+
+export const closeTabInput = z.strictObject({ tab_id: tabId });

@@ -13,6 +13,7 @@ import { agentBalanceBody } from '../contracts/responses/accounts';
 import { chargeBody, chargeListBody } from '../contracts/responses/charges';
 import { grantRequestBody } from '../contracts/responses/grants';
 import { withdrawalBody } from '../contracts/responses/payouts';
+import { tabBody, tabUsageBody } from '../contracts/responses/tabs';
 import { createPurchaseSchema, purchaseSchema } from '../contracts/x402';
 import { x402RefundCreatedSchema } from '../contracts/x402-refund';
 import { GRANT_REQUEST_TTL_SECONDS } from '../core/grants';
@@ -20,6 +21,7 @@ import { createChargeOperation, getBalanceOperation, getChargeOperation, listCha
 import { agentCreateGrantRequestOperation, agentGetGrantRequestOperation } from '../operations/grant-requests';
 import { captureChargeOperation, refundChargeOperation, releaseChargeOperation } from '../operations/lifecycle';
 import type { Operation } from '../operations/operation';
+import { closeTabOperation, openTabOperation, useTabOperation } from '../operations/tabs';
 import { listWithdrawalsOperation } from '../operations/withdrawal-list';
 import { withdrawOperation } from '../operations/withdrawals';
 import { createPurchaseOperation } from '../operations/x402-purchases';
@@ -29,6 +31,7 @@ import type { RouteName } from '../registry/routes';
 import {
   amountBody,
   captureInput,
+  closeTabInput,
   createChargeInput,
   digits,
   grantRequestId,
@@ -37,10 +40,12 @@ import {
   listChargesInput,
   listWithdrawalsInput,
   literal,
+  openTabInput,
   refundInput,
   releaseInput,
   requestGrantInput,
   termsBody,
+  useTabInput,
   withdrawInput,
   x402RefundInput,
 } from './tool-inputs';
@@ -287,6 +292,52 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
       body: amountBody(amount),
     }),
     operation: refundX402PaymentOperation,
+  }),
+  // --- Tabs (DESIGN §29, docs/tabs.md) ---
+  tab_open: tool({
+    title: 'Open a tab',
+    description:
+      "Holds `limit` of the payer's balance once, for many small uses (per call, per token): each tab_use then costs one small " +
+      'write; tab_close captures what was used and gives the rest back. Starts PENDING_APPROVAL when the payer must approve ' +
+      'first. Safe to retry with the same idempotency_key.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    input: openTabInput,
+    output: tabBody,
+    http: ({ currency, limit, description, ttlSeconds, user_key, idempotency_key }) => ({
+      headers: { 'x-user-key': user_key, 'idempotency-key': idempotency_key },
+      body: {
+        currency,
+        limit: literal(limit),
+        ...(description === undefined ? {} : { description }),
+        ...(ttlSeconds === undefined ? {} : { ttlSeconds: literal(ttlSeconds) }),
+      },
+    }),
+    operation: openTabOperation,
+  }),
+  tab_use: tool({
+    title: 'Use a tab',
+    description:
+      "Adds `amount` to what an OPEN tab used; refused with 'tab limit exceeded' past its limit, 'tab is not open' once closed " +
+      'or expired. Safe to retry with the same idempotency_key.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    input: useTabInput,
+    output: tabUsageBody,
+    http: ({ tab_id, amount, description, idempotency_key }) => ({
+      params: { id: tab_id },
+      headers: { 'idempotency-key': idempotency_key },
+      body: { amount: literal(amount), ...(description === undefined ? {} : { description }) },
+    }),
+    operation: useTabOperation,
+  }),
+  tab_close: tool({
+    title: 'Close a tab',
+    description:
+      'Captures what the tab used as one charge and gives the rest of the hold back to the payer. Closing a closed tab changes nothing.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    input: closeTabInput,
+    output: tabBody,
+    http: ({ tab_id }) => ({ params: { id: tab_id }, body: {} }),
+    operation: closeTabOperation,
   }),
 };
 

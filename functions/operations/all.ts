@@ -17,6 +17,7 @@ import * as payers from './payers';
 import * as receipts from './receipts';
 import * as service from './service';
 import * as statement from './statement';
+import * as tabs from './tabs';
 import * as topups from './topups';
 import * as webhooks from './webhooks';
 import * as withdrawalList from './withdrawal-list';
@@ -51,6 +52,7 @@ export const OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
     topups,
     webhooks,
     service,
+    tabs,
     statement,
     x402Purchases,
     x402PurchaseList,

@@ -56,6 +56,7 @@ const CONSOLE_PAGES = combine(
     'revokeGrant',
     'getUserKeyHash',
     'replacePolicy',
+    'closeTabs',
     'getAgentById',
     // The Statement (functions/console/pages/statement.ts): the API's statement operation.
     'readStatement',

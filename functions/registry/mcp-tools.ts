@@ -11,6 +11,7 @@
 import type { ADMIN_ROUTES } from './admin';
 import type { AGENT_ROUTES } from './agents';
 import type { LINK_ROUTES } from './links';
+import type { AGENT_TAB_ROUTES } from './tabs';
 import type { USER_ROUTES } from './users';
 import type { WEBHOOK_ROUTES } from './webhooks';
 import type { X402_ROUTES } from './x402';
@@ -27,6 +28,7 @@ type ToolRouteName = (
   | typeof X402_ROUTES
   | typeof X402_PURCHASE_ROUTES
   | typeof X402_REFUND_ROUTES
+  | typeof AGENT_TAB_ROUTES
 )[number]['name'];
 
 export const MCP_TOOLS = [
@@ -43,6 +45,9 @@ export const MCP_TOOLS = [
   { name: 'get_grant_request', route: 'agent-get-grant-request' },
   { name: 'x402_purchase', route: 'agent-x402-purchase-create' },
   { name: 'x402_refund', route: 'agent-x402-refund-create' },
+  { name: 'tab_open', route: 'agent-open-tab' },
+  { name: 'tab_use', route: 'agent-use-tab' },
+  { name: 'tab_close', route: 'agent-close-tab' },
 ] as const satisfies readonly { name: string; route: ToolRouteName }[];
 
 export type McpToolName = (typeof MCP_TOOLS)[number]['name'];

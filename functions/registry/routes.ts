@@ -46,6 +46,7 @@ import { MCP_TOOL_NAMES, MCP_TOOLS } from './mcp-tools';
 import { RECEIPT_ROUTES } from './receipts';
 import { SERVICE_ROUTES } from './service';
 import type { AdminAuth, DocumentedRoute, RouteSpec } from './spec';
+import { AGENT_TAB_ROUTES, USER_TAB_ROUTES } from './tabs';
 import { USER_ROUTES } from './users';
 import { WEBHOOK_ROUTES } from './webhooks';
 import { X402_ROUTES } from './x402';
@@ -67,6 +68,8 @@ const ROUTE_TABLE = [
   ...X402_PURCHASE_ROUTES,
   ...X402_REFUND_ROUTES,
   ...RECEIPT_ROUTES,
+  ...AGENT_TAB_ROUTES,
+  ...USER_TAB_ROUTES,
   ...SERVICE_ROUTES,
 ] as const;
 

@@ -33,9 +33,9 @@ export const REFUND = uses('agentKeyLookup', 'idempotentCommand', 'readChargeAnd
 /** A user's (or an approval link's) decision on a PENDING charge: found by its marker, or by id once decided. */
 export const DECIDE = uses('getPendingCharge', 'getChargeById', 'chargeBeforeSettling');
 
-export const APPROVE = combine(DECIDE, uses('settleApproval'));
+export const APPROVE = combine(DECIDE, uses('settleApproval', 'settleTabHold'));
 
-export const DECLINE = combine(DECIDE, uses('settleReturn'));
+export const DECLINE = combine(DECIDE, uses('settleReturn', 'settleTabHold'));
 
 /** A rotation of the account key releases the open charges the old key made (account-key.ts): listed, then each as a decline. */
 export const RELEASE_OPEN_CHARGES = combine(DECLINE, uses('listUserCharges'));

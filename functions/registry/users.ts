@@ -175,7 +175,7 @@ export const USER_ROUTES = [
     name: 'user-put-policy',
     method: 'PUT',
     path: '/api/v1/users/me/policy',
-    table: uses('userKeyLookup', 'getAgentById', 'replacePolicy'),
+    table: uses('userKeyLookup', 'getAgentById', 'replacePolicy', 'closeTabs'),
     operation: () => ({
       summary: 'Replace the spending policy',
       description: 'The body replaces the whole policy; charges judged by the old one are judged again.',

@@ -13,6 +13,7 @@
 
 import { INDEX_PARTITIONS, type IndexPartition, indexFamilyKeys, leadingKeyPattern, PARTITIONS, type Partition } from './table';
 import { X402_REFUND_STORE } from './x402-refunds/access';
+import { TAB_STORE } from './tabs/grants';
 
 /** A function's access to the table, by key family. */
 export interface TableGrant {
@@ -296,10 +297,10 @@ export const STORE = {
   webauthnChallenge: { write: ['webauthnChallenge'] },
 } as const satisfies Record<string, TableGrant>;
 
-export type StoreOperation = keyof typeof STORE;
+export type StoreOperation = keyof typeof STORE | keyof typeof TAB_STORE;
 
 /** The grant of a function that calls these repository operations. */
-export const uses = (...operations: readonly StoreOperation[]): TableGrant => combine(...operations.map((op) => STORE[op]));
+export const uses = (...ops: readonly StoreOperation[]): TableGrant => combine(...ops.map((op) => ({ ...STORE, ...TAB_STORE })[op]));
 
 /**
  * The payout worker's whole need: it drives payouts (a lost lease ends in a read of the payout),
@@ -332,7 +333,7 @@ export const BACKGROUND_GRANTS = {
       'settlePurchase',
     ),
   ),
-  sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn'),
+  sweeper: uses('listDuePending', 'chargeBeforeSettling', 'settleReturn', 'settleTabHold', 'closeTabs'),
   'topup-watcher': uses(
     'listPendingTopups',
     'findTopupByReference',
@@ -348,8 +349,8 @@ export const BACKGROUND_GRANTS = {
   // Reads the owners' endpoints, and the settled records whose events carry a receipt (use-cases/receipts).
   // Limit alerts too: reads a grant a refusal names, marks the alert's window on it with its outbox item.
   'webhook-dispatcher': uses('getWebhooks', 'getChargeById', 'getX402Payment', 'getPayout', 'getTopup', 'getGrant', 'sendGrantAlert'),
-  // Copies an agent item's kill switch to its balance shards: reads (and checks) the agent item, writes the shards only.
-  'kill-switch-fanout': uses('killSwitchFanOut'),
+  // Copies an agent item's kill switch to its balance shards; a disabled agent's open tabs it closes (docs/tabs.md).
+  'kill-switch-fanout': uses('killSwitchFanOut', 'closeTabs'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.
   'webhook-delivery': uses('getWebhooks', 'deliveryAttempts', 'endpointHealth'),
 } as const satisfies Record<string, TableGrant>;

@@ -68,6 +68,9 @@ export const PARTITIONS = {
   userPasskeys: 'USERPASSKEYS#',
   webauthnChallenge: 'WACHALLENGE#',
   consoleRate: 'CONSOLERATE#',
+  tab: 'TAB#',
+  userTabs: 'USERTABS#',
+  agentTabs: 'AGENTTABS#',
 } as const;
 export type Partition = keyof typeof PARTITIONS;
 
@@ -316,4 +319,16 @@ export const keys = {
   webauthnChallenge: (digest: string) => ({ PK: `${P.webauthnChallenge}${digest}`, SK: 'CHALLENGE' }),
   /** One address's attempts at one console action in one window (sign-in failures, sign-ups). */
   consoleRate: (action: string, address: string, window: number) => ({ PK: `${P.consoleRate}${action}#${address}#${window}`, SK: 'RATE' }),
+  // Tabs (DESIGN §29, store/tabs/): a partition per tab, so its uses share no item with any other tab's.
+  /** The tab item: limit, used, status; what every use updates (no index entry: a use writes no index). */
+  tab: (tabId: string) => ({ PK: `${P.tab}${tabId}`, SK: 'TAB' }),
+  /** One use, keyed by its Idempotency-Key: the use's record and its replay. */
+  tabUsage: (tabId: string, idempotencyKey: string) => ({ PK: `${P.tab}${tabId}`, SK: `U#${idempotencyKey}` }),
+  tabPartition: (tabId: string) => `${P.tab}${tabId}`,
+  /** A payer's tabs, one partition sorted by id (= creation order): the payer's list. */
+  userTab: (userId: string, tabId: string) => ({ PK: `${P.userTabs}${userId}`, SK: tabId }),
+  userTabPartition: (userId: string) => `${P.userTabs}${userId}`,
+  /** An agent's tabs, one partition sorted by id: what the kill switch closes. */
+  agentTab: (agentId: string, tabId: string) => ({ PK: `${P.agentTabs}${agentId}`, SK: tabId }),
+  agentTabPartition: (agentId: string) => `${P.agentTabs}${agentId}`,
 } as const;

@@ -21,6 +21,7 @@ import { deepPagination } from './pagination';
 import { type BenchReport, renderMarkdown, renderSvg, roundRatios } from './report';
 import { requestsPerOperation, TOPUP_CREDIT_ENDPOINT } from './requests';
 import { sharedDetailLines, sharedItemsAndPartitions, sharedSummaryLines } from './shared';
+import { tabUsageCost, tabUsageLines } from './tab-usage';
 import { chargeThroughput } from './throughput';
 
 const RECONCILE_AFTER_SECONDS = 5;
@@ -120,6 +121,9 @@ export async function main(argv: string[]): Promise<number> {
     const shared = await sharedItemsAndPartitions(ctx);
     for (const line of [...sharedSummaryLines(shared).map((l) => `  ${l.replace(/^bench: /, '')}`), ...sharedDetailLines(shared)])
       log(line);
+
+    phase('a use of a tab (DESIGN §29): its requests, write units, cost, and what uses of one payer share');
+    for (const line of tabUsageLines(await tabUsageCost(ctx))) log(line);
 
     phase('latency per endpoint');
     const latency = await endpointLatency(ctx, quick ? 40 : 200);

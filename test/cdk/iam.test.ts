@@ -59,6 +59,14 @@ const EXPECTED: Record<string, Grant[]> = {
   'list-withdrawals': ['logs', 'table'],
   // The charge lifecycle: one read of what they act on, one transaction (with the kill switch).
   'capture-charge': ['logs', 'table'],
+  // Tabs (DESIGN §29): opening is a hold (its approval link); a use, a read and a close read no secret.
+  'agent-open-tab': ['logs', 'table', 'approval-secret'],
+  'agent-use-tab': ['logs', 'table'],
+  'agent-get-tab': ['logs', 'table'],
+  'agent-list-tab-usage': ['logs', 'table'],
+  'agent-close-tab': ['logs', 'table'],
+  'user-list-tabs': ['logs', 'table'],
+  'user-close-tab': ['logs', 'table'],
   'release-charge': ['logs', 'table'],
   'refund-charge': ['logs', 'table'],
   'rotate-agent-key': ['logs', 'table'],
@@ -568,14 +576,40 @@ const EXPOSED_WRITES: Record<string, string[]> = {
   'consent-page': ['CONSOLESESSION#*'],
   'consent-decide': ['CONSOLESESSION#*', 'GRANTCOUNT#*', 'GRANTKEY#*', 'GRANTREQ#*', 'GRANTS#*', 'OUTBOX#*'],
   // A decline gives a grant charge's hold back to the grant's counters too (docs/grants.md), and
-  // writes the payer's statement entry of what came back (docs/statement.md).
-  'approval-decide': ['AGENTBAL#*', 'CHARGES#*', 'GRANTS#*', 'OUTBOX#*', 'PENDINGCHARGE#*', 'STMT#*', 'USER#*'],
+  // writes the payer's statement entry of what came back (docs/statement.md); a tab's hold approved
+  // opens the tab, declined closes it (DESIGN §29): the tab and its two entries.
+  'approval-decide': [
+    'AGENTBAL#*',
+    'AGENTTABS#*',
+    'CHARGES#*',
+    'GRANTS#*',
+    'OUTBOX#*',
+    'PENDINGCHARGE#*',
+    'STMT#*',
+    'TAB#*',
+    'USER#*',
+    'USERTABS#*',
+  ],
   health: [],
   // Grant limit alerts (DESIGN §27): the once-per-window marker on the grant item, with its outbox item.
   'webhook-dispatcher': ['GRANTS#*', 'OUTBOX#*'],
   // Stream-fed, not exposed; pinned anyway: the kill switch's copy on the shards, no balance, no other
   // family; and the agent item's entry in the operator's list (GSI2PK/GSI2SK), mended after a console edit.
-  'kill-switch-fanout': ['AGENTBAL#*', 'AGENTKEY#*'],
+  // A disabled agent's open tabs close at what they used (DESIGN §29, docs/tabs.md): the hold's
+  // settlement (its charge, marker, payer, grant, statement, outbox) and the tab with its entries.
+  'kill-switch-fanout': [
+    'AGENTBAL#*',
+    'AGENTKEY#*',
+    'AGENTTABS#*',
+    'CHARGES#*',
+    'GRANTS#*',
+    'OUTBOX#*',
+    'PENDINGCHARGE#*',
+    'STMT#*',
+    'TAB#*',
+    'USER#*',
+    'USERTABS#*',
+  ],
   // Its attempts, and the endpoint's breaker (health fields on the endpoint item).
   'webhook-delivery': ['WEBHOOKS#*', 'WHATTEMPTS#*', 'WHDELIVERY#*'],
   // The x402 facilitator, called by any seller's middleware for any buyer: supported writes nothing;
@@ -686,6 +720,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 84, deleting: 10 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 88, deleting: 10 });
   });
 });

@@ -64,10 +64,11 @@ export const userChargeBody = component(
       .string()
       .regex(CHARGE_OR_PURCHASE_ID)
       .meta({ description: 'The charge id (`c…`), or an x402 purchase\'s (`xp…`, with `type: "x402_purchase"`).' }),
-    type: z
-      .literal('x402_purchase')
-      .optional()
-      .meta({ description: 'An x402 purchase (DESIGN §22): the agent paid an x402 seller from this balance; absent on charges.' }),
+    type: z.enum(['x402_purchase', 'tab']).optional().meta({
+      description:
+        "An x402 purchase (DESIGN §22): the agent paid an x402 seller from this balance; `tab`: a tab's hold (DESIGN §29); absent on other charges.",
+    }),
+    tabId: z.string().optional().meta({ description: 'A tab\'s hold (`type: "tab"`): the tab it holds for, captured at its close.' }),
     payTo: z.string().optional().meta({ description: "An x402 purchase: the seller's wallet paid." }),
     resource: z
       .object({ url: z.string(), description: z.string().optional() })

@@ -29,9 +29,12 @@ const PROJECTION = {
     // An x402 purchase (DESIGN §22): paid out by the hot wallet, by this transaction once captured.
     '#purchase.#transaction, #purchase.requirements.payTo, ' +
     // An x402 payment's refunds (DESIGN §28): its counter, and each refund's mark.
-    'refunded',
+    'refunded, ' +
+    // Tabs (DESIGN §29): the tab item's limit, use and status, tied to its hold (functions/audit/tab-checks.ts).
+    'tabId, chargeId, tabLimit, #used, usageCount, tabStatus',
   ExpressionAttributeNames: {
     '#status': 'status',
+    '#used': 'used',
     '#transaction': 'transaction',
     '#counted': 'counted',
     '#rail': 'rail',
@@ -59,6 +62,8 @@ const KINDS: ReadonlyArray<readonly [prefix: string, sk: string | undefined, buc
   ['TOPUPCREDIT#', 'CREDIT', 'topupCredits'],
   ['CHAINCREDIT#', 'CREDIT', 'chainCredits'],
   ['UNMATCHED#', 'UNMATCHED', 'unmatched'],
+  ['TAB#', 'TAB', 'tabs'],
+  ['TAB#', undefined, 'tabUsages'],
   ['STMT#', undefined, 'statements'],
 ];
 
@@ -84,6 +89,8 @@ export async function scanLedgerItems(opts: { pageSize?: number; segments?: numb
     topupCredits: [],
     chainCredits: [],
     unmatched: [],
+    tabs: [],
+    tabUsages: [],
     statements: [],
     scanned: 0,
     pages: 0,

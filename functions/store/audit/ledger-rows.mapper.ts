@@ -33,6 +33,7 @@ import {
 import { type ChargeRow, chargeRows, type GrantRow, grantRows } from './ledger-rows.charges';
 import { type FeeBasisRow, feeBasisRows, type LockRow, lockRows, type PayoutRow, payoutRows } from './ledger-rows.payouts';
 import { type Item, rowReader, type UnreadableItem } from './ledger-rows.reader';
+import { type TabRow, type TabUsageRow, tabRows, tabUsageRows } from './ledger-rows.tabs';
 
 /**
  * The money-holding items of the table, by kind (raw attributes, as stored), as audit.repository.ts
@@ -69,6 +70,9 @@ export interface LedgerItems {
   chainCredits?: Item[];
   /** `UNMATCHED#<signature>/UNMATCHED`: money in that credits no top-up, kept for an operator. */
   unmatched?: Item[];
+  /** `TAB#<tabId>/TAB` and its uses (`TAB#<tabId>/U#<key>`): tied to the tab's hold (DESIGN §29). */
+  tabs?: Item[];
+  tabUsages?: Item[];
   /** `STMT#<userId>/<ulid>`: a payer's statement entries (docs/statement.md), each a movement of their balance. */
   statements?: Item[];
   /** Items read in all (every kind, money-holding or not). */
@@ -90,6 +94,8 @@ export interface LedgerRows {
   x402Payments: X402PaymentRow[];
   x402Settlements: X402SettlementRow[];
   grants: GrantRow[];
+  tabs: TabRow[];
+  tabUsages: TabUsageRow[];
   /** The payers' statement entries: their sum per payer is the balance (for payers with `statementFrom`). */
   statements: StatementRow[];
   /** What credited or recorded on-chain transfers (the wallet reconciliation, the cross-rail check). */
@@ -137,6 +143,8 @@ export function toLedgerRows(items: Omit<LedgerItems, 'scanned' | 'pages'> & { s
     x402Payments,
     x402Settlements,
     grants,
+    tabs: tabRows(items.tabs ?? []),
+    tabUsages: tabUsageRows(items.tabUsages ?? []),
     statements,
     onChain: { topupCredits, chainCredits, unmatched },
     unreadable: reader.unreadable,

@@ -43,11 +43,13 @@ import { chargeRecordCarriesEvents, type OutboxEvent } from '../../core/events';
 import { type GrantLimits, hourOf } from '../../core/grants';
 import type { IdempotencyWrite } from '../../core/idempotency';
 import { periodsOf } from '../../core/policy';
+import type { Tab } from '../../core/tabs';
 import type { PayerState } from '../../core/users';
 import { outboxPut } from '../events/outbox';
 import { idempotencyPut } from '../idempotency.repository';
 import { chargeEntry, statementPut } from '../statement/statement-items';
 import { keys } from '../table';
+import { tabOpenItems } from '../tabs/tab-items';
 import type { NamedItem, TransactEntry, TransactItem } from '../transact';
 import { randomShard, shardCredit } from './balance.repository';
 import { type PayerBasis, payerDebit, policyStillCheck } from './charge-payer-items';
@@ -70,6 +72,8 @@ export interface ChargeWrite {
   /** Its webhook events (use-cases/events/events.ts); an outbox item only when its record does not carry them. */
   events: readonly OutboxEvent[];
   now: Date;
+  /** A tab's opening (DESIGN §29): the hold is this charge; the tab and its list entries join its transaction. */
+  tab?: Tab | undefined;
 }
 
 /** The items of an accepted charge's transaction, by what each one is. */
@@ -81,6 +85,8 @@ export interface ChargeItems {
   pendingMarker?: TransactItem;
   grantSpend?: NamedItem;
   outbox?: TransactItem;
+  /** A tab's opening: the tab item and its entries (store/tabs/tab-items.ts). */
+  tabOpen?: TransactItem[];
   /** The payer's statement entry: the debit of the available balance (docs/statement.md). */
   statement: TransactItem;
 }
@@ -103,6 +109,7 @@ export function chargeItems(write: ChargeWrite): ChargeItems {
     ...(hold ? { pendingMarker: pendingMarkerPut(charge) } : {}),
     ...(grant ? { grantSpend: grantSpend(charge, grant, now) } : {}),
     ...(outbox ? { outbox } : {}),
+    ...(write.tab ? { tabOpen: tabOpenItems(write.tab, charge) } : {}),
     statement: statementPut(chargeEntry(charge, hold, now)),
   };
 }
@@ -135,6 +142,7 @@ export const chargeTransaction = (items: ChargeItems): TransactEntry[] =>
     items.pendingMarker,
     items.grantSpend,
     items.outbox,
+    ...(items.tabOpen ?? []),
     items.statement,
   ]);
 

@@ -45,6 +45,8 @@ export interface PendingCharge {
   chargeSharded?: true;
   /** The hold of an x402 purchase: its settlement reads the charge (its terms are not on the marker). */
   purchase?: true;
+  /** The hold of a tab (DESIGN §29): every settlement of it also moves the tab item (store/tabs/tab-items.ts). */
+  tabId?: string;
 }
 
 /** Where the charge item of a PENDING charge is: its shard, or (an older marker's) the legacy partition. */
@@ -72,6 +74,7 @@ export function pendingOf(charge: Charge): PendingCharge {
     ...(charge.grantId !== undefined ? { grantId: charge.grantId } : {}),
     ...(charge.legacyPartition ? {} : { chargeSharded: true as const }),
     ...(charge.purchase ? { purchase: true as const } : {}),
+    ...(charge.tabId !== undefined ? { tabId: charge.tabId } : {}),
   };
 }
 
@@ -98,6 +101,7 @@ export function chargeOfPending(pending: PendingCharge): Charge | undefined {
     ...(pending.counted !== undefined ? { counted: pending.counted } : {}),
     ...(pending.grantId !== undefined ? { grantId: pending.grantId } : {}),
     ...(pending.chargeSharded ? {} : { legacyPartition: true as const }),
+    ...(pending.tabId !== undefined ? { tabId: pending.tabId } : {}),
   };
 }
 
@@ -131,6 +135,7 @@ function toPendingCharge(item: Record<string, unknown>): PendingCharge {
     ...optionalString(item, 'grantId'),
     ...(item.chargeSharded === true ? { chargeSharded: true as const } : {}),
     ...(item.purchase === true ? { purchase: true as const } : {}),
+    ...optionalString(item, 'tabId'),
   };
 }
 

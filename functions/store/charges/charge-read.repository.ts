@@ -161,6 +161,7 @@ export function toCharge(item: Record<string, unknown>): Charge {
     ...optionalNumber(item, 'refundedAmount'),
     ...optionalCounted(item),
     ...optionalString(item, 'grantId'),
+    ...optionalString(item, 'tabId'),
     ...(item.purchase !== null && typeof item.purchase === 'object'
       ? { purchase: toPurchaseTerms(item.purchase as Record<string, unknown>) }
       : {}),

@@ -12,6 +12,7 @@ import type { OutboxEvent } from '../../core/events';
 import type { IdempotencyWrite } from '../../core/idempotency';
 import { decidePendingSettlement, type Settlement, settledCharge } from '../../core/settlement-decision';
 import type { Counterparty } from '../../core/statement';
+import type { TabSettlement } from '../tabs/tab-items';
 import { transactWrite } from '../transact';
 import type { PendingCharge } from './charge-pending.repository';
 import { assumeGrantCounted, type GrantReturnBasis, grantReturnBasis } from './grant-settlement-items';
@@ -38,6 +39,8 @@ export interface SettleOptions {
    * purchase by its condition, and any capture any purchase.
    */
   purchase?: { transaction?: string; seller?: Counterparty };
+  /** A tab's close: who closes it (store/tabs/tab-items.ts); every settlement of a tab's hold moves the tab. */
+  tab?: TabSettlement;
 }
 
 /**
@@ -58,7 +61,7 @@ export interface SettleOptions {
  * applies to (a hold the user approved meanwhile, for a release): read again and retry.
  */
 export async function settlePending(pending: PendingCharge, settlement: Settlement, now: Date, opts: SettleOptions = {}): Promise<void> {
-  const { agent, events = [], purchase } = opts;
+  const { agent, events = [], purchase, tab } = opts;
   const decision = decidePendingSettlement(pending, settlement, { purchase: purchase !== undefined, now });
   if (decision.kind === 'refused') {
     throw decision.reason === 'awaits-approval' ? new ChargeAwaitsApprovalError() : new ChargeNotPendingError('PENDING');
@@ -69,7 +72,7 @@ export async function settlePending(pending: PendingCharge, settlement: Settleme
   let grant: GrantReturnBasis = assumeGrantCounted;
   // Three rounds at most: then with the spend periods the user's item, and the grant's, showed.
   for (let round = 0; round < 3; round++) {
-    const items = settlementItems({ pending, settlement, decision, bases: { user, grant }, agent, purchase, events, now });
+    const items = settlementItems({ pending, settlement, decision, bases: { user, grant }, agent, purchase, events, now, tab });
     const result = await transactWrite(settlementTransaction(items));
     if (result.committed) return;
     const { userItem, grantItem } = result.outcome;

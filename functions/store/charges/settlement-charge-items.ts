@@ -29,7 +29,7 @@ export interface ChargeSide {
  * (use-cases/x402-purchases/purchases.ts).
  */
 export function chargeGuard(pending: PendingCharge, guard: SettlementGuard, now: Date) {
-  const clock = guard.clock === 'chain' ? '' : ` AND expiresAt ${guard.clock === 'due' ? '<=' : '>'} :now`;
+  const clock = guard.clock === 'chain' || guard.clock === 'any' ? '' : ` AND expiresAt ${guard.clock === 'due' ? '<=' : '>'} :now`;
   const purchase = {
     signed: 'attribute_exists(#xp.signed)',
     none: 'attribute_not_exists(#xp)',
@@ -42,7 +42,7 @@ export function chargeGuard(pending: PendingCharge, guard: SettlementGuard, now:
       ':pending': 'PENDING',
       ':reason': pending.pendingReason,
       ':seen': pending.expiresAt,
-      ...(guard.clock === 'chain' ? {} : { ':now': now.toISOString() }),
+      ...(guard.clock === 'chain' || guard.clock === 'any' ? {} : { ':now': now.toISOString() }),
     } as Record<string, unknown>,
   };
 }

@@ -41,11 +41,13 @@ import type { IdempotencyWrite } from '../../core/idempotency';
 import type { Minor } from '../../core/money';
 import type { PendingSettlementDecision, Settlement } from '../../core/settlement-decision';
 import type { Counterparty } from '../../core/statement';
+import type { TabCloser } from '../../core/tabs';
 import { outboxPut } from '../events/outbox';
 import { idempotencyPut } from '../idempotency.repository';
 import { agentEnabledCheck } from '../identity/agent.repository';
 import { holdReleaseEntry, statementPut } from '../statement/statement-items';
 import { keys } from '../table';
+import { type TabSettlement, tabSettlementItems } from '../tabs/tab-items';
 import { named, type OldItem, outcome, type TransactEntry, type TransactItem } from '../transact';
 import { randomShard, shardCredit, shardEnabledCheck } from './balance.repository';
 import { type PendingCharge, pendingChargeKey } from './charge-pending.repository';
@@ -75,6 +77,8 @@ export interface SettlementWrite {
   purchase?: { transaction?: string; seller?: Counterparty } | undefined;
   events: readonly OutboxEvent[];
   now: Date;
+  /** A tab's hold: who closes the tab (absent: judged from the settlement, `tabCloserOf`). */
+  tab?: TabSettlement | undefined;
 }
 
 /** The user's or the grant's item refused giving money back: its counters are not as assumed. Retry with it. */
@@ -95,6 +99,8 @@ export interface SettlementItems {
   agentShard?: Entry;
   grant?: Entry;
   outbox?: TransactItem;
+  /** A tab's hold: the tab opened (an approval) or closed at what it used, and its entries (store/tabs/tab-items.ts). */
+  tab?: Entry[];
   /** The payer's statement entry of what came back to the balance (`hold_release`), when anything did. */
   statement?: TransactItem;
 }
@@ -110,6 +116,7 @@ export const settlementTransaction = (items: SettlementItems): Entry[] =>
     items.agentShard,
     items.grant,
     items.outbox,
+    ...(items.tab ?? []),
     items.statement,
   ].filter((item): item is Entry => item !== undefined);
 
@@ -122,7 +129,7 @@ export function settlementItems(write: SettlementWrite): SettlementItems {
   const capture = settlement.kind === 'capture';
   // A capture credits a shard, which carries the key's kill switch; a release credits none: the agent item's.
   const killSwitch = agent && capture ? agent.keyHash : undefined;
-  const own: Pick<SettlementItems, 'idempotency' | 'agentKey' | 'outbox'> = {
+  const own: Pick<SettlementItems, 'idempotency' | 'agentKey' | 'outbox' | 'tab'> = {
     ...(agent ? { idempotency: idempotencyPut(agent.idem, now) } : {}),
     ...(agent && !capture ? { agentKey: agentEnabledCheck(agent.keyHash) } : {}),
   };
@@ -135,8 +142,19 @@ export function settlementItems(write: SettlementWrite): SettlementItems {
     markerKey: keys.pendingCharge(pending.chargeId),
     moved: { onConditionFailed: (old: OldItem | undefined) => chargeMovedOn(old, pending, settlement, now), precedence: 2 },
   };
+  if (pending.tabId !== undefined) {
+    const ids = { tabId: pending.tabId, userId: pending.userId, agentId: pending.agentId };
+    own.tab = tabSettlementItems(ids, decision, write.tab?.closedBy ?? tabCloserOf(settlement), now);
+  }
   if (decision.kind === 'advance') return { ...own, ...advanceItems(write, decision, side) };
   return { ...own, ...endingItems(write, decision, side, killSwitch) };
+}
+
+/** Who closes a tab whose hold ends by a path that does not say: the sweeper, the payer's decline, else the payer. */
+function tabCloserOf(settlement: Settlement): TabCloser {
+  if (settlement.kind === 'return' && settlement.status === 'EXPIRED') return 'expiry';
+  if (settlement.kind === 'return' && settlement.awaiting === 'user_approval') return 'declined';
+  return 'payer';
 }
 
 /** A hold the user approves: it now waits for the agent's capture, from now on; no money moves. */

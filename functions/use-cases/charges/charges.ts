@@ -21,9 +21,10 @@ import {
 import { refusedLimitMark } from '../../core/grant-alerts';
 import { scopeRefusal } from '../../core/grant-scope';
 import { hourOf } from '../../core/grants';
-import { isId, newChargeId } from '../../core/ids';
+import { isId, newChargeId, newTabId } from '../../core/ids';
 import { periodsOf } from '../../core/policy';
 import { chargeIdOfPurchase, type PurchaseTerms } from '../../core/purchases';
+import { tabOfHold } from '../../core/tabs';
 import type { Balances, PayerState } from '../../core/users';
 import { refusalText } from '../../messages/catalogue';
 import { refuse } from '../../messages/refusal';
@@ -57,6 +58,11 @@ export type CreateChargeInput = Omit<CreateChargeRequest, 'capture'> & {
    * settlement.
    */
   purchase?: { terms: PurchaseTerms } | undefined;
+  /**
+   * A tab's opening (use-cases/tabs/tabs.ts, DESIGN §29): the same checks, hold and transaction as any
+   * hold, keyed apart (`#tabs`), the tab item and its entries written with it, answered as the tab.
+   */
+  tab?: true | undefined;
 };
 
 /** How long a hold waits for its capture when `holdSeconds` is not given (docs/design.md §12). */
@@ -74,7 +80,7 @@ const CHARGE_ROUNDS = 5;
  * and no read: the policy is this container's copy, and the write is conditioned on it.
  */
 export function createCharge(input: CreateChargeInput): Promise<ChargeOutcome | StoredReply> {
-  const { agent, userId, idempotencyKey, amount, currency, description, capture, grant, purchase } = input;
+  const { agent, userId, idempotencyKey, amount, currency, description, capture, grant, purchase, tab } = input;
   // A grant is for one currency: another is a bad request, refused before anything is stored.
   if (grant && grant.currency !== currency) throw refuse('grantCurrencyMismatch');
   // Authorize-then-capture (docs/lifecycle.md): the amount is held until captured or released.
@@ -82,7 +88,7 @@ export function createCharge(input: CreateChargeInput): Promise<ChargeOutcome | 
   const agentId = agent.id;
   return idempotent(
     {
-      scope: purchase ? `${agentId}#x402-purchases` : `${agentId}#charges`,
+      scope: purchase ? `${agentId}#x402-purchases` : tab ? `${agentId}#tabs` : `${agentId}#charges`,
       key: idempotencyKey,
       // A hold's request differs by its capture terms; a plain charge's fingerprint is as it always was.
       request: {
@@ -151,7 +157,7 @@ async function attemptCharge(attempt: ChargeAttempt): Promise<ChargeOutcome> {
 
 /** The charge as asked for, before the decision (SUCCESS until judged otherwise). */
 function baseCharge({ input, holdSeconds, now }: ChargeAttempt): Charge {
-  const { agent, userId, idempotencyKey, amount, currency, description, grant, purchase } = input;
+  const { agent, userId, idempotencyKey, amount, currency, description, grant, purchase, tab } = input;
   return {
     id: newChargeId(agent.id),
     agentId: agent.id,
@@ -166,6 +172,7 @@ function baseCharge({ input, holdSeconds, now }: ChargeAttempt): Charge {
     ...(holdSeconds !== undefined ? { holdSeconds, authorizedAmount: amount } : {}),
     ...(grant ? { grantId: grant.grantId } : {}),
     ...(purchase ? { purchase: purchase.terms } : {}),
+    ...(tab ? { tabId: newTabId(agent.id) } : {}),
   };
 }
 
@@ -202,6 +209,13 @@ async function outcomeOf(input: CreateChargeInput, charge: Charge, verdict: Acce
     const written = { ...charge, counted: countedAt(now, verdict.agentCounters, input.grant?.limits) };
     return { kind: 'purchase', charge: written, awaitsApproval: needsApproval };
   }
+  if (input.tab) {
+    const tab = tabOfHold(charge, needsApproval);
+    if (!needsApproval) return { kind: 'tab', charge, tab, approvalUrl: null };
+    if (grant) return { kind: 'tab', charge, tab, approvalUrl: null };
+    const approvalUrl = approvalLink(input, await approvalToken(charge.id));
+    return { kind: 'tab', charge, tab, approvalUrl, storedUrl: approvalLink(input, TOKEN_PLACEHOLDER) };
+  }
   if (!needsApproval) return { kind: 'created', charge };
   // A grant key's charge: the link reaches the payer only (their webhook and PENDING history), never the agent.
   if (grant) return { kind: 'awaitsApproval', charge, approvalUrl: null };
@@ -234,6 +248,7 @@ async function commitDecided(
     idem: record(created),
     events,
     now,
+    ...(created.kind === 'tab' ? { tab: created.tab } : {}),
   });
 }
 

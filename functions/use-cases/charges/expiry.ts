@@ -12,6 +12,7 @@ import { serializeError } from '../../observability/serialize-error';
 import { chargeBeforeSettling, listDuePending } from '../../store/charges/charge-pending.repository';
 import { type Settlement, settlePending } from '../../store/charges/charge-settlement.repository';
 import { settlementEvents } from '../events/events';
+import { closeTab } from '../tabs/close';
 
 export interface SweepReport {
   due: number;
@@ -37,6 +38,12 @@ export async function expireDueCharges(now = new Date()): Promise<SweepReport> {
   for (const pending of due) {
     const { chargeId } = pending;
     try {
+      // A tab's hold: the tab closes at what it used (captured), the rest released (DESIGN §29).
+      if (pending.tabId !== undefined) {
+        await closeTab(pending.tabId, { service: 'expiry' });
+        report.expired++;
+        continue;
+      }
       const expiry: Settlement = { kind: 'return', status: 'EXPIRED', failureReason: null };
       // charge.expired to the agent and the user, written with the expiry (the marker carries the charge).
       const before = await chargeBeforeSettling(pending);

@@ -246,7 +246,8 @@ async function pendingHold(
 ): Promise<{ hold: Charge } | StoredReply> {
   const charge = await getCharge(agentId, chargeId);
   // A purchase's hold ends by the chain alone (use-cases/x402-purchases/purchases.ts): not a charge its agent captures or releases.
-  if (!charge || charge.purchase) throw refuse('chargeNotFound');
+  // A tab's hold ends by the tab's close (use-cases/tabs/close.ts), which captures what it used.
+  if (!charge || charge.purchase || charge.tabId !== undefined) throw refuse('chargeNotFound');
   if (charge.status === 'PENDING') return { hold: charge };
   const replayed = await replayIfUsed();
   if (replayed) return replayed;

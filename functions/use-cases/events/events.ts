@@ -77,6 +77,14 @@ export function settlementEvents(charge: Charge, settlement: Settlement, now: Da
   return chargeEvents(settledCharge(charge, settlement, now), { previous: 'PENDING', previousReason: charge.pendingReason, now });
 }
 
+/** `tab.closed` to the agent and to its payer, with the closed tab (DESIGN §29). */
+export function tabClosedEvents(tab: { agentId: string; userId: string }, data: unknown, now: Date): OutboxEvent[] {
+  return [
+    event('tab.closed', { kind: 'agent', id: tab.agentId }, data, now),
+    event('tab.closed', { kind: 'user', id: tab.userId }, data, now),
+  ];
+}
+
 /** `charge.refunded` to the agent, with the charge as it stands after the refund. */
 export function chargeRefundedEvents(charge: Charge, now: Date = new Date()): OutboxEvent[] {
   return [event('charge.refunded', { kind: 'agent', id: charge.agentId }, chargeView(charge), now)];

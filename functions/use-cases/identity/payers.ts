@@ -26,6 +26,7 @@ import { getUser, replacePolicy } from '../../store/identity/user.repository';
 import { approvalToken } from '../charges/approval-token';
 import { knownPayerState, rememberPayer } from '../charges/payer-cache';
 import { settlementEvents } from '../events/events';
+import { closeTabsOf } from '../tabs/close';
 
 /**
  * GET /api/v1/users/me: balances, money held in PENDING charges, money owed after a reversed
@@ -67,6 +68,10 @@ export async function setPolicy(userId: string, request: PolicyRequest): Promise
   if (!user) throw refuse('userNotFound');
   const known = knownPayerState(userId);
   if (known) rememberPayer(userId, { ...known, policy: user.policy, policyVersion: user.policyVersion });
+  // A blocked agent's tabs close at what they used before the block (docs/tabs.md, DESIGN §29).
+  for (const [agentId, rules] of Object.entries(user.policy.agents ?? {})) {
+    if (rules.blocked === true) await closeTabsOf({ agentId, userId }, 'agent blocked');
+  }
   return user.policy;
 }
 

@@ -1,0 +1,4 @@
+import { closeTabOperation } from '../operations/tabs';
+import { lambdaHandler } from './lambda';
+
+export const handler = lambdaHandler(closeTabOperation);

@@ -1,0 +1,4 @@
+import { listTabUsageOperation } from '../operations/tabs';
+import { lambdaHandler } from './lambda';
+
+export const handler = lambdaHandler(listTabUsageOperation);

@@ -1,0 +1,4 @@
+import { openTabOperation } from '../operations/tabs';
+import { lambdaHandler } from './lambda';
+
+export const handler = lambdaHandler(openTabOperation);

@@ -1,0 +1,4 @@
+import { useTabOperation } from '../operations/tabs';
+import { lambdaHandler } from './lambda';
+
+export const handler = lambdaHandler(useTabOperation);

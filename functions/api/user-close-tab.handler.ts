@@ -1,0 +1,4 @@
+import { userCloseTabOperation } from '../operations/tabs';
+import { lambdaHandler } from './lambda';
+
+export const handler = lambdaHandler(userCloseTabOperation);

@@ -1,0 +1,4 @@
+import { userListTabsOperation } from '../operations/tabs';
+import { lambdaHandler } from './lambda';
+
+export const handler = lambdaHandler(userListTabsOperation);
