@@ -13,25 +13,21 @@ import { agentBalanceBody } from '../contracts/responses/accounts';
 import { chargeBody, chargeListBody } from '../contracts/responses/charges';
 import { grantRequestBody } from '../contracts/responses/grants';
 import { withdrawalBody } from '../contracts/responses/payouts';
-import { tabBody, tabUsageBody } from '../contracts/responses/tabs';
 import { createPurchaseSchema, purchaseSchema } from '../contracts/x402';
 import { x402RefundCreatedSchema } from '../contracts/x402-refund';
 import { GRANT_REQUEST_TTL_SECONDS } from '../core/grants';
 import { createChargeOperation, getBalanceOperation, getChargeOperation, listChargesOperation } from '../operations/charges';
 import { agentCreateGrantRequestOperation, agentGetGrantRequestOperation } from '../operations/grant-requests';
 import { captureChargeOperation, refundChargeOperation, releaseChargeOperation } from '../operations/lifecycle';
-import type { Operation } from '../operations/operation';
-import { closeTabOperation, openTabOperation, useTabOperation } from '../operations/tabs';
 import { listWithdrawalsOperation } from '../operations/withdrawal-list';
 import { withdrawOperation } from '../operations/withdrawals';
 import { createPurchaseOperation } from '../operations/x402-purchases';
 import { refundX402PaymentOperation } from '../operations/x402-refunds';
 import { MCP_TOOLS, type McpToolName } from '../registry/mcp-tools';
-import type { RouteName } from '../registry/routes';
+import { TAB_TOOLS } from './tab-tools';
 import {
   amountBody,
   captureInput,
-  closeTabInput,
   createChargeInput,
   digits,
   grantRequestId,
@@ -40,64 +36,16 @@ import {
   listChargesInput,
   listWithdrawalsInput,
   literal,
-  openTabInput,
   refundInput,
   releaseInput,
   requestGrantInput,
   termsBody,
-  useTabInput,
   withdrawInput,
   x402RefundInput,
 } from './tool-inputs';
+import { type ApiCall, type ToolImplementation, type ToolSpec, tool } from './tool-spec';
 
-/**
- * An API request as the stdio server sends it over HTTP: the method and path are the tool's route's,
- * its `{param}`s filled from `params` (the agent key is added by the caller).
- */
-export interface ApiCall {
-  params?: Record<string, string>;
-  query?: Record<string, string | undefined>;
-  /** JSON body; amounts as LosslessNumber so they are written as their exact literal. */
-  body?: Record<string, unknown>;
-  headers?: Record<string, string | undefined>;
-}
-
-export interface ToolAnnotations {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
-
-export interface ToolSpec<I extends z.ZodObject = z.ZodObject> extends ToolImplementation<I> {
-  /** The registry's name for it (functions/registry/mcp-tools.ts MCP_TOOLS). */
-  name: McpToolName;
-  /** The route whose operation it is: its method and path, its use case, its grants. */
-  route: RouteName;
-}
-
-/** What functions/mcp/tools.ts writes for a tool; its name and route are the registry's. */
-export interface ToolImplementation<I extends z.ZodObject = z.ZodObject> {
-  title: string;
-  description: string;
-  annotations: ToolAnnotations;
-  /** The arguments, validated before anything runs (messages as the API words them). */
-  input: I;
-  /** The answer's shape on success (MCP structuredContent), when it is one object shape. */
-  output?: z.ZodObject;
-  /** The HTTP API request this tool stands for: the stdio server sends it, the remote server executes it in-process. */
-  http(args: z.infer<I>): ApiCall;
-  /**
-   * The route's operation (functions/operations/): the remote server runs the very request `http`
-   * makes through it, in-process, so a tool answers exactly what its route answers.
-   */
-  operation: AnyOperation;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: an operation of any credentials, key rule, input and outcome.
-type AnyOperation = Operation<any, any, any, any, any>;
-
-const tool = <I extends z.ZodObject>(spec: ToolImplementation<I>) => spec as unknown as ToolImplementation;
+export type { ApiCall, ToolSpec };
 
 const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
   create_charge: tool({
@@ -293,52 +241,7 @@ const IMPLEMENTATIONS: { readonly [N in McpToolName]: ToolImplementation } = {
     }),
     operation: refundX402PaymentOperation,
   }),
-  // --- Tabs (DESIGN §29, docs/tabs.md) ---
-  tab_open: tool({
-    title: 'Open a tab',
-    description:
-      "Holds `limit` of the payer's balance once, for many small uses (per call, per token): each tab_use then costs one small " +
-      'write; tab_close captures what was used and gives the rest back. Starts PENDING_APPROVAL when the payer must approve ' +
-      'first. Safe to retry with the same idempotency_key.',
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    input: openTabInput,
-    output: tabBody,
-    http: ({ currency, limit, description, ttlSeconds, user_key, idempotency_key }) => ({
-      headers: { 'x-user-key': user_key, 'idempotency-key': idempotency_key },
-      body: {
-        currency,
-        limit: literal(limit),
-        ...(description === undefined ? {} : { description }),
-        ...(ttlSeconds === undefined ? {} : { ttlSeconds: literal(ttlSeconds) }),
-      },
-    }),
-    operation: openTabOperation,
-  }),
-  tab_use: tool({
-    title: 'Use a tab',
-    description:
-      "Adds `amount` to what an OPEN tab used; refused with 'tab limit exceeded' past its limit, 'tab is not open' once closed " +
-      'or expired. Safe to retry with the same idempotency_key.',
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    input: useTabInput,
-    output: tabUsageBody,
-    http: ({ tab_id, amount, description, idempotency_key }) => ({
-      params: { id: tab_id },
-      headers: { 'idempotency-key': idempotency_key },
-      body: { amount: literal(amount), ...(description === undefined ? {} : { description }) },
-    }),
-    operation: useTabOperation,
-  }),
-  tab_close: tool({
-    title: 'Close a tab',
-    description:
-      'Captures what the tab used as one charge and gives the rest of the hold back to the payer. Closing a closed tab changes nothing.',
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    input: closeTabInput,
-    output: tabBody,
-    http: ({ tab_id }) => ({ params: { id: tab_id }, body: {} }),
-    operation: closeTabOperation,
-  }),
+  ...TAB_TOOLS,
 };
 
 /** The tools in tools/list order, each with the route the registry names for it. */

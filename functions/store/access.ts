@@ -12,8 +12,9 @@
  */
 
 import { INDEX_PARTITIONS, type IndexPartition, indexFamilyKeys, leadingKeyPattern, PARTITIONS, type Partition } from './table';
-import { X402_REFUND_STORE } from './x402-refunds/access';
 import { TAB_STORE } from './tabs/grants';
+import { X402_FACILITATOR_STORE } from './x402-facilitator/access';
+import { X402_REFUND_STORE } from './x402-refunds/access';
 
 /** A function's access to the table, by key family. */
 export interface TableGrant {
@@ -222,25 +223,8 @@ export const STORE = {
   /** A PayPal transmission seen (paypal-transmission.repository.ts), forgotten again when PayPal could not verify it. */
   paypalTransmission: { write: ['paypalTransmission'] },
   listDeliveryAttempts: { read: ['webhookDelivery'] },
-  // x402 settlements (x402.repository.ts): the claim on a payment (its old item comes back with a
-  // lost condition, else it is read; settle and verify read it first), the one credit transaction,
-  // the end of one that failed on chain.
-  claimX402Settlement: { write: ['x402Settlement'] },
-  getX402Settlement: { read: ['x402Settlement'] },
-  /** With the cross-rail credit-once guard (chainCreditGuard). */
-  creditX402Settlement: { write: ['x402Settlement', 'agentBalanceShard', 'x402Payment', 'idempotency', 'outbox', 'chainCredit'] },
-  failX402Settlement: { write: ['x402Settlement'] },
-  /** The reconciler moves a settlement it leaves PENDING to the back of its list (x402.repository.ts). */
-  deferX402Settlement: { write: ['x402Settlement'] },
-  listX402Payments: { read: ['x402Payment'] },
+  ...X402_FACILITATOR_STORE,
   ...X402_REFUND_STORE,
-  /** One credited payment by id (its receipt: store/receipts). */
-  getX402Payment: { read: ['x402Payment'] },
-  /** A payment identifier bound to its payment, and the first verify answer kept on it (x402-payment-identifier.repository.ts). */
-  bindX402PaymentIdentifier: { read: ['x402PaymentIdentifier'], write: ['x402PaymentIdentifier'] },
-  listStaleX402: { query: ['x402Pending'] },
-  /** The second check at `finalized` (x402.repository.ts listUnfinalizedSettlements, endFinalityCheck). */
-  checkX402Finality: { query: ['x402Unfinalized'], write: ['x402Settlement'] },
   pingTable: { read: ['health'] },
   // Grants (grant.repository.ts): the counter item carries the limit of active grants.
   /** Conditioned on the account key it is made under still being the payer's (a rotation ends every grant). */

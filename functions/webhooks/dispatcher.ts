@@ -30,8 +30,8 @@ import { listWebhooks, type StoredWebhook } from '../store/events/webhook.reposi
 import { toAgent } from '../store/identity/agent.repository';
 import { itemOfImage } from '../store/stream-image';
 import { chargeRecordEvents } from '../use-cases/events/events';
-import { carriesReceipt, eventReceipt, withReceipt } from '../use-cases/receipts/event-receipts';
 import { sendGrantAlerts } from '../use-cases/events/grant-alerts';
+import { carriesReceipt, eventReceipt, withReceipt } from '../use-cases/receipts/event-receipts';
 
 /** The parts of a stream record the dispatcher reads (Lambda's DynamoDBRecord and the local poller's alike). */
 export interface ChangeRecord {

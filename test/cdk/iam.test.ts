@@ -147,8 +147,9 @@ const EXPECTED: Record<string, Grant[]> = {
   // The console (docs/console.md): one function per API Gateway route (`/console`, `/console/{proxy+}`),
   // the same code; Add funds opens top-ups (PayPal), Developers seals webhook secrets, and the payer's
   // charges list carries a waiting charge's approval link (issue 38: without it, 500 on AWS).
-  console: ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt', 'approval-secret'],
-  'console-pages': ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt', 'approval-secret'],
+  // The Statement links each row's receipt (pages/receipts.ts): the console signs it for its payer.
+  console: ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt', 'approval-secret', 'receipt-sign'],
+  'console-pages': ['logs', 'table', 'paypal-credentials', 'webhook-key-encrypt', 'approval-secret', 'receipt-sign'],
   // Its sign-in and sign-up posts, on routes of their own (their own throttle): the table, and the
   // approval secret the stateless passkey challenges are HMAC-bound under (DESIGN §24).
   'console-sign-in': ['logs', 'table', 'approval-secret'],
@@ -720,6 +721,6 @@ describe('IAM on the table: key families', () => {
     expect(deleting.length / writing.length).toBeLessThanOrEqual(0.25);
     expect(deleting).toHaveLength(Object.keys(DELETES).length);
     expect(new Set(deleting.map(({ roles }) => JSON.stringify(roles))).size).toBe(Object.keys(DELETES).length);
-    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 88, deleting: 10 });
+    expect({ writing: writing.length, deleting: deleting.length }).toEqual({ writing: 90, deleting: 10 });
   });
 });

@@ -42,18 +42,30 @@ describe('the receipt signing key', () => {
     ).toHaveLength(1);
   });
 
-  it('grants kms:Sign on it to the receipt route and the webhook dispatcher only, and kms:GetPublicKey to them and the key set only', () => {
+  it('grants kms:Sign on it to the receipt route, the webhook dispatcher and the console only, and kms:GetPublicKey to them and the key set only', () => {
     const grants = kmsGrants(all);
     const signers = grants.filter(({ s }) => asArray(s.Action).includes('kms:Sign'));
     expect(signers.map(({ roles }) => roles).sort()).toEqual(
-      [roleOf(stack.api.functions.get('get-receipt') as never), roleOf(stack.webhooks.dispatcher)].sort(),
+      [
+        roleOf(stack.api.functions.get('get-receipt') as never),
+        roleOf(stack.webhooks.dispatcher),
+        // The console's Statement links each row's receipt, signed for the signed-in payer (pages/receipts.ts).
+        roleOf(stack.api.functions.get('console') as never),
+        roleOf(stack.api.functions.get('console-pages') as never),
+      ].sort(),
     );
     for (const { s } of grants) {
       expect(JSON.stringify(asArray(s.Resource as unknown[]))).toBe(`[${keyArn}]`);
       expect(asArray(s.Action).sort()).not.toContain('kms:*');
     }
     expect(grants.map(({ roles }) => roles).sort()).toEqual(
-      [stack.api.functions.get('get-receipt'), stack.api.functions.get('jwks'), stack.webhooks.dispatcher]
+      [
+        stack.api.functions.get('get-receipt'),
+        stack.api.functions.get('jwks'),
+        stack.webhooks.dispatcher,
+        stack.api.functions.get('console'),
+        stack.api.functions.get('console-pages'),
+      ]
         .map((fn) => roleOf(fn as never))
         .sort(),
     );
@@ -66,7 +78,7 @@ describe('the receipt signing key', () => {
       .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
       .filter(([, r]) => JSON.stringify(r.Properties?.Environment ?? {}).includes('RECEIPT_KMS_KEY_ID'))
       .map(([, r]) => JSON.stringify((r.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.RECEIPT_KMS_KEY_ID));
-    expect(given).toEqual([keyArn, keyArn, keyArn]);
+    expect(given).toEqual([keyArn, keyArn, keyArn, keyArn, keyArn]);
   });
 
   it('rotates to a new key under a new alias, publishing the old one by ARN with kms:GetPublicKey only', () => {

@@ -8,14 +8,18 @@ import { html } from '../../http/html';
 import { readOverview } from '../../use-cases/identity/console';
 import { chargeStatusWords, money, when, zoneNote, zoneOf } from '../format';
 import type { ConsolePage } from '../page';
-import { spendWindowStart, summarizeSpend } from '../spend-chart';
 import { refusedByLimitNotice } from '../pages/grant-notices';
+import { spendWindowStart, summarizeSpend } from '../spend-chart';
 import { spendSection } from './spend.view';
 
 export const overviewPage: ConsolePage = async (session, req) => {
   const zone = zoneOf(session);
   const since = spendWindowStart(req.now, zone);
-  const { user, last, pendingApprovals, pendingAtLeast, recent, partial, refusedByLimit } = await readOverview(session.userId, req.now, since);
+  const { user, last, pendingApprovals, pendingAtLeast, recent, partial, refusedByLimit } = await readOverview(
+    session.userId,
+    req.now,
+    since,
+  );
   const spend = summarizeSpend(recent, { now: req.now, zone, partial });
   const empty = CURRENCIES.every((c) => user.balances[c] === 0 && user.held[c] === 0);
   const approvals =

@@ -14,10 +14,11 @@ import { getReceiptOperation } from '../../operations/receipts';
 import { copyButton } from '../copy';
 import type { ConsolePage, ConsoleRoute } from '../page';
 import { payerOf } from './caller';
-import { STATEMENT } from './statement';
 import { money, page, when } from './ui';
 
 export const RECEIPTS = '/console/receipts';
+/** The Statement's path (pages/statement.ts links here; this page links back without importing it). */
+const STATEMENT = '/console/statement';
 
 /** The link of the receipt `id` names (a movement's id; `<chargeId>.refund` for a charge's refunds). */
 export const consoleReceiptHref = (id: string): string => `${RECEIPTS}/${encodeURIComponent(id)}`;
