@@ -139,11 +139,15 @@ describe('remote MCP server (POST /mcp)', () => {
         'get_grant_request',
         'x402_purchase',
         'x402_refund',
+        'tab_open',
+        'tab_use',
+        'tab_close',
       ].sort(),
     );
     // get_grant_request changes one thing, once: its first read after approval claims the key. Its
     // argument names that request and a repeat changes nothing, so it needs no idempotency_key.
-    const keylessMutating = ['get_grant_request'];
+    // tab_close likewise: closing a closed tab answers it unchanged (docs/tabs.md).
+    const keylessMutating = ['get_grant_request', 'tab_close'];
     for (const tool of tools) {
       expect(tool.annotations).toEqual(
         expect.objectContaining({ readOnlyHint: expect.any(Boolean), destructiveHint: expect.any(Boolean), idempotentHint: true }),
