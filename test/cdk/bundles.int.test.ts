@@ -37,9 +37,13 @@ const run = promisify(execFile);
  * up. Module-load CPU is in the bench's bundle table; split functions/contracts/request.schemas.ts per
  * route before raising this again: withdraw reached 550.3 KB when the message catalogue took every
  * public word (issue 30), and its schema in a module of its own (contracts/withdraw.schema.ts)
- * brought it to 536.5 KB.
+ * brought it to 536.5 KB. Part five's merge (the statement, x402 refunds, receipts, grant scope and
+ * tabs together) brought withdraw to 551.2 KB without importing anything new: every route adds its
+ * words to the catalogue (+0.7 KB), its key families to store/table.ts (+0.5 KB) and its settings to
+ * config/fields.ts (+0.3 KB), all of which every function bundles. Raised by 10 KB for that;
+ * splitting those three per route (like the schemas) is the way to lower it again.
  */
-const API_BUDGET = 550_000;
+const API_BUDGET = 560_000;
 /**
  * The MCP server brings the MCP SDK (~57 KB) and what its Server imports statically: ajv with
  * fast-uri (~130 KB) for elicitation schemas. 728 KB when it was added; the budget keeps it there.
@@ -52,8 +56,11 @@ const MCP_BUDGET = 3_050_000; // 831.4 KB before x402_purchase; the tool signs i
  * 1.05 MB measured. x402 purchases sign with the stock client scheme, and the signer derives token
  * accounts with @solana/web3.js: 2.45 MB measured. Both measured at the merge of issues 31 and 32;
  * moving the ATA derivation to @solana/kit would take web3.js out of the purchase functions.
+ * Part five's console (DESIGN §26, §27, §29): the Statement and its receipts (signed for the payer
+ * with jose and the KMS client), the Overview's chart, confirmations and sessions, the grant scope,
+ * and a block closing that agent's tabs: 1,171.7 KB measured at their merge; raised to 1.2 MB.
  */
-const CONSOLE_BUDGET = 1_100_000;
+const CONSOLE_BUDGET = 1_200_000;
 const PURCHASE_BUDGET = 2_600_000;
 const isConsole = (e: { name: string }) => e.name === 'console' || e.name.startsWith('console-');
 const isPurchase = (e: { name: string }) => e.name.startsWith('agent-x402-purchase') || e.name === 'mcp';
