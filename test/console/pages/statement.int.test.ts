@@ -5,7 +5,10 @@
  * as query parameters; `Next page`; `Download CSV` with the exact header, every filtered row,
  * amounts as plain signed decimals and the cells an agent writes guarded; refusals as 400.
  */
+
+import { compactVerify, createLocalJWKSet } from 'jose';
 import { STATEMENT_CSV_HEADER } from '../../../functions/console/pages/statement';
+import { receiptKeySet } from '../../../functions/use-cases/receipts/receipts';
 import { bodyOf, charge, consolePagesEnv, credit, get, newAgent, newPayer, statusOf } from './support';
 
 consolePagesEnv();
@@ -51,9 +54,9 @@ describe('Statement', () => {
     const markup = bodyOf(await get(payer, '/console/statement'));
     const rows = rowsOf(markup);
     expect(rows).toHaveLength(3);
-    expect(rows[0]).toMatch(/\|Charge\|Alpha Bot\|second lookup\|\u22122\.00 USD\|6\.50 USD$/);
-    expect(rows[1]).toMatch(/\|Charge\|Alpha Bot\|first lookup\|\u22121\.50 USD\|8\.50 USD$/);
-    expect(rows[2]).toMatch(/\|Credit\|.*\|\+10\.00 USD\|10\.00 USD$/);
+    expect(rows[0]).toMatch(/\|Charge\|Alpha Bot\|second lookup\|\u22122\.00 USD\|6\.50 USD\|Receipt of Charge c[0-9a-z]+$/);
+    expect(rows[1]).toMatch(/\|Charge\|Alpha Bot\|first lookup\|\u22121\.50 USD\|8\.50 USD\|Receipt of Charge c[0-9a-z]+$/);
+    expect(rows[2]).toMatch(/\|Credit\|.*\|\+10\.00 USD\|10\.00 USD\|—$/);
     // The browser gave its zone: the times are in it, and no note (DESIGN §26: the note only says when times are in UTC for want of one).
     expectTimesIn(markup, 'Europe/Berlin');
     expect(markup).not.toContain('Times are shown in');
@@ -74,7 +77,7 @@ describe('Statement', () => {
     expect(byAgent[0]).toContain('b-usd');
     const usdc = rowsOf(bodyOf(await get(payer, '/console/statement?currency=USDC')));
     expect(usdc.map((r) => r.split('|').slice(1, 2)[0])).toEqual(['Charge', 'Credit']);
-    expect(usdc[0]).toMatch(/\u22122\.00 USDC\|98\.00 USDC$/);
+    expect(usdc[0]).toMatch(/\u22122\.00 USDC\|98\.00 USDC\|Receipt of Charge c[0-9a-z]+$/);
     expect(rowsOf(bodyOf(await get(payer, '/console/statement?type=credit')))).toHaveLength(2);
     expect(rowsOf(bodyOf(await get(payer, '/console/statement?q=A-USDC')))).toHaveLength(1);
     const today = new Date().toISOString().slice(0, 10);
@@ -89,7 +92,7 @@ describe('Statement', () => {
     expect(next).toContain('currency=USD');
     const second = rowsOf(bodyOf(await get(payer, next ?? '')));
     expect(second).toHaveLength(2);
-    expect(second[1]).toMatch(/\|a-usd-0\|\u22121\.00 USD\|99\.00 USD$/);
+    expect(second[1]).toMatch(/\|a-usd-0\|\u22121\.00 USD\|99\.00 USD\|Receipt of Charge c[0-9a-z]+$/);
 
     const csv = csvOf(await get(payer, `/console/statement/csv?currency=USD`));
     expect(csv.contentType).toMatch(/^text\/csv/);
@@ -130,3 +133,25 @@ function expectTimesIn(markup: string, zone: string): void {
   });
   for (const [, iso, text] of times) expect(text).toBe(format.format(new Date(iso ?? '')));
 }
+
+describe('A row’s receipt (DESIGN §27)', () => {
+  it('is linked from the Statement and shown to its payer, verifiable with the published keys; another payer finds none', async () => {
+    const payer = await newPayer();
+    await credit(payer, '10', 'USD');
+    const bot = await newAgent('Receipt Bot');
+    await charge(bot, payer, '1.25', 'USD', 'a receipt please');
+    const markup = bodyOf(await get(payer, '/console/statement'));
+    const href = /href="(\/console\/receipts\/[^"]+)">Receipt/.exec(markup)?.[1];
+    expect(href).toMatch(/^\/console\/receipts\/c[0-9a-z]+$/);
+    const page = bodyOf(await get(payer, href ?? ''));
+    expect(page).toContain('1.25 USD');
+    expect(page).toContain('<dt>What</dt><dd>Charge</dd>');
+    const jws = /<textarea id="receipt-jws"[^>]*>([^<]+)<\/textarea>/.exec(page)?.[1] ?? '';
+    const { payload } = await compactVerify(jws, createLocalJWKSet(await receiptKeySet()));
+    expect(JSON.parse(new TextDecoder().decode(payload))).toMatchObject({ v: 1, type: 'charge', amount: '1.25', currency: 'USD' });
+    // Another payer: the same 404 as an unknown id (no page says the receipt exists).
+    const stranger = await newPayer();
+    expect(statusOf(await get(stranger, href ?? ''))).toBe(404);
+    expect(statusOf(await get(payer, '/console/receipts/c01unknown'))).toBe(404);
+  });
+});
