@@ -60,6 +60,8 @@ const CONSOLE_PAGES = combine(
     'getAgentById',
     // The Statement (functions/console/pages/statement.ts): the API's statement operation.
     'readStatement',
+    // The open tabs above it (pages/open-tabs.ts): the API's list of the payer's tabs.
+    'listUserTabs',
     // A row's receipt (pages/receipts.ts): the API's receipt operation reads the settled record.
     'getX402Payment',
     'getPayout',

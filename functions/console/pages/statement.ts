@@ -21,6 +21,7 @@ import type { ConsolePage, ConsoleRequest, ConsoleRoute, ConsoleSession } from '
 import { agentLabel, type KnownAgent, knownAgents } from './agents';
 import { payerOf } from './caller';
 import { CsvNumber, csvFile } from './csv';
+import { openTabsSection } from './open-tabs';
 import { consoleReceiptHref } from './receipts';
 import { errorBox, money, page, plainAmount, refusal, tableRegion, when, zoneNote } from './ui';
 
@@ -108,12 +109,13 @@ export function signedMoney(amount: { toString(): string }, currency: Currency |
 
 const statementPageHandler: ConsolePage = async (session, req) => {
   const filters = filtersOf(req.query);
-  const [listed, known] = await Promise.all([
+  const [listed, known, tabs] = await Promise.all([
     statementPage(session, filters, PAGE_SIZE, filters.cursor).then(
       (value) => ({ ok: true as const, value }),
       (error: unknown) => ({ ok: false as const, error }),
     ),
     knownAgents(session.userId, req.baseUrl),
+    filters.cursor ? html`` : openTabsSection(session),
   ]);
   if (!listed.ok) {
     // A filter the API refuses (a date that is none, an agent id that is none), or a cursor not
@@ -134,6 +136,7 @@ const statementPageHandler: ConsolePage = async (session, req) => {
   }
   const body = html`
 <p>Every movement of your balance, newest first, with the balance after it in its currency. A hold is money set aside from your available balance for a charge that is not final yet; its release gives it back.</p>
+${tabs}
 ${filterForm(filters, known.agents, false)}
 <p class="actions"><a class="button" href="${STATEMENT}/csv${statementQuery(filters)}" download>Download CSV</a></p>
 ${list.data.length === 0 ? emptyState(filters, filtered, list.nextCursor !== null) : statementTable(list.data, session)}

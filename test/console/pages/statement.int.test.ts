@@ -6,9 +6,15 @@
  * amounts as plain signed decimals and the cells an agent writes guarded; refusals as 400.
  */
 
+import { randomUUID } from 'node:crypto';
 import { compactVerify, createLocalJWKSet } from 'jose';
+import { LosslessNumber } from 'lossless-json';
 import { STATEMENT_CSV_HEADER } from '../../../functions/console/pages/statement';
+import { openTabSchema, tabUsageSchema } from '../../../functions/contracts/tab.schemas';
+import { validate } from '../../../functions/contracts/validation';
+import { hashKey } from '../../../functions/core/keys';
 import { receiptKeySet } from '../../../functions/use-cases/receipts/receipts';
+import { openTab, useTab } from '../../../functions/use-cases/tabs/tabs';
 import { bodyOf, charge, consolePagesEnv, credit, get, newAgent, newPayer, statusOf } from './support';
 
 consolePagesEnv();
@@ -153,5 +159,30 @@ describe('A row’s receipt (DESIGN §27)', () => {
     const stranger = await newPayer();
     expect(statusOf(await get(stranger, href ?? ''))).toBe(404);
     expect(statusOf(await get(payer, '/console/receipts/c01unknown'))).toBe(404);
+  });
+});
+
+describe('Open tabs on the Statement (DESIGN §29)', () => {
+  it('lists each open tab with its agent, what it is for and what it has used of its limit; a closed one goes', async () => {
+    const payer = await newPayer();
+    await credit(payer, '20', 'USD');
+    const bot = await newAgent('Token Meter');
+    const opened = (await openTab({
+      ...validate(openTabSchema, { currency: 'USD', limit: new LosslessNumber('5'), description: 'summariser tokens' }),
+      agent: bot,
+      userId: payer.userId,
+      userKeyHash: hashKey(payer.userKey),
+      idempotencyKey: randomUUID(),
+      baseUrl: 'http://localhost:3000',
+    })) as { charge?: { tabId?: string } };
+    const tabId = opened.charge?.tabId ?? '';
+    expect(tabId).toMatch(/^t/);
+    await useTab({ ...validate(tabUsageSchema, { amount: new LosslessNumber('1.25') }), agent: bot, tabId, idempotencyKey: randomUUID() });
+    const markup = bodyOf(await get(payer, '/console/statement'));
+    expect(markup).toContain('<h2 id="tabs-h">Open tabs</h2>');
+    const section = markup.split('<h2 id="tabs-h">')[1]?.split('</section>')[0] ?? '';
+    expect(section).toContain('Token Meter');
+    expect(section).toContain('summariser tokens');
+    expect(section).toContain('1.25 USD of 5.00 USD');
   });
 });
