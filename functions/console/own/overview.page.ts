@@ -3,6 +3,7 @@
  * waiting, where money went (own/spend.view.ts: a chart of the last 30 days and this month against
  * last month), the last activity.
  */
+import type { Charge } from '../../core/charges';
 import { CURRENCIES } from '../../core/money';
 import { html } from '../../http/html';
 import { readOverview } from '../../use-cases/identity/console';
@@ -42,6 +43,7 @@ ${empty && html`<p>Your balance is empty. <a href="/console/funds">Add funds</a>
 <section aria-labelledby="approvals"><h2 id="approvals">Approvals</h2>
 ${approvals}
 </section>
+${openTabsNote(recent)}
 ${spendSection(spend, session)}
 <section aria-labelledby="activity"><h2 id="activity">Last activity</h2>
 ${
@@ -63,3 +65,16 @@ ${zoneNote(session)}
 </section>`;
   return { kind: 'page', title: 'Overview', nav: 'overview', body };
 };
+
+/**
+ * Open tabs (DESIGN §29), from the charges the Overview reads anyway: a tab's hold is a PENDING
+ * charge that names its tab, and a tab lives at most a day, well inside the window. What each has
+ * used is on the Statement (its open tabs read the tabs themselves): no fourth request here.
+ */
+function openTabsNote(recent: readonly Charge[]) {
+  const open = recent.filter((c) => c.tabId !== undefined && c.status === 'PENDING').length;
+  if (open === 0) return html``;
+  return html`<section aria-labelledby="tabs"><h2 id="tabs">Open tabs</h2>
+<p><a href="/console/statement#tabs-h">${open} open ${open === 1 ? 'tab holds' : 'tabs hold'} money</a> for agents that meter their uses against it; what a tab used is charged when it closes, and the rest comes back.</p>
+</section>`;
+}

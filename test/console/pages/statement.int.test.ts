@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { LosslessNumber } from 'lossless-json';
+import { overviewPage } from '../../../functions/console/own/overview.page';
 import { STATEMENT_CSV_HEADER } from '../../../functions/console/pages/statement';
 import { openTabSchema, tabUsageSchema } from '../../../functions/contracts/tab.schemas';
 import { validate } from '../../../functions/contracts/validation';
@@ -184,5 +185,16 @@ describe('Open tabs on the Statement (DESIGN §29)', () => {
     expect(section).toContain('Token Meter');
     expect(section).toContain('summariser tokens');
     expect(section).toContain('1.25 USD of 5.00 USD');
+    // The Overview says so from the charges it reads anyway (a tab's hold names its tab).
+    const overview = await overviewPage(payer.session, {
+      method: 'GET',
+      path: '/console',
+      params: {},
+      query: {},
+      form: {},
+      baseUrl: 'http://localhost:3000',
+      now: new Date(),
+    });
+    expect(bodyOf(overview)).toContain('1 open tab holds money</a>');
   });
 });
