@@ -282,6 +282,34 @@ describe('a tour of every function', () => {
     await expectStatus(t.call('GET', `/api/v1/users/me/charges?limit=1&status=SUCCESS${cursor}`, { headers: userKey(user) }), 200);
   });
 
+  it('opens, uses, lists and closes tabs, by the agent and by the payer (DESIGN §29)', async () => {
+    const agent = await t.enabledAgent();
+    const user = await t.fundedUser({ USD: 100 });
+    const open = () =>
+      expectStatus(
+        t.call<{ id: string }>('POST', '/api/v1/agents/tabs', {
+          headers: { ...agentKey(agent), ...userKey(user), 'idempotency-key': idem() },
+          body: { currency: 'USD', limit: 5, description: 'tour tab' },
+        }),
+        201,
+      );
+    const tab = await open();
+    const useKey = idem();
+    const use = () =>
+      t.call('POST', `/api/v1/agents/tabs/${tab.id}/usage`, {
+        headers: { ...agentKey(agent), 'idempotency-key': useKey },
+        body: { amount: 1 },
+      });
+    await expectStatus(use(), 200);
+    await expectStatus(use(), 200);
+    await expectStatus(t.call('GET', `/api/v1/agents/tabs/${tab.id}`, { headers: agentKey(agent) }), 200);
+    await expectStatus(t.call('GET', `/api/v1/agents/tabs/${tab.id}/usage?limit=1`, { headers: agentKey(agent) }), 200);
+    await expectStatus(t.call('GET', '/api/v1/users/me/tabs?status=OPEN', { headers: userKey(user) }), 200);
+    await expectStatus(t.call('POST', `/api/v1/agents/tabs/${tab.id}/close`, { headers: agentKey(agent), body: {} }), 200);
+    const second = await open();
+    await expectStatus(t.call('POST', `/api/v1/users/me/tabs/${second.id}/close`, { headers: userKey(user), body: {} }), 200);
+  });
+
   it('approves and declines charges, by API and by approval link, and expires what waits too long', async () => {
     const agent = await t.enabledAgent();
     const user = await t.fundedUser({ USD: 100 });
@@ -813,6 +841,66 @@ const NOT_TOURED_GRANTS = new Set([
   'payout-worker X402PAY#*',
   'payout-worker X402REFUND#*',
   'reconciler X402REFUND#*',
+  // Tabs (issue 43) beyond the tour's open, use, list and close: opening with a grant key or above the
+  // approval threshold (approve, decline), a replayed open, the close's capture under a grant, and
+  // the paths that close open tabs — a block (user-put-policy), a disabled agent (kill-switch-fanout),
+  // a key rotation, expiry (sweeper), and the MCP tab tools. Driven, and held to their policies, by
+  // test/tabs/tabs.e2e, test/security/tabs-attacks.e2e, test/faults/tab-faults.e2e and test/model/tabs-model.e2e.
+  'admin-rotate-user-key AGENTTABS#*',
+  'admin-rotate-user-key TAB#*',
+  'admin-rotate-user-key USERTABS#*',
+  'agent-close-tab CHARGES#*',
+  'agent-close-tab GRANTS#*',
+  'agent-open-tab GRANTKEY#*',
+  'agent-open-tab GRANTS#*',
+  'agent-open-tab IDEM#*',
+  'agent-open-tab OUTBOX#*',
+  'agent-open-tab USER#*',
+  'approval-decide AGENTTABS#*',
+  'approval-decide TAB#*',
+  'approval-decide USERTABS#*',
+  'kill-switch-fanout AGENTTABS#*',
+  'kill-switch-fanout CHARGES#*',
+  'kill-switch-fanout GRANTS#*',
+  'kill-switch-fanout OUTBOX#*',
+  'kill-switch-fanout PENDINGCHARGE#*',
+  'kill-switch-fanout STMT#*',
+  'kill-switch-fanout TAB#*',
+  'kill-switch-fanout USER#*',
+  'kill-switch-fanout USERTABS#*',
+  'mcp AGENTTABS#*',
+  'mcp PENDINGCHARGE#*',
+  'mcp TAB#*',
+  'mcp USERTABS#*',
+  'sweeper AGENTBAL#*',
+  'sweeper AGENTTABS#*',
+  'sweeper PENDINGCHARGE#*',
+  'sweeper TAB#*',
+  'sweeper USERTABS#*',
+  'user-approve-charge AGENTTABS#*',
+  'user-approve-charge TAB#*',
+  'user-approve-charge USERTABS#*',
+  'user-close-tab AGENTBAL#*',
+  'user-close-tab CHARGES#*',
+  'user-close-tab GRANTS#*',
+  'user-decline-charge AGENTTABS#*',
+  'user-decline-charge TAB#*',
+  'user-decline-charge USERTABS#*',
+  'user-put-policy AGENTBAL#*',
+  'user-put-policy AGENTTABS#*',
+  'user-put-policy CHARGES#*',
+  'user-put-policy GRANTS#*',
+  'user-put-policy OUTBOX#*',
+  'user-put-policy PENDINGCHARGE#*',
+  'user-put-policy STMT#*',
+  'user-put-policy TAB#*',
+  'user-put-policy USERTABS#*',
+  'user-release-charge AGENTTABS#*',
+  'user-release-charge TAB#*',
+  'user-release-charge USERTABS#*',
+  'user-rotate-key AGENTTABS#*',
+  'user-rotate-key TAB#*',
+  'user-rotate-key USERTABS#*',
 ]);
 
 describe('what the tour sent', () => {

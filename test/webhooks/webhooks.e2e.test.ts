@@ -486,6 +486,7 @@ describe('user endpoints', () => {
       // DESIGN §27: a grant's limit alerts, to the payer.
       'grant.limit.approaching',
       'grant.limit.reached',
+      'tab.closed',
     ]);
     const ping = await t.call<{ id: string }>('POST', `/api/v1/users/me/webhooks/${created.id}/test`, { headers });
     const got = await receiver.waitFor((r) => r.headers['webhook-id'] === ping.body.id, 2_000);
