@@ -122,7 +122,11 @@ export async function fanOutKillSwitch(keyHash: string, agentId: string, image?:
     }
     if (await copyKillSwitch(item)) {
       // A disabled agent's tabs close at what they used before the switch (docs/tabs.md): its uses read nothing to check it.
-      if (item.enabled !== true) await closeTabsOf({ agentId }, 'agent disabled');
+      // A tab that could not be closed fails the record, so the stream delivers it again (the copy is
+      // idempotent): left open, its uses would go on.
+      if (item.enabled !== true && (await closeTabsOf({ agentId }, 'agent disabled')).failed > 0) {
+        throw new Error('a disabled agent has open tabs that could not be closed');
+      }
       return;
     }
   }

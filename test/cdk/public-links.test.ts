@@ -49,6 +49,8 @@ describe('links', () => {
     expect(linkMakers.sort()).toEqual([
       'agent-create-grant-request',
       'agent-get-grant-request',
+      // A tab above the payer's approval threshold waits like a hold, with its approval link (docs/tabs.md).
+      'agent-open-tab',
       'agent-x402-purchase-create',
       'agent-x402-settings',
       // The consent page reads the console's session (DESIGN §21); the console: passkeys' relying
