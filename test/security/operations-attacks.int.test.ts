@@ -119,9 +119,9 @@ const toolNamed = (name: string) => {
 };
 
 describe('credentials the registry comparison cannot tell apart', () => {
-  it('anyAgentKey (a disabled agent’s key by its form) is the key rotation’s alone', () => {
+  it('anyAgentKey (a disabled agent’s key by its form) is the key rotation’s, and the x402 refunds’ (DESIGN §28: a disabled agent may still give money back; their use case resolves the key to an agent, 401 otherwise: test/security/x402-refund-attacks.e2e)', () => {
     const loose = [...OPERATIONS.values()].filter((op) => (op.credentials as Credentials).kind === 'anyAgentKey').map((op) => op.route);
-    expect(loose).toEqual(['rotate-agent-key']);
+    expect(loose.sort()).toEqual(['agent-x402-refund-create', 'agent-x402-refund-get', 'rotate-agent-key']);
   });
 
   it('anyAgentKey takes a key by its form, but rotates only a key that is an agent’s now', async () => {
@@ -240,6 +240,9 @@ describe('MCP tool arguments', () => {
       refund_charge: { charge_id: 'c', idempotency_key: 'k' },
       withdraw: { amount: 1, currency: 'USD', walletAddress: 'w', idempotency_key: 'k' },
       request_grant: { currency: 'USD', idempotency_key: 'k' },
+      tab_open: { currency: 'USD', limit: 1, user_key: 'u', idempotency_key: 'k' },
+      tab_use: { tab_id: 't', amount: 1, idempotency_key: 'k' },
+      x402_refund: { payment_id: 'x', idempotency_key: 'k' },
     };
     for (const tool of TOOLS) {
       const call = tool.http((args[tool.name] ?? {}) as never);
