@@ -1,7 +1,7 @@
 /**
  * Which stream records reach the dispatcher: new outbox items, new charge items (their own record
- * is the outbox of their creation events, DESIGN §18), and modified agent items (their `enabled`
- * may have changed). The same patterns are the event source mapping's filter criteria
+ * is the outbox of their creation events, DESIGN §18), modified agent items (their `enabled`
+ * may have changed) and modified grants (their counters: limit alerts, DESIGN §27). The same patterns are the event source mapping's filter criteria
  * on AWS (lib/webhook-pipeline.ts) and the local poller's filter (bin/local/webhook-pipeline.ts),
  * so Lambda is never invoked for the table's other writes.
  */

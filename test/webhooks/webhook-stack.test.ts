@@ -12,7 +12,7 @@ describe('webhook pipeline (CDK)', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
   });
 
-  it('feeds the dispatcher only new outbox items, new charge items and modified agent items, with partial batch failures', () => {
+  it('feeds the dispatcher only new outbox items, new charge items, modified agent items and modified grants (their limit alerts), with partial batch failures', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: fnId(stack.webhooks.dispatcher) },
       EventSourceArn: { 'Fn::GetAtt': [logicalId(stack, stack.data.table), 'StreamArn'] },
@@ -23,6 +23,7 @@ describe('webhook pipeline (CDK)', () => {
           { Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['Outbox'] } } } }) },
           { Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['Charge'] } } } }) },
           { Pattern: JSON.stringify({ eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['Agent'] } } } }) },
+          { Pattern: JSON.stringify({ eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['Grant'] } } } }) },
         ],
       },
     });
