@@ -138,13 +138,13 @@ a.button.danger { color: var(--bad); border-color: #cf222e; }
 ul.sessions { list-style: none; margin: 0 0 1rem; padding: 0; }
 ul.sessions > li { border: 1px solid var(--line); border-radius: 0.5rem; padding: 1rem; margin: 0 0 0.75rem; overflow-wrap: anywhere; }
 ul.sessions form { margin: 0; }
-/* The Statement's filters: three a row from 48rem, the note and the button below them; a credit's amount in green beside its plus sign. */
+/* The Statement's filters: three a row from 48rem, the note and the button under them; a credit's amount in green beside its plus sign. */
 .statement-filters input { box-sizing: border-box; height: 3rem; max-width: none; }
 .statement-filters .hint { grid-column: 1 / -1; margin: 0; }
 .statement-filters button { justify-self: start; }
 @media (min-width: 48rem) { .filters.statement-filters { grid-template-columns: repeat(3, minmax(0, 1fr)); } }
 span.credit { color: var(--ok); }
-/* Its cards on a phone: a label column wide enough for "Counterparty" and "Balance after" on one line. */
+/* Its cards on a phone: a label column wide enough for its longest labels (Counterparty, Balance after) on one line. */
 @media (max-width: 47.99rem) {
   .table-wrap.stack table.statement td { padding-left: 8.75rem; }
   .stack table.statement td::before { width: 8.25rem; }

@@ -59,6 +59,8 @@ describe('toLedgerRows', () => {
       grants: [],
       // The payers' statement entries (docs/statement.md): none in these items.
       statements: [],
+      tabUsages: [],
+      tabs: [],
       onChain: { topupCredits: [], chainCredits: [], unmatched: [] },
       unreadable: [],
       counts: { users: 1, shards: 1, credits: 1, charges: 2, payouts: 1 },

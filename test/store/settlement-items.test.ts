@@ -154,8 +154,14 @@ describe('settlementItems', () => {
           expect(charge?.ExpressionAttributeValues?.[':captured']).toBe(captured);
           expect(charge?.ExpressionAttributeValues?.[':authorized']).toBe(h.amount);
         }
+        // …and what went back is a row of the payer's statement (docs/statement.md: `hold_release`).
         expect(settlementTransaction(items)).toHaveLength(
-          3 + Number(h.agentCommand) + Number(h.agentCommand && h.ending !== 'capture') + Number(credited) + Number(grant !== undefined),
+          3 +
+            Number(h.agentCommand) +
+            Number(h.agentCommand && h.ending !== 'capture') +
+            Number(credited) +
+            Number(grant !== undefined) +
+            Number(returned > 0),
         );
       }),
     );
