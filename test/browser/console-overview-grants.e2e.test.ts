@@ -156,6 +156,8 @@ describe('DESIGN §26 in a browser', () => {
     expect(key).toMatch(/^ug_live_/);
     const copy = page.getByRole('button', { name: 'Copy the grant key' });
     await copy.click();
+    // The clipboard write is asynchronous: the status is set when it resolves, so wait for it.
+    await page.waitForFunction("document.getElementById('grant-key-copied').textContent !== ''");
     expect(await page.locator('#grant-key-copied').innerText()).toBe('Copied.');
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     await expectQualityBars(page, 'grant-created');
