@@ -38,6 +38,7 @@ export {
   NEEDS_WEBHOOK_SECRETS,
   NEEDS_WITHDRAWALS,
   NEEDS_X402,
+  NEEDS_X402_REFUNDS,
   NEEDS_X402_SETTLE,
   type RequiredConfig,
 } from './config/needs';

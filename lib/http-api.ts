@@ -200,7 +200,9 @@ export class ServiceHttpApi extends Construct {
           ...(route.queue ? { PAYOUT_QUEUE_URL: props.payoutQueue.queueUrl } : {}),
           // Withdrawals refuse the platform's own addresses as destinations (core/withdrawals.ts) and
           // ask the chain whether a USDC wallet has its token account (rails/solana.token-accounts.ts).
-          ...(route.queue ? { USDC_MINT: config.usdcMint, SOLANA_RPC_URL_SECRET_ARN: data.solanaRpcUrl.secretArn } : {}),
+          ...(route.queue ? { USDC_MINT: config.usdcMint } : {}),
+          // x402 refunds only queue (`queue: 'refunds'`): the worker creates a missing token account.
+          ...(route.queue === true ? { SOLANA_RPC_URL_SECRET_ARN: data.solanaRpcUrl.secretArn } : {}),
           ...(route.queue && config.hotWalletAddress ? { SOLANA_HOT_WALLET_ADDRESS: config.hotWalletAddress } : {}),
           ...((route.queue || route.x402) && config.depositAddress ? { SOLANA_DEPOSIT_ADDRESS: config.depositAddress } : {}),
           // Top-ups: PayPal's Orders API (both), the deposit wallet (open), the webhook id (webhook).
@@ -224,7 +226,7 @@ export class ServiceHttpApi extends Construct {
       if (readsAdminKey(route, config.adminAuth)) grantReadSecrets(fn.role, [data.adminKey]);
       if (route.approvalSecret) grantReadSecrets(fn.role, [data.approvalSecret]);
       if (route.queue) grantSendToQueue(fn.role, props.payoutQueue);
-      if (route.queue) grantReadSecrets(fn.role, [data.solanaRpcUrl]);
+      if (route.queue === true) grantReadSecrets(fn.role, [data.solanaRpcUrl]);
       if (route.topups === 'open') grantReadSecrets(fn.role, [data.paypalCredentials]);
       if (route.topups === 'webhook') grantReadSecrets(fn.role, [data.paypalCredentials, data.paypalWebhookId]);
       if (route.webhookSecrets) grantWebhookSecrets(fn.role, data, 'kms:Encrypt');

@@ -23,6 +23,9 @@ export const NEEDS_WITHDRAWALS: readonly ConfigNeed[] = [
   'USDC_MINT',
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
 ];
+/** The x402 refund route: the queue, and the mint (a refund is never paid to the platform's own
+ * addresses); not the chain: the worker creates a missing token account. */
+export const NEEDS_X402_REFUNDS: readonly ConfigNeed[] = [...NEEDS_PAYOUT_QUEUE, 'USDC_MINT'];
 /** The admin key itself, given directly (local) or as a Secrets Manager ARN (AWS). */
 export const NEEDS_ADMIN_KEY: readonly ConfigNeed[] = [{ oneOf: [['ADMIN_KEY'], ['ADMIN_KEY_SECRET_ARN']] }];
 /**

@@ -124,11 +124,7 @@ export const agentX402PurchaseGet: RequiredConfig = [
   { oneOf: [['SIGNER_FUNCTION_NAME'], ['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
 ];
 export const agentX402PurchaseReceipt: RequiredConfig = ['USDC_MINT', { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] }];
-export const agentX402RefundCreate: RequiredConfig = [
-  'PAYOUT_QUEUE_URL',
-  'USDC_MINT',
-  { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
-];
+export const agentX402RefundCreate: RequiredConfig = ['PAYOUT_QUEUE_URL', 'USDC_MINT'];
 export const agentX402RefundGet: RequiredConfig = [];
 export const getReceipt: RequiredConfig = [{ oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] }];
 export const jwks: RequiredConfig = [{ oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] }];

@@ -31,6 +31,7 @@ import {
   NEEDS_WEBHOOK_SECRETS,
   NEEDS_WITHDRAWALS,
   NEEDS_X402,
+  NEEDS_X402_REFUNDS,
   NEEDS_X402_SETTLE,
 } from '../config';
 import { MCP_AUTH_MESSAGE } from '../contracts/mcp';
@@ -84,6 +85,8 @@ type Needs = Pick<RouteSpec, 'table' | 'queue' | 'approvalSecret' | 'publicLinks
 function unionOfNeeds(routes: readonly RouteSpec[]): Needs {
   const any = (flag: 'queue' | 'approvalSecret' | 'publicLinks' | 'webhookSecrets' | 'sealedAnswers') =>
     routes.some((route) => route[flag] === true);
+  // A withdrawal's queue capability covers a refund's (it is the refund's and the RPC URL).
+  const queue = any('queue') ? true : routes.some((route) => route.queue === 'refunds') ? 'refunds' : undefined;
   const topups = [...new Set(routes.flatMap((route) => (route.topups ? [route.topups] : [])))];
   if (topups.length > 1) throw new Error(`one function cannot both open top-ups and take PayPal's webhook: ${topups.join(', ')}`);
   const x402 = routes.some((route) => route.x402 === 'settle')
@@ -93,7 +96,7 @@ function unionOfNeeds(routes: readonly RouteSpec[]): Needs {
       : undefined;
   return {
     table: combine(...routes.map((route) => route.table)),
-    ...(any('queue') ? { queue: true } : {}),
+    ...(queue ? { queue } : {}),
     ...(any('approvalSecret') ? { approvalSecret: true } : {}),
     ...(any('publicLinks') ? { publicLinks: true } : {}),
     ...(any('webhookSecrets') ? { webhookSecrets: true } : {}),
@@ -206,7 +209,8 @@ export function routeNamed(name: RouteName): RouteSpec<RouteName> {
  */
 export function configNeeds(route: RouteSpec): (cfg: Config) => readonly ConfigNeed[] {
   const listed: ConfigNeed[] = [
-    ...(route.queue ? NEEDS_WITHDRAWALS : []),
+    ...(route.queue === true ? NEEDS_WITHDRAWALS : []),
+    ...(route.queue === 'refunds' ? NEEDS_X402_REFUNDS : []),
     ...(route.x402 === 'read' ? NEEDS_X402 : []),
     ...(route.x402 === 'settle' ? NEEDS_X402_SETTLE : []),
     ...(route.approvalSecret ? NEEDS_APPROVAL_SECRET : []),

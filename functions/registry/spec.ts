@@ -26,8 +26,12 @@ export interface RouteSpec<N extends string = string> {
    * each granted on the key families it touches and no other (`dynamodb:LeadingKeys`).
    */
   table: TableGrant;
-  /** Sends withdrawals to the payout queue. */
-  queue?: boolean;
+  /**
+   * Sends to the payout queue: `true` for withdrawals, which also ask the chain whether a USDC
+   * destination has its token account (the RPC URL's secret); `'refunds'` for x402 refunds, which
+   * only queue (the worker creates what is missing) and so are not given the RPC URL.
+   */
+  queue?: true | 'refunds';
   /**
    * An operator route (`/api/v1/admin/**`). Under the stage's adminAuth `iam`, API Gateway authorizes
    * it with IAM (SigV4, execute-api:Invoke) and its function gets no admin key; under `key`, its

@@ -47,7 +47,7 @@ export const X402_REFUND_ROUTES = [
     method: 'POST',
     path: '/api/v1/agents/x402/payments/{id}/refund',
     table: uses('agentKeyLookup', 'idempotentCommand', 'commitX402Refund'),
-    queue: true,
+    queue: 'refunds',
     operation: () => ({
       summary: 'x402: refund a payment',
       description:

@@ -179,8 +179,9 @@ const EXPECTED: Record<string, Grant[]> = {
   'agent-x402-purchases-list': ['logs', 'table'],
   'agent-x402-purchase-get': ['logs', 'table', 'rpc-url', 'signer-invoke'],
   'agent-x402-purchase-receipt': ['logs', 'table', 'rpc-url'],
-  // A refund of an x402 payment (DESIGN §28) is queued as a withdrawal is (its `queue` capability brings the RPC URL too).
-  'agent-x402-refund-create': ['logs', 'table', 'queue-send', 'rpc-url'],
+  // A refund of an x402 payment (DESIGN §28) is queued as a withdrawal is, without the RPC URL:
+  // it never asks the chain (the worker creates a missing token account).
+  'agent-x402-refund-create': ['logs', 'table', 'queue-send'],
   'agent-x402-refund-get': ['logs', 'table'],
   // Receipts (docs/receipts.md): the receipt route signs with the KMS key; the key set only reads its public keys.
   'get-receipt': ['logs', 'table', 'receipt-sign'],

@@ -437,9 +437,20 @@ describe('functions (the house construct)', () => {
       // the hot wallet signs name the signer function instead (lib/signer.ts, DESIGN §24).
       const x402Keys = ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN'];
       expect(railKeys.sort()).toEqual(
-        (route.queue ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN'] : route.topups ? topupKeys : route.x402 ? x402Keys : []).sort(),
+        (route.queue === true
+          ? ['USDC_MINT', 'SOLANA_RPC_URL_SECRET_ARN']
+          : // An x402 refund only queues: the mint, never the RPC URL.
+            route.queue === 'refunds'
+            ? ['USDC_MINT']
+            : route.topups
+              ? topupKeys
+              : route.x402
+                ? x402Keys
+                : []
+        ).sort(),
       );
-      if (route.queue || route.x402) expect(env.SOLANA_RPC_URL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaRpcUrl) });
+      if (route.queue === true || route.x402)
+        expect(env.SOLANA_RPC_URL_SECRET_ARN).toEqual({ Ref: logicalId(stack, stack.data.solanaRpcUrl) });
       expect(env.SIGNER_FUNCTION_NAME).toEqual(route.x402 === 'settle' ? { Ref: logicalId(stack, stack.signer.fn.fn) } : undefined);
       // The test stage names no hot wallet address: the x402 routes answer 503 until the operator sets it.
       expect(env.X402_NETWORK).toEqual(route.x402 ? 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' : undefined);
