@@ -332,7 +332,17 @@ export const BACKGROUND_GRANTS = {
   ),
   // Reads the owners' endpoints, and the settled records whose events carry a receipt (use-cases/receipts).
   // Limit alerts too: reads a grant a refusal names, marks the alert's window on it with its outbox item.
-  'webhook-dispatcher': uses('getWebhooks', 'getChargeById', 'getX402Payment', 'getPayout', 'getTopup', 'getGrant', 'sendGrantAlert'),
+  // The refund of an x402 payment (`getX402Refund`, its own partition): the receipt `x402.payment.refunded` carries.
+  'webhook-dispatcher': uses(
+    'getWebhooks',
+    'getChargeById',
+    'getX402Payment',
+    'getPayout',
+    'getX402Refund',
+    'getTopup',
+    'getGrant',
+    'sendGrantAlert',
+  ),
   // Copies an agent item's kill switch to its balance shards; a disabled agent's open tabs it closes (docs/tabs.md).
   'kill-switch-fanout': uses('killSwitchFanOut', 'closeTabs'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.
