@@ -5,10 +5,12 @@
  * (ES256, a KMS key on AWS, a key file locally) is functions/receipts/.
  *
  * A receipt's id is the movement's own id (a charge `c…`, a purchase `xp…`, an x402 payment
- * `x402_…`, a payout `p…`, a top-up `t…`); a charge's refunds have one receipt, `<chargeId>.refund`:
- * the service keeps no record per refund (the charge's cumulative `refundedAmount` and the
- * `refundedAt` of the latest is the record, docs/lifecycle.md), so that receipt states the total
- * refunded as of the latest refund, and a later partial refund makes a new one under the same id.
+ * `x402_…`, a refund of one `xr…`, a payout `p…`, a top-up `t…`); a charge's refunds have one
+ * receipt, `<chargeId>.refund`: the service keeps no record per refund of a charge (the charge's
+ * cumulative `refundedAmount` and the `refundedAt` of the latest is the record, docs/lifecycle.md),
+ * so that receipt states the total refunded as of the latest refund, and a later partial refund
+ * makes a new one under the same id. A refund of an x402 payment is a record of its own (a payout
+ * with `paymentId`, DESIGN §28), so each has its own receipt under its own `xr…` id.
  */
 import type { Charge } from './charges';
 import { formatAmount, type Minor } from './money';
@@ -49,7 +51,15 @@ export type ReceiptFacts = Omit<ReceiptPayload, 'iat'>;
 
 /** The receipt id suffix of a charge's refunds. */
 export const REFUND_RECEIPT_SUFFIX = '.refund';
-export const refundReceiptId = (chargeId: string): string => `${chargeId}${REFUND_RECEIPT_SUFFIX}`;
+/** The prefix of a refund of an x402 payment's id (core/ids.ts `newX402RefundId`): its own receipt id. */
+const X402_REFUND_ID_PREFIX = 'xr';
+/**
+ * The receipt id of a refund: `<chargeId>.refund` for a charge's refunds (one receipt, the total), a
+ * refund of an x402 payment's own `xr…` id unchanged (one receipt each), so `receiptUrlOf('refund', id)`
+ * links either.
+ */
+export const refundReceiptId = (refundOf: string): string =>
+  refundOf.startsWith(X402_REFUND_ID_PREFIX) ? refundOf : `${refundOf}${REFUND_RECEIPT_SUFFIX}`;
 /** The charge id of a refund's receipt id; undefined for any other id. */
 export const chargeIdOfRefundReceipt = (id: string): string | undefined =>
   id.endsWith(REFUND_RECEIPT_SUFFIX) ? id.slice(0, -REFUND_RECEIPT_SUFFIX.length) : undefined;
@@ -129,9 +139,32 @@ export function x402PaymentReceiptFacts(payment: X402PaymentRecord): ReceiptFact
   };
 }
 
+/**
+ * The receipt of a COMPLETED refund of an x402 payment (type `refund`, its `xr…` id): the x402
+ * payment's receipt reversed, the agent paying the buyer's wallet (the payment's payer, where the
+ * refund was sent) back, with the transaction that paid it; undefined before it completed (PENDING,
+ * PROCESSING) and for a FAILED one (nothing moved: its amount went back to the agent).
+ */
+export function x402RefundReceiptFacts(refund: Payout): ReceiptFacts | undefined {
+  if (refund.paymentId === undefined || refund.status !== 'COMPLETED') return undefined;
+  return {
+    v: 1,
+    type: 'refund',
+    id: refund.id,
+    amount: amountText(refund.amount, 'USDC'),
+    currency: 'USDC',
+    payer: { kind: 'agent', id: refund.agentId },
+    payee: { kind: 'solana', id: refund.walletAddress },
+    status: refund.status,
+    settledAt: refund.processedAt ?? refund.updatedAt,
+    ...(refund.txHash !== undefined ? { transaction: refund.txHash } : {}),
+  };
+}
+
 /** The receipt of a COMPLETED payout (type `payout`): the gross the agent paid out; undefined before. */
 export function payoutReceiptFacts(payout: Payout): ReceiptFacts | undefined {
-  if (payout.status !== 'COMPLETED') return undefined;
+  // A refund of an x402 payment is paid as a payout but is a refund: x402RefundReceiptFacts.
+  if (payout.status !== 'COMPLETED' || payout.paymentId !== undefined) return undefined;
   const transaction = payout.txHash ?? payout.externalId;
   return {
     v: 1,

@@ -20,8 +20,8 @@ export const RECEIPT_ROUTES = [
     name: 'get-receipt',
     method: 'GET',
     path: '/api/v1/receipts/{id}',
-    // The caller's key; then the record the id names: a charge or purchase by id, the agent's x402 payment or payout, the payer's top-up.
-    table: uses('agentKeyLookup', 'userKeyLookup', 'getChargeById', 'getX402Payment', 'getPayout', 'getTopup'),
+    // The caller's key; then the record the id names: a charge or purchase by id, the agent's x402 payment, refund of one or payout, the payer's top-up.
+    table: uses('agentKeyLookup', 'userKeyLookup', 'getChargeById', 'getX402Payment', 'getX402Refund', 'getPayout', 'getTopup'),
     receipts: 'sign',
     operation: () => ({
       summary: 'A receipt',
@@ -29,12 +29,13 @@ export const RECEIPT_ROUTES = [
         'The signed receipt of a settled money movement (docs/receipts.md): a compact JWS (ES256) anyone verifies with the keys of ' +
         '`GET /.well-known/jwks.json`. Either party of the movement may read it: the agent by x-agent-key (its charges, purchases, ' +
         'x402 payments, refunds and payouts), the payer by the account key as x-user-key (their charges, purchases, refunds and ' +
-        "top-ups; a grant key is not taken). The id is the movement's own id, `<chargeId>.refund` for the refunds of a charge. " +
+        "top-ups; a grant key is not taken). The id is the movement's own id, `<chargeId>.refund` for the refunds of a charge " +
+        "(one receipt, the total), a refund of an x402 payment's own `xr…` id (its agent's alone: the buyer's wallet has no key here). " +
         "Signed when asked, from the stored record. An unknown id, a movement not settled yet and another's movement are the same 404.",
       tag: 'Receipts',
       security: [['agentKey'], ['userKey']],
       pathParams: {
-        id: 'A charge id, a purchase id (`xp…`), an x402 payment id (`x402_…`), a payout id, a top-up id, or `<chargeId>.refund`.',
+        id: 'A charge id, a purchase id (`xp…`), an x402 payment id (`x402_…`), an x402 refund id (`xr…`), a payout id, a top-up id, or `<chargeId>.refund`.',
       },
       responses: {
         200: ok('The receipt.', receiptBody, {

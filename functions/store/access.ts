@@ -292,6 +292,9 @@ export const uses = (...ops: readonly StoreOperation[]): TableGrant => combine(.
  */
 const drivesPayouts = uses('payoutLease', 'getPayout', 'getAgentById', 'x402RefundPayouts');
 
+/** The records a receipt is made from (use-cases/receipts): a charge or purchase, an x402 payment or its refund, a payout, a top-up. */
+const readsReceipts = uses('getChargeById', 'getX402Payment', 'getX402Refund', 'getPayout', 'getTopup');
+
 /** The functions that are not routes (declared in lib/: payout-pipeline, charge-sweeper, topup-watcher, webhook-pipeline). */
 export const BACKGROUND_GRANTS = {
   'payout-worker': drivesPayouts,
@@ -332,7 +335,7 @@ export const BACKGROUND_GRANTS = {
   ),
   // Reads the owners' endpoints, and the settled records whose events carry a receipt (use-cases/receipts).
   // Limit alerts too: reads a grant a refusal names, marks the alert's window on it with its outbox item.
-  'webhook-dispatcher': uses('getWebhooks', 'getChargeById', 'getX402Payment', 'getPayout', 'getTopup', 'getGrant', 'sendGrantAlert'),
+  'webhook-dispatcher': combine(readsReceipts, uses('getWebhooks', 'getGrant', 'sendGrantAlert')),
   // Copies an agent item's kill switch to its balance shards; a disabled agent's open tabs it closes (docs/tabs.md).
   'kill-switch-fanout': uses('killSwitchFanOut', 'closeTabs'),
   // Reads the endpoint, counts and records each attempt. Never money: it calls customers' URLs.

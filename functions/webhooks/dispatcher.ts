@@ -13,7 +13,7 @@
  *   and the admin PATCH are reported alike. Its event id derives from the stream record id, so a
  *   re-processed batch sends the same `webhook-id`.
  * An event of a settled movement (charge.succeeded, charge.refunded, x402.purchase.succeeded,
- * x402.payment.settled, payout.completed, topup.completed) gets its `receipt` here, signed once
+ * x402.payment.settled, x402.payment.refunded, payout.completed, topup.completed) gets its `receipt` here, signed once
  * for all the endpoints that hear it, and only when one does (DESIGN §27).
  * Each event becomes one SQS message per endpoint of its owner subscribed to its type and
  * registered no later than the event was created (an endpoint hears what happens after it

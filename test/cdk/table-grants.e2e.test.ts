@@ -841,6 +841,10 @@ const NOT_TOURED_GRANTS = new Set([
   'payout-worker X402PAY#*',
   'payout-worker X402REFUND#*',
   'reconciler X402REFUND#*',
+  // A refund's receipt (`xr…`, docs/receipts.md), read by the route and signed into `x402.payment.refunded` by the
+  // dispatcher; driven, and held to their policies, by test/receipts/receipts.e2e and test/security/receipts-attacks.e2e.
+  'get-receipt X402REFUND#*',
+  'webhook-dispatcher X402REFUND#*',
   // Tabs (issue 43) beyond the tour's open, use, list and close: opening with a grant key or above the
   // approval threshold (approve, decline), a replayed open, the close's capture under a grant, and
   // the paths that close open tabs — a block (user-put-policy), a disabled agent (kill-switch-fanout),

@@ -13,6 +13,7 @@ import {
   refundReceiptId,
   topupReceiptFacts,
   x402PaymentReceiptFacts,
+  x402RefundReceiptFacts,
 } from '../../functions/core/receipts';
 import type { Topup } from '../../functions/core/topups';
 
@@ -156,6 +157,50 @@ describe('receipt payloads', () => {
       settledAt: 'w',
     });
     expect(topupReceiptFacts({ ...topup, status: 'PENDING' } as Topup)).toBeUndefined();
+  });
+
+  it('a refund of an x402 payment: the payment’s receipt reversed, under its own xr id, once COMPLETED', () => {
+    const refund = {
+      id: 'xr01jabcdefghjkmnpqrstvwxyz',
+      agentId: 'a1',
+      currency: 'USDC',
+      status: 'COMPLETED',
+      network: 'SOL',
+      walletAddress: 'Buyer',
+      amount: 4_000,
+      fee: 0,
+      accountCreationFee: 0,
+      netAmount: 4_000,
+      idempotencyKey: 'k',
+      createdAt: 'made',
+      updatedAt: 'updated',
+      processedAt: 'paid',
+      attempts: 1,
+      txHash: 'sig',
+      paymentId: 'x402_1',
+    } as Payout;
+    expect(x402RefundReceiptFacts(refund)).toEqual({
+      v: 1,
+      type: 'refund',
+      id: 'xr01jabcdefghjkmnpqrstvwxyz',
+      amount: '0.004',
+      currency: 'USDC',
+      payer: { kind: 'agent', id: 'a1' },
+      payee: { kind: 'solana', id: 'Buyer' },
+      status: 'COMPLETED',
+      settledAt: 'paid',
+      transaction: 'sig',
+    });
+    for (const status of ['PENDING', 'PROCESSING', 'FAILED'] as const)
+      expect(x402RefundReceiptFacts({ ...refund, status })).toBeUndefined();
+    // Paid as a payout, but never a payout's receipt; and a withdrawal is never a refund's.
+    expect(payoutReceiptFacts(refund)).toBeUndefined();
+    const { paymentId: _, ...withdrawal } = refund;
+    expect(x402RefundReceiptFacts(withdrawal)).toBeUndefined();
+    // Its receipt id is its own: refundReceiptId and receiptUrlOf leave an xr id as it is.
+    expect(refundReceiptId(refund.id)).toBe(refund.id);
+    expect(chargeIdOfRefundReceipt(refund.id)).toBeUndefined();
+    expect(receiptUrlOf('refund', refund.id)).toBe(`/api/v1/receipts/${refund.id}`);
   });
 
   it('receiptUrlOf links a movement’s receipt: absolute on the API’s base, a refund under its charge’s id', () => {

@@ -3,16 +3,21 @@
  * service can make one that verifies, and nobody but a party can read one. The attacker forges a
  * receipt with a key of their own, re-signs a real receipt's payload with a raised amount, sends
  * one as `alg: none` or as HS256 keyed with the published public key (algorithm confusion), asks
- * for the receipt of someone else's charge, and asks for one of a charge that has not settled. A
- * receiver checks with stock jose and the published key set; the service answers 404 to all but a
- * party, never a 403 that would say the movement exists.
+ * for the receipt of someone else's charge or refund of an x402 payment, and asks for one of a
+ * charge or refund that has not settled, or with a grant key. A receiver checks with stock jose and
+ * the published key set; the service answers 404 to all but a party, never a 403 that would say the
+ * movement exists.
  */
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { CompactSign, compactVerify, createLocalJWKSet, importJWK, type JSONWebKeySet } from 'jose';
+import { hashKey } from '../../functions/core/keys';
+import { refundX402Payment } from '../../functions/use-cases/x402-refunds/refunds';
 import { auditAfterAll } from '../support/audit';
 import { useTestStack } from '../support/stack';
+import { useRefundFixture } from '../support/x402-refunds';
 
 const t = useTestStack();
+const f = useRefundFixture(t);
 auditAfterAll();
 
 let seq = 0;
@@ -126,6 +131,66 @@ describe('receipts of movements that are not the caller’s, or not settled', ()
     for (const id of ['..%2F..%2Fjwks.json', '%00', 'x'.repeat(500), `${chargeId}.refund.refund`, `${chargeId}%2Erefund`]) {
       const res = await t.call('GET', `/api/v1/receipts/${id}`, { headers: { 'x-agent-key': party.agent.key } });
       expect([id, res.status]).toEqual([id, 404]);
+    }
+  });
+});
+
+describe('receipts of refunds of x402 payments', () => {
+  const NOT_FOUND = [404, { error: 'receipt not found' }];
+  const get = (id: string, headers: Record<string, string>) => t.call('GET', `/api/v1/receipts/${id}`, { headers });
+
+  it("404 for another agent's completed refund and for any payer, the same answer as an unknown xr id", async () => {
+    const seller = await f.seller();
+    const paymentId = await f.pay(seller);
+    const refund = await f.refund(seller.key, paymentId, { body: { amount: 0.002 } });
+    expect(refund.status).toBe(202);
+    expect((await f.untilFinal(seller.key, refund.body.id)).status).toBe('COMPLETED');
+    // The baseline: its own agent reads it.
+    expect((await get(refund.body.id, { 'x-agent-key': seller.key })).status).toBe(200);
+    const stranger = await t.enabledAgent();
+    for (const headers of [{ 'x-agent-key': stranger.key }, { 'x-user-key': party.user.key }] as Record<string, string>[]) {
+      const res = await get(refund.body.id, headers);
+      expect([res.status, res.body]).toEqual(NOT_FOUND);
+    }
+    const unknown = await get(`xr${'0'.repeat(26)}`, { 'x-agent-key': seller.key });
+    expect([unknown.status, unknown.body]).toEqual(NOT_FOUND);
+    // An x402 payment's id with `.refund` is no receipt: its refunds are known by their own ids.
+    const suffixed = await get(`${paymentId}.refund`, { 'x-agent-key': seller.key });
+    expect([suffixed.status, suffixed.body]).toEqual(NOT_FOUND);
+  });
+
+  it('404 for a refund still PENDING, to its own agent too', async () => {
+    const seller = await f.seller();
+    const paymentId = await f.pay(seller);
+    // The refund committed (debited, PENDING) whose message the payout worker has not taken yet: it is
+    // handed to no queue here, and the reconciler re-sends a PENDING refund only after two minutes.
+    const pending = await refundX402Payment(
+      { agentKeyHash: hashKey(seller.key), paymentId, idempotencyKey: idem(), amount: 3_000 },
+      { enqueue: async () => undefined },
+    );
+    const refundId = 'id' in pending ? pending.id : '';
+    expect((await f.read(seller.key, refundId)).body.status).toBe('PENDING');
+    const res = await get(refundId, { 'x-agent-key': seller.key });
+    expect([res.status, res.body]).toEqual(NOT_FOUND);
+    expect((await f.read(seller.key, refundId)).body.status).toBe('PENDING');
+  });
+
+  it('refuses a grant key as for every receipt: it is no party’s credential, the agent reads with its own key', async () => {
+    const seller = await f.seller();
+    const paymentId = await f.pay(seller);
+    const refund = await f.refund(seller.key, paymentId, { body: { amount: 0.001 } });
+    expect((await f.untilFinal(seller.key, refund.body.id)).status).toBe('COMPLETED');
+    const payer = await t.fundedUser({ USDC: 1 });
+    const grant = await t.call<{ key: string }>('POST', '/api/v1/users/me/grants', {
+      headers: { 'x-user-key': payer.key },
+      body: { agentId: seller.id, currency: 'USDC', limits: { total: 1 } },
+    });
+    expect(grant.status).toBe(201);
+    for (const header of ['x-user-key', 'x-agent-key']) {
+      const onRefund = await get(refund.body.id, { [header]: grant.body.key });
+      const onCharge = await get(chargeId, { [header]: grant.body.key });
+      expect(onRefund.status).toBe(401);
+      expect([header, onRefund.status, onRefund.body]).toEqual([header, onCharge.status, onCharge.body]);
     }
   });
 });

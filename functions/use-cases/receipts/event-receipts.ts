@@ -15,6 +15,8 @@ const RECEIPT_OF_EVENT: Readonly<Record<string, (id: string) => string>> = {
   'charge.refunded': refundReceiptId,
   'x402.purchase.succeeded': (id) => id,
   'x402.payment.settled': (id) => id,
+  // Sent with the refund's COMPLETED: its data's id is the `xr…` id, the refund's own receipt.
+  'x402.payment.refunded': refundReceiptId,
   'payout.completed': (id) => id,
   'topup.completed': (id) => id,
 };

@@ -19,6 +19,7 @@ import {
   type SettledChargeRecord,
   topupReceiptFacts,
   x402PaymentReceiptFacts,
+  x402RefundReceiptFacts,
 } from '../../core/receipts';
 import { X402_PAYMENT_ID } from '../../core/x402';
 import { refuse } from '../../messages/refusal';
@@ -52,8 +53,9 @@ const partyTo = (party: ReceiptParty, record: SettledChargeRecord | undefined): 
  * What the receipt `id` signs, when `party` was a party to a settled movement of that id. The id's
  * form says which record: a charge's refunds (`<chargeId>.refund`), a purchase (`xp…`), a charge
  * (`c…`, not a purchase's hold: that is known by its `xp…` id), an x402 payment (`x402_…`, the
- * agent's), a payout (`p…`, the agent's), a top-up (`t…`, the payer's). Records keyed by their owner
- * are read under the caller's own partition, so another's is never read at all.
+ * agent's), a refund of one (`xr…`, the agent's: its payee is the buyer's wallet, which holds no
+ * credential here), a payout (`p…`, the agent's), a top-up (`t…`, the payer's). Records keyed by
+ * their owner are read under the caller's own partition, so another's is never read at all.
  */
 export async function settledFacts(party: ReceiptParty, id: string): Promise<ReceiptFacts | undefined> {
   const refunded = chargeIdOfRefundReceipt(id);
@@ -79,6 +81,11 @@ export async function settledFacts(party: ReceiptParty, id: string): Promise<Rec
     if (isId('payout', id)) {
       const payout = await getPayout(party.agentId, id);
       return payout ? payoutReceiptFacts(payout) : undefined;
+    }
+    if (isId('x402Refund', id)) {
+      // A payout in the agent's X402REFUND# partition (store/table.ts `keys.payout` routes `xr…` ids there).
+      const refund = await getPayout(party.agentId, id);
+      return refund ? x402RefundReceiptFacts(refund) : undefined;
     }
     return undefined;
   }
