@@ -126,7 +126,7 @@ export const USER_GRANT_ROUTES = [
     name: 'user-revoke-grant',
     method: 'DELETE',
     path: '/api/v1/users/me/grants/{id}',
-    table: uses('userKeyLookup', 'revokeGrant'),
+    table: uses('userKeyLookup', 'revokeGrant', 'closeTabs'),
     operation: () => ({
       summary: 'Revoke a grant',
       description: 'Every charge with its key is refused from now on. Revoking a revoked grant answers the same 200.',

@@ -269,7 +269,7 @@ export const USER_ROUTES = [
     name: 'user-rotate-key',
     method: 'POST',
     path: '/api/v1/users/me/keys/rotate',
-    table: combine(uses('userKeyLookup', 'rotateUserKey', 'endAccountCredentials', 'endConsoleAccess'), RELEASE_OPEN_CHARGES),
+    table: combine(uses('userKeyLookup', 'rotateUserKey', 'endAccountCredentials', 'endConsoleAccess', 'closeTabs'), RELEASE_OPEN_CHARGES),
     operation: () => ({
       summary: "Rotate the user's key",
       description:
