@@ -2,8 +2,9 @@
  * The payer's account key (DESIGN §16, §24, docs/grants.md "Rotating the account key"): rotating it
  * is the answer to a leaked key, so a rotation also ends what the old key could have made for
  * whoever holds it — every active grant, every user webhook endpoint, every open account-key
- * charge, every open tab (closed at what it used), every console session of the payer and every passkey the key stands behind (added from a
- * key-opened session, or vouched for by one that was) — and lists them in its answer.
+ * charge, every open tab (closed at what it used), every console session of the payer and every
+ * passkey the key stands behind (added from a key-opened session, or vouched for by one that was) —
+ * and lists them in its answer (the tabs: the payer's list of tabs shows them closed).
  * The payer's own route, the console's and the operator's (a payer locked out) rotate alike.
  */
 import { grantView } from '../../contracts/grants';
@@ -120,11 +121,11 @@ export const RELEASED_BY_ROTATION = {
  * and ends what the old key could have made for whoever holds it: every active grant is revoked
  * (`grant.revoked` to both sides, as a DELETE does), every user webhook endpoint deleted and every
  * open charge made with the account key released (`releaseOpenCharges`), every open tab closed at
- * what it used (`closePayerTabs`); the answer lists them (the tabs: in the payer's list of tabs) so the payer can make again what was theirs. The old key stops moving money
- * at once (every charge is conditioned on the key's hash on the user's item), stops
- * authenticating within the auth cache's lifetime elsewhere (at once here), and can make no grant
- * or endpoint after the rotation (their creates are conditioned on it), so what the sweep after it
- * finds is all there is. A sweep before it too: if ending them fails, the key is not rotated yet
+ * what it used (`closePayerTabs`); the answer lists them so the payer can make again what was
+ * theirs. The old key stops moving money at once (every charge is conditioned on the key's hash
+ * on the user's item), stops authenticating within the auth cache's lifetime elsewhere (at once
+ * here), and can make no grant, endpoint or tab after the rotation (their creates are conditioned
+ * on it), so what the sweep after it finds is all there is. A sweep before it too: if ending them fails, the key is not rotated yet
  * and a retry with it does it all again; the sweep after finds only what was made meanwhile.
  * StaleReadError when another rotation won (the caller words it).
  */
