@@ -130,7 +130,7 @@ export const ADMIN_ROUTES = [
     name: 'admin-rotate-user-key',
     method: 'POST',
     path: '/api/v1/admin/users/{id}/keys/rotate',
-    table: combine(uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials', 'endConsoleAccess'), RELEASE_OPEN_CHARGES),
+    table: combine(uses('getUserKeyHash', 'rotateUserKey', 'endAccountCredentials', 'endConsoleAccess', 'closeTabs'), RELEASE_OPEN_CHARGES),
     admin: true,
     operation: () => ({
       summary: "Rotate a user's account key",

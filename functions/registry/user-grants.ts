@@ -126,10 +126,12 @@ export const USER_GRANT_ROUTES = [
     name: 'user-revoke-grant',
     method: 'DELETE',
     path: '/api/v1/users/me/grants/{id}',
-    table: uses('userKeyLookup', 'revokeGrant'),
+    table: uses('userKeyLookup', 'revokeGrant', 'closeTabs'),
     operation: () => ({
       summary: 'Revoke a grant',
-      description: 'Every charge with its key is refused from now on. Revoking a revoked grant answers the same 200.',
+      description:
+        'Every charge with its key is refused from now on, and the tabs opened under it close at what they used (the rest of their holds back). ' +
+        'Revoking a revoked grant answers the same 200, closing any of its tabs still open.',
       tag: 'Users',
       security: [['userKey']],
       pathParams: { id: 'The grant id.' },

@@ -269,12 +269,12 @@ export const USER_ROUTES = [
     name: 'user-rotate-key',
     method: 'POST',
     path: '/api/v1/users/me/keys/rotate',
-    table: combine(uses('userKeyLookup', 'rotateUserKey', 'endAccountCredentials', 'endConsoleAccess'), RELEASE_OPEN_CHARGES),
+    table: combine(uses('userKeyLookup', 'rotateUserKey', 'endAccountCredentials', 'endConsoleAccess', 'closeTabs'), RELEASE_OPEN_CHARGES),
     operation: () => ({
       summary: "Rotate the user's key",
       description:
         'The old key stops moving money at once. It also ends what the old key could have made: every active grant, every user webhook endpoint, ' +
-        'every open account-key charge, every console session of the payer, and every passkey added from a session the account key opened.',
+        'every open account-key charge, every open tab (closed at what it used), every console session of the payer, and every passkey added from a session the account key opened.',
       tag: 'Users',
       security: [['userKey']],
       responses: {

@@ -850,6 +850,11 @@ const NOT_TOURED_GRANTS = new Set([
   // the paths that close open tabs — a block (user-put-policy), a disabled agent (kill-switch-fanout),
   // a key rotation, expiry (sweeper), and the MCP tab tools. Driven, and held to their policies, by
   // test/tabs/tabs.e2e, test/security/tabs-attacks.e2e, test/faults/tab-faults.e2e and test/model/tabs-model.e2e.
+  // A rotation's or a grant revocation's close of the tabs they end, capturing what was used (the
+  // tour's revoked grant and rotated key have no tab): test/tabs/tabs-credentials.e2e.
+  'admin-rotate-user-key AGENTBAL#*',
+  'user-rotate-key AGENTBAL#*',
+  ...['AGENTBAL', 'AGENTTABS', 'CHARGES', 'PENDINGCHARGE', 'STMT', 'TAB', 'USER', 'USERTABS'].map((p) => `user-revoke-grant ${p}#*`),
   'admin-rotate-user-key AGENTTABS#*',
   'admin-rotate-user-key TAB#*',
   'admin-rotate-user-key USERTABS#*',

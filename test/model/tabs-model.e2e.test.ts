@@ -1,7 +1,8 @@
 /**
  * Model-based steps of tabs (DESIGN §29) over HTTP against the local stack: seeded random sequences
  * of opens, uses (new keys, replays of the same body, the same key with another body, amounts past
- * the limit), closes by the agent and the payer, and expiry by the sweeper, run against the service
+ * the limit), closes by the agent and the payer, expiry by the sweeper, and the end of what opened a
+ * tab — a grant revoked, the account key rotated (docs/tabs.md "Rotation and revocation") — run against the service
  * and against a small in-memory model. After every step each tab's status, used and usageCount, the
  * payer's balance and held money and the agent's earnings agree with the model, and the ledger audit
  * holds. Kept to a few dozen steps per seed: seconds, not minutes.
@@ -32,6 +33,8 @@ type ModelTab = {
   status: 'OPEN' | 'CLOSED';
   expiresAt: string;
   uses: Map<string, number>;
+  /** What opened it: the account key, or a grant (its id). */
+  via: string;
 };
 type Tab = { id: string; status: string; used: number; usageCount: number; expiresAt: string; error?: string };
 
@@ -43,9 +46,18 @@ for (const seed of [7, 43]) {
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T;
     const user = await t.fundedUser({ USD: 100 });
     const agent = await t.enabledAgent();
-    const model = { balance: 10_000, held: 0, earned: 0, tabs: [] as ModelTab[] };
+    const model = { balance: 10_000, held: 0, earned: 0, tabs: [] as ModelTab[], grants: [] as { id: string; key: string }[] };
     let keyN = 0;
     const newKey = () => `m${seed}-${Date.now()}-${++keyN}`;
+    const newGrant = async () => {
+      const res = await t.call<{ id: string; key: string }>('POST', '/api/v1/users/me/grants', {
+        headers: { 'x-user-key': user.key },
+        body: { agentId: agent.id, currency: 'USD' },
+      });
+      expect(res.status).toBe(201);
+      model.grants.push({ id: res.body.id, key: res.body.key });
+    };
+    await newGrant();
 
     const check = async () => {
       const me = (
@@ -74,12 +86,15 @@ for (const seed of [7, 43]) {
     for (let step = 0; step < 24; step++) {
       const open = model.tabs.filter((x) => x.status === 'OPEN');
       const action =
-        open.length === 0 ? 'open' : pick(['open', 'use', 'use', 'use', 'replay', 'other-body', 'close', 'payer-close', 'expire'] as const);
+        open.length === 0
+          ? 'open'
+          : pick(['open', 'use', 'use', 'use', 'replay', 'other-body', 'close', 'payer-close', 'expire', 'revoke', 'rotate'] as const);
       if (action === 'open') {
         const limit = pick([100, 250, 500]);
         const ttl = pick([60, 3600]);
+        const grant = model.grants.length > 0 && next() < 0.5 ? pick(model.grants) : undefined;
         const res = await t.call<Tab>('POST', '/api/v1/agents/tabs', {
-          headers: { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': newKey() },
+          headers: { 'x-agent-key': agent.key, 'x-user-key': grant?.key ?? user.key, 'idempotency-key': newKey() },
           body: { currency: 'USD', limit: limit / 100, ttlSeconds: ttl },
         });
         const fits = model.balance >= limit;
@@ -87,7 +102,16 @@ for (const seed of [7, 43]) {
         if (fits) {
           model.balance -= limit;
           model.held += limit;
-          model.tabs.push({ id: res.body.id, limit, used: 0, count: 0, status: 'OPEN', expiresAt: res.body.expiresAt, uses: new Map() });
+          model.tabs.push({
+            id: res.body.id,
+            limit,
+            used: 0,
+            count: 0,
+            status: 'OPEN',
+            expiresAt: res.body.expiresAt,
+            uses: new Map(),
+            via: grant?.id ?? 'account',
+          });
         }
       } else if (action === 'use' || action === 'replay' || action === 'other-body') {
         const tab = pick(model.tabs);
@@ -122,6 +146,22 @@ for (const seed of [7, 43]) {
             : await t.call<Tab>('POST', `/api/v1/users/me/tabs/${tab.id}/close`, { headers: { 'x-user-key': user.key } });
         expect([res.status, res.body.status]).toEqual([200, 'CLOSED']);
         if (tab.status === 'OPEN') closeInModel(tab);
+      } else if (action === 'revoke') {
+        // The grant's open tabs close at what they used; it opens no more.
+        const grant = model.grants.length > 0 ? pick(model.grants) : undefined;
+        if (!grant) continue;
+        const res = await t.call('DELETE', `/api/v1/users/me/grants/${grant.id}`, { headers: { 'x-user-key': user.key } });
+        expect(res.status).toBe(200);
+        for (const tab of open) if (tab.via === grant.id) closeInModel(tab);
+        model.grants = model.grants.filter((g) => g !== grant);
+      } else if (action === 'rotate') {
+        // Every open tab closes at what it used, every grant is revoked; the payer goes on with the new key and a new grant.
+        const res = await t.call<{ userKey: string }>('POST', '/api/v1/users/me/keys/rotate', { headers: { 'x-user-key': user.key } });
+        expect(res.status).toBe(200);
+        user.key = res.body.userKey;
+        for (const tab of open) closeInModel(tab);
+        model.grants = [];
+        await newGrant();
       } else {
         // The sweeper, as if an hour and a minute had passed: every open tab closes at what it used.
         const report = await expireDueCharges(new Date(Date.now() + 3_660_000));

@@ -152,6 +152,45 @@ describe('issue 38: a leaked account key does not become a lasting takeover', ()
     });
   });
 
+  it('closes with the rotation the tab the leaked key opened: what was used is captured, the rest comes back, the thief meters nothing more', async () => {
+    const payer = await t.fundedUser({ USD: 50 });
+    const leaked = payer.key;
+    const thiefAgent = await t.enabledAgent();
+    type Tab = { id: string; status: string; used: number; closedBy: string | null; error?: string };
+    const agentHeaders = (extra: Record<string, string> = {}) => ({ 'x-agent-key': thiefAgent.key, 'idempotency-key': idem(), ...extra });
+    // The thief opens a tab on the payer's money with the leaked key and meters uses against it.
+    const tab = await t.call<Tab>('POST', '/api/v1/agents/tabs', {
+      headers: agentHeaders({ 'x-user-key': leaked }),
+      body: { currency: 'USD', limit: 30, ttlSeconds: 86400 },
+    });
+    expect(tab.status).toBe(201);
+    const meter = (amount: number) =>
+      t.call<{ used?: number; error?: string }>('POST', `/api/v1/agents/tabs/${tab.body.id}/usage`, {
+        headers: agentHeaders(),
+        body: { amount },
+      });
+    expect((await meter(4)).status).toBe(200);
+    expect((await meter(1.5)).status).toBe(200);
+
+    // The payer rotates: the tab closes at what was used before it.
+    const rotated = await t.call<Rotated>('POST', '/api/v1/users/me/keys/rotate', { headers: { 'x-user-key': leaked } });
+    expect(rotated.status).toBe(200);
+    const after = await meter(10);
+    const read = await t.call<Tab>('GET', `/api/v1/agents/tabs/${tab.body.id}`, { headers: { 'x-agent-key': thiefAgent.key } });
+    const me = await t.call<{ balances: Record<string, number>; held: Record<string, number> }>('GET', '/api/v1/users/me', {
+      headers: { 'x-user-key': rotated.body.userKey },
+    });
+    expect({
+      useAfterRotation: [after.status, after.body.error],
+      tab: [read.body.status, read.body.used, read.body.closedBy],
+      payer: [me.body.balances.USD, me.body.held.USD],
+    }).toEqual({
+      useAfterRotation: [409, 'tab is not open'],
+      tab: ['CLOSED', 5.5, 'payer'],
+      payer: [44.5, 0],
+    });
+  });
+
   it('removes with the rotation every passkey the account key stands behind, one such a passkey vouched for included; the payer’s own stay, their sessions end', async () => {
     const c = consoleClient(t.base);
     const mine = device();

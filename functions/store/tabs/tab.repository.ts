@@ -114,17 +114,33 @@ export async function listAgentOpenTabIds(agentId: string): Promise<string[]> {
   return ids;
 }
 
-/** The ids of a payer's tabs with `agentId` not yet CLOSED (what a block closes). */
-export async function listUserOpenTabIdsOfAgent(userId: string, agentId: string): Promise<string[]> {
+/**
+ * The ids of a payer's tabs not yet CLOSED, of one agent (what a block closes), of one grant (what
+ * its revocation closes), or all of them (what a rotation of the account key closes). Strongly
+ * consistent: what closes them must not miss one opened just before the credential ended.
+ */
+export async function listUserOpenTabIds(userId: string, only: { agentId?: string; grantId?: string } = {}): Promise<string[]> {
   const ids: string[] = [];
+  const filters = ['tabStatus <> :closed'];
+  const values: Record<string, unknown> = { ':pk': keys.userTabPartition(userId), ':closed': 'CLOSED' };
+  if (only.agentId !== undefined) {
+    filters.push('agentId = :agent');
+    values[':agent'] = only.agentId;
+  }
+  if (only.grantId !== undefined) {
+    filters.push('grantId = :grant');
+    values[':grant'] = only.grantId;
+  }
   let start: Record<string, unknown> | undefined;
   do {
     const out = await db().send(
       new QueryCommand({
         TableName: config().TABLE_NAME,
         KeyConditionExpression: 'PK = :pk',
-        FilterExpression: 'tabStatus <> :closed AND agentId = :agent',
-        ExpressionAttributeValues: { ':pk': keys.userTabPartition(userId), ':closed': 'CLOSED', ':agent': agentId },
+        FilterExpression: filters.join(' AND '),
+        ExpressionAttributeValues: values,
+        // A tab opened just before the credential ended must be found: its entry was written in the opening's transaction.
+        ConsistentRead: true,
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );

@@ -2,8 +2,9 @@
  * The payer's account key (DESIGN §16, §24, docs/grants.md "Rotating the account key"): rotating it
  * is the answer to a leaked key, so a rotation also ends what the old key could have made for
  * whoever holds it — every active grant, every user webhook endpoint, every open account-key
- * charge, every console session of the payer and every passkey the key stands behind (added from a
- * key-opened session, or vouched for by one that was) — and lists them in its answer.
+ * charge, every open tab (closed at what it used), every console session of the payer and every
+ * passkey the key stands behind (added from a key-opened session, or vouched for by one that was) —
+ * and lists them in its answer (the tabs: the payer's list of tabs shows them closed).
  * The payer's own route, the console's and the operator's (a payer locked out) rotate alike.
  */
 import { grantView } from '../../contracts/grants';
@@ -21,8 +22,9 @@ import { rotateUserKey } from '../../store/identity/user.repository';
 import type { TransactEntry } from '../../store/transact';
 import { forgetUserKey } from '../auth';
 import { webhookView } from '../events/webhooks';
+import { closePayerTabs } from '../tabs/close';
 import { endAllSessions, listMySessions, type Session } from './console-sessions';
-import { listMyGrants, revokeMyGrant } from './grants';
+import { listMyGrants, revokeGrantItem } from './grants';
 import { settle } from './payers';
 
 /**
@@ -118,11 +120,12 @@ export const RELEASED_BY_ROTATION = {
  * Replaces the payer's account key (the answer to a leaked one: docs/grants.md, docs/webhooks.md)
  * and ends what the old key could have made for whoever holds it: every active grant is revoked
  * (`grant.revoked` to both sides, as a DELETE does), every user webhook endpoint deleted and every
- * open charge made with the account key released (`releaseOpenCharges`); the answer lists them so the payer can make again what was theirs. The old key stops moving money
- * at once (every charge is conditioned on the key's hash on the user's item), stops
- * authenticating within the auth cache's lifetime elsewhere (at once here), and can make no grant
- * or endpoint after the rotation (their creates are conditioned on it), so what the sweep after it
- * finds is all there is. A sweep before it too: if ending them fails, the key is not rotated yet
+ * open charge made with the account key released (`releaseOpenCharges`), every open tab closed at
+ * what it used (`closePayerTabs`); the answer lists them so the payer can make again what was
+ * theirs. The old key stops moving money at once (every charge is conditioned on the key's hash
+ * on the user's item), stops authenticating within the auth cache's lifetime elsewhere (at once
+ * here), and can make no grant, endpoint or tab after the rotation (their creates are conditioned
+ * on it), so what the sweep after it finds is all there is. A sweep before it too: if ending them fails, the key is not rotated yet
  * and a retry with it does it all again; the sweep after finds only what was made meanwhile.
  * StaleReadError when another rotation won (the caller words it).
  */
@@ -193,8 +196,9 @@ async function endAccountCredentials(userId: string): Promise<{
   do {
     const page = await listMyGrants(userId, { limit: 100, status: 'active', ...(after ? { after } : {}) });
     for (const grant of page.grants) {
-      // Revoking is idempotent: a grant the payer revokes meanwhile is answered as it is.
-      grants.push(grantView(await revokeMyGrant(userId, grant.id)));
+      // Revoking is idempotent: a grant the payer revokes meanwhile is answered as it is. Its tabs
+      // close with every other tab of the payer's, below.
+      grants.push(grantView(await revokeGrantItem(userId, grant.id)));
     }
     after = page.lastId;
   } while (after !== undefined);
@@ -204,7 +208,11 @@ async function endAccountCredentials(userId: string): Promise<{
     // Deleted meanwhile (by the payer, or a racing rotation): gone either way, listed by whoever deleted it.
     if (await deleteWebhook(owner, webhook.id)) webhooks.push(webhookView(webhook));
   }
-  return { grants, webhooks, charges: await releaseOpenCharges(userId) };
+  const charges = await releaseOpenCharges(userId);
+  // Every tab still open was opened with the old key or under a grant revoked above: closed at what
+  // it used (docs/tabs.md "Rotation and revocation"); one that cannot be closed fails the sweep.
+  await closePayerTabs(userId);
+  return { grants, webhooks, charges };
 }
 
 /**
@@ -221,6 +229,8 @@ async function releaseOpenCharges(userId: string): Promise<RotatedAccountKey['re
     const page = await listUserCharges(userId, { limit: 100, status: 'PENDING', ...(position ? { after: position } : {}) });
     for (const charge of page.charges) {
       if (charge.grantId !== undefined) continue;
+      // A tab's hold with uses is not released: its tab closes at what it used (`closePayerTabs`,
+      // after this). Its release is refused (409 `charge is changing`) and it is left to that.
       try {
         released.push(userChargeView(await settle(charge.id, RELEASED_BY_ROTATION, (c) => c.userId === userId, { anyReason: true })));
       } catch (error) {

@@ -27,6 +27,7 @@ import {
 import { type NamedItem, type OldItem, PRECEDENCE } from '../../store/transact';
 import { AUTH_MESSAGES, forgetUserKey } from '../auth';
 import { creation } from '../idempotency';
+import { closePayerTabs } from '../tabs/close';
 
 /** A new grant and its key, shown this once. */
 export interface IssuedGrant {
@@ -158,11 +159,30 @@ export async function readGrant(userId: string, grantId: string | undefined): Pr
 }
 
 /**
- * Revokes one of the payer's grants: from now on every charge with its key is refused (the
- * charge's transaction is conditioned on the grant item). Revoking it again answers the same.
- * The payer and the agent are told `grant.revoked` once.
+ * DELETE /api/v1/users/me/grants/{id}: revokes one of the payer's grants (`revokeGrantItem`) and
+ * closes the tabs opened under it at what they used, the rest of their holds back to the payer
+ * (docs/tabs.md "Rotation and revocation": a use reads nothing, so its tab must close). Once before
+ * the revocation, so a close that fails leaves the grant active and the payer told (503: retry);
+ * once after, for a tab opened in between (none opens under a revoked grant: the opening is
+ * conditioned on the grant item). Revoking a revoked grant closes what is still open of it, so a
+ * retry finishes what a failure left.
  */
 export async function revokeMyGrant(userId: string, grantId: string | undefined): Promise<Grant> {
+  if (!isId('grant', grantId)) throw grantNotFound();
+  // Another payer's grant id finds nothing here: the list is this payer's.
+  await closePayerTabs(userId, { grantId });
+  const grant = await revokeGrantItem(userId, grantId);
+  await closePayerTabs(userId, { grantId });
+  return grant;
+}
+
+/**
+ * Revokes one of the payer's grants: from now on every charge with its key is refused (the
+ * charge's transaction is conditioned on the grant item). Revoking it again answers the same.
+ * The payer and the agent are told `grant.revoked` once. Its tabs are the caller's to close
+ * (`revokeMyGrant`, or a rotation, which closes every tab of the payer at once).
+ */
+export async function revokeGrantItem(userId: string, grantId: string | undefined): Promise<Grant> {
   if (!isId('grant', grantId)) throw grantNotFound();
   const now = new Date();
   const grant = await revokeGrant(userId, grantId, now, (revoked) => [

@@ -7,7 +7,7 @@
  */
 import { tabView } from '../../contracts/tab-views';
 import { backoffMs, sleep } from '../../core/backoff';
-import { ChargeNotPendingError, StaleReadError } from '../../core/errors';
+import { ChargeNotPendingError, ServiceBusyError, StaleReadError } from '../../core/errors';
 import { isId } from '../../core/ids';
 import type { Settlement } from '../../core/settlement-decision';
 import { TAB_CLOSED_UNUSED, type Tab, type TabCloser } from '../../core/tabs';
@@ -16,7 +16,7 @@ import { logger } from '../../observability/logger';
 import { serializeError } from '../../observability/serialize-error';
 import { chargeBeforeSettling, getPendingCharge } from '../../store/charges/charge-pending.repository';
 import { settlePending } from '../../store/charges/charge-settlement.repository';
-import { getTab, listAgentOpenTabIds, listUserOpenTabIdsOfAgent } from '../../store/tabs/tab.repository';
+import { getTab, listAgentOpenTabIds, listUserOpenTabIds } from '../../store/tabs/tab.repository';
 import { settlementEvents, tabClosedEvents } from '../events/events';
 import { agentOfTab, known } from './known';
 
@@ -82,7 +82,8 @@ export async function closeTabsOf(
   who: { agentId: string; userId?: string },
   closedBy: 'agent disabled' | 'agent blocked',
 ): Promise<{ closed: number; failed: number }> {
-  const ids = who.userId === undefined ? await listAgentOpenTabIds(who.agentId) : await listUserOpenTabIdsOfAgent(who.userId, who.agentId);
+  const ids =
+    who.userId === undefined ? await listAgentOpenTabIds(who.agentId) : await listUserOpenTabIds(who.userId, { agentId: who.agentId });
   const report = { closed: 0, failed: 0 };
   for (const tabId of ids) {
     try {
@@ -94,4 +95,28 @@ export async function closeTabsOf(
     }
   }
   return report;
+}
+
+/**
+ * The close of what a payer's ended authorisation opened (docs/tabs.md "Rotation and revocation"):
+ * every open tab of the payer (a rotation of the account key: the key's tabs and its grants'), or
+ * those opened under one grant (its revocation), each closed at what it used as the payer's own
+ * close does (`closedBy: "payer"`). Every tab is tried; if any could not be closed the whole call
+ * fails (503, retry) after the others closed, so the rotation or the revocation that asked is
+ * answered as failed, never as done with a tab left taking uses: asking again closes the rest
+ * (a closed tab answers as it is). Answers the tabs it closed.
+ */
+export async function closePayerTabs(userId: string, only: { grantId?: string } = {}): Promise<Tab[]> {
+  const closed: Tab[] = [];
+  let failure: unknown;
+  for (const tabId of await listUserOpenTabIds(userId, only)) {
+    try {
+      closed.push(await closeTab(tabId, { userId }));
+    } catch (error) {
+      failure ??= error;
+      logger().error('could not close a tab', { tabId, userId, ...only, error: serializeError(error) });
+    }
+  }
+  if (failure !== undefined) throw failure instanceof ServiceBusyError ? failure : new ServiceBusyError(failure);
+  return closed;
 }
