@@ -225,4 +225,31 @@ describe('a close that fails', () => {
     expect((await use(agent.key, tab.id, 1)).status).toBe(409);
     expect(await me(payer.key)).toMatchObject({ balances: { USD: 8.5 }, held: { USD: 0 } });
   });
+
+  it('fails the block (the policy is stored); sending the policy again closes the tab', async () => {
+    const payer = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const tab = await open(agent.key, payer.key, 5);
+    expect((await use(agent.key, tab.id, 1.25)).status).toBe(200);
+    const block = () =>
+      t.call('PUT', '/api/v1/users/me/policy', {
+        headers: { 'x-user-key': payer.key },
+        body: { agents: { [agent.id]: { blocked: true } } },
+      });
+    const fault = inject({ command: 'TransactWriteItemsCommand', match: capturesTab(tab.id), times: 1000, error: throttled });
+    let failed: Awaited<ReturnType<typeof block>>;
+    try {
+      failed = await block();
+    } finally {
+      fault.remove();
+    }
+    expect(fault.hits()).toBeGreaterThan(0);
+    // Told it failed, never 200 with the blocked agent's tab still taking uses.
+    expect([failed.status, failed.body]).toEqual([503, { error: 'service busy, retry later' }]);
+    expect(await tabOf(agent.key, tab.id)).toMatchObject({ status: 'OPEN', used: 1.25 });
+    expect((await block()).status).toBe(200);
+    expect(await tabOf(agent.key, tab.id)).toMatchObject({ status: 'CLOSED', used: 1.25, closedBy: 'agent blocked' });
+    expect((await use(agent.key, tab.id, 1)).status).toBe(409);
+    expect(await me(payer.key)).toMatchObject({ balances: { USD: 8.75 }, held: { USD: 0 } });
+  });
 });

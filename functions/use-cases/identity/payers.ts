@@ -9,7 +9,14 @@ import { jsonAmount } from '../../contracts/json';
 import type { ListUserChargesQuery, PolicyRequest } from '../../contracts/request.schemas';
 import { balancesView, userChargeView } from '../../contracts/views';
 import type { Charge } from '../../core/charges';
-import { AgentDisabledError, ChargeNotPendingError, GrantExpiredError, GrantRevokedError, StaleReadError } from '../../core/errors';
+import {
+  AgentDisabledError,
+  ChargeNotPendingError,
+  GrantExpiredError,
+  GrantRevokedError,
+  ServiceBusyError,
+  StaleReadError,
+} from '../../core/errors';
 import { isId } from '../../core/ids';
 import { decideSettlement } from '../../core/lifecycle';
 import { CURRENCIES, type Currency } from '../../core/money';
@@ -69,9 +76,13 @@ export async function setPolicy(userId: string, request: PolicyRequest): Promise
   const known = knownPayerState(userId);
   if (known) rememberPayer(userId, { ...known, policy: user.policy, policyVersion: user.policyVersion });
   // A blocked agent's tabs close at what they used before the block (docs/tabs.md, DESIGN §29).
+  // A tab that could not be closed would keep taking uses under a block the payer was told is in
+  // force: the call fails (503) instead, and sending the same policy again closes the rest.
+  let failed = 0;
   for (const [agentId, rules] of Object.entries(user.policy.agents ?? {})) {
-    if (rules.blocked === true) await closeTabsOf({ agentId, userId }, 'agent blocked');
+    if (rules.blocked === true) failed += (await closeTabsOf({ agentId, userId }, 'agent blocked')).failed;
   }
+  if (failed > 0) throw new ServiceBusyError(new Error(`${failed} tab(s) of a blocked agent could not be closed`));
   return user.policy;
 }
 
