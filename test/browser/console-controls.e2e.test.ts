@@ -8,37 +8,15 @@
  * `SCREENSHOTS=<folder>` saves them.
  */
 import { readFile } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { auditAfterAll } from '../support/audit';
-import { launchBrowser } from '../support/browser';
+import { useConsoleStack } from '../support/browser-console';
 import { consoleClient } from '../support/console-http';
-import type { TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
-import { addVirtualAuthenticator, expectQualityBars, signInWithAccountKey, signUpWithPasskey, startConsoleStack } from './console';
+import { addVirtualAuthenticator, expectQualityBars, signUpWithPasskey } from './console';
 
-let t: TestStack & { base: string };
-let browser: Browser;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startConsoleStack();
-});
-// A browser per test, as console.e2e.test.ts does (the packaged Chromium runs single-process).
-beforeEach(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await browser?.close();
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
+// A browser per test (the fixture's default: the packaged Chromium runs single-process).
+const { t, newPage, signedInPage } = useConsoleStack();
 auditAfterAll();
-
-const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  return { context, page };
-};
 
 const mainText = (page: Page) => page.locator('main').innerText();
 
@@ -103,8 +81,7 @@ describe('confirmations and sessions in a browser', () => {
       });
       expect(made.status).toBe(201);
     }
-    const { page } = await newPage();
-    await signInWithAccountKey(page, t.base, payer.key, '/console/grants');
+    const { page } = await signedInPage(payer.key, '/console/grants');
 
     const card = page.locator('li.card').filter({ hasText: 'forecasts' });
     await Promise.all([page.waitForURL(/\/console\/grants\/g[0-9a-z]+\/revoke$/), card.getByRole('link', { name: /^Revoke/ }).click()]);
@@ -140,8 +117,7 @@ describe('confirmations and sessions in a browser', () => {
 
   it('the Statement: empty state first, then every movement with its signed amount and balance after, filtered, in CSV', async () => {
     const payer = await t.fundedUser();
-    const { page } = await newPage();
-    await signInWithAccountKey(page, t.base, payer.key);
+    const { page } = await signedInPage(payer.key);
     await Promise.all([page.waitForURL(`${t.base}/console/statement`), page.getByRole('link', { name: 'Statement' }).click()]);
     expect(await mainText(page)).toContain('Nothing has moved your balance yet.');
     expect(await page.getByRole('link', { name: 'Add funds' }).count()).toBeGreaterThan(0);
