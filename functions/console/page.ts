@@ -7,6 +7,7 @@
  * headers or cookies itself.
  */
 import type { SafeHtml } from '../http/html';
+import type { Session } from '../use-cases/identity/console-sessions';
 
 /** The navigation entries, in order; their labels are exact (DESIGN §21). */
 export const CONSOLE_NAV = [
@@ -55,6 +56,11 @@ export interface ConsoleRequest {
   userAgent?: string;
   /** The hash of this request's session (Security marks it among the sessions it lists). Undefined in page tests that do not say. */
   sessionHash?: string;
+  /**
+   * This request's session as the framework has just read it (and touched it, when due): Security
+   * lists it from here rather than reading it again. Undefined in page tests that do not say.
+   */
+  currentSession?: Session;
 }
 
 /** What a page answers: the framework renders it inside the layout (or as a redirect/download). */

@@ -156,6 +156,7 @@ async function page(req: ConsoleHttpRequest, session: Session, form: Record<stri
       baseUrl: consoleBase().origin + consoleBase().pathname.replace(/\/+$/, ''),
       now: req.now,
       sessionHash: session.hash,
+      currentSession: session,
       ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
     };
     return render(await route.page(consoleSession, request), session);

@@ -144,6 +144,8 @@ ul.sessions form { margin: 0; }
 .statement-filters button { justify-self: start; }
 @media (min-width: 48rem) { .filters.statement-filters { grid-template-columns: repeat(3, minmax(0, 1fr)); } }
 span.credit { color: var(--ok); }
+/* As a table: a date and a type on one line each (a date split in two doubled every row’s height); the description takes the room. */
+@media (min-width: 48rem) { table.statement td.nowrap { white-space: nowrap; } }
 /* Its cards on a phone: a label column wide enough for its longest labels (Counterparty, Balance after) on one line. */
 @media (max-width: 47.99rem) {
   .table-wrap.stack table.statement td { padding-left: 8.75rem; }

@@ -8,7 +8,7 @@
 
 import { enabledAgent, fundedUser } from './context';
 import { CONSOLE_OVERVIEW_ENDPOINT, consoleOverviewRequests } from './cost';
-import { consoleOverviewCost } from './requests';
+import { consoleOverviewCost, consoleSecurityCost } from './requests';
 import { benchContextForTests } from './test-context';
 
 const ctx = benchContextForTests();
@@ -45,5 +45,24 @@ describe("what the console's Overview costs", () => {
       })),
     );
     expect(consoleOverviewRequests(rows)).toBeLessThanOrEqual(OVERVIEW_BUDGET);
+  });
+});
+
+describe("what the console's Security page costs", () => {
+  const shape = (rows: Awaited<ReturnType<typeof consoleSecurityCost>>) =>
+    rows.map((q) => ({ state: q.state, status: q.status, dynamo: q.dynamo, sqs: q.sqs }));
+
+  it('signed in once: the session, the passkeys Query, the sessions Query — 3 reads, the session not read again', async () => {
+    const user = await fundedUser(ctx(), { USD: '1' });
+    expect(shape(await consoleSecurityCost(user))).toEqual(
+      (['cold', 'warm'] as const).map((state) => ({ state, status: 200, dynamo: { GetItem: 1, Query: 2 }, sqs: 0 })),
+    );
+  });
+
+  it('signed in elsewhere too: one BatchGetItem of the other sessions (their Last seen), 4 (docs/console.md says why)', async () => {
+    const user = await fundedUser(ctx(), { USD: '1' });
+    expect(shape(await consoleSecurityCost(user, 2))).toEqual(
+      (['cold', 'warm'] as const).map((state) => ({ state, status: 200, dynamo: { BatchGetItem: 1, GetItem: 1, Query: 2 }, sqs: 0 })),
+    );
   });
 });

@@ -569,6 +569,25 @@ export async function consoleOverviewCost(user: Party): Promise<RequestCount[]> 
 }
 
 /**
+ * The console's Security page (DESIGN §21's budget of 3; docs/console.md "What a Security page
+ * costs"), one signed-in GET /console/security by `user`, cold and warm, with `others` more
+ * sessions of theirs open elsewhere: the session, the passkeys' Query, the sessions' Query, and a
+ * BatchGetItem of the other sessions' items only when there are any (the asking one was just read).
+ */
+export async function consoleSecurityCost(user: Party, others = 0): Promise<RequestCount[]> {
+  const opener = { openedBy: { kind: 'accountKey' as const, keyHash: hashKey(user.key) } };
+  const session = await startSession(user.id, new Date(), opener);
+  for (let i = 0; i < others; i++) await startSession(user.id, new Date(), opener);
+  const event = apiEvent('ANY', '/console/{proxy+}', '/console/security', { headers: { cookie: `console=${session.cookieValue}` } });
+  event.requestContext.http.method = 'GET';
+  const rows: RequestCount[] = [];
+  for (const state of ['cold', 'warm'] as const) {
+    rows.push(await measure('GET /console/security', `${others} other sessions`, state, { route: 'console', event }, 200));
+  }
+  return rows;
+}
+
+/**
  * The payer's statement (DESIGN §26, docs/statement.md), the rows behind `bench: statement page
  * requests N`: a payer with a history longer than one Query reads when filtered
  * (STATEMENT_ROWS_PER_QUERY), then page 1 (cold and warm), a page filtered by a type no row has

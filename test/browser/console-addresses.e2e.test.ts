@@ -17,24 +17,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { freePort } from '../../bin/local/local-server';
 import { auditAfterAll } from '../support/audit';
-import { launchBrowser } from '../support/browser';
+import { useBrowser } from '../support/browser-console';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createTestTable } from '../support/table';
 import { addVirtualAuthenticator } from './console';
 
-let browser: Browser;
+// Each test starts its own stack at its own address; the file shares the table and, per test, a browser.
 beforeAll(async () => {
   await createTestTable();
 });
-beforeEach(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await browser?.close();
-});
+const { browser } = useBrowser();
 auditAfterAll();
 
 /** A CDN in front of the origin on `originPort`, as CloudFront delivers (see the header); `basePath` is stripped. */

@@ -8,37 +8,15 @@
  * `SCREENSHOTS=<folder>` saves them.
  */
 import { readFile } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { auditAfterAll } from '../support/audit';
-import { launchBrowser } from '../support/browser';
+import { useConsoleStack } from '../support/browser-console';
 import { consoleClient } from '../support/console-http';
-import type { TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
-import { addVirtualAuthenticator, expectQualityBars, signInWithAccountKey, signUpWithPasskey, startConsoleStack } from './console';
+import { addVirtualAuthenticator, expectQualityBars, signUpWithPasskey } from './console';
 
-let t: TestStack & { base: string };
-let browser: Browser;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startConsoleStack();
-});
-// A browser per test, as console.e2e.test.ts does (the packaged Chromium runs single-process).
-beforeEach(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await browser?.close();
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
+// A browser per test (the fixture's default: the packaged Chromium runs single-process).
+const { t, newPage, signedInPage } = useConsoleStack();
 auditAfterAll();
-
-const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  return { context, page };
-};
 
 const mainText = (page: Page) => page.locator('main').innerText();
 
@@ -103,8 +81,7 @@ describe('confirmations and sessions in a browser', () => {
       });
       expect(made.status).toBe(201);
     }
-    const { page } = await newPage();
-    await signInWithAccountKey(page, t.base, payer.key, '/console/grants');
+    const { page } = await signedInPage(payer.key, '/console/grants');
 
     const card = page.locator('li.card').filter({ hasText: 'forecasts' });
     await Promise.all([page.waitForURL(/\/console\/grants\/g[0-9a-z]+\/revoke$/), card.getByRole('link', { name: /^Revoke/ }).click()]);
@@ -140,8 +117,7 @@ describe('confirmations and sessions in a browser', () => {
 
   it('the Statement: empty state first, then every movement with its signed amount and balance after, filtered, in CSV', async () => {
     const payer = await t.fundedUser();
-    const { page } = await newPage();
-    await signInWithAccountKey(page, t.base, payer.key);
+    const { page } = await signedInPage(payer.key);
     await Promise.all([page.waitForURL(`${t.base}/console/statement`), page.getByRole('link', { name: 'Statement' }).click()]);
     expect(await mainText(page)).toContain('Nothing has moved your balance yet.');
     expect(await page.getByRole('link', { name: 'Add funds' }).count()).toBeGreaterThan(0);
@@ -176,7 +152,7 @@ describe('confirmations and sessions in a browser', () => {
     expect(await rows.nth(0).innerText()).toContain('42.25 USD');
     expect(await rows.filter({ hasText: 'Hold released' }).innerText()).toContain('+10.00 USD');
     expect(await rows.last().innerText()).toContain('+50.00 USD');
-    await expectQualityBars(page, 'statement');
+    await expectQualityBars(page, 'statement-charges');
 
     await page.getByLabel('Agent').selectOption({ label: 'Weather Bot' });
     await page.getByLabel('Search').fill('forecast');
@@ -191,5 +167,52 @@ describe('confirmations and sessions in a browser', () => {
     // Activity's old address lands here, its compatible filters kept.
     await page.goto(`${t.base}/console/activity?currency=USD&status=SUCCESS`);
     expect(page.url()).toBe(`${t.base}/console/statement?currency=USD`);
+
+    // Every kind of row the page shows a person (and docs/console/statement-*.png pictures): a
+    // top-up paid at PayPal, a refund of a settled charge, an open tab with some uses (DESIGN §29),
+    // and the Receipt link of each settled row (DESIGN §27).
+    const topup = await t.call<{ id: string; approveUrl: string }>('POST', '/api/v1/users/me/topups', {
+      headers: { 'x-user-key': payer.key },
+      body: { currency: 'USD', amount: 20 },
+    });
+    expect(topup.status).toBe(201);
+    await t.stack.rails.paypal.approveOrder(new URL(topup.body.approveUrl).searchParams.get('token') ?? '', 'ok');
+    const radar = await pay(search, 3.2, 'image search: "Douro valley"');
+    expect(radar.status).toBe(201);
+    const refunded = await t.call('POST', `/api/v1/agents/charge/${radar.body.id}/refund`, {
+      headers: { 'x-agent-key': search.key, 'idempotency-key': `refund-${payer.id}` },
+      body: { amount: 1.2 },
+    });
+    expect(refunded.status).toBe(200);
+    const tab = await t.call<{ id: string }>('POST', '/api/v1/agents/tabs', {
+      headers: { 'x-agent-key': weather.key, 'x-user-key': payer.key, 'idempotency-key': `tab-${payer.id}` },
+      body: { currency: 'USD', limit: 5, description: 'minute-by-minute rain alerts', ttlSeconds: 7200 },
+    });
+    expect(tab.status).toBe(201);
+    for (const [n, amount] of [0.35, 0.4, 0.25].entries()) {
+      const used = await t.call('POST', `/api/v1/agents/tabs/${tab.body.id}/usage`, {
+        headers: { 'x-agent-key': weather.key, 'idempotency-key': `use-${payer.id}-${n}` },
+        body: { amount, description: `alert ${n + 1}` },
+      });
+      expect(used.status).toBe(200);
+    }
+    await page.goto(`${t.base}/console/statement`);
+    const tabs = page.getByRole('region', { name: 'Open tabs' });
+    expect(await tabs.innerText()).toMatch(/Weather Bot\s+minute-by-minute rain alerts\s+1\.00 USD of 5\.00 USD/);
+    expect(await rows.filter({ hasText: 'Top-up' }).first().innerText()).toContain('+20.00 USD');
+    expect(await rows.filter({ hasText: 'Refund' }).first().innerText()).toContain('+1.20 USD');
+    const receipt = rows
+      .filter({ hasText: 'Douro valley' })
+      .filter({ hasText: 'Charge' })
+      .getByRole('link', { name: /^Receipt/ });
+    expect(await receipt.count()).toBe(1);
+    await expectQualityBars(page, 'statement');
+
+    // The receipt of a settled charge: what, how much, between whom, the JWS wrapped; back to the Statement.
+    await Promise.all([page.waitForURL(/\/console\/receipts\/c[0-9a-z]+$/), receipt.click()]);
+    expect(await page.locator('h1').innerText()).toBe('Receipt');
+    expect(await mainText(page)).toContain('3.20 USD');
+    await expectQualityBars(page, 'receipt');
+    await Promise.all([page.waitForURL(`${t.base}/console/statement`), page.getByRole('link', { name: 'Back to the statement' }).click()]);
   });
 });

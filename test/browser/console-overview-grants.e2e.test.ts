@@ -10,31 +10,15 @@
  * reads them), dated by their ids' ULID time; so no ledger audit runs after this file.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Browser } from 'playwright-core';
 import { encodeTime } from 'ulid';
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
-import { launchBrowser } from '../support/browser';
-import type { TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
-import { expectQualityBars, signInWithAccountKey, startConsoleStack } from './console';
+import { useConsoleStack } from '../support/browser-console';
+import { expectQualityBars, signInWithAccountKey } from './console';
 
-let t: TestStack & { base: string };
-let browser: Browser;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startConsoleStack();
-});
-beforeEach(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await browser?.close();
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
+// A browser per test (the fixture's default: the packaged Chromium runs single-process).
+const { t, browser } = useConsoleStack();
 
 const NAMES = ['Weather Bot', 'Research Assistant', 'Flight Finder', 'News Digest', 'Translator', 'Map Tiles', 'Spell Checker'];
 const DAY = 86_400_000;

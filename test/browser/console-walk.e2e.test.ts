@@ -14,26 +14,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createWatcher } from '../../functions/use-cases/topups/topup-watch';
 import { expectLedgerBalanced } from '../support/audit';
-import { launchBrowser } from '../support/browser';
-import type { TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
+import { useConsoleStack } from '../support/browser-console';
 import { pay } from '../topups/support';
-import { addVirtualAuthenticator, pageQuality, signUpWithPasskey, startConsoleStack } from './console';
+import { addVirtualAuthenticator, pageQuality, signUpWithPasskey } from './console';
 
-let t: TestStack & { base: string };
-let browser: Browser;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startConsoleStack();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.stack.stop();
-});
+// One test, one person: one browser for the file.
+const { t, browser } = useConsoleStack({ browserPer: 'file' });
 
 /**
  * The page now open at 375 and 1280 px: nothing wider than the window (`scrollWidth <=

@@ -4,44 +4,13 @@
  * passkey; a payer approves an agent's charge above their approval amount in the console; every
  * page the framework serves fits 375 px and has no serious or critical axe-core violation.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { auditAfterAll } from '../support/audit';
-import { launchBrowser } from '../support/browser';
-import type { TestStack } from '../support/stack';
-import { createTestTable } from '../support/table';
-import {
-  addVirtualAuthenticator,
-  expectQualityBars,
-  signInWithAccountKey,
-  signInWithPasskey,
-  signUpWithPasskey,
-  startConsoleStack,
-} from './console';
+import { useConsoleStack } from '../support/browser-console';
+import { addVirtualAuthenticator, expectQualityBars, signInWithPasskey, signUpWithPasskey } from './console';
 
-let t: TestStack & { base: string };
-let browser: Browser;
-beforeAll(async () => {
-  await createTestTable();
-  t = await startConsoleStack();
-});
-// A browser per test: the packaged Chromium runs single-process, and a second context in one
-// browser was seen to lose the cookie a passkey sign-up had just set.
-beforeEach(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await browser?.close();
-});
-afterAll(async () => {
-  await t?.stack.stop();
-});
+// A browser per test (the fixture's default: the packaged Chromium runs single-process).
+const { t, browser, newPage, signedInPage } = useConsoleStack();
 auditAfterAll();
-
-const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  return { context, page };
-};
 
 describe('the console in a browser', () => {
   it('signs up with a passkey, shows the account key once, signs out, and signs in again with the passkey', async () => {
@@ -96,8 +65,7 @@ describe('the console in a browser', () => {
     });
     expect(charge.status).toBe(202);
 
-    const { page } = await newPage();
-    await signInWithAccountKey(page, t.base, user.key);
+    const { page } = await signedInPage(user.key);
     expect(await page.locator('main').innerText()).toContain('1 charge waits for your approval');
     await Promise.all([
       page.waitForURL(`${t.base}/console/approvals`),
@@ -119,8 +87,7 @@ describe('the console in a browser', () => {
 
   it('adds a passkey on Security for a payer who signed in with the account key, then signs in with it', async () => {
     const user = await t.fundedUser({ USD: 5 });
-    const { context, page } = await newPage();
-    await signInWithAccountKey(page, t.base, user.key);
+    const { context, page } = await signedInPage(user.key);
     await page.goto(`${t.base}/console/security`);
     expect(await page.locator('main').innerText()).toContain('You have no passkey yet');
     await addVirtualAuthenticator(context, page);

@@ -8,19 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import { freePort } from '../../bin/local/local-server';
-import { startTestStack, type TestStack, type TestStackArgs } from '../support/stack';
 
-/** A test stack whose console lives at http://localhost:<port> (PUBLIC_BASE_URL). */
-export async function startConsoleStack(
-  env: Record<string, string> = {},
-  options: Omit<NonNullable<TestStackArgs[1]>, 'port' | 'publicBaseUrl'> = {},
-): Promise<TestStack & { base: string }> {
-  const port = await freePort();
-  const base = `http://localhost:${port}`;
-  const t = await startTestStack(env, { ...options, port, publicBaseUrl: base });
-  return Object.assign(t, { base });
-}
+// The stack and the account-key sign-in live with the fixture (test/support/browser-console.ts);
+// these files and test/security, test/console import them from here too.
+export { type ConsoleStack, signInWithAccountKey, startConsoleStack } from '../support/browser-console';
 
 /**
  * A platform authenticator with resident keys and user verification on the page's target, as
@@ -38,16 +29,6 @@ export async function addVirtualAuthenticator(
     options: { protocol: 'ctap2', transport, hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
   })) as { authenticatorId: string };
   return { cdp, authenticatorId };
-}
-
-/** Signs in with the account key on /console/login, and waits for the page it leads to. */
-export async function signInWithAccountKey(page: Page, base: string, accountKey: string, next?: string): Promise<void> {
-  await page.goto(`${base}/console/login${next ? `?next=${encodeURIComponent(next)}` : ''}`);
-  await page.getByLabel('Account key').fill(accountKey);
-  await Promise.all([
-    page.waitForURL((url) => !url.pathname.startsWith('/console/login')),
-    page.getByRole('button', { name: 'Sign in with account key' }).click(),
-  ]);
 }
 
 /** Signs up with a passkey (the page's authenticator makes it); returns the account key the welcome page shows once. */

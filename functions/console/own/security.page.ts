@@ -34,7 +34,7 @@ const SECURITY = '/console/security';
 async function render(session: ConsoleSession, req: ConsoleRequest, refused?: { status: number; message: string }): Promise<ConsoleResult> {
   const [{ passkeys, accountKeySignInAt }, sessions] = await Promise.all([
     passkeysOf(session.userId),
-    listMySessions({ userId: session.userId, hash: req.sessionHash ?? '' }, req.now),
+    listMySessions({ userId: session.userId, hash: req.sessionHash ?? '' }, req.now, req.currentSession),
   ]);
   const notice = NOTICES[req.query.done ?? ''];
   const body = html`${notice && html`<p class="notice" role="status">${notice}</p>`}
@@ -121,7 +121,7 @@ function howAdded(p: ListedPasskey): SafeHtml {
 export const securityPage: ConsolePage = (session, req) => render(session, req);
 
 const sessionsOf = (session: ConsoleSession, req: ConsoleRequest) =>
-  listMySessions({ userId: session.userId, hash: req.sessionHash ?? '' }, req.now);
+  listMySessions({ userId: session.userId, hash: req.sessionHash ?? '' }, req.now, req.currentSession);
 
 /** GET /console/security/passkeys/:id/remove: the passkey, the sessions it opened (which end with it), and the button. */
 const confirmRemove: ConsolePage = async (session, req) => {

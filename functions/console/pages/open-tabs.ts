@@ -28,7 +28,9 @@ export async function openTabsSection(session: ConsoleSession): Promise<SafeHtml
 <td data-label="Closes by">${when(t.expiresAt, session)}</td>
 </tr>`;
   });
-  return html`<section aria-labelledby="tabs-h">
+  // A plain section: the table's own region carries the name (two nested regions both called
+  // "Open tabs" would be read twice).
+  return html`<section>
 <h2 id="tabs-h">Open tabs</h2>
 <p>An agent with an open tab meters its uses against money held once. When the tab closes, what it used is charged and the rest comes back to your balance.</p>
 ${tableRegion(

@@ -46,6 +46,28 @@ const TYPE_WORDS: Readonly<Record<string, string>> = {
   topup: 'Top-up',
 };
 
+/** The receipt's status, as a person reads it (the JWS keeps the API's word). */
+const STATUS_WORDS: Readonly<Record<string, string>> = { SUCCESS: 'Paid', COMPLETED: 'Completed', CREDITED: 'Credited' };
+
+/** core/receipts.ts's party kinds, in words. */
+const KIND_WORDS: Readonly<Record<string, string>> = {
+  user: 'Payer',
+  agent: 'Agent',
+  balance: 'Balance of',
+  solana: 'Solana wallet',
+  paypal: 'PayPal receiver',
+};
+
+/**
+ * A party as a person reads it: `You` when it is the signed-in payer (whose id they never type);
+ * anyone else by what they are and their id, which is what the signed payload names (a name would
+ * be this page's word, not the receipt's).
+ */
+const party = (x: { kind: string; id: string }, me: string): SafeHtml =>
+  x.id === me && (x.kind === 'user' || x.kind === 'balance')
+    ? html`${x.kind === 'user' ? 'You' : 'Your balance'} <span class="muted mono wrap">(${x.id})</span>`
+    : html`${KIND_WORDS[x.kind] ?? x.kind} <span class="mono wrap">${x.id}</span>`;
+
 /** The payload of a compact JWS this service has just signed and handed back (its middle part). */
 const payloadOf = (jws: string): Payload => JSON.parse(Buffer.from(jws.split('.')[1] ?? '', 'base64url').toString('utf8')) as Payload;
 
@@ -65,26 +87,25 @@ const receiptPage: ConsolePage = async (session, req) => {
     );
   }
   const p = payloadOf(signed.receipt);
-  const party = (x: { kind: string; id: string }): SafeHtml => html`${x.kind} <span class="mono wrap">${x.id}</span>`;
   const body = html`<p>A receipt is this service's signed statement of a settled movement. Anyone you give it to can check it with the public keys at <a href="/.well-known/jwks.json">/.well-known/jwks.json</a>; a changed character makes it fail.</p>
 <dl class="facts">
 <dt>What</dt><dd>${TYPE_WORDS[p.type] ?? p.type}</dd>
-<dt>Amount</dt><dd>${money(p.amount, p.currency)}</dd>
-<dt>Status</dt><dd>${p.status}</dd>
+<dt>Amount</dt><dd><strong>${money(p.amount, p.currency)}</strong></dd>
+<dt>Status</dt><dd>${STATUS_WORDS[p.status] ?? p.status}</dd>
 <dt>Settled</dt><dd>${when(p.settledAt, session)}</dd>
-<dt>Paid by</dt><dd>${party(p.payer)}</dd>
-<dt>Paid to</dt><dd>${party(p.payee)}</dd>
+<dt>Paid by</dt><dd>${party(p.payer, session.userId)}</dd>
+<dt>Paid to</dt><dd>${party(p.payee, session.userId)}</dd>
 ${p.grantId ? html`<dt>Grant</dt><dd class="mono">${p.grantId}</dd>` : html``}
 ${p.transaction ? html`<dt>Transaction</dt><dd class="mono wrap">${p.transaction}</dd>` : html``}
 ${p.resource ? html`<dt>Resource</dt><dd class="wrap">${p.resource}</dd>` : html``}
 <dt>Id</dt><dd class="mono wrap">${p.id}</dd>
 </dl>
-<div class="field">
+<div class="field secret">
 <label for="receipt-jws">The receipt (compact JWS)</label>
-<textarea id="receipt-jws" rows="6" readonly spellcheck="false">${signed.receipt}</textarea>
+<textarea id="receipt-jws" rows="8" readonly spellcheck="false">${signed.receipt}</textarea>
 </div>
 ${copyButton('receipt-jws', 'the receipt')}
-<p><a href="${STATEMENT}">Back to the statement</a></p>`;
+<p class="actions"><a class="button" href="${STATEMENT}">Back to the statement</a></p>`;
   return page('Receipt', 'statement', body);
 };
 

@@ -220,8 +220,8 @@ function statementTable(rows: readonly Row[], session: ConsoleSession): SafeHtml
   const body = rows.map((r) => {
     const negative = String(r.amount).startsWith('-');
     return html`<tr>
-<td data-label="Date">${when(r.createdAt, session)}</td>
-<td data-label="Type">${TYPE_LABELS[r.type]}</td>
+<td data-label="Date" class="nowrap">${when(r.createdAt, session)}</td>
+<td data-label="Type" class="nowrap">${TYPE_LABELS[r.type]}</td>
 <td data-label="Counterparty">${counterpartyOf(r)}</td>
 <td data-label="Description" class="wrap">${r.description || html`<span class="muted">—</span>`}</td>
 <td data-label="Amount" class="num"><span class="${negative ? 'debit' : 'credit'}">${signedMoney(r.amount, r.currency)}</span></td>

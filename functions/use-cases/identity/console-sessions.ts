@@ -200,9 +200,16 @@ export const sessionIdOf = (hash: string): string =>
  * items (one BatchGetItem per 100). An entry whose session has ended (signed out, idle for 30
  * minutes, past 12 hours) is left out: DynamoDB removes both items late.
  */
-export async function listMySessions(session: Pick<Session, 'userId' | 'hash'>, now: Date): Promise<ListedSession[]> {
+export async function listMySessions(
+  session: Pick<Session, 'userId' | 'hash'>,
+  now: Date,
+  /** The asking session as this request already read it: not read again (a payer signed in once costs no BatchGetItem). */
+  current?: Session,
+): Promise<ListedSession[]> {
   const entries = await listSessions(session.userId);
-  const stored = await readSessions(entries.map((e) => e.hash));
+  const known = current && current.hash === session.hash && current.userId === session.userId ? current : undefined;
+  const stored = await readSessions(entries.filter((e) => e.hash !== known?.hash).map((e) => e.hash));
+  if (known && entries.some((e) => e.hash === known.hash)) stored.set(known.hash, known);
   const at = now.getTime();
   const listed: ListedSession[] = [];
   for (const { hash } of entries) {
