@@ -1,6 +1,8 @@
 /**
  * Builds the service stack for assertions: bundling skipped (the bundle test bundles for real),
- * CDK's built-in CloudFormation validator off (it costs seconds and `npm run synth` runs it).
+ * CDK's built-in CloudFormation validator off (it costs seconds and `npm run synth` runs it), and
+ * no construct's creation stack trace kept in its metadata (nothing here reads them, and each one
+ * went through Jest's source maps: a fifth of a synth's CPU).
  *
  * The route functions live in nested stacks (lib/api-parts.ts). `template` is the whole service as
  * one template: the nested stacks' resources beside the parent's, every reference across a
@@ -46,7 +48,15 @@ export function synthesize(
   overrides: Record<string, unknown> = {},
   stackProps: Omit<AgentPaymentServiceStackProps, 'config'> = {},
 ): Synthesized {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  const app = new App({
+    context: {
+      ...CDK_CONTEXT,
+      'aws:cdk:bundling-stacks': [],
+      'aws:cdk:disable-creation-stack-traces': true,
+      'aws:cdk:disable-stack-trace': true,
+    },
+    builtinCloudFormationValidation: false,
+  });
   const config = parseStageConfig({ ...TEST_STAGE_CONFIG, ...overrides });
   const stack = new AgentPaymentServiceStack(app, 'AgentPaymentService-test', { ...stackProps, config });
   const nested = stack.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack);

@@ -27,13 +27,16 @@
  * keeping what was captured, held and refunded.
  *
  * Grants (docs/grants.md): the payer creates grants (per-charge and total limits, sometimes an
- * approval threshold), the agent charges with the grant key (amounts aimed at what is left under
- * the total or at the per-charge limit, or one unit more; above the threshold; in the wrong
- * currency), the payer revokes them. The model judges a grant charge in the service's order (revoked
- * → 401 with nothing kept, then the policy, the grant's limits on the amount alone, the grant's
- * running total, the payer's item), keeps each grant's `spent` (SUCCESS charges, refunds not given
- * back, and open holds) and compares it and the grant's status after every step; a capture of a
- * hold under a revoked grant, or by a blocked agent, is 403.
+ * approval threshold, often an hourly limit: DESIGN §27, the most per UTC clock hour, like
+ * `daily`), the agent charges with the grant key (amounts aimed at what is left under the total or
+ * the hour, whichever is less, or at the per-charge limit, or one unit more; above the threshold;
+ * in the wrong currency), the payer revokes them. The model judges a grant charge in the service's
+ * order (revoked → 401 with nothing kept, then the policy, the grant's limits on the amount alone,
+ * the grant's running totals, the payer's item), keeps each grant's `spent` (SUCCESS charges,
+ * refunds not given back, and open holds) and its hour's (the same, of the charges made in that UTC
+ * hour; a request that sees the hour turn accepts either judgement), and compares them (the hour
+ * counter read from the grant item) and the grant's status after every step; a capture of a hold
+ * under a revoked grant, or by a blocked agent, is 403.
  *
  * x402 (docs/x402.md): an agent settles a payment the demo payer signed with the stock client
  * scheme on the local devnet-shaped chain: its USDC balance is credited the amount once; the same
@@ -64,11 +67,12 @@
  * each run every payer's statement is read whole and must list exactly those moves, its newest
  * `balanceAfter` the model's balance and each row's difference its amount, from an opening of 0.
  *
- * Bounded: a few seeded runs of 70 steps plus 14 grant and x402 steps, 5 operator steps and 10 purchase steps generated
- * after them (so the 70 are the sequence the seed gave before grants and x402 and go down the same paths), the checks
- * after each step read in parallel: about a minute and a half on 2 cores under load, as long as
- * the 70 steps alone took (the timeout leaves room for a loaded CI runner). A failure names its
- * seed; rerun it with MODEL_SEED=<seed> (and MODEL_RUNS=1).
+ * Bounded: seeded runs of 70 steps plus 14 grant and x402 steps, 5 operator steps and 10 purchase steps generated
+ * after them (so the 70 are the sequence the seed gave before grants and x402 and go down the same paths), then
+ * a few fixed steps (`tailSteps`), the checks after each step read in parallel. Two runs by default
+ * (LEDGER_MODEL_RUNS: three was this test's earlier size, 114 s of CI's CPU-bound run); the two
+ * go down every required path and run every kind of command, which the test asserts. A failure
+ * names its seed; rerun it with MODEL_SEED=<seed> (and LEDGER_MODEL_RUNS=1).
  */
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -205,6 +209,8 @@ interface ModelCharge {
   id?: string;
   day?: string;
   month?: string;
+  /** Its UTC clock hour (`2026-11-29T14`): the period a grant's hourly counter counted it in. */
+  hour?: string;
   /**
    * Whether the agent's own counters counted it: the payer's policy gave this agent daily or
    * monthly limits in this currency when it was made (docs/payers.md: an agent limit counts from when it
@@ -261,6 +267,8 @@ interface ModelGrant {
   agent: number;
   currency: Currency;
   perCharge?: number;
+  /** `limits.hourly` (DESIGN §27): the most per UTC clock hour, counted like the payer's `daily`. */
+  hourly?: number;
   total?: number;
   approvalAbove?: number;
   revoked: boolean;
@@ -278,6 +286,8 @@ interface Model {
   grants: ModelGrant[];
   x402: ModelX402[];
   log: string[];
+  /** The hourly limit (USD cents, scaled for USDC) of each grant the run creates, in creation order; undefined: none. */
+  hourlies: readonly (number | undefined)[];
 }
 type Real = TestStack;
 
@@ -292,6 +302,7 @@ const balancesJson = (b: Balances) => ({ USD: asJson(b.USD, 'USD'), USDC: asJson
 const solanaWallet = () => bs58.encode(ed25519.getPublicKey(randomBytes(32)));
 const utcDay = () => new Date().toISOString().slice(0, 10);
 const utcMonth = () => new Date().toISOString().slice(0, 7);
+const utcHour = () => new Date().toISOString().slice(0, 13);
 
 /** The policy's JSON (PUT body and the answer it must give back). */
 function policyJson(p: ModelPolicy | undefined, agents: readonly ModelAgent[]): Record<string, unknown> {
@@ -384,19 +395,57 @@ function judgeCharge(u: ModelUser, agent: number, currency: Currency, amount: nu
  * the grant's running total → 402, then the payer's item as for any charge.
  * The grant's `approvalAbove` sends a charge to approval as the policy's does.
  */
-function judgeGrantCharge(u: ModelUser, g: ModelGrant, amount: number, spent: Spent | undefined, grantSpent: number): Verdict[] {
+function judgeGrantCharge(
+  u: ModelUser,
+  g: ModelGrant,
+  amount: number,
+  spent: Spent | undefined,
+  grantSpent: number,
+  grantHour: number | undefined,
+): Verdict[] {
   if (g.revoked) return ['revoked'];
   const p = u.policy;
   if (p?.blocked === g.agent) return ['blocked'];
   const limits = p?.currency === g.currency ? p : undefined;
   const own = limits?.agentLimits?.agent === g.agent ? limits.agentLimits : undefined;
-  for (const limit of [limits?.perCharge, limits?.daily, own?.daily, own?.monthly, g.perCharge, g.total]) {
+  for (const limit of [limits?.perCharge, limits?.daily, own?.daily, own?.monthly, g.perCharge, g.hourly, g.total]) {
     if (limit !== undefined && amount > limit) return ['limit'];
   }
-  if (g.total !== undefined && grantSpent + amount > g.total) return ['limit'];
-  return judgeCharge(u, g.agent, g.currency, amount, spent).map((v) =>
-    v === 'success' && g.approvalAbove !== undefined && amount > g.approvalAbove ? 'pending' : v,
-  );
+  const rest: Verdict[] =
+    g.total !== undefined && grantSpent + amount > g.total
+      ? ['limit']
+      : judgeCharge(u, g.agent, g.currency, amount, spent).map((v) =>
+          v === 'success' && g.approvalAbove !== undefined && amount > g.approvalAbove ? 'pending' : v,
+        );
+  // The grant's UTC hour (like the payer's day): when the hour turned while the request ran, either judgement.
+  if (g.hourly === undefined) return rest;
+  if (grantHour === undefined) return ['limit', ...rest];
+  return grantHour + amount > g.hourly ? ['limit'] : rest;
+}
+
+/** What a grant's hourly counter holds for `hour`: its charges counted in that UTC hour, SUCCESS or still PENDING. */
+const grantHourSpentOf = (m: Readonly<Model>, grant: number, hour: string) =>
+  m.agents
+    .flatMap((a) => a.charges)
+    .filter((c) => c.grant === grant && c.hour === hour && (c.status === 'SUCCESS' || c.status === 'PENDING'))
+    .reduce((sum, c) => sum + c.amount, 0);
+
+/**
+ * The hourly running total a grant charge is judged against: undefined (not predicted) when the
+ * UTC hour turned while the request ran.
+ */
+const grantHourFor = (m: Readonly<Model>, grant: number | undefined, hourBefore: string): number | undefined => {
+  const hourAfter = utcHour();
+  if (grant === undefined || hourAfter !== hourBefore) return undefined;
+  return grantHourSpentOf(m, grant, hourAfter);
+};
+
+/** Names the paths of a grant charge under an hourly limit: refused by it, or made under it. */
+function sawHourly(g: ModelGrant | undefined, verdict: Verdict, amount: number, grantHour: number | undefined, what: string): void {
+  if (g?.hourly === undefined || verdict === 'revoked') return;
+  if (verdict === 'limit' && (amount > g.hourly || (grantHour !== undefined && grantHour + amount > g.hourly)))
+    saw(`${what} 402 hourly limit`);
+  if (verdict === 'success' || verdict === 'pending') saw(`${what} made under an hourly limit`);
 }
 
 /** What a grant has counted as spent: its SUCCESS charges (refunds do not give back) and open holds. */
@@ -517,7 +566,12 @@ class Charge implements fc.AsyncCommand<Model, Real> {
       // The generated amount is in this.currency's units: the same figure in the grant's.
       minor = this.currency === g.currency ? minor : g.currency === 'USDC' ? minor * 10_000 : Math.max(1, Math.round(minor / 10_000));
       const one = this.minor % 2;
-      const left = g.total === undefined ? undefined : g.total - grantSpentOf(m, gIdx as number);
+      // What is left under the grant's total and its hour (the tighter), so a counter off either way shows.
+      const lefts = [
+        g.total === undefined ? undefined : g.total - grantSpentOf(m, gIdx as number),
+        g.hourly === undefined ? undefined : g.hourly - grantHourSpentOf(m, gIdx as number, utcHour()),
+      ].filter((x): x is number => x !== undefined);
+      const left = lefts.length === 0 ? undefined : Math.min(...lefts);
       const aim = this.viaGrant.aim;
       if (aim === 'total' && left !== undefined) minor = Math.max(1, left + one);
       else if (aim === 'perCharge' && g.perCharge !== undefined) minor = g.perCharge + one;
@@ -546,6 +600,7 @@ class Charge implements fc.AsyncCommand<Model, Real> {
     const key = g ? `gkey-${this.keyNo}` : `key-${this.keyNo}`;
     const description = `d${this.descNo}`;
     this.dayBefore = utcDay();
+    const hourBefore = utcHour();
     const res = await r.call('POST', '/api/v1/agents/charges', {
       headers: { 'x-agent-key': a.key, 'x-user-key': g ? g.key : u.key, 'idempotency-key': key },
       raw: `{"amount":${text(minor, currency)},"currency":"${currency}","description":"${description}"${holdTerms}}`,
@@ -583,8 +638,9 @@ class Charge implements fc.AsyncCommand<Model, Real> {
           }
         : undefined;
     if (spent === undefined) saw('charge across UTC midnight');
+    const grantHour = grantHourFor(m, gIdx, hourBefore);
     const allowed = g
-      ? judgeGrantCharge(u, g, minor, spent, grantSpentOf(m, gIdx as number))
+      ? judgeGrantCharge(u, g, minor, spent, grantSpentOf(m, gIdx as number), grantHour)
       : judgeCharge(u, aIdx, currency, minor, spent);
     const verdict = allowed.find(
       (v) => VERDICT_STATUS[v] === res.status && (VERDICT_ERROR[v] === undefined || res.body.error === VERDICT_ERROR[v]),
@@ -597,6 +653,7 @@ class Charge implements fc.AsyncCommand<Model, Real> {
       );
     }
     saw(`${g ? 'grant ' : ''}charge ${VERDICT_STATUS[verdict]}${verdict === 'limit' ? ' limit' : ''}`);
+    sawHourly(g, verdict, minor, grantHour, 'grant charge');
     // Revoked: refused by the grant item inside the charge's transaction, so nothing is kept.
     if (verdict === 'revoked') return void expect(res.body).toEqual({ error: VERDICT_ERROR.revoked });
     const counted = agentCounters(u.policy, aIdx, currency);
@@ -657,6 +714,7 @@ class Charge implements fc.AsyncCommand<Model, Real> {
             id: body.id as string,
             day: (body.createdAt as string).slice(0, 10),
             month: (body.createdAt as string).slice(0, 7),
+            hour: (body.createdAt as string).slice(0, 13),
             agentCounted: counted,
           }
         : {}),
@@ -1231,9 +1289,10 @@ class HeldPayout implements fc.AsyncCommand<Model, Real> {
 // ---- grants (docs/grants.md) ----------------------------------------------------------------
 
 /** The grant's JSON as the payer's API shows it (limits in its currency's decimals). */
-function grantTermsJson(g: Pick<ModelGrant, 'currency' | 'perCharge' | 'total' | 'approvalAbove'>): Record<string, unknown> {
+function grantTermsJson(g: Pick<ModelGrant, 'currency' | 'perCharge' | 'hourly' | 'total' | 'approvalAbove'>): Record<string, unknown> {
   const limits: Record<string, number> = {};
   if (g.perCharge !== undefined) limits.perCharge = asJson(g.perCharge, g.currency);
+  if (g.hourly !== undefined) limits.hourly = asJson(g.hourly, g.currency);
   if (g.total !== undefined) limits.total = asJson(g.total, g.currency);
   return { currency: g.currency, limits, ...(g.approvalAbove !== undefined ? { approvalAbove: asJson(g.approvalAbove, g.currency) } : {}) };
 }
@@ -1247,14 +1306,19 @@ class CreateGrant implements fc.AsyncCommand<Model, Real> {
     readonly perCharge: number | undefined,
     readonly total: number | undefined,
     readonly approvalAbove: number | undefined,
+    /** Its hourly limit (USD cents); by default the next of the run's generated ones. */
+    readonly hourlyLimit?: number,
   ) {}
   /** A few live grants at a time, so charges under each are many. */
   check = (m: Readonly<Model>) => m.grants.filter((g) => !g.revoked).length < 3;
   async run(m: Model, r: Real): Promise<void> {
     const scale = (cents: number | undefined) => (cents === undefined ? undefined : this.currency === 'USD' ? cents : cents * 10_000);
+    // The hourly limit comes from the run's own list (generated after every step, so the steps stay the sequences a seed gave).
+    const hourly = this.hourlyLimit ?? m.hourlies[m.grants.length];
     const terms = {
       currency: this.currency,
       ...(this.perCharge !== undefined ? { perCharge: scale(this.perCharge) } : {}),
+      ...(hourly !== undefined ? { hourly: scale(hourly) } : {}),
       ...(this.total !== undefined ? { total: scale(this.total) } : {}),
       ...(this.approvalAbove !== undefined ? { approvalAbove: scale(this.approvalAbove) } : {}),
     };
@@ -1272,6 +1336,7 @@ class CreateGrant implements fc.AsyncCommand<Model, Real> {
     expect(res.body.key).toMatch(/^ug_live_/);
     m.grants.push({ id: res.body.id, key: res.body.key, user, agent, revoked: false, ...terms });
     saw('grant created');
+    if (hourly !== undefined) saw('grant created with an hourly limit');
   }
   toString = () =>
     `create-grant(user ${this.user}, agent ${this.agent}, ${this.currency}, perCharge ${this.perCharge}, total ${this.total}, approvalAbove ${this.approvalAbove})`;
@@ -1441,7 +1506,12 @@ class Purchase implements fc.AsyncCommand<Model, Real> {
     const u = m.users[uIdx] as ModelUser;
     const a = m.agents[aIdx] as ModelAgent;
     let minor = this.cents * 10_000;
-    const left = g?.total === undefined ? undefined : g.total - grantSpentOf(m, gIdx as number);
+    // What is left under the grant's total and its hour (the tighter).
+    const lefts = [
+      g?.total === undefined ? undefined : g.total - grantSpentOf(m, gIdx as number),
+      g?.hourly === undefined ? undefined : g.hourly - grantHourSpentOf(m, gIdx as number, utcHour()),
+    ].filter((x): x is number => x !== undefined);
+    const left = lefts.length === 0 ? undefined : Math.min(...lefts);
     const threshold = g ? g.approvalAbove : u.policy?.currency === 'USDC' ? u.policy.approvalAbove : undefined;
     if (this.aim === 'total' && left !== undefined) minor = left + (this.cents % 2) * 10_000;
     else if (this.aim === 'approval' && threshold !== undefined) minor = threshold + 10_000;
@@ -1460,6 +1530,7 @@ class Purchase implements fc.AsyncCommand<Model, Real> {
     const body = JSON.stringify({ x402Version: 2, paymentRequirements: requirements, resource: { url } });
     const key = `xp-${randomBytes(6).toString('hex')}`;
     this.dayBefore = utcDay();
+    const hourBefore = utcHour();
     const res = await r.call<{
       id: string;
       status: string;
@@ -1481,7 +1552,10 @@ class Purchase implements fc.AsyncCommand<Model, Real> {
             agentMonth: spentIn(m, uIdx, 'USDC', { month: utcMonth() }, aIdx),
           }
         : undefined;
-    const allowed = g ? judgeGrantCharge(u, g, minor, spent, grantSpentOf(m, gIdx as number)) : judgeCharge(u, aIdx, 'USDC', minor, spent);
+    const grantHour = grantHourFor(m, gIdx, hourBefore);
+    const allowed = g
+      ? judgeGrantCharge(u, g, minor, spent, grantSpentOf(m, gIdx as number), grantHour)
+      : judgeCharge(u, aIdx, 'USDC', minor, spent);
     const verdict = allowed.find(
       (v) => VERDICT_STATUS[v] === res.status && (VERDICT_ERROR[v] === undefined || res.body.error === VERDICT_ERROR[v]),
     );
@@ -1492,6 +1566,7 @@ class Purchase implements fc.AsyncCommand<Model, Real> {
       );
     }
     saw(`purchase ${VERDICT_STATUS[verdict]}`);
+    sawHourly(g, verdict, minor, grantHour, 'purchase');
     if (verdict === 'revoked') return void expect(res.body).toEqual({ error: VERDICT_ERROR.revoked });
     const made = verdict === 'success' || verdict === 'pending';
     const counted = agentCounters(u.policy, aIdx, 'USDC');
@@ -1529,6 +1604,7 @@ class Purchase implements fc.AsyncCommand<Model, Real> {
         id: res.body.id,
         day: res.body.createdAt.slice(0, 10),
         month: res.body.createdAt.slice(0, 7),
+        hour: res.body.createdAt.slice(0, 13),
         agentCounted: counted,
         expiresAt: res.body.expiresAt,
         pendingReason: verdict === 'pending' ? 'user_approval' : 'capture',
@@ -1900,6 +1976,18 @@ async function checkAgainstModel(m: Model, r: Real, when: string): Promise<void>
       // Newest first.
       grants: mine.reverse().map(({ g, i }) => [g.id, g.revoked ? 'revoked' : 'active', asJson(grantSpentOf(m, i), g.currency)]),
     });
+    // A grant's hour counter (an internal invariant, read directly, as the payer's in checkSpendCounters):
+    // exactly its charges counted in the counter's own hour.
+    for (const { g, i } of mine.filter(({ g }) => g.hourly !== undefined)) {
+      const item = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.grant(u.id, g.id), ConsistentRead: true }));
+      const counter = item.Item?.spentHour as { p: string; v: number } | undefined;
+      if (counter === undefined) continue;
+      expect({ when, grant: g.id, spentHour: counter }).toEqual({
+        when,
+        grant: g.id,
+        spentHour: { p: counter.p, v: grantHourSpentOf(m, i, counter.p) },
+      });
+    }
   });
   await Promise.all([...users, ...agents, ...grants]);
 
@@ -2121,6 +2209,60 @@ const purchaseCommand: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(fc.nat(20), fc.boolean()).map(([i, changed]) => new ReplayPurchase(i, changed)) },
 );
 
+/**
+ * Fixed steps after each run's generated ones (so those stay the sequences a seed gave), each
+ * checked like them: they go down, in every run, the paths a run of the default size may miss. A
+ * payer (the one with the most money) without a policy (approval above 1.00 first: a charge waits
+ * and is declined); a grant of it with only an hourly limit (3.00): a charge under it (0.01), one a
+ * cent past what is left of the hour (402), one in the other currency (400), one of exactly what is
+ * left;
+ * an x402 payment settled and the same payment settled by another agent; a purchase with the
+ * payer's own key whose payment is never sent (released when the chain passes its blockhash).
+ * Each step is made when it runs, from the model as it is then.
+ */
+function tailSteps(m: Readonly<Model>): ((m: Readonly<Model>) => fc.AsyncCommand<Model, Real>)[] {
+  const worth = (u: ModelUser) => u.bal.USD + u.bal.USDC / 10_000;
+  const user = m.users.reduce((best, u, i) => (worth(u) > worth(m.users[best] as ModelUser) ? i : best), 0);
+  // Keys past the generated ones (0-29), so these are new requests, not replays.
+  const grantCharge = (cents: number, keyNo: number, aim: 'none' | 'total' | 'currency') => (mm: Readonly<Model>) =>
+    new Charge(0, user, 'USD', cents, keyNo, 0, 'none', 'no', { pick: mm.grants.length - 1, aim });
+  return [
+    () => new SetPolicy(user, { currency: 'USD', approvalAbove: 100, approvalWindowSeconds: 900 }),
+    () => new Charge(0, user, 'USD', 500, 100, 0),
+    (mm) => {
+      const pending = allCharges(mm).filter(({ c }) => c.status === 'PENDING' && c.pendingReason === 'user_approval');
+      return new Settle(
+        Math.max(
+          0,
+          pending.findIndex(({ c, agent }) => agent === 0 && c.key === 'key-100'),
+        ),
+        'decline',
+      );
+    },
+    () => new SetPolicy(user, undefined),
+    // At most two other live grants, as the generated steps keep them.
+    ...[0, 1, 2].map(
+      () => (mm: Readonly<Model>) => (mm.grants.filter((g) => !g.revoked).length >= 3 ? new RevokeGrant(0, false) : new Noop()),
+    ),
+    () => new CreateGrant(user, 0, 'USD', undefined, undefined, undefined, 300),
+    grantCharge(200, 101, 'none'),
+    grantCharge(1, 102, 'total'),
+    grantCharge(3, 103, 'currency'),
+    grantCharge(2, 104, 'total'),
+    () => new X402Settle(0, 5),
+    (mm) => new X402Replay(mm.x402.length - 1, true),
+    () => new Purchase(user, false, 5, 'none'),
+    () => new PurchaseNeverSent(),
+  ];
+}
+
+/** A step that does nothing (a tail step with nothing to do). */
+class Noop implements fc.AsyncCommand<Model, Real> {
+  check = () => true;
+  async run(): Promise<void> {}
+  toString = () => 'nothing';
+}
+
 /** `extra` steps inserted among `steps`, each after the step its position names. */
 function interleave<T>(steps: readonly T[], extra: readonly (readonly [number, T])[]): T[] {
   const out: T[] = [];
@@ -2133,12 +2275,16 @@ function interleave<T>(steps: readonly T[], extra: readonly (readonly [number, T
   return out;
 }
 
+/** The kinds of command (class names) that ran at least once: every one must (see the test). */
+const ran = new Set<string>();
+
 /** Wraps each command so the model check runs after it, naming the step that broke it. */
 class Checked implements fc.AsyncCommand<Model, Real> {
   constructor(readonly inner: fc.AsyncCommand<Model, Real>) {}
   check = (m: Readonly<Model>) => this.inner.check(m);
   async run(m: Model, r: Real): Promise<void> {
     m.log.push(this.inner.toString());
+    ran.add(this.inner.constructor.name);
     await this.inner.run(m, r);
     await endPurchases(m, r);
     await checkAgainstModel(m, r, `after step ${m.log.length}: ${this.inner.toString()}`);
@@ -2148,7 +2294,7 @@ class Checked implements fc.AsyncCommand<Model, Real> {
   toString = () => this.inner.toString();
 }
 
-async function freshWorld(r: Real): Promise<Model> {
+async function freshWorld(r: Real, hourlies: readonly (number | undefined)[]): Promise<Model> {
   // Runs share the table: expire what an earlier run left PENDING, so the sweeper's figures in
   // this run are this run's alone (the longest window is 900 s; a day is past all of them).
   await expireDueCharges(new Date(Date.now() + 86_400_000));
@@ -2177,7 +2323,7 @@ async function freshWorld(r: Real): Promise<Model> {
     r.stack.rails.solana.createTokenAccount(wallet); // the rail never creates it (docs/rails.md)
     agents.push({ id: a.id, key: a.key, wallet, bal: zero(), charges: [], payouts: [], fees: { USD: NO_FEE_BASIS, USDC: NO_FEE_BASIS } });
   }
-  const model: Model = { users, agents, grants: [], x402: [], log: [] };
+  const model: Model = { users, agents, grants: [], x402: [], log: [], hourlies };
   // The second user starts under a policy, so approvals happen from the first steps too: its USD
   // charges above 15 wait for approval, within a 60 s window. (The first earns the agents USD to
   // withdraw; the third has little money: its charges are refused for funds.)
@@ -2207,8 +2353,39 @@ const EXTRA_STEPS = 14;
 const OPERATOR_STEPS = 5;
 /** The x402 purchase steps added to each run. */
 const PURCHASE_STEPS = 10;
-const RUNS = Number(process.env.MODEL_RUNS ?? 3);
+/**
+ * How many runs: LEDGER_MODEL_RUNS (MODEL_RUNS, its older name, too). CI's default is RUNS_DEFAULT,
+ * which goes down every required path below and runs every kind of command; more runs go down
+ * the same paths again with other data (LEDGER_MODEL_RUNS=3 is this test's earlier size).
+ */
+const RUNS_DEFAULT = 2;
+const RUNS = Number(process.env.LEDGER_MODEL_RUNS ?? process.env.MODEL_RUNS ?? RUNS_DEFAULT);
 const SEED = Number(process.env.MODEL_SEED ?? 20_261_121);
+/** Every kind of command the runs generate: each must have run at least once. */
+const COMMAND_KINDS = [
+  Credit,
+  Charge,
+  Capture,
+  Release,
+  Refund,
+  ReplayCharge,
+  Withdraw,
+  ReplayWithdraw,
+  SetPolicy,
+  Settle,
+  SettleRefused,
+  Expire,
+  CreateGrant,
+  RevokeGrant,
+  X402Settle,
+  X402Replay,
+  OperatorRefund,
+  HeldPayout,
+  Purchase,
+  PurchaseLands,
+  PurchaseNeverSent,
+  ReplayPurchase,
+].map((kind) => kind.name);
 
 describe('the service agrees with a model of its ledger', () => {
   it(`over ${RUNS} random runs of ${STEPS} steps, ${EXTRA_STEPS} grant and x402 steps, ${OPERATOR_STEPS} operator steps and ${PURCHASE_STEPS} purchase steps (seed ${SEED})`, async () => {
@@ -2219,12 +2396,21 @@ describe('the service agrees with a model of its ledger', () => {
         fc.array(fc.tuple(fc.nat(STEPS - 1), grantOrX402Command), { minLength: EXTRA_STEPS, maxLength: EXTRA_STEPS }),
         fc.array(fc.tuple(fc.nat(STEPS - 1), operatorCommand), { minLength: OPERATOR_STEPS, maxLength: OPERATOR_STEPS }),
         fc.array(fc.tuple(fc.nat(STEPS - 1), purchaseCommand), { minLength: PURCHASE_STEPS, maxLength: PURCHASE_STEPS }),
-        async (cmds, extra, operator, purchases) => {
-          const model = await freshWorld(t);
+        // The hourly limits of the grants the run creates (generated last, so the steps above stay the sequences a seed gave).
+        fc.array(fc.option(fc.integer({ min: 500, max: 5_000 }), { nil: undefined, freq: 2 }), { minLength: 10, maxLength: 10 }),
+        async (cmds, extra, operator, purchases, hourlies) => {
+          const model = await freshWorld(t, hourlies);
           await fc.asyncModelRun(
             () => ({ model, real: t }),
             interleave(cmds, [...extra, ...operator, ...purchases]).map((c) => new Checked(c)),
           );
+          for (const make of tailSteps(model)) {
+            const step = make(model);
+            if (step instanceof Noop) continue;
+            // A step whose precondition does not hold is skipped, as fast-check skips generated ones.
+            if (!step.check(model)) continue;
+            await new Checked(step).run(model, t);
+          }
           await checkStatements(model, t, 'at the end of the run');
           steps += model.log.length;
         },
@@ -2280,6 +2466,9 @@ describe('the service agrees with a model of its ledger', () => {
         'grant charge 402 limit',
         'grant charge 401',
         'grant charge 400 currency',
+        'grant created with an hourly limit',
+        'grant charge 402 hourly limit',
+        'grant charge made under an hourly limit',
         'x402 settle',
         'x402 replay',
         'x402 settle by another agent',
@@ -2297,6 +2486,8 @@ describe('the service agrees with a model of its ledger', () => {
       ];
       const paths = Object.fromEntries([...seen.entries()].sort());
       expect({ missing: required.filter((path) => !seen.has(path)), paths }).toEqual({ missing: [], paths });
+      // And every kind of command ran (a precondition that never held would skip a kind silently).
+      expect({ kindsNotRun: COMMAND_KINDS.filter((kind) => !ran.has(kind)) }).toEqual({ kindsNotRun: [] });
     }
     // 59 s idle before issue 22; 286-307 s in loaded full runs after it (the checks after each step
     // list charges over 33 partitions and read 16 balance shards): 300 s was the edge, not a bound.

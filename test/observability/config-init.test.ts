@@ -2,7 +2,7 @@
  * Configuration is parsed when a function's module loads (functions/config.ts `loadConfig`), so a
  * function whose environment lacks something fails its init, naming it, instead of every request.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { needsExport } from '../../bin/registry/needs';
@@ -13,6 +13,39 @@ import { configNeeds, handlerEntry, ROUTES, recognisesAdmin, routeNamed } from '
 import { INIT_ENV } from '../support/init-env';
 
 const saved = { ...process.env };
+
+/**
+ * The packages functions/ imports, each loaded once here and handed to every fresh registry below
+ * as it is: a fresh registry then evaluates the whole of functions/ again (each handler's init, its
+ * config module, every module it imports) but not zod, the AWS SDK or the chain libraries again,
+ * which were most of a route's load (~250 ms a route, over a hundred loads). No package reads our
+ * configuration: functions/config.ts is the only reader of the environment (nothing in functions/
+ * names process.env) and it is loaded fresh with the rest of functions/.
+ */
+function shareImportedPackages(): void {
+  const root = path.resolve(__dirname, '..', '..', 'functions');
+  const specifiers = new Set<string>();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (entry.name.endsWith('.ts'))
+        for (const [, spec] of readFileSync(file, 'utf8').matchAll(/^import (?!type )[^;]*? from '([^.'][^']*)';$/gms))
+          if (spec !== undefined && !spec.startsWith('node:')) specifiers.add(spec);
+    }
+  };
+  walk(root);
+  for (const spec of specifiers) {
+    let loaded: unknown;
+    try {
+      loaded = jest.requireActual(spec);
+    } catch {
+      continue; // types only (aws-lambda): nothing to share
+    }
+    jest.doMock(spec, () => loaded);
+  }
+}
+shareImportedPackages();
 
 afterEach(() => {
   process.env = { ...saved };
