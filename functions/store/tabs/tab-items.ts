@@ -94,7 +94,9 @@ export function usageItems(write: UsageWrite): TransactEntry<UsageRefusal>[] {
           TableName: table,
           Key: keys.tab(usage.tabId),
           UpdateExpression: 'SET #used = :after ADD #cnt :one',
-          ConditionExpression: '#st = :open AND #used = :before AND #lim >= :after AND #exp > :now AND agentId = :agent',
+          // Not once a close has begun (`closingAt`, tab.repository.ts `freezeTab`): the close captures what it read.
+          ConditionExpression:
+            '#st = :open AND attribute_not_exists(closingAt) AND #used = :before AND #lim >= :after AND #exp > :now AND agentId = :agent',
           ExpressionAttributeNames: NAMES,
           ExpressionAttributeValues: {
             ':after': usage.usedAfter,

@@ -12,13 +12,36 @@ import { batchGetConsistent } from '../batch-get';
 import { db } from '../client';
 import { readMinor } from '../numbers';
 import { keys } from '../table';
-import { transactWrite } from '../transact';
+import { conditionalWrite, outcome, transactWrite } from '../transact';
 import { type UsageRefusal, type UsageWrite, usageItems } from './tab-items';
 
 /** The tab item, strongly consistent; undefined when there is none. */
 export async function getTab(tabId: string): Promise<Tab | undefined> {
   const out = await db().send(new GetCommand({ TableName: config().TABLE_NAME, Key: keys.tab(tabId), ConsistentRead: true }));
   return out.Item ? toTab(out.Item) : undefined;
+}
+
+/**
+ * A close begins (use-cases/tabs/close.ts): the tab item marked `closingAt`, after which no use
+ * commits (its condition, tab-items.ts `usageItems`), so the `used` answered here is what the close
+ * captures and no stream of uses can outrun it. Answers the tab as it is now; undefined when it is
+ * gone or already CLOSED (read it again).
+ */
+export async function freezeTab(tabId: string, now: Date): Promise<Tab | undefined> {
+  const result = await conditionalWrite<'closed'>(
+    {
+      Update: {
+        TableName: config().TABLE_NAME,
+        Key: keys.tab(tabId),
+        UpdateExpression: 'SET closingAt = if_not_exists(closingAt, :now)',
+        ConditionExpression: 'attribute_exists(PK) AND tabStatus <> :closed',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':closed': 'CLOSED' },
+        ReturnValues: 'ALL_NEW',
+      },
+    },
+    () => outcome('closed' as const),
+  );
+  return result.committed && result.attributes ? toTab(result.attributes) : undefined;
 }
 
 /** A use's one transaction: committed, or the item that refused it (a replay's use, or the tab as it is). */

@@ -3,7 +3,9 @@
  * the agent's kill switch, the payer's block). The hold's one settlement
  * (store/charges/charge-settlement.repository.ts `settlePending`): `used` captured as a charge of
  * type `tab`, the rest released, the tab CLOSED and its entries with it, conditioned on `used`
- * being what was read, so no use slips between the read and the close.
+ * being what was read, so no use slips between the read and the close; and once uses have sent
+ * it round twice the tab is frozen (`closingAt`: no use commits after it), so a stream of uses
+ * cannot keep a close from ever landing.
  */
 import { tabView } from '../../contracts/tab-views';
 import { backoffMs, sleep } from '../../core/backoff';
@@ -16,7 +18,7 @@ import { logger } from '../../observability/logger';
 import { serializeError } from '../../observability/serialize-error';
 import { chargeBeforeSettling, getPendingCharge } from '../../store/charges/charge-pending.repository';
 import { settlePending } from '../../store/charges/charge-settlement.repository';
-import { getTab, listAgentOpenTabIds, listUserOpenTabIds } from '../../store/tabs/tab.repository';
+import { freezeTab, getTab, listAgentOpenTabIds, listUserOpenTabIds } from '../../store/tabs/tab.repository';
 import { settlementEvents, tabClosedEvents } from '../events/events';
 import { agentOfTab, known } from './known';
 
@@ -25,6 +27,12 @@ export type CloseBy = { agentId: string } | { userId: string } | { service: Excl
 
 /** Rounds of a close: a use that commits between the read and the close sends it round again. */
 const CLOSE_ROUNDS = 10;
+/**
+ * Rounds lost to uses before the close freezes the tab (`closingAt`: uses refused 409 `tab is not
+ * open` from then on, even if this close then dies). Until then a use racing the close may land,
+ * and a close that dies leaves the tab taking uses as before.
+ */
+const FREEZE_AFTER = 2;
 
 /**
  * POST /api/v1/agents/tabs/{id}/close, POST /api/v1/users/me/tabs/{id}/close, and the service's own
@@ -37,12 +45,18 @@ export async function closeTab(tabId: string | undefined, by: CloseBy): Promise<
   if ('agentId' in by && agentOfTab(tabId) !== by.agentId) throw refuse('tabNotFound');
   const closedBy: TabCloser = 'agentId' in by ? 'agent' : 'userId' in by ? 'payer' : by.service;
   for (let round = 0; round < CLOSE_ROUNDS; round++) {
-    const tab = await getTab(tabId);
-    if (!tab || ('agentId' in by && tab.agentId !== by.agentId) || ('userId' in by && tab.userId !== by.userId)) {
+    const read = await getTab(tabId);
+    if (!read || ('agentId' in by && read.agentId !== by.agentId) || ('userId' in by && read.userId !== by.userId)) {
       throw refuse('tabNotFound');
     }
-    if (tab.status === 'CLOSED') return tab;
+    if (read.status === 'CLOSED') return read;
     const now = new Date();
+    // Lost to uses FREEZE_AFTER times: from here no use commits (`freezeTab`), and the close
+    // captures what the freeze answers. Without it a stream of uses (a thief metering the leaked
+    // key's tab) sent every round back, kept the tab open and failed the rotation, the revocation
+    // or the block (503) however often the payer asked.
+    const tab = round < FREEZE_AFTER ? read : await freezeTab(tabId, now);
+    if (!tab) continue;
     const closed: Tab = { ...tab, status: 'CLOSED', closedAt: now.toISOString(), closedBy };
     try {
       await settleTab(tab, closed, now);

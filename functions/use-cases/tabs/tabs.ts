@@ -134,6 +134,8 @@ export async function useTab(input: UseTabInput): Promise<TabUsage | StoredReply
     const { refusal } = result;
     if ('usage' in refusal) return replayOf(toUsage(refusal.usage), print);
     if (!refusal.tab) throw refuse('tabNotFound');
+    // A close has begun (store/tabs/tab.repository.ts `freezeTab`): no use lands any more.
+    if (refusal.tab.closingAt !== undefined) return refusedUse(tabId, idempotencyKey, print, 'tabNotOpen');
     tab = toTab(refusal.tab);
     remember(tab);
     fresh = true;
