@@ -482,6 +482,7 @@ describe('faults on capture and refund', () => {
           chargeId: hold.body.id,
           idempotencyKey: captureKey,
           amount: '4',
+          baseUrl: '',
         }),
       ).rejects.toThrow('answer was lost');
     } finally {
@@ -500,6 +501,7 @@ describe('faults on capture and refund', () => {
           chargeId: hold.body.id,
           idempotencyKey: refundKey,
           amount: '1.5',
+          baseUrl: '',
         }),
       ).rejects.toThrow('answer was lost');
     } finally {

@@ -222,7 +222,9 @@ async function releaseOpenCharges(userId: string): Promise<RotatedAccountKey['re
     for (const charge of page.charges) {
       if (charge.grantId !== undefined) continue;
       try {
-        released.push(userChargeView(await settle(charge.id, RELEASED_BY_ROTATION, (c) => c.userId === userId, { anyReason: true })));
+        // Released holds (FAILED) only: never a receipt to link, so no links (and the route makes none).
+        const settled = await settle(charge.id, RELEASED_BY_ROTATION, (c) => c.userId === userId, { anyReason: true });
+        released.push(userChargeView(settled, undefined));
       } catch (error) {
         // Decided, released or expired meanwhile (409), or gone (404): left to whoever did.
         if (!(isRefusal(error) && (error.statusCode === 409 || error.statusCode === 404))) throw error;
