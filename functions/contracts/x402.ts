@@ -154,6 +154,7 @@ export const purchaseSchema = z.object({
   receiptUrl: receiptLink(
     "Once SUCCESS (captured on chain): the purchase's receipt (`GET /api/v1/receipts/{id}`, type `x402_purchase`), a " +
       'signed record the agent or its payer reads with its own key (docs/receipts.md). Absent before.',
+    'xp01jhx3k6v1f8q2n7c9m4p5r6s7a01jhx3k6v1f8q2n7c9m4p5r6s7',
   ),
 });
 

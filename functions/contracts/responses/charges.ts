@@ -45,10 +45,12 @@ export const chargeBody = component(
       "Once SUCCESS: the charge's receipt (`GET /api/v1/receipts/{id}`, type `charge`; an x402 purchase's, type " +
         '`x402_purchase`, under its `xp…` id), a signed record either party reads with its own key (docs/receipts.md). ' +
         'Absent while the charge has not settled, and on a FAILED or EXPIRED one.',
+      'c01jhx3k6v1f8q2n7c9m4p5r6s7',
     ),
     refundReceiptUrl: receiptLink(
       'Once refunds gave some of the charge back (`refundedAmount` > 0): the receipt of its refunds (type `refund`, id ' +
         '`<chargeId>.refund`), stating the total refunded as of the latest refund. Absent before any refund.',
+      'c01jhx3k6v1f8q2n7c9m4p5r6s7.refund',
     ),
   }),
 );

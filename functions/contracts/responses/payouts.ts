@@ -52,6 +52,7 @@ export const payoutBody = component(
     receiptUrl: receiptLink(
       "Once COMPLETED: the payout's receipt (`GET /api/v1/receipts/{id}`, type `payout`, the gross amount), a signed " +
         'record the agent reads with its key (docs/receipts.md). Absent while it is in flight, held or FAILED.',
+      'p01jhx3k6v1f8q2n7c9m4p5r6s7',
     ),
   }),
 );
