@@ -134,7 +134,7 @@ export const agentX402RefundCreate: RequiredConfig = [
   'USDC_MINT',
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
 ];
-export const agentX402RefundGet: RequiredConfig = [];
+export const agentX402RefundGet: RequiredConfig = ['PUBLIC_BASE_URL'];
 export const getReceipt: RequiredConfig = [{ oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] }];
 export const jwks: RequiredConfig = [{ oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] }];
 export const agentOpenTab: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];

@@ -61,6 +61,8 @@ describe('links', () => {
       'agent-x402-purchase-get',
       'agent-x402-purchase-receipt',
       'agent-x402-purchases-list',
+      // A COMPLETED x402 refund's receipt link (DESIGN §27).
+      'agent-x402-refund-get',
       'agent-x402-settings',
       // A captured or refunded charge carries its receipt links (receiptUrl, refundReceiptUrl: DESIGN §27).
       'capture-charge',

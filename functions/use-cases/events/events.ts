@@ -96,7 +96,7 @@ export function payoutEvents(payout: Payout, now: Date = new Date()): OutboxEven
   // A refund of an x402 payment (DESIGN §28) tells its agent `x402.payment.refunded` once paid; a failed one gives the money back silently.
   if (isX402Refund(payout))
     return payout.status === 'COMPLETED'
-      ? [event('x402.payment.refunded', { kind: 'agent', id: payout.agentId }, x402RefundView(payout), now)]
+      ? [event('x402.payment.refunded', { kind: 'agent', id: payout.agentId }, x402RefundView(payout, undefined), now)]
       : [];
   if (payout.status === 'COMPLETED')
     return [event('payout.completed', { kind: 'agent', id: payout.agentId }, payoutView(payout, undefined), now)];
