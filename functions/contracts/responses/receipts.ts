@@ -19,6 +19,16 @@ export const receiptPath = (id: string): string => `/api/v1/receipts/${encodeURI
 export const receiptUrlOf = (kind: ReceiptType, id: string, baseUrl = ''): string =>
   `${baseUrl}${receiptPath(kind === 'refund' ? refundReceiptId(id) : id)}`;
 
+/**
+ * A receipt link in an answer (DESIGN §27): absolute on the API's public address, present only once
+ * the receipt exists; `exampleId` the receipt id its example shows.
+ */
+export const receiptLink = (description: string, exampleId: string) =>
+  z
+    .url()
+    .optional()
+    .meta({ description, examples: [`https://api.example.com${receiptPath(exampleId)}`] });
+
 export const receiptBody = component(
   'Receipt',
   z.strictObject({
