@@ -8,7 +8,7 @@
 
 import { enabledAgent, fundedUser } from './context';
 import { CONSOLE_OVERVIEW_ENDPOINT, consoleOverviewRequests } from './cost';
-import { consoleOverviewCost, consoleSecurityCost } from './requests';
+import { consoleOverviewCost, consolePageCost, consoleSecurityCost } from './requests';
 import { benchContextForTests } from './test-context';
 
 const ctx = benchContextForTests();
@@ -64,5 +64,37 @@ describe("what the console's Security page costs", () => {
     expect(shape(await consoleSecurityCost(user, 2))).toEqual(
       (['cold', 'warm'] as const).map((state) => ({ state, status: 200, dynamo: { BatchGetItem: 1, GetItem: 1, Query: 2 }, sqs: 0 })),
     );
+  });
+});
+
+describe("what the console's Statement and Limits pages cost", () => {
+  const shape = (rows: Awaited<ReturnType<typeof consolePageCost>>) =>
+    rows.map((q) => ({ state: q.state, status: q.status, dynamo: q.dynamo }));
+  const both = (dynamo: Record<string, number>) => (['cold', 'warm'] as const).map((state) => ({ state, status: 200, dynamo }));
+
+  /** A payer an agent charged twice (a charge and a hold it released), and one more agent granted. */
+  async function payerWithHistory() {
+    const c = ctx();
+    const agent = await enabledAgent(c);
+    const user = await fundedUser(c, { USD: '100' });
+    const key = () => `sl-${user.id}-${Math.random()}`;
+    const charge = await c.call(
+      'POST',
+      '/api/v1/agents/charges',
+      { 'x-agent-key': agent.key, 'x-user-key': user.key, 'idempotency-key': key() },
+      '{"amount":1,"currency":"USD","description":"plain"}',
+    );
+    expect(charge.status).toBe(201);
+    return { c, agent, user };
+  }
+
+  it('Statement, page 1 (measured before a change): the statement 3, the Agent filter 3, the open tabs 1 — 7', async () => {
+    const { user } = await payerWithHistory();
+    expect(shape(await consolePageCost(user, '/console/statement'))).toEqual(both({ GetItem: 3, Query: 4 }));
+  });
+
+  it('Limits: the session, the policy, the charges, the grants — 4 (docs/console.md says why)', async () => {
+    const { user } = await payerWithHistory();
+    expect(shape(await consolePageCost(user, '/console/limits'))).toEqual(both({ GetItem: 2, Query: 2 }));
   });
 });
