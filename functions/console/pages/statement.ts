@@ -136,7 +136,7 @@ const statementPageHandler: ConsolePage = async (session, req) => {
   }
   // The open tabs head the whole statement (not a filtered view of it, nor an older page).
   const first = !filtered && !filters.cursor;
-  const tabs = first && mayHoldOpenTab(list) ? await readOpenTabs(session) : undefined;
+  const tabs = first && mayHoldOpenTab(list, req.now) ? await readOpenTabs(session) : undefined;
   const body = html`
 <p>Every movement of your balance, newest first, with the balance after it in its currency. A hold is money set aside from your available balance for a charge that is not final yet; its release gives it back.</p>
 ${tabs ? openTabsSection(tabs, session) : html``}
@@ -162,16 +162,27 @@ function releasedOnPage(rows: readonly Row[]): Map<string, number> {
 }
 
 /**
- * Whether a tab may be open, as the whole statement's first page knows it. A tab's hold is a `hold`
- * row, and a hold's settlement is its only one: a `hold_release` of its reference (newer, so on
- * this page too) says it is settled and its tab closed. Every hold on the page released and no page
- * after it: no tab is open and the open tabs are not read. Otherwise one may be (a hold captured
- * whole writes no row, so an unreleased hold may be a closed tab as well as an open one): read them.
+ * How old a tab's hold can be while the tab is open: its approval waits at most 7 days (a policy's
+ * `approvalWindowSeconds` is at most 604800) and it is open for at most a day from then (a tab's
+ * `ttlSeconds` is at most 86400); a day more for the sweeper that closes it at its `expiresAt`.
  */
-export function mayHoldOpenTab(list: { data: readonly Row[]; nextCursor: string | null }): boolean {
-  if (list.nextCursor !== null) return true;
+export const TAB_HOLD_MAX_AGE_MS = (604_800 + 86_400 + 86_400) * 1000;
+
+/**
+ * Whether a tab may be open, as the whole statement's first page knows it. A tab's hold is a `hold`
+ * row written when the tab opened, and a hold's settlement is its only one: a `hold_release` of its
+ * reference (newer, so on this page too) says it is settled and its tab closed. So no tab is open
+ * when every hold on the page is released (or there is none) and the page reaches back past the
+ * oldest hold an open tab can have (or there is no page after it): the open tabs are not read.
+ * Otherwise one may be (a hold captured whole writes no row, so an unreleased hold may be a closed
+ * tab as well as an open one): read them. The Overview reasons the same way (a tab is short-lived).
+ */
+export function mayHoldOpenTab(list: { data: readonly Row[]; nextCursor: string | null }, now: Date): boolean {
   const released = releasedOnPage(list.data);
-  return list.data.some((r) => r.type === 'hold' && !released.has(r.reference));
+  if (list.data.some((r) => r.type === 'hold' && !released.has(r.reference))) return true;
+  if (list.nextCursor === null) return false;
+  const oldest = list.data.at(-1)?.createdAt;
+  return oldest === undefined || Date.parse(oldest) > now.getTime() - TAB_HOLD_MAX_AGE_MS;
 }
 
 /**

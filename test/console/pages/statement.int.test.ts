@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { LosslessNumber } from 'lossless-json';
 import { overviewPage } from '../../../functions/console/own/overview.page';
-import { STATEMENT_CSV_HEADER } from '../../../functions/console/pages/statement';
+import { mayHoldOpenTab, STATEMENT_CSV_HEADER, TAB_HOLD_MAX_AGE_MS } from '../../../functions/console/pages/statement';
 import { openTabSchema, tabUsageSchema } from '../../../functions/contracts/tab.schemas';
 import { validate } from '../../../functions/contracts/validation';
 import { hashKey } from '../../../functions/core/keys';
@@ -201,6 +201,27 @@ describe('What the Statement knows from its own rows (no read of its own)', () =
     // Filtered, the release is not on the page: the page does not know, the link stays.
     const holds = rowsOf(bodyOf(await get(payer, '/console/statement?type=hold')));
     expect(holds.find((r) => r.includes('|released whole|'))).toMatch(/\|Receipt of Hold c[0-9a-z]+$/);
+  });
+
+  it('reads the open tabs only where the rows of the whole statement’s first page cannot rule an open tab out', () => {
+    const now = new Date('2026-11-29T12:00:00.000Z');
+    const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
+    const row = (type: string, reference: string, createdAt: string) =>
+      ({ type, reference, createdAt, amount: type === 'hold' ? '-2' : '2', currency: 'USD' }) as unknown as Parameters<
+        typeof mayHoldOpenTab
+      >[0]['data'][number];
+    const charge = row('charge', 'c1', ago(60_000));
+    const hold = row('hold', 'c2', ago(120_000));
+    const release = row('hold_release', 'c2', ago(60_000));
+    // The whole statement on the page.
+    expect(mayHoldOpenTab({ data: [charge], nextCursor: null }, now)).toBe(false);
+    expect(mayHoldOpenTab({ data: [release, hold], nextCursor: null }, now)).toBe(false);
+    expect(mayHoldOpenTab({ data: [charge, hold], nextCursor: null }, now)).toBe(true);
+    // More pages: an open tab's hold may be on one, unless the page reaches back past the oldest it can be.
+    expect(mayHoldOpenTab({ data: [release, hold], nextCursor: 'next' }, now)).toBe(true);
+    const old = row('charge', 'c3', ago(TAB_HOLD_MAX_AGE_MS + 60_000));
+    expect(mayHoldOpenTab({ data: [release, hold, old], nextCursor: 'next' }, now)).toBe(false);
+    expect(mayHoldOpenTab({ data: [row('hold', 'c4', ago(1000)), old], nextCursor: 'next' }, now)).toBe(true);
   });
 
   it('the Agent filter offers the agents on the page by name, and keeps the one filtered by', async () => {
