@@ -7,6 +7,7 @@
 
 import { isNumber, LosslessNumber } from 'lossless-json';
 import { runLedgerAudit } from '../../functions/audit/ledger-audit';
+import { config } from '../../functions/config';
 import { type ApiResult, StoredReply } from '../../functions/contracts/api';
 import { serialize } from '../../functions/contracts/json';
 import { renderRefusal } from '../../functions/contracts/outcome';
@@ -26,6 +27,7 @@ import { adminCancelPayoutOperation, payoutAnswer, payoutPageAnswer } from '../.
 import { adminRefundChargeOperation } from '../../functions/operations/admin-refund';
 import { adminCreateUserOperation, adminCreditUserOperation, userAnswer } from '../../functions/operations/admin-users';
 import { chargeAnswer, chargePageAnswer } from '../../functions/operations/charges';
+import type { RenderContext } from '../../functions/operations/operation';
 import { readCharge } from '../../functions/use-cases/charges/charges';
 import { refundChargeByOperator } from '../../functions/use-cases/charges/lifecycle';
 import { listChargesForOperator } from '../../functions/use-cases/charges/operator-earnings';
@@ -46,7 +48,7 @@ import { type EarningsApi, returnEarnings as walkEarnings } from './return-earni
 export { rotateUserKeyByOperator, runLedgerAudit };
 
 /** A user with zero balances and its key, shown once, as `POST /admin/users` answers it. */
-export const createUserWithKey = async () => adminCreateUserOperation.render(await createUser());
+export const createUserWithKey = async () => adminCreateUserOperation.render(await createUser(), links());
 
 /** A user's balances, as `GET /admin/users/{id}` answers them. */
 export const readUser = async (userId: string | undefined) => userAnswer(await readUserUseCase(userId));
@@ -75,11 +77,11 @@ export const listAgents = async (query: Record<string, string>) =>
   agentPageAnswer(await listAgentsForOperator(validate(listAgentsQuerySchema, query)));
 
 /** Any agent's charge, as `GET /admin/charges/{id}` reads it. */
-export const showCharge = async (chargeId: string) => chargeAnswer(await readCharge(undefined, chargeId));
+export const showCharge = async (chargeId: string) => chargeAnswer(await readCharge(undefined, chargeId), links());
 
 /** Payouts held because their agent was disabled, oldest first (`GET /admin/payouts?status=HELD`). */
 export const heldPayouts = async () =>
-  payoutPageAnswer(await listPayoutsForOperator(validate(adminListPayoutsQuerySchema, { limit: '100' })));
+  payoutPageAnswer(await listPayoutsForOperator(validate(adminListPayoutsQuerySchema, { limit: '100' })), links());
 
 /** A held payout paid after all (`POST /admin/agents/{id}/payouts/{payoutId}/release`). */
 export const releaseHeldPayout = async (agentId: string, payoutId: string) => payoutAnswer(await releasePayout(agentId, payoutId));
@@ -100,7 +102,7 @@ export async function refundCharge(
 ): Promise<ApiResult> {
   const body = validate(refundChargeSchema, amount === undefined ? {} : { amount: isNumber(amount) ? new LosslessNumber(amount) : amount });
   return rendered(
-    await refundChargeByOperator({ agentId, chargeId, idempotencyKey: checkIdempotencyKey(idempotencyKey), ...body }),
+    await refundChargeByOperator({ agentId, chargeId, idempotencyKey: checkIdempotencyKey(idempotencyKey), ...links(), ...body }),
     adminRefundChargeOperation.render,
   );
 }
@@ -124,7 +126,7 @@ export async function resolvePurchase(id: string): Promise<Answer> {
       agentId: done.purchase.agentId,
       userId: done.purchase.userId,
       signaturesRead: done.signaturesRead,
-      purchase: purchaseView(done.purchase),
+      purchase: purchaseView(done.purchase, links().baseUrl),
     },
   });
 }
@@ -146,11 +148,15 @@ export function returnEarnings(agentId: string): Promise<Answer> {
       answerOf(async () =>
         chargePageAnswer(
           await listChargesForOperator(id, validate(listChargesQuerySchema, { limit: '100', ...(cursor ? { cursor } : {}) })),
+          links(),
         ),
       ),
     refund: (id, chargeId, key) =>
       answerOf(async () =>
-        rendered(await refundChargeByOperator({ agentId: id, chargeId, idempotencyKey: key }), adminRefundChargeOperation.render),
+        rendered(
+          await refundChargeByOperator({ agentId: id, chargeId, idempotencyKey: key, ...links() }),
+          adminRefundChargeOperation.render,
+        ),
       ),
   };
   return walkEarnings(agentId, api);
@@ -168,8 +174,16 @@ async function answerOf(run: () => Promise<ApiResult>): Promise<Answer> {
 }
 
 /** An outcome as its route renders it, or an earlier answer under the same Idempotency-Key as it is sent again. */
-function rendered<O>(outcome: O | StoredReply, render: (outcome: O) => ApiResult): ApiResult {
-  return outcome instanceof StoredReply ? outcome.toResult() : render(outcome);
+function rendered<O>(outcome: O | StoredReply, render: (outcome: O, context: RenderContext) => ApiResult): ApiResult {
+  return outcome instanceof StoredReply ? outcome.toResult() : render(outcome, links());
+}
+
+/**
+ * The receipt links' address (DESIGN §27) as the API's would be: PUBLIC_BASE_URL when the
+ * operator's environment sets it, else paths (`/api/v1/receipts/…`) on whatever address serves the API.
+ */
+function links(): RenderContext {
+  return { baseUrl: config().PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '' };
 }
 
 /** A use case's answer as the API would send it (answer.ts prints it). */

@@ -41,8 +41,11 @@ export type ChargeOutcome =
    */
   | { kind: 'tab'; charge: Charge; tab: Tab; approvalUrl: string | null; storedUrl?: string };
 
-/** The one rendering of a charge request's outcome, sent and stored under its Idempotency-Key. */
-export function renderCharge(outcome: ChargeOutcome): Rendered {
+/**
+ * The one rendering of a charge request's outcome, sent and stored under its Idempotency-Key; a
+ * charge made SUCCESS carries its receipt link on `baseUrl` (DESIGN §27), stored with it.
+ */
+export function renderCharge(outcome: ChargeOutcome, baseUrl: string): Rendered {
   if (outcome.kind === 'refused') {
     const { status, text } = renderRefusal(refuse(outcome.code));
     return { statusCode: status, body: { error: text } };
@@ -56,8 +59,8 @@ export function renderCharge(outcome: ChargeOutcome): Rendered {
       ...(outcome.storedUrl === undefined ? {} : { stored: { ...view, approvalUrl: outcome.storedUrl } }),
     };
   }
-  if (outcome.kind === 'purchase') return { statusCode: outcome.awaitsApproval ? 202 : 201, body: purchaseView(outcome.charge) };
-  const view = chargeView(outcome.charge);
+  if (outcome.kind === 'purchase') return { statusCode: outcome.awaitsApproval ? 202 : 201, body: purchaseView(outcome.charge, baseUrl) };
+  const view = chargeView(outcome.charge, baseUrl);
   if (outcome.kind === 'created') return { statusCode: 201, body: view };
   return {
     statusCode: 202,

@@ -11,10 +11,17 @@ import type { Charge } from '../core/charges';
 import type { Payout } from '../core/payouts';
 import type { Balances } from '../core/users';
 import type { Rendered } from './api';
-import { balancesView, chargeView, payoutView, withdrawalView } from './views';
+import { balancesView, chargeView, payoutView, type ReceiptLinks, withdrawalView } from './views';
 
-/** A capture, release or refund answers the charge as it is after it (200). */
-export const renderSettledCharge = (charge: Charge): Rendered => ({ statusCode: 200, body: chargeView(charge) });
+/**
+ * A capture, release or refund answers the charge as it is after it (200), with its receipt links on
+ * `baseUrl` (a capture's `receiptUrl`, a refund's `refundReceiptUrl` too, DESIGN §27): the answer
+ * stored in the movement's transaction has them, so a replay sends the same links.
+ */
+export const renderSettledCharge = (charge: Charge, baseUrl: ReceiptLinks): Rendered => ({
+  statusCode: 200,
+  body: chargeView(charge, baseUrl),
+});
 
 /** A withdrawal accepted: the PENDING payout, and whether the agent asked for (and pays) the token account's creation. */
 export interface WithdrawalOutcome {
@@ -27,8 +34,11 @@ export const renderWithdrawal = ({ payout, createsTokenAccount }: WithdrawalOutc
   body: withdrawalView(payout, { accountCreationFee: createsTokenAccount }),
 });
 
-/** A payout as it is now (200): a held payout cancelled or released. */
-export const renderPayout = (payout: Payout): Rendered => ({ statusCode: 200, body: payoutView(payout) });
+/**
+ * A payout as it is now (200): a held payout cancelled (FAILED) or released (in flight again). Never
+ * COMPLETED here, so never a receipt to link: no links, and the operator's routes that answer it make none.
+ */
+export const renderPayout = (payout: Payout): Rendered => ({ statusCode: 200, body: payoutView(payout, undefined) });
 
 /** An agent registered: its key, shown once (201). */
 export interface Registration {

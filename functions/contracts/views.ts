@@ -9,11 +9,36 @@ import { purchaseIdOf, type SignedPurchase } from '../core/purchases';
 import { solanaPayUrl, type Topup } from '../core/topups';
 import type { Balances } from '../core/users';
 import { jsonAmount } from './json';
+import { receiptUrlOf } from './responses/receipts';
+
+/**
+ * Where the receipt links of an answer point: the API's public address (PUBLIC_BASE_URL, a route
+ * that shows a movement makes links), or undefined for a body that carries none (an event: it
+ * carries its signed `receipt` itself, docs/webhooks.md). Required of every caller, so no answer
+ * leaves its links out by forgetting them.
+ */
+export type ReceiptLinks = string | undefined;
+
+/**
+ * A charge's receipt links (DESIGN §27), exactly when `GET /api/v1/receipts/{id}` has the receipt
+ * (core/receipts.ts): `receiptUrl` once it is SUCCESS (a purchase's under its `xp…` id), and
+ * `refundReceiptUrl` once refunds gave some of a charge back (never a purchase's: a seller was paid).
+ * Absent otherwise. Built from the record alone: no request to anything.
+ */
+function chargeReceiptLinks(charge: Charge, baseUrl: ReceiptLinks) {
+  if (baseUrl === undefined) return {};
+  const settled = charge.status === 'SUCCESS';
+  const refunded = !charge.purchase && (charge.refundedAmount ?? 0) > 0;
+  return {
+    ...(settled ? { receiptUrl: receiptUrlOf(charge.purchase ? 'x402_purchase' : 'charge', publicChargeId(charge), baseUrl) } : {}),
+    ...(refunded ? { refundReceiptUrl: receiptUrlOf('refund', charge.id, baseUrl) } : {}),
+  };
+}
 
 /** The id clients see: an x402 purchase's own (`xp…`, DESIGN §22), never the id of the hold behind it. */
 const publicChargeId = (charge: Charge): string => (charge.purchase ? purchaseIdOf(charge.id) : charge.id);
 
-export function chargeView(charge: Charge) {
+export function chargeView(charge: Charge, baseUrl: ReceiptLinks) {
   return {
     id: publicChargeId(charge),
     idempotencyKey: charge.idempotencyKey,
@@ -29,6 +54,7 @@ export function chargeView(charge: Charge) {
     refundedAmount: jsonAmount(charge.refundedAmount ?? 0, charge.currency),
     // Only on a charge made with a grant key (DESIGN §16): account-key charges answer as in v1.
     ...(charge.grantId !== undefined ? { grantId: charge.grantId } : {}),
+    ...chargeReceiptLinks(charge, baseUrl),
   };
 }
 
@@ -36,8 +62,8 @@ export function chargeView(charge: Charge) {
  * A charge in its payer's history: the Charge fields and the agent that made it; an x402 purchase
  * (DESIGN §22) as one with its own id, `type: "x402_purchase"`, who was paid and for what.
  */
-export function userChargeView(charge: Charge) {
-  const view = { ...chargeView(charge), agent: { id: charge.agentId, name: charge.agentName ?? null } };
+export function userChargeView(charge: Charge, baseUrl: ReceiptLinks) {
+  const view = { ...chargeView(charge, baseUrl), agent: { id: charge.agentId, name: charge.agentName ?? null } };
   // A tab's hold and its capture (DESIGN §29): the tab it was for (the agent reads it as the tab's chargeId).
   if (charge.tabId !== undefined) return { ...view, type: 'tab' as const, tabId: charge.tabId };
   if (!charge.purchase) return view;
@@ -54,7 +80,7 @@ export function userChargeView(charge: Charge) {
  * values, the seller's terms, and the payment the service signed (null until it has one: waiting
  * for the payer's approval, or ended without one).
  */
-export function purchaseView(charge: Charge) {
+export function purchaseView(charge: Charge, baseUrl: ReceiptLinks) {
   const p = charge.purchase;
   if (!p) throw new Error(`charge ${charge.id} is not a purchase`);
   return {
@@ -72,6 +98,10 @@ export function purchaseView(charge: Charge) {
     expiresAt: charge.expiresAt ?? null,
     paymentPayload: charge.status === 'PENDING' || charge.status === 'SUCCESS' ? paymentPayloadView(p.signed) : null,
     transaction: p.transaction ?? null,
+    // Captured on chain: its receipt (type x402_purchase), as any settled charge's.
+    ...(baseUrl !== undefined && charge.status === 'SUCCESS'
+      ? { receiptUrl: receiptUrlOf('x402_purchase', purchaseIdOf(charge.id), baseUrl) }
+      : {}),
   };
 }
 
@@ -125,7 +155,7 @@ export function withdrawalView(payout: Payout, options: { accountCreationFee: bo
  * `accountCreationFee` what creating the destination's token account cost (0 when none),
  * `netAmount` what the rail pays. Unknown values are null, never absent.
  */
-export function payoutView(payout: Payout) {
+export function payoutView(payout: Payout, baseUrl: ReceiptLinks) {
   return {
     id: payout.id,
     agentId: payout.agentId,
@@ -142,6 +172,8 @@ export function payoutView(payout: Payout) {
     platformFeeRate: PLATFORM_FEE_RATE,
     accountCreationFee: jsonAmount(payout.accountCreationFee, payout.currency),
     failureReason: payout.failureReason ?? null,
+    // COMPLETED: paid out, so its receipt exists (type payout); absent while it may still fail.
+    ...(baseUrl !== undefined && payout.status === 'COMPLETED' ? { receiptUrl: receiptUrlOf('payout', payout.id, baseUrl) } : {}),
   };
 }
 

@@ -9,7 +9,9 @@ import { AmountError, parseAmount, unitsToMinor } from '../core/money';
 import type { Payout } from '../core/payouts';
 import { jsonAmount } from './json';
 import { AMOUNT_META } from './money.schemas';
+import { receiptLink, receiptUrlOf } from './responses/receipts';
 import { amountLiteral } from './validation';
+import type { ReceiptLinks } from './views';
 
 /**
  * `POST /api/v1/agents/x402/payments/{id}/refund`: `{amount?}` in USDC, read exactly from its literal
@@ -49,6 +51,11 @@ export const x402RefundCreatedSchema = z.object({
 export const x402RefundSchema = x402RefundCreatedSchema.extend({
   transaction: z.string().optional().meta({ description: 'The Solana transaction that paid it, once COMPLETED.' }),
   createdAt: z.string(),
+  receiptUrl: receiptLink(
+    "The read's, once COMPLETED: the refund's receipt (`GET /api/v1/receipts/{id}`, type `refund`, its `xr…` id), a signed " +
+      'record the agent reads with its key (docs/receipts.md). Absent before, and in the event (it carries `receipt` itself).',
+    'xr01jhx3k6v1f8q2n7c9m4p5r6s7',
+  ),
 });
 
 /** What a refund answers when it is made (202). */
@@ -63,11 +70,15 @@ export function x402RefundCreatedView(refund: Payout) {
   };
 }
 
-/** A refund as it is read (and as its event carries it). */
-export function x402RefundView(refund: Payout) {
+/**
+ * A refund as it is read, with its receipt link on `baseUrl` once COMPLETED (DESIGN §27); as its
+ * event carries it with no address (undefined): no link, the event carries its signed `receipt`.
+ */
+export function x402RefundView(refund: Payout, baseUrl: ReceiptLinks) {
   return {
     ...x402RefundCreatedView(refund),
     ...(refund.txHash ? { transaction: refund.txHash } : {}),
     createdAt: refund.createdAt,
+    ...(baseUrl !== undefined && refund.status === 'COMPLETED' ? { receiptUrl: receiptUrlOf('refund', refund.id, baseUrl) } : {}),
   };
 }

@@ -5,6 +5,7 @@
  * (`@x402/svm`), which does the transaction checks.
  */
 import * as z from 'zod';
+import { receiptLink } from './responses/receipts';
 
 /** What the seller asked for, as its middleware sends it (`PaymentRequirements`). */
 export const paymentRequirementsSchema = z.looseObject({
@@ -150,6 +151,11 @@ export const purchaseSchema = z.object({
         'What a stock SchemeNetworkClient.createPaymentPayload returns; null while it waits for the payer, or once it ended without one.',
     }),
   transaction: z.string().nullable().meta({ description: 'The transaction the payment landed under, once SUCCESS.' }),
+  receiptUrl: receiptLink(
+    "Once SUCCESS (captured on chain): the purchase's receipt (`GET /api/v1/receipts/{id}`, type `x402_purchase`), a " +
+      'signed record the agent or its payer reads with its own key (docs/receipts.md). Absent before.',
+    'xp01jhx3k6v1f8q2n7c9m4p5r6s7a01jhx3k6v1f8q2n7c9m4p5r6s7',
+  ),
 });
 
 export const purchaseListSchema = z.object({ data: z.array(purchaseSchema), nextCursor: z.string().nullable() });

@@ -12,7 +12,7 @@ import { payoutView } from '../contracts/views';
 import type { Payout } from '../core/payouts';
 import * as NEEDS from '../registry/needs.generated';
 import { cancelPayout, listPayoutsForOperator, releasePayout } from '../use-cases/payouts/payout-holds';
-import { operation } from './operation';
+import { operation, type RenderContext } from './operation';
 
 const OPERATOR = { kind: 'operator' } as const;
 
@@ -20,9 +20,9 @@ const OPERATOR = { kind: 'operator' } as const;
 export const payoutAnswer = (payout: Payout) => answerOf(renderPayout(payout));
 
 /** A page of payouts (200). */
-export const payoutPageAnswer = (page: { payouts: Payout[]; nextCursor: string | null }) => ({
+export const payoutPageAnswer = (page: { payouts: Payout[]; nextCursor: string | null }, { baseUrl }: RenderContext) => ({
   statusCode: 200,
-  body: { payouts: page.payouts.map(payoutView), nextCursor: page.nextCursor },
+  body: { payouts: page.payouts.map((p) => payoutView(p, baseUrl)), nextCursor: page.nextCursor },
 });
 
 /** GET /api/v1/admin/payouts?status=HELD&limit=&cursor=: held payouts, oldest first. */
@@ -32,6 +32,8 @@ export const adminListPayoutsOperation = operation({
   credentials: OPERATOR,
   idempotency: 'none',
   query: adminListPayoutsQuerySchema,
+  // A COMPLETED payout's receipt link, as its agent's list shows it (the agent reads it; the operator is no party).
+  links: true,
   run: ({ query }) => listPayoutsForOperator(query),
   render: payoutPageAnswer,
 });

@@ -20,7 +20,9 @@ export const adminRefundChargeOperation = operation({
   credentials: OPERATOR,
   idempotency: 'required',
   body: { schema: refundChargeSchema, optional: true },
-  run: ({ params, idempotencyKey, body }) =>
-    refundChargeByOperator({ agentId: params.id, chargeId: params.chargeId, idempotencyKey, ...body }),
+  // The refunded charge's receipt links, as the agent's own refund answers it (on PUBLIC_BASE_URL, stored with the answer).
+  links: true,
+  run: ({ params, idempotencyKey, body, baseUrl }) =>
+    refundChargeByOperator({ agentId: params.id, chargeId: params.chargeId, idempotencyKey, baseUrl, ...body }),
   render: settledChargeAnswer,
 });

@@ -13,15 +13,15 @@ import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
 import { agentBalance, type ChargePage, createCharge, listAgentCharges, readCharge } from '../use-cases/charges/charges';
 import { listChargesForOperator } from '../use-cases/charges/operator-earnings';
-import { operation } from './operation';
+import { operation, type RenderContext } from './operation';
 
-/** A charge as its answer (200). */
-export const chargeAnswer = (charge: Charge) => ({ statusCode: 200, body: chargeView(charge) });
+/** A charge as its answer (200), its receipt links on `baseUrl` once settled (DESIGN §27). */
+export const chargeAnswer = (charge: Charge, { baseUrl }: RenderContext) => ({ statusCode: 200, body: chargeView(charge, baseUrl) });
 
-/** A page of charges as its answer (200). */
-export const chargePageAnswer = (page: ChargePage) => ({
+/** A page of charges as its answer (200), each with its receipt links. */
+export const chargePageAnswer = (page: ChargePage, { baseUrl }: RenderContext) => ({
   statusCode: 200,
-  body: { data: page.charges.map(chargeView), pagination: page.pagination, nextCursor: page.nextCursor },
+  body: { data: page.charges.map((c) => chargeView(c, baseUrl)), pagination: page.pagination, nextCursor: page.nextCursor },
 });
 
 /** POST /api/v1/agents/charges: x-agent-key, x-user-key (an account key or a grant key), Idempotency-Key. */
@@ -31,11 +31,11 @@ export const createChargeOperation = operation({
   credentials: { kind: 'agentForPayer', refusal: AUTH_MESSAGES.createCharge },
   idempotency: 'required',
   body: { schema: createChargeSchema },
-  // Charges above a payer's approval threshold hand out approval links (on PUBLIC_BASE_URL).
+  // Charges above a payer's approval threshold hand out approval links, a charge made its receipt link (on PUBLIC_BASE_URL).
   links: true,
   run: ({ caller: { agent, userId, userKeyHash, grant }, idempotencyKey, body, baseUrl }) =>
     createCharge({ agent, userId, userKeyHash, grant, idempotencyKey, baseUrl, ...body }),
-  render: (outcome) => answerOf(renderCharge(outcome)),
+  render: (outcome, { baseUrl }) => answerOf(renderCharge(outcome, baseUrl)),
 });
 
 /**
@@ -49,6 +49,8 @@ export const getChargeOperation = operation({
   needs: NEEDS.getCharge,
   credentials: { kind: 'agentOrOperatorKey', refusal: AUTH_MESSAGES.getCharge },
   idempotency: 'none',
+  // A settled charge's receipt links (on PUBLIC_BASE_URL).
+  links: true,
   run: ({ caller, params }) => readCharge('agent' in caller ? caller.agent.id : undefined, params.id),
   render: chargeAnswer,
 });
@@ -59,6 +61,8 @@ export const adminGetChargeOperation = operation({
   needs: NEEDS.adminGetCharge,
   credentials: { kind: 'operator' },
   idempotency: 'none',
+  // The receipt links the parties read (the operator reads none: it is no party; the charge's one shape, DESIGN §27).
+  links: true,
   run: ({ params }) => readCharge(undefined, params.id),
   render: chargeAnswer,
 });
@@ -70,6 +74,8 @@ export const listChargesOperation = operation({
   credentials: { kind: 'agent', refusal: AUTH_MESSAGES.listCharges },
   idempotency: 'none',
   query: listChargesQuerySchema,
+  // Each settled charge's receipt links (on PUBLIC_BASE_URL).
+  links: true,
   run: ({ caller: { agent }, query }) => listAgentCharges(agent.id, query),
   render: chargePageAnswer,
 });
@@ -91,6 +97,8 @@ export const adminListAgentChargesOperation = operation({
   credentials: { kind: 'operator' },
   idempotency: 'none',
   query: listChargesQuerySchema,
+  // The receipt links the parties read, as the agent's own list shows them.
+  links: true,
   run: ({ params, query }) => listChargesForOperator(params.id, query),
   render: chargePageAnswer,
 });

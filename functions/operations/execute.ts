@@ -37,7 +37,7 @@ export async function execute<C extends Credentials, I extends Idempotency, B, Q
   const body = (op.body ? bodyOf(op.body, req) : undefined) as B;
   const baseUrl = op.links && options.baseUrl ? options.baseUrl() : '';
   const outcome = await op.run({ caller, idempotencyKey, params: req.params, query, body, baseUrl });
-  return outcome instanceof StoredReply ? outcome.toResult() : op.render(outcome);
+  return outcome instanceof StoredReply ? outcome.toResult() : op.render(outcome, { baseUrl });
 }
 
 /** The input of a call whose caller an adapter has already recognised (`runFor`): parts as values, not HTTP. */

@@ -10,10 +10,10 @@ import type { Charge } from '../core/charges';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
 import { captureCharge, refundCharge, releaseCharge } from '../use-cases/charges/lifecycle';
-import { operation } from './operation';
+import { operation, type RenderContext } from './operation';
 
-/** A capture, release or refund's answer: the charge after it (200). */
-export const settledChargeAnswer = (charge: Charge) => answerOf(renderSettledCharge(charge));
+/** A capture, release or refund's answer: the charge after it (200), its receipt links on the public address. */
+export const settledChargeAnswer = (charge: Charge, { baseUrl }: RenderContext) => answerOf(renderSettledCharge(charge, baseUrl));
 
 /** POST /api/v1/agents/charge/{id}/capture: x-agent-key, Idempotency-Key, `{amount?}` (absent or blank: all of the hold). */
 export const captureChargeOperation = operation({
@@ -22,7 +22,10 @@ export const captureChargeOperation = operation({
   credentials: { kind: 'agent', refusal: AUTH_MESSAGES.lifecycle },
   idempotency: 'required',
   body: { schema: captureChargeSchema, optional: true },
-  run: ({ caller: { agent }, idempotencyKey, params, body }) => captureCharge({ agent, chargeId: params.id, idempotencyKey, ...body }),
+  // The captured charge's receipt link (on PUBLIC_BASE_URL), in the answer and in the one stored under the key.
+  links: true,
+  run: ({ caller: { agent }, idempotencyKey, params, body, baseUrl }) =>
+    captureCharge({ agent, chargeId: params.id, idempotencyKey, baseUrl, ...body }),
   render: settledChargeAnswer,
 });
 
@@ -34,7 +37,8 @@ export const releaseChargeOperation = operation({
   idempotency: 'required',
   body: { schema: releaseChargeSchema, optional: true },
   run: ({ caller: { agent }, idempotencyKey, params }) => releaseCharge({ agent, chargeId: params.id, idempotencyKey }),
-  render: settledChargeAnswer,
+  // A released hold is FAILED: it has no receipt, so its answer links none (and the route makes no links).
+  render: (charge) => answerOf(renderSettledCharge(charge, undefined)),
 });
 
 /** POST /api/v1/agents/charge/{id}/refund: x-agent-key, Idempotency-Key, `{amount?}` (absent or blank: all that is left). */
@@ -44,6 +48,9 @@ export const refundChargeOperation = operation({
   credentials: { kind: 'agent', refusal: AUTH_MESSAGES.lifecycle },
   idempotency: 'required',
   body: { schema: refundChargeSchema, optional: true },
-  run: ({ caller: { agent }, idempotencyKey, params, body }) => refundCharge({ agent, chargeId: params.id, idempotencyKey, ...body }),
+  // The charge's receipt link and its refunds' (refundReceiptUrl, DESIGN §27), on PUBLIC_BASE_URL, stored with the answer.
+  links: true,
+  run: ({ caller: { agent }, idempotencyKey, params, body, baseUrl }) =>
+    refundCharge({ agent, chargeId: params.id, idempotencyKey, baseUrl, ...body }),
   render: settledChargeAnswer,
 });

@@ -87,6 +87,12 @@ export interface OperationCall<C extends Credentials, I extends Idempotency, B, 
   baseUrl: string;
 }
 
+/** What `render` gets beside the outcome. */
+export interface RenderContext {
+  /** The API's public address without a trailing slash (`links: true` only; '' otherwise), as `run` got it. */
+  baseUrl: string;
+}
+
 export interface Operation<
   C extends Credentials = Credentials,
   I extends Idempotency = Idempotency,
@@ -104,12 +110,15 @@ export interface Operation<
   body?: BodySpec<B>;
   /** The query string's strict schema: the one the registry entry documents. Absent: not read. */
   query?: z.ZodType<Q>;
-  /** Hands out links to the API (approval links): `run` gets the public base URL. */
+  /** Hands out links to the API (approval links, receipt links): `run` and `render` get the public base URL. */
   links?: true;
   /** The route's one use case, called with checked parts; its outcome, or an earlier answer under the same key. */
   run(call: OperationCall<C, I, B, Q>): Promise<O | StoredReply>;
-  /** The outcome as the route's answer (a stored replay is sent as it was, never rendered again). */
-  render(outcome: O): ApiResult;
+  /**
+   * The outcome as the route's answer (a stored replay is sent as it was, never rendered again);
+   * `baseUrl` as `run` got it, for the links the answer hands out (receipt links, DESIGN §27).
+   */
+  render(outcome: O, context: RenderContext): ApiResult;
 }
 
 /** An operation, its types inferred from the object (the credentials, key rule and schemas type `run`'s call). */

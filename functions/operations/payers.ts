@@ -26,10 +26,12 @@ import {
   type UserChargePage,
 } from '../use-cases/identity/payers';
 import { rotateUserKeyByOperator } from '../use-cases/identity/users';
-import { operation } from './operation';
+import { operation, type RenderContext } from './operation';
 
-/** A charge as the payer's decision left it (200). */
-const decidedAnswer = (charge: Charge) => ({ statusCode: 200, body: chargeView(charge) });
+/** A charge as the payer's decision left it (200): approved and SUCCESS, with its receipt link (DESIGN §27). */
+const decidedAnswer = (charge: Charge, { baseUrl }: RenderContext) => ({ statusCode: 200, body: chargeView(charge, baseUrl) });
+/** A charge the payer declined or released: FAILED, no receipt to link (the route makes no links). */
+const endedAnswer = (charge: Charge) => ({ statusCode: 200, body: chargeView(charge, undefined) });
 /** The policy as stored (200). */
 const policyAnswer = (policy: SpendingPolicy) => ({ statusCode: 200, body: policyView(policy) });
 /** A rotation's answer: the new key, shown once, and what it ended (200). */
@@ -85,6 +87,8 @@ export const userApproveChargeOperation = operation({
   needs: NEEDS.userApproveCharge,
   credentials: { kind: 'payer' },
   idempotency: 'none',
+  // An approved charge is SUCCESS: its receipt link (on PUBLIC_BASE_URL).
+  links: true,
   run: ({ caller: { userId }, params }) => approveCharge(userId, params.id),
   render: decidedAnswer,
 });
@@ -96,7 +100,7 @@ export const userDeclineChargeOperation = operation({
   credentials: { kind: 'payer' },
   idempotency: 'none',
   run: ({ caller: { userId }, params }) => declineCharge(userId, params.id),
-  render: decidedAnswer,
+  render: endedAnswer,
 });
 
 /** POST /api/v1/users/me/charges/{id}/release: x-user-key (the account key): the payer ends an open hold. */
@@ -106,7 +110,7 @@ export const userReleaseChargeOperation = operation({
   credentials: { kind: 'payer' },
   idempotency: 'none',
   run: ({ caller: { userId }, params }) => releaseMyCharge(userId, params.id),
-  render: decidedAnswer,
+  render: endedAnswer,
 });
 
 /** POST /api/v1/users/me/keys/rotate: x-user-key; answers the new key once. */

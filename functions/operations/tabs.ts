@@ -27,7 +27,7 @@ export const openTabOperation = operation({
   links: true,
   run: ({ caller: { agent, userId, userKeyHash, grant }, idempotencyKey, body, baseUrl }) =>
     openTab({ agent, userId, userKeyHash, grant, idempotencyKey, baseUrl, ...body }),
-  render: (outcome) => answerOf(renderCharge(outcome)),
+  render: (outcome, { baseUrl }) => answerOf(renderCharge(outcome, baseUrl)),
 });
 
 /** POST /api/v1/agents/tabs/{id}/usage: x-agent-key, Idempotency-Key, `{amount, description?}`. */

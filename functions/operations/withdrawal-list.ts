@@ -7,12 +7,12 @@ import { payoutView } from '../contracts/views';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
 import { listWithdrawals, type WithdrawalsAnswer } from '../use-cases/payouts/withdrawals';
-import { operation } from './operation';
+import { operation, type RenderContext } from './operation';
 
 /** A list of withdrawals as its answer (200): the one payout asked for, or a page. */
-export function withdrawalsAnswer(answer: WithdrawalsAnswer) {
-  if (answer.kind === 'one') return { statusCode: 200, body: payoutView(answer.payout) };
-  return { statusCode: 200, body: { payouts: answer.payouts.map(payoutView), nextCursor: answer.nextCursor } };
+export function withdrawalsAnswer(answer: WithdrawalsAnswer, { baseUrl }: RenderContext) {
+  if (answer.kind === 'one') return { statusCode: 200, body: payoutView(answer.payout, baseUrl) };
+  return { statusCode: 200, body: { payouts: answer.payouts.map((p) => payoutView(p, baseUrl)), nextCursor: answer.nextCursor } };
 }
 
 /** GET /api/v1/agents/withdraw?limit=&cursor= (newest first) or ?payoutId= (one Payout): x-agent-key. */
@@ -22,6 +22,8 @@ export const listWithdrawalsOperation = operation({
   credentials: { kind: 'agent', refusal: AUTH_MESSAGES.listWithdrawals },
   idempotency: 'none',
   query: listWithdrawalsQuerySchema,
+  // A COMPLETED payout's receipt link (on PUBLIC_BASE_URL).
+  links: true,
   run: ({ caller: { agent }, query }) => listWithdrawals(agent.id, query),
   render: withdrawalsAnswer,
 });

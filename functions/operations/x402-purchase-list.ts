@@ -20,12 +20,14 @@ export const listPurchasesOperation = operation({
   credentials: { kind: 'agentOrBearer', refusal: AUTH_MESSAGES.x402 },
   idempotency: 'none',
   query: listX402PaymentsQuerySchema,
+  // Each captured purchase's receipt link (on PUBLIC_BASE_URL).
+  links: true,
   run: async ({ caller: { agent }, query }) => {
     const { limit, after } = pageOf(query, (id) => isId('charge', id));
     return { limit, ...(await listPurchases(agent.id, { limit, ...(after ? { after } : {}) })) };
   },
-  render: ({ charges, lastId, limit }) => ({
+  render: ({ charges, lastId, limit }, { baseUrl }) => ({
     statusCode: 200,
-    body: { data: charges.map(purchaseView), nextCursor: lastId ? encodeCursor([lastId, limit]) : null },
+    body: { data: charges.map((c) => purchaseView(c, baseUrl)), nextCursor: lastId ? encodeCursor([lastId, limit]) : null },
   }),
 });

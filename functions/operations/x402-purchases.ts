@@ -17,13 +17,13 @@ import type { Charge } from '../core/charges';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import * as NEEDS from '../registry/needs.generated';
 import { createPurchase, getPurchase, type PurchaseRequest, reportReceipt } from '../use-cases/x402-purchases/purchases';
-import { operation } from './operation';
+import { operation, type RenderContext } from './operation';
 
 const purchaseSigner = async () => (await import('../x402/purchase-signer')).purchaseSignerFor();
 const purchaseChain = async () => (await import('../x402/purchase-chain')).purchaseChain();
 
 /** A purchase as its answer (200). */
-export const purchaseAnswer = (charge: Charge) => ({ statusCode: 200, body: purchaseView(charge) });
+export const purchaseAnswer = (charge: Charge, { baseUrl }: RenderContext) => ({ statusCode: 200, body: purchaseView(charge, baseUrl) });
 
 /**
  * POST /api/v1/agents/x402/purchases: x-agent-key, x-user-key (an account key or a grant key),
@@ -41,7 +41,7 @@ export const createPurchaseOperation = operation({
   links: true,
   run: ({ caller: { agent, userId, userKeyHash, grant }, idempotencyKey, body, baseUrl }) =>
     createPurchase({ agent, userId, userKeyHash, grant, idempotencyKey, baseUrl, body: body as PurchaseRequest, signer: purchaseSigner }),
-  render: (outcome) => answerOf(renderCharge(outcome)),
+  render: (outcome, { baseUrl }) => answerOf(renderCharge(outcome, baseUrl)),
 });
 
 /** GET /api/v1/agents/x402/purchases/{id}: the agent key; the purchase, with its payment once it may be paid (signed on the first read after approval). */
@@ -50,6 +50,8 @@ export const getPurchaseOperation = operation({
   needs: NEEDS.agentX402PurchaseGet,
   credentials: { kind: 'agentOrBearer', refusal: AUTH_MESSAGES.x402 },
   idempotency: 'none',
+  // A captured purchase's receipt link (on PUBLIC_BASE_URL).
+  links: true,
   run: ({ caller: { agent }, params }) => getPurchase(agent.id, params.id, purchaseSigner),
   render: purchaseAnswer,
 });
@@ -61,6 +63,8 @@ export const purchaseReceiptOperation = operation({
   credentials: { kind: 'agentOrBearer', refusal: AUTH_MESSAGES.x402 },
   idempotency: 'none',
   body: { schema: purchaseReceiptSchema },
+  // The purchase it captures answers with its receipt link (on PUBLIC_BASE_URL).
+  links: true,
   run: ({ caller: { agent }, params, body }) => reportReceipt(agent.id, params.id, body, purchaseChain),
   render: purchaseAnswer,
 });

@@ -33,6 +33,8 @@ export const getX402RefundOperation = operation({
   needs: NEEDS.agentX402RefundGet,
   credentials: { kind: 'anyAgentKey', refusal: AUTH_MESSAGES.x402Refund },
   idempotency: 'none',
+  // A COMPLETED refund's receipt link (on PUBLIC_BASE_URL, DESIGN §27).
+  links: true,
   run: ({ caller: { agentKeyHash }, params }) => getX402Refund(agentKeyHash, params.id),
-  render: (refund) => ({ statusCode: 200, body: x402RefundView(refund) }),
+  render: (refund, { baseUrl }) => ({ statusCode: 200, body: x402RefundView(refund, baseUrl) }),
 });

@@ -15,7 +15,7 @@ import {
   BODY_ERRORS,
   BUSY,
   EXAMPLE_CHARGE,
-  EXAMPLE_PAYOUT,
+  EXAMPLE_PAYOUT_FIELDS,
   EXAMPLE_REFUNDED,
   errors,
   IDEMPOTENCY_ERRORS,
@@ -31,7 +31,7 @@ import type { DocumentedRoute } from './spec';
 
 // --- The operator and a disabled agent's money (docs/payouts.md "Held payouts", docs/lifecycle.md) ---
 const EXAMPLE_HELD_PAYOUT = {
-  ...EXAMPLE_PAYOUT,
+  ...EXAMPLE_PAYOUT_FIELDS,
   status: 'HELD',
   externalId: null,
   txHash: null,
@@ -55,6 +55,8 @@ export const OPERATOR_MONEY_ROUTES = [
     path: '/api/v1/admin/payouts',
     table: uses('listPayoutsByStatus'),
     admin: true,
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: 'List held payouts',
       description:
@@ -135,6 +137,8 @@ export const OPERATOR_MONEY_ROUTES = [
     path: '/api/v1/admin/agents/{id}/charges',
     table: uses('getAgentById', 'listCharges', 'readAgentLedger'),
     admin: true,
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: "List any agent's charges",
       description:
@@ -163,6 +167,8 @@ export const OPERATOR_MONEY_ROUTES = [
     path: '/api/v1/admin/agents/{id}/charges/{chargeId}/refund',
     table: uses('idempotentCommand', 'readChargeAndLedger', 'commitOperatorRefund'),
     admin: true,
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: "Refund any agent's charge",
       description:

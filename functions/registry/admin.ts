@@ -254,6 +254,8 @@ export const ADMIN_ROUTES = [
     path: '/api/v1/admin/charges/{id}',
     table: uses('getChargeById'),
     admin: true,
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: "Get any agent's charge",
       tag: 'Admin',

@@ -19,6 +19,7 @@ import {
   BODY_ERRORS,
   BUSY,
   EXAMPLE_CHARGE,
+  EXAMPLE_CHARGE_FIELDS,
   EXAMPLE_REFUNDED,
   errors,
   IDEMPOTENCY_ERRORS,
@@ -39,7 +40,7 @@ import { CAPTURE, CHARGE, LIST_CHARGES, REFUND, RELEASE } from './tables';
 const CHARGE_BODY = { amount: num('1.5'), currency: 'USD' };
 
 const EXAMPLE_PENDING = {
-  ...EXAMPLE_CHARGE,
+  ...EXAMPLE_CHARGE_FIELDS,
   amount: 15,
   status: 'PENDING',
   pendingReason: 'user_approval',
@@ -49,7 +50,7 @@ const EXAMPLE_PENDING = {
 
 // --- The charge lifecycle (docs/lifecycle.md) ---
 const EXAMPLE_HOLD = {
-  ...EXAMPLE_CHARGE,
+  ...EXAMPLE_CHARGE_FIELDS,
   amount: 1,
   description: 'LLM call, metered',
   status: 'PENDING',
@@ -58,7 +59,13 @@ const EXAMPLE_HOLD = {
   authorizedAmount: 1,
 };
 
-const EXAMPLE_CAPTURED = { ...EXAMPLE_HOLD, amount: 0.37, status: 'SUCCESS', pendingReason: null };
+const EXAMPLE_CAPTURED = {
+  ...EXAMPLE_HOLD,
+  amount: 0.37,
+  status: 'SUCCESS',
+  pendingReason: null,
+  receiptUrl: EXAMPLE_CHARGE.receiptUrl,
+};
 
 const EXAMPLE_RELEASED = { ...EXAMPLE_HOLD, status: 'FAILED', pendingReason: null, failureReason: 'released by agent' };
 
@@ -144,6 +151,8 @@ export const AGENT_CHARGE_ROUTES = [
     method: 'GET',
     path: '/api/v1/agents/charges',
     table: LIST_CHARGES,
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: "List the agent's charges",
       description: 'Newest first. Follow `nextCursor` to read further; page numbers stop at page × limit = 10000.',
@@ -169,6 +178,8 @@ export const AGENT_CHARGE_ROUTES = [
     table: uses('agentKeyLookup', 'getCharge'),
     adminKeyAlternative: true,
     operatorTable: uses('getChargeById'),
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: 'Get a charge',
       description:
@@ -193,6 +204,8 @@ export const CHARGE_LIFECYCLE_ROUTES = [
     method: 'POST',
     path: '/api/v1/agents/charge/{id}/capture',
     table: CAPTURE,
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: 'Capture a hold',
       description:
@@ -271,6 +284,8 @@ export const CHARGE_LIFECYCLE_ROUTES = [
     method: 'POST',
     path: '/api/v1/agents/charge/{id}/refund',
     table: REFUND,
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: 'Refund a charge',
       description:

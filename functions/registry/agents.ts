@@ -212,6 +212,8 @@ export const AGENT_ROUTES = [
     method: 'GET',
     path: '/api/v1/agents/withdraw',
     table: LIST_WITHDRAWALS,
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: "List the agent's payouts, or get one",
       description: '`?payoutId=` answers that one Payout; otherwise a page of payouts, newest first.',

@@ -180,7 +180,11 @@ export const LIST_400 = lazy(() => [
 
 export const PAGE_400 = lazy(() => invalid(listChargesQuerySchema, { page: '0' }));
 
-export const EXAMPLE_CHARGE = {
+/** The address the examples' links are on. */
+export const EXAMPLE_BASE_URL = 'https://api.example.com';
+
+/** A charge's fields, as every example shows them; a settled one adds its receipt link (EXAMPLE_CHARGE). */
+export const EXAMPLE_CHARGE_FIELDS = {
   id: 'c01jhx3k6v1f8q2n7c9m4p5r6s7',
   idempotencyKey: '5b0c7d1e-0000-4000-8000-000000000001',
   amount: 1.5,
@@ -195,7 +199,18 @@ export const EXAMPLE_CHARGE = {
   refundedAmount: 0,
 };
 
-export const EXAMPLE_REFUNDED = { ...EXAMPLE_CHARGE, refundedAmount: 0.5 };
+/** A SUCCESS charge: with its receipt link (DESIGN §27). */
+export const EXAMPLE_CHARGE = {
+  ...EXAMPLE_CHARGE_FIELDS,
+  receiptUrl: `${EXAMPLE_BASE_URL}/api/v1/receipts/${EXAMPLE_CHARGE_FIELDS.id}`,
+};
+
+/** Refunded in part: the charge's receipt link and its refunds' (type `refund`). */
+export const EXAMPLE_REFUNDED = {
+  ...EXAMPLE_CHARGE,
+  refundedAmount: 0.5,
+  refundReceiptUrl: `${EXAMPLE_BASE_URL}/api/v1/receipts/${EXAMPLE_CHARGE_FIELDS.id}.refund`,
+};
 
 export const LIFECYCLE_400 = [msg('missingIdempotencyKey'), msg('invalidIdempotencyKey'), msg('invalidJsonBody')];
 
@@ -239,7 +254,8 @@ export const ROTATED_USER_KEY_EXAMPLE = {
 
 export const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
 
-export const EXAMPLE_PAYOUT = {
+/** A payout's fields; a COMPLETED one adds its receipt link (EXAMPLE_PAYOUT). */
+export const EXAMPLE_PAYOUT_FIELDS = {
   id: 'p01jhx3k6v1f8q2n7c9m4p5r6s7',
   agentId: 'a01jhx3k6v1f8q2n7c9m4p5r6s7',
   currency: 'USDC',
@@ -255,6 +271,11 @@ export const EXAMPLE_PAYOUT = {
   platformFeeRate: '3%',
   accountCreationFee: 0,
   failureReason: null,
+};
+
+export const EXAMPLE_PAYOUT = {
+  ...EXAMPLE_PAYOUT_FIELDS,
+  receiptUrl: `${EXAMPLE_BASE_URL}/api/v1/receipts/${EXAMPLE_PAYOUT_FIELDS.id}`,
 };
 
 export const EXAMPLE_BALANCES = { USD: 25.5, USDC: 0 };

@@ -4,14 +4,14 @@ import { NEEDS_ADMIN_AUTH, type RequiredConfig } from '../config';
 
 export const registerAgent: RequiredConfig = [{ oneOf: [['IDEMPOTENCY_KMS_KEY_ID'], ['IDEMPOTENCY_LOCAL_SECRET_KEY']] }];
 export const createCharge: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
-export const listCharges: RequiredConfig = [];
-export const getCharge: RequiredConfig = NEEDS_ADMIN_AUTH;
+export const listCharges: RequiredConfig = ['PUBLIC_BASE_URL'];
+export const getCharge: RequiredConfig = (cfg) => [...NEEDS_ADMIN_AUTH(cfg), 'PUBLIC_BASE_URL'];
 export const getBalance: RequiredConfig = [];
 export const withdraw: RequiredConfig = ['PAYOUT_QUEUE_URL', 'USDC_MINT', { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] }];
-export const listWithdrawals: RequiredConfig = [];
-export const captureCharge: RequiredConfig = [];
+export const listWithdrawals: RequiredConfig = ['PUBLIC_BASE_URL'];
+export const captureCharge: RequiredConfig = ['PUBLIC_BASE_URL'];
 export const releaseCharge: RequiredConfig = [];
-export const refundCharge: RequiredConfig = [];
+export const refundCharge: RequiredConfig = ['PUBLIC_BASE_URL'];
 export const rotateAgentKey: RequiredConfig = [];
 export const adminCreateUser: RequiredConfig = (cfg) => [
   ...NEEDS_ADMIN_AUTH(cfg),
@@ -23,18 +23,18 @@ export const adminRotateUserKey: RequiredConfig = NEEDS_ADMIN_AUTH;
 export const adminListAgents: RequiredConfig = NEEDS_ADMIN_AUTH;
 export const adminUpdateAgent: RequiredConfig = NEEDS_ADMIN_AUTH;
 export const adminGetAgent: RequiredConfig = NEEDS_ADMIN_AUTH;
-export const adminGetCharge: RequiredConfig = NEEDS_ADMIN_AUTH;
-export const adminListPayouts: RequiredConfig = NEEDS_ADMIN_AUTH;
+export const adminGetCharge: RequiredConfig = (cfg) => [...NEEDS_ADMIN_AUTH(cfg), 'PUBLIC_BASE_URL'];
+export const adminListPayouts: RequiredConfig = (cfg) => [...NEEDS_ADMIN_AUTH(cfg), 'PUBLIC_BASE_URL'];
 export const adminReleasePayout: RequiredConfig = NEEDS_ADMIN_AUTH;
 export const adminCancelPayout: RequiredConfig = NEEDS_ADMIN_AUTH;
-export const adminListAgentCharges: RequiredConfig = NEEDS_ADMIN_AUTH;
-export const adminRefundCharge: RequiredConfig = NEEDS_ADMIN_AUTH;
+export const adminListAgentCharges: RequiredConfig = (cfg) => [...NEEDS_ADMIN_AUTH(cfg), 'PUBLIC_BASE_URL'];
+export const adminRefundCharge: RequiredConfig = (cfg) => [...NEEDS_ADMIN_AUTH(cfg), 'PUBLIC_BASE_URL'];
 export const userMe: RequiredConfig = [];
 export const userListCharges: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];
 export const userStatement: RequiredConfig = [];
 export const userGetPolicy: RequiredConfig = [];
 export const userPutPolicy: RequiredConfig = [];
-export const userApproveCharge: RequiredConfig = [];
+export const userApproveCharge: RequiredConfig = ['PUBLIC_BASE_URL'];
 export const userDeclineCharge: RequiredConfig = [];
 export const userReleaseCharge: RequiredConfig = [];
 export const userRotateKey: RequiredConfig = [];
@@ -117,15 +117,20 @@ export const agentX402PurchaseCreate: RequiredConfig = [
   { oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] },
   'PUBLIC_BASE_URL',
 ];
-export const agentX402PurchasesList: RequiredConfig = [];
+export const agentX402PurchasesList: RequiredConfig = ['PUBLIC_BASE_URL'];
 export const agentX402PurchaseGet: RequiredConfig = [
   'USDC_MINT',
   { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
   { oneOf: [['SIGNER_FUNCTION_NAME'], ['SOLANA_HOT_WALLET_SECRET'], ['SOLANA_HOT_WALLET_SECRET_ARN']] },
+  'PUBLIC_BASE_URL',
 ];
-export const agentX402PurchaseReceipt: RequiredConfig = ['USDC_MINT', { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] }];
+export const agentX402PurchaseReceipt: RequiredConfig = [
+  'USDC_MINT',
+  { oneOf: [['SOLANA_RPC_URL'], ['SOLANA_RPC_URL_SECRET_ARN']] },
+  'PUBLIC_BASE_URL',
+];
 export const agentX402RefundCreate: RequiredConfig = ['PAYOUT_QUEUE_URL', 'USDC_MINT'];
-export const agentX402RefundGet: RequiredConfig = [];
+export const agentX402RefundGet: RequiredConfig = ['PUBLIC_BASE_URL'];
 export const getReceipt: RequiredConfig = [{ oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] }];
 export const jwks: RequiredConfig = [{ oneOf: [['RECEIPT_KMS_KEY_ID'], ['RECEIPT_LOCAL_KEY']] }];
 export const agentOpenTab: RequiredConfig = [{ oneOf: [['APPROVAL_SECRET'], ['APPROVAL_SECRET_ARN']] }, 'PUBLIC_BASE_URL'];

@@ -57,7 +57,7 @@ export interface RouteSpec<N extends string = string> {
   sealedAnswers?: boolean;
   /** Makes or checks approval links: reads the approval secret. */
   approvalSecret?: boolean;
-  /** Hands out links to the API (approval links): gets PUBLIC_BASE_URL, which it requires; links are never built from Host. */
+  /** Hands out links to the API (approval links, receipt links): gets PUBLIC_BASE_URL, which it requires; links are never built from Host. */
   publicLinks?: boolean;
   /** Web pages for people (the console, DESIGN §21), not API operations: the OpenAPI document leaves them out. */
   pages?: true;

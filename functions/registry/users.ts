@@ -15,6 +15,7 @@ import {
   BUSY,
   EXAMPLE_BALANCES,
   EXAMPLE_CHARGE,
+  EXAMPLE_CHARGE_FIELDS,
   errors,
   invalid,
   LIST_400,
@@ -203,6 +204,8 @@ export const USER_ROUTES = [
     method: 'POST',
     path: '/api/v1/users/me/charges/{id}/approve',
     table: combine(USER, APPROVE),
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: 'Approve a PENDING charge',
       tag: 'Users',
@@ -230,7 +233,7 @@ export const USER_ROUTES = [
       pathParams: { id: 'The charge id.' },
       responses: {
         200: ok('Declined: FAILED, the hold back to the user.', chargeBody, {
-          ...EXAMPLE_CHARGE,
+          ...EXAMPLE_CHARGE_FIELDS,
           status: 'FAILED',
           failureReason: 'declined by user',
         }),
@@ -254,7 +257,7 @@ export const USER_ROUTES = [
       pathParams: { id: 'The charge id.' },
       responses: {
         200: ok('Released: FAILED, the hold back to the user.', chargeBody, {
-          ...EXAMPLE_CHARGE,
+          ...EXAMPLE_CHARGE_FIELDS,
           status: 'FAILED',
           failureReason: 'released by user',
         }),

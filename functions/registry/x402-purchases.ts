@@ -17,7 +17,7 @@ import { X402_VERSION } from '../core/x402';
 import { refusalText as msg } from '../messages/catalogue';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import { uses } from '../store/access';
-import { BODY_ERRORS, BUSY, errors, IDEMPOTENCY_ERRORS, LIST_400, ok } from './doc';
+import { BODY_ERRORS, BUSY, EXAMPLE_BASE_URL, errors, IDEMPOTENCY_ERRORS, LIST_400, ok } from './doc';
 import type { DocumentedRoute } from './spec';
 import { PURCHASE_TABLE, READ_PURCHASE } from './tables';
 
@@ -153,6 +153,8 @@ export const X402_PURCHASE_ROUTES = [
     method: 'GET',
     path: '/api/v1/agents/x402/purchases',
     table: uses('agentKeyLookup', 'listAgentPurchases'),
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: "x402: the agent's purchases",
       description: 'Newest first; `nextCursor` for the next page.',
@@ -173,6 +175,8 @@ export const X402_PURCHASE_ROUTES = [
     path: '/api/v1/agents/x402/purchases/{id}',
     table: READ_PURCHASE,
     x402: 'settle',
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: 'x402: one purchase',
       description: 'The purchase; one its payer approved gets its payment on this read (a blockhash lives about a minute).',
@@ -197,6 +201,8 @@ export const X402_PURCHASE_ROUTES = [
     path: '/api/v1/agents/x402/purchases/{id}/receipt',
     table: uses('agentKeyLookup', 'getCharge', 'settlePurchase'),
     x402: 'read',
+    // Shows a settled movement's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: "x402: report the seller's settlement",
       description:
@@ -211,6 +217,7 @@ export const X402_PURCHASE_ROUTES = [
           ...EXAMPLE_PURCHASE,
           status: 'SUCCESS',
           transaction: X402_SIGNATURE,
+          receiptUrl: `${EXAMPLE_BASE_URL}/api/v1/receipts/${EXAMPLE_PURCHASE.id}`,
         }),
         400: errors('Not a transaction signature.', [msg('invalidTransactionSignature'), msg('invalidJsonBody')]),
         401: X402_401,

@@ -8,7 +8,7 @@ import { refundX402PaymentSchema, x402RefundCreatedSchema, x402RefundSchema } fr
 import { refusalText as msg } from '../messages/catalogue';
 import { AUTH_MESSAGES } from '../messages/credentials';
 import { uses } from '../store/access';
-import { amountProblem, BODY_ERRORS, BUSY, errors, IDEMPOTENCY_ERRORS, invalid, lazy, ok } from './doc';
+import { amountProblem, BODY_ERRORS, BUSY, EXAMPLE_BASE_URL, errors, IDEMPOTENCY_ERRORS, invalid, lazy, ok } from './doc';
 import type { DocumentedRoute } from './spec';
 import { X402_SIGNATURE } from './x402';
 
@@ -78,6 +78,8 @@ export const X402_REFUND_ROUTES = [
     method: 'GET',
     path: '/api/v1/agents/x402/refunds/{id}',
     table: uses('agentKeyLookup', 'getX402Refund'),
+    // Shows a COMPLETED refund's receipt link (DESIGN §27, on PUBLIC_BASE_URL).
+    publicLinks: true,
     operation: () => ({
       summary: 'x402: one refund',
       description: 'The refund, with its `transaction` once COMPLETED.',
@@ -90,6 +92,7 @@ export const X402_REFUND_ROUTES = [
           status: 'COMPLETED',
           transaction: X402_SIGNATURE,
           createdAt: '2026-01-15T09:30:00.000Z',
+          receiptUrl: `${EXAMPLE_BASE_URL}/api/v1/receipts/${EXAMPLE_REFUND.id}`,
         }),
         401: REFUND_401,
         404: errors('No such refund of this agent.', [msg('x402RefundNotFound')]),

@@ -51,6 +51,8 @@ describe('POST /api/v1/agents/charges', () => {
       description: 'forecast',
       status: 'SUCCESS',
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      // Settled: its receipt, on the stage's public address (DESIGN §27).
+      receiptUrl: `${t.stack.url}/api/v1/receipts/${res.body.id}`,
     });
     const usdc = await t.call<Charge>('POST', '/api/v1/agents/charges', {
       headers: chargeHeaders(agent.key, user.key, 'c-2'),

@@ -52,8 +52,8 @@ beforeAll(async () => {
   chargeId = (JSON.parse(charged.rawBody ?? '{}') as { id: string }).id;
   expect(chargeId).toMatch(/^c/);
   // 1.00 back by the agent, then 3.00 by the operator: 4.00 refunded, 3.00 of it the operator's.
-  expect((await refundCharge({ agent, chargeId, idempotencyKey: 'r1', amount: '1' })).statusCode).toBe(200);
-  expect((await refundChargeByOperator({ agentId, chargeId, idempotencyKey: 'r2', amount: '3' })).statusCode).toBe(200);
+  expect((await refundCharge({ agent, chargeId, idempotencyKey: 'r1', amount: '1', baseUrl: '' })).statusCode).toBe(200);
+  expect((await refundChargeByOperator({ agentId, chargeId, idempotencyKey: 'r2', amount: '3', baseUrl: '' })).statusCode).toBe(200);
 });
 
 async function chargeItemKey(): Promise<Record<string, unknown>> {

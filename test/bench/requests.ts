@@ -588,6 +588,24 @@ export async function consoleSecurityCost(user: Party, others = 0): Promise<Requ
 }
 
 /**
+ * Any signed-in console page (DESIGN §21's budget of 3), one GET of `path` (with `query`) by
+ * `user`, cold and warm, on a fresh session (its activity mark not due): what the Statement and
+ * Limits pages cost (docs/console.md "What the Statement and Limits pages cost").
+ */
+export async function consolePageCost(user: Party, path: string, query?: Record<string, string>): Promise<RequestCount[]> {
+  const session = await startSession(user.id, new Date(), { openedBy: { kind: 'accountKey', keyHash: hashKey(user.key) } });
+  const event = apiEvent('ANY', '/console/{proxy+}', path, {
+    headers: { cookie: `console=${session.cookieValue}` },
+    ...(query ? { query } : {}),
+  });
+  event.requestContext.http.method = 'GET';
+  const rows: RequestCount[] = [];
+  for (const state of ['cold', 'warm'] as const)
+    rows.push(await measure(`GET ${path}`, 'signed in', state, { route: 'console', event }, 200));
+  return rows;
+}
+
+/**
  * The payer's statement (DESIGN §26, docs/statement.md), the rows behind `bench: statement page
  * requests N`: a payer with a history longer than one Query reads when filtered
  * (STATEMENT_ROWS_PER_QUERY), then page 1 (cold and warm), a page filtered by a type no row has

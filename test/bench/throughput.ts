@@ -220,7 +220,8 @@ export function rawCharges(dynamoEndpoint: string): RawCharges {
       record: {
         fingerprint: fingerprint({ userId: user.id, amount: charge.amount, currency: charge.currency, description: DESCRIPTION }),
         statusCode: 201,
-        body: serialize(chargeView(charge)),
+        // The stored answer carries the charge's receipt link, on the address the service's links are on (the local stack sets it).
+        body: serialize(chargeView(charge, process.env.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '')),
       },
     };
     const [write, ...more] = await capturedWrites(() =>

@@ -47,12 +47,25 @@ describe('links', () => {
 
   it('every function that makes links gets the stage’s PUBLIC_BASE_URL, and no other does', () => {
     expect(linkMakers.sort()).toEqual([
+      // The operator's answers show a settled charge or a COMPLETED payout as its parties see it, receipt link and all (DESIGN §27).
+      'admin-get-charge',
+      'admin-list-agent-charges',
+      'admin-list-payouts',
+      'admin-refund-charge',
       'agent-create-grant-request',
       'agent-get-grant-request',
       // A tab above the payer's approval threshold waits like a hold, with its approval link (docs/tabs.md).
       'agent-open-tab',
       'agent-x402-purchase-create',
+      // A captured purchase carries its receipt link (DESIGN §27).
+      'agent-x402-purchase-get',
+      'agent-x402-purchase-receipt',
+      'agent-x402-purchases-list',
+      // A COMPLETED x402 refund's receipt link (DESIGN §27).
+      'agent-x402-refund-get',
       'agent-x402-settings',
+      // A captured or refunded charge carries its receipt links (receiptUrl, refundReceiptUrl: DESIGN §27).
+      'capture-charge',
       // The consent page reads the console's session (DESIGN §21); the console: passkeys' relying
       // party and the one Origin a form may come from (docs/console.md).
       'consent-decide',
@@ -63,8 +76,15 @@ describe('links', () => {
       'console-sign-in',
       'console-sign-up',
       'create-charge',
+      'get-charge',
+      'list-charges',
+      // A COMPLETED payout carries its receipt link (DESIGN §27).
+      'list-withdrawals',
       'mcp',
-      // The payer's PENDING history carries each user_approval charge's approval link (DESIGN §16).
+      'refund-charge',
+      // An approved charge is SUCCESS: its receipt link (DESIGN §27).
+      'user-approve-charge',
+      // The payer's PENDING history carries each user_approval charge's approval link (DESIGN §16), a settled one its receipt link.
       'user-list-charges',
     ]);
     for (const name of linkMakers) {

@@ -89,7 +89,7 @@ describe("the operator's refund", () => {
     });
     try {
       // In-process: over HTTP a lost answer is a 503 the caller retries; here the use case's own view.
-      await expect(refundChargeByOperator({ agentId: agent.id, chargeId, idempotencyKey: idem })).rejects.toThrow();
+      await expect(refundChargeByOperator({ agentId: agent.id, chargeId, idempotencyKey: idem, baseUrl: t.stack.url })).rejects.toThrow();
     } finally {
       lost.remove();
     }

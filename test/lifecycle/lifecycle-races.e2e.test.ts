@@ -482,6 +482,8 @@ describe('faults on capture and refund', () => {
           chargeId: hold.body.id,
           idempotencyKey: captureKey,
           amount: '4',
+          // The stage's public address, as the route gives it: the stored answer's links are what a replay over HTTP sends.
+          baseUrl: t.stack.url,
         }),
       ).rejects.toThrow('answer was lost');
     } finally {
@@ -500,6 +502,8 @@ describe('faults on capture and refund', () => {
           chargeId: hold.body.id,
           idempotencyKey: refundKey,
           amount: '1.5',
+          // The stage's public address, as the route gives it: the stored answer's links are what a replay over HTTP sends.
+          baseUrl: t.stack.url,
         }),
       ).rejects.toThrow('answer was lost');
     } finally {

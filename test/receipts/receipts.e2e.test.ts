@@ -274,6 +274,8 @@ describe('GET /api/v1/receipts/{id}', () => {
         iat: expect.any(Number),
       };
       expect((await verified(answer.body.receipt)).payload).toEqual(expected);
+      // The COMPLETED refund's read links that receipt, on the stage's address (DESIGN §27).
+      expect((done as { receiptUrl?: string }).receiptUrl).toBe(`${t.stack.url}/api/v1/receipts/${refundId}`);
 
       // Its event carries the same receipt, as the refund's agent reads it.
       const event = JSON.parse(

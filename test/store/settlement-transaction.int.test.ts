@@ -148,12 +148,23 @@ async function signedPurchase(agent: AgentRef, userId: string): Promise<string> 
   return `xp${chargeId.slice(1)}`;
 }
 
+/** The payer's answers here are rendered for their status only: links on the charges' address. */
+const LINKS = { baseUrl: 'https://pay.example.com' };
+
 describe('the items of a settlement’s transaction', () => {
   it('are exactly those pinned for every way a PENDING charge ends or advances, and each refusal', async () => {
     const agent = await testAgent();
     const cases: Record<string, Case> = {};
     const capture = (chargeId: string, amount?: string) =>
-      settled(() => captureCharge({ agent, chargeId, idempotencyKey: `capture-${++seq}`, ...(amount === undefined ? {} : { amount }) }));
+      settled(() =>
+        captureCharge({
+          agent,
+          chargeId,
+          idempotencyKey: `capture-${++seq}`,
+          baseUrl: 'https://pay.example.com',
+          ...(amount === undefined ? {} : { amount }),
+        }),
+      );
     const release = (chargeId: string) => settled(() => releaseCharge({ agent, chargeId, idempotencyKey: `release-${++seq}` }));
 
     // The sweeper first: each sweep finds only its one charge due.
@@ -174,15 +185,21 @@ describe('the items of a settlement’s transaction', () => {
 
     const approving = await payer({ USD: 10_000 }, { approvalAbove: { USD: 500 }, approvalWindowSeconds: 600 });
     const approved = await charge(agent, approving, { amount: 1000 });
-    cases['payer approves a charge'] = await settled(() => approveCharge(approving, approved).then(userApproveChargeOperation.render));
+    cases['payer approves a charge'] = await settled(() =>
+      approveCharge(approving, approved).then((c) => userApproveChargeOperation.render(c, LINKS)),
+    );
     const declined = await charge(agent, approving, { amount: 900 });
-    cases['payer declines a charge'] = await settled(() => declineCharge(approving, declined).then(userApproveChargeOperation.render));
+    cases['payer declines a charge'] = await settled(() =>
+      declineCharge(approving, declined).then((c) => userApproveChargeOperation.render(c, LINKS)),
+    );
     const releasedByPayer = await charge(agent, approving, { amount: 800 });
     cases['payer releases a charge awaiting approval'] = await settled(() =>
-      releaseMyCharge(approving, releasedByPayer).then(userApproveChargeOperation.render),
+      releaseMyCharge(approving, releasedByPayer).then((c) => userApproveChargeOperation.render(c, LINKS)),
     );
     const approvedHold = await charge(agent, approving, { amount: 1200, capture: false, holdSeconds: 600 });
-    cases['payer approves a hold'] = await settled(() => approveCharge(approving, approvedHold).then(userApproveChargeOperation.render));
+    cases['payer approves a hold'] = await settled(() =>
+      approveCharge(approving, approvedHold).then((c) => userApproveChargeOperation.render(c, LINKS)),
+    );
     cases['agent captures the approved hold'] = await capture(approvedHold);
 
     const grantApproving = await payer({ USD: 10_000 });
@@ -192,11 +209,11 @@ describe('the items of a settlement’s transaction', () => {
     });
     const grantApproved = await charge(agent, grantApproving, { amount: 900, ...approvalCall });
     cases['payer approves a grant charge'] = await settled(() =>
-      approveCharge(grantApproving, grantApproved).then(userApproveChargeOperation.render),
+      approveCharge(grantApproving, grantApproved).then((c) => userApproveChargeOperation.render(c, LINKS)),
     );
     const grantHoldApproval = await charge(agent, grantApproving, { amount: 700, capture: false, holdSeconds: 600, ...approvalCall });
     cases['payer approves a grant hold'] = await settled(() =>
-      approveCharge(grantApproving, grantHoldApproval).then(userApproveChargeOperation.render),
+      approveCharge(grantApproving, grantHoldApproval).then((c) => userApproveChargeOperation.render(c, LINKS)),
     );
 
     const holding = await payer({ USD: 10_000 });
@@ -205,7 +222,7 @@ describe('the items of a settlement’s transaction', () => {
     cases['agent releases a hold'] = await release(await charge(agent, holding, { amount: 600, capture: false }));
     const holdReleasedByPayer = await charge(agent, holding, { amount: 500, capture: false });
     cases['payer releases a hold'] = await settled(() =>
-      releaseMyCharge(holding, holdReleasedByPayer).then(userApproveChargeOperation.render),
+      releaseMyCharge(holding, holdReleasedByPayer).then((c) => userApproveChargeOperation.render(c, LINKS)),
     );
     cases['refused: capture of more than was held'] = await capture(await charge(agent, holding, { amount: 300, capture: false }), '5.00');
 
@@ -234,7 +251,7 @@ describe('the items of a settlement’s transaction', () => {
     cases['refused: capture under a revoked grant'] = await capture(revokedHold);
     await revokeGrant(grantApproving, approvalGrant.grantId, new Date(), () => []);
     cases['refused: approval under a revoked grant'] = await settled(() =>
-      approveCharge(grantApproving, revokedApproval).then(userApproveChargeOperation.render),
+      approveCharge(grantApproving, revokedApproval).then((c) => userApproveChargeOperation.render(c, LINKS)),
     );
 
     const blocking = await payer({ USD: 10_000 });

@@ -81,7 +81,7 @@ const decide =
       const op = action === 'approve' ? userApproveChargeOperation : userDeclineChargeOperation;
       const decided = await runFor(op, payerOf(session), { params: { id: req.params.id } });
       // The answer names a purchase by its own xp… id: approving one pays its seller, not the agent.
-      const purchase = !(decided instanceof StoredReply) && PURCHASE_ID.test(chargeView(decided).id);
+      const purchase = !(decided instanceof StoredReply) && PURCHASE_ID.test(chargeView(decided, undefined).id);
       const done = action === 'decline' ? 'declined' : purchase ? 'approved-purchase' : 'approved';
       return { kind: 'redirect', location: `/console/approvals?done=${done}` };
     } catch (error) {

@@ -2,7 +2,9 @@
  * The payer's open tabs on the Statement (DESIGN §29: "open tabs show on the console's Overview and
  * Statement"). A tab's hold is already a `Hold` row of the statement; this says what it is for and
  * how much of it the agent has used so far, which no row can (a use moves no money until the tab
- * closes). Read through the API's own operation (`GET /api/v1/users/me/tabs?status=OPEN`).
+ * closes). Read through the API's own operation (`GET /api/v1/users/me/tabs?status=OPEN`): one
+ * Query, which the Statement makes only where its rows cannot rule an open tab out (statement.ts
+ * `mayHoldOpenTab`; docs/console.md "What the Statement and Limits pages cost").
  */
 import { StoredReply } from '../../contracts/api';
 import { formatAmount } from '../../core/money';
@@ -16,9 +18,18 @@ import { money, tableRegion, when } from './ui';
 /** The most open tabs the section lists (a payer with more is told so). */
 const SHOWN = 10;
 
-export async function openTabsSection(session: ConsoleSession): Promise<SafeHtml> {
+/** The payer's newest open tabs, and whether they have more. */
+export async function readOpenTabs(session: ConsoleSession) {
   const page = await runFor(userListTabsOperation, payerOf(session), { query: { status: 'OPEN', limit: String(SHOWN) } });
-  if (page instanceof StoredReply || page.tabs.length === 0) return html``;
+  // A read takes no Idempotency-Key: never a stored reply.
+  if (page instanceof StoredReply) throw new Error('a list of tabs answered a stored reply');
+  return page;
+}
+
+export type OpenTabs = Awaited<ReturnType<typeof readOpenTabs>>;
+
+export function openTabsSection(page: OpenTabs, session: ConsoleSession): SafeHtml {
+  if (page.tabs.length === 0) return html``;
   const rows = page.tabs.map((t) => {
     const m = (minor: number) => money(formatAmount(minor, t.currency), t.currency);
     return html`<tr>

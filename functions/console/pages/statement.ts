@@ -7,10 +7,16 @@
  * checks and messages). Filters are query parameters, so a filtered view has a URL; `Next page`
  * follows the API's cursor; `Download CSV` gives every filtered row (up to CSV_MAX_ROWS) with every
  * column, guarded against formula injection (csv.ts). Activity's old URLs redirect here (activity.ts).
+ *
+ * DESIGN §21's budget (3 DynamoDB requests, the session's read included) is the statement's own
+ * page 1: the session, the balance, one Query of the rows. So the page reads nothing beside it that
+ * its rows can stand in for: the Agent filter's options are the agents on the page (and the one
+ * selected), and the open tabs are read only on the whole statement's first page, and only where
+ * its rows cannot rule an open tab out (docs/console.md "What the Statement and Limits pages cost").
  */
 import { StoredReply } from '../../contracts/api';
 import type { Currency } from '../../core/money';
-import { CURRENCIES } from '../../core/money';
+import { CURRENCIES, parseAmount } from '../../core/money';
 import { refundReceiptId } from '../../core/receipts';
 import { STATEMENT_TYPES, type StatementType } from '../../core/statement';
 import { html, type SafeHtml } from '../../http/html';
@@ -18,10 +24,10 @@ import { runFor } from '../../operations/execute';
 import { userStatementOperation } from '../../operations/statement';
 import { statementView } from '../../use-cases/identity/statement';
 import type { ConsolePage, ConsoleRequest, ConsoleRoute, ConsoleSession } from '../page';
-import { agentLabel, type KnownAgent, knownAgents } from './agents';
+import { agentLabel, type KnownAgent } from './agents';
 import { payerOf } from './caller';
 import { CsvNumber, csvFile } from './csv';
-import { openTabsSection } from './open-tabs';
+import { type OpenTabs, openTabsSection, readOpenTabs } from './open-tabs';
 import { consoleReceiptHref } from './receipts';
 import { errorBox, money, page, plainAmount, refusal, tableRegion, when, zoneNote } from './ui';
 
@@ -109,43 +115,109 @@ export function signedMoney(amount: { toString(): string }, currency: Currency |
 
 const statementPageHandler: ConsolePage = async (session, req) => {
   const filters = filtersOf(req.query);
-  const [listed, known, tabs] = await Promise.all([
-    statementPage(session, filters, PAGE_SIZE, filters.cursor).then(
-      (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
-    ),
-    knownAgents(session.userId, req.baseUrl),
-    filters.cursor ? html`` : openTabsSection(session),
-  ]);
-  if (!listed.ok) {
+  let list: Awaited<ReturnType<typeof statementPage>>;
+  try {
+    list = await statementPage(session, filters, PAGE_SIZE, filters.cursor);
+  } catch (error) {
     // A filter the API refuses (a date that is none, an agent id that is none), or a cursor not
     // of this view: 400 with the form again, the values kept.
-    const { status, message } = refusal(listed.error, LABELS);
+    const { status, message } = refusal(error, LABELS);
     return page(
       'Statement',
       'statement',
-      html`${errorBox(message)}${filterForm(filters, known.agents, true)}<p><a href="${STATEMENT}">Show the whole statement</a></p>`,
+      html`${errorBox(message)}${filterForm(filters, [], true)}<p><a href="${STATEMENT}">Show the whole statement</a></p>`,
       status,
     );
   }
-  const list = listed.value;
   const filtered = FILTERS.some((name) => filters[name] !== undefined);
   // A payer whose balance never moved gets the next step, not filters over nothing.
   if (list.data.length === 0 && !filtered && !filters.cursor && list.nextCursor === null) {
     return page('Statement', 'statement', emptyState(filters, false, false));
   }
+  // The open tabs head the whole statement (not a filtered view of it, nor an older page).
+  const first = !filtered && !filters.cursor;
+  const tabs = first && mayHoldOpenTab(list, req.now) ? await readOpenTabs(session) : undefined;
   const body = html`
 <p>Every movement of your balance, newest first, with the balance after it in its currency. A hold is money set aside from your available balance for a charge that is not final yet; its release gives it back.</p>
-${tabs}
-${filterForm(filters, known.agents, false)}
+${tabs ? openTabsSection(tabs, session) : html``}
+${filterForm(filters, agentsOnPage(list.data, tabs), false)}
 <p class="actions"><a class="button" href="${STATEMENT}/csv${statementQuery(filters)}" download>Download CSV</a></p>
-${list.data.length === 0 ? emptyState(filters, filtered, list.nextCursor !== null) : statementTable(list.data, session)}
+${list.data.length === 0 ? emptyState(filters, filtered, list.nextCursor !== null) : statementTable(list.data, session, noReceiptYet(list.data, tabs))}
 <nav class="pager" aria-label="Pages of the statement">
 ${filters.cursor ? html`<a href="${STATEMENT}${statementQuery(filters)}">Newest</a>` : html``}
 ${list.nextCursor ? html`<a href="${STATEMENT}${statementQuery(filters, { cursor: list.nextCursor })}" rel="next">Next page</a>` : html``}
 </nav>`;
   return page('Statement', 'statement', body);
 };
+
+/** A row's amount in minor units, without its sign (exact: the API's amounts are decimal literals). */
+const minorOf = (r: Row): number => parseAmount(String(r.amount).replace(/^-/, '') || '0', r.currency as Currency, Number.MAX_SAFE_INTEGER);
+
+/** What the `hold_release` rows of the page gave back, by the hold's reference. */
+function releasedOnPage(rows: readonly Row[]): Map<string, number> {
+  const released = new Map<string, number>();
+  for (const r of rows)
+    if (r.type === 'hold_release' && String(r.amount) !== '0') released.set(r.reference, (released.get(r.reference) ?? 0) + minorOf(r));
+  return released;
+}
+
+/**
+ * How old a tab's hold can be while the tab is open: its approval waits at most 7 days (a policy's
+ * `approvalWindowSeconds` is at most 604800) and it is open for at most a day from then (a tab's
+ * `ttlSeconds` is at most 86400); a day more for the sweeper that closes it at its `expiresAt`.
+ */
+export const TAB_HOLD_MAX_AGE_MS = (604_800 + 86_400 + 86_400) * 1000;
+
+/**
+ * Whether a tab may be open, as the whole statement's first page knows it. A tab's hold is a `hold`
+ * row written when the tab opened, and a hold's settlement is its only one: a `hold_release` of its
+ * reference (newer, so on this page too) says it is settled and its tab closed. So no tab is open
+ * when every hold on the page is released (or there is none) and the page reaches back past the
+ * oldest hold an open tab can have (or there is no page after it): the open tabs are not read.
+ * Otherwise one may be (a hold captured whole writes no row, so an unreleased hold may be a closed
+ * tab as well as an open one): read them. The Overview reasons the same way (a tab is short-lived).
+ */
+export function mayHoldOpenTab(list: { data: readonly Row[]; nextCursor: string | null }, now: Date): boolean {
+  const released = releasedOnPage(list.data);
+  if (list.data.some((r) => r.type === 'hold' && !released.has(r.reference))) return true;
+  if (list.nextCursor === null) return false;
+  const oldest = list.data.at(-1)?.createdAt;
+  return oldest === undefined || Date.parse(oldest) > now.getTime() - TAB_HOLD_MAX_AGE_MS;
+}
+
+/**
+ * The `hold` rows the page knows have no receipt: a hold its `hold_release` rows on this page gave
+ * back whole (a release, a decline, an expiry: nothing was captured), and the hold of a tab still
+ * open (its capture comes when it closes). A hold released in part was captured in part: its
+ * receipt is the capture's, linked. What the page cannot know (a release on a newer page, a hold
+ * still pending) keeps its link: the receipt page says when there is none yet.
+ */
+export function noReceiptYet(rows: readonly Row[], tabs?: OpenTabs): ReadonlySet<string> {
+  const released = releasedOnPage(rows);
+  const none = new Set<string>(tabs?.tabs.map((t) => t.chargeId) ?? []);
+  for (const r of rows) {
+    const back = released.get(r.reference);
+    if (r.type === 'hold' && back !== undefined && back >= minorOf(r)) none.add(r.reference);
+  }
+  return none;
+}
+
+/**
+ * The Agent filter's options: the agents of the rows on the page and of the open tabs read, by
+ * name — no read of their own (DESIGN §21's budget). The agent filtered by stays an option, named
+ * when the page names it. Any other agent is one click away: its name on any row links its filter.
+ */
+export function agentsOnPage(rows: readonly Row[], tabs?: OpenTabs): KnownAgent[] {
+  const byId = new Map<string, KnownAgent>();
+  const add = (id: string, name: string | null | undefined) => {
+    const known = byId.get(id) ?? { id, name: undefined, currencies: [] };
+    if (name && !known.name) known.name = name;
+    byId.set(id, known);
+  };
+  for (const r of rows) if (r.counterparty.kind === 'agent') add(r.counterparty.id, r.counterparty.name);
+  for (const t of tabs?.tabs ?? []) add(t.agentId, t.agentName);
+  return [...byId.values()].sort((a, b) => agentLabel(a).localeCompare(agentLabel(b)));
+}
 
 function emptyState(f: Filters, filtered: boolean, more: boolean): SafeHtml {
   if (more)
@@ -200,10 +272,11 @@ function counterpartyOf(row: Row): SafeHtml {
  * The row's receipt (DESIGN §27), where its movement settles into one: a charge, a purchase, a
  * top-up, a refund (named after its charge); a hold's is its capture's, once captured (until then
  * the receipt page says there is none yet). A hold given back, the operator's credit and a reversal
- * are no payment between two parties: no receipt.
+ * are no payment between two parties: no receipt. A hold the page knows has none (`noReceiptYet`:
+ * given back whole, or an open tab's) shows `—` as they do, rather than a link to "no receipt".
  */
-function receiptLink(r: Row): SafeHtml {
-  const id = RECEIPT_OF[r.type]?.(r.reference);
+function receiptLink(r: Row, none: ReadonlySet<string>): SafeHtml {
+  const id = r.type === 'hold' && none.has(r.reference) ? undefined : RECEIPT_OF[r.type]?.(r.reference);
   if (!id) return html`<span class="muted">—</span>`;
   return html`<a href="${consoleReceiptHref(id)}">Receipt<span class="visually-hidden"> of ${TYPE_LABELS[r.type]} ${r.reference}</span></a>`;
 }
@@ -216,7 +289,7 @@ const RECEIPT_OF: Partial<Record<StatementType, (reference: string) => string>> 
   refund: (reference) => refundReceiptId(reference),
 };
 
-function statementTable(rows: readonly Row[], session: ConsoleSession): SafeHtml {
+function statementTable(rows: readonly Row[], session: ConsoleSession, none: ReadonlySet<string>): SafeHtml {
   const body = rows.map((r) => {
     const negative = String(r.amount).startsWith('-');
     return html`<tr>
@@ -226,7 +299,7 @@ function statementTable(rows: readonly Row[], session: ConsoleSession): SafeHtml
 <td data-label="Description" class="wrap">${r.description || html`<span class="muted">—</span>`}</td>
 <td data-label="Amount" class="num"><span class="${negative ? 'debit' : 'credit'}">${signedMoney(r.amount, r.currency)}</span></td>
 <td data-label="Balance after" class="num">${money(r.balanceAfter, r.currency)}</td>
-<td data-label="Receipt">${receiptLink(r)}</td>
+<td data-label="Receipt">${receiptLink(r, none)}</td>
 </tr>`;
   });
   return html`${tableRegion(

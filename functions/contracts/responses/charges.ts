@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { amount, component, currency, id, timestamp } from '../response.schemas';
+import { receiptLink } from './receipts';
 
 /** A charge's id, or an x402 purchase's (`xp…`): the id a client sees for a purchase's hold (contracts/views.ts). */
 const CHARGE_OR_PURCHASE_ID = /^(c[0-9a-z]{26}(a[0-9a-z]{26})?|xp[0-9a-z]{26}a[0-9a-z]{26})$/;
@@ -40,6 +41,17 @@ export const chargeBody = component(
     grantId: id('g', 'Grant')
       .optional()
       .meta({ description: 'The grant whose key made the charge; absent on charges made with the account key.' }),
+    receiptUrl: receiptLink(
+      "Once SUCCESS: the charge's receipt (`GET /api/v1/receipts/{id}`, type `charge`; an x402 purchase's, type " +
+        '`x402_purchase`, under its `xp…` id), a signed record either party reads with its own key (docs/receipts.md). ' +
+        'Absent while the charge has not settled, and on a FAILED or EXPIRED one.',
+      'c01jhx3k6v1f8q2n7c9m4p5r6s7',
+    ),
+    refundReceiptUrl: receiptLink(
+      'Once refunds gave some of the charge back (`refundedAmount` > 0): the receipt of its refunds (type `refund`, id ' +
+        '`<chargeId>.refund`), stating the total refunded as of the latest refund. Absent before any refund.',
+      'c01jhx3k6v1f8q2n7c9m4p5r6s7.refund',
+    ),
   }),
 );
 

@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { PLATFORM_FEE_RATE } from '../../core/fees';
 import { amount, component, currency, id, timestamp } from '../response.schemas';
+import { receiptLink } from './receipts';
 
 const network = z.enum(['SOL', 'PAYPAL']).meta({ description: 'SOL for USDC (a Solana wallet), PAYPAL for USD.' });
 const feeRate = z.literal(PLATFORM_FEE_RATE);
@@ -48,6 +49,11 @@ export const payoutBody = component(
     platformFeeRate: feeRate,
     accountCreationFee: amount('The fee for creating the USDC token account (createTokenAccount); 0 when none.'),
     failureReason: z.string().nullable(),
+    receiptUrl: receiptLink(
+      "Once COMPLETED: the payout's receipt (`GET /api/v1/receipts/{id}`, type `payout`, the gross amount), a signed " +
+        'record the agent reads with its key (docs/receipts.md). Absent while it is in flight, held or FAILED.',
+      'p01jhx3k6v1f8q2n7c9m4p5r6s7',
+    ),
   }),
 );
 

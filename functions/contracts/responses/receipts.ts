@@ -13,16 +13,27 @@ export const receiptPath = (id: string): string => `/api/v1/receipts/${encodeURI
 
 /**
  * The receipt link of a movement: `kind` is the receipt's type and `id` the movement's own id (a
- * refund's receipt is named after its charge: `<chargeId>.refund`). Absolute on `baseUrl` (the
- * API's public address, as every link an answer hands out); a path when it is ''.
+ * charge's refund's receipt is named after its charge, `<chargeId>.refund`; an x402 refund's is its
+ * own `xr…` id). Absolute on `baseUrl` (the API's public address, as every link an answer hands
+ * out); a path when it is ''.
  */
 export const receiptUrlOf = (kind: ReceiptType, id: string, baseUrl = ''): string =>
   `${baseUrl}${receiptPath(kind === 'refund' ? refundReceiptId(id) : id)}`;
 
+/**
+ * A receipt link in an answer (DESIGN §27): absolute on the API's public address, present only once
+ * the receipt exists; `exampleId` the receipt id its example shows.
+ */
+export const receiptLink = (description: string, exampleId: string) =>
+  z
+    .url()
+    .optional()
+    .meta({ description, examples: [`https://api.example.com${receiptPath(exampleId)}`] });
+
 export const receiptBody = component(
   'Receipt',
   z.strictObject({
-    id: z.string().meta({ description: "The receipt's id: the movement's own id (`<chargeId>.refund` for a charge's refunds)." }),
+    id: z.string().meta({ description: "The receipt's id: the movement's own id (`<chargeId>.refund` for a charge's refunds; an x402 refund's own `xr…` id)." }),
     receipt: z.string().meta({
       description:
         'The receipt: a compact JWS (ES256, header `{alg, kid, typ: "receipt+jwt"}`), verifiable with the keys of ' +

@@ -100,7 +100,8 @@ export function createCharge(input: CreateChargeInput): Promise<ChargeOutcome | 
         ...(purchase ? { purchase: JSON.stringify([purchase.terms.requirements, purchase.terms.resource]) } : {}),
       },
       rounds: CHARGE_ROUNDS,
-      render: renderCharge,
+      // The stored answer has the links the sent one has (a charge made: its receipt link), on the same address.
+      render: (outcome) => renderCharge(outcome, input.baseUrl),
       ...(purchase ? {} : { restore: withApprovalToken }),
     },
     ({ now, record }) => attemptCharge({ input, holdSeconds, now, record }),

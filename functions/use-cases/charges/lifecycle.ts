@@ -45,6 +45,14 @@ export interface LifecycleInput {
   idempotencyKey: string;
 }
 
+/**
+ * The API's public address: the answer stored under the key carries the charge's receipt links on
+ * it (DESIGN §27), so a replay sends the links the first answer did.
+ */
+interface WithLinks {
+  baseUrl: string;
+}
+
 /** Rounds of read-then-commit: a capture or release races only once; refunds race each other and withdrawals. */
 const SETTLE_ROUNDS = 3;
 const REFUND_ROUNDS = 30;
@@ -54,8 +62,8 @@ const REFUND_ROUNDS = 30;
  * it), `authorizedAmount` keeps what was held, and the rest goes back to the user (and stops
  * counting against the user's limits), all in one transaction.
  */
-export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Promise<Charge | StoredReply> {
-  const { agent, chargeId, idempotencyKey } = input;
+export function captureCharge(input: LifecycleInput & WithLinks & CaptureChargeRequest): Promise<Charge | StoredReply> {
+  const { agent, chargeId, idempotencyKey, baseUrl } = input;
   if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
   return idempotent(
     {
@@ -63,7 +71,7 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
       key: idempotencyKey,
       request: { chargeId, amount: canonicalAmount(input.amount) },
       rounds: SETTLE_ROUNDS,
-      render: renderSettledCharge,
+      render: (charge) => renderSettledCharge(charge, baseUrl),
     },
     async ({ now, record, replayIfUsed }) => {
       const pending = await pendingHold(agent.id, chargeId, replayIfUsed);
@@ -94,8 +102,10 @@ export function captureCharge(input: LifecycleInput & CaptureChargeRequest): Pro
 export function releaseCharge(input: LifecycleInput): Promise<Charge | StoredReply> {
   const { agent, chargeId, idempotencyKey } = input;
   if (!isId('charge', chargeId)) throw refuse('chargeNotFound');
+  // A released hold is FAILED: no receipt, no links (the route makes none).
+  const render = (charge: Charge) => renderSettledCharge(charge, undefined);
   return idempotent(
-    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS, render: renderSettledCharge },
+    { scope: `${agent.id}#release`, key: idempotencyKey, request: { chargeId }, rounds: SETTLE_ROUNDS, render },
     async ({ now, record, replayIfUsed }) => {
       const pending = await pendingHold(agent.id, chargeId, replayIfUsed);
       if (!('hold' in pending)) return pending;
@@ -126,14 +136,14 @@ export function releaseCharge(input: LifecycleInput): Promise<Charge | StoredRep
  * never pass the charge's amount, however many race; the agent's balance never goes below zero,
  * whatever withdrawal races them (both debit the shards under a condition).
  */
-export function refundCharge(input: LifecycleInput & RefundChargeRequest): Promise<Charge | StoredReply> {
+export function refundCharge(input: LifecycleInput & WithLinks & RefundChargeRequest): Promise<Charge | StoredReply> {
   const { agent } = input;
   return refund({ ...input, agentId: agent.id, killSwitch: agent.keyHash, scope: `${agent.id}#refund` }, (error) =>
     translate(error, agent),
   );
 }
 
-export interface OperatorRefundInput extends RefundChargeRequest {
+export interface OperatorRefundInput extends RefundChargeRequest, WithLinks {
   agentId: string | undefined;
   chargeId: string | undefined;
   idempotencyKey: string;
@@ -152,7 +162,7 @@ export function refundChargeByOperator(input: OperatorRefundInput): Promise<Char
   return refund({ ...input, agentId, killSwitch: undefined, scope: `${agentId}#operator-refund` }, (error) => error);
 }
 
-interface RefundRun extends RefundChargeRequest {
+interface RefundRun extends RefundChargeRequest, WithLinks {
   agentId: string;
   chargeId: string | undefined;
   idempotencyKey: string;
@@ -172,7 +182,7 @@ function refund(run: RefundRun, translateError: (error: unknown) => unknown): Pr
       request: { chargeId, amount: canonicalAmount(run.amount) },
       rounds: REFUND_ROUNDS,
       exhausted: () => refuse('chargeChanging'),
-      render: renderSettledCharge,
+      render: (charge) => renderSettledCharge(charge, run.baseUrl),
     },
     async ({ now, record, replayIfUsed }) => {
       // A refund that already committed under this key is answered as it was, whatever came since.

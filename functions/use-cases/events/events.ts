@@ -43,13 +43,14 @@ export function chargeEvents(
   const now = opts.now ?? new Date();
   const created = opts.previous === undefined;
   return chargeEventPlan(charge, opts.previous, opts.previousReason).map(({ to, type }) => {
+    // No receipt links (undefined): an event carries its signed `receipt` itself (DESIGN §27, docs/webhooks.md).
     const owner: Owner = to === 'agent' ? { kind: 'agent', id: charge.agentId } : { kind: 'user', id: charge.userId };
     const data =
       to === 'agent'
-        ? chargeView(charge)
+        ? chargeView(charge, undefined)
         : type === 'charge.approval_requested'
-          ? { ...userChargeView(charge), approvalUrl: opts.approvalUrl ?? null }
-          : userChargeView(charge);
+          ? { ...userChargeView(charge, undefined), approvalUrl: opts.approvalUrl ?? null }
+          : userChargeView(charge, undefined);
     if (!created) return event(type, owner, data, now);
     return { id: chargeCreationEventId(charge.id, type, to, charge.createdAt), type, createdAt: charge.createdAt, owner, data };
   });
@@ -87,7 +88,7 @@ export function tabClosedEvents(tab: { agentId: string; userId: string }, data: 
 
 /** `charge.refunded` to the agent, with the charge as it stands after the refund. */
 export function chargeRefundedEvents(charge: Charge, now: Date = new Date()): OutboxEvent[] {
-  return [event('charge.refunded', { kind: 'agent', id: charge.agentId }, chargeView(charge), now)];
+  return [event('charge.refunded', { kind: 'agent', id: charge.agentId }, chargeView(charge, undefined), now)];
 }
 
 /** `payout.completed` or `payout.failed` to the agent, with the final Payout. */
@@ -95,10 +96,12 @@ export function payoutEvents(payout: Payout, now: Date = new Date()): OutboxEven
   // A refund of an x402 payment (DESIGN §28) tells its agent `x402.payment.refunded` once paid; a failed one gives the money back silently.
   if (isX402Refund(payout))
     return payout.status === 'COMPLETED'
-      ? [event('x402.payment.refunded', { kind: 'agent', id: payout.agentId }, x402RefundView(payout), now)]
+      ? [event('x402.payment.refunded', { kind: 'agent', id: payout.agentId }, x402RefundView(payout, undefined), now)]
       : [];
-  if (payout.status === 'COMPLETED') return [event('payout.completed', { kind: 'agent', id: payout.agentId }, payoutView(payout), now)];
-  if (payout.status === 'FAILED') return [event('payout.failed', { kind: 'agent', id: payout.agentId }, payoutView(payout), now)];
+  if (payout.status === 'COMPLETED')
+    return [event('payout.completed', { kind: 'agent', id: payout.agentId }, payoutView(payout, undefined), now)];
+  if (payout.status === 'FAILED')
+    return [event('payout.failed', { kind: 'agent', id: payout.agentId }, payoutView(payout, undefined), now)];
   return [];
 }
 

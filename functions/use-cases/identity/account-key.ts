@@ -232,7 +232,9 @@ async function releaseOpenCharges(userId: string): Promise<RotatedAccountKey['re
       // A tab's hold with uses is not released: its tab closes at what it used (`closePayerTabs`,
       // after this). Its release is refused (409 `charge is changing`) and it is left to that.
       try {
-        released.push(userChargeView(await settle(charge.id, RELEASED_BY_ROTATION, (c) => c.userId === userId, { anyReason: true })));
+        // Released holds (FAILED) only: never a receipt to link, so no links (and the route makes none).
+        const settled = await settle(charge.id, RELEASED_BY_ROTATION, (c) => c.userId === userId, { anyReason: true });
+        released.push(userChargeView(settled, undefined));
       } catch (error) {
         // Decided, released or expired meanwhile (409), or gone (404): left to whoever did.
         if (!(isRefusal(error) && (error.statusCode === 409 || error.statusCode === 404))) throw error;

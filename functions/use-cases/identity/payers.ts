@@ -134,7 +134,7 @@ export interface UserChargePage {
 
 /** A charge in the payer's history; one waiting for the payer's approval with its link (a token derived, never stored). */
 async function historyView(charge: Charge, baseUrl: string) {
-  const view = userChargeView(charge);
+  const view = userChargeView(charge, baseUrl);
   if (charge.status !== 'PENDING' || charge.pendingReason !== 'user_approval') return view;
   return { ...view, approvalUrl: `${baseUrl}/approve/${await approvalToken(charge.id)}` };
 }

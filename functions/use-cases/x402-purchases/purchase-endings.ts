@@ -34,6 +34,9 @@ export function settleLanded(charge: Charge, transaction: string, err: unknown):
   return err === null || err === undefined ? capture(charge, transaction) : expire(charge);
 }
 
+/** A purchase as its events show it: no receipt link, the event carries its signed `receipt` itself (DESIGN §27). */
+const eventView = (charge: Charge) => purchaseView(charge, undefined);
+
 /** SUCCESS: the hold becomes the payer's spend (no agent credited: the hot wallet's USDC left), with the transaction it landed under. */
 export function capture(charge: Charge, transaction: string): Promise<Ended> {
   const now = new Date();
@@ -45,7 +48,7 @@ export function capture(charge: Charge, transaction: string): Promise<Ended> {
   return settleOnce(charge, (c) =>
     settlePending(pendingOf(c), settlement, now, {
       purchase: { transaction, ...sellerOnStatement(c) },
-      events: purchaseEvents(after(c), 'x402.purchase.succeeded', purchaseView, now),
+      events: purchaseEvents(after(c), 'x402.purchase.succeeded', eventView, now),
     }),
   );
 }
@@ -57,7 +60,7 @@ export function expire(charge: Charge): Promise<Ended> {
   return settleOnce(charge, (c) =>
     settlePending(pendingOf(c), settlement, now, {
       purchase: { ...sellerOnStatement(c) },
-      events: purchaseEvents(settledCharge(c, settlement, now), 'x402.purchase.expired', purchaseView, now),
+      events: purchaseEvents(settledCharge(c, settlement, now), 'x402.purchase.expired', eventView, now),
     }),
   );
 }

@@ -98,10 +98,10 @@ async function busyPayer(): Promise<Payer> {
     'USD',
     'A very long description: seven-day forecasts for Lisbon, Porto, Faro and Coimbra, hourly, with the wind and the tides',
   );
-  const refunded = await refundCharge({ agent: ref, chargeId: idOf(paid), idempotencyKey: randomUUID(), amount: '4.50' });
+  const refunded = await refundCharge({ agent: ref, chargeId: idOf(paid), idempotencyKey: randomUUID(), amount: '4.50', baseUrl: '' });
   const held = await charge(agent, payer, '3', 'USD', 'held until the booking is confirmed', { capture: false });
   const captured = await charge(agent, payer, '2', 'USD', 'captured hold', { capture: false });
-  const capture = await captureCharge({ agent: ref, chargeId: idOf(captured), idempotencyKey: randomUUID(), amount: '1.50' });
+  const capture = await captureCharge({ agent: ref, chargeId: idOf(captured), idempotencyKey: randomUUID(), amount: '1.50', baseUrl: '' });
   expect([refunded.statusCode, held.statusCode, capture.statusCode]).toEqual([200, 201, 200]);
   await post(payer, '/console/grants', {
     agentId: agent.id,

@@ -10,12 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { LosslessNumber } from 'lossless-json';
 import { overviewPage } from '../../../functions/console/own/overview.page';
-import { STATEMENT_CSV_HEADER } from '../../../functions/console/pages/statement';
+import { mayHoldOpenTab, STATEMENT_CSV_HEADER, TAB_HOLD_MAX_AGE_MS } from '../../../functions/console/pages/statement';
 import { openTabSchema, tabUsageSchema } from '../../../functions/contracts/tab.schemas';
 import { validate } from '../../../functions/contracts/validation';
 import { hashKey } from '../../../functions/core/keys';
 import { receiptKeySet } from '../../../functions/use-cases/receipts/receipts';
 import { openTab, useTab } from '../../../functions/use-cases/tabs/tabs';
+import { captureCharge, releaseCharge } from '../../support/answers';
 import { bodyOf, charge, consolePagesEnv, credit, get, newAgent, newPayer, statusOf } from './support';
 
 consolePagesEnv();
@@ -160,6 +161,83 @@ describe('A row’s receipt (DESIGN §27)', () => {
     const stranger = await newPayer();
     expect(statusOf(await get(stranger, href ?? ''))).toBe(404);
     expect(statusOf(await get(payer, '/console/receipts/c01unknown'))).toBe(404);
+  });
+});
+
+const idOf = (result: { body?: unknown; rawBody?: string }) => ((result.body ?? JSON.parse(result.rawBody ?? '{}')) as { id: string }).id;
+/** The Agent filter's options, as `label=value`. */
+const agentOptionsOf = (markup: string): string[] =>
+  [...(markup.split('id="s-agent"')[1]?.split('</select>')[0] ?? '').matchAll(/<option value="([^"]*)"( selected)?>([^<]*)</g)].map(
+    ([, value, selected, label]) => `${label}=${value}${selected ? ' (selected)' : ''}`,
+  );
+
+describe('What the Statement knows from its own rows (no read of its own)', () => {
+  it('a hold given back whole, or an open tab’s, shows — for its receipt; one captured in part, or still held, links it', async () => {
+    const payer = await newPayer();
+    await credit(payer, '50', 'USD');
+    const bot = await newAgent('Hold Bot');
+    const ref = { id: bot.id, keyHash: bot.keyHash, name: bot.name };
+    const released = await charge(bot, payer, '3', 'USD', 'released whole', { capture: false });
+    expect((await releaseCharge({ agent: ref, chargeId: idOf(released), idempotencyKey: randomUUID() })).statusCode).toBe(200);
+    const part = await charge(bot, payer, '2', 'USD', 'captured in part', { capture: false });
+    expect((await captureCharge({ agent: ref, chargeId: idOf(part), idempotencyKey: randomUUID(), amount: '1.50' })).statusCode).toBe(200);
+    expect((await charge(bot, payer, '4', 'USD', 'still held', { capture: false })).statusCode).toBe(201);
+    const tab = await openTab({
+      ...validate(openTabSchema, { currency: 'USD', limit: new LosslessNumber('5'), description: 'a tab still open' }),
+      agent: bot,
+      userId: payer.userId,
+      userKeyHash: hashKey(payer.userKey),
+      idempotencyKey: randomUUID(),
+      baseUrl: 'http://localhost:3000',
+    });
+    expect(tab).toBeDefined();
+    // The statement's own table (the open tabs' comes first).
+    const rows = rowsOf(bodyOf(await get(payer, '/console/statement')).split('<table class="statement">')[1] ?? '');
+    const holdOf = (description: string) => rows.find((r) => r.includes('|Hold|') && r.includes(`|${description}|`)) ?? '';
+    expect(holdOf('released whole')).toMatch(/\|—$/);
+    expect(holdOf('a tab still open')).toMatch(/\|—$/);
+    expect(holdOf('captured in part')).toMatch(/\|Receipt of Hold c[0-9a-z]+$/);
+    expect(holdOf('still held')).toMatch(/\|Receipt of Hold c[0-9a-z]+$/);
+    // Filtered, the release is not on the page: the page does not know, the link stays.
+    const holds = rowsOf(bodyOf(await get(payer, '/console/statement?type=hold')));
+    expect(holds.find((r) => r.includes('|released whole|'))).toMatch(/\|Receipt of Hold c[0-9a-z]+$/);
+  });
+
+  it('reads the open tabs only where the rows of the whole statement’s first page cannot rule an open tab out', () => {
+    const now = new Date('2026-11-29T12:00:00.000Z');
+    const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
+    const row = (type: string, reference: string, createdAt: string) =>
+      ({ type, reference, createdAt, amount: type === 'hold' ? '-2' : '2', currency: 'USD' }) as unknown as Parameters<
+        typeof mayHoldOpenTab
+      >[0]['data'][number];
+    const charge = row('charge', 'c1', ago(60_000));
+    const hold = row('hold', 'c2', ago(120_000));
+    const release = row('hold_release', 'c2', ago(60_000));
+    // The whole statement on the page.
+    expect(mayHoldOpenTab({ data: [charge], nextCursor: null }, now)).toBe(false);
+    expect(mayHoldOpenTab({ data: [release, hold], nextCursor: null }, now)).toBe(false);
+    expect(mayHoldOpenTab({ data: [charge, hold], nextCursor: null }, now)).toBe(true);
+    // More pages: an open tab's hold may be on one, unless the page reaches back past the oldest it can be.
+    expect(mayHoldOpenTab({ data: [release, hold], nextCursor: 'next' }, now)).toBe(true);
+    const old = row('charge', 'c3', ago(TAB_HOLD_MAX_AGE_MS + 60_000));
+    expect(mayHoldOpenTab({ data: [release, hold, old], nextCursor: 'next' }, now)).toBe(false);
+    expect(mayHoldOpenTab({ data: [row('hold', 'c4', ago(1000)), old], nextCursor: 'next' }, now)).toBe(true);
+  });
+
+  it('the Agent filter offers the agents on the page by name, and keeps the one filtered by', async () => {
+    const payer = await newPayer();
+    await credit(payer, '50', 'USD');
+    const alpha = await newAgent('Alpha Filter');
+    const beta = await newAgent('Beta Filter');
+    await charge(alpha, payer, '1', 'USD', 'from alpha');
+    await charge(beta, payer, '1', 'USD', 'from beta');
+    const all = bodyOf(await get(payer, '/console/statement'));
+    expect(agentOptionsOf(all)).toEqual(['All agents= (selected)', `Alpha Filter=${alpha.id}`, `Beta Filter=${beta.id}`]);
+    const byBeta = bodyOf(await get(payer, `/console/statement?agent=${beta.id}`));
+    expect(agentOptionsOf(byBeta)).toEqual(['All agents=', `Beta Filter=${beta.id} (selected)`]);
+    // An agent with no row in view (here: none at all in USDC) is still the selected option, by its id.
+    const none = bodyOf(await get(payer, `/console/statement?agent=${alpha.id}&currency=USDC`));
+    expect(agentOptionsOf(none)).toEqual(['All agents=', `${alpha.id}=${alpha.id} (selected)`]);
   });
 });
 
