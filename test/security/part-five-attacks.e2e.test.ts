@@ -15,7 +15,11 @@
  * traversal, length), a payer's key on an x402 refund's receipt, and a real receipt altered (kid
  * swapped, payload type swapped) under stock jose.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
+import { keys } from '../../functions/store/table';
+import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';
 
@@ -153,5 +157,193 @@ describe('a thief racing the end of the payer’s authorisation', () => {
     expect(put.status).toBe(200);
     expect(await tabOf(agent.key, tab.id)).toMatchObject({ status: 'CLOSED', closedBy: 'agent blocked' });
     expect((await use(agent.key, tab.id, 0.01)).status).toBe(409);
+  });
+});
+
+type Transact = { TransactItems?: { Put?: { Item?: Record<string, unknown> }; Update?: { UpdateExpression?: string } }[] };
+let hookSeq = 0;
+/** Runs `action` once, right before the first TransactWriteItems that `match` names is sent. */
+function rightBefore(match: (input: Transact) => boolean, action: () => Promise<unknown>) {
+  const name = `before-${++hookSeq}`;
+  const stack = db().middlewareStack;
+  let done = false;
+  stack.add(
+    (next, context) => async (args) => {
+      if (!done && context.commandName === 'TransactWriteItemsCommand' && match(args.input as Transact)) {
+        done = true;
+        await action();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return { ran: () => done, stop: () => void stack.remove(name) };
+}
+const opensATab = (input: Transact) => (input.TransactItems ?? []).some((i) => i.Put?.Item?.type === 'Tab');
+const rotatesTheKey = (input: Transact) => (input.TransactItems ?? []).some((i) => i.Update?.UpdateExpression === 'SET keyHash = :new');
+
+describe('tabs opened while the authorisation ends', () => {
+  it('the thief opens a tab with the leaked key between the rotation’s first sweep and the new key: the second sweep closes it', async () => {
+    const payer = await t.fundedUser({ USD: 20 });
+    const thief = await t.enabledAgent();
+    let late: Tab | undefined;
+    const hook = rightBefore(rotatesTheKey, async () => {
+      late = await open(thief.key, payer.key, 6);
+      expect((await use(thief.key, late.id, 1.25)).status).toBe(200);
+    });
+    let rotated: Awaited<ReturnType<typeof rotate>>;
+    try {
+      rotated = await rotate(payer.key);
+    } finally {
+      hook.stop();
+    }
+    expect([hook.ran(), rotated.status]).toEqual([true, 200]);
+    expect(await tabOf(thief.key, late?.id ?? '')).toMatchObject({ status: 'CLOSED', used: 1.25, closedBy: 'payer' });
+    expect((await use(thief.key, late?.id ?? '', 0.25)).status).toBe(409);
+    // The old key opens nothing more.
+    const after = await t.call('POST', '/api/v1/agents/tabs', {
+      headers: { 'x-agent-key': thief.key, 'x-user-key': payer.key, 'idempotency-key': key() },
+      body: { currency: 'USD', limit: 1 },
+    });
+    expect(after.status).toBe(401);
+    expect(await me(rotated.body.userKey)).toMatchObject({ balances: { USD: 18.75 }, held: { USD: 0 } });
+  });
+
+  it('a tab opening judged before the block commits after it: refused, never OPEN behind a 200 block', async () => {
+    const payer = await t.fundedUser({ USD: 20 });
+    const agent = await t.enabledAgent();
+    let put: Awaited<ReturnType<typeof t.call>> | undefined;
+    const hook = rightBefore(opensATab, async () => {
+      put = await t.call('PUT', '/api/v1/users/me/policy', {
+        headers: { 'x-user-key': payer.key },
+        body: { agents: { [agent.id]: { blocked: true } } },
+      });
+    });
+    let opened: Awaited<ReturnType<typeof t.call<Tab>>>;
+    try {
+      opened = await t.call<Tab>('POST', '/api/v1/agents/tabs', {
+        headers: { 'x-agent-key': agent.key, 'x-user-key': payer.key, 'idempotency-key': key() },
+        body: { currency: 'USD', limit: 5 },
+      });
+    } finally {
+      hook.stop();
+    }
+    expect(put?.status).toBe(200);
+    expect([opened.status, opened.body.error]).toEqual([403, 'agent blocked by user']);
+    const tabs = await t.call<{ data: Tab[] }>('GET', '/api/v1/users/me/tabs?status=OPEN', { headers: { 'x-user-key': payer.key } });
+    expect(tabs.body.data).toEqual([]);
+    expect(await me(payer.key)).toMatchObject({ balances: { USD: 20 }, held: { USD: 0 } });
+  });
+});
+
+describe('tab ids and amounts', () => {
+  it('a forged id (another agent’s tab with the thief’s id on it), and another payer’s close, are 404; nothing moves', async () => {
+    const payer = await t.fundedUser({ USD: 10 });
+    const owner = await t.enabledAgent();
+    const thief = await t.enabledAgent();
+    const tab = await open(owner.key, payer.key, 5);
+    const forged = `${tab.id.slice(0, 27)}${thief.id}`;
+    const h = { 'x-agent-key': thief.key };
+    for (const id of [forged, tab.id.toUpperCase(), `${tab.id}%2F..%2F`, encodeURIComponent(`../${tab.id}`), `${tab.id}x`]) {
+      const answers = await Promise.all([
+        t.call<Tab>('GET', `/api/v1/agents/tabs/${id}`, { headers: h }),
+        use(thief.key, id, 1),
+        t.call<Tab>('POST', `/api/v1/agents/tabs/${id}/close`, { headers: h }),
+      ]);
+      expect([id, ...answers.map((a) => a.status)]).toEqual([id, 404, 404, 404]);
+    }
+    const stranger = await t.fundedUser({ USD: 1 });
+    const foreign = await t.call<Tab>('POST', `/api/v1/users/me/tabs/${tab.id}/close`, { headers: { 'x-user-key': stranger.key } });
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'tab not found']);
+    expect(await tabOf(owner.key, tab.id)).toMatchObject({ status: 'OPEN', used: 0 });
+  });
+
+  it('an old tab id after its close: uses refused, the opening replayed answers as first and holds nothing again', async () => {
+    const payer = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const openKey = key();
+    const req = () =>
+      t.call<Tab>('POST', '/api/v1/agents/tabs', {
+        headers: { 'x-agent-key': agent.key, 'x-user-key': payer.key, 'idempotency-key': openKey },
+        body: { currency: 'USD', limit: 4 },
+      });
+    const first = await req();
+    expect(first.status).toBe(201);
+    expect((await use(agent.key, first.body.id, 1)).status).toBe(200);
+    const closed = await t.call<Tab>('POST', `/api/v1/agents/tabs/${first.body.id}/close`, { headers: { 'x-agent-key': agent.key } });
+    expect(closed.body).toMatchObject({ status: 'CLOSED', used: 1 });
+    const replay = await req();
+    expect([replay.status, replay.text]).toEqual([201, first.text]);
+    const late = await use(agent.key, first.body.id, 1);
+    expect([late.status, late.body.error]).toEqual([409, 'tab is not open']);
+    const again = await t.call<Tab>('POST', `/api/v1/agents/tabs/${first.body.id}/close`, { headers: { 'x-agent-key': agent.key } });
+    expect(again.body).toMatchObject({ status: 'CLOSED', used: 1 });
+    expect(await me(payer.key)).toMatchObject({ balances: { USD: 9 }, held: { USD: 0 } });
+    expect(await earned(agent.key)).toBe(1);
+  });
+
+  it('amounts that would round, negative, huge or not numbers are 400; nothing is taken', async () => {
+    const payer = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const tab = await open(agent.key, payer.key, 5);
+    const raws = [
+      '{"amount":0.005}',
+      '{"amount":1.005}',
+      '{"amount":4.9999999999999999}',
+      '{"amount":-0.01}',
+      '{"amount":-0}',
+      '{"amount":1e400}',
+      '{"amount":1e21}',
+      '{"amount":9007199254740993}',
+      '{"amount":"0.5"}',
+      '{"amount":"1e2"}',
+      '{"amount":null}',
+      '{"amount":true}',
+      '{"amount":[1]}',
+      '{"amount":{"value":1}}',
+      '{"amount":NaN}',
+      '{"amount":Infinity}',
+      '{"amount":0x10}',
+      '{"amount":1,"amount":2}',
+    ];
+    for (const raw of raws) {
+      const bad = await t.call<{ error: string }>('POST', `/api/v1/agents/tabs/${tab.id}/usage`, {
+        headers: { 'x-agent-key': agent.key, 'idempotency-key': key() },
+        raw,
+      });
+      expect([raw, bad.status, typeof bad.body?.error]).toEqual([raw, 400, 'string']);
+    }
+    // Past the limit by a cent: 409, never rounded down into it.
+    const over = await use(agent.key, tab.id, 5.01);
+    expect([over.status, over.body.error]).toEqual([409, 'tab limit exceeded']);
+    expect(await tabOf(agent.key, tab.id)).toMatchObject({ status: 'OPEN', used: 0 });
+    const exact = await use(agent.key, tab.id, 5);
+    expect([exact.status, exact.body.used]).toEqual([200, 5]);
+  });
+
+  it('a tab whose TTL lapsed before its close: uses refused; the sweeper and the payer closing at once capture it once', async () => {
+    const payer = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const tab = await open(agent.key, payer.key, 5, { ttlSeconds: 60 });
+    expect((await use(agent.key, tab.id, 2.5)).status).toBe(200);
+    // Its end passes (the tab item's clock; the hold's is the sweeper's, given a time past it below).
+    await db().send(
+      new UpdateCommand({
+        TableName: config().TABLE_NAME,
+        Key: keys.tab(tab.id),
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
+    const late = await use(agent.key, tab.id, 0.5);
+    expect([late.status, late.body.error]).toEqual([409, 'tab is not open']);
+    const [, closed] = await Promise.all([
+      expireDueCharges(new Date(Date.now() + 120_000)),
+      t.call<Tab>('POST', `/api/v1/users/me/tabs/${tab.id}/close`, { headers: { 'x-user-key': payer.key } }),
+    ]);
+    expect([closed.status, closed.body.status, closed.body.used]).toEqual([200, 'CLOSED', 2.5]);
+    expect(await tabOf(agent.key, tab.id)).toMatchObject({ status: 'CLOSED', used: 2.5 });
+    expect(await me(payer.key)).toMatchObject({ balances: { USD: 7.5 }, held: { USD: 0 } });
+    expect(await earned(agent.key)).toBe(2.5);
   });
 });
