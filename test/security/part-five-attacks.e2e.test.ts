@@ -16,14 +16,17 @@
  * swapped, payload type swapped) under stock jose.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
 import { expireDueCharges } from '../../functions/use-cases/charges/expiry';
 import { expectLedgerBalanced } from '../support/audit';
 import { useTestStack } from '../support/stack';
+import { useRefundFixture } from '../support/x402-refunds';
 
 const t = useTestStack({}, { sweepIntervalMs: 0 });
+const f = useRefundFixture(t);
 jest.setTimeout(180_000);
 afterEach(async () => {
   await expectLedgerBalanced();
@@ -345,5 +348,168 @@ describe('tab ids and amounts', () => {
     expect(await tabOf(agent.key, tab.id)).toMatchObject({ status: 'CLOSED', used: 2.5 });
     expect(await me(payer.key)).toMatchObject({ balances: { USD: 7.5 }, held: { USD: 0 } });
     expect(await earned(agent.key)).toBe(2.5);
+  });
+});
+
+const NOT_FOUND = [404, { error: 'receipt not found' }];
+const receiptOf = (id: string, headers: Record<string, string>) =>
+  t.call<{ id: string; receipt: string; error?: string }>('GET', `/api/v1/receipts/${id}`, { headers });
+const jwks = async () => createLocalJWKSet((await t.call<JSONWebKeySet>('GET', '/.well-known/jwks.json')).body);
+const verifies = async (jws: string) =>
+  compactVerify(jws, await jwks(), { algorithms: ['ES256'] }).then(
+    () => true,
+    () => false,
+  );
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const part = (jws: string, i: 0 | 1) =>
+  JSON.parse(Buffer.from(jws.split('.')[i] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+/** A link's path on this stack (links are absolute on PUBLIC_BASE_URL, the stack's address). */
+const pathOf = (url: string | undefined) => {
+  expect(url?.startsWith(`${t.stack.url}/api/v1/receipts/`)).toBe(true);
+  return (url as string).slice(t.stack.url.length);
+};
+
+describe('receipts of x402 refunds, attacked', () => {
+  it('only the refunding agent reads its xr receipt; crafted forms of the id are 404; an altered JWS fails stock jose', async () => {
+    const seller = await f.seller();
+    const paymentId = await f.pay(seller);
+    const refund = await f.refund(seller.key, paymentId, { body: { amount: 0.004 } });
+    expect(refund.status).toBe(202);
+    const done = await f.untilFinal(seller.key, refund.body.id);
+    expect(done.status).toBe('COMPLETED');
+    const id = refund.body.id;
+    const own = await receiptOf(id, { 'x-agent-key': seller.key });
+    expect([own.status, own.body.id]).toEqual([200, id]);
+    expect(await verifies(own.body.receipt)).toBe(true);
+    expect(part(own.body.receipt, 1)).toMatchObject({ type: 'refund', id, amount: '0.004', payer: { kind: 'agent', id: seller.id } });
+    // The read's link names the same receipt, on the service's own address.
+    const read = await f.read(seller.key, id);
+    expect(read.body).toMatchObject({ status: 'COMPLETED' });
+    expect(pathOf((read.body as { receiptUrl?: string }).receiptUrl)).toBe(`/api/v1/receipts/${id}`);
+
+    const stranger = await t.enabledAgent();
+    const payer = await t.fundedUser({ USD: 1 });
+    for (const headers of [{ 'x-agent-key': stranger.key }, { 'x-user-key': payer.key }] as Record<string, string>[]) {
+      const res = await receiptOf(id, headers);
+      expect([res.status, res.body]).toEqual(NOT_FOUND);
+    }
+    const crafted = [
+      `${id}.refund`,
+      `${id}.refund.refund`,
+      id.toUpperCase(),
+      `XR${id.slice(2)}`,
+      `${id}%20`,
+      `${id}%00`,
+      `${id}%2Frefund`,
+      `..%2F${id}`,
+      `%2E%2E%2F%2E%2E%2Fagents%2Fx402%2Frefunds%2F${id}`,
+      `${id}${'0'.repeat(4000)}`,
+      `${paymentId}.refund`,
+    ];
+    for (const craftedId of crafted) {
+      const res = await receiptOf(craftedId, { 'x-agent-key': seller.key });
+      expect([craftedId.slice(0, 80), res.status]).toEqual([craftedId.slice(0, 80), 404]);
+    }
+    // Percent-encoding a plain letter names the same id: if it is read, it is the same receipt, never another.
+    const encoded = await receiptOf(`%78${id.slice(1)}`, { 'x-agent-key': seller.key });
+    expect(encoded.status === 404 || (encoded.status === 200 && encoded.body.id === id)).toBe(true);
+    const strangerEncoded = await receiptOf(`%78${id.slice(1)}`, { 'x-agent-key': stranger.key });
+    expect([strangerEncoded.status, strangerEncoded.body]).toEqual(NOT_FOUND);
+
+    // Altered: the type swapped (signature kept), the kid swapped to another or an unknown one.
+    const [header, payload, signature] = own.body.receipt.split('.');
+    const asCharge = `${header}.${b64({ ...part(own.body.receipt, 1), type: 'charge' })}.${signature}`;
+    const asPurchase = `${header}.${b64({ ...part(own.body.receipt, 1), type: 'x402_purchase', amount: '4' })}.${signature}`;
+    const published = (await t.call<JSONWebKeySet>('GET', '/.well-known/jwks.json')).body.keys.map((k) => String(k.kid));
+    const kid = String(part(own.body.receipt, 0).kid);
+    const otherKids = [...published.filter((k) => k !== kid), `${kid}x`, ''];
+    for (const jws of [
+      asCharge,
+      asPurchase,
+      ...otherKids.map((k) => `${b64({ ...part(own.body.receipt, 0), kid: k })}.${payload}.${signature}`),
+    ]) {
+      expect(await verifies(jws)).toBe(false);
+    }
+  });
+});
+
+describe('receipt links, attacked', () => {
+  type Charge = { id: string; status: string; receiptUrl?: string; refundReceiptUrl?: string; type?: string; tabId?: string };
+  const agentPost = (agentKey: string, path: string, body: unknown, idem = key()) =>
+    t.call<Charge>('POST', path, { headers: { 'x-agent-key': agentKey, 'idempotency-key': idem }, body });
+
+  it('answers replayed after a refund send the first bytes, with no link the first did not have; strangers get 404 on every link', async () => {
+    const agent = await t.enabledAgent();
+    const payer = await t.fundedUser({ USD: 20 });
+    const stranger = await t.enabledAgent();
+    const otherPayer = await t.fundedUser({ USD: 1 });
+    const createKey = key();
+    const create = () =>
+      t.call<Charge>('POST', '/api/v1/agents/charges', {
+        headers: { 'x-agent-key': agent.key, 'x-user-key': payer.key, 'idempotency-key': createKey },
+        body: { amount: 3, currency: 'USD' },
+      });
+    const made = await create();
+    const holdKey = key();
+    const hold = await t.call<Charge>('POST', '/api/v1/agents/charges', {
+      headers: { 'x-agent-key': agent.key, 'x-user-key': payer.key, 'idempotency-key': holdKey },
+      body: { amount: 4, currency: 'USD', capture: false },
+    });
+    expect(hold.body).not.toHaveProperty('receiptUrl');
+    const captureKey = key();
+    const captured = await agentPost(agent.key, `/api/v1/agents/charge/${hold.body.id}/capture`, { amount: 2 }, captureKey);
+    const refundKey = key();
+    const refunded = await agentPost(agent.key, `/api/v1/agents/charge/${made.body.id}/refund`, { amount: 1 }, refundKey);
+    expect(refunded.body.refundReceiptUrl).toBeDefined();
+    await agentPost(agent.key, `/api/v1/agents/charge/${hold.body.id}/refund`, { amount: 0.5 });
+    await agentPost(agent.key, `/api/v1/agents/charge/${made.body.id}/refund`, { amount: 0.5 });
+    // Every replay: the first answer's bytes (no refundReceiptUrl where it had none, the first refund's total).
+    const replays = await Promise.all([
+      create(),
+      agentPost(agent.key, `/api/v1/agents/charge/${hold.body.id}/capture`, { amount: 2 }, captureKey),
+      agentPost(agent.key, `/api/v1/agents/charge/${made.body.id}/refund`, { amount: 1 }, refundKey),
+    ]);
+    expect(replays.map((r) => r.text)).toEqual([made.text, captured.text, refunded.text]);
+    expect(made.body).not.toHaveProperty('refundReceiptUrl');
+    // Each link names the caller's own movement: its parties read it, nobody else.
+    for (const url of [made.body.receiptUrl, captured.body.receiptUrl, refunded.body.refundReceiptUrl]) {
+      const path = pathOf(url);
+      expect(path).not.toContain(payer.id);
+      for (const headers of [{ 'x-agent-key': agent.key }, { 'x-user-key': payer.key }] as Record<string, string>[]) {
+        const res = await t.call<{ receipt: string }>('GET', path, { headers });
+        expect([path, res.status, await verifies(res.body.receipt)]).toEqual([path, 200, true]);
+      }
+      for (const headers of [{ 'x-agent-key': stranger.key }, { 'x-user-key': otherPayer.key }] as Record<string, string>[]) {
+        const res = await t.call('GET', path, { headers });
+        expect([path, res.status, res.body]).toEqual([path, ...NOT_FOUND]);
+      }
+    }
+  });
+
+  it('a tab: its open hold and an unused close have no link; a close at what it used links a receipt of exactly that', async () => {
+    const payer = await t.fundedUser({ USD: 20 });
+    const agent = await t.enabledAgent();
+    const used = await open(agent.key, payer.key, 5);
+    const unused = await open(agent.key, payer.key, 2);
+    const still = await open(agent.key, payer.key, 1);
+    expect((await use(agent.key, used.id, 1.75)).status).toBe(200);
+    for (const tab of [used, unused]) {
+      expect((await t.call('POST', `/api/v1/users/me/tabs/${tab.id}/close`, { headers: { 'x-user-key': payer.key } })).status).toBe(200);
+    }
+    const history = (await t.call<{ data: Charge[] }>('GET', '/api/v1/users/me/charges', { headers: { 'x-user-key': payer.key } })).body
+      .data;
+    const row = (tabId: string) => history.find((c) => c.tabId === tabId);
+    expect(row(still.id)).toMatchObject({ status: 'PENDING', type: 'tab' });
+    expect(row(still.id)).not.toHaveProperty('receiptUrl');
+    expect(row(unused.id)).toMatchObject({ status: 'FAILED' });
+    expect(row(unused.id)).not.toHaveProperty('receiptUrl');
+    const link = pathOf(row(used.id)?.receiptUrl);
+    expect(link).toBe(`/api/v1/receipts/${used.chargeId}`);
+    for (const headers of [{ 'x-agent-key': agent.key }, { 'x-user-key': payer.key }] as Record<string, string>[]) {
+      const res = await t.call<{ receipt: string }>('GET', link, { headers });
+      expect(res.status).toBe(200);
+      expect(await verifies(res.body.receipt)).toBe(true);
+      expect(part(res.body.receipt, 1)).toMatchObject({ type: 'charge', amount: '1.75', status: 'SUCCESS' });
+    }
   });
 });
