@@ -33,11 +33,9 @@ export const receiptLink = (description: string, exampleId: string) =>
 export const receiptBody = component(
   'Receipt',
   z.strictObject({
-    id: z
-      .string()
-      .meta({
-        description: "The receipt's id: the movement's own id (`<chargeId>.refund` for a charge's refunds; an x402 refund's own `xr…` id).",
-      }),
+    id: z.string().meta({
+      description: "The receipt's id: the movement's own id (`<chargeId>.refund` for a charge's refunds; an x402 refund's own `xr…` id).",
+    }),
     receipt: z.string().meta({
       description:
         'The receipt: a compact JWS (ES256, header `{alg, kid, typ: "receipt+jwt"}`), verifiable with the keys of ' +
