@@ -18,7 +18,10 @@ export const TAB_STORE = {
   /** A use: the tab item and the use's item, one transaction of the tab's partition. */
   commitTabUsage: { write: ['tab'] },
   listUserTabs: { read: ['userTabs', 'tab'] },
-  /** A tab's close: its hold captured for `used` (no kill switch: what was used is owed), the rest back, the tab and its entries CLOSED. */
+  /**
+   * A tab's close: its hold captured for `used` (no kill switch: what was used is owed), the rest back, the tab and its entries
+   * CLOSED; once uses raced it, the tab item frozen first (tab.repository.ts `freezeTab`: an update of the `tab` family).
+   */
   settleTab: {
     write: ['charge', 'pendingCharge', 'user', 'agentBalanceShard', 'outbox', 'grant', 'statement', 'tab', 'userTabs', 'agentTabs'],
   },
