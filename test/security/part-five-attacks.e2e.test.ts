@@ -7,7 +7,8 @@
  * conditioned on `used` being what it read, so a use that lands between the close's read and its
  * write sends it round again; a thief that always lands one there (modelled deterministically: a
  * use is committed right before each close's transaction) must not keep the tab open, nor fail
- * the rotation (the leaked key's remedy), the revocation or the block forever. Also: old tab ids
+ * the rotation (the leaked key's remedy), the revocation or the block forever. Also: a tab opened
+ * between the rotation's two sweeps, an opening racing a block, a block of a tab awaiting approval, old tab ids
  * after the close, another payer's tab, amounts that would round, and a tab whose TTL lapses
  * before its close.
  *
@@ -235,6 +236,31 @@ describe('tabs opened while the authorisation ends', () => {
     expect([opened.status, opened.body.error]).toEqual([403, 'agent blocked by user']);
     const tabs = await t.call<{ data: Tab[] }>('GET', '/api/v1/users/me/tabs?status=OPEN', { headers: { 'x-user-key': payer.key } });
     expect(tabs.body.data).toEqual([]);
+    expect(await me(payer.key)).toMatchObject({ balances: { USD: 20 }, held: { USD: 0 } });
+  });
+});
+
+describe('the block and a tab waiting for the payer', () => {
+  it('a block closes a tab still awaiting approval; the payer’s approval after it moves nothing', async () => {
+    const payer = await t.fundedUser({ USD: 20 });
+    const agent = await t.enabledAgent();
+    const asPayer = { 'x-user-key': payer.key };
+    expect((await t.call('PUT', '/api/v1/users/me/policy', { headers: asPayer, body: { approvalAbove: { USD: 1 } } })).status).toBe(200);
+    const waiting = await t.call<Tab>('POST', '/api/v1/agents/tabs', {
+      headers: { 'x-agent-key': agent.key, 'x-user-key': payer.key, 'idempotency-key': key() },
+      body: { currency: 'USD', limit: 5 },
+    });
+    expect([waiting.status, waiting.body.status]).toEqual([202, 'PENDING_APPROVAL']);
+    const block = await t.call('PUT', '/api/v1/users/me/policy', {
+      headers: asPayer,
+      body: { approvalAbove: { USD: 1 }, agents: { [agent.id]: { blocked: true } } },
+    });
+    expect(block.status).toBe(200);
+    expect(await tabOf(agent.key, waiting.body.id)).toMatchObject({ status: 'CLOSED', used: 0, closedBy: 'agent blocked' });
+    const approve = await t.call('POST', `/api/v1/users/me/charges/${waiting.body.chargeId}/approve`, { headers: asPayer });
+    expect(approve.status).toBe(409);
+    expect(await tabOf(agent.key, waiting.body.id)).toMatchObject({ status: 'CLOSED' });
+    expect((await use(agent.key, waiting.body.id, 0.5)).status).toBe(409);
     expect(await me(payer.key)).toMatchObject({ balances: { USD: 20 }, held: { USD: 0 } });
   });
 });
