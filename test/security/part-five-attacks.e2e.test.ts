@@ -18,6 +18,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import { asFunction } from '../../bin/local/function-scope';
 import { config } from '../../functions/config';
 import { db } from '../../functions/store/client';
 import { keys } from '../../functions/store/table';
@@ -237,6 +238,31 @@ describe('tabs opened while the authorisation ends', () => {
     const tabs = await t.call<{ data: Tab[] }>('GET', '/api/v1/users/me/tabs?status=OPEN', { headers: { 'x-user-key': payer.key } });
     expect(tabs.body.data).toEqual([]);
     expect(await me(payer.key)).toMatchObject({ balances: { USD: 20 }, held: { USD: 0 } });
+  });
+});
+
+describe('a tab’s TTL lapsing during its close', () => {
+  it('the sweeper closes it between the payer’s read and write: the payer is answered the one close, captured once', async () => {
+    const payer = await t.fundedUser({ USD: 10 });
+    const agent = await t.enabledAgent();
+    const tab = await open(agent.key, payer.key, 4, { ttlSeconds: 60 });
+    expect((await use(agent.key, tab.id, 1.5)).status).toBe(200);
+    let swept: Awaited<ReturnType<typeof expireDueCharges>> | undefined;
+    const hook = rightBefore(closesTab(tab.id), async () => {
+      // As the sweeper function (its own grant), not as the close whose request this hook runs in.
+      swept = await asFunction('sweeper', () => expireDueCharges(new Date(Date.now() + 120_000)));
+    });
+    let closed: Awaited<ReturnType<typeof t.call<Tab>>>;
+    try {
+      closed = await t.call<Tab>('POST', `/api/v1/users/me/tabs/${tab.id}/close`, { headers: { 'x-user-key': payer.key } });
+    } finally {
+      hook.stop();
+    }
+    expect(swept?.expired).toBeGreaterThanOrEqual(1);
+    expect([closed.status, closed.body.status, closed.body.used, closed.body.closedBy]).toEqual([200, 'CLOSED', 1.5, 'expiry']);
+    expect((await use(agent.key, tab.id, 0.5)).status).toBe(409);
+    expect(await me(payer.key)).toMatchObject({ balances: { USD: 8.5 }, held: { USD: 0 } });
+    expect(await earned(agent.key)).toBe(1.5);
   });
 });
 
