@@ -157,6 +157,9 @@ const rulesShape = {
 };
 
 /** PUT /api/v1/users/me/policy: the whole policy (docs/design.md §11); amounts → minor units. */
+/** The longest a PENDING charge may wait for its payer (a policy's `approvalWindowSeconds`). */
+export const MAX_APPROVAL_WINDOW_SECONDS = 604_800;
+
 export const policySchema = z.strictObject({
   ...rulesShape,
   approvalWindowSeconds: integerLiteral
@@ -164,12 +167,12 @@ export const policySchema = z.strictObject({
       z
         .number()
         .min(60, { error: FIELD_PROBLEMS.atLeast(60) })
-        .max(604_800, { error: FIELD_PROBLEMS.atMost(604_800) }),
+        .max(MAX_APPROVAL_WINDOW_SECONDS, { error: FIELD_PROBLEMS.atMost(MAX_APPROVAL_WINDOW_SECONDS) }),
     )
     .meta({
       type: 'integer',
       minimum: 60,
-      maximum: 604_800,
+      maximum: MAX_APPROVAL_WINDOW_SECONDS,
       description: 'How long a PENDING charge waits for the user, in seconds (default 900).',
     })
     .optional(),

@@ -26,6 +26,9 @@ const description = (max: number, example: string) =>
     .meta({ description: `At most ${max} characters; no control or bidirectional control characters.`, examples: [example] });
 
 /** POST /api/v1/agents/tabs: the limit held as a hold would hold it, for `ttlSeconds`. */
+/** The longest a tab stays open (its `ttlSeconds`). */
+export const MAX_TAB_TTL_SECONDS = 86_400;
+
 export const openTabSchema = z
   .strictObject({
     currency: z.enum(CURRENCIES).meta({ description: 'USD (2 decimal places) or USDC (6).' }),
@@ -36,9 +39,14 @@ export const openTabSchema = z
         z
           .number()
           .min(60, { error: FIELD_PROBLEMS.atLeast(60) })
-          .max(86_400, { error: FIELD_PROBLEMS.atMost(86_400) }),
+          .max(MAX_TAB_TTL_SECONDS, { error: FIELD_PROBLEMS.atMost(MAX_TAB_TTL_SECONDS) }),
       )
-      .meta({ type: 'integer', minimum: 60, maximum: 86_400, description: 'How long the tab stays open, in seconds (default 3600).' })
+      .meta({
+        type: 'integer',
+        minimum: 60,
+        maximum: MAX_TAB_TTL_SECONDS,
+        description: 'How long the tab stays open, in seconds (default 3600).',
+      })
       .optional(),
   })
   .transform((value, ctx): Omit<typeof value, 'limit'> & { limit: Minor } => {

@@ -15,6 +15,8 @@
  * its rows cannot rule an open tab out (docs/console.md "What the Statement and Limits pages cost").
  */
 import { StoredReply } from '../../contracts/api';
+import { MAX_APPROVAL_WINDOW_SECONDS } from '../../contracts/request.schemas';
+import { MAX_TAB_TTL_SECONDS } from '../../contracts/tab.schemas';
 import type { Currency } from '../../core/money';
 import { CURRENCIES, parseAmount } from '../../core/money';
 import { refundReceiptId } from '../../core/receipts';
@@ -166,7 +168,7 @@ function releasedOnPage(rows: readonly Row[]): Map<string, number> {
  * `approvalWindowSeconds` is at most 604800) and it is open for at most a day from then (a tab's
  * `ttlSeconds` is at most 86400); a day more for the sweeper that closes it at its `expiresAt`.
  */
-export const TAB_HOLD_MAX_AGE_MS = (604_800 + 86_400 + 86_400) * 1000;
+export const TAB_HOLD_MAX_AGE_MS = (MAX_APPROVAL_WINDOW_SECONDS + MAX_TAB_TTL_SECONDS + 86_400) * 1000;
 
 /**
  * Whether a tab may be open, as the whole statement's first page knows it. A tab's hold is a `hold`

@@ -181,15 +181,7 @@ describe('What the Statement knows from its own rows (no read of its own)', () =
     expect((await releaseCharge({ agent: ref, chargeId: idOf(released), idempotencyKey: randomUUID() })).statusCode).toBe(200);
     const part = await charge(bot, payer, '2', 'USD', 'captured in part', { capture: false });
     expect(
-      (
-        await captureCharge({
-          agent: ref,
-          chargeId: idOf(part),
-          idempotencyKey: randomUUID(),
-          amount: '1.50',
-          baseUrl: 'http://localhost:3000',
-        })
-      ).statusCode,
+      (await captureCharge({ agent: ref, chargeId: idOf(part), idempotencyKey: randomUUID(), amount: '1.50', baseUrl: '' })).statusCode,
     ).toBe(200);
     expect((await charge(bot, payer, '4', 'USD', 'still held', { capture: false })).statusCode).toBe(201);
     const tab = await openTab({
