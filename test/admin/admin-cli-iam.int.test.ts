@@ -62,8 +62,9 @@ const saved = { ...process.env };
 
 beforeAll(async () => {
   await createTestTable();
-  // The functions as the stack configures them under adminAuth iam: no admin key at all.
-  Object.assign(process.env, { ADMIN_AUTH: 'iam' });
+  // The functions as the stack configures them under adminAuth iam: no admin key at all; the
+  // public address the charge and payout routes' receipt links are made on (never fetched here).
+  Object.assign(process.env, { ADMIN_AUTH: 'iam', PUBLIC_BASE_URL: 'https://pay.test.example.com' });
   delete process.env.ADMIN_KEY;
   resetForTests();
   const routes: LoadedRoute[] = [];

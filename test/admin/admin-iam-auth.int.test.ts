@@ -4,6 +4,8 @@
  * request without it is refused with the admin message, and x-admin-key counts for nothing. The
  * handlers are called with the v2 events API Gateway would send, against DynamoDB Local.
  */
+// First: the operator's charge and payout routes make receipt links, so their handlers need the address at init.
+import '../support/public-base-url-env';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as cancelPayout } from '../../functions/api/admin-cancel-payout.handler';
 import { handler as createUser } from '../../functions/api/admin-create-user.handler';
