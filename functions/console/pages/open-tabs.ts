@@ -3,8 +3,8 @@
  * Statement"). A tab's hold is already a `Hold` row of the statement; this says what it is for and
  * how much of it the agent has used so far, which no row can (a use moves no money until the tab
  * closes). Read through the API's own operation (`GET /api/v1/users/me/tabs?status=OPEN`): one
- * Query, which the Statement makes only where its rows cannot rule an open tab out (statement.ts
- * `mayHoldOpenTab`; docs/console.md "What the Statement and Limits pages cost").
+ * Query, which the Statement makes only where its rows cannot rule an open tab out
+ * (`mayHoldOpenTab` in statement-facts.ts; docs/console.md "What the Statement and Limits pages cost").
  */
 import { StoredReply } from '../../contracts/api';
 import { formatAmount } from '../../core/money';
