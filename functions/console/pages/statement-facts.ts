@@ -50,18 +50,22 @@ export function mayHoldOpenTab(list: { data: readonly Row[]; nextCursor: string 
 }
 
 /**
- * The `hold` rows the page knows have no receipt: a hold its `hold_release` rows on this page gave
- * back whole (a release, a decline, an expiry: nothing was captured), and the hold of a tab still
- * open (its capture comes when it closes). A hold released in part was captured in part: its
- * receipt is the capture's, linked. What the page cannot know (a release on a newer page, a hold
- * still pending) keeps its link: the receipt page says when there is none yet.
+ * The rows that hold money (`hold`, `x402_purchase`: a purchase is a hold until the chain settles
+ * it) the page knows have no receipt: one its `hold_release` rows on this page gave back whole (a
+ * release, a decline, an expiry, a purchase the chain never took: nothing was captured), and the
+ * hold of a tab still open (its capture comes when it closes). One released in part was captured
+ * in part: its receipt is the capture's, linked. What the page cannot know (a release on a newer
+ * page, a hold still pending) keeps its link: the receipt page says when there is none yet.
  */
+/** A row whose money is held until it settles: a hold, or an x402 purchase's hold. */
+export const holdsMoney = (r: Pick<Row, 'type'>): boolean => r.type === 'hold' || r.type === 'x402_purchase';
+
 export function noReceiptYet(rows: readonly Row[], tabs?: OpenTabs): ReadonlySet<string> {
   const released = releasedOnPage(rows);
   const none = new Set<string>(tabs?.tabs.map((t) => t.chargeId) ?? []);
   for (const r of rows) {
     const back = released.get(r.reference);
-    if (r.type === 'hold' && back !== undefined && back >= minorOf(r)) none.add(r.reference);
+    if (holdsMoney(r) && back !== undefined && back >= minorOf(r)) none.add(r.reference);
   }
   return none;
 }

@@ -29,7 +29,7 @@ import { payerOf } from './caller';
 import { CsvNumber, csvFile } from './csv';
 import { type OpenTabs, openTabsSection, readOpenTabs } from './open-tabs';
 import { consoleReceiptHref } from './receipts';
-import { agentsOnPage, mayHoldOpenTab, noReceiptYet } from './statement-facts';
+import { agentsOnPage, holdsMoney, mayHoldOpenTab, noReceiptYet } from './statement-facts';
 import { errorBox, money, page, plainAmount, refusal, tableRegion, when, zoneNote } from './ui';
 
 export const STATEMENT = '/console/statement';
@@ -208,7 +208,7 @@ function counterpartyOf(row: Row): SafeHtml {
  * given back whole, or an open tab's) shows `—` as they do, rather than a link to "no receipt".
  */
 function receiptLink(r: Row, none: ReadonlySet<string>): SafeHtml {
-  const id = r.type === 'hold' && none.has(r.reference) ? undefined : RECEIPT_OF[r.type]?.(r.reference);
+  const id = holdsMoney(r) && none.has(r.reference) ? undefined : RECEIPT_OF[r.type]?.(r.reference);
   if (!id) return html`<span class="muted">—</span>`;
   return html`<a href="${consoleReceiptHref(id)}">Receipt<span class="visually-hidden"> of ${TYPE_LABELS[r.type]} ${r.reference}</span></a>`;
 }

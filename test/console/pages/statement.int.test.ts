@@ -11,7 +11,7 @@ import { compactVerify, createLocalJWKSet } from 'jose';
 import { LosslessNumber } from 'lossless-json';
 import { overviewPage } from '../../../functions/console/own/overview.page';
 import { STATEMENT_CSV_HEADER } from '../../../functions/console/pages/statement';
-import { mayHoldOpenTab, TAB_HOLD_MAX_AGE_MS } from '../../../functions/console/pages/statement-facts';
+import { mayHoldOpenTab, noReceiptYet, TAB_HOLD_MAX_AGE_MS } from '../../../functions/console/pages/statement-facts';
 import { openTabSchema, tabUsageSchema } from '../../../functions/contracts/tab.schemas';
 import { validate } from '../../../functions/contracts/validation';
 import { hashKey } from '../../../functions/core/keys';
@@ -225,6 +225,22 @@ describe('What the Statement knows from its own rows (no read of its own)', () =
     const old = row('charge', 'c3', ago(TAB_HOLD_MAX_AGE_MS + 60_000));
     expect(mayHoldOpenTab({ data: [release, hold, old], nextCursor: 'next' }, now)).toBe(false);
     expect(mayHoldOpenTab({ data: [row('hold', 'c4', ago(1000)), old], nextCursor: 'next' }, now)).toBe(true);
+  });
+
+  it('knows an x402 purchase released whole has no receipt, as a hold: the chain never took it', () => {
+    const row = (type: string, reference: string, amount: string) =>
+      ({ type, reference, amount, currency: 'USD', createdAt: '2026-11-29T12:00:00.000Z' }) as unknown as Parameters<
+        typeof noReceiptYet
+      >[0][number];
+    const none = noReceiptYet([
+      row('hold_release', 'xp1', '2.5'),
+      row('x402_purchase', 'xp1', '-2.5'),
+      row('hold_release', 'xp2', '1'),
+      row('x402_purchase', 'xp2', '-2.5'),
+      row('x402_purchase', 'xp3', '-2.5'),
+    ]);
+    // Released whole: none. Released in part (captured in part) and still held: the link stays.
+    expect([...none]).toEqual(['xp1']);
   });
 
   it('the Agent filter offers the agents on the page by name, and keeps the one filtered by', async () => {
